@@ -1,0 +1,89 @@
+#ifndef COMMTIME_CLI_H
+#define COMMTIME_CLI_H
+
+#include "util.h"
+#include "units.h"
+#include "model.h"
+#include "preset.h"
+#include "table.h"
+
+/*
+ * What main.c hands every command: the global options, already parsed
+ * wherever they stood on the command line, and the link they resolve to.
+ */
+struct ctx {
+	struct link link;          /* α, β, γ after defaults, preset, options */
+	const char *alpha_src;     /* "default", "preset", "option" */
+	const char *beta_src;
+	const char *gamma_src;
+	int link_given;            /* --alpha, --beta or --preset was given */
+	int have_preset;
+	struct preset preset;      /* the --preset, when have_preset */
+	struct preset_dirs dirs;   /* preset search path */
+	enum out_format format;    /* --format */
+	const char *output;        /* -o FILE, or NULL for stdout */
+	const char *plot;          /* --plot FILE.gp, or NULL */
+	const char *render;        /* --render FILE.png|svg|pdf, or NULL */
+};
+
+/* The seed's link: α = 5 µs, β = 200 GB/s. */
+#define DEFAULT_ALPHA 5e-6
+#define DEFAULT_BETA 200e9
+
+/*
+ * How to add a command:
+ *  1. write src/cmd_NAME.c exporting cmd_NAME() and nothing else, with its
+ *     usage string just above its struct option array;
+ *  2. declare it below;
+ *  3. add a line to commands[] in main.c (name, function, summary);
+ *  4. add golden tests in tests/golden/ and bad input lines in tests/bad/;
+ *  5. document it in README.md and commtime.1.
+ */
+int cmd_allreduce(int argc, char **argv, struct ctx *ctx);
+int cmd_crossover(int argc, char **argv, struct ctx *ctx);
+int cmd_ddp(int argc, char **argv, struct ctx *ctx);
+int cmd_zero(int argc, char **argv, struct ctx *ctx);
+int cmd_pipeline(int argc, char **argv, struct ctx *ctx);
+int cmd_speedup(int argc, char **argv, struct ctx *ctx);
+int cmd_presets(int argc, char **argv, struct ctx *ctx);
+int cmd_fit(int argc, char **argv, struct ctx *ctx);
+int cmd_compare(int argc, char **argv, struct ctx *ctx);
+int cmd_plan(int argc, char **argv, struct ctx *ctx);
+
+/*
+ * Helpers shared by the commands (cli.c).  They talk to the user: a value
+ * that does not parse is a usage error (exit 2) naming the option.
+ */
+
+/* The text of the global options, for the commands' usage strings. */
+extern const char global_usage[];
+
+/* Print usage to stdout and exit 0 (help) or to stderr and exit 2. */
+void usage_exit(const char *usage, int status) __attribute__((noreturn));
+
+/* Parse an option's value as quantity q; dies with exit 2 naming opt. */
+double opt_quantity(const char *opt, enum quantity q, const char *arg);
+
+/* Same, and require lo <= x <= hi (inclusive); dies with exit 2. */
+double opt_quantity_range(const char *opt, enum quantity q, const char *arg,
+			  double lo, double hi);
+
+/* A list option ("4,8,16", "8:8G:x2"); dies with exit 2 naming opt. */
+void opt_list(const char *opt, enum quantity q, const char *arg, struct dlist *l);
+
+/* A rank list: positive integers up to RANKS_MAX. */
+void opt_ranks(const char *opt, const char *arg, struct dlist *l, unsigned long min);
+
+/* Reject stray arguments after options: dies with exit 2. */
+void no_more_args(int argc, char **argv, int optind_, const char *usage);
+
+/* Open the output chosen by -o/--format; dies (exit 1) when it cannot. */
+struct out *ctx_out_open(const struct ctx *ctx);
+
+/* Close it; dies (exit 1) on a write error, leaving no file behind. */
+void ctx_out_close(const struct ctx *ctx, struct out *o);
+
+/* Echo α, β (and γ when set) with where they came from. */
+void ctx_echo_link(const struct ctx *ctx, struct out *o);
+
+#endif

@@ -1,0 +1,251 @@
+/*
+ * commtime: predict the communication cost of distributed training from
+ * the α-β model.  main() parses the global options wherever they stand,
+ * resolves the link (defaults, --preset, --alpha/--beta) and hands the
+ * rest of the command line to one command from the table below.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+struct command {
+	const char *name;
+	int (*fn)(int argc, char **argv, struct ctx *ctx);
+	const char *summary;
+};
+
+/* See cli.h for how to add a command. */
+static const struct command commands[] = {
+	{ "allreduce", cmd_allreduce, "time of one all-reduce per rank count, size and algorithm (default)" },
+	{ "crossover", cmd_crossover, "message size where two algorithms take equal time" },
+	{ "ddp",       cmd_ddp,       "gradient all-reduce per step and its share of the step" },
+	{ "zero",      cmd_zero,      "ZeRO stage 0-3 memory per rank, volume and time per step" },
+	{ "pipeline",  cmd_pipeline,  "pipeline bubble of GPipe, 1F1B and interleaved schedules" },
+	{ "speedup",   cmd_speedup,   "speedup N/(1+a(N-1)) and efficiency; fit a from measurements" },
+	{ "fit",       cmd_fit,       "fit alpha and beta to nccl-tests logs or CSV measurements" },
+	{ "compare",   cmd_compare,   "compare measurements with the prediction" },
+	{ "plan",      cmd_plan,      "expected results of the runs that start a GPU rental" },
+	{ "presets",   cmd_presets,   "list link and workload presets, or show one" },
+};
+#define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+static const char main_usage_head[] =
+	"usage: commtime [global options] [command] [command options]\n"
+	"\n"
+	"Predicts the time of collective communication in distributed training\n"
+	"from the alpha-beta model: alpha, the fixed cost of one step (s), and\n"
+	"beta, the bandwidth of one link direction (bytes/s).\n"
+	"\n"
+	"commands:\n";
+
+static const char main_usage_tail[] =
+	"\n"
+	"'commtime help COMMAND' or 'commtime COMMAND --help' shows a command's options.\n"
+	"Units: times 5us 0.005ms; sizes 4K=4KiB=4096, 4KB=4000; rates 200GB/s 400Gbps.\n";
+
+static void print_main_usage(FILE *f)
+{
+	size_t i;
+
+	fputs(main_usage_head, f);
+	for (i = 0; i < NCOMMANDS; i++)
+		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
+	fputs("  help       show this text, or a command's options\n\n", f);
+	fputs(global_usage, f);
+	fputs(main_usage_tail, f);
+}
+
+static const struct command *find_command(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < NCOMMANDS; i++)
+		if (!strcmp(commands[i].name, name))
+			return &commands[i];
+	return NULL;
+}
+
+/* The global options that take a value, long and short spellings. */
+enum gopt { G_ALPHA, G_BETA, G_GAMMA, G_PRESET, G_PRESETS_DIR, G_FORMAT,
+	    G_OUTPUT, G_PLOT, G_RENDER, G_COUNT };
+static const struct {
+	const char *lng;
+	const char *shrt;
+} gopts[G_COUNT] = {
+	{ "--alpha", NULL }, { "--beta", NULL }, { "--gamma", NULL },
+	{ "--preset", NULL }, { "--presets-dir", NULL }, { "--format", NULL },
+	{ "--output", "-o" }, { "--plot", NULL }, { "--render", NULL },
+};
+
+/*
+ * If argv[*i] is a global option, store its value in val[], advance *i
+ * past it and return 1; return 0 otherwise.  Accepts "--alpha 5us",
+ * "--alpha=5us", "-o FILE" and "-oFILE".
+ */
+static int take_global(int argc, char **argv, int *i, const char *val[])
+{
+	const char *a = argv[*i];
+	int g;
+
+	for (g = 0; g < G_COUNT; g++) {
+		size_t n = strlen(gopts[g].lng);
+		const char *v = NULL;
+
+		if (!strncmp(a, gopts[g].lng, n) && a[n] == '=')
+			v = a + n + 1;
+		else if (!strcmp(a, gopts[g].lng) ||
+			 (gopts[g].shrt && !strcmp(a, gopts[g].shrt))) {
+			if (*i + 1 >= argc)
+				die_usage("option '%s' needs a value", a);
+			v = argv[++*i];
+		} else if (gopts[g].shrt && !strncmp(a, gopts[g].shrt, 2) && a[2])
+			v = a + 2;
+		if (v) {
+			if (val[g])
+				die_usage("option '%s' given twice", gopts[g].lng);
+			val[g] = v;
+			++*i;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static void resolve_link(struct ctx *ctx, const char *val[])
+{
+	struct errbuf eb;
+
+	ctx->link.alpha = DEFAULT_ALPHA;
+	ctx->link.beta = DEFAULT_BETA;
+	ctx->link.gamma = 0;
+	ctx->alpha_src = ctx->beta_src = ctx->gamma_src = "default";
+	preset_dirs_init(&ctx->dirs, val[G_PRESETS_DIR]);
+
+	if (val[G_PRESET]) {
+		if (preset_load(&ctx->dirs, val[G_PRESET], &ctx->preset, &eb) < 0)
+			die("%s", eb.msg);
+		if (preset_link(&ctx->preset, &ctx->link, &eb) < 0)
+			die("%s", eb.msg);
+		ctx->have_preset = 1;
+		ctx->alpha_src = ctx->beta_src = "preset";
+		if (preset_get(&ctx->preset, "gamma"))
+			ctx->gamma_src = "preset";
+		ctx->link_given = 1;
+	}
+	if (val[G_ALPHA]) {
+		ctx->link.alpha = opt_quantity_range("--alpha", Q_TIME, val[G_ALPHA], 0, 3600);
+		ctx->alpha_src = "option";
+		ctx->link_given = 1;
+	}
+	if (val[G_BETA]) {
+		ctx->link.beta = opt_quantity_range("--beta", Q_RATE, val[G_BETA], 1e-300, 1e18);
+		if (ctx->link.beta <= 0)
+			die_usage("--beta: bandwidth must be positive, got '%s'", val[G_BETA]);
+		ctx->beta_src = "option";
+		ctx->link_given = 1;
+	}
+	if (val[G_GAMMA]) {
+		/* γ is a time per byte; written as a plain number of s/B. */
+		ctx->link.gamma = opt_quantity_range("--gamma", Q_NUMBER, val[G_GAMMA], 0, 1);
+		ctx->gamma_src = "option";
+	}
+}
+
+static int finish_stdout(int status)
+{
+	/* A write error on stdout (a full disk, a closed pipe) is a failure. */
+	if (fflush(stdout) || ferror(stdout) || fclose(stdout)) {
+		if (status == 0) {
+			fprintf(stderr, "commtime: error: cannot write standard output: %s\n",
+				strerror(errno ? errno : EIO));
+			return EXIT_DATA;
+		}
+	}
+	return status;
+}
+
+int main(int argc, char **argv)
+{
+	const char *val[G_COUNT] = { 0 };
+	const struct command *cmd = NULL;
+	struct ctx ctx;
+	char **rest;
+	int nrest = 0, i = 1, status, want_help = 0;
+	struct errbuf eb;
+
+	memset(&ctx, 0, sizeof(ctx));
+	rest = xmalloc(sizeof(*rest) * ((size_t)argc + 2));
+
+	/*
+	 * Global options may stand before or after the command name; pull
+	 * them out and keep the rest, in order, for the command.  After "--"
+	 * everything belongs to the command.
+	 */
+	while (i < argc) {
+		if (!strcmp(argv[i], "--")) {
+			while (i < argc)
+				rest[1 + nrest++] = argv[i++];
+			break;
+		}
+		if (take_global(argc, argv, &i, val))
+			continue;
+		if (!cmd && argv[i][0] != '-') {
+			if (!strcmp(argv[i], "help")) {
+				if (i + 1 < argc && argv[i + 1][0] != '-') {
+					cmd = find_command(argv[i + 1]);
+					if (!cmd)
+						die_usage("unknown command '%s'; see 'commtime --help'", argv[i + 1]);
+					want_help = 1;
+					i += 2;
+					continue;
+				}
+				print_main_usage(stdout);
+				return finish_stdout(0);
+			}
+			cmd = find_command(argv[i]);
+			if (cmd) {
+				i++;
+				continue;
+			}
+			/*
+			 * "commtime --ranks 8" runs the default command: a word
+			 * after one of its options is that option's value.
+			 */
+			if (!(nrest > 0 && rest[nrest][0] == '-' && !strchr(rest[nrest], '=')))
+				die_usage("unknown command '%s'; see 'commtime --help'", argv[i]);
+		}
+		if (!cmd && (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))) {
+			print_main_usage(stdout);
+			return finish_stdout(0);
+		}
+		if (!cmd && !strcmp(argv[i], "--version")) {
+			puts("commtime " COMMTIME_VERSION);
+			return finish_stdout(0);
+		}
+		rest[1 + nrest++] = argv[i++];
+	}
+	if (!cmd)
+		cmd = &commands[0];
+	if (want_help)
+		rest[1 + nrest++] = "--help";
+	rest[0] = (char *)cmd->name;
+	rest[1 + nrest] = NULL;
+
+	if (val[G_FORMAT] && out_format_parse(val[G_FORMAT], &ctx.format, &eb) < 0)
+		die_usage("--format: %s", eb.msg);
+	ctx.output = val[G_OUTPUT];
+	ctx.plot = val[G_PLOT];
+	ctx.render = val[G_RENDER];
+	resolve_link(&ctx, val);
+
+	status = cmd->fn(1 + nrest, rest, &ctx);
+
+	if (ctx.have_preset)
+		preset_release(&ctx.preset);
+	preset_dirs_release(&ctx.dirs);
+	free(rest);
+	return finish_stdout(status);
+}

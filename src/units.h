@@ -1,0 +1,87 @@
+#ifndef COMMTIME_UNITS_H
+#define COMMTIME_UNITS_H
+
+#include <stddef.h>
+#include "util.h"
+
+/*
+ * Parsing of quantities as people write them, into SI base units.
+ * The single table of suffixes is in README.md ("Units").
+ *
+ * Every parser consumes the whole string (surrounding blanks allowed),
+ * rejects NaN, Inf, overflow and leftover text, and returns 0 on success
+ * or -1 with a message in eb that names the value and says why, e.g.
+ * "cannot parse size '4X': unknown suffix 'X'".
+ */
+
+/* A time: bare seconds or ns, us, µs, ms, s.  Result in seconds, >= 0. */
+int units_parse_time(const char *s, double *seconds, struct errbuf *eb);
+
+/*
+ * A size: bare bytes or B, K M G T (x1024^n), KiB MiB GiB TiB PiB (x1024^n),
+ * kB KB MB GB TB PB (x1000^n).  Result in bytes, >= 0.
+ */
+int units_parse_size(const char *s, double *bytes, struct errbuf *eb);
+
+/*
+ * A rate: bare bytes/s or kB/s MB/s GB/s TB/s (x1000^n), KiB/s MiB/s GiB/s
+ * TiB/s, B/s, and bit rates kb/s Mb/s Gb/s Tb/s, Gbit/s, Mbps Gbps Tbps
+ * (x1000^n bits, divided by 8).  Result in bytes per second, >= 0.
+ */
+int units_parse_rate(const char *s, double *bytes_per_s, struct errbuf *eb);
+
+/* A plain number without unit (ratio, fraction, count); >= 0 not enforced. */
+int units_parse_number(const char *s, double *x, struct errbuf *eb);
+
+/*
+ * A percentage or fraction: "10%" is 0.1, "0.1" is 0.1.
+ */
+int units_parse_fraction(const char *s, double *x, struct errbuf *eb);
+
+/* The kind of quantity a list holds; chooses the element parser. */
+enum quantity {
+	Q_NUMBER,  /* plain number */
+	Q_COUNT,   /* positive integer (rank counts, microbatches); K/M suffix allowed */
+	Q_TIME,
+	Q_SIZE,
+	Q_RATE
+};
+
+/* Parse one quantity of the given kind. */
+int units_parse(enum quantity q, const char *s, double *x, struct errbuf *eb);
+
+/*
+ * A list of values: "4,8,16", a geometric range "START:STOP:xFACTOR" or an
+ * arithmetic range "START:STOP:+STEP" (inclusive of STOP when hit, within
+ * a relative 1e-9), or any comma-separated mix of these.  Elements of a
+ * geometric range are START*FACTOR^k (no accumulated rounding).  Ranges
+ * that never end (x1, +0), run backwards or are empty are errors, as are
+ * lists longer than UNITS_LIST_MAX.
+ *
+ * On success fills list (which the caller frees with dlist_release) and
+ * returns 0; on error returns -1 with the message in eb.
+ */
+#define UNITS_LIST_MAX 100000000
+struct dlist {
+	double *v;
+	size_t n, alloc;
+};
+int units_parse_list(enum quantity q, const char *s, struct dlist *list, struct errbuf *eb);
+void dlist_push(struct dlist *l, double x);
+void dlist_release(struct dlist *l);
+
+/*
+ * Human-readable formatting for tables (not for CSV/JSON, which print raw
+ * SI values).  Each writes into buf (size len) and returns buf.
+ *
+ * units_fmt_size: binary prefixes for powers of two ("4 KiB", "1 GiB"),
+ *   otherwise decimal ("25 MB", "1.5 GB").
+ * units_fmt_time: picks ns, µs, ms or s so the number is in [1, 1000).
+ * units_fmt_rate: decimal GB/s style ("200 GB/s").
+ * prec is the number of significant digits (time, rate) to print.
+ */
+char *units_fmt_size(char *buf, size_t len, double bytes);
+char *units_fmt_time(char *buf, size_t len, double seconds, int prec);
+char *units_fmt_rate(char *buf, size_t len, double bytes_per_s, int prec);
+
+#endif
