@@ -41,10 +41,12 @@ int units_parse_fraction(const char *s, double *x, struct errbuf *eb);
 /* The kind of quantity a list holds; chooses the element parser. */
 enum quantity {
 	Q_NUMBER,  /* plain number */
-	Q_COUNT,   /* positive integer (rank counts, microbatches); K/M suffix allowed */
+	Q_COUNT,   /* non-negative integer up to 2^53 (rank counts, microbatches);
+		      K M G T suffixes (x1024^n) allowed, 1e3 if integral */
 	Q_TIME,
 	Q_SIZE,
-	Q_RATE
+	Q_RATE,
+	Q_FRACTION /* as units_parse_fraction: "10%" or "0.1"; may be negative */
 };
 
 /* Parse one quantity of the given kind. */
@@ -61,7 +63,8 @@ int units_parse(enum quantity q, const char *s, double *x, struct errbuf *eb);
  * On success fills list (which the caller frees with dlist_release) and
  * returns 0; on error returns -1 with the message in eb.
  */
-#define UNITS_LIST_MAX 100000000
+/* At most 10 million elements: 80 MB of doubles. */
+#define UNITS_LIST_MAX 10000000
 struct dlist {
 	double *v;
 	size_t n, alloc;
