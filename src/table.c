@@ -14,6 +14,7 @@
  * neither die() nor Ctrl-C leaves a half-written file or a stray
  * temporary behind.
  */
+#define _XOPEN_SOURCE 700  /* realpath */
 #include <errno.h>
 #include <locale.h>
 #include <math.h>
@@ -34,7 +35,8 @@
 struct out {
 	enum out_format fmt;
 	FILE *f;
-	char *path;            /* the target; NULL for stdout */
+	char *path;            /* the target as given, for messages; NULL for stdout */
+	char *target;          /* where the temporary is renamed: path, links resolved */
 	char *tmp;             /* temporary beside path; NULL when written directly */
 	int slot;              /* index of tmp in pending[], or -1 */
 
@@ -180,11 +182,11 @@ static struct out *open_stdout(enum out_format fmt)
 struct out *out_open(enum out_format fmt, const char *path, struct errbuf *eb)
 {
 	const char *slash, *base;
-	struct stat st;
+	struct stat st, lst;
 	int exists, fd, saved;
 	mode_t mode, mask;
 	size_t dirlen;
-	char *tmp;
+	char *tmp, *target;
 	FILE *f;
 	struct out *o;
 
@@ -213,15 +215,33 @@ struct out *out_open(enum out_format fmt, const char *path, struct errbuf *eb)
 		return o;
 	}
 
-	slash = strrchr(path, '/');
-	base = slash ? slash + 1 : path;
-	dirlen = slash ? (size_t)(base - path) : 0;
+	/*
+	 * Replace what a symbolic link points to, not the link itself
+	 * (a dangling link is replaced by the file).
+	 */
+	target = NULL;
+	if (lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode))
+		target = realpath(path, NULL);
+	if (!target)
+		target = xstrdup(path);
+	/* A read-only file stays as it is, as with the shell's '>'. */
+	if (exists && access(target, W_OK) < 0) {
+		saved = errno;
+		free(target);
+		errbuf_set(eb, "cannot create '%s': %s", path, strerror(saved));
+		return NULL;
+	}
+
+	slash = strrchr(target, '/');
+	base = slash ? slash + 1 : target;
+	dirlen = slash ? (size_t)(base - target) : 0;
 	if (!*base) {
+		free(target);
 		errbuf_set(eb, "cannot create '%s': %s", path, strerror(EISDIR));
 		return NULL;
 	}
 	tmp = xmalloc(dirlen + strlen(base) + sizeof(".") + sizeof(".commtime-XXXXXX"));
-	sprintf(tmp, "%.*s.%s.commtime-XXXXXX", (int)dirlen, path, base);
+	sprintf(tmp, "%.*s.%s.commtime-XXXXXX", (int)dirlen, target, base);
 
 	/* Block the signals while the name is made and registered. */
 	install_cleanup();
@@ -250,15 +270,17 @@ struct out *out_open(enum out_format fmt, const char *path, struct errbuf *eb)
 	}
 	if (fd < 0) {
 		free(tmp);
+		free(target);
 		errbuf_set(eb, "cannot create '%s': %s", path, strerror(saved));
 		return NULL;
 	}
 	o->tmp = tmp;
 	o->path = xstrdup(path);
+	o->target = target;
 
 	/* The mode a new file would get, or the mode of the file replaced. */
 	if (exists) {
-		mode = st.st_mode & 07777;
+		mode = st.st_mode & 0777;
 	} else {
 		mask = umask(0);
 		umask(mask);
@@ -290,6 +312,7 @@ static void drop_temporary(struct out *o)
 static void out_free(struct out *o)
 {
 	free(o->path);
+	free(o->target);
 	free(o->width);
 	free(o->line);
 	free(o);
@@ -323,7 +346,7 @@ int out_close(struct out *o, struct errbuf *eb)
 		err = errno ? errno : EIO;
 	o->f = NULL;
 	if (!err && o->tmp) {
-		if (rename(o->tmp, o->path) < 0)
+		if (rename(o->tmp, o->target) < 0)
 			err = errno;
 		else {
 			/* Renamed: the name is no longer ours to remove. */

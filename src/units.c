@@ -24,8 +24,14 @@
 /* Relative tolerance within which a range hits its STOP. */
 #define RANGE_TOL 1e-9
 
+/*
+ * A suffix scales the number by 10^exp10, folded into the decimal text
+ * before strtod reads it so that "5us" is exactly the double 5e-6, then
+ * by mult, a power of two (or 1/8 for bits), which is exact in binary.
+ */
 struct suffix {
 	const char *name;
+	int exp10;
 	double mult;
 };
 
@@ -37,9 +43,9 @@ struct suffix {
 
 /* µ is written as U+00B5 MICRO SIGN or U+03BC GREEK SMALL LETTER MU. */
 static const struct suffix time_suffixes[] = {
-	{ "", 1 }, { "s", 1 }, { "ms", 1e-3 }, { "us", 1e-6 },
-	{ "\xc2\xb5s", 1e-6 }, { "\xce\xbcs", 1e-6 }, { "ns", 1e-9 },
-	{ NULL, 0 }
+	{ "", 0, 1 }, { "s", 0, 1 }, { "ms", -3, 1 }, { "us", -6, 1 },
+	{ "\xc2\xb5s", -6, 1 }, { "\xce\xbcs", -6, 1 }, { "ns", -9, 1 },
+	{ NULL, 0, 0 }
 };
 
 /*
@@ -48,43 +54,44 @@ static const struct suffix time_suffixes[] = {
  * is decimal.
  */
 static const struct suffix size_suffixes[] = {
-	{ "", 1 }, { "B", 1 },
-	{ "K", KI }, { "M", MI }, { "G", GI }, { "T", TI }, { "P", PI_ },
-	{ "k", KI }, { "m", MI }, { "g", GI }, { "t", TI }, { "p", PI_ },
-	{ "KiB", KI }, { "MiB", MI }, { "GiB", GI }, { "TiB", TI }, { "PiB", PI_ },
-	{ "kB", 1e3 }, { "KB", 1e3 }, { "MB", 1e6 }, { "GB", 1e9 },
-	{ "TB", 1e12 }, { "PB", 1e15 },
-	{ NULL, 0 }
+	{ "", 0, 1 }, { "B", 0, 1 },
+	{ "K", 0, KI }, { "M", 0, MI }, { "G", 0, GI }, { "T", 0, TI }, { "P", 0, PI_ },
+	{ "k", 0, KI }, { "m", 0, MI }, { "g", 0, GI }, { "t", 0, TI }, { "p", 0, PI_ },
+	{ "KiB", 0, KI }, { "MiB", 0, MI }, { "GiB", 0, GI }, { "TiB", 0, TI },
+	{ "PiB", 0, PI_ },
+	{ "kB", 3, 1 }, { "KB", 3, 1 }, { "MB", 6, 1 }, { "GB", 9, 1 },
+	{ "TB", 12, 1 }, { "PB", 15, 1 },
+	{ NULL, 0, 0 }
 };
 
 /* Byte rates are decimal unless "iB"; bit rates (b, bit, bps) are /8. */
 static const struct suffix rate_suffixes[] = {
-	{ "", 1 }, { "B/s", 1 },
-	{ "kB/s", 1e3 }, { "KB/s", 1e3 }, { "MB/s", 1e6 }, { "GB/s", 1e9 },
-	{ "TB/s", 1e12 }, { "PB/s", 1e15 },
-	{ "KiB/s", KI }, { "MiB/s", MI }, { "GiB/s", GI }, { "TiB/s", TI },
-	{ "b/s", 1.0 / 8 }, { "bit/s", 1.0 / 8 }, { "bps", 1.0 / 8 },
-	{ "kb/s", 1e3 / 8 }, { "Kb/s", 1e3 / 8 }, { "Mb/s", 1e6 / 8 },
-	{ "Gb/s", 1e9 / 8 }, { "Tb/s", 1e12 / 8 },
-	{ "kbit/s", 1e3 / 8 }, { "Kbit/s", 1e3 / 8 }, { "Mbit/s", 1e6 / 8 },
-	{ "Gbit/s", 1e9 / 8 }, { "Tbit/s", 1e12 / 8 },
-	{ "kbps", 1e3 / 8 }, { "Kbps", 1e3 / 8 }, { "Mbps", 1e6 / 8 },
-	{ "Gbps", 1e9 / 8 }, { "Tbps", 1e12 / 8 },
-	{ NULL, 0 }
+	{ "", 0, 1 }, { "B/s", 0, 1 },
+	{ "kB/s", 3, 1 }, { "KB/s", 3, 1 }, { "MB/s", 6, 1 }, { "GB/s", 9, 1 },
+	{ "TB/s", 12, 1 }, { "PB/s", 15, 1 },
+	{ "KiB/s", 0, KI }, { "MiB/s", 0, MI }, { "GiB/s", 0, GI }, { "TiB/s", 0, TI },
+	{ "b/s", 0, 0.125 }, { "bit/s", 0, 0.125 }, { "bps", 0, 0.125 },
+	{ "kb/s", 3, 0.125 }, { "Kb/s", 3, 0.125 }, { "Mb/s", 6, 0.125 },
+	{ "Gb/s", 9, 0.125 }, { "Tb/s", 12, 0.125 },
+	{ "kbit/s", 3, 0.125 }, { "Kbit/s", 3, 0.125 }, { "Mbit/s", 6, 0.125 },
+	{ "Gbit/s", 9, 0.125 }, { "Tbit/s", 12, 0.125 },
+	{ "kbps", 3, 0.125 }, { "Kbps", 3, 0.125 }, { "Mbps", 6, 0.125 },
+	{ "Gbps", 9, 0.125 }, { "Tbps", 12, 0.125 },
+	{ NULL, 0, 0 }
 };
 
 static const struct suffix count_suffixes[] = {
-	{ "", 1 }, { "K", KI }, { "M", MI }, { "G", GI }, { "T", TI },
-	{ "k", KI }, { "m", MI }, { "g", GI }, { "t", TI },
-	{ NULL, 0 }
+	{ "", 0, 1 }, { "K", 0, KI }, { "M", 0, MI }, { "G", 0, GI }, { "T", 0, TI },
+	{ "k", 0, KI }, { "m", 0, MI }, { "g", 0, GI }, { "t", 0, TI },
+	{ NULL, 0, 0 }
 };
 
 static const struct suffix number_suffixes[] = {
-	{ "", 1 }, { NULL, 0 }
+	{ "", 0, 1 }, { NULL, 0, 0 }
 };
 
 static const struct suffix fraction_suffixes[] = {
-	{ "", 1 }, { "%", 0.01 }, { NULL, 0 }
+	{ "", 0, 1 }, { "%", -2, 1 }, { NULL, 0, 0 }
 };
 
 static const struct {
@@ -126,28 +133,45 @@ static int starts_with_word(const char *p, const char *word)
 }
 
 /*
- * strtod on n bytes of plain decimal text (sign, digits, '.', exponent),
- * whatever LC_NUMERIC says: the '.' is swapped for the locale's decimal
- * point before the call.
+ * strtod of n bytes of plain decimal text (sign, digits, '.', exponent)
+ * times 10^exp10, rounded once: the exponent is added to the text, and
+ * the '.' becomes the locale's decimal point, whatever LC_NUMERIC says.
  */
-static double decimal_to_double(const char *p, size_t n)
+static double decimal_to_double(const char *p, size_t n, int exp10)
 {
 	const char *dp = localeconv()->decimal_point;
-	size_t dlen = dp && *dp ? strlen(dp) : 1;
+	int swap = dp && *dp && strcmp(dp, ".");
+	size_t dlen = swap ? strlen(dp) : 1;
 	char buf[512], *heap = NULL, *b = buf;
-	size_t i, j;
+	size_t i, j, need = n * dlen + 32;
+	long e = 0;
 	double x;
 
-	if (n * dlen + 1 > sizeof(buf))
-		b = heap = xmalloc(n * dlen + 1);
-	for (i = j = 0; i < n; i++) {
-		if (p[i] == '.' && dp && *dp && strcmp(dp, ".")) {
+	if (need > sizeof(buf))
+		b = heap = xmalloc(need);
+	for (i = j = 0; i < n && p[i] != 'e' && p[i] != 'E'; i++) {
+		if (p[i] == '.' && swap) {
 			memcpy(b + j, dp, dlen);
 			j += dlen;
 		} else {
 			b[j++] = p[i];
 		}
 	}
+	if (i < n) {
+		/* Saturate: beyond 10^±100000 every double is 0 or inf anyway. */
+		int neg = p[++i] == '-';
+
+		if (p[i] == '+' || p[i] == '-')
+			i++;
+		for (; i < n; i++)
+			if (e < 1000000)
+				e = 10 * e + (p[i] - '0');
+		if (neg)
+			e = -e;
+	}
+	e += exp10;
+	if (e)
+		j += (size_t)sprintf(b + j, "e%ld", e);
 	b[j] = '\0';
 	x = strtod(b, NULL);
 	free(heap);
@@ -241,9 +265,7 @@ int units_parse(enum quantity q, const char *s, double *x, struct errbuf *eb)
 				  noun, s, (int)slen, suf);
 	}
 
-	v = decimal_to_double(num, n);
-	if (isinf(v))
-		return errbuf_set(eb, "cannot parse %s '%s': out of range", noun, s);
+	v = decimal_to_double(num, n, sx->exp10);
 	v *= sx->mult;
 	if (!isfinite(v))
 		return errbuf_set(eb, "cannot parse %s '%s': out of range", noun, s);
@@ -533,7 +555,7 @@ static double fmt_sig(char *buf, size_t len, double v, int prec)
 	}
 	snprintf(buf, len, "%.*f", d, v);
 	fix_point(buf);
-	r = fabs(decimal_to_double(buf, strlen(buf)));
+	r = fabs(decimal_to_double(buf, strlen(buf), 0));
 	/* 9.996 rounds to "10.00": one decimal too many for prec digits. */
 	if (d > 0 && r != 0 && (int)floor(log10(r)) > mag) {
 		snprintf(buf, len, "%.*f", d - 1, v);
@@ -545,7 +567,7 @@ static double fmt_sig(char *buf, size_t len, double v, int prec)
 char *units_fmt_time(char *buf, size_t len, double seconds, int prec)
 {
 	static const struct suffix units[] = {
-		{ "ns", 1e-9 }, { "\xc2\xb5s", 1e-6 }, { "ms", 1e-3 }, { "s", 1 }
+		{ "ns", 0, 1e-9 }, { "\xc2\xb5s", 0, 1e-6 }, { "ms", 0, 1e-3 }, { "s", 0, 1 }
 	};
 	double a = fabs(seconds);
 	char num[64];
@@ -588,7 +610,7 @@ char *units_fmt_rate(char *buf, size_t len, double bytes_per_s, int prec)
 		q /= 1000;
 	snprintf(num, sizeof(num), "%.*g", prec, q);
 	fix_point(num);
-	r = decimal_to_double(num, strlen(num));
+	r = decimal_to_double(num, strlen(num), 0);
 	if (r >= 1000 && n < 5) {
 		n++;
 		snprintf(num, sizeof(num), "%.*g", prec, q / 1000);

@@ -19,13 +19,16 @@
 #define MU "\xc2\xb5"
 
 static char dir[64];
+static void remove_scratch(void);
 
+/* A directory of our own, removed when run-unit exits. */
 static const char *scratch(void)
 {
 	if (!dir[0]) {
 		strcpy(dir, "/tmp/commtime-unit-XXXXXX");
 		if (!mkdtemp(dir))
 			perror("mkdtemp");
+		atexit(remove_scratch);
 	}
 	return dir;
 }
@@ -60,6 +63,12 @@ static void clean(void)
 			unlink(p);
 		}
 	closedir(d);
+}
+
+static void remove_scratch(void)
+{
+	clean();
+	rmdir(dir);
 }
 
 static char *slurp(const char *path)
@@ -481,6 +490,51 @@ void test_out_replaces_atomically(void)
 	clean();
 }
 
+void test_out_keeps_symlink(void)
+{
+	char path[128], link[128];
+	struct errbuf eb;
+	struct stat st;
+	struct out *o;
+
+	clean();
+	snprintf(path, sizeof(path), "%s/real.csv", scratch());
+	snprintf(link, sizeof(link), "%s/link.csv", scratch());
+	spit(path, "old\n");
+	if (symlink("real.csv", link) < 0)
+		return;
+	o = out_open(FMT_CSV, link, &eb);
+	CHECK(o != NULL);
+	if (!o)
+		return;
+	fill_one_row(o);
+	INT_EQ(out_close(o, &eb), 0);
+	/* the link still links, and the file it names has the new text */
+	CHECK(lstat(link, &st) == 0 && S_ISLNK(st.st_mode));
+	STR_EQ(slurp(path), "fraction,x\n0.5,2\n");
+	INT_EQ(entries(), 2);
+	clean();
+}
+
+void test_out_read_only_file(void)
+{
+	char path[128], want[256];
+	struct errbuf eb = { "" };
+
+	if (geteuid() == 0)
+		return;
+	clean();
+	snprintf(path, sizeof(path), "%s/ro.csv", scratch());
+	spit(path, "keep\n");
+	chmod(path, 0444);
+	CHECK(out_open(FMT_CSV, path, &eb) == NULL);
+	snprintf(want, sizeof(want), "cannot create '%s': Permission denied", path);
+	STR_EQ(eb.msg, want);
+	STR_EQ(slurp(path), "keep\n");
+	INT_EQ(entries(), 1);
+	clean();
+}
+
 void test_out_device_full(void)
 {
 	struct errbuf eb = { "" };
@@ -510,6 +564,4 @@ void test_out_format_parse(void)
 	CHECK(f == FMT_TABLE);
 	INT_EQ(out_format_parse("xml", &f, &eb), -1);
 	STR_EQ(eb.msg, "unknown format 'xml' (want table, csv or json)");
-	clean();
-	rmdir(scratch());
 }
