@@ -6,6 +6,7 @@
 #define _DEFAULT_SOURCE  /* mkdtemp */
 #pragma GCC diagnostic ignored "-Wmissing-prototypes"  /* test_* are found by name */
 #include <errno.h>
+#include <locale.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,7 @@
 
 #include "harness.h"
 #include "table.h"
+#include "units.h"
 
 #define MU "\xc2\xb5"
 
@@ -564,4 +566,33 @@ void test_out_format_parse(void)
 	CHECK(f == FMT_TABLE);
 	INT_EQ(out_format_parse("xml", &f, &eb), -1);
 	STR_EQ(eb.msg, "unknown format 'xml' (want table, csv or json)");
+}
+
+/*
+ * Under a locale with a decimal comma, CSV, JSON and the parser still
+ * use '.'.  Skipped when no such locale is installed.
+ */
+void test_comma_locale(void)
+{
+	static const char *const names[] = {
+		"de_DE.UTF-8", "de_DE.utf8", "fr_FR.UTF-8", "fr_FR.utf8", "nl_NL.UTF-8",
+	};
+	struct errbuf eb;
+	char buf[64];
+	size_t i;
+	double x;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (setlocale(LC_NUMERIC, names[i]))
+			break;
+	if (i == sizeof(names) / sizeof(names[0]))
+		return;
+	fmt_is(0.1, "0.1");
+	fmt_is(1.0 / 3, "0.3333333333333333");
+	fmt_is(2.5e-7, "2.5e-07");
+	INT_EQ(units_parse(Q_TIME, "1.5ms", &x, &eb), 0);
+	CHECK(x == 1.5e-3);
+	STR_EQ(units_fmt_time(buf, sizeof(buf), 30e-6, 3), "30.0 " MU "s");
+	STR_EQ(units_fmt_rate(buf, sizeof(buf), 12.5e9, 4), "12.5 GB/s");
+	setlocale(LC_NUMERIC, "C");
 }
