@@ -293,12 +293,16 @@ static int check_required(struct preset *p, struct errbuf *eb)
 	return 0;
 }
 
-/* Read the whole file into a NUL-terminated buffer; *n gets its length. */
+/*
+ * Read the whole file into a NUL-terminated buffer; *n gets its length.
+ * The buffer grows as needed, so pipes and /dev/stdin work as well as
+ * regular files, and stops one byte past the limit.
+ */
 static char *read_file(const char *path, size_t *n, struct errbuf *eb)
 {
 	FILE *f = fopen(path, "rb");
+	size_t got = 0, alloc = 4096;
 	char *buf;
-	size_t got;
 	struct stat st;
 
 	if (!f)
@@ -307,8 +311,14 @@ static char *read_file(const char *path, size_t *n, struct errbuf *eb)
 		fclose(f);
 		return errbuf_set(eb, "cannot read '%s': %s", path, strerror(EISDIR)), NULL;
 	}
-	buf = xmalloc(FILE_MAX_BYTES + 1);
-	got = fread(buf, 1, FILE_MAX_BYTES + 1, f);
+	buf = xmalloc(alloc);
+	for (;;) {
+		got += fread(buf + got, 1, alloc - 1 - got, f);
+		if (got < alloc - 1 || got > FILE_MAX_BYTES)
+			break;
+		alloc *= 2;
+		buf = xrealloc(buf, alloc);
+	}
 	if (ferror(f)) {
 		errbuf_set(eb, "cannot read '%s': %s", path, strerror(errno ? errno : EIO));
 		fclose(f);
