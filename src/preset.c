@@ -52,6 +52,7 @@ void preset_dirs_init(struct preset_dirs *d, const char *cli_dir)
 {
 	const char *env = getenv("COMMTIME_PRESETS");
 	const char *share = COMMTIME_SHAREDIR "/presets";
+	size_t nenv = 0;
 
 	memset(d, 0, sizeof(*d));
 	if (cli_dir)
@@ -62,10 +63,11 @@ void preset_dirs_init(struct preset_dirs *d, const char *cli_dir)
 	 */
 	while (env && *env) {
 		const char *colon = strchr(env, ':');
-		size_t len = colon ? (size_t)(colon - env) : strlen(env);
+		size_t len = colon ? (size_t)(colon - env) : strlen(env), before = d->n;
 
-		if (d->n + 2 < PRESET_DIRS_MAX)
+		if (nenv < PRESET_DIRS_MAX - 3)
 			dirs_add(d, env, len);
+		nenv += d->n > before;
 		env = colon ? colon + 1 : NULL;
 	}
 	dirs_add(d, share, strlen(share));

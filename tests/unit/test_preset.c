@@ -322,8 +322,13 @@ void test_preset_dirs(void)
 	INT_EQ(d.n, PRESET_DIRS_MAX);
 	STR_EQ(d.dirs[0], "/cli");
 	STR_EQ(d.dirs[1], "/d0");
+	STR_EQ(d.dirs[PRESET_DIRS_MAX - 3], "/d12");
 	STR_EQ(d.dirs[PRESET_DIRS_MAX - 2], COMMTIME_SHAREDIR "/presets");
 	STR_EQ(d.dirs[PRESET_DIRS_MAX - 1], "./presets");
+	preset_dirs_release(&d);
+	preset_dirs_init(&d, NULL);
+	INT_EQ(d.n, PRESET_DIRS_MAX - 1);   /* 13 from the environment, whatever the rest */
+	STR_EQ(d.dirs[PRESET_DIRS_MAX - 4], "/d12");
 	preset_dirs_release(&d);
 	unsetenv("COMMTIME_PRESETS");
 }
