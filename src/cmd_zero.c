@@ -117,8 +117,7 @@ int cmd_zero(int argc, char **argv, struct ctx *ctx)
 			for (i = 0; i < stages.n; i++)
 				if (stages.v[i] != floor(stages.v[i]) || stages.v[i] < 0 ||
 				    stages.v[i] >= ZERO_STAGES)
-					die_usage("--stage: stage %g in '%s' is not 0, 1, 2 or 3",
-						  stages.v[i], optarg);
+					die_usage("--stage: stage %g is not 0, 1, 2 or 3", stages.v[i]);
 			break;
 		case O_PARAM_BYTES:
 			p.param_bytes = S_bytes("--param-bytes", optarg, 0);

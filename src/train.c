@@ -426,7 +426,7 @@ int speedup_fit(const double *ranks, const double *tput, size_t n,
 		}
 	}
 	if (distinct < 2)
-		return errbuf_set(eb, "need throughputs at 2 or more rank counts to fit a and the single-rank throughput, got %zu",
+		return errbuf_set(eb, "need throughputs at 2 or more different rank counts to fit a, got %zu",
 				  distinct);
 	d.fit_x1 = n1 == 0;
 	d.x1 = n1 ? sum1 / (double)n1 : 0;
