@@ -51,8 +51,12 @@ static const struct option options[] = {
 	{ NULL, 0, NULL, 0 }
 };
 
-/* Columns; the bucket and target columns are shown only when asked for. */
-enum { C_RANKS, C_BUCKETS, C_BUCKET_B, C_BUCKET_S, C_COMM, C_EXPOSED, C_STEP, C_FRACTION,
+/*
+ * Columns: the five of the contract first, then the extras; the bucket
+ * columns show in the table only with --bucket, the target one only with
+ * --target.
+ */
+enum { C_RANKS, C_COMM, C_EXPOSED, C_STEP, C_FRACTION, C_BUCKETS, C_BUCKET_B, C_BUCKET_S,
        C_TARGET, C_COUNT };
 static const struct column columns[C_COUNT] = {
 	[C_RANKS]    = { "ranks", "ranks", COL_INT, H_PLAIN, 0, NULL, 0, 5, COL_ALL },
@@ -279,7 +283,7 @@ int cmd_ddp(int argc, char **argv, struct ctx *ctx)
 			inf.beta = INFINITY;
 			ddp_step(&p, &inf, (unsigned long)ranks.v[i], &s);
 			out_text(o, "at %lu ranks no bandwidth reaches %.4g %%: latency alone "
-				 "takes %.4g ms, %.4g %% of the step",
+				 "takes %.1f ms, %.1f %% of the step",
 				 (unsigned long)ranks.v[i], target * 100, s.exposed_s * 1e3,
 				 s.fraction * 100);
 		}

@@ -245,7 +245,7 @@ int cmd_speedup(int argc, char **argv, struct ctx *ctx)
 	out_table_end(o);
 	for (i = 0; i < ratios.n; i++)
 		if (ratios.v[i] > 0)
-			out_text(o, "a = %.4g: speedup approaches 1/a = %.4g as N grows",
+			out_text(o, "a = %.4g: the speedup approaches 1/a = %.2f x as N grows",
 				 ratios.v[i], 1 / ratios.v[i]);
 	ctx_out_close(ctx, o);
 	dlist_release(&ranks);
