@@ -127,18 +127,16 @@ static int S_fit(struct ctx *ctx, const char *measured, const struct dlist *rank
 	o = ctx_out_open(ctx);
 	out_input_str(o, "measured", "measured", measured);
 	if (f.dof > 0)
-		snprintf(note, sizeof(note), "least squares, standard error %.3g", f.a_err);
+		snprintf(note, sizeof(note), "least squares over %zu points", n);
 	else
 		snprintf(note, sizeof(note), "exactly determined by %zu points", n);
 	out_input(o, "ratio", "fitted a", f.a, H_PLAIN, 4, note);
-	if (f.x1_fitted) {
-		if (f.dof > 0)
-			snprintf(note, sizeof(note), "fitted, standard error %.3g", f.x1_err);
-		else
-			snprintf(note, sizeof(note), "fitted");
-	} else
-		snprintf(note, sizeof(note), "measured at 1 rank");
-	out_input(o, "throughput_1", "single-rank throughput", f.x1, H_PLAIN, 6, note);
+	if (f.dof > 0)
+		out_input(o, "ratio_err", "standard error of a", f.a_err, H_PLAIN, 3, NULL);
+	out_input(o, "throughput_1", "single-rank throughput", f.x1, H_PLAIN, 6,
+		  f.x1_fitted ? "fitted" : "measured at 1 rank");
+	if (f.x1_fitted && f.dof > 0)
+		out_input(o, "throughput_1_err", "standard error of it", f.x1_err, H_PLAIN, 3, NULL);
 	out_input(o, "rms_residual", "rms residual", sqrt(f.rss / (double)n), H_PLAIN, 3,
 		  "same unit as the throughputs");
 
