@@ -174,6 +174,8 @@ int cmd_ddp(int argc, char **argv, struct ctx *ctx)
 		}
 	}
 	no_more_args(argc, argv, optind, usage);
+	if (ctx->plot || ctx->render)
+		warning("ddp: --plot and --render are not available for this command yet");
 	if (!!grad_arg + !!params_arg + !!workload_arg != 1)
 		die_usage("ddp: give the gradient with exactly one of --grad, --params or --workload");
 	if (!have_compute)

@@ -212,6 +212,8 @@ int cmd_speedup(int argc, char **argv, struct ctx *ctx)
 		}
 	}
 	no_more_args(argc, argv, optind, usage);
+	if (ctx->plot || ctx->render)
+		warning("speedup: --plot and --render are not available for this command yet");
 	if (!!ratio_arg + !!(comm_arg || compute_arg) + !!measured != 1)
 		die_usage("speedup: give exactly one of --ratio, --comm with --compute, or --measured");
 	if (measured) {

@@ -139,6 +139,8 @@ int cmd_zero(int argc, char **argv, struct ctx *ctx)
 		}
 	}
 	no_more_args(argc, argv, optind, usage);
+	if (ctx->plot || ctx->render)
+		warning("zero: --plot and --render are not available for this command yet");
 	if (!!params_arg + !!weights_arg + !!workload_arg != 1)
 		die_usage("zero: give the model with exactly one of --params, --weights or --workload");
 	if (weights_arg)

@@ -407,7 +407,7 @@ int speedup_fit(const double *ranks, const double *tput, size_t n,
 	gsl_matrix *covar;
 	gsl_vector *v;
 	struct S_fit d = { ranks, tput, n, 0, 1 };
-	double a, x1, sum1 = 0, rss = 0, s2;
+	double a = 0, x1 = 0, sum1 = 0, rss = 0, s2;
 	size_t i, n1 = 0, p, distinct = 0;
 	int info, st;
 
