@@ -32,8 +32,10 @@ void ddp_params_init(struct ddp_params *p)
 
 int ddp_check(const struct ddp_params *p, struct errbuf *eb)
 {
-	if (!(p->grad_bytes > 0) || !isfinite(p->grad_bytes))
+	if (!(p->grad_bytes > 0))
 		return errbuf_set(eb, "gradient size must be positive, got %g B", p->grad_bytes);
+	if (!isfinite(p->grad_bytes))
+		return errbuf_set(eb, "gradient size is too large to compute with");
 	if (!(p->compute > 0) || !isfinite(p->compute))
 		return errbuf_set(eb, "compute time must be positive, got %g s", p->compute);
 	if (!(p->backward_share > 0 && p->backward_share <= 1))
@@ -176,6 +178,9 @@ int zero_check(const struct zero_params *p, struct errbuf *eb)
 	if (!(p->optim_bytes >= 0) || !isfinite(p->optim_bytes))
 		return errbuf_set(eb, "optimizer bytes per parameter must be >= 0, got %g",
 				  p->optim_bytes);
+	if (!isfinite(p->params * (p->param_bytes + p->grad_bytes + p->optim_bytes)))
+		return errbuf_set(eb, "model states of %g parameters are too large to compute with",
+				  p->params);
 	return 0;
 }
 

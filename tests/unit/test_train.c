@@ -362,6 +362,10 @@ void test_zero_check_rejects(void)
 	CHECK(zero_check(&p, &eb) == 0);
 	p.param_bytes = 0;
 	CHECK(zero_check(&p, &eb) == -1);
+	/* 16 × 10³⁰⁰ bytes do not fit in a double. */
+	p.param_bytes = 2;
+	p.params = 1e308;
+	CHECK(zero_check(&p, &eb) == -1);
 }
 
 /*
