@@ -112,7 +112,7 @@ int cmd_ddp(int argc, char **argv, struct ctx *ctx)
 	double params = 0, grad_bytes = 2, target = 0;
 	int c, have_compute = 0, unreachable = 0;
 	size_t i;
-	char note[160];
+	char note[160], label[40];
 
 	ddp_params_init(&p);
 	while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
@@ -231,8 +231,8 @@ int cmd_ddp(int argc, char **argv, struct ctx *ctx)
 	}
 	if (target > 0) {
 		out_input(o, "target", "target share", target, H_PERCENT, 1, NULL);
-		snprintf(note, sizeof(note), "beta for %.4g %%", target * 100);
-		cols[C_TARGET].label = note;
+		snprintf(label, sizeof(label), "beta for %.4g %%", target * 100);
+		cols[C_TARGET].label = label;
 	}
 
 	out_table_begin(o, &t);
