@@ -319,3 +319,16 @@ void ctx_figure(const struct ctx *ctx, const struct figure *f)
 		ctx_out_close(ctx, o);
 	}
 }
+
+char *ctx_link_text(const struct ctx *ctx, char *buf, size_t len)
+{
+	char a[32], b[32];
+
+	units_fmt_time(a, sizeof(a), ctx->link.alpha, 3);
+	units_fmt_rate(b, sizeof(b), ctx->link.beta, 4);
+	if (ctx->have_preset)
+		snprintf(buf, len, "\xce\xb1 = %s, \xce\xb2 = %s (%s)", a, b, ctx->preset.name);
+	else
+		snprintf(buf, len, "\xce\xb1 = %s, \xce\xb2 = %s", a, b);
+	return buf;
+}

@@ -96,6 +96,9 @@ void ctx_echo_link(const struct ctx *ctx, struct out *o);
  */
 void ctx_figure(const struct ctx *ctx, const struct figure *f);
 
+/* "α = 5.00 µs, β = 200 GB/s" (and the preset's name) for figure titles. */
+char *ctx_link_text(const struct ctx *ctx, char *buf, size_t len);
+
 /*
  * The crossover table (cmd_crossover, and below the all-reduce table):
  * for each rank count and each pair of algorithms (a before b in algos),

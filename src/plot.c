@@ -78,10 +78,12 @@ void plot_add_label(struct panel *p, double x, double y, const char *text, int p
 	p->labels[p->nlabels++] = (struct plot_label){ x, y, xstrdup(text), point };
 }
 
-void plot_add_vline(struct panel *p, double x, const char *text)
+void plot_add_vline(struct panel *p, double x, const char *text,
+		    const char *left, const char *right)
 {
 	p->vlines = xrealloc(p->vlines, (p->nvlines + 1) * sizeof(*p->vlines));
-	p->vlines[p->nvlines++] = (struct plot_vline){ x, dup_or_null(text) };
+	p->vlines[p->nvlines++] = (struct plot_vline){ x, dup_or_null(text),
+		dup_or_null(left), dup_or_null(right) };
 }
 
 void plot_release(struct figure *f)
@@ -97,8 +99,11 @@ void plot_release(struct figure *f)
 		}
 		for (j = 0; j < p->nlabels; j++)
 			free(p->labels[j].text);
-		for (j = 0; j < p->nvlines; j++)
+		for (j = 0; j < p->nvlines; j++) {
 			free(p->vlines[j].text);
+			free(p->vlines[j].left);
+			free(p->vlines[j].right);
+		}
 		free(p->series);
 		free(p->labels);
 		free(p->vlines);
@@ -197,29 +202,80 @@ static void write_range(FILE *out, const char *axis, double lo, double hi)
 }
 
 /*
- * Log axes of sizes step by powers of two; pick a step so that about eight
- * tics cover the data.
+ * A tic label without trailing zeros: "4 KiB", "100 µs", "200 GB/s".
+ * Sizes use binary prefixes (tics fall on powers of two), times and rates
+ * decimal ones.
+ */
+static void tic_label(char *buf, size_t len, enum plot_axis kind, double v)
+{
+	static const char *const bin[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
+	static const char *const sec[] = { "ps", "ns", "\xc2\xb5s", "ms", "s" };
+	static const char *const rate[] = { "B/s", "kB/s", "MB/s", "GB/s", "TB/s", "PB/s" };
+	int k = 0;
+
+	switch (kind) {
+	case AX_SIZE:
+		while (v >= 1024 && k < 6) {
+			v /= 1024;
+			k++;
+		}
+		snprintf(buf, len, "%g %s", v, bin[k]);
+		break;
+	case AX_TIME:
+		v *= 1e12;
+		while (v >= 1000 * (1 - 1e-9) && k < 4) {
+			v /= 1000;
+			k++;
+		}
+		snprintf(buf, len, "%g %s", v, sec[k]);
+		break;
+	case AX_RATE:
+		while (v >= 1000 * (1 - 1e-9) && k < 5) {
+			v /= 1000;
+			k++;
+		}
+		snprintf(buf, len, "%g %s", v, rate[k]);
+		break;
+	default:
+		snprintf(buf, len, "%g", v);
+		break;
+	}
+}
+
+/*
+ * Log axes get explicit tics with readable labels: powers of two for sizes
+ * (about eight over the range), powers of ten otherwise.  Linear axes use
+ * gnuplot's own tics with a format.
  */
 static void write_axis(FILE *out, const char *axis, enum plot_axis kind, int logscale,
 		       double lo, double hi)
 {
-	char q[64];
+	char q[64], label[48], num[32];
+	double base = kind == AX_SIZE || kind == AX_PLAIN ? 2 : 10, t, step;
+	int first = 1, n = 0;
 
-	if (logscale) {
-		if (kind == AX_SIZE) {
-			double decades = isnan(lo) || isnan(hi) || lo <= 0 ? 40 : log2(hi / lo);
-			int step = (int)ceil(decades / 8);
-
-			if (step < 1)
-				step = 1;
-			fprintf(out, "set logscale %s 2\n", axis);
-			fprintf(out, "set %stics %g\n", axis, pow(2, step));
-		} else {
-			fprintf(out, "set logscale %s 10\n", axis);
-		}
-		fprintf(out, "set m%stics default\n", axis);
+	if (!logscale || !(lo > 0) || !(hi >= lo) || !isfinite(hi)) {
+		if (logscale)
+			fprintf(out, "set logscale %s %g\n", axis, base);
+		fprintf(out, "set format %s %s\n", axis, plot_quote(q, sizeof(q), axis_format(kind)));
+		return;
 	}
-	fprintf(out, "set format %s %s\n", axis, plot_quote(q, sizeof(q), axis_format(kind)));
+	fprintf(out, "set logscale %s %g\n", axis, base);
+	step = ceil(log(hi / lo) / log(base) / 8);
+	if (step < 1)
+		step = 1;
+	step = pow(base, step);
+	fprintf(out, "set %stics (", axis);
+	/* One tic beyond each end: gnuplot draws only those in range. */
+	for (t = pow(base, floor(log(lo) / log(base) + 1e-9)); t <= hi * step && n < 64;
+	     t *= step, n++) {
+		tic_label(label, sizeof(label), kind, t);
+		fmt_double(num, t);
+		fprintf(out, "%s%s %s", first ? "" : ", ", plot_quote(q, sizeof(q), label), num);
+		first = 0;
+	}
+	fputs(")\n", out);
+	fprintf(out, "set m%stics default\n", axis);
 }
 
 /* The data range of one axis over all series, for tic steps. */
@@ -276,6 +332,12 @@ static void write_panel(FILE *out, const struct panel *p, size_t pi)
 		if (p->vlines[i].text)
 			fprintf(out, "set label %s at %s, graph 0.96 offset 0.6,0 tc rgb '#444444' front\n",
 				plot_quote(q, sizeof(q), p->vlines[i].text), num1);
+		if (p->vlines[i].left)
+			fprintf(out, "set label %s at %s, graph 0.04 right offset -0.6,0 tc rgb '#444444' front\n",
+				plot_quote(q, sizeof(q), p->vlines[i].left), num1);
+		if (p->vlines[i].right)
+			fprintf(out, "set label %s at %s, graph 0.04 left offset 0.6,0 tc rgb '#444444' front\n",
+				plot_quote(q, sizeof(q), p->vlines[i].right), num1);
 	}
 	if (p->nlabels)
 		fputs("# marked points\n", out);

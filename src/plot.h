@@ -51,6 +51,7 @@ struct plot_label {
 struct plot_vline {
 	double x;
 	char *text;          /* written near the top, may be NULL */
+	char *left, *right;  /* written at the bottom on either side, may be NULL */
 };
 
 struct panel {
@@ -85,7 +86,8 @@ struct plot_series *plot_add_series(struct panel *p, const char *title,
 void plot_point(struct plot_series *s, const double *row);
 void plot_xy(struct plot_series *s, double x, double y);
 void plot_add_label(struct panel *p, double x, double y, const char *text, int point);
-void plot_add_vline(struct panel *p, double x, const char *text);
+void plot_add_vline(struct panel *p, double x, const char *text,
+		    const char *left, const char *right);
 void plot_release(struct figure *f);
 
 /*
