@@ -321,7 +321,7 @@ static void write_panel(FILE *out, const struct panel *p, size_t pi)
 	write_range(out, "x", p->xmin, p->xmax);
 	write_range(out, "y", p->ymin, p->ymax);
 	fputs("set grid xtics ytics mxtics mytics lc rgb '#dddddd' lw 1, lc rgb '#f0f0f0' lw 1\n", out);
-	fprintf(out, "set key %s\n", p->key ? p->key : "top left");
+	fprintf(out, "set key %s opaque box lc rgb '#cccccc'\n", p->key ? p->key : "top left");
 
 	if (p->nvlines)
 		fputs("# vertical markers\n", out);

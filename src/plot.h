@@ -77,7 +77,8 @@ struct figure {
 	int width, height;    /* pixels; 0 for the default */
 };
 
-/* Add a panel (returned pointer valid until the next plot_add_panel). */
+/* Add a panel (returned pointer valid until the next plot_add_panel);
+ * a series' pointer is valid until the next plot_add_series on its panel. */
 struct panel *plot_add_panel(struct figure *f, const char *title,
 			     const char *xlabel, const char *ylabel);
 struct plot_series *plot_add_series(struct panel *p, const char *title,
