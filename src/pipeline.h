@@ -100,7 +100,7 @@ struct pp_timeline {
 };
 
 /* Most operations pp_simulate() accepts (2 P M v), to bound memory. */
-#define PP_SIM_OPS_MAX 4000000UL
+#define PP_SIM_OPS_MAX 1000000UL
 
 /*
  * Number of operations of a configuration's timeline, 2 P M v, saturated
