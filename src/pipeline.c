@@ -294,6 +294,10 @@ int pp_simulate(const struct pp_config *c, struct pp_timeline *t, struct errbuf 
 	qlen = P;
 
 	/*
+	 * Times run in units of one chunk forward (tf/v) and are scaled at
+	 * the end: with the usual tb = 2 tf every time is then a whole number
+	 * until the one multiplication, so no rounding accumulates.
+	 *
 	 * A stage runs the next operation of its order as soon as that
 	 * operation's inputs exist, starting when both the stage and the
 	 * inputs are ready; when it must wait it leaves the queue and is put
@@ -320,7 +324,7 @@ int pp_simulate(const struct pp_config *c, struct pp_timeline *t, struct errbuf 
 					if (e > start)
 						start = e;
 				}
-				dur = c->tf / (double)v;
+				dur = 1;
 			} else {
 				double own = end_f[q * M + sl->mb];
 				if (own < 0)
@@ -334,7 +338,7 @@ int pp_simulate(const struct pp_config *c, struct pp_timeline *t, struct errbuf 
 					if (e > start)
 						start = e;
 				}
-				dur = c->tb / (double)v;
+				dur = c->tb / c->tf;
 			}
 			op = &t->ops[s * per_stage + next[s]];
 			op->stage = s;
@@ -364,6 +368,11 @@ int pp_simulate(const struct pp_config *c, struct pp_timeline *t, struct errbuf 
 		}
 	}
 
+	for (i = 0; i < nops; i++) {
+		t->ops[i].start = t->ops[i].start * c->tf / (double)v;
+		t->ops[i].end = t->ops[i].end * c->tf / (double)v;
+	}
+	t->makespan = t->makespan * c->tf / (double)v;
 	for (s = 0; s < P; s++) {
 		if (next[s] < per_stage) {
 			ret = errbuf_set(eb, "the %s schedule deadlocks on stage %lu after "
