@@ -269,6 +269,15 @@ static void echo_inputs(const struct args *a, struct out *o)
 				  "interleaved schedule; default, set with --virtual");
 }
 
+/* A time for a line of text: "12.00 ms", or "12 tf" in units of tf. */
+static const char *fmt_time(char *buf, size_t len, double x, int seconds)
+{
+	if (seconds)
+		return units_fmt_time(buf, len, x, 4);
+	snprintf(buf, len, "%.6g tf", x);
+	return buf;
+}
+
 /*
  * The simulated schedule of one configuration: a table of what each
  * stage did (the seed's experiment: its idle time against the formula),
@@ -283,7 +292,7 @@ static void write_timeline(const struct pp_timeline *t, const struct pp_result *
 	static const struct table timeline_t = {
 		"timeline", "simulated schedule", timeline_cols, NTIMELINE, 0
 	};
-	const char *unit = a->seconds ? " s" : " tf";
+	char sim[40], formula[40];
 	double lo = INFINITY, hi = -INFINITY;
 	unsigned long s;
 	size_t i;
@@ -308,7 +317,8 @@ static void write_timeline(const struct pp_timeline *t, const struct pp_result *
 		out_row(o, row);
 	}
 	out_table_end(o);
-	out_text(o, "simulated step %.6g%s (formula %.6g%s)", t->makespan, unit, r->step, unit);
+	out_text(o, "simulated step %s (formula %s)", fmt_time(sim, sizeof(sim), t->makespan, a->seconds),
+		 fmt_time(formula, sizeof(formula), r->step, a->seconds));
 	if (hi - lo <= 1e-9)
 		out_text(o, "every stage idles %.1f %% of the step (formula %.1f %%)",
 			 100 * hi, 100 * r->bubble_fraction);
