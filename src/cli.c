@@ -2,12 +2,20 @@
  * Helpers the commands share: option values, output, the echo of inputs.
  * Like the commands, this file talks to the user and may exit.
  */
+#include <errno.h>
 #include <math.h>
+#include <signal.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "cli.h"
+
+extern char **environ;
+#include "crossover.h"
 
 const char global_usage[] =
 	"global options (before or after the command):\n"
@@ -125,4 +133,202 @@ void ctx_echo_link(const struct ctx *ctx, struct out *o)
 	out_input(o, "beta_Bps", "beta", ctx->link.beta, H_RATE, 4, note[0] ? note : NULL);
 	if (ctx->link.gamma > 0)
 		out_input(o, "gamma_sPerB", "gamma", ctx->link.gamma, H_PLAIN, 4, "s/B");
+}
+
+static const struct column cross_cols[] = {
+	{ "ranks", "ranks", COL_INT, H_PLAIN, 0, NULL, 0, 5, COL_ALL },
+	{ "algo_a", "a", COL_STR, H_PLAIN, 0, NULL, 0, 0, COL_ALL },
+	{ "algo_b", "b", COL_STR, H_PLAIN, 0, NULL, 0, 0, COL_ALL },
+	{ "size_B", "crossover", COL_NUM, H_SIZE, 0, NULL, 0, 9, COL_ALL },
+	{ "time_s", "time there", COL_NUM, H_TIME, 0, NULL, 4, 10, COL_ALL },
+	{ "note", "note", COL_STR, H_PLAIN, 0, NULL, 0, 0, COL_ALL },
+};
+
+void write_crossovers(struct out *o, const struct ctx *ctx, const struct dlist *ranks,
+		      const enum ar_algo *algos, int nalgo, int secondary)
+{
+	struct table t = { "crossover",
+			   "crossover sizes: where two algorithms take equal time",
+			   cross_cols, sizeof(cross_cols) / sizeof(cross_cols[0]), secondary };
+	/* The CSV contract is ranks,algo_a,algo_b,size_B, then extras. */
+	static const struct column csv_cols[] = {
+		{ "ranks", "ranks", COL_INT, H_PLAIN, 0, NULL, 0, 0, COL_ALL },
+		{ "algo_a", "a", COL_STR, H_PLAIN, 0, NULL, 0, 0, COL_ALL },
+		{ "algo_b", "b", COL_STR, H_PLAIN, 0, NULL, 0, 0, COL_ALL },
+		{ "size_B", "crossover", COL_NUM, H_SIZE, 0, NULL, 0, 0, COL_ALL },
+		{ "note", "note", COL_STR, H_PLAIN, 0, NULL, 0, 0, COL_ALL },
+		{ "time_s", "time there", COL_NUM, H_TIME, 0, NULL, 4, 0, COL_ALL },
+	};
+	struct column cols[sizeof(cross_cols) / sizeof(cross_cols[0])];
+	struct cell cells[6];
+	char note[96];
+	size_t i;
+	int a, b;
+
+	/* The names are as wide as the longest chosen, so the rows line up. */
+	memcpy(cols, cross_cols, sizeof(cols));
+	for (a = 0; a < nalgo; a++) {
+		int w = (int)strlen(ar_algo_name(algos[a]));
+
+		if (w > cols[1].width)
+			cols[1].width = cols[2].width = w;
+	}
+	t.cols = ctx->format == FMT_TABLE ? cols : csv_cols;
+	out_table_begin(o, &t);
+	for (i = 0; i < ranks->n; i++) {
+		unsigned long n = (unsigned long)ranks->v[i];
+
+		for (a = 0; a < nalgo; a++)
+			for (b = a + 1; b < nalgo; b++) {
+				const char *na = ar_algo_name(algos[a]), *nb = ar_algo_name(algos[b]);
+				struct crossing c;
+				struct errbuf eb;
+				double tc = NAN;
+
+				if (crossover_allreduce(algos[a], algos[b], &ctx->link, n,
+							CROSS_LO, CROSS_HI, &c, &eb) < 0)
+					die("%d ranks, %s vs %s: %s", (int)n, na, nb, eb.msg);
+				switch (c.result) {
+				case CROSS_FOUND:
+					snprintf(note, sizeof(note), "%s faster below, %s above",
+						 c.below ? nb : na, c.below ? na : nb);
+					tc = ar_time(algos[a], &ctx->link, n, c.bytes);
+					break;
+				case CROSS_A_ALWAYS:
+					snprintf(note, sizeof(note), "%s always faster", na);
+					break;
+				case CROSS_B_ALWAYS:
+					snprintf(note, sizeof(note), "%s always faster", nb);
+					break;
+				case CROSS_EQUAL:
+					snprintf(note, sizeof(note), n <= 1 ?
+						 "no communication on 1 rank" : "equal at every size");
+					break;
+				}
+				cells[0] = (struct cell){ NULL, ranks->v[i] };
+				cells[1] = (struct cell){ na, 0 };
+				cells[2] = (struct cell){ nb, 0 };
+				if (ctx->format == FMT_TABLE) {
+					cells[3] = (struct cell){ NULL, c.bytes };
+					cells[4] = (struct cell){ NULL, tc };
+					cells[5] = (struct cell){ note, 0 };
+				} else {
+					cells[3] = (struct cell){ NULL, c.bytes };
+					cells[4] = (struct cell){ note, 0 };
+					cells[5] = (struct cell){ NULL, tc };
+				}
+				out_row(o, cells);
+			}
+	}
+	out_table_end(o);
+}
+
+/* The image a --plot script draws when --render does not name one:
+ * the script's name with .svg for .gp. */
+static char *default_image(const char *script)
+{
+	size_t n = strlen(script);
+	char *img = xmalloc(n + 5);
+
+	memcpy(img, script, n + 1);
+	if (n > 3 && !strcmp(script + n - 3, ".gp"))
+		img[n - 3] = '\0';
+	strcat(img, ".svg");
+	return img;
+}
+
+/*
+ * Start gnuplot with the script on a pipe to its standard input.  No shell
+ * is involved, so no file name is ever parsed as a command.
+ */
+static void render(const struct figure *f, const char *term, const char *image,
+		   const char *shown)
+{
+	struct sigaction ign, old;
+	posix_spawn_file_actions_t fa;
+	char *gargv[] = { "gnuplot", NULL };
+	struct errbuf eb;
+	int fds[2], st, status;
+	pid_t pid;
+	FILE *to;
+
+	if (pipe(fds) < 0)
+		die("cannot start gnuplot:");
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, fds[0], 0);
+	posix_spawn_file_actions_addclose(&fa, fds[1]);
+	posix_spawn_file_actions_addclose(&fa, fds[0]);
+	st = posix_spawnp(&pid, "gnuplot", &fa, NULL, gargv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	close(fds[0]);
+	if (st) {
+		close(fds[1]);
+		if (st == ENOENT)
+			die("cannot render '%s': gnuplot is not on PATH; install it "
+			    "(Debian: apt-get install gnuplot-nox)", shown);
+		die("cannot run gnuplot: %s", strerror(st));
+	}
+	/* gnuplot may stop reading early; that is its error to report, not a
+	 * signal that kills us. */
+	memset(&ign, 0, sizeof(ign));
+	ign.sa_handler = SIG_IGN;
+	sigaction(SIGPIPE, &ign, &old);
+	to = fdopen(fds[1], "w");
+	if (to) {
+		plot_write(f, to, term, image, &eb);
+		fclose(to);
+	} else {
+		close(fds[1]);
+	}
+	sigaction(SIGPIPE, &old, NULL);
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			die("cannot wait for gnuplot:");
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		die("gnuplot failed to render '%s' (see its message above)", shown);
+}
+
+void ctx_figure(const struct ctx *ctx, const struct figure *f)
+{
+	struct errbuf eb;
+	struct out *o;
+
+	if (ctx->plot) {
+		char *img = ctx->render ? xstrdup(ctx->render) : default_image(ctx->plot);
+		const char *term = plot_terminal_for(img);
+
+		o = out_open(FMT_TABLE, ctx->plot, &eb);
+		if (!o)
+			die("%s", eb.msg);
+		if (plot_write(f, out_file(o), term ? term : "svg", img, &eb) < 0) {
+			out_abort(o);
+			die("%s", eb.msg);
+		}
+		free(img);
+		ctx_out_close(ctx, o);
+	}
+	if (ctx->render) {
+		const char *tmp;
+
+		/* gnuplot draws into the temporary that out_close renames. */
+		o = out_open(FMT_TABLE, ctx->render, &eb);
+		if (!o)
+			die("%s", eb.msg);
+		tmp = out_tmp_path(o);
+		render(f, plot_terminal_for(ctx->render), tmp ? tmp : ctx->render, ctx->render);
+		ctx_out_close(ctx, o);
+	}
+}
+
+char *ctx_link_text(const struct ctx *ctx, char *buf, size_t len)
+{
+	char a[32], b[32];
+
+	units_fmt_time(a, sizeof(a), ctx->link.alpha, 3);
+	units_fmt_rate(b, sizeof(b), ctx->link.beta, 4);
+	if (ctx->have_preset)
+		snprintf(buf, len, "\xce\xb1 = %s, \xce\xb2 = %s (%s)", a, b, ctx->preset.name);
+	else
+		snprintf(buf, len, "\xce\xb1 = %s, \xce\xb2 = %s", a, b);
+	return buf;
 }
