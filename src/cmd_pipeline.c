@@ -356,6 +356,8 @@ int cmd_pipeline(int argc, char **argv, struct ctx *ctx)
 	int k;
 
 	parse_args(argc, argv, &a);
+	if (ctx->plot || ctx->render)
+		warning("pipeline: --plot and --render are not available for this command yet");
 	if (!a.seconds) {
 		units_of_tf(summary_cols, NSUMMARY);
 		units_of_tf(stage_cols, NSTAGE);
