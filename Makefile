@@ -50,6 +50,9 @@ tests/unit/list.h: $(UNIT_SRC)
 
 tests/unit/harness.o: tests/unit/list.h
 
+# Test functions are found by name, not declared in a header.
+$(UNIT_OBJ): ALL_CFLAGS += -Wno-missing-prototypes -Itests/unit
+
 tests/unit/run-unit: $(UNIT_OBJ) $(CORE_OBJ)
 	$(Q_LD)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS)
 
