@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <gsl/gsl_errno.h>
@@ -560,6 +561,13 @@ int fit_preset_write(const char *path, const char *name, const char *description
 		free(tmp);
 		return errbuf_set(eb, "cannot create a temporary file beside '%s': %s",
 				  path, strerror(e));
+	}
+	/* mkstemp makes the file private; a preset is as readable as any file. */
+	{
+		mode_t mask = umask(0);
+
+		umask(mask);
+		fchmod(fd, 0666 & ~mask);
 	}
 	f = fdopen(fd, "w");
 	if (!f) {

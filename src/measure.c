@@ -122,22 +122,28 @@ int meas_load_file(const char *path, struct meas *m, struct errbuf *eb)
 
 /* ---- CSV ---- */
 
-enum csv_col { C_SIZE, C_TIME, C_RANKS, C_OP, C_COUNT };
+enum csv_col { C_SIZE, C_TIME, C_RANKS, C_OP, C_ALGO, C_CHECK, C_COUNT };
 
-/* Header names and the factor that turns their unit into SI. */
+/*
+ * Header names and how their unit turns into SI: times 10^exp10 (applied
+ * in decimal, see S_csv_num) or times scale (binary prefixes).
+ */
 static const struct {
 	const char *name;
 	enum csv_col col;
+	int exp10;
 	double scale;
 } csv_names[] = {
-	{ "size", C_SIZE, 1 }, { "size_B", C_SIZE, 1 }, { "bytes", C_SIZE, 1 },
-	{ "size_bytes", C_SIZE, 1 },
-	{ "size_KB", C_SIZE, 1e3 }, { "size_MB", C_SIZE, 1e6 }, { "size_GB", C_SIZE, 1e9 },
-	{ "size_KiB", C_SIZE, 1024.0 }, { "size_MiB", C_SIZE, 1048576.0 },
-	{ "size_GiB", C_SIZE, 1073741824.0 },
-	{ "time", C_TIME, 1 }, { "time_s", C_TIME, 1 }, { "time_ms", C_TIME, 1e-3 },
-	{ "time_us", C_TIME, 1e-6 }, { "time_ns", C_TIME, 1e-9 },
-	{ "ranks", C_RANKS, 1 }, { "op", C_OP, 1 },
+	{ "size", C_SIZE, 0, 1 }, { "size_B", C_SIZE, 0, 1 }, { "bytes", C_SIZE, 0, 1 },
+	{ "size_bytes", C_SIZE, 0, 1 },
+	{ "size_KB", C_SIZE, 3, 1 }, { "size_MB", C_SIZE, 6, 1 }, { "size_GB", C_SIZE, 9, 1 },
+	{ "size_KiB", C_SIZE, 0, 1024.0 }, { "size_MiB", C_SIZE, 0, 1048576.0 },
+	{ "size_GiB", C_SIZE, 0, 1073741824.0 },
+	{ "time", C_TIME, 0, 1 }, { "time_s", C_TIME, 0, 1 }, { "time_ms", C_TIME, -3, 1 },
+	{ "time_us", C_TIME, -6, 1 }, { "time_ns", C_TIME, -9, 1 },
+	{ "expected_time_s", C_TIME, 0, 1 },
+	{ "ranks", C_RANKS, 0, 1 }, { "op", C_OP, 0, 1 }, { "algo", C_ALGO, 0, 1 },
+	{ "check", C_CHECK, 0, 1 },
 };
 #define NCSV_NAMES (sizeof(csv_names) / sizeof(csv_names[0]))
 
@@ -153,6 +159,7 @@ struct csvstate {
 	int header_done;
 	int ncols;           /* fields in the header */
 	int col[C_COUNT];    /* field index of each known column, -1 if absent */
+	int exp10[C_COUNT];
 	double scale[C_COUNT];
 	int field;           /* index of the next field in the record */
 	char val[C_COUNT][CSV_FIELD_MAX];
@@ -200,6 +207,7 @@ static void S_csv_field(void *data, size_t len, void *arg)
 				return;
 			}
 			cs->col[c] = idx;
+			cs->exp10[c] = csv_names[k].exp10;
 			cs->scale[c] = csv_names[k].scale;
 		}
 		return;
@@ -214,13 +222,21 @@ static void S_csv_field(void *data, size_t len, void *arg)
 static int S_csv_num(struct csvstate *cs, enum csv_col c, const char *what, double *x)
 {
 	const char *v = cs->val[c];
-	char *end;
+	char buf[CSV_FIELD_MAX + 16], *end;
+	int e = cs->exp10[c];
 
+	/* "18.41" in time_us reads as "18.41e-6": the double nearest the value. */
+	if (e && *v && !strpbrk(v, "eExXpP"))
+		snprintf(buf, sizeof(buf), "%se%d", v, e);
+	else
+		snprintf(buf, sizeof(buf), "%s", v);
 	errno = 0;
-	*x = strtod(v, &end);
+	*x = strtod(buf, &end);
 	if (!*v || *end || !isfinite(*x) || errno == ERANGE)
 		return errbuf_set(cs->eb, "%s:%d: %s '%s' is not a number", cs->name,
 				  cs->rec_line, what, v);
+	if (e && strpbrk(v, "eExXpP"))
+		*x *= pow(10, e);
 	*x *= cs->scale[c];
 	return 0;
 }
@@ -234,10 +250,13 @@ static int S_csv_record(struct csvstate *cs)
 		if (cs->col[k] >= 0 && !cs->have[k])
 			return errbuf_set(cs->eb, "%s:%d: row has %d fields, the header %d",
 					  cs->name, cs->rec_line, cs->field, cs->ncols);
+	if (cs->col[C_CHECK] >= 0 && strcmp(cs->val[C_CHECK], "busbw"))
+		return 0;
 	memset(&r, 0, sizeof(r));
 	r.line = cs->rec_line;
 	r.algbw = r.busbw = r.time_ip = r.busbw_ip = NAN;
 	r.op = -1;
+	r.algo = -1;
 	if (S_csv_num(cs, C_SIZE, "size", &r.size) < 0 ||
 	    S_csv_num(cs, C_TIME, "time", &r.time) < 0)
 		return -1;
@@ -264,6 +283,14 @@ static int S_csv_record(struct csvstate *cs)
 		if (coll_op_lookup(cs->val[C_OP], &op, &e2) < 0)
 			return errbuf_set(cs->eb, "%s:%d: %s", cs->name, cs->rec_line, e2.msg);
 		r.op = (int)op;
+	}
+	if (cs->col[C_ALGO] >= 0 && cs->val[C_ALGO][0]) {
+		struct errbuf e2;
+		enum ar_algo a;
+
+		if (ar_algo_lookup(cs->val[C_ALGO], &a, &e2) < 0)
+			return errbuf_set(cs->eb, "%s:%d: %s", cs->name, cs->rec_line, e2.msg);
+		r.algo = (int)a;
 	}
 	meas_push(cs->m, &r);
 	return 0;

@@ -20,6 +20,7 @@ struct meas_row {
 	double busbw_ip;   /* B/s: in-place busbw, NaN if absent */
 	int op;            /* enum coll_op of this row, -1 if unknown */
 	unsigned long ranks; /* rank count of this row, 0 if unknown */
+	int algo;          /* enum ar_algo of a CSV "algo" column, -1 if none */
 	int line;          /* line of the input it came from */
 };
 
@@ -53,8 +54,10 @@ int meas_load_file(const char *path, struct meas *m, struct errbuf *eb);
  * Parse CSV text with libcsv.  A header row names the columns; recognised
  * (case-insensitive) are a size column (size, size_B, bytes, size_KB,
  * size_KiB, size_MB, size_MiB, size_GB, size_GiB), a time column (time,
- * time_s, time_ms, time_us, time_ns), and optionally ranks and op; other
- * columns are ignored.  name is used in messages.
+ * time_s, time_ms, time_us, time_ns, or expected_time_s as `plan` writes),
+ * and optionally ranks, op and algo; other columns are ignored.  When a
+ * "check" column is present (the CSV of `plan`), only its "busbw" rows are
+ * read: the others are not points of a curve.  name is used in messages.
  */
 int meas_parse_csv(const char *buf, size_t len, const char *name,
 		   struct meas *m, struct errbuf *eb);

@@ -7,6 +7,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -67,17 +68,29 @@ static int S_is_count(const char *s)
 	return strspn(s, "0123456789") == n;
 }
 
-/* A finite number filling the whole field; 0 or -1. */
-static int S_number(const char *s, double *x)
+/*
+ * A finite number filling the whole field, times 10^exp10; 0 or -1.  The
+ * power of ten is applied in decimal ("18.41" with -6 reads "18.41e-6"),
+ * so the result is the double nearest the value printed and prints back
+ * as 1.841e-05, not 1.8409999999999998e-05.
+ */
+static int S_number(const char *s, int exp10, double *x)
 {
-	char *end;
+	char buf[96], *end;
+	size_t n = strlen(s);
 
-	if (!*s || isspace((unsigned char)*s))
+	if (!*s || isspace((unsigned char)*s) || n > 64)
 		return -1;
+	if (strpbrk(s, "eExXpP") || !exp10)
+		snprintf(buf, sizeof(buf), "%s", s);
+	else
+		snprintf(buf, sizeof(buf), "%se%d", s, exp10);
 	errno = 0;
-	*x = strtod(s, &end);
+	*x = strtod(buf, &end);
 	if (*end || !isfinite(*x) || errno == ERANGE)
 		return -1;
+	if (strpbrk(s, "eExXpP") && exp10)
+		*x *= pow(10, exp10);
 	return 0;
 }
 
@@ -211,24 +224,22 @@ static int S_bad_field(struct parser *ps, const char *what, const char *val)
 /* A time in µs that must be a positive number; stored in seconds. */
 static int S_time(struct parser *ps, const char *what, const char *val, double *t)
 {
-	if (S_number(val, t) < 0)
+	if (S_number(val, -6, t) < 0)
 		return S_bad_field(ps, what, val);
 	if (!(*t > 0))
 		return errbuf_set(ps->eb, "%s:%d: %s '%s' is not positive", ps->name,
 				  ps->line, what, val);
-	*t *= 1e-6;
 	return 0;
 }
 
 /* A bandwidth in GB/s, >= 0; stored in bytes/s. */
 static int S_bw(struct parser *ps, const char *what, const char *val, double *bw)
 {
-	if (S_number(val, bw) < 0)
+	if (S_number(val, 9, bw) < 0)
 		return S_bad_field(ps, what, val);
 	if (*bw < 0)
 		return errbuf_set(ps->eb, "%s:%d: %s '%s' is negative", ps->name,
 				  ps->line, what, val);
-	*bw *= 1e9;
 	return 0;
 }
 
@@ -262,6 +273,7 @@ static int S_data_row(struct parser *ps, char **f, int nf)
 	r.line = ps->line;
 	r.op = ps->op;
 	r.ranks = 0;
+	r.algo = -1;
 	r.algbw = r.busbw = r.time_ip = r.busbw_ip = NAN;
 	if (!S_is_count(f[l.size]))
 		return errbuf_set(ps->eb, "%s:%d: size '%s' is not a whole number of bytes",
