@@ -119,6 +119,8 @@ static void S_one(const double *S, const double *T, size_t n,
 	}
 }
 
+#define ROBUST_K 1e6
+
 /*
  * Two parameters (α, u) by GSL on the rows divided by T_i, columns scaled
  * to unit maximum first (a and b·S differ by up to ten orders of
@@ -157,6 +159,16 @@ static int S_lsq(const double *S, const double *T, size_t n, const struct coeffs
 		gsl_multifit_robust_workspace *w =
 			gsl_multifit_robust_alloc(gsl_multifit_robust_bisquare, n, 2);
 
+		/*
+		 * GSL bounds the residual scale of its weights below by 1e-6
+		 * times the spread of y, and by 1 when y is constant, as it is
+		 * here; residuals of relative error are far below 1, so the
+		 * bound would keep every weight near 1.  Scaling rows by ROBUST_K
+		 * leaves the solution and covariance as they are and puts the
+		 * bound at a relative error of 1/ROBUST_K.
+		 */
+		gsl_matrix_scale(X, ROBUST_K);
+		gsl_vector_scale(y, ROBUST_K);
 		st = gsl_multifit_robust(X, y, p, cov, w);
 		gsl_multifit_robust_free(w);
 		/* Not converging in the iteration limit still leaves an estimate. */
