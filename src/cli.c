@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "crossover.h"
 
 const char global_usage[] =
 	"global options (before or after the command):\n"
@@ -125,4 +126,92 @@ void ctx_echo_link(const struct ctx *ctx, struct out *o)
 	out_input(o, "beta_Bps", "beta", ctx->link.beta, H_RATE, 4, note[0] ? note : NULL);
 	if (ctx->link.gamma > 0)
 		out_input(o, "gamma_sPerB", "gamma", ctx->link.gamma, H_PLAIN, 4, "s/B");
+}
+
+static const struct column cross_cols[] = {
+	{ "ranks", "ranks", COL_INT, H_PLAIN, 0, NULL, 0, 5, COL_ALL },
+	{ "algo_a", "a", COL_STR, H_PLAIN, 0, NULL, 0, 0, COL_ALL },
+	{ "algo_b", "b", COL_STR, H_PLAIN, 0, NULL, 0, 0, COL_ALL },
+	{ "size_B", "crossover", COL_NUM, H_SIZE, 0, NULL, 0, 9, COL_ALL },
+	{ "time_s", "time there", COL_NUM, H_TIME, 0, NULL, 4, 10, COL_ALL },
+	{ "note", "note", COL_STR, H_PLAIN, 0, NULL, 0, 0, COL_ALL },
+};
+
+void write_crossovers(struct out *o, const struct ctx *ctx, const struct dlist *ranks,
+		      const enum ar_algo *algos, int nalgo, int secondary)
+{
+	struct table t = { "crossover",
+			   "crossover sizes: where two algorithms take equal time",
+			   cross_cols, sizeof(cross_cols) / sizeof(cross_cols[0]), secondary };
+	/* The CSV contract is ranks,algo_a,algo_b,size_B, then extras. */
+	static const struct column csv_cols[] = {
+		{ "ranks", "ranks", COL_INT, H_PLAIN, 0, NULL, 0, 0, COL_ALL },
+		{ "algo_a", "a", COL_STR, H_PLAIN, 0, NULL, 0, 0, COL_ALL },
+		{ "algo_b", "b", COL_STR, H_PLAIN, 0, NULL, 0, 0, COL_ALL },
+		{ "size_B", "crossover", COL_NUM, H_SIZE, 0, NULL, 0, 0, COL_ALL },
+		{ "note", "note", COL_STR, H_PLAIN, 0, NULL, 0, 0, COL_ALL },
+		{ "time_s", "time there", COL_NUM, H_TIME, 0, NULL, 4, 0, COL_ALL },
+	};
+	struct column cols[sizeof(cross_cols) / sizeof(cross_cols[0])];
+	struct cell cells[6];
+	char note[96];
+	size_t i;
+	int a, b;
+
+	/* The names are as wide as the longest chosen, so the rows line up. */
+	memcpy(cols, cross_cols, sizeof(cols));
+	for (a = 0; a < nalgo; a++) {
+		int w = (int)strlen(ar_algo_name(algos[a]));
+
+		if (w > cols[1].width)
+			cols[1].width = cols[2].width = w;
+	}
+	t.cols = ctx->format == FMT_TABLE ? cols : csv_cols;
+	out_table_begin(o, &t);
+	for (i = 0; i < ranks->n; i++) {
+		unsigned long n = (unsigned long)ranks->v[i];
+
+		for (a = 0; a < nalgo; a++)
+			for (b = a + 1; b < nalgo; b++) {
+				const char *na = ar_algo_name(algos[a]), *nb = ar_algo_name(algos[b]);
+				struct crossing c;
+				struct errbuf eb;
+				double tc = NAN;
+
+				if (crossover_allreduce(algos[a], algos[b], &ctx->link, n,
+							CROSS_LO, CROSS_HI, &c, &eb) < 0)
+					die("%d ranks, %s vs %s: %s", (int)n, na, nb, eb.msg);
+				switch (c.result) {
+				case CROSS_FOUND:
+					snprintf(note, sizeof(note), "%s faster below, %s above",
+						 c.below ? nb : na, c.below ? na : nb);
+					tc = ar_time(algos[a], &ctx->link, n, c.bytes);
+					break;
+				case CROSS_A_ALWAYS:
+					snprintf(note, sizeof(note), "%s always faster", na);
+					break;
+				case CROSS_B_ALWAYS:
+					snprintf(note, sizeof(note), "%s always faster", nb);
+					break;
+				case CROSS_EQUAL:
+					snprintf(note, sizeof(note), n <= 1 ?
+						 "no communication on 1 rank" : "equal at every size");
+					break;
+				}
+				cells[0] = (struct cell){ NULL, ranks->v[i] };
+				cells[1] = (struct cell){ na, 0 };
+				cells[2] = (struct cell){ nb, 0 };
+				if (ctx->format == FMT_TABLE) {
+					cells[3] = (struct cell){ NULL, c.bytes };
+					cells[4] = (struct cell){ NULL, tc };
+					cells[5] = (struct cell){ note, 0 };
+				} else {
+					cells[3] = (struct cell){ NULL, c.bytes };
+					cells[4] = (struct cell){ note, 0 };
+					cells[5] = (struct cell){ NULL, tc };
+				}
+				out_row(o, cells);
+			}
+	}
+	out_table_end(o);
 }

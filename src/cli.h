@@ -86,4 +86,13 @@ void ctx_out_close(const struct ctx *ctx, struct out *o);
 /* Echo α, β (and γ when set) with where they came from. */
 void ctx_echo_link(const struct ctx *ctx, struct out *o);
 
+/*
+ * The crossover table (cmd_crossover, and below the all-reduce table):
+ * for each rank count and each pair of algorithms (a before b in algos),
+ * the size where they take equal time, or a note when one always wins.
+ * secondary: 1 to keep it out of CSV.
+ */
+void write_crossovers(struct out *o, const struct ctx *ctx, const struct dlist *ranks,
+		      const enum ar_algo *algos, int nalgo, int secondary);
+
 #endif

@@ -1,6 +1,238 @@
+/*
+ * commtime allreduce: the time of one all-reduce per rank count, message
+ * size and algorithm; the fastest algorithm; the crossover sizes.
+ * The default command, and the seed's first table.
+ */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
 #include "cli.h"
+
+static const char usage[] =
+	"usage: commtime [global options] [allreduce] [options]\n"
+	"\n"
+	"Time of one all-reduce per rank count, message size and algorithm, with\n"
+	"algbw and busbw as nccl-tests defines them, the fastest algorithm, and the\n"
+	"message sizes where one algorithm overtakes another.\n"
+	"\n"
+	"  --ranks LIST      rank counts (default 4,8,16,64); e.g. 2:1024:x2\n"
+	"  --sizes LIST      message sizes (default 4K,4M,1G); e.g. 8:8G:x2\n"
+	"  --algo LIST       ring, tree, dbtree, rd, rabenseifner (default ring,tree)\n"
+	"  --time-unit UNIT  times in the table in auto (default), ns, us, ms or s\n"
+	"  -h, --help        show this help\n";
+
+static const struct option options[] = {
+	{ "ranks", required_argument, NULL, 'r' },
+	{ "sizes", required_argument, NULL, 's' },
+	{ "algo", required_argument, NULL, 'a' },
+	{ "time-unit", required_argument, NULL, 'u' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 }
+};
+
+/* Machine-readable rows: one per rank count, size and algorithm. */
+static const struct column long_cols[] = {
+	{ "ranks", "ranks", COL_INT, H_PLAIN, 0, NULL, 0, 0, COL_ALL },
+	{ "size_B", "size", COL_NUM, H_SIZE, 0, NULL, 0, 0, COL_ALL },
+	{ "algo", "algo", COL_STR, H_PLAIN, 0, NULL, 0, 0, COL_ALL },
+	{ "time_s", "time", COL_NUM, H_TIME, 0, NULL, 4, 0, COL_ALL },
+	{ "algbw_Bps", "algbw", COL_NUM, H_RATE, 0, NULL, 4, 0, COL_ALL },
+	{ "busbw_Bps", "busbw", COL_NUM, H_RATE, 0, NULL, 4, 0, COL_ALL },
+};
+
+struct unit {
+	const char *name;
+	double scale;
+	const char *suffix;
+};
+
+static const struct unit units[] = {
+	{ "ns", 1e-9, "ns" }, { "us", 1e-6, "\xc2\xb5s" }, { "\xc2\xb5s", 1e-6, "\xc2\xb5s" },
+	{ "ms", 1e-3, "ms" }, { "s", 1, "s" },
+};
+
+/*
+ * "auto": the unit in which the smallest non-zero time of the table reads
+ * at least 1 with one decimal, so no row loses its digits (the seed's table
+ * is all in µs).
+ */
+static const struct unit *pick_unit(double tmin)
+{
+	if (!(tmin > 0) || tmin >= 1)
+		return &units[4];
+	if (tmin >= 1e-3)
+		return &units[3];
+	if (tmin >= 1e-6)
+		return &units[1];
+	return &units[0];
+}
+
+static const struct unit *find_unit(const char *s)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (!strcmp(units[i].name, s))
+			return &units[i];
+	return NULL;
+}
+
+/* The human table: one row per rank count and size, one column per algorithm. */
+static void write_wide(struct out *o, const struct ctx *ctx, const struct dlist *ranks,
+		       const struct dlist *sizes, const enum ar_algo *algos, int nalgo,
+		       const struct unit *u)
+{
+	struct column cols[2 + AR_COUNT + 1];
+	struct cell cells[2 + AR_COUNT + 1];
+	struct table t = { "allreduce", "all-reduce time per rank count and message size",
+			   cols, 0, 0 };
+	size_t i, j;
+	int k, nc = 0;
+
+	cols[nc++] = (struct column){ "ranks", "ranks", COL_INT, H_PLAIN, 0, NULL, 0, 5, COL_ALL };
+	cols[nc++] = (struct column){ "size_B", "size", COL_NUM, H_SIZE, 0, NULL, 0, 9, COL_ALL };
+	for (k = 0; k < nalgo; k++)
+		cols[nc++] = (struct column){ ar_algo_name(algos[k]), ar_algo_name(algos[k]),
+					      COL_NUM, H_FIXED, u->scale, u->suffix, 1, 12,
+					      COL_ALL };
+	cols[nc++] = (struct column){ "faster", "faster", COL_STR, H_PLAIN, 0, NULL, 0, 0, COL_ALL };
+	t.ncols = (size_t)nc;
+
+	out_table_begin(o, &t);
+	for (i = 0; i < ranks->n; i++)
+		for (j = 0; j < sizes->n; j++) {
+			unsigned long n = (unsigned long)ranks->v[i];
+			double best = INFINITY;
+			int b = -1, tie = 0;
+
+			cells[0] = (struct cell){ NULL, ranks->v[i] };
+			cells[1] = (struct cell){ NULL, sizes->v[j] };
+			for (k = 0; k < nalgo; k++) {
+				double tk = ar_time(algos[k], &ctx->link, n, sizes->v[j]);
+
+				cells[2 + k] = (struct cell){ NULL, tk };
+				if (tk < best) {
+					best = tk;
+					b = k;
+					tie = 0;
+				} else if (tk == best) {
+					tie = 1;
+				}
+			}
+			cells[2 + nalgo] = (struct cell){
+				n <= 1 ? "none (1 rank)" : tie ? "tie" : ar_algo_name(algos[b]), 0 };
+			out_row(o, cells);
+		}
+	out_table_end(o);
+}
+
+/* CSV and JSON: one row per rank count, size and algorithm, streamed. */
+static void write_long(struct out *o, const struct ctx *ctx, const struct dlist *ranks,
+		       const struct dlist *sizes, const enum ar_algo *algos, int nalgo)
+{
+	struct table t = { "allreduce", NULL, long_cols,
+			   sizeof(long_cols) / sizeof(long_cols[0]), 0 };
+	struct cell cells[6];
+	size_t i, j;
+	int k;
+
+	out_table_begin(o, &t);
+	for (i = 0; i < ranks->n; i++) {
+		unsigned long n = (unsigned long)ranks->v[i];
+		double factor = busbw_factor(OP_ALLREDUCE, n);
+
+		cells[0] = (struct cell){ NULL, ranks->v[i] };
+		for (j = 0; j < sizes->n; j++) {
+			cells[1] = (struct cell){ NULL, sizes->v[j] };
+			for (k = 0; k < nalgo; k++) {
+				double tk = ar_time(algos[k], &ctx->link, n, sizes->v[j]);
+				/* one rank moves nothing: no bandwidth to speak of */
+				double algbw = tk > 0 ? sizes->v[j] / tk : NAN;
+
+				cells[2] = (struct cell){ ar_algo_name(algos[k]), 0 };
+				cells[3] = (struct cell){ NULL, tk };
+				cells[4] = (struct cell){ NULL, algbw };
+				cells[5] = (struct cell){ NULL, algbw * factor };
+				out_row(o, cells);
+			}
+		}
+	}
+	out_table_end(o);
+}
 
 int cmd_allreduce(int argc, char **argv, struct ctx *ctx)
 {
-	return error("'allreduce' is not built yet") ? EXIT_DATA : EXIT_DATA;
+	struct dlist ranks = { 0 }, sizes = { 0 };
+	enum ar_algo algos[AR_COUNT] = { AR_RING, AR_TREE };
+	int nalgo = 2, c;
+	const char *unit_arg = "auto";
+	const struct unit *u = NULL;
+	struct errbuf eb;
+	struct out *o;
+
+	opt_ranks("--ranks", "4,8,16,64", &ranks, 1);
+	opt_list("--sizes", Q_SIZE, "4K,4M,1G", &sizes);
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
+		switch (c) {
+		case 'r':
+			opt_ranks("--ranks", optarg, &ranks, 1);
+			break;
+		case 's':
+			opt_list("--sizes", Q_SIZE, optarg, &sizes);
+			break;
+		case 'a':
+			nalgo = ar_algo_parse_list(optarg, algos, &eb);
+			if (nalgo < 0)
+				die_usage("--algo: %s", eb.msg);
+			break;
+		case 'u':
+			unit_arg = optarg;
+			if (strcmp(optarg, "auto") && !find_unit(optarg))
+				die_usage("--time-unit: unknown unit '%s' (choose from auto, "
+					  "ns, us, ms, s)", optarg);
+			break;
+		case 'h':
+			usage_exit(usage, 0);
+		default:
+			usage_exit(usage, EXIT_USAGE);
+		}
+	}
+	no_more_args(argc, argv, optind, usage);
+
+	if (strcmp(unit_arg, "auto")) {
+		u = find_unit(unit_arg);
+	} else if (ctx->format == FMT_TABLE) {
+		double tmin = INFINITY, tk;
+		size_t i, j;
+		int k;
+
+		for (i = 0; i < ranks.n; i++)
+			for (j = 0; j < sizes.n; j++)
+				for (k = 0; k < nalgo; k++) {
+					tk = ar_time(algos[k], &ctx->link,
+						     (unsigned long)ranks.v[i], sizes.v[j]);
+					if (tk > 0 && tk < tmin)
+						tmin = tk;
+				}
+		u = pick_unit(tmin);
+	}
+
+	o = ctx_out_open(ctx);
+	ctx_echo_link(ctx, o);
+	out_input(o, "n_half_B", "half-bandwidth size n\xc2\xbd = alpha*beta",
+		  ctx->link.alpha * ctx->link.beta, H_SIZE, 4,
+		  "below it one link is latency-bound");
+	if (ctx->format == FMT_TABLE)
+		write_wide(o, ctx, &ranks, &sizes, algos, nalgo, u);
+	else
+		write_long(o, ctx, &ranks, &sizes, algos, nalgo);
+	if (nalgo >= 2)
+		write_crossovers(o, ctx, &ranks, algos, nalgo, 1);
+	ctx_out_close(ctx, o);
+	dlist_release(&ranks);
+	dlist_release(&sizes);
+	return 0;
 }

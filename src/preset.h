@@ -37,19 +37,34 @@ struct preset_dirs {
 	size_t n;
 };
 
-/* Build the search path; cli_dir may be NULL.  Release with preset_dirs_release. */
+/*
+ * Build the search path; cli_dir may be NULL.  Empty entries are skipped,
+ * repeated ones kept once; COMMTIME_PRESETS contributes at most
+ * PRESET_DIRS_MAX - 3 directories, so the share directory and ./presets
+ * always stay on the path.  Release with preset_dirs_release.
+ */
 void preset_dirs_init(struct preset_dirs *d, const char *cli_dir);
 void preset_dirs_release(struct preset_dirs *d);
 
 /*
  * Find and load a preset by name or path.  Returns 0, or -1 with eb filled:
  * "unknown preset 'x'" (with the directories searched), or
- * "file:line: ..." for a malformed file.
+ * "file:line: ..." for a malformed file.  The first DIR/NAME.preset that
+ * exists is loaded, and its `name` must be NAME ("file:line: name 'y' does
+ * not match the file name 'x.preset'"); a file given by path may carry any
+ * valid name.
  */
 int preset_load(const struct preset_dirs *d, const char *name_or_path,
 		struct preset *p, struct errbuf *eb);
 
-/* Parse one file. */
+/*
+ * Parse one file.  Returns 0, or -1 with eb filled ("path: empty preset",
+ * "path: missing 'name'", "path:line: ..." for a NUL byte, invalid UTF-8 or
+ * another control character, a line over 4096 bytes, a line without '=',
+ * an empty or invalid key, a duplicate key, an invalid name, an unknown
+ * kind).  On failure p is left empty.  Values are kept as raw text,
+ * trimmed; name, kind and description point into p->kv.
+ */
 int preset_load_file(const char *path, struct preset *p, struct errbuf *eb);
 
 /* Value of key, or NULL. */
@@ -63,18 +78,36 @@ int preset_get_quantity(const struct preset *p, const char *key,
 			enum quantity q, double *x, struct errbuf *eb);
 
 /*
- * The link of a kind = link preset: alpha, beta, optional gamma.
- * Returns 0, or -1 with eb filled (missing key, wrong kind, bad value).
+ * The link of a kind = link preset: alpha (a time, 0 to 3600 s), beta (a
+ * rate, > 0 and at most 1e18 B/s), optional gamma (a plain number of s/B,
+ * 0 to 1; 0 when absent).  beta_line, shown but not used, must parse as a
+ * rate > 0 when present.  The bounds are those of --alpha, --beta, --gamma.
+ * Returns 0, or -1 with eb filled (missing key, wrong kind, bad value;
+ * "file:line: ..." naming the line of the key).
  */
 int preset_link(const struct preset *p, struct link *l, struct errbuf *eb);
 
 /*
  * Every preset on the search path, first found wins for a name, sorted by
- * name.  Files that do not parse are skipped and counted in *nbad.
+ * name.  Files that do not parse are skipped and counted in *nbad; when
+ * *nbad > 0 the call still returns 0 and eb holds the message of the first
+ * file skipped (files are visited in search-path order, sorted by name in
+ * each directory).  A file whose `name` differs from its file name stem is
+ * skipped as bad, as preset_load would refuse it.  Directories that do not
+ * exist are passed over.  Free the list with preset_list_free.
  * Returns 0 (list may be empty), -1 with eb filled on allocation trouble.
  */
 int preset_list(const struct preset_dirs *d, struct preset **list, size_t *n,
 		size_t *nbad, struct errbuf *eb);
+
+/* Release every preset of a list from preset_list, and the list. */
+void preset_list_free(struct preset *list, size_t n);
+
+/*
+ * 1 if s is a valid preset name: a-z, 0-9, '.', '_' and '-', starting with
+ * a letter or digit (so a name is never a path, a hidden file or an option).
+ */
+int preset_name_valid(const char *s);
 
 void preset_release(struct preset *p);
 

@@ -78,6 +78,15 @@ struct out;
  * goes to a temporary file beside path that out_close() renames into
  * place, so a failed run never leaves a half-written file.
  * Returns NULL with eb filled when the temporary file cannot be created.
+ *
+ * The temporary is ".<name>.commtime-XXXXXX" in path's directory; until it
+ * is renamed, an atexit handler and handlers of SIGINT, SIGTERM, SIGHUP
+ * and SIGPIPE (unless ignored) remove it, so die() or a signal leaves
+ * nothing behind.  A replaced file keeps its mode, a new one gets 0666
+ * less the umask; a symbolic link is followed (the file it names is
+ * replaced); a device or FIFO (/dev/null, /dev/full) is written directly.
+ * Errors: "cannot create 'dir/out.csv': Permission denied" (also for a
+ * read-only file, a directory or a missing directory).
  */
 struct out *out_open(enum out_format fmt, const char *path, struct errbuf *eb);
 
@@ -104,7 +113,9 @@ void out_table_end(struct out *o);
 /*
  * Finish: close the JSON object, flush, check for write errors, close the
  * file and rename it into place.  Returns 0, or -1 with eb filled (and the
- * temporary file removed).  stdout is flushed and checked but not closed.
+ * temporary file removed): "cannot write 'out.csv': No space left on
+ * device", "cannot write standard output: ...".  stdout is flushed and
+ * checked but not closed.  o is freed either way.
  */
 int out_close(struct out *o, struct errbuf *eb);
 
@@ -115,6 +126,12 @@ void out_abort(struct out *o);
  * Shortest decimal text that reads back as exactly x (C locale), as used in
  * CSV and JSON.  buf must hold 32 bytes; returns the length written.
  * NaN and infinities are written as "nan", "inf", "-inf".
+ *
+ * The form is printf's %g with the first of 15, 16 or 17 significant
+ * digits that reads back exactly: "0.1", "5e-06", "1e+21",
+ * "0.30000000000000004".  Integers up to 2^53 are written as digits
+ * ("4096", "200000000000"), as are whole numbers below 1e17 when that is
+ * shorter.  The decimal point is '.' whatever LC_NUMERIC says.
  */
 int fmt_double(char *buf, double x);
 

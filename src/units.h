@@ -41,10 +41,12 @@ int units_parse_fraction(const char *s, double *x, struct errbuf *eb);
 /* The kind of quantity a list holds; chooses the element parser. */
 enum quantity {
 	Q_NUMBER,  /* plain number */
-	Q_COUNT,   /* positive integer (rank counts, microbatches); K/M suffix allowed */
+	Q_COUNT,   /* non-negative integer up to 2^53 (rank counts, microbatches);
+		      K M G T suffixes (x1024^n) allowed, 1e3 if integral */
 	Q_TIME,
 	Q_SIZE,
-	Q_RATE
+	Q_RATE,
+	Q_FRACTION /* as units_parse_fraction: "10%" or "0.1"; may be negative */
 };
 
 /* Parse one quantity of the given kind. */
@@ -56,12 +58,18 @@ int units_parse(enum quantity q, const char *s, double *x, struct errbuf *eb);
  * a relative 1e-9), or any comma-separated mix of these.  Elements of a
  * geometric range are START*FACTOR^k (no accumulated rounding).  Ranges
  * that never end (x1, +0), run backwards or are empty are errors, as are
- * lists longer than UNITS_LIST_MAX.
+ * lists longer than UNITS_LIST_MAX.  STEP carries the list's unit
+ * ("1us:10us:+1us"); FACTOR is a plain number.  An element within 1e-9
+ * of STOP is STOP.  In a Q_COUNT range an element within 1e-9 of an
+ * integer is that integer, and any other element is an error
+ * ("2:100:x1.5" fails at 4.5).  Error messages name the element or the
+ * range: "cannot parse range '8:2:x2': empty range (start is above stop)".
  *
  * On success fills list (which the caller frees with dlist_release) and
  * returns 0; on error returns -1 with the message in eb.
  */
-#define UNITS_LIST_MAX 100000000
+/* At most 10 million elements: 80 MB of doubles. */
+#define UNITS_LIST_MAX 10000000
 struct dlist {
 	double *v;
 	size_t n, alloc;
@@ -74,11 +82,17 @@ void dlist_release(struct dlist *l);
  * Human-readable formatting for tables (not for CSV/JSON, which print raw
  * SI values).  Each writes into buf (size len) and returns buf.
  *
- * units_fmt_size: binary prefixes for powers of two ("4 KiB", "1 GiB"),
- *   otherwise decimal ("25 MB", "1.5 GB").
- * units_fmt_time: picks ns, µs, ms or s so the number is in [1, 1000).
- * units_fmt_rate: decimal GB/s style ("200 GB/s").
- * prec is the number of significant digits (time, rate) to print.
+ * units_fmt_size: binary units when the size is a whole number of
+ *   eighths of one ("4 KiB", "1 GiB", "1.5 GiB", "14 GiB"), otherwise
+ *   decimal with 4 significant digits ("25 MB", "1.5 GB"); below 1024
+ *   plain bytes ("1000 B").
+ * units_fmt_time: picks ns, µs (U+00B5), ms or s so the number is in
+ *   [1, 1000) (ns below, s above); prec significant digits, trailing
+ *   zeros kept: 30e-6 at prec 3 is "30.0 µs", 0 is "0 s".
+ * units_fmt_rate: B/s, kB/s, MB/s, GB/s, TB/s, PB/s so the number is in
+ *   [1, 1000); prec significant digits as %g, without trailing zeros:
+ *   200e9 at prec 4 is "200 GB/s", 23.4567e9 is "23.46 GB/s".
+ * prec < 1 means the default (3 for time, 4 for rate).
  */
 char *units_fmt_size(char *buf, size_t len, double bytes);
 char *units_fmt_time(char *buf, size_t len, double seconds, int prec);

@@ -1,0 +1,995 @@
+/*
+ * The output writers: a human table, CSV and JSON, all fed the same rows
+ * through one interface (table.h), and the atomic replacement of -o FILE.
+ *
+ * Rows are written as they come; nothing is buffered beyond stdio, so a
+ * sweep of millions of rows runs in constant memory.  The human table
+ * therefore cannot measure its cells first: column widths come from the
+ * column specs (width and label), and a wider cell just pushes the rest
+ * of its row to the right.
+ *
+ * Output to a file goes to a temporary file beside it, renamed into place
+ * by out_close().  Until then the temporary is on a list that an atexit
+ * handler and handlers of SIGINT, SIGTERM, SIGHUP and SIGPIPE remove, so
+ * neither die() nor Ctrl-C leaves a half-written file or a stray
+ * temporary behind.
+ */
+#define _XOPEN_SOURCE 700  /* realpath */
+#include <errno.h>
+#include <locale.h>
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+#include <csv.h>
+
+#include "table.h"
+#include "units.h"
+
+struct out {
+	enum out_format fmt;
+	FILE *f;
+	char *path;            /* the target as given, for messages; NULL for stdout */
+	char *target;          /* where the temporary is renamed: path, links resolved */
+	char *tmp;             /* temporary beside path; NULL when written directly */
+	int slot;              /* index of tmp in pending[], or -1 */
+
+	/* human table */
+	int lines;             /* lines written so far */
+	int last_blank;        /* the last line written was empty */
+	size_t *width;         /* display width of each column of the table */
+	char *line;            /* the line being built */
+	size_t line_len, line_alloc;
+
+	/* all formats */
+	const struct table *t; /* the table being written, or NULL */
+	int tables;            /* tables begun */
+	int csv_this;          /* the current table is the CSV table */
+	int csv_done;          /* the CSV table has been chosen */
+	size_t rows;           /* rows of the current table */
+	int json_keys;         /* keys written in the JSON object */
+	int json_inputs;       /* the "inputs" object is open */
+	size_t json_ninputs;
+};
+
+/* ---- temporaries that must not survive the process ---- */
+
+#define MAX_PENDING 16
+static char *volatile pending[MAX_PENDING];
+static volatile pid_t pending_owner;
+static int cleanup_installed;
+
+/* Async-signal-safe: unlink() and getpid() only. */
+static void unlink_pending(void)
+{
+	int i;
+
+	/* A forked child that exits must not remove its parent's files. */
+	if (getpid() != pending_owner)
+		return;
+	for (i = 0; i < MAX_PENDING; i++) {
+		char *p = pending[i];
+
+		if (p)
+			unlink(p);
+	}
+}
+
+static void cleanup_at_exit(void)
+{
+	unlink_pending();
+}
+
+static void cleanup_on_signal(int sig)
+{
+	unlink_pending();
+	/* Die of the same signal, so the parent sees how we ended. */
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void install_cleanup(void)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE };
+	size_t i;
+
+	if (cleanup_installed)
+		return;
+	cleanup_installed = 1;
+	pending_owner = getpid();
+	atexit(cleanup_at_exit);
+	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+		struct sigaction old, sa;
+
+		/* A signal the caller ignores (nohup) stays ignored. */
+		if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN)
+			continue;
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = cleanup_on_signal;
+		sigemptyset(&sa.sa_mask);
+		sigaction(sigs[i], &sa, NULL);
+	}
+}
+
+static int pending_add(char *path)
+{
+	int i;
+
+	install_cleanup();
+	for (i = 0; i < MAX_PENDING; i++)
+		if (!pending[i]) {
+			pending[i] = path;
+			return i;
+		}
+	return -1;
+}
+
+/* ---- opening and closing ---- */
+
+int out_format_parse(const char *s, enum out_format *fmt, struct errbuf *eb)
+{
+	if (!strcmp(s, "table"))
+		*fmt = FMT_TABLE;
+	else if (!strcmp(s, "csv"))
+		*fmt = FMT_CSV;
+	else if (!strcmp(s, "json"))
+		*fmt = FMT_JSON;
+	else
+		return errbuf_set(eb, "unknown format '%s' (want table, csv or json)", s);
+	return 0;
+}
+
+enum out_format out_get_format(const struct out *o)
+{
+	return o->fmt;
+}
+
+static struct out *out_new(enum out_format fmt, FILE *f)
+{
+	struct out *o = xmalloc(sizeof(*o));
+
+	memset(o, 0, sizeof(*o));
+	o->fmt = fmt;
+	o->f = f;
+	o->slot = -1;
+	return o;
+}
+
+static struct out *open_stdout(enum out_format fmt)
+{
+	static char buf[1 << 16];
+	static int buffered;
+
+	/*
+	 * A big buffer for pipes and files; a terminal keeps its line
+	 * buffering so rows and warnings appear in order.  glibc flushes
+	 * anything already written before changing the buffer.
+	 */
+	if (!buffered) {
+		buffered = 1;
+		if (!isatty(fileno(stdout)))
+			setvbuf(stdout, buf, _IOFBF, sizeof(buf));
+	}
+	return out_new(fmt, stdout);
+}
+
+struct out *out_open(enum out_format fmt, const char *path, struct errbuf *eb)
+{
+	const char *slash, *base;
+	struct stat st, lst;
+	int exists, fd, saved;
+	mode_t mode, mask;
+	size_t dirlen;
+	char *tmp, *target;
+	FILE *f;
+	struct out *o;
+
+	if (!path || !strcmp(path, "-"))
+		return open_stdout(fmt);
+	if (!*path) {
+		errbuf_set(eb, "cannot create '': empty file name");
+		return NULL;
+	}
+	exists = stat(path, &st) == 0;
+	if (exists && S_ISDIR(st.st_mode)) {
+		errbuf_set(eb, "cannot create '%s': %s", path, strerror(EISDIR));
+		return NULL;
+	}
+	/*
+	 * A device or a pipe (/dev/null, /dev/stdout, a FIFO) cannot be
+	 * replaced by renaming: write to it directly.
+	 */
+	if (exists && !S_ISREG(st.st_mode)) {
+		if (!(f = fopen(path, "w"))) {
+			errbuf_set(eb, "cannot create '%s': %s", path, strerror(errno));
+			return NULL;
+		}
+		o = out_new(fmt, f);
+		o->path = xstrdup(path);
+		return o;
+	}
+
+	/*
+	 * Replace what a symbolic link points to, not the link itself
+	 * (a dangling link is replaced by the file).
+	 */
+	target = NULL;
+	if (lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode))
+		target = realpath(path, NULL);
+	if (!target)
+		target = xstrdup(path);
+	/* A read-only file stays as it is, as with the shell's '>'. */
+	if (exists && access(target, W_OK) < 0) {
+		saved = errno;
+		free(target);
+		errbuf_set(eb, "cannot create '%s': %s", path, strerror(saved));
+		return NULL;
+	}
+
+	slash = strrchr(target, '/');
+	base = slash ? slash + 1 : target;
+	dirlen = slash ? (size_t)(base - target) : 0;
+	if (!*base) {
+		free(target);
+		errbuf_set(eb, "cannot create '%s': %s", path, strerror(EISDIR));
+		return NULL;
+	}
+	tmp = xmalloc(dirlen + strlen(base) + sizeof(".") + sizeof(".commtime-XXXXXX"));
+	sprintf(tmp, "%.*s.%s.commtime-XXXXXX", (int)dirlen, target, base);
+
+	/* Block the signals while the name is made and registered. */
+	install_cleanup();
+	{
+		sigset_t all, old;
+
+		sigfillset(&all);
+		sigprocmask(SIG_BLOCK, &all, &old);
+		fd = mkstemp(tmp);
+		saved = errno;
+		o = NULL;
+		if (fd >= 0) {
+			int slot = pending_add(tmp);
+
+			if (slot < 0) {
+				unlink(tmp);
+				close(fd);
+				fd = -1;
+				saved = EMFILE;
+			} else {
+				o = out_new(fmt, NULL);
+				o->slot = slot;
+			}
+		}
+		sigprocmask(SIG_SETMASK, &old, NULL);
+	}
+	if (fd < 0) {
+		free(tmp);
+		free(target);
+		errbuf_set(eb, "cannot create '%s': %s", path, strerror(saved));
+		return NULL;
+	}
+	o->tmp = tmp;
+	o->path = xstrdup(path);
+	o->target = target;
+
+	/* The mode a new file would get, or the mode of the file replaced. */
+	if (exists) {
+		mode = st.st_mode & 0777;
+	} else {
+		mask = umask(0);
+		umask(mask);
+		mode = 0666 & ~mask;
+	}
+	if (fchmod(fd, mode) < 0 || !(f = fdopen(fd, "w"))) {
+		saved = errno;
+		close(fd);
+		out_abort(o);
+		errbuf_set(eb, "cannot create '%s': %s", path, strerror(saved));
+		return NULL;
+	}
+	o->f = f;
+	setvbuf(f, NULL, _IOFBF, 1 << 16);
+	return o;
+}
+
+static void drop_temporary(struct out *o)
+{
+	if (!o->tmp)
+		return;
+	unlink(o->tmp);
+	pending[o->slot] = NULL;
+	free(o->tmp);
+	o->tmp = NULL;
+	o->slot = -1;
+}
+
+static void out_free(struct out *o)
+{
+	free(o->path);
+	free(o->target);
+	free(o->width);
+	free(o->line);
+	free(o);
+}
+
+static void json_finish(struct out *o);
+
+int out_close(struct out *o, struct errbuf *eb)
+{
+	int err = 0;
+
+	if (o->t)
+		out_table_end(o);
+	if (o->fmt == FMT_JSON)
+		json_finish(o);
+
+	errno = 0;
+	if (fflush(o->f) != 0)
+		err = errno ? errno : EIO;
+	else if (ferror(o->f))
+		err = errno ? errno : EIO;
+
+	if (o->f == stdout) {
+		out_free(o);
+		if (err)
+			return errbuf_set(eb, "cannot write standard output: %s", strerror(err));
+		return 0;
+	}
+	errno = 0;
+	if (fclose(o->f) != 0 && !err)
+		err = errno ? errno : EIO;
+	o->f = NULL;
+	if (!err && o->tmp) {
+		if (rename(o->tmp, o->target) < 0)
+			err = errno;
+		else {
+			/* Renamed: the name is no longer ours to remove. */
+			pending[o->slot] = NULL;
+			free(o->tmp);
+			o->tmp = NULL;
+		}
+	}
+	if (err) {
+		drop_temporary(o);
+		errbuf_set(eb, "cannot write '%s': %s", o->path, strerror(err));
+		out_free(o);
+		return -1;
+	}
+	out_free(o);
+	return 0;
+}
+
+void out_abort(struct out *o)
+{
+	if (!o)
+		return;
+	if (o->f && o->f != stdout)
+		fclose(o->f);
+	drop_temporary(o);
+	out_free(o);
+}
+
+/* ---- numbers ---- */
+
+/* Put back '.' where a comma locale's printf wrote its decimal point. */
+static void fix_point(char *buf)
+{
+	const char *dp = localeconv()->decimal_point;
+	char *p;
+
+	if (!dp || !*dp || !strcmp(dp, "."))
+		return;
+	if ((p = strstr(buf, dp))) {
+		size_t n = strlen(dp);
+
+		*p = '.';
+		memmove(p + 1, p + n, strlen(p + n) + 1);
+	}
+}
+
+/* strtod of C-locale text whatever the locale. */
+static double read_back(const char *s)
+{
+	const char *dp = localeconv()->decimal_point;
+	char buf[64];
+	const char *dot;
+
+	if (!dp || !*dp || !strcmp(dp, ".") || !(dot = strchr(s, '.')))
+		return strtod(s, NULL);
+	snprintf(buf, sizeof(buf), "%.*s%s%s", (int)(dot - s), s, dp, dot + 1);
+	return strtod(buf, NULL);
+}
+
+/*
+ * Write the p significant digits d (value d[0].d[1]... x 10^e) the way
+ * printf's %.*g would: fixed notation when -4 <= e < p, otherwise with
+ * an exponent of at least two digits; no trailing zeros.
+ */
+static int write_g(char *buf, int neg, const char *d, int p, int e)
+{
+	char *o = buf;
+	int len = p, i;
+
+	while (len > 1 && d[len - 1] == '0')
+		len--;
+	if (neg)
+		*o++ = '-';
+	if (e >= -4 && e < p) {
+		if (e >= 0) {
+			for (i = 0; i <= e; i++)
+				*o++ = i < len ? d[i] : '0';
+			if (len > e + 1) {
+				*o++ = '.';
+				for (; i < len; i++)
+					*o++ = d[i];
+			}
+		} else {
+			*o++ = '0';
+			*o++ = '.';
+			for (i = 0; i < -e - 1; i++)
+				*o++ = '0';
+			for (i = 0; i < len; i++)
+				*o++ = d[i];
+		}
+		*o = '\0';
+	} else {
+		*o++ = d[0];
+		if (len > 1) {
+			*o++ = '.';
+			for (i = 1; i < len; i++)
+				*o++ = d[i];
+		}
+		sprintf(o, "e%c%02d", e < 0 ? '-' : '+', e < 0 ? -e : e);
+	}
+	return (int)strlen(buf);
+}
+
+int fmt_double(char *buf, double x)
+{
+	char e17[40], d[18], r[18];
+	int e, p, i, neg;
+	const char *q;
+
+	if (isnan(x))
+		return sprintf(buf, "nan");
+	if (isinf(x))
+		return sprintf(buf, x < 0 ? "-inf" : "inf");
+	/* Integers that a double holds exactly: all their digits, no exponent. */
+	if (x == floor(x) && fabs(x) <= 9007199254740992.0) {
+		if (x == 0)
+			return sprintf(buf, signbit(x) ? "-0" : "0");
+		return sprintf(buf, "%.0f", x);
+	}
+
+	/*
+	 * The 17 significant digits that always read back exactly, printed
+	 * once; then the first of 15 and 16 digits, rounded from them, that
+	 * also reads back exactly: the same text as trying %.15g, %.16g and
+	 * %.17g in turn, but printf, the slow part, runs once instead of
+	 * three times.
+	 */
+	snprintf(e17, sizeof(e17), "%.16e", x);
+	neg = e17[0] == '-';
+	q = e17 + neg;
+	/* The digits, skipping the decimal point whatever the locale made it. */
+	for (i = 0; i < 17 && *q && *q != 'e'; q++)
+		if (*q >= '0' && *q <= '9')
+			d[i++] = *q;
+	while (i < 17)
+		d[i++] = '0';
+	q = strchr(q, 'e');
+	e = q ? atoi(q + 1) : 0;
+
+	for (p = 15; p < 17; p++) {
+		int re = e;
+
+		/*
+		 * The digits cut off are exactly "5" or "50": the 17 digits
+		 * were rounded themselves, so only printf knows which way the
+		 * exact value goes.
+		 */
+		if (d[p] == '5' && (p == 16 || d[16] == '0')) {
+			snprintf(buf, 32, "%.*g", p, x);
+			fix_point(buf);
+			if (read_back(buf) == x)
+				break;
+			continue;
+		}
+		memcpy(r, d, (size_t)p);
+		if (d[p] >= '5') {
+			for (i = p - 1; i >= 0 && r[i] == '9'; i--)
+				r[i] = '0';
+			if (i >= 0) {
+				r[i]++;
+			} else {
+				r[0] = '1';  /* 9.99...9 rounds to 10.0...0 */
+				re++;
+			}
+		}
+		write_g(buf, neg, r, p, re);
+		if (read_back(buf) == x)
+			break;
+	}
+	if (p == 17)
+		write_g(buf, neg, d, 17, e);
+	/*
+	 * Whole numbers from 2^53 to 1e17 may read shorter as plain digits
+	 * ("31722300588172752", not "3.172230058817275e+16").
+	 */
+	if (x == floor(x) && fabs(x) < 1e17 && strchr(buf, 'e')) {
+		char digits[32];
+		int n = snprintf(digits, sizeof(digits), "%.0f", x);
+
+		if ((size_t)n < strlen(buf))
+			memcpy(buf, digits, (size_t)n + 1);
+	}
+	return (int)strlen(buf);
+}
+
+/* An integral column: every digit when the value is a whole number. */
+static void fmt_int(char *buf, double x)
+{
+	if (isfinite(x) && x == floor(x) && fabs(x) < 1e18) {
+		if (x == 0)
+			x = 0;  /* no "-0" for a count */
+		sprintf(buf, "%.0f", x);
+	} else {
+		fmt_double(buf, x);
+	}
+}
+
+/* How a number looks in the human table. */
+static void fmt_human(char *buf, size_t len, double x, enum col_type type,
+		      enum col_human human, double scale, const char *suffix, int prec)
+{
+	if (isnan(x)) {
+		buf[0] = '\0';
+		return;
+	}
+	switch (human) {
+	case H_FIXED:
+		if (!(scale > 0))
+			scale = 1;
+		if (suffix && *suffix)
+			snprintf(buf, len, "%.*f %s", prec < 0 ? 0 : prec, x / scale, suffix);
+		else
+			snprintf(buf, len, "%.*f", prec < 0 ? 0 : prec, x / scale);
+		break;
+	case H_TIME:
+		units_fmt_time(buf, len, x, prec);
+		return;
+	case H_SIZE:
+		units_fmt_size(buf, len, x);
+		return;
+	case H_RATE:
+		units_fmt_rate(buf, len, x, prec);
+		return;
+	case H_PERCENT:
+		snprintf(buf, len, "%.*f %%", prec < 0 ? 0 : prec, 100 * x);
+		break;
+	case H_PLAIN:
+	default:
+		if (isfinite(x) && x == floor(x) && (type == COL_INT || fabs(x) < 1e15)) {
+			fmt_int(buf, x);
+			return;
+		}
+		snprintf(buf, len, "%.*g", prec > 0 ? prec : 6, x);
+		break;
+	}
+	fix_point(buf);
+}
+
+/* ---- the human table ---- */
+
+/* Display width: UTF-8 code points (µ counts one), not bytes. */
+static size_t text_width(const char *s)
+{
+	size_t n = 0;
+
+	for (; *s; s++)
+		if (((unsigned char)*s & 0xc0) != 0x80)
+			n++;
+	return n;
+}
+
+static void line_add(struct out *o, const char *s, size_t n)
+{
+	if (o->line_len + n + 1 > o->line_alloc) {
+		o->line_alloc = 2 * (o->line_len + n + 1) + 64;
+		o->line = xrealloc(o->line, o->line_alloc);
+	}
+	memcpy(o->line + o->line_len, s, n);
+	o->line_len += n;
+	o->line[o->line_len] = '\0';
+}
+
+static void line_pad(struct out *o, size_t n)
+{
+	static const char blanks[] = "                                ";
+
+	while (n > 0) {
+		size_t k = n < sizeof(blanks) - 1 ? n : sizeof(blanks) - 1;
+
+		line_add(o, blanks, k);
+		n -= k;
+	}
+}
+
+/* Write the line built so far without trailing blanks, and start anew. */
+static void line_emit(struct out *o)
+{
+	while (o->line_len && o->line[o->line_len - 1] == ' ')
+		o->line_len--;
+	fwrite(o->line ? o->line : "", 1, o->line_len, o->f);
+	fputc('\n', o->f);
+	o->last_blank = o->line_len == 0;
+	o->lines++;
+	o->line_len = 0;
+}
+
+static void line_cell(struct out *o, const char *s, size_t width, int left, int first)
+{
+	size_t w = text_width(s);
+
+	if (!first)
+		line_add(o, "  ", 2);
+	if (!left && w < width)
+		line_pad(o, width - w);
+	line_add(o, s, strlen(s));
+	if (left && w < width)
+		line_pad(o, width - w);
+}
+
+/* ---- JSON ---- */
+
+static void json_string(FILE *f, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	fputc('"', f);
+	while (*p) {
+		unsigned c = *p;
+		size_t n = 0, i;
+
+		if (c == '"' || c == '\\') {
+			fputc('\\', f);
+			fputc((int)c, f);
+			p++;
+			continue;
+		}
+		if (c < 0x20) {
+			switch (c) {
+			case '\b': fputs("\\b", f); break;
+			case '\f': fputs("\\f", f); break;
+			case '\n': fputs("\\n", f); break;
+			case '\r': fputs("\\r", f); break;
+			case '\t': fputs("\\t", f); break;
+			default: fprintf(f, "\\u%04x", c); break;
+			}
+			p++;
+			continue;
+		}
+		if (c < 0x80) {
+			fputc((int)c, f);
+			p++;
+			continue;
+		}
+		/* Copy valid UTF-8; replace a broken byte with U+FFFD. */
+		if (c >= 0xc2 && c <= 0xdf)
+			n = 1;
+		else if (c >= 0xe0 && c <= 0xef)
+			n = 2;
+		else if (c >= 0xf0 && c <= 0xf4)
+			n = 3;
+		for (i = 1; n && i <= n; i++)
+			if ((p[i] & 0xc0) != 0x80)
+				n = 0;
+		if (n == 2 && ((c == 0xe0 && p[1] < 0xa0) || (c == 0xed && p[1] > 0x9f)))
+			n = 0;  /* overlong, or a UTF-16 surrogate */
+		if (n == 3 && ((c == 0xf0 && p[1] < 0x90) || (c == 0xf4 && p[1] > 0x8f)))
+			n = 0;  /* overlong, or above U+10FFFF */
+		if (!n) {
+			fputs("\\ufffd", f);
+			p++;
+			continue;
+		}
+		fwrite(p, 1, n + 1, f);
+		p += n + 1;
+	}
+	fputc('"', f);
+}
+
+static void json_number(FILE *f, double x, enum col_type type)
+{
+	char buf[32];
+
+	if (!isfinite(x)) {
+		fputs("null", f);
+		return;
+	}
+	if (type == COL_INT)
+		fmt_int(buf, x);
+	else
+		fmt_double(buf, x);
+	fputs(buf, f);
+}
+
+/* Start the next key of the top-level object. */
+static void json_key(struct out *o, const char *key)
+{
+	fputs(o->json_keys++ ? ",\n  " : "{\n  ", o->f);
+	json_string(o->f, key);
+	fputs(": ", o->f);
+}
+
+static void json_close_inputs(struct out *o)
+{
+	if (o->json_inputs) {
+		fputs("\n  }", o->f);
+		o->json_inputs = 0;
+	}
+}
+
+static void json_finish(struct out *o)
+{
+	json_close_inputs(o);
+	fputs(o->json_keys ? "\n}\n" : "{}\n", o->f);
+}
+
+static void json_input_key(struct out *o, const char *key)
+{
+	/* Inputs come before the tables; a late one is left out. */
+	if (!o->json_inputs) {
+		json_key(o, "inputs");
+		fputs("{", o->f);
+		o->json_inputs = 1;
+	}
+	fputs(o->json_ninputs++ ? ",\n    " : "\n    ", o->f);
+	json_string(o->f, key);
+	fputs(": ", o->f);
+}
+
+/* ---- CSV ---- */
+
+/* A field, quoted by libcsv only when it has to be. */
+static void csv_field(FILE *f, const char *s)
+{
+	size_t n = strlen(s);
+
+	if (strpbrk(s, ",\"\r\n") || (n && (s[0] == ' ' || s[0] == '\t' ||
+					     s[n - 1] == ' ' || s[n - 1] == '\t')))
+		csv_fwrite(f, s, n);
+	else
+		fwrite(s, 1, n, f);
+}
+
+/* ---- the interface ---- */
+
+void out_input(struct out *o, const char *key, const char *label,
+	       double value, enum col_human human, int prec, const char *note)
+{
+	char buf[128];
+
+	switch (o->fmt) {
+	case FMT_TABLE:
+		fmt_human(buf, sizeof(buf), value, COL_NUM, human, 1, NULL, prec);
+		line_add(o, label, strlen(label));
+		line_add(o, ": ", 2);
+		line_add(o, buf, strlen(buf));
+		if (note) {
+			line_add(o, " (", 2);
+			line_add(o, note, strlen(note));
+			line_add(o, ")", 1);
+		}
+		line_emit(o);
+		break;
+	case FMT_JSON:
+		if (o->tables)
+			break;
+		json_input_key(o, key);
+		json_number(o->f, value, COL_NUM);
+		break;
+	case FMT_CSV:
+		break;
+	}
+}
+
+void out_input_str(struct out *o, const char *key, const char *label, const char *value)
+{
+	switch (o->fmt) {
+	case FMT_TABLE:
+		line_add(o, label, strlen(label));
+		line_add(o, ": ", 2);
+		line_add(o, value, strlen(value));
+		line_emit(o);
+		break;
+	case FMT_JSON:
+		if (o->tables)
+			break;
+		json_input_key(o, key);
+		json_string(o->f, value);
+		break;
+	case FMT_CSV:
+		break;
+	}
+}
+
+void out_text(struct out *o, const char *fmt, ...)
+{
+	va_list ap;
+	char buf[1024];
+	int n;
+
+	if (o->fmt != FMT_TABLE)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if ((size_t)n < sizeof(buf)) {
+		line_add(o, buf, (size_t)n);
+	} else {
+		char *big = xmalloc((size_t)n + 1);
+
+		va_start(ap, fmt);
+		vsnprintf(big, (size_t)n + 1, fmt, ap);
+		va_end(ap);
+		line_add(o, big, (size_t)n);
+		free(big);
+	}
+	line_emit(o);
+}
+
+static int shown(const struct out *o, const struct column *c)
+{
+	if (o->fmt == FMT_TABLE)
+		return !(c->flags & COL_DATA_ONLY);
+	return !(c->flags & COL_TABLE_ONLY);
+}
+
+void out_table_begin(struct out *o, const struct table *t)
+{
+	size_t i;
+	int first = 1;
+
+	if (o->t)
+		out_table_end(o);
+	o->t = t;
+	o->rows = 0;
+	o->tables++;
+	switch (o->fmt) {
+	case FMT_TABLE:
+		free(o->width);
+		o->width = xmalloc((t->ncols ? t->ncols : 1) * sizeof(*o->width));
+		if (o->lines && !o->last_blank)
+			line_emit(o);
+		if (t->title) {
+			line_add(o, t->title, strlen(t->title));
+			line_emit(o);
+		}
+		for (i = 0; i < t->ncols; i++) {
+			const struct column *c = &t->cols[i];
+			size_t lw = text_width(c->label ? c->label : c->key);
+
+			o->width[i] = c->width > 0 && (size_t)c->width > lw ? (size_t)c->width : lw;
+			if (!shown(o, c))
+				continue;
+			line_cell(o, c->label ? c->label : c->key, o->width[i],
+				  c->type == COL_STR, first);
+			first = 0;
+		}
+		line_emit(o);
+		break;
+	case FMT_CSV:
+		o->csv_this = !t->secondary && !o->csv_done;
+		if (!o->csv_this)
+			break;
+		o->csv_done = 1;
+		for (i = 0; i < t->ncols; i++) {
+			if (!shown(o, &t->cols[i]))
+				continue;
+			if (!first)
+				fputc(',', o->f);
+			csv_field(o->f, t->cols[i].key);
+			first = 0;
+		}
+		fputc('\n', o->f);
+		break;
+	case FMT_JSON:
+		json_close_inputs(o);
+		json_key(o, t->name ? t->name : "table");
+		fputc('[', o->f);
+		break;
+	}
+}
+
+void out_row(struct out *o, const struct cell *cells)
+{
+	const struct table *t = o->t;
+	char buf[128];
+	size_t i;
+	int first = 1;
+
+	if (!t)
+		return;
+	o->rows++;
+	switch (o->fmt) {
+	case FMT_TABLE:
+		for (i = 0; i < t->ncols; i++) {
+			const struct column *c = &t->cols[i];
+			const char *s = cells[i].s;
+
+			if (!shown(o, c))
+				continue;
+			if (!s) {
+				fmt_human(buf, sizeof(buf), cells[i].x, c->type, c->human,
+					  c->scale, c->suffix, c->prec);
+				s = buf;
+			}
+			line_cell(o, s, o->width[i], c->type == COL_STR, first);
+			first = 0;
+		}
+		line_emit(o);
+		break;
+	case FMT_CSV:
+		if (!o->csv_this)
+			break;
+		for (i = 0; i < t->ncols; i++) {
+			const struct column *c = &t->cols[i];
+
+			if (!shown(o, c))
+				continue;
+			if (!first)
+				fputc(',', o->f);
+			first = 0;
+			if (cells[i].s) {
+				csv_field(o->f, cells[i].s);
+			} else if (!isnan(cells[i].x)) {
+				if (c->type == COL_INT)
+					fmt_int(buf, cells[i].x);
+				else
+					fmt_double(buf, cells[i].x);
+				fputs(buf, o->f);
+			}
+			/* NaN: an empty field, which pandas reads as NaN */
+		}
+		fputc('\n', o->f);
+		break;
+	case FMT_JSON:
+		fputs(o->rows > 1 ? ",\n    {" : "\n    {", o->f);
+		for (i = 0; i < t->ncols; i++) {
+			const struct column *c = &t->cols[i];
+
+			if (!shown(o, c))
+				continue;
+			if (!first)
+				fputs(", ", o->f);
+			first = 0;
+			json_string(o->f, c->key);
+			fputs(": ", o->f);
+			if (cells[i].s)
+				json_string(o->f, cells[i].s);
+			else
+				json_number(o->f, cells[i].x, c->type);
+		}
+		fputc('}', o->f);
+		break;
+	}
+}
+
+void out_table_end(struct out *o)
+{
+	if (!o->t)
+		return;
+	if (o->fmt == FMT_JSON)
+		fputs(o->rows ? "\n  ]" : "]", o->f);
+	o->csv_this = 0;
+	o->t = NULL;
+}

@@ -1,0 +1,1 @@
+--format json --alpha 5us --beta 200GB/s --ranks 4 --sizes 4K,1G

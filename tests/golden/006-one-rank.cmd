@@ -1,0 +1,1 @@
+--ranks 1,2,3 --sizes 1M --algo ring,tree,rd

@@ -1,0 +1,1 @@
+--ranks 8 --sizes 1G --time-unit ms --format table

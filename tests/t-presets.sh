@@ -1,0 +1,111 @@
+#!/bin/sh
+# Presets end to end: the search path (--presets-dir, COMMTIME_PRESETS,
+# ./presets), the listing and its CSV contract, bad files in a listing,
+# output errors.  Runs in a fresh directory so ./presets is under control.
+top=${top:-$(cd "$(dirname "$0")/.." && pwd)}
+COMMTIME=${COMMTIME:-$top/commtime}
+LC_ALL=C; export LC_ALL
+unset COMMTIME_PRESETS
+dir=$(mktemp -d "${TMPDIR:-/tmp}/commtime-t-presets.XXXXXX") || exit 1
+trap 'rm -rf "$dir"' EXIT
+cd "$dir" || exit 1
+
+n=0
+check() { # description, then a command that succeeds when the check holds
+	n=$((n + 1))
+	d=$1; shift
+	if "$@"; then echo "ok $n - $d"; else echo "not ok $n - $d"; fi
+}
+link() { # file name desc alpha beta
+	printf 'name = %s\nkind = link\ndescription = %s\nalpha = %s\nbeta = %s\n' \
+		"$2" "$3" "$4" "$5" >"$1"
+}
+field() { # the value of key $1 in the CSV of "presets NAME" on stdin
+	awk -F, -v k="$1" 'NR > 1 && $6 == k { print $7 }'
+}
+
+mkdir -p cli env1 env2 presets
+link cli/x.preset x "x from cli" 1us 1GB/s
+link env1/x.preset x "x from env1" 2us 2GB/s
+link env1/y.preset y "y from env1" 3us 3GB/s
+link env2/y.preset y "y from env2" 4us 4GB/s
+link env2/z.preset z "z from env2" 5us 5GB/s
+link presets/z.preset z "z from ./presets" 6us 6GB/s
+link presets/v.preset v "v from ./presets" 7us 7GB/s
+printf 'name = w\nkind = workload\ndescription = a workload, with a comma\n' >presets/w.preset
+
+# search order: --presets-dir, then COMMTIME_PRESETS in order, then ./presets
+desc() { "$COMMTIME" --format csv "$@" | awk -F, 'NR == 2 { print $5 }'; }
+check "--presets-dir comes first" \
+	test "$(COMMTIME_PRESETS=env1:env2 desc --presets-dir cli presets x)" = "x from cli"
+check "COMMTIME_PRESETS comes before ./presets" \
+	test "$(COMMTIME_PRESETS=env1:env2 desc presets z)" = "z from env2"
+check "the first directory of COMMTIME_PRESETS wins" \
+	test "$(COMMTIME_PRESETS=env1:env2 desc presets y)" = "y from env1"
+check "empty entries of COMMTIME_PRESETS are skipped" \
+	test "$(COMMTIME_PRESETS=::env2: desc presets y)" = "y from env2"
+check "./presets is searched last" \
+	test "$(COMMTIME_PRESETS=env1:env2 desc presets v)" = "v from ./presets"
+check "--preset uses the same search path" \
+	test "$(COMMTIME_PRESETS=env1 "$COMMTIME" --format csv --preset y presets | field alpha)" = 3e-06
+check "a preset given by path needs no search path" \
+	test "$(desc presets env2/z.preset)" = "z from env2"
+
+# the listing: first found wins per name, sorted, CSV columns fixed
+COMMTIME_PRESETS=env1:env2 "$COMMTIME" --format csv presets --presets-dir cli >list.csv 2>list.err
+check "listing exits 0" test $? = 0
+check "CSV header is the contract" \
+	test "$(head -1 list.csv)" = "name,kind,alpha_s,beta_Bps,description"
+check "one row per name, sorted by name" \
+	test "$(cut -d, -f1 list.csv | tail -n +2 | tr '\n' ' ')" = "v w x y z "
+check "first found wins in the listing" \
+	grep -q '^x,link,1e-06,1000000000,x from cli$' list.csv
+check "workloads have empty alpha and beta" \
+	grep -q '^w,workload,,,"a workload, with a comma"$' list.csv
+check "nothing on stderr for a clean listing" test ! -s list.err
+"$COMMTIME" --format csv presets --kind workload >kind.csv
+check "--kind keeps one kind" test "$(tail -n +2 kind.csv | cut -d, -f1)" = w
+
+# a bad file in a listing is skipped with a warning naming it
+printf 'name = broken\nkind = link\ndescription = no equals below\nalpha 5us\n' >presets/broken.preset
+"$COMMTIME" presets >list.out 2>list.err
+st=$?
+check "a bad file does not fail the listing" test "$st" = 0
+check "the bad file is named in a warning" \
+	test "$(cat list.err)" = "commtime: warning: skipped a preset file that does not load: ./presets/broken.preset:4: line without '=': 'alpha 5us'"
+check "the good presets are still listed" grep -q 'v from ./presets' list.out
+link presets/zero.preset zero "zero beta" 1us 0
+"$COMMTIME" presets >list.out 2>list.err
+check "two bad files are counted" \
+	grep -q '^commtime: warning: skipped 2 preset files that do not load; the first: ' list.err
+rm presets/broken.preset presets/zero.preset
+
+# the shipped presets, from the top of the repository
+(cd "$top" && "$COMMTIME" --format csv presets --kind link) >shipped.csv
+check "every shipped link preset is listed" \
+	test "$(tail -n +2 shipped.csv | wc -l)" = "$(ls "$top"/presets/*.preset | xargs grep -l '^kind = link' | wc -l)"
+if command -v python3 >/dev/null 2>&1; then
+	check "the CSV reads back with 5 fields a row" python3 -c '
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1])))
+assert rows[0] == ["name", "kind", "alpha_s", "beta_Bps", "description"], rows[0]
+assert all(len(r) == 5 for r in rows), [r for r in rows if len(r) != 5]
+assert all(float(r[2]) > 0 and float(r[3]) > 0 for r in rows[1:])
+' shipped.csv
+	(cd "$top" && "$COMMTIME" --format json presets h100-nvlink4) >show.json
+	check "the JSON of one preset parses" python3 -c '
+import json, sys
+json.load(open(sys.argv[1]))
+' show.json
+fi
+
+# output
+check "--help prints the usage to stdout" \
+	sh -c '"$1" presets --help | grep -q "^usage: commtime presets"' sh "$COMMTIME"
+if [ -w /dev/full ]; then
+	"$COMMTIME" presets x --presets-dir cli >/dev/full 2>full.err
+	check "a write error on stdout fails" test $? = 1
+fi
+"$COMMTIME" --format csv -o out.csv presets --presets-dir cli x
+check "-o writes the file" grep -q '^x,link,' out.csv
+check "-o leaves no temporary file" test "$(ls -A | grep -c '^\.\?out\.csv.')" = 0
