@@ -54,11 +54,11 @@ static const struct option options[] = {
 
 static const struct column cols[] = {
 	{ "size_B", "size", COL_NUM, H_SIZE, 0, NULL, 3, 8, COL_ALL },
-	{ "measured_s", "measured", COL_NUM, H_TIME, 0, NULL, 4, 0, COL_ALL },
-	{ "predicted_s", "predicted", COL_NUM, H_TIME, 0, NULL, 4, 0, COL_ALL },
-	{ "rel_error", "error", COL_NUM, H_PERCENT, 0, NULL, 1, 0, COL_ALL },
-	{ "measured_busbw_Bps", "busbw", COL_NUM, H_RATE, 0, NULL, 4, 0, COL_ALL },
-	{ "predicted_busbw_Bps", "predicted", COL_NUM, H_RATE, 0, NULL, 4, 0, COL_ALL },
+	{ "measured_s", "measured", COL_NUM, H_TIME, 0, NULL, 4, 9, COL_ALL },
+	{ "predicted_s", "predicted", COL_NUM, H_TIME, 0, NULL, 4, 9, COL_ALL },
+	{ "rel_error", "error", COL_NUM, H_PERCENT, 0, NULL, 1, 7, COL_ALL },
+	{ "measured_busbw_Bps", "busbw", COL_NUM, H_RATE, 0, NULL, 4, 11, COL_ALL },
+	{ "predicted_busbw_Bps", "predicted", COL_NUM, H_RATE, 0, NULL, 4, 11, COL_ALL },
 	{ "flag", "flag", COL_STR, H_PLAIN, 0, NULL, 0, 0, COL_ALL },
 };
 static const struct table table = {
@@ -68,13 +68,13 @@ static const struct table table = {
 
 static const struct column sum_cols[] = {
 	{ "sizes", "sizes", COL_INT, H_PLAIN, 0, NULL, 0, 0, COL_ALL },
-	{ "median_abs_rel_error", "median |error|", COL_NUM, H_PERCENT, 0, NULL, 1, 0, COL_ALL },
-	{ "worst_rel_error", "worst", COL_NUM, H_PERCENT, 0, NULL, 1, 0, COL_ALL },
-	{ "worst_size_B", "at", COL_NUM, H_SIZE, 0, NULL, 3, 0, COL_ALL },
+	{ "median_abs_rel_error", "median |error|", COL_NUM, H_PERCENT, 0, NULL, 1, 14, COL_ALL },
+	{ "worst_rel_error", "worst", COL_NUM, H_PERCENT, 0, NULL, 1, 7, COL_ALL },
+	{ "worst_size_B", "at", COL_NUM, H_SIZE, 0, NULL, 3, 8, COL_ALL },
 	{ "far", "far", COL_INT, H_PLAIN, 0, NULL, 0, 0, COL_ALL },
-	{ "peak_busbw_Bps", "large busbw", COL_NUM, H_RATE, 0, NULL, 4, 0, COL_ALL },
-	{ "line_rate_Bps", "line rate", COL_NUM, H_RATE, 0, NULL, 4, 0, COL_ALL },
-	{ "line_fraction", "share", COL_NUM, H_PERCENT, 0, NULL, 0, 0, COL_ALL },
+	{ "peak_busbw_Bps", "large busbw", COL_NUM, H_RATE, 0, NULL, 4, 11, COL_ALL },
+	{ "line_rate_Bps", "line rate", COL_NUM, H_RATE, 0, NULL, 4, 10, COL_ALL },
+	{ "line_fraction", "share", COL_NUM, H_PERCENT, 0, NULL, 0, 5, COL_ALL },
 };
 static const struct table sum_table = {
 	"summary", "summary", sum_cols, sizeof(sum_cols) / sizeof(sum_cols[0]), 1

@@ -51,12 +51,12 @@ static const struct option options[] = {
 };
 
 static const struct column ab_cols[] = {
-	{ "alpha_s", "alpha", COL_NUM, H_TIME, 0, NULL, 4, 0, COL_ALL },
-	{ "alpha_err_s", "+/-", COL_NUM, H_TIME, 0, NULL, 2, 0, COL_ALL },
-	{ "beta_Bps", "beta", COL_NUM, H_RATE, 0, NULL, 4, 0, COL_ALL },
-	{ "beta_err_Bps", "+/-", COL_NUM, H_RATE, 0, NULL, 2, 0, COL_ALL },
-	{ "n_half_B", "n1/2", COL_NUM, H_SIZE, 0, NULL, 3, 0, COL_ALL },
-	{ "rms_rel_error", "rms error", COL_NUM, H_PERCENT, 0, NULL, 1, 0, COL_ALL },
+	{ "alpha_s", "alpha", COL_NUM, H_TIME, 0, NULL, 4, 9, COL_ALL },
+	{ "alpha_err_s", "+/-", COL_NUM, H_TIME, 0, NULL, 3, 9, COL_ALL },
+	{ "beta_Bps", "beta", COL_NUM, H_RATE, 0, NULL, 4, 11, COL_ALL },
+	{ "beta_err_Bps", "+/-", COL_NUM, H_RATE, 0, NULL, 3, 10, COL_ALL },
+	{ "n_half_B", "n1/2", COL_NUM, H_SIZE, 0, NULL, 3, 9, COL_ALL },
+	{ "rms_rel_error", "rms error", COL_NUM, H_PERCENT, 0, NULL, 1, 9, COL_ALL },
 };
 static const struct table ab_table = {
 	"alpha_beta", "single alpha-beta fit (what other commands use)",
@@ -64,11 +64,11 @@ static const struct table ab_table = {
 };
 
 static const struct column reg_cols[] = {
-	{ "regime", "regime", COL_INT, H_PLAIN, 0, NULL, 0, 0, COL_ALL },
-	{ "from_B", "from", COL_NUM, H_SIZE, 0, NULL, 3, 0, COL_ALL },
-	{ "to_B", "to", COL_NUM, H_SIZE, 0, NULL, 3, 0, COL_ALL },
-	{ "alpha_s", "alpha", COL_NUM, H_TIME, 0, NULL, 4, 0, COL_ALL },
-	{ "beta_Bps", "beta", COL_NUM, H_RATE, 0, NULL, 4, 0, COL_ALL },
+	{ "regime", "regime", COL_INT, H_PLAIN, 0, NULL, 0, 6, COL_ALL },
+	{ "from_B", "from", COL_NUM, H_SIZE, 0, NULL, 3, 8, COL_ALL },
+	{ "to_B", "to", COL_NUM, H_SIZE, 0, NULL, 3, 8, COL_ALL },
+	{ "alpha_s", "alpha", COL_NUM, H_TIME, 0, NULL, 4, 9, COL_ALL },
+	{ "beta_Bps", "beta", COL_NUM, H_RATE, 0, NULL, 4, 11, COL_ALL },
 	{ "rows", "rows", COL_INT, H_PLAIN, 0, NULL, 0, 0, COL_ALL },
 };
 static const struct table reg_table = {
@@ -78,9 +78,9 @@ static const struct table reg_table = {
 
 static const struct column hold_cols[] = {
 	{ "model", "model", COL_STR, H_PLAIN, 0, NULL, 0, 12, COL_ALL },
-	{ "median_rel_error", "median", COL_NUM, H_PERCENT, 0, NULL, 1, 0, COL_ALL },
-	{ "p90_rel_error", "p90", COL_NUM, H_PERCENT, 0, NULL, 1, 0, COL_ALL },
-	{ "max_rel_error", "max", COL_NUM, H_PERCENT, 0, NULL, 1, 0, COL_ALL },
+	{ "median_rel_error", "median", COL_NUM, H_PERCENT, 0, NULL, 1, 7, COL_ALL },
+	{ "p90_rel_error", "p90", COL_NUM, H_PERCENT, 0, NULL, 1, 7, COL_ALL },
+	{ "max_rel_error", "max", COL_NUM, H_PERCENT, 0, NULL, 1, 7, COL_ALL },
 	{ "predictions", "predictions", COL_INT, H_PLAIN, 0, NULL, 0, 0, COL_ALL },
 };
 static const struct table hold_table = {
@@ -90,12 +90,12 @@ static const struct table hold_table = {
 
 static const struct column res_cols[] = {
 	{ "size_B", "size", COL_NUM, H_SIZE, 0, NULL, 3, 8, COL_ALL },
-	{ "measured_s", "measured", COL_NUM, H_TIME, 0, NULL, 4, 0, COL_ALL },
-	{ "regime", "regime", COL_STR, H_PLAIN, 0, NULL, 0, 0, COL_ALL },
-	{ "fitted_s", "fitted", COL_NUM, H_TIME, 0, NULL, 4, 0, COL_ALL },
-	{ "rel_error", "error", COL_NUM, H_PERCENT, 0, NULL, 1, 0, COL_ALL },
-	{ "ab_fitted_s", "alpha-beta", COL_NUM, H_TIME, 0, NULL, 4, 0, COL_ALL },
-	{ "ab_rel_error", "error", COL_NUM, H_PERCENT, 0, NULL, 1, 0, COL_ALL },
+	{ "measured_s", "measured", COL_NUM, H_TIME, 0, NULL, 4, 9, COL_ALL },
+	{ "regime", "regime", COL_STR, H_PLAIN, 0, NULL, 0, 6, COL_ALL },
+	{ "fitted_s", "fitted", COL_NUM, H_TIME, 0, NULL, 4, 9, COL_ALL },
+	{ "rel_error", "error", COL_NUM, H_PERCENT, 0, NULL, 1, 7, COL_ALL },
+	{ "ab_fitted_s", "alpha-beta", COL_NUM, H_TIME, 0, NULL, 4, 10, COL_ALL },
+	{ "ab_rel_error", "error", COL_NUM, H_PERCENT, 0, NULL, 1, 7, COL_ALL },
 };
 static const struct table res_table = {
 	"residuals", "measured against fitted (error = fitted/measured - 1)",

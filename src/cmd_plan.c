@@ -47,10 +47,10 @@ static const struct column cols[] = {
 	{ "op", "op", COL_STR, H_PLAIN, 0, NULL, 0, 0, COL_ALL },
 	{ "ranks", "ranks", COL_INT, H_PLAIN, 0, NULL, 0, 0, COL_ALL },
 	{ "algo", "algo", COL_STR, H_PLAIN, 0, NULL, 0, 0, COL_ALL },
-	{ "size_B", "size", COL_NUM, H_SIZE, 0, NULL, 3, 0, COL_ALL },
-	{ "expected_time_s", "time", COL_NUM, H_TIME, 0, NULL, 4, 0, COL_ALL },
-	{ "expected_algbw_Bps", "algbw", COL_NUM, H_RATE, 0, NULL, 4, 0, COL_ALL },
-	{ "expected_busbw_Bps", "busbw", COL_NUM, H_RATE, 0, NULL, 4, 0, COL_ALL },
+	{ "size_B", "size", COL_NUM, H_SIZE, 0, NULL, 3, 8, COL_ALL },
+	{ "expected_time_s", "time", COL_NUM, H_TIME, 0, NULL, 4, 9, COL_ALL },
+	{ "expected_algbw_Bps", "algbw", COL_NUM, H_RATE, 0, NULL, 4, 11, COL_ALL },
+	{ "expected_busbw_Bps", "busbw", COL_NUM, H_RATE, 0, NULL, 4, 11, COL_ALL },
 	{ "note", "note", COL_STR, H_PLAIN, 0, NULL, 0, 0, COL_ALL },
 };
 static const struct table table = {
