@@ -111,6 +111,14 @@ static double expected_time(const struct meas *e, double size)
 	return NAN;
 }
 
+/* predicted/measured - 1, with rounding noise below 1e-12 shown as 0. */
+static double rel_err(double predicted, double measured)
+{
+	double e = predicted / measured - 1;
+
+	return fabs(e) < 1e-12 ? 0 : e;
+}
+
 int cmd_compare(int argc, char **argv, struct ctx *ctx)
 {
 	const char *expected = NULL;
@@ -243,7 +251,7 @@ int cmd_compare(int argc, char **argv, struct ctx *ctx)
 		else
 			p = fit_link_time((enum coll_op)m.op, algo, &ctx->link, m.ranks, r->size);
 		pbw = p > 0 ? r->size / p * factor : NAN;
-		re = p / t - 1;
+		re = rel_err(p, t);
 		if (!isnan(re)) {
 			err[nerr++] = fabs(re);
 			if (fabs(re) > fabs(worst) || isnan(worst_size)) {
@@ -292,9 +300,12 @@ int cmd_compare(int argc, char **argv, struct ctx *ctx)
 	if (nfar)
 		out_text(o, "%d of %zu sizes are off the prediction by more than %.0f %%",
 			 nfar, nerr, 100 * tol);
-	if (m.rows[largest_i].size < large)
-		out_text(o, "no size reaches %.0f MiB; the bandwidth check uses the largest",
-			 large / 1048576);
+	if (m.rows[largest_i].size < large) {
+		char b[32];
+
+		out_text(o, "no size reaches %s; the bandwidth check uses the largest",
+			 units_fmt_size(b, sizeof(b), large));
+	}
 	if (peak < minbw * line_rate)
 		out_text(o, "large-message busbw is %.0f %% of the line rate, below %.0f %%: "
 			 "check links and topology (nvidia-smi topo -m, NCCL_DEBUG=INFO)",

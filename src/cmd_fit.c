@@ -174,6 +174,14 @@ static void regime_of(const struct fit_model *fm, double S, char *buf, size_t le
 	}
 }
 
+/* predicted/measured - 1, with rounding noise below 1e-12 shown as 0. */
+static double rel_err(double predicted, double measured)
+{
+	double e = predicted / measured - 1;
+
+	return fabs(e) < 1e-12 ? 0 : e;
+}
+
 int cmd_fit(int argc, char **argv, struct ctx *ctx)
 {
 	struct fit_opts fo = { AR_RING, 0, 0 };
@@ -322,7 +330,7 @@ int cmd_fit(int argc, char **argv, struct ctx *ctx)
 		double fa = fit_model_time(&fab, (enum coll_op)m.op, m.ranks, S[i]);
 		char rg[24];
 		struct cell r[] = { { NULL, S[i] }, { NULL, T[i] }, { rg, 0 }, { NULL, f },
-				    { NULL, f / T[i] - 1 }, { NULL, fa }, { NULL, fa / T[i] - 1 } };
+				    { NULL, rel_err(f, T[i]) }, { NULL, fa }, { NULL, rel_err(fa, T[i]) } };
 
 		regime_of(&fm, S[i], rg, sizeof(rg));
 		out_row(o, r);
