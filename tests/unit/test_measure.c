@@ -1,7 +1,10 @@
 /*
  * The CSV reader and the checks of meas_select.
  */
+#include <dirent.h>
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "harness.h"
@@ -167,4 +170,42 @@ void test_measure_csv_edge(void)
 	INT_EQ(csv("size_B,time_s\n8,1e-5", &m, &eb), 0);
 	INT_EQ(m.n, 1);
 	meas_release(&m);
+}
+
+/* Every input of the CSV fuzz corpus reads cleanly or fails with a message. */
+
+void test_measure_fuzz_corpus(void)
+{
+	const char *dir = "tests/fuzz/csv/corpus";
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int files = 0;
+
+	CHECK(d != NULL);
+	while (d && (e = readdir(d))) {
+		char path[512], *buf;
+		size_t len;
+		struct meas m;
+		struct errbuf eb;
+		int rc;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		if (meas_read_file(path, &buf, &len, &eb) < 0)
+			continue;
+		meas_init(&m, path);
+		eb.msg[0] = '\0';
+		rc = meas_parse_csv(buf, len, e->d_name, &m, &eb);
+		if (rc == 0)
+			rc = meas_select(&m, -1, 0, &eb);
+		CHECK(rc == 0 || rc == -1);
+		CHECK(rc == 0 ? m.n > 0 : eb.msg[0] != '\0');
+		meas_release(&m);
+		free(buf);
+		files++;
+	}
+	if (d)
+		closedir(d);
+	CHECK(files > 0);
 }
