@@ -239,6 +239,9 @@ int main(int argc, char **argv)
 	ctx.output = val[G_OUTPUT];
 	ctx.plot = val[G_PLOT];
 	ctx.render = val[G_RENDER];
+	if (ctx.render && !plot_terminal_for(ctx.render))
+		die_usage("--render: cannot tell the image format of '%s' "
+			  "(use a name ending in .png, .svg or .pdf)", ctx.render);
 	resolve_link(&ctx, val);
 
 	status = cmd->fn(1 + nrest, rest, &ctx);
