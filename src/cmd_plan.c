@@ -12,13 +12,16 @@
 #include "cli.h"
 #include "crossover.h"
 #include "fit.h"
+#include "train.h"
+#include "workload.h"
 
 static const char usage[] =
 	"usage: commtime plan [options]\n"
 	"\n"
 	"Writes the expected results of the runs a GPU rental starts with: the\n"
 	"nccl-tests busbw curves of all-reduce (NCCL_ALGO=Ring and Tree),\n"
-	"all-gather and reduce-scatter, and the Ring/Tree crossover size, one row\n"
+	"all-gather and reduce-scatter, and the Ring/Tree crossover size; with a\n"
+	"workload, the DDP step on 2, 4, 8... ranks and the ZeRO stages.  One row\n"
 	"per check saying what to run and what to expect.  Save it with -o and\n"
 	"compare the logs with it afterwards: commtime compare LOG --expected FILE.\n"
 	"\n"
@@ -27,12 +30,19 @@ static const char usage[] =
 	"  --sizes LIST       message sizes (default 8:8G:x2, as -b 8 -e 8G -f 2)\n"
 	"  --ops LIST         collectives (default all_reduce,all_gather,reduce_scatter)\n"
 	"  --algo LIST        all-reduce algorithms of the curves (default ring,dbtree)\n"
+	"  --workload NAME    also the DDP scaling and ZeRO stages of this workload\n"
+	"  --params N         the same from a parameter count (7B, 124M)\n"
+	"  --compute TIME     forward + backward of one step on one rank (needed with\n"
+	"                     --workload or --params)\n"
 	"  -h, --help         show this text\n"
 	"\n"
 	"With -o FILE.csv and no --format the plan is written as CSV.\n";
 
-enum { O_RANKS = 256, O_SIZES, O_OPS, O_ALGO };
+enum { O_RANKS = 256, O_SIZES, O_OPS, O_ALGO, O_WORKLOAD, O_PARAMS, O_COMPUTE };
 static const struct option options[] = {
+	{ "workload", required_argument, NULL, O_WORKLOAD },
+	{ "params", required_argument, NULL, O_PARAMS },
+	{ "compute", required_argument, NULL, O_COMPUTE },
 	{ "ranks", required_argument, NULL, O_RANKS },
 	{ "sizes", required_argument, NULL, O_SIZES },
 	{ "ops", required_argument, NULL, O_OPS },
@@ -51,6 +61,8 @@ static const struct column cols[] = {
 	{ "expected_time_s", "time", COL_NUM, H_TIME, 0, NULL, 4, 9, COL_ALL },
 	{ "expected_algbw_Bps", "algbw", COL_NUM, H_RATE, 0, NULL, 4, 11, COL_ALL },
 	{ "expected_busbw_Bps", "busbw", COL_NUM, H_RATE, 0, NULL, 4, 11, COL_ALL },
+	{ "expected_step_s", "step", COL_NUM, H_TIME, 0, NULL, 4, 9, COL_ALL },
+	{ "expected_memory_B", "memory", COL_NUM, H_SIZE, 0, NULL, 4, 9, COL_ALL },
 	{ "note", "note", COL_STR, H_PLAIN, 0, NULL, 0, 0, COL_ALL },
 };
 static const struct table table = {
@@ -129,7 +141,8 @@ static void curve(struct out *o, const struct planner *pl, enum coll_op op, int 
 		struct cell row[] = { { "busbw", 0 }, { run, 0 }, { coll_op_name(op), 0 },
 				      { NULL, (double)ranks }, { ar_algo_name(a), 0 },
 				      { NULL, S }, { NULL, t }, { NULL, S / t },
-				      { NULL, S / t * busbw_factor(op, ranks) }, { "", 0 } };
+				      { NULL, S / t * busbw_factor(op, ranks) }, { NULL, NAN },
+				      { NULL, NAN }, { "", 0 } };
 		out_row(o, row);
 	}
 }
@@ -170,8 +183,77 @@ static void crossover_row(struct out *o, const struct planner *pl, unsigned long
 				      { NULL, (double)ranks }, { "ring/dbtree", 0 },
 				      { NULL, S }, { NULL, t }, { NULL, S / t },
 				      { NULL, S / t * busbw_factor(OP_ALLREDUCE, ranks) },
-				      { note, 0 } };
+				      { NULL, NAN }, { NULL, NAN }, { note, 0 } };
 		out_row(o, row);
+	}
+}
+
+/*
+ * DDP: the gradient all-reduce of one step on 2, 4, 8... ranks up to
+ * maxranks (models/ddp.md, no overlap, no buckets: the seed's model).
+ */
+static void ddp_rows(struct out *o, const struct ctx *ctx, double params,
+		     double compute, unsigned long maxranks)
+{
+	struct ddp_params p;
+	unsigned long n;
+
+	ddp_params_init(&p);
+	p.grad_bytes = 2 * params;    /* bf16 gradients */
+	p.compute = compute;
+	for (n = 2; n <= maxranks; n *= 2) {
+		struct ddp_step st;
+		char run[160], note[160];
+
+		ddp_step(&p, &ctx->link, n, &st);
+		snprintf(run, sizeof(run), "DDP training on %lu ranks (torchrun), bf16 "
+			 "gradients, time one step", n);
+		snprintf(note, sizeof(note), "communication %.1f %% of the step, "
+			 "speedup %.2f of %lu", 100 * st.fraction,
+			 n * compute / st.step_s, n);
+		{
+			struct cell row[] = { { "ddp", 0 }, { run, 0 }, { "all_reduce", 0 },
+					      { NULL, (double)n }, { ar_algo_name(p.algo), 0 },
+					      { NULL, p.grad_bytes }, { NULL, st.comm_s },
+					      { NULL, p.grad_bytes / st.comm_s },
+					      { NULL, p.grad_bytes / st.comm_s *
+						      busbw_factor(OP_ALLREDUCE, n) },
+					      { NULL, st.step_s }, { NULL, NAN }, { note, 0 } };
+			out_row(o, row);
+		}
+	}
+}
+
+/* ZeRO stages 0-3 on n ranks (models/zero.md): memory and communication. */
+static void zero_rows(struct out *o, const struct ctx *ctx, double params,
+		      double compute, unsigned long n)
+{
+	struct zero_params p;
+	int stage;
+
+	zero_params_init(&p);
+	p.params = params;
+	for (stage = 0; stage < ZERO_STAGES; stage++) {
+		struct zero_cost z;
+		char run[160], note[96];
+
+		zero_cost(&p, &ctx->link, n, stage, &z);
+		snprintf(run, sizeof(run), "DeepSpeed ZeRO stage %d on %lu ranks, time one "
+			 "step, read the memory per rank", stage, n);
+		snprintf(note, sizeof(note), "%s; step without overlap",
+			 stage == 0 ? "plain data parallel (all-reduce)" :
+			 stage == 3 ? "reduce-scatter + 2 all-gathers" :
+			 "reduce-scatter + all-gather");
+		{
+			struct cell row[] = { { "zero", 0 }, { run, 0 },
+					      { stage == 0 ? "all_reduce" : "reduce_scatter+all_gather", 0 },
+					      { NULL, (double)n }, { ar_algo_name(p.algo), 0 },
+					      { NULL, z.comm_B }, { NULL, z.comm_s },
+					      { NULL, NAN }, { NULL, NAN },
+					      { NULL, compute + z.comm_s }, { NULL, z.memory_B },
+					      { note, 0 } };
+			out_row(o, row);
+		}
 	}
 }
 
@@ -204,6 +286,9 @@ int cmd_plan(int argc, char **argv, struct ctx *ctx)
 	enum ar_algo algos[AR_COUNT] = { AR_RING, AR_DBTREE };
 	size_t nops = 3, i, j, r;
 	int c, nalgos = 2;
+	const char *workload = NULL, *params_arg = NULL;
+	double params = 0, compute = 0;
+	unsigned long maxranks = 0;
 	struct dlist ranks = { 0 }, sizes = { 0 };
 	struct planner pl;
 	struct errbuf eb;
@@ -228,6 +313,19 @@ int cmd_plan(int argc, char **argv, struct ctx *ctx)
 			if (nalgos < 0)
 				die_usage("--algo: %s", eb.msg);
 			break;
+		case O_WORKLOAD:
+			workload = optarg;
+			break;
+		case O_PARAMS:
+			params_arg = optarg;
+			if (workload_parse_count(optarg, &params, &eb) < 0)
+				die_usage("--params: %s", eb.msg);
+			break;
+		case O_COMPUTE:
+			compute = opt_quantity("--compute", Q_TIME, optarg);
+			if (!(compute > 0))
+				die_usage("--compute: compute time must be positive, got '%s'", optarg);
+			break;
 		case 'h':
 			usage_exit(usage, 0);
 		default:
@@ -235,8 +333,17 @@ int cmd_plan(int argc, char **argv, struct ctx *ctx)
 		}
 	}
 	no_more_args(argc, argv, optind, usage);
+	if (workload && params_arg)
+		die_usage("plan: give the model with one of --workload or --params");
+	if ((workload || params_arg) && !(compute > 0))
+		die_usage("plan: the training checks need --compute (one step on one rank, e.g. 300ms)");
+	if (compute > 0 && !workload && !params_arg)
+		die_usage("plan: --compute needs --workload or --params");
 	if (ranks.n == 0)
 		dlist_push(&ranks, 8);
+	for (r = 0; r < ranks.n; r++)
+		if ((unsigned long)ranks.v[r] > maxranks)
+			maxranks = (unsigned long)ranks.v[r];
 	if (sizes.n == 0)
 		opt_list("--sizes", Q_SIZE, "8:8G:x2", &sizes);
 	for (i = 1; i < sizes.n; i++)
@@ -258,6 +365,26 @@ int cmd_plan(int argc, char **argv, struct ctx *ctx)
 	ctx_echo_link(ctx, o);
 	if (pl.have_regimes)
 		out_input_str(o, "model", "model", "the preset's regimes");
+	if (workload) {
+		struct workload w;
+		struct preset wp;
+		char note[160];
+
+		if (preset_load(&ctx->dirs, workload, &wp, &eb) < 0)
+			die("--workload: %s", eb.msg);
+		if (workload_from_preset(&wp, &w, &eb) < 0) {
+			preset_release(&wp);
+			die("--workload: %s", eb.msg);
+		}
+		preset_release(&wp);
+		params = workload_params(&w);
+		out_input_str(o, "workload", "workload", w.name);
+		out_input(o, "params", "parameters", params, H_PLAIN, 4,
+			  workload_describe(note, sizeof(note), &w));
+	} else if (params_arg)
+		out_input(o, "params", "parameters", params, H_PLAIN, 4, NULL);
+	if (compute > 0)
+		out_input(o, "compute_s", "compute", compute, H_TIME, 4, "one step on one rank");
 	out_table_begin(o, &table);
 	for (r = 0; r < ranks.n; r++) {
 		unsigned long n = (unsigned long)ranks.v[r];
@@ -271,6 +398,10 @@ int cmd_plan(int argc, char **argv, struct ctx *ctx)
 				curve(o, &pl, OP_ALLREDUCE, (int)algos[j], n, &sizes);
 			crossover_row(o, &pl, n, &sizes);
 		}
+	}
+	if (params > 0) {
+		ddp_rows(o, ctx, params, compute, maxranks < 2 ? 2 : maxranks);
+		zero_rows(o, ctx, params, compute, maxranks);
 	}
 	out_table_end(o);
 	ctx_out_close(ctx, o);
