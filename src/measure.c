@@ -107,15 +107,18 @@ static int S_looks_csv(const char *buf, size_t len)
 int meas_load_file(const char *path, struct meas *m, struct errbuf *eb)
 {
 	char *buf;
-	size_t len;
+	size_t len, skip = 0;
 	int rc;
 
 	if (meas_read_file(path, &buf, &len, eb) < 0)
 		return -1;
-	if (S_looks_csv(buf, len))
-		rc = meas_parse_csv(buf, len, path, m, eb);
+	/* Spreadsheets save CSV with a UTF-8 byte order mark; it is not data. */
+	if (len >= 3 && !memcmp(buf, "\xEF\xBB\xBF", 3))
+		skip = 3;
+	if (S_looks_csv(buf + skip, len - skip))
+		rc = meas_parse_csv(buf + skip, len - skip, path, m, eb);
 	else
-		rc = nccllog_parse(buf, len, path, m, eb);
+		rc = nccllog_parse(buf + skip, len - skip, path, m, eb);
 	free(buf);
 	return rc;
 }

@@ -209,3 +209,24 @@ void test_measure_fuzz_corpus(void)
 		closedir(d);
 	CHECK(files > 0);
 }
+
+/* A byte order mark before the header, as spreadsheets write it. */
+void test_measure_csv_bom(void)
+{
+	const char *path = "tests/unit/bom.csv";
+	FILE *f = fopen(path, "wb");
+	struct meas m;
+	struct errbuf eb;
+
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	fputs("\xEF\xBB\xBFsize_B,time_s\r\n8,1e-5\r\n16,2e-5\r\n", f);
+	fclose(f);
+	meas_init(&m, path);
+	INT_EQ(meas_load_file(path, &m, &eb), 0);
+	INT_EQ(m.n, 2);
+	DBL_NEAR(m.rows[1].time, 2e-5, 0);
+	meas_release(&m);
+	remove(path);
+}
