@@ -119,6 +119,219 @@ static double rel_err(double predicted, double measured)
 	return fabs(e) < 1e-12 ? 0 : e;
 }
 
+/* Where the prediction comes from: a plan, a fitted preset, or the link. */
+struct predictor {
+	const struct meas *expected;   /* the plan's rows, or NULL */
+	const struct fit_model *fm;    /* the preset's regimes, or NULL */
+	const struct link *link;
+	enum coll_op op;
+	enum ar_algo algo;
+	unsigned long ranks;
+};
+
+static double predict(const struct predictor *pr, double size)
+{
+	if (pr->expected)
+		return expected_time(pr->expected, size);
+	if (pr->fm)
+		return fit_model_time(pr->fm, pr->op, pr->ranks, size);
+	return fit_link_time(pr->op, pr->algo, pr->link, pr->ranks, size);
+}
+
+/* One compared size, as the table prints it and the figure draws it. */
+struct cmp_row {
+	double size, measured, predicted, busbw;
+	int far, low;
+};
+
+/* "dir/name.txt" -> "name.txt": the figure names files without their path. */
+static const char *base_name(const char *path)
+{
+	const char *b = strrchr(path, '/');
+
+	return b ? b + 1 : path;
+}
+
+/* A straight line from x0 to x1 at height y (a reference level). */
+static void hline(struct panel *p, const char *title, double x0, double x1, double y,
+		  int color, int dash)
+{
+	struct plot_series *s = plot_add_series(p, title, PS_LINES);
+
+	s->color = color;
+	s->dash = dash;
+	plot_xy(s, x0, y);
+	plot_xy(s, x1, y);
+}
+
+/* Palette entries (plot.c: Okabe & Ito) the figure gives its parts. */
+enum { C_PRED = 0, C_FAR = 1, C_LINE = 2, C_LOW = 3, C_MEAS = 6 };
+
+/*
+ * The figure: two panels side by side over the measured sizes.  Left, the
+ * time of one collective, log-log: the measured points over the predicted
+ * curve.  Right, the bus bandwidth, log size against a linear rate from 0,
+ * because what it is for is the plateau of large messages against the line
+ * rate, and that is a difference of tens of percent that a log axis would
+ * flatten; the small sizes are readable on the left.  Sizes off the
+ * prediction by more than the tolerance are red on both sides; large sizes
+ * under --min-busbw of the line rate are purple on the right, where the
+ * threshold is drawn from --large up.
+ */
+static void figure_compare(const struct ctx *ctx, const struct meas *m,
+			   const struct predictor *pr, const struct cmp_row *rows,
+			   double tol, double minbw, double large, double line_rate,
+			   int inplace, const char *expected)
+{
+	struct figure f = { 0 };
+	struct panel *p;
+	struct plot_series *s;
+	double factor = busbw_factor(pr->op, pr->ranks);
+	double lo = rows[0].size, hi = rows[m->n - 1].size, from, top = line_rate;
+	const char *op = coll_op_name(pr->op);
+	char title[512], link[160], text[160], b[32], pred[160], meas[64];
+	size_t i, j, nexp = 0;
+	int nfar = 0, nlow = 0;
+
+	for (i = 0; i < m->n; i++) {
+		nfar += rows[i].far;
+		nlow += rows[i].low;
+	}
+	/* Room either side, so that no point sits on the border. */
+	lo /= 1.5;
+	hi *= 1.5;
+	if (expected)
+		for (j = 0; j < pr->expected->n; j++)
+			nexp += pr->expected->rows[j].size >= lo && pr->expected->rows[j].size <= hi;
+	if (expected) {
+		snprintf(link, sizeof(link), "the times expected in %s", base_name(expected));
+		snprintf(pred, sizeof(pred), "expected (%s)", base_name(expected));
+	} else if (pr->fm) {
+		char l[128];
+
+		snprintf(link, sizeof(link), "the fitted regimes of %s", ctx_link_text(ctx, l, sizeof(l)));
+		snprintf(pred, sizeof(pred), "predicted (%zu regimes)", pr->fm->nreg);
+	} else {
+		char l[128];
+		const char *algo = pr->op == OP_ALLREDUCE ? ar_algo_name(pr->algo) : "ring";
+
+		snprintf(link, sizeof(link), "%s with %s", algo, ctx_link_text(ctx, l, sizeof(l)));
+		snprintf(pred, sizeof(pred), "predicted (%s)", algo);
+	}
+	snprintf(title, sizeof(title), "%s on %lu ranks: %s against %s", op, pr->ranks,
+		 base_name(m->path), link);
+	f.title = xstrdup(title);
+	f.comment = xstrdup("commtime compare: measured times and bus bandwidth against the prediction");
+	f.width = 1280;
+	f.height = 520;
+
+	/* Left: time. */
+	snprintf(text, sizeof(text), "time of one %s", op);
+	p = plot_add_panel(&f, text, "message size", "time");
+	p->xaxis = AX_SIZE;
+	p->yaxis = AX_TIME;
+	p->logx = p->logy = 1;
+	p->xmin = lo;
+	p->xmax = hi;
+	if (!expected || nexp) {
+		s = plot_add_series(p, pred, PS_LINES);
+		s->color = C_PRED;
+	}
+	if (expected) {
+		/* The plan holds the sizes it was written for: join them. */
+		for (j = 0; nexp && j < pr->expected->n; j++) {
+			double S = pr->expected->rows[j].size;
+
+			if (S >= lo && S <= hi)
+				plot_xy(s, S, pr->expected->rows[j].time);
+		}
+	} else {
+		for (j = 0; j <= 160; j++)
+			plot_xy(s, lo * pow(hi / lo, j / 160.0), predict(pr, lo * pow(hi / lo, j / 160.0)));
+	}
+	snprintf(meas, sizeof(meas), "measured (%s)", inplace ? "in-place" : "out-of-place");
+	s = plot_add_series(p, meas, PS_POINTS);
+	s->color = C_MEAS;
+	for (i = 0; i < m->n; i++)
+		plot_xy(s, rows[i].size, rows[i].measured);
+	snprintf(text, sizeof(text), "far off (> %g %%)", 100 * tol);
+	if (nfar) {
+		s = plot_add_series(p, text, PS_POINTS);
+		s->color = C_FAR;
+		for (i = 0; i < m->n; i++)
+			if (rows[i].far)
+				plot_xy(s, rows[i].size, rows[i].measured);
+	}
+
+	/* Right: bus bandwidth. */
+	p = plot_add_panel(&f, "bus bandwidth (nccl-tests busbw)", "message size", "busbw");
+	p->xaxis = AX_SIZE;
+	p->yaxis = AX_RATE;
+	p->logx = 1;
+	p->xmin = lo;
+	p->xmax = hi;
+	p->ymin = 0;
+	/* The key sits over the small sizes, whose busbw is near zero. */
+	p->key = xstrdup("left center");
+	if (!expected || nexp) {
+		s = plot_add_series(p, pred, PS_LINES);
+		s->color = C_PRED;
+	}
+	if (expected) {
+		for (j = 0; nexp && j < pr->expected->n; j++) {
+			double S = pr->expected->rows[j].size;
+
+			if (S >= lo && S <= hi)
+				plot_xy(s, S, S / pr->expected->rows[j].time * factor);
+		}
+	} else {
+		for (j = 0; j <= 160; j++) {
+			double S = lo * pow(hi / lo, j / 160.0);
+
+			plot_xy(s, S, S / predict(pr, S) * factor);
+		}
+	}
+	for (j = 0; p->nseries && j < p->series[0].n; j++)
+		if (p->series[0].data[2 * j + 1] > top)
+			top = p->series[0].data[2 * j + 1];
+	s = plot_add_series(p, meas, PS_POINTS);
+	s->color = C_MEAS;
+	for (i = 0; i < m->n; i++) {
+		plot_xy(s, rows[i].size, rows[i].busbw);
+		if (rows[i].busbw > top)
+			top = rows[i].busbw;
+	}
+	/* Room above the line rate for its dash to show. */
+	p->ymax = 1.1 * top;
+	if (nfar) {
+		s = plot_add_series(p, text, PS_POINTS);
+		s->color = C_FAR;
+		for (i = 0; i < m->n; i++)
+			if (rows[i].far)
+				plot_xy(s, rows[i].size, rows[i].busbw);
+	}
+	if (nlow) {
+		snprintf(text, sizeof(text), "low busbw (< %g %% of the line rate)", 100 * minbw);
+		s = plot_add_series(p, text, PS_POINTS);
+		s->color = C_LOW;
+		for (i = 0; i < m->n; i++)
+			if (rows[i].low)
+				plot_xy(s, rows[i].size, rows[i].busbw);
+	}
+	snprintf(text, sizeof(text), "line rate %s%s", units_fmt_rate(b, sizeof(b), line_rate, 4),
+		 ctx->have_preset && preset_get(&ctx->preset, "beta_line") ? " (beta_line)" : " (\xce\xb2)");
+	hline(p, text, lo, hi, line_rate, C_LINE, 1);
+	/* The busbw check starts at --large, or at the largest size when none
+	 * reaches it (as the summary does). */
+	from = large <= rows[m->n - 1].size ? large : rows[m->n - 1].size;
+	snprintf(text, sizeof(text), "%g %% of the line rate, from %s", 100 * minbw,
+		 units_fmt_size(b, sizeof(b), from));
+	hline(p, text, from / 1.2, hi, minbw * line_rate, C_LINE, 3);
+
+	ctx_figure(ctx, &f);
+	plot_release(&f);
+}
+
 int cmd_compare(int argc, char **argv, struct ctx *ctx)
 {
 	const char *expected = NULL;
@@ -130,6 +343,8 @@ int cmd_compare(int argc, char **argv, struct ctx *ctx)
 	size_t i, nerr = 0, largest_i;
 	struct meas m, e;
 	struct fit_model fm;
+	struct predictor pr;
+	struct cmp_row *rows;
 	struct errbuf eb;
 	struct out *o;
 	char note[160];
@@ -213,6 +428,8 @@ int cmd_compare(int argc, char **argv, struct ctx *ctx)
 		if (r == 0)
 			line_rate = ctx->link.beta;
 	}
+	pr = (struct predictor){ expected ? &e : NULL, have_regimes ? &fm : NULL,
+				 &ctx->link, (enum coll_op)m.op, algo, m.ranks };
 
 	o = ctx_out_open(ctx);
 	out_input_str(o, "file", "file", m.path);
@@ -233,6 +450,7 @@ int cmd_compare(int argc, char **argv, struct ctx *ctx)
 	out_input(o, "tolerance", "tolerance", tol, H_PERCENT, 0, NULL);
 
 	err = xmalloc(m.n * sizeof(*err));
+	rows = xmalloc(m.n * sizeof(*rows));
 	largest_i = m.n - 1;
 	out_table_begin(o, &table);
 	for (i = 0; i < m.n; i++) {
@@ -244,14 +462,10 @@ int cmd_compare(int argc, char **argv, struct ctx *ctx)
 
 		if (isnan(t))
 			die("%s:%d: no in-place time", m.path, r->line);
-		if (expected)
-			p = expected_time(&e, r->size);
-		else if (have_regimes)
-			p = fit_model_time(&fm, (enum coll_op)m.op, m.ranks, r->size);
-		else
-			p = fit_link_time((enum coll_op)m.op, algo, &ctx->link, m.ranks, r->size);
+		p = predict(&pr, r->size);
 		pbw = p > 0 ? r->size / p * factor : NAN;
 		re = rel_err(p, t);
+		rows[i] = (struct cmp_row){ r->size, t, p, bw, 0, 0 };
 		if (!isnan(re)) {
 			err[nerr++] = fabs(re);
 			if (fabs(re) > fabs(worst) || isnan(worst_size)) {
@@ -260,11 +474,14 @@ int cmd_compare(int argc, char **argv, struct ctx *ctx)
 			}
 			if (fabs(re) > tol) {
 				strcat(flag, "far");
+				rows[i].far = 1;
 				nfar++;
 			}
 		}
-		if (r->size >= large && bw < minbw * line_rate)
+		if (r->size >= large && bw < minbw * line_rate) {
 			strcat(flag, *flag ? ",low-busbw" : "low-busbw");
+			rows[i].low = 1;
+		}
 		if (r->size >= large && (isnan(peak) || bw > peak))
 			peak = bw;
 		{
@@ -310,8 +527,10 @@ int cmd_compare(int argc, char **argv, struct ctx *ctx)
 		out_text(o, "large-message busbw is %.0f %% of the line rate, below %.0f %%: "
 			 "check links and topology (nvidia-smi topo -m, NCCL_DEBUG=INFO)",
 			 100 * peak / line_rate, 100 * minbw);
+	figure_compare(ctx, &m, &pr, rows, tol, minbw, large, line_rate, inplace, expected);
 	ctx_out_close(ctx, o);
 
+	free(rows);
 	free(err);
 	if (expected)
 		meas_release(&e);
