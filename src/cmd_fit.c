@@ -182,6 +182,128 @@ static double rel_err(double predicted, double measured)
 	return fabs(e) < 1e-12 ? 0 : e;
 }
 
+/* Palette entries (plot.c: Okabe & Ito): regimes take 0-3. */
+enum { C_AB = 4, C_MODEL = 6 };
+
+/*
+ * The figure, two panels over the measured sizes.  Left, the time of one
+ * collective, log-log: the measured points (coloured by regime, whose α
+ * and β the key gives), the single α-β fit dashed and the regime model
+ * solid, the boundaries between regimes as vertical lines (midway, on a
+ * log scale, between the last size of one regime and the first of the
+ * next), and Hockney's n½ on the α-β curve.  Right, the relative error of
+ * each model at each size, in percent on a linear axis: where the single
+ * α-β line misses and by how much.
+ */
+static void figure_fit(const struct ctx *ctx, const struct meas *m, const double *S,
+		       const double *T, const struct ab_fit *ab, const struct fit_model *fm,
+		       const struct fit_model *fab, int inplace)
+{
+	enum coll_op op = (enum coll_op)m->op;
+	struct figure f = { 0 };
+	struct panel *p;
+	struct plot_series *s;
+	double lo = S[0] / 1.5, hi = S[m->n - 1] * 1.5;
+	const char *b = strrchr(m->path, '/');
+	char title[512], text[160], a[32], r[32], sz[32];
+	size_t i, j, k;
+
+	units_fmt_time(a, sizeof(a), ab->alpha, 3);
+	units_fmt_rate(r, sizeof(r), ab->beta, 4);
+	snprintf(title, sizeof(title), "%s on %lu ranks: %s fitted by the %s model, "
+		 "\xce\xb1 = %s, \xce\xb2 = %s", coll_op_name(op), m->ranks, b ? b + 1 : m->path,
+		 ar_algo_name(fm->algo), a, r);
+	f.title = xstrdup(title);
+	f.comment = xstrdup("commtime fit: measured times, the alpha-beta fit, the regime model "
+			    "and their relative errors");
+	f.width = 1280;
+	f.height = 520;
+
+	snprintf(text, sizeof(text), "time of one %s", coll_op_name(op));
+	p = plot_add_panel(&f, text, "message size", "time");
+	p->xaxis = AX_SIZE;
+	p->yaxis = AX_TIME;
+	p->logx = p->logy = 1;
+	p->xmin = lo;
+	p->xmax = hi;
+	s = plot_add_series(p, "\xce\xb1-\xce\xb2 fit", PS_LINES);
+	s->color = C_AB;
+	s->dash = 1;
+	for (j = 0; j <= 160; j++) {
+		double x = lo * pow(hi / lo, j / 160.0);
+
+		plot_xy(s, x, fit_model_time(fab, op, m->ranks, x));
+	}
+	if (fm->nreg > 1) {
+		snprintf(text, sizeof(text), "regime model (%zu regimes)", fm->nreg);
+		s = plot_add_series(p, text, PS_LINES);
+		s->color = C_MODEL;
+		for (j = 0; j <= 160; j++) {
+			double x = lo * pow(hi / lo, j / 160.0);
+
+			plot_xy(s, x, fit_model_time(fm, op, m->ranks, x));
+		}
+		for (k = 0; k + 1 < fm->nreg; k++)
+			plot_add_vline(p, sqrt(fm->reg[k].hi * fm->reg[k + 1].lo), NULL, NULL, NULL);
+	}
+	/* The points last, over the curves. */
+	if (fm->nreg > 1) {
+		for (k = 0; k < fm->nreg; k++) {
+			char ak[32], bk[32];
+
+			units_fmt_time(ak, sizeof(ak), fm->reg[k].alpha, 3);
+			units_fmt_rate(bk, sizeof(bk), fm->reg[k].beta, 4);
+			snprintf(text, sizeof(text), "regime %zu: \xce\xb1 = %s, \xce\xb2 = %s",
+				 k + 1, ak, bk);
+			s = plot_add_series(p, text, PS_POINTS);
+			s->color = (int)k;
+			for (i = 0; i < m->n; i++)
+				if (S[i] >= fm->reg[k].lo && S[i] <= fm->reg[k].hi)
+					plot_xy(s, S[i], T[i]);
+		}
+	} else {
+		snprintf(text, sizeof(text), "measured (%s)", inplace ? "in-place" : "out-of-place");
+		s = plot_add_series(p, text, PS_POINTS);
+		s->color = C_MODEL;
+		for (i = 0; i < m->n; i++)
+			plot_xy(s, S[i], T[i]);
+	}
+	if (ab->n_half >= lo && ab->n_half <= hi) {
+		snprintf(text, sizeof(text), "n\xc2\xbd = %s", units_fmt_size(sz, sizeof(sz), ab->n_half));
+		plot_add_label(p, ab->n_half, fit_model_time(fab, op, m->ranks, ab->n_half), text, 1);
+	}
+
+	/* Plain numbers: errors of a few tenths of a percent need their decimals. */
+	p = plot_add_panel(&f, "relative error (fitted/measured - 1)", "message size",
+			   "relative error (%)");
+	p->xaxis = AX_SIZE;
+	p->yaxis = AX_PLAIN;
+	p->logx = 1;
+	p->xmin = lo;
+	p->xmax = hi;
+	s = plot_add_series(p, NULL, PS_LINES);
+	s->color = C_MODEL;
+	s->dash = 2;
+	plot_xy(s, lo, 0);
+	plot_xy(s, hi, 0);
+	s = plot_add_series(p, "\xce\xb1-\xce\xb2 fit", PS_LINESPOINTS);
+	s->color = C_AB;
+	s->dash = 1;
+	for (i = 0; i < m->n; i++)
+		plot_xy(s, S[i], 100 * rel_err(fit_model_time(fab, op, m->ranks, S[i]), T[i]));
+	if (fm->nreg > 1) {
+		snprintf(text, sizeof(text), "regime model (%zu regimes)", fm->nreg);
+		s = plot_add_series(p, text, PS_LINESPOINTS);
+		s->color = C_MODEL;
+		for (i = 0; i < m->n; i++)
+			plot_xy(s, S[i], 100 * rel_err(fit_model_time(fm, op, m->ranks, S[i]), T[i]));
+		for (k = 0; k + 1 < fm->nreg; k++)
+			plot_add_vline(p, sqrt(fm->reg[k].hi * fm->reg[k + 1].lo), NULL, NULL, NULL);
+	}
+	ctx_figure(ctx, &f);
+	plot_release(&f);
+}
+
 int cmd_fit(int argc, char **argv, struct ctx *ctx)
 {
 	struct fit_opts fo = { AR_RING, 0, 0 };
@@ -338,6 +460,7 @@ int cmd_fit(int argc, char **argv, struct ctx *ctx)
 	out_table_end(o);
 	if (save_path)
 		out_text(o, "saved the fit as link preset '%s'", save_path);
+	figure_fit(ctx, &m, S, T, &ab, &fm, &fab, inplace);
 	ctx_out_close(ctx, o);
 
 	free(S);
