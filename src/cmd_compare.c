@@ -189,7 +189,7 @@ static void figure_compare(const struct ctx *ctx, const struct meas *m,
 	double factor = busbw_factor(pr->op, pr->ranks);
 	double lo = rows[0].size, hi = rows[m->n - 1].size, from, top = line_rate;
 	const char *op = coll_op_name(pr->op);
-	char title[512], link[160], text[160], b[32], pred[160], meas[64];
+	char title[512], link[256], text[160], b[32], pred[160], meas[64];
 	size_t i, j, nexp = 0;
 	int nfar = 0, nlow = 0;
 
@@ -208,8 +208,12 @@ static void figure_compare(const struct ctx *ctx, const struct meas *m,
 		snprintf(pred, sizeof(pred), "expected (%s)", base_name(expected));
 	} else if (pr->fm) {
 		char l[128];
+		struct ctx plain = *ctx;
 
-		snprintf(link, sizeof(link), "the fitted regimes of %s", ctx_link_text(ctx, l, sizeof(l)));
+		/* The preset's name once, then the single α-β it also holds. */
+		plain.have_preset = 0;
+		snprintf(link, sizeof(link), "the %zu regimes fitted in %s (single fit %s)",
+			 pr->fm->nreg, ctx->preset.name, ctx_link_text(&plain, l, sizeof(l)));
 		snprintf(pred, sizeof(pred), "predicted (%zu regimes)", pr->fm->nreg);
 	} else {
 		char l[128];
