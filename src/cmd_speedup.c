@@ -182,7 +182,8 @@ static void S_figure(const struct ctx *ctx, const char *title, const double *rat
 				if (speedup(a, ranks->v[i]) > 0)
 					plot_xy(s, ranks->v[i], speedup(a, ranks->v[i]));
 		}
-		if (a > 0 && 1 / a < ymax / 1.5 && 1 / a > 1) {
+		/* a few limits say something; dozens would only be lines */
+		if (nratio <= 4 && a > 0 && 1 / a < ymax / 1.5 && 1 / a > 1) {
 			snprintf(text, sizeof(text), "1/a = %.3g", 1 / a);
 			plot_add_hline(p, 1 / a, text);
 		}
@@ -370,17 +371,14 @@ int cmd_speedup(int argc, char **argv, struct ctx *ctx)
 				 ratios.v[i], 1 / ratios.v[i]);
 	if (ctx->plot || ctx->render) {
 		char title[200], a1[32], a2[32];
-		size_t k;
-		int len;
 
 		if (!ratio_arg)
-			len = snprintf(title, sizeof(title), "Speedup N/(1+a(N-1)), a = %s / %s = %.4g",
-				       units_fmt_time(a1, sizeof(a1), comm, 3),
-				       units_fmt_time(a2, sizeof(a2), compute, 3), ratios.v[0]);
+			snprintf(title, sizeof(title), "Speedup N/(1+a(N-1)), a = %s / %s = %.4g",
+				 units_fmt_time(a1, sizeof(a1), comm, 3),
+				 units_fmt_time(a2, sizeof(a2), compute, 3), ratios.v[0]);
 		else
-			len = snprintf(title, sizeof(title), "Speedup N/(1+a(N-1)), a = communication / computation");
-		(void)len;
-		(void)k;
+			snprintf(title, sizeof(title),
+				 "Speedup N/(1+a(N-1)), a = communication / computation");
 		S_figure(ctx, title, ratios.v, ratios.n, &ranks, NULL, NULL, 0);
 	}
 	ctx_out_close(ctx, o);

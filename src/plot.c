@@ -359,7 +359,7 @@ static void write_axis(FILE *out, const char *axis, enum plot_axis kind, int log
 
 		step = linear_step(kind, hi - lo);
 		for (k = ceil(lo / step - 1e-9); k * step <= hi + step * 1e-9 && n < 64; k++)
-			tics[n++] = k * step;
+			tics[n++] = k * step + 0.0;  /* + 0.0: no "-0" */
 		write_tics(out, axis, kind, tics, n);
 		return;
 	}
@@ -392,14 +392,36 @@ static void data_range(const struct panel *p, int col, int logscale, double *lo,
 		*lo = *hi = NAN;
 }
 
+/*
+ * What one axis spans: [*lo, *hi] for its tics (the range asked, else the
+ * data's) and [*rlo, *rhi] for "set range" (NaN: gnuplot's choice).  All
+ * data at one value makes gnuplot warn about an empty range, so the axis
+ * then spans a factor of two (log) or one unit either side of it.
+ */
+static void axis_limits(const struct panel *p, int col, int logscale, double want_lo,
+			double want_hi, double *lo, double *hi, double *rlo, double *rhi)
+{
+	data_range(p, col, logscale, lo, hi);
+	if (!isnan(want_lo))
+		*lo = want_lo;
+	if (!isnan(want_hi))
+		*hi = want_hi;
+	*rlo = want_lo;
+	*rhi = want_hi;
+	if (isfinite(*lo) && *lo == *hi) {
+		*rlo = *lo = logscale ? *lo / 2 : *lo - 1;
+		*rhi = *hi = logscale ? *hi * 2 : *hi + 1;
+	}
+}
+
 static const char *const dashes[] = { "1", "2", "3", "4", "5" };
 
 static void write_panel(FILE *out, const struct panel *p, size_t pi)
 {
 	char q[1024], num1[32], num2[32];
-	double lo, hi;
+	double lo, hi, rlo, rhi;
 	size_t i;
-	int next_color = 0;
+	int next_color = 0, drawn = 0;
 
 	fprintf(out, "\n# ---- panel %zu: ", pi + 1);
 	put_comment(out, p->title);
@@ -407,16 +429,23 @@ static void write_panel(FILE *out, const struct panel *p, size_t pi)
 	fprintf(out, "set title %s\n", plot_quote(q, sizeof(q), p->title));
 	fprintf(out, "set xlabel %s\n", plot_quote(q, sizeof(q), p->xlabel));
 	fprintf(out, "set ylabel %s\n", plot_quote(q, sizeof(q), p->ylabel));
-	data_range(p, 0, p->logx, &lo, &hi);
-	write_axis(out, "x", p->xaxis, p->logx, isnan(p->xmin) ? lo : p->xmin,
-		   isnan(p->xmax) ? hi : p->xmax);
-	data_range(p, 1, p->logy, &lo, &hi);
-	write_axis(out, "y", p->yaxis, p->logy, isnan(p->ymin) ? lo : p->ymin,
-		   isnan(p->ymax) ? hi : p->ymax);
-	write_range(out, "x", p->logx, p->xmin, p->xmax);
-	write_range(out, "y", p->logy, p->ymin, p->ymax);
+	for (i = 0; i < p->nseries && !p->series[i].n; i++)
+		;
+	if (i == p->nseries) {
+		/* Nothing to draw: gnuplot cannot scale empty axes, so say so. */
+		fputs("unset xtics\nunset ytics\nset xrange [0:1]\nset yrange [0:1]\n"
+		      "unset key\nset label 'nothing to draw' at graph 0.5, graph 0.5 center\n"
+		      "plot NaN notitle\n", out);
+		return;
+	}
+	axis_limits(p, 0, p->logx, p->xmin, p->xmax, &lo, &hi, &rlo, &rhi);
+	write_axis(out, "x", p->xaxis, p->logx, lo, hi);
+	write_range(out, "x", p->logx, rlo, rhi);
+	axis_limits(p, 1, p->logy, p->ymin, p->ymax, &lo, &hi, &rlo, &rhi);
+	write_axis(out, "y", p->yaxis, p->logy, lo, hi);
+	write_range(out, "y", p->logy, rlo, rhi);
 	fputs("set grid xtics ytics mxtics mytics lc rgb '#dddddd' lw 1, lc rgb '#f0f0f0' lw 1\n", out);
-	for (i = 0; i < p->nseries && !p->series[i].title; i++)
+	for (i = 0; i < p->nseries && !(p->series[i].title && p->series[i].n); i++)
 		;
 	/* With no titled series gnuplot would still draw an empty box. */
 	if (i < p->nseries)
@@ -468,6 +497,11 @@ static void write_panel(FILE *out, const struct panel *p, size_t pi)
 		const char *rgb = palette[(size_t)color % NPALETTE];
 		char title[sizeof(q) + 16];
 
+		/* gnuplot warns about an empty datablock: leave it out */
+		if (!s->n)
+			continue;
+		if (drawn++)
+			fputs(", \\\n", out);
 		if (s->title)
 			snprintf(title, sizeof(title), "title %s", plot_quote(q, sizeof(q), s->title));
 		else
@@ -494,8 +528,9 @@ static void write_panel(FILE *out, const struct panel *p, size_t pi)
 				"fs solid %.2f noborder lc rgb '%s' %s", s->opacity, rgb, title);
 			break;
 		}
-		fputs(i + 1 < p->nseries ? ", \\\n" : "\n", out);
 	}
+	/* nothing to draw still draws the axes */
+	fputs(drawn ? "\n" : "  NaN notitle\n", out);
 }
 
 int plot_write(const struct figure *f, FILE *out, const char *term,
