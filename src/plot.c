@@ -546,10 +546,15 @@ int plot_write(const struct figure *f, FILE *out, const char *term,
 		fputs("# ", out);
 		put_comment(out, f->comment);
 	}
+	/*
+	 * No "set encoding utf8": in the C locale gnuplot answers it with a
+	 * warning about the degree sign, and the cairo and svg terminals take
+	 * the text as UTF-8 without it.
+	 */
 	fprintf(out, "# A gnuplot script written by commtime; 'gnuplot FILE' draws %s.\n"
-		"# The data is inline below; edit titles, colours or sizes freely.\n\n",
+		"# The data is inline below; edit titles, colours or sizes freely.\n"
+		"# The text is UTF-8 (add 'set encoding utf8' in a Latin-1 locale).\n\n",
 		plot_quote(q, sizeof(q), output));
-	fputs("set encoding utf8\n", out);
 	if (!strcmp(term, "png"))
 		fprintf(out, "set terminal pngcairo size %d,%d noenhanced font 'sans,10'\n", w, h);
 	else if (!strcmp(term, "pdf"))
