@@ -140,7 +140,7 @@ static void S_figure(const struct ctx *ctx, const struct ddp_params *p,
 	struct panel *pt, *ps;
 	struct plot_series *step, *compute, *comm, *exposed = NULL, *share;
 	char title[400], link[128], grad[32], comp[32], bucket[32], text[160];
-	double lo, hi, grid[400], top = 0, tmax = 0;
+	double lo, hi, grid[200], top = 0, tmax = 0;
 	size_t i, n;
 	int logx;
 
@@ -159,7 +159,8 @@ static void S_figure(const struct ctx *ctx, const struct ddp_params *p,
 	snprintf(title, sizeof(title), "DDP step: %s gradient, %s compute, %s all-reduce%s; %s",
 		 grad, comp, ar_algo_name(p->algo), text, ctx_link_text(ctx, link, sizeof(link)));
 	f.title = xstrdup(title);
-	f.comment = xstrdup("commtime ddp: time and communication share of a data-parallel step against ranks");
+	f.comment = xstrdup("commtime ddp: time and communication share of a data-parallel "
+			    "step against ranks");
 	f.width = 1000;
 	f.height = 430;
 

@@ -84,7 +84,7 @@ static void S_curve(struct out *o, const struct dlist *ranks, double a, double x
 }
 
 /* Where a curve is drawn: N from lo to hi, evenly on a log scale. */
-#define S_GRID 200
+#define S_GRID 120
 
 /* Append the curve of ratio a over [lo, hi] to s, up to the height ymax. */
 static void S_plot_curve(struct plot_series *s, double a, double lo, double hi, double ymax)

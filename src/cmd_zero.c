@@ -201,7 +201,7 @@ static void S_figure(const struct ctx *ctx, const struct zero_params *p,
 	struct panel *pn;
 	struct dlist once = { 0 };
 	char title[400], link[128], count[64];
-	double lo = INFINITY, hi = 0, grid[400], tlo = INFINITY, thi = 0;
+	double lo = INFINITY, hi = 0, grid[200], tlo = INFINITY, thi = 0;
 	size_t i, j, n;
 	int logx;
 
@@ -225,12 +225,14 @@ static void S_figure(const struct ctx *ctx, const struct zero_params *p,
 	logx = hi >= 8 * lo;
 	n = plot_rank_grid(lo, hi, sizeof(grid) / sizeof(grid[0]), grid);
 
-	snprintf(title, sizeof(title), "ZeRO per rank: %s parameters, %g+%g+%g bytes each, %s; %s",
+	snprintf(title, sizeof(title),
+		 "ZeRO per rank: %s parameters, %g+%g+%g bytes per parameter, %s; %s",
 		 workload_fmt_count(count, sizeof(count), p->params), p->param_bytes,
 		 p->grad_bytes, p->optim_bytes, ar_algo_name(p->algo),
 		 ctx_link_text(ctx, link, sizeof(link)));
 	f.title = xstrdup(title);
-	f.comment = xstrdup("commtime zero: model-state memory and communication time per rank of ZeRO stages against ranks");
+	f.comment = xstrdup("commtime zero: model-state memory and communication time per rank "
+			    "of ZeRO stages against ranks");
 	f.width = 1000;
 	f.height = 430;
 

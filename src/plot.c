@@ -473,8 +473,8 @@ static void write_panel(FILE *out, const struct panel *p, size_t pi)
 		fputs("# horizontal markers\n", out);
 	for (i = 0; i < p->nhlines; i++) {
 		fmt_double(num1, p->hlines[i].y);
-		fprintf(out, "set arrow from graph 0, first %s to graph 1, first %s nohead dt 3 lw 1.5 lc rgb '#666666' back\n",
-			num1, num1);
+		fprintf(out, "set arrow from graph 0, first %s to graph 1, first %s nohead "
+			"dt 3 lw 1.5 lc rgb '#666666' back\n", num1, num1);
 		if (p->hlines[i].text)
 			fprintf(out, "set label %s at graph 0.99, first %s right offset 0,0.7 tc rgb '#444444' front\n",
 				plot_quote(q, sizeof(q), p->hlines[i].text), num1);
