@@ -26,7 +26,8 @@ const char global_usage[] =
 	"  --preset NAME|FILE   link preset; --alpha/--beta override its values\n"
 	"  --presets-dir DIR    search DIR first for presets\n"
 	"  --format FMT         table (default), csv or json\n"
-	"  -o, --output FILE    write to FILE (atomically) instead of stdout\n"
+	"  -o, --output FILE    write to FILE (atomically) instead of stdout; a name\n"
+	"                       ending in .csv or .json sets --format when not given\n"
 	"  --plot FILE.gp       also write a self-contained gnuplot script\n"
 	"  --render FILE        also render the figure (.png, .svg or .pdf) with gnuplot\n";
 

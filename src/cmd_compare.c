@@ -1,6 +1,320 @@
+/*
+ * commtime compare: measured times against the prediction, size by size,
+ * with the flags of the rental checklist (far from the model, large
+ * messages short of the line rate).
+ */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
+
 #include "cli.h"
+#include "fit.h"
+#include "measure.h"
+
+static const char usage[] =
+	"usage: commtime compare [options] FILE\n"
+	"\n"
+	"Compares the times of an nccl-tests log (or CSV of size_B,time_s) with the\n"
+	"prediction of the link (--alpha/--beta/--preset; a preset saved by 'fit'\n"
+	"predicts with its regimes) or of a CSV written by 'plan' (--expected).\n"
+	"Flags sizes where the model is off by more than the tolerance, and large\n"
+	"messages whose bus bandwidth is short of the line rate (the preset's\n"
+	"beta_line, else beta): the sign of a broken link or topology.\n"
+	"\n"
+	"options:\n"
+	"  --op NAME          collective (default: the log's)\n"
+	"  --ranks N          rank count (default: the log's '# Rank' lines)\n"
+	"  --algo NAME        all-reduce algorithm of the prediction (default ring)\n"
+	"  --in-place         compare the in-place times instead of the out-of-place ones\n"
+	"  --expected FILE    predict with the expected times of a 'plan' CSV\n"
+	"  --tolerance FRAC   flag errors larger than this (default 25%)\n"
+	"  --min-busbw FRAC   flag large messages below this share of the line rate\n"
+	"                     (default 70%)\n"
+	"  --large SIZE       smallest size that counts as large (default 64MiB)\n"
+	"  -h, --help         show this text\n";
+
+enum { O_OP = 256, O_RANKS, O_ALGO, O_INPLACE, O_EXPECTED, O_TOL, O_MINBW, O_LARGE };
+static const struct option options[] = {
+	{ "op", required_argument, NULL, O_OP },
+	{ "ranks", required_argument, NULL, O_RANKS },
+	{ "algo", required_argument, NULL, O_ALGO },
+	{ "in-place", no_argument, NULL, O_INPLACE },
+	{ "expected", required_argument, NULL, O_EXPECTED },
+	{ "tolerance", required_argument, NULL, O_TOL },
+	{ "min-busbw", required_argument, NULL, O_MINBW },
+	{ "large", required_argument, NULL, O_LARGE },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 }
+};
+
+static const struct column cols[] = {
+	{ "size_B", "size", COL_NUM, H_SIZE, 0, NULL, 3, 8, COL_ALL },
+	{ "measured_s", "measured", COL_NUM, H_TIME, 0, NULL, 4, 9, COL_ALL },
+	{ "predicted_s", "predicted", COL_NUM, H_TIME, 0, NULL, 4, 9, COL_ALL },
+	{ "rel_error", "error", COL_NUM, H_PERCENT, 0, NULL, 1, 7, COL_ALL },
+	{ "measured_busbw_Bps", "busbw", COL_NUM, H_RATE, 0, NULL, 4, 11, COL_ALL },
+	{ "predicted_busbw_Bps", "predicted", COL_NUM, H_RATE, 0, NULL, 4, 11, COL_ALL },
+	{ "flag", "flag", COL_STR, H_PLAIN, 0, NULL, 0, 0, COL_ALL },
+};
+static const struct table table = {
+	"compare", "measured against predicted (error = predicted/measured - 1)",
+	cols, sizeof(cols) / sizeof(cols[0]), 0
+};
+
+static const struct column sum_cols[] = {
+	{ "sizes", "sizes", COL_INT, H_PLAIN, 0, NULL, 0, 0, COL_ALL },
+	{ "median_abs_rel_error", "median |error|", COL_NUM, H_PERCENT, 0, NULL, 1, 14, COL_ALL },
+	{ "worst_rel_error", "worst", COL_NUM, H_PERCENT, 0, NULL, 1, 7, COL_ALL },
+	{ "worst_size_B", "at", COL_NUM, H_SIZE, 0, NULL, 3, 8, COL_ALL },
+	{ "far", "far", COL_INT, H_PLAIN, 0, NULL, 0, 0, COL_ALL },
+	{ "peak_busbw_Bps", "large busbw", COL_NUM, H_RATE, 0, NULL, 4, 11, COL_ALL },
+	{ "line_rate_Bps", "line rate", COL_NUM, H_RATE, 0, NULL, 4, 10, COL_ALL },
+	{ "line_fraction", "share", COL_NUM, H_PERCENT, 0, NULL, 0, 5, COL_ALL },
+};
+static const struct table sum_table = {
+	"summary", "summary", sum_cols, sizeof(sum_cols) / sizeof(sum_cols[0]), 1
+};
+
+/* Expected times of a plan CSV for the log's collective, ranks and algo. */
+static void load_expected(const char *path, const struct meas *log, int algo,
+			  struct meas *e)
+{
+	struct errbuf eb;
+	size_t i, k = 0;
+
+	meas_init(e, path);
+	if (meas_load_file(path, e, &eb) < 0)
+		die("%s", eb.msg);
+	for (i = 0; i < e->n; i++)
+		if (e->rows[i].algo < 0 || e->rows[i].algo == algo)
+			e->rows[k++] = e->rows[i];
+	e->n = k;
+	if (k == 0)
+		die("%s: no expected times for algorithm '%s'", path,
+		    ar_algo_name((enum ar_algo)algo));
+	if (meas_select(e, log->op, log->ranks, &eb) < 0)
+		die("%s", eb.msg);
+}
+
+static double expected_time(const struct meas *e, double size)
+{
+	size_t i;
+
+	for (i = 0; i < e->n; i++)
+		if (e->rows[i].size == size)
+			return e->rows[i].time;
+	return NAN;
+}
+
+/* predicted/measured - 1, with rounding noise below 1e-12 shown as 0. */
+static double rel_err(double predicted, double measured)
+{
+	double e = predicted / measured - 1;
+
+	return fabs(e) < 1e-12 ? 0 : e;
+}
 
 int cmd_compare(int argc, char **argv, struct ctx *ctx)
 {
-	return error("'compare' is not built yet") ? EXIT_DATA : EXIT_DATA;
+	const char *expected = NULL;
+	double tol = 0.25, minbw = 0.70, large = 64.0 * 1048576, line_rate, factor;
+	double *err, peak = NAN, worst = 0, worst_size = NAN, med = NAN;
+	int c, op = -1, inplace = 0, have_regimes = 0, nfar = 0;
+	enum ar_algo algo = AR_RING;
+	unsigned long ranks = 0;
+	size_t i, nerr = 0, largest_i;
+	struct meas m, e;
+	struct fit_model fm;
+	struct errbuf eb;
+	struct out *o;
+	char note[160];
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
+		switch (c) {
+		case O_OP: {
+			enum coll_op x;
+
+			if (coll_op_lookup(optarg, &x, &eb) < 0)
+				die_usage("--op: %s", eb.msg);
+			op = (int)x;
+			break;
+		}
+		case O_RANKS:
+			ranks = (unsigned long)opt_quantity_range("--ranks", Q_COUNT, optarg,
+								  2, (double)RANKS_MAX);
+			break;
+		case O_ALGO:
+			if (ar_algo_lookup(optarg, &algo, &eb) < 0)
+				die_usage("--algo: %s", eb.msg);
+			break;
+		case O_INPLACE:
+			inplace = 1;
+			break;
+		case O_EXPECTED:
+			expected = optarg;
+			break;
+		case O_TOL:
+			if (units_parse_fraction(optarg, &tol, &eb) < 0)
+				die_usage("--tolerance: %s", eb.msg);
+			if (tol < 0)
+				die_usage("--tolerance: '%s' is negative", optarg);
+			break;
+		case O_MINBW:
+			if (units_parse_fraction(optarg, &minbw, &eb) < 0)
+				die_usage("--min-busbw: %s", eb.msg);
+			if (minbw < 0 || minbw > 1)
+				die_usage("--min-busbw: '%s' is not between 0 and 100%%", optarg);
+			break;
+		case O_LARGE:
+			large = opt_quantity("--large", Q_SIZE, optarg);
+			break;
+		case 'h':
+			usage_exit(usage, 0);
+		default:
+			usage_exit(usage, EXIT_USAGE);
+		}
+	}
+	if (optind >= argc) {
+		fputs("commtime: error: compare needs a measurement file\n", stderr);
+		usage_exit(usage, EXIT_USAGE);
+	}
+	no_more_args(argc, argv, optind + 1, usage);
+
+	meas_init(&m, argv[optind]);
+	if (meas_load_file(argv[optind], &m, &eb) < 0 || meas_select(&m, op, ranks, &eb) < 0)
+		die("%s", eb.msg);
+	if (m.op < 0)
+		die("%s: cannot tell which collective was measured; give --op", m.path);
+	if (m.ranks == 0)
+		die("%s: cannot tell the rank count; give --ranks", m.path);
+	if (m.op != OP_ALLREDUCE && algo != AR_RING)
+		die_usage("--algo: '%s' is modelled for all_reduce only; %s uses ring",
+			  ar_algo_name(algo), coll_op_name((enum coll_op)m.op));
+	factor = busbw_factor((enum coll_op)m.op, m.ranks);
+
+	if (expected)
+		load_expected(expected, &m, (int)algo, &e);
+	else if (ctx->have_preset &&
+		 (have_regimes = fit_model_from_preset(&ctx->preset, &fm, &eb)) < 0)
+		die("%s", eb.msg);
+
+	line_rate = ctx->link.beta;
+	if (ctx->have_preset) {
+		int r = preset_get_quantity(&ctx->preset, "beta_line", Q_RATE, &line_rate, &eb);
+
+		if (r < 0)
+			die("%s", eb.msg);
+		if (r == 0)
+			line_rate = ctx->link.beta;
+	}
+
+	o = ctx_out_open(ctx);
+	out_input_str(o, "file", "file", m.path);
+	out_input_str(o, "op", "collective", coll_op_name((enum coll_op)m.op));
+	snprintf(note, sizeof(note), "%s", ranks ? "from --ranks" :
+		 m.from_log ? "from the log's '# Rank' lines" : "from the file");
+	out_input(o, "ranks", "ranks", (double)m.ranks, H_PLAIN, 10, note);
+	if (expected) {
+		out_input_str(o, "expected", "expected", expected);
+	} else {
+		ctx_echo_link(ctx, o);
+		out_input_str(o, "algo", "algorithm", have_regimes ?
+			      "the preset's regimes" : ar_algo_name(algo));
+	}
+	out_input(o, "line_rate_Bps", "line rate", line_rate, H_RATE, 4,
+		  ctx->have_preset && preset_get(&ctx->preset, "beta_line") ?
+		  "beta_line of the preset" : "beta");
+	out_input(o, "tolerance", "tolerance", tol, H_PERCENT, 0, NULL);
+
+	err = xmalloc(m.n * sizeof(*err));
+	largest_i = m.n - 1;
+	out_table_begin(o, &table);
+	for (i = 0; i < m.n; i++) {
+		const struct meas_row *r = &m.rows[i];
+		double t = inplace ? r->time_ip : r->time;
+		double bw = r->size / t * factor;
+		double p, pbw, re;
+		char flag[32] = "";
+
+		if (isnan(t))
+			die("%s:%d: no in-place time", m.path, r->line);
+		if (expected)
+			p = expected_time(&e, r->size);
+		else if (have_regimes)
+			p = fit_model_time(&fm, (enum coll_op)m.op, m.ranks, r->size);
+		else
+			p = fit_link_time((enum coll_op)m.op, algo, &ctx->link, m.ranks, r->size);
+		pbw = p > 0 ? r->size / p * factor : NAN;
+		re = rel_err(p, t);
+		if (!isnan(re)) {
+			err[nerr++] = fabs(re);
+			if (fabs(re) > fabs(worst) || isnan(worst_size)) {
+				worst = re;
+				worst_size = r->size;
+			}
+			if (fabs(re) > tol) {
+				strcat(flag, "far");
+				nfar++;
+			}
+		}
+		if (r->size >= large && bw < minbw * line_rate)
+			strcat(flag, *flag ? ",low-busbw" : "low-busbw");
+		if (r->size >= large && (isnan(peak) || bw > peak))
+			peak = bw;
+		{
+			struct cell row[] = { { NULL, r->size }, { NULL, t }, { NULL, p },
+					      { NULL, re }, { NULL, bw }, { NULL, pbw },
+					      { flag, 0 } };
+			out_row(o, row);
+		}
+	}
+	out_table_end(o);
+	if (nerr == 0)
+		die("%s: no size of the log has an expected time in '%s'", m.path,
+		    expected ? expected : "-");
+	if (isnan(peak)) {
+		/* No size reaches --large: judge the largest one measured. */
+		const struct meas_row *r = &m.rows[largest_i];
+		double t = inplace ? r->time_ip : r->time;
+
+		peak = r->size / t * factor;
+	}
+	gsl_sort(err, 1, nerr);
+	med = gsl_stats_median_from_sorted_data(err, 1, nerr);
+
+	out_table_begin(o, &sum_table);
+	{
+		struct cell row[] = { { NULL, (double)nerr }, { NULL, med }, { NULL, worst },
+				      { NULL, worst_size }, { NULL, (double)nfar },
+				      { NULL, peak }, { NULL, line_rate },
+				      { NULL, peak / line_rate } };
+		out_row(o, row);
+	}
+	out_table_end(o);
+	if (nfar)
+		out_text(o, "%d of %zu sizes are off the prediction by more than %.0f %%",
+			 nfar, nerr, 100 * tol);
+	if (m.rows[largest_i].size < large) {
+		char b[32];
+
+		out_text(o, "no size reaches %s; the bandwidth check uses the largest",
+			 units_fmt_size(b, sizeof(b), large));
+	}
+	if (peak < minbw * line_rate)
+		out_text(o, "large-message busbw is %.0f %% of the line rate, below %.0f %%: "
+			 "check links and topology (nvidia-smi topo -m, NCCL_DEBUG=INFO)",
+			 100 * peak / line_rate, 100 * minbw);
+	ctx_out_close(ctx, o);
+
+	free(err);
+	if (expected)
+		meas_release(&e);
+	meas_release(&m);
+	return 0;
 }
