@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -310,6 +311,7 @@ void ctx_figure(const struct ctx *ctx, const struct figure *f)
 	}
 	if (ctx->render) {
 		const char *tmp;
+		struct stat st;
 
 		/* gnuplot draws into the temporary that out_close renames. */
 		o = out_open(FMT_TABLE, ctx->render, &eb);
@@ -317,6 +319,9 @@ void ctx_figure(const struct ctx *ctx, const struct figure *f)
 			die("%s", eb.msg);
 		tmp = out_tmp_path(o);
 		render(f, plot_terminal_for(ctx->render), tmp ? tmp : ctx->render, ctx->render);
+		/* A gnuplot that exits 0 without drawing must not leave an empty image. */
+		if (stat(tmp ? tmp : ctx->render, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0)
+			die("gnuplot drew nothing into '%s'", ctx->render);
 		ctx_out_close(ctx, o);
 	}
 }
