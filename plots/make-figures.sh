@@ -32,3 +32,7 @@ fig ddp --alpha 5e-6 --beta 200e9 ddp --grad 14G --compute 300ms --ranks 8,16,64
 fig zero --alpha 5e-6 --beta 200e9 zero --params 7.5e9
 # The seed's speedup law for three ratios of communication to computation.
 fig speedup speedup --ratio 0.05,0.15,0.5
+# The bubble of GPipe and 1F1B against microbatches, for 2, 4 and 8 stages.
+fig pipeline-bubble pipeline --stages 2,4,8 --microbatches 4:256:x2
+# The simulated 1F1B schedule of 4 stages and 8 microbatches.
+fig pipeline-timeline pipeline --stages 4 --microbatches 8 --schedule 1f1b --timeline

@@ -580,7 +580,7 @@ static void figure_timeline(const struct ctx *ctx, const struct args *a,
 	p = plot_add_panel(&f, title, a->seconds ? "time" : "time (units of tf, one forward of one microbatch)",
 			   "stage");
 	p->xaxis = a->seconds ? AX_TIME : AX_PLAIN;
-	p->yaxis = AX_PLAIN;
+	p->yaxis = AX_INTEGER;
 	p->xmin = 0;
 	p->xmax = t->makespan;
 	/* reversed: stage 0 on top, half a row free above and below */

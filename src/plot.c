@@ -286,7 +286,11 @@ static void tic_label(char *buf, size_t len, enum plot_axis kind, double v)
 		snprintf(buf, len, "%g %s", v, rate[k]);
 		break;
 	default:
-		snprintf(buf, len, "%g", v);
+		/* whole numbers in full: 1048576, not 1.04858e+06 */
+		if (v == floor(v) && fabs(v) < 1e15)
+			snprintf(buf, len, "%.0f", v);
+		else
+			snprintf(buf, len, "%g", v);
 		break;
 	}
 }
@@ -340,6 +344,16 @@ static void write_axis(FILE *out, const char *axis, enum plot_axis kind, int log
 	double base = kind == AX_SIZE || kind == AX_PLAIN ? 2 : 10, t, step, tics[64];
 	int n = 0;
 
+	if (kind == AX_INTEGER && !logscale) {
+		/* whole steps: a row per stage reads 0, 1, 2, never 0.5 */
+		step = isfinite(lo) && isfinite(hi) && hi != lo ?
+		       round(linear_step(AX_PLAIN, fabs(hi - lo))) : 1;
+		if (step < 1)
+			step = 1;
+		fprintf(out, "set %stics %g\nset m%stics 1\nset format %s '%%.0f'\n",
+			axis, step, axis, axis);
+		return;
+	}
 	if (logscale && lo > 0 && hi >= lo && isfinite(hi)) {
 		fprintf(out, "set logscale %s %g\n", axis, base);
 		step = ceil(log(hi / lo) / log(base) / 8);
@@ -358,6 +372,8 @@ static void write_axis(FILE *out, const char *axis, enum plot_axis kind, int log
 		double k;
 
 		step = linear_step(kind, hi - lo);
+		if (kind == AX_INTEGER && step < 1)
+			step = 1;
 		for (k = ceil(lo / step - 1e-9); k * step <= hi + step * 1e-9 && n < 64; k++)
 			tics[n++] = k * step + 0.0;  /* + 0.0: no "-0" */
 		write_tics(out, axis, kind, tics, n);
@@ -524,8 +540,10 @@ static void write_panel(FILE *out, const struct panel *p, size_t pi)
 				"lc rgb '%s' %s", s->opacity, rgb, title);
 			break;
 		case PS_BOXES:
+			/* a thin white edge keeps neighbouring boxes apart */
 			fprintf(out, "using (($1+$2)/2):(($3+$4)/2):1:2:3:4 with boxxyerror "
-				"fs solid %.2f noborder lc rgb '%s' %s", s->opacity, rgb, title);
+				"fs solid %.2f border lc rgb '#ffffff' lw 0.5 lc rgb '%s' %s",
+				s->opacity, rgb, title);
 			break;
 		}
 	}

@@ -28,7 +28,8 @@ enum plot_axis {
 	AX_SIZE,         /* bytes with binary prefixes: 4 KiB, 1 GiB */
 	AX_TIME,         /* seconds with SI prefixes: 10 µs, 2 ms */
 	AX_RATE,         /* bytes/s with SI prefixes: 200 GB/s */
-	AX_PERCENT       /* values already in percent (0-100), shown with % */
+	AX_PERCENT,      /* values already in percent (0-100), shown with % */
+	AX_INTEGER       /* whole numbers only, linear (stages, ranks) */
 };
 
 struct plot_series {
