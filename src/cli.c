@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -25,7 +26,8 @@ const char global_usage[] =
 	"  --preset NAME|FILE   link preset; --alpha/--beta override its values\n"
 	"  --presets-dir DIR    search DIR first for presets\n"
 	"  --format FMT         table (default), csv or json\n"
-	"  -o, --output FILE    write to FILE (atomically) instead of stdout\n"
+	"  -o, --output FILE    write to FILE (atomically) instead of stdout; a name\n"
+	"                       ending in .csv or .json sets --format when not given\n"
 	"  --plot FILE.gp       also write a self-contained gnuplot script\n"
 	"  --render FILE        also render the figure (.png, .svg or .pdf) with gnuplot\n";
 
@@ -309,6 +311,7 @@ void ctx_figure(const struct ctx *ctx, const struct figure *f)
 	}
 	if (ctx->render) {
 		const char *tmp;
+		struct stat st;
 
 		/* gnuplot draws into the temporary that out_close renames. */
 		o = out_open(FMT_TABLE, ctx->render, &eb);
@@ -316,6 +319,9 @@ void ctx_figure(const struct ctx *ctx, const struct figure *f)
 			die("%s", eb.msg);
 		tmp = out_tmp_path(o);
 		render(f, plot_terminal_for(ctx->render), tmp ? tmp : ctx->render, ctx->render);
+		/* A gnuplot that exits 0 without drawing must not leave an empty image. */
+		if (stat(tmp ? tmp : ctx->render, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0)
+			die("gnuplot drew nothing into '%s'", ctx->render);
 		ctx_out_close(ctx, o);
 	}
 }

@@ -224,8 +224,11 @@ static void figure_allreduce(const struct ctx *ctx, const struct dlist *ranks,
 				struct crossing c;
 				struct errbuf eb;
 
-				if (crossover_allreduce(algos[a], algos[b], &ctx->link, n, lo, hi,
-							&c, &eb) < 0 || c.result != CROSS_FOUND)
+				/* Solved over the bracket of the crossover table, so the
+				 * figure marks the very sizes the table prints. */
+				if (crossover_allreduce(algos[a], algos[b], &ctx->link, n, CROSS_LO,
+							CROSS_HI, &c, &eb) < 0 ||
+				    c.result != CROSS_FOUND || c.bytes < lo || c.bytes > hi)
 					continue;
 				units_fmt_size(sz, sizeof(sz), c.bytes);
 				snprintf(text, sizeof(text), "%s/%s %lu: %s", ar_algo_name(algos[a]),

@@ -83,6 +83,115 @@ static void S_curve(struct out *o, const struct dlist *ranks, double a, double x
 	}
 }
 
+/* Where a curve is drawn: N from lo to hi, evenly on a log scale. */
+#define S_GRID 120
+
+/* Append the curve of ratio a over [lo, hi] to s, up to the height ymax. */
+static void S_plot_curve(struct plot_series *s, double a, double lo, double hi, double ymax)
+{
+	int i;
+
+	for (i = 0; i <= S_GRID && hi > lo; i++) {
+		double n = lo * pow(hi / lo, (double)i / S_GRID), y = speedup(a, n);
+
+		/* a < 0 has a pole: the curve stops where it leaves the figure */
+		if (!(y > 0) || y > ymax)
+			break;
+		plot_xy(s, n, y);
+	}
+}
+
+/*
+ * The figure: speedup against ranks on log-log axes, the ideal speedup N
+ * as a dashed line, one curve per ratio a with the asked rank counts
+ * marked and its limit 1/a as a dotted line.  With measurements (mr, ms:
+ * ranks and measured speedup X/X1, nm of them) the points are drawn over
+ * the fitted curve, solid where it was fitted and dashed where it
+ * extrapolates.
+ */
+static void S_figure(const struct ctx *ctx, const char *title, const double *ratios,
+		     size_t nratio, const struct dlist *ranks, const double *mr,
+		     const double *ms, size_t nm)
+{
+	struct figure f = { 0 };
+	struct panel *p;
+	struct plot_series *s;
+	char text[96];
+	double lo = 1, hi = 8, ymax, mlo = INFINITY, mhi = 0;
+	size_t i, j;
+
+	for (i = 0; i < ranks->n; i++)
+		hi = fmax(hi, ranks->v[i]);
+	for (i = 0; i < nm; i++) {
+		hi = fmax(hi, mr[i]);
+		mlo = fmin(mlo, mr[i]);
+		mhi = fmax(mhi, mr[i]);
+	}
+	ymax = hi;
+	for (i = 0; i < nm; i++)
+		ymax = fmax(ymax, ms[i]);
+	ymax *= 1.5;
+
+	f.title = xstrdup(title);
+	f.comment = xstrdup("commtime speedup: N/(1+a(N-1)) against ranks");
+	f.width = 800;
+	f.height = 500;
+	p = plot_add_panel(&f, title, "ranks N", "speedup over one rank");
+	p->xaxis = p->yaxis = AX_PLAIN;
+	p->logx = p->logy = 1;
+	p->xmin = lo;
+	p->xmax = hi;
+	p->ymax = ymax;
+	p->key = xstrdup("top left");
+
+	s = plot_add_series(p, "ideal: N", PS_LINES);
+	s->color = 6;
+	s->dash = 1;
+	plot_xy(s, lo, lo);
+	plot_xy(s, hi, hi);
+	for (j = 0; j < nratio; j++) {
+		double a = ratios[j];
+		int color = (int)j % 6;
+
+		if (nm) {
+			snprintf(text, sizeof(text), "fit: a = %.4g", a);
+			s = plot_add_series(p, text, PS_LINES);
+			s->color = color;
+			S_plot_curve(s, a, mlo, mhi, ymax);
+			/* the extrapolation on either side, dashed */
+			s = plot_add_series(p, NULL, PS_LINES);
+			s->color = color;
+			s->dash = 1;
+			S_plot_curve(s, a, lo, mlo, ymax);
+			s = plot_add_series(p, NULL, PS_LINES);
+			s->color = color;
+			s->dash = 1;
+			S_plot_curve(s, a, mhi, hi, ymax);
+			s = plot_add_series(p, "measured X/X1", PS_POINTS);
+			s->color = 1;
+			for (i = 0; i < nm; i++)
+				plot_xy(s, mr[i], ms[i]);
+		} else {
+			snprintf(text, sizeof(text), "a = %.4g", a);
+			s = plot_add_series(p, text, PS_LINES);
+			s->color = color;
+			S_plot_curve(s, a, lo, hi, ymax);
+			s = plot_add_series(p, NULL, PS_POINTS);
+			s->color = color;
+			for (i = 0; i < ranks->n; i++)
+				if (speedup(a, ranks->v[i]) > 0)
+					plot_xy(s, ranks->v[i], speedup(a, ranks->v[i]));
+		}
+		/* a few limits say something; dozens would only be lines */
+		if (nratio <= 4 && a > 0 && 1 / a < ymax / 1.5 && 1 / a > 1) {
+			snprintf(text, sizeof(text), "1/a = %.3g", 1 / a);
+			plot_add_hline(p, 1 / a, text);
+		}
+	}
+	ctx_figure(ctx, &f);
+	plot_release(&f);
+}
+
 static double S_sumsq(const double *x, size_t n)
 {
 	double s = 0;
@@ -162,6 +271,21 @@ static int S_fit(struct ctx *ctx, const char *measured, const struct dlist *rank
 		S_curve(o, ranks, f.a, f.x1);
 		out_table_end(o);
 	}
+	if (ctx->plot || ctx->render) {
+		double *ms = xmalloc(n * sizeof(*ms));
+		char title[200];
+
+		for (i = 0; i < n; i++)
+			ms[i] = x[i] / f.x1;
+		if (f.dof > 0)
+			snprintf(title, sizeof(title), "Speedup fitted to measured throughputs: "
+				 "a = %.4g \xc2\xb1 %.2g, X1 = %.6g", f.a, f.a_err, f.x1);
+		else
+			snprintf(title, sizeof(title), "Speedup fitted to measured throughputs: "
+				 "a = %.4g, X1 = %.6g", f.a, f.x1);
+		S_figure(ctx, title, &f.a, 1, ranks, r, ms, n);
+		free(ms);
+	}
 	ctx_out_close(ctx, o);
 	free(r);
 	free(x);
@@ -212,8 +336,6 @@ int cmd_speedup(int argc, char **argv, struct ctx *ctx)
 		}
 	}
 	no_more_args(argc, argv, optind, usage);
-	if (ctx->plot || ctx->render)
-		warning("speedup: --plot and --render are not available for this command yet");
 	if (!!ratio_arg + !!(comm_arg || compute_arg) + !!measured != 1)
 		die_usage("speedup: give exactly one of --ratio, --comm with --compute, or --measured");
 	if (measured) {
@@ -247,6 +369,18 @@ int cmd_speedup(int argc, char **argv, struct ctx *ctx)
 		if (ratios.v[i] > 0)
 			out_text(o, "a = %.4g: the speedup approaches 1/a = %.2f x as N grows",
 				 ratios.v[i], 1 / ratios.v[i]);
+	if (ctx->plot || ctx->render) {
+		char title[200], a1[32], a2[32];
+
+		if (!ratio_arg)
+			snprintf(title, sizeof(title), "Speedup N/(1+a(N-1)), a = %s / %s = %.4g",
+				 units_fmt_time(a1, sizeof(a1), comm, 3),
+				 units_fmt_time(a2, sizeof(a2), compute, 3), ratios.v[0]);
+		else
+			snprintf(title, sizeof(title),
+				 "Speedup N/(1+a(N-1)), a = communication / computation");
+		S_figure(ctx, title, ratios.v, ratios.n, &ranks, NULL, NULL, 0);
+	}
 	ctx_out_close(ctx, o);
 	dlist_release(&ranks);
 	dlist_release(&ratios);

@@ -5,6 +5,7 @@
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -79,6 +80,217 @@ static double S_bytes(const char *opt, const char *arg, int zero_ok)
 	return x;
 }
 
+/* One curve of the figure: the stages that draw it, and its values. */
+struct S_curve {
+	int stages[ZERO_STAGES];
+	int nstages;
+	double *y;
+};
+
+/*
+ * Group the stages whose values agree at every rank count of the grid into
+ * one curve: with the ring, stages 0, 1 and 2 move the same bytes in the
+ * same steps, and three curves on top of each other would hide two.
+ */
+static int S_group(const struct dlist *stages, double *const *y, size_t n,
+		   struct S_curve *curves)
+{
+	size_t i, k;
+	int nc = 0, c;
+
+	for (i = 0; i < stages->n; i++) {
+		for (c = 0; c < nc; c++) {
+			for (k = 0; k < n; k++)
+				if (fabs(curves[c].y[k] - y[i][k]) > 1e-12 * fabs(y[i][k]))
+					break;
+			if (k == n)
+				break;
+		}
+		if (c == nc) {
+			curves[nc].nstages = 0;
+			curves[nc++].y = y[i];
+		}
+		curves[c].stages[curves[c].nstages++] = (int)stages->v[i];
+	}
+	return nc;
+}
+
+/* "stage 3 (+ parameters)", or "stages 0, 1, 2" for a group. */
+static char *S_curve_title(char *buf, size_t len, const struct S_curve *c)
+{
+	size_t o;
+	int i;
+
+	static const char *const what[ZERO_STAGES] = {
+		"stage 0: plain data parallel", "stage 1: optimizer sharded",
+		"stage 2: + gradients", "stage 3: + parameters"
+	};
+
+	if (c->nstages == 1)
+		snprintf(buf, len, "%s", what[c->stages[0]]);
+	else {
+		o = (size_t)snprintf(buf, len, "stages %d", c->stages[0]);
+		for (i = 1; i < c->nstages && o < len; i++)
+			o += (size_t)snprintf(buf + o, len - o, ", %d", c->stages[i]);
+		if (o < len)
+			snprintf(buf + o, len - o, " (equal)");
+	}
+	return buf;
+}
+
+/*
+ * One panel: a curve per group of stages over the grid, in the colour of
+ * its first stage, and a point at each asked rank count.
+ */
+static void S_panel(struct panel *pn, const struct zero_params *p, const struct ctx *ctx,
+		    const struct dlist *ranks, const struct dlist *stages, const double *grid,
+		    size_t n, int memory)
+{
+	struct S_curve curves[ZERO_STAGES];
+	double *y[ZERO_STAGES];
+	char text[96];
+	size_t i, k;
+	int nc, c;
+
+	for (i = 0; i < stages->n; i++) {
+		y[i] = xmalloc(n * sizeof(double));
+		for (k = 0; k < n; k++) {
+			struct zero_cost z;
+
+			zero_cost(p, &ctx->link, (unsigned long)grid[k], (int)stages->v[i], &z);
+			y[i][k] = memory ? z.memory_B : z.comm_s;
+		}
+	}
+	nc = S_group(stages, y, n, curves);
+	for (c = 0; c < nc; c++) {
+		struct plot_series *s = plot_add_series(pn, S_curve_title(text, sizeof(text), &curves[c]),
+							PS_LINES);
+
+		s->color = curves[c].stages[0];
+		for (k = 0; k < n; k++)
+			if (curves[c].y[k] > 0)
+				plot_xy(s, grid[k], curves[c].y[k]);
+	}
+	/* The rows of the table, one point per stage and asked rank count. */
+	for (c = 0; c < nc; c++) {
+		struct plot_series *s = plot_add_series(pn, NULL, PS_POINTS);
+
+		s->color = curves[c].stages[0];
+		for (i = 0; i < ranks->n; i++) {
+			struct zero_cost z;
+
+			zero_cost(p, &ctx->link, (unsigned long)ranks->v[i], curves[c].stages[0], &z);
+			if ((memory ? z.memory_B : z.comm_s) > 0)
+				plot_xy(s, ranks->v[i], memory ? z.memory_B : z.comm_s);
+		}
+	}
+	for (i = 0; i < stages->n; i++)
+		free(y[i]);
+}
+
+/*
+ * The figure, two panels against data-parallel rank count: model-state
+ * memory per rank (log scale: stage 3 divides it by n) and communication
+ * time per step, one curve per stage.  One rank communicates nothing, so
+ * the time panel starts at two.
+ */
+static void S_figure(const struct ctx *ctx, const struct zero_params *p,
+		     const struct dlist *ranks, const struct dlist *stages)
+{
+	struct figure f = { 0 };
+	struct panel *pn;
+	struct dlist once = { 0 };
+	char title[400], link[128], count[64];
+	double lo = INFINITY, hi = 0, grid[200], tlo = INFINITY, thi = 0;
+	size_t i, j, n;
+	int logx;
+
+	/* --stage 1,1 asks for one curve. */
+	for (i = 0; i < stages->n; i++) {
+		for (j = 0; j < once.n && once.v[j] != stages->v[i]; j++)
+			;
+		if (j == once.n)
+			dlist_push(&once, stages->v[i]);
+	}
+	stages = &once;
+
+	for (i = 0; i < ranks->n; i++) {
+		lo = fmin(lo, ranks->v[i]);
+		hi = fmax(hi, ranks->v[i]);
+	}
+	if (hi < 4 * lo) {
+		lo = lo / 4 < 1 ? 1 : floor(lo / 4);
+		hi *= 4;
+	}
+	logx = hi >= 8 * lo;
+	n = plot_rank_grid(lo, hi, sizeof(grid) / sizeof(grid[0]), grid);
+
+	snprintf(title, sizeof(title),
+		 "ZeRO per rank: %s parameters, %g+%g+%g bytes per parameter, %s; %s",
+		 workload_fmt_count(count, sizeof(count), p->params), p->param_bytes,
+		 p->grad_bytes, p->optim_bytes, ar_algo_name(p->algo),
+		 ctx_link_text(ctx, link, sizeof(link)));
+	f.title = xstrdup(title);
+	f.comment = xstrdup("commtime zero: model-state memory and communication time per rank "
+			    "of ZeRO stages against ranks");
+	f.width = 1000;
+	f.height = 430;
+
+	pn = plot_add_panel(&f, "model-state memory per rank", "data-parallel ranks",
+			    "memory per rank");
+	pn->xaxis = AX_PLAIN;
+	pn->yaxis = AX_SIZE;
+	pn->logx = logx;
+	pn->logy = 1;
+	pn->xmin = lo;
+	pn->xmax = hi;
+	pn->key = xstrdup("bottom left");
+	S_panel(pn, p, ctx, ranks, stages, grid, n, 1);
+	/* Room below the curves for the key, above them for the top one. */
+	for (i = 0; i < pn->nseries; i++) {
+		size_t k;
+
+		for (k = 0; k < pn->series[i].n; k++) {
+			tlo = fmin(tlo, pn->series[i].data[2 * k + 1]);
+			thi = fmax(thi, pn->series[i].data[2 * k + 1]);
+		}
+	}
+	if (tlo <= thi) {
+		pn->ymin = tlo / 12;
+		pn->ymax = thi * 1.6;
+	}
+	tlo = INFINITY;
+	thi = 0;
+
+	pn = plot_add_panel(&f, "communication time per step", "data-parallel ranks",
+			    "time per step");
+	pn->xaxis = AX_PLAIN;
+	pn->yaxis = AX_TIME;
+	pn->logx = logx;
+	pn->xmin = lo < 2 ? 2 : lo;
+	pn->xmax = hi;
+	pn->key = xstrdup("top left");
+	S_panel(pn, p, ctx, ranks, stages, grid, n, 0);
+	/* Log only when the times span decades (latency-bound at large n). */
+	for (i = 0; i < pn->nseries; i++) {
+		size_t k;
+
+		for (k = 0; k < pn->series[i].n; k++) {
+			tlo = fmin(tlo, pn->series[i].data[2 * k + 1]);
+			thi = fmax(thi, pn->series[i].data[2 * k + 1]);
+		}
+	}
+	if (thi > 30 * tlo)
+		pn->logy = 1;
+	else {
+		pn->ymin = 0;
+		pn->ymax = thi * 1.3;
+	}
+	ctx_figure(ctx, &f);
+	plot_release(&f);
+	dlist_release(&once);
+}
+
 int cmd_zero(int argc, char **argv, struct ctx *ctx)
 {
 	struct zero_params p;
@@ -139,8 +351,6 @@ int cmd_zero(int argc, char **argv, struct ctx *ctx)
 		}
 	}
 	no_more_args(argc, argv, optind, usage);
-	if (ctx->plot || ctx->render)
-		warning("zero: --plot and --render are not available for this command yet");
 	if (!!params_arg + !!weights_arg + !!workload_arg != 1)
 		die_usage("zero: give the model with exactly one of --params, --weights or --workload");
 	if (weights_arg)
@@ -211,6 +421,7 @@ int cmd_zero(int argc, char **argv, struct ctx *ctx)
 		}
 	}
 	out_table_end(o);
+	S_figure(ctx, &p, &ranks, &stages);
 	ctx_out_close(ctx, o);
 	dlist_release(&ranks);
 	dlist_release(&stages);

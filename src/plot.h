@@ -28,7 +28,8 @@ enum plot_axis {
 	AX_SIZE,         /* bytes with binary prefixes: 4 KiB, 1 GiB */
 	AX_TIME,         /* seconds with SI prefixes: 10 µs, 2 ms */
 	AX_RATE,         /* bytes/s with SI prefixes: 200 GB/s */
-	AX_PERCENT       /* fraction shown as percent */
+	AX_PERCENT,      /* values already in percent (0-100), shown with % */
+	AX_INTEGER       /* whole numbers only, linear (stages, ranks) */
 };
 
 struct plot_series {
@@ -54,6 +55,11 @@ struct plot_vline {
 	char *left, *right;  /* written at the bottom on either side, may be NULL */
 };
 
+struct plot_hline {
+	double y;
+	char *text;          /* written above the line at its right end, may be NULL */
+};
+
 struct panel {
 	char *title;
 	char *xlabel, *ylabel;
@@ -67,6 +73,8 @@ struct panel {
 	size_t nlabels;
 	struct plot_vline *vlines;
 	size_t nvlines;
+	struct plot_hline *hlines;
+	size_t nhlines;
 };
 
 struct figure {
@@ -89,7 +97,18 @@ void plot_xy(struct plot_series *s, double x, double y);
 void plot_add_label(struct panel *p, double x, double y, const char *text, int point);
 void plot_add_vline(struct panel *p, double x, const char *text,
 		    const char *left, const char *right);
+/* A dashed horizontal line across the panel at y, labelled at its right end. */
+void plot_add_hline(struct panel *p, double y, const char *text);
 void plot_release(struct figure *f);
+
+/*
+ * Rank counts to draw a model at: every whole number from lo to hi when
+ * there are at most max of them, otherwise about max whole numbers spaced
+ * evenly on a log scale, lo and hi included (ceil(log2 n) and other steps
+ * of the models stay where they are).  out holds max values, max >= 2;
+ * lo >= 1.  Returns how many were written, in increasing order.
+ */
+size_t plot_rank_grid(double lo, double hi, size_t max, double *out);
 
 /*
  * Write the script for terminal `term` ("svg", "png" or "pdf") and output
