@@ -152,20 +152,8 @@ static const char *base_name(const char *path)
 	return b ? b + 1 : path;
 }
 
-/* A straight line from x0 to x1 at height y (a reference level). */
-static void hline(struct panel *p, const char *title, double x0, double x1, double y,
-		  int color, int dash)
-{
-	struct plot_series *s = plot_add_series(p, title, PS_LINES);
-
-	s->color = color;
-	s->dash = dash;
-	plot_xy(s, x0, y);
-	plot_xy(s, x1, y);
-}
-
 /* Palette entries (plot.c: Okabe & Ito) the figure gives its parts. */
-enum { C_PRED = 0, C_FAR = 1, C_LINE = 2, C_LOW = 3, C_MEAS = 6 };
+enum { C_PRED = 0, C_FAR = 1, C_LOW = 3, C_MEAS = 6, C_LINE = 6 };
 
 /*
  * The figure: two panels side by side over the measured sizes.  Left, the
@@ -324,13 +312,17 @@ static void figure_compare(const struct ctx *ctx, const struct meas *m,
 	}
 	snprintf(text, sizeof(text), "line rate %s%s", units_fmt_rate(b, sizeof(b), line_rate, 4),
 		 ctx->have_preset && preset_get(&ctx->preset, "beta_line") ? " (beta_line)" : " (\xce\xb2)");
-	hline(p, text, lo, hi, line_rate, C_LINE, 1);
+	plot_add_hline(p, line_rate, text);
 	/* The busbw check starts at --large, or at the largest size when none
 	 * reaches it (as the summary does). */
 	from = large <= rows[m->n - 1].size ? large : rows[m->n - 1].size;
 	snprintf(text, sizeof(text), "%g %% of the line rate, from %s", 100 * minbw,
 		 units_fmt_size(b, sizeof(b), from));
-	hline(p, text, from / 1.2, hi, minbw * line_rate, C_LINE, 3);
+	s = plot_add_series(p, text, PS_LINES);
+	s->color = C_LINE;
+	s->dash = 3;
+	plot_xy(s, from / 1.2, minbw * line_rate);
+	plot_xy(s, hi, minbw * line_rate);
 
 	ctx_figure(ctx, &f);
 	plot_release(&f);

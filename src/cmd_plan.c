@@ -406,11 +406,7 @@ static void figure_plan(const struct planner *pl, const int *ops, size_t nops,
 	}
 	if (!isnan(line)) {
 		snprintf(text, sizeof(text), "line rate %s (beta_line)", units_fmt_rate(b, sizeof(b), line, 4));
-		s = plot_add_series(p, text, PS_LINES);
-		s->color = 6;
-		s->dash = 1;
-		plot_xy(s, lo, line);
-		plot_xy(s, hi, line);
+		plot_add_hline(p, line, text);
 		if (line > top)
 			top = line;
 	}
