@@ -152,6 +152,30 @@ static const char *base_name(const char *path)
 	return b ? b + 1 : path;
 }
 
+/*
+ * A log time axis spanning less than a decade gets one tic or none: widen
+ * it to powers of ten around its data, with room above for the key.
+ */
+static void whole_decades(struct panel *p)
+{
+	double lo = INFINITY, hi = 0;
+	size_t i, j;
+
+	for (i = 0; i < p->nseries; i++)
+		for (j = 0; j < p->series[i].n; j++) {
+			double y = p->series[i].data[j * (size_t)p->series[i].ncols + 1];
+
+			if (y > 0 && y < lo)
+				lo = y;
+			if (y > hi)
+				hi = y;
+		}
+	if (lo <= hi && hi / lo < 10) {
+		p->ymin = pow(10, floor(log10(lo / 3)));
+		p->ymax = pow(10, ceil(log10(hi * 3)));
+	}
+}
+
 /* Palette entries (plot.c: Okabe & Ito) the figure gives its parts. */
 enum { C_PRED = 0, C_FAR = 1, C_LOW = 3, C_MEAS = 6, C_LINE = 6 };
 
@@ -175,7 +199,7 @@ static void figure_compare(const struct ctx *ctx, const struct meas *m,
 	struct panel *p;
 	struct plot_series *s;
 	double factor = busbw_factor(pr->op, pr->ranks);
-	double lo = rows[0].size, hi = rows[m->n - 1].size, from, top = line_rate;
+	double lo = rows[0].size, hi = rows[m->n - 1].size, from, top = line_rate, widen;
 	const char *op = coll_op_name(pr->op);
 	char title[512], link[256], text[160], b[32], pred[160], meas[64];
 	size_t i, j, nexp = 0;
@@ -185,9 +209,11 @@ static void figure_compare(const struct ctx *ctx, const struct meas *m,
 		nfar += rows[i].far;
 		nlow += rows[i].low;
 	}
-	/* Room either side, so that no point sits on the border. */
-	lo /= 1.5;
-	hi *= 1.5;
+	/* Room either side, so that no point sits on the border; a few
+	 * octaves at least, so that the curve has a shape. */
+	widen = hi / lo < 16 ? 8 : 1.5;
+	lo /= widen;
+	hi *= widen;
 	if (expected)
 		for (j = 0; j < pr->expected->n; j++)
 			nexp += pr->expected->rows[j].size >= lo && pr->expected->rows[j].size <= hi;
@@ -255,6 +281,8 @@ static void figure_compare(const struct ctx *ctx, const struct meas *m,
 				plot_xy(s, rows[i].size, rows[i].measured);
 	}
 
+	whole_decades(p);
+
 	/* Right: bus bandwidth. */
 	p = plot_add_panel(&f, "bus bandwidth (nccl-tests busbw)", "message size", "busbw");
 	p->xaxis = AX_SIZE;
@@ -263,8 +291,6 @@ static void figure_compare(const struct ctx *ctx, const struct meas *m,
 	p->xmin = lo;
 	p->xmax = hi;
 	p->ymin = 0;
-	/* The key sits over the small sizes, whose busbw is near zero. */
-	p->key = xstrdup("left center");
 	if (!expected || nexp) {
 		s = plot_add_series(p, pred, PS_LINES);
 		s->color = C_PRED;
@@ -293,8 +319,6 @@ static void figure_compare(const struct ctx *ctx, const struct meas *m,
 		if (rows[i].busbw > top)
 			top = rows[i].busbw;
 	}
-	/* Room above the line rate for its dash to show. */
-	p->ymax = 1.1 * top;
 	if (nfar) {
 		s = plot_add_series(p, text, PS_POINTS);
 		s->color = C_FAR;
@@ -323,6 +347,12 @@ static void figure_compare(const struct ctx *ctx, const struct meas *m,
 	s->dash = 3;
 	plot_xy(s, from / 1.2, minbw * line_rate);
 	plot_xy(s, hi, minbw * line_rate);
+	/*
+	 * The key stands top left, over the small sizes whose busbw is near
+	 * zero, and above every point and the line rate with its label: a
+	 * line of the key takes about 3.5 % of the height, the label one more.
+	 */
+	p->ymax = top / (1 - 0.035 * (double)(p->nseries + 2) - 0.03);
 
 	ctx_figure(ctx, &f);
 	plot_release(&f);

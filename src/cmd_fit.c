@@ -182,6 +182,30 @@ static double rel_err(double predicted, double measured)
 	return fabs(e) < 1e-12 ? 0 : e;
 }
 
+/*
+ * A log time axis spanning less than a decade gets one tic or none: widen
+ * it to powers of ten around its data, with room above for the key.
+ */
+static void whole_decades(struct panel *p)
+{
+	double lo = INFINITY, hi = 0;
+	size_t i, j;
+
+	for (i = 0; i < p->nseries; i++)
+		for (j = 0; j < p->series[i].n; j++) {
+			double y = p->series[i].data[j * (size_t)p->series[i].ncols + 1];
+
+			if (y > 0 && y < lo)
+				lo = y;
+			if (y > hi)
+				hi = y;
+		}
+	if (lo <= hi && hi / lo < 10) {
+		p->ymin = pow(10, floor(log10(lo / 3)));
+		p->ymax = pow(10, ceil(log10(hi * 3)));
+	}
+}
+
 /* Palette entries (plot.c: Okabe & Ito): regimes take 0-3. */
 enum { C_AB = 4, C_MODEL = 6 };
 
@@ -203,7 +227,9 @@ static void figure_fit(const struct ctx *ctx, const struct meas *m, const double
 	struct figure f = { 0 };
 	struct panel *p;
 	struct plot_series *s;
-	double lo = S[0] / 1.5, hi = S[m->n - 1] * 1.5;
+	/* Room either side of the points; a few octaves at least. */
+	double widen = S[m->n - 1] / S[0] < 16 ? 8 : 1.5;
+	double lo = S[0] / widen, hi = S[m->n - 1] * widen;
 	const char *b = strrchr(m->path, '/');
 	char title[512], text[160], a[32], r[32], sz[32];
 	size_t i, j, k;
@@ -272,6 +298,8 @@ static void figure_fit(const struct ctx *ctx, const struct meas *m, const double
 		snprintf(text, sizeof(text), "n\xc2\xbd = %s", units_fmt_size(sz, sizeof(sz), ab->n_half));
 		plot_add_label(p, ab->n_half, fit_model_time(fab, op, m->ranks, ab->n_half), text, 1);
 	}
+
+	whole_decades(p);
 
 	/* Plain numbers: errors of a few tenths of a percent need their decimals. */
 	p = plot_add_panel(&f, "relative error (fitted/measured - 1)", "message size",

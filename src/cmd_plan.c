@@ -438,12 +438,12 @@ static void figure_plan(const struct planner *pl, const int *ops, size_t nops,
 	}
 	/*
 	 * The key stands top left, over the small sizes where every curve is
-	 * near zero; the line rate runs across the whole panel, so it goes
-	 * below the key: about 3.5 % of the height a line of the key.
+	 * near zero; the line rate runs across the whole panel, so it and its
+	 * label go below the key: about 3.5 % of the height a line.
 	 */
 	if (top > 0)
 		p->ymax = isnan(line) ? 1.1 * top :
-			  top / (1 - 0.035 * (double)(p->nseries + 1) - 0.03);
+			  top / (1 - 0.035 * (double)(p->nseries + 2) - 0.03);
 	/*
 	 * Each crossover's size beside it: right of the point and below it,
 	 * where a rising curve leaves room; near the right edge, where that
