@@ -138,10 +138,10 @@ static double predict(const struct predictor *pr, double size)
 	return fit_link_time(pr->op, pr->algo, pr->link, pr->ranks, size);
 }
 
-/* One compared size, as the table prints it and the figure draws it. */
+/* One compared size, as the figure draws it. */
 struct cmp_row {
-	double size, measured, predicted, busbw;
-	int far, low;
+	double size, measured, busbw;   /* B, s, B/s */
+	int far, low;                   /* its flags */
 };
 
 /* "dir/name.txt" -> "name.txt": the figure names files without their path. */
@@ -201,10 +201,12 @@ static void figure_compare(const struct ctx *ctx, const struct meas *m,
 	double factor = busbw_factor(pr->op, pr->ranks);
 	double lo = rows[0].size, hi = rows[m->n - 1].size, from, top = line_rate, widen;
 	const char *op = coll_op_name(pr->op);
-	char title[512], link[256], text[160], b[32], pred[160], meas[64];
+	char title[512], link[256], text[160], b[32], pred[160], meas[64], far[64];
 	size_t i, j, nexp = 0;
 	int nfar = 0, nlow = 0;
 
+	if (!ctx->plot && !ctx->render)
+		return;
 	for (i = 0; i < m->n; i++) {
 		nfar += rows[i].far;
 		nlow += rows[i].low;
@@ -264,17 +266,20 @@ static void figure_compare(const struct ctx *ctx, const struct meas *m,
 				plot_xy(s, S, pr->expected->rows[j].time);
 		}
 	} else {
-		for (j = 0; j <= 160; j++)
-			plot_xy(s, lo * pow(hi / lo, j / 160.0), predict(pr, lo * pow(hi / lo, j / 160.0)));
+		for (j = 0; j <= 160; j++) {
+			double S = lo * pow(hi / lo, j / 160.0);
+
+			plot_xy(s, S, predict(pr, S));
+		}
 	}
 	snprintf(meas, sizeof(meas), "measured (%s)", inplace ? "in-place" : "out-of-place");
 	s = plot_add_series(p, meas, PS_POINTS);
 	s->color = C_MEAS;
 	for (i = 0; i < m->n; i++)
 		plot_xy(s, rows[i].size, rows[i].measured);
-	snprintf(text, sizeof(text), "far off (> %g %%)", 100 * tol);
+	snprintf(far, sizeof(far), "far off (> %g %%)", 100 * tol);
 	if (nfar) {
-		s = plot_add_series(p, text, PS_POINTS);
+		s = plot_add_series(p, far, PS_POINTS);
 		s->color = C_FAR;
 		for (i = 0; i < m->n; i++)
 			if (rows[i].far)
@@ -320,7 +325,7 @@ static void figure_compare(const struct ctx *ctx, const struct meas *m,
 			top = rows[i].busbw;
 	}
 	if (nfar) {
-		s = plot_add_series(p, text, PS_POINTS);
+		s = plot_add_series(p, far, PS_POINTS);
 		s->color = C_FAR;
 		for (i = 0; i < m->n; i++)
 			if (rows[i].far)
@@ -491,7 +496,7 @@ int cmd_compare(int argc, char **argv, struct ctx *ctx)
 		p = predict(&pr, r->size);
 		pbw = p > 0 ? r->size / p * factor : NAN;
 		re = rel_err(p, t);
-		rows[i] = (struct cmp_row){ r->size, t, p, bw, 0, 0 };
+		rows[i] = (struct cmp_row){ r->size, t, bw, 0, 0 };
 		if (!isnan(re)) {
 			err[nerr++] = fabs(re);
 			if (fabs(re) > fabs(worst) || isnan(worst_size)) {

@@ -234,6 +234,9 @@ static void figure_fit(const struct ctx *ctx, const struct meas *m, const double
 	char title[512], text[160], a[32], r[32], sz[32];
 	size_t i, j, k;
 
+	if (!ctx->plot && !ctx->render)
+		return;
+
 	units_fmt_time(a, sizeof(a), ab->alpha, 3);
 	units_fmt_rate(r, sizeof(r), ab->beta, 4);
 	snprintf(title, sizeof(title), "%s on %lu ranks: %s fitted by the %s model, "
