@@ -36,3 +36,9 @@ fig speedup speedup --ratio 0.05,0.15,0.5
 fig pipeline-bubble pipeline --stages 2,4,8 --microbatches 4:256:x2
 # The simulated 1F1B schedule of 4 stages and 8 microbatches.
 fig pipeline-timeline pipeline --stages 4 --microbatches 8 --schedule 1f1b --timeline
+# A real A100 NVSwitch log against the a100-nvlink3 preset.
+fig compare --preset a100-nvlink3 compare ../tests/data/nccl/a100-x8-nvswitch.txt
+# The alpha-beta and regime fits to the same log.
+fig fit fit ../tests/data/nccl/a100-x8-nvswitch.txt
+# What nccl-tests should show on 8 and 64 H100s.
+fig plan --preset h100-nvlink4 plan --ranks 8,64
