@@ -109,8 +109,8 @@ int fmt_u64(char *buf, uint64_t v)
  *       else: d = 10**-e; b = (1 << (127 + d.bit_length())) // d
  *       g = b + 1; print(hex(g >> 64), hex(g & (2**64 - 1)))
  */
-#define POW10_MIN (-292)
-#define POW10_MAX 324
+#define POW10_MIN FMT_POW10_MIN
+#define POW10_MAX FMT_POW10_MAX
 static const uint64_t pow10_g[POW10_MAX - POW10_MIN + 1][2] = {
 	{ 0xff77b1fcbebcdc4f, 0x25e8e89c13bb0f7b }, /* -292 */
 	{ 0x9faacf3df73609b1, 0x77b191618c54e9ad }, /* -291 */
@@ -730,6 +730,11 @@ static const uint64_t pow10_g[POW10_MAX - POW10_MIN + 1][2] = {
 	{ 0xfcf62c1dee382c42, 0x46729e03dd9ed7b6 }, /* 323 */
 	{ 0x9e19db92b4e31ba9, 0x6c07a2c26a8346d2 }, /* 324 */
 };
+
+const uint64_t *fmt_pow10(int e)
+{
+	return e < POW10_MIN || e > POW10_MAX ? NULL : pow10_g[e - POW10_MIN];
+}
 
 /* ⌊a / 2^s⌋ for negative a too (>> of a negative int is implementation-defined). */
 static int floor_shift(long a, int s)
