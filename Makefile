@@ -73,14 +73,15 @@ check: deps
 	@sh tests/run.sh
 
 # The whole suite built with clang's AddressSanitizer and
-# UndefinedBehaviorSanitizer; any report stops the program and fails its
-# test.  The objects are removed before and after, so a plain build never
-# links sanitized objects (rebuild with make afterwards).
+# UndefinedBehaviorSanitizer.  Any report, leaks included, aborts the
+# program (status 134, a crash to tests/run.sh) and fails its test.  The
+# objects are removed before and after, so a plain build never links
+# sanitized objects (run make again afterwards).
 SAN_FLAGS = -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 asan:
 	$(MAKE) clean
 	$(MAKE) CC=clang CFLAGS='$(SAN_FLAGS)' LDFLAGS='-fsanitize=address,undefined' all
-	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:abort_on_error=1 \
 		sh tests/run.sh; st=$$?; $(MAKE) clean; exit $$st
 
 figures: all
