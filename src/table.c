@@ -16,6 +16,7 @@
  */
 #define _XOPEN_SOURCE 700  /* realpath */
 #include <errno.h>
+#include <fcntl.h>
 #include <locale.h>
 #include <math.h>
 #include <signal.h>
@@ -57,6 +58,8 @@ struct out {
 	int json_keys;         /* keys written in the JSON object */
 	int json_inputs;       /* the "inputs" object is open */
 	size_t json_ninputs;
+	int failed;            /* a write failed: format nothing more */
+	int err;               /* errno of that failure */
 };
 
 /* ---- temporaries that must not survive the process ---- */
@@ -97,7 +100,16 @@ static void cleanup_on_signal(int sig)
 
 static void install_cleanup(void)
 {
-	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE };
+	/*
+	 * The signals whose default action ends the process, as they come
+	 * from a terminal, kill, timeout(1) or a resource limit (ulimit -t,
+	 * ulimit -f).  SIGKILL cannot be caught: it may leave the temporary,
+	 * but never a half-written target.
+	 */
+	static const int sigs[] = {
+		SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGQUIT, SIGALRM, SIGUSR1, SIGUSR2,
+		SIGXCPU, SIGXFSZ,
+	};
 	size_t i;
 
 	if (cleanup_installed)
@@ -253,6 +265,20 @@ struct out *out_open(enum out_format fmt, const char *path, struct errbuf *eb)
 		sigprocmask(SIG_BLOCK, &all, &old);
 		fd = mkstemp(tmp);
 		saved = errno;
+		/*
+		 * With stdin, stdout or stderr closed the temporary would get
+		 * its descriptor, and a message meant for the terminal would
+		 * land in the output file: move it above them.
+		 */
+		if (fd >= 0 && fd <= 2) {
+			int high = fcntl(fd, F_DUPFD, 3);
+
+			close(fd);
+			fd = high;
+			saved = errno;
+			if (fd < 0)
+				unlink(tmp);
+		}
 		o = NULL;
 		if (fd >= 0) {
 			int slot = pending_add(tmp);
@@ -331,10 +357,8 @@ int out_close(struct out *o, struct errbuf *eb)
 		json_finish(o);
 
 	errno = 0;
-	if (fflush(o->f) != 0)
-		err = errno ? errno : EIO;
-	else if (ferror(o->f))
-		err = errno ? errno : EIO;
+	if (fflush(o->f) != 0 || ferror(o->f) || o->failed)
+		err = o->err ? o->err : errno ? errno : EIO;
 
 	if (o->f == stdout) {
 		out_free(o);
@@ -457,6 +481,14 @@ static void line_add(struct out *o, const char *s, size_t n)
 	o->line[o->line_len] = '\0';
 }
 
+/* Remember the first write error, with its reason, for out_close(). */
+static void write_failed(struct out *o)
+{
+	if (!o->failed && errno)
+		o->err = errno;
+	o->failed = 1;
+}
+
 /* Room for n more bytes at the end of the line; the caller adds to line_len. */
 static char *line_room(struct out *o, size_t n)
 {
@@ -484,8 +516,10 @@ static void line_char(struct out *o, char c)
  */
 static void line_flush(struct out *o)
 {
-	if (o->line_len)
-		fwrite(o->line, 1, o->line_len, o->f);
+	errno = 0;
+	if (o->line_len && (fwrite(o->line, 1, o->line_len, o->f) != o->line_len ||
+			    ferror(o->f)))
+		write_failed(o);
 	o->line_len = 0;
 }
 
@@ -506,8 +540,10 @@ static void line_emit(struct out *o)
 {
 	while (o->line_len && o->line[o->line_len - 1] == ' ')
 		o->line_len--;
+	errno = 0;
 	fwrite(o->line ? o->line : "", 1, o->line_len, o->f);
-	fputc('\n', o->f);
+	if (fputc('\n', o->f) == EOF || ferror(o->f))
+		write_failed(o);
 	o->last_blank = o->line_len == 0;
 	o->lines++;
 	o->line_len = 0;
@@ -812,7 +848,11 @@ void out_row(struct out *o, const struct cell *cells)
 	size_t i;
 	int first = 1;
 
-	if (!t)
+	/*
+	 * After a write error (a full disk, a closed pipe) the rest of a long
+	 * sweep is not formatted; out_close() reports the error.
+	 */
+	if (!t || o->failed)
 		return;
 	o->rows++;
 	switch (o->fmt) {
