@@ -80,13 +80,23 @@ check: deps
 	@$(MAKE) --no-print-directory all
 	@sh tests/run.sh
 
+# The whole suite built with clang's AddressSanitizer and
+# UndefinedBehaviorSanitizer.  Any report, leaks included, aborts the
+# program (status 134, a crash to tests/run.sh) and fails its test.  The
+# objects are removed before and after, so a plain build never links
+# sanitized objects (run make again afterwards).
+SAN_FLAGS = -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 asan:
 	$(MAKE) clean
-	$(MAKE) CC=clang CFLAGS='-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all' LDFLAGS='-fsanitize=address,undefined' all
+	$(MAKE) CC=clang CFLAGS='$(SAN_FLAGS)' LDFLAGS='-fsanitize=address,undefined' all
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:abort_on_error=1 \
+		sh tests/run.sh; st=$$?; $(MAKE) clean; exit $$st
 
 figures: all
 	@sh plots/make-figures.sh
 
+# Speed and memory against the seed's Python script and plain C loops
+# (bench/run.sh; not a test, never part of check).
 bench: all
 	@sh bench/run.sh
 
@@ -105,5 +115,58 @@ clean:
 	rm -rf tests/tmp
 
 .PHONY: all deps run check asan figures bench install uninstall clean FORCE
+
+
+# ---- memory checking and fuzzing ----
+#
+# valgrind: the suite with every commtime run under valgrind (memcheck,
+# leaks included); tests/valgrind-commtime.sh logs each run in
+# tests/tmp/valgrind, and any non-empty log fails the target.
+valgrind: all
+	@COMMTIME='$(CURDIR)/tests/valgrind-commtime.sh' sh tests/run.sh; st=$$?; \
+	logs=$$(find tests/tmp/valgrind -name '*.log' -size +0 2>/dev/null); \
+	if [ -n "$$logs" ]; then cat $$logs; echo "valgrind reported errors: $$logs"; exit 1; fi; \
+	exit $$st
+
+# fuzz: libFuzzer targets (clang) of the units parser, the list parser and
+# the preset reader, each run FUZZ_SECONDS; a crash is saved as
+# tests/tmp/fuzz/NAME/crash-*.  New inputs go to tests/tmp/fuzz/NAME/new;
+# copy the ones worth keeping into tests/fuzz/NAME/corpus.
+# The core is compiled into each target from source, apart from src/*.o.
+# fuzz-regress: every corpus file once through the sanitized targets.
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS = units list preset
+FUZZ_CC ?= clang
+FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+	-std=c11 -D_POSIX_C_SOURCE=200809L -Isrc $(GSL_CFLAGS)
+FUZZ_BIN = $(FUZZ_TARGETS:%=tests/tmp/fuzz/fuzz-%)
+
+define FUZZ_RULE
+tests/tmp/fuzz/fuzz-$(1): tests/fuzz/$(1)/fuzz_$(1).c $$(CORE_SRC) $$(wildcard src/*.h)
+	@mkdir -p $$(@D)
+	$$(Q_LD)$$(FUZZ_CC) $$(FUZZ_FLAGS) -o $$@ $$< $$(CORE_SRC) $$(LIBS)
+endef
+$(foreach t,$(FUZZ_TARGETS),$(eval $(call FUZZ_RULE,$(t))))
+
+fuzz: $(FUZZ_BIN)
+	@for t in $(FUZZ_TARGETS); do \
+		mkdir -p tests/tmp/fuzz/$$t/new || exit 1; \
+		echo "fuzz $$t: $(FUZZ_SECONDS) s"; \
+		tests/tmp/fuzz/fuzz-$$t -max_total_time=$(FUZZ_SECONDS) -timeout=10 \
+			-print_final_stats=1 -artifact_prefix=tests/tmp/fuzz/$$t/ \
+			tests/tmp/fuzz/$$t/new tests/fuzz/$$t/corpus 2>tests/tmp/fuzz/$$t/log || \
+			{ tail -40 tests/tmp/fuzz/$$t/log; exit 1; }; \
+		grep -E '^stat::number_of_executed_units|^Done' tests/tmp/fuzz/$$t/log; \
+	done
+
+fuzz-regress: $(FUZZ_BIN)
+	@for t in $(FUZZ_TARGETS); do \
+		mkdir -p tests/tmp/fuzz/$$t || exit 1; \
+		tests/tmp/fuzz/fuzz-$$t -runs=0 tests/fuzz/$$t/corpus \
+			2>tests/tmp/fuzz/$$t/regress.log || { tail -40 tests/tmp/fuzz/$$t/regress.log; exit 1; }; \
+		echo "fuzz-regress $$t: $$(ls tests/fuzz/$$t/corpus | wc -l) inputs, no reports"; \
+	done
+
+.PHONY: valgrind fuzz fuzz-regress
 
 -include $(wildcard src/*.d tests/unit/*.d)

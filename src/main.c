@@ -156,8 +156,12 @@ static void resolve_link(struct ctx *ctx, const char *val[])
 
 static int finish_stdout(int status)
 {
-	/* A write error on stdout (a full disk, a closed pipe) is a failure. */
-	if (fflush(stdout) || ferror(stdout) || fclose(stdout)) {
+	/*
+	 * A write error on stdout (a full disk, a closed pipe) is a failure;
+	 * closing a stdout that was closed from the start (>&-) and never
+	 * written to is not: -o FILE did all the writing.
+	 */
+	if (fflush(stdout) || ferror(stdout) || (fclose(stdout) && errno != EBADF)) {
 		if (status == 0) {
 			fprintf(stderr, "commtime: error: cannot write standard output: %s\n",
 				strerror(errno ? errno : EIO));

@@ -16,6 +16,7 @@
  */
 #define _XOPEN_SOURCE 700  /* realpath */
 #include <errno.h>
+#include <fcntl.h>
 #include <locale.h>
 #include <math.h>
 #include <signal.h>
@@ -29,6 +30,7 @@
 
 #include <csv.h>
 
+#include "fmt.h"
 #include "table.h"
 #include "units.h"
 
@@ -56,6 +58,8 @@ struct out {
 	int json_keys;         /* keys written in the JSON object */
 	int json_inputs;       /* the "inputs" object is open */
 	size_t json_ninputs;
+	int failed;            /* a write failed: format nothing more */
+	int err;               /* errno of that failure */
 };
 
 /* ---- temporaries that must not survive the process ---- */
@@ -96,7 +100,16 @@ static void cleanup_on_signal(int sig)
 
 static void install_cleanup(void)
 {
-	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE };
+	/*
+	 * The signals whose default action ends the process, as they come
+	 * from a terminal, kill, timeout(1) or a resource limit (ulimit -t,
+	 * ulimit -f).  SIGKILL cannot be caught: it may leave the temporary,
+	 * but never a half-written target.
+	 */
+	static const int sigs[] = {
+		SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGQUIT, SIGALRM, SIGUSR1, SIGUSR2,
+		SIGXCPU, SIGXFSZ,
+	};
 	size_t i;
 
 	if (cleanup_installed)
@@ -252,6 +265,20 @@ struct out *out_open(enum out_format fmt, const char *path, struct errbuf *eb)
 		sigprocmask(SIG_BLOCK, &all, &old);
 		fd = mkstemp(tmp);
 		saved = errno;
+		/*
+		 * With stdin, stdout or stderr closed the temporary would get
+		 * its descriptor, and a message meant for the terminal would
+		 * land in the output file: move it above them.
+		 */
+		if (fd >= 0 && fd <= 2) {
+			int high = fcntl(fd, F_DUPFD, 3);
+
+			close(fd);
+			fd = high;
+			saved = errno;
+			if (fd < 0)
+				unlink(tmp);
+		}
 		o = NULL;
 		if (fd >= 0) {
 			int slot = pending_add(tmp);
@@ -330,10 +357,8 @@ int out_close(struct out *o, struct errbuf *eb)
 		json_finish(o);
 
 	errno = 0;
-	if (fflush(o->f) != 0)
-		err = errno ? errno : EIO;
-	else if (ferror(o->f))
-		err = errno ? errno : EIO;
+	if (fflush(o->f) != 0 || ferror(o->f) || o->failed)
+		err = o->err ? o->err : errno ? errno : EIO;
 
 	if (o->f == stdout) {
 		out_free(o);
@@ -377,171 +402,18 @@ void out_abort(struct out *o)
 
 /* ---- numbers ---- */
 
-/* Put back '.' where a comma locale's printf wrote its decimal point. */
-static void fix_point(char *buf)
-{
-	const char *dp = localeconv()->decimal_point;
-	char *p;
-
-	if (!dp || !*dp || !strcmp(dp, "."))
-		return;
-	if ((p = strstr(buf, dp))) {
-		size_t n = strlen(dp);
-
-		*p = '.';
-		memmove(p + 1, p + n, strlen(p + n) + 1);
-	}
-}
-
-/* strtod of C-locale text whatever the locale. */
-static double read_back(const char *s)
-{
-	const char *dp = localeconv()->decimal_point;
-	char buf[64];
-	const char *dot;
-
-	if (!dp || !*dp || !strcmp(dp, ".") || !(dot = strchr(s, '.')))
-		return strtod(s, NULL);
-	snprintf(buf, sizeof(buf), "%.*s%s%s", (int)(dot - s), s, dp, dot + 1);
-	return strtod(buf, NULL);
-}
-
-/*
- * Write the p significant digits d (value d[0].d[1]... x 10^e) the way
- * printf's %.*g would: fixed notation when -4 <= e < p, otherwise with
- * an exponent of at least two digits; no trailing zeros.
- */
-static int write_g(char *buf, int neg, const char *d, int p, int e)
-{
-	char *o = buf;
-	int len = p, i;
-
-	while (len > 1 && d[len - 1] == '0')
-		len--;
-	if (neg)
-		*o++ = '-';
-	if (e >= -4 && e < p) {
-		if (e >= 0) {
-			for (i = 0; i <= e; i++)
-				*o++ = i < len ? d[i] : '0';
-			if (len > e + 1) {
-				*o++ = '.';
-				for (; i < len; i++)
-					*o++ = d[i];
-			}
-		} else {
-			*o++ = '0';
-			*o++ = '.';
-			for (i = 0; i < -e - 1; i++)
-				*o++ = '0';
-			for (i = 0; i < len; i++)
-				*o++ = d[i];
-		}
-		*o = '\0';
-	} else {
-		*o++ = d[0];
-		if (len > 1) {
-			*o++ = '.';
-			for (i = 1; i < len; i++)
-				*o++ = d[i];
-		}
-		sprintf(o, "e%c%02d", e < 0 ? '-' : '+', e < 0 ? -e : e);
-	}
-	return (int)strlen(buf);
-}
-
-int fmt_double(char *buf, double x)
-{
-	char e17[40], d[18], r[18];
-	int e, p, i, neg;
-	const char *q;
-
-	if (isnan(x))
-		return sprintf(buf, "nan");
-	if (isinf(x))
-		return sprintf(buf, x < 0 ? "-inf" : "inf");
-	/* Integers that a double holds exactly: all their digits, no exponent. */
-	if (x == floor(x) && fabs(x) <= 9007199254740992.0) {
-		if (x == 0)
-			return sprintf(buf, signbit(x) ? "-0" : "0");
-		return sprintf(buf, "%.0f", x);
-	}
-
-	/*
-	 * The 17 significant digits that always read back exactly, printed
-	 * once; then the first of 15 and 16 digits, rounded from them, that
-	 * also reads back exactly: the same text as trying %.15g, %.16g and
-	 * %.17g in turn, but printf, the slow part, runs once instead of
-	 * three times.
-	 */
-	snprintf(e17, sizeof(e17), "%.16e", x);
-	neg = e17[0] == '-';
-	q = e17 + neg;
-	/* The digits, skipping the decimal point whatever the locale made it. */
-	for (i = 0; i < 17 && *q && *q != 'e'; q++)
-		if (*q >= '0' && *q <= '9')
-			d[i++] = *q;
-	while (i < 17)
-		d[i++] = '0';
-	q = strchr(q, 'e');
-	e = q ? atoi(q + 1) : 0;
-
-	for (p = 15; p < 17; p++) {
-		int re = e;
-
-		/*
-		 * The digits cut off are exactly "5" or "50": the 17 digits
-		 * were rounded themselves, so only printf knows which way the
-		 * exact value goes.
-		 */
-		if (d[p] == '5' && (p == 16 || d[16] == '0')) {
-			snprintf(buf, 32, "%.*g", p, x);
-			fix_point(buf);
-			if (read_back(buf) == x)
-				break;
-			continue;
-		}
-		memcpy(r, d, (size_t)p);
-		if (d[p] >= '5') {
-			for (i = p - 1; i >= 0 && r[i] == '9'; i--)
-				r[i] = '0';
-			if (i >= 0) {
-				r[i]++;
-			} else {
-				r[0] = '1';  /* 9.99...9 rounds to 10.0...0 */
-				re++;
-			}
-		}
-		write_g(buf, neg, r, p, re);
-		if (read_back(buf) == x)
-			break;
-	}
-	if (p == 17)
-		write_g(buf, neg, d, 17, e);
-	/*
-	 * Whole numbers from 2^53 to 1e17 may read shorter as plain digits
-	 * ("31722300588172752", not "3.172230058817275e+16").
-	 */
-	if (x == floor(x) && fabs(x) < 1e17 && strchr(buf, 'e')) {
-		char digits[32];
-		int n = snprintf(digits, sizeof(digits), "%.0f", x);
-
-		if ((size_t)n < strlen(buf))
-			memcpy(buf, digits, (size_t)n + 1);
-	}
-	return (int)strlen(buf);
-}
-
 /* An integral column: every digit when the value is a whole number. */
-static void fmt_int(char *buf, double x)
+static int fmt_int(char *buf, double x)
 {
 	if (isfinite(x) && x == floor(x) && fabs(x) < 1e18) {
-		if (x == 0)
-			x = 0;  /* no "-0" for a count */
-		sprintf(buf, "%.0f", x);
-	} else {
-		fmt_double(buf, x);
+		/* no "-0" for a count */
+		if (x < 0) {
+			*buf = '-';
+			return 1 + fmt_u64(buf + 1, (uint64_t)-x);
+		}
+		return fmt_u64(buf, (uint64_t)x);
 	}
+	return fmt_double(buf, x);
 }
 
 /* How a number looks in the human table. */
@@ -582,7 +454,7 @@ static void fmt_human(char *buf, size_t len, double x, enum col_type type,
 		snprintf(buf, len, "%.*g", prec > 0 ? prec : 6, x);
 		break;
 	}
-	fix_point(buf);
+	fmt_fix_point(buf);
 }
 
 /* ---- the human table ---- */
@@ -609,6 +481,48 @@ static void line_add(struct out *o, const char *s, size_t n)
 	o->line[o->line_len] = '\0';
 }
 
+/* Remember the first write error, with its reason, for out_close(). */
+static void write_failed(struct out *o)
+{
+	if (!o->failed && errno)
+		o->err = errno;
+	o->failed = 1;
+}
+
+/* Room for n more bytes at the end of the line; the caller adds to line_len. */
+static char *line_room(struct out *o, size_t n)
+{
+	if (o->line_len + n + 1 > o->line_alloc) {
+		o->line_alloc = 2 * (o->line_len + n + 1) + 64;
+		o->line = xrealloc(o->line, o->line_alloc);
+	}
+	return o->line + o->line_len;
+}
+
+static void line_str(struct out *o, const char *s)
+{
+	line_add(o, s, strlen(s));
+}
+
+static void line_char(struct out *o, char c)
+{
+	line_add(o, &c, 1);
+}
+
+/*
+ * CSV and JSON are built in the line buffer and written with one fwrite
+ * per row: stdio's per-call locking and bookkeeping cost more than the
+ * copying they would save.
+ */
+static void line_flush(struct out *o)
+{
+	errno = 0;
+	if (o->line_len && (fwrite(o->line, 1, o->line_len, o->f) != o->line_len ||
+			    ferror(o->f)))
+		write_failed(o);
+	o->line_len = 0;
+}
+
 static void line_pad(struct out *o, size_t n)
 {
 	static const char blanks[] = "                                ";
@@ -626,8 +540,10 @@ static void line_emit(struct out *o)
 {
 	while (o->line_len && o->line[o->line_len - 1] == ' ')
 		o->line_len--;
+	errno = 0;
 	fwrite(o->line ? o->line : "", 1, o->line_len, o->f);
-	fputc('\n', o->f);
+	if (fputc('\n', o->f) == EOF || ferror(o->f))
+		write_failed(o);
 	o->last_blank = o->line_len == 0;
 	o->lines++;
 	o->line_len = 0;
@@ -648,35 +564,38 @@ static void line_cell(struct out *o, const char *s, size_t width, int left, int 
 
 /* ---- JSON ---- */
 
-static void json_string(FILE *f, const char *s)
+static void json_string(struct out *o, const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;
 
-	fputc('"', f);
+	line_char(o, '"');
 	while (*p) {
 		unsigned c = *p;
 		size_t n = 0, i;
 
 		if (c == '"' || c == '\\') {
-			fputc('\\', f);
-			fputc((int)c, f);
+			line_char(o, '\\');
+			line_char(o, (char)c);
 			p++;
 			continue;
 		}
 		if (c < 0x20) {
 			switch (c) {
-			case '\b': fputs("\\b", f); break;
-			case '\f': fputs("\\f", f); break;
-			case '\n': fputs("\\n", f); break;
-			case '\r': fputs("\\r", f); break;
-			case '\t': fputs("\\t", f); break;
-			default: fprintf(f, "\\u%04x", c); break;
+			case '\b': line_str(o, "\\b"); break;
+			case '\f': line_str(o, "\\f"); break;
+			case '\n': line_str(o, "\\n"); break;
+			case '\r': line_str(o, "\\r"); break;
+			case '\t': line_str(o, "\\t"); break;
+			default:
+				snprintf(line_room(o, 8), 8, "\\u%04x", c);
+				o->line_len += 6;
+				break;
 			}
 			p++;
 			continue;
 		}
 		if (c < 0x80) {
-			fputc((int)c, f);
+			line_char(o, (char)c);
 			p++;
 			continue;
 		}
@@ -695,43 +614,47 @@ static void json_string(FILE *f, const char *s)
 		if (n == 3 && ((c == 0xf0 && p[1] < 0x90) || (c == 0xf4 && p[1] > 0x8f)))
 			n = 0;  /* overlong, or above U+10FFFF */
 		if (!n) {
-			fputs("\\ufffd", f);
+			line_str(o, "\\ufffd");
 			p++;
 			continue;
 		}
-		fwrite(p, 1, n + 1, f);
+		line_add(o, (const char *)p, n + 1);
 		p += n + 1;
 	}
-	fputc('"', f);
+	line_char(o, '"');
 }
 
-static void json_number(FILE *f, double x, enum col_type type)
+/* A number straight into the line: fmt_double writes at most 31 bytes. */
+static void line_number(struct out *o, double x, enum col_type type)
 {
-	char buf[32];
+	char *p = line_room(o, 32);
 
-	if (!isfinite(x)) {
-		fputs("null", f);
-		return;
-	}
 	if (type == COL_INT)
-		fmt_int(buf, x);
+		o->line_len += (size_t)fmt_int(p, x);
 	else
-		fmt_double(buf, x);
-	fputs(buf, f);
+		o->line_len += (size_t)fmt_double(p, x);
+}
+
+static void json_number(struct out *o, double x, enum col_type type)
+{
+	if (!isfinite(x))
+		line_str(o, "null");
+	else
+		line_number(o, x, type);
 }
 
 /* Start the next key of the top-level object. */
 static void json_key(struct out *o, const char *key)
 {
-	fputs(o->json_keys++ ? ",\n  " : "{\n  ", o->f);
-	json_string(o->f, key);
-	fputs(": ", o->f);
+	line_str(o, o->json_keys++ ? ",\n  " : "{\n  ");
+	json_string(o, key);
+	line_str(o, ": ");
 }
 
 static void json_close_inputs(struct out *o)
 {
 	if (o->json_inputs) {
-		fputs("\n  }", o->f);
+		line_str(o, "\n  }");
 		o->json_inputs = 0;
 	}
 }
@@ -739,7 +662,8 @@ static void json_close_inputs(struct out *o)
 static void json_finish(struct out *o)
 {
 	json_close_inputs(o);
-	fputs(o->json_keys ? "\n}\n" : "{}\n", o->f);
+	line_str(o, o->json_keys ? "\n}\n" : "{}\n");
+	line_flush(o);
 }
 
 static void json_input_key(struct out *o, const char *key)
@@ -747,26 +671,29 @@ static void json_input_key(struct out *o, const char *key)
 	/* Inputs come before the tables; a late one is left out. */
 	if (!o->json_inputs) {
 		json_key(o, "inputs");
-		fputs("{", o->f);
+		line_char(o, '{');
 		o->json_inputs = 1;
 	}
-	fputs(o->json_ninputs++ ? ",\n    " : "\n    ", o->f);
-	json_string(o->f, key);
-	fputs(": ", o->f);
+	line_str(o, o->json_ninputs++ ? ",\n    " : "\n    ");
+	json_string(o, key);
+	line_str(o, ": ");
 }
 
 /* ---- CSV ---- */
 
 /* A field, quoted by libcsv only when it has to be. */
-static void csv_field(FILE *f, const char *s)
+static void csv_field(struct out *o, const char *s)
 {
-	size_t n = strlen(s);
+	size_t n = strlen(s), need;
 
 	if (strpbrk(s, ",\"\r\n") || (n && (s[0] == ' ' || s[0] == '\t' ||
-					     s[n - 1] == ' ' || s[n - 1] == '\t')))
-		csv_fwrite(f, s, n);
-	else
-		fwrite(s, 1, n, f);
+					     s[n - 1] == ' ' || s[n - 1] == '\t'))) {
+		need = csv_write(NULL, 0, s, n);
+		o->line_len += csv_write(line_room(o, need), need, s, n);
+		o->line[o->line_len] = '\0';
+	} else {
+		line_add(o, s, n);
+	}
 }
 
 /* ---- the interface ---- */
@@ -793,7 +720,8 @@ void out_input(struct out *o, const char *key, const char *label,
 		if (o->tables)
 			break;
 		json_input_key(o, key);
-		json_number(o->f, value, COL_NUM);
+		json_number(o, value, COL_NUM);
+		line_flush(o);
 		break;
 	case FMT_CSV:
 		break;
@@ -813,7 +741,8 @@ void out_input_str(struct out *o, const char *key, const char *label, const char
 		if (o->tables)
 			break;
 		json_input_key(o, key);
-		json_string(o->f, value);
+		json_string(o, value);
+		line_flush(o);
 		break;
 	case FMT_CSV:
 		break;
@@ -896,16 +825,18 @@ void out_table_begin(struct out *o, const struct table *t)
 			if (!shown(o, &t->cols[i]))
 				continue;
 			if (!first)
-				fputc(',', o->f);
-			csv_field(o->f, t->cols[i].key);
+				line_char(o, ',');
+			csv_field(o, t->cols[i].key);
 			first = 0;
 		}
-		fputc('\n', o->f);
+		line_char(o, '\n');
+		line_flush(o);
 		break;
 	case FMT_JSON:
 		json_close_inputs(o);
 		json_key(o, t->name ? t->name : "table");
-		fputc('[', o->f);
+		line_char(o, '[');
+		line_flush(o);
 		break;
 	}
 }
@@ -917,7 +848,11 @@ void out_row(struct out *o, const struct cell *cells)
 	size_t i;
 	int first = 1;
 
-	if (!t)
+	/*
+	 * After a write error (a full disk, a closed pipe) the rest of a long
+	 * sweep is not formatted; out_close() reports the error.
+	 */
+	if (!t || o->failed)
 		return;
 	o->rows++;
 	switch (o->fmt) {
@@ -947,39 +882,36 @@ void out_row(struct out *o, const struct cell *cells)
 			if (!shown(o, c))
 				continue;
 			if (!first)
-				fputc(',', o->f);
+				line_char(o, ',');
 			first = 0;
-			if (cells[i].s) {
-				csv_field(o->f, cells[i].s);
-			} else if (!isnan(cells[i].x)) {
-				if (c->type == COL_INT)
-					fmt_int(buf, cells[i].x);
-				else
-					fmt_double(buf, cells[i].x);
-				fputs(buf, o->f);
-			}
+			if (cells[i].s)
+				csv_field(o, cells[i].s);
+			else if (!isnan(cells[i].x))
+				line_number(o, cells[i].x, c->type);
 			/* NaN: an empty field, which pandas reads as NaN */
 		}
-		fputc('\n', o->f);
+		line_char(o, '\n');
+		line_flush(o);
 		break;
 	case FMT_JSON:
-		fputs(o->rows > 1 ? ",\n    {" : "\n    {", o->f);
+		line_str(o, o->rows > 1 ? ",\n    {" : "\n    {");
 		for (i = 0; i < t->ncols; i++) {
 			const struct column *c = &t->cols[i];
 
 			if (!shown(o, c))
 				continue;
 			if (!first)
-				fputs(", ", o->f);
+				line_str(o, ", ");
 			first = 0;
-			json_string(o->f, c->key);
-			fputs(": ", o->f);
+			json_string(o, c->key);
+			line_str(o, ": ");
 			if (cells[i].s)
-				json_string(o->f, cells[i].s);
+				json_string(o, cells[i].s);
 			else
-				json_number(o->f, cells[i].x, c->type);
+				json_number(o, cells[i].x, c->type);
 		}
-		fputc('}', o->f);
+		line_char(o, '}');
+		line_flush(o);
 		break;
 	}
 }
@@ -988,8 +920,10 @@ void out_table_end(struct out *o)
 {
 	if (!o->t)
 		return;
-	if (o->fmt == FMT_JSON)
-		fputs(o->rows ? "\n  ]" : "]", o->f);
+	if (o->fmt == FMT_JSON) {
+		line_str(o, o->rows ? "\n  ]" : "]");
+		line_flush(o);
+	}
 	o->csv_this = 0;
 	o->t = NULL;
 }

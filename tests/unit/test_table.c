@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "fmt.h"
 #include "table.h"
 #include "units.h"
 
@@ -384,6 +385,314 @@ void test_fmt_double_round_trip(void)
 	INT_EQ(bad, 0);
 }
 
+/*
+ * The definition of fmt_double's text, written with printf and strtod
+ * as table.h states it, to compare the fast formatter against.
+ */
+static void fmt_reference(char *buf, double x)
+{
+	int p;
+
+	if (isnan(x)) {
+		strcpy(buf, "nan");
+		return;
+	}
+	if (isinf(x)) {
+		strcpy(buf, x < 0 ? "-inf" : "inf");
+		return;
+	}
+	if (x == floor(x) && fabs(x) <= 9007199254740992.0) {
+		if (x == 0)
+			strcpy(buf, signbit(x) ? "-0" : "0");
+		else
+			sprintf(buf, "%.0f", x);
+		return;
+	}
+	for (p = 15; p <= 17; p++) {
+		sprintf(buf, "%.*g", p, x);
+		if (strtod(buf, NULL) == x)
+			break;
+	}
+	if (x == floor(x) && fabs(x) < 1e17 && strchr(buf, 'e')) {
+		char digits[32];
+		int n = sprintf(digits, "%.0f", x);
+
+		if ((size_t)n < strlen(buf))
+			strcpy(buf, digits);
+	}
+}
+
+static uint64_t rng = 0x2545f4914f6cdd1du;
+
+static uint64_t next_random(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return rng;
+}
+
+/* 1 when fmt_double(x) differs from the definition. */
+static int differs(double x)
+{
+	char got[32], want[40];
+
+	fmt_double(got, x);
+	fmt_reference(want, x);
+	if (strcmp(got, want)) {
+		fprintf(stderr, "  fmt_double(%a) = %s, want %s\n", x, got, want);
+		return 1;
+	}
+	return 0;
+}
+
+void test_fmt_double_definition(void)
+{
+	int i, bad = 0;
+
+	for (i = 0; i < 60000 && bad < 10; i++) {
+		uint64_t r = next_random();
+		double x, base;
+		int k;
+
+		/* any bit pattern: every exponent, subnormals, NaNs */
+		memcpy(&x, &r, sizeof(x));
+		bad += differs(x);
+		/* everyday magnitudes, 1e-20 to 1e20 */
+		x = (double)(r >> 11) / 9007199254740992.0 * pow(10, (int)(next_random() % 41) - 20);
+		bad += differs(x);
+		/* short decimals d·10^e, d of 1 to 17 digits */
+		x = (double)(next_random() % 100000000000000000u) /
+		    pow(10, (int)(next_random() % 17)) * pow(10, (int)(next_random() % 61) - 30);
+		bad += differs(x);
+		/* whole numbers on both sides of 2^53 and 1e17 */
+		bad += differs((double)(next_random() % 200000000000000000u));
+		/* a few ulps from a power of two or of ten */
+		base = r & 1 ? ldexp(1, (int)(next_random() % 2098) - 1074)
+			     : pow(10, (int)(next_random() % 630) - 323);
+		x = base;
+		for (k = (int)(next_random() % 9) - 4; k > 0; k--)
+			x = nextafter(x, INFINITY);
+		for (; k < 0; k++)
+			x = nextafter(x, 0);
+		bad += differs(r & 2 ? x : -x);
+		/* the kind of numbers a sweep writes: times and bandwidths */
+		{
+			double n = (double)(2 + next_random() % 100000);
+			double S = pow(1.05, (double)(next_random() % 800));
+			double t = 2 * (n - 1) * (5e-6 + S / n / 200e9);
+
+			bad += differs(t) + differs(S / t) + differs(S / t * 2 * (n - 1) / n);
+		}
+	}
+	INT_EQ(bad, 0);
+}
+
+/*
+ * Exact ties, where the digits cut off are exactly 5 followed by nothing:
+ * printf rounds them to the even digit, and the shortest decimal that
+ * reads back has to agree.  2^49 = 562949953421312, whose doubles are
+ * 1/8 apart, and 2^50 = 1125899906842624, 1/4 apart.
+ */
+void test_fmt_double_ties(void)
+{
+	uint64_t m;
+	int f, bad = 0;
+
+	fmt_is(562949953421312.25, "562949953421312.2");    /* 16 digits, tie: down */
+	fmt_is(562949953421312.75, "562949953421312.8");    /* 16 digits, tie: up */
+	fmt_is(1125899906842624.25, "1125899906842624.2");  /* 17 digits, tie: down */
+	fmt_is(1125899906842624.75, "1125899906842624.8");  /* 17 digits, tie: up */
+	fmt_is(0.5, "0.5");
+	fmt_is(2.5, "2.5");
+	for (m = (UINT64_C(1) << 49); m < (UINT64_C(1) << 51); m += 99999999977 + (m & 4095))
+		for (f = 1; f < 8; f += 2)
+			bad += differs((double)m + f * (m >= (UINT64_C(1) << 50) ? 0.25 : 0.125));
+	INT_EQ(bad, 0);
+}
+
+/* Powers of two have a narrower rounding interval below than above. */
+void test_fmt_double_powers_of_two(void)
+{
+	int e, bad = 0;
+
+	for (e = -1074; e <= 1023; e++)
+		bad += differs(ldexp(1, e)) + differs(-ldexp(1, e)) +
+		       differs(nextafter(ldexp(1, e), 0)) + differs(nextafter(ldexp(1, e), INFINITY));
+	fmt_is(36028797018963968.0, "36028797018963968");   /* 2^55: plain digits are shorter */
+	fmt_is(1152921504606846976.0, "1.152921504606847e+18");  /* 2^60 */
+	fmt_is(8.6736173798840355e-19, "8.673617379884035e-19");  /* 2^-60 */
+	INT_EQ(bad, 0);
+}
+
+void test_fmt_shortest(void)
+{
+	uint64_t d;
+	int k;
+
+	/* 0.1 = 0x1.999999999999ap-4 */
+	INT_EQ(fmt_shortest(UINT64_C(0x1999999999999a), -56, &d, &k), 1);
+	INT_EQ((long long)d, 1);
+	INT_EQ(k, -1);
+	/* 1 = 2^52·2^-52 */
+	INT_EQ(fmt_shortest(UINT64_C(1) << 52, -52, &d, &k), 1);
+	INT_EQ((long long)d, 1);
+	INT_EQ(k, 0);
+	/* the largest double, 1.7976931348623157e308 */
+	INT_EQ(fmt_shortest((UINT64_C(1) << 53) - 1, 971, &d, &k), 17);
+	INT_EQ((long long)d, 17976931348623157LL);
+	INT_EQ(k, 292);
+	/* the smallest normal, 2.2250738585072014e-308 */
+	INT_EQ(fmt_shortest(UINT64_C(1) << 52, -1074, &d, &k), 17);
+	INT_EQ((long long)d, 22250738585072014LL);
+	INT_EQ(k, -324);
+}
+
+void test_fmt_u64(void)
+{
+	char buf[24];
+
+	INT_EQ(fmt_u64(buf, 0), 1);
+	STR_EQ(buf, "0");
+	fmt_u64(buf, 7);
+	STR_EQ(buf, "7");
+	fmt_u64(buf, 10);
+	STR_EQ(buf, "10");
+	fmt_u64(buf, 99);
+	STR_EQ(buf, "99");
+	fmt_u64(buf, 100);
+	STR_EQ(buf, "100");
+	fmt_u64(buf, 1000000007);
+	STR_EQ(buf, "1000000007");
+	INT_EQ(fmt_u64(buf, UINT64_MAX), 20);
+	STR_EQ(buf, "18446744073709551615");
+}
+
+/* ---- the table of powers of ten, checked with exact integers ---- */
+
+#define BN_WORDS 48   /* 1536 bits: 2^(127 + 1077) and g·10^324 fit */
+struct bn {
+	uint32_t w[BN_WORDS];  /* little-endian */
+};
+
+static void bn_small(struct bn *a, uint32_t v)
+{
+	memset(a, 0, sizeof(*a));
+	a->w[0] = v;
+}
+
+static void bn_from128(struct bn *a, uint64_t hi, uint64_t lo)
+{
+	memset(a, 0, sizeof(*a));
+	a->w[0] = (uint32_t)lo;
+	a->w[1] = (uint32_t)(lo >> 32);
+	a->w[2] = (uint32_t)hi;
+	a->w[3] = (uint32_t)(hi >> 32);
+}
+
+static void bn_mul_small(struct bn *a, uint32_t m)
+{
+	uint64_t carry = 0;
+	int i;
+
+	for (i = 0; i < BN_WORDS; i++) {
+		uint64_t t = (uint64_t)a->w[i] * m + carry;
+
+		a->w[i] = (uint32_t)t;
+		carry = t >> 32;
+	}
+}
+
+static void bn_mul(struct bn *r, const struct bn *a, const struct bn *b)
+{
+	int i, j;
+
+	memset(r, 0, sizeof(*r));
+	for (i = 0; i < BN_WORDS; i++) {
+		uint64_t carry = 0;
+
+		for (j = 0; i + j < BN_WORDS; j++) {
+			uint64_t t = (uint64_t)a->w[i] * b->w[j] + r->w[i + j] + carry;
+
+			r->w[i + j] = (uint32_t)t;
+			carry = t >> 32;
+		}
+	}
+}
+
+static void bn_shl(struct bn *a, int n)
+{
+	while (n-- > 0)
+		bn_mul_small(a, 2);
+}
+
+static int bn_cmp(const struct bn *a, const struct bn *b)
+{
+	int i;
+
+	for (i = BN_WORDS - 1; i >= 0; i--)
+		if (a->w[i] != b->w[i])
+			return a->w[i] < b->w[i] ? -1 : 1;
+	return 0;
+}
+
+static int bn_bits(const struct bn *a)
+{
+	int i, b;
+
+	for (i = BN_WORDS - 1; i >= 0; i--)
+		if (a->w[i])
+			for (b = 31; b >= 0; b--)
+				if (a->w[i] >> b & 1)
+					return 32 * i + b + 1;
+	return 0;
+}
+
+/*
+ * g(e) - 1 = ⌊10^e·2^(127-r)⌋ with r = ⌊log2 10^e⌋: for e >= 0,
+ * (g-1)·2^max(0,r-127) <= 10^e·2^max(0,127-r) < g·2^max(0,r-127); for
+ * e < 0, with d = 10^-e of L bits, (g-1)·d <= 2^(127+L) < g·d.
+ */
+void test_fmt_pow10_table(void)
+{
+	int e, i, bad = 0;
+
+	CHECK(fmt_pow10(FMT_POW10_MIN - 1) == NULL);
+	CHECK(fmt_pow10(FMT_POW10_MAX + 1) == NULL);
+	for (e = FMT_POW10_MIN; e <= FMT_POW10_MAX; e++) {
+		const uint64_t *g = fmt_pow10(e);
+		struct bn p, lo, hi, t, x;
+
+		bn_from128(&hi, g[0], g[1]);
+		bn_from128(&lo, g[0] - (g[1] == 0), g[1] - 1);
+		bn_small(&p, 1);
+		for (i = 0; i < (e < 0 ? -e : e); i++)
+			bn_mul_small(&p, 10);
+		if (e >= 0) {
+			int r = bn_bits(&p) - 1;
+
+			bn_shl(&p, r < 127 ? 127 - r : 0);
+			bn_shl(&lo, r > 127 ? r - 127 : 0);
+			bn_shl(&hi, r > 127 ? r - 127 : 0);
+			x = p;
+		} else {
+			int L = bn_bits(&p);
+
+			bn_small(&x, 1);
+			bn_shl(&x, 127 + L);
+			bn_mul(&t, &lo, &p);
+			lo = t;
+			bn_mul(&t, &hi, &p);
+			hi = t;
+		}
+		if (!(bn_cmp(&lo, &x) <= 0 && bn_cmp(&x, &hi) < 0 && g[0] >> 63)) {
+			fprintf(stderr, "  fmt_pow10(%d) is wrong\n", e);
+			bad++;
+		}
+	}
+	INT_EQ(bad, 0);
+}
+
 /* ---- atomic output ---- */
 
 static void fill_one_row(struct out *o)
@@ -590,6 +899,8 @@ void test_comma_locale(void)
 	fmt_is(0.1, "0.1");
 	fmt_is(1.0 / 3, "0.3333333333333333");
 	fmt_is(2.5e-7, "2.5e-07");
+	fmt_is(4.9406564584124654e-324, "4.94065645841247e-324");  /* printf's path */
+	fmt_is(-1234.5, "-1234.5");
 	INT_EQ(units_parse(Q_TIME, "1.5ms", &x, &eb), 0);
 	CHECK(x == 1.5e-3);
 	STR_EQ(units_fmt_time(buf, sizeof(buf), 30e-6, 3), "30.0 " MU "s");

@@ -1,0 +1,111 @@
+/*
+ * Fuzz target: preset_load_file, the reader of the key = value files of
+ * presets/.  Each input is written to a temporary file and read back; a
+ * success has a valid name, a known kind and a description, and the link
+ * reader then either fills a link within the documented bounds or says
+ * why not; a failure says why and leaves the preset empty.
+ *
+ * Built by `make fuzz`; the unit tests run corpus/ through fuzz_preset().
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "model.h"
+#include "preset.h"
+
+static char fuzz_path[64];
+
+static void fuzz_remove(void)
+{
+	unlink(fuzz_path);
+}
+
+/* One temporary file for the whole run, removed at exit. */
+static const char *fuzz_file(void)
+{
+	if (!fuzz_path[0]) {
+		const char *dir = getenv("TMPDIR");
+		int fd;
+
+		snprintf(fuzz_path, sizeof(fuzz_path), "%s/fuzz-preset-XXXXXX",
+			 dir && *dir && strlen(dir) < 32 ? dir : "/tmp");
+		fd = mkstemp(fuzz_path);
+		if (fd < 0) {
+			fuzz_path[0] = '\0';
+			return NULL;
+		}
+		close(fd);
+		atexit(fuzz_remove);
+	}
+	return fuzz_path;
+}
+
+static const char *fuzz_preset(const uint8_t *data, size_t size)
+{
+	const char *path = fuzz_file(), *why = NULL;
+	struct preset p;
+	struct errbuf eb;
+	struct link l;
+	FILE *f;
+	double x;
+
+	if (!path || !(f = fopen(path, "wb")))
+		return "cannot write the temporary file";
+	if (fwrite(data, 1, size, f) != size) {
+		fclose(f);
+		return "cannot write the temporary file";
+	}
+	if (fclose(f) != 0)
+		return "cannot write the temporary file";
+
+	eb.msg[0] = '\0';
+	if (preset_load_file(path, &p, &eb) < 0) {
+		if (!eb.msg[0] || !memchr(eb.msg, '\0', sizeof(eb.msg)))
+			return "preset_load_file failed without a message";
+		if (p.kv || p.nkv || p.path || p.name)
+			return "a failed preset_load_file left the preset filled";
+		return NULL;
+	}
+	if (!p.name || !preset_name_valid(p.name))
+		why = "a preset was read without a valid name";
+	else if (!p.kind || (strcmp(p.kind, "link") && strcmp(p.kind, "workload")))
+		why = "a preset was read with an unknown kind";
+	else if (!p.description)
+		why = "a preset was read without a description";
+	else if (!preset_get(&p, "name") || strcmp(preset_get(&p, "name"), p.name))
+		why = "preset_get does not find the name";
+
+	/* The link reader: bounds of --alpha, --beta and --gamma, or a message. */
+	eb.msg[0] = '\0';
+	if (!why && preset_link(&p, &l, &eb) == 0) {
+		if (!(l.alpha >= 0 && l.alpha <= 3600) || !(l.beta > 0 && l.beta <= 1e18) ||
+		    !(l.gamma >= 0 && l.gamma <= 1))
+			why = "preset_link accepted a link out of bounds";
+	} else if (!why && !eb.msg[0]) {
+		why = "preset_link failed without a message";
+	}
+	eb.msg[0] = '\0';
+	if (!why && preset_get_quantity(&p, "beta_line", Q_RATE, &x, &eb) < 0 && !eb.msg[0])
+		why = "preset_get_quantity failed without a message";
+	preset_release(&p);
+	return why;
+}
+
+#ifndef FUZZ_NO_MAIN
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	const char *why = fuzz_preset(data, size);
+
+	if (why) {
+		fprintf(stderr, "fuzz_preset: %s\n", why);
+		abort();
+	}
+	return 0;
+}
+#endif
