@@ -102,7 +102,7 @@ static void write_wide(struct out *o, const struct ctx *ctx, const struct dlist 
 	t.ncols = (size_t)nc;
 
 	out_table_begin(o, &t);
-	for (i = 0; i < ranks->n; i++)
+	for (i = 0; i < ranks->n && !out_failed(o); i++)
 		for (j = 0; j < sizes->n; j++) {
 			unsigned long n = (unsigned long)ranks->v[i];
 			double best = INFINITY;
@@ -140,7 +140,8 @@ static void write_long(struct out *o, const struct ctx *ctx, const struct dlist 
 	int k;
 
 	out_table_begin(o, &t);
-	for (i = 0; i < ranks->n; i++) {
+	/* After a write error the rows are lost: stop the sweep early. */
+	for (i = 0; i < ranks->n && !out_failed(o); i++) {
 		unsigned long n = (unsigned long)ranks->v[i];
 		double factor = busbw_factor(OP_ALLREDUCE, n);
 

@@ -937,3 +937,8 @@ const char *out_tmp_path(const struct out *o)
 {
 	return o->tmp;
 }
+
+int out_failed(const struct out *o)
+{
+	return o->failed;
+}

@@ -109,6 +109,13 @@ void out_text(struct out *o, const char *fmt, ...) __attribute__((format(printf,
 /* Start a table, write one row (cells in column order), end the table. */
 void out_table_begin(struct out *o, const struct table *t);
 void out_row(struct out *o, const struct cell *cells);
+
+/*
+ * 1 once a write has failed (a full disk, a file size limit, a closed
+ * pipe): nothing more will be written and out_close() will report the
+ * error, so a long sweep may stop producing rows.
+ */
+int out_failed(const struct out *o);
 void out_table_end(struct out *o);
 
 /*
