@@ -338,3 +338,8 @@ char *ctx_link_text(const struct ctx *ctx, char *buf, size_t len)
 		snprintf(buf, len, "\xce\xb1 = %s, \xce\xb2 = %s", a, b);
 	return buf;
 }
+
+int ctx_wants_figure(const struct ctx *ctx)
+{
+	return ctx->plot || ctx->render;
+}

@@ -96,6 +96,9 @@ void ctx_echo_link(const struct ctx *ctx, struct out *o);
  */
 void ctx_figure(const struct ctx *ctx, const struct figure *f);
 
+/* 1 when --plot or --render asks for a figure: only then build one. */
+int ctx_wants_figure(const struct ctx *ctx);
+
 /* "α = 5.00 µs, β = 200 GB/s" (and the preset's name) for figure titles. */
 char *ctx_link_text(const struct ctx *ctx, char *buf, size_t len);
 

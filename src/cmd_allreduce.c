@@ -170,6 +170,19 @@ static void write_long(struct out *o, const struct ctx *ctx, const struct dlist 
  * the list may be three sizes), with the crossovers marked and n½ = αβ
  * splitting the latency-bound sizes from the bandwidth-bound ones.
  */
+#define FIG_RANKS 6
+
+/* Is index i among FIG_RANKS indices spread evenly over 0..n-1? */
+static int shown(size_t i, size_t n)
+{
+	size_t k;
+
+	for (k = 0; k < FIG_RANKS; k++)
+		if (i == k * (n - 1) / (FIG_RANKS - 1))
+			return 1;
+	return 0;
+}
+
 static void figure_allreduce(const struct ctx *ctx, const struct dlist *ranks,
 			     const struct dlist *sizes, const enum ar_algo *algos, int nalgo)
 {
@@ -202,9 +215,17 @@ static void figure_allreduce(const struct ctx *ctx, const struct dlist *ranks,
 	p->logx = p->logy = 1;
 	p->xmin = lo;
 	p->xmax = hi;
+	/*
+	 * More than FIG_RANKS rank counts make a figure nobody can read: draw
+	 * FIG_RANKS of them, spread evenly over the list, first and last kept.
+	 */
+	if (ranks->n > FIG_RANKS)
+		warning("the figure shows %d of the %zu rank counts", FIG_RANKS, ranks->n);
 	for (i = 0; i < ranks->n; i++) {
 		unsigned long n = (unsigned long)ranks->v[i];
 
+		if (ranks->n > FIG_RANKS && !shown(i, ranks->n))
+			continue;
 		if (n < 2)
 			continue;
 		for (a = 0; a < nalgo; a++) {
@@ -316,7 +337,8 @@ int cmd_allreduce(int argc, char **argv, struct ctx *ctx)
 		write_long(o, ctx, &ranks, &sizes, algos, nalgo);
 	if (nalgo >= 2)
 		write_crossovers(o, ctx, &ranks, algos, nalgo, 1);
-	figure_allreduce(ctx, &ranks, &sizes, algos, nalgo);
+	if (ctx_wants_figure(ctx))
+		figure_allreduce(ctx, &ranks, &sizes, algos, nalgo);
 	ctx_out_close(ctx, o);
 	dlist_release(&ranks);
 	dlist_release(&sizes);

@@ -170,7 +170,8 @@ int cmd_crossover(int argc, char **argv, struct ctx *ctx)
 		  ctx->link.alpha * ctx->link.beta, H_SIZE, 4,
 		  "below it one link is latency-bound");
 	write_crossovers(o, ctx, &ranks, algos, nalgo, 0);
-	figure_crossover(ctx, &ranks, algos, nalgo);
+	if (ctx_wants_figure(ctx))
+		figure_crossover(ctx, &ranks, algos, nalgo);
 	ctx_out_close(ctx, o);
 	dlist_release(&ranks);
 	return 0;

@@ -422,7 +422,8 @@ int cmd_ddp(int argc, char **argv, struct ctx *ctx)
 				 s.fraction * 100);
 		}
 	}
-	S_figure(ctx, &p, &ranks, target);
+	if (ctx_wants_figure(ctx))
+		S_figure(ctx, &p, &ranks, target);
 	ctx_out_close(ctx, o);
 	dlist_release(&ranks);
 	return EXIT_OK;

@@ -706,8 +706,9 @@ int cmd_pipeline(int argc, char **argv, struct ctx *ctx)
 	out_table_end(o);
 	if (a.timeline) {
 		write_timeline(&t, &r, &a, o);
-		figure_timeline(ctx, &a, &t);
-	} else {
+		if (ctx_wants_figure(ctx))
+			figure_timeline(ctx, &a, &t);
+	} else if (ctx_wants_figure(ctx)) {
 		figure_bubble(ctx, &a);
 	}
 	ctx_out_close(ctx, o);

@@ -421,7 +421,8 @@ int cmd_zero(int argc, char **argv, struct ctx *ctx)
 		}
 	}
 	out_table_end(o);
-	S_figure(ctx, &p, &ranks, &stages);
+	if (ctx_wants_figure(ctx))
+		S_figure(ctx, &p, &ranks, &stages);
 	ctx_out_close(ctx, o);
 	dlist_release(&ranks);
 	dlist_release(&stages);
