@@ -58,6 +58,7 @@ struct out {
 	int json_keys;         /* keys written in the JSON object */
 	int json_inputs;       /* the "inputs" object is open */
 	size_t json_ninputs;
+	int batch;             /* CSV and JSON: write rows in blocks, not one by one */
 	int failed;            /* a write failed: format nothing more */
 	int err;               /* errno of that failure */
 };
@@ -171,6 +172,8 @@ static struct out *out_new(enum out_format fmt, FILE *f)
 	o->fmt = fmt;
 	o->f = f;
 	o->slot = -1;
+	/* A terminal sees each row as it is made; anything else gets blocks. */
+	o->batch = !f || !isatty(fileno(f));
 	return o;
 }
 
@@ -346,6 +349,7 @@ static void out_free(struct out *o)
 }
 
 static void json_finish(struct out *o);
+static void line_write(struct out *o);
 
 int out_close(struct out *o, struct errbuf *eb)
 {
@@ -355,6 +359,8 @@ int out_close(struct out *o, struct errbuf *eb)
 		out_table_end(o);
 	if (o->fmt == FMT_JSON)
 		json_finish(o);
+	if (o->fmt != FMT_TABLE)
+		line_write(o);
 
 	errno = 0;
 	if (fflush(o->f) != 0 || ferror(o->f) || o->failed)
@@ -509,18 +515,27 @@ static void line_char(struct out *o, char c)
 	line_add(o, &c, 1);
 }
 
-/*
- * CSV and JSON are built in the line buffer and written with one fwrite
- * per row: stdio's per-call locking and bookkeeping cost more than the
- * copying they would save.
- */
-static void line_flush(struct out *o)
+/* Write out the buffer. */
+static void line_write(struct out *o)
 {
 	errno = 0;
 	if (o->line_len && (fwrite(o->line, 1, o->line_len, o->f) != o->line_len ||
 			    ferror(o->f)))
 		write_failed(o);
 	o->line_len = 0;
+}
+
+/*
+ * CSV and JSON rows are built in the line buffer and written in blocks of
+ * about 64 KiB: stdio's per-call locking and bookkeeping cost more than
+ * the formatting of a row, and a block that fills stdio's buffer goes
+ * straight to write() without another copy.  To a terminal, every row.
+ */
+#define BLOCK (1 << 16)
+static void line_flush(struct out *o)
+{
+	if (!o->batch || o->line_len >= BLOCK)
+		line_write(o);
 }
 
 static void line_pad(struct out *o, size_t n)
