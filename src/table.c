@@ -582,7 +582,21 @@ static void line_cell(struct out *o, const char *s, size_t width, int left, int 
 static void json_string(struct out *o, const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;
+	size_t plain = 0;
 
+	/* Keys and most values are plain ASCII: copied in one piece. */
+	while (p[plain] >= 0x20 && p[plain] < 0x80 && p[plain] != '"' && p[plain] != '\\')
+		plain++;
+	if (!p[plain]) {
+		char *q = line_room(o, plain + 2);
+
+		q[0] = '"';
+		memcpy(q + 1, s, plain);
+		q[plain + 1] = '"';
+		o->line_len += plain + 2;
+		o->line[o->line_len] = '\0';
+		return;
+	}
 	line_char(o, '"');
 	while (*p) {
 		unsigned c = *p;
