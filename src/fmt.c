@@ -33,7 +33,6 @@
  * table below with exact integer arithmetic.
  */
 #include <locale.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

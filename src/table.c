@@ -2,17 +2,19 @@
  * The output writers: a human table, CSV and JSON, all fed the same rows
  * through one interface (table.h), and the atomic replacement of -o FILE.
  *
- * Rows are written as they come; nothing is buffered beyond stdio, so a
- * sweep of millions of rows runs in constant memory.  The human table
- * therefore cannot measure its cells first: column widths come from the
- * column specs (width and label), and a wider cell just pushes the rest
- * of its row to the right.
+ * Rows are written as they come; nothing is kept beyond a block of about
+ * 64 KiB and stdio's buffer, so a sweep of millions of rows runs in
+ * constant memory.  The human table therefore cannot measure its cells
+ * first: column widths come from the column specs (width and label), and
+ * a wider cell just pushes the rest of its row to the right.  Numbers in
+ * CSV and JSON come from fmt_double (fmt.c).
  *
  * Output to a file goes to a temporary file beside it, renamed into place
  * by out_close().  Until then the temporary is on a list that an atexit
- * handler and handlers of SIGINT, SIGTERM, SIGHUP and SIGPIPE remove, so
- * neither die() nor Ctrl-C leaves a half-written file or a stray
- * temporary behind.
+ * handler and handlers of the fatal signals (SIGINT, SIGTERM, SIGHUP,
+ * SIGPIPE, SIGQUIT, SIGALRM, SIGUSR1, SIGUSR2, SIGXCPU, SIGXFSZ) remove,
+ * so neither die() nor Ctrl-C nor a resource limit leaves a half-written
+ * file or a stray temporary behind.
  */
 #define _XOPEN_SOURCE 700  /* realpath */
 #include <errno.h>
