@@ -28,9 +28,10 @@
  *     of two with 16 or 17 digits, whose rounding interval is narrower
  *     below x than above it, so the decimal nearest x may fall outside.
  *
- * The unit tests compare fmt_double with the printf definition over
- * millions of random doubles (tests/unit/test_table.c), and check the
- * table below with exact integer arithmetic.
+ * The unit tests (tests/unit/test_table.c) compare fmt_double with the
+ * printf definition over half a million doubles of many kinds, exact ties
+ * and every power of two, and check the table below with exact integer
+ * arithmetic.
  */
 #include <locale.h>
 #include <stdio.h>
