@@ -56,6 +56,14 @@ $(UNIT_OBJ): ALL_CFLAGS += -Wno-missing-prototypes -Itests/unit
 tests/unit/run-unit: $(UNIT_OBJ) $(CORE_OBJ)
 	$(Q_LD)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS)
 
+# Objects are rebuilt when the flags change (PREFIX, CC, sanitizers), so
+# 'make install PREFIX=/opt' never installs a binary that looks for its
+# presets elsewhere.
+src/.flags: FORCE
+	@echo '$(CC) $(ALL_CFLAGS)' | cmp -s - $@ || echo '$(CC) $(ALL_CFLAGS)' > $@
+
+$(CORE_OBJ) $(CLI_OBJ) $(UNIT_OBJ): src/.flags
+
 %.o: %.c
 	$(Q_CC)$(CC) $(ALL_CFLAGS) -Isrc -c -o $@ $<
 
@@ -103,10 +111,10 @@ uninstall:
 	rm -rf $(DESTDIR)$(SHAREDIR)
 
 clean:
-	rm -f commtime tests/unit/run-unit tests/unit/list.h src/*.o src/*.d tests/unit/*.o tests/unit/*.d
+	rm -f commtime tests/unit/run-unit tests/unit/list.h src/.flags src/*.o src/*.d tests/unit/*.o tests/unit/*.d
 	rm -rf tests/tmp
 
-.PHONY: all deps run check asan figures bench install uninstall clean
+.PHONY: all deps run check asan figures bench install uninstall clean FORCE
 
 
 # ---- memory checking and fuzzing ----

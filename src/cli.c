@@ -2,12 +2,20 @@
  * Helpers the commands share: option values, output, the echo of inputs.
  * Like the commands, this file talks to the user and may exit.
  */
+#include <errno.h>
 #include <math.h>
+#include <signal.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "cli.h"
+
+extern char **environ;
 #include "crossover.h"
 
 const char global_usage[] =
@@ -18,7 +26,8 @@ const char global_usage[] =
 	"  --preset NAME|FILE   link preset; --alpha/--beta override its values\n"
 	"  --presets-dir DIR    search DIR first for presets\n"
 	"  --format FMT         table (default), csv or json\n"
-	"  -o, --output FILE    write to FILE (atomically) instead of stdout\n"
+	"  -o, --output FILE    write to FILE (atomically) instead of stdout; a name\n"
+	"                       ending in .csv or .json sets --format when not given\n"
 	"  --plot FILE.gp       also write a self-contained gnuplot script\n"
 	"  --render FILE        also render the figure (.png, .svg or .pdf) with gnuplot\n";
 
@@ -214,4 +223,118 @@ void write_crossovers(struct out *o, const struct ctx *ctx, const struct dlist *
 			}
 	}
 	out_table_end(o);
+}
+
+/* The image a --plot script draws when --render does not name one:
+ * the script's name with .svg for .gp. */
+static char *default_image(const char *script)
+{
+	size_t n = strlen(script);
+	char *img = xmalloc(n + 5);
+
+	memcpy(img, script, n + 1);
+	if (n > 3 && !strcmp(script + n - 3, ".gp"))
+		img[n - 3] = '\0';
+	strcat(img, ".svg");
+	return img;
+}
+
+/*
+ * Start gnuplot with the script on a pipe to its standard input.  No shell
+ * is involved, so no file name is ever parsed as a command.
+ */
+static void render(const struct figure *f, const char *term, const char *image,
+		   const char *shown)
+{
+	struct sigaction ign, old;
+	posix_spawn_file_actions_t fa;
+	char *gargv[] = { "gnuplot", NULL };
+	struct errbuf eb;
+	int fds[2], st, status;
+	pid_t pid;
+	FILE *to;
+
+	if (pipe(fds) < 0)
+		die("cannot start gnuplot:");
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, fds[0], 0);
+	posix_spawn_file_actions_addclose(&fa, fds[1]);
+	posix_spawn_file_actions_addclose(&fa, fds[0]);
+	st = posix_spawnp(&pid, "gnuplot", &fa, NULL, gargv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	close(fds[0]);
+	if (st) {
+		close(fds[1]);
+		if (st == ENOENT)
+			die("cannot render '%s': gnuplot is not on PATH; install it "
+			    "(Debian: apt-get install gnuplot-nox)", shown);
+		die("cannot run gnuplot: %s", strerror(st));
+	}
+	/* gnuplot may stop reading early; that is its error to report, not a
+	 * signal that kills us. */
+	memset(&ign, 0, sizeof(ign));
+	ign.sa_handler = SIG_IGN;
+	sigaction(SIGPIPE, &ign, &old);
+	to = fdopen(fds[1], "w");
+	if (to) {
+		plot_write(f, to, term, image, &eb);
+		fclose(to);
+	} else {
+		close(fds[1]);
+	}
+	sigaction(SIGPIPE, &old, NULL);
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			die("cannot wait for gnuplot:");
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		die("gnuplot failed to render '%s' (see its message above)", shown);
+}
+
+void ctx_figure(const struct ctx *ctx, const struct figure *f)
+{
+	struct errbuf eb;
+	struct out *o;
+
+	if (ctx->plot) {
+		char *img = ctx->render ? xstrdup(ctx->render) : default_image(ctx->plot);
+		const char *term = plot_terminal_for(img);
+
+		o = out_open(FMT_TABLE, ctx->plot, &eb);
+		if (!o)
+			die("%s", eb.msg);
+		if (plot_write(f, out_file(o), term ? term : "svg", img, &eb) < 0) {
+			out_abort(o);
+			die("%s", eb.msg);
+		}
+		free(img);
+		ctx_out_close(ctx, o);
+	}
+	if (ctx->render) {
+		const char *tmp;
+		struct stat st;
+
+		/* gnuplot draws into the temporary that out_close renames. */
+		o = out_open(FMT_TABLE, ctx->render, &eb);
+		if (!o)
+			die("%s", eb.msg);
+		tmp = out_tmp_path(o);
+		render(f, plot_terminal_for(ctx->render), tmp ? tmp : ctx->render, ctx->render);
+		/* A gnuplot that exits 0 without drawing must not leave an empty image. */
+		if (stat(tmp ? tmp : ctx->render, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0)
+			die("gnuplot drew nothing into '%s'", ctx->render);
+		ctx_out_close(ctx, o);
+	}
+}
+
+char *ctx_link_text(const struct ctx *ctx, char *buf, size_t len)
+{
+	char a[32], b[32];
+
+	units_fmt_time(a, sizeof(a), ctx->link.alpha, 3);
+	units_fmt_rate(b, sizeof(b), ctx->link.beta, 4);
+	if (ctx->have_preset)
+		snprintf(buf, len, "\xce\xb1 = %s, \xce\xb2 = %s (%s)", a, b, ctx->preset.name);
+	else
+		snprintf(buf, len, "\xce\xb1 = %s, \xce\xb2 = %s", a, b);
+	return buf;
 }

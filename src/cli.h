@@ -6,6 +6,7 @@
 #include "model.h"
 #include "preset.h"
 #include "table.h"
+#include "plot.h"
 
 /*
  * What main.c hands every command: the global options, already parsed
@@ -85,6 +86,18 @@ void ctx_out_close(const struct ctx *ctx, struct out *o);
 
 /* Echo α, β (and γ when set) with where they came from. */
 void ctx_echo_link(const struct ctx *ctx, struct out *o);
+
+/*
+ * Write the figure as a gnuplot script (--plot) and/or render it (--render)
+ * by running gnuplot without a shell, the script on its standard input.
+ * Does nothing when neither option was given.  Dies (exit 1) when a file
+ * cannot be written or gnuplot is missing or fails; the --plot script is
+ * written first, so it stays even when rendering fails.
+ */
+void ctx_figure(const struct ctx *ctx, const struct figure *f);
+
+/* "α = 5.00 µs, β = 200 GB/s" (and the preset's name) for figure titles. */
+char *ctx_link_text(const struct ctx *ctx, char *buf, size_t len);
 
 /*
  * The crossover table (cmd_crossover, and below the all-reduce table):

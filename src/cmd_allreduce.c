@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "crossover.h"
 
 static const char usage[] =
 	"usage: commtime [global options] [allreduce] [options]\n"
@@ -162,6 +163,89 @@ static void write_long(struct out *o, const struct ctx *ctx, const struct dlist 
 	out_table_end(o);
 }
 
+/*
+ * The figure: time against message size for each algorithm and rank
+ * count, on a dense grid over the sizes asked for (the models are smooth,
+ * the list may be three sizes), with the crossovers marked and n½ = αβ
+ * splitting the latency-bound sizes from the bandwidth-bound ones.
+ */
+static void figure_allreduce(const struct ctx *ctx, const struct dlist *ranks,
+			     const struct dlist *sizes, const enum ar_algo *algos, int nalgo)
+{
+	struct figure f = { 0 };
+	struct panel *p;
+	double lo = INFINITY, hi = 0, nhalf = ctx->link.alpha * ctx->link.beta;
+	char title[256], link[128], text[160], sz[32];
+	size_t i, j;
+	int a, b;
+
+	for (j = 0; j < sizes->n; j++) {
+		if (sizes->v[j] > 0 && sizes->v[j] < lo)
+			lo = sizes->v[j];
+		if (sizes->v[j] > hi)
+			hi = sizes->v[j];
+	}
+	if (!(lo <= hi))
+		lo = 1, hi = 1 << 30;
+	/* Fewer than three decades says little: widen around the sizes. */
+	if (hi / lo < 1024) {
+		lo = lo / 32 < 1 ? 1 : lo / 32;
+		hi *= 32;
+	}
+	snprintf(title, sizeof(title), "All-reduce time, %s", ctx_link_text(ctx, link, sizeof(link)));
+	f.title = xstrdup(title);
+	f.comment = xstrdup("commtime allreduce: time of one all-reduce against message size");
+	p = plot_add_panel(&f, title, "message size per rank", "time of one all-reduce");
+	p->xaxis = AX_SIZE;
+	p->yaxis = AX_TIME;
+	p->logx = p->logy = 1;
+	p->xmin = lo;
+	p->xmax = hi;
+	for (i = 0; i < ranks->n; i++) {
+		unsigned long n = (unsigned long)ranks->v[i];
+
+		if (n < 2)
+			continue;
+		for (a = 0; a < nalgo; a++) {
+			struct plot_series *s;
+
+			snprintf(text, sizeof(text), "%s, %lu ranks", ar_algo_name(algos[a]), n);
+			s = plot_add_series(p, text, PS_LINES);
+			s->color = (int)algos[a];
+			s->dash = (int)(i % 5);
+			for (j = 0; j <= 160; j++) {
+				double S = lo * pow(hi / lo, j / 160.0);
+
+				plot_xy(s, S, ar_time(algos[a], &ctx->link, n, S));
+			}
+		}
+		for (a = 0; a < nalgo; a++)
+			for (b = a + 1; b < nalgo; b++) {
+				struct crossing c;
+				struct errbuf eb;
+
+				/* Solved over the bracket of the crossover table, so the
+				 * figure marks the very sizes the table prints. */
+				if (crossover_allreduce(algos[a], algos[b], &ctx->link, n, CROSS_LO,
+							CROSS_HI, &c, &eb) < 0 ||
+				    c.result != CROSS_FOUND || c.bytes < lo || c.bytes > hi)
+					continue;
+				units_fmt_size(sz, sizeof(sz), c.bytes);
+				snprintf(text, sizeof(text), "%s/%s %lu: %s", ar_algo_name(algos[a]),
+					 ar_algo_name(algos[b]), n, sz);
+				plot_add_label(p, c.bytes, ar_time(algos[a], &ctx->link, n, c.bytes),
+					       text, 1);
+			}
+	}
+	if (nhalf >= lo && nhalf <= hi) {
+		units_fmt_size(sz, sizeof(sz), nhalf);
+		snprintf(text, sizeof(text), "n\xc2\xbd = \xce\xb1\xce\xb2 = %s", sz);
+		plot_add_vline(p, nhalf, text, "latency-bound", "bandwidth-bound");
+	}
+	ctx_figure(ctx, &f);
+	plot_release(&f);
+}
+
 int cmd_allreduce(int argc, char **argv, struct ctx *ctx)
 {
 	struct dlist ranks = { 0 }, sizes = { 0 };
@@ -231,6 +315,7 @@ int cmd_allreduce(int argc, char **argv, struct ctx *ctx)
 		write_long(o, ctx, &ranks, &sizes, algos, nalgo);
 	if (nalgo >= 2)
 		write_crossovers(o, ctx, &ranks, algos, nalgo, 1);
+	figure_allreduce(ctx, &ranks, &sizes, algos, nalgo);
 	ctx_out_close(ctx, o);
 	dlist_release(&ranks);
 	dlist_release(&sizes);

@@ -4,9 +4,11 @@
  * difference of their costs), or which one wins at every size.
  */
 #include <getopt.h>
+#include <math.h>
 #include <stdio.h>
 
 #include "cli.h"
+#include "crossover.h"
 
 static const char usage[] =
 	"usage: commtime [global options] crossover [options]\n"
@@ -26,6 +28,111 @@ static const struct option options[] = {
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 }
 };
+
+/*
+ * The figure: crossover size against rank count for each pair.  For one
+ * pair the two sides are shaded: below the curve the faster-below
+ * algorithm wins, above it the other — the map NCCL's choice follows.
+ */
+static void figure_crossover(const struct ctx *ctx, const struct dlist *ranks,
+			     const enum ar_algo *algos, int nalgo)
+{
+	struct figure f = { 0 };
+	struct panel *p;
+	struct plot_series *below = NULL, *above = NULL;
+	char title[256], link[128], text[160];
+	const double ylo = 1, yhi = CROSS_HI;
+	size_t i;
+	int a, b;
+
+	snprintf(title, sizeof(title), "All-reduce crossover size, %s",
+		 ctx_link_text(ctx, link, sizeof(link)));
+	f.title = xstrdup(title);
+	f.comment = xstrdup("commtime crossover: the size where two all-reduce algorithms take equal time");
+	p = plot_add_panel(&f, title, "ranks", "crossover message size");
+	p->xaxis = AX_PLAIN;
+	p->yaxis = AX_SIZE;
+	p->logx = p->logy = 1;
+	p->key = xstrdup("top left");
+	for (a = 0; a < nalgo; a++)
+		for (b = a + 1; b < nalgo; b++) {
+			struct plot_series *s;
+			const char *na = ar_algo_name(algos[a]), *nb = ar_algo_name(algos[b]);
+			int shade = nalgo == 2;
+
+			if (shade) {
+				/* the sides take the colours of their algorithms */
+				snprintf(text, sizeof(text), "%s faster", nb);
+				below = plot_add_series(p, text, PS_FILL);
+				below->color = (int)algos[b];
+				snprintf(text, sizeof(text), "%s faster", na);
+				above = plot_add_series(p, text, PS_FILL);
+				above->color = (int)algos[a];
+			}
+			snprintf(text, sizeof(text), "%s = %s", na, nb);
+			s = plot_add_series(p, text, PS_LINESPOINTS);
+			s->color = 6;
+			/* adding a series may move the others */
+			if (shade) {
+				below = s - 2;
+				above = s - 1;
+			}
+			for (i = 0; i < ranks->n; i++) {
+				unsigned long n = (unsigned long)ranks->v[i];
+				struct crossing c;
+				struct errbuf eb;
+				double edge;
+
+				if (crossover_allreduce(algos[a], algos[b], &ctx->link, n, CROSS_LO,
+							CROSS_HI, &c, &eb) < 0)
+					die("%lu ranks: %s", n, eb.msg);
+				if (c.result == CROSS_FOUND)
+					plot_xy(s, (double)n, c.bytes);
+				if (!shade)
+					continue;
+				/* where one always wins its region fills the column */
+				if (c.result == CROSS_FOUND)
+					edge = c.bytes;
+				else
+					edge = c.result == CROSS_A_ALWAYS ? ylo : yhi;
+				if (c.result == CROSS_FOUND && c.below == 0) {
+					/* a wins below: swap the shading's meaning */
+					below->color = (int)algos[a];
+					above->color = (int)algos[b];
+				}
+				{
+					double lowrow[3] = { (double)n, ylo, edge };
+					double highrow[3] = { (double)n, edge, yhi };
+
+					plot_point(below, lowrow);
+					plot_point(above, highrow);
+				}
+			}
+		}
+	/* the y range follows the curves, not the shading's far edges */
+	{
+		double lo = INFINITY, hi = 0;
+
+		for (i = 0; i < p->nseries; i++) {
+			size_t k;
+
+			if (p->series[i].style != PS_LINESPOINTS)
+				continue;
+			for (k = 0; k < p->series[i].n; k++) {
+				double y = p->series[i].data[2 * k + 1];
+
+				lo = y < lo ? y : lo;
+				hi = y > hi ? y : hi;
+			}
+		}
+		if (lo <= hi) {
+			p->ymin = lo / 8 < 1 ? 1 : lo / 8;
+			p->ymax = hi * 8;
+		}
+	}
+	ctx_figure(ctx, &f);
+	plot_release(&f);
+}
 
 int cmd_crossover(int argc, char **argv, struct ctx *ctx)
 {
@@ -63,6 +170,7 @@ int cmd_crossover(int argc, char **argv, struct ctx *ctx)
 		  ctx->link.alpha * ctx->link.beta, H_SIZE, 4,
 		  "below it one link is latency-bound");
 	write_crossovers(o, ctx, &ranks, algos, nalgo, 0);
+	figure_crossover(ctx, &ranks, algos, nalgo);
 	ctx_out_close(ctx, o);
 	dlist_release(&ranks);
 	return 0;

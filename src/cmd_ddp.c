@@ -1,6 +1,429 @@
+/*
+ * commtime ddp: how much of a data-parallel training step is gradient
+ * all-reduce (models/ddp.md).
+ */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "cli.h"
+#include "train.h"
+#include "workload.h"
+
+static const char usage[] =
+	"usage: commtime ddp (--grad SIZE | --params N | --workload NAME) --compute TIME [options]\n"
+	"\n"
+	"Time of the gradient all-reduce of one data-parallel step and its share\n"
+	"of the step: share = exposed / (compute + exposed).\n"
+	"\n"
+	"  --grad SIZE            gradient reduced per step (14G = 14 GiB)\n"
+	"  --params N             parameter count (7.5e9, 6.74B); gradient = N x --grad-bytes\n"
+	"  --grad-bytes SIZE      bytes per gradient value with --params/--workload (default 2, bf16)\n"
+	"  --workload NAME        parameter count from a workload preset (llama2-7b, ...)\n"
+	"  --compute TIME         forward + backward time of one step on one rank\n"
+	"  --ranks LIST           rank counts (default 8,16,64,256)\n"
+	"  --algo NAME            all-reduce algorithm: ring (default), tree, dbtree, rd, rabenseifner\n"
+	"  --bucket SIZE          reduce in buckets of SIZE (PyTorch DDP default: 25MiB)\n"
+	"  --overlap F            share of backward that communication can hide behind,\n"
+	"                         0 to 1 or a percentage (default 0: nothing hidden)\n"
+	"  --backward-share F     backward's share of the compute time (default 2/3)\n"
+	"  --target SHARE         also solve for the bandwidth that brings the share to SHARE (10%)\n"
+	"  -h, --help             show this text\n";
+
+enum { O_GRAD = 256, O_PARAMS, O_GRAD_BYTES, O_WORKLOAD, O_COMPUTE, O_RANKS, O_ALGO,
+       O_BUCKET, O_OVERLAP, O_BACKWARD, O_TARGET };
+
+static const struct option options[] = {
+	{ "grad", required_argument, NULL, O_GRAD },
+	{ "params", required_argument, NULL, O_PARAMS },
+	{ "grad-bytes", required_argument, NULL, O_GRAD_BYTES },
+	{ "workload", required_argument, NULL, O_WORKLOAD },
+	{ "compute", required_argument, NULL, O_COMPUTE },
+	{ "ranks", required_argument, NULL, O_RANKS },
+	{ "algo", required_argument, NULL, O_ALGO },
+	{ "bucket", required_argument, NULL, O_BUCKET },
+	{ "overlap", required_argument, NULL, O_OVERLAP },
+	{ "backward-share", required_argument, NULL, O_BACKWARD },
+	{ "target", required_argument, NULL, O_TARGET },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 }
+};
+
+/*
+ * Columns: the five of the contract first, then the extras; the bucket
+ * columns show in the table only with --bucket, the target one only with
+ * --target.
+ */
+enum { C_RANKS, C_COMM, C_EXPOSED, C_STEP, C_FRACTION, C_BUCKETS, C_BUCKET_B, C_BUCKET_S,
+       C_TARGET, C_COUNT };
+static const struct column columns[C_COUNT] = {
+	[C_RANKS]    = { "ranks", "ranks", COL_INT, H_PLAIN, 0, NULL, 0, 5, COL_ALL },
+	[C_BUCKETS]  = { "buckets", "buckets", COL_INT, H_PLAIN, 0, NULL, 0, 7, COL_DATA_ONLY },
+	[C_BUCKET_B] = { "bucket_B", "bucket", COL_NUM, H_SIZE, 0, NULL, 0, 0, COL_DATA_ONLY },
+	[C_BUCKET_S] = { "bucket_s", "per bucket", COL_NUM, H_TIME, 0, NULL, 4, 10, COL_DATA_ONLY },
+	[C_COMM]     = { "comm_s", "all-reduce", COL_NUM, H_FIXED, 1e-3, "ms", 1, 10, COL_ALL },
+	[C_EXPOSED]  = { "exposed_s", "exposed", COL_NUM, H_FIXED, 1e-3, "ms", 1, 10, COL_ALL },
+	[C_STEP]     = { "step_s", "step", COL_NUM, H_FIXED, 1e-3, "ms", 1, 10, COL_ALL },
+	[C_FRACTION] = { "fraction", "comm share", COL_NUM, H_PERCENT, 0, NULL, 1, 10, COL_ALL },
+	[C_TARGET]   = { "target_beta_Bps", "beta for target", COL_NUM, H_RATE, 0, NULL, 4, 15, COL_ALL },
+};
+
+/* A share: "0.5" or "50%"; dies (exit 2) outside [lo, hi]. */
+static double S_share(const char *opt, const char *arg, double lo, double hi)
+{
+	struct errbuf eb;
+	double x;
+
+	if (units_parse_fraction(arg, &x, &eb) < 0)
+		die_usage("%s: %s", opt, eb.msg);
+	if (!(x >= lo && x <= hi))
+		die_usage("%s: '%s' is out of range [%g, %g]", opt, arg, lo, hi);
+	return x;
+}
+
+/* Parameter count of a workload preset, echoing it. */
+static double S_workload(struct ctx *ctx, const char *name, struct workload *w)
+{
+	struct errbuf eb;
+	struct preset p;
+
+	if (preset_load(&ctx->dirs, name, &p, &eb) < 0)
+		die("--workload: %s", eb.msg);
+	if (workload_from_preset(&p, w, &eb) < 0) {
+		preset_release(&p);
+		die("--workload: %s", eb.msg);
+	}
+	preset_release(&p);
+	return workload_params(w);
+}
+
+/*
+ * The rank counts the figure spans: those asked, widened when they are
+ * few, and with room on the right for the label of the last one.
+ */
+static void S_rank_span(const struct dlist *ranks, double *lo, double *hi, int *logx)
+{
+	size_t i;
+
+	*lo = INFINITY;
+	*hi = 0;
+	for (i = 0; i < ranks->n; i++) {
+		*lo = ranks->v[i] < *lo ? ranks->v[i] : *lo;
+		*hi = ranks->v[i] > *hi ? ranks->v[i] : *hi;
+	}
+	/* One or two close rank counts draw no curve: show the neighbourhood. */
+	if (*hi < 4 * *lo) {
+		*lo = *lo / 4 < 1 ? 1 : floor(*lo / 4);
+		*hi = *hi * 4;
+	}
+	*logx = *hi >= 8 * *lo;
+	if (*logx)
+		*hi = ceil(*hi * fmax(1.5, pow(*hi / *lo, 0.15)));
+	else
+		*hi = ceil(*hi + 0.2 * (*hi - *lo));
+}
+
+/*
+ * The figure, against rank count in two panels.  Left: the step's time,
+ * its compute, the all-reduce and (with overlap) the exposed part of it.
+ * Right: the exposed share of the step, the asked rank counts marked with
+ * their value, the --target share as a line.  The models are drawn at
+ * every whole rank count (or a few hundred of them), so the steps of
+ * ⌈log₂ n⌉ in tree-like algorithms show.
+ */
+static void S_figure(const struct ctx *ctx, const struct ddp_params *p,
+		     const struct dlist *ranks, double target)
+{
+	struct figure f = { 0 };
+	struct panel *pt, *ps;
+	struct plot_series *step, *compute, *comm, *exposed = NULL, *share;
+	char title[400], link[128], grad[32], comp[32], bucket[32], text[160];
+	double lo, hi, grid[200], top = 0, tmax = 0;
+	size_t i, n;
+	int logx;
+
+	S_rank_span(ranks, &lo, &hi, &logx);
+	n = plot_rank_grid(lo, hi, sizeof(grid) / sizeof(grid[0]), grid);
+	units_fmt_size(grad, sizeof(grad), p->grad_bytes);
+	units_fmt_time(comp, sizeof(comp), p->compute, 3);
+	if (p->bucket > 0)
+		snprintf(text, sizeof(text), " in %s buckets",
+			 units_fmt_size(bucket, sizeof(bucket), p->bucket));
+	else
+		text[0] = '\0';
+	if (p->overlap > 0)
+		snprintf(text + strlen(text), sizeof(text) - strlen(text),
+			 ", %.3g %% of backward overlapped", p->overlap * 100);
+	snprintf(title, sizeof(title), "DDP step: %s gradient, %s compute, %s all-reduce%s; %s",
+		 grad, comp, ar_algo_name(p->algo), text, ctx_link_text(ctx, link, sizeof(link)));
+	f.title = xstrdup(title);
+	f.comment = xstrdup("commtime ddp: time and communication share of a data-parallel "
+			    "step against ranks");
+	f.width = 1000;
+	f.height = 430;
+
+	pt = plot_add_panel(&f, "time of one training step", "ranks", "time per step");
+	pt->xaxis = AX_PLAIN;
+	pt->yaxis = AX_TIME;
+	pt->logx = logx;
+	pt->xmin = lo;
+	pt->xmax = hi;
+	pt->ymin = 0;
+	/* Series first, pointers after: adding a series may move the others. */
+	plot_add_series(pt, "step", PS_LINES)->color = 6;
+	compute = plot_add_series(pt, "compute", PS_LINES);
+	compute->color = 2;
+	compute->dash = 1;
+	plot_add_series(pt, p->overlap > 0 ? "all-reduce" : "all-reduce (all exposed)",
+			PS_LINES)->color = 0;
+	if (p->overlap > 0) {
+		plot_add_series(pt, "exposed all-reduce", PS_LINES)->color = 1;
+		exposed = &pt->series[3];
+	}
+	step = &pt->series[0];
+	compute = &pt->series[1];
+	comm = &pt->series[2];
+
+	/* the series arrays stay put when the panels move */
+	ps = plot_add_panel(&f, "communication share of the step", "ranks",
+			    "exposed all-reduce / step");
+	ps->xaxis = AX_PLAIN;
+	ps->yaxis = AX_PERCENT;
+	ps->logx = logx;
+	ps->xmin = lo;
+	ps->xmax = hi;
+	ps->ymin = 0;
+	ps->key = xstrdup("bottom right");
+	share = plot_add_series(ps, NULL, PS_LINES);
+	share->color = 1;
+
+	for (i = 0; i < n; i++) {
+		struct ddp_step s;
+
+		ddp_step(p, &ctx->link, (unsigned long)grid[i], &s);
+		plot_xy(step, grid[i], s.step_s);
+		plot_xy(compute, grid[i], p->compute);
+		plot_xy(comm, grid[i], s.comm_s);
+		if (exposed)
+			plot_xy(exposed, grid[i], s.exposed_s);
+		plot_xy(share, grid[i], 100 * s.fraction);
+		top = 100 * s.fraction > top ? 100 * s.fraction : top;
+		tmax = fmax(tmax, fmax(s.step_s, s.comm_s));
+	}
+	/* Headroom above the curves for the key. */
+	f.panels[0].ymax = tmax * 1.3;
+	/* The asked rank counts, with the share the table prints. */
+	for (i = 0; i < ranks->n; i++) {
+		struct ddp_step s;
+
+		ddp_step(p, &ctx->link, (unsigned long)ranks->v[i], &s);
+		snprintf(text, sizeof(text), "%.1f %%", 100 * s.fraction);
+		plot_add_label(ps, ranks->v[i], 100 * s.fraction, ranks->n <= 8 ? text : "", 1);
+	}
+	if (target > 0) {
+		snprintf(text, sizeof(text), "target %.3g %%", 100 * target);
+		plot_add_hline(ps, 100 * target, text);
+		top = 100 * target > top ? 100 * target : top;
+	}
+	/* Room above the highest value for its label; a share stays below 100 %. */
+	ps->ymax = top * 1.25 > 100 ? 100 : top > 0 ? top * 1.25 : 1;
+	ctx_figure(ctx, &f);
+	plot_release(&f);
+}
 
 int cmd_ddp(int argc, char **argv, struct ctx *ctx)
 {
-	return error("'ddp' is not built yet") ? EXIT_DATA : EXIT_DATA;
+	struct ddp_params p;
+	struct dlist ranks = { 0 };
+	struct workload w;
+	struct errbuf eb;
+	struct column cols[C_COUNT];
+	struct table t = { "ddp", NULL, cols, C_COUNT, 0 };
+	struct out *o;
+	const char *grad_arg = NULL, *params_arg = NULL, *workload_arg = NULL;
+	double params = 0, grad_bytes = 2, target = 0;
+	int c, have_compute = 0, unreachable = 0;
+	size_t i;
+	char note[160], label[40];
+
+	ddp_params_init(&p);
+	while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
+		switch (c) {
+		case O_GRAD:
+			grad_arg = optarg;
+			p.grad_bytes = opt_quantity("--grad", Q_SIZE, optarg);
+			if (!(p.grad_bytes > 0))
+				die_usage("--grad: gradient size must be positive, got '%s'", optarg);
+			break;
+		case O_PARAMS:
+			params_arg = optarg;
+			if (workload_parse_count(optarg, &params, &eb) < 0)
+				die_usage("--params: %s", eb.msg);
+			break;
+		case O_GRAD_BYTES:
+			grad_bytes = opt_quantity("--grad-bytes", Q_SIZE, optarg);
+			if (!(grad_bytes > 0))
+				die_usage("--grad-bytes: must be positive, got '%s'", optarg);
+			break;
+		case O_WORKLOAD:
+			workload_arg = optarg;
+			break;
+		case O_COMPUTE:
+			p.compute = opt_quantity("--compute", Q_TIME, optarg);
+			if (!(p.compute > 0))
+				die_usage("--compute: compute time must be positive, got '%s'", optarg);
+			have_compute = 1;
+			break;
+		case O_RANKS:
+			opt_ranks("--ranks", optarg, &ranks, 1);
+			break;
+		case O_ALGO:
+			if (ar_algo_lookup(optarg, &p.algo, &eb) < 0)
+				die_usage("--algo: %s", eb.msg);
+			break;
+		case O_BUCKET:
+			p.bucket = opt_quantity("--bucket", Q_SIZE, optarg);
+			if (!(p.bucket > 0))
+				die_usage("--bucket: bucket size must be positive, got '%s'", optarg);
+			break;
+		case O_OVERLAP:
+			p.overlap = S_share("--overlap", optarg, 0, 1);
+			break;
+		case O_BACKWARD:
+			p.backward_share = S_share("--backward-share", optarg, 0, 1);
+			if (!(p.backward_share > 0))
+				die_usage("--backward-share: must be above 0, got '%s'", optarg);
+			break;
+		case O_TARGET:
+			target = S_share("--target", optarg, 0, 1);
+			if (!(target > 0 && target < 1))
+				die_usage("--target: share must be between 0 and 100%%, got '%s'", optarg);
+			break;
+		case 'h':
+			usage_exit(usage, 0);
+		default:
+			usage_exit(usage, 2);
+		}
+	}
+	no_more_args(argc, argv, optind, usage);
+	if (!!grad_arg + !!params_arg + !!workload_arg != 1)
+		die_usage("ddp: give the gradient with exactly one of --grad, --params or --workload");
+	if (!have_compute)
+		die_usage("ddp: give the compute time of one step with --compute (e.g. 300ms)");
+	if (workload_arg)
+		params = S_workload(ctx, workload_arg, &w);
+	if (!grad_arg)
+		p.grad_bytes = params * grad_bytes;
+	if (!ranks.n) {
+		static const double seed[] = { 8, 16, 64, 256 };
+
+		for (i = 0; i < sizeof(seed) / sizeof(seed[0]); i++)
+			dlist_push(&ranks, seed[i]);
+	}
+	if (ddp_check(&p, &eb) < 0)
+		die_usage("ddp: %s", eb.msg);
+
+	memcpy(cols, columns, sizeof(cols));
+	if (p.bucket > 0) {
+		cols[C_BUCKETS].flags = cols[C_BUCKET_B].flags = COL_ALL;
+		cols[C_BUCKET_S].flags = COL_ALL;
+	}
+	if (!(target > 0))
+		t.ncols = C_TARGET;
+
+	o = ctx_out_open(ctx);
+	ctx_echo_link(ctx, o);
+	if (workload_arg) {
+		out_input_str(o, "workload", "workload", w.name);
+		out_input(o, "params", "parameters", params, H_PLAIN, 12,
+			  workload_describe(note, sizeof(note), &w));
+	} else if (params_arg)
+		out_input(o, "params", "parameters", params, H_PLAIN, 12,
+			  workload_fmt_count(note, sizeof(note), params));
+	if (!grad_arg) {
+		snprintf(note, sizeof(note), "%.12g parameters x %g B", params, grad_bytes);
+		out_input(o, "grad_B", "gradient", p.grad_bytes, H_SIZE, 4, note);
+	} else
+		out_input(o, "grad_B", "gradient", p.grad_bytes, H_SIZE, 4, NULL);
+	out_input(o, "compute_s", "compute", p.compute, H_TIME, 4, "forward + backward, one step");
+	out_input_str(o, "algo", "all-reduce", ar_algo_name(p.algo));
+	if (p.bucket > 0) {
+		snprintf(note, sizeof(note), "%.0f buckets per step",
+			 p.bucket < p.grad_bytes ? ceil(p.grad_bytes / p.bucket) : 1);
+		out_input(o, "bucket_B", "bucket", p.bucket, H_SIZE, 4, note);
+	}
+	if (p.overlap > 0) {
+		snprintf(note, sizeof(note), "of backward, %.4g ms hidden at most",
+			 p.overlap * p.backward_share * p.compute * 1e3);
+		out_input(o, "overlap", "overlap", p.overlap, H_PERCENT, 1, note);
+		out_input(o, "backward_share", "backward share", p.backward_share, H_PERCENT, 1,
+			  "of compute");
+	}
+	if (target > 0) {
+		out_input(o, "target", "target share", target, H_PERCENT, 1, NULL);
+		snprintf(label, sizeof(label), "beta for %.4g %%", target * 100);
+		cols[C_TARGET].label = label;
+	}
+
+	out_table_begin(o, &t);
+	for (i = 0; i < ranks.n; i++) {
+		unsigned long n = (unsigned long)ranks.v[i];
+		struct ddp_step s;
+		struct cell row[C_COUNT];
+		enum target_result tr = TARGET_FOUND;
+		double beta = NAN;
+
+		ddp_step(&p, &ctx->link, n, &s);
+		if (target > 0) {
+			if (ddp_target_beta(&p, &ctx->link, n, target, &tr, &beta, &eb) < 0) {
+				out_abort(o);
+				die("ddp: %s", eb.msg);
+			}
+			if (tr == TARGET_UNREACHABLE) {
+				beta = NAN;
+				unreachable++;
+			} else if (tr == TARGET_ANY)
+				beta = TARGET_BETA_LO;
+		}
+		memset(row, 0, sizeof(row));
+		row[C_RANKS].x = (double)n;
+		row[C_BUCKETS].x = s.buckets;
+		row[C_BUCKET_B].x = s.bucket_bytes;
+		row[C_BUCKET_S].x = s.bucket_s;
+		row[C_COMM].x = s.comm_s;
+		row[C_EXPOSED].x = s.exposed_s;
+		row[C_STEP].x = s.step_s;
+		row[C_FRACTION].x = s.fraction;
+		row[C_TARGET].x = beta;
+		if (target > 0 && tr == TARGET_UNREACHABLE && out_get_format(o) == FMT_TABLE)
+			row[C_TARGET].s = "unreachable";
+		out_row(o, row);
+	}
+	out_table_end(o);
+
+	if (unreachable) {
+		/* Say why: with infinite bandwidth only the latency terms are left. */
+		for (i = 0; i < ranks.n; i++) {
+			struct link inf = ctx->link;
+			struct ddp_step s;
+			enum target_result tr;
+			double beta;
+
+			if (ddp_target_beta(&p, &ctx->link, (unsigned long)ranks.v[i], target,
+					    &tr, &beta, &eb) < 0 || tr != TARGET_UNREACHABLE)
+				continue;
+			inf.beta = INFINITY;
+			ddp_step(&p, &inf, (unsigned long)ranks.v[i], &s);
+			out_text(o, "at %lu ranks no bandwidth reaches %.4g %%: latency alone "
+				 "takes %.1f ms, %.1f %% of the step",
+				 (unsigned long)ranks.v[i], target * 100, s.exposed_s * 1e3,
+				 s.fraction * 100);
+		}
+	}
+	S_figure(ctx, &p, &ranks, target);
+	ctx_out_close(ctx, o);
+	dlist_release(&ranks);
+	return EXIT_OK;
 }

@@ -1,6 +1,501 @@
+/*
+ * commtime fit: α and β (and the regime model) from measured times.
+ */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "cli.h"
+#include "fit.h"
+#include "measure.h"
+
+static const char usage[] =
+	"usage: commtime fit [options] FILE\n"
+	"\n"
+	"Fits alpha (s per step) and beta (bytes/s) of the measured collective's\n"
+	"model to an nccl-tests log or a CSV file (size_B,time_s), by least squares\n"
+	"on relative error; and a regime model, one alpha and beta per size range as\n"
+	"NCCL switches protocols, that follows real curves (models/fit.md).\n"
+	"\n"
+	"options:\n"
+	"  --op NAME          collective: all_reduce, all_gather, reduce_scatter,\n"
+	"                     alltoall, broadcast, reduce, sendrecv (default: the log's)\n"
+	"  --ranks N          rank count (default: the log's '# Rank' lines)\n"
+	"  --algo NAME        all-reduce algorithm of the model (default ring)\n"
+	"  --in-place         fit the in-place times instead of the out-of-place ones\n"
+	"  --regimes N|auto   regimes of the model, 1 = plain alpha-beta (default auto,\n"
+	"                     at most 4)\n"
+	"  --robust           robust (bisquare) regression, for outliers\n"
+	"  --holdout          report accuracy on held-out sizes: fit the even rows and\n"
+	"                     predict the odd ones, then the reverse\n"
+	"  --save FILE        save the fit as a link preset (use with --preset FILE)\n"
+	"  --name NAME        name inside the saved preset (default: FILE's base name)\n"
+	"  -h, --help         show this text\n";
+
+enum { O_OP = 256, O_RANKS, O_ALGO, O_INPLACE, O_REGIMES, O_ROBUST, O_HOLDOUT,
+       O_SAVE, O_NAME };
+static const struct option options[] = {
+	{ "op", required_argument, NULL, O_OP },
+	{ "ranks", required_argument, NULL, O_RANKS },
+	{ "algo", required_argument, NULL, O_ALGO },
+	{ "in-place", no_argument, NULL, O_INPLACE },
+	{ "regimes", required_argument, NULL, O_REGIMES },
+	{ "robust", no_argument, NULL, O_ROBUST },
+	{ "holdout", no_argument, NULL, O_HOLDOUT },
+	{ "save", required_argument, NULL, O_SAVE },
+	{ "name", required_argument, NULL, O_NAME },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 }
+};
+
+static const struct column ab_cols[] = {
+	{ "alpha_s", "alpha", COL_NUM, H_TIME, 0, NULL, 4, 9, COL_ALL },
+	{ "alpha_err_s", "+/-", COL_NUM, H_TIME, 0, NULL, 3, 9, COL_ALL },
+	{ "beta_Bps", "beta", COL_NUM, H_RATE, 0, NULL, 4, 11, COL_ALL },
+	{ "beta_err_Bps", "+/-", COL_NUM, H_RATE, 0, NULL, 3, 10, COL_ALL },
+	{ "n_half_B", "n1/2", COL_NUM, H_SIZE, 0, NULL, 3, 9, COL_ALL },
+	{ "rms_rel_error", "rms error", COL_NUM, H_PERCENT, 0, NULL, 1, 9, COL_ALL },
+};
+static const struct table ab_table = {
+	"alpha_beta", "single alpha-beta fit (what other commands use)",
+	ab_cols, sizeof(ab_cols) / sizeof(ab_cols[0]), 1
+};
+
+static const struct column reg_cols[] = {
+	{ "regime", "regime", COL_INT, H_PLAIN, 0, NULL, 0, 6, COL_ALL },
+	{ "from_B", "from", COL_NUM, H_SIZE, 0, NULL, 3, 8, COL_ALL },
+	{ "to_B", "to", COL_NUM, H_SIZE, 0, NULL, 3, 8, COL_ALL },
+	{ "alpha_s", "alpha", COL_NUM, H_TIME, 0, NULL, 4, 9, COL_ALL },
+	{ "beta_Bps", "beta", COL_NUM, H_RATE, 0, NULL, 4, 11, COL_ALL },
+	{ "rows", "rows", COL_INT, H_PLAIN, 0, NULL, 0, 0, COL_ALL },
+};
+static const struct table reg_table = {
+	"regimes", "regime model (what --save stores for compare)",
+	reg_cols, sizeof(reg_cols) / sizeof(reg_cols[0]), 1
+};
+
+static const struct column hold_cols[] = {
+	{ "model", "model", COL_STR, H_PLAIN, 0, NULL, 0, 12, COL_ALL },
+	{ "median_rel_error", "median", COL_NUM, H_PERCENT, 0, NULL, 1, 7, COL_ALL },
+	{ "p90_rel_error", "p90", COL_NUM, H_PERCENT, 0, NULL, 1, 7, COL_ALL },
+	{ "max_rel_error", "max", COL_NUM, H_PERCENT, 0, NULL, 1, 7, COL_ALL },
+	{ "predictions", "predictions", COL_INT, H_PLAIN, 0, NULL, 0, 0, COL_ALL },
+};
+static const struct table hold_table = {
+	"holdout", "held-out error (fit even rows, predict odd ones, and the reverse)",
+	hold_cols, sizeof(hold_cols) / sizeof(hold_cols[0]), 1
+};
+
+static const struct column res_cols[] = {
+	{ "size_B", "size", COL_NUM, H_SIZE, 0, NULL, 3, 8, COL_ALL },
+	{ "measured_s", "measured", COL_NUM, H_TIME, 0, NULL, 4, 9, COL_ALL },
+	{ "regime", "regime", COL_STR, H_PLAIN, 0, NULL, 0, 6, COL_ALL },
+	{ "fitted_s", "fitted", COL_NUM, H_TIME, 0, NULL, 4, 9, COL_ALL },
+	{ "rel_error", "error", COL_NUM, H_PERCENT, 0, NULL, 1, 7, COL_ALL },
+	{ "ab_fitted_s", "alpha-beta", COL_NUM, H_TIME, 0, NULL, 4, 10, COL_ALL },
+	{ "ab_rel_error", "error", COL_NUM, H_PERCENT, 0, NULL, 1, 7, COL_ALL },
+};
+static const struct table res_table = {
+	"residuals", "measured against fitted (error = fitted/measured - 1)",
+	res_cols, sizeof(res_cols) / sizeof(res_cols[0]), 0
+};
+
+/* Base name of path without directories and without ".preset". */
+static char *preset_name_of(const char *path)
+{
+	const char *b = strrchr(path, '/');
+	char *name = xstrdup(b ? b + 1 : path);
+	size_t n = strlen(name);
+
+	if (n > 7 && !strcmp(name + n - 7, ".preset"))
+		name[n - 7] = '\0';
+	return name;
+}
+
+static void save(const char *path, const char *name_opt, const struct meas *m,
+		 const struct ab_fit *ab, const struct fit_model *fm, const struct holdout *h,
+		 int inplace)
+{
+	char comment[1024], desc[512], lo[32], hi[32], a[32], b[32];
+	char *name = name_opt ? xstrdup(name_opt) : preset_name_of(path);
+	struct errbuf eb;
+	size_t k;
+	int len;
+
+	if (!*name || strchr(name, '\n'))
+		die_usage("--name: '%s' is not a preset name", name);
+	units_fmt_size(lo, sizeof(lo), m->rows[0].size);
+	units_fmt_size(hi, sizeof(hi), m->rows[m->n - 1].size);
+	snprintf(desc, sizeof(desc), "fitted to %s (%s, %lu ranks, %zu sizes %s to %s)",
+		 m->path, coll_op_name((enum coll_op)m->op), m->ranks, m->n, lo, hi);
+	units_fmt_time(a, sizeof(a), ab->alpha, 3);
+	units_fmt_rate(b, sizeof(b), ab->beta, 4);
+	len = snprintf(comment, sizeof(comment),
+		       "link preset written by 'commtime fit' from %s\n"
+		       "%s on %lu ranks, %s model, %s times\n"
+		       "alpha-beta: alpha %s, beta %s, rms relative error %.1f %%\n",
+		       m->path, coll_op_name((enum coll_op)m->op), m->ranks,
+		       ar_algo_name(fm->algo), inplace ? "in-place" : "out-of-place",
+		       a, b, 100 * ab->rms);
+	for (k = 0; k < fm->nreg && fm->nreg > 1 && len > 0 && (size_t)len < sizeof(comment); k++) {
+		units_fmt_size(lo, sizeof(lo), fm->reg[k].lo);
+		units_fmt_size(hi, sizeof(hi), fm->reg[k].hi);
+		units_fmt_time(a, sizeof(a), fm->reg[k].alpha, 3);
+		units_fmt_rate(b, sizeof(b), fm->reg[k].beta, 4);
+		len += snprintf(comment + len, sizeof(comment) - (size_t)len,
+				"regime %zu: %s to %s, alpha %s, beta %s\n", k + 1, lo, hi, a, b);
+	}
+	if (h && len > 0 && (size_t)len < sizeof(comment))
+		snprintf(comment + len, sizeof(comment) - (size_t)len,
+			 "held-out error: median %.1f %%, p90 %.1f %% (alpha-beta alone: "
+			 "%.1f %%, %.1f %%)\n", 100 * h->median, 100 * h->p90,
+			 100 * h->ab_median, 100 * h->ab_p90);
+	if (fit_preset_write(path, name, desc, comment, ab, fm, &eb) < 0)
+		die("%s", eb.msg);
+	free(name);
+}
+
+/* "1", or "1-2" for a size between the sizes of regimes 1 and 2. */
+static void regime_of(const struct fit_model *fm, double S, char *buf, size_t len)
+{
+	size_t k;
+
+	for (k = 0; k < fm->nreg; k++) {
+		if (k + 1 == fm->nreg || S <= fm->reg[k].hi) {
+			snprintf(buf, len, "%zu", k + 1);
+			return;
+		}
+		if (S < fm->reg[k + 1].lo) {
+			snprintf(buf, len, "%zu-%zu", k + 1, k + 2);
+			return;
+		}
+	}
+}
+
+/* predicted/measured - 1, with rounding noise below 1e-12 shown as 0. */
+static double rel_err(double predicted, double measured)
+{
+	double e = predicted / measured - 1;
+
+	return fabs(e) < 1e-12 ? 0 : e;
+}
+
+/*
+ * A log time axis spanning less than a decade gets one tic or none: widen
+ * it to powers of ten around its data, with room above for the key.
+ */
+static void whole_decades(struct panel *p)
+{
+	double lo = INFINITY, hi = 0;
+	size_t i, j;
+
+	for (i = 0; i < p->nseries; i++)
+		for (j = 0; j < p->series[i].n; j++) {
+			double y = p->series[i].data[j * (size_t)p->series[i].ncols + 1];
+
+			if (y > 0 && y < lo)
+				lo = y;
+			if (y > hi)
+				hi = y;
+		}
+	if (lo <= hi && hi / lo < 10) {
+		p->ymin = pow(10, floor(log10(lo / 3)));
+		p->ymax = pow(10, ceil(log10(hi * 3)));
+	}
+}
+
+/* Palette entries (plot.c: Okabe & Ito): regimes take 0-3. */
+enum { C_AB = 4, C_MODEL = 6 };
+
+/*
+ * The figure, two panels over the measured sizes.  Left, the time of one
+ * collective, log-log: the measured points (coloured by regime, whose α
+ * and β the key gives), the single α-β fit dashed and the regime model
+ * solid, the boundaries between regimes as vertical lines (midway, on a
+ * log scale, between the last size of one regime and the first of the
+ * next), and Hockney's n½ on the α-β curve.  Right, the relative error of
+ * each model at each size, in percent on a linear axis: where the single
+ * α-β line misses and by how much.
+ */
+static void figure_fit(const struct ctx *ctx, const struct meas *m, const double *S,
+		       const double *T, const struct ab_fit *ab, const struct fit_model *fm,
+		       const struct fit_model *fab, int inplace)
+{
+	enum coll_op op = (enum coll_op)m->op;
+	struct figure f = { 0 };
+	struct panel *p;
+	struct plot_series *s;
+	/* Room either side of the points; a few octaves at least. */
+	double widen = S[m->n - 1] / S[0] < 16 ? 8 : 1.5;
+	double lo = S[0] / widen, hi = S[m->n - 1] * widen;
+	const char *b = strrchr(m->path, '/');
+	char title[512], text[160], a[32], r[32], sz[32];
+	size_t i, j, k;
+
+	if (!ctx->plot && !ctx->render)
+		return;
+
+	units_fmt_time(a, sizeof(a), ab->alpha, 3);
+	units_fmt_rate(r, sizeof(r), ab->beta, 4);
+	snprintf(title, sizeof(title), "%s on %lu ranks: %s fitted by the %s model, "
+		 "\xce\xb1 = %s, \xce\xb2 = %s", coll_op_name(op), m->ranks, b ? b + 1 : m->path,
+		 ar_algo_name(fm->algo), a, r);
+	f.title = xstrdup(title);
+	f.comment = xstrdup("commtime fit: measured times, the alpha-beta fit, the regime model "
+			    "and their relative errors");
+	f.width = 1280;
+	f.height = 520;
+
+	snprintf(text, sizeof(text), "time of one %s", coll_op_name(op));
+	p = plot_add_panel(&f, text, "message size", "time");
+	p->xaxis = AX_SIZE;
+	p->yaxis = AX_TIME;
+	p->logx = p->logy = 1;
+	p->xmin = lo;
+	p->xmax = hi;
+	s = plot_add_series(p, "\xce\xb1-\xce\xb2 fit", PS_LINES);
+	s->color = C_AB;
+	s->dash = 1;
+	for (j = 0; j <= 160; j++) {
+		double x = lo * pow(hi / lo, j / 160.0);
+
+		plot_xy(s, x, fit_model_time(fab, op, m->ranks, x));
+	}
+	if (fm->nreg > 1) {
+		snprintf(text, sizeof(text), "regime model (%zu regimes)", fm->nreg);
+		s = plot_add_series(p, text, PS_LINES);
+		s->color = C_MODEL;
+		for (j = 0; j <= 160; j++) {
+			double x = lo * pow(hi / lo, j / 160.0);
+
+			plot_xy(s, x, fit_model_time(fm, op, m->ranks, x));
+		}
+		for (k = 0; k + 1 < fm->nreg; k++)
+			plot_add_vline(p, sqrt(fm->reg[k].hi * fm->reg[k + 1].lo), NULL, NULL, NULL);
+	}
+	/* The points last, over the curves. */
+	if (fm->nreg > 1) {
+		for (k = 0; k < fm->nreg; k++) {
+			char ak[32], bk[32];
+
+			units_fmt_time(ak, sizeof(ak), fm->reg[k].alpha, 3);
+			units_fmt_rate(bk, sizeof(bk), fm->reg[k].beta, 4);
+			snprintf(text, sizeof(text), "regime %zu: \xce\xb1 = %s, \xce\xb2 = %s",
+				 k + 1, ak, bk);
+			s = plot_add_series(p, text, PS_POINTS);
+			s->color = (int)k;
+			for (i = 0; i < m->n; i++)
+				if (S[i] >= fm->reg[k].lo && S[i] <= fm->reg[k].hi)
+					plot_xy(s, S[i], T[i]);
+		}
+	} else {
+		snprintf(text, sizeof(text), "measured (%s)", inplace ? "in-place" : "out-of-place");
+		s = plot_add_series(p, text, PS_POINTS);
+		s->color = C_MODEL;
+		for (i = 0; i < m->n; i++)
+			plot_xy(s, S[i], T[i]);
+	}
+	if (ab->n_half >= lo && ab->n_half <= hi) {
+		snprintf(text, sizeof(text), "n\xc2\xbd = %s", units_fmt_size(sz, sizeof(sz), ab->n_half));
+		plot_add_label(p, ab->n_half, fit_model_time(fab, op, m->ranks, ab->n_half), text, 1);
+	}
+
+	whole_decades(p);
+
+	/* Plain numbers: errors of a few tenths of a percent need their decimals. */
+	p = plot_add_panel(&f, "relative error (fitted/measured - 1)", "message size",
+			   "relative error (%)");
+	p->xaxis = AX_SIZE;
+	p->yaxis = AX_PLAIN;
+	p->logx = 1;
+	p->xmin = lo;
+	p->xmax = hi;
+	s = plot_add_series(p, NULL, PS_LINES);
+	s->color = C_MODEL;
+	s->dash = 2;
+	plot_xy(s, lo, 0);
+	plot_xy(s, hi, 0);
+	s = plot_add_series(p, "\xce\xb1-\xce\xb2 fit", PS_LINESPOINTS);
+	s->color = C_AB;
+	s->dash = 1;
+	for (i = 0; i < m->n; i++)
+		plot_xy(s, S[i], 100 * rel_err(fit_model_time(fab, op, m->ranks, S[i]), T[i]));
+	if (fm->nreg > 1) {
+		snprintf(text, sizeof(text), "regime model (%zu regimes)", fm->nreg);
+		s = plot_add_series(p, text, PS_LINESPOINTS);
+		s->color = C_MODEL;
+		for (i = 0; i < m->n; i++)
+			plot_xy(s, S[i], 100 * rel_err(fit_model_time(fm, op, m->ranks, S[i]), T[i]));
+		for (k = 0; k + 1 < fm->nreg; k++)
+			plot_add_vline(p, sqrt(fm->reg[k].hi * fm->reg[k + 1].lo), NULL, NULL, NULL);
+	}
+	ctx_figure(ctx, &f);
+	plot_release(&f);
+}
 
 int cmd_fit(int argc, char **argv, struct ctx *ctx)
 {
-	return error("'fit' is not built yet") ? EXIT_DATA : EXIT_DATA;
+	struct fit_opts fo = { AR_RING, 0, 0 };
+	const char *save_path = NULL, *name = NULL;
+	int c, op = -1, inplace = 0, holdout = 0;
+	unsigned long ranks = 0;
+	struct meas m;
+	struct errbuf eb;
+	struct coeffs co;
+	struct ab_fit ab;
+	struct fit_model fm, fab;
+	struct holdout h;
+	struct out *o;
+	double *S, *T;
+	char note[96];
+	size_t i;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
+		switch (c) {
+		case O_OP: {
+			enum coll_op x;
+
+			if (coll_op_lookup(optarg, &x, &eb) < 0)
+				die_usage("--op: %s", eb.msg);
+			op = (int)x;
+			break;
+		}
+		case O_RANKS:
+			ranks = (unsigned long)opt_quantity_range("--ranks", Q_COUNT, optarg,
+								  2, (double)RANKS_MAX);
+			break;
+		case O_ALGO:
+			if (ar_algo_lookup(optarg, &fo.algo, &eb) < 0)
+				die_usage("--algo: %s", eb.msg);
+			break;
+		case O_INPLACE:
+			inplace = 1;
+			break;
+		case O_REGIMES:
+			if (!strcmp(optarg, "auto"))
+				fo.regimes = 0;
+			else
+				fo.regimes = (int)opt_quantity_range("--regimes", Q_COUNT, optarg,
+								     1, FIT_REGIMES_MAX);
+			break;
+		case O_ROBUST:
+			fo.robust = 1;
+			break;
+		case O_HOLDOUT:
+			holdout = 1;
+			break;
+		case O_SAVE:
+			save_path = optarg;
+			break;
+		case O_NAME:
+			name = optarg;
+			break;
+		case 'h':
+			usage_exit(usage, 0);
+		default:
+			usage_exit(usage, EXIT_USAGE);
+		}
+	}
+	if (optind >= argc) {
+		fputs("commtime: error: fit needs a measurement file\n", stderr);
+		usage_exit(usage, EXIT_USAGE);
+	}
+	no_more_args(argc, argv, optind + 1, usage);
+
+	meas_init(&m, argv[optind]);
+	if (meas_load_file(argv[optind], &m, &eb) < 0 || meas_select(&m, op, ranks, &eb) < 0)
+		die("%s", eb.msg);
+	if (m.op < 0)
+		die("%s: cannot tell which collective was measured; give --op", m.path);
+	if (m.ranks == 0)
+		die("%s: cannot tell the rank count; give --ranks", m.path);
+	if (fit_coeffs((enum coll_op)m.op, fo.algo, m.ranks, &co, &eb) < 0)
+		die("%s: %s", m.path, eb.msg);
+
+	S = xmalloc(m.n * sizeof(*S));
+	T = xmalloc(m.n * sizeof(*T));
+	for (i = 0; i < m.n; i++) {
+		S[i] = m.rows[i].size;
+		T[i] = inplace ? m.rows[i].time_ip : m.rows[i].time;
+		if (isnan(T[i]))
+			die("%s:%d: no in-place time", m.path, m.rows[i].line);
+	}
+	if (fit_ab(S, T, m.n, &co, fo.robust, &ab, &eb) < 0 ||
+	    fit_model_fit(S, T, m.n, (enum coll_op)m.op, m.ranks, &fo, &fm, &eb) < 0)
+		die("%s: %s", m.path, eb.msg);
+	if (holdout && fit_holdout(S, T, m.n, (enum coll_op)m.op, m.ranks, &fo, &h, &eb) < 0)
+		die("%s: %s", m.path, eb.msg);
+	{
+		struct link l = { ab.alpha, ab.beta, 0 };
+
+		fit_model_from_link(&fab, (enum coll_op)m.op, fo.algo, m.ranks, &l);
+	}
+	if (save_path)
+		save(save_path, name, &m, &ab, &fm, holdout ? &h : NULL, inplace);
+
+	o = ctx_out_open(ctx);
+	out_input_str(o, "file", "file", m.path);
+	out_input_str(o, "op", "collective", coll_op_name((enum coll_op)m.op));
+	snprintf(note, sizeof(note), "%s", ranks ? "from --ranks" :
+		 m.from_log ? "from the log's '# Rank' lines" : "from the file");
+	out_input(o, "ranks", "ranks", (double)m.ranks, H_PLAIN, 10, note);
+	out_input_str(o, "algo", "algorithm", ar_algo_name(fo.algo));
+	snprintf(note, sizeof(note), "T(S) = %.6g*alpha + %.6g*S/beta", co.a, co.b);
+	out_input_str(o, "model", "model", note);
+	out_input_str(o, "times", "times", inplace ? "in-place" : "out-of-place");
+
+	out_table_begin(o, &ab_table);
+	{
+		struct cell r[] = { { NULL, ab.alpha }, { NULL, ab.alpha_err },
+				    { NULL, ab.beta }, { NULL, ab.beta_err },
+				    { NULL, ab.n_half }, { NULL, ab.rms } };
+		out_row(o, r);
+	}
+	out_table_end(o);
+
+	out_table_begin(o, &reg_table);
+	for (i = 0; i < fm.nreg; i++) {
+		struct cell r[] = { { NULL, (double)(i + 1) }, { NULL, fm.reg[i].lo },
+				    { NULL, fm.reg[i].hi }, { NULL, fm.reg[i].alpha },
+				    { NULL, fm.reg[i].beta }, { NULL, (double)fm.reg[i].n } };
+		out_row(o, r);
+	}
+	out_table_end(o);
+
+	if (holdout) {
+		struct cell r1[] = { { "regimes", 0 }, { NULL, h.median }, { NULL, h.p90 },
+				     { NULL, h.max }, { NULL, (double)h.n } };
+		struct cell r2[] = { { "alpha-beta", 0 }, { NULL, h.ab_median },
+				     { NULL, h.ab_p90 }, { NULL, h.ab_max }, { NULL, (double)h.n } };
+
+		out_table_begin(o, &hold_table);
+		out_row(o, r1);
+		out_row(o, r2);
+		out_table_end(o);
+	}
+
+	out_table_begin(o, &res_table);
+	for (i = 0; i < m.n; i++) {
+		double f = fit_model_time(&fm, (enum coll_op)m.op, m.ranks, S[i]);
+		double fa = fit_model_time(&fab, (enum coll_op)m.op, m.ranks, S[i]);
+		char rg[24];
+		struct cell r[] = { { NULL, S[i] }, { NULL, T[i] }, { rg, 0 }, { NULL, f },
+				    { NULL, rel_err(f, T[i]) }, { NULL, fa }, { NULL, rel_err(fa, T[i]) } };
+
+		regime_of(&fm, S[i], rg, sizeof(rg));
+		out_row(o, r);
+	}
+	out_table_end(o);
+	if (save_path)
+		out_text(o, "saved the fit as link preset '%s'", save_path);
+	figure_fit(ctx, &m, S, T, &ab, &fm, &fab, inplace);
+	ctx_out_close(ctx, o);
+
+	free(S);
+	free(T);
+	meas_release(&m);
+	return 0;
 }

@@ -1,6 +1,626 @@
+/*
+ * commtime plan: the results the first runs of a rental should show,
+ * written before the rental as one CSV that `compare --expected` reads
+ * back next to the logs.
+ */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "cli.h"
+#include "crossover.h"
+#include "fit.h"
+#include "train.h"
+#include "workload.h"
+
+static const char usage[] =
+	"usage: commtime plan [options]\n"
+	"\n"
+	"Writes the expected results of the runs a GPU rental starts with: the\n"
+	"nccl-tests busbw curves of all-reduce (NCCL_ALGO=Ring and Tree),\n"
+	"all-gather and reduce-scatter, and the Ring/Tree crossover size; with a\n"
+	"workload, the DDP step on 2, 4, 8... ranks and the ZeRO stages.  One row\n"
+	"per check saying what to run and what to expect.  Save it with -o and\n"
+	"compare the logs with it afterwards: commtime compare LOG --expected FILE.\n"
+	"\n"
+	"options:\n"
+	"  --ranks LIST       rank counts (default 8)\n"
+	"  --sizes LIST       message sizes (default 8:8G:x2, as -b 8 -e 8G -f 2)\n"
+	"  --ops LIST         collectives (default all_reduce,all_gather,reduce_scatter)\n"
+	"  --algo LIST        all-reduce algorithms of the curves (default ring,dbtree)\n"
+	"  --workload NAME    also the DDP scaling and ZeRO stages of this workload\n"
+	"  --params N         the same from a parameter count (7B, 124M)\n"
+	"  --compute TIME     forward + backward of one step on one rank (needed with\n"
+	"                     --workload or --params)\n"
+	"  -h, --help         show this text\n"
+	"\n"
+	"With -o FILE.csv and no --format the plan is written as CSV.\n";
+
+enum { O_RANKS = 256, O_SIZES, O_OPS, O_ALGO, O_WORKLOAD, O_PARAMS, O_COMPUTE };
+static const struct option options[] = {
+	{ "workload", required_argument, NULL, O_WORKLOAD },
+	{ "params", required_argument, NULL, O_PARAMS },
+	{ "compute", required_argument, NULL, O_COMPUTE },
+	{ "ranks", required_argument, NULL, O_RANKS },
+	{ "sizes", required_argument, NULL, O_SIZES },
+	{ "ops", required_argument, NULL, O_OPS },
+	{ "algo", required_argument, NULL, O_ALGO },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 }
+};
+
+static const struct column cols[] = {
+	{ "check", "check", COL_STR, H_PLAIN, 0, NULL, 0, 0, COL_ALL },
+	{ "run", "run", COL_STR, H_PLAIN, 0, NULL, 0, 0, COL_ALL },
+	{ "op", "op", COL_STR, H_PLAIN, 0, NULL, 0, 0, COL_ALL },
+	{ "ranks", "ranks", COL_INT, H_PLAIN, 0, NULL, 0, 0, COL_ALL },
+	{ "algo", "algo", COL_STR, H_PLAIN, 0, NULL, 0, 0, COL_ALL },
+	{ "size_B", "size", COL_NUM, H_SIZE, 0, NULL, 3, 8, COL_ALL },
+	{ "expected_time_s", "time", COL_NUM, H_TIME, 0, NULL, 4, 9, COL_ALL },
+	{ "expected_algbw_Bps", "algbw", COL_NUM, H_RATE, 0, NULL, 4, 11, COL_ALL },
+	{ "expected_busbw_Bps", "busbw", COL_NUM, H_RATE, 0, NULL, 4, 11, COL_ALL },
+	{ "expected_step_s", "step", COL_NUM, H_TIME, 0, NULL, 4, 9, COL_ALL },
+	{ "expected_memory_B", "memory", COL_NUM, H_SIZE, 0, NULL, 4, 9, COL_ALL },
+	{ "note", "note", COL_STR, H_PLAIN, 0, NULL, 0, 0, COL_ALL },
+};
+static const struct table table = {
+	"plan", "expected results (busbw rows: one per size of the nccl-tests run)",
+	cols, sizeof(cols) / sizeof(cols[0]), 0
+};
+
+/* A size as nccl-tests takes it on its command line: 8, 64K, 8G. */
+static void nccl_size(char *buf, size_t len, double bytes)
+{
+	static const char suffix[] = "KMGT";
+	int k = -1;
+
+	while (k < 3 && bytes >= 1024 && fmod(bytes, 1024) == 0) {
+		bytes /= 1024;
+		k++;
+	}
+	if (k < 0)
+		snprintf(buf, len, "%.0f", bytes);
+	else
+		snprintf(buf, len, "%.0f%c", bytes, suffix[k]);
+}
+
+/* The nccl-tests command line of one curve. */
+static void run_line(char *buf, size_t len, enum coll_op op, int algo,
+		     unsigned long ranks, const struct dlist *sizes)
+{
+	char b[32], e[32], f[48] = "";
+	const char *env = "";
+
+	nccl_size(b, sizeof(b), sizes->v[0]);
+	nccl_size(e, sizeof(e), sizes->v[sizes->n - 1]);
+	if (sizes->n > 1 && sizes->v[0] > 0) {
+		double r = sizes->v[1] / sizes->v[0];
+
+		if (r == floor(r) && r >= 2)
+			snprintf(f, sizeof(f), " -f %.0f", r);
+	}
+	if (op == OP_ALLREDUCE && algo >= 0)
+		env = algo == AR_RING ? "NCCL_ALGO=Ring " :
+			algo == AR_DBTREE || algo == AR_TREE ? "NCCL_ALGO=Tree " : "";
+	/* One process with -g N on one node of up to 8 GPUs; MPI beyond. */
+	if (ranks <= 8)
+		snprintf(buf, len, "%s%s_perf -b %s -e %s%s -g %lu", env,
+			 coll_op_name(op), b, e, f, ranks);
+	else
+		snprintf(buf, len, "%smpirun -np %lu %s_perf -b %s -e %s%s -g 1", env,
+			 ranks, coll_op_name(op), b, e, f);
+}
+
+struct planner {
+	const struct ctx *ctx;
+	struct fit_model fm;
+	int have_regimes;
+};
+
+/* Regimes fitted for this algorithm predict; otherwise the link does. */
+static double predict(const struct planner *pl, enum coll_op op, enum ar_algo algo,
+		      unsigned long ranks, double bytes)
+{
+	if (pl->have_regimes && (op != OP_ALLREDUCE || algo == pl->fm.algo))
+		return fit_model_time(&pl->fm, op, ranks, bytes);
+	return fit_link_time(op, algo, &pl->ctx->link, ranks, bytes);
+}
+
+static void curve(struct out *o, const struct planner *pl, enum coll_op op, int algo,
+		  unsigned long ranks, const struct dlist *sizes)
+{
+	char run[256];
+	size_t i;
+
+	run_line(run, sizeof(run), op, algo, ranks, sizes);
+	for (i = 0; i < sizes->n; i++) {
+		enum ar_algo a = algo >= 0 ? (enum ar_algo)algo : AR_RING;
+		double S = sizes->v[i], t = predict(pl, op, a, ranks, S);
+		struct cell row[] = { { "busbw", 0 }, { run, 0 }, { coll_op_name(op), 0 },
+				      { NULL, (double)ranks }, { ar_algo_name(a), 0 },
+				      { NULL, S }, { NULL, t }, { NULL, S / t },
+				      { NULL, S / t * busbw_factor(op, ranks) }, { NULL, NAN },
+				      { NULL, NAN }, { "", 0 } };
+		out_row(o, row);
+	}
+}
+
+static void crossover_row(struct out *o, const struct planner *pl, unsigned long ranks,
+			  const struct dlist *sizes)
+{
+	struct crossing c;
+	struct errbuf eb;
+	char run[512], r1[240], r2[240], note[128];
+	double S = NAN, t = NAN;
+
+	run_line(r1, sizeof(r1), OP_ALLREDUCE, AR_RING, ranks, sizes);
+	run_line(r2, sizeof(r2), OP_ALLREDUCE, AR_DBTREE, ranks, sizes);
+	snprintf(run, sizeof(run), "%s; %s", r1, r2);
+	if (crossover_allreduce(AR_RING, AR_DBTREE, &pl->ctx->link, ranks, CROSS_LO,
+				CROSS_HI, &c, &eb) < 0)
+		die("crossover at %lu ranks: %s", ranks, eb.msg);
+	switch (c.result) {
+	case CROSS_FOUND:
+		S = c.bytes;
+		t = fit_link_time(OP_ALLREDUCE, AR_RING, &pl->ctx->link, ranks, S);
+		snprintf(note, sizeof(note), "%s is faster below this size, %s above",
+			 c.below ? "dbtree" : "ring", c.below ? "ring" : "dbtree");
+		break;
+	case CROSS_A_ALWAYS:
+		snprintf(note, sizeof(note), "ring is faster at every size");
+		break;
+	case CROSS_B_ALWAYS:
+		snprintf(note, sizeof(note), "dbtree is faster at every size");
+		break;
+	default:
+		snprintf(note, sizeof(note), "ring and dbtree take the same time");
+		break;
+	}
+	{
+		struct cell row[] = { { "crossover", 0 }, { run, 0 }, { "all_reduce", 0 },
+				      { NULL, (double)ranks }, { "ring/dbtree", 0 },
+				      { NULL, S }, { NULL, t }, { NULL, S / t },
+				      { NULL, S / t * busbw_factor(OP_ALLREDUCE, ranks) },
+				      { NULL, NAN }, { NULL, NAN }, { note, 0 } };
+		out_row(o, row);
+	}
+}
+
+/*
+ * DDP: the gradient all-reduce of one step on 2, 4, 8... ranks up to
+ * maxranks (models/ddp.md, no overlap, no buckets: the seed's model).
+ */
+static void ddp_rows(struct out *o, const struct ctx *ctx, double params,
+		     double compute, unsigned long maxranks)
+{
+	struct ddp_params p;
+	unsigned long n;
+
+	ddp_params_init(&p);
+	p.grad_bytes = 2 * params;    /* bf16 gradients */
+	p.compute = compute;
+	for (n = 2; n <= maxranks; n *= 2) {
+		struct ddp_step st;
+		char run[160], note[160];
+
+		ddp_step(&p, &ctx->link, n, &st);
+		snprintf(run, sizeof(run), "DDP training on %lu ranks (torchrun), bf16 "
+			 "gradients, time one step", n);
+		snprintf(note, sizeof(note), "communication %.1f %% of the step, "
+			 "speedup %.2f of %lu", 100 * st.fraction,
+			 n * compute / st.step_s, n);
+		{
+			struct cell row[] = { { "ddp", 0 }, { run, 0 }, { "all_reduce", 0 },
+					      { NULL, (double)n }, { ar_algo_name(p.algo), 0 },
+					      { NULL, p.grad_bytes }, { NULL, st.comm_s },
+					      { NULL, p.grad_bytes / st.comm_s },
+					      { NULL, p.grad_bytes / st.comm_s *
+						      busbw_factor(OP_ALLREDUCE, n) },
+					      { NULL, st.step_s }, { NULL, NAN }, { note, 0 } };
+			out_row(o, row);
+		}
+	}
+}
+
+/* ZeRO stages 0-3 on n ranks (models/zero.md): memory and communication. */
+static void zero_rows(struct out *o, const struct ctx *ctx, double params,
+		      double compute, unsigned long n)
+{
+	struct zero_params p;
+	int stage;
+
+	zero_params_init(&p);
+	p.params = params;
+	for (stage = 0; stage < ZERO_STAGES; stage++) {
+		struct zero_cost z;
+		char run[160], note[96];
+
+		zero_cost(&p, &ctx->link, n, stage, &z);
+		snprintf(run, sizeof(run), "DeepSpeed ZeRO stage %d on %lu ranks, time one "
+			 "step, read the memory per rank", stage, n);
+		snprintf(note, sizeof(note), "%s; step without overlap",
+			 stage == 0 ? "plain data parallel (all-reduce)" :
+			 stage == 3 ? "reduce-scatter + 2 all-gathers" :
+			 "reduce-scatter + all-gather");
+		{
+			struct cell row[] = { { "zero", 0 }, { run, 0 },
+					      { stage == 0 ? "all_reduce" : "reduce_scatter+all_gather", 0 },
+					      { NULL, (double)n }, { ar_algo_name(p.algo), 0 },
+					      { NULL, z.comm_B }, { NULL, z.comm_s },
+					      { NULL, NAN }, { NULL, NAN },
+					      { NULL, compute + z.comm_s }, { NULL, z.memory_B },
+					      { note, 0 } };
+			out_row(o, row);
+		}
+	}
+}
+
+/* An all-reduce algorithm of the plan as a cost_fn, for crossover_solve. */
+struct curve_arg {
+	const struct planner *pl;
+	enum ar_algo algo;
+	unsigned long ranks;
+};
+
+static double curve_time(double bytes, const void *arg)
+{
+	const struct curve_arg *c = arg;
+
+	return predict(c->pl, OP_ALLREDUCE, c->algo, c->ranks, bytes);
+}
+
+/* Points of a figure curve: a dense grid, smooth at any zoom. */
+#define CURVE_POINTS 201
+
+/*
+ * The series of p among first.. whose points are y (to a part in 10⁹), or
+ * NULL.  Busbw is normalised so that ring all-reduce, all-gather and
+ * reduce-scatter come out the same: one curve, not three drawn over each
+ * other with only the last one visible.
+ */
+static struct plot_series *same_curve(struct panel *p, size_t first, const double *y)
+{
+	size_t i, j;
+
+	for (i = first; i < p->nseries; i++) {
+		const struct plot_series *s = &p->series[i];
+
+		for (j = 0; j < s->n; j++)
+			if (!(fabs(s->data[2 * j + 1] - y[j]) <= 1e-9 * fabs(y[j])))
+				break;
+		if (s->n == CURVE_POINTS && j == s->n)
+			return &p->series[i];
+	}
+	return NULL;
+}
+
+/*
+ * The figure: the busbw curves nccl-tests should print, on a dense grid
+ * over 8 B to 8 GiB (or wider, to cover --sizes), one per collective,
+ * all-reduce algorithm and rank count, curves that coincide drawn once
+ * with their names together; the size where Ring and Tree take equal time
+ * marked, and the preset's line rate when it has one.  Sizes on a log
+ * axis; busbw on a linear one from 0, as nccl-tests users read it: the
+ * plateau and how soon it is reached.
+ */
+static void figure_plan(const struct planner *pl, const int *ops, size_t nops,
+			const enum ar_algo *algos, int nalgos, const struct dlist *ranks,
+			const struct dlist *sizes)
+{
+	const struct ctx *ctx = pl->ctx;
+	struct figure f = { 0 };
+	struct panel *p;
+	struct plot_series *s, *cross = NULL;
+	double *crossing_ranks;
+	double lo = 8, hi = 8.0 * 1073741824, top = 0, line = NAN, x[CURVE_POINTS], y[CURVE_POINTS];
+	char title[320], link[160], text[160], b[32], suffix[48];
+	size_t i, j, r, first;
+	int a, k;
+	struct errbuf eb;
+
+	if (!ctx->plot && !ctx->render)
+		return;
+	if (sizes->v[0] < lo)
+		lo = sizes->v[0];
+	if (sizes->v[sizes->n - 1] > hi)
+		hi = sizes->v[sizes->n - 1];
+	if (!(lo > 0))
+		lo = 1;
+	for (j = 0; j < CURVE_POINTS; j++)
+		x[j] = lo * pow(hi / lo, j / (CURVE_POINTS - 1.0));
+	if (pl->have_regimes)
+		snprintf(title, sizeof(title), "Expected nccl-tests busbw, regimes fitted in %s",
+			 ctx->preset.name);
+	else
+		snprintf(title, sizeof(title), "Expected nccl-tests busbw, %s",
+			 ctx_link_text(ctx, link, sizeof(link)));
+	f.title = xstrdup(title);
+	f.comment = xstrdup("commtime plan: the busbw curves the first nccl-tests runs should show");
+	f.width = 900;
+	f.height = 540;
+	p = plot_add_panel(&f, title, "message size", "busbw");
+	p->xaxis = AX_SIZE;
+	p->yaxis = AX_RATE;
+	p->logx = 1;
+	p->xmin = lo;
+	p->xmax = hi;
+	p->ymin = 0;
+	for (r = 0; r < ranks->n; r++) {
+		unsigned long n = (unsigned long)ranks->v[r];
+
+		first = p->nseries;
+		k = 0;
+		suffix[0] = '\0';
+		if (ranks->n > 1)
+			snprintf(suffix, sizeof(suffix), ", %lu ranks", n);
+		for (i = 0; i < nops; i++) {
+			enum coll_op op = (enum coll_op)ops[i];
+			double factor = busbw_factor(op, n);
+			int na = op == OP_ALLREDUCE ? nalgos : 1;
+
+			for (a = 0; a < na; a++) {
+				enum ar_algo algo = op == OP_ALLREDUCE ? algos[a] : AR_RING;
+
+				for (j = 0; j < CURVE_POINTS; j++) {
+					y[j] = x[j] / predict(pl, op, algo, n, x[j]) * factor;
+					if (y[j] > top)
+						top = y[j];
+				}
+				if (op == OP_ALLREDUCE)
+					snprintf(text, sizeof(text), "%s %s", coll_op_name(op),
+						 ar_algo_name(algo));
+				else
+					snprintf(text, sizeof(text), "%s", coll_op_name(op));
+				s = same_curve(p, first, y);
+				if (s) {
+					/* "all_reduce ring, 8 ranks" and all_gather make
+					 * "all_reduce ring, all_gather, 8 ranks". */
+					char both[320];
+					size_t len = strlen(s->title), sl = strlen(suffix);
+					size_t keep = len >= sl ? len - sl : len;
+
+					snprintf(both, sizeof(both), "%.*s, %s%s", (int)keep, s->title,
+						 text, suffix);
+					free(s->title);
+					s->title = xstrdup(both);
+					continue;
+				}
+				strcat(text, suffix);
+				s = plot_add_series(p, text, PS_LINES);
+				s->color = k++;
+				s->dash = (int)r;
+				for (j = 0; j < CURVE_POINTS; j++)
+					plot_xy(s, x[j], y[j]);
+			}
+		}
+	}
+	if (ctx->have_preset) {
+		int got = preset_get_quantity(&ctx->preset, "beta_line", Q_RATE, &line, &eb);
+
+		if (got < 0)
+			die("%s", eb.msg);
+		if (got == 0)
+			line = NAN;
+	}
+	if (!isnan(line)) {
+		snprintf(text, sizeof(text), "line rate %s (beta_line)", units_fmt_rate(b, sizeof(b), line, 4));
+		plot_add_hline(p, line, text);
+		if (line > top)
+			top = line;
+	}
+
+	/*
+	 * Where the ring and dbtree curves drawn cross, for each rank count:
+	 * the plan's crossover row, unless a fitted preset's regimes bend the
+	 * ring curve (the row keeps the link's value).
+	 */
+	crossing_ranks = xmalloc(ranks->n * sizeof(*crossing_ranks));
+	for (i = 0; i < nops && ops[i] != OP_ALLREDUCE; i++)
+		;
+	for (r = 0; i < nops && r < ranks->n; r++) {
+		unsigned long n = (unsigned long)ranks->v[r];
+		struct crossing c;
+
+		struct curve_arg ring = { pl, AR_RING, n }, tree = { pl, AR_DBTREE, n };
+
+		if (crossover_solve(curve_time, &ring, curve_time, &tree, lo, hi, &c, &eb) < 0 ||
+		    c.result != CROSS_FOUND)
+			continue;
+		if (!cross) {
+			cross = plot_add_series(p, "ring = dbtree", PS_POINTS);
+			cross->color = 6;
+		}
+		crossing_ranks[cross->n] = (double)n;
+		plot_xy(cross, c.bytes, c.bytes / curve_time(c.bytes, &ring) *
+			busbw_factor(OP_ALLREDUCE, n));
+	}
+	/*
+	 * The key stands top left, over the small sizes where every curve is
+	 * near zero; the line rate runs across the whole panel, so it and its
+	 * label go below the key: about 3.5 % of the height a line.
+	 */
+	if (top > 0)
+		p->ymax = isnan(line) ? 1.1 * top :
+			  top / (1 - 0.035 * (double)(p->nseries + 2) - 0.03);
+	/*
+	 * Each crossover's size beside it: right of the point and below it,
+	 * where a rising curve leaves room; near the right edge, where that
+	 * text would be cut, left of it and above, over the plateaus.  Widths
+	 * are estimated at 6.5 pixels a character.
+	 */
+	for (j = 0; cross && j < cross->n; j++) {
+		double cx = cross->data[2 * j], cy = cross->data[2 * j + 1];
+		double px_per_octave = (f.width - 150) / log2(hi / lo), w;
+
+		units_fmt_size(b, sizeof(b), cx);
+		if (ranks->n > 1)
+			snprintf(text, sizeof(text), "%s, %.0f ranks", b, crossing_ranks[j]);
+		else
+			snprintf(text, sizeof(text), "%s", b);
+		w = 6.5 * (double)strlen(text) + 12;
+		if (log2(hi / cx) * px_per_octave > w)
+			plot_add_label(p, cx, cy, text, 1);
+		else
+			plot_add_label(p, cx / exp2((w / 2 + 6) / px_per_octave),
+				       cy + 0.045 * p->ymax, text, 0);
+	}
+	free(crossing_ranks);
+	ctx_figure(ctx, &f);
+	plot_release(&f);
+}
+
+/* Parse a comma-separated list with lookup(); returns the count. */
+static size_t parse_ops(const char *arg, int *ops)
+{
+	char *s = xstrdup(arg), *tok, *save = NULL;
+	struct errbuf eb;
+	size_t n = 0, i;
+
+	for (tok = strtok_r(s, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		enum coll_op op;
+
+		if (coll_op_lookup(tok, &op, &eb) < 0)
+			die_usage("--ops: %s", eb.msg);
+		for (i = 0; i < n; i++)
+			if (ops[i] == (int)op)
+				die_usage("--ops: '%s' given twice", tok);
+		ops[n++] = (int)op;
+	}
+	free(s);
+	if (n == 0)
+		die_usage("--ops: empty list '%s'", arg);
+	return n;
+}
 
 int cmd_plan(int argc, char **argv, struct ctx *ctx)
 {
-	return error("'plan' is not built yet") ? EXIT_DATA : EXIT_DATA;
+	int ops[OP_COUNT] = { OP_ALLREDUCE, OP_ALLGATHER, OP_REDUCESCATTER };
+	enum ar_algo algos[AR_COUNT] = { AR_RING, AR_DBTREE };
+	size_t nops = 3, i, j, r;
+	int c, nalgos = 2;
+	const char *workload = NULL, *params_arg = NULL;
+	double params = 0, compute = 0;
+	unsigned long maxranks = 0;
+	struct dlist ranks = { 0 }, sizes = { 0 };
+	struct planner pl;
+	struct errbuf eb;
+	struct out *o;
+
+	memset(&pl, 0, sizeof(pl));
+	pl.ctx = ctx;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
+		switch (c) {
+		case O_RANKS:
+			opt_ranks("--ranks", optarg, &ranks, 2);
+			break;
+		case O_SIZES:
+			opt_list("--sizes", Q_SIZE, optarg, &sizes);
+			break;
+		case O_OPS:
+			nops = parse_ops(optarg, ops);
+			break;
+		case O_ALGO:
+			nalgos = ar_algo_parse_list(optarg, algos, &eb);
+			if (nalgos < 0)
+				die_usage("--algo: %s", eb.msg);
+			break;
+		case O_WORKLOAD:
+			workload = optarg;
+			break;
+		case O_PARAMS:
+			params_arg = optarg;
+			if (workload_parse_count(optarg, &params, &eb) < 0)
+				die_usage("--params: %s", eb.msg);
+			break;
+		case O_COMPUTE:
+			compute = opt_quantity("--compute", Q_TIME, optarg);
+			if (!(compute > 0))
+				die_usage("--compute: compute time must be positive, got '%s'", optarg);
+			break;
+		case 'h':
+			usage_exit(usage, 0);
+		default:
+			usage_exit(usage, EXIT_USAGE);
+		}
+	}
+	no_more_args(argc, argv, optind, usage);
+	if (workload && params_arg)
+		die_usage("plan: give the model with one of --workload or --params");
+	if ((workload || params_arg) && !(compute > 0))
+		die_usage("plan: the training checks need --compute (one step on one rank, e.g. 300ms)");
+	if (compute > 0 && !workload && !params_arg)
+		die_usage("plan: --compute needs --workload or --params");
+	if (ranks.n == 0)
+		dlist_push(&ranks, 8);
+	for (r = 0; r < ranks.n; r++)
+		if ((unsigned long)ranks.v[r] > maxranks)
+			maxranks = (unsigned long)ranks.v[r];
+	if (sizes.n == 0)
+		opt_list("--sizes", Q_SIZE, "8:8G:x2", &sizes);
+	for (i = 1; i < sizes.n; i++)
+		if (sizes.v[i] <= sizes.v[i - 1])
+			die_usage("--sizes: sizes must increase");
+	if (ctx->have_preset &&
+	    (pl.have_regimes = fit_model_from_preset(&ctx->preset, &pl.fm, &eb)) < 0)
+		die("%s", eb.msg);
+
+	/* The plan is meant to be kept as CSV: "-o expected.csv" writes CSV. */
+	if (ctx->format == FMT_TABLE && ctx->output && strlen(ctx->output) > 4 &&
+	    !strcmp(ctx->output + strlen(ctx->output) - 4, ".csv")) {
+		struct ctx csv = *ctx;
+
+		csv.format = FMT_CSV;
+		o = ctx_out_open(&csv);
+	} else
+		o = ctx_out_open(ctx);
+	ctx_echo_link(ctx, o);
+	if (pl.have_regimes)
+		out_input_str(o, "model", "model", "the preset's regimes");
+	if (workload) {
+		struct workload w;
+		struct preset wp;
+		char note[160];
+
+		if (preset_load(&ctx->dirs, workload, &wp, &eb) < 0)
+			die("--workload: %s", eb.msg);
+		if (workload_from_preset(&wp, &w, &eb) < 0) {
+			preset_release(&wp);
+			die("--workload: %s", eb.msg);
+		}
+		preset_release(&wp);
+		params = workload_params(&w);
+		out_input_str(o, "workload", "workload", w.name);
+		out_input(o, "params", "parameters", params, H_PLAIN, 4,
+			  workload_describe(note, sizeof(note), &w));
+	} else if (params_arg)
+		out_input(o, "params", "parameters", params, H_PLAIN, 4, NULL);
+	if (compute > 0)
+		out_input(o, "compute_s", "compute", compute, H_TIME, 4, "one step on one rank");
+	out_table_begin(o, &table);
+	for (r = 0; r < ranks.n; r++) {
+		unsigned long n = (unsigned long)ranks.v[r];
+
+		for (i = 0; i < nops; i++) {
+			if (ops[i] != OP_ALLREDUCE) {
+				curve(o, &pl, (enum coll_op)ops[i], -1, n, &sizes);
+				continue;
+			}
+			for (j = 0; j < (size_t)nalgos; j++)
+				curve(o, &pl, OP_ALLREDUCE, (int)algos[j], n, &sizes);
+			crossover_row(o, &pl, n, &sizes);
+		}
+	}
+	if (params > 0) {
+		ddp_rows(o, ctx, params, compute, maxranks < 2 ? 2 : maxranks);
+		zero_rows(o, ctx, params, compute, maxranks);
+	}
+	out_table_end(o);
+	figure_plan(&pl, ops, nops, algos, nalgos, &ranks, &sizes);
+	ctx_out_close(ctx, o);
+	dlist_release(&ranks);
+	dlist_release(&sizes);
+	return 0;
 }

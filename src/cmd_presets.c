@@ -8,22 +8,32 @@
 #include <string.h>
 
 #include "cli.h"
+#include "workload.h"
 
 /*
- * The keys whose values are quantities, and how to read them.  Keys not
- * listed are shown as text.  Workload keys belong here too once their
- * reader defines them.
+ * The keys whose values are quantities, and how to read them: a unit
+ * parser (units_parse) for the link figures, the parameter-count parser
+ * for the shape of a workload.
  */
 static const struct {
 	const char *kind;
 	const char *key;
-	enum quantity q;
+	int count;          /* 1: a count read by workload_parse_count */
+	enum quantity q;    /* otherwise the quantity units_parse reads */
 	const char *unit;
 } quantity_keys[] = {
-	{ "link", "alpha",     Q_TIME,   "s" },
-	{ "link", "beta",      Q_RATE,   "B/s" },
-	{ "link", "beta_line", Q_RATE,   "B/s" },
-	{ "link", "gamma",     Q_NUMBER, "s/B" },
+	{ "link",     "alpha",     0, Q_TIME,   "s" },
+	{ "link",     "beta",      0, Q_RATE,   "B/s" },
+	{ "link",     "beta_line", 0, Q_RATE,   "B/s" },
+	{ "link",     "gamma",     0, Q_NUMBER, "s/B" },
+	{ "workload", "layers",    1, Q_COUNT,  "count" },
+	{ "workload", "hidden",    1, Q_COUNT,  "count" },
+	{ "workload", "heads",     1, Q_COUNT,  "count" },
+	{ "workload", "kv_heads",  1, Q_COUNT,  "count" },
+	{ "workload", "ffn",       1, Q_COUNT,  "count" },
+	{ "workload", "vocab",     1, Q_COUNT,  "count" },
+	{ "workload", "seq",       1, Q_COUNT,  "count" },
+	{ "workload", "published", 1, Q_COUNT,  "count" },
 };
 
 static int find_quantity(const char *kind, const char *key)
@@ -36,14 +46,33 @@ static int find_quantity(const char *kind, const char *key)
 	return -1;
 }
 
-/* The link of a link preset, or NaN α and β for other kinds; -1 on bad values. */
-static int link_of(const struct preset *p, struct link *l, struct errbuf *eb)
+/* The value of kv read as quantity_keys[k]; -1 with "file:line: key: ..." in eb. */
+static int read_quantity(const struct preset *p, const struct preset_kv *kv, int k,
+			 double *x, struct errbuf *eb)
 {
+	struct errbuf e2;
+	int r = quantity_keys[k].count ? workload_parse_count(kv->value, x, &e2)
+				       : units_parse(quantity_keys[k].q, kv->value, x, &e2);
+
+	if (r < 0)
+		return errbuf_set(eb, "%s:%d: %s: %s", p->path, kv->line, kv->key, e2.msg);
+	return 0;
+}
+
+/*
+ * Check a preset as its reader would, so a preset that lists or shows
+ * also loads: the link of a link preset (α, β), the shape of a workload.
+ * α and β are NaN for workloads.  Returns 0, or -1 with eb filled.
+ */
+static int check_preset(const struct preset *p, struct link *l, struct errbuf *eb)
+{
+	struct workload w;
+
 	l->alpha = l->beta = NAN;
 	l->gamma = 0;
-	if (strcmp(p->kind, "link"))
-		return 0;
-	return preset_link(p, l, eb);
+	if (!strcmp(p->kind, "link"))
+		return preset_link(p, l, eb);
+	return workload_from_preset(p, &w, eb);
 }
 
 /* The listing: one row per preset. */
@@ -80,7 +109,7 @@ static int list_presets(const struct ctx *ctx, const char *kind)
 
 		if (kind && strcmp(p->kind, kind))
 			continue;
-		if (link_of(p, &l, &eb) < 0) {
+		if (check_preset(p, &l, &eb) < 0) {
 			if (!nbad++)
 				first = eb;
 			continue;
@@ -115,7 +144,9 @@ static int list_presets(const struct ctx *ctx, const char *kind)
 
 /*
  * One preset: a row per key.  CSV and JSON rows start with the listing's
- * columns (the contract for this command) so both outputs stay one table.
+ * columns (the contract for this command) so both outputs stay one table;
+ * they carry the SI value as a number and its unit apart, where the human
+ * table shows them together.
  */
 static struct column show_cols[] = {
 	{ "name",        "name",        COL_STR, H_PLAIN, 0, NULL, 0, 0, COL_DATA_ONLY },
@@ -124,9 +155,10 @@ static struct column show_cols[] = {
 	{ "beta_Bps",    "beta",        COL_NUM, H_RATE,  0, NULL, 3, 0, COL_DATA_ONLY },
 	{ "description", "description", COL_STR, H_PLAIN, 0, NULL, 0, 0, COL_DATA_ONLY },
 	{ "key",         "key",         COL_STR, H_PLAIN, 0, NULL, 0, 0, COL_ALL },
-	{ "value_si",    "SI value",    COL_NUM, H_PLAIN, 0, NULL, 6, 12, COL_ALL },
-	{ "unit",        "unit",        COL_STR, H_PLAIN, 0, NULL, 0, 4, COL_ALL },
+	{ "si",          "SI value",    COL_STR, H_PLAIN, 0, NULL, 0, 16, COL_TABLE_ONLY },
 	{ "value",       "value",       COL_STR, H_PLAIN, 0, NULL, 0, 0, COL_ALL },
+	{ "value_si",    "SI value",    COL_NUM, H_PLAIN, 0, NULL, 6, 0, COL_DATA_ONLY },
+	{ "unit",        "unit",        COL_STR, H_PLAIN, 0, NULL, 0, 0, COL_DATA_ONLY },
 };
 #define SHOW_NCOLS (sizeof(show_cols) / sizeof(show_cols[0]))
 
@@ -138,7 +170,7 @@ static int show_preset(const struct ctx *ctx, const struct preset *p)
 	struct out *o;
 	size_t i;
 
-	if (link_of(p, &l, &eb) < 0)
+	if (check_preset(p, &l, &eb) < 0)
 		die("%s", eb.msg);
 	show_cols[5].width = 3;
 	for (i = 0; i < p->nkv; i++)
@@ -152,11 +184,17 @@ static int show_preset(const struct ctx *ctx, const struct preset *p)
 		const struct preset_kv *kv = &p->kv[i];
 		int k = find_quantity(p->kind, kv->key);
 		struct cell c[SHOW_NCOLS];
+		char si[64] = "";
 		double x = NAN;
 
-		if (k >= 0 && preset_get_quantity(p, kv->key, quantity_keys[k].q, &x, &eb) < 0) {
-			out_abort(o);
-			die("%s", eb.msg);
+		if (k >= 0) {
+			if (read_quantity(p, kv, k, &x, &eb) < 0) {
+				out_abort(o);
+				die("%s", eb.msg);
+			}
+			/* Ten digits show every count and rate in full. */
+			snprintf(si, sizeof(si), quantity_keys[k].count ? "%.10g" : "%.10g %s",
+				 x, quantity_keys[k].unit);
 		}
 		memset(c, 0, sizeof(c));
 		c[0].s = p->name;
@@ -165,9 +203,10 @@ static int show_preset(const struct ctx *ctx, const struct preset *p)
 		c[3].x = l.beta;
 		c[4].s = p->description;
 		c[5].s = kv->key;
-		c[6].x = x;
-		c[7].s = k >= 0 ? quantity_keys[k].unit : "";
-		c[8].s = kv->value;
+		c[6].s = si;
+		c[7].s = kv->value;
+		c[8].x = x;
+		c[9].s = k >= 0 ? quantity_keys[k].unit : "";
 		out_row(o, c);
 	}
 	out_table_end(o);
@@ -181,12 +220,13 @@ static const char usage[] =
 	"\n"
 	"Lists the presets on the search path: name, kind, alpha, beta and\n"
 	"description.  With NAME (or --preset NAME) shows one preset: every key,\n"
-	"its value and, for quantities, the value in SI units (s, B/s, s/B).\n"
+	"its value and, for quantities, the value in SI units (s, B/s, s/B) or\n"
+	"as a plain count.\n"
 	"A NAME containing '/' or ending in .preset is read as a file.\n"
 	"\n"
 	"Search path, first match wins: --presets-dir DIR, the directories of\n"
-	"COMMTIME_PRESETS (colon-separated), " COMMTIME_SHAREDIR "/presets,\n"
-	"./presets.\n"
+	"COMMTIME_PRESETS (colon-separated), the installed share directory,\n"
+	"./presets.  An unknown NAME's error lists the directories searched.\n"
 	"\n"
 	"options:\n"
 	"  --kind KIND          list only presets of KIND: link or workload\n"

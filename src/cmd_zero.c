@@ -1,6 +1,429 @@
+/*
+ * commtime zero: ZeRO stage 0-3 model-state memory per rank,
+ * communication volume and time per step (models/zero.md).
+ */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "cli.h"
+#include "train.h"
+#include "workload.h"
+
+static const char usage[] =
+	"usage: commtime zero (--params N | --weights SIZE | --workload NAME) [options]\n"
+	"\n"
+	"Model-state memory per rank (mixed-precision Adam), communication volume\n"
+	"and time per step of ZeRO stages 0 (plain data parallel), 1 (optimizer\n"
+	"states sharded), 2 (+ gradients) and 3 (+ parameters).\n"
+	"\n"
+	"  --params N             parameter count Psi (7.5e9, 6.74B)\n"
+	"  --weights SIZE         size of the parameters instead: Psi = SIZE / --param-bytes (14G)\n"
+	"  --workload NAME        parameter count from a workload preset (llama2-7b, ...)\n"
+	"  --ranks LIST           data-parallel rank counts (default 1,4,16,64,256,1024)\n"
+	"  --stage LIST           stages to show, 0 to 3 (default 0,1,2,3)\n"
+	"  --param-bytes SIZE     bytes per parameter (default 2, bf16)\n"
+	"  --grad-bytes SIZE      bytes per gradient value (default 2, bf16)\n"
+	"  --optim-bytes SIZE     optimizer bytes per parameter, K (default 12: fp32 copy,\n"
+	"                         momentum and variance of Adam)\n"
+	"  --algo NAME            collective algorithm: ring (default), tree, dbtree, rd,\n"
+	"                         rabenseifner; RS and AG are half its all-reduce unless ring\n"
+	"  -h, --help             show this text\n";
+
+enum { O_PARAMS = 256, O_WEIGHTS, O_WORKLOAD, O_RANKS, O_STAGE, O_PARAM_BYTES,
+       O_GRAD_BYTES, O_OPTIM_BYTES, O_ALGO };
+
+static const struct option options[] = {
+	{ "params", required_argument, NULL, O_PARAMS },
+	{ "weights", required_argument, NULL, O_WEIGHTS },
+	{ "workload", required_argument, NULL, O_WORKLOAD },
+	{ "ranks", required_argument, NULL, O_RANKS },
+	{ "stage", required_argument, NULL, O_STAGE },
+	{ "param-bytes", required_argument, NULL, O_PARAM_BYTES },
+	{ "grad-bytes", required_argument, NULL, O_GRAD_BYTES },
+	{ "optim-bytes", required_argument, NULL, O_OPTIM_BYTES },
+	{ "algo", required_argument, NULL, O_ALGO },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 }
+};
+
+enum { C_RANKS, C_STAGE, C_SHARDS, C_MEMORY, C_MEMORY_GIB, C_COMM_B, C_COMM_S, C_RATIO,
+       C_PARAM_B, C_GRAD_B, C_OPTIM_B, C_COUNT };
+static const struct column columns[C_COUNT] = {
+	[C_RANKS]      = { "ranks", "ranks", COL_INT, H_PLAIN, 0, NULL, 0, 5, COL_ALL },
+	[C_STAGE]      = { "stage", "stage", COL_INT, H_PLAIN, 0, NULL, 0, 5, COL_ALL },
+	[C_SHARDS]     = { "sharded", "sharded", COL_STR, H_PLAIN, 0, NULL, 0, 12, COL_TABLE_ONLY },
+	[C_MEMORY]     = { "memory_B", "memory", COL_NUM, H_FIXED, 1e9, "GB", 2, 10, COL_ALL },
+	[C_MEMORY_GIB] = { "memory_GiB", "memory", COL_NUM, H_FIXED, 1073741824.0, "GiB", 2, 10,
+			   COL_TABLE_ONLY },
+	[C_COMM_B]     = { "comm_B", "volume", COL_NUM, H_FIXED, 1e9, "GB", 2, 9, COL_ALL },
+	[C_COMM_S]     = { "comm_s", "comm time", COL_NUM, H_FIXED, 1e-3, "ms", 1, 10, COL_ALL },
+	[C_RATIO]      = { "comm_ratio", "vs stage 0", COL_NUM, H_FIXED, 1, "x", 2, 10, COL_ALL },
+	[C_PARAM_B]    = { "param_B", "params", COL_NUM, H_SIZE, 0, NULL, 0, 0, COL_DATA_ONLY },
+	[C_GRAD_B]     = { "grad_B", "grads", COL_NUM, H_SIZE, 0, NULL, 0, 0, COL_DATA_ONLY },
+	[C_OPTIM_B]    = { "optim_B", "optimizer", COL_NUM, H_SIZE, 0, NULL, 0, 0, COL_DATA_ONLY },
+};
+
+static const char *const shards[ZERO_STAGES] = {
+	"nothing", "optimizer", "+ gradients", "+ parameters"
+};
+
+/* Bytes per value: a size > 0 (optimizer bytes may be 0). */
+static double S_bytes(const char *opt, const char *arg, int zero_ok)
+{
+	double x = opt_quantity(opt, Q_SIZE, arg);
+
+	if (!(x > 0) && !(zero_ok && x == 0))
+		die_usage("%s: must be positive, got '%s'", opt, arg);
+	return x;
+}
+
+/* One curve of the figure: the stages that draw it, and its values. */
+struct S_curve {
+	int stages[ZERO_STAGES];
+	int nstages;
+	double *y;
+};
+
+/*
+ * Group the stages whose values agree at every rank count of the grid into
+ * one curve: with the ring, stages 0, 1 and 2 move the same bytes in the
+ * same steps, and three curves on top of each other would hide two.
+ */
+static int S_group(const struct dlist *stages, double *const *y, size_t n,
+		   struct S_curve *curves)
+{
+	size_t i, k;
+	int nc = 0, c;
+
+	for (i = 0; i < stages->n; i++) {
+		for (c = 0; c < nc; c++) {
+			for (k = 0; k < n; k++)
+				if (fabs(curves[c].y[k] - y[i][k]) > 1e-12 * fabs(y[i][k]))
+					break;
+			if (k == n)
+				break;
+		}
+		if (c == nc) {
+			curves[nc].nstages = 0;
+			curves[nc++].y = y[i];
+		}
+		curves[c].stages[curves[c].nstages++] = (int)stages->v[i];
+	}
+	return nc;
+}
+
+/* "stage 3 (+ parameters)", or "stages 0, 1, 2" for a group. */
+static char *S_curve_title(char *buf, size_t len, const struct S_curve *c)
+{
+	size_t o;
+	int i;
+
+	static const char *const what[ZERO_STAGES] = {
+		"stage 0: plain data parallel", "stage 1: optimizer sharded",
+		"stage 2: + gradients", "stage 3: + parameters"
+	};
+
+	if (c->nstages == 1)
+		snprintf(buf, len, "%s", what[c->stages[0]]);
+	else {
+		o = (size_t)snprintf(buf, len, "stages %d", c->stages[0]);
+		for (i = 1; i < c->nstages && o < len; i++)
+			o += (size_t)snprintf(buf + o, len - o, ", %d", c->stages[i]);
+		if (o < len)
+			snprintf(buf + o, len - o, " (equal)");
+	}
+	return buf;
+}
+
+/*
+ * One panel: a curve per group of stages over the grid, in the colour of
+ * its first stage, and a point at each asked rank count.
+ */
+static void S_panel(struct panel *pn, const struct zero_params *p, const struct ctx *ctx,
+		    const struct dlist *ranks, const struct dlist *stages, const double *grid,
+		    size_t n, int memory)
+{
+	struct S_curve curves[ZERO_STAGES];
+	double *y[ZERO_STAGES];
+	char text[96];
+	size_t i, k;
+	int nc, c;
+
+	for (i = 0; i < stages->n; i++) {
+		y[i] = xmalloc(n * sizeof(double));
+		for (k = 0; k < n; k++) {
+			struct zero_cost z;
+
+			zero_cost(p, &ctx->link, (unsigned long)grid[k], (int)stages->v[i], &z);
+			y[i][k] = memory ? z.memory_B : z.comm_s;
+		}
+	}
+	nc = S_group(stages, y, n, curves);
+	for (c = 0; c < nc; c++) {
+		struct plot_series *s = plot_add_series(pn, S_curve_title(text, sizeof(text), &curves[c]),
+							PS_LINES);
+
+		s->color = curves[c].stages[0];
+		for (k = 0; k < n; k++)
+			if (curves[c].y[k] > 0)
+				plot_xy(s, grid[k], curves[c].y[k]);
+	}
+	/* The rows of the table, one point per stage and asked rank count. */
+	for (c = 0; c < nc; c++) {
+		struct plot_series *s = plot_add_series(pn, NULL, PS_POINTS);
+
+		s->color = curves[c].stages[0];
+		for (i = 0; i < ranks->n; i++) {
+			struct zero_cost z;
+
+			zero_cost(p, &ctx->link, (unsigned long)ranks->v[i], curves[c].stages[0], &z);
+			if ((memory ? z.memory_B : z.comm_s) > 0)
+				plot_xy(s, ranks->v[i], memory ? z.memory_B : z.comm_s);
+		}
+	}
+	for (i = 0; i < stages->n; i++)
+		free(y[i]);
+}
+
+/*
+ * The figure, two panels against data-parallel rank count: model-state
+ * memory per rank (log scale: stage 3 divides it by n) and communication
+ * time per step, one curve per stage.  One rank communicates nothing, so
+ * the time panel starts at two.
+ */
+static void S_figure(const struct ctx *ctx, const struct zero_params *p,
+		     const struct dlist *ranks, const struct dlist *stages)
+{
+	struct figure f = { 0 };
+	struct panel *pn;
+	struct dlist once = { 0 };
+	char title[400], link[128], count[64];
+	double lo = INFINITY, hi = 0, grid[200], tlo = INFINITY, thi = 0;
+	size_t i, j, n;
+	int logx;
+
+	/* --stage 1,1 asks for one curve. */
+	for (i = 0; i < stages->n; i++) {
+		for (j = 0; j < once.n && once.v[j] != stages->v[i]; j++)
+			;
+		if (j == once.n)
+			dlist_push(&once, stages->v[i]);
+	}
+	stages = &once;
+
+	for (i = 0; i < ranks->n; i++) {
+		lo = fmin(lo, ranks->v[i]);
+		hi = fmax(hi, ranks->v[i]);
+	}
+	if (hi < 4 * lo) {
+		lo = lo / 4 < 1 ? 1 : floor(lo / 4);
+		hi *= 4;
+	}
+	logx = hi >= 8 * lo;
+	n = plot_rank_grid(lo, hi, sizeof(grid) / sizeof(grid[0]), grid);
+
+	snprintf(title, sizeof(title),
+		 "ZeRO per rank: %s parameters, %g+%g+%g bytes per parameter, %s; %s",
+		 workload_fmt_count(count, sizeof(count), p->params), p->param_bytes,
+		 p->grad_bytes, p->optim_bytes, ar_algo_name(p->algo),
+		 ctx_link_text(ctx, link, sizeof(link)));
+	f.title = xstrdup(title);
+	f.comment = xstrdup("commtime zero: model-state memory and communication time per rank "
+			    "of ZeRO stages against ranks");
+	f.width = 1000;
+	f.height = 430;
+
+	pn = plot_add_panel(&f, "model-state memory per rank", "data-parallel ranks",
+			    "memory per rank");
+	pn->xaxis = AX_PLAIN;
+	pn->yaxis = AX_SIZE;
+	pn->logx = logx;
+	pn->logy = 1;
+	pn->xmin = lo;
+	pn->xmax = hi;
+	pn->key = xstrdup("bottom left");
+	S_panel(pn, p, ctx, ranks, stages, grid, n, 1);
+	/* Room below the curves for the key, above them for the top one. */
+	for (i = 0; i < pn->nseries; i++) {
+		size_t k;
+
+		for (k = 0; k < pn->series[i].n; k++) {
+			tlo = fmin(tlo, pn->series[i].data[2 * k + 1]);
+			thi = fmax(thi, pn->series[i].data[2 * k + 1]);
+		}
+	}
+	if (tlo <= thi) {
+		pn->ymin = tlo / 12;
+		pn->ymax = thi * 1.6;
+	}
+	tlo = INFINITY;
+	thi = 0;
+
+	pn = plot_add_panel(&f, "communication time per step", "data-parallel ranks",
+			    "time per step");
+	pn->xaxis = AX_PLAIN;
+	pn->yaxis = AX_TIME;
+	pn->logx = logx;
+	pn->xmin = lo < 2 ? 2 : lo;
+	pn->xmax = hi;
+	pn->key = xstrdup("top left");
+	S_panel(pn, p, ctx, ranks, stages, grid, n, 0);
+	/* Log only when the times span decades (latency-bound at large n). */
+	for (i = 0; i < pn->nseries; i++) {
+		size_t k;
+
+		for (k = 0; k < pn->series[i].n; k++) {
+			tlo = fmin(tlo, pn->series[i].data[2 * k + 1]);
+			thi = fmax(thi, pn->series[i].data[2 * k + 1]);
+		}
+	}
+	if (thi > 30 * tlo)
+		pn->logy = 1;
+	else {
+		pn->ymin = 0;
+		pn->ymax = thi * 1.3;
+	}
+	ctx_figure(ctx, &f);
+	plot_release(&f);
+	dlist_release(&once);
+}
 
 int cmd_zero(int argc, char **argv, struct ctx *ctx)
 {
-	return error("'zero' is not built yet") ? EXIT_DATA : EXIT_DATA;
+	struct zero_params p;
+	struct dlist ranks = { 0 }, stages = { 0 };
+	struct workload w;
+	struct preset pr;
+	struct errbuf eb;
+	struct table t = { "zero", NULL, columns, C_COUNT, 0 };
+	struct out *o;
+	const char *params_arg = NULL, *weights_arg = NULL, *workload_arg = NULL;
+	double weights = 0;
+	int c;
+	size_t i, j;
+	char note[160];
+
+	zero_params_init(&p);
+	while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
+		switch (c) {
+		case O_PARAMS:
+			params_arg = optarg;
+			if (workload_parse_count(optarg, &p.params, &eb) < 0)
+				die_usage("--params: %s", eb.msg);
+			break;
+		case O_WEIGHTS:
+			weights_arg = optarg;
+			weights = S_bytes("--weights", optarg, 0);
+			break;
+		case O_WORKLOAD:
+			workload_arg = optarg;
+			break;
+		case O_RANKS:
+			opt_ranks("--ranks", optarg, &ranks, 1);
+			break;
+		case O_STAGE:
+			opt_list("--stage", Q_NUMBER, optarg, &stages);
+			for (i = 0; i < stages.n; i++)
+				if (stages.v[i] != floor(stages.v[i]) || stages.v[i] < 0 ||
+				    stages.v[i] >= ZERO_STAGES)
+					die_usage("--stage: stage %g is not 0, 1, 2 or 3", stages.v[i]);
+			break;
+		case O_PARAM_BYTES:
+			p.param_bytes = S_bytes("--param-bytes", optarg, 0);
+			break;
+		case O_GRAD_BYTES:
+			p.grad_bytes = S_bytes("--grad-bytes", optarg, 0);
+			break;
+		case O_OPTIM_BYTES:
+			p.optim_bytes = S_bytes("--optim-bytes", optarg, 1);
+			break;
+		case O_ALGO:
+			if (ar_algo_lookup(optarg, &p.algo, &eb) < 0)
+				die_usage("--algo: %s", eb.msg);
+			break;
+		case 'h':
+			usage_exit(usage, 0);
+		default:
+			usage_exit(usage, 2);
+		}
+	}
+	no_more_args(argc, argv, optind, usage);
+	if (!!params_arg + !!weights_arg + !!workload_arg != 1)
+		die_usage("zero: give the model with exactly one of --params, --weights or --workload");
+	if (weights_arg)
+		p.params = weights / p.param_bytes;
+	if (workload_arg) {
+		if (preset_load(&ctx->dirs, workload_arg, &pr, &eb) < 0)
+			die("--workload: %s", eb.msg);
+		if (workload_from_preset(&pr, &w, &eb) < 0) {
+			preset_release(&pr);
+			die("--workload: %s", eb.msg);
+		}
+		preset_release(&pr);
+		p.params = workload_params(&w);
+	}
+	if (zero_check(&p, &eb) < 0)
+		die_usage("zero: %s", eb.msg);
+	if (!ranks.n) {
+		static const double table1[] = { 1, 4, 16, 64, 256, 1024 };
+
+		for (i = 0; i < sizeof(table1) / sizeof(table1[0]); i++)
+			dlist_push(&ranks, table1[i]);
+	}
+	if (!stages.n)
+		for (i = 0; i < ZERO_STAGES; i++)
+			dlist_push(&stages, (double)i);
+
+	o = ctx_out_open(ctx);
+	ctx_echo_link(ctx, o);
+	if (workload_arg) {
+		out_input_str(o, "workload", "workload", w.name);
+		out_input(o, "params", "parameters", p.params, H_PLAIN, 12,
+			  workload_describe(note, sizeof(note), &w));
+	} else if (weights_arg) {
+		snprintf(note, sizeof(note), "%s of weights / %g B", weights_arg, p.param_bytes);
+		out_input(o, "params", "parameters", p.params, H_PLAIN, 12, note);
+	} else
+		out_input(o, "params", "parameters", p.params, H_PLAIN, 12,
+			  workload_fmt_count(note, sizeof(note), p.params));
+	snprintf(note, sizeof(note), "bytes per parameter: %g param + %g grad + %g optimizer",
+		 p.param_bytes, p.grad_bytes, p.optim_bytes);
+	out_input_str(o, "bytes", "model states", note);
+	out_input_str(o, "algo", "collectives", ar_algo_name(p.algo));
+
+	out_table_begin(o, &t);
+	for (i = 0; i < ranks.n; i++) {
+		unsigned long n = (unsigned long)ranks.v[i];
+		struct zero_cost base;
+
+		zero_cost(&p, &ctx->link, n, 0, &base);
+		for (j = 0; j < stages.n; j++) {
+			struct zero_cost z;
+			struct cell row[C_COUNT];
+
+			zero_cost(&p, &ctx->link, n, (int)stages.v[j], &z);
+			memset(row, 0, sizeof(row));
+			row[C_RANKS].x = (double)n;
+			row[C_STAGE].x = z.stage;
+			row[C_SHARDS].s = shards[z.stage];
+			row[C_MEMORY].x = z.memory_B;
+			row[C_MEMORY_GIB].x = z.memory_B;
+			row[C_COMM_B].x = z.comm_B;
+			row[C_COMM_S].x = z.comm_s;
+			row[C_RATIO].x = base.comm_s > 0 ? z.comm_s / base.comm_s : NAN;
+			row[C_PARAM_B].x = z.param_B;
+			row[C_GRAD_B].x = z.grad_B;
+			row[C_OPTIM_B].x = z.optim_B;
+			out_row(o, row);
+		}
+	}
+	out_table_end(o);
+	S_figure(ctx, &p, &ranks, &stages);
+	ctx_out_close(ctx, o);
+	dlist_release(&ranks);
+	dlist_release(&stages);
+	return EXIT_OK;
 }

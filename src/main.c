@@ -241,8 +241,20 @@ int main(int argc, char **argv)
 	if (val[G_FORMAT] && out_format_parse(val[G_FORMAT], &ctx.format, &eb) < 0)
 		die_usage("--format: %s", eb.msg);
 	ctx.output = val[G_OUTPUT];
+	/* "-o expected.csv" with no --format means CSV; likewise .json. */
+	if (!val[G_FORMAT] && ctx.output) {
+		size_t n = strlen(ctx.output);
+
+		if (n > 4 && !strcmp(ctx.output + n - 4, ".csv"))
+			ctx.format = FMT_CSV;
+		else if (n > 5 && !strcmp(ctx.output + n - 5, ".json"))
+			ctx.format = FMT_JSON;
+	}
 	ctx.plot = val[G_PLOT];
 	ctx.render = val[G_RENDER];
+	if (ctx.render && !plot_terminal_for(ctx.render))
+		die_usage("--render: cannot tell the image format of '%s' "
+			  "(use a name ending in .png, .svg or .pdf)", ctx.render);
 	resolve_link(&ctx, val);
 
 	status = cmd->fn(1 + nrest, rest, &ctx);

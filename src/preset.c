@@ -349,6 +349,20 @@ int preset_load_file(const char *path, struct preset *p, struct errbuf *eb)
 	if (!buf)
 		return -1;
 	p->path = xstrdup(path);
+	/*
+	 * A NUL byte anywhere means a binary file: say so before the first
+	 * line that merely fails to parse.
+	 */
+	{
+		const char *z = memchr(buf, '\0', n), *c;
+
+		if (z) {
+			for (c = buf, lineno = 1; c < z; c++)
+				lineno += *c == '\n';
+			errbuf_set(eb, "%s:%d: NUL byte; binary file?", path, lineno);
+			goto fail;
+		}
+	}
 	/* A byte order mark is not text; editors on some systems add one. */
 	if (n >= 3 && !memcmp(buf, "\xef\xbb\xbf", 3))
 		pos = 3;

@@ -958,3 +958,13 @@ void out_table_end(struct out *o)
 	o->csv_this = 0;
 	o->t = NULL;
 }
+
+FILE *out_file(struct out *o)
+{
+	return o->f;
+}
+
+const char *out_tmp_path(const struct out *o)
+{
+	return o->tmp;
+}

@@ -20,8 +20,8 @@ link() { # file name desc alpha beta
 	printf 'name = %s\nkind = link\ndescription = %s\nalpha = %s\nbeta = %s\n' \
 		"$2" "$3" "$4" "$5" >"$1"
 }
-field() { # the value of key $1 in the CSV of "presets NAME" on stdin
-	awk -F, -v k="$1" 'NR > 1 && $6 == k { print $7 }'
+field() { # the SI value of key $1 in the CSV of "presets NAME" on stdin
+	awk -F, -v k="$1" 'NR > 1 && $6 == k { print $8 }'
 }
 
 mkdir -p cli env1 env2 presets
@@ -32,7 +32,7 @@ link env2/y.preset y "y from env2" 4us 4GB/s
 link env2/z.preset z "z from env2" 5us 5GB/s
 link presets/z.preset z "z from ./presets" 6us 6GB/s
 link presets/v.preset v "v from ./presets" 7us 7GB/s
-printf 'name = w\nkind = workload\ndescription = a workload, with a comma\n' >presets/w.preset
+printf 'name = w\nkind = workload\ndescription = a workload, with a comma\narch = gpt\nlayers = 2\nhidden = 64\nheads = 2\nvocab = 100\nseq = 16\n' >presets/w.preset
 
 # search order: --presets-dir, then COMMTIME_PRESETS in order, then ./presets
 desc() { "$COMMTIME" --format csv "$@" | awk -F, 'NR == 2 { print $5 }'; }
@@ -78,7 +78,11 @@ link presets/zero.preset zero "zero beta" 1us 0
 "$COMMTIME" presets >list.out 2>list.err
 check "two bad files are counted" \
 	grep -q '^commtime: warning: skipped 2 preset files that do not load; the first: ' list.err
-rm presets/broken.preset presets/zero.preset
+printf 'name = shapeless\nkind = workload\ndescription = no shape\n' >presets/shapeless.preset
+"$COMMTIME" presets >list.out 2>list.err
+check "a workload without its shape is a bad file too" \
+	grep -q '^commtime: warning: skipped 3 preset files that do not load; the first: ' list.err
+rm presets/broken.preset presets/zero.preset presets/shapeless.preset
 
 # the shipped presets, from the top of the repository
 (cd "$top" && "$COMMTIME" --format csv presets --kind link) >shipped.csv

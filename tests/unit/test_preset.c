@@ -145,6 +145,8 @@ void test_preset_parse_errors(void)
 	STR_EQ(LOAD_ERR(""), "T/x.preset: empty preset");
 	STR_EQ(LOAD_ERR("# only\n\n   # comments\n"), "T/x.preset: empty preset");
 	STR_EQ(LOAD_ERR("name = a\nkind = link\x00\n"), "T/x.preset:2: NUL byte; binary file?");
+	/* a NUL byte wins over an earlier line that does not parse */
+	STR_EQ(LOAD_ERR("%PDF-1.4\n%\xe2\xe3\n1 0 obj\x00\n"), "T/x.preset:3: NUL byte; binary file?");
 	STR_EQ(LOAD_ERR("\x7f" "ELF\x02\x01\x01"), "T/x.preset:1: control character 0x7f; binary file?");
 	STR_EQ(LOAD_ERR("name = caf\xe9\n"), "T/x.preset:1: invalid UTF-8; binary file?");
 	/* overlong '/' and a UTF-16 surrogate are not UTF-8 either */

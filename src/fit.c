@@ -1,0 +1,636 @@
+/*
+ * Fitting the α-β model and the regime model to measurements, predicting
+ * with a fitted model, and saving it as a link preset.  The mathematics is
+ * in models/fit.md; this file keeps to the numerics.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_multifit.h>
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
+
+#include "fit.h"
+#include "units.h"
+
+double fit_link_time(enum coll_op op, enum ar_algo algo, const struct link *l,
+		     unsigned long ranks, double bytes)
+{
+	double n = (double)ranks;
+
+	if (ranks < 2)
+		return 0;
+	switch (op) {
+	case OP_ALLREDUCE:
+		return ar_time(algo, l, ranks, bytes);
+	case OP_REDUCESCATTER:
+		return rs_ring_time(l, ranks, bytes);
+	case OP_ALLGATHER:
+		return ag_ring_time(l, ranks, bytes);
+	case OP_ALLTOALL:
+		return (n - 1) * (l->alpha + bytes / (n * l->beta));
+	case OP_BROADCAST:
+	case OP_REDUCE:
+		return (n - 1) * l->alpha + bytes / l->beta;
+	case OP_SENDRECV:
+	default:
+		return l->alpha + bytes / l->beta;
+	}
+}
+
+int fit_coeffs(enum coll_op op, enum ar_algo algo, unsigned long ranks,
+	       struct coeffs *c, struct errbuf *eb)
+{
+	/* Every model is affine in S: read a off at S = 0, b off with α = 0. */
+	const struct link unit_alpha = { 1, 1, 0 }, unit_beta = { 0, 1, 0 };
+
+	if (op != OP_ALLREDUCE && algo != AR_RING)
+		return errbuf_set(eb, "algorithm '%s' is modelled for all_reduce only; "
+				  "%s uses ring", ar_algo_name(algo), coll_op_name(op));
+	if (ranks < 2)
+		return errbuf_set(eb, "%lu rank moves no data; need at least 2 ranks", ranks);
+	c->a = fit_link_time(op, algo, &unit_alpha, ranks, 0);
+	c->b = fit_link_time(op, algo, &unit_beta, ranks, 1);
+	if (!(c->a > 0) || !(c->b > 0))
+		return errbuf_set(eb, "no α-β model for %s on %lu ranks", coll_op_name(op), ranks);
+	return 0;
+}
+
+/* ---- least squares on relative error ---- */
+
+struct lsq {
+	double alpha, u;        /* s per step, s/B (u = 1/β) */
+	double var_alpha, var_u;/* variances, NaN if not known */
+	double rss;             /* sum of squared relative residuals */
+};
+
+static double S_rss(const double *S, const double *T, size_t n,
+		    const struct coeffs *c, double alpha, double u)
+{
+	double rss = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		double r = (c->a * alpha + c->b * S[i] * u) / T[i] - 1;
+
+		rss += r * r;
+	}
+	return rss;
+}
+
+/*
+ * One parameter: minimise Σ(p·x_i - 1)^2 over p with x_i = a/T_i (α) or
+ * b·S_i/T_i (u); p = Σx/Σx², variance s²/Σx².
+ */
+static void S_one(const double *S, const double *T, size_t n,
+		  const struct coeffs *c, int which, struct lsq *f)
+{
+	double sx = 0, sxx = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		double x = which == 0 ? c->a / T[i] : c->b * S[i] / T[i];
+
+		sx += x;
+		sxx += x * x;
+	}
+	f->alpha = f->u = 0;
+	f->var_alpha = f->var_u = NAN;
+	if (sxx > 0) {
+		if (which == 0)
+			f->alpha = sx / sxx;
+		else
+			f->u = sx / sxx;
+	}
+	f->rss = S_rss(S, T, n, c, f->alpha, f->u);
+	if (n > 1 && sxx > 0) {
+		double v = f->rss / (double)(n - 1) / sxx;
+
+		if (which == 0)
+			f->var_alpha = v;
+		else
+			f->var_u = v;
+	}
+}
+
+#define ROBUST_K 1e6
+
+/*
+ * Two parameters (α, u) by GSL on the rows divided by T_i, columns scaled
+ * to unit maximum first (a and b·S differ by up to ten orders of
+ * magnitude).  Robust: bisquare weights, when n >= 4.  Negative
+ * parameters fall back to the better one-parameter fit.
+ */
+static int S_lsq(const double *S, const double *T, size_t n, const struct coeffs *c,
+		 int robust, struct lsq *f, struct errbuf *eb)
+{
+	gsl_matrix *X, *cov;
+	gsl_vector *y, *p;
+	double scale[2] = { 0, 0 }, chisq = 0;
+	size_t i;
+	int st;
+
+	gsl_set_error_handler_off();
+	for (i = 0; i < n; i++) {
+		scale[0] = fmax(scale[0], c->a / T[i]);
+		scale[1] = fmax(scale[1], c->b * S[i] / T[i]);
+	}
+	if (!(scale[1] > 0)) {
+		/* Only size-0 rows: nothing tells β. */
+		S_one(S, T, n, c, 0, f);
+		return 0;
+	}
+	X = gsl_matrix_alloc(n, 2);
+	cov = gsl_matrix_alloc(2, 2);
+	y = gsl_vector_alloc(n);
+	p = gsl_vector_alloc(2);
+	for (i = 0; i < n; i++) {
+		gsl_matrix_set(X, i, 0, c->a / T[i] / scale[0]);
+		gsl_matrix_set(X, i, 1, c->b * S[i] / T[i] / scale[1]);
+		gsl_vector_set(y, i, 1.0);
+	}
+	if (robust && n >= 4) {
+		gsl_multifit_robust_workspace *w =
+			gsl_multifit_robust_alloc(gsl_multifit_robust_bisquare, n, 2);
+
+		/*
+		 * GSL bounds the residual scale of its weights below by 1e-6
+		 * times the spread of y, and by 1 when y is constant, as it is
+		 * here; residuals of relative error are far below 1, so the
+		 * bound would keep every weight near 1.  Scaling rows by ROBUST_K
+		 * leaves the solution and covariance as they are and puts the
+		 * bound at a relative error of 1/ROBUST_K.
+		 */
+		gsl_matrix_scale(X, ROBUST_K);
+		gsl_vector_scale(y, ROBUST_K);
+		st = gsl_multifit_robust(X, y, p, cov, w);
+		gsl_multifit_robust_free(w);
+		/* Not converging in the iteration limit still leaves an estimate. */
+		if (st == GSL_EMAXITER)
+			st = 0;
+	} else {
+		gsl_multifit_linear_workspace *w = gsl_multifit_linear_alloc(n, 2);
+
+		st = gsl_multifit_linear(X, y, p, cov, &chisq, w);
+		gsl_multifit_linear_free(w);
+	}
+	if (st == 0) {
+		/*
+		 * Both GSL fits return the covariance already scaled by the
+		 * variance of the residuals (σ²(XᵀX)⁻¹), which is what a fit
+		 * without known error bars needs.
+		 */
+		f->alpha = gsl_vector_get(p, 0) / scale[0];
+		f->u = gsl_vector_get(p, 1) / scale[1];
+		f->var_alpha = gsl_matrix_get(cov, 0, 0) / (scale[0] * scale[0]);
+		f->var_u = gsl_matrix_get(cov, 1, 1) / (scale[1] * scale[1]);
+		if (n == 2)
+			f->var_alpha = f->var_u = NAN;
+		f->rss = S_rss(S, T, n, c, f->alpha, f->u);
+	}
+	gsl_matrix_free(X);
+	gsl_matrix_free(cov);
+	gsl_vector_free(y);
+	gsl_vector_free(p);
+	if (st != 0)
+		return errbuf_set(eb, "least-squares fit failed: %s", gsl_strerror(st));
+	if (!isfinite(f->alpha) || !isfinite(f->u))
+		return errbuf_set(eb, "least-squares fit failed: result is not finite");
+	if (f->alpha < 0 || f->u < 0) {
+		struct lsq fa, fu;
+
+		S_one(S, T, n, c, 0, &fa);
+		S_one(S, T, n, c, 1, &fu);
+		*f = fa.rss <= fu.rss ? fa : fu;
+	}
+	return 0;
+}
+
+static double S_beta(double u)
+{
+	return u > 1 / FIT_BETA_MAX ? 1 / u : FIT_BETA_MAX;
+}
+
+static int S_check_rows(const double *size, const double *time, size_t n,
+			struct errbuf *eb)
+{
+	size_t i, distinct = n > 0;
+
+	for (i = 0; i < n; i++) {
+		if (!(time[i] > 0) || !isfinite(time[i]))
+			return errbuf_set(eb, "time %g s of size %g B is not positive",
+					  time[i], size[i]);
+		if (!(size[i] >= 0) || !isfinite(size[i]))
+			return errbuf_set(eb, "size %g B is not a size", size[i]);
+		if (i > 0 && size[i] != size[i - 1])
+			distinct++;
+	}
+	if (distinct < 2)
+		return errbuf_set(eb, "need at least two distinct sizes to fit alpha and "
+				  "beta, got %zu", distinct);
+	return 0;
+}
+
+int fit_ab(const double *size, const double *time, size_t n,
+	   const struct coeffs *c, int robust, struct ab_fit *f, struct errbuf *eb)
+{
+	struct lsq q;
+
+	if (S_check_rows(size, time, n, eb) < 0)
+		return -1;
+	if (S_lsq(size, time, n, c, robust, &q, eb) < 0)
+		return -1;
+	f->n = n;
+	f->alpha = q.alpha;
+	f->beta = S_beta(q.u);
+	f->alpha_err = sqrt(q.var_alpha);
+	/* δβ = δu·β² to first order. */
+	f->beta_err = q.u > 1 / FIT_BETA_MAX ? sqrt(q.var_u) * f->beta * f->beta : NAN;
+	f->n_half = c->a * f->alpha * f->beta / c->b;
+	f->rms = sqrt(q.rss / (double)n);
+	return 0;
+}
+
+/* ---- the regime model ---- */
+
+static void S_regime(struct regime *r, const double *S, size_t n, const struct lsq *q)
+{
+	r->alpha = q->alpha;
+	r->beta = S_beta(q->u);
+	r->lo = S[0];
+	r->hi = S[n - 1];
+	r->n = n;
+}
+
+/* Floor of RSS/n in the information criterion: (0.5 %)^2. */
+#define NOISE_FLOOR 2.5e-5
+
+int fit_model_fit(const double *size, const double *time, size_t n,
+		  enum coll_op op, unsigned long ranks, const struct fit_opts *o,
+		  struct fit_model *m, struct errbuf *eb)
+{
+	struct coeffs c;
+	double *cost = NULL, *best = NULL, bic_best = INFINITY;
+	size_t *from = NULL, i, j, k, K, kmax, kbest = 1;
+	struct lsq q;
+	int rc = -1;
+
+	if (fit_coeffs(op, o->algo, ranks, &c, eb) < 0 || S_check_rows(size, time, n, eb) < 0)
+		return -1;
+	for (i = 1; i < n; i++)
+		if (size[i] <= size[i - 1])
+			return errbuf_set(eb, "sizes must increase: %g B after %g B",
+					  size[i], size[i - 1]);
+	memset(m, 0, sizeof(*m));
+	m->op = op;
+	m->algo = o->algo;
+	m->ranks = ranks;
+
+	kmax = o->regimes ? (size_t)o->regimes : FIT_REGIMES_MAX;
+	if (kmax > FIT_REGIMES_MAX)
+		return errbuf_set(eb, "at most %d regimes, asked for %d", FIT_REGIMES_MAX,
+				  o->regimes);
+	if (o->regimes && (size_t)o->regimes * 2 > n)
+		return errbuf_set(eb, "%d regimes need at least %d sizes (2 each), got %zu",
+				  o->regimes, 2 * o->regimes, n);
+	if (kmax * 2 > n)
+		kmax = n / 2;
+	if (n > FIT_SEARCH_MAX || kmax <= 1) {
+		if (o->regimes > 1)
+			return errbuf_set(eb, "the regime search takes at most %d sizes, got %zu",
+					  FIT_SEARCH_MAX, n);
+		if (S_lsq(size, time, n, &c, o->robust, &q, eb) < 0)
+			return -1;
+		m->nreg = 1;
+		S_regime(&m->reg[0], size, n, &q);
+		return 0;
+	}
+
+	/*
+	 * cost[i*(n+1)+j]: squared relative residual of one regime over rows
+	 * [i, j); best[k*(n+1)+j]: least cost of rows [0, j) in k regimes,
+	 * the last one starting at from[k*(n+1)+j].
+	 */
+	cost = xmalloc((n + 1) * (n + 1) * sizeof(*cost));
+	best = xmalloc((kmax + 1) * (n + 1) * sizeof(*best));
+	from = xmalloc((kmax + 1) * (n + 1) * sizeof(*from));
+	for (i = 0; i < n; i++)
+		for (j = i + 2; j <= n; j++) {
+			if (S_lsq(size + i, time + i, j - i, &c, 0, &q, eb) < 0)
+				goto out;
+			cost[i * (n + 1) + j] = q.rss;
+		}
+	for (k = 0; k <= kmax; k++)
+		for (j = 0; j <= n; j++)
+			best[k * (n + 1) + j] = INFINITY;
+	best[0] = 0;
+	for (k = 1; k <= kmax; k++)
+		for (j = 2 * k; j <= n; j++)
+			for (i = 2 * (k - 1); i + 2 <= j; i++) {
+				double v = best[(k - 1) * (n + 1) + i];
+
+				if (!isfinite(v))
+					continue;
+				v += cost[i * (n + 1) + j];
+				if (v < best[k * (n + 1) + j]) {
+					best[k * (n + 1) + j] = v;
+					from[k * (n + 1) + j] = i;
+				}
+			}
+	if (o->regimes)
+		kbest = (size_t)o->regimes;
+	else
+		for (K = 1; K <= kmax; K++) {
+			double rss = best[K * (n + 1) + n];
+			double bic = (double)n * log(fmax(rss / (double)n, NOISE_FLOOR)) +
+				(double)(3 * K - 1) * log((double)n);
+
+			if (bic < bic_best) {
+				bic_best = bic;
+				kbest = K;
+			}
+		}
+	/* Walk back through from[] and fit each run for good. */
+	m->nreg = kbest;
+	for (K = kbest, j = n; K >= 1; K--) {
+		i = from[K * (n + 1) + j];
+		if (S_lsq(size + i, time + i, j - i, &c, o->robust, &q, eb) < 0)
+			goto out;
+		S_regime(&m->reg[K - 1], size + i, j - i, &q);
+		j = i;
+	}
+	rc = 0;
+out:
+	free(cost);
+	free(best);
+	free(from);
+	return rc;
+}
+
+void fit_model_from_link(struct fit_model *m, enum coll_op op, enum ar_algo algo,
+			 unsigned long ranks, const struct link *l)
+{
+	memset(m, 0, sizeof(*m));
+	m->op = op;
+	m->algo = algo;
+	m->ranks = ranks;
+	m->nreg = 1;
+	m->reg[0].alpha = l->alpha;
+	m->reg[0].beta = l->beta;
+	m->reg[0].lo = m->reg[0].hi = 0;
+}
+
+static double S_regime_time(const struct regime *r, const struct coeffs *c, double S)
+{
+	return c->a * r->alpha + c->b * S / r->beta;
+}
+
+double fit_model_time(const struct fit_model *m, enum coll_op op,
+		      unsigned long ranks, double bytes)
+{
+	struct coeffs c;
+	struct errbuf eb;
+	size_t k;
+
+	if (fit_coeffs(op, op == OP_ALLREDUCE ? m->algo : AR_RING, ranks, &c, &eb) < 0)
+		return ranks < 2 ? 0 : NAN;
+	for (k = 0; k < m->nreg; k++) {
+		const struct regime *r = &m->reg[k], *nx;
+		double w;
+
+		if (k + 1 == m->nreg || bytes <= r->hi)
+			return S_regime_time(r, &c, bytes);
+		nx = &m->reg[k + 1];
+		if (bytes < nx->lo) {
+			/* The switch happened somewhere in (hi, lo): blend in log S. */
+			w = r->hi > 0 ? log(bytes / r->hi) / log(nx->lo / r->hi) : 1;
+			return (1 - w) * S_regime_time(r, &c, bytes) +
+				w * S_regime_time(nx, &c, bytes);
+		}
+	}
+	return NAN;
+}
+
+/* ---- held-out accuracy ---- */
+
+static void S_quantiles(double *e, size_t n, double *median, double *p90, double *max)
+{
+	gsl_sort(e, 1, n);
+	*median = gsl_stats_quantile_from_sorted_data(e, 1, n, 0.5);
+	*p90 = gsl_stats_quantile_from_sorted_data(e, 1, n, 0.9);
+	*max = e[n - 1];
+}
+
+int fit_holdout(const double *size, const double *time, size_t n,
+		enum coll_op op, unsigned long ranks, const struct fit_opts *o,
+		struct holdout *h, struct errbuf *eb)
+{
+	double *s = xmalloc(n * sizeof(double)), *t = xmalloc(n * sizeof(double));
+	double *e = xmalloc(n * sizeof(double)), *eab = xmalloc(n * sizeof(double));
+	struct fit_opts oab = *o;
+	size_t par, i, nt, ne = 0;
+	int rc = -1;
+
+	oab.regimes = 1;
+	if (n < 4) {
+		errbuf_set(eb, "held-out check needs at least 4 sizes, got %zu", n);
+		goto out;
+	}
+	for (par = 0; par < 2; par++) {
+		struct fit_model m, mab;
+
+		for (i = par, nt = 0; i < n; i += 2, nt++) {
+			s[nt] = size[i];
+			t[nt] = time[i];
+		}
+		if (fit_model_fit(s, t, nt, op, ranks, o, &m, eb) < 0 ||
+		    fit_model_fit(s, t, nt, op, ranks, &oab, &mab, eb) < 0)
+			goto out;
+		for (i = 1 - par; i < n; i += 2) {
+			e[ne] = fabs(fit_model_time(&m, op, ranks, size[i]) - time[i]) / time[i];
+			eab[ne] = fabs(fit_model_time(&mab, op, ranks, size[i]) - time[i]) / time[i];
+			ne++;
+		}
+	}
+	h->n = ne;
+	S_quantiles(e, ne, &h->median, &h->p90, &h->max);
+	S_quantiles(eab, ne, &h->ab_median, &h->ab_p90, &h->ab_max);
+	rc = 0;
+out:
+	free(s);
+	free(t);
+	free(e);
+	free(eab);
+	return rc;
+}
+
+/* ---- presets ---- */
+
+static const struct preset_kv *S_kv(const struct preset *p, const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < p->nkv; i++)
+		if (!strcmp(p->kv[i].key, key))
+			return &p->kv[i];
+	return NULL;
+}
+
+/* A quantity key that must be present. */
+static int S_need(const struct preset *p, const char *key, enum quantity q,
+		  double *x, struct errbuf *eb)
+{
+	int r = preset_get_quantity(p, key, q, x, eb);
+
+	if (r == 0)
+		return errbuf_set(eb, "%s: key '%s' is missing (the preset has 'regimes')",
+				  p->path, key);
+	return r < 0 ? -1 : 0;
+}
+
+int fit_model_from_preset(const struct preset *p, struct fit_model *m,
+			  struct errbuf *eb)
+{
+	const struct preset_kv *kv;
+	struct errbuf e2;
+	enum coll_op op;
+	enum ar_algo algo;
+	double nreg, ranks;
+	size_t k;
+
+	kv = S_kv(p, "regimes");
+	if (!kv)
+		return 0;
+	if (S_need(p, "regimes", Q_COUNT, &nreg, eb) < 0)
+		return -1;
+	if (nreg < 1 || nreg > FIT_REGIMES_MAX)
+		return errbuf_set(eb, "%s:%d: regimes '%s' is not between 1 and %d",
+				  p->path, kv->line, kv->value, FIT_REGIMES_MAX);
+	kv = S_kv(p, "fit.op");
+	if (!kv)
+		return errbuf_set(eb, "%s: key 'fit.op' is missing (the preset has 'regimes')",
+				  p->path);
+	if (coll_op_lookup(kv->value, &op, &e2) < 0)
+		return errbuf_set(eb, "%s:%d: %s", p->path, kv->line, e2.msg);
+	kv = S_kv(p, "fit.algo");
+	algo = AR_RING;
+	if (kv && ar_algo_lookup(kv->value, &algo, &e2) < 0)
+		return errbuf_set(eb, "%s:%d: %s", p->path, kv->line, e2.msg);
+	if (S_need(p, "fit.ranks", Q_COUNT, &ranks, eb) < 0)
+		return -1;
+	memset(m, 0, sizeof(*m));
+	m->op = op;
+	m->algo = algo;
+	m->ranks = (unsigned long)ranks;
+	m->nreg = (size_t)nreg;
+	for (k = 0; k < m->nreg; k++) {
+		struct regime *r = &m->reg[k];
+		char key[32];
+
+		snprintf(key, sizeof(key), "alpha.%zu", k + 1);
+		if (S_need(p, key, Q_TIME, &r->alpha, eb) < 0)
+			return -1;
+		snprintf(key, sizeof(key), "beta.%zu", k + 1);
+		if (S_need(p, key, Q_RATE, &r->beta, eb) < 0)
+			return -1;
+		if (!(r->beta > 0))
+			return errbuf_set(eb, "%s:%d: %s must be positive", p->path,
+					  S_kv(p, key)->line, key);
+		snprintf(key, sizeof(key), "from.%zu", k + 1);
+		if (S_need(p, key, Q_SIZE, &r->lo, eb) < 0)
+			return -1;
+		snprintf(key, sizeof(key), "to.%zu", k + 1);
+		if (S_need(p, key, Q_SIZE, &r->hi, eb) < 0)
+			return -1;
+		if (r->hi < r->lo || (k > 0 && r->lo <= m->reg[k - 1].hi))
+			return errbuf_set(eb, "%s:%d: regime %zu: sizes must increase "
+					  "(from.%zu, to.%zu)", p->path, S_kv(p, key)->line,
+					  k + 1, k + 1, k + 1);
+	}
+	return 1;
+}
+
+int fit_preset_write(const char *path, const char *name, const char *description,
+		     const char *comment, const struct ab_fit *ab,
+		     const struct fit_model *m, struct errbuf *eb)
+{
+	size_t len = strlen(path), k;
+	char *tmp = xmalloc(len + 16);
+	const char *c;
+	FILE *f;
+	int fd, e;
+
+	snprintf(tmp, len + 16, "%s.tmpXXXXXX", path);
+	fd = mkstemp(tmp);
+	if (fd < 0) {
+		e = errno;
+		free(tmp);
+		return errbuf_set(eb, "cannot create a temporary file beside '%s': %s",
+				  path, strerror(e));
+	}
+	/* mkstemp makes the file private; a preset is as readable as any file. */
+	{
+		mode_t mask = umask(0);
+
+		umask(mask);
+		fchmod(fd, 0666 & ~mask);
+	}
+	f = fdopen(fd, "w");
+	if (!f) {
+		e = errno;
+		close(fd);
+		unlink(tmp);
+		free(tmp);
+		return errbuf_set(eb, "cannot write '%s': %s", path, strerror(e));
+	}
+	for (c = comment; c && *c; ) {
+		const char *nl = strchr(c, '\n');
+		int n = nl ? (int)(nl - c) : (int)strlen(c);
+
+		fprintf(f, "# %.*s\n", n, c);
+		c += n + (nl != NULL);
+	}
+	fprintf(f, "name = %s\nkind = link\ndescription = %s\n", name, description);
+	fprintf(f, "# the single best alpha-beta fit (s per step, bytes/s)\n");
+	fprintf(f, "alpha = %.6g\nbeta = %.6g\n", ab->alpha, ab->beta);
+	fprintf(f, "# what the fit was made for; alpha.k and beta.k hold for these\n");
+	fprintf(f, "fit.op = %s\nfit.algo = %s\nfit.ranks = %lu\n", coll_op_name(m->op),
+		ar_algo_name(m->algo), m->ranks);
+	if (m->nreg > 1) {
+		fprintf(f, "# regimes: alpha.k (s per step) and beta.k (bytes/s) hold for sizes\n"
+			"# from.k to to.k (bytes); between regimes the time moves from one to\n"
+			"# the next linearly in log size (models/fit.md)\n");
+		fprintf(f, "regimes = %zu\n", m->nreg);
+		for (k = 0; k < m->nreg; k++)
+			fprintf(f, "alpha.%zu = %.6g\nbeta.%zu = %.6g\nfrom.%zu = %.17g\nto.%zu = %.17g\n",
+				k + 1, m->reg[k].alpha, k + 1, m->reg[k].beta,
+				k + 1, m->reg[k].lo, k + 1, m->reg[k].hi);
+	}
+	if (fflush(f) || ferror(f)) {
+		e = errno;
+		fclose(f);
+		unlink(tmp);
+		free(tmp);
+		return errbuf_set(eb, "cannot write '%s': %s", path, strerror(e ? e : EIO));
+	}
+	if (fclose(f)) {
+		e = errno;
+		unlink(tmp);
+		free(tmp);
+		return errbuf_set(eb, "cannot write '%s': %s", path, strerror(e));
+	}
+	if (rename(tmp, path)) {
+		e = errno;
+		unlink(tmp);
+		free(tmp);
+		return errbuf_set(eb, "cannot rename into '%s': %s", path, strerror(e));
+	}
+	free(tmp);
+	return 0;
+}

@@ -1,0 +1,180 @@
+#ifndef COMMTIME_FIT_H
+#define COMMTIME_FIT_H
+
+#include <stddef.h>
+#include "util.h"
+#include "model.h"
+#include "preset.h"
+
+/*
+ * Fitting α and β to measured times, and the regime model that `fit`
+ * saves.  Formulas, sources and accuracy figures are in models/fit.md.
+ *
+ * Every model of model.h is affine in the message size S, so for one
+ * collective, algorithm and rank count
+ *
+ *     T(S) = a·α + b·S/β
+ *
+ * with a (steps) and b (bytes moved per byte of message) fixed by the
+ * model.  Fitting α and 1/β is then linear least squares; commtime weighs
+ * every row by 1/T_measured, so that the fit minimises the RELATIVE error
+ * and an 8 B row counts as much as an 8 GiB one.
+ */
+
+/* The coefficients a and b of T(S) = a·α + b·S/β. */
+struct coeffs {
+	double a;   /* number of α a collective pays */
+	double b;   /* bytes through the slowest link per byte of message */
+};
+
+/*
+ * Time of one collective from a link in seconds: ar_time for all-reduce
+ * (algo), rs_ring_time and ag_ring_time for reduce-scatter and all-gather,
+ * and for the others (models/fit.md): all-to-all (n-1)(α + S/(nβ)),
+ * broadcast and reduce (n-1)α + S/β (pipelined chain), send/recv α + S/β.
+ * bytes is the size column of nccl-tests.
+ */
+double fit_link_time(enum coll_op op, enum ar_algo algo, const struct link *l,
+		     unsigned long ranks, double bytes);
+
+/*
+ * a and b for op, algo and ranks (read off fit_link_time with unit links).
+ * Returns 0, or -1 with eb filled: an algorithm other than ring for a
+ * collective that is not all-reduce, or a rank count below 2.
+ */
+int fit_coeffs(enum coll_op op, enum ar_algo algo, unsigned long ranks,
+	       struct coeffs *c, struct errbuf *eb);
+
+/* The single α-β fit. */
+struct ab_fit {
+	double alpha, beta;          /* s, B/s */
+	double alpha_err, beta_err;  /* one standard error (NaN if not known) */
+	double n_half;               /* B: size where a·α = b·S/β (Hockney's n½) */
+	double rms;                  /* root mean square relative residual */
+	size_t n;                    /* rows fitted */
+};
+
+/*
+ * Fit α and β to n rows (size in B, time in s, sizes distinct) by
+ * weighted least squares on relative error (gsl_multifit_linear on rows
+ * divided by the measured time), or with robust set by bisquare-weighted
+ * robust regression (gsl_multifit_robust; with fewer than 4 rows the
+ * ordinary fit).  α and 1/β are kept non-negative: a negative one is set
+ * to 0 and the other refitted.  β is capped at FIT_BETA_MAX (a flat curve).
+ * Uncertainties are the covariance scaled by the residual variance.
+ * Returns 0, or -1 with eb filled: fewer than two distinct sizes.
+ */
+int fit_ab(const double *size, const double *time, size_t n,
+	   const struct coeffs *c, int robust, struct ab_fit *f, struct errbuf *eb);
+
+/* The largest β a fit reports: 1 EB/s, "no measurable size dependence". */
+#define FIT_BETA_MAX 1e18
+
+/*
+ * The regime model.  Regime k holds over the sizes it was fitted on,
+ * [lo_k, hi_k], with its own α_k and β_k:
+ *
+ *     T(S) = a·α_k + b·S/β_k                         for lo_k <= S <= hi_k
+ *
+ * Below the first regime the first one holds, above the last the last.
+ * Between hi_k and lo_(k+1), where the switch happened at a size not
+ * measured, the time moves from one regime to the next linearly in log S:
+ *
+ *     w = ln(S/hi_k) / ln(lo_(k+1)/hi_k),  T = (1-w)·T_k(S) + w·T_(k+1)(S).
+ *
+ * A model with one regime is the plain α-β model.
+ */
+#define FIT_REGIMES_MAX 4
+
+struct regime {
+	double alpha;   /* s per step */
+	double beta;    /* B/s */
+	double lo, hi;  /* B: smallest and largest size fitted in this regime */
+	size_t n;       /* rows fitted */
+};
+
+struct fit_model {
+	enum coll_op op;       /* collective the α_k, β_k were fitted for */
+	enum ar_algo algo;     /* algorithm (all-reduce) */
+	unsigned long ranks;   /* rank count of the fit */
+	size_t nreg;
+	struct regime reg[FIT_REGIMES_MAX];
+};
+
+struct fit_opts {
+	enum ar_algo algo;   /* all-reduce algorithm of the model */
+	int regimes;         /* 1..FIT_REGIMES_MAX, or 0: choose by BIC */
+	int robust;          /* regimes of 4 rows or more fitted robustly */
+};
+
+/*
+ * Largest number of rows the regime search takes (it is O(n^3));
+ * above it the model is the plain α-β fit.
+ */
+#define FIT_SEARCH_MAX 256
+
+/*
+ * Fit the regime model: split the rows (sorted by size) into K contiguous
+ * runs of at least 2 rows each, minimising the total squared relative
+ * residual by dynamic programming, each run fitted as fit_ab does.  With
+ * o->regimes = 0, K is the one with the least Bayesian information
+ * criterion n·ln(RSS/n) + (3K-1)·ln n, RSS/n floored at (0.5 %)^2 so that
+ * gains below measurement noise buy no regime.  Returns 0, or -1 with eb
+ * filled (too few rows for the regimes asked, bad coefficients).
+ */
+int fit_model_fit(const double *size, const double *time, size_t n,
+		  enum coll_op op, unsigned long ranks, const struct fit_opts *o,
+		  struct fit_model *m, struct errbuf *eb);
+
+/* A one-regime model from a link (how a plain preset predicts). */
+void fit_model_from_link(struct fit_model *m, enum coll_op op, enum ar_algo algo,
+			 unsigned long ranks, const struct link *l);
+
+/*
+ * Predicted time in seconds of op on ranks ranks for a message of bytes B.
+ * The regimes' α_k and β_k are used with the coefficients of (op, the
+ * model's algorithm for all-reduce, ranks), so a fit transfers to other
+ * rank counts and collectives as far as the model does.
+ */
+double fit_model_time(const struct fit_model *m, enum coll_op op,
+		      unsigned long ranks, double bytes);
+
+/*
+ * Held-out accuracy: fit on the even rows and predict the odd ones, then
+ * the reverse; the relative errors |pred - meas|/meas of all predictions
+ * give a median and a 90th percentile, for the model of o and for the
+ * plain α-β model.  Needs at least 4 rows.  Returns 0 or -1 with eb.
+ */
+struct holdout {
+	double median, p90, max;         /* model of o */
+	double ab_median, ab_p90, ab_max; /* plain α-β */
+	size_t n;                         /* predictions made */
+};
+int fit_holdout(const double *size, const double *time, size_t n,
+		enum coll_op op, unsigned long ranks, const struct fit_opts *o,
+		struct holdout *h, struct errbuf *eb);
+
+/*
+ * Preset keys of a fitted model (README-measure.md): besides alpha and
+ * beta (the single best α-β), "fit.op", "fit.algo", "fit.ranks",
+ * "regimes = K" and for k = 1..K "alpha.k" (s), "beta.k" (B/s), "from.k"
+ * and "to.k" (B).
+ *
+ * fit_model_from_preset: returns 1 with m filled when p has regimes, 0
+ * when it has none (m untouched), -1 with "file:line: ..." in eb when the
+ * keys are malformed.
+ */
+int fit_model_from_preset(const struct preset *p, struct fit_model *m,
+			  struct errbuf *eb);
+
+/*
+ * Write a link preset holding ab and m to path, through a temporary file
+ * in the same directory renamed into place.  name and description go into
+ * their keys; comment (may be NULL, may hold several lines) is written as
+ * '#' lines at the top: where the fit came from.  Returns 0 or -1 with eb.
+ */
+int fit_preset_write(const char *path, const char *name, const char *description,
+		     const char *comment, const struct ab_fit *ab,
+		     const struct fit_model *m, struct errbuf *eb);
+
+#endif

@@ -1,0 +1,430 @@
+/*
+ * Measurement files: reading them whole, telling CSV from nccl-tests logs,
+ * the CSV reader (libcsv) and the checks every set of rows must pass.
+ */
+#include <csv.h>
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "measure.h"
+#include "model.h"
+#include "nccllog.h"
+
+void meas_init(struct meas *m, const char *path)
+{
+	memset(m, 0, sizeof(*m));
+	m->path = xstrdup(path);
+	m->op = -1;
+}
+
+void meas_release(struct meas *m)
+{
+	free(m->path);
+	free(m->rows);
+	memset(m, 0, sizeof(*m));
+	m->op = -1;
+}
+
+void meas_push(struct meas *m, const struct meas_row *r)
+{
+	if (m->n == m->alloc) {
+		m->alloc = m->alloc ? 2 * m->alloc : 64;
+		m->rows = xrealloc(m->rows, m->alloc * sizeof(*m->rows));
+	}
+	m->rows[m->n++] = *r;
+}
+
+int meas_read_file(const char *path, char **buf, size_t *len, struct errbuf *eb)
+{
+	FILE *f = fopen(path, "rb");
+	size_t n = 0, alloc = 65536;
+	char *b;
+
+	*buf = NULL;
+	*len = 0;
+	if (!f)
+		return errbuf_set(eb, "cannot open '%s': %s", path, strerror(errno));
+	b = xmalloc(alloc + 1);
+	for (;;) {
+		size_t got = fread(b + n, 1, alloc - n, f);
+
+		n += got;
+		if (got == 0)
+			break;
+		if (n == alloc) {
+			if (alloc >= MEAS_FILE_MAX) {
+				fclose(f);
+				free(b);
+				return errbuf_set(eb, "%s: file larger than %u MiB",
+						  path, MEAS_FILE_MAX >> 20);
+			}
+			alloc *= 2;
+			b = xrealloc(b, alloc + 1);
+		}
+	}
+	if (ferror(f)) {
+		int e = errno;
+
+		fclose(f);
+		free(b);
+		return errbuf_set(eb, "cannot read '%s': %s", path, strerror(e));
+	}
+	fclose(f);
+	b[n] = '\0';
+	*buf = b;
+	*len = n;
+	return 0;
+}
+
+/*
+ * A CSV file starts with a header naming a size column, on a line with a
+ * comma; an nccl-tests log starts with '#' comments, NCCL lines or rows of
+ * blank-separated numbers, none of which fits.
+ */
+static int S_looks_csv(const char *buf, size_t len)
+{
+	size_t i = 0, end;
+	int comma = 0, size = 0;
+
+	while (i < len && isspace((unsigned char)buf[i]))
+		i++;
+	for (end = i; end < len && buf[end] != '\n'; end++) {
+		if (buf[end] == ',')
+			comma = 1;
+		if (end + 4 <= len && !strncasecmp(buf + end, "size", 4))
+			size = 1;
+		if (end + 5 <= len && !strncasecmp(buf + end, "bytes", 5))
+			size = 1;
+	}
+	return i < len && buf[i] != '#' && comma && size;
+}
+
+int meas_load_file(const char *path, struct meas *m, struct errbuf *eb)
+{
+	char *buf;
+	size_t len, skip = 0;
+	int rc;
+
+	if (meas_read_file(path, &buf, &len, eb) < 0)
+		return -1;
+	/* Spreadsheets save CSV with a UTF-8 byte order mark; it is not data. */
+	if (len >= 3 && !memcmp(buf, "\xEF\xBB\xBF", 3))
+		skip = 3;
+	if (S_looks_csv(buf + skip, len - skip))
+		rc = meas_parse_csv(buf + skip, len - skip, path, m, eb);
+	else
+		rc = nccllog_parse(buf + skip, len - skip, path, m, eb);
+	free(buf);
+	return rc;
+}
+
+/* ---- CSV ---- */
+
+enum csv_col { C_SIZE, C_TIME, C_RANKS, C_OP, C_ALGO, C_CHECK, C_COUNT };
+
+/*
+ * Header names and how their unit turns into SI: times 10^exp10 (applied
+ * in decimal, see S_csv_num) or times scale (binary prefixes).
+ */
+static const struct {
+	const char *name;
+	enum csv_col col;
+	int exp10;
+	double scale;
+} csv_names[] = {
+	{ "size", C_SIZE, 0, 1 }, { "size_B", C_SIZE, 0, 1 }, { "bytes", C_SIZE, 0, 1 },
+	{ "size_bytes", C_SIZE, 0, 1 },
+	{ "size_KB", C_SIZE, 3, 1 }, { "size_MB", C_SIZE, 6, 1 }, { "size_GB", C_SIZE, 9, 1 },
+	{ "size_KiB", C_SIZE, 0, 1024.0 }, { "size_MiB", C_SIZE, 0, 1048576.0 },
+	{ "size_GiB", C_SIZE, 0, 1073741824.0 },
+	{ "time", C_TIME, 0, 1 }, { "time_s", C_TIME, 0, 1 }, { "time_ms", C_TIME, -3, 1 },
+	{ "time_us", C_TIME, -6, 1 }, { "time_ns", C_TIME, -9, 1 },
+	{ "expected_time_s", C_TIME, 0, 1 },
+	{ "ranks", C_RANKS, 0, 1 }, { "op", C_OP, 0, 1 }, { "algo", C_ALGO, 0, 1 },
+	{ "check", C_CHECK, 0, 1 },
+};
+#define NCSV_NAMES (sizeof(csv_names) / sizeof(csv_names[0]))
+
+#define CSV_FIELD_MAX 256
+
+struct csvstate {
+	const char *name;
+	struct meas *m;
+	struct errbuf *eb;
+	int failed;
+	int line;            /* line being fed to the parser */
+	int rec_line;        /* line where the current record started */
+	int header_done;
+	int ncols;           /* fields in the header */
+	int col[C_COUNT];    /* field index of each known column, -1 if absent */
+	int exp10[C_COUNT];
+	double scale[C_COUNT];
+	int field;           /* index of the next field in the record */
+	char val[C_COUNT][CSV_FIELD_MAX];
+	int have[C_COUNT];
+};
+
+static void S_trim(char *s)
+{
+	size_t n = strlen(s), i = 0;
+
+	while (n && isspace((unsigned char)s[n - 1]))
+		s[--n] = '\0';
+	while (isspace((unsigned char)s[i]))
+		i++;
+	memmove(s, s + i, n - i + 1);
+}
+
+static void S_csv_field(void *data, size_t len, void *arg)
+{
+	struct csvstate *cs = arg;
+	char v[CSV_FIELD_MAX];
+	int idx = cs->field++;
+	size_t k;
+
+	if (cs->failed)
+		return;
+	if (idx == 0)
+		cs->rec_line = cs->line;
+	if (len >= CSV_FIELD_MAX)
+		len = CSV_FIELD_MAX - 1;
+	memcpy(v, data ? data : "", data ? len : 0);
+	v[data ? len : 0] = '\0';
+	S_trim(v);
+
+	if (!cs->header_done) {
+		for (k = 0; k < NCSV_NAMES; k++) {
+			enum csv_col c = csv_names[k].col;
+
+			if (strcasecmp(v, csv_names[k].name))
+				continue;
+			if (cs->col[c] >= 0) {
+				cs->failed = errbuf_set(cs->eb, "%s:%d: two %s columns ('%s')",
+							cs->name, cs->line, c == C_SIZE ? "size" :
+							c == C_TIME ? "time" : csv_names[k].name, v);
+				return;
+			}
+			cs->col[c] = idx;
+			cs->exp10[c] = csv_names[k].exp10;
+			cs->scale[c] = csv_names[k].scale;
+		}
+		return;
+	}
+	for (k = 0; k < C_COUNT; k++)
+		if (cs->col[k] == idx) {
+			memcpy(cs->val[k], v, sizeof(v));
+			cs->have[k] = 1;
+		}
+}
+
+static int S_csv_num(struct csvstate *cs, enum csv_col c, const char *what, double *x)
+{
+	const char *v = cs->val[c];
+	char buf[CSV_FIELD_MAX + 16], *end;
+	int e = cs->exp10[c];
+
+	/* "18.41" in time_us reads as "18.41e-6": the double nearest the value. */
+	if (e && *v && !strpbrk(v, "eExXpP"))
+		snprintf(buf, sizeof(buf), "%se%d", v, e);
+	else
+		snprintf(buf, sizeof(buf), "%s", v);
+	errno = 0;
+	*x = strtod(buf, &end);
+	if (!*v || *end || !isfinite(*x) || errno == ERANGE)
+		return errbuf_set(cs->eb, "%s:%d: %s '%s' is not a number", cs->name,
+				  cs->rec_line, what, v);
+	if (e && strpbrk(v, "eExXpP"))
+		*x *= pow(10, e);
+	*x *= cs->scale[c];
+	return 0;
+}
+
+static int S_csv_record(struct csvstate *cs)
+{
+	struct meas_row r;
+	int k;
+
+	for (k = 0; k < C_COUNT; k++)
+		if (cs->col[k] >= 0 && !cs->have[k])
+			return errbuf_set(cs->eb, "%s:%d: row has %d fields, the header %d",
+					  cs->name, cs->rec_line, cs->field, cs->ncols);
+	if (cs->col[C_CHECK] >= 0 && strcmp(cs->val[C_CHECK], "busbw"))
+		return 0;
+	memset(&r, 0, sizeof(r));
+	r.line = cs->rec_line;
+	r.algbw = r.busbw = r.time_ip = r.busbw_ip = NAN;
+	r.op = -1;
+	r.algo = -1;
+	if (S_csv_num(cs, C_SIZE, "size", &r.size) < 0 ||
+	    S_csv_num(cs, C_TIME, "time", &r.time) < 0)
+		return -1;
+	if (r.size < 0)
+		return errbuf_set(cs->eb, "%s:%d: size '%s' is negative", cs->name,
+				  cs->rec_line, cs->val[C_SIZE]);
+	if (!(r.time > 0))
+		return errbuf_set(cs->eb, "%s:%d: time '%s' is not positive", cs->name,
+				  cs->rec_line, cs->val[C_TIME]);
+	if (cs->col[C_RANKS] >= 0 && cs->val[C_RANKS][0]) {
+		double n;
+
+		if (S_csv_num(cs, C_RANKS, "ranks", &n) < 0)
+			return -1;
+		if (n < 1 || n > (double)RANKS_MAX || n != floor(n))
+			return errbuf_set(cs->eb, "%s:%d: ranks '%s' is not a rank count",
+					  cs->name, cs->rec_line, cs->val[C_RANKS]);
+		r.ranks = (unsigned long)n;
+	}
+	if (cs->col[C_OP] >= 0 && cs->val[C_OP][0]) {
+		struct errbuf e2;
+		enum coll_op op;
+
+		if (coll_op_lookup(cs->val[C_OP], &op, &e2) < 0)
+			return errbuf_set(cs->eb, "%s:%d: %s", cs->name, cs->rec_line, e2.msg);
+		r.op = (int)op;
+	}
+	if (cs->col[C_ALGO] >= 0 && cs->val[C_ALGO][0]) {
+		struct errbuf e2;
+		enum ar_algo a;
+
+		if (ar_algo_lookup(cs->val[C_ALGO], &a, &e2) < 0)
+			return errbuf_set(cs->eb, "%s:%d: %s", cs->name, cs->rec_line, e2.msg);
+		r.algo = (int)a;
+	}
+	meas_push(cs->m, &r);
+	return 0;
+}
+
+static void S_csv_row(int term, void *arg)
+{
+	struct csvstate *cs = arg;
+	int k;
+
+	if (!cs->failed) {
+		if (!cs->header_done) {
+			cs->ncols = cs->field;
+			cs->header_done = 1;
+			if (cs->col[C_SIZE] < 0 || cs->col[C_TIME] < 0)
+				cs->failed = errbuf_set(cs->eb, "%s:%d: the header needs a size "
+							"column (size_B, size, ...) and a time "
+							"column (time_s, time_us, ...)",
+							cs->name, cs->rec_line);
+		} else if (S_csv_record(cs) < 0)
+			cs->failed = -1;
+	}
+	cs->field = 0;
+	for (k = 0; k < C_COUNT; k++)
+		cs->have[k] = 0;
+}
+
+int meas_parse_csv(const char *buf, size_t len, const char *name,
+		   struct meas *m, struct errbuf *eb)
+{
+	struct csv_parser p;
+	struct csvstate *cs = xmalloc(sizeof(*cs));
+	size_t pos = 0;
+	int k, rc = 0;
+
+	memset(cs, 0, sizeof(*cs));
+	cs->name = name;
+	cs->m = m;
+	cs->eb = eb;
+	for (k = 0; k < C_COUNT; k++) {
+		cs->col[k] = -1;
+		cs->scale[k] = 1;
+	}
+	m->from_log = 0;
+	if (csv_init(&p, CSV_STRICT | CSV_STRICT_FINI) != 0) {
+		free(cs);
+		return errbuf_set(eb, "%s: out of memory", name);
+	}
+	/* Fed one line at a time, so that messages can name the line. */
+	while (pos < len && !cs->failed) {
+		const char *nl = memchr(buf + pos, '\n', len - pos);
+		size_t end = nl ? (size_t)(nl - buf) + 1 : len;
+
+		cs->line++;
+		if (memchr(buf + pos, '\0', end - pos)) {
+			cs->failed = errbuf_set(eb, "%s:%d: binary data (a NUL byte); "
+						"expected CSV", name, cs->line);
+			break;
+		}
+		if (csv_parse(&p, buf + pos, end - pos, S_csv_field, S_csv_row, cs) != end - pos
+		    && !cs->failed)
+			cs->failed = errbuf_set(eb, "%s:%d: malformed CSV: %s", name, cs->line,
+						csv_strerror(csv_error(&p)));
+		pos = end;
+	}
+	if (!cs->failed && csv_fini(&p, S_csv_field, S_csv_row, cs) != 0 && !cs->failed)
+		cs->failed = errbuf_set(eb, "%s:%d: malformed CSV: %s", name, cs->line,
+					csv_strerror(csv_error(&p)));
+	if (cs->failed)
+		rc = -1;
+	else if (!cs->header_done)
+		rc = errbuf_set(eb, "%s: empty file; expected a CSV header and rows", name);
+	else if (m->n == 0)
+		rc = errbuf_set(eb, "%s: no data rows after the header", name);
+	csv_free(&p);
+	free(cs);
+	return rc;
+}
+
+/* ---- checks ---- */
+
+int meas_select(struct meas *m, int op, unsigned long ranks, struct errbuf *eb)
+{
+	size_t i, k = 0;
+	int op0;
+	unsigned long r0;
+
+	for (i = 0; i < m->n; i++) {
+		struct meas_row *r = &m->rows[i];
+
+		if (op >= 0 && (m->from_log || r->op < 0))
+			r->op = op;
+		if (ranks > 0 && (m->from_log || r->ranks == 0))
+			r->ranks = ranks;
+		if (op >= 0 && r->op != op)
+			continue;
+		if (ranks > 0 && r->ranks != ranks)
+			continue;
+		m->rows[k++] = *r;
+	}
+	if (k == 0) {
+		char what[96] = "";
+
+		if (op >= 0)
+			snprintf(what, sizeof(what), "%s", coll_op_name((enum coll_op)op));
+		if (ranks > 0)
+			snprintf(what + strlen(what), sizeof(what) - strlen(what),
+				 "%s%lu ranks", op >= 0 ? " at " : "", ranks);
+		return errbuf_set(eb, "%s: no rows for %s", m->path, what);
+	}
+	m->n = k;
+	op0 = m->rows[0].op;
+	r0 = m->rows[0].ranks;
+	for (i = 1; i < m->n; i++) {
+		const struct meas_row *r = &m->rows[i];
+
+		if (r->op != op0)
+			return errbuf_set(eb, "%s:%d: rows of several collectives; "
+					  "choose one with --op", m->path, r->line);
+		if (r->ranks != r0)
+			return errbuf_set(eb, "%s:%d: rows of several rank counts; "
+					  "choose one with --ranks", m->path, r->line);
+		if (r->size == m->rows[i - 1].size)
+			return errbuf_set(eb, "%s:%d: size %.17g appears twice (also on line %d)",
+					  m->path, r->line, r->size, m->rows[i - 1].line);
+		if (r->size < m->rows[i - 1].size)
+			return errbuf_set(eb, "%s:%d: size %.17g is smaller than %.17g on line "
+					  "%d; sizes must increase", m->path, r->line,
+					  r->size, m->rows[i - 1].size, m->rows[i - 1].line);
+	}
+	m->op = op0;
+	m->ranks = r0;
+	return 0;
+}

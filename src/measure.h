@@ -1,0 +1,81 @@
+#ifndef COMMTIME_MEASURE_H
+#define COMMTIME_MEASURE_H
+
+#include <stddef.h>
+#include "util.h"
+
+/*
+ * Measurements of one collective: rows of (message size, time), read from
+ * an nccl-tests log (nccllog.h) or from a CSV file (this module).  Sizes
+ * are bytes, times seconds, bandwidths bytes/s; a value the input did not
+ * carry is NaN.  The formats accepted are described in models/nccl-tests.md.
+ */
+
+struct meas_row {
+	double size;       /* B: the size column of nccl-tests, or size_B */
+	double time;       /* s: out-of-place time (CSV: the time column) */
+	double algbw;      /* B/s: out-of-place algbw, NaN if absent */
+	double busbw;      /* B/s: out-of-place busbw, NaN if absent */
+	double time_ip;    /* s: in-place time, NaN if absent */
+	double busbw_ip;   /* B/s: in-place busbw, NaN if absent */
+	int op;            /* enum coll_op of this row, -1 if unknown */
+	unsigned long ranks; /* rank count of this row, 0 if unknown */
+	int algo;          /* enum ar_algo of a CSV "algo" column, -1 if none */
+	int line;          /* line of the input it came from */
+};
+
+struct meas {
+	char *path;        /* name used in messages: "file" */
+	int op;            /* enum coll_op when every row agrees, else -1 */
+	unsigned long ranks; /* rank count when every row agrees, else 0 */
+	int from_log;      /* 1: read from an nccl-tests log, 0: from CSV */
+	struct meas_row *rows;
+	size_t n, alloc;
+};
+
+/* Size limit of an input file read into memory. */
+#define MEAS_FILE_MAX (64u << 20)
+
+void meas_init(struct meas *m, const char *path);
+void meas_release(struct meas *m);
+
+/* Append a row (copied). */
+void meas_push(struct meas *m, const struct meas_row *r);
+
+/*
+ * Read a measurement file: a CSV file when its first non-blank line is a
+ * header naming a size column and holding a comma, otherwise an nccl-tests
+ * log.  Fills m (released by the caller also on error) and returns 0, or
+ * -1 with "file:line: ..." (or "file: ...") in eb.
+ */
+int meas_load_file(const char *path, struct meas *m, struct errbuf *eb);
+
+/*
+ * Parse CSV text with libcsv.  A header row names the columns; recognised
+ * (case-insensitive) are a size column (size, size_B, bytes, size_KB,
+ * size_KiB, size_MB, size_MiB, size_GB, size_GiB), a time column (time,
+ * time_s, time_ms, time_us, time_ns, or expected_time_s as `plan` writes),
+ * and optionally ranks, op and algo; other columns are ignored.  When a
+ * "check" column is present (the CSV of `plan`), only its "busbw" rows are
+ * read: the others are not points of a curve.  name is used in messages.
+ */
+int meas_parse_csv(const char *buf, size_t len, const char *name,
+		   struct meas *m, struct errbuf *eb);
+
+/*
+ * Settle the collective and rank count and check the rows.  op (an enum
+ * coll_op, or -1) and ranks (or 0) come from the command line.  For a log
+ * they override what the log says (its "# Rank" lines may miss remote
+ * ranks); for a CSV they fill rows that do not say and select the rows of
+ * that collective and rank count.  Then the rows must agree on one op and
+ * one rank count, there must be at least one, and sizes must increase
+ * strictly.  Sets m->op (-1 when still unknown) and m->ranks (0 when
+ * still unknown).  Returns 0, or -1 with "file: ..." or "file:line: ..."
+ * in eb.
+ */
+int meas_select(struct meas *m, int op, unsigned long ranks, struct errbuf *eb);
+
+/* Read a whole file into a NUL-terminated buffer (freed by the caller). */
+int meas_read_file(const char *path, char **buf, size_t *len, struct errbuf *eb);
+
+#endif

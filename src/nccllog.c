@@ -1,0 +1,376 @@
+/*
+ * Reading nccl-tests output.  The parser goes line by line through a
+ * buffer (so the fuzz target can hand it arbitrary bytes), keeps what the
+ * comment lines say (collective, ranks, column header) and turns every
+ * data row into a struct meas_row.  See nccllog.h for the rules.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model.h"
+#include "nccllog.h"
+
+#define MAX_FIELDS 64
+#define MAX_RANK_NUMBER (1u << 20)
+
+/* Where the numbers of a data row are, by field index (-1: absent). */
+struct layout {
+	int nfields;        /* fields in a data row; 0: not known (no header) */
+	int size, time, algbw, busbw;
+	int time_ip, busbw_ip;
+};
+
+struct parser {
+	const char *name;
+	int line;
+	struct layout lay;
+	int have_header;
+	int op;                 /* from "Collective test starting", or -1 */
+	unsigned char *seen;    /* rank numbers seen in "# Rank" lines */
+	unsigned long nranks;
+	int started_line;       /* line of the "Collective test starting" */
+	struct meas *m;
+	struct errbuf *eb;
+};
+
+/* Split line (modified in place) into at most MAX_FIELDS fields. */
+static int S_split(char *line, char **f)
+{
+	int n = 0;
+	char *p = line;
+
+	for (;;) {
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (!*p)
+			return n;
+		if (n == MAX_FIELDS)
+			return MAX_FIELDS + 1;
+		f[n++] = p;
+		while (*p && *p != ' ' && *p != '\t')
+			p++;
+		if (*p)
+			*p++ = '\0';
+	}
+}
+
+/* A whole number of at most 18 digits (so it converts exactly). */
+static int S_is_count(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n == 0 || n > 18)
+		return 0;
+	return strspn(s, "0123456789") == n;
+}
+
+/*
+ * A finite number filling the whole field, times 10^exp10; 0 or -1.  The
+ * power of ten is applied in decimal ("18.41" with -6 reads "18.41e-6"),
+ * so the result is the double nearest the value printed and prints back
+ * as 1.841e-05, not 1.8409999999999998e-05.
+ */
+static int S_number(const char *s, int exp10, double *x)
+{
+	char buf[96], *end;
+	size_t n = strlen(s);
+
+	if (!*s || isspace((unsigned char)*s) || n > 64)
+		return -1;
+	if (strpbrk(s, "eExXpP") || !exp10)
+		snprintf(buf, sizeof(buf), "%s", s);
+	else
+		snprintf(buf, sizeof(buf), "%se%d", s, exp10);
+	errno = 0;
+	*x = strtod(buf, &end);
+	if (*end || !isfinite(*x) || errno == ERANGE)
+		return -1;
+	if (strpbrk(s, "eExXpP") && exp10)
+		*x *= pow(10, exp10);
+	return 0;
+}
+
+/*
+ * A "srun --label" prefix ("0: ", "12:\t") before the real line.  Data
+ * rows never hold a colon, and NCCL INFO lines ("host:pid:tid") have no
+ * blank after their first colon, so neither is mistaken for a label.
+ */
+static char *S_strip_label(char *s)
+{
+	char *p = s;
+
+	while (*p == ' ')
+		p++;
+	if (!isdigit((unsigned char)*p))
+		return s;
+	while (isdigit((unsigned char)*p))
+		p++;
+	if (*p != ':' || (p[1] != ' ' && p[1] != '\t' && p[1] != '\0'))
+		return s;
+	return p + 1;
+}
+
+/*
+ * The column header: the words after '#', with "time", "algbw" and
+ * "busbw" once or twice (out-of-place, in-place).  The size column is
+ * "size" in current builds, "bytes" in old ones.
+ */
+static int S_header(struct parser *ps, char **f, int nf)
+{
+	struct layout l = { 0, -1, -1, -1, -1, -1, -1 };
+	int i, ntime = 0, off = 1;
+
+	/* The first field is "#" alone or glued to the first word ("#size"). */
+	if (strcmp(f[0], "#") != 0) {
+		f[0]++;
+		off = 0;
+	}
+	for (i = off; i < nf; i++) {
+		const char *w = f[i];
+		int col = i - off;
+
+		if ((!strcmp(w, "size") || !strcmp(w, "bytes")) && l.size < 0)
+			l.size = col;
+		else if (!strcmp(w, "time")) {
+			if (ntime == 0)
+				l.time = col;
+			else if (ntime == 1)
+				l.time_ip = col;
+			ntime++;
+		} else if (!strcmp(w, "algbw") && ntime == 1 && l.algbw < 0)
+			l.algbw = col;
+		else if (!strcmp(w, "busbw")) {
+			if (ntime == 1 && l.busbw < 0)
+				l.busbw = col;
+			else if (ntime == 2 && l.busbw_ip < 0)
+				l.busbw_ip = col;
+		}
+	}
+	if (l.time < 0 || l.busbw < 0)
+		return 0;    /* a comment that merely mentions the words */
+	if (l.size < 0)
+		l.size = 0;
+	l.nfields = nf - off;
+	ps->lay = l;
+	ps->have_header = 1;
+	return 1;
+}
+
+static int S_rank_line(struct parser *ps, char **f, int nf)
+{
+	unsigned long r;
+
+	if (nf < 3 || strcmp(f[0], "#") || strcmp(f[1], "Rank") || !S_is_count(f[2]))
+		return 0;
+	r = strtoul(f[2], NULL, 10);
+	if (r >= MAX_RANK_NUMBER)
+		return errbuf_set(ps->eb, "%s:%d: rank number '%s' is too large",
+				  ps->name, ps->line, f[2]);
+	if (!ps->seen)
+		ps->seen = calloc(MAX_RANK_NUMBER / 8, 1);
+	if (!ps->seen)
+		return errbuf_set(ps->eb, "%s: out of memory", ps->name);
+	if (!(ps->seen[r / 8] & (1u << (r % 8)))) {
+		ps->seen[r / 8] |= (unsigned char)(1u << (r % 8));
+		ps->nranks++;
+	}
+	return 0;
+}
+
+static int S_comment(struct parser *ps, char *line)
+{
+	static const char start[] = "Collective test starting:";
+	char *f[MAX_FIELDS + 1];
+	char *p = strstr(line, start);
+	int nf;
+
+	if (p) {
+		struct errbuf ignore;
+		enum coll_op op;
+		char *w;
+
+		if (ps->m->n > 0)
+			return errbuf_set(ps->eb, "%s:%d: a second test starts here; "
+					  "give one nccl-tests run per file",
+					  ps->name, ps->line);
+		ps->started_line = ps->line;
+		p += sizeof(start) - 1;
+		nf = S_split(p, f);
+		w = nf >= 1 && nf <= MAX_FIELDS ? f[0] : "";
+		/* Tests commtime has no model for (hypercube, gather) stay unknown. */
+		ps->op = coll_op_lookup(w, &op, &ignore) == 0 ? (int)op : -1;
+		return 0;
+	}
+	nf = S_split(line, f);
+	if (nf < 1 || nf > MAX_FIELDS)
+		return 0;
+	if (S_rank_line(ps, f, nf) < 0)
+		return -1;
+	if (nf >= 4)
+		S_header(ps, f, nf);
+	return 0;
+}
+
+static int S_bad_field(struct parser *ps, const char *what, const char *val)
+{
+	return errbuf_set(ps->eb, "%s:%d: %s '%s' is not a number", ps->name,
+			  ps->line, what, val);
+}
+
+/* A time in µs that must be a positive number; stored in seconds. */
+static int S_time(struct parser *ps, const char *what, const char *val, double *t)
+{
+	if (S_number(val, -6, t) < 0)
+		return S_bad_field(ps, what, val);
+	if (!(*t > 0))
+		return errbuf_set(ps->eb, "%s:%d: %s '%s' is not positive", ps->name,
+				  ps->line, what, val);
+	return 0;
+}
+
+/* A bandwidth in GB/s, >= 0; stored in bytes/s. */
+static int S_bw(struct parser *ps, const char *what, const char *val, double *bw)
+{
+	if (S_number(val, 9, bw) < 0)
+		return S_bad_field(ps, what, val);
+	if (*bw < 0)
+		return errbuf_set(ps->eb, "%s:%d: %s '%s' is negative", ps->name,
+				  ps->line, what, val);
+	return 0;
+}
+
+static int S_data_row(struct parser *ps, char **f, int nf)
+{
+	struct layout l = ps->lay;
+	struct meas_row r;
+	struct meas *m = ps->m;
+
+	if (nf > MAX_FIELDS)
+		return errbuf_set(ps->eb, "%s:%d: too many fields in a data row",
+				  ps->name, ps->line);
+	if (ps->have_header) {
+		if (nf != l.nfields)
+			return errbuf_set(ps->eb, "%s:%d: data row has %d fields, the "
+					  "column header %d (truncated or mixed lines?)",
+					  ps->name, ps->line, nf, l.nfields);
+	} else {
+		/* No header: every layout ends with time algbw busbw check, twice. */
+		if (nf < 10)
+			return errbuf_set(ps->eb, "%s:%d: data row has %d fields, "
+					  "expected at least 10 (truncated?)",
+					  ps->name, ps->line, nf);
+		l.size = 0;
+		l.time = nf - 8;
+		l.algbw = nf - 7;
+		l.busbw = nf - 6;
+		l.time_ip = nf - 4;
+		l.busbw_ip = nf - 2;
+	}
+	r.line = ps->line;
+	r.op = ps->op;
+	r.ranks = 0;
+	r.algo = -1;
+	r.algbw = r.busbw = r.time_ip = r.busbw_ip = NAN;
+	if (!S_is_count(f[l.size]))
+		return errbuf_set(ps->eb, "%s:%d: size '%s' is not a whole number of bytes",
+				  ps->name, ps->line, f[l.size]);
+	r.size = strtod(f[l.size], NULL);
+	if (S_time(ps, "time", f[l.time], &r.time) < 0)
+		return -1;
+	if (l.algbw >= 0 && S_bw(ps, "algbw", f[l.algbw], &r.algbw) < 0)
+		return -1;
+	if (S_bw(ps, "busbw", f[l.busbw], &r.busbw) < 0)
+		return -1;
+	if (l.time_ip >= 0 && S_time(ps, "in-place time", f[l.time_ip], &r.time_ip) < 0)
+		return -1;
+	if (l.busbw_ip >= 0 && S_bw(ps, "in-place busbw", f[l.busbw_ip], &r.busbw_ip) < 0)
+		return -1;
+	if (m->n > 0) {
+		const struct meas_row *prev = &m->rows[m->n - 1];
+
+		if (r.size == prev->size)
+			return errbuf_set(ps->eb, "%s:%d: size %s appears twice (also on line %d)",
+					  ps->name, ps->line, f[l.size], prev->line);
+		if (r.size < prev->size)
+			return errbuf_set(ps->eb, "%s:%d: size %s is smaller than %.17g on "
+					  "line %d; sizes must increase",
+					  ps->name, ps->line, f[l.size], prev->size, prev->line);
+	}
+	meas_push(m, &r);
+	return 0;
+}
+
+static int S_line(struct parser *ps, char *line)
+{
+	char *f[MAX_FIELDS + 1];
+	char *p = S_strip_label(line);
+	size_t n = strlen(p);
+	int nf;
+
+	if (n && p[n - 1] == '\r')
+		p[n - 1] = '\0';
+	while (*p == ' ' || *p == '\t')
+		p++;
+	if (*p == '#')
+		return S_comment(ps, p);
+	nf = S_split(p, f);
+	if (nf < 2 || !S_is_count(f[0]) || !S_is_count(f[1]))
+		return 0;    /* NCCL INFO, banners, anything else */
+	return S_data_row(ps, f, nf);
+}
+
+int nccllog_parse(const char *buf, size_t len, const char *name,
+		  struct meas *m, struct errbuf *eb)
+{
+	struct parser ps;
+	char *line = malloc(NCCLLOG_LINE_MAX + 1);
+	size_t pos = 0, i;
+	int rc = 0;
+
+	if (!line)
+		return errbuf_set(eb, "%s: out of memory", name);
+	memset(&ps, 0, sizeof(ps));
+	ps.name = name;
+	ps.op = -1;
+	ps.m = m;
+	ps.eb = eb;
+	m->from_log = 1;
+
+	while (pos < len && rc == 0) {
+		const char *nl = memchr(buf + pos, '\n', len - pos);
+		size_t end = nl ? (size_t)(nl - buf) : len;
+		size_t n = end - pos;
+
+		ps.line++;
+		if (memchr(buf + pos, '\0', n)) {
+			rc = errbuf_set(eb, "%s:%d: binary data (a NUL byte); expected "
+					"nccl-tests output or CSV", name, ps.line);
+			break;
+		}
+		if (n > NCCLLOG_LINE_MAX) {
+			rc = errbuf_set(eb, "%s:%d: line longer than %d bytes", name,
+					ps.line, NCCLLOG_LINE_MAX);
+			break;
+		}
+		memcpy(line, buf + pos, n);
+		line[n] = '\0';
+		rc = S_line(&ps, line);
+		pos = end + 1;
+	}
+	if (rc == 0 && m->n == 0)
+		rc = errbuf_set(eb, "%s: no data rows found; expected nccl-tests "
+				"output (rows of size, count, ..., time, algbw, busbw)", name);
+	if (rc == 0) {
+		m->op = ps.op;
+		m->ranks = ps.nranks;
+		for (i = 0; i < m->n; i++)
+			m->rows[i].ranks = ps.nranks;
+	}
+	free(ps.seen);
+	free(line);
+	return rc;
+}

@@ -1,0 +1,83 @@
+#ifndef COMMTIME_WORKLOAD_H
+#define COMMTIME_WORKLOAD_H
+
+#include "util.h"
+#include "preset.h"
+
+/*
+ * Training workloads: the shape of a transformer language model, read from
+ * a kind = workload preset, and its parameter count.  The formulas and
+ * their sources are in models/workloads.md.
+ */
+
+enum workload_arch {
+	WL_GPT,     /* GPT-2/GPT-3/Megatron: GELU MLP, LayerNorm, biases, learned
+	               positions; the count is Narayanan et al. 2021, Eq. 2 */
+	WL_LLAMA    /* Llama: SwiGLU MLP, RMSNorm, no biases, rotary positions */
+};
+
+struct workload {
+	char name[64];
+	enum workload_arch arch;
+	double layers;      /* l: transformer layers */
+	double hidden;      /* h: hidden size */
+	double heads;       /* attention heads */
+	double kv_heads;    /* key/value heads (grouped-query attention); = heads if absent */
+	double ffn;         /* f: MLP inner size; GPT default 4h, required for Llama */
+	double vocab;       /* V: vocabulary size */
+	double seq;         /* s: sequence length */
+	int tied;           /* output layer shares the embedding matrix */
+	double published;   /* parameter count published for the model; NaN if absent */
+};
+
+/*
+ * Read a kind = workload preset.  Required keys: arch (gpt or llama),
+ * layers, hidden, heads, vocab, seq; ffn for llama; optional kv_heads,
+ * tied (yes/no; default yes for gpt, no for llama), published.
+ * Returns 0, or -1 with eb filled ("file:line: ..." for a bad value,
+ * "preset 'x' is a link, not a workload", a missing key).
+ */
+int workload_from_preset(const struct preset *p, struct workload *w, struct errbuf *eb);
+
+/*
+ * Parameter count of a workload.
+ * GPT: per layer 2h² + 2h·h_kv + 2h + 2h_kv (attention with biases)
+ *      + 2hf + f + h (MLP with biases) + 4h (two LayerNorms),
+ *      embeddings Vh + sh, plus Vh more when the output layer is untied.
+ *      With f = 4h, h_kv = h and tied embeddings this is Eq. 2 of
+ *      Narayanan et al. 2021 (megatron_params) exactly; the final
+ *      LayerNorm (2h) is left out, as in Eq. 2.
+ * Llama: per layer 2h² + 2h·h_kv (attention, no biases) + 3hf (SwiGLU)
+ *      + 2h (two RMSNorms); embeddings Vh, untied output layer Vh,
+ *      final RMSNorm h.
+ * h_kv = h·kv_heads/heads.
+ */
+double workload_params(const struct workload *w);
+
+/*
+ * Narayanan et al. 2021 (SC'21), Eq. 2: 12lh²(1 + 13/(12h) + (V+s)/(12lh))
+ * parameters, for l layers, hidden size h, vocabulary V, sequence length s.
+ */
+double megatron_params(double l, double h, double V, double s);
+
+/*
+ * A parameter count as people write it: a plain number ("7.5e9",
+ * "124439808") or one with a decimal suffix k/K (10³), M (10⁶), B or G
+ * (10⁹), T (10¹²): "7B", "6.74B", "124M".  Must be > 0 and finite.
+ * Returns 0, or -1 with eb filled: "cannot parse parameter count '7X'".
+ */
+int workload_parse_count(const char *s, double *count, struct errbuf *eb);
+
+/*
+ * A count for people: "6.738 billion", "124.4 million", "5000"
+ * (4 significant digits).  Writes into buf (size len) and returns buf.
+ */
+char *workload_fmt_count(char *buf, size_t len, double count);
+
+/*
+ * The note commands print beside a workload's parameter count:
+ * "6.738 billion, computed from the shape; published 6.74 billion".
+ */
+char *workload_describe(char *buf, size_t len, const struct workload *w);
+
+#endif

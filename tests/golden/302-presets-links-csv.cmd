@@ -1,0 +1,1 @@
+--format csv presets --kind link

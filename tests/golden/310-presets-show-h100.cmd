@@ -1,0 +1,1 @@
+presets h100-nvlink4

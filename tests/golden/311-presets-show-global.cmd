@@ -1,0 +1,1 @@
+--preset h100-nvlink4 presets

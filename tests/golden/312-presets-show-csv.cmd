@@ -1,0 +1,1 @@
+--format csv presets pcie4-x16

@@ -1,0 +1,1 @@
+--format json presets home-wifi

@@ -1,0 +1,1 @@
+presets llama2-7b

@@ -1,0 +1,1 @@
+presets tests/data/presets/crlf-bom.preset

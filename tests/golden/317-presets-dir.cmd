@@ -1,0 +1,1 @@
+--presets-dir tests/data/presets presets crlf-bom

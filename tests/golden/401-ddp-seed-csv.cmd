@@ -1,0 +1,1 @@
+--alpha 5e-6 --beta 200e9 ddp --grad 14G --compute 300ms --ranks 8,16,64,256 --format csv

@@ -1,0 +1,1 @@
+--alpha 1ms ddp --grad 1G --compute 10ms --ranks 64 --target 1% --format csv

@@ -1,0 +1,1 @@
+zero --params 7.5e9

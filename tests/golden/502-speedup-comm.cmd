@@ -1,0 +1,1 @@
+speedup --comm 45ms --compute 300ms

@@ -1,0 +1,1 @@
+speedup --measured 1:45,2:134

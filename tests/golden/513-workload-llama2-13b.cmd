@@ -1,0 +1,1 @@
+zero --workload llama2-13b --ranks 1 --stage 0

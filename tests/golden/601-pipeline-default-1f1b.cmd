@@ -1,0 +1,1 @@
+pipeline --stages 8 --microbatches 24,32,64

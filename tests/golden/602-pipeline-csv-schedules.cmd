@@ -1,0 +1,1 @@
+--format csv pipeline --stages 4,8 --microbatches 8:32:x2 --schedule gpipe,1f1b,interleaved

@@ -1,0 +1,1 @@
+pipeline --stages 4 --microbatches 2 --timeline --format csv

@@ -1,0 +1,1 @@
+fit tests/data/nccl/a100-x8-nvswitch.txt

@@ -1,0 +1,1 @@
+fit tests/data/nccl/ag-x4-synthetic.txt --regimes 1

@@ -1,0 +1,1 @@
+fit tests/data/nccl/two-rows.csv --op all_reduce --ranks 2

@@ -1,0 +1,1 @@
+fit tests/data/nccl/a100-srun-label.txt --in-place --regimes 2 --robust --format csv

@@ -1,0 +1,1 @@
+fit tests/data/nccl/l40s-us.csv --algo dbtree --regimes 1 --format csv

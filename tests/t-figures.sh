@@ -1,0 +1,282 @@
+#!/bin/sh
+# Figures: every command with a figure writes a gnuplot script (--plot) and
+# renders it (--render) to PNG, SVG and PDF without a word from gnuplot; the
+# script runs alone in an empty folder; the crossover sizes it marks are the
+# ones the solver prints; text from a preset or a file name cannot run
+# anything; a missing or failing gnuplot, an unknown image format and an
+# unwritable place fail cleanly and leave nothing behind.
+top=${top:-$(cd "$(dirname "$0")/.." && pwd)}
+COMMTIME=${COMMTIME:-$top/commtime}
+LC_ALL=C
+export LC_ALL
+unset COMMTIME_PRESETS
+d=$top/tests/tmp/t-figures
+rm -rf "$d" && mkdir -p "$d" || exit 1
+n=0
+
+ok() { n=$((n + 1)); echo "ok $n - $*"; }
+notok() { n=$((n + 1)); echo "not ok $n - $*"; }
+check() { # check DESCRIPTION COMMAND...: ok when COMMAND succeeds
+	desc=$1
+	shift
+	if "$@"; then ok "$desc"; else notok "$desc"; fi
+}
+# Temporaries of the atomic writes: ".NAME.commtime-XXXXXX".
+no_temporaries() { [ -z "$(ls -A "$1" | grep 'commtime-')" ]; }
+is_png() { [ "$(head -c 8 "$1" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ]; }
+is_svg() { grep -q '<svg' "$1" && tail -c 64 "$1" | grep -q '</svg>'; }
+is_pdf() { [ "$(head -c 5 "$1")" = "%PDF-" ]; }
+empty() { [ ! -s "$1" ]; }
+
+# The figures, one per line: a name and the arguments.
+figures() {
+	cat <<'EOF'
+allreduce --alpha 5e-6 --beta 200e9 allreduce --ranks 8,64 --sizes 8:8G:x2
+crossover --preset h100-nvlink4 crossover
+ddp --alpha 5e-6 --beta 200e9 ddp --grad 14G --compute 300ms --ranks 8,16,64,256
+ddp-overlap --preset ib-ndr ddp --workload llama2-7b --compute 300ms --bucket 25MiB --overlap 0.8 --target 10% --algo tree --ranks 2:1024:x2
+zero --alpha 5e-6 --beta 200e9 zero --params 7.5e9
+zero-stage3 --preset eth-100g-roce zero --workload llama2-70b --stage 3,1 --ranks 1
+speedup speedup --ratio 0.05,0.15,0.5
+speedup-comm speedup --comm 20ms --compute 300ms --ranks 1:1024:x2
+speedup-fit speedup --measured 2:89,4:170,8:300 --ranks 16,32
+EOF
+}
+
+# ---------------------------------------------------------------- no gnuplot
+# What needs no gnuplot runs first, so it is tested everywhere.
+
+# --plot alone writes the script and no image; it names the image beside it.
+mkdir -p "$d/plot-only"
+(cd "$d/plot-only" && "$COMMTIME" --presets-dir "$top/presets" zero --params 7.5e9 \
+	--plot z.gp >/dev/null 2>err)
+check "--plot alone exits 0" [ $? = 0 ]
+check "--plot alone writes the script" [ -s "$d/plot-only/z.gp" ]
+check "--plot alone draws no image" [ ! -e "$d/plot-only/z.svg" ]
+check "--plot alone: the script draws z.svg" grep -q "^set output 'z.svg'$" "$d/plot-only/z.gp"
+check "--plot alone leaves no temporary" no_temporaries "$d/plot-only"
+
+# The crossover sizes the scripts mark are the ones the solver prints:
+# the same doubles, written the same way.
+"$COMMTIME" --alpha 5e-6 --beta 200e9 crossover --ranks 2:1024:x2 --algo ring,tree \
+	--format csv >"$d/cross.csv"
+"$COMMTIME" --alpha 5e-6 --beta 200e9 crossover --ranks 2:1024:x2 --algo ring,tree \
+	--plot "$d/cross.gp" >/dev/null
+awk -F, 'NR > 1 && $4 != "" { print $1, $4 }' "$d/cross.csv" >"$d/cross.want"
+# the datablock of the series titled "ring = tree"
+awk '/^# panel 1, series [0-9]*: ring = tree$/ { getline; on = 1; next }
+     on && /^EOD$/ { exit } on { print }' "$d/cross.gp" >"$d/cross.got"
+check "crossover: the script holds the crossover sizes" [ -s "$d/cross.got" ]
+check "crossover: the sizes in the script are those of --format csv" \
+	cmp -s "$d/cross.want" "$d/cross.got"
+
+"$COMMTIME" --preset h100-nvlink4 --presets-dir "$top/presets" crossover --format csv \
+	>"$d/cross2.csv"
+"$COMMTIME" --preset h100-nvlink4 --presets-dir "$top/presets" crossover \
+	--plot "$d/cross2.gp" >/dev/null
+awk -F, 'NR > 1 && $4 != "" { print $1, $4 }' "$d/cross2.csv" >"$d/cross2.want"
+awk '/^# panel 1, series [0-9]*: ring = tree$/ { getline; on = 1; next }
+     on && /^EOD$/ { exit } on { print }' "$d/cross2.gp" >"$d/cross2.got"
+check "crossover with a preset: the sizes in the script are those of --format csv" \
+	cmp -s "$d/cross2.want" "$d/cross2.got"
+
+# allreduce marks each crossover inside its size range with a labelled point
+# at (size, time there); the crossover command prints both.
+"$COMMTIME" --alpha 5e-6 --beta 200e9 crossover --ranks 4,8,64,512 --algo ring,tree,dbtree \
+	--format csv >"$d/ar.csv"
+"$COMMTIME" --alpha 5e-6 --beta 200e9 allreduce --ranks 4,8,64,512 --sizes 8:8G:x2 \
+	--algo ring,tree,dbtree --plot "$d/ar.gp" >/dev/null
+# (the note between may hold a quoted comma: the time is the last field)
+awk -F, 'NR > 1 && $4 != "" && $4 >= 8 && $4 <= 8589934592 { print $1, $2, $3, $4, $NF }' \
+	"$d/ar.csv" | sort >"$d/ar.want"
+sed -n "s|^set label '\([a-z]*\)/\([a-z]*\) \([0-9]*\): [^']*' at \([^,]*\), \([^ ]*\) point .*|\3 \1 \2 \4 \5|p" \
+	"$d/ar.gp" | sort >"$d/ar.got"
+check "allreduce: the script marks crossovers" [ "$(wc -l <"$d/ar.got")" -ge 5 ]
+check "allreduce: the marked sizes and times are those the solver prints" \
+	cmp -s "$d/ar.want" "$d/ar.got"
+
+# No gnuplot on PATH: exit 1, say how to install it, no image, the script kept.
+mkdir -p "$d/nobin" "$d/nognuplot"
+(cd "$d/nognuplot" && PATH=$d/nobin "$COMMTIME" --alpha 5e-6 --beta 200e9 allreduce \
+	--plot f.gp --render f.png >/dev/null 2>err)
+st=$?
+check "no gnuplot: exit 1" [ "$st" = 1 ]
+check "no gnuplot: one line on stderr" [ "$(wc -l <"$d/nognuplot/err")" = 1 ]
+check "no gnuplot: the message says to install gnuplot" \
+	grep -q "gnuplot is not on PATH; install it" "$d/nognuplot/err"
+check "no gnuplot: no image" [ ! -e "$d/nognuplot/f.png" ]
+check "no gnuplot: the --plot script is still written" [ -s "$d/nognuplot/f.gp" ]
+check "no gnuplot: no temporary left" no_temporaries "$d/nognuplot"
+rm -f "$d/nognuplot/f.gp"
+(cd "$d/nognuplot" && PATH=$d/nobin "$COMMTIME" speedup --ratio 0.1 --render g.svg \
+	>/dev/null 2>err)
+st=$?
+check "no gnuplot, --render alone: exit 1" [ "$st" = 1 ]
+check "no gnuplot, --render alone: nothing but the error left" \
+	[ "$(ls -A "$d/nognuplot")" = err ]
+
+# A gnuplot that fails, and one that stops reading at once.
+mkdir -p "$d/failbin" "$d/quitbin" "$d/fail"
+printf '#!/bin/sh\nwhile read -r l; do :; done\necho "gnuplot: no such terminal" >&2\nexit 1\n' \
+	>"$d/failbin/gnuplot"
+printf '#!/bin/sh\nexit 0\n' >"$d/quitbin/gnuplot"
+chmod +x "$d/failbin/gnuplot" "$d/quitbin/gnuplot"
+(cd "$d/fail" && PATH=$d/failbin "$COMMTIME" zero --params 7e9 --render z.png \
+	>/dev/null 2>err)
+st=$?
+check "failing gnuplot: exit 1" [ "$st" = 1 ]
+check "failing gnuplot: its message and ours" \
+	[ "$(cat "$d/fail/err")" = "gnuplot: no such terminal
+commtime: error: gnuplot failed to render 'z.png' (see its message above)" ]
+check "failing gnuplot: no image, no temporary" [ "$(ls -A "$d/fail")" = err ]
+(cd "$d/fail" && PATH=$d/quitbin "$COMMTIME" allreduce --ranks 2:1024:x2 --sizes 1:1T:x2 \
+	--render big.svg >/dev/null 2>err)
+st=$?
+check "gnuplot that reads nothing and draws nothing: exit 1" [ "$st" = 1 ]
+check "gnuplot that draws nothing: says so" \
+	[ "$(cat "$d/fail/err")" = "commtime: error: gnuplot drew nothing into 'big.svg'" ]
+check "gnuplot that draws nothing: no image, no temporary" [ "$(ls -A "$d/fail")" = err ]
+
+# --render with a format gnuplot is not asked for: a usage error, nothing written.
+mkdir -p "$d/ext"
+for name in f.jpg f f.gp f.PNG; do
+	(cd "$d/ext" && "$COMMTIME" ddp --grad 1G --compute 1s --render "$name" >/dev/null 2>err)
+	st=$?
+	check "--render $name: exit 2" [ "$st" = 2 ]
+	check "--render $name: a message naming the file" grep -q "'$name'" "$d/ext/err"
+	check "--render $name: nothing written" [ "$(ls -A "$d/ext")" = err ]
+done
+
+# --plot or --render where no file can be made: exit 1, nothing left.
+mkdir -p "$d/unwritable"
+echo x >"$d/unwritable/file"
+for target in "$d/unwritable/missing/f.gp" "$d/unwritable/file/f.gp"; do
+	"$COMMTIME" speedup --ratio 0.1 --plot "$target" --render "$d/unwritable/r.svg" \
+		>/dev/null 2>"$d/err"
+	st=$?
+	check "--plot ${target#$d/}: exit 1" [ "$st" = 1 ]
+	check "--plot ${target#$d/}: one line on stderr" [ "$(wc -l <"$d/err")" = 1 ]
+	check "--plot ${target#$d/}: nothing left, no image" \
+		[ "$(ls -A "$d/unwritable")" = file ]
+done
+"$COMMTIME" speedup --ratio 0.1 --render "$d/unwritable/missing/r.png" >/dev/null 2>"$d/err"
+check "--render into a missing directory: exit 1" [ $? = 1 ]
+check "--render into a missing directory: nothing left" [ "$(ls -A "$d/unwritable")" = file ]
+if [ "$(id -u)" != 0 ]; then
+	mkdir -p "$d/readonly"
+	chmod 555 "$d/readonly"
+	"$COMMTIME" speedup --ratio 0.1 --plot "$d/readonly/f.gp" >/dev/null 2>"$d/err"
+	check "--plot into a read-only directory: exit 1" [ $? = 1 ]
+	check "--plot into a read-only directory: nothing left" [ -z "$(ls -A "$d/readonly")" ]
+	chmod 755 "$d/readonly"
+fi
+
+# ------------------------------------------------------------------ gnuplot
+if ! command -v gnuplot >/dev/null 2>&1; then
+	echo "ok $((n + 1)) # skip: gnuplot is not installed, figures not rendered"
+	exit 0
+fi
+
+# Every figure renders to PNG, SVG and PDF: exit 0, not a word on stderr
+# (gnuplot's warnings included), an image of the right kind, no temporary.
+mkdir -p "$d/render"
+figures >"$d/figures"
+while read -r name args; do
+	for ext in png svg pdf; do
+		# shellcheck disable=SC2086
+		(cd "$d/render" && "$COMMTIME" --presets-dir "$top/presets" $args \
+			--render "$name.$ext" >/dev/null 2>"$name.$ext.err")
+		st=$?
+		f=$d/render/$name.$ext
+		check "$name.$ext: exit 0" [ "$st" = 0 ]
+		check "$name.$ext: nothing on stderr" empty "$f.err"
+		[ -s "$f.err" ] && sed 's/^/# /' "$f.err"
+		check "$name.$ext: an image" "is_$ext" "$f"
+	done
+done <"$d/figures"
+check "rendering leaves no temporary" no_temporaries "$d/render"
+
+# Each script runs alone in an empty folder and draws the image it names.
+while read -r name args; do
+	mkdir -p "$d/write/$name" "$d/alone/$name"
+	# shellcheck disable=SC2086
+	(cd "$d/write/$name" && "$COMMTIME" --presets-dir "$top/presets" $args \
+		--plot fig.gp --render fig.png >/dev/null 2>&1)
+	check "$name: the script names its image as given" \
+		grep -q "^set output 'fig.png'$" "$d/write/$name/fig.gp"
+	check "$name: no absolute path in the script" \
+		sh -c '! grep -q "$1" "$2"' sh "$d" "$d/write/$name/fig.gp"
+	mv "$d/write/$name/fig.gp" "$d/alone/$name/"
+	(cd "$d/alone/$name" && gnuplot fig.gp >/dev/null 2>err)
+	st=$?
+	check "$name: gnuplot fig.gp alone exits 0" [ "$st" = 0 ]
+	check "$name: gnuplot fig.gp alone is silent" empty "$d/alone/$name/err"
+	check "$name: gnuplot fig.gp alone draws fig.png" is_png "$d/alone/$name/fig.png"
+done <"$d/figures"
+# Without --render the script draws an SVG beside it.
+mkdir -p "$d/alone-svg/empty"
+(cd "$d/alone-svg" && "$COMMTIME" --alpha 5e-6 --beta 200e9 allreduce --plot a.gp >/dev/null &&
+	mv a.gp empty/ && cd empty && gnuplot a.gp 2>err)
+check "--plot a.gp alone: gnuplot draws a.svg" is_svg "$d/alone-svg/empty/a.svg"
+
+# Hostile text.  A preset's description and a file name reach the command
+# line of gnuplot's parser only as quoted strings: none of these may run
+# "touch P", neither when commtime renders nor when gnuplot reads the script.
+mkdir -p "$d/hostile/control"
+# The control: unquoted, the same text does run, so the checks below can fail.
+(cd "$d/hostile/control" && printf 'x = system("touch P")\n' >c.gp && gnuplot c.gp >/dev/null 2>&1)
+check "control: gnuplot's system() makes P when not quoted" [ -e "$d/hostile/control/P" ]
+i=0
+while IFS= read -r desc; do
+	i=$((i + 1))
+	printf 'name = hostile%s\nkind = link\ndescription = %s\nalpha = 5us\nbeta = 25GB/s\n' \
+		"$i" "$desc" >"$d/hostile/hostile$i.preset"
+done <<'EOF'
+x" ; system("touch P") ; print "
+x' ; system('touch P') ; print '
+`touch P`
+x'.`touch P`.'
+@P $(touch P) ${P} %P
+'; system("touch P"); #
+"; system('touch P'); #
+x'' ; system(''touch P'') ; ''
+EOF
+for pf in "$d"/hostile/hostile*.preset; do
+	base=$(basename "$pf" .preset)
+	for cmd in "allreduce --ranks 8,64" "crossover" "ddp --grad 14G --compute 300ms" \
+		"zero --params 7.5e9"; do
+		w=$d/hostile/run-$base-${cmd%% *}
+		mkdir -p "$w"
+		# shellcheck disable=SC2086
+		(cd "$w" && "$COMMTIME" --preset "$pf" $cmd --plot f.gp --render f.svg \
+			>/dev/null 2>err)
+		st=$?
+		(cd "$w" && gnuplot f.gp >/dev/null 2>&1)
+		if [ "$st" = 0 ] && [ ! -e "$w/P" ] && [ ! -e "$d/hostile/P" ] && is_svg "$w/f.svg"; then
+			ok "hostile preset $base with ${cmd%% *}: rendered, nothing run"
+		else
+			notok "hostile preset $base with ${cmd%% *}: status $st, P made or no image"
+		fi
+	done
+done
+# Hostile file names: quotes, backquotes, @ and $( ) in --plot and --render.
+w=$d/hostile/names
+mkdir -p "$w"
+k=0
+for name in "x'; system('touch P'); '" "x\"; system(\"touch P\"); \"" \
+	'`touch P`' "@P \$(touch P)" "a'b" "x'.system('touch P').'"; do
+	k=$((k + 1))
+	(cd "$w" && "$COMMTIME" --alpha 5e-6 --beta 200e9 allreduce --plot "$name.gp" \
+		--render "$name.png" >/dev/null 2>err)
+	st=$?
+	(cd "$w" && mkdir -p "alone$k" && cp "$name.gp" "alone$k/" &&
+		cd "alone$k" && gnuplot "$name.gp" >/dev/null 2>&1)
+	if [ "$st" = 0 ] && [ ! -e "$w/P" ] && [ ! -e "$w/alone$k/P" ] &&
+		is_png "$w/$name.png" && is_png "$w/alone$k/$name.png"; then
+		ok "hostile file name $k: rendered under its own name, nothing run"
+	else
+		notok "hostile file name $k ($name): status $st, P made or no image"
+	fi
+done
+
+exit 0

@@ -1,0 +1,256 @@
+/*
+ * The nccl-tests log parser against the real logs and the variants of
+ * tests/data/nccl (README.md there says how each was made).  Expected
+ * values are read off the log text by eye.
+ */
+#include <dirent.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+#include "measure.h"
+#include "model.h"
+#include "nccllog.h"
+
+#define DATA "tests/data/nccl/"
+
+/* Load a file; returns the status and leaves the message in eb. */
+static int load(const char *path, struct meas *m, struct errbuf *eb)
+{
+	meas_init(m, path);
+	eb->msg[0] = '\0';
+	return meas_load_file(path, m, eb);
+}
+
+void test_nccllog_a100(void)
+{
+	struct meas m;
+	struct errbuf eb;
+
+	INT_EQ(load(DATA "a100-x8-nvswitch.txt", &m, &eb), 0);
+	INT_EQ(m.n, 25);
+	INT_EQ(m.op, OP_ALLREDUCE);
+	INT_EQ(m.ranks, 8);
+	INT_EQ(m.from_log, 1);
+	DBL_NEAR(m.rows[0].size, 8, 0);
+	DBL_NEAR(m.rows[0].time, 58.00e-6, 1e-12);
+	DBL_NEAR(m.rows[0].time_ip, 54.80e-6, 1e-12);
+	DBL_NEAR(m.rows[24].size, 134217728, 0);
+	DBL_NEAR(m.rows[24].time, 1402.03e-6, 1e-12);
+	DBL_NEAR(m.rows[24].algbw, 95.73e9, 1e-12);
+	DBL_NEAR(m.rows[24].busbw, 167.53e9, 1e-12);
+	DBL_NEAR(m.rows[24].busbw_ip, 168.21e9, 1e-12);
+	/* The first row is line 29 of the file (11 lines of source notes first). */
+	INT_EQ(m.rows[0].line, 29);
+	meas_release(&m);
+}
+
+void test_nccllog_l40s_and_old_layout_agree(void)
+{
+	struct meas a, b;
+	struct errbuf eb;
+	size_t i;
+
+	INT_EQ(load(DATA "l40s-x4-pcie-ring.txt", &a, &eb), 0);
+	INT_EQ(load(DATA "l40s-old-layout.txt", &b, &eb), 0);
+	INT_EQ(a.ranks, 4);
+	INT_EQ(b.ranks, 4);
+	INT_EQ(a.op, OP_ALLREDUCE);
+	INT_EQ(b.op, -1);        /* old builds do not name the collective */
+	INT_EQ(a.n, b.n);
+	for (i = 0; i < a.n && i < b.n; i++) {
+		DBL_NEAR(b.rows[i].size, a.rows[i].size, 0);
+		DBL_NEAR(b.rows[i].time, a.rows[i].time, 0);
+		DBL_NEAR(b.rows[i].busbw, a.rows[i].busbw, 0);
+		DBL_NEAR(b.rows[i].time_ip, a.rows[i].time_ip, 0);
+	}
+	DBL_NEAR(a.rows[24].time, 13060.7e-6, 1e-12);
+	meas_release(&a);
+	meas_release(&b);
+}
+
+void test_nccllog_srun_label_info_lines(void)
+{
+	struct meas a, b;
+	struct errbuf eb;
+	size_t i;
+
+	INT_EQ(load(DATA "a100-x8-nvswitch.txt", &a, &eb), 0);
+	INT_EQ(load(DATA "a100-srun-label.txt", &b, &eb), 0);
+	INT_EQ(b.n, 25);
+	INT_EQ(b.ranks, 8);
+	INT_EQ(b.op, OP_ALLREDUCE);
+	for (i = 0; i < a.n && i < b.n; i++)
+		DBL_NEAR(b.rows[i].time, a.rows[i].time, 0);
+	meas_release(&a);
+	meas_release(&b);
+}
+
+void test_nccllog_synthetic_layouts(void)
+{
+	static const struct { const char *file; int op; unsigned long ranks; } f[] = {
+		{ DATA "ag-x4-synthetic.txt", OP_ALLGATHER, 4 },
+		{ DATA "rs-x8-old-synthetic.txt", OP_REDUCESCATTER, 8 },
+		{ DATA "a2a-x8-extracol-synthetic.txt", OP_ALLTOALL, 8 },
+		{ DATA "bcast-x4-noheader-synthetic.txt", OP_BROADCAST, 4 },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(f) / sizeof(f[0]); i++) {
+		struct meas m;
+		struct errbuf eb;
+
+		INT_EQ(load(f[i].file, &m, &eb), 0);
+		INT_EQ(m.op, f[i].op);
+		INT_EQ(m.ranks, f[i].ranks);
+		INT_EQ(m.n, 18);    /* 1 KiB to 128 MiB by 2 */
+		DBL_NEAR(m.rows[0].size, 1024, 0);
+		DBL_NEAR(m.rows[17].size, 134217728, 0);
+		meas_release(&m);
+	}
+}
+
+void test_nccllog_synthetic_values(void)
+{
+	struct meas m;
+	struct errbuf eb;
+
+	/* all_gather 4 ranks, α 2 µs, β 16 GB/s: 3(2 + 1024/64000) µs = 6.048 → "6.05". */
+	INT_EQ(load(DATA "ag-x4-synthetic.txt", &m, &eb), 0);
+	DBL_NEAR(m.rows[0].time, 6.05e-6, 1e-12);
+	/* alltoall, extra column after the in-place #wrong: still the right fields. */
+	meas_release(&m);
+	INT_EQ(load(DATA "a2a-x8-extracol-synthetic.txt", &m, &eb), 0);
+	/* 7(3 + 134217728/400000) µs = 2369.81 µs */
+	DBL_NEAR(m.rows[17].time, 2369.81e-6, 1e-12);
+	DBL_NEAR(m.rows[17].busbw_ip, 49.56e9, 1e-12);
+	meas_release(&m);
+}
+
+/* Parse text given inline. */
+static int parse(const char *text, struct meas *m, struct errbuf *eb)
+{
+	meas_init(m, "t.log");
+	eb->msg[0] = '\0';
+	return nccllog_parse(text, strlen(text), "t.log", m, eb);
+}
+
+void test_nccllog_inline_variants(void)
+{
+	struct meas m;
+	struct errbuf eb;
+
+	/* CRLF line ends, tabs, and a label with a tab. */
+	INT_EQ(parse("# Collective test starting: all_gather_perf\r\n"
+		     "#  Rank  0 Group  0 Pid 1 on h device 0 [0] X\r\n"
+		     "#  Rank  1 Group  0 Pid 1 on h device 1 [0] X\r\n"
+		     "#  Rank  1 Group  0 Pid 1 on h device 1 [0] X\r\n"
+		     "1:\t  1024\t128 float none -1 10.5 0.1 0.05 0 10.4 0.1 0.05 0\r\n",
+		     &m, &eb), 0);
+	INT_EQ(m.n, 1);
+	INT_EQ(m.ranks, 2);      /* distinct rank numbers */
+	INT_EQ(m.op, OP_ALLGATHER);
+	DBL_NEAR(m.rows[0].time, 10.5e-6, 1e-12);
+	meas_release(&m);
+
+	/* A time written with an exponent. */
+	INT_EQ(parse("8 2 float sum -1 1.5e+01 0 0 0 15 0 0 0\n", &m, &eb), 0);
+	DBL_NEAR(m.rows[0].time, 15e-6, 1e-12);
+	meas_release(&m);
+
+	/* An unknown test leaves the collective unknown. */
+	INT_EQ(parse("# Collective test starting: hypercube_perf\n"
+		     "8 2 float sum -1 15 0 0 0 15 0 0 0\n", &m, &eb), 0);
+	INT_EQ(m.op, -1);
+	meas_release(&m);
+}
+
+/* Each bad file fails with a message naming the file and (where there is one) the line. */
+void test_nccllog_bad_files(void)
+{
+	static const struct { const char *file; const char *msg; } f[] = {
+		{ DATA "bad-truncated.txt", "bad-truncated.txt:32: data row has 11 fields" },
+		{ DATA "bad-nan.txt", "bad-nan.txt:36: time 'nan' is not a number" },
+		{ DATA "bad-zero-time.txt", "bad-zero-time.txt:36: time '0.00' is not positive" },
+		{ DATA "bad-decreasing.txt", "bad-decreasing.txt:37: size 16384 is smaller" },
+		{ DATA "bad-duplicate.txt", "bad-duplicate.txt:37: size 16384 appears twice" },
+		{ DATA "bad-binary.bin", "bad-binary.bin:1: binary data" },
+		{ DATA "bad-empty.txt", "bad-empty.txt: no data rows found" },
+		{ DATA "bad-no-rows.txt", "bad-no-rows.txt: no data rows found" },
+		{ DATA "bad-two-tests.txt", "a second test starts here" },
+		{ DATA "no-such-file.txt", "cannot open 'tests/data/nccl/no-such-file.txt'" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(f) / sizeof(f[0]); i++) {
+		struct meas m;
+		struct errbuf eb;
+
+		INT_EQ(load(f[i].file, &m, &eb), -1);
+		if (!strstr(eb.msg, f[i].msg))
+			STR_EQ(eb.msg, f[i].msg);
+		else
+			CHECK(1);
+		meas_release(&m);
+	}
+}
+
+void test_nccllog_long_line(void)
+{
+	size_t n = NCCLLOG_LINE_MAX + 10;
+	char *buf = malloc(n + 1);
+	struct meas m;
+	struct errbuf eb;
+
+	memset(buf, 'x', n);
+	buf[n] = '\0';
+	meas_init(&m, "long");
+	INT_EQ(nccllog_parse(buf, n, "long", &m, &eb), -1);
+	CHECK(strstr(eb.msg, "long:1: line longer than") != NULL);
+	meas_release(&m);
+	free(buf);
+}
+
+/*
+ * Every input of the fuzz corpus (tests/fuzz/nccllog/corpus, crash inputs
+ * included once fixed) parses to a clean success or a clean error: a
+ * message, rows only on success, the meas released.
+ */
+
+void test_nccllog_fuzz_corpus(void)
+{
+	const char *dir = "tests/fuzz/nccllog/corpus";
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int files = 0;
+
+	CHECK(d != NULL);
+	while (d && (e = readdir(d))) {
+		char path[512], *buf;
+		size_t len;
+		struct meas m;
+		struct errbuf eb;
+		int rc;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		if (meas_read_file(path, &buf, &len, &eb) < 0)
+			continue;
+		meas_init(&m, path);
+		eb.msg[0] = '\0';
+		rc = nccllog_parse(buf, len, e->d_name, &m, &eb);
+		if (rc == 0)
+			rc = meas_select(&m, -1, 0, &eb);
+		CHECK(rc == 0 || rc == -1);
+		CHECK(rc == 0 ? m.n > 0 : eb.msg[0] != '\0');
+		meas_release(&m);
+		free(buf);
+		files++;
+	}
+	if (d)
+		closedir(d);
+	CHECK(files > 0);
+}
