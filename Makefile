@@ -121,10 +121,12 @@ clean:
 #
 # valgrind: the suite with every commtime run under valgrind (memcheck,
 # leaks included); tests/valgrind-commtime.sh logs each run in
-# tests/tmp/valgrind, and any non-empty log fails the target.
+# tests/tmp/valgrind-PID.log, and any non-empty log fails the target.
 valgrind: all
-	@COMMTIME='$(CURDIR)/tests/valgrind-commtime.sh' sh tests/run.sh; st=$$?; \
-	logs=$$(find tests/tmp/valgrind -name '*.log' -size +0 2>/dev/null); \
+	@VALGRIND=$$(command -v valgrind) || { echo "make valgrind needs valgrind" >&2; exit 1; }; \
+	export VALGRIND; \
+	COMMTIME='$(CURDIR)/tests/valgrind-commtime.sh' sh tests/run.sh; st=$$?; \
+	logs=$$(find tests/tmp -maxdepth 1 -name 'valgrind-*.log' -size +0 2>/dev/null); \
 	if [ -n "$$logs" ]; then cat $$logs; echo "valgrind reported errors: $$logs"; exit 1; fi; \
 	exit $$st
 

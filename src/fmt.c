@@ -28,12 +28,12 @@
  *     of two with 16 or 17 digits, whose rounding interval is narrower
  *     below x than above it, so the decimal nearest x may fall outside.
  *
- * The unit tests compare fmt_double with the printf definition over
- * millions of random doubles (tests/unit/test_table.c), and check the
- * table below with exact integer arithmetic.
+ * The unit tests (tests/unit/test_table.c) compare fmt_double with the
+ * printf definition over half a million doubles of many kinds, exact ties
+ * and every power of two, and check the table below with exact integer
+ * arithmetic.
  */
 #include <locale.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,12 +70,55 @@ static const char digit_pairs[] =
 	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
 	"8081828384858687888990919293949596979899";
 
+static const uint64_t pow10_u64[20] = {
+	UINT64_C(1), UINT64_C(10), UINT64_C(100), UINT64_C(1000), UINT64_C(10000),
+	UINT64_C(100000), UINT64_C(1000000), UINT64_C(10000000), UINT64_C(100000000),
+	UINT64_C(1000000000), UINT64_C(10000000000), UINT64_C(100000000000),
+	UINT64_C(1000000000000), UINT64_C(10000000000000), UINT64_C(100000000000000),
+	UINT64_C(1000000000000000), UINT64_C(10000000000000000),
+	UINT64_C(100000000000000000), UINT64_C(1000000000000000000),
+	UINT64_C(10000000000000000000),
+};
+
+/* Number of decimal digits of v (1 for 0). */
+static int u64_digits(uint64_t v)
+{
+	int bits = 0, t;
+
+#if defined(__GNUC__)
+	bits = v ? 64 - __builtin_clzll(v) : 0;
+#else
+	for (uint64_t w = v; w; w >>= 1)
+		bits++;
+#endif
+	/* log10(2) ~ 1233/4096: t is the digit count or one less */
+	t = (bits * 1233) >> 12;
+	return t + (t < 20 && v >= pow10_u64[t]) + (t == 0 && v == 0);
+}
+
 int fmt_u64(char *buf, uint64_t v)
 {
-	char tmp[20], *p = tmp + sizeof(tmp);
-	int n;
+	int n = u64_digits(v);
+	char *p = buf + n;
 
-	/* Two digits per division, from the right. */
+	*p = '\0';
+	/*
+	 * Two digits per division, from the right; above 10^8 the two halves
+	 * are done in 32 bits, which is cheaper than 64-bit division.
+	 */
+	if (v >= 100000000) {
+		uint32_t lo = (uint32_t)(v % 100000000);
+		int i;
+
+		v /= 100000000;
+		for (i = 0; i < 4; i++) {
+			const char *pair = digit_pairs + 2 * (lo % 100);
+
+			lo /= 100;
+			*--p = pair[1];
+			*--p = pair[0];
+		}
+	}
 	while (v >= 100) {
 		const char *pair = digit_pairs + 2 * (v % 100);
 
@@ -89,9 +132,6 @@ int fmt_u64(char *buf, uint64_t v)
 	} else {
 		*--p = (char)('0' + v);
 	}
-	n = (int)(tmp + sizeof(tmp) - p);
-	memcpy(buf, p, (size_t)n);
-	buf[n] = '\0';
 	return n;
 }
 
@@ -768,17 +808,6 @@ static uint64_t rop(const uint64_t g[2], uint64_t cp)
 	z = y0 + x1;
 	y1 += z < y0;
 	return y1 | (z != 0);
-}
-
-static int u64_digits(uint64_t v)
-{
-	int n = 1;
-
-	while (v >= 10) {
-		v /= 10;
-		n++;
-	}
-	return n;
 }
 
 int fmt_shortest(uint64_t c, int q, uint64_t *d, int *k)

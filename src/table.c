@@ -2,17 +2,19 @@
  * The output writers: a human table, CSV and JSON, all fed the same rows
  * through one interface (table.h), and the atomic replacement of -o FILE.
  *
- * Rows are written as they come; nothing is buffered beyond stdio, so a
- * sweep of millions of rows runs in constant memory.  The human table
- * therefore cannot measure its cells first: column widths come from the
- * column specs (width and label), and a wider cell just pushes the rest
- * of its row to the right.
+ * Rows are written as they come; nothing is kept beyond a block of about
+ * 64 KiB and stdio's buffer, so a sweep of millions of rows runs in
+ * constant memory.  The human table therefore cannot measure its cells
+ * first: column widths come from the column specs (width and label), and
+ * a wider cell just pushes the rest of its row to the right.  Numbers in
+ * CSV and JSON come from fmt_double (fmt.c).
  *
  * Output to a file goes to a temporary file beside it, renamed into place
  * by out_close().  Until then the temporary is on a list that an atexit
- * handler and handlers of SIGINT, SIGTERM, SIGHUP and SIGPIPE remove, so
- * neither die() nor Ctrl-C leaves a half-written file or a stray
- * temporary behind.
+ * handler and handlers of the fatal signals (SIGINT, SIGTERM, SIGHUP,
+ * SIGPIPE, SIGQUIT, SIGALRM, SIGUSR1, SIGUSR2, SIGXCPU, SIGXFSZ) remove,
+ * so neither die() nor Ctrl-C nor a resource limit leaves a half-written
+ * file or a stray temporary behind.
  */
 #define _XOPEN_SOURCE 700  /* realpath */
 #include <errno.h>
@@ -58,6 +60,7 @@ struct out {
 	int json_keys;         /* keys written in the JSON object */
 	int json_inputs;       /* the "inputs" object is open */
 	size_t json_ninputs;
+	int batch;             /* CSV and JSON: write rows in blocks, not one by one */
 	int failed;            /* a write failed: format nothing more */
 	int err;               /* errno of that failure */
 };
@@ -171,6 +174,8 @@ static struct out *out_new(enum out_format fmt, FILE *f)
 	o->fmt = fmt;
 	o->f = f;
 	o->slot = -1;
+	/* A terminal sees each row as it is made; anything else gets blocks. */
+	o->batch = !f || !isatty(fileno(f));
 	return o;
 }
 
@@ -346,6 +351,7 @@ static void out_free(struct out *o)
 }
 
 static void json_finish(struct out *o);
+static void line_write(struct out *o);
 
 int out_close(struct out *o, struct errbuf *eb)
 {
@@ -355,6 +361,8 @@ int out_close(struct out *o, struct errbuf *eb)
 		out_table_end(o);
 	if (o->fmt == FMT_JSON)
 		json_finish(o);
+	if (o->fmt != FMT_TABLE)
+		line_write(o);
 
 	errno = 0;
 	if (fflush(o->f) != 0 || ferror(o->f) || o->failed)
@@ -509,18 +517,27 @@ static void line_char(struct out *o, char c)
 	line_add(o, &c, 1);
 }
 
-/*
- * CSV and JSON are built in the line buffer and written with one fwrite
- * per row: stdio's per-call locking and bookkeeping cost more than the
- * copying they would save.
- */
-static void line_flush(struct out *o)
+/* Write out the buffer. */
+static void line_write(struct out *o)
 {
 	errno = 0;
 	if (o->line_len && (fwrite(o->line, 1, o->line_len, o->f) != o->line_len ||
 			    ferror(o->f)))
 		write_failed(o);
 	o->line_len = 0;
+}
+
+/*
+ * CSV and JSON rows are built in the line buffer and written in blocks of
+ * about 64 KiB: stdio's per-call locking and bookkeeping cost more than
+ * the formatting of a row, and a block that fills stdio's buffer goes
+ * straight to write() without another copy.  To a terminal, every row.
+ */
+#define BLOCK (1 << 16)
+static void line_flush(struct out *o)
+{
+	if (!o->batch || o->line_len >= BLOCK)
+		line_write(o);
 }
 
 static void line_pad(struct out *o, size_t n)
@@ -567,7 +584,21 @@ static void line_cell(struct out *o, const char *s, size_t width, int left, int 
 static void json_string(struct out *o, const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;
+	size_t plain = 0;
 
+	/* Keys and most values are plain ASCII: copied in one piece. */
+	while (p[plain] >= 0x20 && p[plain] < 0x80 && p[plain] != '"' && p[plain] != '\\')
+		plain++;
+	if (!p[plain]) {
+		char *q = line_room(o, plain + 2);
+
+		q[0] = '"';
+		memcpy(q + 1, s, plain);
+		q[plain + 1] = '"';
+		o->line_len += plain + 2;
+		o->line[o->line_len] = '\0';
+		return;
+	}
 	line_char(o, '"');
 	while (*p) {
 		unsigned c = *p;

@@ -566,6 +566,23 @@ void test_fmt_u64(void)
 	STR_EQ(buf, "1000000007");
 	INT_EQ(fmt_u64(buf, UINT64_MAX), 20);
 	STR_EQ(buf, "18446744073709551615");
+	/* every digit count, at its edges */
+	{
+		uint64_t p = 1;
+		int i, bad = 0;
+
+		for (i = 0; i < 20; i++, p *= 10) {
+			uint64_t v[3] = { p - 1, p, p + 1 };
+			char want[24];
+			int j;
+
+			for (j = 0; j < 3; j++) {
+				snprintf(want, sizeof(want), "%llu", (unsigned long long)v[j]);
+				bad += fmt_u64(buf, v[j]) != (int)strlen(want) || strcmp(buf, want);
+			}
+		}
+		INT_EQ(bad, 0);
+	}
 }
 
 /* ---- the table of powers of ten, checked with exact integers ---- */
