@@ -81,8 +81,10 @@ struct out;
  * Returns NULL with eb filled when the temporary file cannot be created.
  *
  * The temporary is ".<name>.commtime-XXXXXX" in path's directory; until it
- * is renamed, an atexit handler and handlers of SIGINT, SIGTERM, SIGHUP
- * and SIGPIPE (unless ignored) remove it, so die() or a signal leaves
+ * is renamed, an atexit handler and handlers of the catchable fatal
+ * signals (SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGQUIT, SIGALRM, SIGUSR1,
+ * SIGUSR2, SIGXCPU, SIGXFSZ; not those already ignored) remove it, so
+ * die() or a signal leaves
  * nothing behind.  A replaced file keeps its mode, a new one gets 0666
  * less the umask; a symbolic link is followed (the file it names is
  * replaced); a device or FIFO (/dev/null, /dev/full) is written directly.
