@@ -58,6 +58,21 @@ double opt_quantity(const char *opt, enum quantity q, const char *arg)
 	return x;
 }
 
+double opt_positive(const char *opt, enum quantity q, const char *arg)
+{
+	static const char *const what[] = {
+		[Q_NUMBER] = "value", [Q_COUNT] = "count", [Q_TIME] = "time",
+		[Q_SIZE] = "size", [Q_RATE] = "rate", [Q_FRACTION] = "fraction"
+	};
+	double x = opt_quantity(opt, q, arg);
+
+	if (!(x > 0))
+		die_usage("%s: %s must be positive, got '%s'", opt,
+			  (unsigned)q < sizeof(what) / sizeof(what[0]) && what[q] ? what[q] : "value",
+			  arg);
+	return x;
+}
+
 double opt_quantity_range(const char *opt, enum quantity q, const char *arg,
 			  double lo, double hi)
 {

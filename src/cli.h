@@ -65,6 +65,9 @@ void usage_exit(const char *usage, int status) __attribute__((noreturn));
 /* Parse an option's value as quantity q; dies with exit 2 naming opt. */
 double opt_quantity(const char *opt, enum quantity q, const char *arg);
 
+/* Same, and require x > 0: "--compute: time must be positive, got '0'". */
+double opt_positive(const char *opt, enum quantity q, const char *arg);
+
 /* Same, and require lo <= x <= hi (inclusive); dies with exit 2. */
 double opt_quantity_range(const char *opt, enum quantity q, const char *arg,
 			  double lo, double hi);

@@ -253,9 +253,7 @@ int cmd_ddp(int argc, char **argv, struct ctx *ctx)
 		switch (c) {
 		case O_GRAD:
 			grad_arg = optarg;
-			p.grad_bytes = opt_quantity("--grad", Q_SIZE, optarg);
-			if (!(p.grad_bytes > 0))
-				die_usage("--grad: gradient size must be positive, got '%s'", optarg);
+			p.grad_bytes = opt_positive("--grad", Q_SIZE, optarg);
 			break;
 		case O_PARAMS:
 			params_arg = optarg;
@@ -263,17 +261,13 @@ int cmd_ddp(int argc, char **argv, struct ctx *ctx)
 				die_usage("--params: %s", eb.msg);
 			break;
 		case O_GRAD_BYTES:
-			grad_bytes = opt_quantity("--grad-bytes", Q_SIZE, optarg);
-			if (!(grad_bytes > 0))
-				die_usage("--grad-bytes: must be positive, got '%s'", optarg);
+			grad_bytes = opt_positive("--grad-bytes", Q_SIZE, optarg);
 			break;
 		case O_WORKLOAD:
 			workload_arg = optarg;
 			break;
 		case O_COMPUTE:
-			p.compute = opt_quantity("--compute", Q_TIME, optarg);
-			if (!(p.compute > 0))
-				die_usage("--compute: compute time must be positive, got '%s'", optarg);
+			p.compute = opt_positive("--compute", Q_TIME, optarg);
 			have_compute = 1;
 			break;
 		case O_RANKS:
@@ -284,9 +278,7 @@ int cmd_ddp(int argc, char **argv, struct ctx *ctx)
 				die_usage("--algo: %s", eb.msg);
 			break;
 		case O_BUCKET:
-			p.bucket = opt_quantity("--bucket", Q_SIZE, optarg);
-			if (!(p.bucket > 0))
-				die_usage("--bucket: bucket size must be positive, got '%s'", optarg);
+			p.bucket = opt_positive("--bucket", Q_SIZE, optarg);
 			break;
 		case O_OVERLAP:
 			p.overlap = S_share("--overlap", optarg, 0, 1);

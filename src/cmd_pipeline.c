@@ -142,15 +142,6 @@ static void count_list(const char *opt, const char *what, const char *arg,
 	}
 }
 
-static double positive_time(const char *opt, const char *arg)
-{
-	double x = opt_quantity(opt, Q_TIME, arg);
-
-	if (!(x > 0))
-		die_usage("%s: time must be positive, got '%s'", opt, arg);
-	return x;
-}
-
 static void parse_args(int argc, char **argv, struct args *a)
 {
 	struct errbuf eb;
@@ -189,11 +180,11 @@ static void parse_args(int argc, char **argv, struct args *a)
 			a->virt_given = 1;
 			break;
 		case O_TF:
-			a->tf = positive_time("--tf", optarg);
+			a->tf = opt_positive("--tf", Q_TIME, optarg);
 			a->tf_given = 1;
 			break;
 		case O_TB:
-			a->tb = positive_time("--tb", optarg);
+			a->tb = opt_positive("--tb", Q_TIME, optarg);
 			a->tb_given = 1;
 			break;
 		case O_TIMELINE:

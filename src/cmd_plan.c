@@ -536,9 +536,7 @@ int cmd_plan(int argc, char **argv, struct ctx *ctx)
 				die_usage("--params: %s", eb.msg);
 			break;
 		case O_COMPUTE:
-			compute = opt_quantity("--compute", Q_TIME, optarg);
-			if (!(compute > 0))
-				die_usage("--compute: compute time must be positive, got '%s'", optarg);
+			compute = opt_positive("--compute", Q_TIME, optarg);
 			break;
 		case 'h':
 			usage_exit(usage, 0);

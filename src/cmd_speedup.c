@@ -319,9 +319,7 @@ int cmd_speedup(int argc, char **argv, struct ctx *ctx)
 			break;
 		case O_COMPUTE:
 			compute_arg = optarg;
-			compute = opt_quantity("--compute", Q_TIME, optarg);
-			if (!(compute > 0))
-				die_usage("--compute: compute time must be positive, got '%s'", optarg);
+			compute = opt_positive("--compute", Q_TIME, optarg);
 			break;
 		case O_MEASURED:
 			measured = optarg;
