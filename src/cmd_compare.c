@@ -112,13 +112,6 @@ static double expected_time(const struct meas *e, double size)
 }
 
 /* predicted/measured - 1, with rounding noise below 1e-12 shown as 0. */
-static double rel_err(double predicted, double measured)
-{
-	double e = predicted / measured - 1;
-
-	return fabs(e) < 1e-12 ? 0 : e;
-}
-
 /* Where the prediction comes from: a plan, a fitted preset, or the link. */
 struct predictor {
 	const struct meas *expected;   /* the plan's rows, or NULL */
@@ -495,7 +488,7 @@ int cmd_compare(int argc, char **argv, struct ctx *ctx)
 			die("%s:%d: no in-place time", m.path, r->line);
 		p = predict(&pr, r->size);
 		pbw = p > 0 ? r->size / p * factor : NAN;
-		re = rel_err(p, t);
+		re = fit_rel_err(p, t);
 		rows[i] = (struct cmp_row){ r->size, t, bw, 0, 0 };
 		if (!isnan(re)) {
 			err[nerr++] = fabs(re);

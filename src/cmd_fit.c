@@ -175,13 +175,6 @@ static void regime_of(const struct fit_model *fm, double S, char *buf, size_t le
 }
 
 /* predicted/measured - 1, with rounding noise below 1e-12 shown as 0. */
-static double rel_err(double predicted, double measured)
-{
-	double e = predicted / measured - 1;
-
-	return fabs(e) < 1e-12 ? 0 : e;
-}
-
 /*
  * A log time axis spanning less than a decade gets one tic or none: widen
  * it to powers of ten around its data, with room above for the key.
@@ -321,13 +314,13 @@ static void figure_fit(const struct ctx *ctx, const struct meas *m, const double
 	s->color = C_AB;
 	s->dash = 1;
 	for (i = 0; i < m->n; i++)
-		plot_xy(s, S[i], 100 * rel_err(fit_model_time(fab, op, m->ranks, S[i]), T[i]));
+		plot_xy(s, S[i], 100 * fit_rel_err(fit_model_time(fab, op, m->ranks, S[i]), T[i]));
 	if (fm->nreg > 1) {
 		snprintf(text, sizeof(text), "regime model (%zu regimes)", fm->nreg);
 		s = plot_add_series(p, text, PS_LINESPOINTS);
 		s->color = C_MODEL;
 		for (i = 0; i < m->n; i++)
-			plot_xy(s, S[i], 100 * rel_err(fit_model_time(fm, op, m->ranks, S[i]), T[i]));
+			plot_xy(s, S[i], 100 * fit_rel_err(fit_model_time(fm, op, m->ranks, S[i]), T[i]));
 		for (k = 0; k + 1 < fm->nreg; k++)
 			plot_add_vline(p, sqrt(fm->reg[k].hi * fm->reg[k + 1].lo), NULL, NULL, NULL);
 	}
@@ -483,7 +476,7 @@ int cmd_fit(int argc, char **argv, struct ctx *ctx)
 		double fa = fit_model_time(&fab, (enum coll_op)m.op, m.ranks, S[i]);
 		char rg[24];
 		struct cell r[] = { { NULL, S[i] }, { NULL, T[i] }, { rg, 0 }, { NULL, f },
-				    { NULL, rel_err(f, T[i]) }, { NULL, fa }, { NULL, rel_err(fa, T[i]) } };
+				    { NULL, fit_rel_err(f, T[i]) }, { NULL, fa }, { NULL, fit_rel_err(fa, T[i]) } };
 
 		regime_of(&fm, S[i], rg, sizeof(rg));
 		out_row(o, r);

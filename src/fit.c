@@ -634,3 +634,10 @@ int fit_preset_write(const char *path, const char *name, const char *description
 	free(tmp);
 	return 0;
 }
+
+double fit_rel_err(double predicted, double measured)
+{
+	double e = predicted / measured - 1;
+
+	return fabs(e) < 1e-12 ? 0 : e;
+}

@@ -28,6 +28,13 @@ struct coeffs {
 };
 
 /*
+ * Relative error of a prediction, predicted/measured - 1 (dimensionless);
+ * below 1e-12 in size it is reported as 0, so rounding does not print as
+ * "-0.0 %".
+ */
+double fit_rel_err(double predicted, double measured);
+
+/*
  * Time of one collective from a link in seconds: ar_time for all-reduce
  * (algo), rs_ring_time and ag_ring_time for reduce-scatter and all-gather,
  * and for the others (models/fit.md): all-to-all (n-1)(α + S/(nβ)),

@@ -349,3 +349,12 @@ void test_fit_preset_round_trip(void)
 	INT_EQ(fit_preset_write("no-such-dir/x.preset", "x", "x", NULL, &ab, &m, &eb), -1);
 	CHECK(strstr(eb.msg, "cannot create a temporary file beside 'no-such-dir/x.preset'") != NULL);
 }
+
+void test_fit_rel_err(void)
+{
+	/* 110 predicted for 100 measured is 10 % high; 90 is 10 % low */
+	DBL_NEAR(fit_rel_err(110, 100), 0.1, 1e-12);
+	DBL_NEAR(fit_rel_err(90, 100), -0.1, 1e-12);
+	/* rounding noise is no error at all */
+	DBL_NEAR(fit_rel_err(0.1 + 0.2, 0.3), 0, 0);
+}
