@@ -428,6 +428,7 @@ int nccl_tune_init(struct nccl_tune *t, const struct nccl_params *p,
 	arch = m->sm >= 100 ? NCCL_BLACKWELL : m->sm >= 90 ? NCCL_HOPPER :
 	       m->sm >= 80 ? NCCL_AMPERE : NCCL_VOLTA;      /* tuning.cc:263-266 */
 	t->arch = arch;
+	t->cpu = m->cpu;
 	/* A machine with fewer ranks than GPUs per node uses only `ranks` of them. */
 	{
 		struct nccl_machine mm = *m;
@@ -618,4 +619,97 @@ int nccl_rank(const struct nccl_tune *t, const struct nccl_params *p,
 		k = max;
 	memcpy(out, all, k * sizeof all[0]);
 	return k;
+}
+
+#define TERM(n, v, u, s) do { \
+	if (k < max) { \
+		out[k].name = (n); out[k].value = (v); out[k].unit = (u); out[k].source = (s); \
+	} \
+	k++; \
+} while (0)
+
+int nccl_terms(const struct nccl_tune *t, const struct nccl_params *p,
+	       enum nccl_func f, enum nccl_algo a, enum nccl_proto pr, double bytes,
+	       struct nccl_term *out, int max)
+{
+	const struct nccl_graph *g = &t->graph[a];
+	int k = 0, nodes = t->nodes, ranks = t->ranks, idx2 = nodes <= 2 ? nodes - 1 : 2;
+	int hw = g->nvlink ? NCCL_HW_NVLINK : NCCL_HW_PCI;
+	int nsteps = f == NCCL_ALLREDUCE ? 2 * (ranks - 1) :
+		     f == NCCL_REDUCESCATTER || f == NCCL_ALLGATHER ? ranks - 1 : ranks;
+	double lat, bw;
+
+	if (ranks <= 1 || nccl_time(t, p, f, a, pr, bytes, &lat, &bw) < 0)
+		return 0;
+	TERM("channels", g->nchannels, "",
+	     "search.cc:1162-1287 (search), 1036-1049 (duplication)");
+	TERM(nodes <= 2 ? "bw per channel (bwIntra)" : "bw per channel (bwInter)",
+	     nodes <= 2 ? g->bw_intra : g->bw_inter, "GB/s",
+	     "search.cc:1051-1067 (speeds tried)");
+	if (a == NCCL_NVLS || a == NCCL_NVLS_TREE)
+		TERM("NVLS efficiency", p->nvls_eff[t->arch], "", "tuning.cc:139-144, 311-318");
+	if (a == NCCL_NVLS_TREE)
+		TERM("NVLSTree cap per channel", p->perch_nvls_tree[t->arch][idx2], "GB/s",
+		     "tuning.cc:207-210, 321-322");
+	if (a == NCCL_RING && pr == NCCL_LL) {
+		TERM("LL factor", .5, "", "tuning.cc:327");
+		TERM("LL cap", p->ll_max_bw[nodes == 1 ? t->arch : t->cpu == NCCL_CPU_AMD][idx2],
+		     "GB/s", "tuning.cc:179-182, 269-272");
+	}
+	if (a == NCCL_RING && pr == NCCL_LL128) {
+		TERM("LL128 factor", .92, "", "tuning.cc:328-329");
+		TERM("LL128 cap per channel", p->perch_ring_ll128[t->arch][idx2], "GB/s",
+		     "tuning.cc:186-189");
+	}
+	if (a == NCCL_TREE && f == NCCL_ALLREDUCE) {
+		TERM("tree factor", .92, "", "tuning.cc:330-331");
+		TERM("tree cap per channel", p->perch_tree[t->arch][idx2], "GB/s", "tuning.cc:200-203");
+	}
+	if (a == NCCL_TREE && pr == NCCL_LL)
+		TERM("tree LL factor", 1.0 / 3.8, "", "tuning.cc:332");
+	if (a == NCCL_TREE && pr == NCCL_LL128)
+		TERM("tree LL128 factor", nodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0, "",
+		     "tuning.cc:333-335");
+	if (a == NCCL_PAT)
+		TERM("PAT factor", .75, "", "tuning.cc:337");
+	if (!(a != NCCL_RING && (f == NCCL_ALLGATHER || f == NCCL_REDUCESCATTER)))
+		TERM("bus to algorithm bandwidth",
+		     a == NCCL_RING || a == NCCL_NVLS || a == NCCL_NVLS_TREE ?
+		     (double)ranks / nsteps : .5, "", "tuning.cc:377-382");
+	if (a == NCCL_TREE && f == NCCL_ALLREDUCE) {
+		int ls = S_log2i((unsigned long long)(bytes > 0 ? bytes : 0) >> 6);
+		if (ls >= 0 && ls < 23)
+			TERM("tree correction at this size", p->tree_correction[pr][ls], "",
+			     "tuning.cc:623-627, 639-642");
+	}
+	TERM("bandwidth", bw / 1e9, "GB/s", "algorithm bandwidth after the factors above");
+	TERM("base latency", p->base_lat[a][pr], "us", "tuning.cc:151-155");
+	if (a != NCCL_NVLS || nodes == 1)
+		TERM(hw == NCCL_HW_NVLINK ? "NVLink latency per step" : "PCI latency per step",
+		     p->hw_lat[hw][a][pr], "us", "tuning.cc:159-168");
+	if (nodes > 1) {
+		TERM("network latency per step",
+		     ranks == nodes ? p->hw_lat[NCCL_HW_NET][NCCL_TREE][pr] : p->hw_lat[NCCL_HW_NET][a][pr],
+		     "us", "tuning.cc:171-174, 387-388");
+		if (a == NCCL_RING && f != NCCL_BROADCAST && f != NCCL_REDUCE)
+			TERM("network overhead per step", p->net_overhead[t->cpu] * (pr == NCCL_SIMPLE ? 3 : 1),
+			     "us", "tuning.cc:228-233, 405-410");
+	}
+	if (a == NCCL_RING && f != NCCL_BROADCAST && f != NCCL_REDUCE) {
+		int inter = nodes == 1 ? 0 : f == NCCL_ALLREDUCE ? 2 * (nodes - 1) : nodes - 1;
+		TERM("steps inside nodes", nsteps - inter, "", "tuning.cc:289-291, 411-412");
+		if (inter)
+			TERM("steps across nodes", inter, "", "tuning.cc:411-412");
+	}
+	if (a == NCCL_TREE && f == NCCL_ALLREDUCE) {
+		TERM("chain steps inside a node, each way", ranks / nodes - 1, "", "tuning.cc:416");
+		if (nodes > 1)
+			TERM("tree levels across nodes, each way", S_log2i(nodes), "", "tuning.cc:416");
+	}
+	if (a == NCCL_RING && pr == NCCL_SIMPLE && nodes > 1 && f == NCCL_ALLREDUCE &&
+	    lat > t->lat[f][a][pr] * 1e-6 * 1.01)
+		TERM("ring plateau latency factor", t->arch < NCCL_AMPERE ? 1.9 : 1.4, "",
+		     "tuning.cc:647-650");
+	TERM("latency", lat * 1e6, "us", "base + steps x per-step latencies");
+	return k < max ? k : max;
 }

@@ -96,6 +96,7 @@ struct nccl_tune {
 	double lat[NCCL_NFUNC][NCCL_NALGO][NCCL_NPROTO];  /* µs */
 	double bw[NCCL_NFUNC][NCCL_NALGO][NCCL_NPROTO];   /* GB/s of algorithm bandwidth; 0 = not usable */
 	int comm_channels;    /* comm->nChannels: twice the ring channels, at most 64 */
+	enum nccl_cpu cpu;
 };
 
 /* "tree", "ring", "collnetdirect", "collnetchain", "nvls", "nvlstree", "pat". */
@@ -156,5 +157,28 @@ struct nccl_choice {
  */
 int nccl_rank(const struct nccl_tune *t, const struct nccl_params *p,
 	      enum nccl_func f, double bytes, struct nccl_choice *out, int max);
+
+/*
+ * One term of NCCL's formula for a (collective, algorithm, protocol), as
+ * --explain prints it: a name, its value in `unit`, and where in NCCL
+ * 2.30.7 it comes from (or how it was derived).
+ */
+struct nccl_term {
+	const char *name;
+	double value;
+	const char *unit;
+	const char *source;
+};
+
+/*
+ * The terms behind nccl_time() for f, a, pr at `bytes`: channels and
+ * per-channel bandwidth of the graph, the protocol and algorithm factors,
+ * the base and per-step latencies with their step counts, the size
+ * corrections.  Fills at most max terms; returns how many (0 when the
+ * pair is not usable).
+ */
+int nccl_terms(const struct nccl_tune *t, const struct nccl_params *p,
+	       enum nccl_func f, enum nccl_algo a, enum nccl_proto pr, double bytes,
+	       struct nccl_term *out, int max);
 
 #endif

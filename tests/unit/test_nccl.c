@@ -258,3 +258,31 @@ void test_nccl_limits(void)
 	t = tune(&h100, 2, ~0u, ~0u);
 	DBL_NEAR(t.lat[NCCL_ALLREDUCE][NCCL_RING][NCCL_LL], 6.6 + 2 * 0.6, 1e-12);
 }
+
+void test_nccl_terms(void)
+{
+	struct nccl_tune t = tune(&h100, 8, ~0u, ~0u);
+	struct nccl_term terms[32];
+	int n = nccl_terms(&t, P, NCCL_ALLREDUCE, NCCL_RING, NCCL_LL, 8, terms, 32), i;
+	int seen = 0;
+
+	CHECK(n > 5);
+	for (i = 0; i < n; i++) {
+		CHECK(terms[i].source && terms[i].source[0]);
+		if (strcmp(terms[i].name, "base latency") == 0) {
+			DBL_NEAR(terms[i].value, 6.6, 0);
+			seen++;
+		}
+		if (strcmp(terms[i].name, "latency") == 0) {
+			DBL_NEAR(terms[i].value, 15.0, 1e-12);
+			seen++;
+		}
+		if (strcmp(terms[i].name, "LL cap") == 0) {
+			DBL_NEAR(terms[i].value, 141.0, 0);
+			seen++;
+		}
+	}
+	INT_EQ(seen, 3);
+	/* not usable: no terms */
+	INT_EQ(nccl_terms(&t, P, NCCL_ALLREDUCE, NCCL_NVLS, NCCL_LL, 8, terms, 32), 0);
+}
