@@ -369,9 +369,15 @@ int cmd_fit(int argc, char **argv, struct ctx *ctx)
 
 	o = ctx_out_open(ctx);
 	out_input_str(o, "file", "file", m.path);
+	{
+		char fmt[64];
+
+		snprintf(fmt, sizeof(fmt), "%s (detected)", meas_format_name(m.format));
+		out_input_str(o, "format", "format", fmt);
+	}
 	out_input_str(o, "op", "collective", coll_op_name((enum coll_op)m.op));
 	snprintf(note, sizeof(note), "%s", ma.ranks ? "from --ranks" :
-		 m.from_log ? "from the log's '# Rank' lines" : "from the file");
+		 m.format == MEAS_NCCL_TEXT ? "from the log's '# Rank' lines" : "from the file");
 	out_input(o, "ranks", "ranks", (double)m.ranks, H_PLAIN, 10, note);
 	out_input_str(o, "algo", "algorithm", ar_algo_name(fo.algo));
 	snprintf(note, sizeof(note), "T(S) = %.6g*alpha + %.6g*S/beta", co.a, co.b);
