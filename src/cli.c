@@ -143,13 +143,13 @@ void ctx_echo_link(const struct ctx *ctx, struct out *o)
 	snprintf(note, sizeof(note), "%s", !strcmp(ctx->alpha_src, "preset") && pname ?
 		 "from the preset" : !strcmp(ctx->alpha_src, "default") ?
 		 "default; set with --alpha or --preset" : "");
-	out_input(o, "alpha_s", "alpha", ctx->link.alpha, H_TIME, 3, note[0] ? note : NULL);
+	out_input(o, "alpha_s", "alpha", ctx->model.link.alpha, H_TIME, 3, note[0] ? note : NULL);
 	snprintf(note, sizeof(note), "%s", !strcmp(ctx->beta_src, "preset") && pname ?
 		 "from the preset" : !strcmp(ctx->beta_src, "default") ?
 		 "default; set with --beta or --preset" : "");
-	out_input(o, "beta_Bps", "beta", ctx->link.beta, H_RATE, 4, note[0] ? note : NULL);
-	if (ctx->link.gamma > 0)
-		out_input(o, "gamma_sPerB", "gamma", ctx->link.gamma, H_PLAIN, 4, "s/B");
+	out_input(o, "beta_Bps", "beta", ctx->model.link.beta, H_RATE, 4, note[0] ? note : NULL);
+	if (ctx->model.link.gamma > 0)
+		out_input(o, "gamma_sPerB", "gamma", ctx->model.link.gamma, H_PLAIN, 4, "s/B");
 }
 
 static const struct column cross_cols[] = {
@@ -162,7 +162,7 @@ static const struct column cross_cols[] = {
 };
 
 void write_crossovers(struct out *o, const struct ctx *ctx, const struct dlist *ranks,
-		      const enum ar_algo *algos, int nalgo, int secondary)
+		      const enum coll_algo *algos, int nalgo, int secondary)
 {
 	struct table t = { "crossover",
 			   "crossover sizes: where two algorithms take equal time",
@@ -185,7 +185,7 @@ void write_crossovers(struct out *o, const struct ctx *ctx, const struct dlist *
 	/* The names are as wide as the longest chosen, so the rows line up. */
 	memcpy(cols, cross_cols, sizeof(cols));
 	for (a = 0; a < nalgo; a++) {
-		int w = (int)strlen(ar_algo_name(algos[a]));
+		int w = (int)strlen(coll_algo_name(algos[a]));
 
 		if (w > cols[1].width)
 			cols[1].width = cols[2].width = w;
@@ -197,19 +197,19 @@ void write_crossovers(struct out *o, const struct ctx *ctx, const struct dlist *
 
 		for (a = 0; a < nalgo; a++)
 			for (b = a + 1; b < nalgo; b++) {
-				const char *na = ar_algo_name(algos[a]), *nb = ar_algo_name(algos[b]);
+				const char *na = coll_algo_name(algos[a]), *nb = coll_algo_name(algos[b]);
 				struct crossing c;
 				struct errbuf eb;
 				double tc = NAN;
 
-				if (crossover_allreduce(algos[a], algos[b], &ctx->link, n,
+				if (crossover_allreduce(algos[a], algos[b], &ctx->model.link, n,
 							CROSS_LO, CROSS_HI, &c, &eb) < 0)
 					die("%d ranks, %s vs %s: %s", (int)n, na, nb, eb.msg);
 				switch (c.result) {
 				case CROSS_FOUND:
 					snprintf(note, sizeof(note), "%s faster below, %s above",
 						 c.below ? nb : na, c.below ? na : nb);
-					tc = ar_time(algos[a], &ctx->link, n, c.bytes);
+					tc = ar_time(algos[a], &ctx->model.link, n, c.bytes);
 					break;
 				case CROSS_A_ALWAYS:
 					snprintf(note, sizeof(note), "%s always faster", na);
@@ -345,8 +345,8 @@ char *ctx_link_text(const struct ctx *ctx, char *buf, size_t len)
 {
 	char a[32], b[32];
 
-	units_fmt_time(a, sizeof(a), ctx->link.alpha, 3);
-	units_fmt_rate(b, sizeof(b), ctx->link.beta, 4);
+	units_fmt_time(a, sizeof(a), ctx->model.link.alpha, 3);
+	units_fmt_rate(b, sizeof(b), ctx->model.link.beta, 4);
 	if (ctx->have_preset)
 		snprintf(buf, len, "\xce\xb1 = %s, \xce\xb2 = %s (%s)", a, b, ctx->preset.name);
 	else

@@ -3,7 +3,7 @@
 
 #include "util.h"
 #include "units.h"
-#include "model.h"
+#include "cost.h"
 #include "preset.h"
 #include "table.h"
 #include "plot.h"
@@ -13,7 +13,15 @@
  * wherever they stood on the command line, and the link they resolve to.
  */
 struct ctx {
-	struct link link;          /* α, β, γ after defaults, preset, options */
+	/*
+	 * The machine every command asks for collective times (cost.h):
+	 * model.kind is COST_LINK in the single-link mode, model.link the α,
+	 * β, γ after defaults, preset and options; with --system it is the
+	 * system's model (tiers, later NCCL's) and model.sys points at system.
+	 */
+	struct cost_model model;
+	int have_system;           /* --system or the ad-hoc system options were given */
+	struct system system;      /* the machine, when have_system */
 	const char *alpha_src;     /* "default", "preset", "option" */
 	const char *beta_src;
 	const char *gamma_src;
@@ -112,6 +120,6 @@ char *ctx_link_text(const struct ctx *ctx, char *buf, size_t len);
  * secondary: 1 to keep it out of CSV.
  */
 void write_crossovers(struct out *o, const struct ctx *ctx, const struct dlist *ranks,
-		      const enum ar_algo *algos, int nalgo, int secondary);
+		      const enum coll_algo *algos, int nalgo, int secondary);
 
 #endif

@@ -35,7 +35,7 @@ static const struct option options[] = {
  * algorithm wins, above it the other — the map NCCL's choice follows.
  */
 static void figure_crossover(const struct ctx *ctx, const struct dlist *ranks,
-			     const enum ar_algo *algos, int nalgo)
+			     const enum coll_algo *algos, int nalgo)
 {
 	struct figure f = { 0 };
 	struct panel *p;
@@ -57,7 +57,7 @@ static void figure_crossover(const struct ctx *ctx, const struct dlist *ranks,
 	for (a = 0; a < nalgo; a++)
 		for (b = a + 1; b < nalgo; b++) {
 			struct plot_series *s;
-			const char *na = ar_algo_name(algos[a]), *nb = ar_algo_name(algos[b]);
+			const char *na = coll_algo_name(algos[a]), *nb = coll_algo_name(algos[b]);
 			int shade = nalgo == 2;
 
 			if (shade) {
@@ -83,7 +83,7 @@ static void figure_crossover(const struct ctx *ctx, const struct dlist *ranks,
 				struct errbuf eb;
 				double edge;
 
-				if (crossover_allreduce(algos[a], algos[b], &ctx->link, n, CROSS_LO,
+				if (crossover_allreduce(algos[a], algos[b], &ctx->model.link, n, CROSS_LO,
 							CROSS_HI, &c, &eb) < 0)
 					die("%lu ranks: %s", n, eb.msg);
 				if (c.result == CROSS_FOUND)
@@ -137,7 +137,7 @@ static void figure_crossover(const struct ctx *ctx, const struct dlist *ranks,
 int cmd_crossover(int argc, char **argv, struct ctx *ctx)
 {
 	struct dlist ranks = { 0 };
-	enum ar_algo algos[AR_COUNT] = { AR_RING, AR_TREE };
+	enum coll_algo algos[ALGO_COUNT] = { ALGO_RING, ALGO_TREE };
 	int nalgo = 2, c;
 	struct errbuf eb;
 	struct out *o;
@@ -167,7 +167,7 @@ int cmd_crossover(int argc, char **argv, struct ctx *ctx)
 	o = ctx_out_open(ctx);
 	ctx_echo_link(ctx, o);
 	out_input(o, "n_half_B", "half-bandwidth size n\xc2\xbd = alpha*beta",
-		  ctx->link.alpha * ctx->link.beta, H_SIZE, 4,
+		  ctx->model.link.alpha * ctx->model.link.beta, H_SIZE, 4,
 		  "below it one link is latency-bound");
 	write_crossovers(o, ctx, &ranks, algos, nalgo, 0);
 	if (ctx_wants_figure(ctx))

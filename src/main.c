@@ -118,16 +118,16 @@ static void resolve_link(struct ctx *ctx, const char *val[])
 {
 	struct errbuf eb;
 
-	ctx->link.alpha = DEFAULT_ALPHA;
-	ctx->link.beta = DEFAULT_BETA;
-	ctx->link.gamma = 0;
+	ctx->model.link.alpha = DEFAULT_ALPHA;
+	ctx->model.link.beta = DEFAULT_BETA;
+	ctx->model.link.gamma = 0;
 	ctx->alpha_src = ctx->beta_src = ctx->gamma_src = "default";
 	preset_dirs_init(&ctx->dirs, val[G_PRESETS_DIR]);
 
 	if (val[G_PRESET]) {
 		if (preset_load(&ctx->dirs, val[G_PRESET], &ctx->preset, &eb) < 0)
 			die("%s", eb.msg);
-		if (preset_link(&ctx->preset, &ctx->link, &eb) < 0)
+		if (preset_link(&ctx->preset, &ctx->model.link, &eb) < 0)
 			die("%s", eb.msg);
 		ctx->have_preset = 1;
 		ctx->alpha_src = ctx->beta_src = "preset";
@@ -136,20 +136,20 @@ static void resolve_link(struct ctx *ctx, const char *val[])
 		ctx->link_given = 1;
 	}
 	if (val[G_ALPHA]) {
-		ctx->link.alpha = opt_quantity_range("--alpha", Q_TIME, val[G_ALPHA], 0, 3600);
+		ctx->model.link.alpha = opt_quantity_range("--alpha", Q_TIME, val[G_ALPHA], 0, LINK_ALPHA_MAX);
 		ctx->alpha_src = "option";
 		ctx->link_given = 1;
 	}
 	if (val[G_BETA]) {
-		ctx->link.beta = opt_quantity_range("--beta", Q_RATE, val[G_BETA], 1e-300, 1e18);
-		if (ctx->link.beta <= 0)
+		ctx->model.link.beta = opt_quantity_range("--beta", Q_RATE, val[G_BETA], 1e-300, LINK_BETA_MAX);
+		if (ctx->model.link.beta <= 0)
 			die_usage("--beta: bandwidth must be positive, got '%s'", val[G_BETA]);
 		ctx->beta_src = "option";
 		ctx->link_given = 1;
 	}
 	if (val[G_GAMMA]) {
 		/* γ is a time per byte; written as a plain number of s/B. */
-		ctx->link.gamma = opt_quantity_range("--gamma", Q_NUMBER, val[G_GAMMA], 0, 1);
+		ctx->model.link.gamma = opt_quantity_range("--gamma", Q_NUMBER, val[G_GAMMA], 0, LINK_GAMMA_MAX);
 		ctx->gamma_src = "option";
 	}
 }
