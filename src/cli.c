@@ -25,6 +25,12 @@ const char global_usage[] =
 	"  --gamma X            reduction cost in seconds per byte (default 0)\n"
 	"  --preset NAME|FILE   link preset; --alpha/--beta override its values\n"
 	"  --presets-dir DIR    search DIR first for presets\n"
+	"  --system NAME|FILE   a system preset: GPUs per node, intra-node link, NICs\n"
+	"  --gpus-per-node N    override the system's GPUs per node\n"
+	"  --nics-per-node N    override its NIC ports per node\n"
+	"  --intra LINK         override its intra-node link preset\n"
+	"  --inter LINK         override its NIC link preset (one port)\n"
+	"  --model NAME         cost model on a system: tiers (default)\n"
 	"  --format FMT         table (default), csv or json\n"
 	"  -o, --output FILE    write to FILE (atomically) instead of stdout; a name\n"
 	"                       ending in .csv or .json sets --format when not given\n"
@@ -133,10 +139,65 @@ void ctx_out_close(const struct ctx *ctx, struct out *o)
 		die("%s", eb.msg);
 }
 
+/*
+ * The system and its tiers, one line each:
+ *   system: dgx-h100 (8 GPUs per node)
+ *   intra: h100-nvlink4, alpha 4.00 µs, beta 370 GB/s (line rate 450 GB/s)
+ *   inter: 8 x ib-ndr, alpha 4.00 µs, beta 48 GB/s each (line rate 50 GB/s)
+ */
+static void echo_system(const struct ctx *ctx, struct out *o)
+{
+	const struct system *s = &ctx->system;
+	char a[32], b[32], l[32], line[320];
+	int table = out_get_format(o) == FMT_TABLE;
+
+	out_input_str(o, "system", "system", s->name);
+	if (s->gpu.name)
+		out_input_str(o, "gpu", "gpu", s->gpu.name);
+	out_input(o, "gpus_per_node", "GPUs per node", (double)s->gpus_per_node, H_PLAIN, 6, NULL);
+	units_fmt_time(a, sizeof(a), s->intra.link.alpha, 3);
+	units_fmt_rate(b, sizeof(b), s->intra.link.beta, 4);
+	units_fmt_rate(l, sizeof(l), s->intra.beta_line, 4);
+	snprintf(line, sizeof(line), "%s, alpha %s, beta %s (line rate %s)", s->intra.name,
+		 a, b, l);
+	if (table) {
+		out_input_str(o, "intra", "intra", line);
+	} else {
+		out_input_str(o, "intra", "intra", s->intra.name);
+		out_input(o, "intra_alpha_s", "", s->intra.link.alpha, H_TIME, 3, NULL);
+		out_input(o, "intra_beta_Bps", "", s->intra.link.beta, H_RATE, 4, NULL);
+		out_input(o, "intra_beta_line_Bps", "", s->intra.beta_line, H_RATE, 4, NULL);
+	}
+	if (s->have_inter && s->nics_per_node) {
+		units_fmt_time(a, sizeof(a), s->inter.link.alpha, 3);
+		units_fmt_rate(b, sizeof(b), s->inter.link.beta, 4);
+		units_fmt_rate(l, sizeof(l), s->inter.beta_line, 4);
+		snprintf(line, sizeof(line), "%u x %s, alpha %s, beta %s each (line rate %s)",
+			 s->nics_per_node, s->inter.name, a, b, l);
+		if (table) {
+			out_input_str(o, "inter", "inter", line);
+		} else {
+			out_input_str(o, "inter", "inter", s->inter.name);
+			out_input(o, "nics_per_node", "", (double)s->nics_per_node, H_PLAIN, 6, NULL);
+			out_input(o, "inter_alpha_s", "", s->inter.link.alpha, H_TIME, 3, NULL);
+			out_input(o, "inter_beta_Bps", "", s->inter.link.beta, H_RATE, 4, NULL);
+			out_input(o, "inter_beta_line_Bps", "", s->inter.beta_line, H_RATE, 4, NULL);
+		}
+	} else if (table) {
+		out_input_str(o, "inter", "inter", "none (one node only)");
+	}
+	out_input_str(o, "model", "model", cost_kind_name(ctx->model.kind));
+}
+
 void ctx_echo_link(const struct ctx *ctx, struct out *o)
 {
 	const char *pname = ctx->have_preset ? ctx->preset.name : NULL;
 	char note[160];
+
+	if (ctx->have_system) {
+		echo_system(ctx, o);
+		return;
+	}
 
 	if (pname)
 		out_input_str(o, "preset", "preset", pname);

@@ -5,6 +5,7 @@
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -64,14 +65,30 @@ static int read_quantity(const struct preset *p, const struct preset_kv *kv, int
  * also loads: the link of a link preset (α, β), the shape of a workload.
  * α and β are NaN for workloads.  Returns 0, or -1 with eb filled.
  */
-static int check_preset(const struct preset *p, struct link *l, struct errbuf *eb)
+static int check_preset(const struct ctx *ctx, const struct preset *p, struct link *l,
+			struct errbuf *eb)
 {
 	struct workload w;
+	struct gpu_spec g;
+	struct system s;
 
 	l->alpha = l->beta = NAN;
 	l->gamma = 0;
 	if (!strcmp(p->kind, "link"))
 		return preset_link(p, l, eb);
+	if (!strcmp(p->kind, "gpu")) {
+		if (gpu_from_preset(p, &g, eb) < 0)
+			return -1;
+		free(g.name);
+		free(g.description);
+		return 0;
+	}
+	if (!strcmp(p->kind, "system")) {
+		if (system_from_preset(&ctx->dirs, p, &s, eb) < 0)
+			return -1;
+		system_release(&s);
+		return 0;
+	}
 	return workload_from_preset(p, &w, eb);
 }
 
@@ -109,7 +126,7 @@ static int list_presets(const struct ctx *ctx, const char *kind)
 
 		if (kind && strcmp(p->kind, kind))
 			continue;
-		if (check_preset(p, &l, &eb) < 0) {
+		if (check_preset(ctx, p, &l, &eb) < 0) {
 			if (!nbad++)
 				first = eb;
 			continue;
@@ -170,7 +187,7 @@ static int show_preset(const struct ctx *ctx, const struct preset *p)
 	struct out *o;
 	size_t i;
 
-	if (check_preset(p, &l, &eb) < 0)
+	if (check_preset(ctx, p, &l, &eb) < 0)
 		die("%s", eb.msg);
 	show_cols[5].width = 3;
 	for (i = 0; i < p->nkv; i++)
@@ -229,7 +246,7 @@ static const char usage[] =
 	"./presets.  An unknown NAME's error lists the directories searched.\n"
 	"\n"
 	"options:\n"
-	"  --kind KIND          list only presets of KIND: link or workload\n"
+	"  --kind KIND          list only presets of KIND: link, workload, gpu or system\n"
 	"  -h, --help           show this text\n";
 
 static const struct option options[] = {
@@ -248,9 +265,10 @@ int cmd_presets(int argc, char **argv, struct ctx *ctx)
 	while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
 		switch (c) {
 		case 'k':
-			if (strcmp(optarg, "link") && strcmp(optarg, "workload"))
-				die_usage("--kind: unknown kind '%s'; want 'link' or 'workload'",
-					  optarg);
+			if (strcmp(optarg, "link") && strcmp(optarg, "workload") &&
+			    strcmp(optarg, "gpu") && strcmp(optarg, "system"))
+				die_usage("--kind: unknown kind '%s'; want 'link', 'workload', "
+					  "'gpu' or 'system'", optarg);
 			kind = optarg;
 			break;
 		case 'h':

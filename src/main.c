@@ -5,6 +5,7 @@
  * rest of the command line to one command from the table below.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,7 +71,8 @@ static const struct command *find_command(const char *name)
 
 /* The global options that take a value, long and short spellings. */
 enum gopt { G_ALPHA, G_BETA, G_GAMMA, G_PRESET, G_PRESETS_DIR, G_FORMAT,
-	    G_OUTPUT, G_PLOT, G_RENDER, G_COUNT };
+	    G_OUTPUT, G_PLOT, G_RENDER, G_SYSTEM, G_MODEL, G_GPUS_PER_NODE,
+	    G_NICS_PER_NODE, G_INTRA, G_INTER, G_COUNT };
 static const struct {
 	const char *lng;
 	const char *shrt;
@@ -78,6 +80,8 @@ static const struct {
 	{ "--alpha", NULL }, { "--beta", NULL }, { "--gamma", NULL },
 	{ "--preset", NULL }, { "--presets-dir", NULL }, { "--format", NULL },
 	{ "--output", "-o" }, { "--plot", NULL }, { "--render", NULL },
+	{ "--system", NULL }, { "--model", NULL }, { "--gpus-per-node", NULL },
+	{ "--nics-per-node", NULL }, { "--intra", NULL }, { "--inter", NULL },
 };
 
 /*
@@ -152,6 +156,95 @@ static void resolve_link(struct ctx *ctx, const char *val[])
 		ctx->model.link.gamma = opt_quantity_range("--gamma", Q_NUMBER, val[G_GAMMA], 0, LINK_GAMMA_MAX);
 		ctx->gamma_src = "option";
 	}
+}
+
+/*
+ * The machine as a system: --system, then the overrides on top of it (or,
+ * without --system, a system made of the overrides alone, which then need
+ * --gpus-per-node and --intra).  The cost model is --model, by default
+ * COST_SYSTEM_DEFAULT.
+ */
+static void resolve_system(struct ctx *ctx, const char *val[])
+{
+	struct system *s = &ctx->system;
+	enum cost_kind kind = COST_SYSTEM_DEFAULT;
+	struct errbuf eb;
+	double x;
+
+	if (!val[G_SYSTEM] && !val[G_GPUS_PER_NODE] && !val[G_NICS_PER_NODE] &&
+	    !val[G_INTRA] && !val[G_INTER]) {
+		if (val[G_MODEL])
+			die_usage("--model: needs a system (--system NAME|FILE)");
+		cost_model_link(&ctx->model, &ctx->model.link);
+		return;
+	}
+	if (val[G_PRESET] || val[G_ALPHA] || val[G_BETA])
+		die_usage("--system and its options describe the machine; --preset, --alpha "
+			  "and --beta describe one link: give one or the other");
+	if (val[G_GAMMA])
+		die_usage("--gamma: the reduction cost is modelled on a single link only, "
+			  "not on a system");
+	if (val[G_SYSTEM]) {
+		if (system_load(&ctx->dirs, val[G_SYSTEM], s, &eb) < 0)
+			die("%s", eb.msg);
+	} else {
+		if (!val[G_GPUS_PER_NODE] || !val[G_INTRA])
+			die_usage("a system without --system needs at least --gpus-per-node "
+				  "and --intra");
+		*s = (struct system){ .name = xstrdup("custom"),
+				      .description = xstrdup("from the command line"),
+				      .p2p = 1, .pcie_path = PCIE_PIX, .cpu = CPU_INTEL,
+				      .price_per_gpu_hour = NAN };
+	}
+	if (val[G_GPUS_PER_NODE]) {
+		x = opt_quantity_range("--gpus-per-node", Q_COUNT, val[G_GPUS_PER_NODE], 1, 1e6);
+		s->gpus_per_node = (unsigned long)x;
+	}
+	if (val[G_NICS_PER_NODE]) {
+		x = opt_quantity_range("--nics-per-node", Q_COUNT, val[G_NICS_PER_NODE], 0, 1024);
+		s->nics_per_node = (unsigned)x;
+		s->nics_line = 0;
+		free(s->path);
+		s->path = NULL;
+	}
+	if (val[G_INTRA]) {
+		free(s->intra.name);
+		if (tier_load(&ctx->dirs, val[G_INTRA], NULL, &s->intra, &eb) < 0)
+			die("--intra: %s", eb.msg);
+	}
+	if (val[G_INTER]) {
+		free(s->inter.name);
+		if (tier_load(&ctx->dirs, val[G_INTER], NULL, &s->inter, &eb) < 0)
+			die("--inter: %s", eb.msg);
+		s->have_inter = 1;
+		if (!s->nics_per_node && !val[G_NICS_PER_NODE])
+			die_usage("--inter: say how many such ports a node has with --nics-per-node");
+	}
+	if (s->nics_per_node && !s->have_inter)
+		die_usage("--nics-per-node: the NICs need a link preset, --inter LINK");
+	if (val[G_MODEL] && cost_kind_lookup(val[G_MODEL], &kind, &eb) < 0)
+		die_usage("--model: %s", eb.msg);
+	ctx->have_system = 1;
+	switch (kind) {
+	case COST_TIERS:
+		cost_model_tiers(&ctx->model, s);
+		break;
+	case COST_NCCL:
+	default:
+		die_usage("--model: NCCL's model is not available in this version; use --model tiers");
+	}
+}
+
+/* Commands that ask the cost model (not only the link) and so run on a system. */
+static int system_ready(const char *name)
+{
+	static const char *const ready[] = { "presets", "pipeline", "speedup" };
+	size_t i;
+
+	for (i = 0; i < sizeof(ready) / sizeof(ready[0]); i++)
+		if (!strcmp(name, ready[i]))
+			return 1;
+	return 0;
 }
 
 static int finish_stdout(int status)
@@ -256,11 +349,17 @@ int main(int argc, char **argv)
 		die_usage("--render: cannot tell the image format of '%s' "
 			  "(use a name ending in .png, .svg or .pdf)", ctx.render);
 	resolve_link(&ctx, val);
+	resolve_system(&ctx, val);
+	if (ctx.have_system && !system_ready(cmd->name))
+		die_usage("%s: not available on a system yet; describe one link with "
+			  "--preset, --alpha and --beta", cmd->name);
 
 	status = cmd->fn(1 + nrest, rest, &ctx);
 
 	if (ctx.have_preset)
 		preset_release(&ctx.preset);
+	if (ctx.have_system)
+		system_release(&ctx.system);
 	preset_dirs_release(&ctx.dirs);
 	free(rest);
 	return finish_stdout(status);
