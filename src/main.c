@@ -55,7 +55,7 @@ static void print_main_usage(FILE *f)
 	for (i = 0; i < NCOMMANDS; i++)
 		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
 	fputs("  help       show this text, or a command's options\n\n", f);
-	fputs(global_usage, f);
+	opts_print_help(f, global_options);
 	fputs(main_usage_tail, f);
 }
 
@@ -69,56 +69,7 @@ static const struct command *find_command(const char *name)
 	return NULL;
 }
 
-/* The global options that take a value, long and short spellings. */
-enum gopt { G_ALPHA, G_BETA, G_GAMMA, G_PRESET, G_PRESETS_DIR, G_FORMAT,
-	    G_OUTPUT, G_PLOT, G_RENDER, G_SYSTEM, G_MODEL, G_GPUS_PER_NODE,
-	    G_NICS_PER_NODE, G_INTRA, G_INTER, G_COUNT };
-static const struct {
-	const char *lng;
-	const char *shrt;
-} gopts[G_COUNT] = {
-	{ "--alpha", NULL }, { "--beta", NULL }, { "--gamma", NULL },
-	{ "--preset", NULL }, { "--presets-dir", NULL }, { "--format", NULL },
-	{ "--output", "-o" }, { "--plot", NULL }, { "--render", NULL },
-	{ "--system", NULL }, { "--model", NULL }, { "--gpus-per-node", NULL },
-	{ "--nics-per-node", NULL }, { "--intra", NULL }, { "--inter", NULL },
-};
-
-/*
- * If argv[*i] is a global option, store its value in val[], advance *i
- * past it and return 1; return 0 otherwise.  Accepts "--alpha 5us",
- * "--alpha=5us", "-o FILE" and "-oFILE".
- */
-static int take_global(int argc, char **argv, int *i, const char *val[])
-{
-	const char *a = argv[*i];
-	int g;
-
-	for (g = 0; g < G_COUNT; g++) {
-		size_t n = strlen(gopts[g].lng);
-		const char *v = NULL;
-
-		if (!strncmp(a, gopts[g].lng, n) && a[n] == '=')
-			v = a + n + 1;
-		else if (!strcmp(a, gopts[g].lng) ||
-			 (gopts[g].shrt && !strcmp(a, gopts[g].shrt))) {
-			if (*i + 1 >= argc)
-				die_usage("option '%s' needs a value", a);
-			v = argv[++*i];
-		} else if (gopts[g].shrt && !strncmp(a, gopts[g].shrt, 2) && a[2])
-			v = a + 2;
-		if (v) {
-			if (val[g])
-				die_usage("option '%s' given twice", gopts[g].lng);
-			val[g] = v;
-			++*i;
-			return 1;
-		}
-	}
-	return 0;
-}
-
-static void resolve_link(struct ctx *ctx, const char *val[])
+static void resolve_link(struct ctx *ctx, const struct global_args *g)
 {
 	struct errbuf eb;
 
@@ -126,10 +77,10 @@ static void resolve_link(struct ctx *ctx, const char *val[])
 	ctx->model.link.beta = DEFAULT_BETA;
 	ctx->model.link.gamma = 0;
 	ctx->alpha_src = ctx->beta_src = ctx->gamma_src = "default";
-	preset_dirs_init(&ctx->dirs, val[G_PRESETS_DIR]);
+	preset_dirs_init(&ctx->dirs, g->presets_dir);
 
-	if (val[G_PRESET]) {
-		if (preset_load(&ctx->dirs, val[G_PRESET], &ctx->preset, &eb) < 0)
+	if (g->preset) {
+		if (preset_load(&ctx->dirs, g->preset, &ctx->preset, &eb) < 0)
 			die("%s", eb.msg);
 		if (preset_link(&ctx->preset, &ctx->model.link, &eb) < 0)
 			die("%s", eb.msg);
@@ -139,21 +90,21 @@ static void resolve_link(struct ctx *ctx, const char *val[])
 			ctx->gamma_src = "preset";
 		ctx->link_given = 1;
 	}
-	if (val[G_ALPHA]) {
-		ctx->model.link.alpha = opt_quantity_range("--alpha", Q_TIME, val[G_ALPHA], 0, LINK_ALPHA_MAX);
+	if (g->alpha) {
+		ctx->model.link.alpha = opt_quantity_range("--alpha", Q_TIME, g->alpha, 0, LINK_ALPHA_MAX);
 		ctx->alpha_src = "option";
 		ctx->link_given = 1;
 	}
-	if (val[G_BETA]) {
-		ctx->model.link.beta = opt_quantity_range("--beta", Q_RATE, val[G_BETA], 1e-300, LINK_BETA_MAX);
+	if (g->beta) {
+		ctx->model.link.beta = opt_quantity_range("--beta", Q_RATE, g->beta, 1e-300, LINK_BETA_MAX);
 		if (ctx->model.link.beta <= 0)
-			die_usage("--beta: bandwidth must be positive, got '%s'", val[G_BETA]);
+			die_usage("--beta: bandwidth must be positive, got '%s'", g->beta);
 		ctx->beta_src = "option";
 		ctx->link_given = 1;
 	}
-	if (val[G_GAMMA]) {
+	if (g->gamma) {
 		/* γ is a time per byte; written as a plain number of s/B. */
-		ctx->model.link.gamma = opt_quantity_range("--gamma", Q_NUMBER, val[G_GAMMA], 0, LINK_GAMMA_MAX);
+		ctx->model.link.gamma = opt_quantity_range("--gamma", Q_NUMBER, g->gamma, 0, LINK_GAMMA_MAX);
 		ctx->gamma_src = "option";
 	}
 }
@@ -164,31 +115,31 @@ static void resolve_link(struct ctx *ctx, const char *val[])
  * --gpus-per-node and --intra).  The cost model is --model, by default
  * COST_SYSTEM_DEFAULT.
  */
-static void resolve_system(struct ctx *ctx, const char *val[])
+static void resolve_system(struct ctx *ctx, const struct global_args *g)
 {
 	struct system *s = &ctx->system;
 	enum cost_kind kind = COST_SYSTEM_DEFAULT;
 	struct errbuf eb;
 	double x;
 
-	if (!val[G_SYSTEM] && !val[G_GPUS_PER_NODE] && !val[G_NICS_PER_NODE] &&
-	    !val[G_INTRA] && !val[G_INTER]) {
-		if (val[G_MODEL])
+	if (!g->system && !g->gpus_per_node && !g->nics_per_node &&
+	    !g->intra && !g->inter) {
+		if (g->model)
 			die_usage("--model: needs a system (--system NAME|FILE)");
 		cost_model_link(&ctx->model, &ctx->model.link);
 		return;
 	}
-	if (val[G_PRESET] || val[G_ALPHA] || val[G_BETA])
+	if (g->preset || g->alpha || g->beta)
 		die_usage("--system and its options describe the machine; --preset, --alpha "
 			  "and --beta describe one link: give one or the other");
-	if (val[G_GAMMA])
+	if (g->gamma)
 		die_usage("--gamma: the reduction cost is modelled on a single link only, "
 			  "not on a system");
-	if (val[G_SYSTEM]) {
-		if (system_load(&ctx->dirs, val[G_SYSTEM], s, &eb) < 0)
+	if (g->system) {
+		if (system_load(&ctx->dirs, g->system, s, &eb) < 0)
 			die("%s", eb.msg);
 	} else {
-		if (!val[G_GPUS_PER_NODE] || !val[G_INTRA])
+		if (!g->gpus_per_node || !g->intra)
 			die_usage("a system without --system needs at least --gpus-per-node "
 				  "and --intra");
 		*s = (struct system){ .name = xstrdup("custom"),
@@ -196,33 +147,33 @@ static void resolve_system(struct ctx *ctx, const char *val[])
 				      .p2p = 1, .pcie_path = PCIE_PIX, .cpu = CPU_INTEL,
 				      .price_per_gpu_hour = NAN };
 	}
-	if (val[G_GPUS_PER_NODE]) {
-		x = opt_quantity_range("--gpus-per-node", Q_COUNT, val[G_GPUS_PER_NODE], 1, 1e6);
+	if (g->gpus_per_node) {
+		x = opt_quantity_range("--gpus-per-node", Q_COUNT, g->gpus_per_node, 1, 1e6);
 		s->gpus_per_node = (unsigned long)x;
 	}
-	if (val[G_NICS_PER_NODE]) {
-		x = opt_quantity_range("--nics-per-node", Q_COUNT, val[G_NICS_PER_NODE], 0, 1024);
+	if (g->nics_per_node) {
+		x = opt_quantity_range("--nics-per-node", Q_COUNT, g->nics_per_node, 0, 1024);
 		s->nics_per_node = (unsigned)x;
 		s->nics_line = 0;
 		free(s->path);
 		s->path = NULL;
 	}
-	if (val[G_INTRA]) {
+	if (g->intra) {
 		free(s->intra.name);
-		if (tier_load(&ctx->dirs, val[G_INTRA], NULL, &s->intra, &eb) < 0)
+		if (tier_load(&ctx->dirs, g->intra, NULL, &s->intra, &eb) < 0)
 			die("--intra: %s", eb.msg);
 	}
-	if (val[G_INTER]) {
+	if (g->inter) {
 		free(s->inter.name);
-		if (tier_load(&ctx->dirs, val[G_INTER], NULL, &s->inter, &eb) < 0)
+		if (tier_load(&ctx->dirs, g->inter, NULL, &s->inter, &eb) < 0)
 			die("--inter: %s", eb.msg);
 		s->have_inter = 1;
-		if (!s->nics_per_node && !val[G_NICS_PER_NODE])
+		if (!s->nics_per_node && !g->nics_per_node)
 			die_usage("--inter: say how many such ports a node has with --nics-per-node");
 	}
 	if (s->nics_per_node && !s->have_inter)
 		die_usage("--nics-per-node: the NICs need a link preset, --inter LINK");
-	if (val[G_MODEL] && cost_kind_lookup(val[G_MODEL], &kind, &eb) < 0)
+	if (g->model && cost_kind_lookup(g->model, &kind, &eb) < 0)
 		die_usage("--model: %s", eb.msg);
 	ctx->have_system = 1;
 	switch (kind) {
@@ -266,7 +217,7 @@ static int finish_stdout(int status)
 
 int main(int argc, char **argv)
 {
-	const char *val[G_COUNT] = { 0 };
+	const struct global_args *g = &global_args;
 	const struct command *cmd = NULL;
 	struct ctx ctx;
 	char **rest;
@@ -287,7 +238,7 @@ int main(int argc, char **argv)
 				rest[1 + nrest++] = argv[i++];
 			break;
 		}
-		if (take_global(argc, argv, &i, val))
+		if (opts_take(global_options, argc, argv, &i, NULL))
 			continue;
 		if (!cmd && argv[i][0] != '-') {
 			if (!strcmp(argv[i], "help")) {
@@ -318,6 +269,22 @@ int main(int argc, char **argv)
 			print_main_usage(stdout);
 			return finish_stdout(0);
 		}
+		/* for the completion scripts: the commands, then the global options */
+		if (!cmd && !strcmp(argv[i], "--help-commands")) {
+			size_t k;
+
+			for (k = 0; k < NCOMMANDS; k++)
+				printf("%s\t%s\n", commands[k].name, commands[k].summary);
+			return finish_stdout(0);
+		}
+		if (!cmd && !strcmp(argv[i], "--help-complete")) {
+			opts_print_complete(stdout, global_options);
+			return finish_stdout(0);
+		}
+		if (!cmd && !strcmp(argv[i], "--help-roff")) {
+			opts_print_roff(stdout, global_options);
+			return finish_stdout(0);
+		}
 		if (!cmd && !strcmp(argv[i], "--version")) {
 			puts("commtime " COMMTIME_VERSION);
 			return finish_stdout(0);
@@ -331,11 +298,11 @@ int main(int argc, char **argv)
 	rest[0] = (char *)cmd->name;
 	rest[1 + nrest] = NULL;
 
-	if (val[G_FORMAT] && out_format_parse(val[G_FORMAT], &ctx.format, &eb) < 0)
+	if (g->format && out_format_parse(g->format, &ctx.format, &eb) < 0)
 		die_usage("--format: %s", eb.msg);
-	ctx.output = val[G_OUTPUT];
+	ctx.output = g->output;
 	/* "-o expected.csv" with no --format means CSV; likewise .json. */
-	if (!val[G_FORMAT] && ctx.output) {
+	if (!g->format && ctx.output) {
 		size_t n = strlen(ctx.output);
 
 		if (n > 4 && !strcmp(ctx.output + n - 4, ".csv"))
@@ -343,13 +310,13 @@ int main(int argc, char **argv)
 		else if (n > 5 && !strcmp(ctx.output + n - 5, ".json"))
 			ctx.format = FMT_JSON;
 	}
-	ctx.plot = val[G_PLOT];
-	ctx.render = val[G_RENDER];
+	ctx.plot = g->plot;
+	ctx.render = g->render;
 	if (ctx.render && !plot_terminal_for(ctx.render))
 		die_usage("--render: cannot tell the image format of '%s' "
 			  "(use a name ending in .png, .svg or .pdf)", ctx.render);
-	resolve_link(&ctx, val);
-	resolve_system(&ctx, val);
+	resolve_link(&ctx, g);
+	resolve_system(&ctx, g);
 	if (ctx.have_system && !system_ready(cmd->name))
 		die_usage("%s: not available on a system yet; describe one link with "
 			  "--preset, --alpha and --beta", cmd->name);
