@@ -1,0 +1,294 @@
+/*
+ * commtime search: the parallel configurations of a workload that fit in
+ * memory on each GPU count, fastest first, priced (models/search.md).
+ */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "search.h"
+#include "workload.h"
+
+static const char usage[] =
+	"usage: commtime search --workload NAME --gpus LIST --global-batch N [options]\n"
+	"\n"
+	"Every tp x pp x dp x cp (x ep) factorisation of each GPU count, with ZeRO\n"
+	"stage, micro-batch, pipeline schedule and recomputation, that fits in GPU\n"
+	"memory, ordered by step time; the table shows the best few, CSV and JSON\n"
+	"every one.\n"
+	"\n"
+	"  --workload NAME        model shape from a workload preset (llama3-70b, ...)\n"
+	"  --gpus LIST            GPU counts (64, 64,128,256, 64:1024:x2)\n"
+	"  --global-batch N       sequences per step\n"
+	"  --seq N                sequence length (default the workload's)\n"
+	"  --peak RATE            dense bf16 peak of one GPU in FLOP/s (989e12)\n"
+	"  --mfu F                share of the peak the math reaches (default 0.5)\n"
+	"  --gpu-memory SIZE      memory of one GPU (80GB)\n"
+	"  --price X              price of one GPU-hour\n"
+	"  --tokens N             tokens of the whole run (15T): its time and cost\n"
+	"  --grad-bytes SIZE      bytes per gradient value reduced (default 4, fp32)\n"
+	"  --max-cp N             largest context-parallel size tried (default 8)\n"
+	"  --max-micro-batch N    largest micro-batch tried (default 16)\n"
+	"  --top N                rows of the table (default 10; CSV and JSON: all)\n"
+	"  -h, --help             show this text\n";
+
+enum { O_WORKLOAD = 256, O_GPUS, O_GB, O_SEQ, O_PEAK, O_MFU, O_GPU_MEMORY, O_PRICE,
+       O_TOKENS, O_GRAD_BYTES, O_MAX_CP, O_MAX_MB, O_TOP };
+
+static const struct option options[] = {
+	{ "workload", required_argument, NULL, O_WORKLOAD },
+	{ "gpus", required_argument, NULL, O_GPUS },
+	{ "global-batch", required_argument, NULL, O_GB },
+	{ "seq", required_argument, NULL, O_SEQ },
+	{ "peak", required_argument, NULL, O_PEAK },
+	{ "mfu", required_argument, NULL, O_MFU },
+	{ "gpu-memory", required_argument, NULL, O_GPU_MEMORY },
+	{ "price", required_argument, NULL, O_PRICE },
+	{ "tokens", required_argument, NULL, O_TOKENS },
+	{ "grad-bytes", required_argument, NULL, O_GRAD_BYTES },
+	{ "max-cp", required_argument, NULL, O_MAX_CP },
+	{ "max-micro-batch", required_argument, NULL, O_MAX_MB },
+	{ "top", required_argument, NULL, O_TOP },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 }
+};
+
+/* The eleven columns of the contract, then the extras. */
+enum { C_TP, C_PP, C_DP, C_CP, C_EP, C_ZERO, C_MB, C_MEM, C_STEP, C_TOK, C_COST, C_GPUS,
+       C_SCHED, C_VIRT, C_RC, C_MFU, C_PARETO, C_RUN_S, C_RUN_COST, C_NCOLS };
+static const struct column columns[C_NCOLS] = {
+	[C_TP]       = { "tp", "tp", COL_INT, H_PLAIN, 0, NULL, 0, 2, COL_ALL },
+	[C_PP]       = { "pp", "pp", COL_INT, H_PLAIN, 0, NULL, 0, 2, COL_ALL },
+	[C_DP]       = { "dp", "dp", COL_INT, H_PLAIN, 0, NULL, 0, 4, COL_ALL },
+	[C_CP]       = { "cp", "cp", COL_INT, H_PLAIN, 0, NULL, 0, 2, COL_ALL },
+	[C_EP]       = { "ep", "ep", COL_INT, H_PLAIN, 0, NULL, 0, 2, COL_ALL },
+	[C_ZERO]     = { "zero", "zero", COL_INT, H_PLAIN, 0, NULL, 0, 4, COL_ALL },
+	[C_MB]       = { "micro_batch", "mb", COL_INT, H_PLAIN, 0, NULL, 0, 3, COL_ALL },
+	[C_MEM]      = { "memory_B", "memory", COL_NUM, H_FIXED, 1e9, "GB", 1, 8, COL_ALL },
+	[C_STEP]     = { "step_s", "step", COL_NUM, H_TIME, 0, NULL, 4, 9, COL_ALL },
+	[C_TOK]      = { "tokens_per_s", "tokens/s", COL_NUM, H_FIXED, 1, NULL, 0, 9, COL_ALL },
+	[C_COST]     = { "cost_per_Mtoken", "per Mtoken", COL_NUM, H_FIXED, 1, NULL, 4, 10, COL_ALL },
+	[C_GPUS]     = { "gpus", "GPUs", COL_INT, H_PLAIN, 0, NULL, 0, 5, COL_ALL },
+	[C_SCHED]    = { "schedule", "schedule", COL_STR, H_PLAIN, 0, NULL, 0, 11, COL_ALL },
+	[C_VIRT]     = { "virtual_stages", "v", COL_INT, H_PLAIN, 0, NULL, 0, 1, COL_ALL },
+	[C_RC]       = { "recompute", "recompute", COL_STR, H_PLAIN, 0, NULL, 0, 9, COL_ALL },
+	[C_MFU]      = { "mfu", "MFU", COL_NUM, H_PERCENT, 0, NULL, 1, 6, COL_ALL },
+	[C_PARETO]   = { "pareto", "front", COL_STR, H_PLAIN, 0, NULL, 0, 5, COL_ALL },
+	[C_RUN_S]    = { "run_s", "run", COL_NUM, H_FIXED, 86400, "days", 1, 9, COL_ALL },
+	[C_RUN_COST] = { "run_cost", "run cost", COL_NUM, H_FIXED, 1, NULL, 0, 10, COL_ALL },
+};
+
+/* The collective times, from the machine the global options describe. */
+static int S_coll(void *arg, enum coll_op op, unsigned long ranks, unsigned long per_node,
+		  double bytes, struct step_coll *out, struct errbuf *eb)
+{
+	const struct ctx *ctx = arg;
+
+	(void)per_node;
+	out->tier = "link";
+	switch (op) {
+	case OP_ALLREDUCE:
+		out->time_s = ar_time(AR_RING, &ctx->link, ranks, bytes);
+		return 0;
+	case OP_ALLGATHER:
+		out->time_s = ag_ring_time(&ctx->link, ranks, bytes);
+		return 0;
+	case OP_REDUCESCATTER:
+		out->time_s = rs_ring_time(&ctx->link, ranks, bytes);
+		return 0;
+	default:
+		return errbuf_set(eb, "no model of %s yet", coll_op_name(op));
+	}
+}
+
+static unsigned long S_count(const char *opt, const char *arg, double lo)
+{
+	double x = opt_quantity_range(opt, Q_NUMBER, arg, lo, 1e15);
+
+	if (x != floor(x))
+		die_usage("%s: expected a whole number, got '%s'", opt, arg);
+	return (unsigned long)x;
+}
+
+static void S_fill(struct cell *row, const struct search_cand *k)
+{
+	memset(row, 0, C_NCOLS * sizeof(*row));
+	row[C_TP].x = (double)k->c.tp;
+	row[C_PP].x = (double)k->c.pp;
+	row[C_DP].x = (double)k->c.dp;
+	row[C_CP].x = (double)k->c.cp;
+	row[C_EP].x = (double)k->c.ep;
+	row[C_ZERO].x = k->c.zero;
+	row[C_MB].x = k->c.micro_batch;
+	row[C_MEM].x = k->memory_B;
+	row[C_STEP].x = k->step_s;
+	row[C_TOK].x = k->tokens_per_s;
+	row[C_COST].x = k->cost_per_Mtoken;
+	row[C_GPUS].x = k->gpus;
+	row[C_SCHED].s = pp_schedule_name(k->c.schedule);
+	row[C_VIRT].x = (double)k->c.virt;
+	row[C_RC].s = recompute_name(k->c.recompute);
+	row[C_MFU].x = k->mfu;
+	row[C_PARETO].s = k->pareto ? "yes" : "";
+	row[C_RUN_S].x = k->run_s;
+	row[C_RUN_COST].x = k->run_cost;
+}
+
+/* Why the best wins: its step, and the ledger lines that cost the most. */
+static void S_why(struct out *o, const struct search_space *sp, const struct search_cand *k,
+		  const struct step_compute *cs, struct ctx *ctx)
+{
+	struct step_result r;
+	struct errbuf eb;
+	char a[32], b[32], c[32], d[32];
+	int i, j, order[STEP_ROWS_MAX];
+
+	if (step_run(sp->w, &k->c, cs, S_coll, ctx, &r, &eb) < 0)
+		return;
+	units_fmt_time(a, sizeof(a), r.compute_s, 4);
+	units_fmt_time(b, sizeof(b), r.microbatches * r.mb_exposed_s, 4);
+	units_fmt_time(c, sizeof(c), r.bubble_s, 4);
+	units_fmt_time(d, sizeof(d), r.dp_exposed_s, 4);
+	out_text(o, "The fastest, tp %lu pp %lu dp %lu cp %lu ep %lu ZeRO %d micro-batch %.15g "
+		 "(%s, recompute %s):", k->c.tp, k->c.pp, k->c.dp, k->c.cp, k->c.ep, k->c.zero,
+		 k->c.micro_batch, pp_schedule_name(k->c.schedule), recompute_name(k->c.recompute));
+	out_text(o, "  compute %s, exposed per-micro-batch communication %s, bubble %s, dp %s;",
+		 a, b, c, d);
+	for (i = 0; i < r.nrows; i++)
+		order[i] = i;
+	/* The rows by exposed time per step, largest first (a short insertion sort). */
+	for (i = 1; i < r.nrows; i++)
+		for (j = i; j > 0; j--) {
+			const struct step_row *x = &r.rows[order[j]], *y = &r.rows[order[j - 1]];
+			double ex = x->exposed_s * (x->dim == DIM_DP ? 1 : r.microbatches);
+			double ey = y->exposed_s * (y->dim == DIM_DP ? 1 : r.microbatches);
+			int t;
+
+			if (!(ex > ey))
+				break;
+			t = order[j];
+			order[j] = order[j - 1];
+			order[j - 1] = t;
+		}
+	for (i = 0; i < r.nrows && i < 3; i++) {
+		const struct step_row *x = &r.rows[order[i]];
+		double per_step = x->exposed_s * (x->dim == DIM_DP ? 1 : r.microbatches);
+
+		units_fmt_time(a, sizeof(a), per_step, 4);
+		units_fmt_size(b, sizeof(b), x->bytes);
+		out_text(o, "  %s %s %s: %.15g x %s on %lu ranks (%s), %s exposed per step",
+			 step_dim_name(x->dim), step_phase_name(x->phase), coll_op_name(x->op),
+			 x->count * (x->dim == DIM_DP ? 1 : r.microbatches), b, x->ranks, x->tier, a);
+	}
+}
+
+int cmd_search(int argc, char **argv, struct ctx *ctx)
+{
+	struct search_space sp;
+	struct step_compute cs = { 0, STEP_MFU, 0 };
+	struct search_result r = { 0 };
+	struct workload w;
+	struct preset pr;
+	struct errbuf eb;
+	struct dlist gpus = { 0 };
+	struct table t = { "search", NULL, columns, C_NCOLS, 0 };
+	struct cell row[C_NCOLS];
+	struct out *o;
+	const char *workload_arg = NULL;
+	double seq = 0, gb = 0, price = NAN, tokens = 0, gpu_memory = 0, grad_bytes = STEP_GRAD_BYTES;
+	unsigned long max_cp = 8, max_mb = 16, top = 10;
+	size_t i, shown;
+	int opt;
+	char note[200];
+
+	while ((opt = getopt_long(argc, argv, "h", options, NULL)) != -1) {
+		switch (opt) {
+		case O_WORKLOAD: workload_arg = optarg; break;
+		case O_GPUS: opt_ranks("--gpus", optarg, &gpus, 1); break;
+		case O_GB: gb = (double)S_count("--global-batch", optarg, 1); break;
+		case O_SEQ: seq = (double)S_count("--seq", optarg, 1); break;
+		case O_PEAK: cs.peak_flops = opt_positive("--peak", Q_NUMBER, optarg); break;
+		case O_MFU: cs.mfu = opt_quantity_range("--mfu", Q_NUMBER, optarg, 1e-6, 1); break;
+		case O_GPU_MEMORY: gpu_memory = opt_positive("--gpu-memory", Q_SIZE, optarg); break;
+		case O_PRICE: price = opt_positive("--price", Q_NUMBER, optarg); break;
+		case O_TOKENS:
+			if (workload_parse_count(optarg, &tokens, &eb) < 0)
+				die_usage("--tokens: %s", eb.msg);
+			break;
+		case O_GRAD_BYTES: grad_bytes = opt_positive("--grad-bytes", Q_SIZE, optarg); break;
+		case O_MAX_CP: max_cp = S_count("--max-cp", optarg, 1); break;
+		case O_MAX_MB: max_mb = S_count("--max-micro-batch", optarg, 1); break;
+		case O_TOP: top = S_count("--top", optarg, 1); break;
+		case 'h': usage_exit(usage, 0);
+		default: usage_exit(usage, 2);
+		}
+	}
+	no_more_args(argc, argv, optind, usage);
+	if (!workload_arg)
+		die_usage("search: give the model with --workload NAME");
+	if (!gpus.n)
+		die_usage("search: give the GPU counts with --gpus LIST");
+	if (!gb)
+		die_usage("search: give the global batch with --global-batch N");
+	if (!cs.peak_flops)
+		die_usage("search: give the GPU's peak with --peak RATE");
+	if (!gpu_memory)
+		die_usage("search: give the GPU's memory with --gpu-memory SIZE");
+	if (preset_load(&ctx->dirs, workload_arg, &pr, &eb) < 0)
+		die("--workload: %s", eb.msg);
+	if (workload_from_preset(&pr, &w, &eb) < 0) {
+		preset_release(&pr);
+		die("--workload: %s", eb.msg);
+	}
+	preset_release(&pr);
+
+	search_space_init(&sp, &w);
+	if (seq)
+		sp.seq = seq;
+	sp.global_batch = gb;
+	sp.gpu_memory = gpu_memory;
+	sp.max_cp = max_cp;
+	sp.max_mb = max_mb;
+	sp.grad_bytes = grad_bytes;
+	sp.price = price;
+	sp.run_tokens = tokens;
+	if (search_run(&sp, gpus.v, gpus.n, &cs, S_coll, ctx, &r, &eb) < 0)
+		die("search: %s", eb.msg);
+
+	o = ctx_out_open(ctx);
+	ctx_echo_link(ctx, o);
+	out_input_str(o, "workload", "workload", w.name);
+	out_input(o, "params", "parameters", workload_params(&w), H_PLAIN, 12,
+		  workload_describe(note, sizeof(note), &w));
+	snprintf(note, sizeof(note), "%.15g sequences of %.15g tokens", gb, sp.seq);
+	out_input_str(o, "batch", "global batch", note);
+	snprintf(note, sizeof(note), "peak %.4g TFLOP/s x MFU %g, memory %.4g GB",
+		 cs.peak_flops / 1e12, cs.mfu, gpu_memory / 1e9);
+	out_input_str(o, "gpu", "GPU", note);
+	if (!isnan(price))
+		out_input(o, "price", "price per GPU-hour", price, H_PLAIN, 6, NULL);
+	snprintf(note, sizeof(note), "%zu configurations, %zu valid, %zu fit in memory",
+		 r.tried, r.valid, r.n);
+	out_input_str(o, "searched", "searched", note);
+
+	out_table_begin(o, &t);
+	shown = out_get_format(o) == FMT_TABLE && r.n > top ? top : r.n;
+	for (i = 0; i < shown; i++) {
+		S_fill(row, &r.cand[i]);
+		out_row(o, row);
+	}
+	out_table_end(o);
+	if (shown < r.n)
+		out_text(o, "(%zu more; --format csv lists every one)", r.n - shown);
+	if (r.n)
+		S_why(o, &sp, &r.cand[0], &cs, ctx);
+	else
+		out_text(o, "No configuration fits in %.4g GB.", gpu_memory / 1e9);
+	ctx_out_close(ctx, o);
+	search_release(&r);
+	dlist_release(&gpus);
+	return EXIT_OK;
+}
