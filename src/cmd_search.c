@@ -185,6 +185,59 @@ static void S_why(struct out *o, const struct search_space *sp, const struct sea
 	}
 }
 
+/*
+ * The figure: step time against cost per million tokens (GPU-hours per
+ * million tokens without a price), one colour per GPU count, the Pareto
+ * front drawn through the configurations no other beats on both.
+ */
+static void S_figure(const struct ctx *ctx, const struct workload *w, const struct search_result *r,
+		     const struct dlist *gpus, double price)
+{
+	struct figure f = { 0 };
+	struct panel *pn;
+	struct plot_series *s;
+	char title[300], name[64];
+	size_t i, g;
+	int priced = !isnan(price);
+
+	snprintf(title, sizeof(title), "%s: configurations that fit, step time against %s",
+		 w->name, priced ? "cost per million tokens" : "GPU-hours per million tokens");
+	f.title = xstrdup(title);
+	f.comment = xstrdup("commtime search: every fitting configuration, the Pareto front marked");
+	f.width = 900;
+	f.height = 560;
+	pn = plot_add_panel(&f, NULL, priced ? "cost per million tokens" :
+			    "GPU-hours per million tokens", "step time");
+	pn->xaxis = AX_PLAIN;
+	pn->yaxis = AX_TIME;
+	pn->logx = pn->logy = 1;
+	pn->xmin = pn->xmax = pn->ymin = pn->ymax = NAN;
+	pn->key = xstrdup("top right");
+	for (g = 0; g < gpus->n; g++) {
+		snprintf(name, sizeof(name), "%.15g GPUs", gpus->v[g]);
+		s = plot_add_series(pn, name, PS_POINTS);
+		for (i = 0; i < r->n; i++) {
+			const struct search_cand *k = &r->cand[i];
+			double x = priced ? k->cost_per_Mtoken : k->gpus * k->step_s / 3600 /
+				(k->tokens_per_s * k->step_s / 1e6);
+
+			if (k->gpus == gpus->v[g])
+				plot_xy(s, x, k->step_s);
+		}
+	}
+	s = plot_add_series(pn, "Pareto front", PS_LINESPOINTS);
+	s->color = 7;
+	for (i = r->n; i-- > 0;) {
+		const struct search_cand *k = &r->cand[i];
+
+		if (k->pareto)
+			plot_xy(s, priced ? k->cost_per_Mtoken : k->gpus * k->step_s / 3600 /
+				(k->tokens_per_s * k->step_s / 1e6), k->step_s);
+	}
+	ctx_figure(ctx, &f);
+	plot_release(&f);
+}
+
 int cmd_search(int argc, char **argv, struct ctx *ctx)
 {
 	struct search_space sp;
@@ -285,6 +338,8 @@ int cmd_search(int argc, char **argv, struct ctx *ctx)
 		out_text(o, "(%zu more; --format csv lists every one)", r.n - shown);
 	if (r.n)
 		S_why(o, &sp, &r.cand[0], &cs, ctx);
+	if (ctx_wants_figure(ctx))
+		S_figure(ctx, &w, &r, &gpus, price);
 	else
 		out_text(o, "No configuration fits in %.4g GB.", gpu_memory / 1e9);
 	ctx_out_close(ctx, o);
