@@ -87,6 +87,19 @@ static const struct column columns[C_NCOLS] = {
 	[C_ONE]      = { "one_s", "each", COL_NUM, H_TIME, 0, NULL, 4, 10, COL_ALL },
 };
 
+/* The first and last stages' own rows; secondary. */
+enum { E_STAGE, E_DIM, E_PHASE, E_OP, E_COUNT, E_BYTES, E_TIER, E_TIME, E_NCOLS };
+static const struct column ecols[E_NCOLS] = {
+	[E_STAGE] = { "stage", "stage", COL_STR, H_PLAIN, 0, NULL, 0, 10, COL_ALL },
+	[E_DIM]   = { "dim", "dim", COL_STR, H_PLAIN, 0, NULL, 0, 3, COL_ALL },
+	[E_PHASE] = { "phase", "phase", COL_STR, H_PLAIN, 0, NULL, 0, 9, COL_ALL },
+	[E_OP]    = { "op", "collective", COL_STR, H_PLAIN, 0, NULL, 0, 14, COL_ALL },
+	[E_COUNT] = { "count", "count", COL_INT, H_PLAIN, 0, NULL, 0, 5, COL_ALL },
+	[E_BYTES] = { "bytes_B", "size", COL_NUM, H_SIZE, 0, NULL, 0, 10, COL_ALL },
+	[E_TIER]  = { "tier", "tier", COL_STR, H_PLAIN, 0, NULL, 0, 5, COL_ALL },
+	[E_TIME]  = { "time_s", "time", COL_NUM, H_TIME, 0, NULL, 4, 10, COL_ALL },
+};
+
 /* The step, one row; secondary (not in CSV). */
 enum { T_COMPUTE, T_EXPOSED, T_BUBBLE, T_DP, T_STEP, T_TOKENS, T_MFU, T_NCOLS };
 static const struct column tcols[T_NCOLS] = {
@@ -95,7 +108,7 @@ static const struct column tcols[T_NCOLS] = {
 	[T_BUBBLE]  = { "bubble_s", "bubble", COL_NUM, H_TIME, 0, NULL, 4, 10, COL_ALL },
 	[T_DP]      = { "dp_s", "dp", COL_NUM, H_TIME, 0, NULL, 4, 10, COL_ALL },
 	[T_STEP]    = { "step_s", "step", COL_NUM, H_TIME, 0, NULL, 4, 10, COL_ALL },
-	[T_TOKENS]  = { "tokens_per_s", "tokens/s", COL_NUM, H_PLAIN, 0, NULL, 4, 10, COL_ALL },
+	[T_TOKENS]  = { "tokens_per_s", "tokens/s", COL_NUM, H_FIXED, 1, NULL, 0, 10, COL_ALL },
 	[T_MFU]     = { "mfu", "MFU", COL_NUM, H_PERCENT, 0, NULL, 1, 6, COL_ALL },
 };
 
@@ -188,9 +201,10 @@ int cmd_step(int argc, char **argv, struct ctx *ctx)
 	struct workload w;
 	struct preset pr;
 	struct errbuf eb;
-	struct table lt = { "ledger", NULL, columns, C_NCOLS, 0 };
-	struct table tt = { "step", NULL, tcols, T_NCOLS, 1 };
-	struct table mt = { "memory", NULL, mcols, M_NCOLS, 1 };
+	struct table lt = { "ledger", "one middle stage: tp, cp, ep, pp per micro-batch, dp per step",
+			    columns, C_NCOLS, 0 };
+	struct table tt = { "step", "step:", tcols, T_NCOLS, 1 };
+	struct table mt = { "memory", "memory per GPU, first stage:", mcols, M_NCOLS, 1 };
 	struct cell row[C_NCOLS], trow[T_NCOLS], mrow[M_NCOLS];
 	struct out *o;
 	const char *workload_arg = NULL;
@@ -291,6 +305,29 @@ int cmd_step(int argc, char **argv, struct ctx *ctx)
 		out_row(o, row);
 	}
 	out_table_end(o);
+
+	if (r.nedges) {
+		struct table et = { "edges", "first and last stages, besides the above:", ecols,
+				    E_NCOLS, 1 };
+		struct cell erow[E_NCOLS];
+
+		out_table_begin(o, &et);
+		for (i = 0; i < r.nedges; i++) {
+			const struct step_row *sr = &r.edges[i];
+
+			memset(erow, 0, sizeof(erow));
+			erow[E_STAGE].s = sr->stage;
+			erow[E_DIM].s = step_dim_name(sr->dim);
+			erow[E_PHASE].s = step_phase_name(sr->phase);
+			erow[E_OP].s = coll_op_name(sr->op);
+			erow[E_COUNT].x = sr->count;
+			erow[E_BYTES].x = sr->bytes;
+			erow[E_TIER].s = sr->tier;
+			erow[E_TIME].x = sr->time_s;
+			out_row(o, erow);
+		}
+		out_table_end(o);
+	}
 
 	memset(trow, 0, sizeof(trow));
 	trow[T_COMPUTE].x = r.compute_s;

@@ -164,6 +164,7 @@ static int S_row(struct step_result *r, enum step_dim dim, enum step_phase ph, e
 	row->one_s = one.time_s;
 	row->time_s = count * one.time_s;
 	row->exposed_s = row->time_s;
+	row->stage = NULL;
 	return 0;
 }
 
@@ -209,6 +210,52 @@ int step_dp_rows(double params, double layers, double m, int zero, unsigned long
 		return -1;
 	for (i = first; i < r->nrows; i++)
 		r->dp_comm_s += r->rows[i].time_s;
+	return 0;
+}
+
+/*
+ * The first and last stages' own traffic, apart from the middle stage's
+ * ledger.  The vocabulary-parallel input embedding ends in an all-reduce
+ * of A over the t ranks in forward (a reduce-scatter with SP); the output
+ * layer's input gradient is all-reduced in backward (reduce-scatter with
+ * SP), and its cross-entropy reduces three values per token (max, sum of
+ * exponentials, target logit; fp32) across the vocabulary shards
+ * (Shoeybi et al. 2019, §3).  A tied embedding's gradient is all-reduced
+ * between the first and last stage once per step (Narayanan et al. 2021).
+ */
+static int S_edges(const struct workload *w, const struct step_config *c, double A,
+		   step_coll_fn coll, void *arg, struct step_result *r, struct errbuf *eb)
+{
+	struct step_result e;
+	unsigned long G = c->gpus_per_node, pn = step_per_node(c->tp, 1, G);
+	enum coll_op op = c->sp ? OP_REDUCESCATTER : OP_ALLREDUCE;
+	double tokens = c->micro_batch * c->seq / (double)c->cp;
+	int i, first, n;
+
+	memset(&e, 0, sizeof(e));
+	if (c->tp > 1) {
+		if (S_row(&e, DIM_TP, PH_FORWARD, op, 1, A, c->tp, pn, coll, arg, eb) < 0)
+			return -1;
+		e.rows[e.nrows - 1].stage = "first";
+		first = e.nrows;
+		if (S_row(&e, DIM_TP, PH_FORWARD, OP_ALLREDUCE, 3, tokens * 4, c->tp, pn, coll,
+			  arg, eb) < 0 ||
+		    S_row(&e, DIM_TP, PH_BACKWARD, op, 1, A, c->tp, pn, coll, arg, eb) < 0)
+			return -1;
+		for (i = first; i < e.nrows; i++)
+			e.rows[i].stage = "last";
+	}
+	if (c->pp > 1 && w->tied) {
+		double bytes = w->vocab * w->hidden / (double)c->tp * c->grad_bytes;
+
+		n = (int)step_per_node(c->pp, c->tp * c->cp * c->dp, G) > 1 ? 2 : 1;
+		if (S_row(&e, DIM_PP, PH_OPTIMIZER, OP_ALLREDUCE, 1, bytes, 2, (unsigned long)n, coll,
+			  arg, eb) < 0)
+			return -1;
+		e.rows[e.nrows - 1].stage = "first+last";
+	}
+	memcpy(r->edges, e.rows, sizeof(e.rows));
+	r->nedges = e.nrows;
 	return 0;
 }
 
@@ -375,6 +422,8 @@ int step_run(const struct workload *w, const struct step_config *c,
 			 c->grad_bytes, c->param_bytes, coll, arg, r, eb) < 0)
 		return -1;
 	r->dp_exposed_s = r->dp_comm_s;
+	if (S_edges(w, c, A, coll, arg, r, eb) < 0)
+		return -1;
 
 	/*
 	 * Step: m micro-batches of compute and exposed communication, the

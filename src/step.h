@@ -89,6 +89,7 @@ struct step_row {
 	double one_s;          /* s: one collective */
 	double time_s;         /* s: count × one_s */
 	double exposed_s;      /* s: the part not hidden behind compute; NaN if unknown */
+	const char *stage;     /* edges only: "first", "last", "first+last" */
 };
 
 #define STEP_ROWS_MAX 16
@@ -103,6 +104,9 @@ struct step_memory {
 struct step_result {
 	struct step_row rows[STEP_ROWS_MAX];
 	int nrows;
+	/* The first and last stages' own traffic: embedding and output layer. */
+	struct step_row edges[STEP_ROWS_MAX];
+	int nedges;
 	double layers;          /* transformer layers on one stage: l/p */
 	double microbatches;    /* m */
 	double gpus;            /* t·p·d·c */
