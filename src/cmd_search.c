@@ -2,7 +2,6 @@
  * commtime search: the parallel configurations of a workload that fit in
  * memory on each GPU count, fastest first, priced (models/search.md).
  */
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,48 +11,16 @@
 #include "search.h"
 #include "workload.h"
 
-static const char usage[] =
-	"usage: commtime search --workload NAME --gpus LIST --global-batch N [options]\n"
-	"\n"
-	"Every tp x pp x dp x cp (x ep) factorisation of each GPU count, with ZeRO\n"
-	"stage, micro-batch, pipeline schedule and recomputation, that fits in GPU\n"
-	"memory, ordered by step time; the table shows the best few, CSV and JSON\n"
-	"every one.\n"
-	"\n"
-	"  --workload NAME        model shape from a workload preset (llama3-70b, ...)\n"
-	"  --gpus LIST            GPU counts (64, 64,128,256, 64:1024:x2)\n"
-	"  --global-batch N       sequences per step\n"
-	"  --seq N                sequence length (default the workload's)\n"
-	"  --peak RATE            dense bf16 peak of one GPU in FLOP/s (989e12)\n"
-	"  --mfu F                share of the peak the math reaches (default 0.5)\n"
-	"  --gpu-memory SIZE      memory of one GPU (80GB)\n"
-	"  --price X              price of one GPU-hour\n"
-	"  --tokens N             tokens of the whole run (15T): its time and cost\n"
-	"  --grad-bytes SIZE      bytes per gradient value reduced (default 4, fp32)\n"
-	"  --max-cp N             largest context-parallel size tried (default 8)\n"
-	"  --max-micro-batch N    largest micro-batch tried (default 16)\n"
-	"  --top N                rows of the table (default 10; CSV and JSON: all)\n"
-	"  -h, --help             show this text\n";
-
-enum { O_WORKLOAD = 256, O_GPUS, O_GB, O_SEQ, O_PEAK, O_MFU, O_GPU_MEMORY, O_PRICE,
-       O_TOKENS, O_GRAD_BYTES, O_MAX_CP, O_MAX_MB, O_TOP };
-
-static const struct option options[] = {
-	{ "workload", required_argument, NULL, O_WORKLOAD },
-	{ "gpus", required_argument, NULL, O_GPUS },
-	{ "global-batch", required_argument, NULL, O_GB },
-	{ "seq", required_argument, NULL, O_SEQ },
-	{ "peak", required_argument, NULL, O_PEAK },
-	{ "mfu", required_argument, NULL, O_MFU },
-	{ "gpu-memory", required_argument, NULL, O_GPU_MEMORY },
-	{ "price", required_argument, NULL, O_PRICE },
-	{ "tokens", required_argument, NULL, O_TOKENS },
-	{ "grad-bytes", required_argument, NULL, O_GRAD_BYTES },
-	{ "max-cp", required_argument, NULL, O_MAX_CP },
-	{ "max-micro-batch", required_argument, NULL, O_MAX_MB },
-	{ "top", required_argument, NULL, O_TOP },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 }
+static const char *const usage_lines[] = {
+	"commtime search --workload NAME --gpus LIST --global-batch N [options]", NULL
+};
+static const struct opts_usage usage = {
+	.cmd = "search",
+	.lines = usage_lines,
+	.about = "Every tp x pp x dp x cp (x ep) factorisation of each GPU count, with ZeRO\n"
+		 "stage, micro-batch, pipeline schedule and recomputation, that fits in GPU\n"
+		 "memory, ordered by step time; the table shows the best few, CSV and JSON\n"
+		 "every one (models/search.md).\n",
 };
 
 /* The eleven columns of the contract, then the extras. */
@@ -104,13 +71,25 @@ static int S_coll(void *arg, enum coll_op op, unsigned long ranks, unsigned long
 	}
 }
 
-static unsigned long S_count(const char *opt, const char *arg, double lo)
+/* A whole number >= 1. */
+static void cb_size(const struct opt *o, const char *arg)
 {
-	double x = opt_quantity_range(opt, Q_NUMBER, arg, lo, 1e15);
+	char name[64];
+	double x;
 
+	snprintf(name, sizeof(name), "--%s", o->long_name);
+	x = opt_quantity_range(name, Q_NUMBER, arg, 1, 1e15);
 	if (x != floor(x))
-		die_usage("%s: expected a whole number, got '%s'", opt, arg);
-	return (unsigned long)x;
+		die_usage("%s: expected a whole number, got '%s'", name, arg);
+	*(unsigned long *)o->value = (unsigned long)x;
+}
+
+static void cb_tokens(const struct opt *o, const char *arg)
+{
+	struct errbuf eb;
+
+	if (workload_parse_count(arg, o->value, &eb) < 0)
+		die_usage("--tokens: %s", eb.msg);
 }
 
 static void S_fill(struct cell *row, const struct search_cand *k)
@@ -251,35 +230,45 @@ int cmd_search(int argc, char **argv, struct ctx *ctx)
 	struct cell row[C_NCOLS];
 	struct out *o;
 	const char *workload_arg = NULL;
-	double seq = 0, gb = 0, price = NAN, tokens = 0, gpu_memory = 0, grad_bytes = STEP_GRAD_BYTES;
-	unsigned long max_cp = 8, max_mb = 16, top = 10;
+	double seq = 0, gb = 0, price = 0, tokens = 0, gpu_memory = 0, grad_bytes = STEP_GRAD_BYTES;
+	unsigned long max_cp = 8, max_mb = 16, top = 10, seq_n = 0, gb_n = 0;
 	size_t i, shown;
-	int opt;
 	char note[200];
+	struct opt options[] = {
+		OPT_GROUP_("the model and the run"),
+		{ .type = OPT_STRING, .long_name = "workload", .argh = "NAME", .value = &workload_arg,
+		  .complete = "presets:workload",
+		  .help = "model shape from a workload preset (llama3-70b, ...)" },
+		OPT_RANKS_("gpus", &gpus, "GPU counts (64, 64,128,256, 64:1024:x2)"),
+		OPT_CALLBACK_("global-batch", "N", &gb_n, cb_size, "sequences per step"),
+		OPT_CALLBACK_("seq", "N", &seq_n, cb_size, "sequence length (default the workload's)"),
+		OPT_CALLBACK_("tokens", "N", &tokens, cb_tokens,
+			      "tokens of the whole run (15T): its time and cost"),
+		OPT_GROUP_("the GPU"),
+		OPT_POSITIVE_("peak", "RATE", Q_NUMBER, &cs.peak_flops,
+			      "dense bf16 peak of one GPU in FLOP/s (989e12)"),
+		OPT_POSITIVE_("mfu", "F", Q_NUMBER, &cs.mfu,
+			      "share of the peak the math reaches (default 0.5)"),
+		OPT_POSITIVE_("gpu-memory", "SIZE", Q_SIZE, &gpu_memory, "memory of one GPU (80GB)"),
+		OPT_POSITIVE_("price", "X", Q_NUMBER, &price, "price of one GPU-hour"),
+		OPT_GROUP_("the search"),
+		OPT_POSITIVE_("grad-bytes", "SIZE", Q_SIZE, &grad_bytes,
+			      "bytes per gradient value reduced (default 4, fp32)"),
+		OPT_CALLBACK_("max-cp", "N", &max_cp, cb_size,
+			      "largest context-parallel size tried (default 8)"),
+		OPT_CALLBACK_("max-micro-batch", "N", &max_mb, cb_size,
+			      "largest micro-batch tried (default 16)"),
+		OPT_CALLBACK_("top", "N", &top, cb_size, "rows of the table (default 10; CSV and JSON: all)"),
+		OPT_END_()
+	};
 
-	while ((opt = getopt_long(argc, argv, "h", options, NULL)) != -1) {
-		switch (opt) {
-		case O_WORKLOAD: workload_arg = optarg; break;
-		case O_GPUS: opt_ranks("--gpus", optarg, &gpus, 1); break;
-		case O_GB: gb = (double)S_count("--global-batch", optarg, 1); break;
-		case O_SEQ: seq = (double)S_count("--seq", optarg, 1); break;
-		case O_PEAK: cs.peak_flops = opt_positive("--peak", Q_NUMBER, optarg); break;
-		case O_MFU: cs.mfu = opt_quantity_range("--mfu", Q_NUMBER, optarg, 1e-6, 1); break;
-		case O_GPU_MEMORY: gpu_memory = opt_positive("--gpu-memory", Q_SIZE, optarg); break;
-		case O_PRICE: price = opt_positive("--price", Q_NUMBER, optarg); break;
-		case O_TOKENS:
-			if (workload_parse_count(optarg, &tokens, &eb) < 0)
-				die_usage("--tokens: %s", eb.msg);
-			break;
-		case O_GRAD_BYTES: grad_bytes = opt_positive("--grad-bytes", Q_SIZE, optarg); break;
-		case O_MAX_CP: max_cp = S_count("--max-cp", optarg, 1); break;
-		case O_MAX_MB: max_mb = S_count("--max-micro-batch", optarg, 1); break;
-		case O_TOP: top = S_count("--top", optarg, 1); break;
-		case 'h': usage_exit(usage, 0);
-		default: usage_exit(usage, 2);
-		}
-	}
-	no_more_args(argc, argv, optind, usage);
+	opts_parse(argc, argv, options, &usage, 0);
+	seq = (double)seq_n;
+	gb = (double)gb_n;
+	if (!opts_given(options, "price"))
+		price = NAN;
+	if (cs.mfu > 1)
+		die_usage("--mfu: must be at most 1, got %g", cs.mfu);
 	if (!workload_arg)
 		die_usage("search: give the model with --workload NAME");
 	if (!gpus.n)

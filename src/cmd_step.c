@@ -3,7 +3,6 @@
  * configuration — the ledger of its collectives, step time and memory per
  * GPU (models/step.md).
  */
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,61 +12,13 @@
 #include "step.h"
 #include "workload.h"
 
-static const char usage[] =
-	"usage: commtime step --workload NAME [options]\n"
-	"\n"
-	"The collectives of one training step on one middle pipeline stage, one row\n"
-	"per kind (per micro-batch for tp, cp, ep, pp; per step for dp), the step\n"
-	"time when compute is known, and memory per GPU.\n"
-	"\n"
-	"  --workload NAME        model shape from a workload preset (gpt3-175b, ...)\n"
-	"  --tp N --pp N --dp N   tensor, pipeline, data-parallel sizes (default 1)\n"
-	"  --cp N --ep N          context-parallel (ring attention) and expert-parallel sizes\n"
-	"  --zero N               ZeRO stage 0-3 over the data-parallel ranks (default 0)\n"
-	"  --sequence-parallel    Megatron sequence parallelism in the tensor-parallel group\n"
-	"  --micro-batch N        sequences per micro-batch (default 1)\n"
-	"  --global-batch N       sequences per step (default dp x micro-batch)\n"
-	"  --seq N                sequence length (default the workload's)\n"
-	"  --recompute MODE       activation recomputation: none (default), selective, full\n"
-	"  --schedule NAME        pipeline schedule: 1f1b (default), gpipe, interleaved\n"
-	"  --virtual-stages V     model chunks per stage of the interleaved schedule\n"
-	"  --grad-bytes SIZE      bytes per gradient value reduced (default 4, fp32)\n"
-	"  --capacity F           MoE capacity factor (default 1)\n"
-	"  --compute TIME         compute of one step on one GPU (instead of a peak)\n"
-	"  --peak RATE            dense bf16 peak of one GPU in FLOP/s (312e12)\n"
-	"  --mfu F                share of the peak the math reaches (default 0.5)\n"
-	"  --gpu-memory SIZE      memory of one GPU, to say whether the step fits (80GB)\n"
-	"  --explain              say where each row comes from and what overlaps\n"
-	"  -h, --help             show this text\n";
-
-enum { O_WORKLOAD = 256, O_TP, O_PP, O_DP, O_CP, O_EP, O_ZERO, O_SP, O_MB, O_GB, O_SEQ,
-       O_RECOMPUTE, O_SCHEDULE, O_VIRT, O_GRAD_BYTES, O_CAPACITY, O_COMPUTE, O_PEAK, O_MFU,
-       O_GPU_MEMORY, O_EXPLAIN };
-
-static const struct option options[] = {
-	{ "workload", required_argument, NULL, O_WORKLOAD },
-	{ "tp", required_argument, NULL, O_TP },
-	{ "pp", required_argument, NULL, O_PP },
-	{ "dp", required_argument, NULL, O_DP },
-	{ "cp", required_argument, NULL, O_CP },
-	{ "ep", required_argument, NULL, O_EP },
-	{ "zero", required_argument, NULL, O_ZERO },
-	{ "sequence-parallel", no_argument, NULL, O_SP },
-	{ "micro-batch", required_argument, NULL, O_MB },
-	{ "global-batch", required_argument, NULL, O_GB },
-	{ "seq", required_argument, NULL, O_SEQ },
-	{ "recompute", required_argument, NULL, O_RECOMPUTE },
-	{ "schedule", required_argument, NULL, O_SCHEDULE },
-	{ "virtual-stages", required_argument, NULL, O_VIRT },
-	{ "grad-bytes", required_argument, NULL, O_GRAD_BYTES },
-	{ "capacity", required_argument, NULL, O_CAPACITY },
-	{ "compute", required_argument, NULL, O_COMPUTE },
-	{ "peak", required_argument, NULL, O_PEAK },
-	{ "mfu", required_argument, NULL, O_MFU },
-	{ "gpu-memory", required_argument, NULL, O_GPU_MEMORY },
-	{ "explain", no_argument, NULL, O_EXPLAIN },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 }
+static const char *const usage_lines[] = { "commtime step --workload NAME [options]", NULL };
+static const struct opts_usage usage = {
+	.cmd = "step",
+	.lines = usage_lines,
+	.about = "The collectives of one training step on one middle pipeline stage, one row\n"
+		 "per kind (per micro-batch for tp, cp, ep, pp; per step for dp), the step\n"
+		 "time when compute is known, and memory per GPU (models/step.md).\n",
 };
 
 /* The ledger: the eight columns of the contract, then the extras. */
@@ -147,14 +98,42 @@ static int S_coll(void *arg, enum coll_op op, unsigned long ranks, unsigned long
 	}
 }
 
-/* A whole number >= lo for a size option. */
-static unsigned long S_count(const char *opt, const char *arg, double lo)
+/* A whole number >= 1 (a parallel size, a batch, a length). */
+static void cb_size(const struct opt *o, const char *arg)
 {
-	double x = opt_quantity_range(opt, Q_NUMBER, arg, lo, 1e15);
+	char name[64];
+	double x;
 
+	snprintf(name, sizeof(name), "--%s", o->long_name);
+	x = opt_quantity_range(name, Q_NUMBER, arg, 1, 1e15);
 	if (x != floor(x))
-		die_usage("%s: expected a whole number, got '%s'", opt, arg);
-	return (unsigned long)x;
+		die_usage("%s: expected a whole number, got '%s'", name, arg);
+	*(unsigned long *)o->value = (unsigned long)x;
+}
+
+static void cb_zero(const struct opt *o, const char *arg)
+{
+	double x = opt_quantity("--zero", Q_NUMBER, arg);
+
+	if (x != 0 && x != 1 && x != 2 && x != 3)
+		die_usage("--zero: stage %s is not 0, 1, 2 or 3", arg);
+	*(int *)o->value = (int)x;
+}
+
+static void cb_recompute(const struct opt *o, const char *arg)
+{
+	struct errbuf eb;
+
+	if (recompute_lookup(arg, o->value, &eb) < 0)
+		die_usage("--recompute: %s", eb.msg);
+}
+
+static void cb_schedule(const struct opt *o, const char *arg)
+{
+	struct errbuf eb;
+
+	if (pp_schedule_lookup(arg, o->value, &eb) < 0)
+		die_usage("--schedule: %s", eb.msg);
 }
 
 static void S_explain(struct out *o, const struct workload *w, const struct step_config *c,
@@ -209,47 +188,58 @@ int cmd_step(int argc, char **argv, struct ctx *ctx)
 	struct out *o;
 	const char *workload_arg = NULL;
 	double gpu_memory = 0;
-	int opt, explain = 0, i;
+	unsigned long mb = 1, gb = 0, seq = 0;
+	int explain = 0, i;
 	char note[200];
+	struct opt options[] = {
+		OPT_GROUP_("the model"),
+		{ .type = OPT_STRING, .long_name = "workload", .argh = "NAME", .value = &workload_arg,
+		  .complete = "presets:workload",
+		  .help = "model shape from a workload preset (gpt3-175b, ...)" },
+		OPT_GROUP_("parallelism"),
+		OPT_CALLBACK_("tp", "N", &c.tp, cb_size, "tensor-parallel size (default 1)"),
+		OPT_CALLBACK_("pp", "N", &c.pp, cb_size, "pipeline-parallel size (default 1)"),
+		OPT_CALLBACK_("dp", "N", &c.dp, cb_size, "data-parallel size (default 1)"),
+		OPT_CALLBACK_("cp", "N", &c.cp, cb_size, "context-parallel size, ring attention (default 1)"),
+		OPT_CALLBACK_("ep", "N", &c.ep, cb_size, "expert-parallel size, inside dp x cp (default 1)"),
+		OPT_CALLBACK_("zero", "N", &c.zero, cb_zero,
+			      "ZeRO stage 0-3 over the data-parallel ranks (default 0)"),
+		OPT_FLAG_("sequence-parallel", &c.sp,
+			  "Megatron sequence parallelism in the tensor-parallel group"),
+		OPT_GROUP_("the batch"),
+		OPT_CALLBACK_("micro-batch", "N", &mb, cb_size, "sequences per micro-batch (default 1)"),
+		OPT_CALLBACK_("global-batch", "N", &gb, cb_size,
+			      "sequences per step (default dp x micro-batch)"),
+		OPT_CALLBACK_("seq", "N", &seq, cb_size, "sequence length (default the workload's)"),
+		{ .type = OPT_CALLBACK, .long_name = "recompute", .argh = "MODE", .value = &c.recompute,
+		  .cb = cb_recompute, .complete = "none selective full",
+		  .help = "activation recomputation: none (default), selective, full" },
+		{ .type = OPT_CALLBACK, .long_name = "schedule", .argh = "NAME", .value = &c.schedule,
+		  .cb = cb_schedule, .complete = "1f1b gpipe interleaved",
+		  .help = "pipeline schedule: 1f1b (default), gpipe, interleaved" },
+		OPT_CALLBACK_("virtual-stages", "V", &c.virt, cb_size,
+			      "model chunks per stage of the interleaved schedule (default 2)"),
+		OPT_POSITIVE_("grad-bytes", "SIZE", Q_SIZE, &c.grad_bytes,
+			      "bytes per gradient value reduced (default 4, fp32)"),
+		OPT_POSITIVE_("capacity", "F", Q_NUMBER, &c.capacity, "MoE capacity factor (default 1)"),
+		OPT_GROUP_("compute and memory"),
+		OPT_POSITIVE_("compute", "TIME", Q_TIME, &cs.step_compute_s,
+			      "compute of one step on one GPU (instead of a peak)"),
+		OPT_POSITIVE_("peak", "RATE", Q_NUMBER, &cs.peak_flops,
+			      "dense bf16 peak of one GPU in FLOP/s (989e12)"),
+		OPT_POSITIVE_("mfu", "F", Q_NUMBER, &cs.mfu,
+			      "share of the peak the math reaches (default 0.5)"),
+		OPT_POSITIVE_("gpu-memory", "SIZE", Q_SIZE, &gpu_memory,
+			      "memory of one GPU, to say whether the step fits (80GB)"),
+		OPT_FLAG_("explain", &explain, "say where each row comes from and what overlaps"),
+		OPT_END_()
+	};
 
 	step_config_init(&c);
-	while ((opt = getopt_long(argc, argv, "h", options, NULL)) != -1) {
-		switch (opt) {
-		case O_WORKLOAD: workload_arg = optarg; break;
-		case O_TP: c.tp = S_count("--tp", optarg, 1); break;
-		case O_PP: c.pp = S_count("--pp", optarg, 1); break;
-		case O_DP: c.dp = S_count("--dp", optarg, 1); break;
-		case O_CP: c.cp = S_count("--cp", optarg, 1); break;
-		case O_EP: c.ep = S_count("--ep", optarg, 1); break;
-		case O_ZERO: c.zero = (int)S_count("--zero", optarg, 0);
-			if (c.zero > 3)
-				die_usage("--zero: stage %s is not 0, 1, 2 or 3", optarg);
-			break;
-		case O_SP: c.sp = 1; break;
-		case O_MB: c.micro_batch = (double)S_count("--micro-batch", optarg, 1); break;
-		case O_GB: c.global_batch = (double)S_count("--global-batch", optarg, 1); break;
-		case O_SEQ: c.seq = (double)S_count("--seq", optarg, 1); break;
-		case O_RECOMPUTE:
-			if (recompute_lookup(optarg, &c.recompute, &eb) < 0)
-				die_usage("--recompute: %s", eb.msg);
-			break;
-		case O_SCHEDULE:
-			if (pp_schedule_lookup(optarg, &c.schedule, &eb) < 0)
-				die_usage("--schedule: %s", eb.msg);
-			break;
-		case O_VIRT: c.virt = S_count("--virtual-stages", optarg, 1); break;
-		case O_GRAD_BYTES: c.grad_bytes = opt_positive("--grad-bytes", Q_SIZE, optarg); break;
-		case O_CAPACITY: c.capacity = opt_positive("--capacity", Q_NUMBER, optarg); break;
-		case O_COMPUTE: cs.step_compute_s = opt_positive("--compute", Q_TIME, optarg); break;
-		case O_PEAK: cs.peak_flops = opt_positive("--peak", Q_NUMBER, optarg); break;
-		case O_MFU: cs.mfu = opt_quantity_range("--mfu", Q_NUMBER, optarg, 1e-6, 1); break;
-		case O_GPU_MEMORY: gpu_memory = opt_positive("--gpu-memory", Q_SIZE, optarg); break;
-		case O_EXPLAIN: explain = 1; break;
-		case 'h': usage_exit(usage, 0);
-		default: usage_exit(usage, 2);
-		}
-	}
-	no_more_args(argc, argv, optind, usage);
+	opts_parse(argc, argv, options, &usage, 0);
+	c.micro_batch = (double)mb;
+	c.global_batch = (double)gb;
+	c.seq = (double)seq;
 	if (!workload_arg)
 		die_usage("step: give the model with --workload NAME");
 	if (preset_load(&ctx->dirs, workload_arg, &pr, &eb) < 0)
@@ -261,6 +251,8 @@ int cmd_step(int argc, char **argv, struct ctx *ctx)
 	preset_release(&pr);
 	if (c.seq == 0)
 		c.seq = w.seq;
+	if (cs.mfu > 1)
+		die_usage("--mfu: must be at most 1, got %g", cs.mfu);
 	if (c.schedule == PP_INTERLEAVED && c.virt == 1)
 		c.virt = 2;
 	if (step_check(&w, &c, &eb) < 0)
