@@ -28,6 +28,10 @@ static const char usage[] =
 	"  --regimes N|auto   regimes of the model, 1 = plain alpha-beta (default auto,\n"
 	"                     at most 4)\n"
 	"  --robust           robust (bisquare) regression, for outliers\n"
+	"  --base-steps K     prior: every call pays a base latency of K per-step\n"
+	"                     latencies besides its steps (default 2; 0: none), so\n"
+	"                     that the fit carries to other rank counts\n"
+	"  --line-rate RATE   no fitted bandwidth above RATE (the link's line rate)\n"
 	"  --holdout          report accuracy on held-out sizes: fit the even rows and\n"
 	"                     predict the odd ones, then the reverse\n"
 	"  --save FILE        save the fit as a link preset (use with --preset FILE)\n"
@@ -35,7 +39,7 @@ static const char usage[] =
 	"  -h, --help         show this text\n";
 
 enum { O_OP = 256, O_RANKS, O_ALGO, O_INPLACE, O_REGIMES, O_ROBUST, O_HOLDOUT,
-       O_SAVE, O_NAME };
+       O_SAVE, O_NAME, O_BASE, O_LINE };
 static const struct option options[] = {
 	{ "op", required_argument, NULL, O_OP },
 	{ "ranks", required_argument, NULL, O_RANKS },
@@ -43,6 +47,8 @@ static const struct option options[] = {
 	{ "in-place", no_argument, NULL, O_INPLACE },
 	{ "regimes", required_argument, NULL, O_REGIMES },
 	{ "robust", no_argument, NULL, O_ROBUST },
+	{ "base-steps", required_argument, NULL, O_BASE },
+	{ "line-rate", required_argument, NULL, O_LINE },
 	{ "holdout", no_argument, NULL, O_HOLDOUT },
 	{ "save", required_argument, NULL, O_SAVE },
 	{ "name", required_argument, NULL, O_NAME },
@@ -70,6 +76,7 @@ static const struct column reg_cols[] = {
 	{ "alpha_s", "alpha", COL_NUM, H_TIME, 0, NULL, 4, 9, COL_ALL },
 	{ "beta_Bps", "beta", COL_NUM, H_RATE, 0, NULL, 4, 11, COL_ALL },
 	{ "rows", "rows", COL_INT, H_PLAIN, 0, NULL, 0, 0, COL_ALL },
+	{ "base_s", "base", COL_NUM, H_TIME, 0, NULL, 4, 9, COL_ALL },
 };
 static const struct table reg_table = {
 	"regimes", "regime model (what --save stores for compare)",
@@ -330,7 +337,7 @@ static void figure_fit(const struct ctx *ctx, const struct meas *m, const double
 
 int cmd_fit(int argc, char **argv, struct ctx *ctx)
 {
-	struct fit_opts fo = { AR_RING, 0, 0 };
+	struct fit_opts fo = { AR_RING, 0, 0, 0, 0 };
 	const char *save_path = NULL, *name = NULL;
 	int c, op = -1, inplace = 0, holdout = 0;
 	unsigned long ranks = 0;
@@ -376,6 +383,14 @@ int cmd_fit(int argc, char **argv, struct ctx *ctx)
 			break;
 		case O_ROBUST:
 			fo.robust = 1;
+			break;
+		case O_BASE:
+			fo.base_steps = opt_quantity_range("--base-steps", Q_NUMBER, optarg, 0, 1e6);
+			if (fo.base_steps == 0)
+				fo.base_steps = -1;
+			break;
+		case O_LINE:
+			fo.line_rate = opt_quantity_range("--line-rate", Q_RATE, optarg, 1, 1e18);
 			break;
 		case O_HOLDOUT:
 			holdout = 1;
@@ -445,6 +460,9 @@ int cmd_fit(int argc, char **argv, struct ctx *ctx)
 	snprintf(note, sizeof(note), "T(S) = %.6g*alpha + %.6g*S/beta", co.a, co.b);
 	out_input_str(o, "model", "model", note);
 	out_input_str(o, "times", "times", inplace ? "in-place" : "out-of-place");
+	out_input(o, "base_steps", "base latency", fm.base_steps, H_PLAIN, 10,
+		  fm.base_steps > 0 ? "per-step latencies per call, a prior; --base-steps" :
+		  "none (--base-steps 0)");
 
 	out_table_begin(o, &ab_table);
 	{
@@ -459,7 +477,8 @@ int cmd_fit(int argc, char **argv, struct ctx *ctx)
 	for (i = 0; i < fm.nreg; i++) {
 		struct cell r[] = { { NULL, (double)(i + 1) }, { NULL, fm.reg[i].lo },
 				    { NULL, fm.reg[i].hi }, { NULL, fm.reg[i].alpha },
-				    { NULL, fm.reg[i].beta }, { NULL, (double)fm.reg[i].n } };
+				    { NULL, fm.reg[i].beta }, { NULL, (double)fm.reg[i].n },
+				    { NULL, fm.base_steps * fm.reg[i].alpha } };
 		out_row(o, r);
 	}
 	out_table_end(o);
