@@ -32,7 +32,7 @@ endif
 
 # The core is every src/*.c that does not talk to the user; main.c and the
 # commands (cmd_*.c) form the thin CLI on top of it.
-CLI_SRC  = src/main.c src/cli.c $(wildcard src/cmd_*.c)
+CLI_SRC  = src/main.c src/cli.c src/opts.c $(wildcard src/cmd_*.c)
 CORE_SRC = $(filter-out $(CLI_SRC),$(wildcard src/*.c))
 CORE_OBJ = $(CORE_SRC:.c=.o)
 CLI_OBJ  = $(CLI_SRC:.c=.o)

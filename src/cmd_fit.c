@@ -1,7 +1,6 @@
 /*
  * commtime fit: α and β (and the regime model) from measured times.
  */
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,49 +10,17 @@
 #include "fit.h"
 #include "measure.h"
 
-static const char usage[] =
-	"usage: commtime fit [options] FILE\n"
-	"\n"
-	"Fits alpha (s per step) and beta (bytes/s) of the measured collective's\n"
-	"model to an nccl-tests log or a CSV file (size_B,time_s), by least squares\n"
-	"on relative error; and a regime model, one alpha and beta per size range as\n"
-	"NCCL switches protocols, that follows real curves (models/fit.md).\n"
-	"\n"
-	"options:\n"
-	"  --op NAME          collective: all_reduce, all_gather, reduce_scatter,\n"
-	"                     alltoall, broadcast, reduce, sendrecv (default: the log's)\n"
-	"  --ranks N          rank count (default: the log's '# Rank' lines)\n"
-	"  --algo NAME        all-reduce algorithm of the model (default ring)\n"
-	"  --in-place         fit the in-place times instead of the out-of-place ones\n"
-	"  --regimes N|auto   regimes of the model, 1 = plain alpha-beta (default auto,\n"
-	"                     at most 4)\n"
-	"  --robust           robust (bisquare) regression, for outliers\n"
-	"  --base-steps K     prior: every call pays a base latency of K per-step\n"
-	"                     latencies besides its steps (default 2; 0: none), so\n"
-	"                     that the fit carries to other rank counts\n"
-	"  --line-rate RATE   no fitted bandwidth above RATE (the link's line rate)\n"
-	"  --holdout          report accuracy on held-out sizes: fit the even rows and\n"
-	"                     predict the odd ones, then the reverse\n"
-	"  --save FILE        save the fit as a link preset (use with --preset FILE)\n"
-	"  --name NAME        name inside the saved preset (default: FILE's base name)\n"
-	"  -h, --help         show this text\n";
-
-enum { O_OP = 256, O_RANKS, O_ALGO, O_INPLACE, O_REGIMES, O_ROBUST, O_HOLDOUT,
-       O_SAVE, O_NAME, O_BASE, O_LINE };
-static const struct option options[] = {
-	{ "op", required_argument, NULL, O_OP },
-	{ "ranks", required_argument, NULL, O_RANKS },
-	{ "algo", required_argument, NULL, O_ALGO },
-	{ "in-place", no_argument, NULL, O_INPLACE },
-	{ "regimes", required_argument, NULL, O_REGIMES },
-	{ "robust", no_argument, NULL, O_ROBUST },
-	{ "base-steps", required_argument, NULL, O_BASE },
-	{ "line-rate", required_argument, NULL, O_LINE },
-	{ "holdout", no_argument, NULL, O_HOLDOUT },
-	{ "save", required_argument, NULL, O_SAVE },
-	{ "name", required_argument, NULL, O_NAME },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 }
+static const char *const usage_lines[] = {
+	"commtime fit [options] FILE",
+	NULL
+};
+static const struct opts_usage usage = {
+	.cmd = "fit",
+	.lines = usage_lines,
+	.about = "Fits alpha (s per step) and beta (bytes/s) of the measured collective's\n"
+		 "model to an nccl-tests log or a CSV file (size_B,time_s), by least squares\n"
+		 "on relative error; and a regime model, one alpha and beta per size range as\n"
+		 "NCCL switches protocols, that follows real curves (models/fit.md).\n",
 };
 
 static const struct column ab_cols[] = {
@@ -338,9 +305,11 @@ static void figure_fit(const struct ctx *ctx, const struct meas *m, const double
 int cmd_fit(int argc, char **argv, struct ctx *ctx)
 {
 	struct fit_opts fo = { AR_RING, 0, 0, 0, 0 };
+	const char *base_steps = NULL;
 	const char *save_path = NULL, *name = NULL;
-	int c, op = -1, inplace = 0, holdout = 0;
-	unsigned long ranks = 0;
+	struct meas_args ma = MEAS_ARGS_INIT;
+	const char *regimes = NULL;
+	int holdout = 0;
 	struct meas m;
 	struct errbuf eb;
 	struct coeffs co;
@@ -352,74 +321,41 @@ int cmd_fit(int argc, char **argv, struct ctx *ctx)
 	char note[96];
 	size_t i;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
-		switch (c) {
-		case O_OP: {
-			enum coll_op x;
+	struct opt options[] = {
+		OPTS_MEASUREMENT(&ma),
+		OPT_GROUP_("the fit"),
+		OPT_STRING_("regimes", "N|auto", &regimes,
+			    "regimes of the model, 1 = plain alpha-beta (default auto,\n"
+			    "at most 4)"),
+		OPT_FLAG_("robust", &fo.robust, "robust (bisquare) regression, for outliers"),
+		OPT_STRING_("base-steps", "K", &base_steps,
+			    "prior: every call pays a base latency of K per-step\n"
+			    "latencies besides its steps (default 2; 0: none), so\n"
+			    "that the fit carries to other rank counts"),
+		OPT_POSITIVE_("line-rate", "RATE", Q_RATE, &fo.line_rate,
+			      "no fitted bandwidth above RATE (the link's line rate)"),
+		OPT_FLAG_("holdout", &holdout,
+			  "report accuracy on held-out sizes: fit the even rows and\n"
+			  "predict the odd ones, then the reverse"),
+		OPT_FILE_("save", "FILE", &save_path,
+			  "save the fit as a link preset (use with --preset FILE)"),
+		OPT_STRING_("name", "NAME", &name,
+			    "name inside the saved preset (default: FILE's base name)"),
+		OPT_END_()
+	};
 
-			if (coll_op_lookup(optarg, &x, &eb) < 0)
-				die_usage("--op: %s", eb.msg);
-			op = (int)x;
-			break;
-		}
-		case O_RANKS:
-			ranks = (unsigned long)opt_quantity_range("--ranks", Q_COUNT, optarg,
-								  2, (double)RANKS_MAX);
-			break;
-		case O_ALGO:
-			if (ar_algo_lookup(optarg, &fo.algo, &eb) < 0)
-				die_usage("--algo: %s", eb.msg);
-			break;
-		case O_INPLACE:
-			inplace = 1;
-			break;
-		case O_REGIMES:
-			if (!strcmp(optarg, "auto"))
-				fo.regimes = 0;
-			else
-				fo.regimes = (int)opt_quantity_range("--regimes", Q_COUNT, optarg,
-								     1, FIT_REGIMES_MAX);
-			break;
-		case O_ROBUST:
-			fo.robust = 1;
-			break;
-		case O_BASE:
-			fo.base_steps = opt_quantity_range("--base-steps", Q_NUMBER, optarg, 0, 1e6);
-			if (fo.base_steps == 0)
-				fo.base_steps = -1;
-			break;
-		case O_LINE:
-			fo.line_rate = opt_quantity_range("--line-rate", Q_RATE, optarg, 1, 1e18);
-			break;
-		case O_HOLDOUT:
-			holdout = 1;
-			break;
-		case O_SAVE:
-			save_path = optarg;
-			break;
-		case O_NAME:
-			name = optarg;
-			break;
-		case 'h':
-			usage_exit(usage, 0);
-		default:
-			usage_exit(usage, EXIT_USAGE);
-		}
+	if (opts_parse(argc, argv, options, &usage, 1) < 1)
+		die_usage("fit needs a measurement file; see 'commtime fit --help'");
+	fo.algo = ma.algo;
+	if (base_steps) {
+		fo.base_steps = opt_quantity_range("--base-steps", Q_NUMBER, base_steps, 0, 1e6);
+		if (fo.base_steps == 0)
+			fo.base_steps = -1;
 	}
-	if (optind >= argc) {
-		fputs("commtime: error: fit needs a measurement file\n", stderr);
-		usage_exit(usage, EXIT_USAGE);
-	}
-	no_more_args(argc, argv, optind + 1, usage);
-
-	meas_init(&m, argv[optind]);
-	if (meas_load_file(argv[optind], &m, &eb) < 0 || meas_select(&m, op, ranks, &eb) < 0)
-		die("%s", eb.msg);
-	if (m.op < 0)
-		die("%s: cannot tell which collective was measured; give --op", m.path);
-	if (m.ranks == 0)
-		die("%s: cannot tell the rank count; give --ranks", m.path);
+	if (regimes && strcmp(regimes, "auto"))
+		fo.regimes = (int)opt_quantity_range("--regimes", Q_COUNT, regimes,
+						     1, FIT_REGIMES_MAX);
+	meas_args_load(&ma, argv[0], &m);
 	if (fit_coeffs((enum coll_op)m.op, fo.algo, m.ranks, &co, &eb) < 0)
 		die("%s: %s", m.path, eb.msg);
 
@@ -427,7 +363,7 @@ int cmd_fit(int argc, char **argv, struct ctx *ctx)
 	T = xmalloc(m.n * sizeof(*T));
 	for (i = 0; i < m.n; i++) {
 		S[i] = m.rows[i].size;
-		T[i] = inplace ? m.rows[i].time_ip : m.rows[i].time;
+		T[i] = ma.in_place ? m.rows[i].time_ip : m.rows[i].time;
 		if (isnan(T[i]))
 			die("%s:%d: no in-place time", m.path, m.rows[i].line);
 	}
@@ -442,7 +378,7 @@ int cmd_fit(int argc, char **argv, struct ctx *ctx)
 		fit_model_from_link(&fab, (enum coll_op)m.op, fo.algo, m.ranks, &l);
 	}
 	if (save_path)
-		save(save_path, name, &m, &ab, &fm, holdout ? &h : NULL, inplace);
+		save(save_path, name, &m, &ab, &fm, holdout ? &h : NULL, ma.in_place);
 
 	o = ctx_out_open(ctx);
 	out_input_str(o, "file", "file", m.path);
@@ -453,13 +389,13 @@ int cmd_fit(int argc, char **argv, struct ctx *ctx)
 		out_input_str(o, "format", "format", fmt);
 	}
 	out_input_str(o, "op", "collective", coll_op_name((enum coll_op)m.op));
-	snprintf(note, sizeof(note), "%s", ranks ? "from --ranks" :
+	snprintf(note, sizeof(note), "%s", ma.ranks ? "from --ranks" :
 		 m.format == MEAS_NCCL_TEXT ? "from the log's '# Rank' lines" : "from the file");
 	out_input(o, "ranks", "ranks", (double)m.ranks, H_PLAIN, 10, note);
 	out_input_str(o, "algo", "algorithm", ar_algo_name(fo.algo));
 	snprintf(note, sizeof(note), "T(S) = %.6g*alpha + %.6g*S/beta", co.a, co.b);
 	out_input_str(o, "model", "model", note);
-	out_input_str(o, "times", "times", inplace ? "in-place" : "out-of-place");
+	out_input_str(o, "times", "times", ma.in_place ? "in-place" : "out-of-place");
 	out_input(o, "base_steps", "base latency", fm.base_steps, H_PLAIN, 10,
 		  fm.base_steps > 0 ? "per-step latencies per call, a prior; --base-steps" :
 		  "none (--base-steps 0)");
@@ -509,7 +445,7 @@ int cmd_fit(int argc, char **argv, struct ctx *ctx)
 	out_table_end(o);
 	if (save_path)
 		out_text(o, "saved the fit as link preset '%s'", save_path);
-	figure_fit(ctx, &m, S, T, &ab, &fm, &fab, inplace);
+	figure_fit(ctx, &m, S, T, &ab, &fm, &fab, ma.in_place);
 	ctx_out_close(ctx, o);
 
 	free(S);
