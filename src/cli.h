@@ -51,6 +51,8 @@ int cmd_presets(int argc, char **argv, struct ctx *ctx);
 int cmd_fit(int argc, char **argv, struct ctx *ctx);
 int cmd_compare(int argc, char **argv, struct ctx *ctx);
 int cmd_plan(int argc, char **argv, struct ctx *ctx);
+int cmd_step(int argc, char **argv, struct ctx *ctx);
+int cmd_search(int argc, char **argv, struct ctx *ctx);
 
 /*
  * Helpers shared by the commands (cli.c).  They talk to the user: a value

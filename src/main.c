@@ -28,6 +28,8 @@ static const struct command commands[] = {
 	{ "fit",       cmd_fit,       "fit alpha and beta to nccl-tests logs or CSV measurements" },
 	{ "compare",   cmd_compare,   "compare measurements with the prediction" },
 	{ "plan",      cmd_plan,      "expected results of the runs that start a GPU rental" },
+	{ "step",      cmd_step,      "one training step: every collective, step time, memory per GPU" },
+	{ "search",    cmd_search,    "parallel configurations that fit, fastest first, priced" },
 	{ "presets",   cmd_presets,   "list link and workload presets, or show one" },
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
