@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -68,6 +70,30 @@ static const struct command *find_command(const char *name)
 	return NULL;
 }
 
+/*
+ * The presets of the tree this binary was built in: "DIR/presets" when
+ * the running binary is DIR/commtime and DIR/presets exists, so a binary
+ * that was never installed finds its presets from any directory.
+ */
+static const char *build_presets(void)
+{
+	static char path[4096];
+	struct stat st;
+	ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - sizeof("/presets"));
+	char *slash;
+
+	if (n <= 0)
+		return NULL;
+	path[n] = '\0';
+	slash = strrchr(path, '/');
+	if (!slash)
+		return NULL;
+	strcpy(slash, "/presets");
+	if (stat(path, &st) < 0 || !S_ISDIR(st.st_mode))
+		return NULL;
+	return path;
+}
+
 static void resolve_link(struct ctx *ctx, const struct global_args *g)
 {
 	struct errbuf eb;
@@ -76,7 +102,7 @@ static void resolve_link(struct ctx *ctx, const struct global_args *g)
 	ctx->link.beta = DEFAULT_BETA;
 	ctx->link.gamma = 0;
 	ctx->alpha_src = ctx->beta_src = ctx->gamma_src = "default";
-	preset_dirs_init(&ctx->dirs, g->presets_dir);
+	preset_dirs_init(&ctx->dirs, g->presets_dir, build_presets());
 
 	if (g->preset) {
 		if (preset_load(&ctx->dirs, g->preset, &ctx->preset, &eb) < 0)
