@@ -246,6 +246,21 @@ int main(int argc, char **argv)
 		else if (n > 5 && !strcmp(ctx.output + n - 5, ".json"))
 			ctx.format = FMT_JSON;
 	}
+	/* "-o fig.png" would write the text table into an image file. */
+	if (ctx.output && plot_terminal_for(ctx.output))
+		die_usage("-o: '%s' names an image, and -o writes the table; "
+			  "draw the figure with --render %s", ctx.output, ctx.output);
+	if (ctx.output) {
+		size_t n = strlen(ctx.output);
+
+		if (n > 3 && !strcmp(ctx.output + n - 3, ".gp"))
+			die_usage("-o: '%s' names a gnuplot script, and -o writes the table; "
+				  "write the script with --plot %s", ctx.output, ctx.output);
+	}
+	if (g->time_unit && !time_unit_known(g->time_unit))
+		die_usage("--time-unit: unknown unit '%s' (choose from auto, ns, us, ms, s)",
+			  g->time_unit);
+	ctx.time_unit = g->time_unit && strcmp(g->time_unit, "auto") ? g->time_unit : NULL;
 	ctx.plot = g->plot;
 	ctx.render = g->render;
 	if (ctx.render && !plot_terminal_for(ctx.render))

@@ -44,3 +44,28 @@ check "2: ... in at most three lines" lines_le 3
 check "2: ... naming the option" has "unknown option '--bogus'" err
 run "$COMMTIME" ddp --grad 1G --compute 1s --ranks 8 --ranks 16
 check "2: a repeated option is an error, not its last value" test "$st" = 2
+
+# 3. -o with an image name does not write the table into it
+cd "$d" || exit 1
+run "$COMMTIME" crossover -o fig.png
+check "3: crossover -o fig.png is a usage error" test "$st" = 2
+check "3: ... that points to --render" has "--render fig.png" err
+check "3: ... and writes no fig.png" test ! -e fig.png
+cd "$top" || exit 1
+
+# 4. ddp answers "how long is my gradient all-reduce" without --compute
+run "$COMMTIME" --alpha 5e-6 --beta 200e9 ddp --grad 14G --ranks 8
+check "4: ddp without --compute runs" test "$st" = 0
+check "4: ... and prints the all-reduce time" has "131.6 ms"
+run "$COMMTIME" --alpha 5e-6 --beta 200e9 --format csv ddp --grad 14G --ranks 8
+check "4: ... and its CSV keeps the contract columns, step and share empty" \
+	has "^8,0.13160337344,0.13160337344,,,"
+
+# 5. --time-unit on every table; auto never prints seven digits
+run "$COMMTIME" --beta 1Gb/s ddp --grad 14G --compute 1s --ranks 8
+check "5: a slow link's step reads in seconds" has "210.5 s"
+check "5: ... not in millions of ms" sh -c "! grep -q '[0-9]\{7\}\.[0-9] ms' '$d/out'"
+run "$COMMTIME" --time-unit us ddp --grad 14G --compute 300ms --ranks 8
+check "5: --time-unit works on ddp" has "131603.4 µs"
+run "$COMMTIME" zero --params 7.5e9 --ranks 64 --stage 0 --time-unit s
+check "5: --time-unit works on zero, after the command too" has " s "
