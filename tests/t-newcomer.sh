@@ -69,3 +69,22 @@ run "$COMMTIME" --time-unit us ddp --grad 14G --compute 300ms --ranks 8
 check "5: --time-unit works on ddp" has "131603.4 µs"
 run "$COMMTIME" zero --params 7.5e9 --ranks 64 --stage 0 --time-unit s
 check "5: --time-unit works on zero, after the command too" has " s "
+
+# 7. a sweep of microbatches skips the counts the interleaved schedule cannot run
+run "$COMMTIME" pipeline --stages 8 --microbatches 4:256:x2 --schedule interleaved
+check "7: the interleaved sweep runs" test "$st" = 0
+check "7: ... with the rows that can run" has "^     8           256  interleaved"
+check "7: ... and a note on the one left out" has "left out 1 row: .*M = 4, P = 8"
+run "$COMMTIME" pipeline --stages 8 --microbatches 4 --schedule interleaved
+check "7: a single impossible row is still an error" test "$st" = 2
+
+# 8. compare: no silent default line rate; a log that stops before the plateau
+run "$COMMTIME" compare tests/data/nccl/a100-x8-nvswitch.txt --expected tests/data/nccl/plan-a100.csv
+check "8: compare --expected without a link runs" test "$st" = 0
+check "8: ... says the line rate is unknown" has "line rate: unknown"
+check "8: ... and judges no busbw against the default beta" sh -c "! grep -q 'low-busbw\|% of the line rate' '$d/out'"
+run "$COMMTIME" compare tests/data/nccl/a100-x8-nvswitch.txt --preset a100-nvlink3
+check "8: a log that ends at 128 MiB raises no low-busbw alarm" sh -c "! grep -q 'low-busbw' '$d/out'"
+check "8: ... and says why" has "before the bandwidth plateau"
+run "$COMMTIME" compare tests/data/nccl/l40s-x4-pcie-ring.txt --preset pcie4-x16
+check "8: a log on its plateau and slow is still flagged" has "low-busbw"
