@@ -127,7 +127,7 @@ check "compare: the far-off points are the rows flagged far ($(wc -l <"$d/cmp.fa
 "$COMMTIME" compare "$data/l40s-x4-pcie-ring.txt" --preset pcie4-x16 --plot "$d/low.gp" >/dev/null
 b=$(series "$d/low.gp" 2 "low busbw (< 70 % of the line rate)")
 block "$d/low.gp" "$b" | cut -d ' ' -f 1 >"$d/cmp.low"
-awk -F, 'NR > 1 && $7 ~ /low-busbw/ { print $1 }' "$d/low.csv" >"$d/cmp.csvlow"
+awk -F, 'NR > 1 && /low-busbw/ { print $1 }' "$d/low.csv" >"$d/cmp.csvlow"
 check "compare: the low-busbw points are the rows flagged low-busbw ($(wc -l <"$d/cmp.low"))" \
 	same_numbers "$d/cmp.low" "$d/cmp.csvlow"
 check "compare: the line rate is the preset's beta_line" \
