@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "harness.h"
-#include "cost.h"
 #include "step.h"
+#include "cost.h"
 
 #pragma GCC diagnostic ignored "-Wmissing-prototypes"
 
