@@ -74,6 +74,9 @@ static const struct column res_cols[] = {
 	{ "rel_error", "error", COL_NUM, H_PERCENT, 0, NULL, 1, 7, COL_ALL },
 	{ "ab_fitted_s", "alpha-beta", COL_NUM, H_TIME, 0, NULL, 4, 10, COL_ALL },
 	{ "ab_rel_error", "error", COL_NUM, H_PERCENT, 0, NULL, 1, 7, COL_ALL },
+	/* the fitted link on every row, so the CSV alone holds the answer */
+	{ "alpha_s", "alpha", COL_NUM, H_TIME, 0, NULL, 4, 9, COL_DATA_ONLY },
+	{ "beta_Bps", "beta", COL_NUM, H_RATE, 0, NULL, 4, 11, COL_DATA_ONLY },
 };
 static const struct table res_table = {
 	"residuals", "measured against fitted (error = fitted/measured - 1)",
@@ -719,7 +722,8 @@ int cmd_fit(int argc, char **argv, struct ctx *ctx)
 		double fa = fit_model_time(&fab, (enum coll_op)m.op, m.ranks, S[i]);
 		char rg[24];
 		struct cell r[] = { { NULL, S[i] }, { NULL, T[i] }, { rg, 0 }, { NULL, f },
-				    { NULL, fit_rel_err(f, T[i]) }, { NULL, fa }, { NULL, fit_rel_err(fa, T[i]) } };
+				    { NULL, fit_rel_err(f, T[i]) }, { NULL, fa }, { NULL, fit_rel_err(fa, T[i]) },
+				    { NULL, ab.alpha }, { NULL, ab.beta } };
 
 		regime_of(&fm, S[i], rg, sizeof(rg));
 		out_row(o, r);
