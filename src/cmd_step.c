@@ -85,13 +85,13 @@ static int S_coll(void *arg, enum coll_op op, unsigned long ranks, unsigned long
 	out->tier = "link";
 	switch (op) {
 	case OP_ALLREDUCE:
-		out->time_s = ar_time(AR_RING, &ctx->link, ranks, bytes);
+		out->time_s = ar_time(ALGO_RING, &ctx->model.link, ranks, bytes);
 		return 0;
 	case OP_ALLGATHER:
-		out->time_s = ag_ring_time(&ctx->link, ranks, bytes);
+		out->time_s = ag_ring_time(&ctx->model.link, ranks, bytes);
 		return 0;
 	case OP_REDUCESCATTER:
-		out->time_s = rs_ring_time(&ctx->link, ranks, bytes);
+		out->time_s = rs_ring_time(&ctx->model.link, ranks, bytes);
 		return 0;
 	default:
 		return errbuf_set(eb, "no model of %s yet", coll_op_name(op));
