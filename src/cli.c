@@ -511,3 +511,19 @@ int ctx_wants_figure(const struct ctx *ctx)
 {
 	return ctx->plot || ctx->render;
 }
+
+int ctx_step_coll(void *arg, enum coll_op op, unsigned long ranks, unsigned long per_node,
+		  double bytes, struct step_coll *out, struct errbuf *eb)
+{
+	const struct ctx *ctx = arg;
+	const struct cost_model *m = &ctx->model;
+	struct group g = { .ranks = ranks, .per_node = per_node };
+	struct coll_cost c;
+	enum coll_algo a = m->kind == COST_LINK ? cost_algo_default(m, op) : ALGO_AUTO;
+
+	if (cost_coll(m, op, a, &g, bytes, &c, eb) < 0)
+		return -1;
+	out->time_s = c.time_s;
+	out->tier = m->kind == COST_LINK ? "link" : tier_name(c.bound);
+	return 0;
+}

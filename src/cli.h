@@ -8,6 +8,7 @@
 #include "table.h"
 #include "plot.h"
 #include "opts.h"
+#include "step.h"
 
 /*
  * What main.c hands every command: the global options, already parsed
@@ -196,5 +197,15 @@ char *ctx_link_text(const struct ctx *ctx, char *buf, size_t len);
  */
 void write_crossovers(struct out *o, const struct ctx *ctx, const struct dlist *ranks,
 		      const enum coll_algo *algos, int nalgo, int secondary);
+
+/*
+ * The collective times of the training step (step, search): one
+ * collective on a group of `ranks` ranks, per_node of them on one node, on
+ * the machine the global options describe (a step_coll_fn; arg is the ctx).
+ * A link runs its default algorithm for op (ring for all-reduce, all-gather
+ * and reduce-scatter); a system lets its model choose the fastest.
+ */
+int ctx_step_coll(void *arg, enum coll_op op, unsigned long ranks, unsigned long per_node,
+		  double bytes, struct step_coll *out, struct errbuf *eb);
 
 #endif

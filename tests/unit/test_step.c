@@ -8,6 +8,7 @@
 
 #include "harness.h"
 #include "step.h"
+#include "cost.h"
 
 #pragma GCC diagnostic ignored "-Wmissing-prototypes"
 
