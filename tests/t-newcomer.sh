@@ -88,3 +88,17 @@ check "8: a log that ends at 128 MiB raises no low-busbw alarm" sh -c "! grep -q
 check "8: ... and says why" has "before the bandwidth plateau"
 run "$COMMTIME" compare tests/data/nccl/l40s-x4-pcie-ring.txt --preset pcie4-x16
 check "8: a log on its plateau and slow is still flagged" has "low-busbw"
+
+# 9. plan: a sheet a person reads, runs that measure what the plan expects
+run "$COMMTIME" plan --ranks 8
+check "9: plan --ranks 8 fits on one screen of 80 lines" test "$(wc -l <"$d/out")" -le 80
+check "9: ... each run once, as a heading" \
+	test "$(grep -c 'all_reduce_perf -b 8 -e 8G -f 2 -g 8' "$d/out")" = 2
+run "$COMMTIME" --format csv plan --ranks 8
+check "9: the CSV holds the full sweep" test "$(grep -c '^busbw,NCCL_ALGO=Ring' "$d/out")" = 31
+run "$COMMTIME" --format csv plan --ranks 8 --sizes 1M,64M,1G,8G --ops all_gather
+check "9: the run of --sizes 1M,64M,1G,8G measures every one of them" \
+	has "all_gather_perf -b 1M -e 8G -f 2 -g 8"
+run "$COMMTIME" plan --ranks 8 --workload llama2-7b
+check "9: a workload without --compute leaves out the step, not the checks" test "$st" = 0
+check "9: ... and still shows the all-reduce of DDP" has "the gradient all-reduce of one step"
