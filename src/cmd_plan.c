@@ -78,7 +78,7 @@ static size_t sweep_args(char args[][128], size_t max, const struct dlist *sizes
 	double b0 = sizes->v[0], e0 = sizes->v[sizes->n - 1], step = 0;
 	char b[32], e[32], st[32];
 	size_t i, n = 0;
-	int f;
+	int k;
 
 	nccl_size(b, sizeof(b), b0);
 	nccl_size(e, sizeof(e), e0);
@@ -86,16 +86,23 @@ static size_t sweep_args(char args[][128], size_t max, const struct dlist *sizes
 		snprintf(args[0], 128, "-b %s -e %s", b, e);
 		return 1;
 	}
-	for (f = 1024; f >= 2 && b0 > 0; f--) {
-		for (i = 1; i < sizes->n; i++) {
-			double k = log(sizes->v[i] / b0) / log(f);
+	/* F is a root of the first ratio: try the largest first */
+	for (k = 1; k <= 64 && b0 > 0; k++) {
+		double f = nearbyint(pow(sizes->v[1] / b0, 1.0 / k));
 
-			if (fabs(k - nearbyint(k)) > 1e-9 ||
-			    fabs(b0 * pow(f, nearbyint(k)) - sizes->v[i]) > 1e-6 * sizes->v[i])
+		if (f < 2)
+			break;
+		if (fabs(pow(f, k) * b0 - sizes->v[1]) > 1e-6 * sizes->v[1])
+			continue;
+		for (i = 2; i < sizes->n; i++) {
+			double x = log(sizes->v[i] / b0) / log(f);
+
+			if (fabs(x - nearbyint(x)) > 1e-9 ||
+			    fabs(b0 * pow(f, nearbyint(x)) - sizes->v[i]) > 1e-6 * sizes->v[i])
 				break;
 		}
 		if (i == sizes->n) {
-			snprintf(args[0], 128, "-b %s -e %s -f %d", b, e, f);
+			snprintf(args[0], 128, "-b %s -e %s -f %.0f", b, e, f);
 			return 1;
 		}
 	}
