@@ -347,18 +347,14 @@ void opts_print_roff(FILE *f, const struct opt *opts)
 			fputc('"', f);
 		}
 		fputc('\n', f);
-		/* one sentence: a capital first and the lines joined */
+		/* the help as --help prints it, its lines filled by the formatter */
 		while (*h) {
 			const char *nl = strchr(h, '\n');
 			size_t n = nl ? (size_t)(nl - h) : strlen(h);
 
 			while (n && *h == ' ')
 				h++, n--;
-			if (h == o->help && *h >= 'a' && *h <= 'z') {
-				fputc(*h - 'a' + 'A', f);
-				roff_text(f, h + 1, n - 1);
-			} else
-				roff_text(f, h, n);
+			roff_text(f, h, n);
 			fputc('\n', f);
 			h += n + (nl != NULL);
 		}
