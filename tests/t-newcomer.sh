@@ -102,3 +102,22 @@ check "9: the run of --sizes 1M,64M,1G,8G measures every one of them" \
 run "$COMMTIME" plan --ranks 8 --workload llama2-7b
 check "9: a workload without --compute leaves out the step, not the checks" test "$st" = 0
 check "9: ... and still shows the all-reduce of DDP" has "the gradient all-reduce of one step"
+
+# 12. the docs and the tool agree
+run "$COMMTIME" --version
+check "12: --version prints the version" has "^commtime [0-9]"
+check "12: ... and the README says so" grep -q -- "--version" "$top/README.md"
+check "12: ... and the man page" grep -q -F '.B \-\-version' "$top/commtime.1"
+run "$COMMTIME" --format json presets
+check "12: presets --format json has its inputs object" has '"inputs"'
+run "$COMMTIME" pipeline --help
+check "12: pipeline --help does not offer --alpha" sh -c "! grep -q -- '--alpha' '$d/out'"
+run "$COMMTIME" --beta 1GB/s speedup --ratio 0.1
+check "12: speedup refuses a link it would ignore" test "$st" = 2
+run "$COMMTIME" plan --help
+for op in alltoall broadcast reduce sendrecv; do
+	check "12: plan --help lists --ops $op, which it accepts" has "$op"
+done
+check "12: the README says ZeRO's volume is in gradient values times their bytes" \
+	grep -q "times the bytes of a gradient value" "$top/README.md"
+check "12: the man page no longer says plan writes one CSV" sh -c "! grep -q 'rental, one CSV' '$top/commtime.1'"
