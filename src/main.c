@@ -376,7 +376,8 @@ int main(int argc, char **argv)
 		for (o = global_options; o->type != OPT_END && !help; o++) {
 			if (o->type == OPT_GROUP)
 				tagged = (o->tag & OPT_TAG_LINK) != 0;
-			else if (tagged && o->given)
+			/* the search path harms nothing; the link itself would be ignored */
+			else if (tagged && o->given && strcmp(o->long_name, "presets-dir"))
 				die_usage("--%s: '%s' computes no communication time and uses no "
 					  "link or system", o->long_name, cmd->name);
 		}
