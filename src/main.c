@@ -226,7 +226,7 @@ static int uses_link(const char *name)
 /* Commands that ask the cost model (not only the link) and so run on a system. */
 static int system_ready(const char *name)
 {
-	static const char *const ready[] = { "presets", "pipeline", "speedup" };
+	static const char *const ready[] = { "presets", "pipeline", "speedup", "fit" };
 	size_t i;
 
 	for (i = 0; i < sizeof(ready) / sizeof(ready[0]); i++)
