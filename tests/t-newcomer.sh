@@ -121,3 +121,10 @@ done
 check "12: the README says ZeRO's volume is in gradient values times their bytes" \
 	grep -q "times the bytes of a gradient value" "$top/README.md"
 check "12: the man page no longer says plan writes one CSV" sh -c "! grep -q 'rental, one CSV' '$top/commtime.1'"
+
+# 11. figures: the README shows each figure once, with its own description
+check "11: no figure shown twice in the README" \
+	sh -c "grep -o '](plots/[a-z-]*\.svg)' '$top/README.md' | sort | uniq -d | grep -q . && exit 1 || exit 0"
+check "11: the timeline figure is not called interleaved (it is 1F1B)" \
+	sh -c "! grep -q 'interleaved[^]]*](plots/pipeline-timeline.svg)' '$top/README.md'"
+check "11: ... and is drawn from the 1F1B schedule" grep -q "pipeline-timeline pipeline .*--schedule 1f1b" "$top/plots/make-figures.sh"
