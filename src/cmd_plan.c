@@ -184,7 +184,7 @@ static void ddp_rows(struct out *o, const struct ctx *ctx, double params,
 		struct ddp_step st;
 		char run[160], note[160];
 
-		ddp_step(&p, &ctx->model.link, n, &st);
+		ddp_step_cost(&p, &ctx->model, n, &st);
 		snprintf(run, sizeof(run), "DDP training on %lu ranks (torchrun), bf16 "
 			 "gradients, time one step", n);
 		snprintf(note, sizeof(note), "communication %.1f %% of the step, "
@@ -216,7 +216,7 @@ static void zero_rows(struct out *o, const struct ctx *ctx, double params,
 		struct zero_cost z;
 		char run[160], note[96];
 
-		zero_cost(&p, &ctx->model.link, n, stage, &z);
+		zero_cost_model(&p, &ctx->model, n, stage, &z);
 		snprintf(run, sizeof(run), "DeepSpeed ZeRO stage %d on %lu ranks, time one "
 			 "step, read the memory per rank", stage, n);
 		snprintf(note, sizeof(note), "%s; step without overlap",
