@@ -192,10 +192,18 @@ static void figure_allreduce(const struct ctx *ctx, const struct dlist *ranks,
 				plot_xy(s, S, ar_time(algos[a], &ctx->model.link, n, S));
 			}
 		}
+		/*
+		 * Mark only where the fastest algorithm changes: the crossings
+		 * on the lower envelope, at most one fewer than the algorithms
+		 * (every pair of five would pile ten labels on each other).
+		 * Labels in the right third of the axis go left of their point.
+		 */
 		for (a = 0; a < nalgo; a++)
 			for (b = a + 1; b < nalgo; b++) {
 				struct crossing c;
 				struct errbuf eb;
+				double t, tk;
+				int k, lowest = 1, right;
 
 				/* Solved over the bracket of the crossover table, so the
 				 * figure marks the very sizes the table prints. */
@@ -203,15 +211,29 @@ static void figure_allreduce(const struct ctx *ctx, const struct dlist *ranks,
 							CROSS_HI, &c, &eb) < 0 ||
 				    c.result != CROSS_FOUND || c.bytes < lo || c.bytes > hi)
 					continue;
-				units_fmt_size(sz, sizeof(sz), c.bytes);
+				t = ar_time(algos[a], &ctx->model.link, n, c.bytes);
+				for (k = 0; k < nalgo; k++) {
+					tk = ar_time(algos[k], &ctx->model.link, n, c.bytes);
+					if (k != a && k != b && tk < t * (1 - 1e-9))
+						lowest = 0;
+				}
+				if (!lowest)
+					continue;
+				fig_size_text(sz, sizeof(sz), c.bytes);
 				snprintf(text, sizeof(text), "%s/%s %lu: %s", coll_algo_name(algos[a]),
 					 coll_algo_name(algos[b]), n, sz);
-				plot_add_label(p, c.bytes, ar_time(algos[a], &ctx->model.link, n, c.bytes),
-					       text, 1);
+				right = log(c.bytes / lo) > log(hi / lo) * 2 / 3;
+				/* a label near another on the same side goes to the other */
+				for (k = 0; k < (int)p->nlabels; k++)
+					if (fabs(log(p->labels[k].x / c.bytes)) < log(16) &&
+					    fabs(log(p->labels[k].y / t)) < log(2.5) &&
+					    p->labels[k].point == (right ? 2 : 1))
+						right = !right;
+				plot_add_label(p, c.bytes, t, text, right ? 2 : 1);
 			}
 	}
 	if (nhalf >= lo && nhalf <= hi) {
-		units_fmt_size(sz, sizeof(sz), nhalf);
+		fig_size_text(sz, sizeof(sz), nhalf);
 		snprintf(text, sizeof(text), "n\xc2\xbd = \xce\xb1\xce\xb2 = %s", sz);
 		plot_add_vline(p, nhalf, text, "latency-bound", "bandwidth-bound");
 	}
