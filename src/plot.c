@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "plot.h"
-#include "table.h"
+#include "fmt.h"
 
 /* Okabe & Ito's palette: told apart by readers with any colour vision. */
 static const char *const palette[] = {
