@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "outfile.h"
 
 extern char **environ;
 #include "crossover.h"
@@ -113,6 +114,17 @@ void no_more_args(int argc, char **argv, int optind_, const char *usage)
 		fprintf(stderr, "commtime: error: unexpected argument '%s'\n", argv[optind_]);
 		usage_exit(usage, EXIT_USAGE);
 	}
+}
+
+void outputs_distinct(const char *const *paths, const char *const *opts, size_t n)
+{
+	size_t i, j;
+
+	for (i = 0; i < n; i++)
+		for (j = i + 1; j < n; j++)
+			if (paths[i] && paths[j] && outfile_same(paths[i], paths[j]))
+				die_usage("%s and %s both write '%s'; give each output its own file",
+					  opts[i], opts[j], paths[j]);
 }
 
 struct out *ctx_out_open(const struct ctx *ctx)

@@ -82,6 +82,13 @@ void opt_ranks(const char *opt, const char *arg, struct dlist *l, unsigned long 
 void no_more_args(int argc, char **argv, int optind_, const char *usage);
 
 /* Open the output chosen by -o/--format; dies (exit 1) when it cannot. */
+/*
+ * Exit 2 when two outputs of one run lead to one file (outfile_same):
+ * paths[i] comes from option opts[i]; NULL paths are skipped.  "-o same.gp
+ * --plot same.gp" would otherwise let the second overwrite the first.
+ */
+void outputs_distinct(const char *const *paths, const char *const *opts, size_t n);
+
 struct out *ctx_out_open(const struct ctx *ctx);
 
 /* Close it; dies (exit 1) on a write error, leaving no file behind. */

@@ -255,6 +255,12 @@ int main(int argc, char **argv)
 	if (ctx.render && !plot_terminal_for(ctx.render))
 		die_usage("--render: cannot tell the image format of '%s' "
 			  "(use a name ending in .png, .svg or .pdf)", ctx.render);
+	{
+		const char *paths[] = { ctx.output, ctx.plot, ctx.render };
+		static const char *const opts[] = { "-o", "--plot", "--render" };
+
+		outputs_distinct(paths, opts, 3);
+	}
 	resolve_link(&ctx, val);
 
 	status = cmd->fn(1 + nrest, rest, &ctx);

@@ -338,16 +338,17 @@ static char *read_file(const char *path, size_t *n, struct errbuf *eb)
 	return buf;
 }
 
-int preset_load_file(const char *path, struct preset *p, struct errbuf *eb)
+/*
+ * Parse the n bytes of buf (NUL-terminated) as the preset file path into
+ * p.  buf is freed.  Returns 0, or -1 with eb filled and p empty.
+ */
+static int parse_buffer(const char *path, char *buf, size_t n, struct preset *p,
+			struct errbuf *eb)
 {
-	size_t n, pos = 0, alloc = 0;
+	size_t pos = 0, alloc = 0;
 	int lineno = 0;
-	char *buf;
 
 	memset(p, 0, sizeof(*p));
-	buf = read_file(path, &n, eb);
-	if (!buf)
-		return -1;
 	p->path = xstrdup(path);
 	/*
 	 * A NUL byte anywhere means a binary file: say so before the first
@@ -394,6 +395,169 @@ fail:
 fail_freed:
 	preset_release(p);
 	return -1;
+}
+
+int preset_load_file(const char *path, struct preset *p, struct errbuf *eb)
+{
+	size_t n;
+	char *buf;
+
+	memset(p, 0, sizeof(*p));
+	buf = read_file(path, &n, eb);
+	if (!buf)
+		return -1;
+	return parse_buffer(path, buf, n, p, eb);
+}
+
+/* ---- writing ---- */
+
+char *preset_text_clean(const char *s, size_t max)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n = strlen(s), o = 0, i = 0;
+	/* Each input byte becomes at most the 3 bytes of U+FFFD. */
+	char *r = xmalloc(3 * n + 1);
+
+	while (i < n) {
+		size_t len = utf8_len(p + i, n - i);
+
+		if (p[i] < 0x20 || p[i] == 0x7f) {
+			r[o++] = ' ';
+			i++;
+		} else if (!len) {
+			memcpy(r + o, "\xef\xbf\xbd", 3);
+			o += 3;
+			i++;
+		} else {
+			memcpy(r + o, s + i, len);
+			o += len;
+			i += len;
+		}
+	}
+	r[o] = '\0';
+	/* No blanks at the ends (the reader trims them), at most max bytes. */
+	{
+		char *b = r, *e;
+
+		while (*b == ' ')
+			b++;
+		n = strlen(b);
+		if (n > max) {
+			n = max;
+			while (n && ((unsigned char)b[n] & 0xc0) == 0x80)
+				n--;
+		}
+		while (n && b[n - 1] == ' ')
+			n--;
+		e = b + n;
+		*e = '\0';
+		memmove(r, b, n + 1);
+	}
+	return r;
+}
+
+/*
+ * The text of the file: comment lines, then the pairs.  Returns a
+ * NUL-terminated buffer; *n gets its length.
+ */
+static char *preset_text(const char *comment, const struct preset_kv *kv, size_t nkv,
+			 size_t *n)
+{
+	size_t alloc = 256, len = 0, i;
+	char *buf = xmalloc(alloc);
+
+#define PUT(s, k) do { \
+		size_t k_ = (k); \
+		if (len + k_ + 1 > alloc) { \
+			alloc = 2 * (len + k_ + 1); \
+			buf = xrealloc(buf, alloc); \
+		} \
+		memcpy(buf + len, (s), k_); \
+		len += k_; \
+	} while (0)
+	while (comment && *comment) {
+		const char *nl = strchr(comment, '\n');
+		size_t k = nl ? (size_t)(nl - comment) : strlen(comment);
+		char *line = xmalloc(k + 1), *clean;
+
+		memcpy(line, comment, k);
+		line[k] = '\0';
+		clean = preset_text_clean(line, LINE_MAX_BYTES - 2);
+		PUT("#", 1);
+		if (*clean)
+			PUT(" ", 1);
+		PUT(clean, strlen(clean));
+		PUT("\n", 1);
+		free(clean);
+		free(line);
+		comment += k + (nl != NULL);
+	}
+	for (i = 0; i < nkv; i++) {
+		if (!kv[i].key) {
+			/* a comment between the pairs */
+			char *clean = preset_text_clean(kv[i].value, LINE_MAX_BYTES - 2);
+
+			PUT("# ", 2);
+			PUT(clean, strlen(clean));
+			PUT("\n", 1);
+			free(clean);
+			continue;
+		}
+		PUT(kv[i].key, strlen(kv[i].key));
+		PUT(" = ", 3);
+		PUT(kv[i].value, strlen(kv[i].value));
+		PUT("\n", 1);
+	}
+#undef PUT
+	buf[len] = '\0';
+	*n = len;
+	return buf;
+}
+
+int preset_write(FILE *f, const char *path, const char *comment,
+		 const struct preset_kv *kv, size_t nkv, struct errbuf *eb)
+{
+	struct preset back;
+	size_t n, i, j;
+	char *text = preset_text(comment, kv, nkv, &n);
+
+	/*
+	 * Read the text back with the reader itself: what is written is
+	 * what the next run loads, key for key, or nothing is written.
+	 */
+	if (parse_buffer(path, xstrdup(text), n, &back, eb) < 0) {
+		free(text);
+		return -1;
+	}
+	for (i = j = 0; i < nkv; i++) {
+		if (!kv[i].key)
+			continue;
+		if (j >= back.nkv || strcmp(back.kv[j].key, kv[i].key) ||
+		    strcmp(back.kv[j].value, kv[i].value)) {
+			errbuf_set(eb, "%s: the value of '%s' would not read back as written "
+				   "(a line break, or blanks at its ends?)", path, kv[i].key);
+			preset_release(&back);
+			free(text);
+			return -1;
+		}
+		j++;
+	}
+	if (j != back.nkv) {
+		errbuf_set(eb, "%s: a value would add the key '%s' (a line break in it?)",
+			   path, back.kv[j].key);
+		preset_release(&back);
+		free(text);
+		return -1;
+	}
+	preset_release(&back);
+	errno = 0;
+	if (fwrite(text, 1, n, f) != n) {
+		free(text);
+		return errbuf_set(eb, "cannot write '%s': %s", path,
+				  strerror(errno ? errno : EIO));
+	}
+	free(text);
+	return 0;
 }
 
 /* ---- finding presets ---- */
