@@ -106,6 +106,13 @@ void ctx_echo_link(const struct ctx *ctx, struct out *o);
  */
 void ctx_figure(const struct ctx *ctx, const struct figure *f);
 
+/*
+ * The image a --plot script names in "set output" (--render's file, or
+ * the script's name with .svg for .gp), as plot_output_name() makes it;
+ * exits 2 when it holds a control character.  The caller frees it.
+ */
+char *ctx_script_image(const struct ctx *ctx);
+
 /* 1 when --plot or --render asks for a figure: only then build one. */
 int ctx_wants_figure(const struct ctx *ctx);
 

@@ -261,6 +261,9 @@ int main(int argc, char **argv)
 
 		outputs_distinct(paths, opts, 3);
 	}
+	/* A script that cannot name its image is refused before any work. */
+	if (ctx.plot)
+		free(ctx_script_image(&ctx));
 	resolve_link(&ctx, val);
 
 	status = cmd->fn(1 + nrest, rest, &ctx);
