@@ -207,6 +207,7 @@ int main(int argc, char **argv)
 					continue;
 				}
 				print_main_usage(stdout);
+				free(rest);
 				return finish_stdout(0);
 			}
 			cmd = find_command(argv[i]);
@@ -223,10 +224,12 @@ int main(int argc, char **argv)
 		}
 		if (!cmd && (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))) {
 			print_main_usage(stdout);
+			free(rest);
 			return finish_stdout(0);
 		}
 		if (!cmd && !strcmp(argv[i], "--version")) {
 			puts("commtime " COMMTIME_VERSION);
+			free(rest);
 			return finish_stdout(0);
 		}
 		rest[1 + nrest++] = argv[i++];

@@ -213,6 +213,39 @@ static size_t scan_decimal(const char *p)
 	return (size_t)(q - p);
 }
 
+size_t units_scan_decimal(const char *s, int exp10, double *x)
+{
+	size_t n = scan_decimal(s);
+
+	/* "0x1p3": the "0" is not the number. */
+	if (!n || ((s[n] == 'x' || s[n] == 'X') && s[n - 1] == '0' &&
+		   n == (size_t)(1 + (*s == '+' || *s == '-'))))
+		return 0;
+	*x = decimal_to_double(s, n, exp10);
+	if (*x == 0)
+		*x = 0;  /* no negative zero */
+	return n;
+}
+
+int units_decimal(const char *s, int exp10, double *x)
+{
+	size_t n;
+	double v;
+
+	while (is_blank((unsigned char)*s))
+		s++;
+	n = units_scan_decimal(s, exp10, &v);
+	if (!n)
+		return -1;
+	s += n;
+	while (is_blank((unsigned char)*s))
+		s++;
+	if (*s || !isfinite(v))
+		return -1;
+	*x = v;
+	return 0;
+}
+
 int units_parse(enum quantity q, const char *s, double *x, struct errbuf *eb)
 {
 	const char *noun, *p, *num, *suf, *end;
