@@ -643,9 +643,15 @@ int preset_load(const struct preset_dirs *d, const char *name_or_path,
 		char *path = join(d->dirs[i], name_or_path);
 		int r;
 
-		if (stat(path, &st) < 0 && errno == ENOENT) {
+		r = stat(path, &st);
+		if (r < 0 && errno == ENOENT) {
 			free(path);
 			continue;
+		}
+		if (r == 0 && !S_ISREG(st.st_mode)) {
+			errbuf_set(eb, "%s: not a regular file", path);
+			free(path);
+			return -1;
 		}
 		r = preset_load_file(path, p, eb);
 		free(path);
@@ -760,8 +766,19 @@ static char **dir_stems(const char *path, size_t *n)
 	while ((e = readdir(dir))) {
 		size_t len = strlen(e->d_name);
 
+		char *full;
+		struct stat st;
+		int regular;
+
 		if (len <= SUFFIX_LEN || strcmp(e->d_name + len - SUFFIX_LEN, SUFFIX) ||
 		    e->d_name[0] == '.')
+			continue;
+		/* A FIFO or a device would block the listing or never end. */
+		full = xmalloc(strlen(path) + len + 2);
+		sprintf(full, "%s/%s", path, e->d_name);
+		regular = stat(full, &st) == 0 && S_ISREG(st.st_mode);
+		free(full);
+		if (!regular)
 			continue;
 		if (*n == alloc) {
 			alloc = alloc ? 2 * alloc : 32;
