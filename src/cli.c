@@ -90,9 +90,15 @@ void opt_list(const char *opt, enum quantity q, const char *arg, struct dlist *l
 {
 	struct errbuf eb;
 
+	size_t i;
+
 	dlist_release(l);
 	if (units_parse_list(q, arg, l, &eb) < 0)
 		die_usage("%s: %s", opt, eb.msg);
+	/* Nothing moves a fraction of a byte: 1e-300 B would only mislead. */
+	for (i = 0; q == Q_SIZE && i < l->n; i++)
+		if (l->v[i] > 0 && l->v[i] < 1)
+			die_usage("%s: size %g B in '%s' is below one byte", opt, l->v[i], arg);
 }
 
 void opt_ranks(const char *opt, const char *arg, struct dlist *l, unsigned long min)

@@ -279,6 +279,9 @@ int cmd_ddp(int argc, char **argv, struct ctx *ctx)
 			break;
 		case O_BUCKET:
 			p.bucket = opt_positive("--bucket", Q_SIZE, optarg);
+			if (p.bucket < 1)
+				die_usage("--bucket: a bucket holds at least one byte, got '%s'",
+					  optarg);
 			break;
 		case O_OVERLAP:
 			p.overlap = S_share("--overlap", optarg, 0, 1);

@@ -141,7 +141,7 @@ static void resolve_link(struct ctx *ctx, const char *val[])
 		ctx->link_given = 1;
 	}
 	if (val[G_BETA]) {
-		ctx->link.beta = opt_quantity_range("--beta", Q_RATE, val[G_BETA], 1e-300, 1e18);
+		ctx->link.beta = opt_quantity_range("--beta", Q_RATE, val[G_BETA], BETA_MIN, 1e18);
 		if (ctx->link.beta <= 0)
 			die_usage("--beta: bandwidth must be positive, got '%s'", val[G_BETA]);
 		ctx->beta_src = "option";

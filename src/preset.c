@@ -726,7 +726,7 @@ int preset_link(const struct preset *p, struct link *l, struct errbuf *eb)
 		return -1;
 	if (!r)
 		return errbuf_set(eb, "%s: missing 'alpha'", p->path);
-	r = link_value(p, "beta", Q_RATE, 0, 1, BETA_MAX, " B/s", &t.beta, eb);
+	r = link_value(p, "beta", Q_RATE, BETA_MIN, 0, BETA_MAX, " B/s", &t.beta, eb);
 	if (r < 0)
 		return -1;
 	if (!r)
@@ -734,7 +734,7 @@ int preset_link(const struct preset *p, struct link *l, struct errbuf *eb)
 	if (link_value(p, "gamma", Q_NUMBER, 0, 0, GAMMA_MAX, " s/B", &t.gamma, eb) < 0)
 		return -1;
 	/* beta_line is only shown, but a typo in it should not pass unseen. */
-	if (link_value(p, "beta_line", Q_RATE, 0, 1, BETA_MAX, " B/s", &line_rate, eb) < 0)
+	if (link_value(p, "beta_line", Q_RATE, BETA_MIN, 0, BETA_MAX, " B/s", &line_rate, eb) < 0)
 		return -1;
 	*l = t;
 	return 0;

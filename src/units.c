@@ -438,7 +438,8 @@ static int parse_range(enum quantity q, char *item, struct dlist *l, struct errb
 				  "(start is above stop)", whole);
 
 	/* Refuse huge ranges before allocating anything. */
-	est = geometric ? floor(log(stop / start) / log(by)) + 1
+	/* log(stop) - log(start): stop / start may overflow (1e-300:1e300). */
+	est = geometric ? floor((log(stop) - log(start)) / log(by)) + 1
 			: floor((stop - start) / by) + 1;
 	if (!(est <= (double)UNITS_LIST_MAX) || est > (double)(UNITS_LIST_MAX - l->n))
 		return errbuf_set(eb, "cannot parse range '%s': more than %d elements",
@@ -614,6 +615,16 @@ char *units_fmt_time(char *buf, size_t len, double seconds, int prec)
 	}
 	if (a == 0) {
 		snprintf(buf, len, "0 s");
+		return buf;
+	}
+	/*
+	 * From 1e9 s (31 years) on, digits before the point say nothing and
+	 * near 1e300 would not even fit: "1.88e+09 s".
+	 */
+	if (a >= 1e9) {
+		snprintf(num, sizeof(num), "%.*e", prec - 1 > 20 ? 20 : prec - 1, seconds);
+		fix_point(num);
+		snprintf(buf, len, "%s s", num);
 		return buf;
 	}
 	for (u = 0; u < 3 && a >= units[u + 1].mult; u++)

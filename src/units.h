@@ -105,7 +105,8 @@ void dlist_release(struct dlist *l);
  *   plain bytes ("1000 B").
  * units_fmt_time: picks ns, µs (U+00B5), ms or s so the number is in
  *   [1, 1000) (ns below, s above); prec significant digits, trailing
- *   zeros kept: 30e-6 at prec 3 is "30.0 µs", 0 is "0 s".
+ *   zeros kept: 30e-6 at prec 3 is "30.0 µs", 0 is "0 s"; from 1e9 s on
+ *   in exponent form with prec significant digits, "1.88e+09 s".
  * units_fmt_rate: B/s, kB/s, MB/s, GB/s, TB/s, PB/s so the number is in
  *   [1, 1000); prec significant digits as %g, without trailing zeros:
  *   200e9 at prec 4 is "200 GB/s", 23.4567e9 is "23.46 GB/s".

@@ -29,7 +29,11 @@ static void fmt_human(char *buf, size_t len, double x, enum col_type type,
 	case H_FIXED:
 		if (!(scale > 0))
 			scale = 1;
-		if (suffix && *suffix)
+		/* Digits beyond 1e15 are noise, and 1e300 would not fit the cell. */
+		if (fabs(x / scale) >= 1e15)
+			snprintf(buf, len, "%.3e%s%s", x / scale, suffix && *suffix ? " " : "",
+				 suffix && *suffix ? suffix : "");
+		else if (suffix && *suffix)
 			snprintf(buf, len, "%.*f %s", prec < 0 ? 0 : prec, x / scale, suffix);
 		else
 			snprintf(buf, len, "%.*f", prec < 0 ? 0 : prec, x / scale);
@@ -44,7 +48,10 @@ static void fmt_human(char *buf, size_t len, double x, enum col_type type,
 		units_fmt_rate(buf, len, x, prec);
 		return;
 	case H_PERCENT:
-		snprintf(buf, len, "%.*f %%", prec < 0 ? 0 : prec, 100 * x);
+		if (fabs(100 * x) >= 1e15)
+			snprintf(buf, len, "%.3e %%", 100 * x);
+		else
+			snprintf(buf, len, "%.*f %%", prec < 0 ? 0 : prec, 100 * x);
 		break;
 	case H_PLAIN:
 	default:
