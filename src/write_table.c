@@ -102,17 +102,40 @@ static void line_emit(struct out *o)
 	o->line_len = 0;
 }
 
+/*
+ * Text from outside (a file name, a log field, a preset's description)
+ * reaches the terminal here: escape sequences and bells in it are written
+ * as "\x1b", "\x07" (text_visible), so nothing in a table acts.
+ * Returns s itself when it needs nothing, else a string to free.
+ */
+static char *visible(const char *s)
+{
+	return s[text_visible_len(s, 0)] ? text_visible(s, 0) : (char *)s;
+}
+
+static void line_visible(struct out *o, const char *s)
+{
+	char *v = visible(s);
+
+	out_line_str(o, v);
+	if (v != s)
+		free(v);
+}
+
 static void line_cell(struct out *o, const char *s, size_t width, int left, int first)
 {
-	size_t w = text_width(s);
+	char *v = visible(s);
+	size_t w = text_width(v);
 
 	if (!first)
 		out_line_add(o, "  ", 2);
 	if (!left && w < width)
 		line_pad(o, width - w);
-	out_line_str(o, s);
+	out_line_str(o, v);
 	if (left && w < width)
 		line_pad(o, width - w);
+	if (v != s)
+		free(v);
 }
 
 static void table_input(struct out *o, const char *key, const char *label, double value,
@@ -121,12 +144,12 @@ static void table_input(struct out *o, const char *key, const char *label, doubl
 	char buf[128];
 
 	fmt_human(buf, sizeof(buf), value, COL_NUM, human, 1, NULL, prec);
-	out_line_str(o, label);
+	line_visible(o, label);
 	out_line_add(o, ": ", 2);
 	out_line_str(o, buf);
 	if (note) {
 		out_line_add(o, " (", 2);
-		out_line_str(o, note);
+		line_visible(o, note);
 		out_line_add(o, ")", 1);
 	}
 	line_emit(o);
@@ -135,15 +158,15 @@ static void table_input(struct out *o, const char *key, const char *label, doubl
 static void table_input_str(struct out *o, const char *key, const char *label,
 			    const char *value)
 {
-	out_line_str(o, label);
+	line_visible(o, label);
 	out_line_add(o, ": ", 2);
-	out_line_str(o, value);
+	line_visible(o, value);
 	line_emit(o);
 }
 
 static void table_text(struct out *o, const char *s, size_t n)
 {
-	out_line_add(o, s, n);
+	line_visible(o, s);
 	line_emit(o);
 }
 
@@ -157,7 +180,7 @@ static void table_begin(struct out *o, const struct table *t)
 	if (o->lines && !o->last_blank)
 		line_emit(o);
 	if (t->title) {
-		out_line_str(o, t->title);
+		line_visible(o, t->title);
 		line_emit(o);
 	}
 	for (i = 0; i < t->ncols; i++) {
