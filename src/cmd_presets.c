@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "fit.h"
 #include "workload.h"
 
 /*
@@ -67,11 +68,13 @@ static int read_quantity(const struct preset *p, const struct preset_kv *kv, int
 static int check_preset(const struct preset *p, struct link *l, struct errbuf *eb)
 {
 	struct workload w;
+	struct fit_model m;
 
 	l->alpha = l->beta = NAN;
 	l->gamma = 0;
+	/* A fitted link's regimes are read by the reader compare and plan use. */
 	if (!strcmp(p->kind, "link"))
-		return preset_link(p, l, eb);
+		return preset_link(p, l, eb) < 0 || fit_model_from_preset(p, &m, eb) < 0 ? -1 : 0;
 	return workload_from_preset(p, &w, eb);
 }
 

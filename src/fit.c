@@ -541,9 +541,15 @@ int fit_model_from_preset(const struct preset *p, struct fit_model *m,
 		snprintf(key, sizeof(key), "beta.%zu", k + 1);
 		if (S_need(p, key, Q_RATE, &r->beta, eb) < 0)
 			return -1;
-		if (!(r->beta > 0))
-			return errbuf_set(eb, "%s:%d: %s must be positive", p->path,
-					  S_kv(p, key)->line, key);
+		/* The bounds of alpha and beta (preset_link) hold for every regime. */
+		if (!(r->beta >= BETA_MIN && r->beta <= 1e18))
+			return errbuf_set(eb, "%s:%d: %s '%s' is not between %g and 1e18 B/s",
+					  p->path, S_kv(p, key)->line, key, S_kv(p, key)->value,
+					  BETA_MIN);
+		snprintf(key, sizeof(key), "alpha.%zu", k + 1);
+		if (r->alpha > 3600)
+			return errbuf_set(eb, "%s:%d: %s '%s' is above 3600 s", p->path,
+					  S_kv(p, key)->line, key, S_kv(p, key)->value);
 		snprintf(key, sizeof(key), "from.%zu", k + 1);
 		if (S_need(p, key, Q_SIZE, &r->lo, eb) < 0)
 			return -1;
