@@ -202,6 +202,10 @@ void write_crossovers(struct out *o, const struct ctx *ctx, const struct dlist *
 	size_t i;
 	int a, b;
 
+	/* CSV holds the first table only: solve nothing it would not print. */
+	if (secondary && ctx->format == FMT_CSV)
+		return;
+
 	/* The names are as wide as the longest chosen, so the rows line up. */
 	memcpy(cols, cross_cols, sizeof(cols));
 	for (a = 0; a < nalgo; a++) {

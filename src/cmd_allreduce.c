@@ -311,18 +311,27 @@ int cmd_allreduce(int argc, char **argv, struct ctx *ctx)
 	if (strcmp(unit_arg, "auto")) {
 		u = find_unit(unit_arg);
 	} else if (ctx->format == FMT_TABLE) {
-		double tmin = INFINITY, tk;
-		size_t i, j;
+		/*
+		 * Every model grows with the rank count and the size, so the
+		 * shortest time is at the fewest ranks that communicate (two or
+		 * more) and the smallest size: found without a pass over the
+		 * sweep, so the first row of a huge table comes at once.
+		 */
+		double tmin = INFINITY, tk, nmin = INFINITY, smin = INFINITY;
+		size_t i;
 		int k;
 
 		for (i = 0; i < ranks.n; i++)
-			for (j = 0; j < sizes.n; j++)
-				for (k = 0; k < nalgo; k++) {
-					tk = ar_time(algos[k], &ctx->link,
-						     (unsigned long)ranks.v[i], sizes.v[j]);
-					if (tk > 0 && tk < tmin)
-						tmin = tk;
-				}
+			if (ranks.v[i] >= 2 && ranks.v[i] < nmin)
+				nmin = ranks.v[i];
+		for (i = 0; i < sizes.n; i++)
+			if (sizes.v[i] < smin)
+				smin = sizes.v[i];
+		for (k = 0; k < nalgo && isfinite(nmin) && isfinite(smin); k++) {
+			tk = ar_time(algos[k], &ctx->link, (unsigned long)nmin, smin);
+			if (tk > 0 && tk < tmin)
+				tmin = tk;
+		}
 		u = pick_unit(tmin);
 	}
 
