@@ -32,7 +32,7 @@ endif
 
 # The core is every src/*.c that does not talk to the user; main.c and the
 # commands (cmd_*.c) form the thin CLI on top of it.
-CLI_SRC  = src/main.c src/cli.c $(wildcard src/cmd_*.c)
+CLI_SRC  = src/main.c src/cli.c src/opts.c $(wildcard src/cmd_*.c)
 CORE_SRC = $(filter-out $(CLI_SRC),$(wildcard src/*.c))
 CORE_OBJ = $(CORE_SRC:.c=.o)
 CLI_OBJ  = $(CLI_SRC:.c=.o)
@@ -92,6 +92,18 @@ asan:
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:abort_on_error=1 \
 		sh tests/run.sh; st=$$?; $(MAKE) clean; exit $$st
 
+# commtime-probe (probe/): MPI collectives timed over a size sweep, written
+# as nccl-tests tables.  Built with mpicc, never linked into commtime;
+# deps.sh probe installs Open MPI when it can, else says what to install.
+MPICC ?= mpicc
+probe:
+	@sh tests/deps.sh probe
+	@$(MAKE) --no-print-directory commtime-probe
+
+commtime-probe: probe/commtime-probe.c
+	@command -v $(MPICC) >/dev/null 2>&1 || { echo "make probe needs $(MPICC): apt-get install openmpi-bin libopenmpi-dev" >&2; exit 1; }
+	$(Q_LD)$(MPICC) -O2 -g -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra $(LDFLAGS) -o $@ $<
+
 figures: all
 	@sh plots/make-figures.sh
 
@@ -111,10 +123,10 @@ uninstall:
 	rm -rf $(DESTDIR)$(SHAREDIR)
 
 clean:
-	rm -f commtime tests/unit/run-unit tests/unit/list.h src/.flags src/*.o src/*.d tests/unit/*.o tests/unit/*.d
+	rm -f commtime commtime-probe tests/unit/run-unit tests/unit/list.h src/.flags src/*.o src/*.d tests/unit/*.o tests/unit/*.d
 	rm -rf tests/tmp
 
-.PHONY: all deps run check asan figures bench install uninstall clean FORCE
+.PHONY: probe all deps run check asan figures bench install uninstall clean FORCE
 
 
 # ---- memory checking and fuzzing ----
@@ -137,7 +149,7 @@ valgrind: all
 # The core is compiled into each target from source, apart from src/*.o.
 # fuzz-regress: every corpus file once through the sanitized targets.
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS = units list preset nccllog csv
+FUZZ_TARGETS = units list preset nccllog csv nccljson mpilog
 FUZZ_CC ?= clang
 FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	-std=c11 -D_POSIX_C_SOURCE=200809L -Isrc $(GSL_CFLAGS)

@@ -20,35 +20,124 @@
 
 extern char **environ;
 #include "crossover.h"
+#include "measure.h"
+#include "workload.h"
 
-const char global_usage[] =
-	"global options (before or after the command):\n"
-	"  --alpha TIME         latency of one step (default 5us)\n"
-	"  --beta RATE          bandwidth of one link direction (default 200GB/s)\n"
-	"  --gamma X            reduction cost in seconds per byte (default 0)\n"
-	"  --preset NAME|FILE   link preset; --alpha/--beta override its values\n"
-	"  --presets-dir DIR    search DIR first for presets\n"
-	"  --format FMT         table (default), csv or json\n"
-	"  -o, --output FILE    write to FILE (atomically) instead of stdout; a name\n"
-	"                       ending in .csv or .json sets --format when not given\n"
-	"  --plot FILE.gp       also write a self-contained gnuplot script\n"
-	"  --render FILE        also render the figure (.png, .svg or .pdf) with gnuplot\n";
+struct global_args global_args;
 
-void usage_exit(const char *usage, int status)
+struct opt global_options[] = {
+	OPT_GROUP_("global options (before or after the command)"),
+	OPT_STRING_("alpha", "TIME", &global_args.alpha, "latency of one step (default 5us)"),
+	OPT_STRING_("beta", "RATE", &global_args.beta,
+		    "bandwidth of one link direction (default 200GB/s)"),
+	OPT_STRING_("gamma", "X", &global_args.gamma,
+		    "reduction cost in seconds per byte (default 0)"),
+	{ .type = OPT_STRING, .long_name = "preset", .argh = "NAME|FILE",
+	  .value = &global_args.preset, .complete = "presets:link",
+	  .help = "link preset; --alpha/--beta override its values" },
+	{ .type = OPT_STRING, .long_name = "presets-dir", .argh = "DIR",
+	  .value = &global_args.presets_dir, .complete = "dirs",
+	  .help = "search DIR first for presets" },
+	OPT_GROUP_("output (global)"),
+	{ .type = OPT_STRING, .long_name = "format", .argh = "FMT",
+	  .value = &global_args.format, .complete = "table csv json",
+	  .help = "table (default), csv or json" },
+	{ .type = OPT_STRING, .short_name = 'o', .long_name = "output", .argh = "FILE",
+	  .value = &global_args.output, .complete = "files",
+	  .help = "write to FILE (atomically) instead of stdout; a name\n"
+		  "ending in .csv or .json sets --format when not given" },
+	OPT_GROUP_("figure (global)"),
+	OPT_FILE_("plot", "FILE.gp", &global_args.plot,
+		  "also write a self-contained gnuplot script"),
+	OPT_FILE_("render", "FILE", &global_args.render,
+		  "also render the figure (.png, .svg or .pdf) with gnuplot"),
+	OPT_END_()
+};
+
+void opt_cb_algo(const struct opt *o, const char *arg)
 {
-	FILE *f = status ? stderr : stdout;
+	struct errbuf eb;
 
-	fputs(usage, f);
-	fputc('\n', f);
-	fputs(global_usage, f);
-	if (!status) {
-		fflush(stdout);
-		if (ferror(stdout)) {
-			fputs("commtime: error: cannot write standard output\n", stderr);
-			exit(EXIT_DATA);
-		}
+	if (ar_algo_lookup(arg, o->value, &eb) < 0)
+		die_usage("--%s: %s", o->long_name, eb.msg);
+}
+
+void opt_cb_algos(const struct opt *o, const char *arg)
+{
+	struct algo_set *s = o->value;
+	struct errbuf eb;
+
+	s->n = ar_algo_parse_list(arg, s->v, &eb);
+	if (s->n < 0)
+		die_usage("--%s: %s", o->long_name, eb.msg);
+}
+
+void opt_cb_op(const struct opt *o, const char *arg)
+{
+	struct errbuf eb;
+	enum coll_op x;
+
+	if (coll_op_lookup(arg, &x, &eb) < 0)
+		die_usage("--%s: %s", o->long_name, eb.msg);
+	*(int *)o->value = (int)x;
+}
+
+void opt_cb_count2(const struct opt *o, const char *arg)
+{
+	char shown[64];
+
+	snprintf(shown, sizeof(shown), "--%s", o->long_name);
+	*(unsigned long *)o->value = (unsigned long)opt_quantity_range(shown, Q_COUNT, arg,
+								       2, (double)RANKS_MAX);
+}
+
+void opt_cb_ranks2(const struct opt *o, const char *arg)
+{
+	char shown[64];
+
+	snprintf(shown, sizeof(shown), "--%s", o->long_name);
+	opt_ranks(shown, arg, o->value, 2);
+}
+
+void opt_cb_params(const struct opt *o, const char *arg)
+{
+	struct workload_args *w = o->value;
+	struct errbuf eb;
+
+	if (workload_parse_count(arg, &w->params, &eb) < 0)
+		die_usage("--%s: %s", o->long_name, eb.msg);
+	w->params_arg = arg;
+}
+
+double workload_args_params(const struct ctx *ctx, const struct workload_args *w,
+			    struct workload *wl)
+{
+	struct errbuf eb;
+	struct preset p;
+
+	if (!w->workload)
+		return w->params;
+	if (preset_load(&ctx->dirs, w->workload, &p, &eb) < 0)
+		die("--workload: %s", eb.msg);
+	if (workload_from_preset(&p, wl, &eb) < 0) {
+		preset_release(&p);
+		die("--workload: %s", eb.msg);
 	}
-	exit(status);
+	preset_release(&p);
+	return workload_params(wl);
+}
+
+void meas_args_load(const struct meas_args *a, const char *path, struct meas *m)
+{
+	struct errbuf eb;
+
+	meas_init(m, path);
+	if (meas_load_file(path, m, &eb) < 0 || meas_select(m, a->op, a->ranks, &eb) < 0)
+		die("%s", eb.msg);
+	if (m->op < 0)
+		die("%s: cannot tell which collective was measured; give --op", m->path);
+	if (m->ranks == 0)
+		die("%s: cannot tell the rank count; give --ranks", m->path);
 }
 
 double opt_quantity(const char *opt, enum quantity q, const char *arg)
@@ -113,14 +202,6 @@ void opt_ranks(const char *opt, const char *arg, struct dlist *l, unsigned long 
 		if (l->v[i] > (double)RANKS_MAX)
 			die_usage("%s: rank count %.17g in '%s' is above the limit %lu",
 				  opt, l->v[i], arg, RANKS_MAX);
-	}
-}
-
-void no_more_args(int argc, char **argv, int optind_, const char *usage)
-{
-	if (optind_ < argc) {
-		fprintf(stderr, "commtime: error: unexpected argument '%s'\n", argv[optind_]);
-		usage_exit(usage, EXIT_USAGE);
 	}
 }
 

@@ -7,6 +7,7 @@
 #include "preset.h"
 #include "table.h"
 #include "plot.h"
+#include "opts.h"
 
 /*
  * What main.c hands every command: the global options, already parsed
@@ -56,11 +57,85 @@ int cmd_plan(int argc, char **argv, struct ctx *ctx);
  * that does not parse is a usage error (exit 2) naming the option.
  */
 
-/* The text of the global options, for the commands' usage strings. */
-extern const char global_usage[];
+/*
+ * The global options, as given: they may stand before or after the
+ * command, main.c takes them out of the command line and resolves them.
+ * To add one: a field here, a line in global_options[] (cli.c), its use
+ * in main.c.
+ */
+struct global_args {
+	const char *alpha, *beta, *gamma, *preset, *presets_dir;
+	const char *format, *output, *plot, *render;
+};
+extern struct global_args global_args;
+extern struct opt global_options[];
 
-/* Print usage to stdout and exit 0 (help) or to stderr and exit 2. */
-void usage_exit(const char *usage, int status) __attribute__((noreturn));
+/*
+ * Option groups several commands share, defined once.  Each fills a
+ * struct the command declares; the callbacks below parse the values.
+ */
+
+/* The algorithms of a list option (--algo ring,tree). */
+struct algo_set {
+	enum ar_algo v[AR_COUNT];
+	int n;
+};
+opt_cb opt_cb_algo;    /* value: enum ar_algo *, one algorithm */
+opt_cb opt_cb_algos;   /* value: struct algo_set *, a list without repeats */
+opt_cb opt_cb_op;      /* value: int *, an enum coll_op */
+opt_cb opt_cb_count2;  /* value: unsigned long *, a rank count >= 2 */
+opt_cb opt_cb_ranks2;  /* value: struct dlist *, rank counts >= 2 */
+
+/* A measurement file and what was measured (fit, compare). */
+struct meas_args {
+	int op;                 /* enum coll_op, or -1: the log's */
+	unsigned long ranks;    /* 0: the log's */
+	enum ar_algo algo;      /* all-reduce algorithm of the model */
+	int in_place;           /* use the in-place times */
+};
+#define MEAS_ARGS_INIT { .op = -1, .ranks = 0, .algo = AR_RING, .in_place = 0 }
+#define OPTS_MEASUREMENT(m) \
+	OPT_GROUP_("measurement"), \
+	{ .type = OPT_CALLBACK, .long_name = "op", .argh = "NAME", .value = &(m)->op, \
+	  .cb = opt_cb_op, .complete = "all_reduce all_gather reduce_scatter alltoall " \
+	  "broadcast reduce sendrecv", \
+	  .help = "collective: all_reduce, all_gather, reduce_scatter,\n" \
+		  "alltoall, broadcast, reduce, sendrecv (default: the log's)" }, \
+	OPT_CALLBACK_("ranks", "N", &(m)->ranks, opt_cb_count2, \
+		      "rank count (default: the log's '# Rank' lines)"), \
+	{ .type = OPT_CALLBACK, .long_name = "algo", .argh = "NAME", .value = &(m)->algo, \
+	  .cb = opt_cb_algo, .complete = "ring tree dbtree rd rabenseifner", \
+	  .help = "all-reduce algorithm of the model (default ring)" }, \
+	OPT_FLAG_("in-place", &(m)->in_place, "use the in-place times instead of the out-of-place ones")
+
+/*
+ * Load a measurement file and select what m asks for; dies (exit 1) when
+ * the file cannot be read or does not say the collective or rank count.
+ */
+struct meas;
+void meas_args_load(const struct meas_args *a, const char *path, struct meas *m);
+
+/* A model given by a workload preset or a parameter count (ddp, zero, plan). */
+struct workload_args {
+	const char *workload;   /* --workload NAME */
+	const char *params_arg; /* --params N, as given */
+	double params;          /* its value */
+};
+opt_cb opt_cb_params;      /* value: struct workload_args * */
+#define OPTS_WORKLOAD(w) \
+	{ .type = OPT_STRING, .long_name = "workload", .argh = "NAME", .value = &(w)->workload, \
+	  .complete = "presets:workload", \
+	  .help = "the model of a workload preset (llama2-7b, ...)" }, \
+	OPT_CALLBACK_("params", "N", (w), opt_cb_params, "parameter count (7.5e9, 6.74B, 124M)")
+
+/*
+ * The parameter count of w: from the preset (loaded into *wl, which the
+ * caller may read when w->workload is set) or --params; dies on an
+ * unreadable preset (exit 1) or a count that does not parse (exit 2).
+ */
+struct workload;
+double workload_args_params(const struct ctx *ctx, const struct workload_args *w,
+			    struct workload *wl);
 
 /* Parse an option's value as quantity q; dies with exit 2 naming opt. */
 double opt_quantity(const char *opt, enum quantity q, const char *arg);
@@ -77,9 +152,6 @@ void opt_list(const char *opt, enum quantity q, const char *arg, struct dlist *l
 
 /* A rank list: positive integers up to RANKS_MAX. */
 void opt_ranks(const char *opt, const char *arg, struct dlist *l, unsigned long min);
-
-/* Reject stray arguments after options: dies with exit 2. */
-void no_more_args(int argc, char **argv, int optind_, const char *usage);
 
 /* Open the output chosen by -o/--format; dies (exit 1) when it cannot. */
 /*

@@ -3,7 +3,6 @@
  * size and algorithm; the fastest algorithm; the crossover sizes.
  * The default command, and the seed's first table.
  */
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -11,26 +10,15 @@
 #include "cli.h"
 #include "crossover.h"
 
-static const char usage[] =
-	"usage: commtime [global options] [allreduce] [options]\n"
-	"\n"
-	"Time of one all-reduce per rank count, message size and algorithm, with\n"
-	"algbw and busbw as nccl-tests defines them, the fastest algorithm, and the\n"
-	"message sizes where one algorithm overtakes another.\n"
-	"\n"
-	"  --ranks LIST      rank counts (default 4,8,16,64); e.g. 2:1024:x2\n"
-	"  --sizes LIST      message sizes (default 4K,4M,1G); e.g. 8:8G:x2\n"
-	"  --algo LIST       ring, tree, dbtree, rd, rabenseifner (default ring,tree)\n"
-	"  --time-unit UNIT  times in the table in auto (default), ns, us, ms or s\n"
-	"  -h, --help        show this help\n";
-
-static const struct option options[] = {
-	{ "ranks", required_argument, NULL, 'r' },
-	{ "sizes", required_argument, NULL, 's' },
-	{ "algo", required_argument, NULL, 'a' },
-	{ "time-unit", required_argument, NULL, 'u' },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 }
+static const char *const usage_lines[] = {
+	"commtime [global options] [allreduce] [options]", NULL
+};
+static const struct opts_usage usage = {
+	.cmd = "allreduce",
+	.lines = usage_lines,
+	.about = "Time of one all-reduce per rank count, message size and algorithm, with\n"
+		 "algbw and busbw as nccl-tests defines them, the fastest algorithm, and the\n"
+		 "message sizes where one algorithm overtakes another.\n",
 };
 
 /* Machine-readable rows: one per rank count, size and algorithm. */
@@ -271,42 +259,29 @@ static void figure_allreduce(const struct ctx *ctx, const struct dlist *ranks,
 int cmd_allreduce(int argc, char **argv, struct ctx *ctx)
 {
 	struct dlist ranks = { 0 }, sizes = { 0 };
-	enum ar_algo algos[AR_COUNT] = { AR_RING, AR_TREE };
-	int nalgo = 2, c;
+	struct algo_set algos = { .v = { AR_RING, AR_TREE }, .n = 2 };
 	const char *unit_arg = "auto";
+	struct opt options[] = {
+		OPT_RANKS_("ranks", &ranks, "rank counts (default 4,8,16,64); e.g. 2:1024:x2"),
+		OPT_LIST_("sizes", "LIST", Q_SIZE, &sizes, "message sizes (default 4K,4M,1G); e.g. 8:8G:x2"),
+		{ .type = OPT_CALLBACK, .long_name = "algo", .argh = "LIST", .value = &algos,
+		  .cb = opt_cb_algos, .complete = "ring tree dbtree rd rabenseifner",
+		  .help = "ring, tree, dbtree, rd, rabenseifner (default ring,tree)" },
+		{ .type = OPT_STRING, .long_name = "time-unit", .argh = "UNIT", .value = &unit_arg,
+		  .complete = "auto ns us ms s",
+		  .help = "times in the table in auto (default), ns, us, ms or s" },
+		OPT_END_()
+	};
+	enum ar_algo *al = algos.v;
 	const struct unit *u = NULL;
-	struct errbuf eb;
 	struct out *o;
 
 	opt_ranks("--ranks", "4,8,16,64", &ranks, 1);
 	opt_list("--sizes", Q_SIZE, "4K,4M,1G", &sizes);
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
-		switch (c) {
-		case 'r':
-			opt_ranks("--ranks", optarg, &ranks, 1);
-			break;
-		case 's':
-			opt_list("--sizes", Q_SIZE, optarg, &sizes);
-			break;
-		case 'a':
-			nalgo = ar_algo_parse_list(optarg, algos, &eb);
-			if (nalgo < 0)
-				die_usage("--algo: %s", eb.msg);
-			break;
-		case 'u':
-			unit_arg = optarg;
-			if (strcmp(optarg, "auto") && !find_unit(optarg))
-				die_usage("--time-unit: unknown unit '%s' (choose from auto, "
-					  "ns, us, ms, s)", optarg);
-			break;
-		case 'h':
-			usage_exit(usage, 0);
-		default:
-			usage_exit(usage, EXIT_USAGE);
-		}
-	}
-	no_more_args(argc, argv, optind, usage);
+	opts_parse(argc, argv, options, &usage, 0);
+	if (strcmp(unit_arg, "auto") && !find_unit(unit_arg))
+		die_usage("--time-unit: unknown unit '%s' (choose from auto, "
+			  "ns, us, ms, s)", unit_arg);
 
 	if (strcmp(unit_arg, "auto")) {
 		u = find_unit(unit_arg);
@@ -327,8 +302,8 @@ int cmd_allreduce(int argc, char **argv, struct ctx *ctx)
 		for (i = 0; i < sizes.n; i++)
 			if (sizes.v[i] < smin)
 				smin = sizes.v[i];
-		for (k = 0; k < nalgo && isfinite(nmin) && isfinite(smin); k++) {
-			tk = ar_time(algos[k], &ctx->link, (unsigned long)nmin, smin);
+		for (k = 0; k < (int)algos.n && isfinite(nmin) && isfinite(smin); k++) {
+			tk = ar_time(al[k], &ctx->link, (unsigned long)nmin, smin);
 			if (tk > 0 && tk < tmin)
 				tmin = tk;
 		}
@@ -341,13 +316,13 @@ int cmd_allreduce(int argc, char **argv, struct ctx *ctx)
 		  ctx->link.alpha * ctx->link.beta, H_SIZE, 4,
 		  "below it one link is latency-bound");
 	if (ctx->format == FMT_TABLE)
-		write_wide(o, ctx, &ranks, &sizes, algos, nalgo, u);
+		write_wide(o, ctx, &ranks, &sizes, al, algos.n, u);
 	else
-		write_long(o, ctx, &ranks, &sizes, algos, nalgo);
-	if (nalgo >= 2)
-		write_crossovers(o, ctx, &ranks, algos, nalgo, 1);
+		write_long(o, ctx, &ranks, &sizes, al, algos.n);
+	if (algos.n >= 2)
+		write_crossovers(o, ctx, &ranks, al, algos.n, 1);
 	if (ctx_wants_figure(ctx))
-		figure_allreduce(ctx, &ranks, &sizes, algos, nalgo);
+		figure_allreduce(ctx, &ranks, &sizes, al, algos.n);
 	ctx_out_close(ctx, o);
 	dlist_release(&ranks);
 	dlist_release(&sizes);

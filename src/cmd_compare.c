@@ -3,7 +3,6 @@
  * with the flags of the rental checklist (far from the model, large
  * messages short of the line rate).
  */
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,40 +15,19 @@
 #include "fit.h"
 #include "measure.h"
 
-static const char usage[] =
-	"usage: commtime compare [options] FILE\n"
-	"\n"
-	"Compares the times of an nccl-tests log (or CSV of size_B,time_s) with the\n"
-	"prediction of the link (--alpha/--beta/--preset; a preset saved by 'fit'\n"
-	"predicts with its regimes) or of a CSV written by 'plan' (--expected).\n"
-	"Flags sizes where the model is off by more than the tolerance, and large\n"
-	"messages whose bus bandwidth is short of the line rate (the preset's\n"
-	"beta_line, else beta): the sign of a broken link or topology.\n"
-	"\n"
-	"options:\n"
-	"  --op NAME          collective (default: the log's)\n"
-	"  --ranks N          rank count (default: the log's '# Rank' lines)\n"
-	"  --algo NAME        all-reduce algorithm of the prediction (default ring)\n"
-	"  --in-place         compare the in-place times instead of the out-of-place ones\n"
-	"  --expected FILE    predict with the expected times of a 'plan' CSV\n"
-	"  --tolerance FRAC   flag errors larger than this (default 25%)\n"
-	"  --min-busbw FRAC   flag large messages below this share of the line rate\n"
-	"                     (default 70%)\n"
-	"  --large SIZE       smallest size that counts as large (default 64MiB)\n"
-	"  -h, --help         show this text\n";
-
-enum { O_OP = 256, O_RANKS, O_ALGO, O_INPLACE, O_EXPECTED, O_TOL, O_MINBW, O_LARGE };
-static const struct option options[] = {
-	{ "op", required_argument, NULL, O_OP },
-	{ "ranks", required_argument, NULL, O_RANKS },
-	{ "algo", required_argument, NULL, O_ALGO },
-	{ "in-place", no_argument, NULL, O_INPLACE },
-	{ "expected", required_argument, NULL, O_EXPECTED },
-	{ "tolerance", required_argument, NULL, O_TOL },
-	{ "min-busbw", required_argument, NULL, O_MINBW },
-	{ "large", required_argument, NULL, O_LARGE },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 }
+static const char *const usage_lines[] = {
+	"commtime compare [options] FILE",
+	NULL
+};
+static const struct opts_usage usage = {
+	.cmd = "compare",
+	.lines = usage_lines,
+	.about = "Compares the times of an nccl-tests log (or CSV of size_B,time_s) with the\n"
+		 "prediction of the link (--alpha/--beta/--preset; a preset saved by 'fit'\n"
+		 "predicts with its regimes) or of a CSV written by 'plan' (--expected).\n"
+		 "Flags sizes where the model is off by more than the tolerance, and large\n"
+		 "messages whose bus bandwidth is short of the line rate (the preset's\n"
+		 "beta_line, else beta): the sign of a broken link or topology.\n",
 };
 
 static const struct column cols[] = {
@@ -361,9 +339,9 @@ int cmd_compare(int argc, char **argv, struct ctx *ctx)
 	const char *expected = NULL;
 	double tol = 0.25, minbw = 0.70, large = 64.0 * 1048576, line_rate, factor;
 	double *err, peak = NAN, worst = 0, worst_size = NAN, med = NAN;
-	int c, op = -1, inplace = 0, have_regimes = 0, nfar = 0;
-	enum ar_algo algo = AR_RING;
-	unsigned long ranks = 0;
+	struct meas_args ma = MEAS_ARGS_INIT;
+	enum ar_algo algo;
+	int have_regimes = 0, nfar = 0;
 	size_t i, nerr = 0, largest_i;
 	struct meas m, e;
 	struct fit_model fm;
@@ -373,65 +351,27 @@ int cmd_compare(int argc, char **argv, struct ctx *ctx)
 	struct out *o;
 	char note[160];
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
-		switch (c) {
-		case O_OP: {
-			enum coll_op x;
+	struct opt options[] = {
+		OPTS_MEASUREMENT(&ma),
+		OPT_GROUP_("the comparison"),
+		OPT_FILE_("expected", "FILE", &expected,
+			  "predict with the expected times of a 'plan' CSV"),
+		OPT_NUMBER_("tolerance", "FRAC", Q_FRACTION, &tol,
+			    "flag errors larger than this (default 25%)"),
+		OPT_SHARE_("min-busbw", "FRAC", &minbw,
+			   "flag large messages below this share of the line rate\n"
+			   "(default 70%)"),
+		OPT_NUMBER_("large", "SIZE", Q_SIZE, &large,
+			    "smallest size that counts as large (default 64MiB)"),
+		OPT_END_()
+	};
 
-			if (coll_op_lookup(optarg, &x, &eb) < 0)
-				die_usage("--op: %s", eb.msg);
-			op = (int)x;
-			break;
-		}
-		case O_RANKS:
-			ranks = (unsigned long)opt_quantity_range("--ranks", Q_COUNT, optarg,
-								  2, (double)RANKS_MAX);
-			break;
-		case O_ALGO:
-			if (ar_algo_lookup(optarg, &algo, &eb) < 0)
-				die_usage("--algo: %s", eb.msg);
-			break;
-		case O_INPLACE:
-			inplace = 1;
-			break;
-		case O_EXPECTED:
-			expected = optarg;
-			break;
-		case O_TOL:
-			if (units_parse_fraction(optarg, &tol, &eb) < 0)
-				die_usage("--tolerance: %s", eb.msg);
-			if (tol < 0)
-				die_usage("--tolerance: '%s' is negative", optarg);
-			break;
-		case O_MINBW:
-			if (units_parse_fraction(optarg, &minbw, &eb) < 0)
-				die_usage("--min-busbw: %s", eb.msg);
-			if (minbw < 0 || minbw > 1)
-				die_usage("--min-busbw: '%s' is not between 0 and 100%%", optarg);
-			break;
-		case O_LARGE:
-			large = opt_quantity("--large", Q_SIZE, optarg);
-			break;
-		case 'h':
-			usage_exit(usage, 0);
-		default:
-			usage_exit(usage, EXIT_USAGE);
-		}
-	}
-	if (optind >= argc) {
-		fputs("commtime: error: compare needs a measurement file\n", stderr);
-		usage_exit(usage, EXIT_USAGE);
-	}
-	no_more_args(argc, argv, optind + 1, usage);
-
-	meas_init(&m, argv[optind]);
-	if (meas_load_file(argv[optind], &m, &eb) < 0 || meas_select(&m, op, ranks, &eb) < 0)
-		die("%s", eb.msg);
-	if (m.op < 0)
-		die("%s: cannot tell which collective was measured; give --op", m.path);
-	if (m.ranks == 0)
-		die("%s: cannot tell the rank count; give --ranks", m.path);
+	if (opts_parse(argc, argv, options, &usage, 1) < 1)
+		die_usage("compare needs a measurement file; see 'commtime compare --help'");
+	if (tol < 0)
+		die_usage("--tolerance: '%s' is negative", opts_given(options, "tolerance"));
+	meas_args_load(&ma, argv[0], &m);
+	algo = ma.algo;
 	if (m.op != OP_ALLREDUCE && algo != AR_RING)
 		die_usage("--algo: '%s' is modelled for all_reduce only; %s uses ring",
 			  ar_algo_name(algo), coll_op_name((enum coll_op)m.op));
@@ -457,9 +397,15 @@ int cmd_compare(int argc, char **argv, struct ctx *ctx)
 
 	o = ctx_out_open(ctx);
 	out_input_str(o, "file", "file", m.path);
+	{
+		char fmt[64];
+
+		snprintf(fmt, sizeof(fmt), "%s (detected)", meas_format_name(m.format));
+		out_input_str(o, "format", "format", fmt);
+	}
 	out_input_str(o, "op", "collective", coll_op_name((enum coll_op)m.op));
-	snprintf(note, sizeof(note), "%s", ranks ? "from --ranks" :
-		 m.from_log ? "from the log's '# Rank' lines" : "from the file");
+	snprintf(note, sizeof(note), "%s", ma.ranks ? "from --ranks" :
+		 m.format == MEAS_NCCL_TEXT ? "from the log's '# Rank' lines" : "from the file");
 	out_input(o, "ranks", "ranks", (double)m.ranks, H_PLAIN, 10, note);
 	if (expected) {
 		out_input_str(o, "expected", "expected", expected);
@@ -479,7 +425,7 @@ int cmd_compare(int argc, char **argv, struct ctx *ctx)
 	out_table_begin(o, &table);
 	for (i = 0; i < m.n; i++) {
 		const struct meas_row *r = &m.rows[i];
-		double t = inplace ? r->time_ip : r->time;
+		double t = ma.in_place ? r->time_ip : r->time;
 		double bw = r->size / t * factor;
 		double p, pbw, re;
 		char flag[32] = "";
@@ -522,7 +468,7 @@ int cmd_compare(int argc, char **argv, struct ctx *ctx)
 	if (isnan(peak)) {
 		/* No size reaches --large: judge the largest one measured. */
 		const struct meas_row *r = &m.rows[largest_i];
-		double t = inplace ? r->time_ip : r->time;
+		double t = ma.in_place ? r->time_ip : r->time;
 
 		peak = r->size / t * factor;
 	}
@@ -551,7 +497,7 @@ int cmd_compare(int argc, char **argv, struct ctx *ctx)
 		out_text(o, "large-message busbw is %.0f %% of the line rate, below %.0f %%: "
 			 "check links and topology (nvidia-smi topo -m, NCCL_DEBUG=INFO)",
 			 100 * peak / line_rate, 100 * minbw);
-	figure_compare(ctx, &m, &pr, rows, tol, minbw, large, line_rate, inplace, expected);
+	figure_compare(ctx, &m, &pr, rows, tol, minbw, large, line_rate, ma.in_place, expected);
 	ctx_out_close(ctx, o);
 
 	free(rows);

@@ -2,7 +2,6 @@
  * commtime ddp: how much of a data-parallel training step is gradient
  * all-reduce (models/ddp.md).
  */
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,43 +11,15 @@
 #include "train.h"
 #include "workload.h"
 
-static const char usage[] =
-	"usage: commtime ddp (--grad SIZE | --params N | --workload NAME) --compute TIME [options]\n"
-	"\n"
-	"Time of the gradient all-reduce of one data-parallel step and its share\n"
-	"of the step: share = exposed / (compute + exposed).\n"
-	"\n"
-	"  --grad SIZE            gradient reduced per step (14G = 14 GiB)\n"
-	"  --params N             parameter count (7.5e9, 6.74B); gradient = N x --grad-bytes\n"
-	"  --grad-bytes SIZE      bytes per gradient value with --params/--workload (default 2, bf16)\n"
-	"  --workload NAME        parameter count from a workload preset (llama2-7b, ...)\n"
-	"  --compute TIME         forward + backward time of one step on one rank\n"
-	"  --ranks LIST           rank counts (default 8,16,64,256)\n"
-	"  --algo NAME            all-reduce algorithm: ring (default), tree, dbtree, rd, rabenseifner\n"
-	"  --bucket SIZE          reduce in buckets of SIZE (PyTorch DDP default: 25MiB)\n"
-	"  --overlap F            share of backward that communication can hide behind,\n"
-	"                         0 to 1 or a percentage (default 0: nothing hidden)\n"
-	"  --backward-share F     backward's share of the compute time (default 2/3)\n"
-	"  --target SHARE         also solve for the bandwidth that brings the share to SHARE (10%)\n"
-	"  -h, --help             show this text\n";
-
-enum { O_GRAD = 256, O_PARAMS, O_GRAD_BYTES, O_WORKLOAD, O_COMPUTE, O_RANKS, O_ALGO,
-       O_BUCKET, O_OVERLAP, O_BACKWARD, O_TARGET };
-
-static const struct option options[] = {
-	{ "grad", required_argument, NULL, O_GRAD },
-	{ "params", required_argument, NULL, O_PARAMS },
-	{ "grad-bytes", required_argument, NULL, O_GRAD_BYTES },
-	{ "workload", required_argument, NULL, O_WORKLOAD },
-	{ "compute", required_argument, NULL, O_COMPUTE },
-	{ "ranks", required_argument, NULL, O_RANKS },
-	{ "algo", required_argument, NULL, O_ALGO },
-	{ "bucket", required_argument, NULL, O_BUCKET },
-	{ "overlap", required_argument, NULL, O_OVERLAP },
-	{ "backward-share", required_argument, NULL, O_BACKWARD },
-	{ "target", required_argument, NULL, O_TARGET },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 }
+static const char *const usage_lines[] = {
+	"commtime ddp (--grad SIZE | --params N | --workload NAME) --compute TIME [options]",
+	NULL
+};
+static const struct opts_usage usage = {
+	.cmd = "ddp",
+	.lines = usage_lines,
+	.about = "Time of the gradient all-reduce of one data-parallel step and its share\n"
+		 "of the step: share = exposed / (compute + exposed).\n",
 };
 
 /*
@@ -69,35 +40,6 @@ static const struct column columns[C_COUNT] = {
 	[C_FRACTION] = { "fraction", "comm share", COL_NUM, H_PERCENT, 0, NULL, 1, 10, COL_ALL },
 	[C_TARGET]   = { "target_beta_Bps", "beta for target", COL_NUM, H_RATE, 0, NULL, 4, 15, COL_ALL },
 };
-
-/* A share: "0.5" or "50%"; dies (exit 2) outside [lo, hi]. */
-static double S_share(const char *opt, const char *arg, double lo, double hi)
-{
-	struct errbuf eb;
-	double x;
-
-	if (units_parse_fraction(arg, &x, &eb) < 0)
-		die_usage("%s: %s", opt, eb.msg);
-	if (!(x >= lo && x <= hi))
-		die_usage("%s: '%s' is out of range [%g, %g]", opt, arg, lo, hi);
-	return x;
-}
-
-/* Parameter count of a workload preset, echoing it. */
-static double S_workload(struct ctx *ctx, const char *name, struct workload *w)
-{
-	struct errbuf eb;
-	struct preset p;
-
-	if (preset_load(&ctx->dirs, name, &p, &eb) < 0)
-		die("--workload: %s", eb.msg);
-	if (workload_from_preset(&p, w, &eb) < 0) {
-		preset_release(&p);
-		die("--workload: %s", eb.msg);
-	}
-	preset_release(&p);
-	return workload_params(w);
-}
 
 /*
  * The rank counts the figure spans: those asked, widened when they are
@@ -242,73 +184,57 @@ int cmd_ddp(int argc, char **argv, struct ctx *ctx)
 	struct column cols[C_COUNT];
 	struct table t = { "ddp", NULL, cols, C_COUNT, 0 };
 	struct out *o;
-	const char *grad_arg = NULL, *params_arg = NULL, *workload_arg = NULL;
+	struct workload_args wa = { 0 };
+	const char *grad_arg = NULL;
 	double params = 0, grad_bytes = 2, target = 0;
-	int c, have_compute = 0, unreachable = 0;
+	int have_compute, unreachable = 0;
 	size_t i;
 	char note[160], label[40];
+	struct opt options[] = {
+		OPT_GROUP_("the model"),
+		OPT_POSITIVE_("grad", "SIZE", Q_SIZE, &p.grad_bytes,
+			      "gradient reduced per step (14G = 14 GiB)"),
+		OPTS_WORKLOAD(&wa),
+		OPT_POSITIVE_("grad-bytes", "SIZE", Q_SIZE, &grad_bytes,
+			      "bytes per gradient value with --params/--workload (default 2, bf16)"),
+		OPT_GROUP_("the step"),
+		OPT_POSITIVE_("compute", "TIME", Q_TIME, &p.compute,
+			      "forward + backward time of one step on one rank"),
+		OPT_RANKS_("ranks", &ranks, "rank counts (default 8,16,64,256)"),
+		{ .type = OPT_CALLBACK, .long_name = "algo", .argh = "NAME", .value = &p.algo,
+		  .cb = opt_cb_algo, .complete = "ring tree dbtree rd rabenseifner",
+		  .help = "all-reduce algorithm: ring (default), tree, dbtree, rd, rabenseifner" },
+		OPT_POSITIVE_("bucket", "SIZE", Q_SIZE, &p.bucket,
+			      "reduce in buckets of SIZE (PyTorch DDP default: 25MiB)"),
+		OPT_SHARE_("overlap", "F", &p.overlap,
+			   "share of backward that communication can hide behind,\n"
+			   "0 to 1 or a percentage (default 0: nothing hidden)"),
+		OPT_SHARE_("backward-share", "F", &p.backward_share,
+			   "backward's share of the compute time (default 2/3)"),
+		OPT_SHARE_("target", "SHARE", &target,
+			   "also solve for the bandwidth that brings the share to SHARE (10%)"),
+		OPT_END_()
+	};
 
 	ddp_params_init(&p);
-	while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
-		switch (c) {
-		case O_GRAD:
-			grad_arg = optarg;
-			p.grad_bytes = opt_positive("--grad", Q_SIZE, optarg);
-			break;
-		case O_PARAMS:
-			params_arg = optarg;
-			if (workload_parse_count(optarg, &params, &eb) < 0)
-				die_usage("--params: %s", eb.msg);
-			break;
-		case O_GRAD_BYTES:
-			grad_bytes = opt_positive("--grad-bytes", Q_SIZE, optarg);
-			break;
-		case O_WORKLOAD:
-			workload_arg = optarg;
-			break;
-		case O_COMPUTE:
-			p.compute = opt_positive("--compute", Q_TIME, optarg);
-			have_compute = 1;
-			break;
-		case O_RANKS:
-			opt_ranks("--ranks", optarg, &ranks, 1);
-			break;
-		case O_ALGO:
-			if (ar_algo_lookup(optarg, &p.algo, &eb) < 0)
-				die_usage("--algo: %s", eb.msg);
-			break;
-		case O_BUCKET:
-			p.bucket = opt_positive("--bucket", Q_SIZE, optarg);
-			if (p.bucket < 1)
-				die_usage("--bucket: a bucket holds at least one byte, got '%s'",
-					  optarg);
-			break;
-		case O_OVERLAP:
-			p.overlap = S_share("--overlap", optarg, 0, 1);
-			break;
-		case O_BACKWARD:
-			p.backward_share = S_share("--backward-share", optarg, 0, 1);
-			if (!(p.backward_share > 0))
-				die_usage("--backward-share: must be above 0, got '%s'", optarg);
-			break;
-		case O_TARGET:
-			target = S_share("--target", optarg, 0, 1);
-			if (!(target > 0 && target < 1))
-				die_usage("--target: share must be between 0 and 100%%, got '%s'", optarg);
-			break;
-		case 'h':
-			usage_exit(usage, 0);
-		default:
-			usage_exit(usage, 2);
-		}
-	}
-	no_more_args(argc, argv, optind, usage);
-	if (!!grad_arg + !!params_arg + !!workload_arg != 1)
+	opts_parse(argc, argv, options, &usage, 0);
+	grad_arg = opts_given(options, "grad");
+	have_compute = opts_given(options, "compute") != NULL;
+	if (opts_given(options, "backward-share") && !(p.backward_share > 0))
+		die_usage("--backward-share: must be above 0, got '%s'",
+			  opts_given(options, "backward-share"));
+	if (opts_given(options, "bucket") && p.bucket < 1)
+		die_usage("--bucket: a bucket holds at least one byte, got '%s'",
+			  opts_given(options, "bucket"));
+	if (opts_given(options, "target") && !(target > 0 && target < 1))
+		die_usage("--target: share must be between 0 and 100%%, got '%s'",
+			  opts_given(options, "target"));
+	if (!!grad_arg + !!wa.params_arg + !!wa.workload != 1)
 		die_usage("ddp: give the gradient with exactly one of --grad, --params or --workload");
 	if (!have_compute)
 		die_usage("ddp: give the compute time of one step with --compute (e.g. 300ms)");
-	if (workload_arg)
-		params = S_workload(ctx, workload_arg, &w);
+	if (wa.workload || wa.params_arg)
+		params = workload_args_params(ctx, &wa, &w);
 	if (!grad_arg)
 		p.grad_bytes = params * grad_bytes;
 	if (!ranks.n) {
@@ -330,11 +256,11 @@ int cmd_ddp(int argc, char **argv, struct ctx *ctx)
 
 	o = ctx_out_open(ctx);
 	ctx_echo_link(ctx, o);
-	if (workload_arg) {
+	if (wa.workload) {
 		out_input_str(o, "workload", "workload", w.name);
 		out_input(o, "params", "parameters", params, H_PLAIN, 12,
 			  workload_describe(note, sizeof(note), &w));
-	} else if (params_arg)
+	} else if (wa.params_arg)
 		out_input(o, "params", "parameters", params, H_PLAIN, 12,
 			  workload_fmt_count(note, sizeof(note), params));
 	if (!grad_arg) {

@@ -1,7 +1,6 @@
 /*
  * commtime fit: α and β (and the regime model) from measured times.
  */
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,43 +10,17 @@
 #include "fit.h"
 #include "measure.h"
 
-static const char usage[] =
-	"usage: commtime fit [options] FILE\n"
-	"\n"
-	"Fits alpha (s per step) and beta (bytes/s) of the measured collective's\n"
-	"model to an nccl-tests log or a CSV file (size_B,time_s), by least squares\n"
-	"on relative error; and a regime model, one alpha and beta per size range as\n"
-	"NCCL switches protocols, that follows real curves (models/fit.md).\n"
-	"\n"
-	"options:\n"
-	"  --op NAME          collective: all_reduce, all_gather, reduce_scatter,\n"
-	"                     alltoall, broadcast, reduce, sendrecv (default: the log's)\n"
-	"  --ranks N          rank count (default: the log's '# Rank' lines)\n"
-	"  --algo NAME        all-reduce algorithm of the model (default ring)\n"
-	"  --in-place         fit the in-place times instead of the out-of-place ones\n"
-	"  --regimes N|auto   regimes of the model, 1 = plain alpha-beta (default auto,\n"
-	"                     at most 4)\n"
-	"  --robust           robust (bisquare) regression, for outliers\n"
-	"  --holdout          report accuracy on held-out sizes: fit the even rows and\n"
-	"                     predict the odd ones, then the reverse\n"
-	"  --save FILE        save the fit as a link preset (use with --preset FILE)\n"
-	"  --name NAME        name inside the saved preset (default: FILE's base name)\n"
-	"  -h, --help         show this text\n";
-
-enum { O_OP = 256, O_RANKS, O_ALGO, O_INPLACE, O_REGIMES, O_ROBUST, O_HOLDOUT,
-       O_SAVE, O_NAME };
-static const struct option options[] = {
-	{ "op", required_argument, NULL, O_OP },
-	{ "ranks", required_argument, NULL, O_RANKS },
-	{ "algo", required_argument, NULL, O_ALGO },
-	{ "in-place", no_argument, NULL, O_INPLACE },
-	{ "regimes", required_argument, NULL, O_REGIMES },
-	{ "robust", no_argument, NULL, O_ROBUST },
-	{ "holdout", no_argument, NULL, O_HOLDOUT },
-	{ "save", required_argument, NULL, O_SAVE },
-	{ "name", required_argument, NULL, O_NAME },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 }
+static const char *const usage_lines[] = {
+	"commtime fit [options] FILE",
+	NULL
+};
+static const struct opts_usage usage = {
+	.cmd = "fit",
+	.lines = usage_lines,
+	.about = "Fits alpha (s per step) and beta (bytes/s) of the measured collective's\n"
+		 "model to an nccl-tests log or a CSV file (size_B,time_s), by least squares\n"
+		 "on relative error; and a regime model, one alpha and beta per size range as\n"
+		 "NCCL switches protocols, that follows real curves (models/fit.md).\n",
 };
 
 static const struct column ab_cols[] = {
@@ -328,9 +301,10 @@ int cmd_fit(int argc, char **argv, struct ctx *ctx)
 {
 	struct fit_opts fo = { AR_RING, 0, 0 };
 	const char *save_path = NULL, *name = NULL;
+	struct meas_args ma = MEAS_ARGS_INIT;
+	const char *regimes = NULL;
+	int holdout = 0;
 	char *save_name = NULL;
-	int c, op = -1, inplace = 0, holdout = 0;
-	unsigned long ranks = 0;
 	struct meas m;
 	struct errbuf eb;
 	struct coeffs co;
@@ -342,58 +316,29 @@ int cmd_fit(int argc, char **argv, struct ctx *ctx)
 	char note[96];
 	size_t i;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
-		switch (c) {
-		case O_OP: {
-			enum coll_op x;
+	struct opt options[] = {
+		OPTS_MEASUREMENT(&ma),
+		OPT_GROUP_("the fit"),
+		OPT_STRING_("regimes", "N|auto", &regimes,
+			    "regimes of the model, 1 = plain alpha-beta (default auto,\n"
+			    "at most 4)"),
+		OPT_FLAG_("robust", &fo.robust, "robust (bisquare) regression, for outliers"),
+		OPT_FLAG_("holdout", &holdout,
+			  "report accuracy on held-out sizes: fit the even rows and\n"
+			  "predict the odd ones, then the reverse"),
+		OPT_FILE_("save", "FILE", &save_path,
+			  "save the fit as a link preset (use with --preset FILE)"),
+		OPT_STRING_("name", "NAME", &name,
+			    "name inside the saved preset (default: FILE's base name)"),
+		OPT_END_()
+	};
 
-			if (coll_op_lookup(optarg, &x, &eb) < 0)
-				die_usage("--op: %s", eb.msg);
-			op = (int)x;
-			break;
-		}
-		case O_RANKS:
-			ranks = (unsigned long)opt_quantity_range("--ranks", Q_COUNT, optarg,
-								  2, (double)RANKS_MAX);
-			break;
-		case O_ALGO:
-			if (ar_algo_lookup(optarg, &fo.algo, &eb) < 0)
-				die_usage("--algo: %s", eb.msg);
-			break;
-		case O_INPLACE:
-			inplace = 1;
-			break;
-		case O_REGIMES:
-			if (!strcmp(optarg, "auto"))
-				fo.regimes = 0;
-			else
-				fo.regimes = (int)opt_quantity_range("--regimes", Q_COUNT, optarg,
-								     1, FIT_REGIMES_MAX);
-			break;
-		case O_ROBUST:
-			fo.robust = 1;
-			break;
-		case O_HOLDOUT:
-			holdout = 1;
-			break;
-		case O_SAVE:
-			save_path = optarg;
-			break;
-		case O_NAME:
-			name = optarg;
-			break;
-		case 'h':
-			usage_exit(usage, 0);
-		default:
-			usage_exit(usage, EXIT_USAGE);
-		}
-	}
-	if (optind >= argc) {
-		fputs("commtime: error: fit needs a measurement file\n", stderr);
-		usage_exit(usage, EXIT_USAGE);
-	}
-	no_more_args(argc, argv, optind + 1, usage);
+	if (opts_parse(argc, argv, options, &usage, 1) < 1)
+		die_usage("fit needs a measurement file; see 'commtime fit --help'");
+	fo.algo = ma.algo;
+	if (regimes && strcmp(regimes, "auto"))
+		fo.regimes = (int)opt_quantity_range("--regimes", Q_COUNT, regimes,
+						     1, FIT_REGIMES_MAX);
 	/*
 	 * The name the saved preset will carry must load again: refuse it
 	 * before any work, and refuse --save onto another output of the run
@@ -411,14 +356,7 @@ int cmd_fit(int argc, char **argv, struct ctx *ctx)
 				  name ? "--name" : "--save", save_name,
 				  name ? "" : "; name the file so, or give --name");
 	}
-
-	meas_init(&m, argv[optind]);
-	if (meas_load_file(argv[optind], &m, &eb) < 0 || meas_select(&m, op, ranks, &eb) < 0)
-		die("%s", eb.msg);
-	if (m.op < 0)
-		die("%s: cannot tell which collective was measured; give --op", m.path);
-	if (m.ranks == 0)
-		die("%s: cannot tell the rank count; give --ranks", m.path);
+	meas_args_load(&ma, argv[0], &m);
 	if (fit_coeffs((enum coll_op)m.op, fo.algo, m.ranks, &co, &eb) < 0)
 		die("%s: %s", m.path, eb.msg);
 
@@ -426,7 +364,7 @@ int cmd_fit(int argc, char **argv, struct ctx *ctx)
 	T = xmalloc(m.n * sizeof(*T));
 	for (i = 0; i < m.n; i++) {
 		S[i] = m.rows[i].size;
-		T[i] = inplace ? m.rows[i].time_ip : m.rows[i].time;
+		T[i] = ma.in_place ? m.rows[i].time_ip : m.rows[i].time;
 		if (isnan(T[i]))
 			die("%s:%d: no in-place time", m.path, m.rows[i].line);
 	}
@@ -441,18 +379,24 @@ int cmd_fit(int argc, char **argv, struct ctx *ctx)
 		fit_model_from_link(&fab, (enum coll_op)m.op, fo.algo, m.ranks, &l);
 	}
 	if (save_path)
-		save(save_path, &m, &ab, &fm, holdout ? &h : NULL, inplace, save_name);
+		save(save_path, &m, &ab, &fm, holdout ? &h : NULL, ma.in_place, save_name);
 
 	o = ctx_out_open(ctx);
 	out_input_str(o, "file", "file", m.path);
+	{
+		char fmt[64];
+
+		snprintf(fmt, sizeof(fmt), "%s (detected)", meas_format_name(m.format));
+		out_input_str(o, "format", "format", fmt);
+	}
 	out_input_str(o, "op", "collective", coll_op_name((enum coll_op)m.op));
-	snprintf(note, sizeof(note), "%s", ranks ? "from --ranks" :
-		 m.from_log ? "from the log's '# Rank' lines" : "from the file");
+	snprintf(note, sizeof(note), "%s", ma.ranks ? "from --ranks" :
+		 m.format == MEAS_NCCL_TEXT ? "from the log's '# Rank' lines" : "from the file");
 	out_input(o, "ranks", "ranks", (double)m.ranks, H_PLAIN, 10, note);
 	out_input_str(o, "algo", "algorithm", ar_algo_name(fo.algo));
 	snprintf(note, sizeof(note), "T(S) = %.6g*alpha + %.6g*S/beta", co.a, co.b);
 	out_input_str(o, "model", "model", note);
-	out_input_str(o, "times", "times", inplace ? "in-place" : "out-of-place");
+	out_input_str(o, "times", "times", ma.in_place ? "in-place" : "out-of-place");
 
 	out_table_begin(o, &ab_table);
 	{
@@ -498,7 +442,7 @@ int cmd_fit(int argc, char **argv, struct ctx *ctx)
 	out_table_end(o);
 	if (save_path)
 		out_text(o, "saved the fit as link preset '%s'", save_path);
-	figure_fit(ctx, &m, S, T, &ab, &fm, &fab, inplace);
+	figure_fit(ctx, &m, S, T, &ab, &fm, &fab, ma.in_place);
 	ctx_out_close(ctx, o);
 
 	free(S);

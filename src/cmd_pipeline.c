@@ -4,7 +4,6 @@
  * simulated schedule of one configuration.  Formulas and simulation live
  * in pipeline.c; models/pipeline.md explains them.
  */
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -12,39 +11,15 @@
 #include "cli.h"
 #include "pipeline.h"
 
-static const char usage[] =
-	"usage: commtime pipeline --stages LIST --microbatches LIST [options]\n"
-	"\n"
-	"Bubble of a pipeline-parallel step: the share of the step each stage\n"
-	"idles, (P-1)/(vM+P-1), and Megatron's bubble/ideal ratio (P-1)/(vM),\n"
-	"for P stages, M microbatches and v chunks per stage (interleaved).\n"
-	"\n"
-	"  --stages LIST         pipeline stages P, e.g. 4,8 or 2:16:x2 (required)\n"
-	"  --microbatches LIST   microbatches per step M, e.g. 8:64:x2 (required)\n"
-	"  --schedule LIST       gpipe, 1f1b (default) or interleaved, comma-separated\n"
-	"  --virtual V           model chunks per stage of the interleaved schedule\n"
-	"                        (default 2; alone, it selects interleaved)\n"
-	"  --tf TIME             forward time of one microbatch on one stage\n"
-	"  --tb TIME             backward time (default 2 tf); without either,\n"
-	"                        times are in units of tf\n"
-	"  --timeline            simulate the schedule and print when each forward\n"
-	"                        and backward starts and ends on each stage (one\n"
-	"                        stage count, microbatch count and schedule); in CSV\n"
-	"                        the timeline is the table\n"
-	"  -h, --help            show this text\n";
-
-enum { O_STAGES = 256, O_MICRO, O_SCHEDULE, O_VIRTUAL, O_TF, O_TB, O_TIMELINE };
-
-static const struct option options[] = {
-	{ "stages",       required_argument, NULL, O_STAGES },
-	{ "microbatches", required_argument, NULL, O_MICRO },
-	{ "schedule",     required_argument, NULL, O_SCHEDULE },
-	{ "virtual",      required_argument, NULL, O_VIRTUAL },
-	{ "tf",           required_argument, NULL, O_TF },
-	{ "tb",           required_argument, NULL, O_TB },
-	{ "timeline",     no_argument,       NULL, O_TIMELINE },
-	{ "help",         no_argument,       NULL, 'h' },
-	{ NULL, 0, NULL, 0 }
+static const char *const usage_lines[] = {
+	"commtime pipeline --stages LIST --microbatches LIST [options]", NULL
+};
+static const struct opts_usage usage = {
+	.cmd = "pipeline",
+	.lines = usage_lines,
+	.about = "Bubble of a pipeline-parallel step: the share of the step each stage\n"
+		 "idles, (P-1)/(vM+P-1), and Megatron's bubble/ideal ratio (P-1)/(vM),\n"
+		 "for P stages, M microbatches and v chunks per stage (interleaved).\n",
 };
 
 /* Everything the command line asked for. */
@@ -142,65 +117,74 @@ static void count_list(const char *opt, const char *what, const char *arg,
 	}
 }
 
+static void cb_stages(const struct opt *o, const char *arg)
+{
+	count_list("--stages", "stage count", arg, o->value, PP_STAGES_MAX);
+}
+
+static void cb_micro(const struct opt *o, const char *arg)
+{
+	count_list("--microbatches", "microbatch count", arg, o->value, PP_MICROBATCHES_MAX);
+}
+
+static void cb_schedule(const struct opt *o, const char *arg)
+{
+	struct args *a = o->value;
+	struct errbuf eb;
+
+	a->nsched = pp_schedule_parse_list(arg, a->scheds, &eb);
+	if (a->nsched < 0)
+		die_usage("--schedule: %s", eb.msg);
+}
+
+static void cb_virtual(const struct opt *o, const char *arg)
+{
+	double x = opt_quantity("--virtual", Q_COUNT, arg);
+
+	if (x < 1 || x > (double)PP_VIRTUAL_MAX)
+		die_usage("--virtual: chunks per stage must be from 1 to %lu, got '%s'",
+			  PP_VIRTUAL_MAX, arg);
+	*(unsigned long *)o->value = (unsigned long)x;
+}
+
 static void parse_args(int argc, char **argv, struct args *a)
 {
-	struct errbuf eb;
-	double x;
-	int c, have_stages = 0, have_micro = 0, have_sched = 0, i;
+	int have_stages, have_micro, have_sched, i;
+	struct opt options[] = {
+		OPT_CALLBACK_("stages", "LIST", &a->stages, cb_stages,
+			      "pipeline stages P, e.g. 4,8 or 2:16:x2 (required)"),
+		OPT_CALLBACK_("microbatches", "LIST", &a->micro, cb_micro,
+			      "microbatches per step M, e.g. 8:64:x2 (required)"),
+		{ .type = OPT_CALLBACK, .long_name = "schedule", .argh = "LIST", .value = a,
+		  .cb = cb_schedule, .complete = "gpipe 1f1b interleaved",
+		  .help = "gpipe, 1f1b (default) or interleaved, comma-separated" },
+		OPT_CALLBACK_("virtual", "V", &a->virt, cb_virtual,
+			      "model chunks per stage of the interleaved schedule\n"
+			      "(default 2; alone, it selects interleaved)"),
+		OPT_POSITIVE_("tf", "TIME", Q_TIME, &a->tf,
+			      "forward time of one microbatch on one stage"),
+		OPT_POSITIVE_("tb", "TIME", Q_TIME, &a->tb,
+			      "backward time (default 2 tf); without either,\n"
+			      "times are in units of tf"),
+		OPT_FLAG_("timeline", &a->timeline,
+			  "simulate the schedule and print when each forward\n"
+			  "and backward starts and ends on each stage (one\n"
+			  "stage count, microbatch count and schedule); in CSV\n"
+			  "the timeline is the table"),
+		OPT_END_()
+	};
 
 	memset(a, 0, sizeof(*a));
 	a->scheds[0] = PP_1F1B;
 	a->nsched = 1;
 	a->virt = 2;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":h", options, NULL)) != -1) {
-		switch (c) {
-		case O_STAGES:
-			count_list("--stages", "stage count", optarg, &a->stages, PP_STAGES_MAX);
-			have_stages = 1;
-			break;
-		case O_MICRO:
-			count_list("--microbatches", "microbatch count", optarg, &a->micro,
-				   PP_MICROBATCHES_MAX);
-			have_micro = 1;
-			break;
-		case O_SCHEDULE:
-			a->nsched = pp_schedule_parse_list(optarg, a->scheds, &eb);
-			if (a->nsched < 0)
-				die_usage("--schedule: %s", eb.msg);
-			have_sched = 1;
-			break;
-		case O_VIRTUAL:
-			x = opt_quantity("--virtual", Q_COUNT, optarg);
-			if (x < 1 || x > (double)PP_VIRTUAL_MAX)
-				die_usage("--virtual: chunks per stage must be from 1 to %lu, got '%s'",
-					  PP_VIRTUAL_MAX, optarg);
-			a->virt = (unsigned long)x;
-			a->virt_given = 1;
-			break;
-		case O_TF:
-			a->tf = opt_positive("--tf", Q_TIME, optarg);
-			a->tf_given = 1;
-			break;
-		case O_TB:
-			a->tb = opt_positive("--tb", Q_TIME, optarg);
-			a->tb_given = 1;
-			break;
-		case O_TIMELINE:
-			a->timeline = 1;
-			break;
-		case 'h':
-			usage_exit(usage, 0);
-		case ':':
-			fprintf(stderr, "commtime: error: option '%s' needs a value\n", argv[optind - 1]);
-			usage_exit(usage, EXIT_USAGE);
-		default:
-			fprintf(stderr, "commtime: error: unknown option '%s'\n", argv[optind - 1]);
-			usage_exit(usage, EXIT_USAGE);
-		}
-	}
-	no_more_args(argc, argv, optind, usage);
+	opts_parse(argc, argv, options, &usage, 0);
+	have_stages = opts_given(options, "stages") != NULL;
+	have_micro = opts_given(options, "microbatches") != NULL;
+	have_sched = opts_given(options, "schedule") != NULL;
+	a->virt_given = opts_given(options, "virtual") != NULL;
+	a->tf_given = opts_given(options, "tf") != NULL;
+	a->tb_given = opts_given(options, "tb") != NULL;
 	if (!have_stages || !have_micro)
 		die_usage("pipeline needs --stages and --microbatches; see 'commtime pipeline --help'");
 

@@ -3,7 +3,6 @@
  * written before the rental as one CSV that `compare --expected` reads
  * back next to the logs.
  */
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,40 +14,20 @@
 #include "train.h"
 #include "workload.h"
 
-static const char usage[] =
-	"usage: commtime plan [options]\n"
-	"\n"
-	"Writes the expected results of the runs a GPU rental starts with: the\n"
-	"nccl-tests busbw curves of all-reduce (NCCL_ALGO=Ring and Tree),\n"
-	"all-gather and reduce-scatter, and the Ring/Tree crossover size; with a\n"
-	"workload, the DDP step on 2, 4, 8... ranks and the ZeRO stages.  One row\n"
-	"per check saying what to run and what to expect.  Save it with -o and\n"
-	"compare the logs with it afterwards: commtime compare LOG --expected FILE.\n"
-	"\n"
-	"options:\n"
-	"  --ranks LIST       rank counts (default 8)\n"
-	"  --sizes LIST       message sizes (default 8:8G:x2, as -b 8 -e 8G -f 2)\n"
-	"  --ops LIST         collectives (default all_reduce,all_gather,reduce_scatter)\n"
-	"  --algo LIST        all-reduce algorithms of the curves (default ring,dbtree)\n"
-	"  --workload NAME    also the DDP scaling and ZeRO stages of this workload\n"
-	"  --params N         the same from a parameter count (7B, 124M)\n"
-	"  --compute TIME     forward + backward of one step on one rank (needed with\n"
-	"                     --workload or --params)\n"
-	"  -h, --help         show this text\n"
-	"\n"
-	"With -o FILE.csv and no --format the plan is written as CSV.\n";
-
-enum { O_RANKS = 256, O_SIZES, O_OPS, O_ALGO, O_WORKLOAD, O_PARAMS, O_COMPUTE };
-static const struct option options[] = {
-	{ "workload", required_argument, NULL, O_WORKLOAD },
-	{ "params", required_argument, NULL, O_PARAMS },
-	{ "compute", required_argument, NULL, O_COMPUTE },
-	{ "ranks", required_argument, NULL, O_RANKS },
-	{ "sizes", required_argument, NULL, O_SIZES },
-	{ "ops", required_argument, NULL, O_OPS },
-	{ "algo", required_argument, NULL, O_ALGO },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 }
+static const char *const usage_lines[] = {
+	"commtime plan [options]",
+	NULL
+};
+static const struct opts_usage usage = {
+	.cmd = "plan",
+	.lines = usage_lines,
+	.about = "Writes the expected results of the runs a GPU rental starts with: the\n"
+		 "nccl-tests busbw curves of all-reduce (NCCL_ALGO=Ring and Tree),\n"
+		 "all-gather and reduce-scatter, and the Ring/Tree crossover size; with a\n"
+		 "workload, the DDP step on 2, 4, 8... ranks and the ZeRO stages.  One row\n"
+		 "per check saying what to run and what to expect.  Save it with -o and\n"
+		 "compare the logs with it afterwards: commtime compare LOG --expected FILE.\n",
+	.footer = "With -o FILE.csv and no --format the plan is written as CSV.\n",
 };
 
 static const struct column cols[] = {
@@ -472,8 +451,16 @@ static void figure_plan(const struct planner *pl, const int *ops, size_t nops,
 }
 
 /* Parse a comma-separated list with lookup(); returns the count. */
-static size_t parse_ops(const char *arg, int *ops)
+/* The collectives of --ops, each once. */
+struct op_set {
+	int v[OP_COUNT];
+	size_t n;
+};
+
+static void cb_ops(const struct opt *o, const char *arg)
 {
+	struct op_set *set = o->value;
+	int *ops = set->v;
 	char *s = xstrdup(arg), *tok, *save = NULL;
 	struct errbuf eb;
 	size_t n = 0, i;
@@ -491,60 +478,53 @@ static size_t parse_ops(const char *arg, int *ops)
 	free(s);
 	if (n == 0)
 		die_usage("--ops: empty list '%s'", arg);
-	return n;
+	set->n = n;
 }
 
 int cmd_plan(int argc, char **argv, struct ctx *ctx)
 {
-	int ops[OP_COUNT] = { OP_ALLREDUCE, OP_ALLGATHER, OP_REDUCESCATTER };
-	enum ar_algo algos[AR_COUNT] = { AR_RING, AR_DBTREE };
-	size_t nops = 3, i, j, r;
-	int c, nalgos = 2;
-	const char *workload = NULL, *params_arg = NULL;
-	double params = 0, compute = 0;
+	struct op_set opset = { .v = { OP_ALLREDUCE, OP_ALLGATHER, OP_REDUCESCATTER }, .n = 3 };
+	struct algo_set algoset = { .v = { AR_RING, AR_DBTREE }, .n = 2 };
+	struct workload_args wa = { 0 };
+	int *ops = opset.v;
+	enum ar_algo *algos = algoset.v;
+	size_t nops, i, j, r;
+	int nalgos;
+	const char *workload, *params_arg;
+	double params, compute = 0;
 	unsigned long maxranks = 0;
 	struct dlist ranks = { 0 }, sizes = { 0 };
 	struct planner pl;
 	struct errbuf eb;
 	struct out *o;
+	struct opt options[] = {
+		OPT_GROUP_("the runs"),
+		OPT_CALLBACK_("ranks", "LIST", &ranks, opt_cb_ranks2, "rank counts (default 8)"),
+		OPT_LIST_("sizes", "LIST", Q_SIZE, &sizes,
+			  "message sizes (default 8:8G:x2, as -b 8 -e 8G -f 2)"),
+		{ .type = OPT_CALLBACK, .long_name = "ops", .argh = "LIST", .value = &opset,
+		  .cb = cb_ops, .complete = "all_reduce all_gather reduce_scatter alltoall "
+		  "broadcast reduce sendrecv",
+		  .help = "collectives (default all_reduce,all_gather,reduce_scatter)" },
+		{ .type = OPT_CALLBACK, .long_name = "algo", .argh = "LIST", .value = &algoset,
+		  .cb = opt_cb_algos, .complete = "ring tree dbtree rd rabenseifner",
+		  .help = "all-reduce algorithms of the curves (default ring,dbtree)" },
+		OPT_GROUP_("the training checks"),
+		OPTS_WORKLOAD(&wa),
+		OPT_POSITIVE_("compute", "TIME", Q_TIME, &compute,
+			      "forward + backward of one step on one rank (needed with\n"
+			      "--workload or --params)"),
+		OPT_END_()
+	};
 
 	memset(&pl, 0, sizeof(pl));
 	pl.ctx = ctx;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
-		switch (c) {
-		case O_RANKS:
-			opt_ranks("--ranks", optarg, &ranks, 2);
-			break;
-		case O_SIZES:
-			opt_list("--sizes", Q_SIZE, optarg, &sizes);
-			break;
-		case O_OPS:
-			nops = parse_ops(optarg, ops);
-			break;
-		case O_ALGO:
-			nalgos = ar_algo_parse_list(optarg, algos, &eb);
-			if (nalgos < 0)
-				die_usage("--algo: %s", eb.msg);
-			break;
-		case O_WORKLOAD:
-			workload = optarg;
-			break;
-		case O_PARAMS:
-			params_arg = optarg;
-			if (workload_parse_count(optarg, &params, &eb) < 0)
-				die_usage("--params: %s", eb.msg);
-			break;
-		case O_COMPUTE:
-			compute = opt_positive("--compute", Q_TIME, optarg);
-			break;
-		case 'h':
-			usage_exit(usage, 0);
-		default:
-			usage_exit(usage, EXIT_USAGE);
-		}
-	}
-	no_more_args(argc, argv, optind, usage);
+	opts_parse(argc, argv, options, &usage, 0);
+	nops = opset.n;
+	nalgos = algoset.n;
+	workload = wa.workload;
+	params_arg = wa.params_arg;
+	params = wa.params;
 	if (workload && params_arg)
 		die_usage("plan: give the model with one of --workload or --params");
 	if ((workload || params_arg) && !(compute > 0))

@@ -2,7 +2,6 @@
  * commtime presets: list the presets on the search path, or show one with
  * every key, its raw value and, for quantities, the value in SI units.
  */
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -217,28 +216,23 @@ static int show_preset(const struct ctx *ctx, const struct preset *p)
 	return EXIT_OK;
 }
 
-static const char usage[] =
-	"usage: commtime presets [--kind KIND]\n"
-	"   or: commtime presets NAME|FILE\n"
-	"\n"
-	"Lists the presets on the search path: name, kind, alpha, beta and\n"
-	"description.  With NAME (or --preset NAME) shows one preset: every key,\n"
-	"its value and, for quantities, the value in SI units (s, B/s, s/B) or\n"
-	"as a plain count.\n"
-	"A NAME containing '/' or ending in .preset is read as a file.\n"
-	"\n"
-	"Search path, first match wins: --presets-dir DIR, the directories of\n"
-	"COMMTIME_PRESETS (colon-separated), the installed share directory,\n"
-	"./presets.  An unknown NAME's error lists the directories searched.\n"
-	"\n"
-	"options:\n"
-	"  --kind KIND          list only presets of KIND: link or workload\n"
-	"  -h, --help           show this text\n";
-
-static const struct option options[] = {
-	{ "kind", required_argument, NULL, 'k' },
-	{ "help", no_argument,       NULL, 'h' },
-	{ NULL, 0, NULL, 0 }
+static const char *const usage_lines[] = {
+	"commtime presets [--kind KIND]",
+	"commtime presets NAME|FILE",
+	NULL
+};
+static const struct opts_usage usage = {
+	.cmd = "presets",
+	.lines = usage_lines,
+	.about = "Lists the presets on the search path: name, kind, alpha, beta and\n"
+		 "description.  With NAME (or --preset NAME) shows one preset: every key,\n"
+		 "its value and, for quantities, the value in SI units (s, B/s, s/B) or\n"
+		 "as a plain count.\n"
+		 "A NAME containing '/' or ending in .preset is read as a file.\n"
+		 "\n"
+		 "Search path, first match wins: --presets-dir DIR, the directories of\n"
+		 "COMMTIME_PRESETS (colon-separated), the installed share directory,\n"
+		 "./presets.  An unknown NAME's error lists the directories searched.\n",
 };
 
 int cmd_presets(int argc, char **argv, struct ctx *ctx)
@@ -246,33 +240,24 @@ int cmd_presets(int argc, char **argv, struct ctx *ctx)
 	const char *kind = NULL;
 	struct preset p;
 	struct errbuf eb;
-	int c, status;
+	int status, npos;
+	struct opt options[] = {
+		{ .type = OPT_STRING, .long_name = "kind", .argh = "KIND", .value = &kind,
+		  .complete = "link workload",
+		  .help = "list only presets of KIND: link or workload" },
+		OPT_END_()
+	};
 
-	while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
-		switch (c) {
-		case 'k':
-			if (strcmp(optarg, "link") && strcmp(optarg, "workload"))
-				die_usage("--kind: unknown kind '%s'; want 'link' or 'workload'",
-					  optarg);
-			kind = optarg;
-			break;
-		case 'h':
-			usage_exit(usage, EXIT_OK);
-		default:
-			usage_exit(usage, EXIT_USAGE);
-		}
-	}
+	npos = opts_parse(argc, argv, options, &usage, 1);
+	if (kind && strcmp(kind, "link") && strcmp(kind, "workload"))
+		die_usage("--kind: unknown kind '%s'; want 'link' or 'workload'", kind);
 	if (ctx->plot || ctx->render)
 		die_usage("%s: 'presets' draws no figure", ctx->plot ? "--plot" : "--render");
-	if (argc - optind > 1) {
-		fprintf(stderr, "commtime: error: unexpected argument '%s'\n", argv[optind + 1]);
-		usage_exit(usage, EXIT_USAGE);
-	}
-	if (argc - optind == 1 && kind)
+	if (npos == 1 && kind)
 		die_usage("--kind: only for the listing, not with a preset name");
 
-	if (argc - optind == 1) {
-		if (preset_load(&ctx->dirs, argv[optind], &p, &eb) < 0)
+	if (npos == 1) {
+		if (preset_load(&ctx->dirs, argv[0], &p, &eb) < 0)
 			die("%s", eb.msg);
 		status = show_preset(ctx, &p);
 		preset_release(&p);

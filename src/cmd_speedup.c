@@ -3,7 +3,6 @@
  * communication to computation, given or fitted to measured throughputs
  * (models/speedup.md).
  */
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,31 +11,15 @@
 #include "cli.h"
 #include "train.h"
 
-static const char usage[] =
-	"usage: commtime speedup (--ratio LIST | --comm TIME --compute TIME | --measured PAIRS) [options]\n"
-	"\n"
-	"Speedup N/(1+a(N-1)) and efficiency speedup/N on N ranks, where\n"
-	"a = communication time / computation time.\n"
-	"\n"
-	"  --ratio LIST           a, one curve for each value (0.15 or 0.05,0.15,0.5)\n"
-	"  --comm TIME            communication time of a step, with --compute: a = comm/compute\n"
-	"  --compute TIME         computation time of the same step\n"
-	"  --measured PAIRS       fit a to measured throughputs RANKS:THROUGHPUT (1:45,2:89);\n"
-	"                         without an N = 1 point the single-rank throughput is fitted too\n"
-	"  --ranks LIST           rank counts (default 1,2,4,8,16,32,64; with --measured\n"
-	"                         the measured ones, and LIST as a prediction)\n"
-	"  -h, --help             show this text\n";
-
-enum { O_RATIO = 256, O_COMM, O_COMPUTE, O_MEASURED, O_RANKS };
-
-static const struct option options[] = {
-	{ "ratio", required_argument, NULL, O_RATIO },
-	{ "comm", required_argument, NULL, O_COMM },
-	{ "compute", required_argument, NULL, O_COMPUTE },
-	{ "measured", required_argument, NULL, O_MEASURED },
-	{ "ranks", required_argument, NULL, O_RANKS },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 }
+static const char *const usage_lines[] = {
+	"commtime speedup (--ratio LIST | --comm TIME --compute TIME | --measured PAIRS) [options]",
+	NULL
+};
+static const struct opts_usage usage = {
+	.cmd = "speedup",
+	.lines = usage_lines,
+	.about = "Speedup N/(1+a(N-1)) and efficiency speedup/N on N ranks, where\n"
+		 "a = communication time / computation time.\n",
 };
 
 enum { C_RANKS, C_SPEEDUP, C_EFFICIENCY, C_RATIO, C_FITTED, C_TPUT, C_RESIDUAL,
@@ -300,40 +283,30 @@ int cmd_speedup(int argc, char **argv, struct ctx *ctx)
 	struct out *o;
 	const char *measured = NULL, *ratio_arg = NULL, *comm_arg = NULL, *compute_arg = NULL;
 	double comm = 0, compute = 0;
-	int c, status;
+	int status;
 	size_t i;
+	struct opt options[] = {
+		OPT_LIST_("ratio", "LIST", Q_NUMBER, &ratios,
+			  "a, one curve for each value (0.15 or 0.05,0.15,0.5)"),
+		OPT_NUMBER_("comm", "TIME", Q_TIME, &comm,
+			    "communication time of a step, with --compute: a = comm/compute"),
+		OPT_POSITIVE_("compute", "TIME", Q_TIME, &compute,
+			      "computation time of the same step"),
+		OPT_STRING_("measured", "PAIRS", &measured,
+			    "fit a to measured throughputs RANKS:THROUGHPUT (1:45,2:89);\n"
+			    "without an N = 1 point the single-rank throughput is fitted too"),
+		OPT_RANKS_("ranks", &ranks, "rank counts (default 1,2,4,8,16,32,64; with --measured\n"
+			   "the measured ones, and LIST as a prediction)"),
+		OPT_END_()
+	};
 
-	while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
-		switch (c) {
-		case O_RATIO:
-			ratio_arg = optarg;
-			opt_list("--ratio", Q_NUMBER, optarg, &ratios);
-			for (i = 0; i < ratios.n; i++)
-				if (!(ratios.v[i] >= 0))
-					die_usage("--ratio: ratio %g in '%s' is negative", ratios.v[i],
-						  optarg);
-			break;
-		case O_COMM:
-			comm_arg = optarg;
-			comm = opt_quantity("--comm", Q_TIME, optarg);
-			break;
-		case O_COMPUTE:
-			compute_arg = optarg;
-			compute = opt_positive("--compute", Q_TIME, optarg);
-			break;
-		case O_MEASURED:
-			measured = optarg;
-			break;
-		case O_RANKS:
-			opt_ranks("--ranks", optarg, &ranks, 1);
-			break;
-		case 'h':
-			usage_exit(usage, 0);
-		default:
-			usage_exit(usage, 2);
-		}
-	}
-	no_more_args(argc, argv, optind, usage);
+	opts_parse(argc, argv, options, &usage, 0);
+	ratio_arg = opts_given(options, "ratio");
+	comm_arg = opts_given(options, "comm");
+	compute_arg = opts_given(options, "compute");
+	for (i = 0; i < ratios.n; i++)
+		if (!(ratios.v[i] >= 0))
+			die_usage("--ratio: ratio %g in '%s' is negative", ratios.v[i], ratio_arg);
 	if (!!ratio_arg + !!(comm_arg || compute_arg) + !!measured != 1)
 		die_usage("speedup: give exactly one of --ratio, --comm with --compute, or --measured");
 	if (measured) {

@@ -2,7 +2,6 @@
  * commtime zero: ZeRO stage 0-3 model-state memory per rank,
  * communication volume and time per step (models/zero.md).
  */
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,41 +11,15 @@
 #include "train.h"
 #include "workload.h"
 
-static const char usage[] =
-	"usage: commtime zero (--params N | --weights SIZE | --workload NAME) [options]\n"
-	"\n"
-	"Model-state memory per rank (mixed-precision Adam), communication volume\n"
-	"and time per step of ZeRO stages 0 (plain data parallel), 1 (optimizer\n"
-	"states sharded), 2 (+ gradients) and 3 (+ parameters).\n"
-	"\n"
-	"  --params N             parameter count Psi (7.5e9, 6.74B)\n"
-	"  --weights SIZE         size of the parameters instead: Psi = SIZE / --param-bytes (14G)\n"
-	"  --workload NAME        parameter count from a workload preset (llama2-7b, ...)\n"
-	"  --ranks LIST           data-parallel rank counts (default 1,4,16,64,256,1024)\n"
-	"  --stage LIST           stages to show, 0 to 3 (default 0,1,2,3)\n"
-	"  --param-bytes SIZE     bytes per parameter (default 2, bf16)\n"
-	"  --grad-bytes SIZE      bytes per gradient value (default 2, bf16)\n"
-	"  --optim-bytes SIZE     optimizer bytes per parameter, K (default 12: fp32 copy,\n"
-	"                         momentum and variance of Adam)\n"
-	"  --algo NAME            collective algorithm: ring (default), tree, dbtree, rd,\n"
-	"                         rabenseifner; RS and AG are half its all-reduce unless ring\n"
-	"  -h, --help             show this text\n";
-
-enum { O_PARAMS = 256, O_WEIGHTS, O_WORKLOAD, O_RANKS, O_STAGE, O_PARAM_BYTES,
-       O_GRAD_BYTES, O_OPTIM_BYTES, O_ALGO };
-
-static const struct option options[] = {
-	{ "params", required_argument, NULL, O_PARAMS },
-	{ "weights", required_argument, NULL, O_WEIGHTS },
-	{ "workload", required_argument, NULL, O_WORKLOAD },
-	{ "ranks", required_argument, NULL, O_RANKS },
-	{ "stage", required_argument, NULL, O_STAGE },
-	{ "param-bytes", required_argument, NULL, O_PARAM_BYTES },
-	{ "grad-bytes", required_argument, NULL, O_GRAD_BYTES },
-	{ "optim-bytes", required_argument, NULL, O_OPTIM_BYTES },
-	{ "algo", required_argument, NULL, O_ALGO },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 }
+static const char *const usage_lines[] = {
+	"commtime zero (--params N | --weights SIZE | --workload NAME) [options]", NULL
+};
+static const struct opts_usage usage = {
+	.cmd = "zero",
+	.lines = usage_lines,
+	.about = "Model-state memory per rank (mixed-precision Adam), communication volume\n"
+		 "and time per step of ZeRO stages 0 (plain data parallel), 1 (optimizer\n"
+		 "states sharded), 2 (+ gradients) and 3 (+ parameters).\n",
 };
 
 enum { C_RANKS, C_STAGE, C_SHARDS, C_MEMORY, C_MEMORY_GIB, C_COMM_B, C_COMM_S, C_RATIO,
@@ -71,15 +44,6 @@ static const char *const shards[ZERO_STAGES] = {
 };
 
 /* Bytes per value: a size > 0 (optimizer bytes may be 0). */
-static double S_bytes(const char *opt, const char *arg, int zero_ok)
-{
-	double x = opt_quantity(opt, Q_SIZE, arg);
-
-	if (!(x > 0) && !(zero_ok && x == 0))
-		die_usage("%s: must be positive, got '%s'", opt, arg);
-	return x;
-}
-
 /* One curve of the figure: the stages that draw it, and its values. */
 struct S_curve {
 	int stages[ZERO_STAGES];
@@ -296,75 +260,49 @@ int cmd_zero(int argc, char **argv, struct ctx *ctx)
 	struct zero_params p;
 	struct dlist ranks = { 0 }, stages = { 0 };
 	struct workload w;
-	struct preset pr;
 	struct errbuf eb;
 	struct table t = { "zero", NULL, columns, C_COUNT, 0 };
 	struct out *o;
-	const char *params_arg = NULL, *weights_arg = NULL, *workload_arg = NULL;
+	struct workload_args wa = { 0 };
+	const char *weights_arg;
 	double weights = 0;
-	int c;
 	size_t i, j;
 	char note[160];
+	struct opt options[] = {
+		OPT_GROUP_("the model"),
+		OPTS_WORKLOAD(&wa),
+		OPT_POSITIVE_("weights", "SIZE", Q_SIZE, &weights,
+			      "size of the parameters instead: Psi = SIZE / --param-bytes (14G)"),
+		OPT_POSITIVE_("param-bytes", "SIZE", Q_SIZE, &p.param_bytes,
+			      "bytes per parameter (default 2, bf16)"),
+		OPT_POSITIVE_("grad-bytes", "SIZE", Q_SIZE, &p.grad_bytes,
+			      "bytes per gradient value (default 2, bf16)"),
+		OPT_NUMBER_("optim-bytes", "SIZE", Q_SIZE, &p.optim_bytes,
+			    "optimizer bytes per parameter, K (default 12: fp32 copy,\n"
+			    "momentum and variance of Adam)"),
+		OPT_GROUP_("the run"),
+		OPT_RANKS_("ranks", &ranks, "data-parallel rank counts (default 1,4,16,64,256,1024)"),
+		OPT_LIST_("stage", "LIST", Q_NUMBER, &stages, "stages to show, 0 to 3 (default 0,1,2,3)"),
+		{ .type = OPT_CALLBACK, .long_name = "algo", .argh = "NAME", .value = &p.algo,
+		  .cb = opt_cb_algo, .complete = "ring tree dbtree rd rabenseifner",
+		  .help = "collective algorithm: ring (default), tree, dbtree, rd,\n"
+			  "rabenseifner; RS and AG are half its all-reduce unless ring" },
+		OPT_END_()
+	};
 
 	zero_params_init(&p);
-	while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
-		switch (c) {
-		case O_PARAMS:
-			params_arg = optarg;
-			if (workload_parse_count(optarg, &p.params, &eb) < 0)
-				die_usage("--params: %s", eb.msg);
-			break;
-		case O_WEIGHTS:
-			weights_arg = optarg;
-			weights = S_bytes("--weights", optarg, 0);
-			break;
-		case O_WORKLOAD:
-			workload_arg = optarg;
-			break;
-		case O_RANKS:
-			opt_ranks("--ranks", optarg, &ranks, 1);
-			break;
-		case O_STAGE:
-			opt_list("--stage", Q_NUMBER, optarg, &stages);
-			for (i = 0; i < stages.n; i++)
-				if (stages.v[i] != floor(stages.v[i]) || stages.v[i] < 0 ||
-				    stages.v[i] >= ZERO_STAGES)
-					die_usage("--stage: stage %g is not 0, 1, 2 or 3", stages.v[i]);
-			break;
-		case O_PARAM_BYTES:
-			p.param_bytes = S_bytes("--param-bytes", optarg, 0);
-			break;
-		case O_GRAD_BYTES:
-			p.grad_bytes = S_bytes("--grad-bytes", optarg, 0);
-			break;
-		case O_OPTIM_BYTES:
-			p.optim_bytes = S_bytes("--optim-bytes", optarg, 1);
-			break;
-		case O_ALGO:
-			if (ar_algo_lookup(optarg, &p.algo, &eb) < 0)
-				die_usage("--algo: %s", eb.msg);
-			break;
-		case 'h':
-			usage_exit(usage, 0);
-		default:
-			usage_exit(usage, 2);
-		}
-	}
-	no_more_args(argc, argv, optind, usage);
-	if (!!params_arg + !!weights_arg + !!workload_arg != 1)
+	opts_parse(argc, argv, options, &usage, 0);
+	for (i = 0; i < stages.n; i++)
+		if (stages.v[i] != floor(stages.v[i]) || stages.v[i] < 0 ||
+		    stages.v[i] >= ZERO_STAGES)
+			die_usage("--stage: stage %g is not 0, 1, 2 or 3", stages.v[i]);
+	weights_arg = opts_given(options, "weights");
+	if (!!wa.params_arg + !!weights_arg + !!wa.workload != 1)
 		die_usage("zero: give the model with exactly one of --params, --weights or --workload");
 	if (weights_arg)
 		p.params = weights / p.param_bytes;
-	if (workload_arg) {
-		if (preset_load(&ctx->dirs, workload_arg, &pr, &eb) < 0)
-			die("--workload: %s", eb.msg);
-		if (workload_from_preset(&pr, &w, &eb) < 0) {
-			preset_release(&pr);
-			die("--workload: %s", eb.msg);
-		}
-		preset_release(&pr);
-		p.params = workload_params(&w);
-	}
+	else
+		p.params = workload_args_params(ctx, &wa, &w);
 	if (zero_check(&p, &eb) < 0)
 		die_usage("zero: %s", eb.msg);
 	if (!ranks.n) {
@@ -379,7 +317,7 @@ int cmd_zero(int argc, char **argv, struct ctx *ctx)
 
 	o = ctx_out_open(ctx);
 	ctx_echo_link(ctx, o);
-	if (workload_arg) {
+	if (wa.workload) {
 		out_input_str(o, "workload", "workload", w.name);
 		out_input(o, "params", "parameters", p.params, H_PLAIN, 12,
 			  workload_describe(note, sizeof(note), &w));

@@ -54,7 +54,7 @@ static void print_main_usage(FILE *f)
 	for (i = 0; i < NCOMMANDS; i++)
 		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
 	fputs("  help       show this text, or a command's options\n\n", f);
-	fputs(global_usage, f);
+	opts_print_help(f, global_options);
 	fputs(main_usage_tail, f);
 }
 
@@ -68,53 +68,7 @@ static const struct command *find_command(const char *name)
 	return NULL;
 }
 
-/* The global options that take a value, long and short spellings. */
-enum gopt { G_ALPHA, G_BETA, G_GAMMA, G_PRESET, G_PRESETS_DIR, G_FORMAT,
-	    G_OUTPUT, G_PLOT, G_RENDER, G_COUNT };
-static const struct {
-	const char *lng;
-	const char *shrt;
-} gopts[G_COUNT] = {
-	{ "--alpha", NULL }, { "--beta", NULL }, { "--gamma", NULL },
-	{ "--preset", NULL }, { "--presets-dir", NULL }, { "--format", NULL },
-	{ "--output", "-o" }, { "--plot", NULL }, { "--render", NULL },
-};
-
-/*
- * If argv[*i] is a global option, store its value in val[], advance *i
- * past it and return 1; return 0 otherwise.  Accepts "--alpha 5us",
- * "--alpha=5us", "-o FILE" and "-oFILE".
- */
-static int take_global(int argc, char **argv, int *i, const char *val[])
-{
-	const char *a = argv[*i];
-	int g;
-
-	for (g = 0; g < G_COUNT; g++) {
-		size_t n = strlen(gopts[g].lng);
-		const char *v = NULL;
-
-		if (!strncmp(a, gopts[g].lng, n) && a[n] == '=')
-			v = a + n + 1;
-		else if (!strcmp(a, gopts[g].lng) ||
-			 (gopts[g].shrt && !strcmp(a, gopts[g].shrt))) {
-			if (*i + 1 >= argc)
-				die_usage("option '%s' needs a value", a);
-			v = argv[++*i];
-		} else if (gopts[g].shrt && !strncmp(a, gopts[g].shrt, 2) && a[2])
-			v = a + 2;
-		if (v) {
-			if (val[g])
-				die_usage("option '%s' given twice", gopts[g].lng);
-			val[g] = v;
-			++*i;
-			return 1;
-		}
-	}
-	return 0;
-}
-
-static void resolve_link(struct ctx *ctx, const char *val[])
+static void resolve_link(struct ctx *ctx, const struct global_args *g)
 {
 	struct errbuf eb;
 
@@ -122,10 +76,10 @@ static void resolve_link(struct ctx *ctx, const char *val[])
 	ctx->link.beta = DEFAULT_BETA;
 	ctx->link.gamma = 0;
 	ctx->alpha_src = ctx->beta_src = ctx->gamma_src = "default";
-	preset_dirs_init(&ctx->dirs, val[G_PRESETS_DIR]);
+	preset_dirs_init(&ctx->dirs, g->presets_dir);
 
-	if (val[G_PRESET]) {
-		if (preset_load(&ctx->dirs, val[G_PRESET], &ctx->preset, &eb) < 0)
+	if (g->preset) {
+		if (preset_load(&ctx->dirs, g->preset, &ctx->preset, &eb) < 0)
 			die("%s", eb.msg);
 		if (preset_link(&ctx->preset, &ctx->link, &eb) < 0)
 			die("%s", eb.msg);
@@ -135,21 +89,21 @@ static void resolve_link(struct ctx *ctx, const char *val[])
 			ctx->gamma_src = "preset";
 		ctx->link_given = 1;
 	}
-	if (val[G_ALPHA]) {
-		ctx->link.alpha = opt_quantity_range("--alpha", Q_TIME, val[G_ALPHA], 0, 3600);
+	if (g->alpha) {
+		ctx->link.alpha = opt_quantity_range("--alpha", Q_TIME, g->alpha, 0, 3600);
 		ctx->alpha_src = "option";
 		ctx->link_given = 1;
 	}
-	if (val[G_BETA]) {
-		ctx->link.beta = opt_quantity_range("--beta", Q_RATE, val[G_BETA], BETA_MIN, 1e18);
+	if (g->beta) {
+		ctx->link.beta = opt_quantity_range("--beta", Q_RATE, g->beta, BETA_MIN, 1e18);
 		if (ctx->link.beta <= 0)
-			die_usage("--beta: bandwidth must be positive, got '%s'", val[G_BETA]);
+			die_usage("--beta: bandwidth must be positive, got '%s'", g->beta);
 		ctx->beta_src = "option";
 		ctx->link_given = 1;
 	}
-	if (val[G_GAMMA]) {
+	if (g->gamma) {
 		/* γ is a time per byte; written as a plain number of s/B. */
-		ctx->link.gamma = opt_quantity_range("--gamma", Q_NUMBER, val[G_GAMMA], 0, 1);
+		ctx->link.gamma = opt_quantity_range("--gamma", Q_NUMBER, g->gamma, 0, 1);
 		ctx->gamma_src = "option";
 	}
 }
@@ -173,7 +127,7 @@ static int finish_stdout(int status)
 
 int main(int argc, char **argv)
 {
-	const char *val[G_COUNT] = { 0 };
+	const struct global_args *g = &global_args;
 	const struct command *cmd = NULL;
 	struct ctx ctx;
 	char **rest;
@@ -194,7 +148,7 @@ int main(int argc, char **argv)
 				rest[1 + nrest++] = argv[i++];
 			break;
 		}
-		if (take_global(argc, argv, &i, val))
+		if (opts_take(global_options, argc, argv, &i, NULL))
 			continue;
 		if (!cmd && argv[i][0] != '-') {
 			if (!strcmp(argv[i], "help")) {
@@ -227,6 +181,25 @@ int main(int argc, char **argv)
 			free(rest);
 			return finish_stdout(0);
 		}
+		/* for the completion scripts: the commands, then the global options */
+		if (!cmd && !strcmp(argv[i], "--help-commands")) {
+			size_t k;
+
+			for (k = 0; k < NCOMMANDS; k++)
+				printf("%s\t%s\n", commands[k].name, commands[k].summary);
+			free(rest);
+			return finish_stdout(0);
+		}
+		if (!cmd && !strcmp(argv[i], "--help-complete")) {
+			opts_print_complete(stdout, global_options);
+			free(rest);
+			return finish_stdout(0);
+		}
+		if (!cmd && !strcmp(argv[i], "--help-roff")) {
+			opts_print_roff(stdout, global_options);
+			free(rest);
+			return finish_stdout(0);
+		}
 		if (!cmd && !strcmp(argv[i], "--version")) {
 			puts("commtime " COMMTIME_VERSION);
 			free(rest);
@@ -241,11 +214,11 @@ int main(int argc, char **argv)
 	rest[0] = (char *)cmd->name;
 	rest[1 + nrest] = NULL;
 
-	if (val[G_FORMAT] && out_format_parse(val[G_FORMAT], &ctx.format, &eb) < 0)
+	if (g->format && out_format_parse(g->format, &ctx.format, &eb) < 0)
 		die_usage("--format: %s", eb.msg);
-	ctx.output = val[G_OUTPUT];
+	ctx.output = g->output;
 	/* "-o expected.csv" with no --format means CSV; likewise .json. */
-	if (!val[G_FORMAT] && ctx.output) {
+	if (!g->format && ctx.output) {
 		size_t n = strlen(ctx.output);
 
 		if (n > 4 && !strcmp(ctx.output + n - 4, ".csv"))
@@ -253,8 +226,8 @@ int main(int argc, char **argv)
 		else if (n > 5 && !strcmp(ctx.output + n - 5, ".json"))
 			ctx.format = FMT_JSON;
 	}
-	ctx.plot = val[G_PLOT];
-	ctx.render = val[G_RENDER];
+	ctx.plot = g->plot;
+	ctx.render = g->render;
 	if (ctx.render && !plot_terminal_for(ctx.render))
 		die_usage("--render: cannot tell the image format of '%s' "
 			  "(use a name ending in .png, .svg or .pdf)", ctx.render);
@@ -267,7 +240,7 @@ int main(int argc, char **argv)
 	/* A script that cannot name its image is refused before any work. */
 	if (ctx.plot)
 		free(ctx_script_image(&ctx));
-	resolve_link(&ctx, val);
+	resolve_link(&ctx, g);
 
 	status = cmd->fn(1 + nrest, rest, &ctx);
 

@@ -13,6 +13,8 @@
 
 #include "measure.h"
 #include "model.h"
+#include "mpilog.h"
+#include "nccljson.h"
 #include "nccllog.h"
 #include "units.h"
 
@@ -82,27 +84,83 @@ int meas_read_file(const char *path, char **buf, size_t *len, struct errbuf *eb)
 	return 0;
 }
 
+const char *meas_format_name(int format)
+{
+	switch (format) {
+	case MEAS_NCCL_JSON: return "nccl-tests JSON";
+	case MEAS_CSV: return "CSV";
+	case MEAS_OSU: return "OSU micro-benchmarks";
+	case MEAS_IMB: return "Intel MPI Benchmarks";
+	default: return "nccl-tests log";
+	}
+}
+
+/* Does the line [s, e) start with prefix (after blanks)? */
+static int S_starts(const char *s, const char *e, const char *prefix)
+{
+	size_t n = strlen(prefix);
+
+	while (s < e && (*s == ' ' || *s == '\t'))
+		s++;
+	return (size_t)(e - s) >= n && !memcmp(s, prefix, n);
+}
+
+static int S_holds(const char *s, const char *e, const char *word)
+{
+	size_t n = strlen(word);
+
+	for (; s + n <= e; s++)
+		if (!memcmp(s, word, n))
+			return 1;
+	return 0;
+}
+
 /*
- * A CSV file starts with a header naming a size column, on a line with a
- * comma; an nccl-tests log starts with '#' comments, NCCL lines or rows of
- * blank-separated numbers, none of which fits.
+ * The format of a file, from its content (measure.h).  A CSV header has a
+ * comma and names a size column; an nccl-tests log starts with '#'
+ * comments, NCCL lines or rows of blank-separated numbers, none of which
+ * fits.  The markers of the MPI suites are looked for in the first 200
+ * lines: their titles come before any data.
  */
-static int S_looks_csv(const char *buf, size_t len)
+static int S_sniff(const char *buf, size_t len)
 {
 	size_t i = 0, end;
-	int comma = 0, size = 0;
+	int lines = 0, csv = -1;
 
 	while (i < len && isspace((unsigned char)buf[i]))
 		i++;
-	for (end = i; end < len && buf[end] != '\n'; end++) {
-		if (buf[end] == ',')
-			comma = 1;
-		if (end + 4 <= len && !strncasecmp(buf + end, "size", 4))
-			size = 1;
-		if (end + 5 <= len && !strncasecmp(buf + end, "bytes", 5))
-			size = 1;
+	if (i < len && buf[i] == '{')
+		return MEAS_NCCL_JSON;
+	for (i = 0; i < len && lines < 200; i = end + 1, lines++) {
+		const char *e;
+		int comma = 0, size = 0;
+		size_t k;
+
+		for (end = i; end < len && buf[end] != '\n'; end++)
+			;
+		e = buf + end;
+		if (S_starts(buf + i, e, "# OSU "))
+			return MEAS_OSU;
+		if (S_starts(buf + i, e, "# Benchmarking ") || S_holds(buf + i, e, "MPI Benchmarks"))
+			return MEAS_IMB;
+		if (S_starts(buf + i, e, "#") || csv >= 0)
+			continue;
+		for (k = i; k < end && isspace((unsigned char)buf[k]); k++)
+			;
+		if (k == end)
+			continue;
+		/* The first line that is neither blank nor a comment. */
+		for (; k < end; k++) {
+			if (buf[k] == ',')
+				comma = 1;
+			if (k + 4 <= end && !strncasecmp(buf + k, "size", 4))
+				size = 1;
+			if (k + 5 <= end && !strncasecmp(buf + k, "bytes", 5))
+				size = 1;
+		}
+		csv = comma && size;
 	}
-	return i < len && buf[i] != '#' && comma && size;
+	return csv > 0 ? MEAS_CSV : MEAS_NCCL_TEXT;
 }
 
 int meas_load_file(const char *path, struct meas *m, struct errbuf *eb)
@@ -116,10 +174,23 @@ int meas_load_file(const char *path, struct meas *m, struct errbuf *eb)
 	/* Spreadsheets save CSV with a UTF-8 byte order mark; it is not data. */
 	if (len >= 3 && !memcmp(buf, "\xEF\xBB\xBF", 3))
 		skip = 3;
-	if (S_looks_csv(buf + skip, len - skip))
+	m->format = S_sniff(buf + skip, len - skip);
+	switch (m->format) {
+	case MEAS_CSV:
 		rc = meas_parse_csv(buf + skip, len - skip, path, m, eb);
-	else
+		break;
+	case MEAS_NCCL_JSON:
+		rc = nccljson_parse(buf + skip, len - skip, path, m, eb);
+		break;
+	case MEAS_OSU:
+		rc = osulog_parse(buf + skip, len - skip, path, m, eb);
+		break;
+	case MEAS_IMB:
+		rc = imblog_parse(buf + skip, len - skip, path, m, eb);
+		break;
+	default:
 		rc = nccllog_parse(buf + skip, len - skip, path, m, eb);
+	}
 	free(buf);
 	return rc;
 }
@@ -146,7 +217,10 @@ static const struct {
 	{ "time", C_TIME, 0, 1 }, { "time_s", C_TIME, 0, 1 }, { "time_ms", C_TIME, -3, 1 },
 	{ "time_us", C_TIME, -6, 1 }, { "time_ns", C_TIME, -9, 1 },
 	{ "expected_time_s", C_TIME, 0, 1 },
-	{ "ranks", C_RANKS, 0, 1 }, { "op", C_OP, 0, 1 }, { "algo", C_ALGO, 0, 1 },
+	{ "time_sec", C_TIME, 0, 1 }, { "latency_us", C_TIME, -6, 1 },
+	{ "ranks", C_RANKS, 0, 1 }, { "nranks", C_RANKS, 0, 1 },
+	{ "world_size", C_RANKS, 0, 1 },
+	{ "op", C_OP, 0, 1 }, { "collective", C_OP, 0, 1 }, { "algo", C_ALGO, 0, 1 },
 	{ "check", C_CHECK, 0, 1 },
 };
 #define NCSV_NAMES (sizeof(csv_names) / sizeof(csv_names[0]))
@@ -329,6 +403,7 @@ int meas_parse_csv(const char *buf, size_t len, const char *name,
 		cs->scale[k] = 1;
 	}
 	m->from_log = 0;
+	m->format = MEAS_CSV;
 	if (csv_init(&p, CSV_STRICT | CSV_STRICT_FINI) != 0) {
 		free(cs);
 		return errbuf_set(eb, "%s: out of memory", name);
@@ -339,6 +414,11 @@ int meas_parse_csv(const char *buf, size_t len, const char *name,
 		size_t end = nl ? (size_t)(nl - buf) + 1 : len;
 
 		cs->line++;
+		/* '#' lines before the header: what made the file, not data. */
+		if (!cs->header_done && cs->field == 0 && buf[pos] == '#') {
+			pos = end;
+			continue;
+		}
 		if (memchr(buf + pos, '\0', end - pos)) {
 			cs->failed = errbuf_set(eb, "%s:%d: binary data (a NUL byte); "
 						"expected CSV", name, cs->line);
@@ -383,6 +463,11 @@ int meas_select(struct meas *m, int op, unsigned long ranks, struct errbuf *eb)
 			continue;
 		if (ranks > 0 && r->ranks != ranks)
 			continue;
+		/* MPI suites' per-rank sizes to nccl-tests' whole buffers. */
+		if (r->size_per_rank && r->ranks > 0) {
+			r->size *= (double)r->ranks;
+			r->size_per_rank = 0;
+		}
 		m->rows[k++] = *r;
 	}
 	if (k == 0) {

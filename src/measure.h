@@ -22,13 +22,24 @@ struct meas_row {
 	unsigned long ranks; /* rank count of this row, 0 if unknown */
 	int algo;          /* enum ar_algo of a CSV "algo" column, -1 if none */
 	int line;          /* line of the input it came from */
+	int size_per_rank; /* 1: size is per rank (OSU, IMB all-gather and
+			      all-to-all); meas_select multiplies it by ranks */
 };
+
+/* The formats meas_load_file tells apart (models/nccl-tests.md). */
+enum meas_format {
+	MEAS_NCCL_TEXT, MEAS_NCCL_JSON, MEAS_CSV, MEAS_OSU, MEAS_IMB
+};
+
+/* "nccl-tests log", "nccl-tests JSON", "CSV", ... for messages and output. */
+const char *meas_format_name(int format);
 
 struct meas {
 	char *path;        /* name used in messages: "file" */
 	int op;            /* enum coll_op when every row agrees, else -1 */
 	unsigned long ranks; /* rank count when every row agrees, else 0 */
-	int from_log;      /* 1: read from an nccl-tests log, 0: from CSV */
+	int from_log;      /* 1: read from a benchmark's output, 0: from CSV */
+	int format;        /* enum meas_format it was read as */
 	struct meas_row *rows;
 	size_t n, alloc;
 };
@@ -43,15 +54,24 @@ void meas_release(struct meas *m);
 void meas_push(struct meas *m, const struct meas_row *r);
 
 /*
- * Read a measurement file: a CSV file when its first non-blank line is a
- * header naming a size column and holding a comma, otherwise an nccl-tests
- * log.  Fills m (released by the caller also on error) and returns 0, or
- * -1 with "file:line: ..." (or "file: ...") in eb.
+ * Read a measurement file, telling its format from its content (the
+ * first match wins):
+ *   - JSON when the first character that is not blank is '{' (nccl-tests -J);
+ *   - OSU micro-benchmarks when a line starts "# OSU ";
+ *   - Intel MPI Benchmarks when a line starts "# Benchmarking " or holds
+ *     "MPI Benchmarks";
+ *   - CSV when the first line that is neither blank nor a '#' comment is a
+ *     header naming a size column and holding a comma;
+ *   - otherwise an nccl-tests log.
+ * Sets m->format.  Fills m (released by the caller also on error) and
+ * returns 0, or -1 with "file:line: ..." (or "file: ...") in eb.
  */
 int meas_load_file(const char *path, struct meas *m, struct errbuf *eb);
 
 /*
- * Parse CSV text with libcsv.  A header row names the columns; recognised
+ * Parse CSV text with libcsv.  Lines starting with '#' before the header
+ * are comments (a script's description of its run).  A header row names
+ * the columns; recognised
  * (case-insensitive) are a size column (size, size_B, bytes, size_KB,
  * size_KiB, size_MB, size_MiB, size_GB, size_GiB), a time column (time,
  * time_s, time_ms, time_us, time_ns, or expected_time_s as `plan` writes),

@@ -259,6 +259,7 @@ static int S_data_row(struct parser *ps, char **f, int nf)
 		l.busbw_ip = nf - 2;
 	}
 	r.line = ps->line;
+	r.size_per_rank = 0;
 	r.op = ps->op;
 	r.ranks = 0;
 	r.algo = -1;

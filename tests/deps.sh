@@ -1,11 +1,14 @@
 #!/bin/sh
 # Make sure the build and test dependencies are present.  Installs them with
 # apt-get when running as root on a Debian-like system; otherwise prints the
-# exact command to run.
+# exact command to run.  "deps.sh probe" does the same for Open MPI, which
+# only commtime-probe needs.
 pkgs=""
+want="libgsl-dev libcsv-dev gnuplot-nox pkg-config"
+[ "$1" = probe ] && want="openmpi-bin libopenmpi-dev"
 have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'ok installed'; }
 command -v dpkg-query >/dev/null 2>&1 || exit 0
-for p in libgsl-dev libcsv-dev gnuplot-nox pkg-config; do
+for p in $want; do
 	have_pkg "$p" || pkgs="$pkgs $p"
 done
 # gnuplot from another package (gnuplot-qt, gnuplot-x11) serves as well.

@@ -1,0 +1,1 @@
+fit tests/data/mpi/osu-allreduce-144.txt --ranks 144 --regimes 1 --format csv

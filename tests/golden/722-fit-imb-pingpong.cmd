@@ -1,0 +1,1 @@
+fit tests/data/mpi/imb-pingpong-allreduce.txt --op sendrecv --regimes 1

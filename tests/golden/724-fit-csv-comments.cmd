@@ -1,0 +1,1 @@
+fit tests/data/nccl/comment-lines.csv --regimes 1

@@ -1,0 +1,67 @@
+#!/bin/sh
+# The option tables: every command has --help (stdout, exit 0), says in at
+# most three lines of stderr that an option is unknown, refuses an option
+# given twice, and lists in its --help every option it parses.
+top=${top:-$(cd "$(dirname "$0")/.." && pwd)}
+COMMTIME=${COMMTIME:-$top/commtime}
+LC_ALL=C; export LC_ALL
+unset COMMTIME_PRESETS
+d=$top/tests/tmp/t-options
+rm -rf "$d" && mkdir -p "$d" || exit 1
+cd "$top" || exit 1
+
+n=0
+check() { # description, then a command that succeeds when the check holds
+	n=$((n + 1))
+	desc=$1; shift
+	if "$@"; then echo "ok $n - $desc"; else echo "not ok $n - $desc"; fi
+}
+status_is() { # want, then the command; stdout and stderr to $d/out, $d/err
+	want=$1; shift
+	"$@" >"$d/out" 2>"$d/err" </dev/null
+	[ "$?" = "$want" ]
+}
+short_error() { # at most three lines, the first an error naming $1
+	[ "$(wc -l <"$d/err")" -le 3 ] && head -1 "$d/err" | grep -q "^commtime: error: .*$1"
+}
+
+cmds=$("$COMMTIME" --help-commands | cut -f1)
+check "--help-commands lists the commands" test -n "$cmds"
+for c in $cmds; do
+	check "$c --help exits 0 on stdout" status_is 0 "$COMMTIME" "$c" --help
+	check "$c --help starts with its usage" grep -q "^usage: commtime.*$c" "$d/out"
+	cp "$d/out" "$d/help"
+	check "$c: an unknown option is exit 2" status_is 2 "$COMMTIME" "$c" --no-such-option
+	check "$c: an unknown option takes at most three lines" short_error "'--no-such-option'"
+	check "$c: the error says where to look" grep -q "commtime $c --help" "$d/err"
+	# every option of the table is in the help, and is refused twice
+	"$COMMTIME" "$c" --help-complete | cut -f1,2 >"$d/opts"
+	check "$c --help-complete lists options" test -s "$d/opts"
+	while IFS="$(printf '\t')" read -r opt argh; do
+		check "$c: $opt is in the help" grep -q -- "$opt" "$d/help"
+		case $opt in --*) ;; *) continue ;; esac
+		if [ -n "$argh" ]; then
+			check "$c: $opt twice is a usage error" \
+				status_is 2 "$COMMTIME" "$c" "$opt=x" "$opt=y"
+		else
+			check "$c: $opt twice is a usage error" \
+				status_is 2 "$COMMTIME" "$c" "$opt" "$opt"
+		fi
+		check "$c: $opt twice says so" grep -q "'$opt' given twice" "$d/err"
+	done <"$d/opts"
+done
+
+# global options: twice is an error wherever they stand
+check "a global option twice is a usage error" \
+	status_is 2 "$COMMTIME" --alpha 1us ddp --alpha 2us --grad 1G --compute 1s
+check "and says so" grep -q "'--alpha' given twice" "$d/err"
+check "a misspelt option suggests the right one" status_is 2 "$COMMTIME" --rank 8
+check "... --ranks" grep -q "did you mean '--ranks'" "$d/err"
+check "a misspelt option is at most three lines" short_error "'--rank'"
+check "a flag takes no value" status_is 2 "$COMMTIME" fit --robust=yes x.log
+check "... and says so" grep -q "'--robust' takes no value" "$d/err"
+check "a value option at the end needs its value" status_is 2 "$COMMTIME" ddp --grad
+check "... and says so" grep -q "'--grad' needs a value" "$d/err"
+check "--name=value works" status_is 0 "$COMMTIME" --ranks=8 --sizes=1G
+check "after -- everything is an argument" status_is 2 "$COMMTIME" crossover -- --ranks
+check "... an unexpected one" grep -q "unexpected argument '--ranks'" "$d/err"

@@ -1,0 +1,49 @@
+#!/bin/sh
+# commtime-probe end to end: built with mpicc, run on 2 local ranks for a
+# short sweep, its table read back by fit.  Skipped, with a message, when
+# MPI (mpicc and mpirun) is not installed.
+top=${top:-$(cd "$(dirname "$0")/.." && pwd)}
+COMMTIME=${COMMTIME:-$top/commtime}
+LC_ALL=C
+export LC_ALL
+d=$top/tests/tmp/t-probe
+rm -rf "$d" && mkdir -p "$d" || exit 1
+n=0
+ok() { n=$((n + 1)); echo "ok $n - $*"; }
+notok() { n=$((n + 1)); echo "not ok $n - $*"; }
+
+if ! command -v mpicc >/dev/null 2>&1 || ! command -v mpirun >/dev/null 2>&1; then
+	echo "ok 1 - # skip: no MPI (mpicc, mpirun); 'make probe' installs Open MPI"
+	exit 0
+fi
+cd "$top" || exit 1
+if make --no-print-directory commtime-probe >"$d/build" 2>&1; then ok "commtime-probe builds"
+else notok "commtime-probe builds"; cat "$d/build"; exit 0; fi
+
+# Root in CI: Open MPI refuses root without --allow-run-as-root; two ranks
+# may be more than the cores it counts: --oversubscribe.
+run() { timeout 120 mpirun --allow-run-as-root --oversubscribe -np 2 ./commtime-probe "$@"; }
+
+if run -e 64K -w 2 -n 5 >"$d/ar.txt" 2>"$d/ar.err"; then ok "a short all-reduce sweep runs"
+else notok "a short all-reduce sweep runs"; cat "$d/ar.err"; fi
+if [ "$(grep -c '^ *[0-9]' "$d/ar.txt")" = 14 ]; then ok "14 sizes, 8 B to 64 KiB"
+else notok "14 sizes, 8 B to 64 KiB"; cat "$d/ar.txt"; fi
+if [ ! -s "$d/ar.err" ]; then ok "nothing on stderr when it is not a terminal"
+else notok "nothing on stderr when it is not a terminal"; cat "$d/ar.err"; fi
+if "$COMMTIME" fit "$d/ar.txt" --regimes 1 >"$d/fit.out" 2>&1 &&
+   grep -q '^ranks: 2 (from the log' "$d/fit.out" && grep -q '^collective: all_reduce' "$d/fit.out"
+then ok "fit reads its table: all_reduce on 2 ranks"
+else notok "fit reads its table: all_reduce on 2 ranks"; cat "$d/fit.out"; fi
+
+if run --op all_gather,alltoall,sendrecv,reduce_scatter -e 4K -w 1 -n 3 -o "$d/p-" \
+	>"$d/multi.out" 2>"$d/multi.err"; then ok "several collectives, one file each"
+else notok "several collectives, one file each"; cat "$d/multi.err"; fi
+for op in all_gather alltoall sendrecv reduce_scatter; do
+	if "$COMMTIME" fit "$d/p-${op}_perf.txt" --regimes 1 >"$d/fit-$op.out" 2>&1 &&
+	   grep -q "^collective: $op" "$d/fit-$op.out"
+	then ok "fit reads the $op table"
+	else notok "fit reads the $op table"; cat "$d/fit-$op.out"; fi
+done
+run --op bogus >"$d/bad.out" 2>"$d/bad.err"
+if [ $? = 2 ] && grep -q "unknown collective" "$d/bad.err"; then ok "an unknown --op is a usage error"
+else notok "an unknown --op is a usage error"; cat "$d/bad.err"; fi
