@@ -475,8 +475,11 @@ static void render(const struct figure *f, const char *term, struct outfile *o,
 			ntail = keep + (size_t)n;
 		}
 		total += (size_t)n;
-		/* A write error shows in outfile_commit, with its reason. */
-		fwrite(buf, 1, (size_t)n, img);
+		/* A write error shows in outfile_commit, with its reason; the
+		 * rest of the image is read and dropped. */
+		errno = 0;
+		if (!ferror(img) && fwrite(buf, 1, (size_t)n, img) != (size_t)n)
+			outfile_fail(o, errno);
 	}
 	if (to[1] >= 0)
 		close(to[1]);

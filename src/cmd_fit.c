@@ -352,7 +352,8 @@ int cmd_fit(int argc, char **argv, struct ctx *ctx)
 		save_name = name ? xstrdup(name) : preset_name_of(save_path);
 		if (!preset_name_valid(save_name))
 			die_usage("%s: '%s' is not a valid preset name: names use a-z, 0-9, "
-				  "'.', '_' and '-' and start with a letter or digit%s",
+				  "'.', '_' and '-', start with a letter or digit and are at most "
+				  PRESET_NAME_MAX_TEXT " bytes long%s",
 				  name ? "--name" : "--save", save_name,
 				  name ? "" : "; name the file so, or give --name");
 	}

@@ -98,12 +98,13 @@ void preset_release(struct preset *p)
 	memset(p, 0, sizeof(*p));
 }
 
-/* a-z 0-9 . _ -, starting with a letter or a digit. */
+/* a-z 0-9 . _ -, starting with a letter or a digit, at most PRESET_NAME_MAX bytes. */
 int preset_name_valid(const char *s)
 {
 	const char *c;
 
-	if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9')))
+	if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9')) ||
+	    strlen(s) > PRESET_NAME_MAX)
 		return 0;
 	for (c = s; *c; c++)
 		if (!((*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') ||
@@ -283,8 +284,9 @@ static int check_required(struct preset *p, struct errbuf *eb)
 	kv = find_kv(p, "name");
 	if (!preset_name_valid(kv->value))
 		return errbuf_set(eb, "%s:%d: invalid name '%s'; names use a-z, 0-9, '.', "
-				  "'_' and '-' and start with a letter or digit",
-				  p->path, kv->line, kv->value);
+				  "'_' and '-' and start with a letter or digit%s",
+				  p->path, kv->line, kv->value, strlen(kv->value) > PRESET_NAME_MAX ?
+				  " and are at most " PRESET_NAME_MAX_TEXT " bytes long" : "");
 	p->name = kv->value;
 	kv = find_kv(p, "kind");
 	if (strcmp(kv->value, "link") && strcmp(kv->value, "workload"))
@@ -638,7 +640,9 @@ int preset_load(const struct preset_dirs *d, const char *name_or_path,
 		return preset_load_file(name_or_path, p, eb);
 	if (!preset_name_valid(name_or_path))
 		return errbuf_set(eb, "invalid preset name '%s'; names use a-z, 0-9, '.', "
-				  "'_' and '-' and start with a letter or digit", name_or_path);
+				  "'_' and '-' and start with a letter or digit%s", name_or_path,
+				  strlen(name_or_path) > PRESET_NAME_MAX ?
+				  " and are at most " PRESET_NAME_MAX_TEXT " bytes long" : "");
 	for (i = 0; i < d->n; i++) {
 		char *path = join(d->dirs[i], name_or_path);
 		int r;

@@ -129,8 +129,11 @@ void preset_list_free(struct preset *list, size_t n);
 
 /*
  * 1 if s is a valid preset name: a-z, 0-9, '.', '_' and '-', starting with
- * a letter or digit (so a name is never a path, a hidden file or an option).
+ * a letter or digit (so a name is never a path, a hidden file or an
+ * option), at most PRESET_NAME_MAX bytes (so NAME.preset is a file name).
  */
+#define PRESET_NAME_MAX 128
+#define PRESET_NAME_MAX_TEXT "128"
 int preset_name_valid(const char *s);
 
 void preset_release(struct preset *p);

@@ -450,6 +450,9 @@ static int parse_range(enum quantity q, char *item, struct dlist *l, struct errb
 		/* From START each time: no rounding accumulates along the range. */
 		double x = geometric ? start * pow(by, (double)k) : start + (double)k * by;
 
+		/* by^k alone may overflow where start * by^k does not (1e-300:1e300). */
+		if (geometric && isinf(x) && start < 1)
+			x = start * pow(by, (double)(k / 2)) * pow(by, (double)(k - k / 2));
 		if (x > limit)
 			break;
 		if (range_element(q, whole, x, stop, l, eb) < 0)
