@@ -38,6 +38,23 @@ struct opt global_options[] = {
 	{ .type = OPT_STRING, .long_name = "presets-dir", .argh = "DIR",
 	  .value = &global_args.presets_dir, .complete = "dirs",
 	  .help = "search DIR first for presets" },
+	OPT_GROUP_("system (global)"),
+	{ .type = OPT_STRING, .long_name = "system", .argh = "NAME|FILE",
+	  .value = &global_args.system, .complete = "presets:system",
+	  .help = "a system preset: GPUs per node, intra-node link, NICs" },
+	OPT_STRING_("gpus-per-node", "N", &global_args.gpus_per_node,
+		    "override the system's GPUs per node"),
+	OPT_STRING_("nics-per-node", "N", &global_args.nics_per_node,
+		    "override its NIC ports per node"),
+	{ .type = OPT_STRING, .long_name = "intra", .argh = "LINK",
+	  .value = &global_args.intra, .complete = "presets:link",
+	  .help = "override its intra-node link preset" },
+	{ .type = OPT_STRING, .long_name = "inter", .argh = "LINK",
+	  .value = &global_args.inter, .complete = "presets:link",
+	  .help = "override its NIC link preset (one port)" },
+	{ .type = OPT_STRING, .long_name = "model", .argh = "NAME",
+	  .value = &global_args.model, .complete = "tiers",
+	  .help = "cost model on a system: tiers (default)" },
 	OPT_GROUP_("output (global)"),
 	{ .type = OPT_STRING, .long_name = "format", .argh = "FMT",
 	  .value = &global_args.format, .complete = "table csv json",
@@ -234,23 +251,78 @@ void ctx_out_close(const struct ctx *ctx, struct out *o)
 		die("%s", eb.msg);
 }
 
+/*
+ * The system and its tiers, one line each:
+ *   system: dgx-h100 (8 GPUs per node)
+ *   intra: h100-nvlink4, alpha 4.00 µs, beta 370 GB/s (line rate 450 GB/s)
+ *   inter: 8 x ib-ndr, alpha 4.00 µs, beta 48 GB/s each (line rate 50 GB/s)
+ */
+static void echo_system(const struct ctx *ctx, struct out *o)
+{
+	const struct system *s = &ctx->system;
+	char a[32], b[32], l[32], line[320];
+	int table = out_get_format(o) == FMT_TABLE;
+
+	out_input_str(o, "system", "system", s->name);
+	if (s->gpu.name)
+		out_input_str(o, "gpu", "gpu", s->gpu.name);
+	out_input(o, "gpus_per_node", "GPUs per node", (double)s->gpus_per_node, H_PLAIN, 6, NULL);
+	units_fmt_time(a, sizeof(a), s->intra.link.alpha, 3);
+	units_fmt_rate(b, sizeof(b), s->intra.link.beta, 4);
+	units_fmt_rate(l, sizeof(l), s->intra.beta_line, 4);
+	snprintf(line, sizeof(line), "%s, alpha %s, beta %s (line rate %s)", s->intra.name,
+		 a, b, l);
+	if (table) {
+		out_input_str(o, "intra", "intra", line);
+	} else {
+		out_input_str(o, "intra", "intra", s->intra.name);
+		out_input(o, "intra_alpha_s", "", s->intra.link.alpha, H_TIME, 3, NULL);
+		out_input(o, "intra_beta_Bps", "", s->intra.link.beta, H_RATE, 4, NULL);
+		out_input(o, "intra_beta_line_Bps", "", s->intra.beta_line, H_RATE, 4, NULL);
+	}
+	if (s->have_inter && s->nics_per_node) {
+		units_fmt_time(a, sizeof(a), s->inter.link.alpha, 3);
+		units_fmt_rate(b, sizeof(b), s->inter.link.beta, 4);
+		units_fmt_rate(l, sizeof(l), s->inter.beta_line, 4);
+		snprintf(line, sizeof(line), "%u x %s, alpha %s, beta %s each (line rate %s)",
+			 s->nics_per_node, s->inter.name, a, b, l);
+		if (table) {
+			out_input_str(o, "inter", "inter", line);
+		} else {
+			out_input_str(o, "inter", "inter", s->inter.name);
+			out_input(o, "nics_per_node", "", (double)s->nics_per_node, H_PLAIN, 6, NULL);
+			out_input(o, "inter_alpha_s", "", s->inter.link.alpha, H_TIME, 3, NULL);
+			out_input(o, "inter_beta_Bps", "", s->inter.link.beta, H_RATE, 4, NULL);
+			out_input(o, "inter_beta_line_Bps", "", s->inter.beta_line, H_RATE, 4, NULL);
+		}
+	} else if (table) {
+		out_input_str(o, "inter", "inter", "none (one node only)");
+	}
+	out_input_str(o, "model", "model", cost_kind_name(ctx->model.kind));
+}
+
 void ctx_echo_link(const struct ctx *ctx, struct out *o)
 {
 	const char *pname = ctx->have_preset ? ctx->preset.name : NULL;
 	char note[160];
+
+	if (ctx->have_system) {
+		echo_system(ctx, o);
+		return;
+	}
 
 	if (pname)
 		out_input_str(o, "preset", "preset", pname);
 	snprintf(note, sizeof(note), "%s", !strcmp(ctx->alpha_src, "preset") && pname ?
 		 "from the preset" : !strcmp(ctx->alpha_src, "default") ?
 		 "default; set with --alpha or --preset" : "");
-	out_input(o, "alpha_s", "alpha", ctx->link.alpha, H_TIME, 3, note[0] ? note : NULL);
+	out_input(o, "alpha_s", "alpha", ctx->model.link.alpha, H_TIME, 3, note[0] ? note : NULL);
 	snprintf(note, sizeof(note), "%s", !strcmp(ctx->beta_src, "preset") && pname ?
 		 "from the preset" : !strcmp(ctx->beta_src, "default") ?
 		 "default; set with --beta or --preset" : "");
-	out_input(o, "beta_Bps", "beta", ctx->link.beta, H_RATE, 4, note[0] ? note : NULL);
-	if (ctx->link.gamma > 0)
-		out_input(o, "gamma_sPerB", "gamma", ctx->link.gamma, H_PLAIN, 4, "s/B");
+	out_input(o, "beta_Bps", "beta", ctx->model.link.beta, H_RATE, 4, note[0] ? note : NULL);
+	if (ctx->model.link.gamma > 0)
+		out_input(o, "gamma_sPerB", "gamma", ctx->model.link.gamma, H_PLAIN, 4, "s/B");
 }
 
 static const struct column cross_cols[] = {
@@ -263,7 +335,7 @@ static const struct column cross_cols[] = {
 };
 
 void write_crossovers(struct out *o, const struct ctx *ctx, const struct dlist *ranks,
-		      const enum ar_algo *algos, int nalgo, int secondary)
+		      const enum coll_algo *algos, int nalgo, int secondary)
 {
 	struct table t = { "crossover",
 			   "crossover sizes: where two algorithms take equal time",
@@ -290,7 +362,7 @@ void write_crossovers(struct out *o, const struct ctx *ctx, const struct dlist *
 	/* The names are as wide as the longest chosen, so the rows line up. */
 	memcpy(cols, cross_cols, sizeof(cols));
 	for (a = 0; a < nalgo; a++) {
-		int w = (int)strlen(ar_algo_name(algos[a]));
+		int w = (int)strlen(coll_algo_name(algos[a]));
 
 		if (w > cols[1].width)
 			cols[1].width = cols[2].width = w;
@@ -302,19 +374,19 @@ void write_crossovers(struct out *o, const struct ctx *ctx, const struct dlist *
 
 		for (a = 0; a < nalgo; a++)
 			for (b = a + 1; b < nalgo; b++) {
-				const char *na = ar_algo_name(algos[a]), *nb = ar_algo_name(algos[b]);
+				const char *na = coll_algo_name(algos[a]), *nb = coll_algo_name(algos[b]);
 				struct crossing c;
 				struct errbuf eb;
 				double tc = NAN;
 
-				if (crossover_allreduce(algos[a], algos[b], &ctx->link, n,
+				if (crossover_allreduce(algos[a], algos[b], &ctx->model.link, n,
 							CROSS_LO, CROSS_HI, &c, &eb) < 0)
 					die("%d ranks, %s vs %s: %s", (int)n, na, nb, eb.msg);
 				switch (c.result) {
 				case CROSS_FOUND:
 					snprintf(note, sizeof(note), "%s faster below, %s above",
 						 c.below ? nb : na, c.below ? na : nb);
-					tc = ar_time(algos[a], &ctx->link, n, c.bytes);
+					tc = ar_time(algos[a], &ctx->model.link, n, c.bytes);
 					break;
 				case CROSS_A_ALWAYS:
 					snprintf(note, sizeof(note), "%s always faster", na);
@@ -531,8 +603,8 @@ char *ctx_link_text(const struct ctx *ctx, char *buf, size_t len)
 {
 	char a[32], b[32];
 
-	units_fmt_time(a, sizeof(a), ctx->link.alpha, 3);
-	units_fmt_rate(b, sizeof(b), ctx->link.beta, 4);
+	units_fmt_time(a, sizeof(a), ctx->model.link.alpha, 3);
+	units_fmt_rate(b, sizeof(b), ctx->model.link.beta, 4);
 	if (ctx->have_preset)
 		snprintf(buf, len, "\xce\xb1 = %s, \xce\xb2 = %s (%s)", a, b, ctx->preset.name);
 	else

@@ -3,7 +3,7 @@
 
 #include "util.h"
 #include "units.h"
-#include "model.h"
+#include "cost.h"
 #include "preset.h"
 #include "table.h"
 #include "plot.h"
@@ -14,7 +14,15 @@
  * wherever they stood on the command line, and the link they resolve to.
  */
 struct ctx {
-	struct link link;          /* α, β, γ after defaults, preset, options */
+	/*
+	 * The machine every command asks for collective times (cost.h):
+	 * model.kind is COST_LINK in the single-link mode, model.link the α,
+	 * β, γ after defaults, preset and options; with --system it is the
+	 * system's model (tiers, later NCCL's) and model.sys points at system.
+	 */
+	struct cost_model model;
+	int have_system;           /* --system or the ad-hoc system options were given */
+	struct system system;      /* the machine, when have_system */
 	const char *alpha_src;     /* "default", "preset", "option" */
 	const char *beta_src;
 	const char *gamma_src;
@@ -51,6 +59,8 @@ int cmd_presets(int argc, char **argv, struct ctx *ctx);
 int cmd_fit(int argc, char **argv, struct ctx *ctx);
 int cmd_compare(int argc, char **argv, struct ctx *ctx);
 int cmd_plan(int argc, char **argv, struct ctx *ctx);
+int cmd_step(int argc, char **argv, struct ctx *ctx);
+int cmd_search(int argc, char **argv, struct ctx *ctx);
 
 /*
  * Helpers shared by the commands (cli.c).  They talk to the user: a value
@@ -65,6 +75,7 @@ int cmd_plan(int argc, char **argv, struct ctx *ctx);
  */
 struct global_args {
 	const char *alpha, *beta, *gamma, *preset, *presets_dir;
+	const char *system, *model, *gpus_per_node, *nics_per_node, *intra, *inter;
 	const char *format, *output, *plot, *render;
 };
 extern struct global_args global_args;
@@ -77,10 +88,10 @@ extern struct opt global_options[];
 
 /* The algorithms of a list option (--algo ring,tree). */
 struct algo_set {
-	enum ar_algo v[AR_COUNT];
+	enum coll_algo v[ALGO_COUNT];
 	int n;
 };
-opt_cb opt_cb_algo;    /* value: enum ar_algo *, one algorithm */
+opt_cb opt_cb_algo;    /* value: enum coll_algo *, one algorithm */
 opt_cb opt_cb_algos;   /* value: struct algo_set *, a list without repeats */
 opt_cb opt_cb_op;      /* value: int *, an enum coll_op */
 opt_cb opt_cb_count2;  /* value: unsigned long *, a rank count >= 2 */
@@ -90,10 +101,10 @@ opt_cb opt_cb_ranks2;  /* value: struct dlist *, rank counts >= 2 */
 struct meas_args {
 	int op;                 /* enum coll_op, or -1: the log's */
 	unsigned long ranks;    /* 0: the log's */
-	enum ar_algo algo;      /* all-reduce algorithm of the model */
+	enum coll_algo algo;      /* all-reduce algorithm of the model */
 	int in_place;           /* use the in-place times */
 };
-#define MEAS_ARGS_INIT { .op = -1, .ranks = 0, .algo = AR_RING, .in_place = 0 }
+#define MEAS_ARGS_INIT { .op = -1, .ranks = 0, .algo = ALGO_RING, .in_place = 0 }
 #define OPTS_MEASUREMENT(m) \
 	OPT_GROUP_("measurement"), \
 	{ .type = OPT_CALLBACK, .long_name = "op", .argh = "NAME", .value = &(m)->op, \
@@ -198,6 +209,6 @@ char *ctx_link_text(const struct ctx *ctx, char *buf, size_t len);
  * secondary: 1 to keep it out of CSV.
  */
 void write_crossovers(struct out *o, const struct ctx *ctx, const struct dlist *ranks,
-		      const enum ar_algo *algos, int nalgo, int secondary);
+		      const enum coll_algo *algos, int nalgo, int secondary);
 
 #endif

@@ -70,11 +70,11 @@ static const struct unit *find_unit(const char *s)
 
 /* The human table: one row per rank count and size, one column per algorithm. */
 static void write_wide(struct out *o, const struct ctx *ctx, const struct dlist *ranks,
-		       const struct dlist *sizes, const enum ar_algo *algos, int nalgo,
+		       const struct dlist *sizes, const enum coll_algo *algos, int nalgo,
 		       const struct unit *u)
 {
-	struct column cols[2 + AR_COUNT + 1];
-	struct cell cells[2 + AR_COUNT + 1];
+	struct column cols[2 + ALGO_COUNT + 1];
+	struct cell cells[2 + ALGO_COUNT + 1];
 	struct table t = { "allreduce", "all-reduce time per rank count and message size",
 			   cols, 0, 0 };
 	size_t i, j;
@@ -83,7 +83,7 @@ static void write_wide(struct out *o, const struct ctx *ctx, const struct dlist 
 	cols[nc++] = (struct column){ "ranks", "ranks", COL_INT, H_PLAIN, 0, NULL, 0, 5, COL_ALL };
 	cols[nc++] = (struct column){ "size_B", "size", COL_NUM, H_SIZE, 0, NULL, 0, 9, COL_ALL };
 	for (k = 0; k < nalgo; k++)
-		cols[nc++] = (struct column){ ar_algo_name(algos[k]), ar_algo_name(algos[k]),
+		cols[nc++] = (struct column){ coll_algo_name(algos[k]), coll_algo_name(algos[k]),
 					      COL_NUM, H_FIXED, u->scale, u->suffix, 1, 12,
 					      COL_ALL };
 	cols[nc++] = (struct column){ "faster", "faster", COL_STR, H_PLAIN, 0, NULL, 0, 0, COL_ALL };
@@ -99,7 +99,7 @@ static void write_wide(struct out *o, const struct ctx *ctx, const struct dlist 
 			cells[0] = (struct cell){ NULL, ranks->v[i] };
 			cells[1] = (struct cell){ NULL, sizes->v[j] };
 			for (k = 0; k < nalgo; k++) {
-				double tk = ar_time(algos[k], &ctx->link, n, sizes->v[j]);
+				double tk = ar_time(algos[k], &ctx->model.link, n, sizes->v[j]);
 
 				cells[2 + k] = (struct cell){ NULL, tk };
 				if (tk < best) {
@@ -111,7 +111,7 @@ static void write_wide(struct out *o, const struct ctx *ctx, const struct dlist 
 				}
 			}
 			cells[2 + nalgo] = (struct cell){
-				n <= 1 ? "none (1 rank)" : tie ? "tie" : ar_algo_name(algos[b]), 0 };
+				n <= 1 ? "none (1 rank)" : tie ? "tie" : coll_algo_name(algos[b]), 0 };
 			out_row(o, cells);
 		}
 	out_table_end(o);
@@ -119,7 +119,7 @@ static void write_wide(struct out *o, const struct ctx *ctx, const struct dlist 
 
 /* CSV and JSON: one row per rank count, size and algorithm, streamed. */
 static void write_long(struct out *o, const struct ctx *ctx, const struct dlist *ranks,
-		       const struct dlist *sizes, const enum ar_algo *algos, int nalgo)
+		       const struct dlist *sizes, const enum coll_algo *algos, int nalgo)
 {
 	struct table t = { "allreduce", NULL, long_cols,
 			   sizeof(long_cols) / sizeof(long_cols[0]), 0 };
@@ -137,11 +137,11 @@ static void write_long(struct out *o, const struct ctx *ctx, const struct dlist 
 		for (j = 0; j < sizes->n; j++) {
 			cells[1] = (struct cell){ NULL, sizes->v[j] };
 			for (k = 0; k < nalgo; k++) {
-				double tk = ar_time(algos[k], &ctx->link, n, sizes->v[j]);
+				double tk = ar_time(algos[k], &ctx->model.link, n, sizes->v[j]);
 				/* one rank moves nothing: no bandwidth to speak of */
 				double algbw = tk > 0 ? sizes->v[j] / tk : NAN;
 
-				cells[2] = (struct cell){ ar_algo_name(algos[k]), 0 };
+				cells[2] = (struct cell){ coll_algo_name(algos[k]), 0 };
 				cells[3] = (struct cell){ NULL, tk };
 				cells[4] = (struct cell){ NULL, algbw };
 				cells[5] = (struct cell){ NULL, algbw * factor };
@@ -172,11 +172,11 @@ static int shown(size_t i, size_t n)
 }
 
 static void figure_allreduce(const struct ctx *ctx, const struct dlist *ranks,
-			     const struct dlist *sizes, const enum ar_algo *algos, int nalgo)
+			     const struct dlist *sizes, const enum coll_algo *algos, int nalgo)
 {
 	struct figure f = { 0 };
 	struct panel *p;
-	double lo = INFINITY, hi = 0, nhalf = ctx->link.alpha * ctx->link.beta;
+	double lo = INFINITY, hi = 0, nhalf = ctx->model.link.alpha * ctx->model.link.beta;
 	char title[256], link[128], text[160], sz[32];
 	size_t i, j;
 	int a, b;
@@ -219,14 +219,14 @@ static void figure_allreduce(const struct ctx *ctx, const struct dlist *ranks,
 		for (a = 0; a < nalgo; a++) {
 			struct plot_series *s;
 
-			snprintf(text, sizeof(text), "%s, %lu ranks", ar_algo_name(algos[a]), n);
+			snprintf(text, sizeof(text), "%s, %lu ranks", coll_algo_name(algos[a]), n);
 			s = plot_add_series(p, text, PS_LINES);
 			s->color = (int)algos[a];
 			s->dash = (int)(i % 5);
 			for (j = 0; j <= 160; j++) {
 				double S = lo * pow(hi / lo, j / 160.0);
 
-				plot_xy(s, S, ar_time(algos[a], &ctx->link, n, S));
+				plot_xy(s, S, ar_time(algos[a], &ctx->model.link, n, S));
 			}
 		}
 		for (a = 0; a < nalgo; a++)
@@ -236,14 +236,14 @@ static void figure_allreduce(const struct ctx *ctx, const struct dlist *ranks,
 
 				/* Solved over the bracket of the crossover table, so the
 				 * figure marks the very sizes the table prints. */
-				if (crossover_allreduce(algos[a], algos[b], &ctx->link, n, CROSS_LO,
+				if (crossover_allreduce(algos[a], algos[b], &ctx->model.link, n, CROSS_LO,
 							CROSS_HI, &c, &eb) < 0 ||
 				    c.result != CROSS_FOUND || c.bytes < lo || c.bytes > hi)
 					continue;
 				units_fmt_size(sz, sizeof(sz), c.bytes);
-				snprintf(text, sizeof(text), "%s/%s %lu: %s", ar_algo_name(algos[a]),
-					 ar_algo_name(algos[b]), n, sz);
-				plot_add_label(p, c.bytes, ar_time(algos[a], &ctx->link, n, c.bytes),
+				snprintf(text, sizeof(text), "%s/%s %lu: %s", coll_algo_name(algos[a]),
+					 coll_algo_name(algos[b]), n, sz);
+				plot_add_label(p, c.bytes, ar_time(algos[a], &ctx->model.link, n, c.bytes),
 					       text, 1);
 			}
 	}
@@ -259,7 +259,7 @@ static void figure_allreduce(const struct ctx *ctx, const struct dlist *ranks,
 int cmd_allreduce(int argc, char **argv, struct ctx *ctx)
 {
 	struct dlist ranks = { 0 }, sizes = { 0 };
-	struct algo_set algos = { .v = { AR_RING, AR_TREE }, .n = 2 };
+	struct algo_set algos = { .v = { ALGO_RING, ALGO_TREE }, .n = 2 };
 	const char *unit_arg = "auto";
 	struct opt options[] = {
 		OPT_RANKS_("ranks", &ranks, "rank counts (default 4,8,16,64); e.g. 2:1024:x2"),
@@ -272,7 +272,7 @@ int cmd_allreduce(int argc, char **argv, struct ctx *ctx)
 		  .help = "times in the table in auto (default), ns, us, ms or s" },
 		OPT_END_()
 	};
-	enum ar_algo *al = algos.v;
+	enum coll_algo *al = algos.v;
 	const struct unit *u = NULL;
 	struct out *o;
 
@@ -303,7 +303,7 @@ int cmd_allreduce(int argc, char **argv, struct ctx *ctx)
 			if (sizes.v[i] < smin)
 				smin = sizes.v[i];
 		for (k = 0; k < (int)algos.n && isfinite(nmin) && isfinite(smin); k++) {
-			tk = ar_time(al[k], &ctx->link, (unsigned long)nmin, smin);
+			tk = ar_time(al[k], &ctx->model.link, (unsigned long)nmin, smin);
 			if (tk > 0 && tk < tmin)
 				tmin = tk;
 		}
@@ -313,7 +313,7 @@ int cmd_allreduce(int argc, char **argv, struct ctx *ctx)
 	o = ctx_out_open(ctx);
 	ctx_echo_link(ctx, o);
 	out_input(o, "n_half_B", "half-bandwidth size n\xc2\xbd = alpha*beta",
-		  ctx->link.alpha * ctx->link.beta, H_SIZE, 4,
+		  ctx->model.link.alpha * ctx->model.link.beta, H_SIZE, 4,
 		  "below it one link is latency-bound");
 	if (ctx->format == FMT_TABLE)
 		write_wide(o, ctx, &ranks, &sizes, al, algos.n, u);

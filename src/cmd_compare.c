@@ -74,7 +74,7 @@ static void load_expected(const char *path, const struct meas *log, int algo,
 	e->n = k;
 	if (k == 0)
 		die("%s: no expected times for algorithm '%s'", path,
-		    ar_algo_name((enum ar_algo)algo));
+		    coll_algo_name((enum coll_algo)algo));
 	if (meas_select(e, log->op, log->ranks, &eb) < 0)
 		die("%s", eb.msg);
 }
@@ -96,7 +96,7 @@ struct predictor {
 	const struct fit_model *fm;    /* the preset's regimes, or NULL */
 	const struct link *link;
 	enum coll_op op;
-	enum ar_algo algo;
+	enum coll_algo algo;
 	unsigned long ranks;
 };
 
@@ -204,7 +204,7 @@ static void figure_compare(const struct ctx *ctx, const struct meas *m,
 		snprintf(pred, sizeof(pred), "predicted (%zu regimes)", pr->fm->nreg);
 	} else {
 		char l[128];
-		const char *algo = pr->op == OP_ALLREDUCE ? ar_algo_name(pr->algo) : "ring";
+		const char *algo = pr->op == OP_ALLREDUCE ? coll_algo_name(pr->algo) : "ring";
 
 		snprintf(link, sizeof(link), "%s with %s", algo, ctx_link_text(ctx, l, sizeof(l)));
 		snprintf(pred, sizeof(pred), "predicted (%s)", algo);
@@ -340,7 +340,7 @@ int cmd_compare(int argc, char **argv, struct ctx *ctx)
 	double tol = 0.25, minbw = 0.70, large = 64.0 * 1048576, line_rate, factor;
 	double *err, peak = NAN, worst = 0, worst_size = NAN, med = NAN;
 	struct meas_args ma = MEAS_ARGS_INIT;
-	enum ar_algo algo;
+	enum coll_algo algo;
 	int have_regimes = 0, nfar = 0;
 	size_t i, nerr = 0, largest_i;
 	struct meas m, e;
@@ -372,9 +372,9 @@ int cmd_compare(int argc, char **argv, struct ctx *ctx)
 		die_usage("--tolerance: '%s' is negative", opts_given(options, "tolerance"));
 	meas_args_load(&ma, argv[0], &m);
 	algo = ma.algo;
-	if (m.op != OP_ALLREDUCE && algo != AR_RING)
+	if (m.op != OP_ALLREDUCE && algo != ALGO_RING)
 		die_usage("--algo: '%s' is modelled for all_reduce only; %s uses ring",
-			  ar_algo_name(algo), coll_op_name((enum coll_op)m.op));
+			  coll_algo_name(algo), coll_op_name((enum coll_op)m.op));
 	factor = busbw_factor((enum coll_op)m.op, m.ranks);
 
 	if (expected)
@@ -383,17 +383,17 @@ int cmd_compare(int argc, char **argv, struct ctx *ctx)
 		 (have_regimes = fit_model_from_preset(&ctx->preset, &fm, &eb)) < 0)
 		die("%s", eb.msg);
 
-	line_rate = ctx->link.beta;
+	line_rate = ctx->model.link.beta;
 	if (ctx->have_preset) {
 		int r = preset_get_quantity(&ctx->preset, "beta_line", Q_RATE, &line_rate, &eb);
 
 		if (r < 0)
 			die("%s", eb.msg);
 		if (r == 0)
-			line_rate = ctx->link.beta;
+			line_rate = ctx->model.link.beta;
 	}
 	pr = (struct predictor){ expected ? &e : NULL, have_regimes ? &fm : NULL,
-				 &ctx->link, (enum coll_op)m.op, algo, m.ranks };
+				 &ctx->model.link, (enum coll_op)m.op, algo, m.ranks };
 
 	o = ctx_out_open(ctx);
 	out_input_str(o, "file", "file", m.path);
@@ -412,7 +412,7 @@ int cmd_compare(int argc, char **argv, struct ctx *ctx)
 	} else {
 		ctx_echo_link(ctx, o);
 		out_input_str(o, "algo", "algorithm", have_regimes ?
-			      "the preset's regimes" : ar_algo_name(algo));
+			      "the preset's regimes" : coll_algo_name(algo));
 	}
 	out_input(o, "line_rate_Bps", "line rate", line_rate, H_RATE, 4,
 		  ctx->have_preset && preset_get(&ctx->preset, "beta_line") ?

@@ -99,7 +99,7 @@ static void S_figure(const struct ctx *ctx, const struct ddp_params *p,
 		snprintf(text + strlen(text), sizeof(text) - strlen(text),
 			 ", %.3g %% of backward overlapped", p->overlap * 100);
 	snprintf(title, sizeof(title), "DDP step: %s gradient, %s compute, %s all-reduce%s; %s",
-		 grad, comp, ar_algo_name(p->algo), text, ctx_link_text(ctx, link, sizeof(link)));
+		 grad, comp, coll_algo_name(p->algo), text, ctx_link_text(ctx, link, sizeof(link)));
 	f.title = xstrdup(title);
 	f.comment = xstrdup("commtime ddp: time and communication share of a data-parallel "
 			    "step against ranks");
@@ -144,7 +144,7 @@ static void S_figure(const struct ctx *ctx, const struct ddp_params *p,
 	for (i = 0; i < n; i++) {
 		struct ddp_step s;
 
-		ddp_step(p, &ctx->link, (unsigned long)grid[i], &s);
+		ddp_step(p, &ctx->model.link, (unsigned long)grid[i], &s);
 		plot_xy(step, grid[i], s.step_s);
 		plot_xy(compute, grid[i], p->compute);
 		plot_xy(comm, grid[i], s.comm_s);
@@ -160,7 +160,7 @@ static void S_figure(const struct ctx *ctx, const struct ddp_params *p,
 	for (i = 0; i < ranks->n; i++) {
 		struct ddp_step s;
 
-		ddp_step(p, &ctx->link, (unsigned long)ranks->v[i], &s);
+		ddp_step(p, &ctx->model.link, (unsigned long)ranks->v[i], &s);
 		snprintf(text, sizeof(text), "%.1f %%", 100 * s.fraction);
 		plot_add_label(ps, ranks->v[i], 100 * s.fraction, ranks->n <= 8 ? text : "", 1);
 	}
@@ -269,7 +269,7 @@ int cmd_ddp(int argc, char **argv, struct ctx *ctx)
 	} else
 		out_input(o, "grad_B", "gradient", p.grad_bytes, H_SIZE, 4, NULL);
 	out_input(o, "compute_s", "compute", p.compute, H_TIME, 4, "forward + backward, one step");
-	out_input_str(o, "algo", "all-reduce", ar_algo_name(p.algo));
+	out_input_str(o, "algo", "all-reduce", coll_algo_name(p.algo));
 	if (p.bucket > 0) {
 		snprintf(note, sizeof(note), "%.0f buckets per step",
 			 p.bucket < p.grad_bytes ? ceil(p.grad_bytes / p.bucket) : 1);
@@ -296,9 +296,9 @@ int cmd_ddp(int argc, char **argv, struct ctx *ctx)
 		enum target_result tr = TARGET_FOUND;
 		double beta = NAN;
 
-		ddp_step(&p, &ctx->link, n, &s);
+		ddp_step(&p, &ctx->model.link, n, &s);
 		if (target > 0) {
-			if (ddp_target_beta(&p, &ctx->link, n, target, &tr, &beta, &eb) < 0) {
+			if (ddp_target_beta(&p, &ctx->model.link, n, target, &tr, &beta, &eb) < 0) {
 				out_abort(o);
 				die("ddp: %s", eb.msg);
 			}
@@ -327,12 +327,12 @@ int cmd_ddp(int argc, char **argv, struct ctx *ctx)
 	if (unreachable) {
 		/* Say why: with infinite bandwidth only the latency terms are left. */
 		for (i = 0; i < ranks.n; i++) {
-			struct link inf = ctx->link;
+			struct link inf = ctx->model.link;
 			struct ddp_step s;
 			enum target_result tr;
 			double beta;
 
-			if (ddp_target_beta(&p, &ctx->link, (unsigned long)ranks.v[i], target,
+			if (ddp_target_beta(&p, &ctx->model.link, (unsigned long)ranks.v[i], target,
 					    &tr, &beta, &eb) < 0 || tr != TARGET_UNREACHABLE)
 				continue;
 			inf.beta = INFINITY;

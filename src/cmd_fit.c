@@ -107,7 +107,7 @@ static void save(const char *path, const struct meas *m,
 		       "%s on %lu ranks, %s model, %s times\n"
 		       "alpha-beta: alpha %s, beta %s, rms relative error %.1f %%\n",
 		       m->path, coll_op_name((enum coll_op)m->op), m->ranks,
-		       ar_algo_name(fm->algo), inplace ? "in-place" : "out-of-place",
+		       coll_algo_name(fm->algo), inplace ? "in-place" : "out-of-place",
 		       a, b, 100 * ab->rms);
 	for (k = 0; k < fm->nreg && fm->nreg > 1 && len > 0 && (size_t)len < sizeof(comment); k++) {
 		units_fmt_size(lo, sizeof(lo), fm->reg[k].lo);
@@ -203,7 +203,7 @@ static void figure_fit(const struct ctx *ctx, const struct meas *m, const double
 	units_fmt_rate(r, sizeof(r), ab->beta, 4);
 	snprintf(title, sizeof(title), "%s on %lu ranks: %s fitted by the %s model, "
 		 "\xce\xb1 = %s, \xce\xb2 = %s", coll_op_name(op), m->ranks, b ? b + 1 : m->path,
-		 ar_algo_name(fm->algo), a, r);
+		 coll_algo_name(fm->algo), a, r);
 	f.title = xstrdup(title);
 	f.comment = xstrdup("commtime fit: measured times, the alpha-beta fit, the regime model "
 			    "and their relative errors");
@@ -299,7 +299,7 @@ static void figure_fit(const struct ctx *ctx, const struct meas *m, const double
 
 int cmd_fit(int argc, char **argv, struct ctx *ctx)
 {
-	struct fit_opts fo = { AR_RING, 0, 0 };
+	struct fit_opts fo = { ALGO_RING, 0, 0 };
 	const char *save_path = NULL, *name = NULL;
 	struct meas_args ma = MEAS_ARGS_INIT;
 	const char *regimes = NULL;
@@ -394,7 +394,7 @@ int cmd_fit(int argc, char **argv, struct ctx *ctx)
 	snprintf(note, sizeof(note), "%s", ma.ranks ? "from --ranks" :
 		 m.format == MEAS_NCCL_TEXT ? "from the log's '# Rank' lines" : "from the file");
 	out_input(o, "ranks", "ranks", (double)m.ranks, H_PLAIN, 10, note);
-	out_input_str(o, "algo", "algorithm", ar_algo_name(fo.algo));
+	out_input_str(o, "algo", "algorithm", coll_algo_name(fo.algo));
 	snprintf(note, sizeof(note), "T(S) = %.6g*alpha + %.6g*S/beta", co.a, co.b);
 	out_input_str(o, "model", "model", note);
 	out_input_str(o, "times", "times", ma.in_place ? "in-place" : "out-of-place");

@@ -4,6 +4,7 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -64,16 +65,32 @@ static int read_quantity(const struct preset *p, const struct preset_kv *kv, int
  * also loads: the link of a link preset (α, β), the shape of a workload.
  * α and β are NaN for workloads.  Returns 0, or -1 with eb filled.
  */
-static int check_preset(const struct preset *p, struct link *l, struct errbuf *eb)
+static int check_preset(const struct ctx *ctx, const struct preset *p, struct link *l,
+			struct errbuf *eb)
 {
 	struct workload w;
 	struct fit_model m;
+	struct gpu_spec g;
+	struct system s;
 
 	l->alpha = l->beta = NAN;
 	l->gamma = 0;
 	/* A fitted link's regimes are read by the reader compare and plan use. */
 	if (!strcmp(p->kind, "link"))
 		return preset_link(p, l, eb) < 0 || fit_model_from_preset(p, &m, eb) < 0 ? -1 : 0;
+	if (!strcmp(p->kind, "gpu")) {
+		if (gpu_from_preset(p, &g, eb) < 0)
+			return -1;
+		free(g.name);
+		free(g.description);
+		return 0;
+	}
+	if (!strcmp(p->kind, "system")) {
+		if (system_from_preset(&ctx->dirs, p, &s, eb) < 0)
+			return -1;
+		system_release(&s);
+		return 0;
+	}
 	return workload_from_preset(p, &w, eb);
 }
 
@@ -111,7 +128,7 @@ static int list_presets(const struct ctx *ctx, const char *kind)
 
 		if (kind && strcmp(p->kind, kind))
 			continue;
-		if (check_preset(p, &l, &eb) < 0) {
+		if (check_preset(ctx, p, &l, &eb) < 0) {
 			if (!nbad++)
 				first = eb;
 			continue;
@@ -172,7 +189,7 @@ static int show_preset(const struct ctx *ctx, const struct preset *p)
 	struct out *o;
 	size_t i;
 
-	if (check_preset(p, &l, &eb) < 0)
+	if (check_preset(ctx, p, &l, &eb) < 0)
 		die("%s", eb.msg);
 	show_cols[5].width = 3;
 	for (i = 0; i < p->nkv; i++)
@@ -243,14 +260,16 @@ int cmd_presets(int argc, char **argv, struct ctx *ctx)
 	int status, npos;
 	struct opt options[] = {
 		{ .type = OPT_STRING, .long_name = "kind", .argh = "KIND", .value = &kind,
-		  .complete = "link workload",
-		  .help = "list only presets of KIND: link or workload" },
+		  .complete = "link workload gpu system",
+		  .help = "list only presets of KIND: link, workload, gpu or system" },
 		OPT_END_()
 	};
 
 	npos = opts_parse(argc, argv, options, &usage, 1);
-	if (kind && strcmp(kind, "link") && strcmp(kind, "workload"))
-		die_usage("--kind: unknown kind '%s'; want 'link' or 'workload'", kind);
+	if (kind && strcmp(kind, "link") && strcmp(kind, "workload") &&
+	    strcmp(kind, "gpu") && strcmp(kind, "system"))
+		die_usage("--kind: unknown kind '%s'; want 'link', 'workload', 'gpu' or 'system'",
+			  kind);
 	if (ctx->plot || ctx->render)
 		die_usage("%s: 'presets' draws no figure", ctx->plot ? "--plot" : "--render");
 	if (npos == 1 && kind)

@@ -21,40 +21,29 @@
 #include "outfile.h"
 #include "units.h"
 
-double fit_link_time(enum coll_op op, enum ar_algo algo, const struct link *l,
+double fit_link_time(enum coll_op op, enum coll_algo algo, const struct link *l,
 		     unsigned long ranks, double bytes)
 {
-	double n = (double)ranks;
+	struct cost_model m;
 
 	if (ranks < 2)
 		return 0;
-	switch (op) {
-	case OP_ALLREDUCE:
-		return ar_time(algo, l, ranks, bytes);
-	case OP_REDUCESCATTER:
-		return rs_ring_time(l, ranks, bytes);
-	case OP_ALLGATHER:
-		return ag_ring_time(l, ranks, bytes);
-	case OP_ALLTOALL:
-		return (n - 1) * (l->alpha + bytes / (n * l->beta));
-	case OP_BROADCAST:
-	case OP_REDUCE:
-		return (n - 1) * l->alpha + bytes / l->beta;
-	case OP_SENDRECV:
-	default:
-		return l->alpha + bytes / l->beta;
-	}
+	cost_model_link(&m, l);
+	/* A collective other than all-reduce has its own single-link algorithm. */
+	if (!cost_algo_supported(&m, op, algo))
+		algo = cost_algo_default(&m, op);
+	return cost_time(&m, op, algo, ranks, bytes);
 }
 
-int fit_coeffs(enum coll_op op, enum ar_algo algo, unsigned long ranks,
+int fit_coeffs(enum coll_op op, enum coll_algo algo, unsigned long ranks,
 	       struct coeffs *c, struct errbuf *eb)
 {
 	/* Every model is affine in S: read a off at S = 0, b off with α = 0. */
 	const struct link unit_alpha = { 1, 1, 0 }, unit_beta = { 0, 1, 0 };
 
-	if (op != OP_ALLREDUCE && algo != AR_RING)
+	if (op != OP_ALLREDUCE && algo != ALGO_RING)
 		return errbuf_set(eb, "algorithm '%s' is modelled for all_reduce only; "
-				  "%s uses ring", ar_algo_name(algo), coll_op_name(op));
+				  "%s uses ring", coll_algo_name(algo), coll_op_name(op));
 	if (ranks < 2)
 		return errbuf_set(eb, "%lu rank moves no data; need at least 2 ranks", ranks);
 	c->a = fit_link_time(op, algo, &unit_alpha, ranks, 0);
@@ -375,7 +364,7 @@ out:
 	return rc;
 }
 
-void fit_model_from_link(struct fit_model *m, enum coll_op op, enum ar_algo algo,
+void fit_model_from_link(struct fit_model *m, enum coll_op op, enum coll_algo algo,
 			 unsigned long ranks, const struct link *l)
 {
 	memset(m, 0, sizeof(*m));
@@ -400,7 +389,7 @@ double fit_model_time(const struct fit_model *m, enum coll_op op,
 	struct errbuf eb;
 	size_t k;
 
-	if (fit_coeffs(op, op == OP_ALLREDUCE ? m->algo : AR_RING, ranks, &c, &eb) < 0)
+	if (fit_coeffs(op, op == OP_ALLREDUCE ? m->algo : ALGO_RING, ranks, &c, &eb) < 0)
 		return ranks < 2 ? 0 : NAN;
 	for (k = 0; k < m->nreg; k++) {
 		const struct regime *r = &m->reg[k], *nx;
@@ -502,7 +491,7 @@ int fit_model_from_preset(const struct preset *p, struct fit_model *m,
 	const struct preset_kv *kv;
 	struct errbuf e2;
 	enum coll_op op;
-	enum ar_algo algo;
+	enum coll_algo algo;
 	double nreg, ranks;
 	size_t k;
 
@@ -521,7 +510,7 @@ int fit_model_from_preset(const struct preset *p, struct fit_model *m,
 	if (coll_op_lookup(kv->value, &op, &e2) < 0)
 		return errbuf_set(eb, "%s:%d: %s", p->path, kv->line, e2.msg);
 	kv = S_kv(p, "fit.algo");
-	algo = AR_RING;
+	algo = ALGO_RING;
 	if (kv && ar_algo_lookup(kv->value, &algo, &e2) < 0)
 		return errbuf_set(eb, "%s:%d: %s", p->path, kv->line, e2.msg);
 	if (S_need(p, "fit.ranks", Q_COUNT, &ranks, eb) < 0)
@@ -600,7 +589,7 @@ int fit_preset_write(const char *path, const char *name, const char *description
 	kv_num(kv, &n, "beta", ab->beta);
 	kv_add(kv, &n, NULL, "what the fit was made for; alpha.k and beta.k hold for these");
 	kv_add(kv, &n, "fit.op", coll_op_name(m->op));
-	kv_add(kv, &n, "fit.algo", ar_algo_name(m->algo));
+	kv_add(kv, &n, "fit.algo", coll_algo_name(m->algo));
 	snprintf(num, sizeof(num), "%lu", m->ranks);
 	kv_add(kv, &n, "fit.ranks", num);
 	if (m->nreg > 1) {

@@ -3,7 +3,7 @@
 
 #include <stddef.h>
 #include "util.h"
-#include "model.h"
+#include "cost.h"
 #include "preset.h"
 
 /*
@@ -41,7 +41,7 @@ double fit_rel_err(double predicted, double measured);
  * broadcast and reduce (n-1)α + S/β (pipelined chain), send/recv α + S/β.
  * bytes is the size column of nccl-tests.
  */
-double fit_link_time(enum coll_op op, enum ar_algo algo, const struct link *l,
+double fit_link_time(enum coll_op op, enum coll_algo algo, const struct link *l,
 		     unsigned long ranks, double bytes);
 
 /*
@@ -49,7 +49,7 @@ double fit_link_time(enum coll_op op, enum ar_algo algo, const struct link *l,
  * Returns 0, or -1 with eb filled: an algorithm other than ring for a
  * collective that is not all-reduce, or a rank count below 2.
  */
-int fit_coeffs(enum coll_op op, enum ar_algo algo, unsigned long ranks,
+int fit_coeffs(enum coll_op op, enum coll_algo algo, unsigned long ranks,
 	       struct coeffs *c, struct errbuf *eb);
 
 /* The single α-β fit. */
@@ -102,14 +102,14 @@ struct regime {
 
 struct fit_model {
 	enum coll_op op;       /* collective the α_k, β_k were fitted for */
-	enum ar_algo algo;     /* algorithm (all-reduce) */
+	enum coll_algo algo;     /* algorithm (all-reduce) */
 	unsigned long ranks;   /* rank count of the fit */
 	size_t nreg;
 	struct regime reg[FIT_REGIMES_MAX];
 };
 
 struct fit_opts {
-	enum ar_algo algo;   /* all-reduce algorithm of the model */
+	enum coll_algo algo;   /* all-reduce algorithm of the model */
 	int regimes;         /* 1..FIT_REGIMES_MAX, or 0: choose by BIC */
 	int robust;          /* regimes of 4 rows or more fitted robustly */
 };
@@ -134,7 +134,7 @@ int fit_model_fit(const double *size, const double *time, size_t n,
 		  struct fit_model *m, struct errbuf *eb);
 
 /* A one-regime model from a link (how a plain preset predicts). */
-void fit_model_from_link(struct fit_model *m, enum coll_op op, enum ar_algo algo,
+void fit_model_from_link(struct fit_model *m, enum coll_op op, enum coll_algo algo,
 			 unsigned long ranks, const struct link *l);
 
 /*

@@ -26,10 +26,10 @@
 #define SUFFIX ".preset"
 #define SUFFIX_LEN (sizeof(SUFFIX) - 1)
 
-/* The same bounds main.c puts on --alpha, --beta and --gamma. */
-#define ALPHA_MAX 3600.0
-#define BETA_MAX 1e18
-#define GAMMA_MAX 1.0
+/* The bounds of α, β and γ are model.h's LINK_*_MAX, as for the options. */
+#define ALPHA_MAX LINK_ALPHA_MAX
+#define BETA_MAX LINK_BETA_MAX
+#define GAMMA_MAX LINK_GAMMA_MAX
 
 /* ---- search path ---- */
 
@@ -289,9 +289,10 @@ static int check_required(struct preset *p, struct errbuf *eb)
 				  " and are at most " PRESET_NAME_MAX_TEXT " bytes long" : "");
 	p->name = kv->value;
 	kv = find_kv(p, "kind");
-	if (strcmp(kv->value, "link") && strcmp(kv->value, "workload"))
-		return errbuf_set(eb, "%s:%d: unknown kind '%s'; want 'link' or 'workload'",
-				  p->path, kv->line, kv->value);
+	if (strcmp(kv->value, "link") && strcmp(kv->value, "workload") &&
+	    strcmp(kv->value, "gpu") && strcmp(kv->value, "system"))
+		return errbuf_set(eb, "%s:%d: unknown kind '%s'; want 'link', 'workload', "
+				  "'gpu' or 'system'", p->path, kv->line, kv->value);
 	p->kind = kv->value;
 	p->description = find_kv(p, "description")->value;
 	return 0;
@@ -675,6 +676,13 @@ int preset_load(const struct preset_dirs *d, const char *name_or_path,
 }
 
 /* ---- reading values ---- */
+
+int preset_line(const struct preset *p, const char *key)
+{
+	const struct preset_kv *kv = find_kv(p, key);
+
+	return kv ? kv->line : 0;
+}
 
 const char *preset_get(const struct preset *p, const char *key)
 {

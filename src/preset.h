@@ -10,7 +10,7 @@
 /*
  * Presets: named inputs in small text files, "key = value" per line, '#'
  * at the start of a line (after blanks) begins a comment.  Every preset has
- * `name`, `kind` ("link" or "workload") and `description`; the other keys
+ * `name`, `kind` ("link", "workload", "gpu" or "system") and `description`; the other keys
  * depend on the kind (README.md, "Presets").  A file NAME.preset is found
  * on the search path in this order: --presets-dir, each directory of
  * COMMTIME_PRESETS (colon-separated), the installed share directory,
@@ -90,6 +90,9 @@ int preset_write(FILE *f, const char *path, const char *comment,
  * new string for the caller to free.
  */
 char *preset_text_clean(const char *s, size_t max);
+
+/* Line of key in the file (1-based), or 0 when absent. */
+int preset_line(const struct preset *p, const char *key);
 
 /* Value of key, or NULL. */
 const char *preset_get(const struct preset *p, const char *key);

@@ -28,7 +28,7 @@ void ddp_params_init(struct ddp_params *p)
 	p->backward_share = DDP_BACKWARD_SHARE;
 	p->overlap = 0;
 	p->bucket = 0;
-	p->algo = AR_RING;
+	p->algo = ALGO_RING;
 }
 
 int ddp_check(const struct ddp_params *p, struct errbuf *eb)
@@ -165,7 +165,7 @@ void zero_params_init(struct zero_params *p)
 	p->param_bytes = 2;
 	p->grad_bytes = 2;
 	p->optim_bytes = 12;
-	p->algo = AR_RING;
+	p->algo = ALGO_RING;
 }
 
 int zero_check(const struct zero_params *p, struct errbuf *eb)
@@ -189,7 +189,7 @@ int zero_check(const struct zero_params *p, struct errbuf *eb)
 static double S_rs(const struct zero_params *p, const struct link *l, unsigned long n,
 		   double bytes)
 {
-	if (p->algo == AR_RING)
+	if (p->algo == ALGO_RING)
 		return rs_ring_time(l, n, bytes);
 	return ar_time(p->algo, l, n, bytes) / 2;
 }
@@ -197,7 +197,7 @@ static double S_rs(const struct zero_params *p, const struct link *l, unsigned l
 static double S_ag(const struct zero_params *p, const struct link *l, unsigned long n,
 		   double bytes)
 {
-	if (p->algo == AR_RING)
+	if (p->algo == ALGO_RING)
 		return ag_ring_time(l, n, bytes);
 	return ar_time(p->algo, l, n, bytes) / 2;
 }

@@ -3,7 +3,7 @@
 
 #include <stddef.h>
 #include "util.h"
-#include "model.h"
+#include "cost.h"
 
 /*
  * Training-level models built on the collectives of model.h:
@@ -26,7 +26,7 @@ struct ddp_params {
 	double backward_share;  /* backward / compute, in (0, 1] */
 	double overlap;         /* share of backward that communication can hide behind, [0, 1] */
 	double bucket;          /* B: bucket capacity; 0 reduces the whole gradient at once */
-	enum ar_algo algo;
+	enum coll_algo algo;
 };
 
 /* Defaults: no overlap (as in the seed), backward 2/3, no buckets, ring. */
@@ -87,7 +87,7 @@ struct zero_params {
 	double param_bytes;  /* bytes per parameter (2: bf16/fp16) */
 	double grad_bytes;   /* bytes per gradient (2) */
 	double optim_bytes;  /* K: optimizer bytes per parameter (12: fp32 copy, momentum, variance) */
-	enum ar_algo algo;   /* all-reduce of stage 0; ring gives ring RS/AG for 1-3 */
+	enum coll_algo algo;   /* all-reduce of stage 0; ring gives ring RS/AG for 1-3 */
 };
 
 /* Mixed-precision Adam: 2, 2, 12, ring (Rajbhandari et al. 2020). */

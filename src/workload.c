@@ -17,11 +17,11 @@ double megatron_params(double l, double h, double V, double s)
 	return 12.0 * l * h * h * (1.0 + 13.0 / (12.0 * h) + (V + s) / (12.0 * l * h));
 }
 
-double workload_params(const struct workload *w)
+void workload_layer_params(const struct workload *w, struct layer_params *lp)
 {
-	double l = w->layers, h = w->hidden, f = w->ffn, V = w->vocab;
+	double h = w->hidden, f = w->ffn;
 	double hkv = h * w->kv_heads / w->heads;
-	double layer, embed;
+	double E = w->experts >= 1 ? w->experts : 1, k = w->top_k >= 1 ? w->top_k : 1;
 
 	if (w->arch == WL_GPT) {
 		/*
@@ -29,16 +29,37 @@ double workload_params(const struct workload *w)
 		 * a non-4h MLP are counted too; with f = 4h and h_kv = h the sum
 		 * is 12h² + 13h per layer, which is Eq. 2.
 		 */
-		layer = 2 * h * h + 2 * h * hkv + 2 * h + 2 * hkv   /* Q, K, V, O and biases */
-			+ 2 * h * f + f + h                          /* MLP up, down, biases */
-			+ 4 * h;                                     /* two LayerNorms */
-		embed = V * h + w->seq * h + (w->tied ? 0 : V * h);
+		lp->attn = 2 * h * h + 2 * h * hkv + 2 * h + 2 * hkv;  /* Q, K, V, O and biases */
+		lp->mlp = 2 * h * f + f + h;                          /* MLP up, down, biases */
+		lp->other = 4 * h;                                    /* two LayerNorms */
+		lp->matmul = 2 * h * h + 2 * h * hkv + k * 2 * h * f;
 	} else {
 		/* No biases anywhere; SwiGLU has three h×f matrices. */
-		layer = 2 * h * h + 2 * h * hkv + 3 * h * f + 2 * h;
-		embed = V * h + (w->tied ? 0 : V * h) + h;           /* + final RMSNorm */
+		lp->attn = 2 * h * h + 2 * h * hkv;
+		lp->mlp = 3 * h * f;
+		lp->other = 2 * h;
+		lp->matmul = lp->attn + k * lp->mlp;
 	}
-	return l * layer + embed;
+	if (E > 1)
+		lp->other += h * E;   /* the router: one h×E matrix */
+}
+
+double workload_embed_params(const struct workload *w)
+{
+	double h = w->hidden, V = w->vocab;
+
+	if (w->arch == WL_GPT)
+		return V * h + w->seq * h + (w->tied ? 0 : V * h);
+	return V * h + (w->tied ? 0 : V * h) + h;   /* + final RMSNorm */
+}
+
+double workload_params(const struct workload *w)
+{
+	struct layer_params lp;
+	double E = w->experts >= 1 ? w->experts : 1;
+
+	workload_layer_params(w, &lp);
+	return w->layers * (lp.attn + E * lp.mlp + lp.other) + workload_embed_params(w);
 }
 
 int workload_parse_count(const char *s, double *count, struct errbuf *eb)
@@ -193,6 +214,17 @@ int workload_from_preset(const struct preset *p, struct workload *w, struct errb
 		else
 			return errbuf_set(eb, "%s:%d: tied: expected 'yes' or 'no', got '%s'",
 					  p->path, kv->line, kv->value);
+	}
+
+	w->experts = 1;
+	w->top_k = 1;
+	if (S_count(p, "experts", 0, 1, &w->experts, eb) < 0 ||
+	    S_count(p, "top_k", 0, 1, &w->top_k, eb) < 0)
+		return -1;
+	if (w->top_k > w->experts) {
+		kv = S_find(p, "top_k");
+		return errbuf_set(eb, "%s:%d: top_k: %.15g is more than the %.15g experts",
+				  p->path, kv ? kv->line : 0, w->top_k, w->experts);
 	}
 
 	w->published = NAN;

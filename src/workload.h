@@ -27,13 +27,16 @@ struct workload {
 	double vocab;       /* V: vocabulary size */
 	double seq;         /* s: sequence length */
 	int tied;           /* output layer shares the embedding matrix */
+	double experts;     /* E: MLP experts per layer (mixture of experts); 1 = dense */
+	double top_k;       /* k: experts each token is routed to; 1 when dense */
 	double published;   /* parameter count published for the model; NaN if absent */
 };
 
 /*
  * Read a kind = workload preset.  Required keys: arch (gpt or llama),
  * layers, hidden, heads, vocab, seq; ffn for llama; optional kv_heads,
- * tied (yes/no; default yes for gpt, no for llama), published.
+ * tied (yes/no; default yes for gpt, no for llama), published, and for a
+ * mixture-of-experts model experts (E >= 2) with top_k (1 <= k <= E).
  * Returns 0, or -1 with eb filled ("file:line: ..." for a bad value,
  * "preset 'x' is a link, not a workload", a missing key).
  */
@@ -50,9 +53,29 @@ int workload_from_preset(const struct preset *p, struct workload *w, struct errb
  * Llama: per layer 2h² + 2h·h_kv (attention, no biases) + 3hf (SwiGLU)
  *      + 2h (two RMSNorms); embeddings Vh, untied output layer Vh,
  *      final RMSNorm h.
- * h_kv = h·kv_heads/heads.
+ * h_kv = h·kv_heads/heads.  A mixture-of-experts layer holds E MLPs and
+ * a router h·E in place of the one MLP (Shazeer et al. 2017; Jiang et
+ * al. 2024, Mixtral).
  */
 double workload_params(const struct workload *w);
+
+/*
+ * One transformer layer's parameters, split the way parallelism splits
+ * them (see models/step.md):
+ *   attn    Q, K, V, O matrices (and their biases for GPT)
+ *   mlp     one MLP (one expert of a mixture-of-experts layer)
+ *   other   norms and the router: replicated, never sharded
+ *   matmul  parameters each token multiplies by, for FLOPs: the four
+ *           attention matrices and k MLPs' matrices (no biases, norms)
+ * A whole layer holds attn + E·mlp + other.
+ */
+struct layer_params {
+	double attn, mlp, other, matmul;
+};
+void workload_layer_params(const struct workload *w, struct layer_params *lp);
+
+/* Parameters outside the layers: embeddings, output layer, final norm. */
+double workload_embed_params(const struct workload *w);
 
 /*
  * Narayanan et al. 2021 (SC'21), Eq. 2: 12lh²(1 + 13/(12h) + (V+s)/(12lh))

@@ -170,7 +170,7 @@ void test_preset_parse_errors(void)
 	       "T/x.preset:1: invalid name '-x'; names use a-z, 0-9, '.', '_' and '-' "
 	       "and start with a letter or digit");
 	STR_EQ(LOAD_ERR("name = a\nkind = network\ndescription = d\n"),
-	       "T/x.preset:2: unknown kind 'network'; want 'link' or 'workload'");
+	       "T/x.preset:2: unknown kind 'network'; want 'link', 'workload', 'gpu' or 'system'");
 
 	/* 4096 bytes on a line are fine, 4097 are not */
 	memset(big, 'x', sizeof(big));

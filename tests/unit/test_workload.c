@@ -238,3 +238,32 @@ void test_workload_fmt_count(void)
 	STR_EQ(workload_fmt_count(buf, sizeof(buf), 124439808.0), "124.4 million");
 	STR_EQ(workload_fmt_count(buf, sizeof(buf), 1e12), "1 trillion");
 }
+
+/*
+ * Mixtral 8x7B (Jiang et al. 2024, Table 1): per layer attention
+ * 2·4096² + 2·4096·1024 = 41943040, 8 SwiGLU experts of 3·4096·14336 =
+ * 176160768, router 4096·8 = 32768, two RMSNorms 8192: 1451229184;
+ * × 32 = 46439333888, + 2·32000·4096 + 4096 = 46702792704, the released
+ * checkpoint's 46.7B.
+ */
+void test_workload_mixtral(void)
+{
+	struct workload w = shape(WL_LLAMA, 32, 4096, 32, 8, 14336, 32000, 32768, 0);
+	struct layer_params lp;
+
+	w.experts = 8;
+	w.top_k = 2;
+	DBL_NEAR(workload_params(&w), 46702792704.0, 0);
+	workload_layer_params(&w, &lp);
+	DBL_NEAR(lp.matmul, 41943040.0 + 2 * 176160768.0, 0);
+}
+
+/* Llama 3 70B and 405B, by the same sums: 70553706496 and 405853388800. */
+void test_workload_llama3_large(void)
+{
+	struct workload w = shape(WL_LLAMA, 80, 8192, 64, 8, 28672, 128256, 8192, 0);
+	struct workload x = shape(WL_LLAMA, 126, 16384, 128, 8, 53248, 128256, 8192, 0);
+
+	DBL_NEAR(workload_params(&w), 70553706496.0, 0);
+	DBL_NEAR(workload_params(&x), 405853388800.0, 0);
+}

@@ -1,0 +1,351 @@
+/*
+ * commtime step: one training step of a workload under a parallel
+ * configuration — the ledger of its collectives, step time and memory per
+ * GPU (models/step.md).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "step.h"
+#include "workload.h"
+
+static const char *const usage_lines[] = { "commtime step --workload NAME [options]", NULL };
+static const struct opts_usage usage = {
+	.cmd = "step",
+	.lines = usage_lines,
+	.about = "The collectives of one training step on one middle pipeline stage, one row\n"
+		 "per kind (per micro-batch for tp, cp, ep, pp; per step for dp), the step\n"
+		 "time when compute is known, and memory per GPU (models/step.md).\n",
+};
+
+/* The ledger: the eight columns of the contract, then the extras. */
+enum { C_DIM, C_PHASE, C_OP, C_COUNT_, C_BYTES, C_TIER, C_TIME, C_EXPOSED, C_RANKS,
+       C_PER_NODE, C_ONE, C_NCOLS };
+static const struct column columns[C_NCOLS] = {
+	[C_DIM]      = { "dim", "dim", COL_STR, H_PLAIN, 0, NULL, 0, 3, COL_ALL },
+	[C_PHASE]    = { "phase", "phase", COL_STR, H_PLAIN, 0, NULL, 0, 9, COL_ALL },
+	[C_OP]       = { "op", "collective", COL_STR, H_PLAIN, 0, NULL, 0, 14, COL_ALL },
+	[C_COUNT_]   = { "count", "count", COL_INT, H_PLAIN, 0, NULL, 0, 5, COL_ALL },
+	[C_BYTES]    = { "bytes_B", "size", COL_NUM, H_SIZE, 0, NULL, 0, 10, COL_ALL },
+	[C_TIER]     = { "tier", "tier", COL_STR, H_PLAIN, 0, NULL, 0, 5, COL_ALL },
+	[C_TIME]     = { "time_s", "time", COL_NUM, H_TIME, 0, NULL, 4, 10, COL_ALL },
+	[C_EXPOSED]  = { "exposed_s", "exposed", COL_NUM, H_TIME, 0, NULL, 4, 10, COL_ALL },
+	[C_RANKS]    = { "ranks", "ranks", COL_INT, H_PLAIN, 0, NULL, 0, 5, COL_ALL },
+	[C_PER_NODE] = { "per_node", "per node", COL_INT, H_PLAIN, 0, NULL, 0, 8, COL_DATA_ONLY },
+	[C_ONE]      = { "one_s", "each", COL_NUM, H_TIME, 0, NULL, 4, 10, COL_ALL },
+};
+
+/* The first and last stages' own rows; secondary. */
+enum { E_STAGE, E_DIM, E_PHASE, E_OP, E_COUNT, E_BYTES, E_TIER, E_TIME, E_NCOLS };
+static const struct column ecols[E_NCOLS] = {
+	[E_STAGE] = { "stage", "stage", COL_STR, H_PLAIN, 0, NULL, 0, 10, COL_ALL },
+	[E_DIM]   = { "dim", "dim", COL_STR, H_PLAIN, 0, NULL, 0, 3, COL_ALL },
+	[E_PHASE] = { "phase", "phase", COL_STR, H_PLAIN, 0, NULL, 0, 9, COL_ALL },
+	[E_OP]    = { "op", "collective", COL_STR, H_PLAIN, 0, NULL, 0, 14, COL_ALL },
+	[E_COUNT] = { "count", "count", COL_INT, H_PLAIN, 0, NULL, 0, 5, COL_ALL },
+	[E_BYTES] = { "bytes_B", "size", COL_NUM, H_SIZE, 0, NULL, 0, 10, COL_ALL },
+	[E_TIER]  = { "tier", "tier", COL_STR, H_PLAIN, 0, NULL, 0, 5, COL_ALL },
+	[E_TIME]  = { "time_s", "time", COL_NUM, H_TIME, 0, NULL, 4, 10, COL_ALL },
+};
+
+/* The step, one row; secondary (not in CSV). */
+enum { T_COMPUTE, T_EXPOSED, T_BUBBLE, T_DP, T_STEP, T_TOKENS, T_MFU, T_NCOLS };
+static const struct column tcols[T_NCOLS] = {
+	[T_COMPUTE] = { "compute_s", "compute", COL_NUM, H_TIME, 0, NULL, 4, 10, COL_ALL },
+	[T_EXPOSED] = { "mb_exposed_s", "comm/mb", COL_NUM, H_TIME, 0, NULL, 4, 10, COL_ALL },
+	[T_BUBBLE]  = { "bubble_s", "bubble", COL_NUM, H_TIME, 0, NULL, 4, 10, COL_ALL },
+	[T_DP]      = { "dp_s", "dp", COL_NUM, H_TIME, 0, NULL, 4, 10, COL_ALL },
+	[T_STEP]    = { "step_s", "step", COL_NUM, H_TIME, 0, NULL, 4, 10, COL_ALL },
+	[T_TOKENS]  = { "tokens_per_s", "tokens/s", COL_NUM, H_FIXED, 1, NULL, 0, 10, COL_ALL },
+	[T_MFU]     = { "mfu", "MFU", COL_NUM, H_PERCENT, 0, NULL, 1, 6, COL_ALL },
+};
+
+/* Memory per GPU of the most loaded stage, one row; secondary. */
+enum { M_WEIGHTS, M_GRADS, M_OPTIM, M_ACT, M_TOTAL, M_CAP, M_FITS, M_NCOLS };
+static const struct column mcols[M_NCOLS] = {
+	[M_WEIGHTS] = { "weights_B", "weights", COL_NUM, H_SIZE, 0, NULL, 0, 10, COL_ALL },
+	[M_GRADS]   = { "grads_B", "grads", COL_NUM, H_SIZE, 0, NULL, 0, 10, COL_ALL },
+	[M_OPTIM]   = { "optimizer_B", "optimizer", COL_NUM, H_SIZE, 0, NULL, 0, 10, COL_ALL },
+	[M_ACT]     = { "activations_B", "activations", COL_NUM, H_SIZE, 0, NULL, 0, 11, COL_ALL },
+	[M_TOTAL]   = { "memory_B", "total", COL_NUM, H_SIZE, 0, NULL, 0, 10, COL_ALL },
+	[M_CAP]     = { "gpu_memory_B", "GPU", COL_NUM, H_SIZE, 0, NULL, 0, 10, COL_ALL },
+	[M_FITS]    = { "fits", "fits", COL_STR, H_PLAIN, 0, NULL, 0, 4, COL_ALL },
+};
+
+/* The collective times, from the machine the global options describe. */
+static int S_coll(void *arg, enum coll_op op, unsigned long ranks, unsigned long per_node,
+		  double bytes, struct step_coll *out, struct errbuf *eb)
+{
+	const struct ctx *ctx = arg;
+
+	(void)per_node;
+	out->tier = "link";
+	switch (op) {
+	case OP_ALLREDUCE:
+		out->time_s = ar_time(ALGO_RING, &ctx->model.link, ranks, bytes);
+		return 0;
+	case OP_ALLGATHER:
+		out->time_s = ag_ring_time(&ctx->model.link, ranks, bytes);
+		return 0;
+	case OP_REDUCESCATTER:
+		out->time_s = rs_ring_time(&ctx->model.link, ranks, bytes);
+		return 0;
+	default:
+		return errbuf_set(eb, "no model of %s yet", coll_op_name(op));
+	}
+}
+
+/* A whole number >= 1 (a parallel size, a batch, a length). */
+static void cb_size(const struct opt *o, const char *arg)
+{
+	char name[64];
+	double x;
+
+	snprintf(name, sizeof(name), "--%s", o->long_name);
+	x = opt_quantity_range(name, Q_NUMBER, arg, 1, 1e15);
+	if (x != floor(x))
+		die_usage("%s: expected a whole number, got '%s'", name, arg);
+	*(unsigned long *)o->value = (unsigned long)x;
+}
+
+static void cb_zero(const struct opt *o, const char *arg)
+{
+	double x = opt_quantity("--zero", Q_NUMBER, arg);
+
+	if (x != 0 && x != 1 && x != 2 && x != 3)
+		die_usage("--zero: stage %s is not 0, 1, 2 or 3", arg);
+	*(int *)o->value = (int)x;
+}
+
+static void cb_recompute(const struct opt *o, const char *arg)
+{
+	struct errbuf eb;
+
+	if (recompute_lookup(arg, o->value, &eb) < 0)
+		die_usage("--recompute: %s", eb.msg);
+}
+
+static void cb_schedule(const struct opt *o, const char *arg)
+{
+	struct errbuf eb;
+
+	if (pp_schedule_lookup(arg, o->value, &eb) < 0)
+		die_usage("--schedule: %s", eb.msg);
+}
+
+static void S_explain(struct out *o, const struct workload *w, const struct step_config *c,
+		      const struct step_result *r)
+{
+	int i;
+
+	out_text(o, "Ranks are placed as Megatron-LM places them: tp fastest, then cp, ep, dp, pp,");
+	out_text(o, "so a tensor-parallel group stays inside one node when it fits.");
+	out_text(o, "Per micro-batch on one stage of %.15g layers:", r->layers);
+	for (i = 0; i < r->nrows; i++) {
+		const struct step_row *row = &r->rows[i];
+		char one[32], tot[32], sz[32];
+
+		units_fmt_time(one, sizeof(one), row->one_s, 4);
+		units_fmt_time(tot, sizeof(tot), row->time_s, 4);
+		units_fmt_size(sz, sizeof(sz), row->bytes);
+		out_text(o, "  %s %s: %.15g x %s of %s on %lu ranks (%lu per node, %s) = %s",
+			 step_dim_name(row->dim), step_phase_name(row->phase), row->count,
+			 coll_op_name(row->op), sz, row->ranks, row->per_node, row->tier, tot);
+		(void)one;
+	}
+	out_text(o, "Overlap: tp, ep and pp collectives and the dp collectives are exposed;");
+	out_text(o, "each cp ring step hides behind the attention of one block.");
+	if (!isnan(r->step_s)) {
+		char a[32], b[32], d[32], s[32];
+
+		units_fmt_time(a, sizeof(a), r->mb_compute_s, 4);
+		units_fmt_time(b, sizeof(b), r->mb_exposed_s, 4);
+		units_fmt_time(d, sizeof(d), r->dp_exposed_s, 4);
+		units_fmt_time(s, sizeof(s), r->step_s, 4);
+		out_text(o, "step = (m + (p-1)/v) x (compute + exposed comm per micro-batch) + dp");
+		out_text(o, "     = (%.15g + %.15g) x (%s + %s) + %s = %s", r->microbatches,
+			 (double)(c->pp - 1) / (double)(c->pp > 1 ? c->virt : 1), a, b, d, s);
+	}
+	(void)w;
+}
+
+int cmd_step(int argc, char **argv, struct ctx *ctx)
+{
+	struct step_config c;
+	struct step_compute cs = { 0, STEP_MFU, 0 };
+	struct step_result r;
+	struct workload w;
+	struct preset pr;
+	struct errbuf eb;
+	struct table lt = { "ledger", "one middle stage: tp, cp, ep, pp per micro-batch, dp per step",
+			    columns, C_NCOLS, 0 };
+	struct table tt = { "step", "step:", tcols, T_NCOLS, 1 };
+	struct table mt = { "memory", "memory per GPU, first stage:", mcols, M_NCOLS, 1 };
+	struct cell row[C_NCOLS], trow[T_NCOLS], mrow[M_NCOLS];
+	struct out *o;
+	const char *workload_arg = NULL;
+	double gpu_memory = 0;
+	unsigned long mb = 1, gb = 0, seq = 0;
+	int explain = 0, i;
+	char note[200];
+	struct opt options[] = {
+		OPT_GROUP_("the model"),
+		{ .type = OPT_STRING, .long_name = "workload", .argh = "NAME", .value = &workload_arg,
+		  .complete = "presets:workload",
+		  .help = "model shape from a workload preset (gpt3-175b, ...)" },
+		OPT_GROUP_("parallelism"),
+		OPT_CALLBACK_("tp", "N", &c.tp, cb_size, "tensor-parallel size (default 1)"),
+		OPT_CALLBACK_("pp", "N", &c.pp, cb_size, "pipeline-parallel size (default 1)"),
+		OPT_CALLBACK_("dp", "N", &c.dp, cb_size, "data-parallel size (default 1)"),
+		OPT_CALLBACK_("cp", "N", &c.cp, cb_size, "context-parallel size, ring attention (default 1)"),
+		OPT_CALLBACK_("ep", "N", &c.ep, cb_size, "expert-parallel size, inside dp x cp (default 1)"),
+		OPT_CALLBACK_("zero", "N", &c.zero, cb_zero,
+			      "ZeRO stage 0-3 over the data-parallel ranks (default 0)"),
+		OPT_FLAG_("sequence-parallel", &c.sp,
+			  "Megatron sequence parallelism in the tensor-parallel group"),
+		OPT_GROUP_("the batch"),
+		OPT_CALLBACK_("micro-batch", "N", &mb, cb_size, "sequences per micro-batch (default 1)"),
+		OPT_CALLBACK_("global-batch", "N", &gb, cb_size,
+			      "sequences per step (default dp x micro-batch)"),
+		OPT_CALLBACK_("seq", "N", &seq, cb_size, "sequence length (default the workload's)"),
+		{ .type = OPT_CALLBACK, .long_name = "recompute", .argh = "MODE", .value = &c.recompute,
+		  .cb = cb_recompute, .complete = "none selective full",
+		  .help = "activation recomputation: none (default), selective, full" },
+		{ .type = OPT_CALLBACK, .long_name = "schedule", .argh = "NAME", .value = &c.schedule,
+		  .cb = cb_schedule, .complete = "1f1b gpipe interleaved",
+		  .help = "pipeline schedule: 1f1b (default), gpipe, interleaved" },
+		OPT_CALLBACK_("virtual-stages", "V", &c.virt, cb_size,
+			      "model chunks per stage of the interleaved schedule (default 2)"),
+		OPT_POSITIVE_("grad-bytes", "SIZE", Q_SIZE, &c.grad_bytes,
+			      "bytes per gradient value reduced (default 4, fp32)"),
+		OPT_POSITIVE_("capacity", "F", Q_NUMBER, &c.capacity, "MoE capacity factor (default 1)"),
+		OPT_GROUP_("compute and memory"),
+		OPT_POSITIVE_("compute", "TIME", Q_TIME, &cs.step_compute_s,
+			      "compute of one step on one GPU (instead of a peak)"),
+		OPT_POSITIVE_("peak", "RATE", Q_NUMBER, &cs.peak_flops,
+			      "dense bf16 peak of one GPU in FLOP/s (989e12)"),
+		OPT_POSITIVE_("mfu", "F", Q_NUMBER, &cs.mfu,
+			      "share of the peak the math reaches (default 0.5)"),
+		OPT_POSITIVE_("gpu-memory", "SIZE", Q_SIZE, &gpu_memory,
+			      "memory of one GPU, to say whether the step fits (80GB)"),
+		OPT_FLAG_("explain", &explain, "say where each row comes from and what overlaps"),
+		OPT_END_()
+	};
+
+	step_config_init(&c);
+	opts_parse(argc, argv, options, &usage, 0);
+	c.micro_batch = (double)mb;
+	c.global_batch = (double)gb;
+	c.seq = (double)seq;
+	if (!workload_arg)
+		die_usage("step: give the model with --workload NAME");
+	if (preset_load(&ctx->dirs, workload_arg, &pr, &eb) < 0)
+		die("--workload: %s", eb.msg);
+	if (workload_from_preset(&pr, &w, &eb) < 0) {
+		preset_release(&pr);
+		die("--workload: %s", eb.msg);
+	}
+	preset_release(&pr);
+	if (c.seq == 0)
+		c.seq = w.seq;
+	if (cs.mfu > 1)
+		die_usage("--mfu: must be at most 1, got %g", cs.mfu);
+	if (c.schedule == PP_INTERLEAVED && c.virt == 1)
+		c.virt = 2;
+	if (step_check(&w, &c, &eb) < 0)
+		die_usage("step: %s", eb.msg);
+	if (step_run(&w, &c, &cs, S_coll, ctx, &r, &eb) < 0)
+		die("step: %s", eb.msg);
+
+	o = ctx_out_open(ctx);
+	ctx_echo_link(ctx, o);
+	out_input_str(o, "workload", "workload", w.name);
+	out_input(o, "params", "parameters", workload_params(&w), H_PLAIN, 12,
+		  workload_describe(note, sizeof(note), &w));
+	snprintf(note, sizeof(note), "tp %lu, pp %lu, dp %lu, cp %lu, ep %lu = %.15g GPUs; ZeRO %d%s",
+		 c.tp, c.pp, c.dp, c.cp, c.ep, r.gpus, c.zero,
+		 c.sp && c.tp > 1 ? "; sequence parallel" : "");
+	out_input_str(o, "parallel", "parallel", note);
+	snprintf(note, sizeof(note), "micro-batch %.15g x %.15g tokens, %.15g micro-batches, "
+		 "global batch %.15g", c.micro_batch, c.seq, r.microbatches,
+		 r.microbatches * c.micro_batch * (double)c.dp);
+	out_input_str(o, "batch", "batch", note);
+	snprintf(note, sizeof(note), "%s%s, recompute %s, gradients reduced in %g-byte values",
+		 pp_schedule_name(c.schedule), c.schedule == PP_INTERLEAVED ? " (v chunks)" : "",
+		 recompute_name(c.recompute), c.grad_bytes);
+	out_input_str(o, "schedule", "schedule", note);
+
+	out_table_begin(o, &lt);
+	for (i = 0; i < r.nrows; i++) {
+		const struct step_row *sr = &r.rows[i];
+
+		memset(row, 0, sizeof(row));
+		row[C_DIM].s = step_dim_name(sr->dim);
+		row[C_PHASE].s = step_phase_name(sr->phase);
+		row[C_OP].s = coll_op_name(sr->op);
+		row[C_COUNT_].x = sr->count;
+		row[C_BYTES].x = sr->bytes;
+		row[C_TIER].s = sr->tier;
+		row[C_TIME].x = sr->time_s;
+		row[C_EXPOSED].x = sr->exposed_s;
+		row[C_RANKS].x = (double)sr->ranks;
+		row[C_PER_NODE].x = (double)sr->per_node;
+		row[C_ONE].x = sr->one_s;
+		out_row(o, row);
+	}
+	out_table_end(o);
+
+	if (r.nedges) {
+		struct table et = { "edges", "first and last stages, besides the above:", ecols,
+				    E_NCOLS, 1 };
+		struct cell erow[E_NCOLS];
+
+		out_table_begin(o, &et);
+		for (i = 0; i < r.nedges; i++) {
+			const struct step_row *sr = &r.edges[i];
+
+			memset(erow, 0, sizeof(erow));
+			erow[E_STAGE].s = sr->stage;
+			erow[E_DIM].s = step_dim_name(sr->dim);
+			erow[E_PHASE].s = step_phase_name(sr->phase);
+			erow[E_OP].s = coll_op_name(sr->op);
+			erow[E_COUNT].x = sr->count;
+			erow[E_BYTES].x = sr->bytes;
+			erow[E_TIER].s = sr->tier;
+			erow[E_TIME].x = sr->time_s;
+			out_row(o, erow);
+		}
+		out_table_end(o);
+	}
+
+	memset(trow, 0, sizeof(trow));
+	trow[T_COMPUTE].x = r.compute_s;
+	trow[T_EXPOSED].x = r.mb_exposed_s;
+	trow[T_BUBBLE].x = r.bubble_s;
+	trow[T_DP].x = r.dp_exposed_s;
+	trow[T_STEP].x = r.step_s;
+	trow[T_TOKENS].x = r.tokens_per_s;
+	trow[T_MFU].x = r.mfu;
+	out_table_begin(o, &tt);
+	out_row(o, trow);
+	out_table_end(o);
+
+	memset(mrow, 0, sizeof(mrow));
+	mrow[M_WEIGHTS].x = r.mem.weights_B;
+	mrow[M_GRADS].x = r.mem.grads_B;
+	mrow[M_OPTIM].x = r.mem.optim_B;
+	mrow[M_ACT].x = r.mem.act_B;
+	mrow[M_TOTAL].x = r.mem.total_B;
+	mrow[M_CAP].x = gpu_memory > 0 ? gpu_memory : NAN;
+	mrow[M_FITS].s = gpu_memory > 0 ? (r.mem.total_B <= gpu_memory ? "yes" : "no") : "";
+	out_table_begin(o, &mt);
+	out_row(o, mrow);
+	out_table_end(o);
+	if (explain)
+		S_explain(o, &w, &c, &r);
+	ctx_out_close(ctx, o);
+	return EXIT_OK;
+}

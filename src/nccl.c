@@ -1,0 +1,715 @@
+/*
+ * NCCL's cost model (NCCL 2.30.7, tag v2.30.7-1 of github.com/NVIDIA/nccl).
+ *
+ * Every number below was read in that tag; the comment beside it names
+ * the file and line.  No NCCL code is reproduced: the graph search is a
+ * short replay of what ncclTopoCompute finds on the machines commtime
+ * describes, and the tuning follows ncclTopoTuneModel term by term.
+ * models/nccl.md derives it with worked examples.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "nccl.h"
+
+const struct nccl_params nccl_params_default = {
+	/* src/graph/tuning.cc:151-155, baseLatencies (µs), LL/LL128/Simple */
+	.base_lat = {
+		{ 6.8, 14.0, 8.4 },  /* Tree */
+		{ 6.6, 14.0, 8.4 },  /* Ring */
+		{ 0, 0, 0 }, { 0, 0, 0 },  /* CollNet Direct, Chain */
+		{ 0, 0, 0 }, { 0, 0, 0 },  /* NVLS, NVLS Tree */
+		{ 8.0, 8.0, 8.0 },   /* PAT */
+	},
+	/* src/graph/tuning.cc:159-174, hwLatencies (µs) */
+	.hw_lat = {
+		{ /* NVLINK, tuning.cc:159-162 */
+			{ 0.6, 1.25, 4.0 }, { 0.6, 1.9, 3.4 },
+			{ 0, 0, 3.7 }, { 0, 0, 2.8 },
+			{ 0, 0, 25 }, { 0, 0, 25 },
+			{ 0, 0, 4.0 },
+		},
+		{ /* PCI, tuning.cc:165-168 */
+			{ 1.0, 1.9, 4.0 }, { 1.0, 2.5, 5.7 },
+			{ 0, 0, 3.7 }, { 0, 0, 2.8 },
+			{ 0, 0, 0 }, { 0, 0, 0 },
+			{ 0, 0, 4.0 },
+		},
+		{ /* NET, tuning.cc:171-174 */
+			{ 5.0, 8.5, 14 }, { 2.7, 4.0, 14.0 },
+			{ 0, 0, 31 }, { 0, 0, 30 },
+			{ 0, 0, 18 }, { 0, 0, 20.9 },
+			{ 0, 0, 14 },
+		},
+	},
+	/* tuning.cc:179-182, llMaxBws: one node by GPU arch; more by CPU row
+	 * (row 0 Intel, row 1 AMD), columns 1, 2, >2 nodes */
+	.ll_max_bw = {
+		{ 39.0, 39.0, 20.4 },
+		{ 87.7, 22.5, 19.0 },
+		{ 141.0, 45.0, 35.0 },
+		{ 2 * 141.0, 2 * 45.0, 2 * 35.0 },
+	},
+	/* tuning.cc:186-189, perChMaxRingLL128Bws */
+	.perch_ring_ll128 = {
+		{ 20.0, 20.0, 20.0 }, { 20.0, 20.0, 20.0 },
+		{ 36.7, 36.7, 36.7 }, { 40.0, 40.0, 40.0 },
+	},
+	/* tuning.cc:193-196, perChMaxTreeLL128Bws */
+	.perch_tree_ll128 = {
+		{ 20.0, 20.0, 20.0 }, { 20.0, 20.0, 20.0 },
+		{ 36.7, 36.7, 29.0 }, { 55.6, 31.67, 20.0 },
+	},
+	/* tuning.cc:200-203, perChMaxTreeBws */
+	.perch_tree = {
+		{ 26.5, 18.5, 10.0 }, { 24.0, 23.6, 17.8 },
+		{ 38.7, 41.4, 36.0 }, { 70.0, 42.8, 24.0 },
+	},
+	/* tuning.cc:207-210, perChMaxNVLSTreeBws */
+	.perch_nvls_tree = {
+		{ 26.5, 18.5, 10.0 }, { 24.0, 23.6, 17.8 },
+		{ 0.0, 57.7, 45.5 }, { 0.0, 96.0, 80.0 },
+	},
+	/* tuning.cc:139-144, nvlsEfficiency */
+	.nvls_eff = { 0.0, 0.0, 0.85, 0.74 },
+	/* tuning.cc:623-627, treeCorrectionFactor, powers of two from 64 B */
+	.tree_correction = {
+		{ 1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8, .9, 1.0, 1.0, 1.0, 1.0, 1.0 },
+		{ 1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7, .6, .6, .6, .6, .6, .6, .8, .9, .9, .9, .9, 1.0, 1.0, 1.0 },
+		{ .9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9, .9 },
+	},
+	/* tuning.cc:228-233, getNetOverhead: Intel 1 µs, AMD 2 µs, other 1 µs */
+	.net_overhead = { 1.0, 2.0, 1.0 },
+};
+
+static const char *const algo_names[NCCL_NALGO] = {
+	"tree", "ring", "collnetdirect", "collnetchain", "nvls", "nvlstree", "pat"
+};
+static const char *const proto_names[NCCL_NPROTO] = { "LL", "LL128", "Simple" };
+
+const char *nccl_algo_name(enum nccl_algo a)
+{
+	return (unsigned)a < NCCL_NALGO ? algo_names[a] : "?";
+}
+
+const char *nccl_proto_name(enum nccl_proto p)
+{
+	return (unsigned)p < NCCL_NPROTO ? proto_names[p] : "?";
+}
+
+/*
+ * NCCL_ALGO / NCCL_PROTO syntax (tuning.cc:36-54): a comma list of names,
+ * or "^" and the names to remove.  The per-collective prefixes are not
+ * needed here: a command runs one collective.
+ */
+static int S_mask(const char *s, const char *const *names, int n,
+		  const char *what, unsigned *mask, struct errbuf *eb)
+{
+	int neg = s[0] == '^';
+	unsigned m = 0;
+	const char *p = s + neg;
+	char choices[160] = "";
+
+	for (int i = 0; i < n; i++) {
+		strcat(choices, i ? ", " : "");
+		strcat(choices, names[i]);
+	}
+	while (1) {
+		size_t len = strcspn(p, ",");
+		int i;
+		for (i = 0; i < n; i++)
+			if (strlen(names[i]) == len && strncasecmp(p, names[i], len) == 0)
+				break;
+		if (i == n)
+			return errbuf_set(eb, "unknown %s '%.*s' (choices: %s)", what,
+					  (int)(len > 40 ? 40 : len), p, choices);
+		m |= 1u << i;
+		if (p[len] == '\0')
+			break;
+		p += len + 1;
+	}
+	*mask = neg ? ~m : m;
+	return 0;
+}
+
+int nccl_algo_mask(const char *s, unsigned *mask, struct errbuf *eb)
+{
+	return S_mask(s, algo_names, NCCL_NALGO, "NCCL algorithm", mask, eb);
+}
+
+int nccl_proto_mask(const char *s, unsigned *mask, struct errbuf *eb)
+{
+	return S_mask(s, proto_names, NCCL_NPROTO, "NCCL protocol", mask, eb);
+}
+
+/* src/graph/topo.h:19-24 and ncclTopoNVLinkBw, topo.h:274-281 */
+double nccl_nvlink_bw(int sm)
+{
+	return sm >= 100 ? 40.1 : sm >= 90 ? 20.6 : sm == 86 ? 12.0 :
+	       sm >= 80 ? 20.0 : sm >= 70 ? 20.0 : sm >= 60 ? 18.0 : 20.0;
+}
+
+/*
+ * topo.cc:545-556 gives each generation in units of 100 Mbit/s per lane
+ * (15, 30, 60, 120, 240, 480) and topo.cc:657 bw = width × speed / 80.
+ */
+double nccl_pcie_bw(int gen, int width)
+{
+	static const double speed[] = { 0, 15, 30, 60, 120, 240, 480 };
+	double s = gen >= 1 && gen <= 6 ? speed[gen] : 60;  /* 60: fallback, topo.cc:556 */
+	return (width > 0 ? width : 16) * s / 80.0;
+}
+
+/* Bandwidth of the link between CPU sockets (topo.cc:60-83, topo.h:26-34).
+ * The system names only the vendor: Intel is taken as Sapphire Rapids
+ * (SRP_QPI_BW 22), the CPU of DGX/HGX H100. */
+static double S_socket_bw(enum nccl_cpu cpu)
+{
+	return cpu == NCCL_CPU_AMD ? 16.0 : cpu == NCCL_CPU_ARM ? 6.0 : 22.0;
+}
+
+/* search.cc:1051-1067: the speeds (GB/s per channel) the search tries. */
+static const double speed_intra[] = { 40.0, 30.0, 20.0, 18.0, 15.0, 12.0, 10.0, 9.0, 7.0, 6.0, 5.0, 4.0, 3.0 };
+static const double speed_inter[] = { 48.0, 30.0, 28.0, 24.0, 20.0, 18.0, 15.0, 12.0, 10.0, 9.0,
+				      7.0, 6.0, 5.0, 4.0, 3.0, 2.4, 1.2, 0.24, 0.12 };
+static const double sm90_intra[] = { 60.0, 50.0, 40.0, 30.0, 24.0, 20.0, 15.0, 12.0, 11.0, 6.0, 3.0 };
+static const double sm90_inter[] = { 48.0, 45.0, 42.0, 40.0, 30.0, 24.0, 22.0, 20.0, 17.5,
+				     15.0, 12.0, 6.0, 3.0, 2.4, 1.2, 0.24, 0.12 };
+static const double sm100_intra[] = { 90.0, 80.0, 70.0, 60.0, 50.0, 45.0, 40.0, 30.0, 24.0, 20.0, 19.0, 18.0 };
+static const double sm100_inter[] = { 96.0, 86.0, 80.0, 48.0, 45.1, 42.0, 40.0, 30.0, 24.0, 22.0,
+				      20.0, 17.5, 15.0, 12.0, 6.0, 3.0, 2.4, 1.2, 0.24, 0.12 };
+#define NELEM(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
+#define MAX_RING_CHANNELS 32   /* MAXCHANNELS/2: device.h:91, init.cc:1177 */
+#define MAX_NVLS_ARITY 32      /* NCCL_MAX_NVLS_ARITY: device.h:213 */
+
+/* What the search checks a channel against, per direction, in GB/s. */
+struct caps {
+	int gpus, nodes, nics;
+	double intra;      /* one GPU's share of the intra-node links a ring uses */
+	double gpu_net;    /* GPU-to-NIC path: min(PCIe, NIC) */
+	double nic;
+	double max_bw;     /* system->maxBw, search.cc:20-29 */
+	double total_bw;   /* system->totalBw, search.cc:30-38 */
+	int nvlink;
+};
+
+static void S_caps(const struct nccl_machine *m, int nodes, struct caps *c)
+{
+	double link = m->nvlink_bw > 0 ? m->nvlink_bw : nccl_nvlink_bw(m->sm);
+	double pci = nccl_pcie_bw(m->pcie_gen, m->pcie_width);
+	int g = m->gpus_per_node;
+
+	memset(c, 0, sizeof *c);
+	c->gpus = g;
+	c->nodes = nodes;
+	c->nics = m->nics_per_node;
+	c->nic = m->nic_bw;
+	c->nvlink = m->nvlinks > 0 && g > 1;
+	if (c->nvlink) {
+		/* NVLinks to the same peer add up into one link (topo.cc
+		 * ncclTopoConnectNodes): all of them to the NVSwitch, or
+		 * nvlinks/(g-1) to each peer of a direct mesh. */
+		int per = m->nvswitch ? m->nvlinks : m->nvlinks / (g - 1);
+		c->intra = (per > 0 ? per : 1) * link;
+		c->total_bw = m->nvlinks * link > pci ? m->nvlinks * link : pci;
+		c->max_bw = c->intra;
+	} else {
+		/* PCIe: NCCL uses P2P up to PXB (paths.cc:356-368); further
+		 * apart, or with P2P off, traffic goes through the CPU: a PHB
+		 * path, on Intel with 6/5 of the bandwidth consumed
+		 * (INTEL_P2P_OVERHEAD, topo.h:39; search.cc:86-91), and a SYS
+		 * path also crosses the socket link. */
+		int path = m->pcie_path;
+		if (!m->p2p && path < NCCL_PATH_PHB)
+			path = NCCL_PATH_PHB;
+		c->intra = pci;
+		if (path == NCCL_PATH_PHB && m->cpu == NCCL_CPU_INTEL)
+			c->intra = pci * 5 / 6;
+		if (path == NCCL_PATH_SYS && S_socket_bw(m->cpu) < c->intra)
+			c->intra = S_socket_bw(m->cpu);
+		c->total_bw = pci;
+		c->max_bw = path == NCCL_PATH_SYS ? pci : c->intra;
+	}
+	c->gpu_net = pci < c->nic ? pci : c->nic;
+	if (nodes > 1)
+		c->max_bw = c->gpu_net;   /* search.cc:50: paths to NET */
+	if (g == 1 && nodes == 1)
+		c->max_bw = c->total_bw = 5000.0;   /* LOC_BW, search.cc:43-46 */
+}
+
+/* How many channels of s GB/s a ring (or chain) can lay out. */
+static int S_fit(const struct caps *c, double s)
+{
+	int ch = MAX_RING_CHANNELS;
+
+	if (c->nodes > 1) {
+		int per_nic = (int)floor(c->nic / s + 1e-9);
+		if (s > c->gpu_net + 1e-9 || c->nics < 1)
+			return 0;
+		if (c->nics * per_nic < ch)
+			ch = c->nics * per_nic;
+		if (c->gpus > 1) {
+			/* A channel enters the node at one GPU and leaves at
+			 * another: each GPU sends on NVLink in (g-1) of g
+			 * channels. */
+			double share = c->nvlink ? (double)c->gpus / (c->gpus - 1) : 1.0;
+			int in = (int)floor(c->intra * share / s + 1e-9);
+			if (in < ch)
+				ch = in;
+		}
+		return ch;
+	}
+	if (c->gpus == 1)
+		return ch;
+	{
+		int in = (int)floor(c->intra / s + 1e-9);
+		return in < ch ? in : ch;
+	}
+}
+
+static void S_speeds(int sm, int inter, const double **sp, int *n)
+{
+	if (sm >= 100) {
+		*sp = inter ? sm100_inter : sm100_intra;
+		*n = inter ? NELEM(sm100_inter) : NELEM(sm100_intra);
+	} else if (sm >= 90) {
+		*sp = inter ? sm90_inter : sm90_intra;
+		*n = inter ? NELEM(sm90_inter) : NELEM(sm90_intra);
+	} else {
+		*sp = inter ? speed_inter : speed_intra;
+		*n = inter ? NELEM(speed_inter) : NELEM(speed_intra);
+	}
+}
+
+/*
+ * The ring search, search.cc:1162-1287: start at the fastest speed the
+ * links allow, lower it while no better solution appears (down to half of
+ * the best so far), keep the largest channels × speed (ties: the faster
+ * speed found first, search.cc:457-461), duplicate channels
+ * (ncclTopoDupChannels, search.cc:1036-1049), then try faster speeds at
+ * that channel count (pass 2).
+ */
+static void S_ring(const struct nccl_machine *m, const struct caps *c, struct nccl_graph *g)
+{
+	const double *sp;
+	int n, i = 0, best_ch = 0;
+	double best = 0;
+
+	S_speeds(m->sm, c->nodes > 1, &sp, &n);
+	while ((sp[i] > c->max_bw || sp[i] > c->total_bw) && i < n - 1)
+		i++;
+	for (; i < n; i++) {
+		int ch;
+		if (best_ch && !(sp[i] / best > .49))
+			break;
+		ch = S_fit(c, sp[i]);
+		if (ch * sp[i] > best_ch * best) {
+			best_ch = ch;
+			best = sp[i];
+		}
+		if (best_ch == MAX_RING_CHANNELS || best_ch * best >= c->total_bw)
+			break;
+	}
+	if (best_ch == 0) {     /* search.cc:1289-1296: the simple-order fallback */
+		best_ch = 1;
+		best = 0.1;
+	}
+	if (best >= 25.0 && !(m->sm > 80 && best < 50.0 && best_ch > 4)) {
+		int dup = 2 * best_ch < MAX_RING_CHANNELS ? 2 * best_ch : MAX_RING_CHANNELS;
+		best /= (dup + best_ch - 1) / best_ch;
+		best_ch = dup;
+	}
+	for (i = 0; i < n - 1 && sp[i] > best; i++)
+		;
+	while (i > 0 && S_fit(c, sp[i - 1]) >= best_ch)
+		best = sp[--i];
+	g->nchannels = best_ch;
+	g->bw_intra = g->bw_inter = best;
+	g->nvlink = c->nvlink;
+}
+
+/*
+ * NVLS graph (search.cc:1124-1138, 410-441; init.cc:1213): one channel per
+ * GPU head (at most 32); each channel pulls s from every GPU and 2s from
+ * its head, so a GPU's NVLinks carry (heads + 1)·s.  Pass 2 raises
+ * bwInter while it stays below twice bwIntra (search.cc:1274-1278).
+ */
+static void S_nvls(const struct nccl_machine *m, const struct caps *c, struct nccl_graph *g)
+{
+	const double *sp;
+	int n, i, heads;
+	double link = m->nvlink_bw > 0 ? m->nvlink_bw : nccl_nvlink_bw(m->sm);
+	double total = m->nvlinks * link;
+
+	memset(g, 0, sizeof *g);
+	if (m->sm < 90 || !m->nvswitch || !m->nvls || m->nvlinks < 1 || c->gpus < 2)
+		return;
+	heads = c->gpus < MAX_NVLS_ARITY ? c->gpus : MAX_NVLS_ARITY;
+	if (c->nodes > 1 && c->nics < heads)
+		heads = c->nics;
+	if (heads < 1)
+		return;
+	S_speeds(m->sm, c->nodes > 1, &sp, &n);
+	for (i = 0; i < n - 1; i++)
+		if (sp[i] <= c->max_bw && sp[i] * heads <= total && (heads + 1) * sp[i] <= total + 1e-9)
+			break;
+	g->nchannels = heads;
+	g->bw_intra = g->bw_inter = sp[i];
+	while (i > 0 && g->bw_inter < 2 * g->bw_intra &&
+	       (c->nodes == 1 || sp[i - 1] <= c->gpu_net + 1e-9))
+		g->bw_inter = sp[--i];
+	g->nvlink = 1;
+}
+
+void nccl_graphs(const struct nccl_machine *m, int nodes, struct nccl_graph g[NCCL_NALGO])
+{
+	struct caps c;
+
+	memset(g, 0, NCCL_NALGO * sizeof g[0]);
+	S_caps(m, nodes, &c);
+	S_ring(m, &c, &g[NCCL_RING]);
+	/* Trees search for as many channels as rings (init.cc:1185) and,
+	 * across nodes, raise bwIntra up to twice bwInter (search.cc:1279-1282). */
+	g[NCCL_TREE] = g[NCCL_RING];
+	if (nodes > 1) {
+		const double *sp;
+		int n, i;
+		struct caps in = c;
+		in.nodes = 1;
+		S_speeds(m->sm, 1, &sp, &n);
+		for (i = 0; i < n - 1 && sp[i] > g[NCCL_TREE].bw_intra; i++)
+			;
+		while (i > 0 && sp[i - 1] < 2 * g[NCCL_TREE].bw_inter + 1e-9 &&
+		       g[NCCL_TREE].bw_intra < 2 * g[NCCL_TREE].bw_inter &&
+		       S_fit(&in, sp[i - 1]) >= g[NCCL_TREE].nchannels)
+			g[NCCL_TREE].bw_intra = sp[--i];
+	}
+	g[NCCL_PAT] = g[NCCL_TREE];          /* init.cc:980-981 */
+	S_nvls(m, &c, &g[NCCL_NVLS]);
+	g[NCCL_NVLS_TREE] = g[NCCL_NVLS];    /* init.cc:980-981 */
+}
+
+static int S_log2i(unsigned long long n)
+{
+	int l = -1;
+	while (n) {
+		l++;
+		n >>= 1;
+	}
+	return l;
+}
+
+static double S_min(double a, double b) { return a < b ? a : b; }
+static double S_max(double a, double b) { return a > b ? a : b; }
+
+int nccl_tune_init(struct nccl_tune *t, const struct nccl_params *p,
+		   const struct nccl_machine *m, int ranks,
+		   unsigned algo_mask, unsigned proto_mask, struct errbuf *eb)
+{
+	int nodes, idx2, arch, idx1, hw_intra[NCCL_NALGO];
+	double ppn;
+
+	memset(t, 0, sizeof *t);
+	if (ranks < 1)
+		return errbuf_set(eb, "NCCL model: %d ranks", ranks);
+	if (m->gpus_per_node < 1)
+		return errbuf_set(eb, "NCCL model: %d GPUs per node", m->gpus_per_node);
+	nodes = (ranks + m->gpus_per_node - 1) / m->gpus_per_node;
+	if (nodes > 1 && (m->nics_per_node < 1 || !(m->nic_bw > 0)))
+		return errbuf_set(eb, "NCCL model: %d nodes but no NIC", nodes);
+	t->ranks = ranks;
+	t->nodes = nodes;
+	if (ranks == 1)
+		return 0;   /* tuning.cc:261: nothing to tune */
+
+	arch = m->sm >= 100 ? NCCL_BLACKWELL : m->sm >= 90 ? NCCL_HOPPER :
+	       m->sm >= 80 ? NCCL_AMPERE : NCCL_VOLTA;      /* tuning.cc:263-266 */
+	t->arch = arch;
+	t->cpu = m->cpu;
+	/* A machine with fewer ranks than GPUs per node uses only `ranks` of them. */
+	{
+		struct nccl_machine mm = *m;
+		if (nodes == 1)
+			mm.gpus_per_node = ranks;
+		nccl_graphs(&mm, nodes, t->graph);
+	}
+	t->comm_channels = 2 * t->graph[NCCL_RING].nchannels;
+	if (t->comm_channels > 64)
+		t->comm_channels = 64;
+	idx2 = nodes <= 2 ? nodes - 1 : 2;                  /* tuning.cc:267 */
+	idx1 = nodes == 1 ? arch : m->cpu == NCCL_CPU_AMD ? 1 : 0;   /* tuning.cc:269-271 */
+	ppn = (double)ranks / nodes;                        /* tuning.cc:281 */
+	for (int a = 0; a < NCCL_NALGO; a++)
+		hw_intra[a] = t->graph[a].nvlink ? NCCL_HW_NVLINK : NCCL_HW_PCI;  /* tuning.cc:283-286 */
+
+	for (int f = 0; f < NCCL_NFUNC; f++) {
+		int nsteps = f == NCCL_ALLREDUCE ? 2 * (ranks - 1) :
+			     f == NCCL_REDUCESCATTER || f == NCCL_ALLGATHER ? ranks - 1 : ranks;  /* :289-291 */
+		for (int a = 0; a < NCCL_NALGO; a++) {
+			const struct nccl_graph *g = &t->graph[a];
+			if ((f == NCCL_BROADCAST || f == NCCL_REDUCE) && a != NCCL_RING)
+				continue;                                   /* :294 */
+			if ((f == NCCL_REDUCESCATTER || f == NCCL_ALLGATHER) &&
+			    a != NCCL_PAT && a != NCCL_RING && a != NCCL_NVLS && a != NCCL_COLLNET_DIRECT)
+				continue;                                   /* :295-297 */
+			if (f == NCCL_ALLREDUCE && a == NCCL_PAT)
+				continue;                                   /* :298 */
+			for (int pr = 0; pr < NCCL_NPROTO; pr++) {
+				double bw, bus, lat, intra_lat, inter_lat;
+				int collnet = a == NCCL_COLLNET_DIRECT || a == NCCL_COLLNET_CHAIN;
+				if ((a == NCCL_NVLS || a == NCCL_NVLS_TREE) && pr != NCCL_SIMPLE)
+					continue;                           /* :301 */
+				/* PAT needs one GPU per node (tuning.cc:216-223, 302-304) */
+				if (a == NCCL_PAT && (pr != NCCL_SIMPLE || nodes != ranks))
+					continue;
+				if (g->nchannels == 0)
+					continue;
+				bw = nodes <= 2 || collnet ? g->bw_intra : g->bw_inter;  /* :306 */
+				if (a == NCCL_NVLS || a == NCCL_NVLS_TREE) {
+					double ib, eb2;
+					if (g->nchannels < 2)
+						continue;                   /* :309 */
+					ib = g->bw_intra * p->nvls_eff[arch] * (g->nchannels - 1) / g->nchannels;
+					ib *= f == NCCL_ALLREDUCE ? 2.0 : (ppn - 1) / ppn;   /* :314-318 */
+					eb2 = g->bw_inter * (nodes <= 2 && a == NCCL_NVLS_TREE ? 2 : 1);  /* :320 */
+					bw = S_min(ib, eb2);
+					if (a == NCCL_NVLS_TREE)
+						bw = S_min(bw, p->perch_nvls_tree[arch][idx2]);
+				}
+				bus = g->nchannels * bw;                    /* :324 */
+				/* tuning.cc:327-337 */
+				if (a == NCCL_RING && pr == NCCL_LL)
+					bus = S_min(p->ll_max_bw[idx1][idx2], bus * .5);
+				if (a == NCCL_RING && pr == NCCL_LL128)
+					bus = S_min(bus * 0.92, g->nchannels * p->perch_ring_ll128[arch][idx2]);
+				if (a == NCCL_TREE && f == NCCL_ALLREDUCE)
+					bus = S_min(bus * .92, g->nchannels * p->perch_tree[arch][idx2]);
+				if (a == NCCL_TREE && pr == NCCL_LL)
+					bus = S_min(bus * 1.0 / 3.8, p->ll_max_bw[idx1][idx2]);
+				if (a == NCCL_TREE && pr == NCCL_LL128)
+					bus = S_min(bus * (nodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0),
+						    g->nchannels * p->perch_tree_ll128[arch][idx2]);
+				if (a == NCCL_PAT)
+					bus *= .75;
+				/* CollNet needs a SHARP-capable network and
+				 * NCCL_COLLNET_ENABLE; multi-node NVLS needs CollNet too
+				 * (tuning.cc:504-506).  No system describes one. */
+				if (collnet || (a == NCCL_NVLS && nodes > 1))
+					bus = 0;
+				if (a == NCCL_NVLS_TREE && nodes == 1)
+					bus = 0;                            /* :502 */
+				/* bus → algorithm bandwidth, :377-382 */
+				if (!(a != NCCL_RING && (f == NCCL_ALLGATHER || f == NCCL_REDUCESCATTER)))
+					bus *= a == NCCL_RING || a == NCCL_NVLS || a == NCCL_NVLS_TREE ?
+					       (double)ranks / nsteps : .5;
+				/* LL128: only over NVLink (typeIntra <= NVB), :518-536 */
+				if (pr == NCCL_LL128 && !g->nvlink)
+					bus = 0;
+				if (!(algo_mask >> a & 1) || !(proto_mask >> pr & 1))
+					bus = 0;
+				t->bw[f][a][pr] = bus;
+
+				/* latencies, tuning.cc:384-435 */
+				lat = p->base_lat[a][pr];
+				intra_lat = p->hw_lat[hw_intra[a]][a][pr];
+				inter_lat = ppn == 1 ? p->hw_lat[NCCL_HW_NET][NCCL_TREE][pr]
+						     : p->hw_lat[NCCL_HW_NET][a][pr];
+				/* + graph latencyInter, twice for Simple: 0 for the
+				 * IB and socket transports (net_ib/init.cc:558,
+				 * net_socket.cc:174) */
+				if (a == NCCL_RING) {
+					int hw = nodes == 1 ? hw_intra[a] : NCCL_HW_NET;
+					double l = p->hw_lat[hw][a][pr];
+					if (f == NCCL_REDUCE || f == NCCL_BROADCAST) {
+						/* sameChannels = 1 is assumed: the ring search tries it first */
+						lat += l;
+					} else {
+						double over = 0;
+						int inter_steps;
+						if (nodes > 1) {
+							over = p->net_overhead[m->cpu];
+							if (pr == NCCL_SIMPLE)
+								over *= 3;
+						}
+						intra_lat = S_max(intra_lat, over);
+						inter_steps = nodes == 1 ? 0 : f == NCCL_ALLREDUCE ? 2 * (nodes - 1) : nodes - 1;
+						lat += (nsteps - inter_steps) * intra_lat + inter_steps * inter_lat;
+					}
+				} else if (a == NCCL_TREE) {
+					if (f == NCCL_ALLREDUCE)
+						lat += 2 * ((ranks / nodes - 1) * intra_lat + S_log2i(nodes) * inter_lat);
+				} else if (a == NCCL_NVLS) {
+					lat = intra_lat + (nodes > 1 ? inter_lat : 0);
+				} else if (a == NCCL_NVLS_TREE) {
+					lat += intra_lat + 2 * S_log2i(nodes) * inter_lat;
+				} else if (a == NCCL_PAT) {
+					if (f == NCCL_ALLGATHER || f == NCCL_REDUCESCATTER)
+						lat += S_log2i(nodes) * (inter_lat / 3.5) + ranks * 2.8;
+				}
+				t->lat[f][a][pr] = lat;
+			}
+		}
+	}
+	return 0;
+}
+
+double nccl_time(const struct nccl_tune *t, const struct nccl_params *p,
+		 enum nccl_func f, enum nccl_algo a, enum nccl_proto pr,
+		 double bytes, double *lat_s, double *bw_Bps)
+{
+	double bw, lat, us;
+	int log_size;
+	unsigned long long n = bytes > 0 ? (unsigned long long)bytes : 0;
+
+	if (t->ranks <= 1) {
+		if (lat_s)
+			*lat_s = 0;
+		if (bw_Bps)
+			*bw_Bps = 0;
+		return a == NCCL_RING && pr == NCCL_SIMPLE ? 0 : -1;
+	}
+	bw = t->bw[f][a][pr];
+	lat = t->lat[f][a][pr];
+	if (bw == 0)
+		return -1;
+	/* tuning.cc:639-650 */
+	log_size = S_log2i(n >> 6);
+	if (a == NCCL_TREE && f == NCCL_ALLREDUCE && log_size >= 0 && log_size < 23)
+		bw *= p->tree_correction[pr][log_size];
+	if (a == NCCL_NVLS_TREE && f == NCCL_ALLREDUCE && log_size >= 0 && log_size < 24 &&
+	    t->arch >= NCCL_BLACKWELL)
+		bw *= p->tree_correction[pr][log_size];   /* x86 host assumed */
+	if (a == NCCL_RING && pr == NCCL_SIMPLE && t->nodes > 1 && f == NCCL_ALLREDUCE &&
+	    n / ((unsigned long long)t->comm_channels * t->ranks) >= 64)
+		lat *= t->arch < NCCL_AMPERE ? 1.9 : 1.4;
+	us = lat + bytes / (1000 * bw);      /* :653, one operation */
+	if (lat_s)
+		*lat_s = lat * 1e-6;
+	if (bw_Bps)
+		*bw_Bps = bw * 1e9;
+	return us * 1e-6;
+}
+
+int nccl_rank(const struct nccl_tune *t, const struct nccl_params *p,
+	      enum nccl_func f, double bytes, struct nccl_choice *out, int max)
+{
+	struct nccl_choice all[NCCL_NALGO * NCCL_NPROTO];
+	int k = 0;
+
+	for (int a = 0; a < NCCL_NALGO; a++)
+		for (int pr = 0; pr < NCCL_NPROTO; pr++) {
+			struct nccl_choice c;
+			int i;
+			c.time_s = nccl_time(t, p, f, a, pr, bytes, &c.lat_s, &c.bw_Bps);
+			if (c.time_s < 0)
+				continue;
+			c.algo = a;
+			c.proto = pr;
+			/* a stable insertion: on a tie the pair NCCL tries
+			 * first (lower algorithm, then protocol) stays first */
+			for (i = k; i > 0 && all[i - 1].time_s > c.time_s; i--)
+				all[i] = all[i - 1];
+			all[i] = c;
+			k++;
+		}
+	if (k > max)
+		k = max;
+	memcpy(out, all, k * sizeof all[0]);
+	return k;
+}
+
+#define TERM(n, v, u, s) do { \
+	if (k < max) { \
+		out[k].name = (n); out[k].value = (v); out[k].unit = (u); out[k].source = (s); \
+	} \
+	k++; \
+} while (0)
+
+int nccl_terms(const struct nccl_tune *t, const struct nccl_params *p,
+	       enum nccl_func f, enum nccl_algo a, enum nccl_proto pr, double bytes,
+	       struct nccl_term *out, int max)
+{
+	const struct nccl_graph *g = &t->graph[a];
+	int k = 0, nodes = t->nodes, ranks = t->ranks, idx2 = nodes <= 2 ? nodes - 1 : 2;
+	int hw = g->nvlink ? NCCL_HW_NVLINK : NCCL_HW_PCI;
+	int nsteps = f == NCCL_ALLREDUCE ? 2 * (ranks - 1) :
+		     f == NCCL_REDUCESCATTER || f == NCCL_ALLGATHER ? ranks - 1 : ranks;
+	double lat, bw;
+
+	if (ranks <= 1 || nccl_time(t, p, f, a, pr, bytes, &lat, &bw) < 0)
+		return 0;
+	TERM("channels", g->nchannels, "",
+	     "search.cc:1162-1287 (search), 1036-1049 (duplication)");
+	TERM(nodes <= 2 ? "bw per channel (bwIntra)" : "bw per channel (bwInter)",
+	     nodes <= 2 ? g->bw_intra : g->bw_inter, "GB/s",
+	     "search.cc:1051-1067 (speeds tried)");
+	if (a == NCCL_NVLS || a == NCCL_NVLS_TREE)
+		TERM("NVLS efficiency", p->nvls_eff[t->arch], "", "tuning.cc:139-144, 311-318");
+	if (a == NCCL_NVLS_TREE)
+		TERM("NVLSTree cap per channel", p->perch_nvls_tree[t->arch][idx2], "GB/s",
+		     "tuning.cc:207-210, 321-322");
+	if (a == NCCL_RING && pr == NCCL_LL) {
+		TERM("LL factor", .5, "", "tuning.cc:327");
+		TERM("LL cap", p->ll_max_bw[nodes == 1 ? t->arch : t->cpu == NCCL_CPU_AMD][idx2],
+		     "GB/s", "tuning.cc:179-182, 269-272");
+	}
+	if (a == NCCL_RING && pr == NCCL_LL128) {
+		TERM("LL128 factor", .92, "", "tuning.cc:328-329");
+		TERM("LL128 cap per channel", p->perch_ring_ll128[t->arch][idx2], "GB/s",
+		     "tuning.cc:186-189");
+	}
+	if (a == NCCL_TREE && f == NCCL_ALLREDUCE) {
+		TERM("tree factor", .92, "", "tuning.cc:330-331");
+		TERM("tree cap per channel", p->perch_tree[t->arch][idx2], "GB/s", "tuning.cc:200-203");
+	}
+	if (a == NCCL_TREE && pr == NCCL_LL)
+		TERM("tree LL factor", 1.0 / 3.8, "", "tuning.cc:332");
+	if (a == NCCL_TREE && pr == NCCL_LL128)
+		TERM("tree LL128 factor", nodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0, "",
+		     "tuning.cc:333-335");
+	if (a == NCCL_PAT)
+		TERM("PAT factor", .75, "", "tuning.cc:337");
+	if (!(a != NCCL_RING && (f == NCCL_ALLGATHER || f == NCCL_REDUCESCATTER)))
+		TERM("bus to algorithm bandwidth",
+		     a == NCCL_RING || a == NCCL_NVLS || a == NCCL_NVLS_TREE ?
+		     (double)ranks / nsteps : .5, "", "tuning.cc:377-382");
+	if (a == NCCL_TREE && f == NCCL_ALLREDUCE) {
+		int ls = S_log2i((unsigned long long)(bytes > 0 ? bytes : 0) >> 6);
+		if (ls >= 0 && ls < 23)
+			TERM("tree correction at this size", p->tree_correction[pr][ls], "",
+			     "tuning.cc:623-627, 639-642");
+	}
+	TERM("bandwidth", bw / 1e9, "GB/s", "algorithm bandwidth after the factors above");
+	TERM("base latency", p->base_lat[a][pr], "us", "tuning.cc:151-155");
+	if (a != NCCL_NVLS || nodes == 1)
+		TERM(hw == NCCL_HW_NVLINK ? "NVLink latency per step" : "PCI latency per step",
+		     p->hw_lat[hw][a][pr], "us", "tuning.cc:159-168");
+	if (nodes > 1) {
+		TERM("network latency per step",
+		     ranks == nodes ? p->hw_lat[NCCL_HW_NET][NCCL_TREE][pr] : p->hw_lat[NCCL_HW_NET][a][pr],
+		     "us", "tuning.cc:171-174, 387-388");
+		if (a == NCCL_RING && f != NCCL_BROADCAST && f != NCCL_REDUCE)
+			TERM("network overhead per step", p->net_overhead[t->cpu] * (pr == NCCL_SIMPLE ? 3 : 1),
+			     "us", "tuning.cc:228-233, 405-410");
+	}
+	if (a == NCCL_RING && f != NCCL_BROADCAST && f != NCCL_REDUCE) {
+		int inter = nodes == 1 ? 0 : f == NCCL_ALLREDUCE ? 2 * (nodes - 1) : nodes - 1;
+		TERM("steps inside nodes", nsteps - inter, "", "tuning.cc:289-291, 411-412");
+		if (inter)
+			TERM("steps across nodes", inter, "", "tuning.cc:411-412");
+	}
+	if (a == NCCL_TREE && f == NCCL_ALLREDUCE) {
+		TERM("chain steps inside a node, each way", ranks / nodes - 1, "", "tuning.cc:416");
+		if (nodes > 1)
+			TERM("tree levels across nodes, each way", S_log2i(nodes), "", "tuning.cc:416");
+	}
+	if (a == NCCL_RING && pr == NCCL_SIMPLE && nodes > 1 && f == NCCL_ALLREDUCE &&
+	    lat > t->lat[f][a][pr] * 1e-6 * 1.01)
+		TERM("ring plateau latency factor", t->arch < NCCL_AMPERE ? 1.9 : 1.4, "",
+		     "tuning.cc:647-650");
+	TERM("latency", lat * 1e6, "us", "base + steps x per-step latencies");
+	return k < max ? k : max;
+}

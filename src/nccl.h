@@ -1,0 +1,184 @@
+#ifndef COMMTIME_NCCL_H
+#define COMMTIME_NCCL_H
+
+/*
+ * NCCL's own cost model, as NCCL 2.30.7 computes it (tag v2.30.7-1 of
+ * github.com/NVIDIA/nccl): for every collective, algorithm and protocol a
+ * latency (µs) and a bandwidth (GB/s = bytes/ns), from which NCCL picks the
+ * fastest pair per message size.  The constants live in nccl_params, each
+ * with the file and line it comes from (src/nccl.c); models/nccl.md derives
+ * the whole model and works examples.
+ *
+ * The model has three layers, as NCCL has:
+ *   1. the machine facts NCCL's topology detection finds (struct nccl_machine);
+ *   2. the channel graphs its search builds from them (struct nccl_graph:
+ *      channels and the bandwidth of each, src/graph/search.cc);
+ *   3. the tuning table (struct nccl_tune, src/graph/tuning.cc) and the time
+ *      of one call, lat + S/bw (ncclTopoGetAlgoTime).
+ * Internally NCCL's units are kept: µs and GB/s; nccl_time() returns seconds.
+ */
+
+#include "util.h"
+
+enum nccl_algo {            /* NCCL's order (src/include/device.h) */
+	NCCL_TREE, NCCL_RING, NCCL_COLLNET_DIRECT, NCCL_COLLNET_CHAIN,
+	NCCL_NVLS, NCCL_NVLS_TREE, NCCL_PAT, NCCL_NALGO
+};
+enum nccl_proto { NCCL_LL, NCCL_LL128, NCCL_SIMPLE, NCCL_NPROTO };
+enum nccl_func {            /* ncclFunc_t order */
+	NCCL_BROADCAST, NCCL_REDUCE, NCCL_ALLGATHER, NCCL_REDUCESCATTER,
+	NCCL_ALLREDUCE, NCCL_NFUNC
+};
+enum nccl_hw { NCCL_HW_NVLINK, NCCL_HW_PCI, NCCL_HW_NET, NCCL_NHW };
+enum nccl_arch { NCCL_VOLTA, NCCL_AMPERE, NCCL_HOPPER, NCCL_BLACKWELL, NCCL_NARCH };
+enum nccl_cpu { NCCL_CPU_INTEL, NCCL_CPU_AMD, NCCL_CPU_ARM };
+
+/* NCCL's path types (src/include/graph.h), as nvidia-smi topo -m names them. */
+enum nccl_path {
+	NCCL_PATH_NVL = 1, NCCL_PATH_NVB = 2, NCCL_PATH_PIX = 4,
+	NCCL_PATH_PXB = 5, NCCL_PATH_PHB = 8, NCCL_PATH_SYS = 9
+};
+
+/*
+ * Every tunable number of the model.  nccl_params_default holds NCCL
+ * 2.30.7's values; a calibration may copy and adjust it.  Units: µs for
+ * latencies, GB/s for bandwidths, factors are dimensionless.
+ */
+struct nccl_params {
+	double base_lat[NCCL_NALGO][NCCL_NPROTO];             /* baseLatencies */
+	double hw_lat[NCCL_NHW][NCCL_NALGO][NCCL_NPROTO];     /* hwLatencies */
+	double ll_max_bw[NCCL_NARCH][3];          /* llMaxBws [arch or cpu][nodes 1,2,>2] */
+	double perch_ring_ll128[NCCL_NARCH][3];   /* perChMaxRingLL128Bws */
+	double perch_tree_ll128[NCCL_NARCH][3];   /* perChMaxTreeLL128Bws */
+	double perch_tree[NCCL_NARCH][3];         /* perChMaxTreeBws */
+	double perch_nvls_tree[NCCL_NARCH][3];    /* perChMaxNVLSTreeBws */
+	double nvls_eff[NCCL_NARCH];              /* nvlsEfficiency */
+	double tree_correction[NCCL_NPROTO][24];  /* treeCorrectionFactor, 64 B .. 256 MiB */
+	double net_overhead[3];                   /* µs per network step: intel, amd, arm */
+};
+
+extern const struct nccl_params nccl_params_default;
+
+/*
+ * The machine as NCCL's topology detection sees it.  Zero means "NCCL's
+ * default" where a default exists (nvlink_bw: the per-architecture value of
+ * src/graph/topo.h; pcie_width: 16).
+ */
+struct nccl_machine {
+	int sm;               /* compute capability × 10: 80, 89, 90, 100 */
+	int gpus_per_node;
+	int nvlinks;          /* NVLinks per GPU; 0: the GPUs talk over PCIe */
+	double nvlink_bw;     /* GB/s per NVLink per direction, as NCCL counts it */
+	int nvswitch;         /* 1: NVLinks go to NVSwitches; 0: a direct mesh */
+	int nvls;             /* 1: NVLink SHARP (multicast) is available */
+	int pcie_gen;         /* 3, 4, 5, 6 */
+	int pcie_width;       /* lanes (16) */
+	enum nccl_path pcie_path;  /* widest PCIe path between two GPUs of a node */
+	int p2p;              /* 0: P2P disabled, traffic staged through the host */
+	enum nccl_cpu cpu;
+	int nics_per_node;
+	double nic_bw;        /* GB/s per NIC port: line rate in bit/s / 8e9 */
+};
+
+/* One channel graph, as ncclTopoCompute leaves it. */
+struct nccl_graph {
+	int nchannels;
+	double bw_intra;      /* GB/s per channel inside a node */
+	double bw_inter;      /* GB/s per channel across nodes */
+	int nvlink;           /* 1: typeIntra is NVLink (NCCL_HW_NVLINK latencies) */
+};
+
+/* The tuning table of one communicator: ranks on nodes of the machine. */
+struct nccl_tune {
+	int ranks, nodes;
+	enum nccl_arch arch;
+	struct nccl_graph graph[NCCL_NALGO];
+	double lat[NCCL_NFUNC][NCCL_NALGO][NCCL_NPROTO];  /* µs */
+	double bw[NCCL_NFUNC][NCCL_NALGO][NCCL_NPROTO];   /* GB/s of algorithm bandwidth; 0 = not usable */
+	int comm_channels;    /* comm->nChannels: twice the ring channels, at most 64 */
+	enum nccl_cpu cpu;
+};
+
+/* "tree", "ring", "collnetdirect", "collnetchain", "nvls", "nvlstree", "pat". */
+const char *nccl_algo_name(enum nccl_algo a);
+/* "LL", "LL128", "Simple". */
+const char *nccl_proto_name(enum nccl_proto p);
+
+/*
+ * Parse an NCCL_ALGO / NCCL_PROTO style list ("ring,tree", "^nvls",
+ * case-insensitive) into a bit mask of enabled algorithms / protocols.
+ * Returns 0, or -1 with eb naming the bad element and the choices.
+ */
+int nccl_algo_mask(const char *s, unsigned *mask, struct errbuf *eb);
+int nccl_proto_mask(const char *s, unsigned *mask, struct errbuf *eb);
+
+/* NCCL's per-link NVLink bandwidth for an SM version (topo.h ncclTopoNVLinkBw), GB/s. */
+double nccl_nvlink_bw(int sm);
+/* NCCL's bandwidth of a PCIe x`width` link of generation `gen` (topo.cc), GB/s. */
+double nccl_pcie_bw(int gen, int width);
+
+/*
+ * The channel graphs NCCL's search would build for `nodes` nodes of m:
+ * g[NCCL_RING], g[NCCL_TREE], g[NCCL_NVLS] (nchannels 0 when NVLS is not
+ * possible).  A simplified replay of ncclTopoCompute, see models/nccl.md.
+ */
+void nccl_graphs(const struct nccl_machine *m, int nodes, struct nccl_graph g[NCCL_NALGO]);
+
+/*
+ * Fill the tuning table for `ranks` ranks on m (nodes = ⌈ranks /
+ * gpus_per_node⌉), as ncclTopoTuneModel does, with NCCL_ALGO / NCCL_PROTO
+ * style masks (~0u: everything NCCL enables by default).
+ * Returns 0, or -1 with eb filled (ranks < 1, a machine that makes no sense).
+ */
+int nccl_tune_init(struct nccl_tune *t, const struct nccl_params *p,
+		   const struct nccl_machine *m, int ranks,
+		   unsigned algo_mask, unsigned proto_mask, struct errbuf *eb);
+
+/*
+ * Time of one call in seconds (ncclTopoGetAlgoTime with one operation),
+ * for S = `bytes` as nccl-tests' size column counts it.  Negative when the
+ * pair is not usable.  lat_s and bw_Bps (may be NULL) receive the latency
+ * term and the bandwidth after the size-dependent corrections.
+ */
+double nccl_time(const struct nccl_tune *t, const struct nccl_params *p,
+		 enum nccl_func f, enum nccl_algo a, enum nccl_proto pr,
+		 double bytes, double *lat_s, double *bw_Bps);
+
+/* NCCL's choice: the fastest usable (algorithm, protocol). */
+struct nccl_choice {
+	enum nccl_algo algo;
+	enum nccl_proto proto;
+	double time_s, lat_s, bw_Bps;
+};
+
+/*
+ * Every usable pair for f at `bytes`, fastest first, into out (at most
+ * `max`); returns how many (0: nothing usable, e.g. masks exclude all).
+ */
+int nccl_rank(const struct nccl_tune *t, const struct nccl_params *p,
+	      enum nccl_func f, double bytes, struct nccl_choice *out, int max);
+
+/*
+ * One term of NCCL's formula for a (collective, algorithm, protocol), as
+ * --explain prints it: a name, its value in `unit`, and where in NCCL
+ * 2.30.7 it comes from (or how it was derived).
+ */
+struct nccl_term {
+	const char *name;
+	double value;
+	const char *unit;
+	const char *source;
+};
+
+/*
+ * The terms behind nccl_time() for f, a, pr at `bytes`: channels and
+ * per-channel bandwidth of the graph, the protocol and algorithm factors,
+ * the base and per-step latencies with their step counts, the size
+ * corrections.  Fills at most max terms; returns how many (0 when the
+ * pair is not usable).
+ */
+int nccl_terms(const struct nccl_tune *t, const struct nccl_params *p,
+	       enum nccl_func f, enum nccl_algo a, enum nccl_proto pr, double bytes,
+	       struct nccl_term *out, int max);
+
+#endif

@@ -1,0 +1,288 @@
+/*
+ * NCCL's cost model (src/nccl.c) against values computed by hand from
+ * NCCL 2.30.7's src/graph/tuning.cc, search.cc and topo.h (the lines are
+ * named in src/nccl.c; the derivations in models/nccl.md).
+ */
+#include "harness.h"
+#include "nccl.h"
+
+#define P (&nccl_params_default)
+
+/* DGX/HGX H100: 18 NVLinks per GPU to NVSwitch, PCIe 5, 8 NDR NICs. */
+static const struct nccl_machine h100 = {
+	.sm = 90, .gpus_per_node = 8, .nvlinks = 18, .nvswitch = 1, .nvls = 1,
+	.pcie_gen = 5, .pcie_path = NCCL_PATH_PIX, .p2p = 1, .cpu = NCCL_CPU_INTEL,
+	.nics_per_node = 8, .nic_bw = 50,
+};
+
+/* HGX A100: 12 NVLinks, PCIe 4, 8 HDR NICs, AMD hosts. */
+static const struct nccl_machine a100 = {
+	.sm = 80, .gpus_per_node = 8, .nvlinks = 12, .nvswitch = 1,
+	.pcie_gen = 4, .pcie_path = NCCL_PATH_PIX, .p2p = 1, .cpu = NCCL_CPU_AMD,
+	.nics_per_node = 8, .nic_bw = 25,
+};
+
+static struct nccl_tune tune(const struct nccl_machine *m, int ranks, unsigned am, unsigned pm)
+{
+	struct nccl_tune t;
+	struct errbuf eb;
+	int rc = nccl_tune_init(&t, P, m, ranks, am, pm, &eb);
+	CHECK(rc == 0);
+	return t;
+}
+
+void test_nccl_constants(void)
+{
+	DBL_NEAR(nccl_nvlink_bw(90), 20.6, 0);     /* topo.h:22 */
+	DBL_NEAR(nccl_nvlink_bw(100), 40.1, 0);    /* topo.h:24 */
+	DBL_NEAR(nccl_nvlink_bw(80), 20.0, 0);
+	DBL_NEAR(nccl_pcie_bw(3, 16), 12.0, 0);    /* = PCI_BW, topo.h:25 */
+	DBL_NEAR(nccl_pcie_bw(4, 16), 24.0, 0);    /* 16 × 120 / 80 */
+	DBL_NEAR(nccl_pcie_bw(5, 16), 48.0, 0);
+	DBL_NEAR(P->base_lat[NCCL_RING][NCCL_LL], 6.6, 0);
+	DBL_NEAR(P->hw_lat[NCCL_HW_NET][NCCL_RING][NCCL_SIMPLE], 14.0, 0);
+}
+
+void test_nccl_graphs_one_node(void)
+{
+	struct nccl_graph g[NCCL_NALGO];
+
+	/* H100: 370.8 GB/s of NVLink; 60 GB/s fits 6 channels (360), no
+	 * slower speed does better; duplicated to 12 × 30. */
+	nccl_graphs(&h100, 1, g);
+	INT_EQ(g[NCCL_RING].nchannels, 12);
+	DBL_NEAR(g[NCCL_RING].bw_intra, 30.0, 0);
+	/* NVLS: 8 heads, (8+1)·s <= 370.8 gives s = 40; bwInter climbs to 60. */
+	INT_EQ(g[NCCL_NVLS].nchannels, 8);
+	DBL_NEAR(g[NCCL_NVLS].bw_intra, 40.0, 0);
+	DBL_NEAR(g[NCCL_NVLS].bw_inter, 60.0, 0);
+
+	/* A100: 240 GB/s; 6 × 40 fills it, duplicated to 12 × 20. */
+	nccl_graphs(&a100, 1, g);
+	INT_EQ(g[NCCL_RING].nchannels, 12);
+	DBL_NEAR(g[NCCL_RING].bw_intra, 20.0, 0);
+	INT_EQ(g[NCCL_NVLS].nchannels, 0);
+
+	/* B200: 18 × 40.1 = 721.8; 8 × 90 first, duplicated to 16 × 45. */
+	{
+		struct nccl_machine b = h100;
+		b.sm = 100;
+		nccl_graphs(&b, 1, g);
+		INT_EQ(g[NCCL_RING].nchannels, 16);
+		DBL_NEAR(g[NCCL_RING].bw_intra, 45.0, 0);
+	}
+	/* PCIe 4 through an Intel host bridge: 24 × 5/6 = 20 GB/s, 1 channel at 20. */
+	{
+		struct nccl_machine l = { .sm = 89, .gpus_per_node = 4, .pcie_gen = 4,
+			.pcie_path = NCCL_PATH_PHB, .p2p = 1, .cpu = NCCL_CPU_INTEL };
+		nccl_graphs(&l, 1, g);
+		INT_EQ(g[NCCL_RING].nchannels, 1);
+		DBL_NEAR(g[NCCL_RING].bw_intra, 20.0, 0);
+		/* under one switch: 24 GB/s, 2 × 12 */
+		l.pcie_path = NCCL_PATH_PIX;
+		nccl_graphs(&l, 1, g);
+		INT_EQ(g[NCCL_RING].nchannels, 2);
+		DBL_NEAR(g[NCCL_RING].bw_intra, 12.0, 0);
+		/* across AMD sockets: the 16 GB/s socket link, 1 × 15 */
+		l.pcie_path = NCCL_PATH_SYS;
+		l.cpu = NCCL_CPU_AMD;
+		nccl_graphs(&l, 1, g);
+		INT_EQ(g[NCCL_RING].nchannels, 1);
+		DBL_NEAR(g[NCCL_RING].bw_intra, 15.0, 0);
+	}
+}
+
+void test_nccl_graphs_two_nodes(void)
+{
+	struct nccl_graph g[NCCL_NALGO];
+
+	/* H100 over 8 NDR: 48 GB/s (min of PCIe 5 and the NIC) per channel,
+	 * one per NIC; 8 × 48 = 384 >= 370.8 stops the search; not
+	 * duplicated (sm90, 48 < 50, 8 > 4). */
+	nccl_graphs(&h100, 2, g);
+	INT_EQ(g[NCCL_RING].nchannels, 8);
+	DBL_NEAR(g[NCCL_RING].bw_inter, 48.0, 0);
+	/* NVLS: 9·48, 9·45, 9·42 exceed 370.8; 40 fits; bwInter up to 48. */
+	DBL_NEAR(g[NCCL_NVLS].bw_intra, 40.0, 0);
+	DBL_NEAR(g[NCCL_NVLS].bw_inter, 48.0, 0);
+
+	/* A100 over 8 HDR: 24 GB/s (PCIe 4) per channel, 8 channels; the
+	 * tree raises bwIntra to 30 (below 2 × 24, fits 240 × 8/7). */
+	nccl_graphs(&a100, 2, g);
+	INT_EQ(g[NCCL_RING].nchannels, 8);
+	DBL_NEAR(g[NCCL_RING].bw_intra, 24.0, 0);
+	DBL_NEAR(g[NCCL_TREE].bw_intra, 30.0, 0);
+}
+
+void test_nccl_tune_h100_one_node(void)
+{
+	struct nccl_tune t = tune(&h100, 8, ~0u, ~0u);
+	const enum nccl_func ar = NCCL_ALLREDUCE;
+
+	/* Ring/LL: 6.6 + 14 × 0.6 µs; min(141, 12·30·0.5) × 8/14 GB/s */
+	DBL_NEAR(t.lat[ar][NCCL_RING][NCCL_LL], 15.0, 1e-12);
+	DBL_NEAR(t.bw[ar][NCCL_RING][NCCL_LL], 141.0 * 8 / 14, 1e-12);
+	/* Ring/Simple: 8.4 + 14 × 3.4; 360 × 8/14 */
+	DBL_NEAR(t.lat[ar][NCCL_RING][NCCL_SIMPLE], 56.0, 1e-12);
+	DBL_NEAR(t.bw[ar][NCCL_RING][NCCL_SIMPLE], 360.0 * 8 / 14, 1e-12);
+	/* Ring/LL128: 14 + 14 × 1.9; min(360 × .92, 12 × 36.7) × 8/14 */
+	DBL_NEAR(t.lat[ar][NCCL_RING][NCCL_LL128], 40.6, 1e-12);
+	DBL_NEAR(t.bw[ar][NCCL_RING][NCCL_LL128], 331.2 * 8 / 14, 1e-12);
+	/* Tree (a chain in one node): 6.8 + 2 × 7 × 0.6; LL: min(331.2/3.8, 141) × .5 */
+	DBL_NEAR(t.lat[ar][NCCL_TREE][NCCL_LL], 15.2, 1e-12);
+	DBL_NEAR(t.bw[ar][NCCL_TREE][NCCL_LL], 331.2 / 3.8 * .5, 1e-12);
+	/* NVLS: 25 µs; min(40 × .85 × 7/8 × 2, 60) × 8 × 8/14 */
+	DBL_NEAR(t.lat[ar][NCCL_NVLS][NCCL_SIMPLE], 25.0, 1e-12);
+	DBL_NEAR(t.bw[ar][NCCL_NVLS][NCCL_SIMPLE], 59.5 * 8 * 8 / 14, 1e-6);
+	/* no NVLS tree on one node, no LL on NVLS */
+	DBL_NEAR(t.bw[ar][NCCL_NVLS_TREE][NCCL_SIMPLE], 0, 0);
+	DBL_NEAR(t.bw[ar][NCCL_NVLS][NCCL_LL], 0, 0);
+	/* all-gather ring: 7 steps, 8.4 + 7 × 3.4; 360 × 8/7 */
+	DBL_NEAR(t.lat[NCCL_ALLGATHER][NCCL_RING][NCCL_SIMPLE], 32.2, 1e-12);
+	DBL_NEAR(t.bw[NCCL_ALLGATHER][NCCL_RING][NCCL_SIMPLE], 360.0 * 8 / 7, 1e-12);
+	/* all-gather NVLS: 40 × .85 × 7/8 × 7/8 × 8 channels, no conversion */
+	DBL_NEAR(t.bw[NCCL_ALLGATHER][NCCL_NVLS][NCCL_SIMPLE], 40 * .85 * 7 / 8 * 7 / 8 * 8, 1e-6);
+}
+
+void test_nccl_choice_8_bytes_ring_ll(void)
+{
+	struct nccl_tune t = tune(&h100, 8, ~0u, ~0u);
+	struct nccl_choice c[4];
+	int k = nccl_rank(&t, P, NCCL_ALLREDUCE, 8, c, 4);
+
+	/* Ring/LL 15.0 µs beats Tree/LL 15.2 µs and NVLS 25 µs. */
+	CHECK(k == 4);
+	INT_EQ(c[0].algo, NCCL_RING);
+	INT_EQ(c[0].proto, NCCL_LL);
+	DBL_NEAR(c[0].time_s, (15.0 + 8 / (1000 * 141.0 * 8 / 14)) * 1e-6, 1e-12);
+	INT_EQ(c[1].algo, NCCL_TREE);
+	INT_EQ(c[1].proto, NCCL_LL);
+	/* At 1 GiB NVLS wins, ring/Simple next. */
+	k = nccl_rank(&t, P, NCCL_ALLREDUCE, 1073741824.0, c, 2);
+	INT_EQ(c[0].algo, NCCL_NVLS);
+	INT_EQ(c[1].algo, NCCL_RING);
+	INT_EQ(c[1].proto, NCCL_SIMPLE);
+	DBL_NEAR(c[1].time_s, (56.0 + 1073741824.0 / (1000 * 360.0 * 8 / 14)) * 1e-6, 1e-12);
+}
+
+void test_nccl_tree_correction(void)
+{
+	struct nccl_tune t = tune(&h100, 8, ~0u, ~0u);
+	double lat, bw;
+	/* 64 KiB: log2(65536 >> 6) = 10, LL factor .6 */
+	double s = nccl_time(&t, P, NCCL_ALLREDUCE, NCCL_TREE, NCCL_LL, 65536, &lat, &bw);
+	DBL_NEAR(bw, 331.2 / 3.8 * .5 * .6 * 1e9, 1e-9);
+	DBL_NEAR(s, (15.2 + 65536 / (1000 * 331.2 / 3.8 * .5 * .6)) * 1e-6, 1e-12);
+	/* below 64 B no correction */
+	nccl_time(&t, P, NCCL_ALLREDUCE, NCCL_TREE, NCCL_LL, 32, &lat, &bw);
+	DBL_NEAR(bw, 331.2 / 3.8 * .5 * 1e9, 1e-12);
+}
+
+void test_nccl_two_nodes(void)
+{
+	struct nccl_tune t = tune(&a100, 16, ~0u, ~0u);
+	double lat, bw, s;
+
+	/* Ring/Simple: 30 steps, 2 through the NICs; AMD net overhead
+	 * 2 × 3 = 6 µs > 3.4: 8.4 + 28 × 6 + 2 × 14 = 204.4 µs; 8 × 24 × 16/30. */
+	DBL_NEAR(t.lat[NCCL_ALLREDUCE][NCCL_RING][NCCL_SIMPLE], 204.4, 1e-12);
+	DBL_NEAR(t.bw[NCCL_ALLREDUCE][NCCL_RING][NCCL_SIMPLE], 102.4, 1e-12);
+	/* Ring/LL on AMD hosts, 2 nodes: llMaxBw 22.5 */
+	DBL_NEAR(t.bw[NCCL_ALLREDUCE][NCCL_RING][NCCL_LL], 22.5 * 16 / 30, 1e-12);
+	/* Tree/Simple: 8.4 + 2 (7 × 4.0 + 1 × 14) (an NVLink chain, then the
+	 * NICs); min(8 × 30 × .92, 8 × 23.6) × .5 */
+	DBL_NEAR(t.lat[NCCL_ALLREDUCE][NCCL_TREE][NCCL_SIMPLE], 92.4, 1e-12);
+	DBL_NEAR(t.bw[NCCL_ALLREDUCE][NCCL_TREE][NCCL_SIMPLE], 8 * 23.6 * .5, 1e-12);
+	/* the ring plateau: latency × 1.4 once S/(channels × ranks) >= 64 B */
+	s = nccl_time(&t, P, NCCL_ALLREDUCE, NCCL_RING, NCCL_SIMPLE, 1 << 30, &lat, &bw);
+	DBL_NEAR(lat, 204.4 * 1.4e-6, 1e-12);
+	DBL_NEAR(s, (204.4 * 1.4 + 1073741824.0 / (1000 * 102.4)) * 1e-6, 1e-12);
+
+	/* H100, 2 nodes: NVLS tree at 1 GiB, above the 400 GB/s of the NICs:
+	 * min(40 × .85 × 7/8 × 2, 2 × 48, 57.7) × 8 × 16/30 */
+	t = tune(&h100, 16, ~0u, ~0u);
+	DBL_NEAR(t.bw[NCCL_ALLREDUCE][NCCL_NVLS_TREE][NCCL_SIMPLE], 57.7 * 8 * 16 / 30, 1e-6);
+	DBL_NEAR(t.lat[NCCL_ALLREDUCE][NCCL_NVLS_TREE][NCCL_SIMPLE], 25 + 2 * 20.9, 1e-12);
+	{
+		struct nccl_choice c[1];
+		nccl_rank(&t, P, NCCL_ALLREDUCE, 1 << 30, c, 1);
+		INT_EQ(c[0].algo, NCCL_NVLS_TREE);
+	}
+}
+
+void test_nccl_masks(void)
+{
+	struct errbuf eb;
+	unsigned m;
+	struct nccl_tune t;
+	struct nccl_choice c[1];
+
+	CHECK(nccl_algo_mask("ring", &m, &eb) == 0 && m == 1u << NCCL_RING);
+	CHECK(nccl_algo_mask("Ring,TREE", &m, &eb) == 0 && m == (1u << NCCL_RING | 1u << NCCL_TREE));
+	CHECK(nccl_algo_mask("^nvls", &m, &eb) == 0 && !(m >> NCCL_NVLS & 1) && (m >> NCCL_RING & 1));
+	CHECK(nccl_proto_mask("simple", &m, &eb) == 0 && m == 1u << NCCL_SIMPLE);
+	CHECK(nccl_algo_mask("rign", &m, &eb) == -1);
+	STR_EQ(eb.msg, "unknown NCCL algorithm 'rign' (choices: tree, ring, collnetdirect, "
+	       "collnetchain, nvls, nvlstree, pat)");
+	CHECK(nccl_proto_mask("LL,", &m, &eb) == -1);
+
+	/* NCCL_ALGO=ring at 1 GiB: ring/Simple, no NVLS */
+	nccl_algo_mask("ring", &m, &eb);
+	t = tune(&h100, 8, m, ~0u);
+	nccl_rank(&t, P, NCCL_ALLREDUCE, 1 << 30, c, 1);
+	INT_EQ(c[0].algo, NCCL_RING);
+	INT_EQ(c[0].proto, NCCL_SIMPLE);
+	/* Nothing usable: LL128 only on PCIe */
+	{
+		struct nccl_machine l = { .sm = 89, .gpus_per_node = 4, .pcie_gen = 4,
+			.pcie_path = NCCL_PATH_PIX, .p2p = 1 };
+		nccl_proto_mask("LL128", &m, &eb);
+		t = tune(&l, 4, ~0u, m);
+		INT_EQ(nccl_rank(&t, P, NCCL_ALLREDUCE, 1 << 20, c, 1), 0);
+	}
+}
+
+void test_nccl_limits(void)
+{
+	struct nccl_tune t;
+	struct errbuf eb;
+	struct nccl_machine one = h100;
+
+	/* 1 rank: no time */
+	CHECK(nccl_tune_init(&t, P, &h100, 1, ~0u, ~0u, &eb) == 0);
+	DBL_NEAR(nccl_time(&t, P, NCCL_ALLREDUCE, NCCL_RING, NCCL_SIMPLE, 1e6, NULL, NULL), 0, 0);
+	CHECK(nccl_tune_init(&t, P, &h100, 0, ~0u, ~0u, &eb) == -1);
+	one.nics_per_node = 0;
+	CHECK(nccl_tune_init(&t, P, &one, 16, ~0u, ~0u, &eb) == -1);
+	/* 2 ranks of a node: both GPUs' NVLinks, 14 steps become 2 */
+	t = tune(&h100, 2, ~0u, ~0u);
+	DBL_NEAR(t.lat[NCCL_ALLREDUCE][NCCL_RING][NCCL_LL], 6.6 + 2 * 0.6, 1e-12);
+}
+
+void test_nccl_terms(void)
+{
+	struct nccl_tune t = tune(&h100, 8, ~0u, ~0u);
+	struct nccl_term terms[32];
+	int n = nccl_terms(&t, P, NCCL_ALLREDUCE, NCCL_RING, NCCL_LL, 8, terms, 32), i;
+	int seen = 0;
+
+	CHECK(n > 5);
+	for (i = 0; i < n; i++) {
+		CHECK(terms[i].source && terms[i].source[0]);
+		if (strcmp(terms[i].name, "base latency") == 0) {
+			DBL_NEAR(terms[i].value, 6.6, 0);
+			seen++;
+		}
+		if (strcmp(terms[i].name, "latency") == 0) {
+			DBL_NEAR(terms[i].value, 15.0, 1e-12);
+			seen++;
+		}
+		if (strcmp(terms[i].name, "LL cap") == 0) {
+			DBL_NEAR(terms[i].value, 141.0, 0);
+			seen++;
+		}
+	}
+	INT_EQ(seen, 3);
+	/* not usable: no terms */
+	INT_EQ(nccl_terms(&t, P, NCCL_ALLREDUCE, NCCL_NVLS, NCCL_LL, 8, terms, 32), 0);
+}

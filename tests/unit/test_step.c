@@ -1,0 +1,319 @@
+/*
+ * Unit tests of the training step (src/step.c): Megatron's per-layer
+ * volumes, Korthikanti's activation formula, the ZeRO rows, placement,
+ * FLOPs and the step time, each against a value worked out by hand.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "harness.h"
+#include "cost.h"
+#include "step.h"
+
+#pragma GCC diagnostic ignored "-Wmissing-prototypes"
+
+/* A ring on one link, from the model's own all-reduce; other ops 1 s each. */
+static struct link test_link = { 0, 300e9, 0 };
+
+static int ring_coll(void *arg, enum coll_op op, unsigned long ranks, unsigned long per_node,
+		     double bytes, struct step_coll *out, struct errbuf *eb)
+{
+	(void)arg; (void)per_node; (void)eb;
+	out->tier = "link";
+	switch (op) {
+	case OP_ALLREDUCE:
+		out->time_s = ar_time(ALGO_RING, &test_link, ranks, bytes);
+		break;
+	case OP_ALLGATHER:
+		out->time_s = ag_ring_time(&test_link, ranks, bytes);
+		break;
+	case OP_REDUCESCATTER:
+		out->time_s = rs_ring_time(&test_link, ranks, bytes);
+		break;
+	default:
+		out->time_s = 1;
+		break;
+	}
+	return 0;
+}
+
+/* Every collective costs 1 ms: the ledger's counts show directly. */
+static int ms_coll(void *arg, enum coll_op op, unsigned long ranks, unsigned long per_node,
+		   double bytes, struct step_coll *out, struct errbuf *eb)
+{
+	(void)arg; (void)op; (void)ranks; (void)per_node; (void)bytes; (void)eb;
+	out->tier = "link";
+	out->time_s = 1e-3;
+	return 0;
+}
+
+static struct workload gpt3(void)
+{
+	struct workload w;
+
+	memset(&w, 0, sizeof(w));
+	w.arch = WL_GPT;
+	w.layers = 96;
+	w.hidden = 12288;
+	w.heads = w.kv_heads = 96;
+	w.ffn = 4 * 12288;
+	w.vocab = 50257;
+	w.seq = 2048;
+	w.tied = 1;
+	w.experts = w.top_k = 1;
+	return w;
+}
+
+static const struct step_row *find(const struct step_result *r, enum step_dim d,
+				   enum step_phase ph, enum coll_op op)
+{
+	int i;
+
+	for (i = 0; i < r->nrows; i++)
+		if (r->rows[i].dim == d && r->rows[i].phase == ph && r->rows[i].op == op)
+			return &r->rows[i];
+	return NULL;
+}
+
+/*
+ * GPT-3 175B, t = 8, p = 12, d = 16, b = 4, s = 2048, α = 0, β = 300 GB/s.
+ * One all-reduce of b·s·h·2 = 4·2048·12288·2 = 201326592 B on 8 ranks:
+ * 2·7/8 · 201326592 / 300e9 = 1.17440512 ms; 2 per layer, 96/12 = 8
+ * layers: 16 per micro-batch forward, 18.79048192 ms.  llm-analysis's
+ * Megatron example prints latency_fwd_tp_comm: 18.79 ms for this setting.
+ */
+void test_step_tp_gpt3(void)
+{
+	struct workload w = gpt3();
+	struct step_config c;
+	struct step_result r;
+	struct errbuf eb;
+	const struct step_row *row;
+
+	step_config_init(&c);
+	c.tp = 8; c.pp = 12; c.dp = 16; c.micro_batch = 4; c.seq = 2048;
+	CHECK(step_run(&w, &c, NULL, ring_coll, NULL, &r, &eb) == 0);
+	row = find(&r, DIM_TP, PH_FORWARD, OP_ALLREDUCE);
+	CHECK(row != NULL);
+	if (!row)
+		return;
+	DBL_NEAR(row->count, 16, 0);
+	DBL_NEAR(row->bytes, 201326592.0, 0);
+	DBL_NEAR(row->time_s, 0.01879048192, 1e-12);
+	DBL_NEAR(find(&r, DIM_TP, PH_BACKWARD, OP_ALLREDUCE)->count, 16, 0);
+	DBL_NEAR(r.layers, 8, 0);
+	DBL_NEAR(r.microbatches, 1, 0);
+	CHECK(isnan(r.step_s));   /* no compute: no step time */
+
+	/* Sequence parallelism: all-gather + reduce-scatter of the same buffer. */
+	c.sp = 1;
+	CHECK(step_run(&w, &c, NULL, ring_coll, NULL, &r, &eb) == 0);
+	DBL_NEAR(find(&r, DIM_TP, PH_FORWARD, OP_ALLGATHER)->time_s
+		 + find(&r, DIM_TP, PH_FORWARD, OP_REDUCESCATTER)->time_s, 0.01879048192, 1e-12);
+	CHECK(find(&r, DIM_TP, PH_FORWARD, OP_ALLREDUCE) == NULL);
+
+	/* Full recomputation repeats the forward all-reduces in backward. */
+	c.sp = 0;
+	c.recompute = RC_FULL;
+	CHECK(step_run(&w, &c, NULL, ring_coll, NULL, &r, &eb) == 0);
+	DBL_NEAR(find(&r, DIM_TP, PH_BACKWARD, OP_ALLREDUCE)->count, 32, 0);
+}
+
+/*
+ * Korthikanti et al. 2022, Table 2, for GPT-3 175B: s = 2048, b = 1,
+ * h = 12288, a = 96, t = 8; sbh = 25165824 and 5as/h = 80:
+ *   none:            sbh(10 + 3 + 10)  = 23    sbh = 578813952
+ *   none + SP:       sbh(34 + 80)/8    = 14.25 sbh = 358612992
+ *   selective:       sbh(10 + 3)       = 13    sbh = 327155712
+ *   selective + SP:  sbh·34/8          = 4.25  sbh = 106954752
+ *   full:            2sbh = 50331648, with SP 2sbh/8 = 6291456
+ */
+void test_step_activations_korthikanti(void)
+{
+	DBL_NEAR(step_act_layer(2048, 1, 12288, 96, 8, 0, RC_NONE), 578813952.0, 1e-15);
+	DBL_NEAR(step_act_layer(2048, 1, 12288, 96, 8, 1, RC_NONE), 358612992.0, 1e-15);
+	DBL_NEAR(step_act_layer(2048, 1, 12288, 96, 8, 0, RC_SELECTIVE), 327155712.0, 1e-15);
+	DBL_NEAR(step_act_layer(2048, 1, 12288, 96, 8, 1, RC_SELECTIVE), 106954752.0, 1e-15);
+	DBL_NEAR(step_act_layer(2048, 1, 12288, 96, 8, 0, RC_FULL), 50331648.0, 1e-15);
+	DBL_NEAR(step_act_layer(2048, 1, 12288, 96, 8, 1, RC_FULL), 6291456.0, 1e-15);
+	/* t = 1: 34sbh + 5as²b, the paper's single-GPU count, either way. */
+	DBL_NEAR(step_act_layer(2048, 1, 12288, 96, 1, 0, RC_NONE),
+		 step_act_layer(2048, 1, 12288, 96, 1, 1, RC_NONE), 1e-15);
+	DBL_NEAR(step_act_layer(2048, 1, 12288, 96, 1, 0, RC_NONE), 25165824.0 * 114, 1e-15);
+}
+
+/*
+ * ZeRO-3 gathers one layer at a time: for l layers and m micro-batches,
+ * 2lm all-gathers and lm reduce-scatters of 1/l of the model each.  With
+ * every collective at 1 ms, 80 layers and 1 micro-batch: 240 ms, where
+ * one whole-model collective of each kind would count 3 ms.
+ */
+void test_step_zero3_per_layer(void)
+{
+	struct step_result r;
+	struct errbuf eb;
+
+	memset(&r, 0, sizeof(r));
+	CHECK(step_dp_rows(70e9, 80, 1, 3, 1024, 8, 4, 2, ms_coll, NULL, &r, &eb) == 0);
+	INT_EQ(r.nrows, 3);
+	DBL_NEAR(r.rows[0].count, 80, 0);
+	DBL_NEAR(r.rows[0].bytes, 70e9 * 2 / 80, 1e-15);
+	DBL_NEAR(r.rows[2].bytes, 70e9 * 4 / 80, 1e-15);
+	DBL_NEAR(r.dp_comm_s, 0.240, 1e-12);
+
+	/* Stage 0: one all-reduce of the fp32 gradient. */
+	memset(&r, 0, sizeof(r));
+	CHECK(step_dp_rows(7e9, 32, 4, 0, 64, 8, 4, 2, ms_coll, NULL, &r, &eb) == 0);
+	INT_EQ(r.nrows, 1);
+	INT_EQ(r.rows[0].op, OP_ALLREDUCE);
+	DBL_NEAR(r.rows[0].bytes, 28e9, 0);
+	/* Stage 2 reduce-scatters every micro-batch, stage 1 once. */
+	memset(&r, 0, sizeof(r));
+	CHECK(step_dp_rows(7e9, 32, 4, 2, 64, 8, 4, 2, ms_coll, NULL, &r, &eb) == 0);
+	DBL_NEAR(r.rows[0].count, 4, 0);
+	memset(&r, 0, sizeof(r));
+	CHECK(step_dp_rows(7e9, 32, 4, 1, 64, 8, 4, 2, ms_coll, NULL, &r, &eb) == 0);
+	DBL_NEAR(r.rows[0].count, 1, 0);
+	/* One rank: nothing to reduce. */
+	memset(&r, 0, sizeof(r));
+	CHECK(step_dp_rows(7e9, 32, 4, 0, 1, 1, 4, 2, ms_coll, NULL, &r, &eb) == 0);
+	INT_EQ(r.nrows, 0);
+}
+
+/* Megatron's order on 8-GPU nodes: tp inside, dp across when tp = 8. */
+void test_step_placement(void)
+{
+	INT_EQ(step_per_node(8, 1, 8), 8);      /* tp 8: one node */
+	INT_EQ(step_per_node(16, 1, 8), 8);     /* tp 16: two nodes */
+	INT_EQ(step_per_node(64, 8, 8), 1);     /* dp after tp 8: one per node */
+	INT_EQ(step_per_node(64, 2, 8), 4);     /* dp after tp 2: 4 per node */
+	INT_EQ(step_per_node(2, 4, 8), 2);
+	INT_EQ(step_per_node(5, 1, 0), 5);      /* no nodes: all together */
+}
+
+/*
+ * FLOPs and step time.  GPT-3 175B, B = 1536, s = 2048, no recompute:
+ * Narayanan et al. 2021, Eq. 3 without recomputation is
+ * 72Bslh²(1 + s/(6h) + V/(12lh)); our count adds nothing for biases, so
+ * it equals the same with the matrices 12h² per layer exactly.
+ */
+void test_step_flops(void)
+{
+	struct workload w = gpt3();
+	struct step_config c;
+	struct step_compute cs = { 312e12, 0.5, 0 };
+	struct step_result r;
+	struct errbuf eb;
+	double B = 1536, s = 2048, l = 96, h = 12288, V = 50257, want;
+
+	step_config_init(&c);
+	c.tp = 8; c.pp = 12; c.dp = 16; c.micro_batch = 1; c.global_batch = B; c.seq = s;
+	CHECK(step_run(&w, &c, &cs, ring_coll, NULL, &r, &eb) == 0);
+	want = 72 * B * s * l * h * h * (1 + s / (6 * h) + V / (12 * l * h));
+	DBL_NEAR(r.flops_model, want, 1e-12);
+	DBL_NEAR(r.flops_hw, want, 1e-12);
+	/* Full recomputation: Eq. 3 itself, 96Bslh²(1 + s/6h + V/16lh). */
+	c.recompute = RC_FULL;
+	CHECK(step_run(&w, &c, &cs, ring_coll, NULL, &r, &eb) == 0);
+	DBL_NEAR(r.flops_hw, 96 * B * s * l * h * h * (1 + s / (6 * h) + V / (16 * l * h)), 1e-12);
+	DBL_NEAR(r.flops_model, want, 1e-12);
+	/* m = 1536/16 = 96; compute = FLOPs / (1536 GPUs · 156 TFLOP/s). */
+	DBL_NEAR(r.microbatches, 96, 0);
+	DBL_NEAR(r.compute_s, r.flops_hw / (1536 * 156e12), 1e-12);
+	/* step = (m + p - 1)(compute/m + exposed per micro-batch) + dp. */
+	DBL_NEAR(r.step_s, (96 + 11) * (r.compute_s / 96 + r.mb_exposed_s) + r.dp_exposed_s, 1e-12);
+	DBL_NEAR(r.bubble_s, 11 * (r.compute_s / 96 + r.mb_exposed_s), 1e-12);
+	DBL_NEAR(r.mfu, r.flops_model / (r.step_s * 1536 * 312e12), 1e-12);
+}
+
+/*
+ * Memory of the first stage, GPT-3 175B, t = 8, p = 12, d = 16, ZeRO 1
+ * (Megatron's distributed optimizer), full recompute, b = 1, B = 1536:
+ * layers 8·(12h² + 13h)/8 = 1812381696 per GPU, embedding 50257·12288/8
+ * = 77194752 (norms 4h·8 = 393216 are not split: 8 layers hold
+ * 8·(12h²+9h)/8 + 8·4h in all) -> P = 1889576448 + ... worked below.
+ */
+void test_step_memory(void)
+{
+	struct workload w = gpt3();
+	struct step_config c;
+	struct step_result r;
+	struct errbuf eb;
+	double h = 12288, L = 8, t = 8, layer_split, P;
+
+	step_config_init(&c);
+	c.tp = 8; c.pp = 12; c.dp = 16; c.micro_batch = 1; c.global_batch = 1536; c.seq = 2048;
+	c.zero = 1;
+	c.recompute = RC_FULL;
+	CHECK(step_run(&w, &c, NULL, ring_coll, NULL, &r, &eb) == 0);
+	/* attention 4h² + 4h and MLP 8h² + 5h split by t; LayerNorms 4h whole. */
+	layer_split = (4 * h * h + 4 * h + 8 * h * h + 5 * h) / t + 4 * h;
+	P = L * layer_split + 50257 * h / t;
+	DBL_NEAR(r.mem.weights_B, 2 * P, 1e-12);
+	DBL_NEAR(r.mem.grads_B, 4 * P, 1e-12);
+	DBL_NEAR(r.mem.optim_B, 12 * P / 16, 1e-12);
+	/* 1F1B: the first stage holds p = 12 micro-batches of 8 layers' inputs. */
+	DBL_NEAR(r.mem.inflight, 12, 0);
+	DBL_NEAR(r.mem.act_B, 12 * 8 * 2 * 2048 * h, 1e-12);
+}
+
+/* Bad configurations say what is wrong. */
+void test_step_check(void)
+{
+	struct workload w = gpt3();
+	struct step_config c;
+	struct errbuf eb;
+
+	step_config_init(&c);
+	c.seq = 2048;
+	CHECK(step_check(&w, &c, &eb) == 0);
+	c.pp = 5;
+	CHECK(step_check(&w, &c, &eb) < 0);
+	CHECK(strstr(eb.msg, "does not divide the 96 layers") != NULL);
+	c.pp = 2;
+	c.zero = 3;
+	CHECK(step_check(&w, &c, &eb) < 0);
+	c.zero = 0;
+	c.global_batch = 3;
+	c.dp = 2;
+	CHECK(step_check(&w, &c, &eb) < 0);
+	c.global_batch = 0;
+	c.ep = 2;
+	CHECK(step_check(&w, &c, &eb) < 0);   /* no experts */
+}
+
+/*
+ * Mixtral-like MoE: 8 experts, top 2, e = 8 over d = 8: dispatch and
+ * combine all-to-alls per layer, each of 2·b·s·h·2 bytes per rank; the
+ * expert weights are reduced over d·c/e = 1 rank: no expert dp row.
+ */
+void test_step_moe(void)
+{
+	struct workload w;
+	struct step_config c;
+	struct step_result r;
+	struct errbuf eb;
+	const struct step_row *row;
+	int i, dp_rows = 0;
+
+	memset(&w, 0, sizeof(w));
+	w.arch = WL_LLAMA;
+	w.layers = 32; w.hidden = 4096; w.heads = 32; w.kv_heads = 8; w.ffn = 14336;
+	w.vocab = 32000; w.seq = 4096; w.experts = 8; w.top_k = 2;
+	step_config_init(&c);
+	c.dp = 8; c.ep = 8; c.seq = 4096;
+	CHECK(step_run(&w, &c, NULL, ms_coll, NULL, &r, &eb) == 0);
+	row = find(&r, DIM_EP, PH_FORWARD, OP_ALLTOALL);
+	CHECK(row != NULL);
+	if (!row)
+		return;
+	DBL_NEAR(row->count, 64, 0);
+	DBL_NEAR(row->bytes, 2 * 4096.0 * 4096 * 2, 1e-15);
+	for (i = 0; i < r.nrows; i++)
+		dp_rows += r.rows[i].dim == DIM_DP;
+	INT_EQ(dp_rows, 1);
+	/* Active matrices: attention 2h²+2h·h/4 and two of the eight experts. */
+	DBL_NEAR(r.flops_model, 6 * r.tokens * (32 * (2 * 4096.0 * 4096 + 2 * 4096.0 * 1024
+		 + 2 * 3 * 4096.0 * 14336) + 32000 * 4096.0) + 12 * r.tokens * 32 * 4096.0 * 4096,
+		 1e-12);
+}
