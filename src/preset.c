@@ -128,40 +128,6 @@ static int key_valid(const char *s, size_t len)
 }
 
 /*
- * Length of the well-formed UTF-8 sequence at s (at most n bytes), or 0
- * when it is not one: overlong forms, surrogates and code points above
- * U+10FFFF are rejected as RFC 3629 asks.
- */
-static size_t utf8_len(const unsigned char *s, size_t n)
-{
-	unsigned c = s[0];
-	size_t len, i;
-	unsigned long cp;
-
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xc2 && c <= 0xdf)
-		len = 2, cp = c & 0x1f;
-	else if (c >= 0xe0 && c <= 0xef)
-		len = 3, cp = c & 0x0f;
-	else if (c >= 0xf0 && c <= 0xf4)
-		len = 4, cp = c & 0x07;
-	else
-		return 0;
-	if (len > n)
-		return 0;
-	for (i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3f);
-	}
-	if ((len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
-	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
-		return 0;
-	return len;
-}
-
-/*
  * Check one line (without its newline) for bytes that do not belong in
  * text.  Returns 0, or -1 with "path:line: ..." in eb.
  */

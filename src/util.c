@@ -9,15 +9,14 @@
 
 #include "util.h"
 
-/* Length of the UTF-8 sequence at s that is shown, not acted on; 0 if none. */
-static size_t shown_len(const unsigned char *s, int keep_tab)
+size_t utf8_len(const unsigned char *s, size_t n)
 {
 	unsigned c = s[0];
 	size_t len, i;
 	unsigned long cp;
 
 	if (c < 0x80)
-		return (c >= 0x20 && c != 0x7f) || (keep_tab && c == '\t') ? 1 : 0;
+		return 1;
 	if (c >= 0xc2 && c <= 0xdf)
 		len = 2, cp = c & 0x1f;
 	else if (c >= 0xe0 && c <= 0xef)
@@ -26,13 +25,30 @@ static size_t shown_len(const unsigned char *s, int keep_tab)
 		len = 4, cp = c & 0x07;
 	else
 		return 0;
+	if (len > n)
+		return 0;
 	for (i = 1; i < len; i++) {
 		if ((s[i] & 0xc0) != 0x80)
 			return 0;
 		cp = cp << 6 | (s[i] & 0x3f);
 	}
-	if ((len == 2 && cp < 0xa0) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
+	if ((len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
 	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
+		return 0;
+	return len;
+}
+
+/* Length of the character at s that a terminal shows, not acts on; 0 if none. */
+static size_t shown_len(const unsigned char *s, int keep_tab)
+{
+	size_t len;
+
+	if (s[0] < 0x80)
+		return (s[0] >= 0x20 && s[0] != 0x7f) || (keep_tab && s[0] == '\t') ? 1 : 0;
+	/* A NUL ends a sequence early, so 4 never reads past the string. */
+	len = utf8_len(s, 4);
+	/* U+0080-U+009F, the C1 controls, are 0xc2 0x80-0x9f. */
+	if (len == 2 && s[0] == 0xc2 && s[1] < 0xa0)
 		return 0;
 	return len;
 }

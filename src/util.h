@@ -41,6 +41,13 @@ struct errbuf {
 int errbuf_set(struct errbuf *eb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /*
+ * Length of the well-formed UTF-8 sequence at s (at most n bytes), or 0
+ * when it is not one: overlong forms, surrogates and code points above
+ * U+10FFFF are rejected as RFC 3629 asks.  An ASCII byte is 1.
+ */
+size_t utf8_len(const unsigned char *s, size_t n);
+
+/*
  * Text for a terminal.  text_visible_len() is the length of the longest
  * prefix of s that a terminal only shows: printable ASCII, well-formed
  * UTF-8 other than the C1 controls U+0080-U+009F, and tab when keep_tab.
