@@ -132,6 +132,11 @@ if [ -n "$has_gnuplot" ]; then
 		--render limit.svg) >/dev/null 2>&1; echo $?)
 	check "--render past the file size limit exits 1" [ "$st" = 1 ]
 	check "--render past the file size limit keeps the old file" [ "$(cat limit.svg)" = old ]
+	st=$({ (ulimit -f 8 && exec "$COMMTIME" --ranks 4:64:x2 --sizes 8:8G:x2 \
+		--render limit.svg >/dev/null 2>&1); echo $?; } 2>/dev/null)
+	check "--render past the file size limit with SIGXFSZ at its default ends by it" \
+		[ "$st" -gt 128 ]
+	check "--render ended by SIGXFSZ keeps the old file" [ "$(cat limit.svg)" = old ]
 fi
 check "renders leave no temporary" no_temporary
 
