@@ -63,6 +63,9 @@ struct opt global_options[] = {
 	  .value = &global_args.output, .complete = "files",
 	  .help = "write to FILE (atomically) instead of stdout; a name\n"
 		  "ending in .csv or .json sets --format when not given" },
+	{ .type = OPT_STRING, .long_name = "time-unit", .argh = "UNIT",
+	  .value = &global_args.time_unit, .complete = "auto ns us ms s",
+	  .help = "times in tables in auto (default), ns, us, ms or s" },
 	OPT_GROUP_("figure (global)"),
 	OPT_FILE_("plot", "FILE.gp", &global_args.plot,
 		  "also write a self-contained gnuplot script"),
@@ -70,6 +73,74 @@ struct opt global_options[] = {
 		  "also render the figure (.png, .svg or .pdf) with gnuplot"),
 	OPT_END_()
 };
+
+static const struct time_unit time_units[] = {
+	{ .name = "ns", .scale = 1e-9, .suffix = "ns", .prec = 1 },
+	{ .name = "us", .scale = 1e-6, .suffix = "\xc2\xb5s", .prec = 1 },
+	{ .name = "ms", .scale = 1e-3, .suffix = "ms", .prec = 1 },
+	{ .name = "s", .scale = 1, .suffix = "s", .prec = 1 },
+};
+#define NTIME_UNITS (sizeof(time_units) / sizeof(time_units[0]))
+
+static const struct time_unit *find_time_unit(const char *name)
+{
+	size_t i;
+
+	if (!strcmp(name, "\xc2\xb5s"))
+		name = "us";
+	for (i = 0; i < NTIME_UNITS; i++)
+		if (!strcmp(time_units[i].name, name))
+			return &time_units[i];
+	return NULL;
+}
+
+int time_unit_known(const char *name)
+{
+	return !strcmp(name, "auto") || find_time_unit(name);
+}
+
+void ctx_time_unit(const struct ctx *ctx, double tmin, double tmax, enum unit_rule rule,
+		   struct time_unit *u)
+{
+	size_t i = 0;
+
+	if (ctx->time_unit && find_time_unit(ctx->time_unit)) {
+		*u = *find_time_unit(ctx->time_unit);
+		return;
+	}
+	/* nothing to time (one rank): milliseconds, as a step is counted */
+	if (!(tmin > 0 && isfinite(tmin)) && !(tmax > 0 && isfinite(tmax))) {
+		*u = time_units[2];
+		return;
+	}
+	if (!(tmin > 0 && isfinite(tmin)))
+		tmin = tmax;
+	if (!(tmax > 0 && isfinite(tmax)))
+		tmax = tmin;
+	if (rule == UNIT_BY_SMALLEST) {
+		while (i + 1 < NTIME_UNITS && tmin >= time_units[i + 1].scale)
+			i++;
+	} else {
+		/* at most four digits before the point */
+		while (i + 1 < NTIME_UNITS && tmax / time_units[i].scale >= 1e4)
+			i++;
+	}
+	/* seven digits before the point are too many to read: a larger unit */
+	while (i + 1 < NTIME_UNITS && tmax / time_units[i].scale >= 1e6)
+		i++;
+	*u = time_units[i];
+	/* below 10 the smallest time gets a second decimal, below 1 a third */
+	while (u->prec < 3 && tmin / u->scale < pow(10, 2 - u->prec))
+		u->prec++;
+}
+
+void column_time_unit(struct column *c, const struct time_unit *u)
+{
+	c->human = H_FIXED;
+	c->scale = u->scale;
+	c->suffix = u->suffix;
+	c->prec = u->prec;
+}
 
 void opt_cb_algo(const struct opt *o, const char *arg)
 {
@@ -615,4 +686,20 @@ char *ctx_link_text(const struct ctx *ctx, char *buf, size_t len)
 int ctx_wants_figure(const struct ctx *ctx)
 {
 	return ctx->plot || ctx->render;
+}
+
+int ctx_step_coll(void *arg, enum coll_op op, unsigned long ranks, unsigned long per_node,
+		  double bytes, struct step_coll *out, struct errbuf *eb)
+{
+	const struct ctx *ctx = arg;
+	const struct cost_model *m = &ctx->model;
+	struct group g = { .ranks = ranks, .per_node = per_node };
+	struct coll_cost c;
+	enum coll_algo a = m->kind == COST_LINK ? cost_algo_default(m, op) : ALGO_AUTO;
+
+	if (cost_coll(m, op, a, &g, bytes, &c, eb) < 0)
+		return -1;
+	out->time_s = c.time_s;
+	out->tier = m->kind == COST_LINK ? "link" : tier_name(c.bound);
+	return 0;
 }

@@ -8,6 +8,7 @@
 #include "table.h"
 #include "plot.h"
 #include "opts.h"
+#include "step.h"
 
 /*
  * What main.c hands every command: the global options, already parsed
@@ -34,6 +35,7 @@ struct ctx {
 	const char *output;        /* -o FILE, or NULL for stdout */
 	const char *plot;          /* --plot FILE.gp, or NULL */
 	const char *render;        /* --render FILE.png|svg|pdf, or NULL */
+	const char *time_unit;     /* --time-unit: ns, us, ms, s; NULL for auto */
 };
 
 /* The seed's link: α = 5 µs, β = 200 GB/s. */
@@ -76,7 +78,7 @@ int cmd_search(int argc, char **argv, struct ctx *ctx);
 struct global_args {
 	const char *alpha, *beta, *gamma, *preset, *presets_dir;
 	const char *system, *model, *gpus_per_node, *nics_per_node, *intra, *inter;
-	const char *format, *output, *plot, *render;
+	const char *format, *output, *time_unit, *plot, *render;
 };
 extern struct global_args global_args;
 extern struct opt global_options[];
@@ -164,6 +166,32 @@ void opt_list(const char *opt, enum quantity q, const char *arg, struct dlist *l
 /* A rank list: positive integers up to RANKS_MAX. */
 void opt_ranks(const char *opt, const char *arg, struct dlist *l, unsigned long min);
 
+/* The unit of the times of a human table. */
+struct time_unit {
+	const char *name;     /* "ms" */
+	double scale;         /* seconds per unit */
+	const char *suffix;   /* printed after the number: "ms", "µs" */
+	int prec;             /* decimals */
+};
+
+/* 1 when name is a unit --time-unit accepts (ns, us, µs, ms, s, auto). */
+int time_unit_known(const char *name);
+
+/*
+ * The unit for times from tmin to tmax (s): --time-unit when given; else
+ * by rule, the largest unit in which tmin reads at least 1
+ * (UNIT_BY_SMALLEST: no row of an all-reduce table loses its digits), or
+ * the smallest in which tmax reads below 10000 (UNIT_BY_LARGEST: a step
+ * and its parts); a larger one when tmax would need seven digits before
+ * the point.  Decimals: one; two when tmin reads below 10, three below 1.
+ */
+enum unit_rule { UNIT_BY_SMALLEST, UNIT_BY_LARGEST };
+void ctx_time_unit(const struct ctx *ctx, double tmin, double tmax, enum unit_rule rule,
+		   struct time_unit *u);
+
+/* Give a H_FIXED time column the unit u. */
+void column_time_unit(struct column *c, const struct time_unit *u);
+
 /* Open the output chosen by -o/--format; dies (exit 1) when it cannot. */
 /*
  * Exit 2 when two outputs of one run lead to one file (outfile_same):
@@ -210,5 +238,15 @@ char *ctx_link_text(const struct ctx *ctx, char *buf, size_t len);
  */
 void write_crossovers(struct out *o, const struct ctx *ctx, const struct dlist *ranks,
 		      const enum coll_algo *algos, int nalgo, int secondary);
+
+/*
+ * The collective times of the training step (step, search): one
+ * collective on a group of `ranks` ranks, per_node of them on one node, on
+ * the machine the global options describe (a step_coll_fn; arg is the ctx).
+ * A link runs its default algorithm for op (ring for all-reduce, all-gather
+ * and reduce-scatter); a system lets its model choose the fastest.
+ */
+int ctx_step_coll(void *arg, enum coll_op op, unsigned long ranks, unsigned long per_node,
+		  double bytes, struct step_coll *out, struct errbuf *eb);
 
 #endif

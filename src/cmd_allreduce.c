@@ -31,47 +31,10 @@ static const struct column long_cols[] = {
 	{ "busbw_Bps", "busbw", COL_NUM, H_RATE, 0, NULL, 4, 0, COL_ALL },
 };
 
-struct unit {
-	const char *name;
-	double scale;
-	const char *suffix;
-};
-
-static const struct unit units[] = {
-	{ "ns", 1e-9, "ns" }, { "us", 1e-6, "\xc2\xb5s" }, { "\xc2\xb5s", 1e-6, "\xc2\xb5s" },
-	{ "ms", 1e-3, "ms" }, { "s", 1, "s" },
-};
-
-/*
- * "auto": the unit in which the smallest non-zero time of the table reads
- * at least 1 with one decimal, so no row loses its digits (the seed's table
- * is all in µs).
- */
-static const struct unit *pick_unit(double tmin)
-{
-	if (!(tmin > 0) || tmin >= 1)
-		return &units[4];
-	if (tmin >= 1e-3)
-		return &units[3];
-	if (tmin >= 1e-6)
-		return &units[1];
-	return &units[0];
-}
-
-static const struct unit *find_unit(const char *s)
-{
-	size_t i;
-
-	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
-		if (!strcmp(units[i].name, s))
-			return &units[i];
-	return NULL;
-}
-
 /* The human table: one row per rank count and size, one column per algorithm. */
 static void write_wide(struct out *o, const struct ctx *ctx, const struct dlist *ranks,
 		       const struct dlist *sizes, const enum coll_algo *algos, int nalgo,
-		       const struct unit *u)
+		       const struct time_unit *u)
 {
 	struct column cols[2 + ALGO_COUNT + 1];
 	struct cell cells[2 + ALGO_COUNT + 1];
@@ -84,7 +47,7 @@ static void write_wide(struct out *o, const struct ctx *ctx, const struct dlist 
 	cols[nc++] = (struct column){ "size_B", "size", COL_NUM, H_SIZE, 0, NULL, 0, 9, COL_ALL };
 	for (k = 0; k < nalgo; k++)
 		cols[nc++] = (struct column){ coll_algo_name(algos[k]), coll_algo_name(algos[k]),
-					      COL_NUM, H_FIXED, u->scale, u->suffix, 1, 12,
+					      COL_NUM, H_FIXED, u->scale, u->suffix, u->prec, 12,
 					      COL_ALL };
 	cols[nc++] = (struct column){ "faster", "faster", COL_STR, H_PLAIN, 0, NULL, 0, 0, COL_ALL };
 	t.ncols = (size_t)nc;
@@ -260,55 +223,57 @@ int cmd_allreduce(int argc, char **argv, struct ctx *ctx)
 {
 	struct dlist ranks = { 0 }, sizes = { 0 };
 	struct algo_set algos = { .v = { ALGO_RING, ALGO_TREE }, .n = 2 };
-	const char *unit_arg = "auto";
 	struct opt options[] = {
 		OPT_RANKS_("ranks", &ranks, "rank counts (default 4,8,16,64); e.g. 2:1024:x2"),
 		OPT_LIST_("sizes", "LIST", Q_SIZE, &sizes, "message sizes (default 4K,4M,1G); e.g. 8:8G:x2"),
 		{ .type = OPT_CALLBACK, .long_name = "algo", .argh = "LIST", .value = &algos,
 		  .cb = opt_cb_algos, .complete = "ring tree dbtree rd rabenseifner",
 		  .help = "ring, tree, dbtree, rd, rabenseifner (default ring,tree)" },
-		{ .type = OPT_STRING, .long_name = "time-unit", .argh = "UNIT", .value = &unit_arg,
-		  .complete = "auto ns us ms s",
-		  .help = "times in the table in auto (default), ns, us, ms or s" },
 		OPT_END_()
 	};
 	enum coll_algo *al = algos.v;
-	const struct unit *u = NULL;
+	struct time_unit u;
+	double tmin = INFINITY, tmax = 0, tk;
+	size_t i, j;
+	int k;
 	struct out *o;
 
 	opt_ranks("--ranks", "4,8,16,64", &ranks, 1);
 	opt_list("--sizes", Q_SIZE, "4K,4M,1G", &sizes);
 	opts_parse(argc, argv, options, &usage, 0);
-	if (strcmp(unit_arg, "auto") && !find_unit(unit_arg))
-		die_usage("--time-unit: unknown unit '%s' (choose from auto, "
-			  "ns, us, ms, s)", unit_arg);
 
-	if (strcmp(unit_arg, "auto")) {
-		u = find_unit(unit_arg);
-	} else if (ctx->format == FMT_TABLE) {
-		/*
-		 * Every model grows with the rank count and the size, so the
-		 * shortest time is at the fewest ranks that communicate (two or
-		 * more) and the smallest size: found without a pass over the
-		 * sweep, so the first row of a huge table comes at once.
-		 */
-		double tmin = INFINITY, tk, nmin = INFINITY, smin = INFINITY;
-		size_t i;
-		int k;
+	/*
+	 * The human table's unit; CSV and JSON carry seconds.  Every model
+	 * grows with the rank count and the size, so the extremes are at the
+	 * fewest ranks that communicate (two or more) with the smallest size
+	 * and at the most ranks with the largest: found without a pass over
+	 * the sweep, so the first row of a huge table comes at once.
+	 */
+	if (ctx->format == FMT_TABLE) {
+		double nmin = INFINITY, nmax = 0, smin = INFINITY, smax = 0;
 
-		for (i = 0; i < ranks.n; i++)
+		for (i = 0; i < ranks.n; i++) {
 			if (ranks.v[i] >= 2 && ranks.v[i] < nmin)
 				nmin = ranks.v[i];
-		for (i = 0; i < sizes.n; i++)
-			if (sizes.v[i] < smin)
-				smin = sizes.v[i];
+			if (ranks.v[i] > nmax)
+				nmax = ranks.v[i];
+		}
+		for (j = 0; j < sizes.n; j++) {
+			if (sizes.v[j] < smin)
+				smin = sizes.v[j];
+			if (sizes.v[j] > smax)
+				smax = sizes.v[j];
+		}
 		for (k = 0; k < (int)algos.n && isfinite(nmin) && isfinite(smin); k++) {
 			tk = ar_time(al[k], &ctx->model.link, (unsigned long)nmin, smin);
 			if (tk > 0 && tk < tmin)
 				tmin = tk;
+			tk = ar_time(al[k], &ctx->model.link, (unsigned long)nmax, smax);
+			if (tk > tmax)
+				tmax = tk;
 		}
-		u = pick_unit(tmin);
 	}
+	ctx_time_unit(ctx, tmin, tmax, UNIT_BY_SMALLEST, &u);
 
 	o = ctx_out_open(ctx);
 	ctx_echo_link(ctx, o);
@@ -316,7 +281,7 @@ int cmd_allreduce(int argc, char **argv, struct ctx *ctx)
 		  ctx->model.link.alpha * ctx->model.link.beta, H_SIZE, 4,
 		  "below it one link is latency-bound");
 	if (ctx->format == FMT_TABLE)
-		write_wide(o, ctx, &ranks, &sizes, al, algos.n, u);
+		write_wide(o, ctx, &ranks, &sizes, al, algos.n, &u);
 	else
 		write_long(o, ctx, &ranks, &sizes, al, algos.n);
 	if (algos.n >= 2)

@@ -12,7 +12,7 @@
 #include "workload.h"
 
 static const char *const usage_lines[] = {
-	"commtime ddp (--grad SIZE | --params N | --workload NAME) --compute TIME [options]",
+	"commtime ddp (--grad SIZE | --params N | --workload NAME) [--compute TIME] [options]",
 	NULL
 };
 static const struct opts_usage usage = {
@@ -75,6 +75,53 @@ static void S_rank_span(const struct dlist *ranks, double *lo, double *hi, int *
  * every whole rank count (or a few hundred of them), so the steps of
  * ⌈log₂ n⌉ in tree-like algorithms show.
  */
+/* Without the compute time: the gradient all-reduce alone against ranks. */
+static void figure_comm(const struct ctx *ctx, const struct ddp_params *p,
+			const struct dlist *ranks)
+{
+	struct figure f = { 0 };
+	struct panel *pt;
+	struct plot_series *comm;
+	char title[400], link[128], grad[32], text[64];
+	double lo, hi, grid[200], tmax = 0;
+	size_t i, n;
+	int logx;
+
+	S_rank_span(ranks, &lo, &hi, &logx);
+	n = plot_rank_grid(lo, hi, sizeof(grid) / sizeof(grid[0]), grid);
+	units_fmt_size(grad, sizeof(grad), p->grad_bytes);
+	snprintf(title, sizeof(title), "DDP gradient all-reduce: %s, %s; %s", grad,
+		 coll_algo_name(p->algo), ctx_link_text(ctx, link, sizeof(link)));
+	f.title = xstrdup(title);
+	f.comment = xstrdup("commtime ddp: time of the gradient all-reduce against ranks");
+	pt = plot_add_panel(&f, NULL, "ranks", "time of the all-reduce");
+	pt->xaxis = AX_PLAIN;
+	pt->yaxis = AX_TIME;
+	pt->logx = logx;
+	pt->xmin = lo;
+	pt->xmax = hi;
+	pt->ymin = 0;
+	comm = plot_add_series(pt, "all-reduce", PS_LINES);
+	comm->color = 0;
+	for (i = 0; i < n; i++) {
+		struct ddp_step s;
+
+		ddp_step(p, &ctx->model.link, (unsigned long)grid[i], &s);
+		plot_xy(comm, grid[i], s.comm_s);
+		tmax = fmax(tmax, s.comm_s);
+	}
+	for (i = 0; i < ranks->n; i++) {
+		struct ddp_step s;
+
+		ddp_step(p, &ctx->model.link, (unsigned long)ranks->v[i], &s);
+		units_fmt_time(text, sizeof(text), s.comm_s, 4);
+		plot_add_label(pt, ranks->v[i], s.comm_s, ranks->n <= 8 ? text : "", 1);
+	}
+	pt->ymax = tmax * 1.3;
+	ctx_figure(ctx, &f);
+	plot_release(&f);
+}
+
 static void S_figure(const struct ctx *ctx, const struct ddp_params *p,
 		     const struct dlist *ranks, double target)
 {
@@ -199,7 +246,8 @@ int cmd_ddp(int argc, char **argv, struct ctx *ctx)
 			      "bytes per gradient value with --params/--workload (default 2, bf16)"),
 		OPT_GROUP_("the step"),
 		OPT_POSITIVE_("compute", "TIME", Q_TIME, &p.compute,
-			      "forward + backward time of one step on one rank"),
+			      "forward + backward time of one step on one rank; without\n"
+			      "it, the all-reduce alone"),
 		OPT_RANKS_("ranks", &ranks, "rank counts (default 8,16,64,256)"),
 		{ .type = OPT_CALLBACK, .long_name = "algo", .argh = "NAME", .value = &p.algo,
 		  .cb = opt_cb_algo, .complete = "ring tree dbtree rd rabenseifner",
@@ -231,8 +279,10 @@ int cmd_ddp(int argc, char **argv, struct ctx *ctx)
 			  opts_given(options, "target"));
 	if (!!grad_arg + !!wa.params_arg + !!wa.workload != 1)
 		die_usage("ddp: give the gradient with exactly one of --grad, --params or --workload");
-	if (!have_compute)
-		die_usage("ddp: give the compute time of one step with --compute (e.g. 300ms)");
+	/* Without the compute time there is no step: the all-reduce alone. */
+	if (!have_compute && (opts_given(options, "overlap") || opts_given(options, "target")))
+		die_usage("ddp: %s needs the compute time of one step; give --compute (e.g. 300ms)",
+			  opts_given(options, "overlap") ? "--overlap" : "--target");
 	if (wa.workload || wa.params_arg)
 		params = workload_args_params(ctx, &wa, &w);
 	if (!grad_arg)
@@ -253,6 +303,28 @@ int cmd_ddp(int argc, char **argv, struct ctx *ctx)
 	}
 	if (!(target > 0))
 		t.ncols = C_TARGET;
+	if (!have_compute)
+		cols[C_EXPOSED].flags = cols[C_STEP].flags = cols[C_FRACTION].flags = COL_DATA_ONLY;
+	{
+		/* one unit for the times of the table, from the fastest to the slowest */
+		struct time_unit u;
+		double tmin = INFINITY, tmax = 0;
+
+		for (i = 0; i < ranks.n; i++) {
+			struct ddp_step s;
+
+			ddp_step(&p, &ctx->model.link, (unsigned long)ranks.v[i], &s);
+			if (s.exposed_s > 0)
+				tmin = fmin(tmin, s.exposed_s);
+			if (s.comm_s > 0)
+				tmin = fmin(tmin, s.comm_s);
+			tmax = fmax(tmax, have_compute ? s.step_s : s.comm_s);
+		}
+		ctx_time_unit(ctx, tmin, tmax, UNIT_BY_LARGEST, &u);
+		column_time_unit(&cols[C_COMM], &u);
+		column_time_unit(&cols[C_EXPOSED], &u);
+		column_time_unit(&cols[C_STEP], &u);
+	}
 
 	o = ctx_out_open(ctx);
 	ctx_echo_link(ctx, o);
@@ -268,7 +340,12 @@ int cmd_ddp(int argc, char **argv, struct ctx *ctx)
 		out_input(o, "grad_B", "gradient", p.grad_bytes, H_SIZE, 4, note);
 	} else
 		out_input(o, "grad_B", "gradient", p.grad_bytes, H_SIZE, 4, NULL);
-	out_input(o, "compute_s", "compute", p.compute, H_TIME, 4, "forward + backward, one step");
+	if (have_compute)
+		out_input(o, "compute_s", "compute", p.compute, H_TIME, 4,
+			  "forward + backward, one step");
+	else
+		out_input_str(o, "compute", "compute",
+			      "not given: the all-reduce alone (--compute TIME for the step)");
 	out_input_str(o, "algo", "all-reduce", coll_algo_name(p.algo));
 	if (p.bucket > 0) {
 		snprintf(note, sizeof(note), "%.0f buckets per step",
@@ -343,8 +420,10 @@ int cmd_ddp(int argc, char **argv, struct ctx *ctx)
 				 s.fraction * 100);
 		}
 	}
-	if (ctx_wants_figure(ctx))
+	if (ctx_wants_figure(ctx) && have_compute)
 		S_figure(ctx, &p, &ranks, target);
+	else if (ctx_wants_figure(ctx))
+		figure_comm(ctx, &p, &ranks);
 	ctx_out_close(ctx, o);
 	dlist_release(&ranks);
 	return EXIT_OK;

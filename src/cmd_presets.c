@@ -106,7 +106,7 @@ static struct column list_cols[] = {
 static int list_presets(const struct ctx *ctx, const char *kind)
 {
 	struct preset *list;
-	size_t n, nbad, i, shown = 0;
+	size_t n, nbad, i;
 	struct errbuf eb, first;
 	struct table t = { "presets", NULL, list_cols, 5, 0 };
 	struct out *o;
@@ -119,6 +119,19 @@ static int list_presets(const struct ctx *ctx, const char *kind)
 		if ((int)strlen(list[i].name) > list_cols[0].width)
 			list_cols[0].width = (int)strlen(list[i].name);
 
+	for (i = 0; i < n && kind && strcmp(list[i].kind, kind); i++)
+		;
+	if (i == n) {
+		/* an empty listing is a search path that points nowhere: say where */
+		char dirs[1024] = "";
+		size_t k;
+
+		for (k = 0; k < ctx->dirs.n; k++)
+			snprintf(dirs + strlen(dirs), sizeof(dirs) - strlen(dirs), "%s%s",
+				 k ? ", " : "", ctx->dirs.dirs[k]);
+		preset_list_free(list, n);
+		die("no %s%spresets found; searched %s", kind ? kind : "", kind ? " " : "", dirs);
+	}
 	o = ctx_out_open(ctx);
 	out_table_begin(o, &t);
 	for (i = 0; i < n; i++) {
@@ -141,16 +154,8 @@ static int list_presets(const struct ctx *ctx, const char *kind)
 		c[3].x = l.beta;
 		c[4].s = p->description;
 		out_row(o, c);
-		shown++;
 	}
 	out_table_end(o);
-	if (!shown) {
-		size_t k;
-
-		out_text(o, "no %s%spresets found; searched:", kind ? kind : "", kind ? " " : "");
-		for (k = 0; k < ctx->dirs.n; k++)
-			out_text(o, "  %s", ctx->dirs.dirs[k]);
-	}
 	ctx_out_close(ctx, o);
 	preset_list_free(list, n);
 	if (nbad == 1)

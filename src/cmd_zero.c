@@ -261,7 +261,8 @@ int cmd_zero(int argc, char **argv, struct ctx *ctx)
 	struct dlist ranks = { 0 }, stages = { 0 };
 	struct workload w;
 	struct errbuf eb;
-	struct table t = { "zero", NULL, columns, C_COUNT, 0 };
+	struct column cols[C_COUNT];
+	struct table t = { "zero", NULL, cols, C_COUNT, 0 };
 	struct out *o;
 	struct workload_args wa = { 0 };
 	const char *weights_arg;
@@ -332,6 +333,25 @@ int cmd_zero(int argc, char **argv, struct ctx *ctx)
 	out_input_str(o, "bytes", "model states", note);
 	out_input_str(o, "algo", "collectives", coll_algo_name(p.algo));
 
+	memcpy(cols, columns, sizeof(cols));
+	{
+		/* one unit for the comm times, from the fastest to the slowest */
+		struct time_unit u;
+		double tmin = INFINITY, tmax = 0;
+
+		for (i = 0; i < ranks.n; i++)
+			for (j = 0; j < stages.n; j++) {
+				struct zero_cost z;
+
+				zero_cost(&p, &ctx->model.link, (unsigned long)ranks.v[i],
+					  (int)stages.v[j], &z);
+				if (z.comm_s > 0)
+					tmin = fmin(tmin, z.comm_s);
+				tmax = fmax(tmax, z.comm_s);
+			}
+		ctx_time_unit(ctx, tmin, tmax, UNIT_BY_LARGEST, &u);
+		column_time_unit(&cols[C_COMM_S], &u);
+	}
 	out_table_begin(o, &t);
 	for (i = 0; i < ranks.n; i++) {
 		unsigned long n = (unsigned long)ranks.v[i];

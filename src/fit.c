@@ -61,14 +61,18 @@ struct lsq {
 	double rss;             /* sum of squared relative residuals */
 };
 
+/*
+ * off (s) is a time every row pays besides the model's a·α + b·S/β: the
+ * per-call base latency once it has been set apart (fit_model_fit).
+ */
 static double S_rss(const double *S, const double *T, size_t n,
-		    const struct coeffs *c, double alpha, double u)
+		    const struct coeffs *c, double off, double alpha, double u)
 {
 	double rss = 0;
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		double r = (c->a * alpha + c->b * S[i] * u) / T[i] - 1;
+		double r = (off + c->a * alpha + c->b * S[i] * u) / T[i] - 1;
 
 		rss += r * r;
 	}
@@ -76,11 +80,11 @@ static double S_rss(const double *S, const double *T, size_t n,
 }
 
 /*
- * One parameter: minimise Σ(p·x_i - 1)^2 over p with x_i = a/T_i (α) or
- * b·S_i/T_i (u); p = Σx/Σx², variance s²/Σx².
+ * One parameter: minimise Σ(p·x_i - y_i)^2 over p with x_i = a/T_i (α) or
+ * b·S_i/T_i (u) and y_i = 1 - off/T_i; p = Σxy/Σx², variance s²/Σx².
  */
 static void S_one(const double *S, const double *T, size_t n,
-		  const struct coeffs *c, int which, struct lsq *f)
+		  const struct coeffs *c, double off, int which, struct lsq *f)
 {
 	double sx = 0, sxx = 0;
 	size_t i;
@@ -88,7 +92,7 @@ static void S_one(const double *S, const double *T, size_t n,
 	for (i = 0; i < n; i++) {
 		double x = which == 0 ? c->a / T[i] : c->b * S[i] / T[i];
 
-		sx += x;
+		sx += x * (1 - off / T[i]);
 		sxx += x * x;
 	}
 	f->alpha = f->u = 0;
@@ -99,7 +103,11 @@ static void S_one(const double *S, const double *T, size_t n,
 		else
 			f->u = sx / sxx;
 	}
-	f->rss = S_rss(S, T, n, c, f->alpha, f->u);
+	if (f->alpha < 0)
+		f->alpha = 0;
+	if (f->u < 0)
+		f->u = 0;
+	f->rss = S_rss(S, T, n, c, off, f->alpha, f->u);
 	if (n > 1 && sxx > 0) {
 		double v = f->rss / (double)(n - 1) / sxx;
 
@@ -119,7 +127,7 @@ static void S_one(const double *S, const double *T, size_t n,
  * parameters fall back to the better one-parameter fit.
  */
 static int S_lsq(const double *S, const double *T, size_t n, const struct coeffs *c,
-		 int robust, struct lsq *f, struct errbuf *eb)
+		 double off, int robust, struct lsq *f, struct errbuf *eb)
 {
 	gsl_matrix *X, *cov;
 	gsl_vector *y, *p;
@@ -134,7 +142,7 @@ static int S_lsq(const double *S, const double *T, size_t n, const struct coeffs
 	}
 	if (!(scale[1] > 0)) {
 		/* Only size-0 rows: nothing tells β. */
-		S_one(S, T, n, c, 0, f);
+		S_one(S, T, n, c, off, 0, f);
 		return 0;
 	}
 	X = gsl_matrix_alloc(n, 2);
@@ -144,7 +152,7 @@ static int S_lsq(const double *S, const double *T, size_t n, const struct coeffs
 	for (i = 0; i < n; i++) {
 		gsl_matrix_set(X, i, 0, c->a / T[i] / scale[0]);
 		gsl_matrix_set(X, i, 1, c->b * S[i] / T[i] / scale[1]);
-		gsl_vector_set(y, i, 1.0);
+		gsl_vector_set(y, i, 1.0 - off / T[i]);
 	}
 	if (robust && n >= 4) {
 		gsl_multifit_robust_workspace *w =
@@ -183,7 +191,7 @@ static int S_lsq(const double *S, const double *T, size_t n, const struct coeffs
 		f->var_u = gsl_matrix_get(cov, 1, 1) / (scale[1] * scale[1]);
 		if (n == 2)
 			f->var_alpha = f->var_u = NAN;
-		f->rss = S_rss(S, T, n, c, f->alpha, f->u);
+		f->rss = S_rss(S, T, n, c, off, f->alpha, f->u);
 	}
 	gsl_matrix_free(X);
 	gsl_matrix_free(cov);
@@ -196,8 +204,8 @@ static int S_lsq(const double *S, const double *T, size_t n, const struct coeffs
 	if (f->alpha < 0 || f->u < 0) {
 		struct lsq fa, fu;
 
-		S_one(S, T, n, c, 0, &fa);
-		S_one(S, T, n, c, 1, &fu);
+		S_one(S, T, n, c, off, 0, &fa);
+		S_one(S, T, n, c, off, 1, &fu);
 		*f = fa.rss <= fu.rss ? fa : fu;
 	}
 	return 0;
@@ -235,7 +243,7 @@ int fit_ab(const double *size, const double *time, size_t n,
 
 	if (S_check_rows(size, time, n, eb) < 0)
 		return -1;
-	if (S_lsq(size, time, n, c, robust, &q, eb) < 0)
+	if (S_lsq(size, time, n, c, 0, robust, &q, eb) < 0)
 		return -1;
 	f->n = n;
 	f->alpha = q.alpha;
@@ -257,6 +265,55 @@ static void S_regime(struct regime *r, const double *S, size_t n, const struct l
 	r->lo = S[0];
 	r->hi = S[n - 1];
 	r->n = n;
+}
+
+/*
+ * With β_k above line: β_k = line and α_k alone refitted, on the
+ * coefficient c->a (steps and base) of the model.
+ */
+static void S_bound(const double *size, const double *time, size_t n,
+		    const struct coeffs *c, double line, struct regime *r)
+{
+	double sx = 0, sxy = 0, u = 1 / line;
+	size_t i;
+
+	if (!(r->beta > line))
+		return;
+	for (i = 0; i < n; i++) {
+		double x, y;
+
+		if (size[i] < r->lo || size[i] > r->hi)
+			continue;
+		x = c->a / time[i];
+		y = 1 - c->b * size[i] * u / time[i];
+		sx += x * x;
+		sxy += x * y;
+	}
+	r->beta = line;
+	r->alpha = sx > 0 && sxy > 0 ? sxy / sx : 0;
+}
+
+/*
+ * The prior of FIT_BASE_STEPS: a regime's latency a·α_k becomes
+ * (κ + a)·α'_k, the same time at this rank count; then β bounded.
+ */
+static int S_base_and_bounds(const double *size, const double *time, size_t n,
+			     const struct coeffs *c, const struct fit_opts *o,
+			     struct fit_model *m, struct errbuf *eb)
+{
+	double kappa = o->base_steps == 0 ? FIT_BASE_STEPS : o->base_steps;
+	struct coeffs ce = *c;
+	size_t k;
+
+	(void)eb;
+	m->base_steps = kappa > 0 ? kappa : 0;
+	ce.a = c->a + m->base_steps;
+	for (k = 0; k < m->nreg; k++) {
+		m->reg[k].alpha *= c->a / ce.a;
+		if (o->line_rate > 0)
+			S_bound(size, time, n, &ce, o->line_rate, &m->reg[k]);
+	}
+	return 0;
 }
 
 /* Floor of RSS/n in the information criterion: (0.5 %)^2. */
@@ -296,11 +353,11 @@ int fit_model_fit(const double *size, const double *time, size_t n,
 		if (o->regimes > 1)
 			return errbuf_set(eb, "the regime search takes at most %d sizes, got %zu",
 					  FIT_SEARCH_MAX, n);
-		if (S_lsq(size, time, n, &c, o->robust, &q, eb) < 0)
+		if (S_lsq(size, time, n, &c, 0, o->robust, &q, eb) < 0)
 			return -1;
 		m->nreg = 1;
 		S_regime(&m->reg[0], size, n, &q);
-		return 0;
+		return S_base_and_bounds(size, time, n, &c, o, m, eb);
 	}
 
 	/*
@@ -313,7 +370,7 @@ int fit_model_fit(const double *size, const double *time, size_t n,
 	from = xmalloc((kmax + 1) * (n + 1) * sizeof(*from));
 	for (i = 0; i < n; i++)
 		for (j = i + 2; j <= n; j++) {
-			if (S_lsq(size + i, time + i, j - i, &c, 0, &q, eb) < 0)
+			if (S_lsq(size + i, time + i, j - i, &c, 0, 0, &q, eb) < 0)
 				goto out;
 			cost[i * (n + 1) + j] = q.rss;
 		}
@@ -351,12 +408,12 @@ int fit_model_fit(const double *size, const double *time, size_t n,
 	m->nreg = kbest;
 	for (K = kbest, j = n; K >= 1; K--) {
 		i = from[K * (n + 1) + j];
-		if (S_lsq(size + i, time + i, j - i, &c, o->robust, &q, eb) < 0)
+		if (S_lsq(size + i, time + i, j - i, &c, 0, o->robust, &q, eb) < 0)
 			goto out;
 		S_regime(&m->reg[K - 1], size + i, j - i, &q);
 		j = i;
 	}
-	rc = 0;
+	rc = S_base_and_bounds(size, time, n, &c, o, m, eb);
 out:
 	free(cost);
 	free(best);
@@ -382,15 +439,25 @@ static double S_regime_time(const struct regime *r, const struct coeffs *c, doub
 	return c->a * r->alpha + c->b * S / r->beta;
 }
 
+static double S_model_time(const struct fit_model *m, const struct coeffs *c, double bytes);
+
 double fit_model_time(const struct fit_model *m, enum coll_op op,
 		      unsigned long ranks, double bytes)
 {
 	struct coeffs c;
 	struct errbuf eb;
-	size_t k;
 
 	if (fit_coeffs(op, op == OP_ALLREDUCE ? m->algo : ALGO_RING, ranks, &c, &eb) < 0)
 		return ranks < 2 ? 0 : NAN;
+	c.a += m->base_steps;
+	return S_model_time(m, &c, bytes);
+}
+
+static double S_model_time(const struct fit_model *m, const struct coeffs *cp, double bytes)
+{
+	const struct coeffs c = *cp;
+	size_t k;
+
 	for (k = 0; k < m->nreg; k++) {
 		const struct regime *r = &m->reg[k], *nx;
 		double w;
@@ -516,6 +583,11 @@ int fit_model_from_preset(const struct preset *p, struct fit_model *m,
 	if (S_need(p, "fit.ranks", Q_COUNT, &ranks, eb) < 0)
 		return -1;
 	memset(m, 0, sizeof(*m));
+	if (preset_get_quantity(p, "fit.base_steps", Q_NUMBER, &m->base_steps, eb) < 0)
+		return -1;
+	if (!(m->base_steps >= 0 && m->base_steps <= 1e6))
+		return errbuf_set(eb, "%s:%d: fit.base_steps must be between 0 and 1e6", p->path,
+				  S_kv(p, "fit.base_steps")->line);
 	m->op = op;
 	m->algo = algo;
 	m->ranks = (unsigned long)ranks;
@@ -573,7 +645,7 @@ int fit_preset_write(const char *path, const char *name, const char *description
 		     const char *comment, const struct ab_fit *ab,
 		     const struct fit_model *m, struct errbuf *eb)
 {
-	struct preset_kv kv[12 + 5 * FIT_REGIMES_MAX];
+	struct preset_kv kv[16 + 5 * FIT_REGIMES_MAX];
 	struct outfile *out;
 	char key[32], num[32];
 	char *desc = preset_text_clean(description, 1000);
@@ -592,7 +664,12 @@ int fit_preset_write(const char *path, const char *name, const char *description
 	kv_add(kv, &n, "fit.algo", coll_algo_name(m->algo));
 	snprintf(num, sizeof(num), "%lu", m->ranks);
 	kv_add(kv, &n, "fit.ranks", num);
-	if (m->nreg > 1) {
+	if (m->base_steps > 0) {
+		kv_add(kv, &n, NULL, "every call pays a base latency of fit.base_steps times "
+		       "alpha.k besides the a*alpha.k of its steps: a prior (models/fit.md)");
+		kv_num(kv, &n, "fit.base_steps", m->base_steps);
+	}
+	if (m->nreg > 1 || m->base_steps > 0) {
 		kv_add(kv, &n, NULL, "regimes: alpha.k (s per step) and beta.k (bytes/s) hold "
 		       "for sizes from.k to to.k (bytes); between regimes the time moves from "
 		       "one to the next linearly in log size (models/fit.md)");

@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -71,6 +73,30 @@ static const struct command *find_command(const char *name)
 	return NULL;
 }
 
+/*
+ * The presets of the tree this binary was built in: "DIR/presets" when
+ * the running binary is DIR/commtime and DIR/presets exists, so a binary
+ * that was never installed finds its presets from any directory.
+ */
+static const char *build_presets(void)
+{
+	static char path[4096];
+	struct stat st;
+	ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - sizeof("/presets"));
+	char *slash;
+
+	if (n <= 0)
+		return NULL;
+	path[n] = '\0';
+	slash = strrchr(path, '/');
+	if (!slash)
+		return NULL;
+	strcpy(slash, "/presets");
+	if (stat(path, &st) < 0 || !S_ISDIR(st.st_mode))
+		return NULL;
+	return path;
+}
+
 static void resolve_link(struct ctx *ctx, const struct global_args *g)
 {
 	struct errbuf eb;
@@ -79,7 +105,7 @@ static void resolve_link(struct ctx *ctx, const struct global_args *g)
 	ctx->model.link.beta = DEFAULT_BETA;
 	ctx->model.link.gamma = 0;
 	ctx->alpha_src = ctx->beta_src = ctx->gamma_src = "default";
-	preset_dirs_init(&ctx->dirs, g->presets_dir);
+	preset_dirs_init(&ctx->dirs, g->presets_dir, build_presets());
 
 	if (g->preset) {
 		if (preset_load(&ctx->dirs, g->preset, &ctx->preset, &eb) < 0)
@@ -191,7 +217,7 @@ static void resolve_system(struct ctx *ctx, const struct global_args *g)
 /* Commands that ask the cost model (not only the link) and so run on a system. */
 static int system_ready(const char *name)
 {
-	static const char *const ready[] = { "presets", "pipeline", "speedup" };
+	static const char *const ready[] = { "presets", "pipeline", "speedup", "fit" };
 	size_t i;
 
 	for (i = 0; i < sizeof(ready) / sizeof(ready[0]); i++)
@@ -318,6 +344,21 @@ int main(int argc, char **argv)
 		else if (n > 5 && !strcmp(ctx.output + n - 5, ".json"))
 			ctx.format = FMT_JSON;
 	}
+	/* "-o fig.png" would write the text table into an image file. */
+	if (ctx.output && plot_terminal_for(ctx.output))
+		die_usage("-o: '%s' names an image, and -o writes the table; "
+			  "draw the figure with --render %s", ctx.output, ctx.output);
+	if (ctx.output) {
+		size_t n = strlen(ctx.output);
+
+		if (n > 3 && !strcmp(ctx.output + n - 3, ".gp"))
+			die_usage("-o: '%s' names a gnuplot script, and -o writes the table; "
+				  "write the script with --plot %s", ctx.output, ctx.output);
+	}
+	if (g->time_unit && !time_unit_known(g->time_unit))
+		die_usage("--time-unit: unknown unit '%s' (choose from auto, ns, us, ms, s)",
+			  g->time_unit);
+	ctx.time_unit = g->time_unit && strcmp(g->time_unit, "auto") ? g->time_unit : NULL;
 	ctx.plot = g->plot;
 	ctx.render = g->render;
 	if (ctx.render && !plot_terminal_for(ctx.render))

@@ -48,7 +48,7 @@ static void dirs_add(struct preset_dirs *d, const char *dir, size_t len)
 	d->n++;
 }
 
-void preset_dirs_init(struct preset_dirs *d, const char *cli_dir)
+void preset_dirs_init(struct preset_dirs *d, const char *cli_dir, const char *build_dir)
 {
 	const char *env = getenv("COMMTIME_PRESETS");
 	const char *share = COMMTIME_SHAREDIR "/presets";
@@ -58,20 +58,23 @@ void preset_dirs_init(struct preset_dirs *d, const char *cli_dir)
 	if (cli_dir)
 		dirs_add(d, cli_dir, strlen(cli_dir));
 	/*
-	 * Keep two slots for the share directory and ./presets, so a long
+	 * Keep three slots for the share directory, ./presets and the build
+	 * tree's presets, so a long
 	 * COMMTIME_PRESETS cannot hide the presets that ship with the tool.
 	 */
 	while (env && *env) {
 		const char *colon = strchr(env, ':');
 		size_t len = colon ? (size_t)(colon - env) : strlen(env), before = d->n;
 
-		if (nenv < PRESET_DIRS_MAX - 3)
+		if (nenv < PRESET_DIRS_MAX - 4)
 			dirs_add(d, env, len);
 		nenv += d->n > before;
 		env = colon ? colon + 1 : NULL;
 	}
 	dirs_add(d, share, strlen(share));
 	dirs_add(d, "./presets", strlen("./presets"));
+	if (build_dir)
+		dirs_add(d, build_dir, strlen(build_dir));
 }
 
 void preset_dirs_release(struct preset_dirs *d)

@@ -39,12 +39,15 @@ struct preset_dirs {
 };
 
 /*
- * Build the search path; cli_dir may be NULL.  Empty entries are skipped,
- * repeated ones kept once; COMMTIME_PRESETS contributes at most
- * PRESET_DIRS_MAX - 3 directories, so the share directory and ./presets
- * always stay on the path.  Release with preset_dirs_release.
+ * Build the search path: cli_dir (--presets-dir), COMMTIME_PRESETS, the
+ * share directory, ./presets, then build_dir (the presets next to a
+ * binary that was never installed, so it finds them from any directory).
+ * cli_dir and build_dir may be NULL.  Empty entries are skipped, repeated
+ * ones kept once; COMMTIME_PRESETS contributes at most PRESET_DIRS_MAX - 4
+ * directories, so the others always stay on the path.  Release with
+ * preset_dirs_release.
  */
-void preset_dirs_init(struct preset_dirs *d, const char *cli_dir);
+void preset_dirs_init(struct preset_dirs *d, const char *cli_dir, const char *build_dir);
 void preset_dirs_release(struct preset_dirs *d);
 
 /*

@@ -37,7 +37,7 @@ int ddp_check(const struct ddp_params *p, struct errbuf *eb)
 		return errbuf_set(eb, "gradient size must be positive, got %g B", p->grad_bytes);
 	if (!isfinite(p->grad_bytes))
 		return errbuf_set(eb, "gradient size is too large to compute with");
-	if (!(p->compute > 0) || !isfinite(p->compute))
+	if (!(p->compute >= 0) || !isfinite(p->compute))
 		return errbuf_set(eb, "compute time must be positive, got %g s", p->compute);
 	if (!(p->backward_share > 0 && p->backward_share <= 1))
 		return errbuf_set(eb, "backward share must be in (0, 1], got %g", p->backward_share);
@@ -89,6 +89,10 @@ void ddp_step(const struct ddp_params *p, const struct link *l, unsigned long ra
 		s->exposed_s = 0;
 	if (s->exposed_s > s->comm_s)
 		s->exposed_s = s->comm_s;
+	if (!(p->compute > 0)) {
+		s->step_s = s->fraction = NAN;
+		return;
+	}
 	s->step_s = p->compute + s->exposed_s;
 	s->fraction = s->exposed_s / s->step_s;
 }

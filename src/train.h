@@ -22,7 +22,8 @@
 
 struct ddp_params {
 	double grad_bytes;      /* B: the gradient reduced each step, > 0 */
-	double compute;         /* s: forward + backward of one step on one rank, > 0 */
+	double compute;         /* s: forward + backward of one step on one rank, > 0;
+				   0 when unknown: the all-reduce alone, no step */
 	double backward_share;  /* backward / compute, in (0, 1] */
 	double overlap;         /* share of backward that communication can hide behind, [0, 1] */
 	double bucket;          /* B: bucket capacity; 0 reduces the whole gradient at once */
@@ -55,6 +56,8 @@ struct ddp_step {
  *   step    = C + exposed,  fraction = exposed / step
  * T is ar_time() of p->algo, C the compute time, s_b the backward share,
  * F the overlap.  Without overlap exposed = comm, the seed's model.
+ * With C = 0 (unknown) nothing hides: exposed = comm, and step and
+ * fraction are NaN.
  */
 void ddp_step(const struct ddp_params *p, const struct link *l, unsigned long ranks,
 	      struct ddp_step *s);

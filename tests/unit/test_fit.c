@@ -189,7 +189,8 @@ void test_fit_synthetic_logs(void)
 void test_fit_regimes_two(void)
 {
 	double S[21], T[21], x;
-	struct fit_opts o = { ALGO_RING, 0, 0 };
+	/* No base-latency prior: the regimes as fitted. */
+	struct fit_opts o = { ALGO_RING, 0, 0, -1, 0 };
 	struct fit_model m;
 	struct errbuf eb;
 	size_t i;
@@ -216,11 +217,68 @@ void test_fit_regimes_two(void)
 	DBL_NEAR(fit_model_time(&m, OP_ALLREDUCE, 2, 1e9), 20e-6 + 1e-2, 1e-9);
 }
 
+/*
+ * The base-latency prior (models/fit.md): with κ = 2, a 2-rank ring fit
+ * (a = 2) of latency 2·2 µs = 4 µs keeps its times, and splits the 4 µs
+ * into α = 4/(2 + 2) = 1 µs per step and a base of 2 µs; on 4 ranks
+ * (a = 6) the latency is (2 + 6)·1 µs = 8 µs, not 6·2 µs = 12 µs.
+ */
+void test_fit_base_prior(void)
+{
+	double S[16], T[16];
+	struct fit_opts o = { ALGO_RING, 1, 0, 0, 0 };
+	struct fit_model m;
+	struct errbuf eb;
+	size_t i;
+
+	for (i = 0; i < 16; i++) {
+		S[i] = ldexp(1, 3 + (int)i);
+		T[i] = 2 * 2e-6 + S[i] / 1e10;
+	}
+	INT_EQ(fit_model_fit(S, T, 16, OP_ALLREDUCE, 2, &o, &m, &eb), 0);
+	DBL_NEAR(m.base_steps, 2, 0);
+	DBL_NEAR(m.reg[0].alpha, 1e-6, 1e-9);
+	DBL_NEAR(m.reg[0].beta, 1e10, 1e-9);
+	DBL_NEAR(fit_model_time(&m, OP_ALLREDUCE, 2, 1024), 4e-6 + 1024 / 1e10, 1e-9);
+	DBL_NEAR(fit_model_time(&m, OP_ALLREDUCE, 4, 0), 8e-6, 1e-9);
+	/* --base-steps 0 (a negative κ inside): the old transfer, 12 µs. */
+	o.base_steps = -1;
+	INT_EQ(fit_model_fit(S, T, 16, OP_ALLREDUCE, 2, &o, &m, &eb), 0);
+	DBL_NEAR(fit_model_time(&m, OP_ALLREDUCE, 4, 0), 12e-6, 1e-9);
+}
+
+/*
+ * β above the line rate: set to the line rate and α refitted alone.
+ * Data of β = 20 GB/s bounded at 10 GB/s: the fit keeps β = 10 GB/s and
+ * no latency turns negative.
+ */
+void test_fit_line_rate(void)
+{
+	double S[12], T[12];
+	struct fit_opts o = { ALGO_RING, 1, 0, -1, 10e9 };
+	struct fit_model m;
+	struct errbuf eb;
+	size_t i;
+
+	for (i = 0; i < 12; i++) {
+		S[i] = ldexp(1, 10 + (int)i);
+		T[i] = 2 * 3e-6 + S[i] / 20e9;
+	}
+	INT_EQ(fit_model_fit(S, T, 12, OP_ALLREDUCE, 2, &o, &m, &eb), 0);
+	DBL_NEAR(m.reg[0].beta, 10e9, 0);
+	CHECK(m.reg[0].alpha >= 0);
+	/* Below the bound nothing changes. */
+	o.line_rate = 40e9;
+	INT_EQ(fit_model_fit(S, T, 12, OP_ALLREDUCE, 2, &o, &m, &eb), 0);
+	DBL_NEAR(m.reg[0].beta, 20e9, 1e-9);
+	DBL_NEAR(m.reg[0].alpha, 3e-6, 1e-9);
+}
+
 /* Exact α-β data: one regime is enough (the noise floor buys no more). */
 void test_fit_regimes_one(void)
 {
 	double S[20], T[20];
-	struct fit_opts o = { ALGO_RING, 0, 0 };
+	struct fit_opts o = { ALGO_RING, 0, 0, 0, 0 };
 	struct fit_model m;
 	struct errbuf eb;
 	size_t i;
@@ -264,7 +322,7 @@ static void holdout_file(const char *path, struct holdout *h)
 {
 	struct meas m;
 	struct errbuf eb;
-	struct fit_opts o = { ALGO_RING, 0, 0 };
+	struct fit_opts o = { ALGO_RING, 0, 0, 0, 0 };
 	double S[64], T[64];
 	size_t i;
 
@@ -295,7 +353,7 @@ void test_fit_holdout_real_logs(void)
 void test_fit_holdout_too_few(void)
 {
 	double S[3] = { 1, 2, 3 }, T[3] = { 1, 2, 3 };
-	struct fit_opts o = { ALGO_RING, 0, 0 };
+	struct fit_opts o = { ALGO_RING, 0, 0, 0, 0 };
 	struct holdout h;
 	struct errbuf eb;
 

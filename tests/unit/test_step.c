@@ -9,6 +9,7 @@
 #include "harness.h"
 #include "cost.h"
 #include "step.h"
+#include "cost.h"
 
 #pragma GCC diagnostic ignored "-Wmissing-prototypes"
 
