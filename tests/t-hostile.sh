@@ -178,7 +178,7 @@ fi
 # ---- 9. rows come at once ----
 first=$(timeout 60 "$COMMTIME" --ranks 2:1000000:+1 | sed -n 7p)
 check "a huge table's first row comes before the sweep ends" \
-	[ "$first" = "    2      4 KiB       10.0 µs       10.0 µs  ring" ]
+	sh -c "printf '%s\n' '$first' | grep -q '^ *2 *4 KiB .*ring\$'"
 
 # ---- 10. help and version ----
 for a in --help -h help --version "help ddp"; do
