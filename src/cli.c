@@ -26,7 +26,8 @@ extern char **environ;
 struct global_args global_args;
 
 struct opt global_options[] = {
-	OPT_GROUP_("global options (before or after the command)"),
+	{ .type = OPT_GROUP, .help = "global options (before or after the command)",
+	  .tag = OPT_TAG_LINK },
 	OPT_STRING_("alpha", "TIME", &global_args.alpha, "latency of one step (default 5us)"),
 	OPT_STRING_("beta", "RATE", &global_args.beta,
 		    "bandwidth of one link direction (default 200GB/s)"),
@@ -38,7 +39,7 @@ struct opt global_options[] = {
 	{ .type = OPT_STRING, .long_name = "presets-dir", .argh = "DIR",
 	  .value = &global_args.presets_dir, .complete = "dirs",
 	  .help = "search DIR first for presets" },
-	OPT_GROUP_("system (global)"),
+	{ .type = OPT_GROUP, .help = "system (global)", .tag = OPT_TAG_LINK },
 	{ .type = OPT_STRING, .long_name = "system", .argh = "NAME|FILE",
 	  .value = &global_args.system, .complete = "presets:system",
 	  .help = "a system preset: GPUs per node, intra-node link, NICs" },

@@ -214,6 +214,15 @@ static void resolve_system(struct ctx *ctx, const struct global_args *g)
 	}
 }
 
+/*
+ * Commands that compute no communication time: a link or system given to
+ * them would be ignored, so it is refused (their --help leaves it out).
+ */
+static int uses_link(const char *name)
+{
+	return strcmp(name, "pipeline") && strcmp(name, "speedup");
+}
+
 /* Commands that ask the cost model (not only the link) and so run on a system. */
 static int system_ready(const char *name)
 {
@@ -373,6 +382,21 @@ int main(int argc, char **argv)
 	/* A script that cannot name its image is refused before any work. */
 	if (ctx.plot)
 		free(ctx_script_image(&ctx));
+	if (!uses_link(cmd->name)) {
+		const struct opt *o;
+		int help = 0, k, tagged = 0;
+
+		for (k = 1; k <= nrest; k++)
+			help |= !strcmp(rest[k], "-h") || !strcmp(rest[k], "--help");
+		for (o = global_options; o->type != OPT_END && !help; o++) {
+			if (o->type == OPT_GROUP)
+				tagged = (o->tag & OPT_TAG_LINK) != 0;
+			/* the search path harms nothing; the link itself would be ignored */
+			else if (tagged && o->given && strcmp(o->long_name, "presets-dir"))
+				die_usage("--%s: '%s' computes no communication time and uses no "
+					  "link or system", o->long_name, cmd->name);
+		}
+	}
 	resolve_link(&ctx, g);
 	resolve_system(&ctx, g);
 	if (ctx.have_system && !system_ready(cmd->name))
