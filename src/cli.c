@@ -54,8 +54,11 @@ struct opt global_options[] = {
 	  .value = &global_args.inter, .complete = "presets:link",
 	  .help = "override its NIC link preset (one port)" },
 	{ .type = OPT_STRING, .long_name = "model", .argh = "NAME",
-	  .value = &global_args.model, .complete = "tiers",
-	  .help = "cost model on a system: tiers (default)" },
+	  .value = &global_args.model, .complete = "nccl tiers",
+	  .help = "cost model on a system: nccl (default), tiers" },
+	{ .type = OPT_STRING, .long_name = "proto", .argh = "LIST",
+	  .value = &global_args.proto, .complete = "LL LL128 Simple",
+	  .help = "NCCL protocols allowed, as NCCL_PROTO: LL,LL128,Simple or ^LL128" },
 	OPT_GROUP_("output (global)"),
 	{ .type = OPT_STRING, .long_name = "format", .argh = "FMT",
 	  .value = &global_args.format, .complete = "table csv json",
@@ -371,6 +374,12 @@ static void echo_system(const struct ctx *ctx, struct out *o)
 		out_input_str(o, "inter", "inter", "none (one node only)");
 	}
 	out_input_str(o, "model", "model", cost_kind_name(ctx->model.kind));
+	if (ctx->model.kind == COST_NCCL) {
+		snprintf(line, sizeof(line), "%s%s", cpu_vendor_name(s->cpu),
+			 s->cpu_given ? "" : " (assumed: the system does not say)");
+		out_input_str(o, "cpu", "host cpu", line);
+		out_input_str(o, "nvls", "NVLink SHARP", s->nvls ? "yes" : "no");
+	}
 }
 
 void ctx_echo_link(const struct ctx *ctx, struct out *o)
@@ -687,6 +696,60 @@ char *ctx_link_text(const struct ctx *ctx, char *buf, size_t len)
 int ctx_wants_figure(const struct ctx *ctx)
 {
 	return ctx->plot || ctx->render;
+}
+
+/*
+ * What NCCL's model does for one call, as text: the pair it chooses, the
+ * runners-up, and every term of the chosen pair with its source in NCCL
+ * 2.30.7 (models/nccl.md).  Only for --model nccl and the collectives NCCL
+ * tunes (not all-to-all and send/recv, which the tier model answers).
+ */
+void ctx_explain(const struct ctx *ctx, struct out *o, enum coll_op op,
+		 unsigned long ranks, double bytes)
+{
+	struct group g = { ranks, 0 };
+	struct nccl_tune t;
+	struct nccl_choice c[6];
+	struct nccl_term terms[32];
+	struct errbuf eb;
+	char sz[32], tm[32], bw[32];
+	int f = nccl_func_of(op), k, n, i;
+
+	units_fmt_size(sz, sizeof(sz), bytes);
+	if (ctx->model.kind != COST_NCCL) {
+		out_text(o, "explain: %s of %s on %lu ranks: the %s model has no protocols to explain",
+			 coll_op_name(op), sz, ranks, cost_kind_name(ctx->model.kind));
+		return;
+	}
+	if (f < 0) {
+		out_text(o, "explain: %s of %s on %lu ranks: NCCL runs it as point-to-point "
+			 "transfers, outside its tuning model; the tier model answers",
+			 coll_op_name(op), sz, ranks);
+		return;
+	}
+	if (nccl_cost_tune(&ctx->nccl, &g, &t, &eb) < 0)
+		die("%s", eb.msg);
+	k = nccl_rank(&t, &ctx->nccl.params, f, bytes, c, 6);
+	if (k == 0) {
+		out_text(o, "explain: %s of %s on %lu ranks: no algorithm and protocol is left",
+			 coll_op_name(op), sz, ranks);
+		return;
+	}
+	units_fmt_time(tm, sizeof(tm), c[0].time_s, 4);
+	out_text(o, "explain: %s of %s on %lu ranks (%d node%s): NCCL chooses %s/%s, %s",
+		 coll_op_name(op), sz, ranks, t.nodes, t.nodes == 1 ? "" : "s",
+		 nccl_algo_name(c[0].algo), nccl_proto_name(c[0].proto), tm);
+	n = nccl_terms(&t, &ctx->nccl.params, f, c[0].algo, c[0].proto, bytes, terms, 32);
+	for (i = 0; i < n; i++)
+		out_text(o, "  %-36s %10.4g %-5s %s", terms[i].name, terms[i].value,
+			 terms[i].unit, terms[i].source);
+	for (i = 1; i < k; i++) {
+		units_fmt_time(tm, sizeof(tm), c[i].time_s, 4);
+		units_fmt_rate(bw, sizeof(bw), c[i].bw_Bps, 4);
+		out_text(o, "  runner-up %-9s %-6s %s (latency %.2f us, bandwidth %s)",
+			 nccl_algo_name(c[i].algo), nccl_proto_name(c[i].proto), tm,
+			 c[i].lat_s * 1e6, bw);
+	}
 }
 
 int ctx_step_coll(void *arg, enum coll_op op, unsigned long ranks, unsigned long per_node,

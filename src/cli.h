@@ -4,6 +4,7 @@
 #include "util.h"
 #include "units.h"
 #include "cost.h"
+#include "nccl_cost.h"
 #include "preset.h"
 #include "table.h"
 #include "plot.h"
@@ -24,6 +25,7 @@ struct ctx {
 	struct cost_model model;
 	int have_system;           /* --system or the ad-hoc system options were given */
 	struct system system;      /* the machine, when have_system */
+	struct nccl_cost nccl;     /* NCCL's model of system, when model.kind is COST_NCCL */
 	const char *alpha_src;     /* "default", "preset", "option" */
 	const char *beta_src;
 	const char *gamma_src;
@@ -77,7 +79,7 @@ int cmd_search(int argc, char **argv, struct ctx *ctx);
  */
 struct global_args {
 	const char *alpha, *beta, *gamma, *preset, *presets_dir;
-	const char *system, *model, *gpus_per_node, *nics_per_node, *intra, *inter;
+	const char *system, *model, *gpus_per_node, *nics_per_node, *intra, *inter, *proto;
 	const char *format, *output, *time_unit, *plot, *render;
 };
 extern struct global_args global_args;
@@ -226,6 +228,15 @@ char *ctx_script_image(const struct ctx *ctx);
 
 /* 1 when --plot or --render asks for a figure: only then build one. */
 int ctx_wants_figure(const struct ctx *ctx);
+
+/*
+ * --explain: NCCL's choice for op on `ranks` ranks at `bytes` bytes, its
+ * runners-up and the terms of its formula with their sources, as text
+ * lines on o (the table format only).  Dies when the system cannot hold
+ * that many ranks.
+ */
+void ctx_explain(const struct ctx *ctx, struct out *o, enum coll_op op,
+		 unsigned long ranks, double bytes);
 
 /* "α = 5.00 µs, β = 200 GB/s" (and the preset's name) for figure titles. */
 char *ctx_link_text(const struct ctx *ctx, char *buf, size_t len);

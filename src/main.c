@@ -154,6 +154,8 @@ static void resolve_system(struct ctx *ctx, const struct global_args *g)
 	    !g->intra && !g->inter) {
 		if (g->model)
 			die_usage("--model: needs a system (--system NAME|FILE)");
+		if (g->proto)
+			die_usage("--proto: needs a system (--system NAME|FILE) and NCCL's model");
 		cost_model_link(&ctx->model, &ctx->model.link);
 		return;
 	}
@@ -209,9 +211,17 @@ static void resolve_system(struct ctx *ctx, const struct global_args *g)
 		cost_model_tiers(&ctx->model, s);
 		break;
 	case COST_NCCL:
-	default:
-		die_usage("--model: NCCL's model is not available in this version; use --model tiers");
+	default: {
+		unsigned protos = ~0u;
+		if (g->proto && nccl_proto_mask(g->proto, &protos, &eb) < 0)
+			die_usage("--proto: %s", eb.msg);
+		if (nccl_cost_init(&ctx->nccl, &ctx->model, s, ~0u, protos, &eb) < 0)
+			die("%s", eb.msg);
+		break;
 	}
+	}
+	if (g->proto && ctx->model.kind != COST_NCCL)
+		die_usage("--proto: protocols belong to NCCL's model (--model nccl)");
 }
 
 /*
