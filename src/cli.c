@@ -146,11 +146,15 @@ void column_time_unit(struct column *c, const struct time_unit *u)
 	c->prec = u->prec;
 }
 
+const struct cost_model *opt_model;
+
 void opt_cb_algo(const struct opt *o, const char *arg)
 {
 	struct errbuf eb;
+	int r = opt_model ? cost_algo_lookup(opt_model, OP_ALLREDUCE, arg, o->value, &eb)
+			  : ar_algo_lookup(arg, o->value, &eb);
 
-	if (ar_algo_lookup(arg, o->value, &eb) < 0)
+	if (r < 0)
 		die_usage("--%s: %s", o->long_name, eb.msg);
 }
 
@@ -159,9 +163,22 @@ void opt_cb_algos(const struct opt *o, const char *arg)
 	struct algo_set *s = o->value;
 	struct errbuf eb;
 
-	s->n = ar_algo_parse_list(arg, s->v, &eb);
+	s->n = opt_model ? cost_algo_parse_list(opt_model, OP_ALLREDUCE, arg, s->v, &eb)
+			 : ar_algo_parse_list(arg, s->v, &eb);
 	if (s->n < 0)
 		die_usage("--%s: %s", o->long_name, eb.msg);
+}
+
+void ctx_check_ranks(const struct ctx *ctx, const struct dlist *ranks)
+{
+	struct errbuf eb;
+	size_t i;
+
+	if (!ctx->have_system)
+		return;
+	for (i = 0; i < ranks->n; i++)
+		if (system_check_ranks(&ctx->system, (unsigned long)ranks->v[i], &eb) < 0)
+			die("%s", eb.msg);
 }
 
 void opt_cb_op(const struct opt *o, const char *arg)
@@ -415,8 +432,9 @@ static const struct column cross_cols[] = {
 	{ "note", "note", COL_STR, H_PLAIN, 0, NULL, 0, 0, COL_ALL },
 };
 
-void write_crossovers(struct out *o, const struct ctx *ctx, const struct dlist *ranks,
-		      const enum coll_algo *algos, int nalgo, int secondary)
+void write_crossovers(struct out *o, const struct ctx *ctx, enum coll_op op,
+		      const struct dlist *ranks, const enum coll_algo *algos, int nalgo,
+		      int secondary)
 {
 	struct table t = { "crossover",
 			   "crossover sizes: where two algorithms take equal time",
@@ -460,14 +478,16 @@ void write_crossovers(struct out *o, const struct ctx *ctx, const struct dlist *
 				struct errbuf eb;
 				double tc = NAN;
 
-				if (crossover_allreduce(algos[a], algos[b], &ctx->model.link, n,
-							CROSS_LO, CROSS_HI, &c, &eb) < 0)
+				struct group g = { .ranks = n };
+
+				if (crossover_coll(&ctx->model, op, algos[a], algos[b], &g,
+						   CROSS_LO, CROSS_HI, &c, &eb) < 0)
 					die("%d ranks, %s vs %s: %s", (int)n, na, nb, eb.msg);
 				switch (c.result) {
 				case CROSS_FOUND:
 					snprintf(note, sizeof(note), "%s faster below, %s above",
 						 c.below ? nb : na, c.below ? na : nb);
-					tc = ar_time(algos[a], &ctx->model.link, n, c.bytes);
+					tc = cost_time(&ctx->model, op, algos[a], n, c.bytes);
 					break;
 				case CROSS_A_ALWAYS:
 					snprintf(note, sizeof(note), "%s always faster", na);

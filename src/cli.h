@@ -54,6 +54,12 @@ struct ctx {
  *  5. document it in README.md and commtime.1.
  */
 int cmd_allreduce(int argc, char **argv, struct ctx *ctx);
+int cmd_allgather(int argc, char **argv, struct ctx *ctx);
+int cmd_reducescatter(int argc, char **argv, struct ctx *ctx);
+int cmd_alltoall(int argc, char **argv, struct ctx *ctx);
+int cmd_broadcast(int argc, char **argv, struct ctx *ctx);
+int cmd_reduce(int argc, char **argv, struct ctx *ctx);
+int cmd_sendrecv(int argc, char **argv, struct ctx *ctx);
 int cmd_crossover(int argc, char **argv, struct ctx *ctx);
 int cmd_ddp(int argc, char **argv, struct ctx *ctx);
 int cmd_zero(int argc, char **argv, struct ctx *ctx);
@@ -95,6 +101,11 @@ struct algo_set {
 	enum coll_algo v[ALGO_COUNT];
 	int n;
 };
+/*
+ * The cost model whose algorithm names --algo accepts for all-reduce
+ * (main sets it to ctx.model); NULL: the single-link names.
+ */
+extern const struct cost_model *opt_model;
 opt_cb opt_cb_algo;    /* value: enum coll_algo *, one algorithm */
 opt_cb opt_cb_algos;   /* value: struct algo_set *, a list without repeats */
 opt_cb opt_cb_op;      /* value: int *, an enum coll_op */
@@ -207,7 +218,10 @@ struct out *ctx_out_open(const struct ctx *ctx);
 /* Close it; dies (exit 1) on a write error, leaving no file behind. */
 void ctx_out_close(const struct ctx *ctx, struct out *o);
 
-/* Echo α, β (and γ when set) with where they came from. */
+/* On a system, die (exit 1) when a rank count needs NICs the system has not. */
+void ctx_check_ranks(const struct ctx *ctx, const struct dlist *ranks);
+
+/* Echo α, β (and γ when set) with where they came from; on a system, its tiers. */
 void ctx_echo_link(const struct ctx *ctx, struct out *o);
 
 /*
@@ -247,8 +261,9 @@ char *ctx_link_text(const struct ctx *ctx, char *buf, size_t len);
  * the size where they take equal time, or a note when one always wins.
  * secondary: 1 to keep it out of CSV.
  */
-void write_crossovers(struct out *o, const struct ctx *ctx, const struct dlist *ranks,
-		      const enum coll_algo *algos, int nalgo, int secondary);
+void write_crossovers(struct out *o, const struct ctx *ctx, enum coll_op op,
+		      const struct dlist *ranks, const enum coll_algo *algos, int nalgo,
+		      int secondary);
 
 /*
  * The collective times of the training step (step, search): one

@@ -359,7 +359,7 @@ static void ddp_rows(struct out *o, const struct ctx *ctx, double params,
 		struct ddp_step st;
 		char run[160], note[160];
 
-		ddp_step(&p, &ctx->model.link, n, &st);
+		ddp_step_cost(&p, &ctx->model, n, &st);
 		if (sheet) {
 			struct cell row[] = { { NULL, (double)n }, { NULL, st.comm_s },
 					      { NULL, st.step_s }, { NULL, st.fraction },
@@ -418,7 +418,7 @@ static void zero_rows(struct out *o, const struct ctx *ctx, double params,
 			"reduce-scatter + 2 all-gathers" : "reduce-scatter + all-gather";
 		double step;
 
-		zero_cost(&p, &ctx->model.link, n, stage, &z);
+		zero_cost_model(&p, &ctx->model, n, stage, &z);
 		step = compute > 0 ? compute + z.comm_s : NAN;
 		if (sheet) {
 			struct cell row[] = { { NULL, stage }, { NULL, z.memory_B }, { NULL, z.comm_B },

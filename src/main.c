@@ -23,6 +23,12 @@ struct command {
 /* See cli.h for how to add a command. */
 static const struct command commands[] = {
 	{ "allreduce", cmd_allreduce, "time of one all-reduce per rank count, size and algorithm (default)" },
+	{ "allgather", cmd_allgather, "time of one all-gather (size: the whole output buffer)" },
+	{ "reducescatter", cmd_reducescatter, "time of one reduce-scatter (size: the whole input buffer)" },
+	{ "alltoall",  cmd_alltoall,  "time of one all-to-all (size: one rank's send buffer)" },
+	{ "broadcast", cmd_broadcast, "time of one broadcast" },
+	{ "reduce",    cmd_reduce,    "time of one reduce" },
+	{ "sendrecv",  cmd_sendrecv,  "time of one send/recv between neighbouring ranks" },
 	{ "crossover", cmd_crossover, "message size where two algorithms take equal time" },
 	{ "ddp",       cmd_ddp,       "gradient all-reduce per step and its share of the step" },
 	{ "zero",      cmd_zero,      "ZeRO stage 0-3 memory per rank, volume and time per step" },
@@ -236,7 +242,11 @@ static int uses_link(const char *name)
 /* Commands that ask the cost model (not only the link) and so run on a system. */
 static int system_ready(const char *name)
 {
-	static const char *const ready[] = { "presets", "pipeline", "speedup", "fit" };
+	static const char *const ready[] = {
+		"presets", "pipeline", "speedup", "fit", "allreduce", "allgather",
+		"reducescatter", "alltoall", "broadcast", "reduce", "sendrecv", "crossover",
+		"ddp", "zero",
+	};
 	size_t i;
 
 	for (i = 0; i < sizeof(ready) / sizeof(ready[0]); i++)
@@ -413,6 +423,7 @@ int main(int argc, char **argv)
 		die_usage("%s: not available on a system yet; describe one link with "
 			  "--preset, --alpha and --beta", cmd->name);
 
+	opt_model = ctx.have_system ? &ctx.model : NULL;
 	status = cmd->fn(1 + nrest, rest, &ctx);
 
 	if (ctx.have_preset)

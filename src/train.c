@@ -51,6 +51,15 @@ int ddp_check(const struct ddp_params *p, struct errbuf *eb)
 void ddp_step(const struct ddp_params *p, const struct link *l, unsigned long ranks,
 	      struct ddp_step *s)
 {
+	struct cost_model m;
+
+	cost_model_link(&m, l);
+	ddp_step_cost(p, &m, ranks, s);
+}
+
+void ddp_step_cost(const struct ddp_params *p, const struct cost_model *m,
+		   unsigned long ranks, struct ddp_step *s)
+{
 	double G = p->grad_bytes, hide;
 
 	s->ranks = ranks;
@@ -65,13 +74,13 @@ void ddp_step(const struct ddp_params *p, const struct link *l, unsigned long ra
 
 		s->buckets = k;
 		s->bucket_bytes = p->bucket;
-		s->bucket_s = ar_time(p->algo, l, ranks, p->bucket);
-		s->last_s = ar_time(p->algo, l, ranks, rest);
+		s->bucket_s = cost_time(m, OP_ALLREDUCE, p->algo, ranks, p->bucket);
+		s->last_s = cost_time(m, OP_ALLREDUCE, p->algo, ranks, rest);
 		s->comm_s = (k - 1) * s->bucket_s + s->last_s;
 	} else {
 		s->buckets = 1;
 		s->bucket_bytes = G;
-		s->bucket_s = s->last_s = s->comm_s = ar_time(p->algo, l, ranks, G);
+		s->bucket_s = s->last_s = s->comm_s = cost_time(m, OP_ALLREDUCE, p->algo, ranks, G);
 	}
 
 	/*
@@ -189,25 +198,44 @@ int zero_check(const struct zero_params *p, struct errbuf *eb)
 	return 0;
 }
 
-/* Reduce-scatter and all-gather of `bytes` with the chosen algorithm. */
-static double S_rs(const struct zero_params *p, const struct link *l, unsigned long n,
-		   double bytes)
+/*
+ * Reduce-scatter and all-gather of `bytes` with the chosen algorithm: the
+ * model's own when it has the algorithm for them (ring on a link; ring and
+ * hier on a system), otherwise half the algorithm's all-reduce.
+ */
+static int S_own(const struct zero_params *p, const struct cost_model *m, enum coll_op op)
 {
-	if (p->algo == ALGO_RING)
-		return rs_ring_time(l, n, bytes);
-	return ar_time(p->algo, l, n, bytes) / 2;
+	return p->algo == ALGO_RING ||
+	       (m->kind != COST_LINK && cost_algo_supported(m, op, p->algo));
 }
 
-static double S_ag(const struct zero_params *p, const struct link *l, unsigned long n,
+static double S_rs(const struct zero_params *p, const struct cost_model *m, unsigned long n,
 		   double bytes)
 {
-	if (p->algo == ALGO_RING)
-		return ag_ring_time(l, n, bytes);
-	return ar_time(p->algo, l, n, bytes) / 2;
+	if (S_own(p, m, OP_REDUCESCATTER))
+		return cost_time(m, OP_REDUCESCATTER, p->algo, n, bytes);
+	return cost_time(m, OP_ALLREDUCE, p->algo, n, bytes) / 2;
+}
+
+static double S_ag(const struct zero_params *p, const struct cost_model *m, unsigned long n,
+		   double bytes)
+{
+	if (S_own(p, m, OP_ALLGATHER))
+		return cost_time(m, OP_ALLGATHER, p->algo, n, bytes);
+	return cost_time(m, OP_ALLREDUCE, p->algo, n, bytes) / 2;
 }
 
 void zero_cost(const struct zero_params *p, const struct link *l, unsigned long ranks,
 	       int stage, struct zero_cost *c)
+{
+	struct cost_model m;
+
+	cost_model_link(&m, l);
+	zero_cost_model(p, &m, ranks, stage, c);
+}
+
+void zero_cost_model(const struct zero_params *p, const struct cost_model *m,
+		     unsigned long ranks, int stage, struct zero_cost *c)
 {
 	double psi = p->params, n = (double)ranks, share = (n - 1) / n;
 	double P = p->param_bytes * psi, G = p->grad_bytes * psi, K = p->optim_bytes * psi;
@@ -222,16 +250,16 @@ void zero_cost(const struct zero_params *p, const struct link *l, unsigned long 
 	switch (stage) {
 	case 0:
 		c->comm_B = 2 * share * G;
-		c->comm_s = ar_time(p->algo, l, ranks, G);
+		c->comm_s = cost_time(m, OP_ALLREDUCE, p->algo, ranks, G);
 		break;
 	case 1:
 	case 2:
 		c->comm_B = share * (G + P);
-		c->comm_s = S_rs(p, l, ranks, G) + S_ag(p, l, ranks, P);
+		c->comm_s = S_rs(p, m, ranks, G) + S_ag(p, m, ranks, P);
 		break;
 	default:
 		c->comm_B = share * (G + 2 * P);
-		c->comm_s = S_rs(p, l, ranks, G) + 2 * S_ag(p, l, ranks, P);
+		c->comm_s = S_rs(p, m, ranks, G) + 2 * S_ag(p, m, ranks, P);
 		break;
 	}
 }
