@@ -457,11 +457,14 @@ static void figure_system(const struct run *r, const struct dlist *ranks,
 /*
  * The algorithms a command shows when --algo is not given: on a link the
  * seed's ring and tree for all-reduce, otherwise every algorithm the
- * model has for the collective.
+ * model has for the collective and can run on every requested rank count
+ * (NCCL's NVLSTree, for one, needs more than one node).
  */
-static int default_algos(const struct cost_model *m, enum coll_op op, enum coll_algo *v)
+static int default_algos(const struct cost_model *m, enum coll_op op,
+			 const struct dlist *ranks, enum coll_algo *v)
 {
 	int n = 0, a;
+	size_t i;
 
 	if (m->kind == COST_LINK && op == OP_ALLREDUCE) {
 		v[0] = ALGO_RING;
@@ -472,9 +475,19 @@ static int default_algos(const struct cost_model *m, enum coll_op op, enum coll_
 		v[0] = ALGO_AUTO;   /* NCCL's own choice per size */
 		return 1;
 	}
-	for (a = 0; a < ALGO_COUNT; a++)
-		if (cost_algo_supported(m, op, (enum coll_algo)a))
+	for (a = 0; a < ALGO_COUNT; a++) {
+		if (!cost_algo_supported(m, op, (enum coll_algo)a))
+			continue;
+		for (i = 0; i < ranks->n; i++) {
+			struct group g = { .ranks = (unsigned long)ranks->v[i] };
+			struct coll_cost c;
+
+			if (cost_coll(m, op, (enum coll_algo)a, &g, 1, &c, NULL) < 0)
+				break;
+		}
+		if (i == ranks->n)
 			v[n++] = (enum coll_algo)a;
+	}
 	return n;
 }
 
@@ -514,26 +527,59 @@ static int run_coll(enum coll_op op, int argc, char **argv, struct ctx *ctx)
 		if (r.nalgo < 0)
 			die_usage("--algo: %s", eb.msg);
 	} else {
-		r.nalgo = default_algos(&ctx->model, op, algos);
+		r.nalgo = default_algos(&ctx->model, op, &ranks, algos);
+		if (r.nalgo == 0)
+			die("no algorithm of the %s model runs %s on every rank count asked for; "
+			    "name one with --algo", cost_kind_name(ctx->model.kind), colls[op].what);
 	}
 
 	/*
 	 * Every time once before any output: a run the machine cannot hold
 	 * (more nodes than a system without NICs has) fails here, cleanly.
-	 * The human table's unit comes from the same pass.
+	 * The human table's unit comes from the same pass.  One link holds
+	 * any run, and its every model grows with the rank count and the
+	 * size: the extremes are at the fewest ranks that communicate with
+	 * the smallest size and at the most ranks with the largest, so a
+	 * huge table starts at once instead of after a pass over the sweep.
 	 */
-	for (i = 0; i < ranks.n; i++)
-		for (j = 0; j < (ctx->format == FMT_TABLE ? sizes.n : 1); j++)
-			for (k = 0; k < r.nalgo; k++) {
-				struct coll_cost c;
+	if (!ctx->have_system) {
+		double nmin = INFINITY, nmax = 0, smin = INFINITY, smax = 0;
+		struct coll_cost c;
 
-				tk = coll(&r, algos[k], (unsigned long)ranks.v[i],
-					  ctx->format == FMT_TABLE ? sizes.v[j] : 0, &c);
-				if (tk > 0 && tk < tmin)
-					tmin = tk;
-				if (tk > tmax)
-					tmax = tk;
-			}
+		for (i = 0; i < ranks.n; i++) {
+			if (ranks.v[i] >= 2 && ranks.v[i] < nmin)
+				nmin = ranks.v[i];
+			if (ranks.v[i] > nmax)
+				nmax = ranks.v[i];
+		}
+		for (j = 0; j < sizes.n; j++) {
+			if (sizes.v[j] < smin)
+				smin = sizes.v[j];
+			if (sizes.v[j] > smax)
+				smax = sizes.v[j];
+		}
+		for (k = 0; k < r.nalgo && ctx->format == FMT_TABLE && isfinite(nmin); k++) {
+			tk = coll(&r, algos[k], (unsigned long)nmin, smin, &c);
+			if (tk > 0 && tk < tmin)
+				tmin = tk;
+			tk = coll(&r, algos[k], (unsigned long)nmax, smax, &c);
+			if (tk > tmax)
+				tmax = tk;
+		}
+	} else {
+		for (i = 0; i < ranks.n; i++)
+			for (j = 0; j < (ctx->format == FMT_TABLE ? sizes.n : 1); j++)
+				for (k = 0; k < r.nalgo; k++) {
+					struct coll_cost c;
+
+					tk = coll(&r, algos[k], (unsigned long)ranks.v[i],
+						  ctx->format == FMT_TABLE ? sizes.v[j] : 0, &c);
+					if (tk > 0 && tk < tmin)
+						tmin = tk;
+					if (tk > tmax)
+						tmax = tk;
+				}
+	}
 	ctx_time_unit(ctx, tmin, tmax, UNIT_BY_SMALLEST, &u);
 
 	o = ctx_out_open(ctx);
