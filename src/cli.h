@@ -235,6 +235,12 @@ void ctx_figure(const struct ctx *ctx, struct figure *f);
  */
 char *fig_size_text(char *buf, size_t len, double bytes);
 
+/*
+ * A log y axis spanning less than a decade gets one tic or none: widen it
+ * to powers of ten around the data of p's series, with room for the key.
+ */
+void fig_whole_decades(struct panel *p);
+
 /* 1 when --plot or --render asks for a figure: only then build one. */
 int ctx_wants_figure(const struct ctx *ctx);
 
