@@ -17,6 +17,7 @@
 #include <gsl/gsl_roots.h>
 #include <gsl/gsl_vector.h>
 
+#include "step.h"
 #include "train.h"
 
 /* ------------------------------------------------------------------ DDP */
@@ -164,6 +165,7 @@ void zero_params_init(struct zero_params *p)
 	p->param_bytes = 2;
 	p->grad_bytes = 2;
 	p->optim_bytes = 12;
+	p->layers = 1;
 	p->algo = AR_RING;
 }
 
@@ -201,11 +203,42 @@ static double S_ag(const struct zero_params *p, const struct link *l, unsigned l
 	return ar_time(p->algo, l, n, bytes) / 2;
 }
 
+/* The collectives of zero_cost, for the step ledger: p->algo on one link. */
+struct S_zero_link {
+	const struct zero_params *p;
+	const struct link *l;
+};
+
+static int S_zero_coll(void *arg, enum coll_op op, unsigned long ranks, unsigned long per_node,
+		       double bytes, struct step_coll *out, struct errbuf *eb)
+{
+	const struct S_zero_link *z = arg;
+
+	(void)per_node;
+	out->tier = "link";
+	switch (op) {
+	case OP_ALLREDUCE:
+		out->time_s = ar_time(z->p->algo, z->l, ranks, bytes);
+		return 0;
+	case OP_REDUCESCATTER:
+		out->time_s = S_rs(z->p, z->l, ranks, bytes);
+		return 0;
+	case OP_ALLGATHER:
+		out->time_s = S_ag(z->p, z->l, ranks, bytes);
+		return 0;
+	default:
+		return errbuf_set(eb, "ZeRO has no %s", coll_op_name(op));
+	}
+}
+
 void zero_cost(const struct zero_params *p, const struct link *l, unsigned long ranks,
 	       int stage, struct zero_cost *c)
 {
 	double psi = p->params, n = (double)ranks, share = (n - 1) / n;
 	double P = p->param_bytes * psi, G = p->grad_bytes * psi, K = p->optim_bytes * psi;
+	struct S_zero_link zl = { p, l };
+	struct step_result r;
+	struct errbuf eb;
 
 	c->ranks = ranks;
 	c->stage = stage;
@@ -217,18 +250,20 @@ void zero_cost(const struct zero_params *p, const struct link *l, unsigned long 
 	switch (stage) {
 	case 0:
 		c->comm_B = 2 * share * G;
-		c->comm_s = ar_time(p->algo, l, ranks, G);
 		break;
 	case 1:
 	case 2:
 		c->comm_B = share * (G + P);
-		c->comm_s = S_rs(p, l, ranks, G) + S_ag(p, l, ranks, P);
 		break;
 	default:
 		c->comm_B = share * (G + 2 * P);
-		c->comm_s = S_rs(p, l, ranks, G) + 2 * S_ag(p, l, ranks, P);
 		break;
 	}
+	memset(&r, 0, sizeof(r));
+	if (step_dp_rows(psi, p->layers >= 1 ? p->layers : 1, 1, stage, ranks, ranks,
+			 p->grad_bytes, p->param_bytes, S_zero_coll, &zl, &r, &eb) < 0)
+		r.dp_comm_s = NAN;
+	c->comm_s = r.dp_comm_s;
 }
 
 /* -------------------------------------------------------------- speedup */
