@@ -35,6 +35,23 @@ struct opt global_options[] = {
 	{ .type = OPT_STRING, .long_name = "presets-dir", .argh = "DIR",
 	  .value = &global_args.presets_dir, .complete = "dirs",
 	  .help = "search DIR first for presets" },
+	OPT_GROUP_("system (global)"),
+	{ .type = OPT_STRING, .long_name = "system", .argh = "NAME|FILE",
+	  .value = &global_args.system, .complete = "presets:system",
+	  .help = "a system preset: GPUs per node, intra-node link, NICs" },
+	OPT_STRING_("gpus-per-node", "N", &global_args.gpus_per_node,
+		    "override the system's GPUs per node"),
+	OPT_STRING_("nics-per-node", "N", &global_args.nics_per_node,
+		    "override its NIC ports per node"),
+	{ .type = OPT_STRING, .long_name = "intra", .argh = "LINK",
+	  .value = &global_args.intra, .complete = "presets:link",
+	  .help = "override its intra-node link preset" },
+	{ .type = OPT_STRING, .long_name = "inter", .argh = "LINK",
+	  .value = &global_args.inter, .complete = "presets:link",
+	  .help = "override its NIC link preset (one port)" },
+	{ .type = OPT_STRING, .long_name = "model", .argh = "NAME",
+	  .value = &global_args.model, .complete = "tiers",
+	  .help = "cost model on a system: tiers (default)" },
 	OPT_GROUP_("output (global)"),
 	{ .type = OPT_STRING, .long_name = "format", .argh = "FMT",
 	  .value = &global_args.format, .complete = "table csv json",
@@ -43,6 +60,9 @@ struct opt global_options[] = {
 	  .value = &global_args.output, .complete = "files",
 	  .help = "write to FILE (atomically) instead of stdout; a name\n"
 		  "ending in .csv or .json sets --format when not given" },
+	{ .type = OPT_STRING, .long_name = "time-unit", .argh = "UNIT",
+	  .value = &global_args.time_unit, .complete = "auto ns us ms s",
+	  .help = "times in tables in auto (default), ns, us, ms or s" },
 	OPT_GROUP_("figure (global)"),
 	OPT_FILE_("plot", "FILE.gp", &global_args.plot,
 		  "also write a self-contained gnuplot script"),
@@ -50,6 +70,74 @@ struct opt global_options[] = {
 		  "also render the figure (.png, .svg or .pdf) with gnuplot"),
 	OPT_END_()
 };
+
+static const struct time_unit time_units[] = {
+	{ .name = "ns", .scale = 1e-9, .suffix = "ns", .prec = 1 },
+	{ .name = "us", .scale = 1e-6, .suffix = "\xc2\xb5s", .prec = 1 },
+	{ .name = "ms", .scale = 1e-3, .suffix = "ms", .prec = 1 },
+	{ .name = "s", .scale = 1, .suffix = "s", .prec = 1 },
+};
+#define NTIME_UNITS (sizeof(time_units) / sizeof(time_units[0]))
+
+static const struct time_unit *find_time_unit(const char *name)
+{
+	size_t i;
+
+	if (!strcmp(name, "\xc2\xb5s"))
+		name = "us";
+	for (i = 0; i < NTIME_UNITS; i++)
+		if (!strcmp(time_units[i].name, name))
+			return &time_units[i];
+	return NULL;
+}
+
+int time_unit_known(const char *name)
+{
+	return !strcmp(name, "auto") || find_time_unit(name);
+}
+
+void ctx_time_unit(const struct ctx *ctx, double tmin, double tmax, enum unit_rule rule,
+		   struct time_unit *u)
+{
+	size_t i = 0;
+
+	if (ctx->time_unit && find_time_unit(ctx->time_unit)) {
+		*u = *find_time_unit(ctx->time_unit);
+		return;
+	}
+	/* nothing to time (one rank): milliseconds, as a step is counted */
+	if (!(tmin > 0 && isfinite(tmin)) && !(tmax > 0 && isfinite(tmax))) {
+		*u = time_units[2];
+		return;
+	}
+	if (!(tmin > 0 && isfinite(tmin)))
+		tmin = tmax;
+	if (!(tmax > 0 && isfinite(tmax)))
+		tmax = tmin;
+	if (rule == UNIT_BY_SMALLEST) {
+		while (i + 1 < NTIME_UNITS && tmin >= time_units[i + 1].scale)
+			i++;
+	} else {
+		/* at most four digits before the point */
+		while (i + 1 < NTIME_UNITS && tmax / time_units[i].scale >= 1e4)
+			i++;
+	}
+	/* seven digits before the point are too many to read: a larger unit */
+	while (i + 1 < NTIME_UNITS && tmax / time_units[i].scale >= 1e6)
+		i++;
+	*u = time_units[i];
+	/* below 10 the smallest time gets a second decimal, below 1 a third */
+	while (u->prec < 3 && tmin / u->scale < pow(10, 2 - u->prec))
+		u->prec++;
+}
+
+void column_time_unit(struct column *c, const struct time_unit *u)
+{
+	c->human = H_FIXED;
+	c->scale = u->scale;
+	c->suffix = u->suffix;
+	c->prec = u->prec;
+}
 
 void opt_cb_algo(const struct opt *o, const char *arg)
 {
@@ -214,23 +302,78 @@ void ctx_out_close(const struct ctx *ctx, struct out *o)
 		die("%s", eb.msg);
 }
 
+/*
+ * The system and its tiers, one line each:
+ *   system: dgx-h100 (8 GPUs per node)
+ *   intra: h100-nvlink4, alpha 4.00 µs, beta 370 GB/s (line rate 450 GB/s)
+ *   inter: 8 x ib-ndr, alpha 4.00 µs, beta 48 GB/s each (line rate 50 GB/s)
+ */
+static void echo_system(const struct ctx *ctx, struct out *o)
+{
+	const struct system *s = &ctx->system;
+	char a[32], b[32], l[32], line[320];
+	int table = out_get_format(o) == FMT_TABLE;
+
+	out_input_str(o, "system", "system", s->name);
+	if (s->gpu.name)
+		out_input_str(o, "gpu", "gpu", s->gpu.name);
+	out_input(o, "gpus_per_node", "GPUs per node", (double)s->gpus_per_node, H_PLAIN, 6, NULL);
+	units_fmt_time(a, sizeof(a), s->intra.link.alpha, 3);
+	units_fmt_rate(b, sizeof(b), s->intra.link.beta, 4);
+	units_fmt_rate(l, sizeof(l), s->intra.beta_line, 4);
+	snprintf(line, sizeof(line), "%s, alpha %s, beta %s (line rate %s)", s->intra.name,
+		 a, b, l);
+	if (table) {
+		out_input_str(o, "intra", "intra", line);
+	} else {
+		out_input_str(o, "intra", "intra", s->intra.name);
+		out_input(o, "intra_alpha_s", "", s->intra.link.alpha, H_TIME, 3, NULL);
+		out_input(o, "intra_beta_Bps", "", s->intra.link.beta, H_RATE, 4, NULL);
+		out_input(o, "intra_beta_line_Bps", "", s->intra.beta_line, H_RATE, 4, NULL);
+	}
+	if (s->have_inter && s->nics_per_node) {
+		units_fmt_time(a, sizeof(a), s->inter.link.alpha, 3);
+		units_fmt_rate(b, sizeof(b), s->inter.link.beta, 4);
+		units_fmt_rate(l, sizeof(l), s->inter.beta_line, 4);
+		snprintf(line, sizeof(line), "%u x %s, alpha %s, beta %s each (line rate %s)",
+			 s->nics_per_node, s->inter.name, a, b, l);
+		if (table) {
+			out_input_str(o, "inter", "inter", line);
+		} else {
+			out_input_str(o, "inter", "inter", s->inter.name);
+			out_input(o, "nics_per_node", "", (double)s->nics_per_node, H_PLAIN, 6, NULL);
+			out_input(o, "inter_alpha_s", "", s->inter.link.alpha, H_TIME, 3, NULL);
+			out_input(o, "inter_beta_Bps", "", s->inter.link.beta, H_RATE, 4, NULL);
+			out_input(o, "inter_beta_line_Bps", "", s->inter.beta_line, H_RATE, 4, NULL);
+		}
+	} else if (table) {
+		out_input_str(o, "inter", "inter", "none (one node only)");
+	}
+	out_input_str(o, "model", "model", cost_kind_name(ctx->model.kind));
+}
+
 void ctx_echo_link(const struct ctx *ctx, struct out *o)
 {
 	const char *pname = ctx->have_preset ? ctx->preset.name : NULL;
 	char note[160];
+
+	if (ctx->have_system) {
+		echo_system(ctx, o);
+		return;
+	}
 
 	if (pname)
 		out_input_str(o, "preset", "preset", pname);
 	snprintf(note, sizeof(note), "%s", !strcmp(ctx->alpha_src, "preset") && pname ?
 		 "from the preset" : !strcmp(ctx->alpha_src, "default") ?
 		 "default; set with --alpha or --preset" : "");
-	out_input(o, "alpha_s", "alpha", ctx->link.alpha, H_TIME, 3, note[0] ? note : NULL);
+	out_input(o, "alpha_s", "alpha", ctx->model.link.alpha, H_TIME, 3, note[0] ? note : NULL);
 	snprintf(note, sizeof(note), "%s", !strcmp(ctx->beta_src, "preset") && pname ?
 		 "from the preset" : !strcmp(ctx->beta_src, "default") ?
 		 "default; set with --beta or --preset" : "");
-	out_input(o, "beta_Bps", "beta", ctx->link.beta, H_RATE, 4, note[0] ? note : NULL);
-	if (ctx->link.gamma > 0)
-		out_input(o, "gamma_sPerB", "gamma", ctx->link.gamma, H_PLAIN, 4, "s/B");
+	out_input(o, "beta_Bps", "beta", ctx->model.link.beta, H_RATE, 4, note[0] ? note : NULL);
+	if (ctx->model.link.gamma > 0)
+		out_input(o, "gamma_sPerB", "gamma", ctx->model.link.gamma, H_PLAIN, 4, "s/B");
 }
 
 static const struct column cross_cols[] = {
@@ -243,7 +386,7 @@ static const struct column cross_cols[] = {
 };
 
 void write_crossovers(struct out *o, const struct ctx *ctx, const struct dlist *ranks,
-		      const enum ar_algo *algos, int nalgo, int secondary)
+		      const enum coll_algo *algos, int nalgo, int secondary)
 {
 	struct table t = { "crossover",
 			   "crossover sizes: where two algorithms take equal time",
@@ -266,7 +409,7 @@ void write_crossovers(struct out *o, const struct ctx *ctx, const struct dlist *
 	/* The names are as wide as the longest chosen, so the rows line up. */
 	memcpy(cols, cross_cols, sizeof(cols));
 	for (a = 0; a < nalgo; a++) {
-		int w = (int)strlen(ar_algo_name(algos[a]));
+		int w = (int)strlen(coll_algo_name(algos[a]));
 
 		if (w > cols[1].width)
 			cols[1].width = cols[2].width = w;
@@ -278,19 +421,19 @@ void write_crossovers(struct out *o, const struct ctx *ctx, const struct dlist *
 
 		for (a = 0; a < nalgo; a++)
 			for (b = a + 1; b < nalgo; b++) {
-				const char *na = ar_algo_name(algos[a]), *nb = ar_algo_name(algos[b]);
+				const char *na = coll_algo_name(algos[a]), *nb = coll_algo_name(algos[b]);
 				struct crossing c;
 				struct errbuf eb;
 				double tc = NAN;
 
-				if (crossover_allreduce(algos[a], algos[b], &ctx->link, n,
+				if (crossover_allreduce(algos[a], algos[b], &ctx->model.link, n,
 							CROSS_LO, CROSS_HI, &c, &eb) < 0)
 					die("%d ranks, %s vs %s: %s", (int)n, na, nb, eb.msg);
 				switch (c.result) {
 				case CROSS_FOUND:
 					snprintf(note, sizeof(note), "%s faster below, %s above",
 						 c.below ? nb : na, c.below ? na : nb);
-					tc = ar_time(algos[a], &ctx->link, n, c.bytes);
+					tc = ar_time(algos[a], &ctx->model.link, n, c.bytes);
 					break;
 				case CROSS_A_ALWAYS:
 					snprintf(note, sizeof(note), "%s always faster", na);
@@ -426,8 +569,8 @@ char *ctx_link_text(const struct ctx *ctx, char *buf, size_t len)
 {
 	char a[32], b[32];
 
-	units_fmt_time(a, sizeof(a), ctx->link.alpha, 3);
-	units_fmt_rate(b, sizeof(b), ctx->link.beta, 4);
+	units_fmt_time(a, sizeof(a), ctx->model.link.alpha, 3);
+	units_fmt_rate(b, sizeof(b), ctx->model.link.beta, 4);
 	if (ctx->have_preset)
 		snprintf(buf, len, "\xce\xb1 = %s, \xce\xb2 = %s (%s)", a, b, ctx->preset.name);
 	else
@@ -438,4 +581,20 @@ char *ctx_link_text(const struct ctx *ctx, char *buf, size_t len)
 int ctx_wants_figure(const struct ctx *ctx)
 {
 	return ctx->plot || ctx->render;
+}
+
+int ctx_step_coll(void *arg, enum coll_op op, unsigned long ranks, unsigned long per_node,
+		  double bytes, struct step_coll *out, struct errbuf *eb)
+{
+	const struct ctx *ctx = arg;
+	const struct cost_model *m = &ctx->model;
+	struct group g = { .ranks = ranks, .per_node = per_node };
+	struct coll_cost c;
+	enum coll_algo a = m->kind == COST_LINK ? cost_algo_default(m, op) : ALGO_AUTO;
+
+	if (cost_coll(m, op, a, &g, bytes, &c, eb) < 0)
+		return -1;
+	out->time_s = c.time_s;
+	out->tier = m->kind == COST_LINK ? "link" : tier_name(c.bound);
+	return 0;
 }

@@ -3,18 +3,27 @@
 
 #include "util.h"
 #include "units.h"
-#include "model.h"
+#include "cost.h"
 #include "preset.h"
 #include "table.h"
 #include "plot.h"
 #include "opts.h"
+#include "step.h"
 
 /*
  * What main.c hands every command: the global options, already parsed
  * wherever they stood on the command line, and the link they resolve to.
  */
 struct ctx {
-	struct link link;          /* α, β, γ after defaults, preset, options */
+	/*
+	 * The machine every command asks for collective times (cost.h):
+	 * model.kind is COST_LINK in the single-link mode, model.link the α,
+	 * β, γ after defaults, preset and options; with --system it is the
+	 * system's model (tiers, later NCCL's) and model.sys points at system.
+	 */
+	struct cost_model model;
+	int have_system;           /* --system or the ad-hoc system options were given */
+	struct system system;      /* the machine, when have_system */
 	const char *alpha_src;     /* "default", "preset", "option" */
 	const char *beta_src;
 	const char *gamma_src;
@@ -26,6 +35,7 @@ struct ctx {
 	const char *output;        /* -o FILE, or NULL for stdout */
 	const char *plot;          /* --plot FILE.gp, or NULL */
 	const char *render;        /* --render FILE.png|svg|pdf, or NULL */
+	const char *time_unit;     /* --time-unit: ns, us, ms, s; NULL for auto */
 };
 
 /* The seed's link: α = 5 µs, β = 200 GB/s. */
@@ -67,7 +77,8 @@ int cmd_search(int argc, char **argv, struct ctx *ctx);
  */
 struct global_args {
 	const char *alpha, *beta, *gamma, *preset, *presets_dir;
-	const char *format, *output, *plot, *render;
+	const char *system, *model, *gpus_per_node, *nics_per_node, *intra, *inter;
+	const char *format, *output, *time_unit, *plot, *render;
 };
 extern struct global_args global_args;
 extern struct opt global_options[];
@@ -79,10 +90,10 @@ extern struct opt global_options[];
 
 /* The algorithms of a list option (--algo ring,tree). */
 struct algo_set {
-	enum ar_algo v[AR_COUNT];
+	enum coll_algo v[ALGO_COUNT];
 	int n;
 };
-opt_cb opt_cb_algo;    /* value: enum ar_algo *, one algorithm */
+opt_cb opt_cb_algo;    /* value: enum coll_algo *, one algorithm */
 opt_cb opt_cb_algos;   /* value: struct algo_set *, a list without repeats */
 opt_cb opt_cb_op;      /* value: int *, an enum coll_op */
 opt_cb opt_cb_count2;  /* value: unsigned long *, a rank count >= 2 */
@@ -92,10 +103,10 @@ opt_cb opt_cb_ranks2;  /* value: struct dlist *, rank counts >= 2 */
 struct meas_args {
 	int op;                 /* enum coll_op, or -1: the log's */
 	unsigned long ranks;    /* 0: the log's */
-	enum ar_algo algo;      /* all-reduce algorithm of the model */
+	enum coll_algo algo;      /* all-reduce algorithm of the model */
 	int in_place;           /* use the in-place times */
 };
-#define MEAS_ARGS_INIT { .op = -1, .ranks = 0, .algo = AR_RING, .in_place = 0 }
+#define MEAS_ARGS_INIT { .op = -1, .ranks = 0, .algo = ALGO_RING, .in_place = 0 }
 #define OPTS_MEASUREMENT(m) \
 	OPT_GROUP_("measurement"), \
 	{ .type = OPT_CALLBACK, .long_name = "op", .argh = "NAME", .value = &(m)->op, \
@@ -155,6 +166,32 @@ void opt_list(const char *opt, enum quantity q, const char *arg, struct dlist *l
 /* A rank list: positive integers up to RANKS_MAX. */
 void opt_ranks(const char *opt, const char *arg, struct dlist *l, unsigned long min);
 
+/* The unit of the times of a human table. */
+struct time_unit {
+	const char *name;     /* "ms" */
+	double scale;         /* seconds per unit */
+	const char *suffix;   /* printed after the number: "ms", "µs" */
+	int prec;             /* decimals */
+};
+
+/* 1 when name is a unit --time-unit accepts (ns, us, µs, ms, s, auto). */
+int time_unit_known(const char *name);
+
+/*
+ * The unit for times from tmin to tmax (s): --time-unit when given; else
+ * by rule, the largest unit in which tmin reads at least 1
+ * (UNIT_BY_SMALLEST: no row of an all-reduce table loses its digits), or
+ * the smallest in which tmax reads below 10000 (UNIT_BY_LARGEST: a step
+ * and its parts); a larger one when tmax would need seven digits before
+ * the point.  Decimals: one; two when tmin reads below 10, three below 1.
+ */
+enum unit_rule { UNIT_BY_SMALLEST, UNIT_BY_LARGEST };
+void ctx_time_unit(const struct ctx *ctx, double tmin, double tmax, enum unit_rule rule,
+		   struct time_unit *u);
+
+/* Give a H_FIXED time column the unit u. */
+void column_time_unit(struct column *c, const struct time_unit *u);
+
 /* Open the output chosen by -o/--format; dies (exit 1) when it cannot. */
 struct out *ctx_out_open(const struct ctx *ctx);
 
@@ -186,6 +223,16 @@ char *ctx_link_text(const struct ctx *ctx, char *buf, size_t len);
  * secondary: 1 to keep it out of CSV.
  */
 void write_crossovers(struct out *o, const struct ctx *ctx, const struct dlist *ranks,
-		      const enum ar_algo *algos, int nalgo, int secondary);
+		      const enum coll_algo *algos, int nalgo, int secondary);
+
+/*
+ * The collective times of the training step (step, search): one
+ * collective on a group of `ranks` ranks, per_node of them on one node, on
+ * the machine the global options describe (a step_coll_fn; arg is the ctx).
+ * A link runs its default algorithm for op (ring for all-reduce, all-gather
+ * and reduce-scatter); a system lets its model choose the fastest.
+ */
+int ctx_step_coll(void *arg, enum coll_op op, unsigned long ranks, unsigned long per_node,
+		  double bytes, struct step_coll *out, struct errbuf *eb);
 
 #endif

@@ -31,50 +31,13 @@ static const struct column long_cols[] = {
 	{ "busbw_Bps", "busbw", COL_NUM, H_RATE, 0, NULL, 4, 0, COL_ALL },
 };
 
-struct unit {
-	const char *name;
-	double scale;
-	const char *suffix;
-};
-
-static const struct unit units[] = {
-	{ "ns", 1e-9, "ns" }, { "us", 1e-6, "\xc2\xb5s" }, { "\xc2\xb5s", 1e-6, "\xc2\xb5s" },
-	{ "ms", 1e-3, "ms" }, { "s", 1, "s" },
-};
-
-/*
- * "auto": the unit in which the smallest non-zero time of the table reads
- * at least 1 with one decimal, so no row loses its digits (the seed's table
- * is all in µs).
- */
-static const struct unit *pick_unit(double tmin)
-{
-	if (!(tmin > 0) || tmin >= 1)
-		return &units[4];
-	if (tmin >= 1e-3)
-		return &units[3];
-	if (tmin >= 1e-6)
-		return &units[1];
-	return &units[0];
-}
-
-static const struct unit *find_unit(const char *s)
-{
-	size_t i;
-
-	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
-		if (!strcmp(units[i].name, s))
-			return &units[i];
-	return NULL;
-}
-
 /* The human table: one row per rank count and size, one column per algorithm. */
 static void write_wide(struct out *o, const struct ctx *ctx, const struct dlist *ranks,
-		       const struct dlist *sizes, const enum ar_algo *algos, int nalgo,
-		       const struct unit *u)
+		       const struct dlist *sizes, const enum coll_algo *algos, int nalgo,
+		       const struct time_unit *u)
 {
-	struct column cols[2 + AR_COUNT + 1];
-	struct cell cells[2 + AR_COUNT + 1];
+	struct column cols[2 + ALGO_COUNT + 1];
+	struct cell cells[2 + ALGO_COUNT + 1];
 	struct table t = { "allreduce", "all-reduce time per rank count and message size",
 			   cols, 0, 0 };
 	size_t i, j;
@@ -83,8 +46,8 @@ static void write_wide(struct out *o, const struct ctx *ctx, const struct dlist 
 	cols[nc++] = (struct column){ "ranks", "ranks", COL_INT, H_PLAIN, 0, NULL, 0, 5, COL_ALL };
 	cols[nc++] = (struct column){ "size_B", "size", COL_NUM, H_SIZE, 0, NULL, 0, 9, COL_ALL };
 	for (k = 0; k < nalgo; k++)
-		cols[nc++] = (struct column){ ar_algo_name(algos[k]), ar_algo_name(algos[k]),
-					      COL_NUM, H_FIXED, u->scale, u->suffix, 1, 12,
+		cols[nc++] = (struct column){ coll_algo_name(algos[k]), coll_algo_name(algos[k]),
+					      COL_NUM, H_FIXED, u->scale, u->suffix, u->prec, 12,
 					      COL_ALL };
 	cols[nc++] = (struct column){ "faster", "faster", COL_STR, H_PLAIN, 0, NULL, 0, 0, COL_ALL };
 	t.ncols = (size_t)nc;
@@ -99,7 +62,7 @@ static void write_wide(struct out *o, const struct ctx *ctx, const struct dlist 
 			cells[0] = (struct cell){ NULL, ranks->v[i] };
 			cells[1] = (struct cell){ NULL, sizes->v[j] };
 			for (k = 0; k < nalgo; k++) {
-				double tk = ar_time(algos[k], &ctx->link, n, sizes->v[j]);
+				double tk = ar_time(algos[k], &ctx->model.link, n, sizes->v[j]);
 
 				cells[2 + k] = (struct cell){ NULL, tk };
 				if (tk < best) {
@@ -111,7 +74,7 @@ static void write_wide(struct out *o, const struct ctx *ctx, const struct dlist 
 				}
 			}
 			cells[2 + nalgo] = (struct cell){
-				n <= 1 ? "none (1 rank)" : tie ? "tie" : ar_algo_name(algos[b]), 0 };
+				n <= 1 ? "none (1 rank)" : tie ? "tie" : coll_algo_name(algos[b]), 0 };
 			out_row(o, cells);
 		}
 	out_table_end(o);
@@ -119,7 +82,7 @@ static void write_wide(struct out *o, const struct ctx *ctx, const struct dlist 
 
 /* CSV and JSON: one row per rank count, size and algorithm, streamed. */
 static void write_long(struct out *o, const struct ctx *ctx, const struct dlist *ranks,
-		       const struct dlist *sizes, const enum ar_algo *algos, int nalgo)
+		       const struct dlist *sizes, const enum coll_algo *algos, int nalgo)
 {
 	struct table t = { "allreduce", NULL, long_cols,
 			   sizeof(long_cols) / sizeof(long_cols[0]), 0 };
@@ -137,11 +100,11 @@ static void write_long(struct out *o, const struct ctx *ctx, const struct dlist 
 		for (j = 0; j < sizes->n; j++) {
 			cells[1] = (struct cell){ NULL, sizes->v[j] };
 			for (k = 0; k < nalgo; k++) {
-				double tk = ar_time(algos[k], &ctx->link, n, sizes->v[j]);
+				double tk = ar_time(algos[k], &ctx->model.link, n, sizes->v[j]);
 				/* one rank moves nothing: no bandwidth to speak of */
 				double algbw = tk > 0 ? sizes->v[j] / tk : NAN;
 
-				cells[2] = (struct cell){ ar_algo_name(algos[k]), 0 };
+				cells[2] = (struct cell){ coll_algo_name(algos[k]), 0 };
 				cells[3] = (struct cell){ NULL, tk };
 				cells[4] = (struct cell){ NULL, algbw };
 				cells[5] = (struct cell){ NULL, algbw * factor };
@@ -172,11 +135,11 @@ static int shown(size_t i, size_t n)
 }
 
 static void figure_allreduce(const struct ctx *ctx, const struct dlist *ranks,
-			     const struct dlist *sizes, const enum ar_algo *algos, int nalgo)
+			     const struct dlist *sizes, const enum coll_algo *algos, int nalgo)
 {
 	struct figure f = { 0 };
 	struct panel *p;
-	double lo = INFINITY, hi = 0, nhalf = ctx->link.alpha * ctx->link.beta;
+	double lo = INFINITY, hi = 0, nhalf = ctx->model.link.alpha * ctx->model.link.beta;
 	char title[256], link[128], text[160], sz[32];
 	size_t i, j;
 	int a, b;
@@ -219,14 +182,14 @@ static void figure_allreduce(const struct ctx *ctx, const struct dlist *ranks,
 		for (a = 0; a < nalgo; a++) {
 			struct plot_series *s;
 
-			snprintf(text, sizeof(text), "%s, %lu ranks", ar_algo_name(algos[a]), n);
+			snprintf(text, sizeof(text), "%s, %lu ranks", coll_algo_name(algos[a]), n);
 			s = plot_add_series(p, text, PS_LINES);
 			s->color = (int)algos[a];
 			s->dash = (int)(i % 5);
 			for (j = 0; j <= 160; j++) {
 				double S = lo * pow(hi / lo, j / 160.0);
 
-				plot_xy(s, S, ar_time(algos[a], &ctx->link, n, S));
+				plot_xy(s, S, ar_time(algos[a], &ctx->model.link, n, S));
 			}
 		}
 		for (a = 0; a < nalgo; a++)
@@ -236,14 +199,14 @@ static void figure_allreduce(const struct ctx *ctx, const struct dlist *ranks,
 
 				/* Solved over the bracket of the crossover table, so the
 				 * figure marks the very sizes the table prints. */
-				if (crossover_allreduce(algos[a], algos[b], &ctx->link, n, CROSS_LO,
+				if (crossover_allreduce(algos[a], algos[b], &ctx->model.link, n, CROSS_LO,
 							CROSS_HI, &c, &eb) < 0 ||
 				    c.result != CROSS_FOUND || c.bytes < lo || c.bytes > hi)
 					continue;
 				units_fmt_size(sz, sizeof(sz), c.bytes);
-				snprintf(text, sizeof(text), "%s/%s %lu: %s", ar_algo_name(algos[a]),
-					 ar_algo_name(algos[b]), n, sz);
-				plot_add_label(p, c.bytes, ar_time(algos[a], &ctx->link, n, c.bytes),
+				snprintf(text, sizeof(text), "%s/%s %lu: %s", coll_algo_name(algos[a]),
+					 coll_algo_name(algos[b]), n, sz);
+				plot_add_label(p, c.bytes, ar_time(algos[a], &ctx->model.link, n, c.bytes),
 					       text, 1);
 			}
 	}
@@ -259,55 +222,45 @@ static void figure_allreduce(const struct ctx *ctx, const struct dlist *ranks,
 int cmd_allreduce(int argc, char **argv, struct ctx *ctx)
 {
 	struct dlist ranks = { 0 }, sizes = { 0 };
-	struct algo_set algos = { .v = { AR_RING, AR_TREE }, .n = 2 };
-	const char *unit_arg = "auto";
+	struct algo_set algos = { .v = { ALGO_RING, ALGO_TREE }, .n = 2 };
 	struct opt options[] = {
 		OPT_RANKS_("ranks", &ranks, "rank counts (default 4,8,16,64); e.g. 2:1024:x2"),
 		OPT_LIST_("sizes", "LIST", Q_SIZE, &sizes, "message sizes (default 4K,4M,1G); e.g. 8:8G:x2"),
 		{ .type = OPT_CALLBACK, .long_name = "algo", .argh = "LIST", .value = &algos,
 		  .cb = opt_cb_algos, .complete = "ring tree dbtree rd rabenseifner",
 		  .help = "ring, tree, dbtree, rd, rabenseifner (default ring,tree)" },
-		{ .type = OPT_STRING, .long_name = "time-unit", .argh = "UNIT", .value = &unit_arg,
-		  .complete = "auto ns us ms s",
-		  .help = "times in the table in auto (default), ns, us, ms or s" },
 		OPT_END_()
 	};
-	enum ar_algo *al = algos.v;
-	const struct unit *u = NULL;
+	enum coll_algo *al = algos.v;
+	struct time_unit u;
+	double tmin = INFINITY, tmax = 0, tk;
+	size_t i, j;
+	int k;
 	struct out *o;
 
 	opt_ranks("--ranks", "4,8,16,64", &ranks, 1);
 	opt_list("--sizes", Q_SIZE, "4K,4M,1G", &sizes);
 	opts_parse(argc, argv, options, &usage, 0);
-	if (strcmp(unit_arg, "auto") && !find_unit(unit_arg))
-		die_usage("--time-unit: unknown unit '%s' (choose from auto, "
-			  "ns, us, ms, s)", unit_arg);
 
-	if (strcmp(unit_arg, "auto")) {
-		u = find_unit(unit_arg);
-	} else if (ctx->format == FMT_TABLE) {
-		double tmin = INFINITY, tk;
-		size_t i, j;
-		int k;
-
-		for (i = 0; i < ranks.n; i++)
-			for (j = 0; j < sizes.n; j++)
-				for (k = 0; k < algos.n; k++) {
-					tk = ar_time(al[k], &ctx->link,
-						     (unsigned long)ranks.v[i], sizes.v[j]);
-					if (tk > 0 && tk < tmin)
-						tmin = tk;
-				}
-		u = pick_unit(tmin);
-	}
+	/* the human table's unit; CSV and JSON carry seconds */
+	for (i = 0; i < ranks.n && ctx->format == FMT_TABLE; i++)
+		for (j = 0; j < sizes.n; j++)
+			for (k = 0; k < algos.n; k++) {
+				tk = ar_time(al[k], &ctx->model.link, (unsigned long)ranks.v[i], sizes.v[j]);
+				if (tk > 0 && tk < tmin)
+					tmin = tk;
+				if (tk > tmax)
+					tmax = tk;
+			}
+	ctx_time_unit(ctx, tmin, tmax, UNIT_BY_SMALLEST, &u);
 
 	o = ctx_out_open(ctx);
 	ctx_echo_link(ctx, o);
 	out_input(o, "n_half_B", "half-bandwidth size n\xc2\xbd = alpha*beta",
-		  ctx->link.alpha * ctx->link.beta, H_SIZE, 4,
+		  ctx->model.link.alpha * ctx->model.link.beta, H_SIZE, 4,
 		  "below it one link is latency-bound");
 	if (ctx->format == FMT_TABLE)
-		write_wide(o, ctx, &ranks, &sizes, al, algos.n, u);
+		write_wide(o, ctx, &ranks, &sizes, al, algos.n, &u);
 	else
 		write_long(o, ctx, &ranks, &sizes, al, algos.n);
 	if (algos.n >= 2)

@@ -74,9 +74,47 @@ static void load_expected(const char *path, const struct meas *log, int algo,
 	e->n = k;
 	if (k == 0)
 		die("%s: no expected times for algorithm '%s'", path,
-		    ar_algo_name((enum ar_algo)algo));
+		    coll_algo_name((enum coll_algo)algo));
 	if (meas_select(e, log->op, log->ranks, &eb) < 0)
 		die("%s", eb.msg);
+}
+
+/*
+ * 1 when the largest sizes of the log reach the bandwidth plateau: busbw
+ * at the largest size is at most 3 % above busbw at half that size (or
+ * the nearest size below).  Otherwise sets *rise to that growth and
+ * *before to the smaller size: the curve still climbs (an A100 log that
+ * stops at 128 MiB shows 167 GB/s and 4 % per doubling, where the same
+ * machine plateaus at 232 GB/s from 1 GiB), and the log cannot tell a
+ * slow link from a short sweep.
+ */
+static int reaches_plateau(const struct meas *m, int in_place, double factor,
+			   double *rise, double *before)
+{
+	const struct meas_row *last = NULL, *prev = NULL;
+	size_t i;
+
+	for (i = 0; i < m->n; i++)
+		if (!last || m->rows[i].size > last->size)
+			last = &m->rows[i];
+	if (!last)
+		return 1;
+	for (i = 0; i < m->n; i++)
+		if (m->rows[i].size <= last->size / 2 && (!prev || m->rows[i].size > prev->size))
+			prev = &m->rows[i];
+	if (!prev)
+		return 1;
+	{
+		double tl = in_place ? last->time_ip : last->time;
+		double tp = in_place ? prev->time_ip : prev->time;
+		double bl = last->size / tl * factor, bp = prev->size / tp * factor;
+
+		if (!(bl > 1.03 * bp))
+			return 1;
+		*rise = bl / bp - 1;
+		*before = prev->size;
+		return 0;
+	}
 }
 
 static double expected_time(const struct meas *e, double size)
@@ -89,14 +127,13 @@ static double expected_time(const struct meas *e, double size)
 	return NAN;
 }
 
-/* predicted/measured - 1, with rounding noise below 1e-12 shown as 0. */
 /* Where the prediction comes from: a plan, a fitted preset, or the link. */
 struct predictor {
 	const struct meas *expected;   /* the plan's rows, or NULL */
 	const struct fit_model *fm;    /* the preset's regimes, or NULL */
 	const struct link *link;
 	enum coll_op op;
-	enum ar_algo algo;
+	enum coll_algo algo;
 	unsigned long ranks;
 };
 
@@ -170,7 +207,8 @@ static void figure_compare(const struct ctx *ctx, const struct meas *m,
 	struct panel *p;
 	struct plot_series *s;
 	double factor = busbw_factor(pr->op, pr->ranks);
-	double lo = rows[0].size, hi = rows[m->n - 1].size, from, top = line_rate, widen;
+	double lo = rows[0].size, hi = rows[m->n - 1].size, from;
+	double top = isnan(line_rate) ? 0 : line_rate, widen;
 	const char *op = coll_op_name(pr->op);
 	char title[512], link[256], text[160], b[32], pred[160], meas[64], far[64];
 	size_t i, j, nexp = 0;
@@ -204,7 +242,7 @@ static void figure_compare(const struct ctx *ctx, const struct meas *m,
 		snprintf(pred, sizeof(pred), "predicted (%zu regimes)", pr->fm->nreg);
 	} else {
 		char l[128];
-		const char *algo = pr->op == OP_ALLREDUCE ? ar_algo_name(pr->algo) : "ring";
+		const char *algo = pr->op == OP_ALLREDUCE ? coll_algo_name(pr->algo) : "ring";
 
 		snprintf(link, sizeof(link), "%s with %s", algo, ctx_link_text(ctx, l, sizeof(l)));
 		snprintf(pred, sizeof(pred), "predicted (%s)", algo);
@@ -310,19 +348,22 @@ static void figure_compare(const struct ctx *ctx, const struct meas *m,
 			if (rows[i].low)
 				plot_xy(s, rows[i].size, rows[i].busbw);
 	}
-	snprintf(text, sizeof(text), "line rate %s%s", units_fmt_rate(b, sizeof(b), line_rate, 4),
-		 ctx->have_preset && preset_get(&ctx->preset, "beta_line") ? " (beta_line)" : " (\xce\xb2)");
-	plot_add_hline(p, line_rate, text);
-	/* The busbw check starts at --large, or at the largest size when none
-	 * reaches it (as the summary does). */
-	from = large <= rows[m->n - 1].size ? large : rows[m->n - 1].size;
-	snprintf(text, sizeof(text), "%g %% of the line rate, from %s", 100 * minbw,
-		 units_fmt_size(b, sizeof(b), from));
-	s = plot_add_series(p, text, PS_LINES);
-	s->color = C_LINE;
-	s->dash = 3;
-	plot_xy(s, from / 1.2, minbw * line_rate);
-	plot_xy(s, hi, minbw * line_rate);
+	/* without a link there is no line rate to draw */
+	if (!isnan(line_rate)) {
+		snprintf(text, sizeof(text), "line rate %s%s", units_fmt_rate(b, sizeof(b), line_rate, 4),
+			 ctx->have_preset && preset_get(&ctx->preset, "beta_line") ? " (beta_line)" : " (\xce\xb2)");
+		plot_add_hline(p, line_rate, text);
+		/* The busbw check starts at --large, or at the largest size when none
+		 * reaches it (as the summary does). */
+		from = large <= rows[m->n - 1].size ? large : rows[m->n - 1].size;
+		snprintf(text, sizeof(text), "%g %% of the line rate, from %s", 100 * minbw,
+			 units_fmt_size(b, sizeof(b), from));
+		s = plot_add_series(p, text, PS_LINES);
+		s->color = C_LINE;
+		s->dash = 3;
+		plot_xy(s, from / 1.2, minbw * line_rate);
+		plot_xy(s, hi, minbw * line_rate);
+	}
 	/*
 	 * The key stands top left, over the small sizes whose busbw is near
 	 * zero, and above every point and the line rate with its label: a
@@ -340,8 +381,9 @@ int cmd_compare(int argc, char **argv, struct ctx *ctx)
 	double tol = 0.25, minbw = 0.70, large = 64.0 * 1048576, line_rate, factor;
 	double *err, peak = NAN, worst = 0, worst_size = NAN, med = NAN;
 	struct meas_args ma = MEAS_ARGS_INIT;
-	enum ar_algo algo;
-	int have_regimes = 0, nfar = 0;
+	enum coll_algo algo;
+	int have_regimes = 0, nfar = 0, plateau, judge_bw;
+	double rise = 0, before = 0;
 	size_t i, nerr = 0, largest_i;
 	struct meas m, e;
 	struct fit_model fm;
@@ -372,9 +414,9 @@ int cmd_compare(int argc, char **argv, struct ctx *ctx)
 		die_usage("--tolerance: '%s' is negative", opts_given(options, "tolerance"));
 	meas_args_load(&ma, argv[0], &m);
 	algo = ma.algo;
-	if (m.op != OP_ALLREDUCE && algo != AR_RING)
+	if (m.op != OP_ALLREDUCE && algo != ALGO_RING)
 		die_usage("--algo: '%s' is modelled for all_reduce only; %s uses ring",
-			  ar_algo_name(algo), coll_op_name((enum coll_op)m.op));
+			  coll_algo_name(algo), coll_op_name((enum coll_op)m.op));
 	factor = busbw_factor((enum coll_op)m.op, m.ranks);
 
 	if (expected)
@@ -383,17 +425,17 @@ int cmd_compare(int argc, char **argv, struct ctx *ctx)
 		 (have_regimes = fit_model_from_preset(&ctx->preset, &fm, &eb)) < 0)
 		die("%s", eb.msg);
 
-	line_rate = ctx->link.beta;
+	line_rate = ctx->link_given ? ctx->model.link.beta : NAN;
 	if (ctx->have_preset) {
 		int r = preset_get_quantity(&ctx->preset, "beta_line", Q_RATE, &line_rate, &eb);
 
 		if (r < 0)
 			die("%s", eb.msg);
 		if (r == 0)
-			line_rate = ctx->link.beta;
+			line_rate = ctx->model.link.beta;
 	}
 	pr = (struct predictor){ expected ? &e : NULL, have_regimes ? &fm : NULL,
-				 &ctx->link, (enum coll_op)m.op, algo, m.ranks };
+				 &ctx->model.link, (enum coll_op)m.op, algo, m.ranks };
 
 	o = ctx_out_open(ctx);
 	out_input_str(o, "file", "file", m.path);
@@ -412,11 +454,17 @@ int cmd_compare(int argc, char **argv, struct ctx *ctx)
 	} else {
 		ctx_echo_link(ctx, o);
 		out_input_str(o, "algo", "algorithm", have_regimes ?
-			      "the preset's regimes" : ar_algo_name(algo));
+			      "the preset's regimes" : coll_algo_name(algo));
 	}
-	out_input(o, "line_rate_Bps", "line rate", line_rate, H_RATE, 4,
-		  ctx->have_preset && preset_get(&ctx->preset, "beta_line") ?
-		  "beta_line of the preset" : "beta");
+	if (isnan(line_rate))
+		out_input_str(o, "line_rate_Bps", "line rate",
+			      "unknown: give --preset LINK or --beta RATE for the busbw check");
+	else
+		out_input(o, "line_rate_Bps", "line rate", line_rate, H_RATE, 4,
+			  ctx->have_preset && preset_get(&ctx->preset, "beta_line") ?
+			  "beta_line of the preset" : "beta");
+	plateau = reaches_plateau(&m, ma.in_place, factor, &rise, &before);
+	judge_bw = !isnan(line_rate) && plateau;
 	out_input(o, "tolerance", "tolerance", tol, H_PERCENT, 0, NULL);
 
 	err = xmalloc(m.n * sizeof(*err));
@@ -448,7 +496,7 @@ int cmd_compare(int argc, char **argv, struct ctx *ctx)
 				nfar++;
 			}
 		}
-		if (r->size >= large && bw < minbw * line_rate) {
+		if (judge_bw && r->size >= large && bw < minbw * line_rate) {
 			strcat(flag, *flag ? ",low-busbw" : "low-busbw");
 			rows[i].low = 1;
 		}
@@ -493,7 +541,17 @@ int cmd_compare(int argc, char **argv, struct ctx *ctx)
 		out_text(o, "no size reaches %s; the bandwidth check uses the largest",
 			 units_fmt_size(b, sizeof(b), large));
 	}
-	if (peak < minbw * line_rate)
+	if (!plateau) {
+		char b[32], c[32];
+
+		out_text(o, "the log ends at %s, before the bandwidth plateau: busbw still "
+			 "rises %.0f %% from %s; busbw is not judged (measure to 1G or more, "
+			 "-e 8G)", units_fmt_size(b, sizeof(b), m.rows[largest_i].size),
+			 100 * rise, units_fmt_size(c, sizeof(c), before));
+	} else if (isnan(line_rate))
+		out_text(o, "no link given: busbw is not judged against a line rate "
+			 "(--preset LINK or --beta RATE)");
+	if (judge_bw && peak < minbw * line_rate)
 		out_text(o, "large-message busbw is %.0f %% of the line rate, below %.0f %%: "
 			 "check links and topology (nvidia-smi topo -m, NCCL_DEBUG=INFO)",
 			 100 * peak / line_rate, 100 * minbw);

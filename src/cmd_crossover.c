@@ -24,7 +24,7 @@ static const struct opts_usage usage = {
  * algorithm wins, above it the other — the map NCCL's choice follows.
  */
 static void figure_crossover(const struct ctx *ctx, const struct dlist *ranks,
-			     const enum ar_algo *algos, int nalgo)
+			     const enum coll_algo *algos, int nalgo)
 {
 	struct figure f = { 0 };
 	struct panel *p;
@@ -46,7 +46,7 @@ static void figure_crossover(const struct ctx *ctx, const struct dlist *ranks,
 	for (a = 0; a < nalgo; a++)
 		for (b = a + 1; b < nalgo; b++) {
 			struct plot_series *s;
-			const char *na = ar_algo_name(algos[a]), *nb = ar_algo_name(algos[b]);
+			const char *na = coll_algo_name(algos[a]), *nb = coll_algo_name(algos[b]);
 			int shade = nalgo == 2;
 
 			if (shade) {
@@ -72,7 +72,7 @@ static void figure_crossover(const struct ctx *ctx, const struct dlist *ranks,
 				struct errbuf eb;
 				double edge;
 
-				if (crossover_allreduce(algos[a], algos[b], &ctx->link, n, CROSS_LO,
+				if (crossover_allreduce(algos[a], algos[b], &ctx->model.link, n, CROSS_LO,
 							CROSS_HI, &c, &eb) < 0)
 					die("%lu ranks: %s", n, eb.msg);
 				if (c.result == CROSS_FOUND)
@@ -126,7 +126,7 @@ static void figure_crossover(const struct ctx *ctx, const struct dlist *ranks,
 int cmd_crossover(int argc, char **argv, struct ctx *ctx)
 {
 	struct dlist ranks = { 0 };
-	struct algo_set algos = { .v = { AR_RING, AR_TREE }, .n = 2 };
+	struct algo_set algos = { .v = { ALGO_RING, ALGO_TREE }, .n = 2 };
 	struct opt options[] = {
 		OPT_RANKS_("ranks", &ranks, "rank counts (default 2:1024:x2)"),
 		{ .type = OPT_CALLBACK, .long_name = "algo", .argh = "A,B", .value = &algos,
@@ -146,7 +146,7 @@ int cmd_crossover(int argc, char **argv, struct ctx *ctx)
 	o = ctx_out_open(ctx);
 	ctx_echo_link(ctx, o);
 	out_input(o, "n_half_B", "half-bandwidth size n\xc2\xbd = alpha*beta",
-		  ctx->link.alpha * ctx->link.beta, H_SIZE, 4,
+		  ctx->model.link.alpha * ctx->model.link.beta, H_SIZE, 4,
 		  "below it one link is latency-bound");
 	write_crossovers(o, ctx, &ranks, algos.v, algos.n, 0);
 	if (ctx_wants_figure(ctx))

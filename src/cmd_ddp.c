@@ -13,7 +13,7 @@
 #include "workload.h"
 
 static const char *const usage_lines[] = {
-	"commtime ddp (--grad SIZE | --params N | --workload NAME) --compute TIME [options]",
+	"commtime ddp (--grad SIZE | --params N | --workload NAME) [--compute TIME] [options]",
 	NULL
 };
 static const struct opts_usage usage = {
@@ -76,6 +76,53 @@ static void S_rank_span(const struct dlist *ranks, double *lo, double *hi, int *
  * every whole rank count (or a few hundred of them), so the steps of
  * ⌈log₂ n⌉ in tree-like algorithms show.
  */
+/* Without the compute time: the gradient all-reduce alone against ranks. */
+static void figure_comm(const struct ctx *ctx, const struct ddp_params *p,
+			const struct dlist *ranks)
+{
+	struct figure f = { 0 };
+	struct panel *pt;
+	struct plot_series *comm;
+	char title[400], link[128], grad[32], text[64];
+	double lo, hi, grid[200], tmax = 0;
+	size_t i, n;
+	int logx;
+
+	S_rank_span(ranks, &lo, &hi, &logx);
+	n = plot_rank_grid(lo, hi, sizeof(grid) / sizeof(grid[0]), grid);
+	units_fmt_size(grad, sizeof(grad), p->grad_bytes);
+	snprintf(title, sizeof(title), "DDP gradient all-reduce: %s, %s; %s", grad,
+		 coll_algo_name(p->algo), ctx_link_text(ctx, link, sizeof(link)));
+	f.title = xstrdup(title);
+	f.comment = xstrdup("commtime ddp: time of the gradient all-reduce against ranks");
+	pt = plot_add_panel(&f, NULL, "ranks", "time of the all-reduce");
+	pt->xaxis = AX_PLAIN;
+	pt->yaxis = AX_TIME;
+	pt->logx = logx;
+	pt->xmin = lo;
+	pt->xmax = hi;
+	pt->ymin = 0;
+	comm = plot_add_series(pt, "all-reduce", PS_LINES);
+	comm->color = 0;
+	for (i = 0; i < n; i++) {
+		struct ddp_step s;
+
+		ddp_step(p, &ctx->model.link, (unsigned long)grid[i], &s);
+		plot_xy(comm, grid[i], s.comm_s);
+		tmax = fmax(tmax, s.comm_s);
+	}
+	for (i = 0; i < ranks->n; i++) {
+		struct ddp_step s;
+
+		ddp_step(p, &ctx->model.link, (unsigned long)ranks->v[i], &s);
+		units_fmt_time(text, sizeof(text), s.comm_s, 4);
+		plot_add_label(pt, ranks->v[i], s.comm_s, ranks->n <= 8 ? text : "", 1);
+	}
+	pt->ymax = tmax * 1.3;
+	ctx_figure(ctx, &f);
+	plot_release(&f);
+}
+
 static void S_figure(const struct ctx *ctx, const struct ddp_params *p,
 		     const struct dlist *ranks, double target)
 {
@@ -100,7 +147,7 @@ static void S_figure(const struct ctx *ctx, const struct ddp_params *p,
 		snprintf(text + strlen(text), sizeof(text) - strlen(text),
 			 ", %.3g %% of backward overlapped", p->overlap * 100);
 	snprintf(title, sizeof(title), "DDP step: %s gradient, %s compute, %s all-reduce%s; %s",
-		 grad, comp, ar_algo_name(p->algo), text, ctx_link_text(ctx, link, sizeof(link)));
+		 grad, comp, coll_algo_name(p->algo), text, ctx_link_text(ctx, link, sizeof(link)));
 	f.title = xstrdup(title);
 	f.comment = xstrdup("commtime ddp: time and communication share of a data-parallel "
 			    "step against ranks");
@@ -145,7 +192,7 @@ static void S_figure(const struct ctx *ctx, const struct ddp_params *p,
 	for (i = 0; i < n; i++) {
 		struct ddp_step s;
 
-		ddp_step(p, &ctx->link, (unsigned long)grid[i], &s);
+		ddp_step(p, &ctx->model.link, (unsigned long)grid[i], &s);
 		plot_xy(step, grid[i], s.step_s);
 		plot_xy(compute, grid[i], p->compute);
 		plot_xy(comm, grid[i], s.comm_s);
@@ -161,7 +208,7 @@ static void S_figure(const struct ctx *ctx, const struct ddp_params *p,
 	for (i = 0; i < ranks->n; i++) {
 		struct ddp_step s;
 
-		ddp_step(p, &ctx->link, (unsigned long)ranks->v[i], &s);
+		ddp_step(p, &ctx->model.link, (unsigned long)ranks->v[i], &s);
 		snprintf(text, sizeof(text), "%.1f %%", 100 * s.fraction);
 		plot_add_label(ps, ranks->v[i], 100 * s.fraction, ranks->n <= 8 ? text : "", 1);
 	}
@@ -201,7 +248,8 @@ int cmd_ddp(int argc, char **argv, struct ctx *ctx)
 			      "fp32, as mixed precision reduces them; models/step.md)"),
 		OPT_GROUP_("the step"),
 		OPT_POSITIVE_("compute", "TIME", Q_TIME, &p.compute,
-			      "forward + backward time of one step on one rank"),
+			      "forward + backward time of one step on one rank; without\n"
+			      "it, the all-reduce alone"),
 		OPT_RANKS_("ranks", &ranks, "rank counts (default 8,16,64,256)"),
 		{ .type = OPT_CALLBACK, .long_name = "algo", .argh = "NAME", .value = &p.algo,
 		  .cb = opt_cb_algo, .complete = "ring tree dbtree rd rabenseifner",
@@ -230,8 +278,10 @@ int cmd_ddp(int argc, char **argv, struct ctx *ctx)
 			  opts_given(options, "target"));
 	if (!!grad_arg + !!wa.params_arg + !!wa.workload != 1)
 		die_usage("ddp: give the gradient with exactly one of --grad, --params or --workload");
-	if (!have_compute)
-		die_usage("ddp: give the compute time of one step with --compute (e.g. 300ms)");
+	/* Without the compute time there is no step: the all-reduce alone. */
+	if (!have_compute && (opts_given(options, "overlap") || opts_given(options, "target")))
+		die_usage("ddp: %s needs the compute time of one step; give --compute (e.g. 300ms)",
+			  opts_given(options, "overlap") ? "--overlap" : "--target");
 	if (wa.workload || wa.params_arg)
 		params = workload_args_params(ctx, &wa, &w);
 	if (!grad_arg)
@@ -252,6 +302,28 @@ int cmd_ddp(int argc, char **argv, struct ctx *ctx)
 	}
 	if (!(target > 0))
 		t.ncols = C_TARGET;
+	if (!have_compute)
+		cols[C_EXPOSED].flags = cols[C_STEP].flags = cols[C_FRACTION].flags = COL_DATA_ONLY;
+	{
+		/* one unit for the times of the table, from the fastest to the slowest */
+		struct time_unit u;
+		double tmin = INFINITY, tmax = 0;
+
+		for (i = 0; i < ranks.n; i++) {
+			struct ddp_step s;
+
+			ddp_step(&p, &ctx->model.link, (unsigned long)ranks.v[i], &s);
+			if (s.exposed_s > 0)
+				tmin = fmin(tmin, s.exposed_s);
+			if (s.comm_s > 0)
+				tmin = fmin(tmin, s.comm_s);
+			tmax = fmax(tmax, have_compute ? s.step_s : s.comm_s);
+		}
+		ctx_time_unit(ctx, tmin, tmax, UNIT_BY_LARGEST, &u);
+		column_time_unit(&cols[C_COMM], &u);
+		column_time_unit(&cols[C_EXPOSED], &u);
+		column_time_unit(&cols[C_STEP], &u);
+	}
 
 	o = ctx_out_open(ctx);
 	ctx_echo_link(ctx, o);
@@ -267,8 +339,13 @@ int cmd_ddp(int argc, char **argv, struct ctx *ctx)
 		out_input(o, "grad_B", "gradient", p.grad_bytes, H_SIZE, 4, note);
 	} else
 		out_input(o, "grad_B", "gradient", p.grad_bytes, H_SIZE, 4, NULL);
-	out_input(o, "compute_s", "compute", p.compute, H_TIME, 4, "forward + backward, one step");
-	out_input_str(o, "algo", "all-reduce", ar_algo_name(p.algo));
+	if (have_compute)
+		out_input(o, "compute_s", "compute", p.compute, H_TIME, 4,
+			  "forward + backward, one step");
+	else
+		out_input_str(o, "compute", "compute",
+			      "not given: the all-reduce alone (--compute TIME for the step)");
+	out_input_str(o, "algo", "all-reduce", coll_algo_name(p.algo));
 	if (p.bucket > 0) {
 		snprintf(note, sizeof(note), "%.0f buckets per step",
 			 p.bucket < p.grad_bytes ? ceil(p.grad_bytes / p.bucket) : 1);
@@ -295,9 +372,9 @@ int cmd_ddp(int argc, char **argv, struct ctx *ctx)
 		enum target_result tr = TARGET_FOUND;
 		double beta = NAN;
 
-		ddp_step(&p, &ctx->link, n, &s);
+		ddp_step(&p, &ctx->model.link, n, &s);
 		if (target > 0) {
-			if (ddp_target_beta(&p, &ctx->link, n, target, &tr, &beta, &eb) < 0) {
+			if (ddp_target_beta(&p, &ctx->model.link, n, target, &tr, &beta, &eb) < 0) {
 				out_abort(o);
 				die("ddp: %s", eb.msg);
 			}
@@ -326,12 +403,12 @@ int cmd_ddp(int argc, char **argv, struct ctx *ctx)
 	if (unreachable) {
 		/* Say why: with infinite bandwidth only the latency terms are left. */
 		for (i = 0; i < ranks.n; i++) {
-			struct link inf = ctx->link;
+			struct link inf = ctx->model.link;
 			struct ddp_step s;
 			enum target_result tr;
 			double beta;
 
-			if (ddp_target_beta(&p, &ctx->link, (unsigned long)ranks.v[i], target,
+			if (ddp_target_beta(&p, &ctx->model.link, (unsigned long)ranks.v[i], target,
 					    &tr, &beta, &eb) < 0 || tr != TARGET_UNREACHABLE)
 				continue;
 			inf.beta = INFINITY;
@@ -342,8 +419,10 @@ int cmd_ddp(int argc, char **argv, struct ctx *ctx)
 				 s.fraction * 100);
 		}
 	}
-	if (ctx_wants_figure(ctx))
+	if (ctx_wants_figure(ctx) && have_compute)
 		S_figure(ctx, &p, &ranks, target);
+	else if (ctx_wants_figure(ctx))
+		figure_comm(ctx, &p, &ranks);
 	ctx_out_close(ctx, o);
 	dlist_release(&ranks);
 	return EXIT_OK;

@@ -472,7 +472,13 @@ static void figure_bubble(const struct ctx *ctx, const struct args *a)
 			s = plot_add_series(p, NULL, PS_POINTS);
 			s->color = (int)(i % 8);
 			for (j = 0; j < a->micro.n; j++) {
-				double y = bubble_percent(a, groups[g], stages, a->micro.v[j]);
+				double y;
+
+				/* the rows the table left out */
+				if (groups[g] == PP_INTERLEAVED &&
+				    (unsigned long)a->micro.v[j] % stages)
+					continue;
+				y = bubble_percent(a, groups[g], stages, a->micro.v[j]);
 
 				plot_xy(s, a->micro.v[j], y);
 				top = fmax(top, y);
@@ -616,7 +622,8 @@ int cmd_pipeline(int argc, char **argv, struct ctx *ctx)
 	struct pp_config c;
 	struct pp_result r;
 	struct pp_timeline t = { 0 };
-	size_t i, j;
+	struct pp_config skipped;
+	size_t i, j, nskipped = 0, nrows = 0;
 	int k;
 
 	parse_args(argc, argv, &a);
@@ -626,14 +633,28 @@ int cmd_pipeline(int argc, char **argv, struct ctx *ctx)
 		units_of_tf(timeline_cols, NTIMELINE);
 	}
 
-	/* Check every row before the first byte goes out. */
+	/*
+	 * Check every row before the first byte goes out.  In a sweep the
+	 * interleaved schedule's rows with M not a multiple of P are left out
+	 * with a note; they are an error only when nothing else is left.
+	 */
 	for (i = 0; i < a.stages.n; i++)
 		for (j = 0; j < a.micro.n; j++)
 			for (k = 0; k < a.nsched; k++) {
 				c = config_of(&a, i, j, k);
+				if (!pp_defined(&c) && a.stages.n * a.micro.n > 1) {
+					if (!nskipped++)
+						skipped = c;
+					continue;
+				}
 				if (pp_check(&c, &eb) < 0)
 					die_usage("%s", eb.msg);
+				nrows++;
 			}
+	if (!nrows) {
+		pp_check(&skipped, &eb);
+		die_usage("%s", eb.msg);
+	}
 	if (a.timeline) {
 		c = config_of(&a, 0, 0, 0);
 		if (pp_sim_ops(&c) > PP_SIM_OPS_MAX)
@@ -659,6 +680,8 @@ int cmd_pipeline(int argc, char **argv, struct ctx *ctx)
 				struct cell row[NSUMMARY];
 
 				c = config_of(&a, i, j, k);
+				if (!pp_defined(&c))
+					continue;
 				if (pp_bubble(&c, &r, &eb) < 0) {
 					out_abort(o);
 					die("%s", eb.msg);
@@ -679,6 +702,10 @@ int cmd_pipeline(int argc, char **argv, struct ctx *ctx)
 		}
 	}
 	out_table_end(o);
+	if (nskipped)
+		out_text(o, "left out %zu row%s: the interleaved schedule needs microbatches "
+			 "divisible by stages (first: M = %lu, P = %lu)", nskipped,
+			 nskipped == 1 ? "" : "s", skipped.microbatches, skipped.stages);
 	if (a.timeline) {
 		write_timeline(&t, &r, &a, o);
 		if (ctx_wants_figure(ctx))

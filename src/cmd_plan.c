@@ -82,8 +82,8 @@ static void run_line(char *buf, size_t len, enum coll_op op, int algo,
 			snprintf(f, sizeof(f), " -f %.0f", r);
 	}
 	if (op == OP_ALLREDUCE && algo >= 0)
-		env = algo == AR_RING ? "NCCL_ALGO=Ring " :
-			algo == AR_DBTREE || algo == AR_TREE ? "NCCL_ALGO=Tree " : "";
+		env = algo == ALGO_RING ? "NCCL_ALGO=Ring " :
+			algo == ALGO_DBTREE || algo == ALGO_TREE ? "NCCL_ALGO=Tree " : "";
 	/* One process with -g N on one node of up to 8 GPUs; MPI beyond. */
 	if (ranks <= 8)
 		snprintf(buf, len, "%s%s_perf -b %s -e %s%s -g %lu", env,
@@ -100,12 +100,12 @@ struct planner {
 };
 
 /* Regimes fitted for this algorithm predict; otherwise the link does. */
-static double predict(const struct planner *pl, enum coll_op op, enum ar_algo algo,
+static double predict(const struct planner *pl, enum coll_op op, enum coll_algo algo,
 		      unsigned long ranks, double bytes)
 {
 	if (pl->have_regimes && (op != OP_ALLREDUCE || algo == pl->fm.algo))
 		return fit_model_time(&pl->fm, op, ranks, bytes);
-	return fit_link_time(op, algo, &pl->ctx->link, ranks, bytes);
+	return fit_link_time(op, algo, &pl->ctx->model.link, ranks, bytes);
 }
 
 static void curve(struct out *o, const struct planner *pl, enum coll_op op, int algo,
@@ -116,10 +116,10 @@ static void curve(struct out *o, const struct planner *pl, enum coll_op op, int 
 
 	run_line(run, sizeof(run), op, algo, ranks, sizes);
 	for (i = 0; i < sizes->n; i++) {
-		enum ar_algo a = algo >= 0 ? (enum ar_algo)algo : AR_RING;
+		enum coll_algo a = algo >= 0 ? (enum coll_algo)algo : ALGO_RING;
 		double S = sizes->v[i], t = predict(pl, op, a, ranks, S);
 		struct cell row[] = { { "busbw", 0 }, { run, 0 }, { coll_op_name(op), 0 },
-				      { NULL, (double)ranks }, { ar_algo_name(a), 0 },
+				      { NULL, (double)ranks }, { coll_algo_name(a), 0 },
 				      { NULL, S }, { NULL, t }, { NULL, S / t },
 				      { NULL, S / t * busbw_factor(op, ranks) }, { NULL, NAN },
 				      { NULL, NAN }, { "", 0 } };
@@ -135,16 +135,16 @@ static void crossover_row(struct out *o, const struct planner *pl, unsigned long
 	char run[512], r1[240], r2[240], note[128];
 	double S = NAN, t = NAN;
 
-	run_line(r1, sizeof(r1), OP_ALLREDUCE, AR_RING, ranks, sizes);
-	run_line(r2, sizeof(r2), OP_ALLREDUCE, AR_DBTREE, ranks, sizes);
+	run_line(r1, sizeof(r1), OP_ALLREDUCE, ALGO_RING, ranks, sizes);
+	run_line(r2, sizeof(r2), OP_ALLREDUCE, ALGO_DBTREE, ranks, sizes);
 	snprintf(run, sizeof(run), "%s; %s", r1, r2);
-	if (crossover_allreduce(AR_RING, AR_DBTREE, &pl->ctx->link, ranks, CROSS_LO,
+	if (crossover_allreduce(ALGO_RING, ALGO_DBTREE, &pl->ctx->model.link, ranks, CROSS_LO,
 				CROSS_HI, &c, &eb) < 0)
 		die("crossover at %lu ranks: %s", ranks, eb.msg);
 	switch (c.result) {
 	case CROSS_FOUND:
 		S = c.bytes;
-		t = fit_link_time(OP_ALLREDUCE, AR_RING, &pl->ctx->link, ranks, S);
+		t = fit_link_time(OP_ALLREDUCE, ALGO_RING, &pl->ctx->model.link, ranks, S);
 		snprintf(note, sizeof(note), "%s is faster below this size, %s above",
 			 c.below ? "dbtree" : "ring", c.below ? "ring" : "dbtree");
 		break;
@@ -185,7 +185,7 @@ static void ddp_rows(struct out *o, const struct ctx *ctx, double params,
 		struct ddp_step st;
 		char run[160], note[160];
 
-		ddp_step(&p, &ctx->link, n, &st);
+		ddp_step(&p, &ctx->model.link, n, &st);
 		snprintf(run, sizeof(run), "DDP training on %lu ranks (torchrun), bf16 "
 			 "gradients, time one step", n);
 		snprintf(note, sizeof(note), "communication %.1f %% of the step, "
@@ -193,7 +193,7 @@ static void ddp_rows(struct out *o, const struct ctx *ctx, double params,
 			 n * compute / st.step_s, n);
 		{
 			struct cell row[] = { { "ddp", 0 }, { run, 0 }, { "all_reduce", 0 },
-					      { NULL, (double)n }, { ar_algo_name(p.algo), 0 },
+					      { NULL, (double)n }, { coll_algo_name(p.algo), 0 },
 					      { NULL, p.grad_bytes }, { NULL, st.comm_s },
 					      { NULL, p.grad_bytes / st.comm_s },
 					      { NULL, p.grad_bytes / st.comm_s *
@@ -217,7 +217,7 @@ static void zero_rows(struct out *o, const struct ctx *ctx, double params,
 		struct zero_cost z;
 		char run[160], note[96];
 
-		zero_cost(&p, &ctx->link, n, stage, &z);
+		zero_cost(&p, &ctx->model.link, n, stage, &z);
 		snprintf(run, sizeof(run), "DeepSpeed ZeRO stage %d on %lu ranks, time one "
 			 "step, read the memory per rank", stage, n);
 		snprintf(note, sizeof(note), "%s; step without overlap",
@@ -227,7 +227,7 @@ static void zero_rows(struct out *o, const struct ctx *ctx, double params,
 		{
 			struct cell row[] = { { "zero", 0 }, { run, 0 },
 					      { stage == 0 ? "all_reduce" : "reduce_scatter+all_gather", 0 },
-					      { NULL, (double)n }, { ar_algo_name(p.algo), 0 },
+					      { NULL, (double)n }, { coll_algo_name(p.algo), 0 },
 					      { NULL, z.comm_B }, { NULL, z.comm_s },
 					      { NULL, NAN }, { NULL, NAN },
 					      { NULL, compute + z.comm_s }, { NULL, z.memory_B },
@@ -240,7 +240,7 @@ static void zero_rows(struct out *o, const struct ctx *ctx, double params,
 /* An all-reduce algorithm of the plan as a cost_fn, for crossover_solve. */
 struct curve_arg {
 	const struct planner *pl;
-	enum ar_algo algo;
+	enum coll_algo algo;
 	unsigned long ranks;
 };
 
@@ -286,7 +286,7 @@ static struct plot_series *same_curve(struct panel *p, size_t first, const doubl
  * plateau and how soon it is reached.
  */
 static void figure_plan(const struct planner *pl, const int *ops, size_t nops,
-			const enum ar_algo *algos, int nalgos, const struct dlist *ranks,
+			const enum coll_algo *algos, int nalgos, const struct dlist *ranks,
 			const struct dlist *sizes)
 {
 	const struct ctx *ctx = pl->ctx;
@@ -341,7 +341,7 @@ static void figure_plan(const struct planner *pl, const int *ops, size_t nops,
 			int na = op == OP_ALLREDUCE ? nalgos : 1;
 
 			for (a = 0; a < na; a++) {
-				enum ar_algo algo = op == OP_ALLREDUCE ? algos[a] : AR_RING;
+				enum coll_algo algo = op == OP_ALLREDUCE ? algos[a] : ALGO_RING;
 
 				for (j = 0; j < CURVE_POINTS; j++) {
 					y[j] = x[j] / predict(pl, op, algo, n, x[j]) * factor;
@@ -350,7 +350,7 @@ static void figure_plan(const struct planner *pl, const int *ops, size_t nops,
 				}
 				if (op == OP_ALLREDUCE)
 					snprintf(text, sizeof(text), "%s %s", coll_op_name(op),
-						 ar_algo_name(algo));
+						 coll_algo_name(algo));
 				else
 					snprintf(text, sizeof(text), "%s", coll_op_name(op));
 				s = same_curve(p, first, y);
@@ -403,7 +403,7 @@ static void figure_plan(const struct planner *pl, const int *ops, size_t nops,
 		unsigned long n = (unsigned long)ranks->v[r];
 		struct crossing c;
 
-		struct curve_arg ring = { pl, AR_RING, n }, tree = { pl, AR_DBTREE, n };
+		struct curve_arg ring = { pl, ALGO_RING, n }, tree = { pl, ALGO_DBTREE, n };
 
 		if (crossover_solve(curve_time, &ring, curve_time, &tree, lo, hi, &c, &eb) < 0 ||
 		    c.result != CROSS_FOUND)
@@ -485,10 +485,10 @@ static void cb_ops(const struct opt *o, const char *arg)
 int cmd_plan(int argc, char **argv, struct ctx *ctx)
 {
 	struct op_set opset = { .v = { OP_ALLREDUCE, OP_ALLGATHER, OP_REDUCESCATTER }, .n = 3 };
-	struct algo_set algoset = { .v = { AR_RING, AR_DBTREE }, .n = 2 };
+	struct algo_set algoset = { .v = { ALGO_RING, ALGO_DBTREE }, .n = 2 };
 	struct workload_args wa = { 0 };
 	int *ops = opset.v;
-	enum ar_algo *algos = algoset.v;
+	enum coll_algo *algos = algoset.v;
 	size_t nops, i, j, r;
 	int nalgos;
 	const char *workload, *params_arg;

@@ -4,6 +4,7 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -63,14 +64,30 @@ static int read_quantity(const struct preset *p, const struct preset_kv *kv, int
  * also loads: the link of a link preset (α, β), the shape of a workload.
  * α and β are NaN for workloads.  Returns 0, or -1 with eb filled.
  */
-static int check_preset(const struct preset *p, struct link *l, struct errbuf *eb)
+static int check_preset(const struct ctx *ctx, const struct preset *p, struct link *l,
+			struct errbuf *eb)
 {
 	struct workload w;
+	struct gpu_spec g;
+	struct system s;
 
 	l->alpha = l->beta = NAN;
 	l->gamma = 0;
 	if (!strcmp(p->kind, "link"))
 		return preset_link(p, l, eb);
+	if (!strcmp(p->kind, "gpu")) {
+		if (gpu_from_preset(p, &g, eb) < 0)
+			return -1;
+		free(g.name);
+		free(g.description);
+		return 0;
+	}
+	if (!strcmp(p->kind, "system")) {
+		if (system_from_preset(&ctx->dirs, p, &s, eb) < 0)
+			return -1;
+		system_release(&s);
+		return 0;
+	}
 	return workload_from_preset(p, &w, eb);
 }
 
@@ -86,7 +103,7 @@ static struct column list_cols[] = {
 static int list_presets(const struct ctx *ctx, const char *kind)
 {
 	struct preset *list;
-	size_t n, nbad, i, shown = 0;
+	size_t n, nbad, i;
 	struct errbuf eb, first;
 	struct table t = { "presets", NULL, list_cols, 5, 0 };
 	struct out *o;
@@ -99,6 +116,19 @@ static int list_presets(const struct ctx *ctx, const char *kind)
 		if ((int)strlen(list[i].name) > list_cols[0].width)
 			list_cols[0].width = (int)strlen(list[i].name);
 
+	for (i = 0; i < n && kind && strcmp(list[i].kind, kind); i++)
+		;
+	if (i == n) {
+		/* an empty listing is a search path that points nowhere: say where */
+		char dirs[1024] = "";
+		size_t k;
+
+		for (k = 0; k < ctx->dirs.n; k++)
+			snprintf(dirs + strlen(dirs), sizeof(dirs) - strlen(dirs), "%s%s",
+				 k ? ", " : "", ctx->dirs.dirs[k]);
+		preset_list_free(list, n);
+		die("no %s%spresets found; searched %s", kind ? kind : "", kind ? " " : "", dirs);
+	}
 	o = ctx_out_open(ctx);
 	out_table_begin(o, &t);
 	for (i = 0; i < n; i++) {
@@ -108,7 +138,7 @@ static int list_presets(const struct ctx *ctx, const char *kind)
 
 		if (kind && strcmp(p->kind, kind))
 			continue;
-		if (check_preset(p, &l, &eb) < 0) {
+		if (check_preset(ctx, p, &l, &eb) < 0) {
 			if (!nbad++)
 				first = eb;
 			continue;
@@ -121,16 +151,8 @@ static int list_presets(const struct ctx *ctx, const char *kind)
 		c[3].x = l.beta;
 		c[4].s = p->description;
 		out_row(o, c);
-		shown++;
 	}
 	out_table_end(o);
-	if (!shown) {
-		size_t k;
-
-		out_text(o, "no %s%spresets found; searched:", kind ? kind : "", kind ? " " : "");
-		for (k = 0; k < ctx->dirs.n; k++)
-			out_text(o, "  %s", ctx->dirs.dirs[k]);
-	}
 	ctx_out_close(ctx, o);
 	preset_list_free(list, n);
 	if (nbad == 1)
@@ -169,7 +191,7 @@ static int show_preset(const struct ctx *ctx, const struct preset *p)
 	struct out *o;
 	size_t i;
 
-	if (check_preset(p, &l, &eb) < 0)
+	if (check_preset(ctx, p, &l, &eb) < 0)
 		die("%s", eb.msg);
 	show_cols[5].width = 3;
 	for (i = 0; i < p->nkv; i++)
@@ -240,14 +262,16 @@ int cmd_presets(int argc, char **argv, struct ctx *ctx)
 	int status, npos;
 	struct opt options[] = {
 		{ .type = OPT_STRING, .long_name = "kind", .argh = "KIND", .value = &kind,
-		  .complete = "link workload",
-		  .help = "list only presets of KIND: link or workload" },
+		  .complete = "link workload gpu system",
+		  .help = "list only presets of KIND: link, workload, gpu or system" },
 		OPT_END_()
 	};
 
 	npos = opts_parse(argc, argv, options, &usage, 1);
-	if (kind && strcmp(kind, "link") && strcmp(kind, "workload"))
-		die_usage("--kind: unknown kind '%s'; want 'link' or 'workload'", kind);
+	if (kind && strcmp(kind, "link") && strcmp(kind, "workload") &&
+	    strcmp(kind, "gpu") && strcmp(kind, "system"))
+		die_usage("--kind: unknown kind '%s'; want 'link', 'workload', 'gpu' or 'system'",
+			  kind);
 	if (ctx->plot || ctx->render)
 		die_usage("%s: 'presets' draws no figure", ctx->plot ? "--plot" : "--render");
 	if (npos == 1 && kind)

@@ -48,28 +48,6 @@ static const struct column columns[C_NCOLS] = {
 	[C_RUN_COST] = { "run_cost", "run cost", COL_NUM, H_FIXED, 1, NULL, 0, 10, COL_ALL },
 };
 
-/* The collective times, from the machine the global options describe. */
-static int S_coll(void *arg, enum coll_op op, unsigned long ranks, unsigned long per_node,
-		  double bytes, struct step_coll *out, struct errbuf *eb)
-{
-	const struct ctx *ctx = arg;
-
-	(void)per_node;
-	out->tier = "link";
-	switch (op) {
-	case OP_ALLREDUCE:
-		out->time_s = ar_time(AR_RING, &ctx->link, ranks, bytes);
-		return 0;
-	case OP_ALLGATHER:
-		out->time_s = ag_ring_time(&ctx->link, ranks, bytes);
-		return 0;
-	case OP_REDUCESCATTER:
-		out->time_s = rs_ring_time(&ctx->link, ranks, bytes);
-		return 0;
-	default:
-		return errbuf_set(eb, "no model of %s yet", coll_op_name(op));
-	}
-}
 
 /* A whole number >= 1. */
 static void cb_size(const struct opt *o, const char *arg)
@@ -125,7 +103,7 @@ static void S_why(struct out *o, const struct search_space *sp, const struct sea
 	char a[32], b[32], c[32], d[32];
 	int i, j, order[STEP_ROWS_MAX];
 
-	if (step_run(sp->w, &k->c, cs, S_coll, ctx, &r, &eb) < 0)
+	if (step_run(sp->w, &k->c, cs, ctx_step_coll, ctx, &r, &eb) < 0)
 		return;
 	units_fmt_time(a, sizeof(a), r.compute_s, 4);
 	units_fmt_time(b, sizeof(b), r.microbatches * r.mb_exposed_s, 4);
@@ -297,7 +275,7 @@ int cmd_search(int argc, char **argv, struct ctx *ctx)
 	sp.grad_bytes = grad_bytes;
 	sp.price = price;
 	sp.run_tokens = tokens;
-	if (search_run(&sp, gpus.v, gpus.n, &cs, S_coll, ctx, &r, &eb) < 0)
+	if (search_run(&sp, gpus.v, gpus.n, &cs, ctx_step_coll, ctx, &r, &eb) < 0)
 		die("search: %s", eb.msg);
 
 	o = ctx_out_open(ctx);

@@ -75,28 +75,6 @@ static const struct column mcols[M_NCOLS] = {
 	[M_FITS]    = { "fits", "fits", COL_STR, H_PLAIN, 0, NULL, 0, 4, COL_ALL },
 };
 
-/* The collective times, from the machine the global options describe. */
-static int S_coll(void *arg, enum coll_op op, unsigned long ranks, unsigned long per_node,
-		  double bytes, struct step_coll *out, struct errbuf *eb)
-{
-	const struct ctx *ctx = arg;
-
-	(void)per_node;
-	out->tier = "link";
-	switch (op) {
-	case OP_ALLREDUCE:
-		out->time_s = ar_time(AR_RING, &ctx->link, ranks, bytes);
-		return 0;
-	case OP_ALLGATHER:
-		out->time_s = ag_ring_time(&ctx->link, ranks, bytes);
-		return 0;
-	case OP_REDUCESCATTER:
-		out->time_s = rs_ring_time(&ctx->link, ranks, bytes);
-		return 0;
-	default:
-		return errbuf_set(eb, "no model of %s yet", coll_op_name(op));
-	}
-}
 
 /* A whole number >= 1 (a parallel size, a batch, a length). */
 static void cb_size(const struct opt *o, const char *arg)
@@ -257,7 +235,7 @@ int cmd_step(int argc, char **argv, struct ctx *ctx)
 		c.virt = 2;
 	if (step_check(&w, &c, &eb) < 0)
 		die_usage("step: %s", eb.msg);
-	if (step_run(&w, &c, &cs, S_coll, ctx, &r, &eb) < 0)
+	if (step_run(&w, &c, &cs, ctx_step_coll, ctx, &r, &eb) < 0)
 		die("step: %s", eb.msg);
 
 	o = ctx_out_open(ctx);

@@ -121,7 +121,7 @@ static void S_panel(struct panel *pn, const struct zero_params *p, const struct 
 		for (k = 0; k < n; k++) {
 			struct zero_cost z;
 
-			zero_cost(p, &ctx->link, (unsigned long)grid[k], (int)stages->v[i], &z);
+			zero_cost(p, &ctx->model.link, (unsigned long)grid[k], (int)stages->v[i], &z);
 			y[i][k] = memory ? z.memory_B : z.comm_s;
 		}
 	}
@@ -143,7 +143,7 @@ static void S_panel(struct panel *pn, const struct zero_params *p, const struct 
 		for (i = 0; i < ranks->n; i++) {
 			struct zero_cost z;
 
-			zero_cost(p, &ctx->link, (unsigned long)ranks->v[i], curves[c].stages[0], &z);
+			zero_cost(p, &ctx->model.link, (unsigned long)ranks->v[i], curves[c].stages[0], &z);
 			if ((memory ? z.memory_B : z.comm_s) > 0)
 				plot_xy(s, ranks->v[i], memory ? z.memory_B : z.comm_s);
 		}
@@ -192,7 +192,7 @@ static void S_figure(const struct ctx *ctx, const struct zero_params *p,
 	snprintf(title, sizeof(title),
 		 "ZeRO per rank: %s parameters, %g+%g+%g bytes per parameter, %s; %s",
 		 workload_fmt_count(count, sizeof(count), p->params), p->param_bytes,
-		 p->grad_bytes, p->optim_bytes, ar_algo_name(p->algo),
+		 p->grad_bytes, p->optim_bytes, coll_algo_name(p->algo),
 		 ctx_link_text(ctx, link, sizeof(link)));
 	f.title = xstrdup(title);
 	f.comment = xstrdup("commtime zero: model-state memory and communication time per rank "
@@ -261,7 +261,8 @@ int cmd_zero(int argc, char **argv, struct ctx *ctx)
 	struct dlist ranks = { 0 }, stages = { 0 };
 	struct workload w;
 	struct errbuf eb;
-	struct table t = { "zero", NULL, columns, C_COUNT, 0 };
+	struct column cols[C_COUNT];
+	struct table t = { "zero", NULL, cols, C_COUNT, 0 };
 	struct out *o;
 	struct workload_args wa = { 0 };
 	const char *weights_arg;
@@ -333,24 +334,43 @@ int cmd_zero(int argc, char **argv, struct ctx *ctx)
 	snprintf(note, sizeof(note), "bytes per parameter: %g param + %g grad + %g optimizer",
 		 p.param_bytes, p.grad_bytes, p.optim_bytes);
 	out_input_str(o, "bytes", "model states", note);
-	out_input_str(o, "algo", "collectives", ar_algo_name(p.algo));
+	out_input_str(o, "algo", "collectives", coll_algo_name(p.algo));
 	if (p.layers > 1) {
 		snprintf(note, sizeof(note), "stage 3 gathers layer by layer: %.15g layers, "
 			 "3 collectives each per step", p.layers);
 		out_input_str(o, "zero3", "ZeRO-3", note);
 	}
 
+	memcpy(cols, columns, sizeof(cols));
+	{
+		/* one unit for the comm times, from the fastest to the slowest */
+		struct time_unit u;
+		double tmin = INFINITY, tmax = 0;
+
+		for (i = 0; i < ranks.n; i++)
+			for (j = 0; j < stages.n; j++) {
+				struct zero_cost z;
+
+				zero_cost(&p, &ctx->model.link, (unsigned long)ranks.v[i],
+					  (int)stages.v[j], &z);
+				if (z.comm_s > 0)
+					tmin = fmin(tmin, z.comm_s);
+				tmax = fmax(tmax, z.comm_s);
+			}
+		ctx_time_unit(ctx, tmin, tmax, UNIT_BY_LARGEST, &u);
+		column_time_unit(&cols[C_COMM_S], &u);
+	}
 	out_table_begin(o, &t);
 	for (i = 0; i < ranks.n; i++) {
 		unsigned long n = (unsigned long)ranks.v[i];
 		struct zero_cost base;
 
-		zero_cost(&p, &ctx->link, n, 0, &base);
+		zero_cost(&p, &ctx->model.link, n, 0, &base);
 		for (j = 0; j < stages.n; j++) {
 			struct zero_cost z;
 			struct cell row[C_COUNT];
 
-			zero_cost(&p, &ctx->link, n, (int)stages.v[j], &z);
+			zero_cost(&p, &ctx->model.link, n, (int)stages.v[j], &z);
 			memset(row, 0, sizeof(row));
 			row[C_RANKS].x = (double)n;
 			row[C_STAGE].x = z.stage;

@@ -111,7 +111,7 @@ int crossover_solve(cost_fn fa, const void *a, cost_fn fb, const void *b,
 }
 
 struct ar_arg {
-	enum ar_algo algo;
+	enum coll_algo algo;
 	const struct link *l;
 	unsigned long ranks;
 };
@@ -123,7 +123,7 @@ static double ar_cost(double bytes, const void *arg)
 	return ar_time(p->algo, p->l, p->ranks, bytes);
 }
 
-int crossover_allreduce(enum ar_algo a, enum ar_algo b, const struct link *l,
+int crossover_allreduce(enum coll_algo a, enum coll_algo b, const struct link *l,
 			unsigned long ranks, double lo, double hi,
 			struct crossing *c, struct errbuf *eb)
 {

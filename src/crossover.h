@@ -1,7 +1,7 @@
 #ifndef COMMTIME_CROSSOVER_H
 #define COMMTIME_CROSSOVER_H
 
-#include "model.h"
+#include "cost.h"
 
 /*
  * Where two cost models take equal time.  See models/crossover.md.
@@ -35,7 +35,7 @@ int crossover_solve(cost_fn fa, const void *a, cost_fn fb, const void *b,
 		    double lo, double hi, struct crossing *c, struct errbuf *eb);
 
 /* The same for two all-reduce algorithms at a rank count. */
-int crossover_allreduce(enum ar_algo a, enum ar_algo b, const struct link *l,
+int crossover_allreduce(enum coll_algo a, enum coll_algo b, const struct link *l,
 			unsigned long ranks, double lo, double hi,
 			struct crossing *c, struct errbuf *eb);
 

@@ -19,40 +19,29 @@
 #include "fit.h"
 #include "units.h"
 
-double fit_link_time(enum coll_op op, enum ar_algo algo, const struct link *l,
+double fit_link_time(enum coll_op op, enum coll_algo algo, const struct link *l,
 		     unsigned long ranks, double bytes)
 {
-	double n = (double)ranks;
+	struct cost_model m;
 
 	if (ranks < 2)
 		return 0;
-	switch (op) {
-	case OP_ALLREDUCE:
-		return ar_time(algo, l, ranks, bytes);
-	case OP_REDUCESCATTER:
-		return rs_ring_time(l, ranks, bytes);
-	case OP_ALLGATHER:
-		return ag_ring_time(l, ranks, bytes);
-	case OP_ALLTOALL:
-		return (n - 1) * (l->alpha + bytes / (n * l->beta));
-	case OP_BROADCAST:
-	case OP_REDUCE:
-		return (n - 1) * l->alpha + bytes / l->beta;
-	case OP_SENDRECV:
-	default:
-		return l->alpha + bytes / l->beta;
-	}
+	cost_model_link(&m, l);
+	/* A collective other than all-reduce has its own single-link algorithm. */
+	if (!cost_algo_supported(&m, op, algo))
+		algo = cost_algo_default(&m, op);
+	return cost_time(&m, op, algo, ranks, bytes);
 }
 
-int fit_coeffs(enum coll_op op, enum ar_algo algo, unsigned long ranks,
+int fit_coeffs(enum coll_op op, enum coll_algo algo, unsigned long ranks,
 	       struct coeffs *c, struct errbuf *eb)
 {
 	/* Every model is affine in S: read a off at S = 0, b off with α = 0. */
 	const struct link unit_alpha = { 1, 1, 0 }, unit_beta = { 0, 1, 0 };
 
-	if (op != OP_ALLREDUCE && algo != AR_RING)
+	if (op != OP_ALLREDUCE && algo != ALGO_RING)
 		return errbuf_set(eb, "algorithm '%s' is modelled for all_reduce only; "
-				  "%s uses ring", ar_algo_name(algo), coll_op_name(op));
+				  "%s uses ring", coll_algo_name(algo), coll_op_name(op));
 	if (ranks < 2)
 		return errbuf_set(eb, "%lu rank moves no data; need at least 2 ranks", ranks);
 	c->a = fit_link_time(op, algo, &unit_alpha, ranks, 0);
@@ -70,14 +59,18 @@ struct lsq {
 	double rss;             /* sum of squared relative residuals */
 };
 
+/*
+ * off (s) is a time every row pays besides the model's a·α + b·S/β: the
+ * per-call base latency once it has been set apart (fit_model_fit).
+ */
 static double S_rss(const double *S, const double *T, size_t n,
-		    const struct coeffs *c, double alpha, double u)
+		    const struct coeffs *c, double off, double alpha, double u)
 {
 	double rss = 0;
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		double r = (c->a * alpha + c->b * S[i] * u) / T[i] - 1;
+		double r = (off + c->a * alpha + c->b * S[i] * u) / T[i] - 1;
 
 		rss += r * r;
 	}
@@ -85,11 +78,11 @@ static double S_rss(const double *S, const double *T, size_t n,
 }
 
 /*
- * One parameter: minimise Σ(p·x_i - 1)^2 over p with x_i = a/T_i (α) or
- * b·S_i/T_i (u); p = Σx/Σx², variance s²/Σx².
+ * One parameter: minimise Σ(p·x_i - y_i)^2 over p with x_i = a/T_i (α) or
+ * b·S_i/T_i (u) and y_i = 1 - off/T_i; p = Σxy/Σx², variance s²/Σx².
  */
 static void S_one(const double *S, const double *T, size_t n,
-		  const struct coeffs *c, int which, struct lsq *f)
+		  const struct coeffs *c, double off, int which, struct lsq *f)
 {
 	double sx = 0, sxx = 0;
 	size_t i;
@@ -97,7 +90,7 @@ static void S_one(const double *S, const double *T, size_t n,
 	for (i = 0; i < n; i++) {
 		double x = which == 0 ? c->a / T[i] : c->b * S[i] / T[i];
 
-		sx += x;
+		sx += x * (1 - off / T[i]);
 		sxx += x * x;
 	}
 	f->alpha = f->u = 0;
@@ -108,7 +101,11 @@ static void S_one(const double *S, const double *T, size_t n,
 		else
 			f->u = sx / sxx;
 	}
-	f->rss = S_rss(S, T, n, c, f->alpha, f->u);
+	if (f->alpha < 0)
+		f->alpha = 0;
+	if (f->u < 0)
+		f->u = 0;
+	f->rss = S_rss(S, T, n, c, off, f->alpha, f->u);
 	if (n > 1 && sxx > 0) {
 		double v = f->rss / (double)(n - 1) / sxx;
 
@@ -128,7 +125,7 @@ static void S_one(const double *S, const double *T, size_t n,
  * parameters fall back to the better one-parameter fit.
  */
 static int S_lsq(const double *S, const double *T, size_t n, const struct coeffs *c,
-		 int robust, struct lsq *f, struct errbuf *eb)
+		 double off, int robust, struct lsq *f, struct errbuf *eb)
 {
 	gsl_matrix *X, *cov;
 	gsl_vector *y, *p;
@@ -143,7 +140,7 @@ static int S_lsq(const double *S, const double *T, size_t n, const struct coeffs
 	}
 	if (!(scale[1] > 0)) {
 		/* Only size-0 rows: nothing tells β. */
-		S_one(S, T, n, c, 0, f);
+		S_one(S, T, n, c, off, 0, f);
 		return 0;
 	}
 	X = gsl_matrix_alloc(n, 2);
@@ -153,7 +150,7 @@ static int S_lsq(const double *S, const double *T, size_t n, const struct coeffs
 	for (i = 0; i < n; i++) {
 		gsl_matrix_set(X, i, 0, c->a / T[i] / scale[0]);
 		gsl_matrix_set(X, i, 1, c->b * S[i] / T[i] / scale[1]);
-		gsl_vector_set(y, i, 1.0);
+		gsl_vector_set(y, i, 1.0 - off / T[i]);
 	}
 	if (robust && n >= 4) {
 		gsl_multifit_robust_workspace *w =
@@ -192,7 +189,7 @@ static int S_lsq(const double *S, const double *T, size_t n, const struct coeffs
 		f->var_u = gsl_matrix_get(cov, 1, 1) / (scale[1] * scale[1]);
 		if (n == 2)
 			f->var_alpha = f->var_u = NAN;
-		f->rss = S_rss(S, T, n, c, f->alpha, f->u);
+		f->rss = S_rss(S, T, n, c, off, f->alpha, f->u);
 	}
 	gsl_matrix_free(X);
 	gsl_matrix_free(cov);
@@ -205,8 +202,8 @@ static int S_lsq(const double *S, const double *T, size_t n, const struct coeffs
 	if (f->alpha < 0 || f->u < 0) {
 		struct lsq fa, fu;
 
-		S_one(S, T, n, c, 0, &fa);
-		S_one(S, T, n, c, 1, &fu);
+		S_one(S, T, n, c, off, 0, &fa);
+		S_one(S, T, n, c, off, 1, &fu);
 		*f = fa.rss <= fu.rss ? fa : fu;
 	}
 	return 0;
@@ -244,7 +241,7 @@ int fit_ab(const double *size, const double *time, size_t n,
 
 	if (S_check_rows(size, time, n, eb) < 0)
 		return -1;
-	if (S_lsq(size, time, n, c, robust, &q, eb) < 0)
+	if (S_lsq(size, time, n, c, 0, robust, &q, eb) < 0)
 		return -1;
 	f->n = n;
 	f->alpha = q.alpha;
@@ -266,6 +263,55 @@ static void S_regime(struct regime *r, const double *S, size_t n, const struct l
 	r->lo = S[0];
 	r->hi = S[n - 1];
 	r->n = n;
+}
+
+/*
+ * With β_k above line: β_k = line and α_k alone refitted, on the
+ * coefficient c->a (steps and base) of the model.
+ */
+static void S_bound(const double *size, const double *time, size_t n,
+		    const struct coeffs *c, double line, struct regime *r)
+{
+	double sx = 0, sxy = 0, u = 1 / line;
+	size_t i;
+
+	if (!(r->beta > line))
+		return;
+	for (i = 0; i < n; i++) {
+		double x, y;
+
+		if (size[i] < r->lo || size[i] > r->hi)
+			continue;
+		x = c->a / time[i];
+		y = 1 - c->b * size[i] * u / time[i];
+		sx += x * x;
+		sxy += x * y;
+	}
+	r->beta = line;
+	r->alpha = sx > 0 && sxy > 0 ? sxy / sx : 0;
+}
+
+/*
+ * The prior of FIT_BASE_STEPS: a regime's latency a·α_k becomes
+ * (κ + a)·α'_k, the same time at this rank count; then β bounded.
+ */
+static int S_base_and_bounds(const double *size, const double *time, size_t n,
+			     const struct coeffs *c, const struct fit_opts *o,
+			     struct fit_model *m, struct errbuf *eb)
+{
+	double kappa = o->base_steps == 0 ? FIT_BASE_STEPS : o->base_steps;
+	struct coeffs ce = *c;
+	size_t k;
+
+	(void)eb;
+	m->base_steps = kappa > 0 ? kappa : 0;
+	ce.a = c->a + m->base_steps;
+	for (k = 0; k < m->nreg; k++) {
+		m->reg[k].alpha *= c->a / ce.a;
+		if (o->line_rate > 0)
+			S_bound(size, time, n, &ce, o->line_rate, &m->reg[k]);
+	}
+	return 0;
 }
 
 /* Floor of RSS/n in the information criterion: (0.5 %)^2. */
@@ -305,11 +351,11 @@ int fit_model_fit(const double *size, const double *time, size_t n,
 		if (o->regimes > 1)
 			return errbuf_set(eb, "the regime search takes at most %d sizes, got %zu",
 					  FIT_SEARCH_MAX, n);
-		if (S_lsq(size, time, n, &c, o->robust, &q, eb) < 0)
+		if (S_lsq(size, time, n, &c, 0, o->robust, &q, eb) < 0)
 			return -1;
 		m->nreg = 1;
 		S_regime(&m->reg[0], size, n, &q);
-		return 0;
+		return S_base_and_bounds(size, time, n, &c, o, m, eb);
 	}
 
 	/*
@@ -322,7 +368,7 @@ int fit_model_fit(const double *size, const double *time, size_t n,
 	from = xmalloc((kmax + 1) * (n + 1) * sizeof(*from));
 	for (i = 0; i < n; i++)
 		for (j = i + 2; j <= n; j++) {
-			if (S_lsq(size + i, time + i, j - i, &c, 0, &q, eb) < 0)
+			if (S_lsq(size + i, time + i, j - i, &c, 0, 0, &q, eb) < 0)
 				goto out;
 			cost[i * (n + 1) + j] = q.rss;
 		}
@@ -360,12 +406,12 @@ int fit_model_fit(const double *size, const double *time, size_t n,
 	m->nreg = kbest;
 	for (K = kbest, j = n; K >= 1; K--) {
 		i = from[K * (n + 1) + j];
-		if (S_lsq(size + i, time + i, j - i, &c, o->robust, &q, eb) < 0)
+		if (S_lsq(size + i, time + i, j - i, &c, 0, o->robust, &q, eb) < 0)
 			goto out;
 		S_regime(&m->reg[K - 1], size + i, j - i, &q);
 		j = i;
 	}
-	rc = 0;
+	rc = S_base_and_bounds(size, time, n, &c, o, m, eb);
 out:
 	free(cost);
 	free(best);
@@ -373,7 +419,7 @@ out:
 	return rc;
 }
 
-void fit_model_from_link(struct fit_model *m, enum coll_op op, enum ar_algo algo,
+void fit_model_from_link(struct fit_model *m, enum coll_op op, enum coll_algo algo,
 			 unsigned long ranks, const struct link *l)
 {
 	memset(m, 0, sizeof(*m));
@@ -391,15 +437,25 @@ static double S_regime_time(const struct regime *r, const struct coeffs *c, doub
 	return c->a * r->alpha + c->b * S / r->beta;
 }
 
+static double S_model_time(const struct fit_model *m, const struct coeffs *c, double bytes);
+
 double fit_model_time(const struct fit_model *m, enum coll_op op,
 		      unsigned long ranks, double bytes)
 {
 	struct coeffs c;
 	struct errbuf eb;
+
+	if (fit_coeffs(op, op == OP_ALLREDUCE ? m->algo : ALGO_RING, ranks, &c, &eb) < 0)
+		return ranks < 2 ? 0 : NAN;
+	c.a += m->base_steps;
+	return S_model_time(m, &c, bytes);
+}
+
+static double S_model_time(const struct fit_model *m, const struct coeffs *cp, double bytes)
+{
+	const struct coeffs c = *cp;
 	size_t k;
 
-	if (fit_coeffs(op, op == OP_ALLREDUCE ? m->algo : AR_RING, ranks, &c, &eb) < 0)
-		return ranks < 2 ? 0 : NAN;
 	for (k = 0; k < m->nreg; k++) {
 		const struct regime *r = &m->reg[k], *nx;
 		double w;
@@ -500,7 +556,7 @@ int fit_model_from_preset(const struct preset *p, struct fit_model *m,
 	const struct preset_kv *kv;
 	struct errbuf e2;
 	enum coll_op op;
-	enum ar_algo algo;
+	enum coll_algo algo;
 	double nreg, ranks;
 	size_t k;
 
@@ -519,12 +575,17 @@ int fit_model_from_preset(const struct preset *p, struct fit_model *m,
 	if (coll_op_lookup(kv->value, &op, &e2) < 0)
 		return errbuf_set(eb, "%s:%d: %s", p->path, kv->line, e2.msg);
 	kv = S_kv(p, "fit.algo");
-	algo = AR_RING;
+	algo = ALGO_RING;
 	if (kv && ar_algo_lookup(kv->value, &algo, &e2) < 0)
 		return errbuf_set(eb, "%s:%d: %s", p->path, kv->line, e2.msg);
 	if (S_need(p, "fit.ranks", Q_COUNT, &ranks, eb) < 0)
 		return -1;
 	memset(m, 0, sizeof(*m));
+	if (preset_get_quantity(p, "fit.base_steps", Q_NUMBER, &m->base_steps, eb) < 0)
+		return -1;
+	if (!(m->base_steps >= 0 && m->base_steps <= 1e6))
+		return errbuf_set(eb, "%s:%d: fit.base_steps must be between 0 and 1e6", p->path,
+				  S_kv(p, "fit.base_steps")->line);
 	m->op = op;
 	m->algo = algo;
 	m->ranks = (unsigned long)ranks;
@@ -601,8 +662,12 @@ int fit_preset_write(const char *path, const char *name, const char *description
 	fprintf(f, "alpha = %.6g\nbeta = %.6g\n", ab->alpha, ab->beta);
 	fprintf(f, "# what the fit was made for; alpha.k and beta.k hold for these\n");
 	fprintf(f, "fit.op = %s\nfit.algo = %s\nfit.ranks = %lu\n", coll_op_name(m->op),
-		ar_algo_name(m->algo), m->ranks);
-	if (m->nreg > 1) {
+		coll_algo_name(m->algo), m->ranks);
+	if (m->base_steps > 0)
+		fprintf(f, "# every call pays a base latency of fit.base_steps times alpha.k\n"
+			"# besides the a*alpha.k of its steps: a prior (models/fit.md)\n"
+			"fit.base_steps = %g\n", m->base_steps);
+	if (m->nreg > 1 || m->base_steps > 0) {
 		fprintf(f, "# regimes: alpha.k (s per step) and beta.k (bytes/s) hold for sizes\n"
 			"# from.k to to.k (bytes); between regimes the time moves from one to\n"
 			"# the next linearly in log size (models/fit.md)\n");

@@ -3,7 +3,7 @@
 
 #include <stddef.h>
 #include "util.h"
-#include "model.h"
+#include "cost.h"
 #include "preset.h"
 
 /*
@@ -41,7 +41,7 @@ double fit_rel_err(double predicted, double measured);
  * broadcast and reduce (n-1)α + S/β (pipelined chain), send/recv α + S/β.
  * bytes is the size column of nccl-tests.
  */
-double fit_link_time(enum coll_op op, enum ar_algo algo, const struct link *l,
+double fit_link_time(enum coll_op op, enum coll_algo algo, const struct link *l,
 		     unsigned long ranks, double bytes);
 
 /*
@@ -49,7 +49,7 @@ double fit_link_time(enum coll_op op, enum ar_algo algo, const struct link *l,
  * Returns 0, or -1 with eb filled: an algorithm other than ring for a
  * collective that is not all-reduce, or a rank count below 2.
  */
-int fit_coeffs(enum coll_op op, enum ar_algo algo, unsigned long ranks,
+int fit_coeffs(enum coll_op op, enum coll_algo algo, unsigned long ranks,
 	       struct coeffs *c, struct errbuf *eb);
 
 /* The single α-β fit. */
@@ -102,17 +102,36 @@ struct regime {
 
 struct fit_model {
 	enum coll_op op;       /* collective the α_k, β_k were fitted for */
-	enum ar_algo algo;     /* algorithm (all-reduce) */
+	enum coll_algo algo;     /* algorithm (all-reduce) */
 	unsigned long ranks;   /* rank count of the fit */
+	double base_steps;     /* κ: each regime's per-call base latency is κ·α_k,
+				  paid once by a call at any rank count, beside
+				  the a·α_k of its steps (models/fit.md); 0: none */
 	size_t nreg;
 	struct regime reg[FIT_REGIMES_MAX];
 };
 
 struct fit_opts {
-	enum ar_algo algo;   /* all-reduce algorithm of the model */
+	enum coll_algo algo;   /* all-reduce algorithm of the model */
 	int regimes;         /* 1..FIT_REGIMES_MAX, or 0: choose by BIC */
 	int robust;          /* regimes of 4 rows or more fitted robustly */
+	double base_steps;   /* κ of the base-latency prior: 0 takes
+				FIT_BASE_STEPS, a negative value sets no
+				base latency apart (the model of before) */
+	double line_rate;    /* B/s: no β_k above it (0: no bound) */
 };
+
+/*
+ * The prior that splits one log's latency into a per-call base latency
+ * L0 and a per-step latency α (models/fit.md, "Carrying a fit to other
+ * rank counts"): L0 = κ·α for every regime, so a regime's latency
+ * c = L0 + a·α gives α = c/(κ + a) and L0 = κ·c/(κ + a), and at another
+ * rank count the latency is (κ + a')·α.  κ = 2: in a 2-rank ring
+ * all-reduce (a = 2) half the latency is base and half is steps, between
+ * NCCL's own ratios for its Simple protocol (8.4 µs base to 5.7 µs per
+ * PCIe step, 1.5; to 3.4 µs per NVLink step, 2.5).
+ */
+#define FIT_BASE_STEPS 2.0
 
 /*
  * Largest number of rows the regime search takes (it is O(n^3));
@@ -123,7 +142,11 @@ struct fit_opts {
 /*
  * Fit the regime model: split the rows (sorted by size) into K contiguous
  * runs of at least 2 rows each, minimising the total squared relative
- * residual by dynamic programming, each run fitted as fit_ab does.  With
+ * residual by dynamic programming, each run fitted as fit_ab does.  Then,
+ * unless o->base_steps < 0, each regime's latency is split into base and
+ * steps by the prior of FIT_BASE_STEPS (which leaves the fitted times as
+ * they are); and with o->line_rate a β_k above it is set to it and α_k
+ * refitted.  With
  * o->regimes = 0, K is the one with the least Bayesian information
  * criterion n·ln(RSS/n) + (3K-1)·ln n, RSS/n floored at (0.5 %)^2 so that
  * gains below measurement noise buy no regime.  Returns 0, or -1 with eb
@@ -134,14 +157,15 @@ int fit_model_fit(const double *size, const double *time, size_t n,
 		  struct fit_model *m, struct errbuf *eb);
 
 /* A one-regime model from a link (how a plain preset predicts). */
-void fit_model_from_link(struct fit_model *m, enum coll_op op, enum ar_algo algo,
+void fit_model_from_link(struct fit_model *m, enum coll_op op, enum coll_algo algo,
 			 unsigned long ranks, const struct link *l);
 
 /*
- * Predicted time in seconds of op on ranks ranks for a message of bytes B.
- * The regimes' α_k and β_k are used with the coefficients of (op, the
- * model's algorithm for all-reduce, ranks), so a fit transfers to other
- * rank counts and collectives as far as the model does.
+ * Predicted time in seconds of op on ranks ranks for a message of bytes B:
+ * the regimes' (κ + a)·α_k + b·S/β_k with the coefficients a, b of (op,
+ * the model's algorithm for all-reduce, ranks) and κ = m->base_steps, so a
+ * fit transfers to other rank counts and collectives as far as the model
+ * does.
  */
 double fit_model_time(const struct fit_model *m, enum coll_op op,
 		      unsigned long ranks, double bytes);
@@ -164,8 +188,8 @@ int fit_holdout(const double *size, const double *time, size_t n,
 /*
  * Preset keys of a fitted model (README-measure.md): besides alpha and
  * beta (the single best α-β), "fit.op", "fit.algo", "fit.ranks",
- * "regimes = K" and for k = 1..K "alpha.k" (s), "beta.k" (B/s), "from.k"
- * and "to.k" (B).
+ * "fit.base_steps" (κ, optional: 0 when absent), "regimes = K" and for
+ * k = 1..K "alpha.k" (s), "beta.k" (B/s), "from.k" and "to.k" (B).
  *
  * fit_model_from_preset: returns 1 with m filled when p has regimes, 0
  * when it has none (m untouched), -1 with "file:line: ..." in eb when the

@@ -5,9 +5,12 @@
  * rest of the command line to one command from the table below.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -70,20 +73,44 @@ static const struct command *find_command(const char *name)
 	return NULL;
 }
 
+/*
+ * The presets of the tree this binary was built in: "DIR/presets" when
+ * the running binary is DIR/commtime and DIR/presets exists, so a binary
+ * that was never installed finds its presets from any directory.
+ */
+static const char *build_presets(void)
+{
+	static char path[4096];
+	struct stat st;
+	ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - sizeof("/presets"));
+	char *slash;
+
+	if (n <= 0)
+		return NULL;
+	path[n] = '\0';
+	slash = strrchr(path, '/');
+	if (!slash)
+		return NULL;
+	strcpy(slash, "/presets");
+	if (stat(path, &st) < 0 || !S_ISDIR(st.st_mode))
+		return NULL;
+	return path;
+}
+
 static void resolve_link(struct ctx *ctx, const struct global_args *g)
 {
 	struct errbuf eb;
 
-	ctx->link.alpha = DEFAULT_ALPHA;
-	ctx->link.beta = DEFAULT_BETA;
-	ctx->link.gamma = 0;
+	ctx->model.link.alpha = DEFAULT_ALPHA;
+	ctx->model.link.beta = DEFAULT_BETA;
+	ctx->model.link.gamma = 0;
 	ctx->alpha_src = ctx->beta_src = ctx->gamma_src = "default";
-	preset_dirs_init(&ctx->dirs, g->presets_dir);
+	preset_dirs_init(&ctx->dirs, g->presets_dir, build_presets());
 
 	if (g->preset) {
 		if (preset_load(&ctx->dirs, g->preset, &ctx->preset, &eb) < 0)
 			die("%s", eb.msg);
-		if (preset_link(&ctx->preset, &ctx->link, &eb) < 0)
+		if (preset_link(&ctx->preset, &ctx->model.link, &eb) < 0)
 			die("%s", eb.msg);
 		ctx->have_preset = 1;
 		ctx->alpha_src = ctx->beta_src = "preset";
@@ -92,22 +119,111 @@ static void resolve_link(struct ctx *ctx, const struct global_args *g)
 		ctx->link_given = 1;
 	}
 	if (g->alpha) {
-		ctx->link.alpha = opt_quantity_range("--alpha", Q_TIME, g->alpha, 0, 3600);
+		ctx->model.link.alpha = opt_quantity_range("--alpha", Q_TIME, g->alpha, 0, LINK_ALPHA_MAX);
 		ctx->alpha_src = "option";
 		ctx->link_given = 1;
 	}
 	if (g->beta) {
-		ctx->link.beta = opt_quantity_range("--beta", Q_RATE, g->beta, 1e-300, 1e18);
-		if (ctx->link.beta <= 0)
+		ctx->model.link.beta = opt_quantity_range("--beta", Q_RATE, g->beta, 1e-300, LINK_BETA_MAX);
+		if (ctx->model.link.beta <= 0)
 			die_usage("--beta: bandwidth must be positive, got '%s'", g->beta);
 		ctx->beta_src = "option";
 		ctx->link_given = 1;
 	}
 	if (g->gamma) {
 		/* γ is a time per byte; written as a plain number of s/B. */
-		ctx->link.gamma = opt_quantity_range("--gamma", Q_NUMBER, g->gamma, 0, 1);
+		ctx->model.link.gamma = opt_quantity_range("--gamma", Q_NUMBER, g->gamma, 0, LINK_GAMMA_MAX);
 		ctx->gamma_src = "option";
 	}
+}
+
+/*
+ * The machine as a system: --system, then the overrides on top of it (or,
+ * without --system, a system made of the overrides alone, which then need
+ * --gpus-per-node and --intra).  The cost model is --model, by default
+ * COST_SYSTEM_DEFAULT.
+ */
+static void resolve_system(struct ctx *ctx, const struct global_args *g)
+{
+	struct system *s = &ctx->system;
+	enum cost_kind kind = COST_SYSTEM_DEFAULT;
+	struct errbuf eb;
+	double x;
+
+	if (!g->system && !g->gpus_per_node && !g->nics_per_node &&
+	    !g->intra && !g->inter) {
+		if (g->model)
+			die_usage("--model: needs a system (--system NAME|FILE)");
+		cost_model_link(&ctx->model, &ctx->model.link);
+		return;
+	}
+	if (g->preset || g->alpha || g->beta)
+		die_usage("--system and its options describe the machine; --preset, --alpha "
+			  "and --beta describe one link: give one or the other");
+	if (g->gamma)
+		die_usage("--gamma: the reduction cost is modelled on a single link only, "
+			  "not on a system");
+	if (g->system) {
+		if (system_load(&ctx->dirs, g->system, s, &eb) < 0)
+			die("%s", eb.msg);
+	} else {
+		if (!g->gpus_per_node || !g->intra)
+			die_usage("a system without --system needs at least --gpus-per-node "
+				  "and --intra");
+		*s = (struct system){ .name = xstrdup("custom"),
+				      .description = xstrdup("from the command line"),
+				      .p2p = 1, .pcie_path = PCIE_PIX, .cpu = CPU_INTEL,
+				      .price_per_gpu_hour = NAN };
+	}
+	if (g->gpus_per_node) {
+		x = opt_quantity_range("--gpus-per-node", Q_COUNT, g->gpus_per_node, 1, 1e6);
+		s->gpus_per_node = (unsigned long)x;
+	}
+	if (g->nics_per_node) {
+		x = opt_quantity_range("--nics-per-node", Q_COUNT, g->nics_per_node, 0, 1024);
+		s->nics_per_node = (unsigned)x;
+		s->nics_line = 0;
+		free(s->path);
+		s->path = NULL;
+	}
+	if (g->intra) {
+		free(s->intra.name);
+		if (tier_load(&ctx->dirs, g->intra, NULL, &s->intra, &eb) < 0)
+			die("--intra: %s", eb.msg);
+	}
+	if (g->inter) {
+		free(s->inter.name);
+		if (tier_load(&ctx->dirs, g->inter, NULL, &s->inter, &eb) < 0)
+			die("--inter: %s", eb.msg);
+		s->have_inter = 1;
+		if (!s->nics_per_node && !g->nics_per_node)
+			die_usage("--inter: say how many such ports a node has with --nics-per-node");
+	}
+	if (s->nics_per_node && !s->have_inter)
+		die_usage("--nics-per-node: the NICs need a link preset, --inter LINK");
+	if (g->model && cost_kind_lookup(g->model, &kind, &eb) < 0)
+		die_usage("--model: %s", eb.msg);
+	ctx->have_system = 1;
+	switch (kind) {
+	case COST_TIERS:
+		cost_model_tiers(&ctx->model, s);
+		break;
+	case COST_NCCL:
+	default:
+		die_usage("--model: NCCL's model is not available in this version; use --model tiers");
+	}
+}
+
+/* Commands that ask the cost model (not only the link) and so run on a system. */
+static int system_ready(const char *name)
+{
+	static const char *const ready[] = { "presets", "pipeline", "speedup", "fit" };
+	size_t i;
+
+	for (i = 0; i < sizeof(ready) / sizeof(ready[0]); i++)
+		if (!strcmp(name, ready[i]))
+			return 1;
+	return 0;
 }
 
 static int finish_stdout(int status)
@@ -222,17 +338,38 @@ int main(int argc, char **argv)
 		else if (n > 5 && !strcmp(ctx.output + n - 5, ".json"))
 			ctx.format = FMT_JSON;
 	}
+	/* "-o fig.png" would write the text table into an image file. */
+	if (ctx.output && plot_terminal_for(ctx.output))
+		die_usage("-o: '%s' names an image, and -o writes the table; "
+			  "draw the figure with --render %s", ctx.output, ctx.output);
+	if (ctx.output) {
+		size_t n = strlen(ctx.output);
+
+		if (n > 3 && !strcmp(ctx.output + n - 3, ".gp"))
+			die_usage("-o: '%s' names a gnuplot script, and -o writes the table; "
+				  "write the script with --plot %s", ctx.output, ctx.output);
+	}
+	if (g->time_unit && !time_unit_known(g->time_unit))
+		die_usage("--time-unit: unknown unit '%s' (choose from auto, ns, us, ms, s)",
+			  g->time_unit);
+	ctx.time_unit = g->time_unit && strcmp(g->time_unit, "auto") ? g->time_unit : NULL;
 	ctx.plot = g->plot;
 	ctx.render = g->render;
 	if (ctx.render && !plot_terminal_for(ctx.render))
 		die_usage("--render: cannot tell the image format of '%s' "
 			  "(use a name ending in .png, .svg or .pdf)", ctx.render);
 	resolve_link(&ctx, g);
+	resolve_system(&ctx, g);
+	if (ctx.have_system && !system_ready(cmd->name))
+		die_usage("%s: not available on a system yet; describe one link with "
+			  "--preset, --alpha and --beta", cmd->name);
 
 	status = cmd->fn(1 + nrest, rest, &ctx);
 
 	if (ctx.have_preset)
 		preset_release(&ctx.preset);
+	if (ctx.have_system)
+		system_release(&ctx.system);
 	preset_dirs_release(&ctx.dirs);
 	free(rest);
 	return finish_stdout(status);

@@ -363,7 +363,7 @@ static int S_csv_record(struct csvstate *cs)
 	}
 	if (cs->col[C_ALGO] >= 0 && cs->val[C_ALGO][0]) {
 		struct errbuf e2;
-		enum ar_algo a;
+		enum coll_algo a;
 
 		if (ar_algo_lookup(cs->val[C_ALGO], &a, &e2) < 0)
 			return errbuf_set(cs->eb, "%s:%d: %s", cs->name, cs->rec_line, e2.msg);

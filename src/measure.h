@@ -20,7 +20,7 @@ struct meas_row {
 	double busbw_ip;   /* B/s: in-place busbw, NaN if absent */
 	int op;            /* enum coll_op of this row, -1 if unknown */
 	unsigned long ranks; /* rank count of this row, 0 if unknown */
-	int algo;          /* enum ar_algo of a CSV "algo" column, -1 if none */
+	int algo;          /* enum coll_algo of a CSV "algo" column, -1 if none */
 	int line;          /* line of the input it came from */
 	int size_per_rank; /* 1: size is per rank (OSU, IMB all-gather and
 			      all-to-all); meas_select multiplies it by ranks */

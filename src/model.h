@@ -5,10 +5,9 @@
 #include "util.h"
 
 /*
- * The α-β(-γ) cost models of collective communication.  Sources and
- * derivations are in models/allreduce.md; every function here returns a
- * time in seconds for one collective on `ranks` ranks of a message of
- * `bytes` bytes (the full buffer each rank contributes or receives).
+ * The vocabulary of the cost models: a link, the collectives, the
+ * algorithms, and nccl-tests' bus bandwidth.  The time of a collective is
+ * asked of cost.h, the one place that holds the formulas.
  */
 
 struct link {
@@ -17,46 +16,60 @@ struct link {
 	double gamma;   /* s/B: reduction cost per byte (0 ignores it) */
 };
 
-enum ar_algo {
-	AR_RING,          /* 2(n-1)(α + S/(nβ)) */
-	AR_TREE,          /* the seed's binomial tree: 2⌈log2 n⌉(α + S/β) */
-	AR_DBTREE,        /* pipelined double binary tree (NCCL): 2⌈log2 n⌉α + 2S/β */
-	AR_RD,            /* recursive doubling (Thakur et al. 2005) */
-	AR_RABENSEIFNER,  /* reduce-scatter + all-gather by halving/doubling */
-	AR_COUNT
+/* The bounds of a link's α (s), β (B/s, above 0) and γ (s/B): the only
+ * place they are set; options and presets check against them. */
+#define LINK_ALPHA_MAX 3600.0
+#define LINK_BETA_MAX 1e18
+#define LINK_GAMMA_MAX 1.0
+
+/*
+ * Algorithms of every cost model, in one namespace of names.  A name
+ * belongs to its model (cost.h says which model accepts which): on a
+ * single link "tree" is the seed's binomial tree; under NCCL's model it is
+ * the tree NCCL builds.  The first five are the single-link all-reduce
+ * algorithms, in the order the tables print them.
+ */
+enum coll_algo {
+	ALGO_AUTO = -1,    /* let the cost model choose the fastest */
+	ALGO_RING,         /* 2(n-1)(α + S/(nβ)) on one link; a ring through all ranks on tiers */
+	ALGO_TREE,         /* the seed's binomial tree: 2⌈log2 n⌉(α + S/β); NCCL's tree under nccl */
+	ALGO_DBTREE,       /* pipelined double binary tree (NCCL): 2⌈log2 n⌉α + 2S/β */
+	ALGO_RD,           /* recursive doubling (Thakur et al. 2005) */
+	ALGO_RABENSEIFNER, /* reduce-scatter + all-gather by halving/doubling */
+	ALGO_PAIRWISE,     /* all-to-all: n-1 pairwise exchanges */
+	ALGO_P2P,          /* send/recv: one transfer to a peer */
+	ALGO_HIER,         /* tiers: inside the node, across nodes over the NICs, inside again */
+	ALGO_NVLS,         /* NCCL: NVLink SHARP (reduction in the NVSwitch) */
+	ALGO_NVLSTREE,     /* NCCL: NVLS inside the node, tree across nodes */
+	ALGO_COLLNET,      /* NCCL: in-network reduction (SHARP) across nodes */
+	ALGO_PAT,          /* NCCL: parallel aggregated trees */
+	ALGO_COUNT
 };
 
-/* Name used on the command line and in CSV ("ring", "tree", ...). */
-const char *ar_algo_name(enum ar_algo a);
+/* The single-link all-reduce algorithms are ALGO_RING .. ALGO_RABENSEIFNER. */
+#define ALGO_LINK_AR_COUNT (ALGO_RABENSEIFNER + 1)
 
-/* Look up a name; returns 0, or -1 with eb naming the value and the choices. */
-int ar_algo_lookup(const char *name, enum ar_algo *a, struct errbuf *eb);
+/* Name used on the command line and in CSV ("ring", "tree", ...). */
+const char *coll_algo_name(enum coll_algo a);
 
 /*
- * Parse "ring,tree" into algos (at most AR_COUNT, duplicates rejected).
+ * Look up a single-link all-reduce algorithm (ring, tree, dbtree, rd,
+ * rabenseifner); returns 0, or -1 with eb naming the value and the
+ * choices.  For another collective or model: cost_algo_lookup (cost.h).
+ */
+int ar_algo_lookup(const char *name, enum coll_algo *a, struct errbuf *eb);
+
+/*
+ * Parse "ring,tree" into algos (at most ALGO_COUNT, duplicates rejected).
  * Returns the number of algorithms, or -1 with eb filled.
  */
-int ar_algo_parse_list(const char *s, enum ar_algo *algos, struct errbuf *eb);
-
-/*
- * Time of one all-reduce in seconds.  ranks >= 1 (1 rank costs 0 s);
- * bytes >= 0.  See models/allreduce.md for each formula.
- */
-double ar_time(enum ar_algo a, const struct link *l, unsigned long ranks, double bytes);
+int ar_algo_parse_list(const char *s, enum coll_algo *algos, struct errbuf *eb);
 
 /* ⌈log2 n⌉ for n >= 1, exact for every unsigned long. */
 unsigned ceil_log2(unsigned long n);
 
 /* ⌊log2 n⌋ for n >= 1. */
 unsigned floor_log2(unsigned long n);
-
-/*
- * Ring reduce-scatter and ring all-gather of a buffer of `bytes` bytes
- * (the whole buffer; each rank ends with / starts from bytes/n):
- * (n-1)(α + S/(nβ)), plus (n-1)Sγ/n for the reduce-scatter.
- */
-double rs_ring_time(const struct link *l, unsigned long ranks, double bytes);
-double ag_ring_time(const struct link *l, unsigned long ranks, double bytes);
 
 /* The collectives that nccl-tests measures. */
 enum coll_op {

@@ -99,6 +99,11 @@ int pp_check(const struct pp_config *c, struct errbuf *eb)
 	return 0;
 }
 
+int pp_defined(const struct pp_config *c)
+{
+	return !(c->schedule == PP_INTERLEAVED && c->stages > 0 && c->microbatches % c->stages);
+}
+
 int pp_bubble(const struct pp_config *c, struct pp_result *r, struct errbuf *eb)
 {
 	double P, M, v;

@@ -57,6 +57,13 @@ struct pp_config {
  */
 int pp_check(const struct pp_config *c, struct errbuf *eb);
 
+/*
+ * 1 when the schedule is defined for these counts, 0 when it is not: the
+ * interleaved schedule with M not a multiple of P.  A sweep skips such
+ * rows instead of failing on them.
+ */
+int pp_defined(const struct pp_config *c);
+
 struct pp_result {
 	double bubble_fraction;  /* bubble / step: (P-1)/(vM+P-1) */
 	double bubble_ratio;     /* bubble / ideal: (P-1)/(vM), Megatron's measure */

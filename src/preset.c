@@ -26,10 +26,10 @@
 #define SUFFIX ".preset"
 #define SUFFIX_LEN (sizeof(SUFFIX) - 1)
 
-/* The same bounds main.c puts on --alpha, --beta and --gamma. */
-#define ALPHA_MAX 3600.0
-#define BETA_MAX 1e18
-#define GAMMA_MAX 1.0
+/* The bounds of α, β and γ are model.h's LINK_*_MAX, as for the options. */
+#define ALPHA_MAX LINK_ALPHA_MAX
+#define BETA_MAX LINK_BETA_MAX
+#define GAMMA_MAX LINK_GAMMA_MAX
 
 /* ---- search path ---- */
 
@@ -48,7 +48,7 @@ static void dirs_add(struct preset_dirs *d, const char *dir, size_t len)
 	d->n++;
 }
 
-void preset_dirs_init(struct preset_dirs *d, const char *cli_dir)
+void preset_dirs_init(struct preset_dirs *d, const char *cli_dir, const char *build_dir)
 {
 	const char *env = getenv("COMMTIME_PRESETS");
 	const char *share = COMMTIME_SHAREDIR "/presets";
@@ -58,20 +58,23 @@ void preset_dirs_init(struct preset_dirs *d, const char *cli_dir)
 	if (cli_dir)
 		dirs_add(d, cli_dir, strlen(cli_dir));
 	/*
-	 * Keep two slots for the share directory and ./presets, so a long
+	 * Keep three slots for the share directory, ./presets and the build
+	 * tree's presets, so a long
 	 * COMMTIME_PRESETS cannot hide the presets that ship with the tool.
 	 */
 	while (env && *env) {
 		const char *colon = strchr(env, ':');
 		size_t len = colon ? (size_t)(colon - env) : strlen(env), before = d->n;
 
-		if (nenv < PRESET_DIRS_MAX - 3)
+		if (nenv < PRESET_DIRS_MAX - 4)
 			dirs_add(d, env, len);
 		nenv += d->n > before;
 		env = colon ? colon + 1 : NULL;
 	}
 	dirs_add(d, share, strlen(share));
 	dirs_add(d, "./presets", strlen("./presets"));
+	if (build_dir)
+		dirs_add(d, build_dir, strlen(build_dir));
 }
 
 void preset_dirs_release(struct preset_dirs *d)
@@ -287,9 +290,10 @@ static int check_required(struct preset *p, struct errbuf *eb)
 				  p->path, kv->line, kv->value);
 	p->name = kv->value;
 	kv = find_kv(p, "kind");
-	if (strcmp(kv->value, "link") && strcmp(kv->value, "workload"))
-		return errbuf_set(eb, "%s:%d: unknown kind '%s'; want 'link' or 'workload'",
-				  p->path, kv->line, kv->value);
+	if (strcmp(kv->value, "link") && strcmp(kv->value, "workload") &&
+	    strcmp(kv->value, "gpu") && strcmp(kv->value, "system"))
+		return errbuf_set(eb, "%s:%d: unknown kind '%s'; want 'link', 'workload', "
+				  "'gpu' or 'system'", p->path, kv->line, kv->value);
 	p->kind = kv->value;
 	p->description = find_kv(p, "description")->value;
 	return 0;
@@ -501,6 +505,13 @@ int preset_load(const struct preset_dirs *d, const char *name_or_path,
 }
 
 /* ---- reading values ---- */
+
+int preset_line(const struct preset *p, const char *key)
+{
+	const struct preset_kv *kv = find_kv(p, key);
+
+	return kv ? kv->line : 0;
+}
 
 const char *preset_get(const struct preset *p, const char *key)
 {

@@ -9,7 +9,7 @@
 /*
  * Presets: named inputs in small text files, "key = value" per line, '#'
  * at the start of a line (after blanks) begins a comment.  Every preset has
- * `name`, `kind` ("link" or "workload") and `description`; the other keys
+ * `name`, `kind` ("link", "workload", "gpu" or "system") and `description`; the other keys
  * depend on the kind (README.md, "Presets").  A file NAME.preset is found
  * on the search path in this order: --presets-dir, each directory of
  * COMMTIME_PRESETS (colon-separated), the installed share directory,
@@ -38,12 +38,15 @@ struct preset_dirs {
 };
 
 /*
- * Build the search path; cli_dir may be NULL.  Empty entries are skipped,
- * repeated ones kept once; COMMTIME_PRESETS contributes at most
- * PRESET_DIRS_MAX - 3 directories, so the share directory and ./presets
- * always stay on the path.  Release with preset_dirs_release.
+ * Build the search path: cli_dir (--presets-dir), COMMTIME_PRESETS, the
+ * share directory, ./presets, then build_dir (the presets next to a
+ * binary that was never installed, so it finds them from any directory).
+ * cli_dir and build_dir may be NULL.  Empty entries are skipped, repeated
+ * ones kept once; COMMTIME_PRESETS contributes at most PRESET_DIRS_MAX - 4
+ * directories, so the others always stay on the path.  Release with
+ * preset_dirs_release.
  */
-void preset_dirs_init(struct preset_dirs *d, const char *cli_dir);
+void preset_dirs_init(struct preset_dirs *d, const char *cli_dir, const char *build_dir);
 void preset_dirs_release(struct preset_dirs *d);
 
 /*
@@ -66,6 +69,9 @@ int preset_load(const struct preset_dirs *d, const char *name_or_path,
  * trimmed; name, kind and description point into p->kv.
  */
 int preset_load_file(const char *path, struct preset *p, struct errbuf *eb);
+
+/* Line of key in the file (1-based), or 0 when absent. */
+int preset_line(const struct preset *p, const char *key);
 
 /* Value of key, or NULL. */
 const char *preset_get(const struct preset *p, const char *key);

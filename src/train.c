@@ -28,7 +28,7 @@ void ddp_params_init(struct ddp_params *p)
 	p->backward_share = DDP_BACKWARD_SHARE;
 	p->overlap = 0;
 	p->bucket = 0;
-	p->algo = AR_RING;
+	p->algo = ALGO_RING;
 }
 
 int ddp_check(const struct ddp_params *p, struct errbuf *eb)
@@ -37,7 +37,7 @@ int ddp_check(const struct ddp_params *p, struct errbuf *eb)
 		return errbuf_set(eb, "gradient size must be positive, got %g B", p->grad_bytes);
 	if (!isfinite(p->grad_bytes))
 		return errbuf_set(eb, "gradient size is too large to compute with");
-	if (!(p->compute > 0) || !isfinite(p->compute))
+	if (!(p->compute >= 0) || !isfinite(p->compute))
 		return errbuf_set(eb, "compute time must be positive, got %g s", p->compute);
 	if (!(p->backward_share > 0 && p->backward_share <= 1))
 		return errbuf_set(eb, "backward share must be in (0, 1], got %g", p->backward_share);
@@ -89,6 +89,10 @@ void ddp_step(const struct ddp_params *p, const struct link *l, unsigned long ra
 		s->exposed_s = 0;
 	if (s->exposed_s > s->comm_s)
 		s->exposed_s = s->comm_s;
+	if (!(p->compute > 0)) {
+		s->step_s = s->fraction = NAN;
+		return;
+	}
 	s->step_s = p->compute + s->exposed_s;
 	s->fraction = s->exposed_s / s->step_s;
 }
@@ -166,7 +170,7 @@ void zero_params_init(struct zero_params *p)
 	p->grad_bytes = 2;
 	p->optim_bytes = 12;
 	p->layers = 1;
-	p->algo = AR_RING;
+	p->algo = ALGO_RING;
 }
 
 int zero_check(const struct zero_params *p, struct errbuf *eb)
@@ -190,7 +194,7 @@ int zero_check(const struct zero_params *p, struct errbuf *eb)
 static double S_rs(const struct zero_params *p, const struct link *l, unsigned long n,
 		   double bytes)
 {
-	if (p->algo == AR_RING)
+	if (p->algo == ALGO_RING)
 		return rs_ring_time(l, n, bytes);
 	return ar_time(p->algo, l, n, bytes) / 2;
 }
@@ -198,7 +202,7 @@ static double S_rs(const struct zero_params *p, const struct link *l, unsigned l
 static double S_ag(const struct zero_params *p, const struct link *l, unsigned long n,
 		   double bytes)
 {
-	if (p->algo == AR_RING)
+	if (p->algo == ALGO_RING)
 		return ag_ring_time(l, n, bytes);
 	return ar_time(p->algo, l, n, bytes) / 2;
 }

@@ -3,7 +3,7 @@
 
 #include <stddef.h>
 #include "util.h"
-#include "model.h"
+#include "cost.h"
 
 /*
  * Training-level models built on the collectives of model.h:
@@ -22,11 +22,12 @@
 
 struct ddp_params {
 	double grad_bytes;      /* B: the gradient reduced each step, > 0 */
-	double compute;         /* s: forward + backward of one step on one rank, > 0 */
+	double compute;         /* s: forward + backward of one step on one rank, > 0;
+				   0 when unknown: the all-reduce alone, no step */
 	double backward_share;  /* backward / compute, in (0, 1] */
 	double overlap;         /* share of backward that communication can hide behind, [0, 1] */
 	double bucket;          /* B: bucket capacity; 0 reduces the whole gradient at once */
-	enum ar_algo algo;
+	enum coll_algo algo;
 };
 
 /* Defaults: no overlap (as in the seed), backward 2/3, no buckets, ring. */
@@ -55,6 +56,8 @@ struct ddp_step {
  *   step    = C + exposed,  fraction = exposed / step
  * T is ar_time() of p->algo, C the compute time, s_b the backward share,
  * F the overlap.  Without overlap exposed = comm, the seed's model.
+ * With C = 0 (unknown) nothing hides: exposed = comm, and step and
+ * fraction are NaN.
  */
 void ddp_step(const struct ddp_params *p, const struct link *l, unsigned long ranks,
 	      struct ddp_step *s);
@@ -88,7 +91,7 @@ struct zero_params {
 	double grad_bytes;   /* bytes per gradient (2) */
 	double optim_bytes;  /* K: optimizer bytes per parameter (12: fp32 copy, momentum, variance) */
 	double layers;       /* layers ZeRO-3 gathers one at a time; 1: the whole model at once */
-	enum ar_algo algo;   /* all-reduce of stage 0; ring gives ring RS/AG for 1-3 */
+	enum coll_algo algo;   /* all-reduce of stage 0; ring gives ring RS/AG for 1-3 */
 };
 
 /* Mixed-precision Adam: 2, 2, 12, ring (Rajbhandari et al. 2020). */

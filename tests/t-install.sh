@@ -14,7 +14,7 @@ cp -R "$top/Makefile" "$top/commtime.1" "$top/presets" "$d/" &&
 cp "$top"/src/*.c "$top"/src/*.h "$d/src/" || exit 1
 mkdir -p "$d/tests/unit" && cp "$top"/tests/unit/*.c "$top"/tests/unit/*.h "$d/tests/unit/"
 
-if ! make -s -C "$d" PREFIX="$d/inst" install >"$d/log" 2>&1; then
+if ! make -s -C "$d" CFLAGS=-O0 PREFIX="$d/inst" install >"$d/log" 2>&1; then
 	notok "make install PREFIX=..."; cat "$d/log"; exit 1
 fi
 ok "make install PREFIX=... succeeds"
@@ -28,11 +28,11 @@ out=$(cd / && "$d/inst/bin/commtime" --preset ib-ndr --format csv crossover --ra
 check "the installed binary reads a preset by name from /" \
 	sh -c 'printf "%s\n" "$1" | grep -q "^8,ring,tree,"' sh "$out"
 
-make -s -C "$d" PREFIX="$d/inst" DESTDIR="$d/stage" install >"$d/log" 2>&1
+make -s -C "$d" CFLAGS=-O0 PREFIX="$d/inst" DESTDIR="$d/stage" install >"$d/log" 2>&1
 check "DESTDIR stages under its root" [ -x "$d/stage$d/inst/bin/commtime" ]
-make -s -C "$d" PREFIX="$d/inst" DESTDIR="$d/stage" uninstall >"$d/log" 2>&1
+make -s -C "$d" CFLAGS=-O0 PREFIX="$d/inst" DESTDIR="$d/stage" uninstall >"$d/log" 2>&1
 check "uninstall with DESTDIR removes the binary" [ ! -e "$d/stage$d/inst/bin/commtime" ]
-make -s -C "$d" PREFIX="$d/inst" uninstall >"$d/log" 2>&1
+make -s -C "$d" CFLAGS=-O0 PREFIX="$d/inst" uninstall >"$d/log" 2>&1
 check "uninstall removes the binary" [ ! -e "$d/inst/bin/commtime" ]
 check "uninstall removes the presets" [ ! -e "$d/inst/share/commtime" ]
 check "uninstall removes the man page" [ ! -e "$d/inst/share/man/man1/commtime.1" ]

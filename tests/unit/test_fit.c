@@ -21,31 +21,31 @@ void test_fit_coeffs(void)
 	struct errbuf eb;
 
 	/* Ring all-reduce: 2(n-1)α + 2(n-1)/n·S/β; n = 8: 14 and 1.75. */
-	INT_EQ(fit_coeffs(OP_ALLREDUCE, AR_RING, 8, &c, &eb), 0);
+	INT_EQ(fit_coeffs(OP_ALLREDUCE, ALGO_RING, 8, &c, &eb), 0);
 	DBL_NEAR(c.a, 14, 1e-15);
 	DBL_NEAR(c.b, 1.75, 1e-15);
 	/* NCCL's double binary tree, n = 8: 2·3 = 6 and 2. */
-	INT_EQ(fit_coeffs(OP_ALLREDUCE, AR_DBTREE, 8, &c, &eb), 0);
+	INT_EQ(fit_coeffs(OP_ALLREDUCE, ALGO_DBTREE, 8, &c, &eb), 0);
 	DBL_NEAR(c.a, 6, 1e-15);
 	DBL_NEAR(c.b, 2, 1e-15);
 	/* Ring all-gather, n = 4: 3 and 3/4. */
-	INT_EQ(fit_coeffs(OP_ALLGATHER, AR_RING, 4, &c, &eb), 0);
+	INT_EQ(fit_coeffs(OP_ALLGATHER, ALGO_RING, 4, &c, &eb), 0);
 	DBL_NEAR(c.a, 3, 1e-15);
 	DBL_NEAR(c.b, 0.75, 1e-15);
 	/* All-to-all, n = 8: 7 and 7/8; broadcast, n = 4: 3 and 1. */
-	INT_EQ(fit_coeffs(OP_ALLTOALL, AR_RING, 8, &c, &eb), 0);
+	INT_EQ(fit_coeffs(OP_ALLTOALL, ALGO_RING, 8, &c, &eb), 0);
 	DBL_NEAR(c.a, 7, 1e-15);
 	DBL_NEAR(c.b, 0.875, 1e-15);
-	INT_EQ(fit_coeffs(OP_BROADCAST, AR_RING, 4, &c, &eb), 0);
+	INT_EQ(fit_coeffs(OP_BROADCAST, ALGO_RING, 4, &c, &eb), 0);
 	DBL_NEAR(c.a, 3, 1e-15);
 	DBL_NEAR(c.b, 1, 1e-15);
-	INT_EQ(fit_coeffs(OP_SENDRECV, AR_RING, 2, &c, &eb), 0);
+	INT_EQ(fit_coeffs(OP_SENDRECV, ALGO_RING, 2, &c, &eb), 0);
 	DBL_NEAR(c.a, 1, 1e-15);
 	DBL_NEAR(c.b, 1, 1e-15);
 
-	INT_EQ(fit_coeffs(OP_ALLGATHER, AR_TREE, 4, &c, &eb), -1);
+	INT_EQ(fit_coeffs(OP_ALLGATHER, ALGO_TREE, 4, &c, &eb), -1);
 	STR_EQ(eb.msg, "algorithm 'tree' is modelled for all_reduce only; all_gather uses ring");
-	INT_EQ(fit_coeffs(OP_ALLREDUCE, AR_RING, 1, &c, &eb), -1);
+	INT_EQ(fit_coeffs(OP_ALLREDUCE, ALGO_RING, 1, &c, &eb), -1);
 	STR_EQ(eb.msg, "1 rank moves no data; need at least 2 ranks");
 }
 
@@ -148,7 +148,7 @@ void test_fit_ab_robust(void)
 }
 
 /* The synthetic logs were printed from known α and β (make-synthetic.sh). */
-static void fit_file(const char *path, enum ar_algo algo, double alpha, double beta,
+static void fit_file(const char *path, enum coll_algo algo, double alpha, double beta,
 		     double rel)
 {
 	struct meas m;
@@ -175,10 +175,10 @@ static void fit_file(const char *path, enum ar_algo algo, double alpha, double b
 void test_fit_synthetic_logs(void)
 {
 	/* Times are rounded to 0.01 µs: 6.05 for 6.048 is 0.03 %. */
-	fit_file(DATA "ag-x4-synthetic.txt", AR_RING, 2e-6, 16e9, 2e-3);
-	fit_file(DATA "rs-x8-old-synthetic.txt", AR_RING, 5e-6, 100e9, 2e-3);
-	fit_file(DATA "a2a-x8-extracol-synthetic.txt", AR_RING, 3e-6, 50e9, 2e-3);
-	fit_file(DATA "bcast-x4-noheader-synthetic.txt", AR_RING, 4e-6, 20e9, 2e-3);
+	fit_file(DATA "ag-x4-synthetic.txt", ALGO_RING, 2e-6, 16e9, 2e-3);
+	fit_file(DATA "rs-x8-old-synthetic.txt", ALGO_RING, 5e-6, 100e9, 2e-3);
+	fit_file(DATA "a2a-x8-extracol-synthetic.txt", ALGO_RING, 3e-6, 50e9, 2e-3);
+	fit_file(DATA "bcast-x4-noheader-synthetic.txt", ALGO_RING, 4e-6, 20e9, 2e-3);
 }
 
 /*
@@ -188,7 +188,8 @@ void test_fit_synthetic_logs(void)
 void test_fit_regimes_two(void)
 {
 	double S[21], T[21], x;
-	struct fit_opts o = { AR_RING, 0, 0 };
+	/* No base-latency prior: the regimes as fitted. */
+	struct fit_opts o = { ALGO_RING, 0, 0, -1, 0 };
 	struct fit_model m;
 	struct errbuf eb;
 	size_t i;
@@ -215,11 +216,68 @@ void test_fit_regimes_two(void)
 	DBL_NEAR(fit_model_time(&m, OP_ALLREDUCE, 2, 1e9), 20e-6 + 1e-2, 1e-9);
 }
 
+/*
+ * The base-latency prior (models/fit.md): with κ = 2, a 2-rank ring fit
+ * (a = 2) of latency 2·2 µs = 4 µs keeps its times, and splits the 4 µs
+ * into α = 4/(2 + 2) = 1 µs per step and a base of 2 µs; on 4 ranks
+ * (a = 6) the latency is (2 + 6)·1 µs = 8 µs, not 6·2 µs = 12 µs.
+ */
+void test_fit_base_prior(void)
+{
+	double S[16], T[16];
+	struct fit_opts o = { ALGO_RING, 1, 0, 0, 0 };
+	struct fit_model m;
+	struct errbuf eb;
+	size_t i;
+
+	for (i = 0; i < 16; i++) {
+		S[i] = ldexp(1, 3 + (int)i);
+		T[i] = 2 * 2e-6 + S[i] / 1e10;
+	}
+	INT_EQ(fit_model_fit(S, T, 16, OP_ALLREDUCE, 2, &o, &m, &eb), 0);
+	DBL_NEAR(m.base_steps, 2, 0);
+	DBL_NEAR(m.reg[0].alpha, 1e-6, 1e-9);
+	DBL_NEAR(m.reg[0].beta, 1e10, 1e-9);
+	DBL_NEAR(fit_model_time(&m, OP_ALLREDUCE, 2, 1024), 4e-6 + 1024 / 1e10, 1e-9);
+	DBL_NEAR(fit_model_time(&m, OP_ALLREDUCE, 4, 0), 8e-6, 1e-9);
+	/* --base-steps 0 (a negative κ inside): the old transfer, 12 µs. */
+	o.base_steps = -1;
+	INT_EQ(fit_model_fit(S, T, 16, OP_ALLREDUCE, 2, &o, &m, &eb), 0);
+	DBL_NEAR(fit_model_time(&m, OP_ALLREDUCE, 4, 0), 12e-6, 1e-9);
+}
+
+/*
+ * β above the line rate: set to the line rate and α refitted alone.
+ * Data of β = 20 GB/s bounded at 10 GB/s: the fit keeps β = 10 GB/s and
+ * no latency turns negative.
+ */
+void test_fit_line_rate(void)
+{
+	double S[12], T[12];
+	struct fit_opts o = { ALGO_RING, 1, 0, -1, 10e9 };
+	struct fit_model m;
+	struct errbuf eb;
+	size_t i;
+
+	for (i = 0; i < 12; i++) {
+		S[i] = ldexp(1, 10 + (int)i);
+		T[i] = 2 * 3e-6 + S[i] / 20e9;
+	}
+	INT_EQ(fit_model_fit(S, T, 12, OP_ALLREDUCE, 2, &o, &m, &eb), 0);
+	DBL_NEAR(m.reg[0].beta, 10e9, 0);
+	CHECK(m.reg[0].alpha >= 0);
+	/* Below the bound nothing changes. */
+	o.line_rate = 40e9;
+	INT_EQ(fit_model_fit(S, T, 12, OP_ALLREDUCE, 2, &o, &m, &eb), 0);
+	DBL_NEAR(m.reg[0].beta, 20e9, 1e-9);
+	DBL_NEAR(m.reg[0].alpha, 3e-6, 1e-9);
+}
+
 /* Exact α-β data: one regime is enough (the noise floor buys no more). */
 void test_fit_regimes_one(void)
 {
 	double S[20], T[20];
-	struct fit_opts o = { AR_RING, 0, 0 };
+	struct fit_opts o = { ALGO_RING, 0, 0, 0, 0 };
 	struct fit_model m;
 	struct errbuf eb;
 	size_t i;
@@ -248,7 +306,7 @@ void test_fit_model_transfer(void)
 	struct fit_model m;
 	struct link l = { 1e-6, 1e10, 0 };
 
-	fit_model_from_link(&m, OP_ALLREDUCE, AR_RING, 8, &l);
+	fit_model_from_link(&m, OP_ALLREDUCE, ALGO_RING, 8, &l);
 	DBL_NEAR(fit_model_time(&m, OP_ALLGATHER, 4, 1e6), 7.8e-5, 1e-12);
 	/* And ring all-reduce on 8: 14e-6 + 1.75e6/1e10 = 1.89e-4 s. */
 	DBL_NEAR(fit_model_time(&m, OP_ALLREDUCE, 8, 1e6), 1.89e-4, 1e-12);
@@ -263,7 +321,7 @@ static void holdout_file(const char *path, struct holdout *h)
 {
 	struct meas m;
 	struct errbuf eb;
-	struct fit_opts o = { AR_RING, 0, 0 };
+	struct fit_opts o = { ALGO_RING, 0, 0, 0, 0 };
 	double S[64], T[64];
 	size_t i;
 
@@ -294,7 +352,7 @@ void test_fit_holdout_real_logs(void)
 void test_fit_holdout_too_few(void)
 {
 	double S[3] = { 1, 2, 3 }, T[3] = { 1, 2, 3 };
-	struct fit_opts o = { AR_RING, 0, 0 };
+	struct fit_opts o = { ALGO_RING, 0, 0, 0, 0 };
 	struct holdout h;
 	struct errbuf eb;
 
@@ -314,7 +372,7 @@ void test_fit_preset_round_trip(void)
 
 	memset(&m, 0, sizeof(m));
 	m.op = OP_ALLREDUCE;
-	m.algo = AR_RING;
+	m.algo = ALGO_RING;
 	m.ranks = 8;
 	m.nreg = 2;
 	m.reg[0] = (struct regime){ 3.5e-6, 7.5e9, 8, 8192, 11 };

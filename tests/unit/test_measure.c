@@ -108,8 +108,8 @@ void test_measure_csv_plan_rows(void)
 		   "crossover,x,all_reduce,8,ring/dbtree,3.2e7,3.5e-4,n\n"
 		   "busbw,x,all_reduce,8,dbtree,8,3e-5,\n", &m, &eb), 0);
 	INT_EQ(m.n, 2);
-	INT_EQ(m.rows[0].algo, AR_RING);
-	INT_EQ(m.rows[1].algo, AR_DBTREE);
+	INT_EQ(m.rows[0].algo, ALGO_RING);
+	INT_EQ(m.rows[1].algo, ALGO_DBTREE);
 	DBL_NEAR(m.rows[1].time, 3e-5, 0);
 	meas_release(&m);
 }

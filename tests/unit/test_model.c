@@ -5,7 +5,7 @@
 #include <math.h>
 
 #include "harness.h"
-#include "model.h"
+#include "cost.h"
 #include "crossover.h"
 
 static const struct link seed = { 5e-6, 200e9, 0 };
@@ -13,16 +13,16 @@ static const struct link seed = { 5e-6, 200e9, 0 };
 void test_model_seed_table(void)
 {
 	/* commtime.py's table, computed by hand from its two formulas. */
-	DBL_NEAR(ar_time(AR_RING, &seed, 4, 4096), 6 * (5e-6 + 1024 / 200e9), 1e-15);
-	DBL_NEAR(ar_time(AR_RING, &seed, 4, 4096), 30.03072e-6, 1e-12);
-	DBL_NEAR(ar_time(AR_TREE, &seed, 4, 4096), 20.08192e-6, 1e-12);
-	DBL_NEAR(ar_time(AR_RING, &seed, 64, 1 << 30), 126 * 8.888608e-5, 1e-12);
-	DBL_NEAR(ar_time(AR_TREE, &seed, 64, 1 << 30), 0.06448450944, 1e-12);
-	DBL_NEAR(ar_time(AR_RING, &seed, 16, 4 << 20), 30 * (5e-6 + 262144 / 200e9), 1e-12);
-	DBL_NEAR(ar_time(AR_TREE, &seed, 16, 4 << 20), 8 * (5e-6 + 4194304 / 200e9), 1e-12);
+	DBL_NEAR(ar_time(ALGO_RING, &seed, 4, 4096), 6 * (5e-6 + 1024 / 200e9), 1e-15);
+	DBL_NEAR(ar_time(ALGO_RING, &seed, 4, 4096), 30.03072e-6, 1e-12);
+	DBL_NEAR(ar_time(ALGO_TREE, &seed, 4, 4096), 20.08192e-6, 1e-12);
+	DBL_NEAR(ar_time(ALGO_RING, &seed, 64, 1 << 30), 126 * 8.888608e-5, 1e-12);
+	DBL_NEAR(ar_time(ALGO_TREE, &seed, 64, 1 << 30), 0.06448450944, 1e-12);
+	DBL_NEAR(ar_time(ALGO_RING, &seed, 16, 4 << 20), 30 * (5e-6 + 262144 / 200e9), 1e-12);
+	DBL_NEAR(ar_time(ALGO_TREE, &seed, 16, 4 << 20), 8 * (5e-6 + 4194304 / 200e9), 1e-12);
 	/* the seed prints 189.3 µs and 207.8 µs for these two */
-	CHECK(fabs(ar_time(AR_RING, &seed, 16, 4 << 20) * 1e6 - 189.3) < 0.05);
-	CHECK(fabs(ar_time(AR_TREE, &seed, 16, 4 << 20) * 1e6 - 207.8) < 0.05);
+	CHECK(fabs(ar_time(ALGO_RING, &seed, 16, 4 << 20) * 1e6 - 189.3) < 0.05);
+	CHECK(fabs(ar_time(ALGO_TREE, &seed, 16, 4 << 20) * 1e6 - 207.8) < 0.05);
 }
 
 void test_model_other_algorithms(void)
@@ -30,21 +30,21 @@ void test_model_other_algorithms(void)
 	const double S = 1e6;
 
 	/* dbtree: 2⌈log2 8⌉α + 2S/β = 30 µs + 10 µs */
-	DBL_NEAR(ar_time(AR_DBTREE, &seed, 8, S), 40e-6, 1e-12);
+	DBL_NEAR(ar_time(ALGO_DBTREE, &seed, 8, S), 40e-6, 1e-12);
 	/* n = 5: ⌈log2 5⌉ = 3 */
-	DBL_NEAR(ar_time(AR_DBTREE, &seed, 5, S), 6 * 5e-6 + 10e-6, 1e-12);
+	DBL_NEAR(ar_time(ALGO_DBTREE, &seed, 5, S), 6 * 5e-6 + 10e-6, 1e-12);
 	/* recursive doubling, power of two: 3(α + S/β) */
-	DBL_NEAR(ar_time(AR_RD, &seed, 8, S), 3 * (5e-6 + 5e-6), 1e-12);
+	DBL_NEAR(ar_time(ALGO_RD, &seed, 8, S), 3 * (5e-6 + 5e-6), 1e-12);
 	/* p = 6: p' = 4, 2 steps + 2 extra = 4(α + S/β) */
-	DBL_NEAR(ar_time(AR_RD, &seed, 6, S), 4 * 10e-6, 1e-12);
+	DBL_NEAR(ar_time(ALGO_RD, &seed, 6, S), 4 * 10e-6, 1e-12);
 	/* Rabenseifner, p = 8: 6α + 2·7/8·S/β = 30 µs + 8.75 µs */
-	DBL_NEAR(ar_time(AR_RABENSEIFNER, &seed, 8, S), 38.75e-6, 1e-12);
+	DBL_NEAR(ar_time(ALGO_RABENSEIFNER, &seed, 8, S), 38.75e-6, 1e-12);
 	/* p = 6: (2·2 + 2)α + (2·3/4 + 2)S/β = 30 µs + 17.5 µs */
-	DBL_NEAR(ar_time(AR_RABENSEIFNER, &seed, 6, S), 47.5e-6, 1e-12);
+	DBL_NEAR(ar_time(ALGO_RABENSEIFNER, &seed, 6, S), 47.5e-6, 1e-12);
 	/* p = 2: ring, rd and Rabenseifner coincide at α... */
-	DBL_NEAR(ar_time(AR_RABENSEIFNER, &seed, 2, S), 2 * 5e-6 + S / 200e9, 1e-12);
-	DBL_NEAR(ar_time(AR_RING, &seed, 2, S), 2 * 5e-6 + S / 200e9, 1e-12);
-	DBL_NEAR(ar_time(AR_RD, &seed, 2, S), 5e-6 + S / 200e9, 1e-12);
+	DBL_NEAR(ar_time(ALGO_RABENSEIFNER, &seed, 2, S), 2 * 5e-6 + S / 200e9, 1e-12);
+	DBL_NEAR(ar_time(ALGO_RING, &seed, 2, S), 2 * 5e-6 + S / 200e9, 1e-12);
+	DBL_NEAR(ar_time(ALGO_RD, &seed, 2, S), 5e-6 + S / 200e9, 1e-12);
 }
 
 void test_model_gamma(void)
@@ -53,9 +53,9 @@ void test_model_gamma(void)
 	const double S = 1e6;
 
 	/* ring reduces (n-1)/n of the buffer: + 7/8 · 1e6 · 1e-10 = 87.5 µs */
-	DBL_NEAR(ar_time(AR_RING, &g, 8, S) - ar_time(AR_RING, &seed, 8, S), 87.5e-6, 1e-9);
+	DBL_NEAR(ar_time(ALGO_RING, &g, 8, S) - ar_time(ALGO_RING, &seed, 8, S), 87.5e-6, 1e-9);
 	/* recursive doubling reduces the whole buffer log2 p times */
-	DBL_NEAR(ar_time(AR_RD, &g, 8, S) - ar_time(AR_RD, &seed, 8, S), 3e-4, 1e-9);
+	DBL_NEAR(ar_time(ALGO_RD, &g, 8, S) - ar_time(ALGO_RD, &seed, 8, S), 3e-4, 1e-9);
 	/* reduce-scatter carries the ring's γ; all-gather none */
 	DBL_NEAR(rs_ring_time(&g, 8, S) - rs_ring_time(&seed, 8, S), 87.5e-6, 1e-9);
 	DBL_NEAR(ag_ring_time(&g, 8, S), ag_ring_time(&seed, 8, S), 1e-15);
@@ -66,14 +66,14 @@ void test_model_limits(void)
 	struct link fast = { 5e-6, INFINITY, 0 };
 	int a;
 
-	for (a = 0; a < AR_COUNT; a++) {
+	for (a = 0; a < ALGO_LINK_AR_COUNT; a++) {
 		/* one rank communicates nothing */
-		DBL_NEAR(ar_time((enum ar_algo)a, &seed, 1, 1e9), 0, 0);
+		DBL_NEAR(ar_time((enum coll_algo)a, &seed, 1, 1e9), 0, 0);
 		/* β → ∞ leaves the latency term alone */
-		CHECK(isfinite(ar_time((enum ar_algo)a, &fast, 8, 1e9)));
+		CHECK(isfinite(ar_time((enum coll_algo)a, &fast, 8, 1e9)));
 	}
-	DBL_NEAR(ar_time(AR_RING, &fast, 8, 1e9), 14 * 5e-6, 1e-12);
-	DBL_NEAR(ar_time(AR_TREE, &fast, 8, 1e9), 6 * 5e-6, 1e-12);
+	DBL_NEAR(ar_time(ALGO_RING, &fast, 8, 1e9), 14 * 5e-6, 1e-12);
+	DBL_NEAR(ar_time(ALGO_TREE, &fast, 8, 1e9), 6 * 5e-6, 1e-12);
 	INT_EQ(ceil_log2(1), 0);
 	INT_EQ(ceil_log2(2), 1);
 	INT_EQ(ceil_log2(5), 3);
@@ -91,7 +91,7 @@ void test_model_ring_halves(void)
 	unsigned long n;
 
 	for (n = 2; n < 300; n = n * 3 / 2 + 1)
-		DBL_NEAR(ar_time(AR_RING, &g, n, 123456789.0),
+		DBL_NEAR(ar_time(ALGO_RING, &g, n, 123456789.0),
 			 rs_ring_time(&g, n, 123456789.0) + ag_ring_time(&g, n, 123456789.0), 1e-13);
 }
 
@@ -103,23 +103,23 @@ void test_model_properties(void)
 	size_t i;
 	int a;
 
-	for (a = 0; a < AR_COUNT; a++)
+	for (a = 0; a < ALGO_LINK_AR_COUNT; a++)
 		for (i = 0; i < sizeof(ranks) / sizeof(ranks[0]); i++) {
 			double S, prev = 0;
 
 			for (S = 1; S <= 1125899906842624.0; S *= 4) {
-				double t = ar_time((enum ar_algo)a, &seed, ranks[i], S);
+				double t = ar_time((enum coll_algo)a, &seed, ranks[i], S);
 				double busbw = S / t * busbw_factor(OP_ALLREDUCE, ranks[i]);
 
 				CHECK(isfinite(t) && t > 0);
 				CHECK(t >= prev);
-				if (a == AR_RING || a == AR_DBTREE || a == AR_RABENSEIFNER)
+				if (a == ALGO_RING || a == ALGO_DBTREE || a == ALGO_RABENSEIFNER)
 					CHECK(busbw <= seed.beta * (1 + 1e-12));
 				prev = t;
 			}
 		}
 	/* ring's busbw tends to β at large sizes */
-	DBL_NEAR(1125899906842624.0 / ar_time(AR_RING, &seed, 8, 1125899906842624.0) *
+	DBL_NEAR(1125899906842624.0 / ar_time(ALGO_RING, &seed, 8, 1125899906842624.0) *
 		 busbw_factor(OP_ALLREDUCE, 8), 200e9, 1e-6);
 }
 
@@ -136,13 +136,13 @@ void test_model_busbw_factor(void)
 void test_model_names(void)
 {
 	struct errbuf eb;
-	enum ar_algo algos[AR_COUNT];
+	enum coll_algo algos[ALGO_COUNT];
 	enum coll_op op;
-	enum ar_algo a;
+	enum coll_algo a;
 
 	INT_EQ(ar_algo_parse_list("ring,tree", algos, &eb), 2);
-	INT_EQ(algos[0], AR_RING);
-	INT_EQ(algos[1], AR_TREE);
+	INT_EQ(algos[0], ALGO_RING);
+	INT_EQ(algos[1], ALGO_TREE);
 	INT_EQ(ar_algo_parse_list("ring,dbtree,rd,rabenseifner,tree", algos, &eb), 5);
 	INT_EQ(ar_algo_parse_list("ring,ring", algos, &eb), -1);
 	STR_EQ(eb.msg, "algorithm 'ring' given twice");
@@ -177,13 +177,13 @@ void test_crossover_closed_form(void)
 
 			if (isnan(want) || want < CROSS_LO || want > CROSS_HI)
 				continue;
-			INT_EQ(crossover_allreduce(AR_RING, AR_TREE, &links[i], n,
+			INT_EQ(crossover_allreduce(ALGO_RING, ALGO_TREE, &links[i], n,
 						   CROSS_LO, CROSS_HI, &c, &eb), 0);
 			INT_EQ(c.result, CROSS_FOUND);
 			DBL_NEAR(c.bytes, want, 1e-9);
 			INT_EQ(c.below, 1);   /* tree is faster below */
-			DBL_NEAR(ar_time(AR_RING, &links[i], n, c.bytes),
-				 ar_time(AR_TREE, &links[i], n, c.bytes), 1e-9);
+			DBL_NEAR(ar_time(ALGO_RING, &links[i], n, c.bytes),
+				 ar_time(ALGO_TREE, &links[i], n, c.bytes), 1e-9);
 		}
 }
 
@@ -199,23 +199,23 @@ void test_crossover_hand_values(void)
 	/* n = 2 and 3: ring is never slower */
 	CHECK(isnan(crossover_ring_tree(&seed, 2)));
 	CHECK(isnan(crossover_ring_tree(&seed, 3)));
-	INT_EQ(crossover_allreduce(AR_RING, AR_TREE, &seed, 2, CROSS_LO, CROSS_HI, &c, &eb), 0);
+	INT_EQ(crossover_allreduce(ALGO_RING, ALGO_TREE, &seed, 2, CROSS_LO, CROSS_HI, &c, &eb), 0);
 	INT_EQ(c.result, CROSS_A_ALWAYS);
-	INT_EQ(crossover_allreduce(AR_TREE, AR_RING, &seed, 3, CROSS_LO, CROSS_HI, &c, &eb), 0);
+	INT_EQ(crossover_allreduce(ALGO_TREE, ALGO_RING, &seed, 3, CROSS_LO, CROSS_HI, &c, &eb), 0);
 	INT_EQ(c.result, CROSS_B_ALWAYS);
 	/* one rank: both cost nothing */
-	INT_EQ(crossover_allreduce(AR_RING, AR_TREE, &seed, 1, CROSS_LO, CROSS_HI, &c, &eb), 0);
+	INT_EQ(crossover_allreduce(ALGO_RING, ALGO_TREE, &seed, 1, CROSS_LO, CROSS_HI, &c, &eb), 0);
 	INT_EQ(c.result, CROSS_EQUAL);
 	/* an algorithm against itself */
-	INT_EQ(crossover_allreduce(AR_RD, AR_RD, &seed, 8, CROSS_LO, CROSS_HI, &c, &eb), 0);
+	INT_EQ(crossover_allreduce(ALGO_RD, ALGO_RD, &seed, 8, CROSS_LO, CROSS_HI, &c, &eb), 0);
 	INT_EQ(c.result, CROSS_EQUAL);
 	/* a crossover outside the bracket is not invented */
-	INT_EQ(crossover_allreduce(AR_RING, AR_TREE, &seed, 64, 1, 1000, &c, &eb), 0);
+	INT_EQ(crossover_allreduce(ALGO_RING, ALGO_TREE, &seed, 64, 1, 1000, &c, &eb), 0);
 	INT_EQ(c.result, CROSS_B_ALWAYS);
 	CHECK(isnan(c.bytes));
 	/* bad brackets */
-	INT_EQ(crossover_allreduce(AR_RING, AR_TREE, &seed, 64, 0, 1000, &c, &eb), -1);
-	INT_EQ(crossover_allreduce(AR_RING, AR_TREE, &seed, 64, 10, 1, &c, &eb), -1);
+	INT_EQ(crossover_allreduce(ALGO_RING, ALGO_TREE, &seed, 64, 0, 1000, &c, &eb), -1);
+	INT_EQ(crossover_allreduce(ALGO_RING, ALGO_TREE, &seed, 64, 10, 1, &c, &eb), -1);
 }
 
 void test_crossover_dbtree_ring(void)
@@ -226,7 +226,7 @@ void test_crossover_dbtree_ring(void)
 	struct crossing c;
 	struct errbuf eb;
 
-	INT_EQ(crossover_allreduce(AR_RING, AR_DBTREE, &seed, 8, CROSS_LO, CROSS_HI, &c, &eb), 0);
+	INT_EQ(crossover_allreduce(ALGO_RING, ALGO_DBTREE, &seed, 8, CROSS_LO, CROSS_HI, &c, &eb), 0);
 	INT_EQ(c.result, CROSS_FOUND);
 	DBL_NEAR(c.bytes, 5e-6 * 200e9 * 8 * (7 - 3), 1e-9);
 	INT_EQ(c.below, 1);

@@ -170,7 +170,7 @@ void test_preset_parse_errors(void)
 	       "T/x.preset:1: invalid name '-x'; names use a-z, 0-9, '.', '_' and '-' "
 	       "and start with a letter or digit");
 	STR_EQ(LOAD_ERR("name = a\nkind = network\ndescription = d\n"),
-	       "T/x.preset:2: unknown kind 'network'; want 'link' or 'workload'");
+	       "T/x.preset:2: unknown kind 'network'; want 'link', 'workload', 'gpu' or 'system'");
 
 	/* 4096 bytes on a line are fine, 4097 are not */
 	memset(big, 'x', sizeof(big));
@@ -293,7 +293,7 @@ void test_preset_dirs(void)
 	size_t i;
 
 	setenv("COMMTIME_PRESETS", "/a::/b:/a:", 1);
-	preset_dirs_init(&d, "/cli");
+	preset_dirs_init(&d, "/cli", NULL);
 	INT_EQ(d.n, 5);
 	STR_EQ(d.dirs[0], "/cli");
 	STR_EQ(d.dirs[1], "/a");
@@ -304,14 +304,14 @@ void test_preset_dirs(void)
 	CHECK(d.n == 0);
 
 	unsetenv("COMMTIME_PRESETS");
-	preset_dirs_init(&d, NULL);
+	preset_dirs_init(&d, NULL, NULL);
 	INT_EQ(d.n, 2);
 	STR_EQ(d.dirs[0], COMMTIME_SHAREDIR "/presets");
 	preset_dirs_release(&d);
 
 	/* an empty --presets-dir is skipped like an empty entry */
 	setenv("COMMTIME_PRESETS", "", 1);
-	preset_dirs_init(&d, "");
+	preset_dirs_init(&d, "", NULL);
 	INT_EQ(d.n, 2);
 	preset_dirs_release(&d);
 
@@ -320,17 +320,18 @@ void test_preset_dirs(void)
 	for (i = 0; i < 20; i++)
 		sprintf(many + strlen(many), "/d%zu:", i);
 	setenv("COMMTIME_PRESETS", many, 1);
-	preset_dirs_init(&d, "/cli");
+	preset_dirs_init(&d, "/cli", "/build/presets");
 	INT_EQ(d.n, PRESET_DIRS_MAX);
 	STR_EQ(d.dirs[0], "/cli");
 	STR_EQ(d.dirs[1], "/d0");
-	STR_EQ(d.dirs[PRESET_DIRS_MAX - 3], "/d12");
-	STR_EQ(d.dirs[PRESET_DIRS_MAX - 2], COMMTIME_SHAREDIR "/presets");
-	STR_EQ(d.dirs[PRESET_DIRS_MAX - 1], "./presets");
+	STR_EQ(d.dirs[PRESET_DIRS_MAX - 4], "/d11");
+	STR_EQ(d.dirs[PRESET_DIRS_MAX - 3], COMMTIME_SHAREDIR "/presets");
+	STR_EQ(d.dirs[PRESET_DIRS_MAX - 2], "./presets");
+	STR_EQ(d.dirs[PRESET_DIRS_MAX - 1], "/build/presets");
 	preset_dirs_release(&d);
-	preset_dirs_init(&d, NULL);
-	INT_EQ(d.n, PRESET_DIRS_MAX - 1);   /* 13 from the environment, whatever the rest */
-	STR_EQ(d.dirs[PRESET_DIRS_MAX - 4], "/d12");
+	preset_dirs_init(&d, NULL, NULL);
+	INT_EQ(d.n, PRESET_DIRS_MAX - 2);   /* 12 from the environment, whatever the rest */
+	STR_EQ(d.dirs[PRESET_DIRS_MAX - 5], "/d11");
 	preset_dirs_release(&d);
 	unsetenv("COMMTIME_PRESETS");
 }
@@ -356,7 +357,7 @@ void test_preset_search(void)
 	snprintf(env, sizeof(env), "%s/e1:%s/e2", tmpdir, tmpdir);
 	snprintf(cli, sizeof(cli), "%s/cli", tmpdir);
 	setenv("COMMTIME_PRESETS", env, 1);
-	preset_dirs_init(&d, cli);
+	preset_dirs_init(&d, cli, NULL);
 	unsetenv("COMMTIME_PRESETS");
 
 	INT_EQ(preset_load(&d, "x", &p, &eb), 0);

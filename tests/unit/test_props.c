@@ -16,7 +16,7 @@
 
 #include "harness.h"
 #include "crossover.h"
-#include "model.h"
+#include "cost.h"
 
 static uint64_t state = 0x853c49e6748fea9bu;
 
@@ -81,13 +81,13 @@ void test_props_time_finite_positive_monotone(void)
 		if (l.alpha == 0 && S1 == 0)
 			S1 = 1;  /* nothing to send and no latency: 0 s is right */
 		S2 = S1 * (1 + unit()) + (rnd() % 2 ? 1 : 0);
-		for (a = 0; a < AR_COUNT; a++) {
-			double t1 = ar_time((enum ar_algo)a, &l, n, S1);
-			double t2 = ar_time((enum ar_algo)a, &l, n, S2);
+		for (a = 0; a < ALGO_LINK_AR_COUNT; a++) {
+			double t1 = ar_time((enum coll_algo)a, &l, n, S1);
+			double t2 = ar_time((enum coll_algo)a, &l, n, S2);
 
 			if (!(isfinite(t1) && t1 > 0 && isfinite(t2) && t2 >= t1)) {
 				fprintf(stderr, "  %s n=%lu S=%.17g,%.17g alpha=%g beta=%g: "
-					"%.17g, %.17g\n", ar_algo_name((enum ar_algo)a), n, S1, S2,
+					"%.17g, %.17g\n", coll_algo_name((enum coll_algo)a), n, S1, S2,
 					l.alpha, l.beta, t1, t2);
 				bad++;
 			}
@@ -105,7 +105,7 @@ void test_props_ring_is_rs_plus_ag(void)
 		unsigned long n = rnd_ranks();
 		double S = logu(1, 1125899906842624.0);
 
-		DBL_NEAR(ar_time(AR_RING, &l, n, S), rs_ring_time(&l, n, S) + ag_ring_time(&l, n, S),
+		DBL_NEAR(ar_time(ALGO_RING, &l, n, S), rs_ring_time(&l, n, S) + ag_ring_time(&l, n, S),
 			 1e-14);
 	}
 }
@@ -116,7 +116,7 @@ void test_props_ring_is_rs_plus_ag(void)
  */
 void test_props_busbw_under_beta(void)
 {
-	static const enum ar_algo algos[] = { AR_RING, AR_DBTREE, AR_RABENSEIFNER };
+	static const enum coll_algo algos[] = { ALGO_RING, ALGO_DBTREE, ALGO_RABENSEIFNER };
 	int i, bad = 0;
 	size_t a;
 
@@ -133,7 +133,7 @@ void test_props_busbw_under_beta(void)
 
 			if (!(busbw <= l.beta * (1 + 1e-12))) {
 				fprintf(stderr, "  %s n=%lu S=%.17g: busbw %.17g > beta %.17g\n",
-					ar_algo_name(algos[a]), n, S, busbw, l.beta);
+					coll_algo_name(algos[a]), n, S, busbw, l.beta);
 				bad++;
 			}
 		}
@@ -152,13 +152,13 @@ void test_props_crossover_equal_cost(void)
 
 		if (l.alpha == 0)
 			l.alpha = 1e-6;
-		for (a = 0; a < AR_COUNT; a++)
-			for (b = a + 1; b < AR_COUNT; b++) {
+		for (a = 0; a < ALGO_LINK_AR_COUNT; a++)
+			for (b = a + 1; b < ALGO_LINK_AR_COUNT; b++) {
 				struct crossing c;
 				struct errbuf eb;
 				double ta, tb;
 
-				if (crossover_allreduce((enum ar_algo)a, (enum ar_algo)b, &l, n,
+				if (crossover_allreduce((enum coll_algo)a, (enum coll_algo)b, &l, n,
 							CROSS_LO, CROSS_HI, &c, &eb) < 0) {
 					fprintf(stderr, "  %s\n", eb.msg);
 					bad++;
@@ -167,11 +167,11 @@ void test_props_crossover_equal_cost(void)
 				if (c.result != CROSS_FOUND)
 					continue;
 				found++;
-				ta = ar_time((enum ar_algo)a, &l, n, c.bytes);
-				tb = ar_time((enum ar_algo)b, &l, n, c.bytes);
+				ta = ar_time((enum coll_algo)a, &l, n, c.bytes);
+				tb = ar_time((enum coll_algo)b, &l, n, c.bytes);
 				if (!(fabs(ta - tb) <= 1e-9 * fmax(ta, tb))) {
 					fprintf(stderr, "  %s/%s n=%lu: S*=%.17g: %.17g vs %.17g\n",
-						ar_algo_name((enum ar_algo)a), ar_algo_name((enum ar_algo)b),
+						coll_algo_name((enum coll_algo)a), coll_algo_name((enum coll_algo)b),
 						n, c.bytes, ta, tb);
 					bad++;
 				}
@@ -196,8 +196,8 @@ void test_props_crossover_ring_tree_closed_form(void)
 		if (!(s >= CROSS_LO && s <= CROSS_HI) || l.gamma > 0)
 			continue;
 		checked++;
-		DBL_NEAR(ar_time(AR_RING, &l, n, s), ar_time(AR_TREE, &l, n, s), 1e-9);
-		INT_EQ(crossover_allreduce(AR_RING, AR_TREE, &l, n, CROSS_LO, CROSS_HI, &c, &eb), 0);
+		DBL_NEAR(ar_time(ALGO_RING, &l, n, s), ar_time(ALGO_TREE, &l, n, s), 1e-9);
+		INT_EQ(crossover_allreduce(ALGO_RING, ALGO_TREE, &l, n, CROSS_LO, CROSS_HI, &c, &eb), 0);
 		CHECK(c.result == CROSS_FOUND);
 		DBL_NEAR(c.bytes, s, 1e-9);
 	}
@@ -231,7 +231,7 @@ static unsigned long ref_floor_log2(unsigned long n)
 }
 
 /* The formulas of models/allreduce.md, in long double. */
-static long double ref_time(enum ar_algo a, const struct link *l, unsigned long ranks,
+static long double ref_time(enum coll_algo a, const struct link *l, unsigned long ranks,
 			    long double S)
 {
 	long double n = ranks, al = l->alpha, be = l->beta, ga = l->gamma;
@@ -240,15 +240,15 @@ static long double ref_time(enum ar_algo a, const struct link *l, unsigned long 
 	int extra = p2 != n;
 
 	switch (a) {
-	case AR_RING:
+	case ALGO_RING:
 		return 2 * (n - 1) * (al + S / (n * be)) + (n - 1) / n * S * ga;
-	case AR_TREE:
+	case ALGO_TREE:
 		return 2 * L * (al + S / be) + L * S * ga;
-	case AR_DBTREE:
+	case ALGO_DBTREE:
 		return 2 * L * al + 2 * S / be + S * ga;
-	case AR_RD:
+	case ALGO_RD:
 		return (k + 2 * extra) * (al + S / be) + (k + extra) * S * ga;
-	case AR_RABENSEIFNER:
+	case ALGO_RABENSEIFNER:
 		return (2 * k + 2 * extra) * al + (2 * f + 2 * extra) * S / be + (f + extra) * S * ga;
 	default:
 		return NAN;
@@ -274,15 +274,15 @@ void test_props_extremes_keep_precision(void)
 	for (k = 0; k < sizeof(links) / sizeof(links[0]); k++)
 		for (r = 0; r < sizeof(ranks) / sizeof(ranks[0]); r++)
 			for (s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++)
-				for (a = 0; a < AR_COUNT; a++) {
-					double t = ar_time((enum ar_algo)a, &links[k], ranks[r], sizes[s]);
-					long double want = ref_time((enum ar_algo)a, &links[k],
+				for (a = 0; a < ALGO_LINK_AR_COUNT; a++) {
+					double t = ar_time((enum coll_algo)a, &links[k], ranks[r], sizes[s]);
+					long double want = ref_time((enum coll_algo)a, &links[k],
 								    ranks[r], sizes[s]);
 					long double err = fabsl((long double)t - want);
 
 					if (!isfinite(t) || err > 1e-14L * fabsl(want)) {
 						fprintf(stderr, "  %s n=%lu S=%g link %zu: %.17g, "
-							"long double %.20Lg\n", ar_algo_name((enum ar_algo)a),
+							"long double %.20Lg\n", coll_algo_name((enum coll_algo)a),
 							ranks[r], sizes[s], k, t, want);
 						bad++;
 					}

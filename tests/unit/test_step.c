@@ -8,6 +8,7 @@
 
 #include "harness.h"
 #include "step.h"
+#include "cost.h"
 
 #pragma GCC diagnostic ignored "-Wmissing-prototypes"
 
@@ -21,7 +22,7 @@ static int ring_coll(void *arg, enum coll_op op, unsigned long ranks, unsigned l
 	out->tier = "link";
 	switch (op) {
 	case OP_ALLREDUCE:
-		out->time_s = ar_time(AR_RING, &test_link, ranks, bytes);
+		out->time_s = ar_time(ALGO_RING, &test_link, ranks, bytes);
 		break;
 	case OP_ALLGATHER:
 		out->time_s = ag_ring_time(&test_link, ranks, bytes);

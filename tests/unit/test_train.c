@@ -344,10 +344,10 @@ void test_zero_other_algorithm(void)
 
 	zero_params_init(&p);
 	p.params = 1e9;
-	p.algo = AR_RABENSEIFNER;
+	p.algo = ALGO_RABENSEIFNER;
 	zero_cost(&p, &seed_link, 16, 0, &z0);
 	zero_cost(&p, &seed_link, 16, 3, &z3);
-	DBL_NEAR(z0.comm_s, ar_time(AR_RABENSEIFNER, &seed_link, 16, 2e9), 1e-15);
+	DBL_NEAR(z0.comm_s, ar_time(ALGO_RABENSEIFNER, &seed_link, 16, 2e9), 1e-15);
 	DBL_NEAR(z3.comm_s, 1.5 * z0.comm_s, 1e-12);
 }
 

@@ -1,0 +1,595 @@
+/*
+ * The cost-model core: every collective formula of commtime, on one link
+ * and on the tiers of a system.  Derivations and sources:
+ * models/allreduce.md (all-reduce on a link), models/collectives.md (the
+ * other collectives on a link), models/system.md (tiers).
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cost.h"
+
+static const char *const kind_names[COST_KIND_COUNT] = {
+	[COST_LINK] = "link", [COST_TIERS] = "tiers", [COST_NCCL] = "nccl",
+};
+
+const char *cost_kind_name(enum cost_kind k)
+{
+	return (unsigned)k < COST_KIND_COUNT ? kind_names[k] : "?";
+}
+
+int cost_kind_lookup(const char *name, enum cost_kind *k, struct errbuf *eb)
+{
+	if (!strcmp(name, "tiers")) {
+		*k = COST_TIERS;
+		return 0;
+	}
+	if (!strcmp(name, "nccl")) {
+		*k = COST_NCCL;
+		return 0;
+	}
+	return errbuf_set(eb, "unknown model '%s' (choose from tiers, nccl)", name);
+}
+
+static const char *const proto_names[PROTO_COUNT] = {
+	[PROTO_LL] = "LL", [PROTO_LL128] = "LL128", [PROTO_SIMPLE] = "Simple",
+};
+
+const char *coll_proto_name(enum coll_proto p)
+{
+	return (unsigned)p < PROTO_COUNT ? proto_names[p] : "-";
+}
+
+void cost_model_link(struct cost_model *m, const struct link *l)
+{
+	*m = (struct cost_model){ .kind = COST_LINK, .link = *l };
+}
+
+void cost_model_tiers(struct cost_model *m, const struct system *s)
+{
+	*m = (struct cost_model){ .kind = COST_TIERS, .sys = s };
+}
+
+/* errbuf_set that accepts eb = NULL (cost_time wants no message). */
+static int fail(struct errbuf *eb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int fail(struct errbuf *eb, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (eb) {
+		va_start(ap, fmt);
+		vsnprintf(eb->msg, sizeof(eb->msg), fmt, ap);
+		va_end(ap);
+	}
+	return -1;
+}
+
+/* ---- which model has which algorithm ---- */
+
+#define BIT(a) (1u << (a))
+
+/* Algorithms per collective, in the order a default is taken and listed. */
+static const enum coll_algo link_algos[OP_COUNT][6] = {
+	[OP_ALLREDUCE] = { ALGO_RING, ALGO_TREE, ALGO_DBTREE, ALGO_RD, ALGO_RABENSEIFNER, ALGO_AUTO },
+	[OP_ALLGATHER] = { ALGO_RING, ALGO_RD, ALGO_AUTO },
+	[OP_REDUCESCATTER] = { ALGO_RING, ALGO_RD, ALGO_AUTO },
+	[OP_ALLTOALL] = { ALGO_PAIRWISE, ALGO_AUTO },
+	[OP_BROADCAST] = { ALGO_RING, ALGO_TREE, ALGO_AUTO },
+	[OP_REDUCE] = { ALGO_RING, ALGO_TREE, ALGO_AUTO },
+	[OP_SENDRECV] = { ALGO_P2P, ALGO_AUTO },
+};
+
+static const enum coll_algo tier_algos[OP_COUNT][6] = {
+	[OP_ALLREDUCE] = { ALGO_RING, ALGO_HIER, ALGO_AUTO },
+	[OP_ALLGATHER] = { ALGO_RING, ALGO_HIER, ALGO_AUTO },
+	[OP_REDUCESCATTER] = { ALGO_RING, ALGO_HIER, ALGO_AUTO },
+	[OP_ALLTOALL] = { ALGO_PAIRWISE, ALGO_AUTO },
+	[OP_BROADCAST] = { ALGO_RING, ALGO_HIER, ALGO_AUTO },
+	[OP_REDUCE] = { ALGO_RING, ALGO_HIER, ALGO_AUTO },
+	[OP_SENDRECV] = { ALGO_P2P, ALGO_AUTO },
+};
+
+static const enum coll_algo nccl_algos[] = {
+	ALGO_RING, ALGO_TREE, ALGO_NVLS, ALGO_NVLSTREE, ALGO_COLLNET, ALGO_PAT, ALGO_AUTO
+};
+
+/* The list of algorithms m may have for op, ended by ALGO_AUTO. */
+static const enum coll_algo *algo_list(const struct cost_model *m, enum coll_op op)
+{
+	if ((unsigned)op >= OP_COUNT)
+		return nccl_algos + 6;
+	switch (m->kind) {
+	case COST_LINK:
+		return link_algos[op];
+	case COST_TIERS:
+		return tier_algos[op];
+	default:
+		return nccl_algos;
+	}
+}
+
+int cost_algo_supported(const struct cost_model *m, enum coll_op op, enum coll_algo a)
+{
+	const enum coll_algo *l;
+
+	if (a == ALGO_AUTO)
+		return 1;
+	if (m->kind == COST_NCCL && m->has_algo)
+		return m->has_algo(m, op, a);
+	for (l = algo_list(m, op); *l != ALGO_AUTO; l++)
+		if (*l == a)
+			return 1;
+	return 0;
+}
+
+enum coll_algo cost_algo_default(const struct cost_model *m, enum coll_op op)
+{
+	const enum coll_algo *l;
+
+	for (l = algo_list(m, op); *l != ALGO_AUTO; l++)
+		if (cost_algo_supported(m, op, *l))
+			return *l;
+	return ALGO_AUTO;
+}
+
+int cost_algo_lookup(const struct cost_model *m, enum coll_op op, const char *name,
+		     enum coll_algo *a, struct errbuf *eb)
+{
+	const enum coll_algo *l;
+	char choices[160];
+	size_t used = 0;
+
+	for (l = algo_list(m, op); *l != ALGO_AUTO; l++)
+		if (cost_algo_supported(m, op, *l) && !strcmp(name, coll_algo_name(*l))) {
+			*a = *l;
+			return 0;
+		}
+	choices[0] = '\0';
+	for (l = algo_list(m, op); *l != ALGO_AUTO; l++)
+		if (cost_algo_supported(m, op, *l) && used < sizeof(choices))
+			used += (size_t)snprintf(choices + used, sizeof(choices) - used, "%s%s",
+						 used ? ", " : "", coll_algo_name(*l));
+	return errbuf_set(eb, "unknown algorithm '%s' for %s %s (choose from %s)", name,
+			  coll_op_name(op), m->kind == COST_LINK ? "on a link" :
+			  m->kind == COST_TIERS ? "in the tiers model" : "in NCCL's model",
+			  choices);
+}
+
+int cost_algo_parse_list(const struct cost_model *m, enum coll_op op, const char *s,
+			 enum coll_algo *algos, struct errbuf *eb)
+{
+	char item[64];
+	int n = 0, i;
+
+	for (;;) {
+		size_t len = strcspn(s, ",");
+		enum coll_algo a = ALGO_RING;
+
+		if (len == 0)
+			return errbuf_set(eb, "empty algorithm name in '%s'", s);
+		if (len >= sizeof(item))
+			return errbuf_set(eb, "unknown algorithm '%.*s'", (int)len, s);
+		memcpy(item, s, len);
+		item[len] = '\0';
+		if (cost_algo_lookup(m, op, item, &a, eb) < 0)
+			return -1;
+		for (i = 0; i < n; i++)
+			if (algos[i] == a)
+				return errbuf_set(eb, "algorithm '%s' given twice", item);
+		if (n >= ALGO_COUNT)
+			return errbuf_set(eb, "too many algorithms in '%s'", s);
+		algos[n++] = a;
+		if (!s[len])
+			return n;
+		s += len + 1;
+	}
+}
+
+/* ---- one link ---- */
+
+/*
+ * The formulas keep the exact order of operations they had in the seed's
+ * script and the first versions of commtime, so that the seed's tables
+ * and every CSV stay the same to the last digit.
+ */
+
+/* 2(n-1)(α + S/(nβ)), plus the reduction of (n-1)/n of the buffer. */
+static double ring_ar(const struct link *l, double n, double S)
+{
+	return 2 * (n - 1) * (l->alpha + S / n / l->beta) + (n - 1) / n * S * l->gamma;
+}
+
+/*
+ * The seed's binomial tree, not pipelined: a reduce up and a broadcast down,
+ * ⌈log2 n⌉ steps each, every step carrying the whole buffer.
+ */
+static double tree_ar(const struct link *l, unsigned long n, double S)
+{
+	double L = ceil_log2(n);
+
+	return 2 * L * (l->alpha + S / l->beta) + L * S * l->gamma;
+}
+
+/*
+ * Pipelined double binary tree: the latency of going up and down a tree of
+ * depth ⌈log2 n⌉, and the bandwidth of moving the buffer once up and once
+ * down through each rank's link (each tree carries half of it, and a rank
+ * is inner in at most one of the two trees).
+ */
+static double dbtree_ar(const struct link *l, unsigned long n, double S)
+{
+	double L = ceil_log2(n);
+
+	return 2 * L * l->alpha + 2 * S / l->beta + S * l->gamma;
+}
+
+/*
+ * Recursive doubling (Thakur, Rabenseifner & Gropp 2005): log2 p steps,
+ * each exchanging and reducing the whole buffer.  When p is not a power
+ * of two, the r = p - p' extra ranks first hand their buffer to a partner
+ * (one step, with a reduction) and get the result back at the end (one
+ * step): two more steps of α + S/β.
+ */
+static double rd_ar(const struct link *l, unsigned long n, double S)
+{
+	double k = floor_log2(n);
+	int extra = (n & (n - 1)) != 0;
+	double steps = k + 2 * extra;
+
+	return steps * (l->alpha + S / l->beta) + (k + extra) * S * l->gamma;
+}
+
+/*
+ * Rabenseifner: reduce-scatter by recursive halving, all-gather by
+ * recursive doubling, 2 log2 p' steps moving 2(p'-1)/p' of the buffer;
+ * the same two extra steps as rd when p is not a power of two.
+ */
+static double rabenseifner_ar(const struct link *l, unsigned long n, double S)
+{
+	unsigned long p2 = 1UL << floor_log2(n);
+	double k = floor_log2(n), f = (double)(p2 - 1) / (double)p2;
+	int extra = p2 != n;
+
+	return (2 * k + 2 * extra) * l->alpha + (2 * f + 2 * extra) * S / l->beta +
+	       (f + extra) * S * l->gamma;
+}
+
+/*
+ * Recursive doubling all-gather and recursive halving reduce-scatter
+ * (Thakur et al. 2005): log2 p steps moving (p-1)/p of the buffer; when
+ * p is not a power of two, the all-gather takes ⌈log2 p⌉ steps and the
+ * same volume (Bruck's dissemination pattern), which is what is charged.
+ */
+static double rd_ag(const struct link *l, unsigned long n, double S, int reduce)
+{
+	double L = ceil_log2(n), nn = (double)n;
+
+	return L * l->alpha + (nn - 1) / nn * S / l->beta +
+	       (reduce ? (nn - 1) / nn * S * l->gamma : 0);
+}
+
+/* Time on one link; NaN for an algorithm the link has not for op. */
+static double link_time(enum coll_op op, enum coll_algo a, const struct link *l,
+			unsigned long ranks, double bytes)
+{
+	double n = (double)ranks;
+
+	if (ranks <= 1)
+		return 0;
+	switch (op) {
+	case OP_ALLREDUCE:
+		switch (a) {
+		case ALGO_RING:
+			return ring_ar(l, n, bytes);
+		case ALGO_TREE:
+			return tree_ar(l, ranks, bytes);
+		case ALGO_DBTREE:
+			return dbtree_ar(l, ranks, bytes);
+		case ALGO_RD:
+			return rd_ar(l, ranks, bytes);
+		case ALGO_RABENSEIFNER:
+			return rabenseifner_ar(l, ranks, bytes);
+		default:
+			return NAN;
+		}
+	case OP_REDUCESCATTER:
+		/* ring: (n-1)(α + S/(nβ)) + (n-1)/n·S·γ, S the whole input */
+		if (a == ALGO_RING)
+			return (n - 1) * (l->alpha + bytes / n / l->beta) +
+			       (n - 1) / n * bytes * l->gamma;
+		return a == ALGO_RD ? rd_ag(l, ranks, bytes, 1) : NAN;
+	case OP_ALLGATHER:
+		/* ring: (n-1)(α + S/(nβ)), S the whole output */
+		if (a == ALGO_RING)
+			return (n - 1) * (l->alpha + bytes / n / l->beta);
+		return a == ALGO_RD ? rd_ag(l, ranks, bytes, 0) : NAN;
+	case OP_ALLTOALL:
+		/* pairwise: n-1 exchanges of S/n, S one rank's send buffer */
+		return a == ALGO_PAIRWISE ? (n - 1) * (l->alpha + bytes / (n * l->beta)) : NAN;
+	case OP_BROADCAST:
+	case OP_REDUCE:
+		/* ring: a pipelined chain, n-1 hops of latency, the buffer once */
+		if (a == ALGO_RING)
+			return (n - 1) * l->alpha + bytes / l->beta +
+			       (op == OP_REDUCE ? bytes * l->gamma : 0);
+		/* tree: binomial, ⌈log2 n⌉ steps each carrying the buffer */
+		if (a == ALGO_TREE)
+			return ceil_log2(ranks) * (l->alpha + bytes / l->beta +
+						   (op == OP_REDUCE ? bytes * l->gamma : 0));
+		return NAN;
+	case OP_SENDRECV:
+		return a == ALGO_P2P ? l->alpha + bytes / l->beta : NAN;
+	default:
+		return NAN;
+	}
+}
+
+int cost_link_coeffs(enum coll_op op, enum coll_algo algo, unsigned long ranks,
+		     struct link_coeffs *c, struct errbuf *eb)
+{
+	/* Every link model is affine in S: read a off at S = 0, b with α = 0,
+	 * c as what γ = 1 adds to b. */
+	const struct link unit_alpha = { 1, 1, 0 }, unit_beta = { 0, 1, 0 };
+	const struct link unit_bg = { 0, 1, 1 };
+	if (ranks < 1)
+		return fail(eb, "a group needs at least one rank, got %lu", ranks);
+	c->a = link_time(op, algo, &unit_alpha, ranks, 0);
+	c->b = link_time(op, algo, &unit_beta, ranks, 1);
+	c->c = link_time(op, algo, &unit_bg, ranks, 1) - c->b;
+	if (isnan(c->a) || isnan(c->b))
+		return fail(eb, "algorithm '%s' is not modelled for %s on a link",
+			    coll_algo_name(algo), coll_op_name(op));
+	return 0;
+}
+
+double ar_time(enum coll_algo a, const struct link *l, unsigned long ranks, double bytes)
+{
+	return link_time(OP_ALLREDUCE, a, l, ranks, bytes);
+}
+
+double rs_ring_time(const struct link *l, unsigned long ranks, double bytes)
+{
+	return link_time(OP_REDUCESCATTER, ALGO_RING, l, ranks, bytes);
+}
+
+double ag_ring_time(const struct link *l, unsigned long ranks, double bytes)
+{
+	return link_time(OP_ALLGATHER, ALGO_RING, l, ranks, bytes);
+}
+
+static int link_coll(const struct link *l, enum coll_op op, enum coll_algo a,
+		     unsigned long ranks, double bytes, struct coll_cost *out,
+		     struct errbuf *eb)
+{
+	double t = link_time(op, a, l, ranks, bytes), lat = link_time(op, a, l, ranks, 0);
+
+	if (isnan(t))
+		return fail(eb, "algorithm '%s' is not modelled for %s on a link",
+			       coll_algo_name(a), coll_op_name(op));
+	*out = (struct coll_cost){
+		.time_s = t, .latency_s = lat, .bandwidth_s = t - lat,
+		.bound = TIER_INTRA, .algo = a, .proto = PROTO_NONE, .nodes = 1,
+	};
+	return 0;
+}
+
+/* ---- tiers ---- */
+
+/*
+ * One node: the single-link model on the intra link, with the tier
+ * algorithm that has no single-link meaning (hier) taken as the ring.
+ */
+static enum coll_algo one_node_algo(enum coll_op op, enum coll_algo a)
+{
+	return a == ALGO_HIER ? ALGO_RING : a;
+}
+
+/* Split the time into the two tiers' shares and say which is larger. */
+static void tier_finish(struct coll_cost *o, double lat_i, double lat_e, double bw_i,
+			double bw_e, double bw)
+{
+	o->latency_s = lat_i + lat_e;
+	o->bandwidth_s = bw;
+	o->time_s = o->latency_s + o->bandwidth_s;
+	o->bound = lat_e + bw_e > lat_i + bw_i ? TIER_INTER : TIER_INTRA;
+}
+
+static int tiers_coll(const struct system *s, enum coll_op op, enum coll_algo a,
+		      const struct group *g, double S, struct coll_cost *out,
+		      struct errbuf *eb)
+{
+	unsigned long n = g->ranks, G = g->per_node, N;
+	double ai, bi, ae, be, Be, nn, GG, NN, K;
+
+	if (!G)
+		G = n < s->gpus_per_node ? n : s->gpus_per_node;
+	if (G > s->gpus_per_node)
+		return fail(eb, "%lu ranks per node asked, but a node of %s has %lu GPUs",
+			    G, s->name, s->gpus_per_node);
+	if (G > n)
+		G = n;
+	N = (n + G - 1) / G;
+	if (N <= 1) {
+		if (link_coll(&s->intra.link, op, one_node_algo(op, a), n, S, out, eb) < 0)
+			return -1;
+		out->algo = a;
+		return 0;
+	}
+	if (system_check_ranks(s, N * s->gpus_per_node, eb) < 0)
+		return -1;
+	ai = s->intra.link.alpha;
+	bi = s->intra.link.beta;
+	ae = s->inter.link.alpha;
+	be = s->inter.link.beta;
+	/* The group's share of the node's NICs, when other groups run beside it. */
+	K = (double)s->nics_per_node * (double)G / (double)s->gpus_per_node;
+	Be = K * be;
+	nn = (double)n;
+	GG = (double)G;
+	NN = (double)N;
+	*out = (struct coll_cost){ .algo = a, .proto = PROTO_NONE, .nodes = N };
+
+	switch (a) {
+	case ALGO_RING: {
+		/*
+		 * One ring through all ranks (NCCL runs one per NIC): of its
+		 * steps, those that cross a node boundary pay the NIC's α; the
+		 * bandwidth is that of the slower of the intra link and the
+		 * node's NICs together.  Steps: 2(n-1) for all-reduce, n-1 for
+		 * the others; of them 2(N-1), resp. N-1, cross nodes.
+		 */
+		double steps = op == OP_ALLREDUCE ? 2 : 1;
+		double vol = op == OP_ALLREDUCE ? 2 * (nn - 1) / nn :
+			     op == OP_BROADCAST || op == OP_REDUCE ? 1 : (nn - 1) / nn;
+		double slow = bi < Be ? bi : Be, bw = vol * S / slow;
+
+		if (op == OP_ALLTOALL || op == OP_SENDRECV)
+			break;
+		tier_finish(out, steps * (nn - NN) * ai, steps * (NN - 1) * ae,
+			    bi <= Be ? bw : 0, bi <= Be ? 0 : bw, bw);
+		return 0;
+	}
+	case ALGO_HIER: {
+		/*
+		 * All-reduce: reduce-scatter inside the node, all-reduce of
+		 * each GPU's 1/G across nodes over the node's NICs, all-gather
+		 * inside.  All-gather and reduce-scatter: one phase of each
+		 * tier.  Broadcast and reduce: a chain across nodes, then one
+		 * inside (the reverse for reduce).
+		 */
+		double li, le, wi, we;
+
+		if (op == OP_ALLREDUCE) {
+			li = 2 * (GG - 1) * ai;
+			wi = 2 * (GG - 1) / GG * S / bi;
+			le = 2 * (NN - 1) * ae;
+			we = 2 * (NN - 1) / NN * S / Be;
+		} else if (op == OP_ALLGATHER || op == OP_REDUCESCATTER) {
+			li = (GG - 1) * ai;
+			wi = (GG - 1) / GG * S / bi;
+			le = (NN - 1) * ae;
+			we = (NN - 1) / NN * S / Be;
+		} else if (op == OP_BROADCAST || op == OP_REDUCE) {
+			li = (GG - 1) * ai;
+			wi = S / bi;
+			le = (NN - 1) * ae;
+			we = S / Be;
+		} else {
+			break;
+		}
+		tier_finish(out, li, le, wi, we, wi + we);
+		return 0;
+	}
+	case ALGO_PAIRWISE: {
+		/*
+		 * All-to-all: each GPU sends S/n to every other rank, G-1 of
+		 * them inside its node and n-G outside; the node's G GPUs push
+		 * G·S·(n-G)/n through its NICs while each GPU moves
+		 * S·(G-1)/n over the intra link, both at once.
+		 */
+		double wi = S * (GG - 1) / nn / bi, we = GG * S * (nn - GG) / nn / Be;
+
+		if (op != OP_ALLTOALL)
+			break;
+		tier_finish(out, (GG - 1) * ai, (nn - GG) * ae, wi, we, wi > we ? wi : we);
+		return 0;
+	}
+	case ALGO_P2P:
+		/* Send/recv between nodes: one transfer through one NIC port. */
+		if (op != OP_SENDRECV)
+			break;
+		tier_finish(out, 0, ae, 0, S / be, S / be);
+		return 0;
+	default:
+		break;
+	}
+	return fail(eb, "algorithm '%s' is not modelled for %s in the tiers model",
+		       coll_algo_name(a), coll_op_name(op));
+}
+
+/* ---- the one entry point ---- */
+
+static int coll_one(const struct cost_model *m, enum coll_op op, enum coll_algo a,
+		    const struct group *g, double bytes, struct coll_cost *out,
+		    struct errbuf *eb)
+{
+	switch (m->kind) {
+	case COST_LINK:
+		return link_coll(&m->link, op, a, g->ranks, bytes, out, eb);
+	case COST_TIERS:
+		if (!m->sys)
+			return fail(eb, "the tiers model needs a system");
+		return tiers_coll(m->sys, op, a, g, bytes, out, eb);
+	case COST_NCCL:
+		if (!m->coll)
+			return fail(eb, "NCCL's cost model is not available");
+		return m->coll(m, op, a, g, bytes, out, eb);
+	default:
+		return fail(eb, "unknown cost model");
+	}
+}
+
+int cost_coll(const struct cost_model *m, enum coll_op op, enum coll_algo algo,
+	      const struct group *g, double bytes, struct coll_cost *out,
+	      struct errbuf *eb)
+{
+	const enum coll_algo *l;
+	int found = 0;
+
+	if (g->ranks < 1)
+		return fail(eb, "a group needs at least one rank");
+	if (!(bytes >= 0))
+		return fail(eb, "a message size must be 0 or more bytes");
+	if (algo != ALGO_AUTO || m->kind == COST_NCCL) {
+		if (algo != ALGO_AUTO && !cost_algo_supported(m, op, algo))
+			return fail(eb, "algorithm '%s' is not modelled for %s in the %s model",
+				       coll_algo_name(algo), coll_op_name(op),
+				       cost_kind_name(m->kind));
+		return coll_one(m, op, algo, g, bytes, out, eb);
+	}
+	/* Choose: the fastest of the model's algorithms; the first on a tie. */
+	for (l = algo_list(m, op); *l != ALGO_AUTO; l++) {
+		struct coll_cost c;
+
+		if (coll_one(m, op, *l, g, bytes, &c, eb) < 0)
+			return -1;
+		if (!found || c.time_s < out->time_s)
+			*out = c;
+		found = 1;
+	}
+	if (!found)
+		return fail(eb, "no algorithm for %s in the %s model", coll_op_name(op),
+			       cost_kind_name(m->kind));
+	return 0;
+}
+
+double cost_time(const struct cost_model *m, enum coll_op op, enum coll_algo algo,
+		 unsigned long ranks, double bytes)
+{
+	struct group g = { .ranks = ranks, .per_node = 0 };
+	struct coll_cost c;
+
+	if (cost_coll(m, op, algo, &g, bytes, &c, NULL) < 0)
+		return NAN;
+	return c.time_s;
+}
+
+int cost_affine(const struct cost_model *m, enum coll_op op, enum coll_algo algo,
+		const struct group *g, double *latency_s, double *per_byte_s,
+		struct errbuf *eb)
+{
+	/* A size large enough that the latency's rounding does not matter. */
+	const double S = 1099511627776.0;
+	struct coll_cost c0, c1;
+
+	if (m->kind == COST_NCCL || algo == ALGO_AUTO)
+		return 0;
+	if (cost_coll(m, op, algo, g, 0, &c0, eb) < 0 ||
+	    cost_coll(m, op, algo, g, S, &c1, eb) < 0)
+		return -1;
+	*latency_s = c0.time_s;
+	*per_byte_s = (c1.time_s - c0.time_s) / S;
+	return 1;
+}

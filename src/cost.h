@@ -1,0 +1,184 @@
+#ifndef COMMTIME_COST_H
+#define COMMTIME_COST_H
+
+#include "util.h"
+#include "model.h"
+#include "system.h"
+
+/*
+ * The one question every command asks: how long does collective C, with
+ * algorithm A, on a group of n ranks, take for S bytes on this machine?
+ *
+ * The machine is a cost model:
+ *   COST_LINK   one α-β(-γ) link between every pair of ranks: the seed's
+ *               model and the single-link mode (--alpha/--beta/--preset);
+ *               models/allreduce.md, models/collectives.md
+ *   COST_TIERS  a system (system.h): α-β per tier, intra-node link and the
+ *               node's NICs; models/system.md
+ *   COST_NCCL   NCCL's own cost model; implemented elsewhere and reached
+ *               through the coll hook below, so this file does not depend on it
+ *
+ * S is nccl-tests' size column for the collective (all-reduce, reduce,
+ * broadcast: the buffer; all-gather: the whole output buffer;
+ * reduce-scatter: the whole input buffer; all-to-all: one rank's send
+ * buffer; send/recv: the message).
+ */
+
+enum cost_kind {
+	COST_LINK,
+	COST_TIERS,
+	COST_NCCL,
+	COST_KIND_COUNT
+};
+
+/* "link", "tiers", "nccl". */
+const char *cost_kind_name(enum cost_kind k);
+/* "tiers" or "nccl" (what --model accepts); 0, or -1 with eb. */
+int cost_kind_lookup(const char *name, enum cost_kind *k, struct errbuf *eb);
+
+/*
+ * The model a system uses when --model is not given.  One place to change
+ * it: NCCL's model becomes the default once it exists (design.md).
+ */
+#define COST_SYSTEM_DEFAULT COST_TIERS
+
+/*
+ * A group of ranks running one collective.  per_node is how many of its
+ * ranks share one node; 0 means packed densely, min(ranks, gpus_per_node).
+ * When per_node < gpus_per_node the node's other GPUs are taken to run the
+ * same collective at the same time in parallel groups (as the data-parallel
+ * groups of tensor × data parallelism do), so the group gets
+ * nics_per_node · per_node / gpus_per_node of the node's NICs.
+ * On a single link per_node is ignored.
+ */
+struct group {
+	unsigned long ranks;      /* n >= 1 */
+	unsigned long per_node;   /* ranks of the group on one node; 0: packed */
+};
+
+/* The protocols of NCCL's model; PROTO_NONE for the α-β models. */
+enum coll_proto {
+	PROTO_NONE = -1,
+	PROTO_LL,
+	PROTO_LL128,
+	PROTO_SIMPLE,
+	PROTO_COUNT
+};
+const char *coll_proto_name(enum coll_proto p);   /* "LL", "LL128", "Simple", "-" */
+
+/* What a cost model answers. */
+struct coll_cost {
+	double time_s;            /* s: latency_s + bandwidth_s */
+	double latency_s;         /* s: the α terms (size-independent) */
+	double bandwidth_s;       /* s: the size terms (β, and γ on a link) */
+	enum tier_id bound;       /* tier that takes the larger share of time_s (TIER_INTRA on a link) */
+	enum coll_algo algo;      /* the algorithm used (the fastest when ALGO_AUTO was asked) */
+	enum coll_proto proto;    /* protocol chosen, PROTO_NONE for α-β models */
+	unsigned long nodes;      /* nodes the group spans (1 on a link) */
+};
+
+struct cost_model;
+
+/*
+ * The hook of COST_NCCL: fills out for op, algo (ALGO_AUTO: choose) on g
+ * for bytes, or returns -1 with eb filled.  Set by the code that builds an
+ * NCCL cost model, with whatever it needs in `impl`.
+ */
+typedef int (*cost_coll_fn)(const struct cost_model *m, enum coll_op op,
+			    enum coll_algo algo, const struct group *g, double bytes,
+			    struct coll_cost *out, struct errbuf *eb);
+
+/* The other hook of COST_NCCL: 1 if the model has algo for op (optional). */
+typedef int (*cost_algo_fn)(const struct cost_model *m, enum coll_op op,
+			    enum coll_algo algo);
+
+struct cost_model {
+	enum cost_kind kind;
+	struct link link;             /* COST_LINK: α (s), β (B/s), γ (s/B) */
+	const struct system *sys;     /* COST_TIERS, COST_NCCL: the machine (not owned) */
+	cost_coll_fn coll;            /* COST_NCCL: the model's function */
+	cost_algo_fn has_algo;        /* COST_NCCL: its algorithms (NULL: ring, tree,
+	                                 nvls, nvlstree, collnet, pat for every op) */
+	const void *impl;             /* COST_NCCL: its state (not owned) */
+};
+
+/* A single-link model of l. */
+void cost_model_link(struct cost_model *m, const struct link *l);
+/* The tier model of s (s must outlive m). */
+void cost_model_tiers(struct cost_model *m, const struct system *s);
+
+/*
+ * Time of one collective.  m: the machine; op: the collective; algo: an
+ * algorithm the model accepts for op, or ALGO_AUTO for the fastest;
+ * g: the group (ranks >= 1; 1 rank costs 0 s); bytes: S in B (>= 0, the
+ * size column of nccl-tests).  Returns 0 with *out filled, or -1 with eb
+ * filled (eb may be NULL): an algorithm the model has not for op, a group
+ * that needs the NICs on a system without them, a per_node above
+ * gpus_per_node.  Formulas: models/allreduce.md, models/collectives.md,
+ * models/system.md.
+ */
+int cost_coll(const struct cost_model *m, enum coll_op op, enum coll_algo algo,
+	      const struct group *g, double bytes, struct coll_cost *out,
+	      struct errbuf *eb);
+
+/* cost_coll's time_s on a packed group of `ranks`, or NaN on error. */
+double cost_time(const struct cost_model *m, enum coll_op op, enum coll_algo algo,
+		 unsigned long ranks, double bytes);
+
+/*
+ * 1 if model m has algorithm a for op (ALGO_AUTO always), else 0.
+ * Single link: all-reduce ring, tree, dbtree, rd, rabenseifner; all-gather
+ * and reduce-scatter ring, rd; all-to-all pairwise; broadcast and reduce
+ * ring, tree; send/recv p2p.  Tiers: ring and hier for every collective
+ * but all-to-all (pairwise, hier) and send/recv (p2p).
+ */
+int cost_algo_supported(const struct cost_model *m, enum coll_op op, enum coll_algo a);
+
+/* The algorithm used when none is asked for: the first supported one above. */
+enum coll_algo cost_algo_default(const struct cost_model *m, enum coll_op op);
+
+/*
+ * Look a name up among m's algorithms for op.  Returns 0, or -1 with eb
+ * naming the value and the choices: "unknown algorithm 'x' for all_reduce
+ * on a link (choose from ring, tree, dbtree, rd, rabenseifner)".
+ */
+int cost_algo_lookup(const struct cost_model *m, enum coll_op op, const char *name,
+		     enum coll_algo *a, struct errbuf *eb);
+
+/*
+ * Parse "ring,tree" into algos (at most ALGO_COUNT, duplicates rejected).
+ * Returns the number of algorithms, or -1 with eb filled.
+ */
+int cost_algo_parse_list(const struct cost_model *m, enum coll_op op, const char *s,
+			 enum coll_algo *algos, struct errbuf *eb);
+
+/*
+ * The affine form T(S) = latency_s + S·per_byte_s of op, algo on g, for
+ * the models where it is affine in S (COST_LINK, COST_TIERS): returns 1
+ * with the two coefficients; 0 when the model is not affine (NCCL's
+ * protocol switches); -1 with eb on error.  The crossover solver and the
+ * fits use it.
+ */
+int cost_affine(const struct cost_model *m, enum coll_op op, enum coll_algo algo,
+		const struct group *g, double *latency_s, double *per_byte_s,
+		struct errbuf *eb);
+
+/*
+ * Coefficients of the single-link model: T(S) = a·α + b·S/β + c·S·γ.
+ * Returns 0, or -1 with eb (algorithm not modelled for op, ranks < 1).
+ * 1 rank gives a = b = c = 0.
+ */
+struct link_coeffs {
+	double a;   /* number of α paid (steps on the critical path) */
+	double b;   /* bytes through the busiest link per byte of S */
+	double c;   /* bytes reduced per byte of S (γ) */
+};
+int cost_link_coeffs(enum coll_op op, enum coll_algo algo, unsigned long ranks,
+		     struct link_coeffs *c, struct errbuf *eb);
+
+/* Convenience wrappers on one link, NaN for a model that does not exist. */
+double ar_time(enum coll_algo a, const struct link *l, unsigned long ranks, double bytes);
+double rs_ring_time(const struct link *l, unsigned long ranks, double bytes);
+double ag_ring_time(const struct link *l, unsigned long ranks, double bytes);
+
+#endif

@@ -1,0 +1,432 @@
+/*
+ * Systems and GPUs: presets of kind `system` and `gpu`, resolved down to
+ * their link presets.  Keys, defaults and sources: models/system.md.
+ *
+ * Every value is checked when the preset loads, and every message names
+ * the file, the line and the key: a system that half-loads would give
+ * plausible but wrong times for every collective.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "system.h"
+
+static const char *const arch_names[ARCH_COUNT] = {
+	[ARCH_UNKNOWN] = "unknown", [ARCH_SM70] = "sm70", [ARCH_SM80] = "sm80",
+	[ARCH_SM86] = "sm86", [ARCH_SM89] = "sm89", [ARCH_SM90] = "sm90",
+	[ARCH_SM100] = "sm100", [ARCH_SM120] = "sm120",
+};
+
+const char *gpu_arch_name(enum gpu_arch a)
+{
+	return (unsigned)a < ARCH_COUNT ? arch_names[a] : "?";
+}
+
+static const char *const path_names[PCIE_PATH_COUNT] = {
+	[PCIE_PIX] = "pix", [PCIE_PXB] = "pxb", [PCIE_PHB] = "phb",
+	[PCIE_NODE] = "node", [PCIE_SYS] = "sys",
+};
+
+const char *pcie_path_name(enum pcie_path p)
+{
+	return (unsigned)p < PCIE_PATH_COUNT ? path_names[p] : "?";
+}
+
+static const char *const cpu_names[CPU_VENDOR_COUNT] = {
+	[CPU_INTEL] = "intel", [CPU_AMD] = "amd", [CPU_ARM] = "arm",
+};
+
+const char *cpu_vendor_name(enum cpu_vendor c)
+{
+	return (unsigned)c < CPU_VENDOR_COUNT ? cpu_names[c] : "?";
+}
+
+static const char *const tier_names[TIER_COUNT] = {
+	[TIER_INTRA] = "intra", [TIER_INTER] = "inter",
+};
+
+const char *tier_name(enum tier_id t)
+{
+	return (unsigned)t < TIER_COUNT ? tier_names[t] : "?";
+}
+
+/* ---- reading keys ---- */
+
+/* "file:line: key" prefix of a message about key (line of `kind` when absent). */
+static int key_line(const struct preset *p, const char *key)
+{
+	int line = preset_line(p, key);
+
+	return line ? line : preset_line(p, "kind");
+}
+
+/* A required or optional whole number in [lo, hi]; 1 found, 0 absent, -1 error. */
+static int get_count(const struct preset *p, const char *key, int required, double lo,
+		     double hi, unsigned long *x, struct errbuf *eb)
+{
+	double v;
+	int r = preset_get_quantity(p, key, Q_COUNT, &v, eb);
+
+	if (r < 0)
+		return -1;
+	if (!r) {
+		if (required)
+			return errbuf_set(eb, "%s:%d: %s: required key missing from this %s preset",
+					  p->path, key_line(p, key), key, p->kind);
+		return 0;
+	}
+	if (v < lo || v > hi)
+		return errbuf_set(eb, "%s:%d: %s must be %s%g, got '%s'", p->path,
+				  key_line(p, key), key, v < lo ? "at least " : "at most ",
+				  v < lo ? lo : hi, preset_get(p, key));
+	*x = (unsigned long)v;
+	return 1;
+}
+
+/* A quantity > 0 (and finite); 1 found, 0 absent, -1 error. */
+static int get_positive(const struct preset *p, const char *key, enum quantity q,
+			int required, double *x, struct errbuf *eb)
+{
+	int r = preset_get_quantity(p, key, q, x, eb);
+
+	if (r < 0)
+		return -1;
+	if (!r) {
+		if (required)
+			return errbuf_set(eb, "%s:%d: %s: required key missing from this %s preset",
+					  p->path, key_line(p, key), key, p->kind);
+		return 0;
+	}
+	if (!(*x > 0) || !isfinite(*x))
+		return errbuf_set(eb, "%s:%d: %s must be positive, got '%s'", p->path,
+				  key_line(p, key), key, preset_get(p, key));
+	return 1;
+}
+
+/* yes/no; *x untouched when absent.  0 or -1. */
+static int get_bool(const struct preset *p, const char *key, int *x, struct errbuf *eb)
+{
+	const char *v = preset_get(p, key);
+
+	if (!v)
+		return 0;
+	if (!strcmp(v, "yes"))
+		*x = 1;
+	else if (!strcmp(v, "no"))
+		*x = 0;
+	else
+		return errbuf_set(eb, "%s:%d: %s must be yes or no, got '%s'", p->path,
+				  key_line(p, key), key, v);
+	return 0;
+}
+
+/* One of names[0..n-1]; *x untouched when absent.  0 or -1. */
+static int get_enum(const struct preset *p, const char *key, const char *const *names,
+		    int first, int n, int *x, struct errbuf *eb)
+{
+	const char *v = preset_get(p, key);
+	char choices[160];
+	size_t used = 0;
+	int i;
+
+	if (!v)
+		return 0;
+	for (i = first; i < n; i++)
+		if (!strcmp(v, names[i])) {
+			*x = i;
+			return 0;
+		}
+	choices[0] = '\0';
+	for (i = first; i < n && used < sizeof(choices); i++)
+		used += (size_t)snprintf(choices + used, sizeof(choices) - used, "%s%s",
+					 i > first ? ", " : "", names[i]);
+	return errbuf_set(eb, "%s:%d: %s: unknown value '%s' (choose from %s)", p->path,
+			  key_line(p, key), key, v, choices);
+}
+
+static int check_kind(const struct preset *p, const char *kind, struct errbuf *eb)
+{
+	if (!p->kind || strcmp(p->kind, kind))
+		return errbuf_set(eb, "%s:%d: preset '%s' is of kind '%s', not a %s", p->path,
+				  preset_line(p, "kind"), p->name ? p->name : "?",
+				  p->kind ? p->kind : "?", kind);
+	return 0;
+}
+
+/* ---- gpu ---- */
+
+int gpu_from_preset(const struct preset *p, struct gpu_spec *g, struct errbuf *eb)
+{
+	struct gpu_spec t = { .arch = ARCH_UNKNOWN };
+	unsigned long links = 0, gen = 0;
+	double tflops = 0;
+	int arch = ARCH_UNKNOWN, r;
+
+	if (check_kind(p, "gpu", eb) < 0)
+		return -1;
+	if (!preset_get(p, "arch"))
+		return errbuf_set(eb, "%s:%d: arch: required key missing from this gpu preset",
+				  p->path, key_line(p, "arch"));
+	if (get_enum(p, "arch", arch_names, ARCH_SM70, ARCH_COUNT, &arch, eb) < 0)
+		return -1;
+	t.arch = (enum gpu_arch)arch;
+	if (get_positive(p, "memory", Q_SIZE, 1, &t.memory_B, eb) < 0 ||
+	    get_positive(p, "tflops_bf16", Q_NUMBER, 1, &tflops, eb) < 0)
+		return -1;
+	t.bf16_flops = tflops * 1e12;
+	if (get_count(p, "nvlink_links", 0, 0, 64, &links, eb) < 0)
+		return -1;
+	t.nvlink_links = (unsigned)links;
+	r = get_positive(p, "nvlink_link_beta", Q_RATE, links > 0, &t.nvlink_link_Bps, eb);
+	if (r < 0)
+		return -1;
+	if (r && !links)
+		return errbuf_set(eb, "%s:%d: nvlink_link_beta given but nvlink_links is 0 or missing",
+				  p->path, key_line(p, "nvlink_link_beta"));
+	if (get_count(p, "pcie_gen", 0, 1, 7, &gen, eb) < 0)
+		return -1;
+	t.pcie_gen = (unsigned)gen;
+	t.name = xstrdup(p->name);
+	t.description = xstrdup(p->description);
+	*g = t;
+	return 0;
+}
+
+/* ---- links ---- */
+
+static int is_path(const char *s)
+{
+	size_t n = strlen(s);
+
+	return strchr(s, '/') || (n >= 7 && !strcmp(s + n - 7, ".preset"));
+}
+
+/* A relative path is taken from base (a directory), when base is given. */
+static char *resolve(const char *name, const char *base)
+{
+	char *r;
+
+	if (!base || !is_path(name) || name[0] == '/')
+		return xstrdup(name);
+	r = xmalloc(strlen(base) + strlen(name) + 2);
+	sprintf(r, "%s/%s", base, name);
+	return r;
+}
+
+/* The directory of a file's path ("." when it has none). */
+static char *dir_of(const char *path)
+{
+	const char *slash = path ? strrchr(path, '/') : NULL;
+	char *d;
+
+	if (!slash)
+		return xstrdup(".");
+	d = xmalloc((size_t)(slash - path) + 2);
+	memcpy(d, path, (size_t)(slash - path) + (slash == path));
+	d[(slash - path) + (slash == path)] = '\0';
+	return d;
+}
+
+int tier_load(const struct preset_dirs *d, const char *name_or_path, const char *base,
+	      struct tier *t, struct errbuf *eb)
+{
+	struct preset p;
+	char *where = resolve(name_or_path, base);
+	double line;
+	int r;
+
+	r = preset_load(d, where, &p, eb);
+	free(where);
+	if (r < 0)
+		return -1;
+	if (preset_link(&p, &t->link, eb) < 0) {
+		preset_release(&p);
+		return -1;
+	}
+	t->link.gamma = 0;
+	t->beta_line = t->link.beta;
+	if (preset_get_quantity(&p, "beta_line", Q_RATE, &line, eb) > 0)
+		t->beta_line = line;
+	t->name = xstrdup(name_or_path);
+	preset_release(&p);
+	return 0;
+}
+
+/* ---- system ---- */
+
+/* Prefix "file:line: key: " to a message about a preset the key names. */
+static int wrap(const struct preset *p, const char *key, struct errbuf *eb)
+{
+	struct errbuf inner = *eb;
+
+	return errbuf_set(eb, "%s:%d: %s: %s", p->path, key_line(p, key), key, inner.msg);
+}
+
+int system_from_preset(const struct preset_dirs *d, const struct preset *p,
+		       struct system *s, struct errbuf *eb)
+{
+	struct system t = { .pcie_path = PCIE_PIX, .cpu = CPU_INTEL, .p2p = 1,
+			    .price_per_gpu_hour = NAN };
+	unsigned long gpn = 0, nics = 0;
+	const char *gname, *intra, *inter;
+	struct preset gp;
+	char *base = NULL, *where;
+	int v, r;
+
+	if (check_kind(p, "system", eb) < 0)
+		return -1;
+	base = dir_of(p->path);
+	gname = preset_get(p, "gpu");
+	if (!gname) {
+		errbuf_set(eb, "%s:%d: gpu: required key missing from this system preset",
+			   p->path, key_line(p, "gpu"));
+		goto fail;
+	}
+	where = resolve(gname, base);
+	r = preset_load(d, where, &gp, eb);
+	free(where);
+	if (r < 0) {
+		wrap(p, "gpu", eb);
+		goto fail;
+	}
+	r = gpu_from_preset(&gp, &t.gpu, eb);
+	preset_release(&gp);
+	if (r < 0) {
+		wrap(p, "gpu", eb);
+		goto fail;
+	}
+	if (get_count(p, "gpus_per_node", 1, 1, 1e6, &gpn, eb) < 0)
+		goto fail;
+	t.gpus_per_node = gpn;
+	intra = preset_get(p, "intra");
+	if (!intra) {
+		errbuf_set(eb, "%s:%d: intra: required key missing from this system preset",
+			   p->path, key_line(p, "intra"));
+		goto fail;
+	}
+	if (tier_load(d, intra, base, &t.intra, eb) < 0) {
+		wrap(p, "intra", eb);
+		goto fail;
+	}
+	r = get_count(p, "nics_per_node", 0, 0, 1024, &nics, eb);
+	if (r < 0)
+		goto fail;
+	t.nics_per_node = (unsigned)nics;
+	t.nics_line = preset_line(p, "nics_per_node");
+	inter = preset_get(p, "inter");
+	if (inter) {
+		if (tier_load(d, inter, base, &t.inter, eb) < 0) {
+			wrap(p, "inter", eb);
+			goto fail;
+		}
+		t.have_inter = 1;
+	}
+	if (inter && !r) {
+		errbuf_set(eb, "%s:%d: inter: given without nics_per_node (how many such "
+			   "ports a node has)", p->path, key_line(p, "inter"));
+		goto fail;
+	}
+	if (!inter && nics > 0) {
+		errbuf_set(eb, "%s:%d: nics_per_node: %lu NICs but no 'inter' link preset "
+			   "for them", p->path, key_line(p, "nics_per_node"), nics);
+		goto fail;
+	}
+	t.nvswitch = t.gpu.nvlink_links > 0;
+	if (get_bool(p, "nvls", &t.nvls, eb) < 0 || get_bool(p, "p2p", &t.p2p, eb) < 0 ||
+	    get_bool(p, "nvswitch", &t.nvswitch, eb) < 0)
+		goto fail;
+	v = PCIE_PIX;
+	if (get_enum(p, "pcie_path", path_names, 0, PCIE_PATH_COUNT, &v, eb) < 0)
+		goto fail;
+	t.pcie_path = (enum pcie_path)v;
+	v = CPU_INTEL;
+	if (get_enum(p, "cpu", cpu_names, 0, CPU_VENDOR_COUNT, &v, eb) < 0)
+		goto fail;
+	t.cpu = (enum cpu_vendor)v;
+	t.cpu_given = preset_get(p, "cpu") != NULL;
+	r = preset_get_quantity(p, "price_per_gpu_hour", Q_NUMBER, &t.price_per_gpu_hour, eb);
+	if (r < 0)
+		goto fail;
+	if (r && !(t.price_per_gpu_hour >= 0 && isfinite(t.price_per_gpu_hour))) {
+		errbuf_set(eb, "%s:%d: price_per_gpu_hour must be 0 or more, got '%s'", p->path,
+			   key_line(p, "price_per_gpu_hour"), preset_get(p, "price_per_gpu_hour"));
+		goto fail;
+	}
+	if (preset_get(p, "price_date"))
+		t.price_date = xstrdup(preset_get(p, "price_date"));
+	t.name = xstrdup(p->name);
+	t.path = xstrdup(p->path);
+	t.description = xstrdup(p->description);
+	free(base);
+	*s = t;
+	return 0;
+fail:
+	free(base);
+	system_release(&t);
+	return -1;
+}
+
+int system_load(const struct preset_dirs *d, const char *name_or_path,
+		struct system *s, struct errbuf *eb)
+{
+	struct preset p;
+	int r;
+
+	if (preset_load(d, name_or_path, &p, eb) < 0)
+		return -1;
+	r = system_from_preset(d, &p, s, eb);
+	preset_release(&p);
+	return r;
+}
+
+unsigned long system_nodes(const struct system *s, unsigned long ranks)
+{
+	return (ranks + s->gpus_per_node - 1) / s->gpus_per_node;
+}
+
+int system_check_ranks(const struct system *s, unsigned long ranks, struct errbuf *eb)
+{
+	unsigned long nodes = system_nodes(s, ranks);
+
+	if (nodes <= 1 || (s->have_inter && s->nics_per_node > 0))
+		return 0;
+	if (s->path)
+		return errbuf_set(eb, "%s:%d: nics_per_node is 0 but %lu ranks need %lu nodes "
+				  "of %lu GPUs", s->path, s->nics_line ? s->nics_line : 1,
+				  ranks, nodes, s->gpus_per_node);
+	return errbuf_set(eb, "system '%s' has no NICs (nics_per_node 0) but %lu ranks need "
+			  "%lu nodes of %lu GPUs", s->name, ranks, nodes, s->gpus_per_node);
+}
+
+static char *dup_or_null(const char *s)
+{
+	return s ? xstrdup(s) : NULL;
+}
+
+void system_copy(struct system *dst, const struct system *src)
+{
+	*dst = *src;
+	dst->name = dup_or_null(src->name);
+	dst->path = dup_or_null(src->path);
+	dst->description = dup_or_null(src->description);
+	dst->gpu.name = dup_or_null(src->gpu.name);
+	dst->gpu.description = dup_or_null(src->gpu.description);
+	dst->intra.name = dup_or_null(src->intra.name);
+	dst->inter.name = dup_or_null(src->inter.name);
+	dst->price_date = dup_or_null(src->price_date);
+}
+
+void system_release(struct system *s)
+{
+	free(s->name);
+	free(s->path);
+	free(s->description);
+	free(s->gpu.name);
+	free(s->gpu.description);
+	free(s->intra.name);
+	free(s->inter.name);
+	free(s->price_date);
+	memset(s, 0, sizeof(*s));
+}

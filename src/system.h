@@ -1,0 +1,145 @@
+#ifndef COMMTIME_SYSTEM_H
+#define COMMTIME_SYSTEM_H
+
+#include "util.h"
+#include "model.h"
+#include "preset.h"
+
+/*
+ * A system: the machine a run is rented on.  Nodes of gpus_per_node GPUs
+ * joined inside the node by one intra link (NVLink + NVSwitch, PCIe) and
+ * across nodes by nics_per_node NICs each, one `inter` link preset per NIC
+ * port.  Loaded from presets of kind `system`, which name a preset of kind
+ * `gpu` and two link presets.  Keys, defaults and sources: models/system.md.
+ *
+ * A run of n ranks fills nodes densely: nodes = ⌈n / gpus_per_node⌉.  When
+ * gpus_per_node does not divide n, the last node holds fewer ranks; the
+ * tier models (cost.h) take that last node as full, so a time is an upper
+ * bound for it (models/system.md).
+ */
+
+/* GPU architecture, as NVIDIA names its compute capabilities. */
+enum gpu_arch {
+	ARCH_UNKNOWN,
+	ARCH_SM70,    /* Volta (V100) */
+	ARCH_SM80,    /* Ampere data centre (A100) */
+	ARCH_SM86,    /* Ampere (A40, RTX 30xx) */
+	ARCH_SM89,    /* Ada Lovelace (L40S, RTX 4090) */
+	ARCH_SM90,    /* Hopper (H100, H200, H20, GH200) */
+	ARCH_SM100,   /* Blackwell data centre (B200, GB200) */
+	ARCH_SM120,   /* Blackwell (RTX 50xx, RTX PRO 6000) */
+	ARCH_COUNT
+};
+
+/* "sm90" for ARCH_SM90; "?" out of range. */
+const char *gpu_arch_name(enum gpu_arch a);
+
+/* Where two GPUs of a node meet on PCIe, as `nvidia-smi topo -m` prints it. */
+enum pcie_path {
+	PCIE_PIX,    /* through at most one PCIe switch */
+	PCIE_PXB,    /* through several PCIe switches, no host bridge */
+	PCIE_PHB,    /* through a PCIe host bridge (the CPU) */
+	PCIE_NODE,   /* across host bridges inside one NUMA node */
+	PCIE_SYS,    /* across the SMP interconnect between NUMA nodes */
+	PCIE_PATH_COUNT
+};
+const char *pcie_path_name(enum pcie_path p);   /* "pix", ... */
+
+/* CPU vendor: NCCL's socket-crossing bandwidth and network overhead depend on it. */
+enum cpu_vendor {
+	CPU_INTEL,
+	CPU_AMD,
+	CPU_ARM,
+	CPU_VENDOR_COUNT
+};
+const char *cpu_vendor_name(enum cpu_vendor c); /* "intel", ... */
+
+/* A preset of kind `gpu`. */
+struct gpu_spec {
+	char *name;               /* preset name; NULL for a system built from options alone */
+	char *description;
+	enum gpu_arch arch;
+	double memory_B;          /* B: device memory */
+	unsigned nvlink_links;    /* NVLink links per GPU (0: none) */
+	double nvlink_link_Bps;   /* B/s: one NVLink link, one direction */
+	unsigned pcie_gen;        /* PCIe generation of the host link (3, 4, 5, 6) */
+	double bf16_flops;        /* FLOP/s: dense bf16 peak (key tflops_bf16, in TFLOP/s) */
+};
+
+/* One tier: the link preset it reads, and its line rate. */
+struct tier {
+	char *name;               /* link preset name or path as given */
+	struct link link;         /* α (s), β (B/s) of the preset; γ unused */
+	double beta_line;         /* B/s: line rate (preset's beta_line, else beta) */
+};
+
+enum tier_id { TIER_INTRA, TIER_INTER, TIER_COUNT };
+const char *tier_name(enum tier_id t);          /* "intra", "inter" */
+
+struct system {
+	char *name;               /* preset name, or "custom" when built from options */
+	char *path;               /* file it was read from (NULL when from options) */
+	char *description;
+	struct gpu_spec gpu;
+	unsigned long gpus_per_node;  /* >= 1 */
+	struct tier intra;            /* between GPUs of one node */
+	unsigned nics_per_node;       /* NIC ports per node (0: one node only) */
+	int have_inter;               /* the inter tier is set */
+	struct tier inter;            /* one NIC port, one direction */
+	int nvls;                     /* NVLink SHARP in the switches (default no) */
+	int p2p;                      /* GPU peer-to-peer (no: staged through host memory; default yes) */
+	int nvswitch;                 /* NVLink through NVSwitch (default yes with NVLink, no otherwise) */
+	enum pcie_path pcie_path;     /* default pix */
+	enum cpu_vendor cpu;          /* default intel */
+	int cpu_given;                /* 0: the default was taken */
+	double price_per_gpu_hour;    /* USD per GPU-hour; NaN when not known */
+	char *price_date;             /* when that price was seen (NULL if none) */
+	int nics_line;                /* line of nics_per_node in path (0 if none), for messages */
+};
+
+/*
+ * Load a system preset by name or path, with its gpu preset and link
+ * presets (found by name on d, or by path; a relative path is taken from
+ * the directory of the system file).  Required keys: gpu, gpus_per_node,
+ * intra; nics_per_node and inter go together (both or neither).  Returns 0,
+ * or -1 with eb filled, "file:line: key: ..." naming the key (a missing
+ * key names the line of `kind`).  Release with system_release.
+ */
+int system_load(const struct preset_dirs *d, const char *name_or_path,
+		struct system *s, struct errbuf *eb);
+
+/* Same, from a preset already loaded (kind must be `system`). */
+int system_from_preset(const struct preset_dirs *d, const struct preset *p,
+		       struct system *s, struct errbuf *eb);
+
+/*
+ * Load a gpu preset's values.  Returns 0 or -1 with "file:line: key: ..."
+ * (required: arch, memory, tflops_bf16; nvlink_links and nvlink_link_beta
+ * go together, pcie_gen optional).
+ */
+int gpu_from_preset(const struct preset *p, struct gpu_spec *g, struct errbuf *eb);
+
+/*
+ * Resolve a link preset (name or path) into a tier.  base: the directory a
+ * relative path is taken from (NULL: the working directory).  Returns 0 or
+ * -1 with eb filled.
+ */
+int tier_load(const struct preset_dirs *d, const char *name_or_path, const char *base,
+	      struct tier *t, struct errbuf *eb);
+
+/* nodes = ⌈ranks / gpus_per_node⌉; 0 for 0 ranks. */
+unsigned long system_nodes(const struct system *s, unsigned long ranks);
+
+/*
+ * Check that a run of `ranks` ranks can be placed: more than one node needs
+ * the inter tier and nics_per_node >= 1.  Returns 0 or -1 with
+ * "file:line: nics_per_node is 0 but 16 ranks need 2 nodes of 8 GPUs".
+ */
+int system_check_ranks(const struct system *s, unsigned long ranks, struct errbuf *eb);
+
+/* Deep copy (every string duplicated). */
+void system_copy(struct system *dst, const struct system *src);
+
+void system_release(struct system *s);
+
+#endif

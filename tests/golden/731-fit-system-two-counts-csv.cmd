@@ -1,0 +1,1 @@
+--system tests/data/presets/l40s-x4-pcie.preset fit tests/data/nccl/cs244c/l40s-x2-ring.txt tests/data/nccl/cs244c/l40s-x4-ring.txt --format csv

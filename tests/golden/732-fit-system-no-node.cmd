@@ -1,0 +1,1 @@
+--system tests/data/presets/l40s-x4-pcie.preset fit tests/data/nccl/a100-x8-nvswitch.txt

@@ -1,0 +1,90 @@
+#!/bin/sh
+# What a newcomer trips over, tried as one would: each check is one of the
+# surprises of a first session with the tool, numbered as in the list the
+# fixes came from.
+top=${top:-$(cd "$(dirname "$0")/.." && pwd)}
+COMMTIME=${COMMTIME:-$top/commtime}
+LC_ALL=C; export LC_ALL
+unset COMMTIME_PRESETS
+d=$top/tests/tmp/t-newcomer
+rm -rf "$d" && mkdir -p "$d/elsewhere" || exit 1
+
+n=0
+check() { # description, then a command that succeeds when the check holds
+	n=$((n + 1))
+	desc=$1; shift
+	if "$@"; then echo "ok $n - $desc"; else echo "not ok $n - $desc"; fi
+}
+run() { # the command; stdout to $d/out, stderr to $d/err, status in $st
+	"$@" >"$d/out" 2>"$d/err" </dev/null
+	st=$?
+}
+has() { grep -q -- "$1" "$d/${2:-out}"; }
+lines_le() { [ "$(wc -l <"$d/${2:-err}")" -le "$1" ]; }
+
+# 1. a binary that was never installed finds its presets from anywhere
+cd "$d/elsewhere" || exit 1
+run "$COMMTIME" --preset h100-nvlink4 --ranks 8 --sizes 1G
+check "1: --preset works from another directory" test "$st" = 0
+run "$COMMTIME" presets
+check "1: presets lists the shipped ones from another directory" has h100-nvlink4
+# ...and a binary with no presets anywhere says so and fails
+case $COMMTIME in */valgrind-*) ;; *)
+	cp "$COMMTIME" "$d/elsewhere/lone" 2>/dev/null
+	run "$d/elsewhere/lone" presets
+	check "1: no presets at all is an error" test "$st" = 1
+	check "1: ... that names the directories searched" has "no presets found; searched" err
+esac
+cd "$top" || exit 1
+
+# 2. an unknown option: the message that matters, not the whole help
+run "$COMMTIME" ddp --grad 1G --compute 1s --bogus
+check "2: unknown option is exit 2" test "$st" = 2
+check "2: ... in at most three lines" lines_le 3
+check "2: ... naming the option" has "unknown option '--bogus'" err
+run "$COMMTIME" ddp --grad 1G --compute 1s --ranks 8 --ranks 16
+check "2: a repeated option is an error, not its last value" test "$st" = 2
+
+# 3. -o with an image name does not write the table into it
+cd "$d" || exit 1
+run "$COMMTIME" crossover -o fig.png
+check "3: crossover -o fig.png is a usage error" test "$st" = 2
+check "3: ... that points to --render" has "--render fig.png" err
+check "3: ... and writes no fig.png" test ! -e fig.png
+cd "$top" || exit 1
+
+# 4. ddp answers "how long is my gradient all-reduce" without --compute
+run "$COMMTIME" --alpha 5e-6 --beta 200e9 ddp --grad 14G --ranks 8
+check "4: ddp without --compute runs" test "$st" = 0
+check "4: ... and prints the all-reduce time" has "131.6 ms"
+run "$COMMTIME" --alpha 5e-6 --beta 200e9 --format csv ddp --grad 14G --ranks 8
+check "4: ... and its CSV keeps the contract columns, step and share empty" \
+	has "^8,0.13160337344,0.13160337344,,,"
+
+# 5. --time-unit on every table; auto never prints seven digits
+run "$COMMTIME" --beta 1Gb/s ddp --grad 14G --compute 1s --ranks 8
+check "5: a slow link's step reads in seconds" has "210.5 s"
+check "5: ... not in millions of ms" sh -c "! grep -q '[0-9]\{7\}\.[0-9] ms' '$d/out'"
+run "$COMMTIME" --time-unit us ddp --grad 14G --compute 300ms --ranks 8
+check "5: --time-unit works on ddp" has "131603.4 µs"
+run "$COMMTIME" zero --params 7.5e9 --ranks 64 --stage 0 --time-unit s
+check "5: --time-unit works on zero, after the command too" has " s "
+
+# 7. a sweep of microbatches skips the counts the interleaved schedule cannot run
+run "$COMMTIME" pipeline --stages 8 --microbatches 4:256:x2 --schedule interleaved
+check "7: the interleaved sweep runs" test "$st" = 0
+check "7: ... with the rows that can run" has "^     8           256  interleaved"
+check "7: ... and a note on the one left out" has "left out 1 row: .*M = 4, P = 8"
+run "$COMMTIME" pipeline --stages 8 --microbatches 4 --schedule interleaved
+check "7: a single impossible row is still an error" test "$st" = 2
+
+# 8. compare: no silent default line rate; a log that stops before the plateau
+run "$COMMTIME" compare tests/data/nccl/a100-x8-nvswitch.txt --expected tests/data/nccl/plan-a100.csv
+check "8: compare --expected without a link runs" test "$st" = 0
+check "8: ... says the line rate is unknown" has "line rate: unknown"
+check "8: ... and judges no busbw against the default beta" sh -c "! grep -q 'low-busbw\|% of the line rate' '$d/out'"
+run "$COMMTIME" compare tests/data/nccl/a100-x8-nvswitch.txt --preset a100-nvlink3
+check "8: a log that ends at 128 MiB raises no low-busbw alarm" sh -c "! grep -q 'low-busbw' '$d/out'"
+check "8: ... and says why" has "before the bandwidth plateau"
+run "$COMMTIME" compare tests/data/nccl/l40s-x4-pcie-ring.txt --preset pcie4-x16
+check "8: a log on its plateau and slow is still flagged" has "low-busbw"

@@ -1,0 +1,206 @@
+/*
+ * The cost-model core: the single-link collectives against hand values,
+ * the tier models of a system against hand values (to 1e-6 and better),
+ * and the rule that one node is exactly the single-link model.
+ */
+#include <math.h>
+
+#include "harness.h"
+#include "cost.h"
+
+static const struct link seed = { 5e-6, 200e9, 0 };
+
+/* An 8-GPU node like a DGX H100: NVLink 4 (4 µs, 370 GB/s), 8 NDR ports (4 µs, 48 GB/s). */
+static struct system dgx(void)
+{
+	return (struct system){
+		.name = "test", .gpus_per_node = 8,
+		.intra = { .name = "nvl", .link = { 4e-6, 370e9, 0 }, .beta_line = 450e9 },
+		.nics_per_node = 8, .have_inter = 1,
+		.inter = { .name = "ib", .link = { 4e-6, 48e9, 0 }, .beta_line = 50e9 },
+		.p2p = 1, .price_per_gpu_hour = NAN,
+	};
+}
+
+static double tcoll(const struct cost_model *m, enum coll_op op, enum coll_algo a,
+		    unsigned long n, unsigned long per_node, double S)
+{
+	struct group g = { .ranks = n, .per_node = per_node };
+	struct coll_cost c;
+	struct errbuf eb;
+
+	if (cost_coll(m, op, a, &g, S, &c, &eb) < 0)
+		return NAN;
+	return c.time_s;
+}
+
+void test_cost_link_collectives(void)
+{
+	struct cost_model m;
+	const double S = 1e6;
+
+	cost_model_link(&m, &seed);
+	/* all-reduce ring, the seed: 2(n-1)(α + S/(nβ)) */
+	DBL_NEAR(tcoll(&m, OP_ALLREDUCE, ALGO_RING, 4, 0, 4096), 30.03072e-6, 1e-12);
+	/* all-gather and reduce-scatter ring: (n-1)(α + S/(nβ)) = 7(5 µs + 0.625 µs) */
+	DBL_NEAR(tcoll(&m, OP_ALLGATHER, ALGO_RING, 8, 0, S), 7 * 5.625e-6, 1e-12);
+	DBL_NEAR(tcoll(&m, OP_REDUCESCATTER, ALGO_RING, 8, 0, S), 7 * 5.625e-6, 1e-12);
+	/* all-to-all pairwise: (n-1)(α + S/(nβ)), S one rank's send buffer */
+	DBL_NEAR(tcoll(&m, OP_ALLTOALL, ALGO_PAIRWISE, 8, 0, S), 7 * 5.625e-6, 1e-12);
+	/* broadcast and reduce, pipelined ring: (n-1)α + S/β = 35 + 5 µs */
+	DBL_NEAR(tcoll(&m, OP_BROADCAST, ALGO_RING, 8, 0, S), 40e-6, 1e-12);
+	DBL_NEAR(tcoll(&m, OP_REDUCE, ALGO_RING, 8, 0, S), 40e-6, 1e-12);
+	/* binomial tree broadcast: ⌈log2 8⌉(α + S/β) = 3·10 µs */
+	DBL_NEAR(tcoll(&m, OP_BROADCAST, ALGO_TREE, 8, 0, S), 30e-6, 1e-12);
+	/* send/recv: α + S/β */
+	DBL_NEAR(tcoll(&m, OP_SENDRECV, ALGO_P2P, 2, 0, S), 10e-6, 1e-12);
+	/* recursive-doubling all-gather: log2 8·α + 7/8·S/β = 15 + 4.375 µs */
+	DBL_NEAR(tcoll(&m, OP_ALLGATHER, ALGO_RD, 8, 0, S), 19.375e-6, 1e-12);
+	/* one rank costs nothing */
+	DBL_NEAR(tcoll(&m, OP_ALLREDUCE, ALGO_RING, 1, 0, S), 0, 0);
+	/* algorithms that the link has not for a collective are refused */
+	CHECK(isnan(tcoll(&m, OP_ALLTOALL, ALGO_RING, 8, 0, S)));
+	CHECK(isnan(tcoll(&m, OP_ALLREDUCE, ALGO_HIER, 8, 0, S)));
+}
+
+void test_cost_link_terms(void)
+{
+	struct cost_model m;
+	struct group g = { .ranks = 8 };
+	struct coll_cost c;
+	struct errbuf eb;
+	struct link_coeffs k;
+
+	cost_model_link(&m, &seed);
+	INT_EQ(cost_coll(&m, OP_ALLREDUCE, ALGO_RING, &g, 1e6, &c, &eb), 0);
+	DBL_NEAR(c.latency_s, 14 * 5e-6, 1e-12);
+	DBL_NEAR(c.bandwidth_s, 14 * 1e6 / 8 / 200e9, 1e-9);
+	INT_EQ(c.bound, TIER_INTRA);
+	INT_EQ(c.algo, ALGO_RING);
+	INT_EQ(c.proto, PROTO_NONE);
+	/* choose: at 4 KiB on 64 ranks a log-depth algorithm is fastest; at 1 GiB
+	 * Rabenseifner (126 α of the ring against its 12, the same volume) */
+	g.ranks = 64;
+	INT_EQ(cost_coll(&m, OP_ALLREDUCE, ALGO_AUTO, &g, 4096, &c, &eb), 0);
+	CHECK(c.algo != ALGO_RING);
+	INT_EQ(cost_coll(&m, OP_ALLREDUCE, ALGO_AUTO, &g, 1 << 30, &c, &eb), 0);
+	INT_EQ(c.algo, ALGO_RABENSEIFNER);
+	/* coefficients: ring all-reduce a = 2(n-1), b = 2(n-1)/n, c = (n-1)/n */
+	INT_EQ(cost_link_coeffs(OP_ALLREDUCE, ALGO_RING, 8, &k, &eb), 0);
+	DBL_NEAR(k.a, 14, 1e-15);
+	DBL_NEAR(k.b, 1.75, 1e-15);
+	DBL_NEAR(k.c, 0.875, 1e-12);
+	INT_EQ(cost_link_coeffs(OP_ALLTOALL, ALGO_RING, 8, &k, &eb), -1);
+}
+
+void test_cost_algo_names(void)
+{
+	struct cost_model m;
+	struct system s = dgx();
+	enum coll_algo a[ALGO_COUNT];
+	struct errbuf eb;
+
+	cost_model_link(&m, &seed);
+	INT_EQ(cost_algo_parse_list(&m, OP_ALLREDUCE, "ring,tree,dbtree", a, &eb), 3);
+	INT_EQ(cost_algo_parse_list(&m, OP_ALLREDUCE, "hier", a, &eb), -1);
+	STR_EQ(eb.msg, "unknown algorithm 'hier' for all_reduce on a link "
+	       "(choose from ring, tree, dbtree, rd, rabenseifner)");
+	INT_EQ(cost_algo_default(&m, OP_ALLTOALL), ALGO_PAIRWISE);
+	INT_EQ(cost_algo_default(&m, OP_SENDRECV), ALGO_P2P);
+	cost_model_tiers(&m, &s);
+	INT_EQ(cost_algo_parse_list(&m, OP_ALLREDUCE, "ring,hier", a, &eb), 2);
+	/* "tree" will mean NCCL's tree on a system: the tiers model has none */
+	INT_EQ(cost_algo_parse_list(&m, OP_ALLREDUCE, "tree", a, &eb), -1);
+	STR_EQ(eb.msg, "unknown algorithm 'tree' for all_reduce in the tiers model "
+	       "(choose from ring, hier)");
+}
+
+void test_cost_tiers_hand_values(void)
+{
+	struct system s = dgx();
+	struct cost_model m;
+	const double S = 1073741824.0;
+
+	cost_model_tiers(&m, &s);
+	/*
+	 * hier, 2 nodes of 8: 2·7·4 µs + 2·7/8·S/370 GB/s + 2·1·4 µs
+	 * + 2·1/2·S/(8·48 GB/s), computed by hand (models/system.md).
+	 */
+	DBL_NEAR(tcoll(&m, OP_ALLREDUCE, ALGO_HIER, 16, 0, S), 0.007938711293693694, 1e-9);
+	DBL_NEAR(tcoll(&m, OP_ALLREDUCE, ALGO_HIER, 64, 0, S), 0.010083863293693693, 1e-9);
+	/* ring, 2 nodes: 2(n-N)α_i + 2(N-1)α_e + 2(n-1)/n·S/min(β_i, Kβ_e) */
+	DBL_NEAR(tcoll(&m, OP_ALLREDUCE, ALGO_RING, 16, 0, S), 0.005561259243243244, 1e-9);
+	/* pairwise all-to-all, 2 nodes: the half of each GPU's data that leaves the node */
+	DBL_NEAR(tcoll(&m, OP_ALLTOALL, ALGO_PAIRWISE, 16, 0, S), 0.011244810666666665, 1e-9);
+	/* one rank per node (tensor parallel 8): one NIC per group */
+	DBL_NEAR(tcoll(&m, OP_ALLREDUCE, ALGO_HIER, 16, 1, S), 0.04206304, 1e-9);
+	DBL_NEAR(tcoll(&m, OP_ALLREDUCE, ALGO_RING, 16, 1, S), 0.04206304, 1e-9);
+}
+
+void test_cost_tiers_one_node(void)
+{
+	struct system s = dgx();
+	struct cost_model m, l;
+	const double sizes[] = { 0, 8, 4096, 1e6, 1073741824.0, 8e9 };
+	unsigned long n;
+	size_t i;
+	int op;
+
+	cost_model_tiers(&m, &s);
+	cost_model_link(&l, &s.intra.link);
+	/* One node is exactly the single-link model on the intra link, bit for bit. */
+	for (n = 1; n <= 8; n++)
+		for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
+			for (op = 0; op < OP_COUNT; op++) {
+				enum coll_algo a = cost_algo_default(&m, (enum coll_op)op);
+				double t = tcoll(&m, (enum coll_op)op, a, n, 0, sizes[i]);
+
+				CHECK(t == tcoll(&l, (enum coll_op)op, a, n, 0, sizes[i]));
+			}
+	DBL_NEAR(tcoll(&m, OP_ALLREDUCE, ALGO_RING, 8, 0, 1073741824.0), 0.005134508627027027, 1e-12);
+	CHECK(tcoll(&m, OP_ALLREDUCE, ALGO_HIER, 8, 0, 1e6) ==
+	      tcoll(&l, OP_ALLREDUCE, ALGO_RING, 8, 0, 1e6));
+}
+
+void test_cost_tiers_bound(void)
+{
+	struct system s = dgx();
+	struct cost_model m;
+	struct group g = { .ranks = 16 };
+	struct coll_cost c;
+	struct errbuf eb;
+
+	/* Slow NICs: 4 ports of 12.5 GB/s.  Latency-bound sizes sit on NVLink's
+	 * 14 steps, large ones on the NICs. */
+	s.nics_per_node = 4;
+	s.inter.link.beta = 12.5e9;
+	cost_model_tiers(&m, &s);
+	INT_EQ(cost_coll(&m, OP_ALLREDUCE, ALGO_HIER, &g, 8, &c, &eb), 0);
+	INT_EQ(c.bound, TIER_INTRA);
+	INT_EQ((long long)c.nodes, 2);
+	INT_EQ(cost_coll(&m, OP_ALLREDUCE, ALGO_HIER, &g, 1 << 30, &c, &eb), 0);
+	INT_EQ(c.bound, TIER_INTER);
+	DBL_NEAR(c.time_s, c.latency_s + c.bandwidth_s, 1e-15);
+	/* the 16-rank group needs the NICs: none, an error naming the system */
+	s.nics_per_node = 0;
+	s.have_inter = 0;
+	INT_EQ(cost_coll(&m, OP_ALLREDUCE, ALGO_HIER, &g, 8, &c, &eb), -1);
+	STR_EQ(eb.msg, "system 'test' has no NICs (nics_per_node 0) but 16 ranks need "
+	       "2 nodes of 8 GPUs");
+	/* more ranks per node than the node has */
+	g.per_node = 9;
+	INT_EQ(cost_coll(&m, OP_ALLREDUCE, ALGO_HIER, &g, 8, &c, &eb), -1);
+}
+
+void test_cost_two_nodes_slower(void)
+{
+	struct system s = dgx();
+	struct cost_model m;
+	const double G = 13476831232.0;   /* Llama-2-7B gradient, bf16 */
+
+	cost_model_tiers(&m, &s);
+	CHECK(tcoll(&m, OP_ALLREDUCE, ALGO_RING, 16, 0, G) >
+	      tcoll(&m, OP_ALLREDUCE, ALGO_RING, 8, 0, G));
+	CHECK(tcoll(&m, OP_ALLREDUCE, ALGO_HIER, 16, 0, G) >
+	      tcoll(&m, OP_ALLREDUCE, ALGO_HIER, 8, 0, G));
+}
