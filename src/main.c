@@ -217,7 +217,7 @@ static void resolve_system(struct ctx *ctx, const struct global_args *g)
 /* Commands that ask the cost model (not only the link) and so run on a system. */
 static int system_ready(const char *name)
 {
-	static const char *const ready[] = { "presets", "pipeline", "speedup", "fit" };
+	static const char *const ready[] = { "presets", "pipeline", "speedup", "fit", "step", "search" };
 	size_t i;
 
 	for (i = 0; i < sizeof(ready) / sizeof(ready[0]); i++)
