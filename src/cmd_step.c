@@ -262,9 +262,9 @@ int cmd_step(int argc, char **argv, struct ctx *ctx)
 		 c.tp, c.pp, c.dp, c.cp, c.ep, r.gpus, c.zero,
 		 c.sp && c.tp > 1 ? "; sequence parallel" : "");
 	out_input_str(o, "parallel", "parallel", note);
-	snprintf(note, sizeof(note), "micro-batch %.15g x %.15g tokens, %.15g micro-batches, "
-		 "global batch %.15g", c.micro_batch, c.seq, r.microbatches,
-		 r.microbatches * c.micro_batch * (double)c.dp);
+	snprintf(note, sizeof(note), "global %.15g sequences of %.15g tokens, micro-batch %.15g, "
+		 "m = %.15g per step", r.microbatches * c.micro_batch * (double)c.dp, c.seq,
+		 c.micro_batch, r.microbatches);
 	out_input_str(o, "batch", "batch", note);
 	snprintf(note, sizeof(note), "%s%s, recompute %s, gradients reduced in %g-byte values",
 		 pp_schedule_name(c.schedule), c.schedule == PP_INTERLEAVED ? " (v chunks)" : "",
