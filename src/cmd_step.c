@@ -266,9 +266,8 @@ int cmd_step(int argc, char **argv, struct ctx *ctx)
 		 "m = %.15g per step", r.microbatches * c.micro_batch * (double)c.dp, c.seq,
 		 c.micro_batch, r.microbatches);
 	out_input_str(o, "batch", "batch", note);
-	snprintf(note, sizeof(note), "%s%s, recompute %s, gradients reduced in %g-byte values",
-		 pp_schedule_name(c.schedule), c.schedule == PP_INTERLEAVED ? " (v chunks)" : "",
-		 recompute_name(c.recompute), c.grad_bytes);
+	snprintf(note, sizeof(note), "%s, v = %lu, recompute %s, gradients reduced in %g-byte values",
+		 pp_schedule_name(c.schedule), c.virt, recompute_name(c.recompute), c.grad_bytes);
 	out_input_str(o, "schedule", "schedule", note);
 	if (cs.step_compute_s > 0)
 		snprintf(note, sizeof(note), "given: %g s per step on one GPU", cs.step_compute_s);
