@@ -8,6 +8,8 @@ PREFIX   ?= /usr/local
 BINDIR   ?= $(PREFIX)/bin
 SHAREDIR ?= $(PREFIX)/share/commtime
 MANDIR   ?= $(PREFIX)/share/man/man1
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+ZSHCOMPDIR  ?= $(PREFIX)/share/zsh/site-functions
 
 CC       ?= cc
 CFLAGS   ?= -O2 -g
@@ -39,7 +41,13 @@ CLI_OBJ  = $(CLI_SRC:.c=.o)
 UNIT_SRC = $(wildcard tests/unit/test_*.c)
 UNIT_OBJ = $(UNIT_SRC:.c=.o) tests/unit/harness.o
 
-all: commtime tests/unit/run-unit
+all: commtime tests/unit/run-unit completions
+
+# Shell completions, written from the option tables of the binary.
+COMPLETIONS = completion/commtime.bash completion/_commtime
+completions: $(COMPLETIONS)
+$(COMPLETIONS): commtime completion/gen.sh
+	@sh completion/gen.sh ./commtime completion
 
 commtime: $(CLI_OBJ) $(CORE_OBJ)
 	$(Q_LD)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS)
@@ -104,6 +112,13 @@ commtime-probe: probe/commtime-probe.c
 	@command -v $(MPICC) >/dev/null 2>&1 || { echo "make probe needs $(MPICC): apt-get install openmpi-bin libopenmpi-dev" >&2; exit 1; }
 	$(Q_LD)$(MPICC) -O2 -g -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra $(LDFLAGS) -o $@ $<
 
+# Rewrite the expected outputs (golden files, the examples of models/*.md
+# and README.md, the man page's option lists) from the built binary and
+# show the diff to review; WHAT is golden, models, readme, man or all.
+WHAT ?= all
+regen: commtime
+	@sh tests/regen.sh $(WHAT)
+
 figures: all
 	@sh plots/make-figures.sh
 
@@ -112,14 +127,18 @@ figures: all
 bench: all
 	@sh bench/run.sh
 
-install: commtime
+install: commtime $(COMPLETIONS)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SHAREDIR)/presets $(DESTDIR)$(MANDIR)
+	install -d $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR)
 	install -m 755 commtime $(DESTDIR)$(BINDIR)/commtime
 	install -m 644 presets/*.preset $(DESTDIR)$(SHAREDIR)/presets/
 	install -m 644 commtime.1 $(DESTDIR)$(MANDIR)/commtime.1
+	install -m 644 completion/commtime.bash $(DESTDIR)$(BASHCOMPDIR)/commtime
+	install -m 644 completion/_commtime $(DESTDIR)$(ZSHCOMPDIR)/_commtime
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/commtime $(DESTDIR)$(MANDIR)/commtime.1
+	rm -f $(DESTDIR)$(BASHCOMPDIR)/commtime $(DESTDIR)$(ZSHCOMPDIR)/_commtime
 	rm -rf $(DESTDIR)$(SHAREDIR)
 
 clean:

@@ -23,7 +23,8 @@ extern char **environ;
 struct global_args global_args;
 
 struct opt global_options[] = {
-	OPT_GROUP_("global options (before or after the command)"),
+	{ .type = OPT_GROUP, .help = "global options (before or after the command)",
+	  .tag = OPT_TAG_LINK },
 	OPT_STRING_("alpha", "TIME", &global_args.alpha, "latency of one step (default 5us)"),
 	OPT_STRING_("beta", "RATE", &global_args.beta,
 		    "bandwidth of one link direction (default 200GB/s)"),
@@ -35,7 +36,7 @@ struct opt global_options[] = {
 	{ .type = OPT_STRING, .long_name = "presets-dir", .argh = "DIR",
 	  .value = &global_args.presets_dir, .complete = "dirs",
 	  .help = "search DIR first for presets" },
-	OPT_GROUP_("system (global)"),
+	{ .type = OPT_GROUP, .help = "system (global)", .tag = OPT_TAG_LINK },
 	{ .type = OPT_STRING, .long_name = "system", .argh = "NAME|FILE",
 	  .value = &global_args.system, .complete = "presets:system",
 	  .help = "a system preset: GPUs per node, intra-node link, NICs" },
@@ -50,8 +51,11 @@ struct opt global_options[] = {
 	  .value = &global_args.inter, .complete = "presets:link",
 	  .help = "override its NIC link preset (one port)" },
 	{ .type = OPT_STRING, .long_name = "model", .argh = "NAME",
-	  .value = &global_args.model, .complete = "tiers",
-	  .help = "cost model on a system: tiers (default)" },
+	  .value = &global_args.model, .complete = "nccl tiers",
+	  .help = "cost model on a system: nccl (default), tiers" },
+	{ .type = OPT_STRING, .long_name = "proto", .argh = "LIST",
+	  .value = &global_args.proto, .complete = "LL LL128 Simple",
+	  .help = "NCCL protocols allowed, as NCCL_PROTO: LL,LL128,Simple or ^LL128" },
 	OPT_GROUP_("output (global)"),
 	{ .type = OPT_STRING, .long_name = "format", .argh = "FMT",
 	  .value = &global_args.format, .complete = "table csv json",
@@ -139,11 +143,15 @@ void column_time_unit(struct column *c, const struct time_unit *u)
 	c->prec = u->prec;
 }
 
+const struct cost_model *opt_model;
+
 void opt_cb_algo(const struct opt *o, const char *arg)
 {
 	struct errbuf eb;
+	int r = opt_model ? cost_algo_lookup(opt_model, OP_ALLREDUCE, arg, o->value, &eb)
+			  : ar_algo_lookup(arg, o->value, &eb);
 
-	if (ar_algo_lookup(arg, o->value, &eb) < 0)
+	if (r < 0)
 		die_usage("--%s: %s", o->long_name, eb.msg);
 }
 
@@ -152,9 +160,22 @@ void opt_cb_algos(const struct opt *o, const char *arg)
 	struct algo_set *s = o->value;
 	struct errbuf eb;
 
-	s->n = ar_algo_parse_list(arg, s->v, &eb);
+	s->n = opt_model ? cost_algo_parse_list(opt_model, OP_ALLREDUCE, arg, s->v, &eb)
+			 : ar_algo_parse_list(arg, s->v, &eb);
 	if (s->n < 0)
 		die_usage("--%s: %s", o->long_name, eb.msg);
+}
+
+void ctx_check_ranks(const struct ctx *ctx, const struct dlist *ranks)
+{
+	struct errbuf eb;
+	size_t i;
+
+	if (!ctx->have_system)
+		return;
+	for (i = 0; i < ranks->n; i++)
+		if (system_check_ranks(&ctx->system, (unsigned long)ranks->v[i], &eb) < 0)
+			die("%s", eb.msg);
 }
 
 void opt_cb_op(const struct opt *o, const char *arg)
@@ -350,6 +371,12 @@ static void echo_system(const struct ctx *ctx, struct out *o)
 		out_input_str(o, "inter", "inter", "none (one node only)");
 	}
 	out_input_str(o, "model", "model", cost_kind_name(ctx->model.kind));
+	if (ctx->model.kind == COST_NCCL) {
+		snprintf(line, sizeof(line), "%s%s", cpu_vendor_name(s->cpu),
+			 s->cpu_given ? "" : " (assumed: the system does not say)");
+		out_input_str(o, "cpu", "host cpu", line);
+		out_input_str(o, "nvls", "NVLink SHARP", s->nvls ? "yes" : "no");
+	}
 }
 
 void ctx_echo_link(const struct ctx *ctx, struct out *o)
@@ -385,8 +412,9 @@ static const struct column cross_cols[] = {
 	{ "note", "note", COL_STR, H_PLAIN, 0, NULL, 0, 0, COL_ALL },
 };
 
-void write_crossovers(struct out *o, const struct ctx *ctx, const struct dlist *ranks,
-		      const enum coll_algo *algos, int nalgo, int secondary)
+void write_crossovers(struct out *o, const struct ctx *ctx, enum coll_op op,
+		      const struct dlist *ranks, const enum coll_algo *algos, int nalgo,
+		      int secondary)
 {
 	struct table t = { "crossover",
 			   "crossover sizes: where two algorithms take equal time",
@@ -426,14 +454,16 @@ void write_crossovers(struct out *o, const struct ctx *ctx, const struct dlist *
 				struct errbuf eb;
 				double tc = NAN;
 
-				if (crossover_allreduce(algos[a], algos[b], &ctx->model.link, n,
-							CROSS_LO, CROSS_HI, &c, &eb) < 0)
+				struct group g = { .ranks = n };
+
+				if (crossover_coll(&ctx->model, op, algos[a], algos[b], &g,
+						   CROSS_LO, CROSS_HI, &c, &eb) < 0)
 					die("%d ranks, %s vs %s: %s", (int)n, na, nb, eb.msg);
 				switch (c.result) {
 				case CROSS_FOUND:
 					snprintf(note, sizeof(note), "%s faster below, %s above",
 						 c.below ? nb : na, c.below ? na : nb);
-					tc = ar_time(algos[a], &ctx->model.link, n, c.bytes);
+					tc = cost_time(&ctx->model, op, algos[a], n, c.bytes);
 					break;
 				case CROSS_A_ALWAYS:
 					snprintf(note, sizeof(note), "%s always faster", na);
@@ -581,6 +611,60 @@ char *ctx_link_text(const struct ctx *ctx, char *buf, size_t len)
 int ctx_wants_figure(const struct ctx *ctx)
 {
 	return ctx->plot || ctx->render;
+}
+
+/*
+ * What NCCL's model does for one call, as text: the pair it chooses, the
+ * runners-up, and every term of the chosen pair with its source in NCCL
+ * 2.30.7 (models/nccl.md).  Only for --model nccl and the collectives NCCL
+ * tunes (not all-to-all and send/recv, which the tier model answers).
+ */
+void ctx_explain(const struct ctx *ctx, struct out *o, enum coll_op op,
+		 unsigned long ranks, double bytes)
+{
+	struct group g = { ranks, 0 };
+	struct nccl_tune t;
+	struct nccl_choice c[6];
+	struct nccl_term terms[32];
+	struct errbuf eb;
+	char sz[32], tm[32], bw[32];
+	int f = nccl_func_of(op), k, n, i;
+
+	units_fmt_size(sz, sizeof(sz), bytes);
+	if (ctx->model.kind != COST_NCCL) {
+		out_text(o, "explain: %s of %s on %lu ranks: the %s model has no protocols to explain",
+			 coll_op_name(op), sz, ranks, cost_kind_name(ctx->model.kind));
+		return;
+	}
+	if (f < 0) {
+		out_text(o, "explain: %s of %s on %lu ranks: NCCL runs it as point-to-point "
+			 "transfers, outside its tuning model; the tier model answers",
+			 coll_op_name(op), sz, ranks);
+		return;
+	}
+	if (nccl_cost_tune(&ctx->nccl, &g, &t, &eb) < 0)
+		die("%s", eb.msg);
+	k = nccl_rank(&t, &ctx->nccl.params, f, bytes, c, 6);
+	if (k == 0) {
+		out_text(o, "explain: %s of %s on %lu ranks: no algorithm and protocol is left",
+			 coll_op_name(op), sz, ranks);
+		return;
+	}
+	units_fmt_time(tm, sizeof(tm), c[0].time_s, 4);
+	out_text(o, "explain: %s of %s on %lu ranks (%d node%s): NCCL chooses %s/%s, %s",
+		 coll_op_name(op), sz, ranks, t.nodes, t.nodes == 1 ? "" : "s",
+		 nccl_algo_name(c[0].algo), nccl_proto_name(c[0].proto), tm);
+	n = nccl_terms(&t, &ctx->nccl.params, f, c[0].algo, c[0].proto, bytes, terms, 32);
+	for (i = 0; i < n; i++)
+		out_text(o, "  %-36s %10.4g %-5s %s", terms[i].name, terms[i].value,
+			 terms[i].unit, terms[i].source);
+	for (i = 1; i < k; i++) {
+		units_fmt_time(tm, sizeof(tm), c[i].time_s, 4);
+		units_fmt_rate(bw, sizeof(bw), c[i].bw_Bps, 4);
+		out_text(o, "  runner-up %-9s %-6s %s (latency %.2f us, bandwidth %s)",
+			 nccl_algo_name(c[i].algo), nccl_proto_name(c[i].proto), tm,
+			 c[i].lat_s * 1e6, bw);
+	}
 }
 
 int ctx_step_coll(void *arg, enum coll_op op, unsigned long ranks, unsigned long per_node,

@@ -4,6 +4,7 @@
 #include "util.h"
 #include "units.h"
 #include "cost.h"
+#include "nccl_cost.h"
 #include "preset.h"
 #include "table.h"
 #include "plot.h"
@@ -24,6 +25,7 @@ struct ctx {
 	struct cost_model model;
 	int have_system;           /* --system or the ad-hoc system options were given */
 	struct system system;      /* the machine, when have_system */
+	struct nccl_cost nccl;     /* NCCL's model of system, when model.kind is COST_NCCL */
 	const char *alpha_src;     /* "default", "preset", "option" */
 	const char *beta_src;
 	const char *gamma_src;
@@ -52,6 +54,12 @@ struct ctx {
  *  5. document it in README.md and commtime.1.
  */
 int cmd_allreduce(int argc, char **argv, struct ctx *ctx);
+int cmd_allgather(int argc, char **argv, struct ctx *ctx);
+int cmd_reducescatter(int argc, char **argv, struct ctx *ctx);
+int cmd_alltoall(int argc, char **argv, struct ctx *ctx);
+int cmd_broadcast(int argc, char **argv, struct ctx *ctx);
+int cmd_reduce(int argc, char **argv, struct ctx *ctx);
+int cmd_sendrecv(int argc, char **argv, struct ctx *ctx);
 int cmd_crossover(int argc, char **argv, struct ctx *ctx);
 int cmd_ddp(int argc, char **argv, struct ctx *ctx);
 int cmd_zero(int argc, char **argv, struct ctx *ctx);
@@ -77,7 +85,7 @@ int cmd_search(int argc, char **argv, struct ctx *ctx);
  */
 struct global_args {
 	const char *alpha, *beta, *gamma, *preset, *presets_dir;
-	const char *system, *model, *gpus_per_node, *nics_per_node, *intra, *inter;
+	const char *system, *model, *gpus_per_node, *nics_per_node, *intra, *inter, *proto;
 	const char *format, *output, *time_unit, *plot, *render;
 };
 extern struct global_args global_args;
@@ -93,6 +101,11 @@ struct algo_set {
 	enum coll_algo v[ALGO_COUNT];
 	int n;
 };
+/*
+ * The cost model whose algorithm names --algo accepts for all-reduce
+ * (main sets it to ctx.model); NULL: the single-link names.
+ */
+extern const struct cost_model *opt_model;
 opt_cb opt_cb_algo;    /* value: enum coll_algo *, one algorithm */
 opt_cb opt_cb_algos;   /* value: struct algo_set *, a list without repeats */
 opt_cb opt_cb_op;      /* value: int *, an enum coll_op */
@@ -198,7 +211,10 @@ struct out *ctx_out_open(const struct ctx *ctx);
 /* Close it; dies (exit 1) on a write error, leaving no file behind. */
 void ctx_out_close(const struct ctx *ctx, struct out *o);
 
-/* Echo α, β (and γ when set) with where they came from. */
+/* On a system, die (exit 1) when a rank count needs NICs the system has not. */
+void ctx_check_ranks(const struct ctx *ctx, const struct dlist *ranks);
+
+/* Echo α, β (and γ when set) with where they came from; on a system, its tiers. */
 void ctx_echo_link(const struct ctx *ctx, struct out *o);
 
 /*
@@ -213,6 +229,15 @@ void ctx_figure(const struct ctx *ctx, const struct figure *f);
 /* 1 when --plot or --render asks for a figure: only then build one. */
 int ctx_wants_figure(const struct ctx *ctx);
 
+/*
+ * --explain: NCCL's choice for op on `ranks` ranks at `bytes` bytes, its
+ * runners-up and the terms of its formula with their sources, as text
+ * lines on o (the table format only).  Dies when the system cannot hold
+ * that many ranks.
+ */
+void ctx_explain(const struct ctx *ctx, struct out *o, enum coll_op op,
+		 unsigned long ranks, double bytes);
+
 /* "α = 5.00 µs, β = 200 GB/s" (and the preset's name) for figure titles. */
 char *ctx_link_text(const struct ctx *ctx, char *buf, size_t len);
 
@@ -222,8 +247,9 @@ char *ctx_link_text(const struct ctx *ctx, char *buf, size_t len);
  * the size where they take equal time, or a note when one always wins.
  * secondary: 1 to keep it out of CSV.
  */
-void write_crossovers(struct out *o, const struct ctx *ctx, const struct dlist *ranks,
-		      const enum coll_algo *algos, int nalgo, int secondary);
+void write_crossovers(struct out *o, const struct ctx *ctx, enum coll_op op,
+		      const struct dlist *ranks, const enum coll_algo *algos, int nalgo,
+		      int secondary);
 
 /*
  * The collective times of the training step (step, search): one

@@ -148,7 +148,7 @@ int cmd_crossover(int argc, char **argv, struct ctx *ctx)
 	out_input(o, "n_half_B", "half-bandwidth size n\xc2\xbd = alpha*beta",
 		  ctx->model.link.alpha * ctx->model.link.beta, H_SIZE, 4,
 		  "below it one link is latency-bound");
-	write_crossovers(o, ctx, &ranks, algos.v, algos.n, 0);
+	write_crossovers(o, ctx, OP_ALLREDUCE, &ranks, algos.v, algos.n, 0);
 	if (ctx_wants_figure(ctx))
 		figure_crossover(ctx, &ranks, algos.v, algos.n);
 	ctx_out_close(ctx, o);

@@ -107,14 +107,14 @@ static void figure_comm(const struct ctx *ctx, const struct ddp_params *p,
 	for (i = 0; i < n; i++) {
 		struct ddp_step s;
 
-		ddp_step(p, &ctx->model.link, (unsigned long)grid[i], &s);
+		ddp_step_cost(p, &ctx->model, (unsigned long)grid[i], &s);
 		plot_xy(comm, grid[i], s.comm_s);
 		tmax = fmax(tmax, s.comm_s);
 	}
 	for (i = 0; i < ranks->n; i++) {
 		struct ddp_step s;
 
-		ddp_step(p, &ctx->model.link, (unsigned long)ranks->v[i], &s);
+		ddp_step_cost(p, &ctx->model, (unsigned long)ranks->v[i], &s);
 		units_fmt_time(text, sizeof(text), s.comm_s, 4);
 		plot_add_label(pt, ranks->v[i], s.comm_s, ranks->n <= 8 ? text : "", 1);
 	}
@@ -192,7 +192,7 @@ static void S_figure(const struct ctx *ctx, const struct ddp_params *p,
 	for (i = 0; i < n; i++) {
 		struct ddp_step s;
 
-		ddp_step(p, &ctx->model.link, (unsigned long)grid[i], &s);
+		ddp_step_cost(p, &ctx->model, (unsigned long)grid[i], &s);
 		plot_xy(step, grid[i], s.step_s);
 		plot_xy(compute, grid[i], p->compute);
 		plot_xy(comm, grid[i], s.comm_s);
@@ -208,7 +208,7 @@ static void S_figure(const struct ctx *ctx, const struct ddp_params *p,
 	for (i = 0; i < ranks->n; i++) {
 		struct ddp_step s;
 
-		ddp_step(p, &ctx->model.link, (unsigned long)ranks->v[i], &s);
+		ddp_step_cost(p, &ctx->model, (unsigned long)ranks->v[i], &s);
 		snprintf(text, sizeof(text), "%.1f %%", 100 * s.fraction);
 		plot_add_label(ps, ranks->v[i], 100 * s.fraction, ranks->n <= 8 ? text : "", 1);
 	}
@@ -294,6 +294,9 @@ int cmd_ddp(int argc, char **argv, struct ctx *ctx)
 	}
 	if (ddp_check(&p, &eb) < 0)
 		die_usage("ddp: %s", eb.msg);
+	if (ctx->have_system && target > 0)
+		die_usage("--target: solves for the beta of one link; not on a system");
+	ctx_check_ranks(ctx, &ranks);
 
 	memcpy(cols, columns, sizeof(cols));
 	if (p.bucket > 0) {
@@ -312,7 +315,7 @@ int cmd_ddp(int argc, char **argv, struct ctx *ctx)
 		for (i = 0; i < ranks.n; i++) {
 			struct ddp_step s;
 
-			ddp_step(&p, &ctx->model.link, (unsigned long)ranks.v[i], &s);
+			ddp_step_cost(&p, &ctx->model, (unsigned long)ranks.v[i], &s);
 			if (s.exposed_s > 0)
 				tmin = fmin(tmin, s.exposed_s);
 			if (s.comm_s > 0)
@@ -372,7 +375,7 @@ int cmd_ddp(int argc, char **argv, struct ctx *ctx)
 		enum target_result tr = TARGET_FOUND;
 		double beta = NAN;
 
-		ddp_step(&p, &ctx->model.link, n, &s);
+		ddp_step_cost(&p, &ctx->model, n, &s);
 		if (target > 0) {
 			if (ddp_target_beta(&p, &ctx->model.link, n, target, &tr, &beta, &eb) < 0) {
 				out_abort(o);

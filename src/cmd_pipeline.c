@@ -16,6 +16,7 @@ static const char *const usage_lines[] = {
 };
 static const struct opts_usage usage = {
 	.cmd = "pipeline",
+	.hide = OPT_TAG_LINK,
 	.lines = usage_lines,
 	.about = "Bubble of a pipeline-parallel step: the share of the step each stage\n"
 		 "idles, (P-1)/(vM+P-1), and Megatron's bubble/ideal ratio (P-1)/(vM),\n"

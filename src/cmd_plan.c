@@ -66,31 +66,96 @@ static void nccl_size(char *buf, size_t len, double bytes)
 		snprintf(buf, len, "%.0f%c", bytes, suffix[k]);
 }
 
-/* The nccl-tests command line of one curve. */
+/*
+ * The -b -e -f (or -i) arguments of an nccl-tests sweep that runs every
+ * size of the list: -f F when each size is the first times a power of F
+ * (the largest such F, so the run does not measure more than it must),
+ * -i STEP when the sizes are the first plus multiples of STEP, else the
+ * sizes apart, one run each (-b S -e S).  Returns the number of runs
+ * written into args[] (at most max).
+ */
+static size_t sweep_args(char args[][128], size_t max, const struct dlist *sizes)
+{
+	double b0 = sizes->v[0], e0 = sizes->v[sizes->n - 1], step = 0;
+	char b[32], e[32], st[32];
+	size_t i, n = 0;
+	int k;
+
+	nccl_size(b, sizeof(b), b0);
+	nccl_size(e, sizeof(e), e0);
+	if (sizes->n == 1) {
+		snprintf(args[0], 128, "-b %s -e %s", b, e);
+		return 1;
+	}
+	/* F is a root of the first ratio: try the largest first */
+	for (k = 1; k <= 64 && b0 > 0; k++) {
+		double f = nearbyint(pow(sizes->v[1] / b0, 1.0 / k));
+
+		if (f < 2)
+			break;
+		if (fabs(pow(f, k) * b0 - sizes->v[1]) > 1e-6 * sizes->v[1])
+			continue;
+		for (i = 2; i < sizes->n; i++) {
+			double x = log(sizes->v[i] / b0) / log(f);
+
+			if (fabs(x - nearbyint(x)) > 1e-9 ||
+			    fabs(b0 * pow(f, nearbyint(x)) - sizes->v[i]) > 1e-6 * sizes->v[i])
+				break;
+		}
+		if (i == sizes->n) {
+			snprintf(args[0], 128, "-b %s -e %s -f %.0f", b, e, f);
+			return 1;
+		}
+	}
+	/* arithmetic: the greatest common step of the differences */
+	for (i = 1; i < sizes->n; i++) {
+		double d = sizes->v[i] - b0, a = step, c = d;
+
+		while (c > 0.5) {
+			double t = fmod(a, c);
+
+			a = c;
+			c = t;
+		}
+		step = i == 1 ? d : a;
+	}
+	if (step >= 1 && (e0 - b0) / step <= 1024) {
+		nccl_size(st, sizeof(st), step);
+		snprintf(args[0], 128, "-b %s -e %s -i %s", b, e, st);
+		return 1;
+	}
+	for (i = 0; i < sizes->n && n < max; i++) {
+		nccl_size(b, sizeof(b), sizes->v[i]);
+		snprintf(args[n++], 128, "-b %s -e %s", b, b);
+	}
+	return n;
+}
+
+/* The nccl-tests command line of one curve: "; " between runs. */
 static void run_line(char *buf, size_t len, enum coll_op op, int algo,
 		     unsigned long ranks, const struct dlist *sizes)
 {
-	char b[32], e[32], f[48] = "";
+	char args[8][128];
 	const char *env = "";
+	size_t i, n = sweep_args(args, 8, sizes);
 
-	nccl_size(b, sizeof(b), sizes->v[0]);
-	nccl_size(e, sizeof(e), sizes->v[sizes->n - 1]);
-	if (sizes->n > 1 && sizes->v[0] > 0) {
-		double r = sizes->v[1] / sizes->v[0];
-
-		if (r == floor(r) && r >= 2)
-			snprintf(f, sizeof(f), " -f %.0f", r);
-	}
 	if (op == OP_ALLREDUCE && algo >= 0)
 		env = algo == ALGO_RING ? "NCCL_ALGO=Ring " :
 			algo == ALGO_DBTREE || algo == ALGO_TREE ? "NCCL_ALGO=Tree " : "";
-	/* One process with -g N on one node of up to 8 GPUs; MPI beyond. */
-	if (ranks <= 8)
-		snprintf(buf, len, "%s%s_perf -b %s -e %s%s -g %lu", env,
-			 coll_op_name(op), b, e, f, ranks);
-	else
-		snprintf(buf, len, "%smpirun -np %lu %s_perf -b %s -e %s%s -g 1", env,
-			 ranks, coll_op_name(op), b, e, f);
+	buf[0] = '\0';
+	for (i = 0; i < n; i++) {
+		size_t l = strlen(buf);
+
+		/* One process with -g N on one node of up to 8 GPUs; MPI beyond. */
+		if (ranks <= 8)
+			snprintf(buf + l, len - l, "%s%s%s_perf %s -g %lu", i ? "; " : "", env,
+				 coll_op_name(op), args[i], ranks);
+		else
+			snprintf(buf + l, len - l, "%s%smpirun -np %lu %s_perf %s -g 1", i ? "; " : "",
+				 env, ranks, coll_op_name(op), args[i]);
+	}
+	if (n == 8 && sizes->n > 8)
+		snprintf(buf + strlen(buf), len - strlen(buf), "; ... (one run a size)");
 }
 
 struct planner {
@@ -111,7 +176,7 @@ static double predict(const struct planner *pl, enum coll_op op, enum coll_algo 
 static void curve(struct out *o, const struct planner *pl, enum coll_op op, int algo,
 		  unsigned long ranks, const struct dlist *sizes)
 {
-	char run[256];
+	char run[1024];
 	size_t i;
 
 	run_line(run, sizeof(run), op, algo, ranks, sizes);
@@ -132,7 +197,7 @@ static void crossover_row(struct out *o, const struct planner *pl, unsigned long
 {
 	struct crossing c;
 	struct errbuf eb;
-	char run[512], r1[240], r2[240], note[128];
+	char run[2100], r1[1024], r2[1024], note[128];
 	double S = NAN, t = NAN;
 
 	run_line(r1, sizeof(r1), OP_ALLREDUCE, ALGO_RING, ranks, sizes);
@@ -168,29 +233,150 @@ static void crossover_row(struct out *o, const struct planner *pl, unsigned long
 	}
 }
 
+/* ---- the sheet: the human table, one heading a run ---- */
+
+/* Rows of one run in the sheet; every size when there are this few. */
+#define SHEET_SIZES 6
+
+static const struct column sheet_cols[] = {
+	{ .key = "size_B", .label = "size", .type = COL_NUM, .human = H_SIZE, .prec = 3, .width = 9 },
+	{ .key = "expected_time_s", .label = "time", .type = COL_NUM, .human = H_TIME,
+	  .prec = 4, .width = 10 },
+	{ .key = "expected_algbw_Bps", .label = "algbw", .type = COL_NUM, .human = H_RATE,
+	  .prec = 4, .width = 11 },
+	{ .key = "expected_busbw_Bps", .label = "busbw", .type = COL_NUM, .human = H_RATE,
+	  .prec = 4, .width = 11 },
+};
+
+/*
+ * The sizes a person checks in a run: all of them when there are few,
+ * else SHEET_SIZES spread evenly over the sweep, its ends included (8 B,
+ * 512 B, 32 KiB, 2 MiB, 128 MiB, 8 GiB for the default 8:8G:x2).
+ */
+static int sheet_size(const struct dlist *sizes, size_t i)
+{
+	size_t k;
+
+	if (sizes->n <= SHEET_SIZES + 2)
+		return 1;
+	for (k = 0; k < SHEET_SIZES; k++)
+		if (i == (k * (sizes->n - 1) + (SHEET_SIZES - 1) / 2) / (SHEET_SIZES - 1))
+			return 1;
+	return 0;
+}
+
+static void sheet_curve(struct out *o, const struct planner *pl, enum coll_op op, int algo,
+			unsigned long ranks, const struct dlist *sizes, int *nrun)
+{
+	char run[1024], title[1100];
+	enum coll_algo a = algo >= 0 ? (enum coll_algo)algo : ALGO_RING;
+	struct table t = { .name = "run", .title = title, .cols = sheet_cols,
+			   .ncols = sizeof(sheet_cols) / sizeof(sheet_cols[0]), .secondary = 1 };
+	size_t i;
+
+	run_line(run, sizeof(run), op, algo, ranks, sizes);
+	snprintf(title, sizeof(title), "run %d: %s", ++*nrun, run);
+	out_table_begin(o, &t);
+	for (i = 0; i < sizes->n; i++) {
+		double S = sizes->v[i], tm = predict(pl, op, a, ranks, S);
+		struct cell row[] = { { NULL, S }, { NULL, tm }, { NULL, S / tm },
+				      { NULL, S / tm * busbw_factor(op, ranks) } };
+
+		if (sheet_size(sizes, i))
+			out_row(o, row);
+	}
+	out_table_end(o);
+}
+
+static void sheet_crossover(struct out *o, const struct planner *pl, unsigned long ranks)
+{
+	struct crossing c;
+	struct errbuf eb;
+	char b[32], t[32];
+
+	if (crossover_allreduce(ALGO_RING, ALGO_DBTREE, &pl->ctx->model.link, ranks, CROSS_LO,
+				CROSS_HI, &c, &eb) < 0)
+		die("crossover at %lu ranks: %s", ranks, eb.msg);
+	if (c.result != CROSS_FOUND) {
+		out_text(o, "%s", "");
+		out_text(o, "all_reduce ring and dbtree on %lu ranks: %s", ranks,
+			 c.result == CROSS_A_ALWAYS ? "ring is faster at every size" :
+			 c.result == CROSS_B_ALWAYS ? "dbtree is faster at every size" :
+			 "the same time at every size");
+		return;
+	}
+	out_text(o, "%s", "");
+	units_fmt_size(b, sizeof(b), c.bytes);
+	units_fmt_time(t, sizeof(t), fit_link_time(OP_ALLREDUCE, ALGO_RING, &pl->ctx->model.link,
+						     ranks, c.bytes), 4);
+	out_text(o, "all_reduce ring and dbtree on %lu ranks take equal time at %s (%s): "
+		 "%s faster below, %s above", ranks, b, t,
+		 c.below ? "dbtree" : "ring", c.below ? "ring" : "dbtree");
+}
+
+static const struct column ddp_sheet_cols[] = {
+	{ .key = "ranks", .label = "ranks", .type = COL_INT, .human = H_PLAIN, .width = 5 },
+	{ .key = "comm_s", .label = "all-reduce", .type = COL_NUM, .human = H_TIME, .prec = 4,
+	  .width = 10 },
+	{ .key = "step_s", .label = "step", .type = COL_NUM, .human = H_TIME, .prec = 4, .width = 10 },
+	{ .key = "fraction", .label = "comm share", .type = COL_NUM, .human = H_PERCENT, .prec = 1,
+	  .width = 10 },
+	{ .key = "speedup", .label = "speedup", .type = COL_NUM, .human = H_PLAIN, .prec = 3,
+	  .width = 7 },
+};
+
+static const struct column zero_sheet_cols[] = {
+	{ .key = "stage", .label = "stage", .type = COL_INT, .human = H_PLAIN, .width = 5 },
+	{ .key = "memory_B", .label = "memory/rank", .type = COL_NUM, .human = H_SIZE, .prec = 4,
+	  .width = 11 },
+	{ .key = "comm_B", .label = "volume", .type = COL_NUM, .human = H_SIZE, .prec = 4, .width = 9 },
+	{ .key = "comm_s", .label = "comm time", .type = COL_NUM, .human = H_TIME, .prec = 4,
+	  .width = 9 },
+	{ .key = "step_s", .label = "step", .type = COL_NUM, .human = H_TIME, .prec = 4, .width = 9 },
+	{ .key = "collectives", .label = "collectives", .type = COL_STR, .human = H_PLAIN },
+};
+
 /*
  * DDP: the gradient all-reduce of one step on 2, 4, 8... ranks up to
  * maxranks (models/ddp.md, no overlap, no buckets: the seed's model).
+ * Without the compute time (0) the step is left out: the all-reduce alone.
  */
 static void ddp_rows(struct out *o, const struct ctx *ctx, double params,
-		     double compute, unsigned long maxranks)
+		     double compute, unsigned long maxranks, int sheet)
 {
+	struct table t = { .name = "ddp", .title = compute > 0 ?
+			   "DDP training, bf16 gradients: time one step (torchrun)" :
+			   "DDP training, bf16 gradients: the gradient all-reduce of one step",
+			   .cols = ddp_sheet_cols, .ncols = compute > 0 ? 5 : 2, .secondary = 1 };
 	struct ddp_params p;
 	unsigned long n;
 
 	ddp_params_init(&p);
 	p.grad_bytes = STEP_GRAD_BYTES * params;    /* fp32 gradients (models/step.md) */
 	p.compute = compute;
+	if (sheet)
+		out_table_begin(o, &t);
 	for (n = 2; n <= maxranks; n *= 2) {
 		struct ddp_step st;
 		char run[160], note[160];
 
-		ddp_step(&p, &ctx->model.link, n, &st);
+		ddp_step_cost(&p, &ctx->model, n, &st);
+		if (sheet) {
+			struct cell row[] = { { NULL, (double)n }, { NULL, st.comm_s },
+					      { NULL, st.step_s }, { NULL, st.fraction },
+					      { NULL, n * compute / st.step_s } };
+
+			out_row(o, row);
+			continue;
+		}
 		snprintf(run, sizeof(run), "DDP training on %lu ranks (torchrun), bf16 "
 			 "gradients, time one step", n);
-		snprintf(note, sizeof(note), "communication %.1f %% of the step, "
-			 "speedup %.2f of %lu", 100 * st.fraction,
-			 n * compute / st.step_s, n);
+		if (compute > 0)
+			snprintf(note, sizeof(note), "communication %.1f %% of the step, "
+				 "speedup %.2f of %lu", 100 * st.fraction,
+				 n * compute / st.step_s, n);
+		else
+			snprintf(note, sizeof(note), "the all-reduce alone; --compute for the step");
 		{
 			struct cell row[] = { { "ddp", 0 }, { run, 0 }, { "all_reduce", 0 },
 					      { NULL, (double)n }, { coll_algo_name(p.algo), 0 },
@@ -202,39 +388,63 @@ static void ddp_rows(struct out *o, const struct ctx *ctx, double params,
 			out_row(o, row);
 		}
 	}
+	if (sheet)
+		out_table_end(o);
 }
 
 /* ZeRO stages 0-3 on n ranks (models/zero.md): memory and communication. */
 static void zero_rows(struct out *o, const struct ctx *ctx, double params,
-		      double compute, unsigned long n)
+		      double compute, unsigned long n, int sheet)
 {
+	char title[160];
+	struct column zcols[6];
+	struct table t = { .name = "zero", .title = title, .cols = zcols, .ncols = 6,
+			   .secondary = 1 };
 	struct zero_params p;
 	int stage;
 
 	zero_params_init(&p);
 	p.params = params;
+	snprintf(title, sizeof(title), "DeepSpeed ZeRO on %lu ranks: %sread the memory per rank",
+		 n, compute > 0 ? "time one step, " : "");
+	memcpy(zcols, zero_sheet_cols, sizeof(zcols));
+	if (!(compute > 0))
+		zcols[4].flags = COL_DATA_ONLY;
+	if (sheet)
+		out_table_begin(o, &t);
 	for (stage = 0; stage < ZERO_STAGES; stage++) {
 		struct zero_cost z;
 		char run[160], note[96];
+		const char *colls = stage == 0 ? "all-reduce" : stage == 3 ?
+			"reduce-scatter + 2 all-gathers" : "reduce-scatter + all-gather";
+		double step;
 
-		zero_cost(&p, &ctx->model.link, n, stage, &z);
-		snprintf(run, sizeof(run), "DeepSpeed ZeRO stage %d on %lu ranks, time one "
-			 "step, read the memory per rank", stage, n);
+		zero_cost_model(&p, &ctx->model, n, stage, &z);
+		step = compute > 0 ? compute + z.comm_s : NAN;
+		if (sheet) {
+			struct cell row[] = { { NULL, stage }, { NULL, z.memory_B }, { NULL, z.comm_B },
+					      { NULL, z.comm_s }, { NULL, step }, { colls, 0 } };
+
+			out_row(o, row);
+			continue;
+		}
+		snprintf(run, sizeof(run), "DeepSpeed ZeRO stage %d on %lu ranks, %sread the "
+			 "memory per rank", stage, n, compute > 0 ? "time one step, " : "");
 		snprintf(note, sizeof(note), "%s; step without overlap",
-			 stage == 0 ? "plain data parallel (all-reduce)" :
-			 stage == 3 ? "reduce-scatter + 2 all-gathers" :
-			 "reduce-scatter + all-gather");
+			 stage == 0 ? "plain data parallel (all-reduce)" : colls);
 		{
 			struct cell row[] = { { "zero", 0 }, { run, 0 },
 					      { stage == 0 ? "all_reduce" : "reduce_scatter+all_gather", 0 },
 					      { NULL, (double)n }, { coll_algo_name(p.algo), 0 },
 					      { NULL, z.comm_B }, { NULL, z.comm_s },
 					      { NULL, NAN }, { NULL, NAN },
-					      { NULL, compute + z.comm_s }, { NULL, z.memory_B },
+					      { NULL, step }, { NULL, z.memory_B },
 					      { note, 0 } };
 			out_row(o, row);
 		}
 	}
+	if (sheet)
+		out_table_end(o);
 }
 
 /* An all-reduce algorithm of the plan as a cost_fn, for crossover_solve. */
@@ -498,6 +708,7 @@ int cmd_plan(int argc, char **argv, struct ctx *ctx)
 	struct planner pl;
 	struct errbuf eb;
 	struct out *o;
+	int sheet, nrun = 0;
 	struct opt options[] = {
 		OPT_GROUP_("the runs"),
 		OPT_CALLBACK_("ranks", "LIST", &ranks, opt_cb_ranks2, "rank counts (default 8)"),
@@ -506,15 +717,16 @@ int cmd_plan(int argc, char **argv, struct ctx *ctx)
 		{ .type = OPT_CALLBACK, .long_name = "ops", .argh = "LIST", .value = &opset,
 		  .cb = cb_ops, .complete = "all_reduce all_gather reduce_scatter alltoall "
 		  "broadcast reduce sendrecv",
-		  .help = "collectives (default all_reduce,all_gather,reduce_scatter)" },
+		  .help = "collectives: all_reduce, all_gather, reduce_scatter, alltoall,\n"
+			  "broadcast, reduce, sendrecv (default the first three)" },
 		{ .type = OPT_CALLBACK, .long_name = "algo", .argh = "LIST", .value = &algoset,
 		  .cb = opt_cb_algos, .complete = "ring tree dbtree rd rabenseifner",
 		  .help = "all-reduce algorithms of the curves (default ring,dbtree)" },
 		OPT_GROUP_("the training checks"),
 		OPTS_WORKLOAD(&wa),
 		OPT_POSITIVE_("compute", "TIME", Q_TIME, &compute,
-			      "forward + backward of one step on one rank (needed with\n"
-			      "--workload or --params)"),
+			      "forward + backward of one step on one rank, with --workload\n"
+			      "or --params; without it the checks leave out the step"),
 		OPT_END_()
 	};
 
@@ -528,8 +740,6 @@ int cmd_plan(int argc, char **argv, struct ctx *ctx)
 	params = wa.params;
 	if (workload && params_arg)
 		die_usage("plan: give the model with one of --workload or --params");
-	if ((workload || params_arg) && !(compute > 0))
-		die_usage("plan: the training checks need --compute (one step on one rank, e.g. 300ms)");
 	if (compute > 0 && !workload && !params_arg)
 		die_usage("plan: --compute needs --workload or --params");
 	if (ranks.n == 0)
@@ -578,25 +788,42 @@ int cmd_plan(int argc, char **argv, struct ctx *ctx)
 		out_input(o, "params", "parameters", params, H_PLAIN, 4, NULL);
 	if (compute > 0)
 		out_input(o, "compute_s", "compute", compute, H_TIME, 4, "one step on one rank");
-	out_table_begin(o, &table);
+	sheet = out_get_format(o) == FMT_TABLE;
+	if (sheet) {
+		out_text(o, "%s", "");
+		out_text(o, "the nccl-tests runs and what they should print%s",
+			 sizes.n <= SHEET_SIZES + 2 ? "" :
+			 " (a few sizes; the CSV holds every size)");
+	} else
+		out_table_begin(o, &table);
 	for (r = 0; r < ranks.n; r++) {
 		unsigned long n = (unsigned long)ranks.v[r];
 
 		for (i = 0; i < nops; i++) {
 			if (ops[i] != OP_ALLREDUCE) {
-				curve(o, &pl, (enum coll_op)ops[i], -1, n, &sizes);
+				if (sheet)
+					sheet_curve(o, &pl, (enum coll_op)ops[i], -1, n, &sizes, &nrun);
+				else
+					curve(o, &pl, (enum coll_op)ops[i], -1, n, &sizes);
 				continue;
 			}
 			for (j = 0; j < (size_t)nalgos; j++)
-				curve(o, &pl, OP_ALLREDUCE, (int)algos[j], n, &sizes);
-			crossover_row(o, &pl, n, &sizes);
+				if (sheet)
+					sheet_curve(o, &pl, OP_ALLREDUCE, (int)algos[j], n, &sizes, &nrun);
+				else
+					curve(o, &pl, OP_ALLREDUCE, (int)algos[j], n, &sizes);
+			if (sheet)
+				sheet_crossover(o, &pl, n);
+			else
+				crossover_row(o, &pl, n, &sizes);
 		}
 	}
 	if (params > 0) {
-		ddp_rows(o, ctx, params, compute, maxranks < 2 ? 2 : maxranks);
-		zero_rows(o, ctx, params, compute, maxranks);
+		ddp_rows(o, ctx, params, compute, maxranks < 2 ? 2 : maxranks, sheet);
+		zero_rows(o, ctx, params, compute, maxranks, sheet);
 	}
-	out_table_end(o);
+	if (!sheet)
+		out_table_end(o);
 	figure_plan(&pl, ops, nops, algos, nalgos, &ranks, &sizes);
 	ctx_out_close(ctx, o);
 	dlist_release(&ranks);

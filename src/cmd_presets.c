@@ -130,6 +130,8 @@ static int list_presets(const struct ctx *ctx, const char *kind)
 		die("no %s%spresets found; searched %s", kind ? kind : "", kind ? " " : "", dirs);
 	}
 	o = ctx_out_open(ctx);
+	/* what was listed: JSON's "inputs" as every command has them */
+	out_input_str(o, "kind", "kind", kind ? kind : "all");
 	out_table_begin(o, &t);
 	for (i = 0; i < n; i++) {
 		const struct preset *p = &list[i];

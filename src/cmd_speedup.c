@@ -17,6 +17,7 @@ static const char *const usage_lines[] = {
 };
 static const struct opts_usage usage = {
 	.cmd = "speedup",
+	.hide = OPT_TAG_LINK,
 	.lines = usage_lines,
 	.about = "Speedup N/(1+a(N-1)) and efficiency speedup/N on N ranks, where\n"
 		 "a = communication time / computation time.\n",

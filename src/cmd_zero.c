@@ -121,7 +121,7 @@ static void S_panel(struct panel *pn, const struct zero_params *p, const struct 
 		for (k = 0; k < n; k++) {
 			struct zero_cost z;
 
-			zero_cost(p, &ctx->model.link, (unsigned long)grid[k], (int)stages->v[i], &z);
+			zero_cost_model(p, &ctx->model, (unsigned long)grid[k], (int)stages->v[i], &z);
 			y[i][k] = memory ? z.memory_B : z.comm_s;
 		}
 	}
@@ -143,7 +143,7 @@ static void S_panel(struct panel *pn, const struct zero_params *p, const struct 
 		for (i = 0; i < ranks->n; i++) {
 			struct zero_cost z;
 
-			zero_cost(p, &ctx->model.link, (unsigned long)ranks->v[i], curves[c].stages[0], &z);
+			zero_cost_model(p, &ctx->model, (unsigned long)ranks->v[i], curves[c].stages[0], &z);
 			if ((memory ? z.memory_B : z.comm_s) > 0)
 				plot_xy(s, ranks->v[i], memory ? z.memory_B : z.comm_s);
 		}
@@ -315,6 +315,7 @@ int cmd_zero(int argc, char **argv, struct ctx *ctx)
 		for (i = 0; i < sizeof(table1) / sizeof(table1[0]); i++)
 			dlist_push(&ranks, table1[i]);
 	}
+	ctx_check_ranks(ctx, &ranks);
 	if (!stages.n)
 		for (i = 0; i < ZERO_STAGES; i++)
 			dlist_push(&stages, (double)i);
@@ -351,7 +352,7 @@ int cmd_zero(int argc, char **argv, struct ctx *ctx)
 			for (j = 0; j < stages.n; j++) {
 				struct zero_cost z;
 
-				zero_cost(&p, &ctx->model.link, (unsigned long)ranks.v[i],
+				zero_cost_model(&p, &ctx->model, (unsigned long)ranks.v[i],
 					  (int)stages.v[j], &z);
 				if (z.comm_s > 0)
 					tmin = fmin(tmin, z.comm_s);
@@ -365,12 +366,12 @@ int cmd_zero(int argc, char **argv, struct ctx *ctx)
 		unsigned long n = (unsigned long)ranks.v[i];
 		struct zero_cost base;
 
-		zero_cost(&p, &ctx->model.link, n, 0, &base);
+		zero_cost_model(&p, &ctx->model, n, 0, &base);
 		for (j = 0; j < stages.n; j++) {
 			struct zero_cost z;
 			struct cell row[C_COUNT];
 
-			zero_cost(&p, &ctx->model.link, n, (int)stages.v[j], &z);
+			zero_cost_model(&p, &ctx->model, n, (int)stages.v[j], &z);
 			memset(row, 0, sizeof(row));
 			row[C_RANKS].x = (double)n;
 			row[C_STAGE].x = z.stage;

@@ -40,7 +40,7 @@ int cost_kind_lookup(const char *name, enum cost_kind *k, struct errbuf *eb);
  * The model a system uses when --model is not given.  One place to change
  * it: NCCL's model becomes the default once it exists (design.md).
  */
-#define COST_SYSTEM_DEFAULT COST_TIERS
+#define COST_SYSTEM_DEFAULT COST_NCCL
 
 /*
  * A group of ranks running one collective.  per_node is how many of its

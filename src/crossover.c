@@ -132,6 +132,36 @@ int crossover_allreduce(enum coll_algo a, enum coll_algo b, const struct link *l
 	return crossover_solve(ar_cost, &pa, ar_cost, &pb, lo, hi, c, eb);
 }
 
+struct coll_arg {
+	const struct cost_model *m;
+	enum coll_op op;
+	enum coll_algo algo;
+	const struct group *g;
+};
+
+static double coll_cost_fn(double bytes, const void *arg)
+{
+	const struct coll_arg *p = arg;
+	struct coll_cost c;
+
+	if (cost_coll(p->m, p->op, p->algo, p->g, bytes, &c, NULL) < 0)
+		return NAN;
+	return c.time_s;
+}
+
+int crossover_coll(const struct cost_model *m, enum coll_op op, enum coll_algo a,
+		   enum coll_algo b, const struct group *g, double lo, double hi,
+		   struct crossing *c, struct errbuf *eb)
+{
+	struct coll_arg pa = { m, op, a, g }, pb = { m, op, b, g };
+	struct coll_cost t;
+
+	/* Ask once with a message: the model's errors are the user's to read. */
+	if (cost_coll(m, op, a, g, lo, &t, eb) < 0 || cost_coll(m, op, b, g, lo, &t, eb) < 0)
+		return -1;
+	return crossover_solve(coll_cost_fn, &pa, coll_cost_fn, &pb, lo, hi, c, eb);
+}
+
 double crossover_ring_tree(const struct link *l, unsigned long ranks)
 {
 	double n = (double)ranks, L = ceil_log2(ranks);

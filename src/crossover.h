@@ -40,6 +40,16 @@ int crossover_allreduce(enum coll_algo a, enum coll_algo b, const struct link *l
 			struct crossing *c, struct errbuf *eb);
 
 /*
+ * The same for two algorithms of any collective on any cost model (a
+ * link, the tiers of a system), on the group g.  An error of the model
+ * (an algorithm it has not, a system without NICs) is returned as -1 with
+ * eb filled.
+ */
+int crossover_coll(const struct cost_model *m, enum coll_op op, enum coll_algo a,
+		   enum coll_algo b, const struct group *g, double lo, double hi,
+		   struct crossing *c, struct errbuf *eb);
+
+/*
  * Closed form for ring against the seed's tree:
  * S* = αβ(n−1−L)/(L−(n−1)/n), L = ⌈log2 n⌉.  Returns NaN when the lines do
  * not cross at a positive size.

@@ -23,6 +23,12 @@ struct command {
 /* See cli.h for how to add a command. */
 static const struct command commands[] = {
 	{ "allreduce", cmd_allreduce, "time of one all-reduce per rank count, size and algorithm (default)" },
+	{ "allgather", cmd_allgather, "time of one all-gather (size: the whole output buffer)" },
+	{ "reducescatter", cmd_reducescatter, "time of one reduce-scatter (size: the whole input buffer)" },
+	{ "alltoall",  cmd_alltoall,  "time of one all-to-all (size: one rank's send buffer)" },
+	{ "broadcast", cmd_broadcast, "time of one broadcast" },
+	{ "reduce",    cmd_reduce,    "time of one reduce" },
+	{ "sendrecv",  cmd_sendrecv,  "time of one send/recv between neighbouring ranks" },
 	{ "crossover", cmd_crossover, "message size where two algorithms take equal time" },
 	{ "ddp",       cmd_ddp,       "gradient all-reduce per step and its share of the step" },
 	{ "zero",      cmd_zero,      "ZeRO stage 0-3 memory per rank, volume and time per step" },
@@ -154,6 +160,8 @@ static void resolve_system(struct ctx *ctx, const struct global_args *g)
 	    !g->intra && !g->inter) {
 		if (g->model)
 			die_usage("--model: needs a system (--system NAME|FILE)");
+		if (g->proto)
+			die_usage("--proto: needs a system (--system NAME|FILE) and NCCL's model");
 		cost_model_link(&ctx->model, &ctx->model.link);
 		return;
 	}
@@ -209,15 +217,36 @@ static void resolve_system(struct ctx *ctx, const struct global_args *g)
 		cost_model_tiers(&ctx->model, s);
 		break;
 	case COST_NCCL:
-	default:
-		die_usage("--model: NCCL's model is not available in this version; use --model tiers");
+	default: {
+		unsigned protos = ~0u;
+		if (g->proto && nccl_proto_mask(g->proto, &protos, &eb) < 0)
+			die_usage("--proto: %s", eb.msg);
+		if (nccl_cost_init(&ctx->nccl, &ctx->model, s, ~0u, protos, &eb) < 0)
+			die("%s", eb.msg);
+		break;
 	}
+	}
+	if (g->proto && ctx->model.kind != COST_NCCL)
+		die_usage("--proto: protocols belong to NCCL's model (--model nccl)");
+}
+
+/*
+ * Commands that compute no communication time: a link or system given to
+ * them would be ignored, so it is refused (their --help leaves it out).
+ */
+static int uses_link(const char *name)
+{
+	return strcmp(name, "pipeline") && strcmp(name, "speedup");
 }
 
 /* Commands that ask the cost model (not only the link) and so run on a system. */
 static int system_ready(const char *name)
 {
-	static const char *const ready[] = { "presets", "pipeline", "speedup", "fit", "step", "search" };
+	static const char *const ready[] = {
+		"presets", "pipeline", "speedup", "fit", "allreduce", "allgather",
+		"reducescatter", "alltoall", "broadcast", "reduce", "sendrecv", "crossover",
+		"ddp", "zero", "step", "search",
+	};
 	size_t i;
 
 	for (i = 0; i < sizeof(ready) / sizeof(ready[0]); i++)
@@ -358,12 +387,28 @@ int main(int argc, char **argv)
 	if (ctx.render && !plot_terminal_for(ctx.render))
 		die_usage("--render: cannot tell the image format of '%s' "
 			  "(use a name ending in .png, .svg or .pdf)", ctx.render);
+	if (!uses_link(cmd->name)) {
+		const struct opt *o;
+		int help = 0, k, tagged = 0;
+
+		for (k = 1; k <= nrest; k++)
+			help |= !strcmp(rest[k], "-h") || !strcmp(rest[k], "--help");
+		for (o = global_options; o->type != OPT_END && !help; o++) {
+			if (o->type == OPT_GROUP)
+				tagged = (o->tag & OPT_TAG_LINK) != 0;
+			/* the search path harms nothing; the link itself would be ignored */
+			else if (tagged && o->given && strcmp(o->long_name, "presets-dir"))
+				die_usage("--%s: '%s' computes no communication time and uses no "
+					  "link or system", o->long_name, cmd->name);
+		}
+	}
 	resolve_link(&ctx, g);
 	resolve_system(&ctx, g);
 	if (ctx.have_system && !system_ready(cmd->name))
 		die_usage("%s: not available on a system yet; describe one link with "
 			  "--preset, --alpha and --beta", cmd->name);
 
+	opt_model = ctx.have_system ? &ctx.model : NULL;
 	status = cmd->fn(1 + nrest, rest, &ctx);
 
 	if (ctx.have_preset)

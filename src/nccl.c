@@ -713,3 +713,34 @@ int nccl_terms(const struct nccl_tune *t, const struct nccl_params *p,
 	TERM("latency", lat * 1e6, "us", "base + steps x per-step latencies");
 	return k < max ? k : max;
 }
+
+const char *nccl_low_busbw_cause(const struct nccl_machine *m, int nodes, double busbw_Bps)
+{
+	double bw = busbw_Bps / 1e9;   /* GB/s, as NCCL counts */
+	double pci = nccl_pcie_bw(m->pcie_gen, m->pcie_width);
+
+	if (nodes > 1 && m->nics_per_node > 0) {
+		/* Each NIC carries its own rings: a node below one NIC's
+		 * rate is not using RDMA at all, or one NIC only. */
+		if (bw < m->nic_bw)
+			return "below one NIC's rate: is GPUDirect RDMA off, or NCCL on TCP sockets "
+			       "(NCCL_IB_DISABLE, NCCL_NET_GDR_LEVEL)?";
+		if (bw < 0.5 * m->nics_per_node * m->nic_bw)
+			return "below half of what the node's NICs carry together: does NCCL use every "
+			       "NIC (NCCL_IB_HCA), and is the fabric congested or misrouted?";
+		return NULL;
+	}
+	if (m->nvlinks > 0 && m->gpus_per_node > 1 && bw < pci)
+		return "below the PCIe rate on an NVLink machine: is NVLink in use "
+		       "(NCCL_P2P_DISABLE, NCCL_P2P_LEVEL, a GPU without its NVLinks)?";
+	if (m->nvlinks == 0) {
+		if (!m->p2p)
+			return "P2P is off: traffic is staged through host memory";
+		if (m->pcie_path == NCCL_PATH_SYS)
+			return "the PCIe path crosses CPU sockets";
+		if (m->pcie_path >= NCCL_PATH_PHB)
+			return "the GPUs meet only through the host bridge: NCCL stages through host "
+			       "memory beyond PXB";
+	}
+	return NULL;
+}

@@ -159,6 +159,14 @@ int nccl_rank(const struct nccl_tune *t, const struct nccl_params *p,
 	      enum nccl_func f, double bytes, struct nccl_choice *out, int max);
 
 /*
+ * The likely cause of a bus bandwidth well below what the model predicts,
+ * judged from the machine alone: `nodes` nodes of m, measured bus
+ * bandwidth busbw_Bps (B/s) at a large size.  Returns a short sentence
+ * (static storage) or NULL when nothing in the machine explains it.
+ */
+const char *nccl_low_busbw_cause(const struct nccl_machine *m, int nodes, double busbw_Bps);
+
+/*
  * One term of NCCL's formula for a (collective, algorithm, protocol), as
  * --explain prints it: a name, its value in `unit`, and where in NCCL
  * 2.30.7 it comes from (or how it was derived).

@@ -258,24 +258,31 @@ static size_t help_column(const struct opt *opts)
 	return col;
 }
 
-static void print_help(FILE *f, const struct opt *opts, size_t col)
+/* The option list; groups tagged with one of hide are left out. */
+static void print_help(FILE *f, const struct opt *opts, size_t col, unsigned hide)
 {
 	const struct opt *o;
+	int skip = 0, first = 1;
 
 	if (opts->type != OPT_GROUP && opts->type != OPT_END)
 		fputs("options:\n", f);
 	for (o = opts; o->type != OPT_END; o++) {
 		if (o->type == OPT_GROUP) {
-			fprintf(f, "%s%s:\n", o == opts ? "" : "\n", o->help);
+			skip = (o->tag & hide) != 0;
+			if (!skip) {
+				fprintf(f, "%s%s:\n", first ? "" : "\n", o->help);
+				first = 0;
+			}
 			continue;
 		}
-		print_one(f, o, col);
+		if (!skip)
+			print_one(f, o, col);
 	}
 }
 
 void opts_print_help(FILE *f, const struct opt *opts)
 {
-	print_help(f, opts, help_column(opts));
+	print_help(f, opts, help_column(opts), 0);
 }
 
 static void print_usage(FILE *f, const struct opt *opts, const struct opts_usage *u)
@@ -291,12 +298,12 @@ static void print_usage(FILE *f, const struct opt *opts, const struct opts_usage
 	if (u->about)
 		fprintf(f, "\n%s", u->about);
 	fputc('\n', f);
-	print_help(f, opts, col);
+	print_help(f, opts, col, 0);
 	print_one(f, &help_opt, col);
 	if (u->footer)
 		fprintf(f, "\n%s", u->footer);
 	fputc('\n', f);
-	print_help(f, global_options, col);
+	print_help(f, global_options, col, u->hide);
 }
 
 /* roff text: backslashes and dashes escaped, no line starting with '.'. */
@@ -347,18 +354,14 @@ void opts_print_roff(FILE *f, const struct opt *opts)
 			fputc('"', f);
 		}
 		fputc('\n', f);
-		/* one sentence: a capital first and the lines joined */
+		/* the help as --help prints it, its lines filled by the formatter */
 		while (*h) {
 			const char *nl = strchr(h, '\n');
 			size_t n = nl ? (size_t)(nl - h) : strlen(h);
 
 			while (n && *h == ' ')
 				h++, n--;
-			if (h == o->help && *h >= 'a' && *h <= 'z') {
-				fputc(*h - 'a' + 'A', f);
-				roff_text(f, h + 1, n - 1);
-			} else
-				roff_text(f, h, n);
+			roff_text(f, h, n);
 			fputc('\n', f);
 			h += n + (nl != NULL);
 		}

@@ -59,7 +59,11 @@ struct opt {
 	 */
 	const char *complete;
 	const char *given;       /* set by the parser: the value, "" for a flag */
+	unsigned tag;            /* OPT_GROUP: what its options are about (OPT_TAG_*) */
 };
+
+/* Tags of option groups, for the commands that have no use for some. */
+#define OPT_TAG_LINK 1u      /* the link or system the times are computed on */
 
 #define OPT_END_() { .type = OPT_END }
 #define OPT_GROUP_(h) { .type = OPT_GROUP, .help = (h) }
@@ -92,6 +96,7 @@ struct opts_usage {
 	const char *const *lines;        /* NULL-terminated */
 	const char *about;               /* may be NULL */
 	const char *footer;              /* may be NULL */
+	unsigned hide;                   /* global groups left out of --help (OPT_TAG_*) */
 };
 
 /*

@@ -2,7 +2,7 @@
 #define COMMTIME_STEP_H
 
 #include "util.h"
-#include "model.h"
+#include "cost.h"
 #include "pipeline.h"
 #include "workload.h"
 

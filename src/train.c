@@ -51,6 +51,15 @@ int ddp_check(const struct ddp_params *p, struct errbuf *eb)
 void ddp_step(const struct ddp_params *p, const struct link *l, unsigned long ranks,
 	      struct ddp_step *s)
 {
+	struct cost_model m;
+
+	cost_model_link(&m, l);
+	ddp_step_cost(p, &m, ranks, s);
+}
+
+void ddp_step_cost(const struct ddp_params *p, const struct cost_model *m,
+		   unsigned long ranks, struct ddp_step *s)
+{
 	double G = p->grad_bytes, hide;
 
 	s->ranks = ranks;
@@ -65,13 +74,13 @@ void ddp_step(const struct ddp_params *p, const struct link *l, unsigned long ra
 
 		s->buckets = k;
 		s->bucket_bytes = p->bucket;
-		s->bucket_s = ar_time(p->algo, l, ranks, p->bucket);
-		s->last_s = ar_time(p->algo, l, ranks, rest);
+		s->bucket_s = cost_time(m, OP_ALLREDUCE, p->algo, ranks, p->bucket);
+		s->last_s = cost_time(m, OP_ALLREDUCE, p->algo, ranks, rest);
 		s->comm_s = (k - 1) * s->bucket_s + s->last_s;
 	} else {
 		s->buckets = 1;
 		s->bucket_bytes = G;
-		s->bucket_s = s->last_s = s->comm_s = ar_time(p->algo, l, ranks, G);
+		s->bucket_s = s->last_s = s->comm_s = cost_time(m, OP_ALLREDUCE, p->algo, ranks, G);
 	}
 
 	/*
@@ -190,27 +199,37 @@ int zero_check(const struct zero_params *p, struct errbuf *eb)
 	return 0;
 }
 
-/* Reduce-scatter and all-gather of `bytes` with the chosen algorithm. */
-static double S_rs(const struct zero_params *p, const struct link *l, unsigned long n,
-		   double bytes)
+/*
+ * Reduce-scatter and all-gather of `bytes` with the chosen algorithm: the
+ * model's own when it has the algorithm for them (ring on a link; ring and
+ * hier on a system), otherwise half the algorithm's all-reduce.
+ */
+static int S_own(const struct zero_params *p, const struct cost_model *m, enum coll_op op)
 {
-	if (p->algo == ALGO_RING)
-		return rs_ring_time(l, n, bytes);
-	return ar_time(p->algo, l, n, bytes) / 2;
+	return p->algo == ALGO_RING ||
+	       (m->kind != COST_LINK && cost_algo_supported(m, op, p->algo));
 }
 
-static double S_ag(const struct zero_params *p, const struct link *l, unsigned long n,
+static double S_rs(const struct zero_params *p, const struct cost_model *m, unsigned long n,
 		   double bytes)
 {
-	if (p->algo == ALGO_RING)
-		return ag_ring_time(l, n, bytes);
-	return ar_time(p->algo, l, n, bytes) / 2;
+	if (S_own(p, m, OP_REDUCESCATTER))
+		return cost_time(m, OP_REDUCESCATTER, p->algo, n, bytes);
+	return cost_time(m, OP_ALLREDUCE, p->algo, n, bytes) / 2;
 }
 
-/* The collectives of zero_cost, for the step ledger: p->algo on one link. */
+static double S_ag(const struct zero_params *p, const struct cost_model *m, unsigned long n,
+		   double bytes)
+{
+	if (S_own(p, m, OP_ALLGATHER))
+		return cost_time(m, OP_ALLGATHER, p->algo, n, bytes);
+	return cost_time(m, OP_ALLREDUCE, p->algo, n, bytes) / 2;
+}
+
+/* The collectives of zero_cost, for the step ledger: p->algo on model m. */
 struct S_zero_link {
 	const struct zero_params *p;
-	const struct link *l;
+	const struct cost_model *m;
 };
 
 static int S_zero_coll(void *arg, enum coll_op op, unsigned long ranks, unsigned long per_node,
@@ -222,13 +241,13 @@ static int S_zero_coll(void *arg, enum coll_op op, unsigned long ranks, unsigned
 	out->tier = "link";
 	switch (op) {
 	case OP_ALLREDUCE:
-		out->time_s = ar_time(z->p->algo, z->l, ranks, bytes);
+		out->time_s = cost_time(z->m, OP_ALLREDUCE, z->p->algo, ranks, bytes);
 		return 0;
 	case OP_REDUCESCATTER:
-		out->time_s = S_rs(z->p, z->l, ranks, bytes);
+		out->time_s = S_rs(z->p, z->m, ranks, bytes);
 		return 0;
 	case OP_ALLGATHER:
-		out->time_s = S_ag(z->p, z->l, ranks, bytes);
+		out->time_s = S_ag(z->p, z->m, ranks, bytes);
 		return 0;
 	default:
 		return errbuf_set(eb, "ZeRO has no %s", coll_op_name(op));
@@ -238,9 +257,18 @@ static int S_zero_coll(void *arg, enum coll_op op, unsigned long ranks, unsigned
 void zero_cost(const struct zero_params *p, const struct link *l, unsigned long ranks,
 	       int stage, struct zero_cost *c)
 {
+	struct cost_model m;
+
+	cost_model_link(&m, l);
+	zero_cost_model(p, &m, ranks, stage, c);
+}
+
+void zero_cost_model(const struct zero_params *p, const struct cost_model *m,
+		     unsigned long ranks, int stage, struct zero_cost *c)
+{
 	double psi = p->params, n = (double)ranks, share = (n - 1) / n;
 	double P = p->param_bytes * psi, G = p->grad_bytes * psi, K = p->optim_bytes * psi;
-	struct S_zero_link zl = { p, l };
+	struct S_zero_link zl = { p, m };
 	struct step_result r;
 	struct errbuf eb;
 

@@ -62,6 +62,10 @@ struct ddp_step {
 void ddp_step(const struct ddp_params *p, const struct link *l, unsigned long ranks,
 	      struct ddp_step *s);
 
+/* The same on any cost model (a link, a system); T is its all-reduce time. */
+void ddp_step_cost(const struct ddp_params *p, const struct cost_model *m,
+		   unsigned long ranks, struct ddp_step *s);
+
 enum target_result {
 	TARGET_FOUND,        /* *beta is the bandwidth where the share equals the target */
 	TARGET_UNREACHABLE,  /* even at β = TARGET_BETA_HI the share stays above it */
@@ -127,6 +131,14 @@ struct zero_cost {
  */
 void zero_cost(const struct zero_params *p, const struct link *l, unsigned long ranks,
 	       int stage, struct zero_cost *c);
+
+/*
+ * The same on any cost model.  RS and AG are the model's own reduce-scatter
+ * and all-gather when it has the algorithm for them (ring; on a system
+ * also hier), otherwise half its all-reduce.
+ */
+void zero_cost_model(const struct zero_params *p, const struct cost_model *m,
+		     unsigned long ranks, int stage, struct zero_cost *c);
 
 /* -------------------------------------------------------------- speedup */
 

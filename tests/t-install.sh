@@ -13,6 +13,7 @@ check() { desc=$1; shift; if "$@"; then ok "$desc"; else notok "$desc"; fi; }
 cp -R "$top/Makefile" "$top/commtime.1" "$top/presets" "$d/" &&
 cp "$top"/src/*.c "$top"/src/*.h "$d/src/" || exit 1
 mkdir -p "$d/tests/unit" && cp "$top"/tests/unit/*.c "$top"/tests/unit/*.h "$d/tests/unit/"
+mkdir -p "$d/completion" && cp "$top/completion/gen.sh" "$d/completion/"
 
 if ! make -s -C "$d" CFLAGS=-O0 PREFIX="$d/inst" install >"$d/log" 2>&1; then
 	notok "make install PREFIX=..."; cat "$d/log"; exit 1
@@ -21,6 +22,8 @@ ok "make install PREFIX=... succeeds"
 check "the binary is installed" [ -x "$d/inst/bin/commtime" ]
 check "the man page is installed" [ -f "$d/inst/share/man/man1/commtime.1" ]
 check "the presets are installed" [ -f "$d/inst/share/commtime/presets/h100-nvlink4.preset" ]
+check "the bash completion is installed" [ -f "$d/inst/share/bash-completion/completions/commtime" ]
+check "the zsh completion is installed" [ -f "$d/inst/share/zsh/site-functions/_commtime" ]
 out=$(cd / && "$d/inst/bin/commtime" --format csv presets 2>&1)
 check "the installed binary lists the installed presets from /" \
 	sh -c 'printf "%s\n" "$1" | grep -q "^h100-nvlink4,link,"' sh "$out"
@@ -36,4 +39,6 @@ make -s -C "$d" CFLAGS=-O0 PREFIX="$d/inst" uninstall >"$d/log" 2>&1
 check "uninstall removes the binary" [ ! -e "$d/inst/bin/commtime" ]
 check "uninstall removes the presets" [ ! -e "$d/inst/share/commtime" ]
 check "uninstall removes the man page" [ ! -e "$d/inst/share/man/man1/commtime.1" ]
+check "uninstall removes the completions" \
+	[ ! -e "$d/inst/share/bash-completion/completions/commtime" -a ! -e "$d/inst/share/zsh/site-functions/_commtime" ]
 rm -rf "$d"

@@ -88,3 +88,43 @@ check "8: a log that ends at 128 MiB raises no low-busbw alarm" sh -c "! grep -q
 check "8: ... and says why" has "before the bandwidth plateau"
 run "$COMMTIME" compare tests/data/nccl/l40s-x4-pcie-ring.txt --preset pcie4-x16
 check "8: a log on its plateau and slow is still flagged" has "low-busbw"
+
+# 9. plan: a sheet a person reads, runs that measure what the plan expects
+run "$COMMTIME" plan --ranks 8
+check "9: plan --ranks 8 fits on one screen of 80 lines" test "$(wc -l <"$d/out")" -le 80
+check "9: ... each run once, as a heading" \
+	test "$(grep -c 'all_reduce_perf -b 8 -e 8G -f 2 -g 8' "$d/out")" = 2
+run "$COMMTIME" --format csv plan --ranks 8
+check "9: the CSV holds the full sweep" test "$(grep -c '^busbw,NCCL_ALGO=Ring' "$d/out")" = 31
+run "$COMMTIME" --format csv plan --ranks 8 --sizes 1M,64M,1G,8G --ops all_gather
+check "9: the run of --sizes 1M,64M,1G,8G measures every one of them" \
+	has "all_gather_perf -b 1M -e 8G -f 2 -g 8"
+run "$COMMTIME" plan --ranks 8 --workload llama2-7b
+check "9: a workload without --compute leaves out the step, not the checks" test "$st" = 0
+check "9: ... and still shows the all-reduce of DDP" has "the gradient all-reduce of one step"
+
+# 12. the docs and the tool agree
+run "$COMMTIME" --version
+check "12: --version prints the version" has "^commtime [0-9]"
+check "12: ... and the README says so" grep -q -- "--version" "$top/README.md"
+check "12: ... and the man page" grep -q -F '.B \-\-version' "$top/commtime.1"
+run "$COMMTIME" --format json presets
+check "12: presets --format json has its inputs object" has '"inputs"'
+run "$COMMTIME" pipeline --help
+check "12: pipeline --help does not offer --alpha" sh -c "! grep -q -- '--alpha' '$d/out'"
+run "$COMMTIME" --beta 1GB/s speedup --ratio 0.1
+check "12: speedup refuses a link it would ignore" test "$st" = 2
+run "$COMMTIME" plan --help
+for op in alltoall broadcast reduce sendrecv; do
+	check "12: plan --help lists --ops $op, which it accepts" has "$op"
+done
+check "12: the README says ZeRO's volume is in gradient values times their bytes" \
+	grep -q "times the bytes of a gradient value" "$top/README.md"
+check "12: the man page no longer says plan writes one CSV" sh -c "! grep -q 'rental, one CSV' '$top/commtime.1'"
+
+# 11. figures: the README shows each figure once, with its own description
+check "11: no figure shown twice in the README" \
+	sh -c "grep -o '](plots/[a-z-]*\.svg)' '$top/README.md' | sort | uniq -d | grep -q . && exit 1 || exit 0"
+check "11: the timeline figure is not called interleaved (it is 1F1B)" \
+	sh -c "! grep -q 'interleaved[^]]*](plots/pipeline-timeline.svg)' '$top/README.md'"
+check "11: ... and is drawn from the 1F1B schedule" grep -q "pipeline-timeline pipeline .*--schedule 1f1b" "$top/plots/make-figures.sh"

@@ -65,3 +65,11 @@ check "... and says so" grep -q "'--grad' needs a value" "$d/err"
 check "--name=value works" status_is 0 "$COMMTIME" --ranks=8 --sizes=1G
 check "after -- everything is an argument" status_is 2 "$COMMTIME" crossover -- --ranks
 check "... an unexpected one" grep -q "unexpected argument '--ranks'" "$d/err"
+
+# the man page's option lists are the tables' (tests/regen.sh man rewrites them)
+for c in global $cmds; do
+	awk -v c="$c" '$0 == ".\\\" options: " c { on = 1; next }
+		on && $0 == ".\\\" end of options" { exit } on' commtime.1 >"$d/man.$c"
+	if [ "$c" = global ]; then "$COMMTIME" --help-roff; else "$COMMTIME" "$c" --help-roff; fi >"$d/roff.$c"
+	check "commtime.1 lists the options of $c as its table does" cmp -s "$d/man.$c" "$d/roff.$c"
+done

@@ -286,3 +286,24 @@ void test_nccl_terms(void)
 	/* not usable: no terms */
 	INT_EQ(nccl_terms(&t, P, NCCL_ALLREDUCE, NCCL_NVLS, NCCL_LL, 8, terms, 32), 0);
 }
+
+void test_nccl_low_busbw_cause(void)
+{
+	struct nccl_machine pcie = { .sm = 89, .gpus_per_node = 4, .pcie_gen = 4,
+		.pcie_path = NCCL_PATH_SYS, .p2p = 1 };
+	const char *c;
+
+	/* 2 nodes of 8 NDR ports at 156 GB/s: more than one NIC, less than half of eight */
+	c = nccl_low_busbw_cause(&h100, 2, 156e9);
+	CHECK(c && strstr(c, "every NIC"));
+	c = nccl_low_busbw_cause(&h100, 2, 20e9);
+	CHECK(c && strstr(c, "GPUDirect RDMA"));
+	CHECK(nccl_low_busbw_cause(&h100, 2, 300e9) == NULL);
+	c = nccl_low_busbw_cause(&h100, 1, 20e9);
+	CHECK(c && strstr(c, "NVLink"));
+	c = nccl_low_busbw_cause(&pcie, 1, 5e9);
+	CHECK(c && strstr(c, "sockets"));
+	pcie.p2p = 0;
+	c = nccl_low_busbw_cause(&pcie, 1, 5e9);
+	CHECK(c && strstr(c, "P2P"));
+}

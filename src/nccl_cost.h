@@ -1,0 +1,54 @@
+#ifndef COMMTIME_NCCL_COST_H
+#define COMMTIME_NCCL_COST_H
+
+/*
+ * NCCL's cost model (nccl.h) as a cost model of the core (cost.h, kind
+ * COST_NCCL): a system (system.h) becomes the machine NCCL's topology
+ * detection would see, and cost_coll() asks NCCL's tuning for the time.
+ */
+
+#include "cost.h"
+#include "nccl.h"
+#include "system.h"
+
+/* The state behind one COST_NCCL model; it must outlive the model. */
+struct nccl_cost {
+	struct nccl_params params;     /* NCCL 2.30.7's constants, adjustable */
+	struct nccl_machine machine;   /* the system as NCCL sees it */
+	unsigned algo_mask;            /* NCCL_ALGO: bit per enum nccl_algo */
+	unsigned proto_mask;           /* NCCL_PROTO: bit per enum nccl_proto */
+	const struct system *sys;      /* for all-to-all and send/recv (tiers) */
+};
+
+/*
+ * What NCCL would see of s: architecture, NVLinks (counted at NCCL's own
+ * per-link rate, topo.h), NVSwitch, NVLS, PCIe generation and path, P2P,
+ * CPU vendor, NICs per node and the line rate of one NIC port
+ * (beta_line).  Returns 0, or -1 with eb (an architecture NCCL's model
+ * has no constants for).
+ */
+int nccl_machine_from_system(const struct system *s, struct nccl_machine *m,
+			     struct errbuf *eb);
+
+/*
+ * Fill nc for s with NCCL's default constants and algo_mask / proto_mask
+ * (~0u: NCCL's defaults), and point cm at it.  Returns 0 or -1 with eb.
+ */
+int nccl_cost_init(struct nccl_cost *nc, struct cost_model *cm, const struct system *s,
+		   unsigned algo_mask, unsigned proto_mask, struct errbuf *eb);
+
+/*
+ * The tuning table NCCL would build for group g of nc's system (ranks
+ * packed on nodes of g->per_node GPUs, with that share of the NICs).
+ * Returns 0 or -1 with eb.
+ */
+int nccl_cost_tune(const struct nccl_cost *nc, const struct group *g,
+		   struct nccl_tune *t, struct errbuf *eb);
+
+/* The NCCL collective behind op; -1 for all-to-all and send/recv (point-to-point). */
+int nccl_func_of(enum coll_op op);
+
+/* The core's name for an NCCL algorithm, and back (ALGO_AUTO: none). */
+enum coll_algo nccl_algo_to_coll(enum nccl_algo a);
+
+#endif
