@@ -72,6 +72,9 @@ struct opt global_options[] = {
 		  "also write a self-contained gnuplot script"),
 	OPT_FILE_("render", "FILE", &global_args.render,
 		  "also render the figure (.png, .svg or .pdf) with gnuplot"),
+	OPT_STRING_("size", "WxH", &global_args.size,
+		    "the figure's size in pixels (default: the figure's, e.g. 800x500)"),
+	OPT_STRING_("title", "TEXT", &global_args.title, "the figure's title instead of its own"),
 	OPT_END_()
 };
 
@@ -559,10 +562,24 @@ static void render(const struct figure *f, const char *term, const char *image,
 		die("gnuplot failed to render '%s' (see its message above)", shown);
 }
 
-void ctx_figure(const struct ctx *ctx, const struct figure *f)
+void ctx_figure(const struct ctx *ctx, struct figure *f)
 {
 	struct errbuf eb;
 	struct out *o;
+
+	if (ctx->fig_width > 0) {
+		f->width = ctx->fig_width;
+		f->height = ctx->fig_height;
+	}
+	if (ctx->fig_title) {
+		free(f->title);
+		f->title = xstrdup(ctx->fig_title);
+		/* one panel carries the figure's title itself */
+		if (f->npanels == 1) {
+			free(f->panels[0].title);
+			f->panels[0].title = xstrdup(ctx->fig_title);
+		}
+	}
 
 	if (ctx->plot) {
 		char *img = ctx->render ? xstrdup(ctx->render) : default_image(ctx->plot);
@@ -605,6 +622,20 @@ char *ctx_link_text(const struct ctx *ctx, char *buf, size_t len)
 		snprintf(buf, len, "\xce\xb1 = %s, \xce\xb2 = %s (%s)", a, b, ctx->preset.name);
 	else
 		snprintf(buf, len, "\xce\xb1 = %s, \xce\xb2 = %s", a, b);
+	return buf;
+}
+
+char *fig_size_text(char *buf, size_t len, double bytes)
+{
+	static const char *const bin[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB" };
+	double q = bytes;
+	int k = 0;
+
+	while (q >= 1024 && k < 5) {
+		q /= 1024;
+		k++;
+	}
+	snprintf(buf, len, "%.4g %s", q, bin[k]);
 	return buf;
 }
 

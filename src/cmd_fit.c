@@ -272,7 +272,7 @@ static void figure_fit(const struct ctx *ctx, const struct meas *m, const double
 			plot_xy(s, S[i], T[i]);
 	}
 	if (ab->n_half >= lo && ab->n_half <= hi) {
-		snprintf(text, sizeof(text), "n\xc2\xbd = %s", units_fmt_size(sz, sizeof(sz), ab->n_half));
+		snprintf(text, sizeof(text), "n\xc2\xbd = %s", fig_size_text(sz, sizeof(sz), ab->n_half));
 		plot_add_label(p, ab->n_half, fit_model_time(fab, op, m->ranks, ab->n_half), text, 1);
 	}
 

@@ -384,6 +384,21 @@ int main(int argc, char **argv)
 	ctx.time_unit = g->time_unit && strcmp(g->time_unit, "auto") ? g->time_unit : NULL;
 	ctx.plot = g->plot;
 	ctx.render = g->render;
+	if (g->size) {
+		char *end;
+		long w = strtol(g->size, &end, 10), h = 0;
+
+		if (*end == 'x')
+			h = strtol(end + 1, &end, 10);
+		if (*end || w < 100 || h < 100 || w > 10000 || h > 10000)
+			die_usage("--size: want WIDTHxHEIGHT in pixels, 100 to 10000 each, got '%s'",
+				  g->size);
+		ctx.fig_width = (int)w;
+		ctx.fig_height = (int)h;
+	}
+	ctx.fig_title = g->title;
+	if ((g->size || g->title) && !ctx.plot && !ctx.render)
+		die_usage("%s: only with --plot or --render", g->size ? "--size" : "--title");
 	if (ctx.render && !plot_terminal_for(ctx.render))
 		die_usage("--render: cannot tell the image format of '%s' "
 			  "(use a name ending in .png, .svg or .pdf)", ctx.render);

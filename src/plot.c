@@ -502,6 +502,8 @@ static void write_panel(FILE *out, const struct panel *p, size_t pi)
 		fmt_double(num2, p->labels[i].y);
 		fprintf(out, "set label %s at %s, %s %s front\n",
 			plot_quote(q, sizeof(q), p->labels[i].text), num1, num2,
+			p->labels[i].point == 2 ?
+			"right point pt 7 ps 1.1 lc rgb '#000000' offset -0.8,-0.8" :
 			p->labels[i].point ?
 			"point pt 7 ps 1.1 lc rgb '#000000' offset 0.8,-0.8" : "center");
 	}

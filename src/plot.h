@@ -46,7 +46,8 @@ struct plot_series {
 struct plot_label {
 	double x, y;
 	char *text;
-	int point;           /* 1: draw a point at (x, y) and the text beside it */
+	int point;           /* 1: a point at (x, y), the text right of it; 2: left
+				of it; 0: the text centred at (x, y), no point */
 };
 
 struct plot_vline {

@@ -80,8 +80,9 @@ awk '/^# panel 1, series [0-9]*: ring = tree$/ { getline; on = 1; next }
 check "crossover with a preset: the sizes in the script are those of --format csv" \
 	cmp -s "$d/cross2.want" "$d/cross2.got"
 
-# allreduce marks each crossover inside its size range with a labelled point
-# at (size, time there); the crossover command prints both.
+# allreduce marks the crossovers where the fastest algorithm changes, inside
+# its size range, with a labelled point at (size, time there); the crossover
+# command prints both.
 "$COMMTIME" --alpha 5e-6 --beta 200e9 crossover --ranks 4,8,64,512 --algo ring,tree,dbtree \
 	--format csv >"$d/ar.csv"
 "$COMMTIME" --alpha 5e-6 --beta 200e9 allreduce --ranks 4,8,64,512 --sizes 8:8G:x2 \
@@ -89,11 +90,11 @@ check "crossover with a preset: the sizes in the script are those of --format cs
 # (the note between may hold a quoted comma: the time is the last field)
 awk -F, 'NR > 1 && $4 != "" && $4 >= 8 && $4 <= 8589934592 { print $1, $2, $3, $4, $NF }' \
 	"$d/ar.csv" | sort >"$d/ar.want"
-sed -n "s|^set label '\([a-z]*\)/\([a-z]*\) \([0-9]*\): [^']*' at \([^,]*\), \([^ ]*\) point .*|\3 \1 \2 \4 \5|p" \
+sed -n "s|^set label '\([a-z]*\)/\([a-z]*\) \([0-9]*\): [^']*' at \([^,]*\), \([^ ]*\) \(right \)*point .*|\3 \1 \2 \4 \5|p" \
 	"$d/ar.gp" | sort >"$d/ar.got"
-check "allreduce: the script marks crossovers" [ "$(wc -l <"$d/ar.got")" -ge 5 ]
+check "allreduce: the script marks crossovers" [ "$(wc -l <"$d/ar.got")" -ge 3 ]
 check "allreduce: the marked sizes and times are those the solver prints" \
-	cmp -s "$d/ar.want" "$d/ar.got"
+	[ -z "$(comm -13 "$d/ar.want" "$d/ar.got")" ]
 
 # No gnuplot on PATH: exit 1, say how to install it, no image, the script kept.
 mkdir -p "$d/nobin" "$d/nognuplot"
