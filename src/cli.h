@@ -208,6 +208,13 @@ void ctx_time_unit(const struct ctx *ctx, double tmin, double tmax, enum unit_ru
 void column_time_unit(struct column *c, const struct time_unit *u);
 
 /* Open the output chosen by -o/--format; dies (exit 1) when it cannot. */
+/*
+ * Exit 2 when two outputs of one run lead to one file (outfile_same):
+ * paths[i] comes from option opts[i]; NULL paths are skipped.  "-o same.gp
+ * --plot same.gp" would otherwise let the second overwrite the first.
+ */
+void outputs_distinct(const char *const *paths, const char *const *opts, size_t n);
+
 struct out *ctx_out_open(const struct ctx *ctx);
 
 /* Close it; dies (exit 1) on a write error, leaving no file behind. */
@@ -234,6 +241,13 @@ void ctx_figure(const struct ctx *ctx, struct figure *f);
  * MiB", "4 KiB"), so a label reads in the units of the axis beside it.
  */
 char *fig_size_text(char *buf, size_t len, double bytes);
+
+/*
+ * The image a --plot script names in "set output" (--render's file, or
+ * the script's name with .svg for .gp), as plot_output_name() makes it;
+ * exits 2 when it holds a control character.  The caller frees it.
+ */
+char *ctx_script_image(const struct ctx *ctx);
 
 /* 1 when --plot or --render asks for a figure: only then build one. */
 int ctx_wants_figure(const struct ctx *ctx);

@@ -492,20 +492,50 @@ static int run_coll(enum coll_op op, int argc, char **argv, struct ctx *ctx)
 	/*
 	 * Every time once before any output: a run the machine cannot hold
 	 * (more nodes than a system without NICs has) fails here, cleanly.
-	 * The human table's unit comes from the same pass.
+	 * The human table's unit comes from the same pass.  One link holds
+	 * any run, and its every model grows with the rank count and the
+	 * size: the extremes are at the fewest ranks that communicate with
+	 * the smallest size and at the most ranks with the largest, so a
+	 * huge table starts at once instead of after a pass over the sweep.
 	 */
-	for (i = 0; i < ranks.n; i++)
-		for (j = 0; j < (ctx->format == FMT_TABLE ? sizes.n : 1); j++)
-			for (k = 0; k < r.nalgo; k++) {
-				struct coll_cost c;
+	if (!ctx->have_system) {
+		double nmin = INFINITY, nmax = 0, smin = INFINITY, smax = 0;
+		struct coll_cost c;
 
-				tk = coll(&r, algos[k], (unsigned long)ranks.v[i],
-					  ctx->format == FMT_TABLE ? sizes.v[j] : 0, &c);
-				if (tk > 0 && tk < tmin)
-					tmin = tk;
-				if (tk > tmax)
-					tmax = tk;
-			}
+		for (i = 0; i < ranks.n; i++) {
+			if (ranks.v[i] >= 2 && ranks.v[i] < nmin)
+				nmin = ranks.v[i];
+			if (ranks.v[i] > nmax)
+				nmax = ranks.v[i];
+		}
+		for (j = 0; j < sizes.n; j++) {
+			if (sizes.v[j] < smin)
+				smin = sizes.v[j];
+			if (sizes.v[j] > smax)
+				smax = sizes.v[j];
+		}
+		for (k = 0; k < r.nalgo && ctx->format == FMT_TABLE && isfinite(nmin); k++) {
+			tk = coll(&r, algos[k], (unsigned long)nmin, smin, &c);
+			if (tk > 0 && tk < tmin)
+				tmin = tk;
+			tk = coll(&r, algos[k], (unsigned long)nmax, smax, &c);
+			if (tk > tmax)
+				tmax = tk;
+		}
+	} else {
+		for (i = 0; i < ranks.n; i++)
+			for (j = 0; j < (ctx->format == FMT_TABLE ? sizes.n : 1); j++)
+				for (k = 0; k < r.nalgo; k++) {
+					struct coll_cost c;
+
+					tk = coll(&r, algos[k], (unsigned long)ranks.v[i],
+						  ctx->format == FMT_TABLE ? sizes.v[j] : 0, &c);
+					if (tk > 0 && tk < tmin)
+						tmin = tk;
+					if (tk > tmax)
+						tmax = tk;
+				}
+	}
 	ctx_time_unit(ctx, tmin, tmax, UNIT_BY_SMALLEST, &u);
 
 	o = ctx_out_open(ctx);

@@ -53,7 +53,7 @@ mkdir -p "$d/plot-only"
 check "--plot alone exits 0" [ $? = 0 ]
 check "--plot alone writes the script" [ -s "$d/plot-only/z.gp" ]
 check "--plot alone draws no image" [ ! -e "$d/plot-only/z.svg" ]
-check "--plot alone: the script draws z.svg" grep -q "^set output 'z.svg'$" "$d/plot-only/z.gp"
+check "--plot alone: the script draws z.svg" grep -q "^set output './z.svg'$" "$d/plot-only/z.gp"
 check "--plot alone leaves no temporary" no_temporaries "$d/plot-only"
 
 # The crossover sizes the scripts mark are the ones the solver prints:
@@ -204,8 +204,8 @@ while read -r name args; do
 	# shellcheck disable=SC2086
 	(cd "$d/write/$name" && "$COMMTIME" --presets-dir "$top/presets" $args \
 		--plot fig.gp --render fig.png >/dev/null 2>&1)
-	check "$name: the script names its image as given" \
-		grep -q "^set output 'fig.png'$" "$d/write/$name/fig.gp"
+	check "$name: the script names its image as given, after ./" \
+		grep -q "^set output './fig.png'$" "$d/write/$name/fig.gp"
 	check "$name: no absolute path in the script" \
 		sh -c '! grep -q "$1" "$2"' sh "$d" "$d/write/$name/fig.gp"
 	mv "$d/write/$name/fig.gp" "$d/alone/$name/"
