@@ -44,6 +44,24 @@ static const struct table table = {
 	cols, sizeof(cols) / sizeof(cols[0]), 0
 };
 
+/* With --range: the same columns, then the band and the verdict. */
+static const struct column range_cols[] = {
+	{ "size_B", "size", COL_NUM, H_SIZE, 0, NULL, 3, 8, COL_ALL },
+	{ "measured_s", "measured", COL_NUM, H_TIME, 0, NULL, 4, 9, COL_ALL },
+	{ "predicted_s", "predicted", COL_NUM, H_TIME, 0, NULL, 4, 9, COL_ALL },
+	{ "rel_error", "error", COL_NUM, H_PERCENT, 0, NULL, 1, 7, COL_ALL },
+	{ "measured_busbw_Bps", "busbw", COL_NUM, H_RATE, 0, NULL, 4, 11, COL_ALL },
+	{ "predicted_busbw_Bps", "predicted", COL_NUM, H_RATE, 0, NULL, 4, 11, COL_ALL },
+	{ "flag", "flag", COL_STR, H_PLAIN, 0, NULL, 0, 14, COL_ALL },
+	{ "low_s", "low", COL_NUM, H_TIME, 0, NULL, 4, 9, COL_ALL },
+	{ "high_s", "high", COL_NUM, H_TIME, 0, NULL, 4, 9, COL_ALL },
+	{ "in_band", "in band", COL_STR, H_PLAIN, 0, NULL, 0, 0, COL_ALL },
+};
+static const struct table range_table = {
+	"compare", "measured against predicted (error = predicted/measured - 1), with the band",
+	range_cols, sizeof(range_cols) / sizeof(range_cols[0]), 0
+};
+
 static const struct column sum_cols[] = {
 	{ "sizes", "sizes", COL_INT, H_PLAIN, 0, NULL, 0, 0, COL_ALL },
 	{ "median_abs_rel_error", "median |error|", COL_NUM, H_PERCENT, 0, NULL, 1, 14, COL_ALL },
@@ -382,7 +400,7 @@ int cmd_compare(int argc, char **argv, struct ctx *ctx)
 	double *err, peak = NAN, worst = 0, worst_size = NAN, med = NAN;
 	struct meas_args ma = MEAS_ARGS_INIT;
 	enum coll_algo algo;
-	int have_regimes = 0, nfar = 0, plateau, judge_bw;
+	int have_regimes = 0, nfar = 0, plateau, judge_bw, range = 0, ninside = 0, nband = 0;
 	double rise = 0, before = 0;
 	size_t i, nerr = 0, largest_i;
 	struct meas m, e;
@@ -405,6 +423,10 @@ int cmd_compare(int argc, char **argv, struct ctx *ctx)
 			   "(default 70%)"),
 		OPT_NUMBER_("large", "SIZE", Q_SIZE, &large,
 			    "smallest size that counts as large (default 64MiB)"),
+		OPT_FLAG_("range", &range,
+			  "a low-high band around each prediction of a fitted preset\n"
+			  "(its 95 % intervals; at another rank count also the base-\n"
+			  "latency prior's spread) and whether the measurement is in it"),
 		OPT_END_()
 	};
 
@@ -470,7 +492,9 @@ int cmd_compare(int argc, char **argv, struct ctx *ctx)
 	err = xmalloc(m.n * sizeof(*err));
 	rows = xmalloc(m.n * sizeof(*rows));
 	largest_i = m.n - 1;
-	out_table_begin(o, &table);
+	if (range && !have_regimes)
+		die_usage("--range: needs a preset saved by 'fit' (its intervals make the band)");
+	out_table_begin(o, range ? &range_table : &table);
 	for (i = 0; i < m.n; i++) {
 		const struct meas_row *r = &m.rows[i];
 		double t = ma.in_place ? r->time_ip : r->time;
@@ -502,7 +526,22 @@ int cmd_compare(int argc, char **argv, struct ctx *ctx)
 		}
 		if (r->size >= large && (isnan(peak) || bw > peak))
 			peak = bw;
-		{
+		if (range) {
+			double lo, hi;
+			int in;
+
+			fit_model_range(&fm, (enum coll_op)m.op, m.ranks, r->size, &lo, &hi);
+			in = t >= lo && t <= hi;
+			ninside += in;
+			nband++;
+			{
+				struct cell row[] = { { NULL, r->size }, { NULL, t }, { NULL, p },
+						      { NULL, re }, { NULL, bw }, { NULL, pbw },
+						      { flag, 0 }, { NULL, lo }, { NULL, hi },
+						      { in ? "inside" : t < lo ? "below" : "above", 0 } };
+				out_row(o, row);
+			}
+		} else {
 			struct cell row[] = { { NULL, r->size }, { NULL, t }, { NULL, p },
 					      { NULL, re }, { NULL, bw }, { NULL, pbw },
 					      { flag, 0 } };
@@ -535,6 +574,8 @@ int cmd_compare(int argc, char **argv, struct ctx *ctx)
 	if (nfar)
 		out_text(o, "%d of %zu sizes are off the prediction by more than %.0f %%",
 			 nfar, nerr, 100 * tol);
+	if (range)
+		out_text(o, "%d of %d sizes fall inside the band", ninside, nband);
 	if (m.rows[largest_i].size < large) {
 		char b[32];
 

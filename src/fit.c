@@ -260,6 +260,9 @@ static void S_regime(struct regime *r, const double *S, size_t n, const struct l
 {
 	r->alpha = q->alpha;
 	r->beta = S_beta(q->u);
+	/* 95 % intervals: 1.96 standard errors; δβ = β²·δ(1/β). */
+	r->alpha_ci = 1.96 * sqrt(q->var_alpha);
+	r->beta_ci = q->u > 1 / FIT_BETA_MAX ? 1.96 * sqrt(q->var_u) * r->beta * r->beta : NAN;
 	r->lo = S[0];
 	r->hi = S[n - 1];
 	r->n = n;
@@ -288,6 +291,7 @@ static void S_bound(const double *size, const double *time, size_t n,
 		sxy += x * y;
 	}
 	r->beta = line;
+	r->beta_ci = 0;
 	r->alpha = sx > 0 && sxy > 0 ? sxy / sx : 0;
 }
 
@@ -308,6 +312,7 @@ static int S_base_and_bounds(const double *size, const double *time, size_t n,
 	ce.a = c->a + m->base_steps;
 	for (k = 0; k < m->nreg; k++) {
 		m->reg[k].alpha *= c->a / ce.a;
+		m->reg[k].alpha_ci *= c->a / ce.a;
 		if (o->line_rate > 0)
 			S_bound(size, time, n, &ce, o->line_rate, &m->reg[k]);
 	}
@@ -429,6 +434,7 @@ void fit_model_from_link(struct fit_model *m, enum coll_op op, enum coll_algo al
 	m->nreg = 1;
 	m->reg[0].alpha = l->alpha;
 	m->reg[0].beta = l->beta;
+	m->reg[0].alpha_ci = m->reg[0].beta_ci = NAN;
 	m->reg[0].lo = m->reg[0].hi = 0;
 }
 
@@ -471,6 +477,46 @@ static double S_model_time(const struct fit_model *m, const struct coeffs *cp, d
 		}
 	}
 	return NAN;
+}
+
+void fit_model_range(const struct fit_model *m, enum coll_op op, unsigned long ranks,
+		     double bytes, double *lo, double *hi)
+{
+	double kap[2] = { m->base_steps, m->base_steps }, a0 = 0;
+	struct coeffs c0;
+	struct errbuf eb;
+	int corner;
+
+	if (m->base_steps > 0 && ranks != m->ranks) {
+		kap[0] = FIT_BASE_STEPS_LO;
+		kap[1] = FIT_BASE_STEPS_HI;
+	}
+	if (fit_coeffs(m->op, m->algo, m->ranks, &c0, &eb) == 0)
+		a0 = c0.a;
+	*lo = INFINITY;
+	*hi = -INFINITY;
+	for (corner = 0; corner < 8; corner++) {
+		struct fit_model c = *m;
+		int sk = corner & 1, sa = (corner >> 1) & 1, sb = (corner >> 2) & 1;
+		double t;
+		size_t k;
+
+		c.base_steps = kap[sk];
+		for (k = 0; k < c.nreg; k++) {
+			struct regime *r = &c.reg[k];
+			double da = isfinite(r->alpha_ci) ? r->alpha_ci : 0;
+			double db = isfinite(r->beta_ci) ? r->beta_ci : 0;
+
+			r->alpha = fmax(0, r->alpha + (sa ? da : -da));
+			/* The same latency at the fit's rank count, split by another κ. */
+			if (m->base_steps > 0)
+				r->alpha *= (m->base_steps + a0) / (kap[sk] + a0);
+			r->beta = sb ? r->beta + db : fmax(r->beta - db, r->beta / 100);
+		}
+		t = fit_model_time(&c, op, ranks, bytes);
+		*lo = fmin(*lo, t);
+		*hi = fmax(*hi, t);
+	}
 }
 
 /* ---- held-out accuracy ---- */
@@ -606,6 +652,13 @@ int fit_model_from_preset(const struct preset *p, struct fit_model *m,
 		snprintf(key, sizeof(key), "from.%zu", k + 1);
 		if (S_need(p, key, Q_SIZE, &r->lo, eb) < 0)
 			return -1;
+		r->alpha_ci = r->beta_ci = NAN;
+		snprintf(key, sizeof(key), "alpha_ci.%zu", k + 1);
+		if (preset_get_quantity(p, key, Q_TIME, &r->alpha_ci, eb) < 0)
+			return -1;
+		snprintf(key, sizeof(key), "beta_ci.%zu", k + 1);
+		if (preset_get_quantity(p, key, Q_RATE, &r->beta_ci, eb) < 0)
+			return -1;
 		snprintf(key, sizeof(key), "to.%zu", k + 1);
 		if (S_need(p, key, Q_SIZE, &r->hi, eb) < 0)
 			return -1;
@@ -672,10 +725,15 @@ int fit_preset_write(const char *path, const char *name, const char *description
 			"# from.k to to.k (bytes); between regimes the time moves from one to\n"
 			"# the next linearly in log size (models/fit.md)\n");
 		fprintf(f, "regimes = %zu\n", m->nreg);
-		for (k = 0; k < m->nreg; k++)
+		for (k = 0; k < m->nreg; k++) {
 			fprintf(f, "alpha.%zu = %.6g\nbeta.%zu = %.6g\nfrom.%zu = %.17g\nto.%zu = %.17g\n",
 				k + 1, m->reg[k].alpha, k + 1, m->reg[k].beta,
 				k + 1, m->reg[k].lo, k + 1, m->reg[k].hi);
+			if (isfinite(m->reg[k].alpha_ci))
+				fprintf(f, "alpha_ci.%zu = %.3g\n", k + 1, m->reg[k].alpha_ci);
+			if (isfinite(m->reg[k].beta_ci))
+				fprintf(f, "beta_ci.%zu = %.3g\n", k + 1, m->reg[k].beta_ci);
+		}
 	}
 	if (fflush(f) || ferror(f)) {
 		e = errno;

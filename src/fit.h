@@ -98,6 +98,7 @@ struct regime {
 	double beta;    /* B/s */
 	double lo, hi;  /* B: smallest and largest size fitted in this regime */
 	size_t n;       /* rows fitted */
+	double alpha_ci, beta_ci;  /* s, B/s: 95 % half-widths (NaN: not known) */
 };
 
 struct fit_model {
@@ -132,6 +133,9 @@ struct fit_opts {
  * PCIe step, 1.5; to 3.4 µs per NVLink step, 2.5).
  */
 #define FIT_BASE_STEPS 2.0
+/* The spread of κ a --range band takes at another rank count: NCCL's bracket. */
+#define FIT_BASE_STEPS_LO 1.5
+#define FIT_BASE_STEPS_HI 2.5
 
 /*
  * Largest number of rows the regime search takes (it is O(n^3));
@@ -171,6 +175,17 @@ double fit_model_time(const struct fit_model *m, enum coll_op op,
 		      unsigned long ranks, double bytes);
 
 /*
+ * The band around fit_model_time (models/fit.md, "Ranges"): the least and
+ * the greatest time over the corners of every regime's 95 % intervals
+ * (α_k ± δα_k, β_k ± δβ_k) and, at a rank count other than the fit's, of
+ * κ from FIT_BASE_STEPS_LO to FIT_BASE_STEPS_HI.  A β whose interval
+ * reaches 0 is taken down to β/100.  Without intervals (a link preset, an
+ * exact fit) the band is the prediction itself.
+ */
+void fit_model_range(const struct fit_model *m, enum coll_op op, unsigned long ranks,
+		     double bytes, double *lo, double *hi);
+
+/*
  * Held-out accuracy: fit on the even rows and predict the odd ones, then
  * the reverse; the relative errors |pred - meas|/meas of all predictions
  * give a median and a 90th percentile, for the model of o and for the
@@ -189,7 +204,8 @@ int fit_holdout(const double *size, const double *time, size_t n,
  * Preset keys of a fitted model (README-measure.md): besides alpha and
  * beta (the single best α-β), "fit.op", "fit.algo", "fit.ranks",
  * "fit.base_steps" (κ, optional: 0 when absent), "regimes = K" and for
- * k = 1..K "alpha.k" (s), "beta.k" (B/s), "from.k" and "to.k" (B).
+ * k = 1..K "alpha.k" (s), "beta.k" (B/s), "from.k" and "to.k" (B), and
+ * optionally "alpha_ci.k" (s) and "beta_ci.k" (B/s), 95 % half-widths.
  *
  * fit_model_from_preset: returns 1 with m filled when p has regimes, 0
  * when it has none (m untouched), -1 with "file:line: ..." in eb when the

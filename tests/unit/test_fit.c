@@ -375,8 +375,8 @@ void test_fit_preset_round_trip(void)
 	m.algo = ALGO_RING;
 	m.ranks = 8;
 	m.nreg = 2;
-	m.reg[0] = (struct regime){ 3.5e-6, 7.5e9, 8, 8192, 11 };
-	m.reg[1] = (struct regime){ 1.25e-5, 1.9e11, 16384, 134217728, 14 };
+	m.reg[0] = (struct regime){ 3.5e-6, 7.5e9, 8, 8192, 11, NAN, NAN };
+	m.reg[1] = (struct regime){ 1.25e-5, 1.9e11, 16384, 134217728, 14, NAN, NAN };
 	INT_EQ(fit_preset_write(path, "rt", "round trip", "line one\nline two",
 				&ab, &m, &eb), 0);
 	INT_EQ(preset_load_file(path, &p, &eb), 0);
@@ -415,4 +415,36 @@ void test_fit_rel_err(void)
 	DBL_NEAR(fit_rel_err(90, 100), -0.1, 1e-12);
 	/* rounding noise is no error at all */
 	DBL_NEAR(fit_rel_err(0.1 + 0.2, 0.3), 0, 0);
+}
+
+/*
+ * The --range band: a one-regime model of α = 1 µs ± 0.1 µs, β = 10 GB/s
+ * ± 1 GB/s fitted on 2 ranks with κ = 2.  At 2 ranks (a = 2) and S = 0 the
+ * band is (2 + 2)·(1 ± 0.1) µs = 3.6 to 4.4 µs; at 4 ranks (a = 6) κ
+ * spreads from 1.5 to 2.5, the latency c = 4 µs at 2 ranks splitting into
+ * α = c/(κ + 2), so the 4-rank latency c·(κ + 6)/(κ + 2) falls with κ:
+ * low (2.5 + 6)·0.9·4/4.5 µs, high (1.5 + 6)·1.1·4/3.5 µs.
+ */
+void test_fit_model_range(void)
+{
+	struct fit_model m;
+	double lo, hi;
+
+	memset(&m, 0, sizeof(m));
+	m.op = OP_ALLREDUCE;
+	m.algo = ALGO_RING;
+	m.ranks = 2;
+	m.base_steps = 2;
+	m.nreg = 1;
+	m.reg[0] = (struct regime){ 1e-6, 1e10, 8, 1e9, 10, 0.1e-6, 1e9 };
+	fit_model_range(&m, OP_ALLREDUCE, 2, 0, &lo, &hi);
+	DBL_NEAR(lo, 3.6e-6, 1e-12);
+	DBL_NEAR(hi, 4.4e-6, 1e-12);
+	fit_model_range(&m, OP_ALLREDUCE, 4, 0, &lo, &hi);
+	DBL_NEAR(lo, 8.5 * 0.9e-6 * 4 / 4.5, 1e-12);
+	DBL_NEAR(hi, 7.5 * 1.1e-6 * 4 / 3.5, 1e-12);
+	/* Large S on 2 ranks: S/β with β from 9 to 11 GB/s. */
+	fit_model_range(&m, OP_ALLREDUCE, 2, 1e9, &lo, &hi);
+	DBL_NEAR(lo, 3.6e-6 + 1e9 / 11e9, 1e-12);
+	DBL_NEAR(hi, 4.4e-6 + 1e9 / 9e9, 1e-12);
 }
