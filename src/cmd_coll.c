@@ -413,8 +413,8 @@ static void figure_system(const struct run *r, const struct dlist *ranks,
 
 /*
  * The algorithms a command shows when --algo is not given: on a link the
- * seed's ring and tree for all-reduce, otherwise every algorithm the
- * model has for the collective.
+ * seed's ring and tree for all-reduce, under NCCL's model its ring and
+ * tree, otherwise every algorithm the model has for the collective.
  */
 static int default_algos(const struct cost_model *m, enum coll_op op, enum coll_algo *v)
 {
@@ -426,7 +426,10 @@ static int default_algos(const struct cost_model *m, enum coll_op op, enum coll_
 		return 2;
 	}
 	for (a = 0; a < ALGO_COUNT; a++)
-		if (cost_algo_supported(m, op, (enum coll_algo)a))
+		if (cost_algo_supported(m, op, (enum coll_algo)a) &&
+		    /* NCCL's model: the two it always has; the others on request */
+		    (m->kind != COST_NCCL || a == ALGO_RING || a == ALGO_TREE ||
+		     op == OP_ALLTOALL || op == OP_SENDRECV))
 			v[n++] = (enum coll_algo)a;
 	return n;
 }
