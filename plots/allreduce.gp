@@ -689,12 +689,12 @@ set grid xtics ytics mxtics mytics lc rgb '#dddddd' lw 1, lc rgb '#f0f0f0' lw 1
 set key top left opaque box lc rgb '#cccccc'
 # vertical markers
 set arrow from 1000000.0000000001, graph 0 to 1000000.0000000001, graph 1 nohead dt 2 lw 1.5 lc rgb '#666666' back
-set label 'n½ = αβ = 1 MB' at 1000000.0000000001, graph 0.96 offset 0.6,0 tc rgb '#444444' front
+set label 'n½ = αβ = 976.6 KiB' at 1000000.0000000001, graph 0.96 offset 0.6,0 tc rgb '#444444' front
 set label 'latency-bound' at 1000000.0000000001, graph 0.04 right offset -0.6,0 tc rgb '#444444' front
 set label 'bandwidth-bound' at 1000000.0000000001, graph 0.04 left offset 0.6,0 tc rgb '#444444' front
 # marked points
-set label 'ring/tree 8: 1.882 MB' at 1882352.9411764687, 8.647058823529411e-05 point pt 7 ps 1.1 lc rgb '#000000' offset 0.8,-0.8 front
-set label 'ring/tree 64: 11.36 MB' at 11364485.981308425, 0.0007418691588785048 point pt 7 ps 1.1 lc rgb '#000000' offset 0.8,-0.8 front
+set label 'ring/tree 8: 1.795 MiB' at 1882352.9411764687, 8.647058823529411e-05 point pt 7 ps 1.1 lc rgb '#000000' offset 0.8,-0.8 front
+set label 'ring/tree 64: 10.84 MiB' at 11364485.981308425, 0.0007418691588785048 right point pt 7 ps 1.1 lc rgb '#000000' offset -0.8,-0.8 front
 plot \
   $p1s1 using 1:2 with lines lw 2 dt 1 lc rgb '#0072B2' title 'ring, 8 ranks', \
   $p1s2 using 1:2 with lines lw 2 dt 1 lc rgb '#D55E00' title 'tree, 8 ranks', \

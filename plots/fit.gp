@@ -340,7 +340,7 @@ $p1s2 << EOD
 201326592 0.001985176266940726
 EOD
 
-# panel 1, series 3: regime 1: α = 3.93 µs, β = 7.429 GB/s
+# panel 1, series 3: regime 1: α = 3.44 µs, β = 7.429 GB/s
 $p1s3 << EOD
 8 5.8e-05
 16 5.474e-05
@@ -355,7 +355,7 @@ $p1s3 << EOD
 8192 5.713e-05
 EOD
 
-# panel 1, series 4: regime 2: α = 4.11 µs, β = 196 GB/s
+# panel 1, series 4: regime 2: α = 3.60 µs, β = 196 GB/s
 $p1s4 << EOD
 16384 5.738e-05
 32768 5.741e-05
@@ -367,13 +367,13 @@ $p1s4 << EOD
 2097152 7.491e-05
 EOD
 
-# panel 1, series 5: regime 3: α = 3.82 µs, β = 109.7 GB/s
+# panel 1, series 5: regime 3: α = 3.34 µs, β = 109.7 GB/s
 $p1s5 << EOD
 4194304 0.00012036
 8388608 0.00018726
 EOD
 
-# panel 1, series 6: regime 4: α = 10.1 µs, β = 191.1 GB/s
+# panel 1, series 6: regime 4: α = 8.86 µs, β = 191.1 GB/s
 $p1s6 << EOD
 16777216 0.00029492
 33554432 0.00045711
@@ -469,14 +469,14 @@ set arrow from 11585.237502960395, graph 0 to 11585.237502960395, graph 1 nohead
 set arrow from 2965820.800757861, graph 0 to 2965820.800757861, graph 1 nohead dt 2 lw 1.5 lc rgb '#666666' back
 set arrow from 11863283.203031445, graph 0 to 11863283.203031445, graph 1 nohead dt 2 lw 1.5 lc rgb '#666666' back
 # marked points
-set label 'n½ = 4.942 MB' at 4941964.743773043, 0.00011251408680248715 point pt 7 ps 1.1 lc rgb '#000000' offset 0.8,-0.8 front
+set label 'n½ = 4.713 MiB' at 4941964.743773043, 0.00011251408680248715 point pt 7 ps 1.1 lc rgb '#000000' offset 0.8,-0.8 front
 plot \
   $p1s1 using 1:2 with lines lw 2 dt 2 lc rgb '#E69F00' title 'α-β fit', \
   $p1s2 using 1:2 with lines lw 2 dt 1 lc rgb '#000000' title 'regime model (4 regimes)', \
-  $p1s3 using 1:2 with points pt 7 ps 0.9 lc rgb '#0072B2' title 'regime 1: α = 3.93 µs, β = 7.429 GB/s', \
-  $p1s4 using 1:2 with points pt 7 ps 0.9 lc rgb '#D55E00' title 'regime 2: α = 4.11 µs, β = 196 GB/s', \
-  $p1s5 using 1:2 with points pt 7 ps 0.9 lc rgb '#009E73' title 'regime 3: α = 3.82 µs, β = 109.7 GB/s', \
-  $p1s6 using 1:2 with points pt 7 ps 0.9 lc rgb '#CC79A7' title 'regime 4: α = 10.1 µs, β = 191.1 GB/s'
+  $p1s3 using 1:2 with points pt 7 ps 0.9 lc rgb '#0072B2' title 'regime 1: α = 3.44 µs, β = 7.429 GB/s', \
+  $p1s4 using 1:2 with points pt 7 ps 0.9 lc rgb '#D55E00' title 'regime 2: α = 3.60 µs, β = 196 GB/s', \
+  $p1s5 using 1:2 with points pt 7 ps 0.9 lc rgb '#009E73' title 'regime 3: α = 3.34 µs, β = 109.7 GB/s', \
+  $p1s6 using 1:2 with points pt 7 ps 0.9 lc rgb '#CC79A7' title 'regime 4: α = 8.86 µs, β = 191.1 GB/s'
 
 # ---- panel 2: relative error (fitted/measured - 1)
 unset label

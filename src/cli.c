@@ -3,6 +3,8 @@
  * Like the commands, this file talks to the user and may exit.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <math.h>
 #include <signal.h>
 #include <spawn.h>
@@ -14,6 +16,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "outfile.h"
 
 extern char **environ;
 #include "crossover.h"
@@ -72,6 +75,9 @@ struct opt global_options[] = {
 		  "also write a self-contained gnuplot script"),
 	OPT_FILE_("render", "FILE", &global_args.render,
 		  "also render the figure (.png, .svg or .pdf) with gnuplot"),
+	OPT_STRING_("size", "WxH", &global_args.size,
+		    "the figure's size in pixels (default: the figure's, e.g. 800x500)"),
+	OPT_STRING_("title", "TEXT", &global_args.title, "the figure's title instead of its own"),
 	OPT_END_()
 };
 
@@ -285,9 +291,15 @@ void opt_list(const char *opt, enum quantity q, const char *arg, struct dlist *l
 {
 	struct errbuf eb;
 
+	size_t i;
+
 	dlist_release(l);
 	if (units_parse_list(q, arg, l, &eb) < 0)
 		die_usage("%s: %s", opt, eb.msg);
+	/* Nothing moves a fraction of a byte: 1e-300 B would only mislead. */
+	for (i = 0; q == Q_SIZE && i < l->n; i++)
+		if (l->v[i] > 0 && l->v[i] < 1)
+			die_usage("%s: size %g B in '%s' is below one byte", opt, l->v[i], arg);
 }
 
 void opt_ranks(const char *opt, const char *arg, struct dlist *l, unsigned long min)
@@ -303,6 +315,17 @@ void opt_ranks(const char *opt, const char *arg, struct dlist *l, unsigned long 
 			die_usage("%s: rank count %.17g in '%s' is above the limit %lu",
 				  opt, l->v[i], arg, RANKS_MAX);
 	}
+}
+
+void outputs_distinct(const char *const *paths, const char *const *opts, size_t n)
+{
+	size_t i, j;
+
+	for (i = 0; i < n; i++)
+		for (j = i + 1; j < n; j++)
+			if (paths[i] && paths[j] && outfile_same(paths[i], paths[j]))
+				die_usage("%s and %s both write '%s'; give each output its own file",
+					  opts[i], opts[j], paths[j]);
 }
 
 struct out *ctx_out_open(const struct ctx *ctx)
@@ -434,6 +457,10 @@ void write_crossovers(struct out *o, const struct ctx *ctx, enum coll_op op,
 	size_t i;
 	int a, b;
 
+	/* CSV holds the first table only: solve nothing it would not print. */
+	if (secondary && ctx->format == FMT_CSV)
+		return;
+
 	/* The names are as wide as the longest chosen, so the rows line up. */
 	memcpy(cols, cross_cols, sizeof(cols));
 	for (a = 0; a < nalgo; a++) {
@@ -508,32 +535,66 @@ static char *default_image(const char *script)
 	return img;
 }
 
+char *ctx_script_image(const struct ctx *ctx)
+{
+	char *name = ctx->render ? xstrdup(ctx->render) : default_image(ctx->plot);
+	char *img;
+	struct errbuf eb;
+
+	img = plot_output_name(name, &eb);
+	free(name);
+	if (!img)
+		die_usage("%s: %s", ctx->render ? "--render" : "--plot", eb.msg);
+	return img;
+}
+
 /*
- * Start gnuplot with the script on a pipe to its standard input.  No shell
- * is involved, so no file name is ever parsed as a command.
+ * Run gnuplot on the figure's script and copy the image it draws into o.
+ * The script names no output file: gnuplot draws to its standard output,
+ * a pipe read here, so no name from the command line ever reaches gnuplot
+ * (nothing to pipe into a command, no '~' to expand, nothing to cut), and
+ * no shell runs.  The script goes in through another pipe; both are
+ * served by one poll() loop, because gnuplot may write a panel's image
+ * before it has read the whole script.  gnuplot exits 0 after write
+ * errors of its own, so the image is checked for its end before it may
+ * replace anything.
  */
-static void render(const struct figure *f, const char *term, const char *image,
+static void render(const struct figure *f, const char *term, struct outfile *o,
 		   const char *shown)
 {
 	struct sigaction ign, old;
 	posix_spawn_file_actions_t fa;
 	char *gargv[] = { "gnuplot", NULL };
+	unsigned char buf[1 << 16], head[16], tail[64];
+	size_t nhead = 0, ntail = 0, sent = 0, slen = 0, total = 0;
+	char *script = NULL;
 	struct errbuf eb;
-	int fds[2], st, status;
+	int to[2], from[2], st, status;
+	FILE *ms, *img = outfile_stream(o);
 	pid_t pid;
-	FILE *to;
 
-	if (pipe(fds) < 0)
+	ms = open_memstream(&script, &slen);
+	if (!ms)
+		die("cannot render '%s':", shown);
+	if (plot_write(f, ms, term, NULL, &eb) < 0 || fclose(ms) != 0)
+		die("cannot render '%s': %s", shown, eb.msg);
+	if (pipe(to) < 0 || pipe(from) < 0)
 		die("cannot start gnuplot:");
 	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_adddup2(&fa, fds[0], 0);
-	posix_spawn_file_actions_addclose(&fa, fds[1]);
-	posix_spawn_file_actions_addclose(&fa, fds[0]);
+	posix_spawn_file_actions_adddup2(&fa, to[0], 0);
+	posix_spawn_file_actions_adddup2(&fa, from[1], 1);
+	posix_spawn_file_actions_addclose(&fa, to[0]);
+	posix_spawn_file_actions_addclose(&fa, to[1]);
+	posix_spawn_file_actions_addclose(&fa, from[0]);
+	posix_spawn_file_actions_addclose(&fa, from[1]);
 	st = posix_spawnp(&pid, "gnuplot", &fa, NULL, gargv, environ);
 	posix_spawn_file_actions_destroy(&fa);
-	close(fds[0]);
+	close(to[0]);
+	close(from[1]);
 	if (st) {
-		close(fds[1]);
+		close(to[1]);
+		close(from[0]);
+		free(script);
 		if (st == ENOENT)
 			die("cannot render '%s': gnuplot is not on PATH; install it "
 			    "(Debian: apt-get install gnuplot-nox)", shown);
@@ -544,54 +605,115 @@ static void render(const struct figure *f, const char *term, const char *image,
 	memset(&ign, 0, sizeof(ign));
 	ign.sa_handler = SIG_IGN;
 	sigaction(SIGPIPE, &ign, &old);
-	to = fdopen(fds[1], "w");
-	if (to) {
-		plot_write(f, to, term, image, &eb);
-		fclose(to);
-	} else {
-		close(fds[1]);
+	fcntl(to[1], F_SETFL, fcntl(to[1], F_GETFL) | O_NONBLOCK);
+	for (;;) {
+		struct pollfd pf[2] = {
+			{ .fd = to[1], .events = POLLOUT },
+			{ .fd = from[0], .events = POLLIN },
+		};
+		ssize_t n;
+
+		if (poll(pf, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			die("cannot render '%s':", shown);
+		}
+		if (to[1] >= 0 && pf[0].revents) {
+			n = write(to[1], script + sent, slen - sent);
+			if (n > 0)
+				sent += (size_t)n;
+			if ((n < 0 && errno != EAGAIN && errno != EINTR) || sent == slen) {
+				close(to[1]);
+				to[1] = -1;
+			}
+		}
+		if (!pf[1].revents)
+			continue;
+		n = read(from[0], buf, sizeof(buf));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		if (nhead < sizeof(head)) {
+			size_t k = (size_t)n < sizeof(head) - nhead ? (size_t)n : sizeof(head) - nhead;
+
+			memcpy(head + nhead, buf, k);
+			nhead += k;
+		}
+		if ((size_t)n >= sizeof(tail)) {
+			memcpy(tail, buf + n - sizeof(tail), sizeof(tail));
+			ntail = sizeof(tail);
+		} else {
+			size_t keep = ntail + (size_t)n > sizeof(tail) ? sizeof(tail) - (size_t)n : ntail;
+
+			memmove(tail, tail + ntail - keep, keep);
+			memcpy(tail + keep, buf, (size_t)n);
+			ntail = keep + (size_t)n;
+		}
+		total += (size_t)n;
+		/* A write error shows in outfile_commit, with its reason; the
+		 * rest of the image is read and dropped. */
+		errno = 0;
+		if (!ferror(img) && fwrite(buf, 1, (size_t)n, img) != (size_t)n)
+			outfile_fail(o, errno);
 	}
+	if (to[1] >= 0)
+		close(to[1]);
+	close(from[0]);
+	free(script);
 	sigaction(SIGPIPE, &old, NULL);
 	while (waitpid(pid, &status, 0) < 0)
 		if (errno != EINTR)
 			die("cannot wait for gnuplot:");
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
 		die("gnuplot failed to render '%s' (see its message above)", shown);
+	if (!total)
+		die("gnuplot drew nothing into '%s'", shown);
+	if (!ferror(img) && !plot_image_complete(term, head, nhead, tail, ntail))
+		die("gnuplot wrote an incomplete %s image for '%s'", term, shown);
 }
 
-void ctx_figure(const struct ctx *ctx, const struct figure *f)
+void ctx_figure(const struct ctx *ctx, struct figure *f)
 {
 	struct errbuf eb;
-	struct out *o;
+	struct outfile *o;
+
+	if (ctx->fig_width > 0) {
+		f->width = ctx->fig_width;
+		f->height = ctx->fig_height;
+	}
+	if (ctx->fig_title) {
+		free(f->title);
+		f->title = xstrdup(ctx->fig_title);
+		/* one panel carries the figure's title itself */
+		if (f->npanels == 1) {
+			free(f->panels[0].title);
+			f->panels[0].title = xstrdup(ctx->fig_title);
+		}
+	}
 
 	if (ctx->plot) {
-		char *img = ctx->render ? xstrdup(ctx->render) : default_image(ctx->plot);
-		const char *term = plot_terminal_for(img);
+		char *img = ctx_script_image(ctx);
+		const char *term = plot_terminal_for(ctx->render ? ctx->render : ".svg");
 
-		o = out_open(FMT_TABLE, ctx->plot, &eb);
+		o = outfile_open(ctx->plot, &eb);
 		if (!o)
 			die("%s", eb.msg);
-		if (plot_write(f, out_file(o), term ? term : "svg", img, &eb) < 0) {
-			out_abort(o);
+		if (plot_write(f, outfile_stream(o), term, img, &eb) < 0) {
+			outfile_abort(o);
 			die("%s", eb.msg);
 		}
 		free(img);
-		ctx_out_close(ctx, o);
+		if (outfile_commit(o, &eb) < 0)
+			die("%s", eb.msg);
 	}
 	if (ctx->render) {
-		const char *tmp;
-		struct stat st;
-
-		/* gnuplot draws into the temporary that out_close renames. */
-		o = out_open(FMT_TABLE, ctx->render, &eb);
+		o = outfile_open(ctx->render, &eb);
 		if (!o)
 			die("%s", eb.msg);
-		tmp = out_tmp_path(o);
-		render(f, plot_terminal_for(ctx->render), tmp ? tmp : ctx->render, ctx->render);
-		/* A gnuplot that exits 0 without drawing must not leave an empty image. */
-		if (stat(tmp ? tmp : ctx->render, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0)
-			die("gnuplot drew nothing into '%s'", ctx->render);
-		ctx_out_close(ctx, o);
+		render(f, plot_terminal_for(ctx->render), o, ctx->render);
+		if (outfile_commit(o, &eb) < 0)
+			die("%s", eb.msg);
 	}
 }
 
@@ -605,6 +727,20 @@ char *ctx_link_text(const struct ctx *ctx, char *buf, size_t len)
 		snprintf(buf, len, "\xce\xb1 = %s, \xce\xb2 = %s (%s)", a, b, ctx->preset.name);
 	else
 		snprintf(buf, len, "\xce\xb1 = %s, \xce\xb2 = %s", a, b);
+	return buf;
+}
+
+char *fig_size_text(char *buf, size_t len, double bytes)
+{
+	static const char *const bin[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB" };
+	double q = bytes;
+	int k = 0;
+
+	while (q >= 1024 && k < 5) {
+		q /= 1024;
+		k++;
+	}
+	snprintf(buf, len, "%.4g %s", q, bin[k]);
 	return buf;
 }
 

@@ -38,6 +38,8 @@ struct ctx {
 	const char *plot;          /* --plot FILE.gp, or NULL */
 	const char *render;        /* --render FILE.png|svg|pdf, or NULL */
 	const char *time_unit;     /* --time-unit: ns, us, ms, s; NULL for auto */
+	int fig_width, fig_height; /* --size WxH in pixels, 0 for the figure's own */
+	const char *fig_title;     /* --title, or NULL for the figure's own */
 };
 
 /* The seed's link: α = 5 µs, β = 200 GB/s. */
@@ -86,7 +88,7 @@ int cmd_search(int argc, char **argv, struct ctx *ctx);
 struct global_args {
 	const char *alpha, *beta, *gamma, *preset, *presets_dir;
 	const char *system, *model, *gpus_per_node, *nics_per_node, *intra, *inter, *proto;
-	const char *format, *output, *time_unit, *plot, *render;
+	const char *format, *output, *time_unit, *plot, *render, *size, *title;
 };
 extern struct global_args global_args;
 extern struct opt global_options[];
@@ -206,6 +208,13 @@ void ctx_time_unit(const struct ctx *ctx, double tmin, double tmax, enum unit_ru
 void column_time_unit(struct column *c, const struct time_unit *u);
 
 /* Open the output chosen by -o/--format; dies (exit 1) when it cannot. */
+/*
+ * Exit 2 when two outputs of one run lead to one file (outfile_same):
+ * paths[i] comes from option opts[i]; NULL paths are skipped.  "-o same.gp
+ * --plot same.gp" would otherwise let the second overwrite the first.
+ */
+void outputs_distinct(const char *const *paths, const char *const *opts, size_t n);
+
 struct out *ctx_out_open(const struct ctx *ctx);
 
 /* Close it; dies (exit 1) on a write error, leaving no file behind. */
@@ -222,9 +231,23 @@ void ctx_echo_link(const struct ctx *ctx, struct out *o);
  * by running gnuplot without a shell, the script on its standard input.
  * Does nothing when neither option was given.  Dies (exit 1) when a file
  * cannot be written or gnuplot is missing or fails; the --plot script is
- * written first, so it stays even when rendering fails.
+ * written first, so it stays even when rendering fails.  --size and
+ * --title replace the figure's own size and title.
  */
-void ctx_figure(const struct ctx *ctx, const struct figure *f);
+void ctx_figure(const struct ctx *ctx, struct figure *f);
+
+/*
+ * A size as the size axes of figures write it, in binary units ("1.795
+ * MiB", "4 KiB"), so a label reads in the units of the axis beside it.
+ */
+char *fig_size_text(char *buf, size_t len, double bytes);
+
+/*
+ * The image a --plot script names in "set output" (--render's file, or
+ * the script's name with .svg for .gp), as plot_output_name() makes it;
+ * exits 2 when it holds a control character.  The caller frees it.
+ */
+char *ctx_script_image(const struct ctx *ctx);
 
 /* 1 when --plot or --render asks for a figure: only then build one. */
 int ctx_wants_figure(const struct ctx *ctx);

@@ -277,11 +277,21 @@ static void figure_link(const struct run *r, const struct dlist *ranks,
 				plot_xy(s, S, cost_time(&ctx->model, r->op, r->algos[a], n, S));
 			}
 		}
+		/*
+		 * Mark only where the fastest algorithm changes: the crossings
+		 * on the lower envelope, at most one fewer than the algorithms
+		 * (every pair of five would pile ten labels on each other).
+		 * Labels in the right third of the axis go left of their point,
+		 * and a label near another on the same side to the other side.
+		 */
 		for (a = 0; a < r->nalgo; a++)
 			for (b = a + 1; b < r->nalgo; b++) {
 				struct group g = { .ranks = n };
 				struct crossing c;
 				struct errbuf eb;
+				double t;
+				size_t k;
+				int lowest = 1, right;
 
 				/* Solved over the bracket of the crossover table, so the
 				 * figure marks the very sizes the table prints. */
@@ -289,16 +299,28 @@ static void figure_link(const struct run *r, const struct dlist *ranks,
 						   CROSS_LO, CROSS_HI, &c, &eb) < 0 ||
 				    c.result != CROSS_FOUND || c.bytes < lo || c.bytes > hi)
 					continue;
-				units_fmt_size(sz, sizeof(sz), c.bytes);
+				t = cost_time(&ctx->model, r->op, r->algos[a], n, c.bytes);
+				for (k = 0; k < (size_t)r->nalgo; k++)
+					if ((int)k != a && (int)k != b &&
+					    cost_time(&ctx->model, r->op, r->algos[k], n, c.bytes) <
+					    t * (1 - 1e-9))
+						lowest = 0;
+				if (!lowest)
+					continue;
+				fig_size_text(sz, sizeof(sz), c.bytes);
 				snprintf(text, sizeof(text), "%s/%s %lu: %s", coll_algo_name(r->algos[a]),
 					 coll_algo_name(r->algos[b]), n, sz);
-				plot_add_label(p, c.bytes,
-					       cost_time(&ctx->model, r->op, r->algos[a], n, c.bytes),
-					       text, 1);
+				right = log(c.bytes / lo) > log(hi / lo) * 2 / 3;
+				for (k = 0; k < p->nlabels; k++)
+					if (fabs(log(p->labels[k].x / c.bytes)) < log(16) &&
+					    fabs(log(p->labels[k].y / t)) < log(2.5) &&
+					    p->labels[k].point == (right ? 2 : 1))
+						right = !right;
+				plot_add_label(p, c.bytes, t, text, right ? 2 : 1);
 			}
 	}
 	if (nhalf >= lo && nhalf <= hi) {
-		units_fmt_size(sz, sizeof(sz), nhalf);
+		fig_size_text(sz, sizeof(sz), nhalf);
 		snprintf(text, sizeof(text), "n\xc2\xbd = \xce\xb1\xce\xb2 = %s", sz);
 		plot_add_vline(p, nhalf, text, "latency-bound", "bandwidth-bound");
 	}
@@ -385,7 +407,7 @@ static void figure_system(const struct run *r, const struct dlist *ranks,
 						else
 							x1 = xm;
 					}
-					units_fmt_size(sz, sizeof(sz), x1);
+					fig_size_text(sz, sizeof(sz), x1);
 					snprintf(text, sizeof(text), "%lu ranks: %s-bound from %s",
 						 n, tier_name(c.bound), sz);
 					t = coll(r, r->algos[a], n, x1, &c);
@@ -473,20 +495,50 @@ static int run_coll(enum coll_op op, int argc, char **argv, struct ctx *ctx)
 	/*
 	 * Every time once before any output: a run the machine cannot hold
 	 * (more nodes than a system without NICs has) fails here, cleanly.
-	 * The human table's unit comes from the same pass.
+	 * The human table's unit comes from the same pass.  One link holds
+	 * any run, and its every model grows with the rank count and the
+	 * size: the extremes are at the fewest ranks that communicate with
+	 * the smallest size and at the most ranks with the largest, so a
+	 * huge table starts at once instead of after a pass over the sweep.
 	 */
-	for (i = 0; i < ranks.n; i++)
-		for (j = 0; j < (ctx->format == FMT_TABLE ? sizes.n : 1); j++)
-			for (k = 0; k < r.nalgo; k++) {
-				struct coll_cost c;
+	if (!ctx->have_system) {
+		double nmin = INFINITY, nmax = 0, smin = INFINITY, smax = 0;
+		struct coll_cost c;
 
-				tk = coll(&r, algos[k], (unsigned long)ranks.v[i],
-					  ctx->format == FMT_TABLE ? sizes.v[j] : 0, &c);
-				if (tk > 0 && tk < tmin)
-					tmin = tk;
-				if (tk > tmax)
-					tmax = tk;
-			}
+		for (i = 0; i < ranks.n; i++) {
+			if (ranks.v[i] >= 2 && ranks.v[i] < nmin)
+				nmin = ranks.v[i];
+			if (ranks.v[i] > nmax)
+				nmax = ranks.v[i];
+		}
+		for (j = 0; j < sizes.n; j++) {
+			if (sizes.v[j] < smin)
+				smin = sizes.v[j];
+			if (sizes.v[j] > smax)
+				smax = sizes.v[j];
+		}
+		for (k = 0; k < r.nalgo && ctx->format == FMT_TABLE && isfinite(nmin); k++) {
+			tk = coll(&r, algos[k], (unsigned long)nmin, smin, &c);
+			if (tk > 0 && tk < tmin)
+				tmin = tk;
+			tk = coll(&r, algos[k], (unsigned long)nmax, smax, &c);
+			if (tk > tmax)
+				tmax = tk;
+		}
+	} else {
+		for (i = 0; i < ranks.n; i++)
+			for (j = 0; j < (ctx->format == FMT_TABLE ? sizes.n : 1); j++)
+				for (k = 0; k < r.nalgo; k++) {
+					struct coll_cost c;
+
+					tk = coll(&r, algos[k], (unsigned long)ranks.v[i],
+						  ctx->format == FMT_TABLE ? sizes.v[j] : 0, &c);
+					if (tk > 0 && tk < tmin)
+						tmin = tk;
+					if (tk > tmax)
+						tmax = tk;
+				}
+	}
 	ctx_time_unit(ctx, tmin, tmax, UNIT_BY_SMALLEST, &u);
 
 	o = ctx_out_open(ctx);

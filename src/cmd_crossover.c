@@ -32,7 +32,7 @@ static void figure_crossover(const struct ctx *ctx, const struct dlist *ranks,
 	char title[256], link[128], text[160];
 	const double ylo = 1, yhi = CROSS_HI;
 	size_t i;
-	int a, b;
+	int a, b, npair = 0;
 
 	snprintf(title, sizeof(title), "All-reduce crossover size, %s",
 		 ctx_link_text(ctx, link, sizeof(link)));
@@ -60,7 +60,10 @@ static void figure_crossover(const struct ctx *ctx, const struct dlist *ranks,
 			}
 			snprintf(text, sizeof(text), "%s = %s", na, nb);
 			s = plot_add_series(p, text, PS_LINESPOINTS);
-			s->color = 6;
+			/* one pair: black between the two colours; several: one colour each */
+			s->color = shade ? 6 : npair % 7;
+			s->dash = shade ? 0 : npair / 7;
+			npair++;
 			/* adding a series may move the others */
 			if (shade) {
 				below = s - 2;
@@ -89,12 +92,22 @@ static void figure_crossover(const struct ctx *ctx, const struct dlist *ranks,
 					below->color = (int)algos[a];
 					above->color = (int)algos[b];
 				}
+				/*
+				 * Each rank count fills its own column, from halfway (on
+				 * the log axis) to the previous count to halfway to the
+				 * next: steps, not slopes between counts where the winner
+				 * changes.
+				 */
 				{
-					double lowrow[3] = { (double)n, ylo, edge };
-					double highrow[3] = { (double)n, edge, yhi };
+					double x0 = i > 0 ? sqrt(ranks->v[i - 1] * n) : (double)n;
+					double x1 = i + 1 < ranks->n ? sqrt(ranks->v[i + 1] * n) : (double)n;
+					double low0[3] = { x0, ylo, edge }, low1[3] = { x1, ylo, edge };
+					double high0[3] = { x0, edge, yhi }, high1[3] = { x1, edge, yhi };
 
-					plot_point(below, lowrow);
-					plot_point(above, highrow);
+					plot_point(below, low0);
+					plot_point(below, low1);
+					plot_point(above, high0);
+					plot_point(above, high1);
 				}
 			}
 		}

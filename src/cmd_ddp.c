@@ -271,6 +271,9 @@ int cmd_ddp(int argc, char **argv, struct ctx *ctx)
 	if (opts_given(options, "backward-share") && !(p.backward_share > 0))
 		die_usage("--backward-share: must be above 0, got '%s'",
 			  opts_given(options, "backward-share"));
+	if (opts_given(options, "bucket") && p.bucket < 1)
+		die_usage("--bucket: a bucket holds at least one byte, got '%s'",
+			  opts_given(options, "bucket"));
 	if (opts_given(options, "target") && !(target > 0 && target < 1))
 		die_usage("--target: share must be between 0 and 100%%, got '%s'",
 			  opts_given(options, "target"));

@@ -95,18 +95,15 @@ static char *preset_name_of(const char *path)
 	return name;
 }
 
-static void save(const char *path, const char *name_opt, const struct meas *m,
+static void save(const char *path, const struct meas *m,
 		 const struct ab_fit *ab, const struct fit_model *fm, const struct holdout *h,
-		 int inplace)
+		 int inplace, const char *name)
 {
 	char comment[1024], desc[512], lo[32], hi[32], a[32], b[32];
-	char *name = name_opt ? xstrdup(name_opt) : preset_name_of(path);
 	struct errbuf eb;
 	size_t k;
 	int len;
 
-	if (!*name || strchr(name, '\n'))
-		die_usage("--name: '%s' is not a preset name", name);
 	units_fmt_size(lo, sizeof(lo), m->rows[0].size);
 	units_fmt_size(hi, sizeof(hi), m->rows[m->n - 1].size);
 	snprintf(desc, sizeof(desc), "fitted to %s (%s, %lu ranks, %zu sizes %s to %s)",
@@ -135,7 +132,6 @@ static void save(const char *path, const char *name_opt, const struct meas *m,
 			 100 * h->ab_median, 100 * h->ab_p90);
 	if (fit_preset_write(path, name, desc, comment, ab, fm, &eb) < 0)
 		die("%s", eb.msg);
-	free(name);
 }
 
 /* "1", or "1-2" for a size between the sizes of regimes 1 and 2. */
@@ -272,7 +268,7 @@ static void figure_fit(const struct ctx *ctx, const struct meas *m, const double
 			plot_xy(s, S[i], T[i]);
 	}
 	if (ab->n_half >= lo && ab->n_half <= hi) {
-		snprintf(text, sizeof(text), "n\xc2\xbd = %s", units_fmt_size(sz, sizeof(sz), ab->n_half));
+		snprintf(text, sizeof(text), "n\xc2\xbd = %s", fig_size_text(sz, sizeof(sz), ab->n_half));
 		plot_add_label(p, ab->n_half, fit_model_time(fab, op, m->ranks, ab->n_half), text, 1);
 	}
 
@@ -588,6 +584,7 @@ int cmd_fit(int argc, char **argv, struct ctx *ctx)
 	struct meas_args ma = MEAS_ARGS_INIT;
 	const char *regimes = NULL;
 	int holdout = 0;
+	char *save_name = NULL;
 	struct meas m;
 	struct errbuf eb;
 	struct coeffs co;
@@ -640,6 +637,24 @@ int cmd_fit(int argc, char **argv, struct ctx *ctx)
 	if (regimes && strcmp(regimes, "auto"))
 		fo.regimes = (int)opt_quantity_range("--regimes", Q_COUNT, regimes,
 						     1, FIT_REGIMES_MAX);
+	/*
+	 * The name the saved preset will carry must load again: refuse it
+	 * before any work, and refuse --save onto another output of the run
+	 * (the input itself may be replaced: it is read completely first).
+	 */
+	if (save_path) {
+		const char *paths[] = { ctx->output, ctx->plot, ctx->render, save_path };
+		static const char *const opts[] = { "-o", "--plot", "--render", "--save" };
+
+		outputs_distinct(paths, opts, 4);
+		save_name = name ? xstrdup(name) : preset_name_of(save_path);
+		if (!preset_name_valid(save_name))
+			die_usage("%s: '%s' is not a valid preset name: names use a-z, 0-9, "
+				  "'.', '_' and '-', start with a letter or digit and are at most "
+				  PRESET_NAME_MAX_TEXT " bytes long%s",
+				  name ? "--name" : "--save", save_name,
+				  name ? "" : "; name the file so, or give --name");
+	}
 	meas_args_load(&ma, argv[0], &m);
 	if (fit_coeffs((enum coll_op)m.op, fo.algo, m.ranks, &co, &eb) < 0)
 		die("%s: %s", m.path, eb.msg);
@@ -663,7 +678,7 @@ int cmd_fit(int argc, char **argv, struct ctx *ctx)
 		fit_model_from_link(&fab, (enum coll_op)m.op, fo.algo, m.ranks, &l);
 	}
 	if (save_path)
-		save(save_path, name, &m, &ab, &fm, holdout ? &h : NULL, ma.in_place);
+		save(save_path, &m, &ab, &fm, holdout ? &h : NULL, ma.in_place, save_name);
 
 	o = ctx_out_open(ctx);
 	out_input_str(o, "file", "file", m.path);
@@ -736,6 +751,7 @@ int cmd_fit(int argc, char **argv, struct ctx *ctx)
 
 	free(S);
 	free(T);
+	free(save_name);
 	meas_release(&m);
 	return 0;
 }

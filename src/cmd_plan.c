@@ -643,7 +643,7 @@ static void figure_plan(const struct planner *pl, const int *ops, size_t nops,
 		double cx = cross->data[2 * j], cy = cross->data[2 * j + 1];
 		double px_per_octave = (f.width - 150) / log2(hi / lo), w;
 
-		units_fmt_size(b, sizeof(b), cx);
+		fig_size_text(b, sizeof(b), cx);
 		if (ranks->n > 1)
 			snprintf(text, sizeof(text), "%s, %.0f ranks", b, crossing_ranks[j]);
 		else

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "fit.h"
 #include "workload.h"
 
 /*
@@ -68,13 +69,15 @@ static int check_preset(const struct ctx *ctx, const struct preset *p, struct li
 			struct errbuf *eb)
 {
 	struct workload w;
+	struct fit_model m;
 	struct gpu_spec g;
 	struct system s;
 
 	l->alpha = l->beta = NAN;
 	l->gamma = 0;
+	/* A fitted link's regimes are read by the reader compare and plan use. */
 	if (!strcmp(p->kind, "link"))
-		return preset_link(p, l, eb);
+		return preset_link(p, l, eb) < 0 || fit_model_from_preset(p, &m, eb) < 0 ? -1 : 0;
 	if (!strcmp(p->kind, "gpu")) {
 		if (gpu_from_preset(p, &g, eb) < 0)
 			return -1;

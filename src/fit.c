@@ -17,6 +17,8 @@
 #include <gsl/gsl_statistics_double.h>
 
 #include "fit.h"
+#include "fmt.h"
+#include "outfile.h"
 #include "units.h"
 
 double fit_link_time(enum coll_op op, enum coll_algo algo, const struct link *l,
@@ -646,9 +648,15 @@ int fit_model_from_preset(const struct preset *p, struct fit_model *m,
 		snprintf(key, sizeof(key), "beta.%zu", k + 1);
 		if (S_need(p, key, Q_RATE, &r->beta, eb) < 0)
 			return -1;
-		if (!(r->beta > 0))
-			return errbuf_set(eb, "%s:%d: %s must be positive", p->path,
-					  S_kv(p, key)->line, key);
+		/* The bounds of alpha and beta (preset_link) hold for every regime. */
+		if (!(r->beta >= BETA_MIN && r->beta <= 1e18))
+			return errbuf_set(eb, "%s:%d: %s '%s' is not between %g and 1e18 B/s",
+					  p->path, S_kv(p, key)->line, key, S_kv(p, key)->value,
+					  BETA_MIN);
+		snprintf(key, sizeof(key), "alpha.%zu", k + 1);
+		if (r->alpha > 3600)
+			return errbuf_set(eb, "%s:%d: %s '%s' is above 3600 s", p->path,
+					  S_kv(p, key)->line, key, S_kv(p, key)->value);
 		snprintf(key, sizeof(key), "from.%zu", k + 1);
 		if (S_need(p, key, Q_SIZE, &r->lo, eb) < 0)
 			return -1;
@@ -670,92 +678,90 @@ int fit_model_from_preset(const struct preset *p, struct fit_model *m,
 	return 1;
 }
 
+/* Append key = value (key NULL: a comment line) to kv; value is copied. */
+static void kv_add(struct preset_kv *kv, size_t *n, const char *key, const char *value)
+{
+	kv[*n] = (struct preset_kv){ .key = key ? xstrdup(key) : NULL, .value = xstrdup(value) };
+	++*n;
+}
+
+/* key = x with every digit that reads back exactly. */
+static void kv_num(struct preset_kv *kv, size_t *n, const char *key, double x)
+{
+	char num[32];
+
+	fmt_double(num, x);
+	kv_add(kv, n, key, num);
+}
+
 int fit_preset_write(const char *path, const char *name, const char *description,
 		     const char *comment, const struct ab_fit *ab,
 		     const struct fit_model *m, struct errbuf *eb)
 {
-	size_t len = strlen(path), k;
-	char *tmp = xmalloc(len + 16);
-	const char *c;
-	FILE *f;
-	int fd, e;
+	struct preset_kv kv[16 + 7 * FIT_REGIMES_MAX];
+	struct outfile *out;
+	char key[32], num[32];
+	char *desc = preset_text_clean(description, 1000);
+	size_t n = 0, k;
+	int r = -1;
 
-	snprintf(tmp, len + 16, "%s.tmpXXXXXX", path);
-	fd = mkstemp(tmp);
-	if (fd < 0) {
-		e = errno;
-		free(tmp);
-		return errbuf_set(eb, "cannot create a temporary file beside '%s': %s",
-				  path, strerror(e));
+	kv_add(kv, &n, "name", name);
+	kv_add(kv, &n, "kind", "link");
+	kv_add(kv, &n, "description", desc);
+	free(desc);
+	kv_add(kv, &n, NULL, "the single best alpha-beta fit (s per step, bytes/s)");
+	kv_num(kv, &n, "alpha", ab->alpha);
+	kv_num(kv, &n, "beta", ab->beta);
+	kv_add(kv, &n, NULL, "what the fit was made for; alpha.k and beta.k hold for these");
+	kv_add(kv, &n, "fit.op", coll_op_name(m->op));
+	kv_add(kv, &n, "fit.algo", coll_algo_name(m->algo));
+	snprintf(num, sizeof(num), "%lu", m->ranks);
+	kv_add(kv, &n, "fit.ranks", num);
+	if (m->base_steps > 0) {
+		kv_add(kv, &n, NULL, "every call pays a base latency of fit.base_steps times "
+		       "alpha.k besides the a*alpha.k of its steps: a prior (models/fit.md)");
+		kv_num(kv, &n, "fit.base_steps", m->base_steps);
 	}
-	/* mkstemp makes the file private; a preset is as readable as any file. */
-	{
-		mode_t mask = umask(0);
-
-		umask(mask);
-		fchmod(fd, 0666 & ~mask);
-	}
-	f = fdopen(fd, "w");
-	if (!f) {
-		e = errno;
-		close(fd);
-		unlink(tmp);
-		free(tmp);
-		return errbuf_set(eb, "cannot write '%s': %s", path, strerror(e));
-	}
-	for (c = comment; c && *c; ) {
-		const char *nl = strchr(c, '\n');
-		int n = nl ? (int)(nl - c) : (int)strlen(c);
-
-		fprintf(f, "# %.*s\n", n, c);
-		c += n + (nl != NULL);
-	}
-	fprintf(f, "name = %s\nkind = link\ndescription = %s\n", name, description);
-	fprintf(f, "# the single best alpha-beta fit (s per step, bytes/s)\n");
-	fprintf(f, "alpha = %.6g\nbeta = %.6g\n", ab->alpha, ab->beta);
-	fprintf(f, "# what the fit was made for; alpha.k and beta.k hold for these\n");
-	fprintf(f, "fit.op = %s\nfit.algo = %s\nfit.ranks = %lu\n", coll_op_name(m->op),
-		coll_algo_name(m->algo), m->ranks);
-	if (m->base_steps > 0)
-		fprintf(f, "# every call pays a base latency of fit.base_steps times alpha.k\n"
-			"# besides the a*alpha.k of its steps: a prior (models/fit.md)\n"
-			"fit.base_steps = %g\n", m->base_steps);
 	if (m->nreg > 1 || m->base_steps > 0) {
-		fprintf(f, "# regimes: alpha.k (s per step) and beta.k (bytes/s) hold for sizes\n"
-			"# from.k to to.k (bytes); between regimes the time moves from one to\n"
-			"# the next linearly in log size (models/fit.md)\n");
-		fprintf(f, "regimes = %zu\n", m->nreg);
+		kv_add(kv, &n, NULL, "regimes: alpha.k (s per step) and beta.k (bytes/s) hold "
+		       "for sizes from.k to to.k (bytes); between regimes the time moves from "
+		       "one to the next linearly in log size (models/fit.md)");
+		snprintf(num, sizeof(num), "%zu", m->nreg);
+		kv_add(kv, &n, "regimes", num);
 		for (k = 0; k < m->nreg; k++) {
-			fprintf(f, "alpha.%zu = %.6g\nbeta.%zu = %.6g\nfrom.%zu = %.17g\nto.%zu = %.17g\n",
-				k + 1, m->reg[k].alpha, k + 1, m->reg[k].beta,
-				k + 1, m->reg[k].lo, k + 1, m->reg[k].hi);
-			if (isfinite(m->reg[k].alpha_ci))
-				fprintf(f, "alpha_ci.%zu = %.3g\n", k + 1, m->reg[k].alpha_ci);
-			if (isfinite(m->reg[k].beta_ci))
-				fprintf(f, "beta_ci.%zu = %.3g\n", k + 1, m->reg[k].beta_ci);
+			snprintf(key, sizeof(key), "alpha.%zu", k + 1);
+			kv_num(kv, &n, key, m->reg[k].alpha);
+			snprintf(key, sizeof(key), "beta.%zu", k + 1);
+			kv_num(kv, &n, key, m->reg[k].beta);
+			snprintf(key, sizeof(key), "from.%zu", k + 1);
+			kv_num(kv, &n, key, m->reg[k].lo);
+			snprintf(key, sizeof(key), "to.%zu", k + 1);
+			kv_num(kv, &n, key, m->reg[k].hi);
+			/* an interval, not a value to reproduce: three digits say it */
+			if (isfinite(m->reg[k].alpha_ci)) {
+				snprintf(key, sizeof(key), "alpha_ci.%zu", k + 1);
+				snprintf(num, sizeof(num), "%.3g", m->reg[k].alpha_ci);
+				kv_add(kv, &n, key, num);
+			}
+			if (isfinite(m->reg[k].beta_ci)) {
+				snprintf(key, sizeof(key), "beta_ci.%zu", k + 1);
+				snprintf(num, sizeof(num), "%.3g", m->reg[k].beta_ci);
+				kv_add(kv, &n, key, num);
+			}
 		}
 	}
-	if (fflush(f) || ferror(f)) {
-		e = errno;
-		fclose(f);
-		unlink(tmp);
-		free(tmp);
-		return errbuf_set(eb, "cannot write '%s': %s", path, strerror(e ? e : EIO));
+	out = outfile_open(path, eb);
+	if (out) {
+		if (preset_write(outfile_stream(out), path, comment, kv, n, eb) < 0)
+			outfile_abort(out);
+		else
+			r = outfile_commit(out, eb);
 	}
-	if (fclose(f)) {
-		e = errno;
-		unlink(tmp);
-		free(tmp);
-		return errbuf_set(eb, "cannot write '%s': %s", path, strerror(e));
+	for (k = 0; k < n; k++) {
+		free(kv[k].key);
+		free(kv[k].value);
 	}
-	if (rename(tmp, path)) {
-		e = errno;
-		unlink(tmp);
-		free(tmp);
-		return errbuf_set(eb, "cannot rename into '%s': %s", path, strerror(e));
-	}
-	free(tmp);
-	return 0;
+	return r;
 }
 
 double fit_rel_err(double predicted, double measured)

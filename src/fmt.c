@@ -1,6 +1,6 @@
 /*
  * fmt_double: the text of a number in CSV and JSON, which is most of the
- * work of a long sweep.  The format (table.h) is the first of printf's
+ * work of a long sweep.  The format (fmt.h) is the first of printf's
  * %.15g, %.16g and %.17g that reads back as exactly the same double.
  * Asking printf three times and strtod after each is slow, so the digits
  * come from one exact computation instead:
@@ -39,7 +39,7 @@
 #include <string.h>
 
 #include "fmt.h"
-#include "table.h"
+#include <math.h>
 
 /* ---- 64x64 -> 128-bit multiplication ---- */
 
@@ -1030,4 +1030,17 @@ int fmt_double(char *buf, double x)
 		}
 	}
 	return len;
+}
+
+int fmt_int(char *buf, double x)
+{
+	if (isfinite(x) && x == floor(x) && fabs(x) < 1e18) {
+		/* no "-0" for a count */
+		if (x < 0) {
+			*buf = '-';
+			return 1 + fmt_u64(buf + 1, (uint64_t)-x);
+		}
+		return fmt_u64(buf, (uint64_t)x);
+	}
+	return fmt_double(buf, x);
 }

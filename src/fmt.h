@@ -4,10 +4,29 @@
 #include <stdint.h>
 
 /*
- * The number formatter behind CSV and JSON.  fmt_double() itself is
- * declared in table.h, where its output format is documented; these are
- * the pieces the writers share with it.
+ * The number formatter behind CSV, JSON and the data of gnuplot scripts,
+ * and the pieces the writers share with it.
  */
+
+/*
+ * Shortest decimal text that reads back as exactly x (C locale), as used in
+ * CSV and JSON.  buf must hold 32 bytes; returns the length written.
+ * NaN and infinities are written as "nan", "inf", "-inf".
+ *
+ * The form is printf's %g with the first of 15, 16 or 17 significant
+ * digits that reads back exactly: "0.1", "5e-06", "1e+21",
+ * "0.30000000000000004".  Integers up to 2^53 are written as digits
+ * ("4096", "200000000000"), as are whole numbers below 1e17 when that is
+ * shorter.  The decimal point is '.' whatever LC_NUMERIC says.
+ */
+int fmt_double(char *buf, double x);
+
+/*
+ * An integral column: every digit when x is a whole number below 1e18
+ * ("-3", never "-0"), otherwise as fmt_double.  buf holds 32 bytes;
+ * returns the length written.
+ */
+int fmt_int(char *buf, double x);
 
 /* Decimal digits of v into buf (21 bytes are enough), NUL-terminated; returns the length. */
 int fmt_u64(char *buf, uint64_t v);

@@ -130,7 +130,7 @@ static void resolve_link(struct ctx *ctx, const struct global_args *g)
 		ctx->link_given = 1;
 	}
 	if (g->beta) {
-		ctx->model.link.beta = opt_quantity_range("--beta", Q_RATE, g->beta, 1e-300, LINK_BETA_MAX);
+		ctx->model.link.beta = opt_quantity_range("--beta", Q_RATE, g->beta, BETA_MIN, LINK_BETA_MAX);
 		if (ctx->model.link.beta <= 0)
 			die_usage("--beta: bandwidth must be positive, got '%s'", g->beta);
 		ctx->beta_src = "option";
@@ -308,6 +308,7 @@ int main(int argc, char **argv)
 					continue;
 				}
 				print_main_usage(stdout);
+				free(rest);
 				return finish_stdout(0);
 			}
 			cmd = find_command(argv[i]);
@@ -324,6 +325,7 @@ int main(int argc, char **argv)
 		}
 		if (!cmd && (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))) {
 			print_main_usage(stdout);
+			free(rest);
 			return finish_stdout(0);
 		}
 		/* for the completion scripts: the commands, then the global options */
@@ -332,18 +334,22 @@ int main(int argc, char **argv)
 
 			for (k = 0; k < NCOMMANDS; k++)
 				printf("%s\t%s\n", commands[k].name, commands[k].summary);
+			free(rest);
 			return finish_stdout(0);
 		}
 		if (!cmd && !strcmp(argv[i], "--help-complete")) {
 			opts_print_complete(stdout, global_options);
+			free(rest);
 			return finish_stdout(0);
 		}
 		if (!cmd && !strcmp(argv[i], "--help-roff")) {
 			opts_print_roff(stdout, global_options);
+			free(rest);
 			return finish_stdout(0);
 		}
 		if (!cmd && !strcmp(argv[i], "--version")) {
 			puts("commtime " COMMTIME_VERSION);
+			free(rest);
 			return finish_stdout(0);
 		}
 		rest[1 + nrest++] = argv[i++];
@@ -384,9 +390,33 @@ int main(int argc, char **argv)
 	ctx.time_unit = g->time_unit && strcmp(g->time_unit, "auto") ? g->time_unit : NULL;
 	ctx.plot = g->plot;
 	ctx.render = g->render;
+	if (g->size) {
+		char *end;
+		long w = strtol(g->size, &end, 10), h = 0;
+
+		if (*end == 'x')
+			h = strtol(end + 1, &end, 10);
+		if (*end || w < 100 || h < 100 || w > 10000 || h > 10000)
+			die_usage("--size: want WIDTHxHEIGHT in pixels, 100 to 10000 each, got '%s'",
+				  g->size);
+		ctx.fig_width = (int)w;
+		ctx.fig_height = (int)h;
+	}
+	ctx.fig_title = g->title;
+	if ((g->size || g->title) && !ctx.plot && !ctx.render)
+		die_usage("%s: only with --plot or --render", g->size ? "--size" : "--title");
 	if (ctx.render && !plot_terminal_for(ctx.render))
 		die_usage("--render: cannot tell the image format of '%s' "
 			  "(use a name ending in .png, .svg or .pdf)", ctx.render);
+	{
+		const char *paths[] = { ctx.output, ctx.plot, ctx.render };
+		static const char *const opts[] = { "-o", "--plot", "--render" };
+
+		outputs_distinct(paths, opts, 3);
+	}
+	/* A script that cannot name its image is refused before any work. */
+	if (ctx.plot)
+		free(ctx_script_image(&ctx));
 	if (!uses_link(cmd->name)) {
 		const struct opt *o;
 		int help = 0, k, tagged = 0;

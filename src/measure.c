@@ -16,6 +16,7 @@
 #include "mpilog.h"
 #include "nccljson.h"
 #include "nccllog.h"
+#include "units.h"
 
 void meas_init(struct meas *m, const char *path)
 {
@@ -299,21 +300,11 @@ static void S_csv_field(void *data, size_t len, void *arg)
 static int S_csv_num(struct csvstate *cs, enum csv_col c, const char *what, double *x)
 {
 	const char *v = cs->val[c];
-	char buf[CSV_FIELD_MAX + 16], *end;
-	int e = cs->exp10[c];
 
-	/* "18.41" in time_us reads as "18.41e-6": the double nearest the value. */
-	if (e && *v && !strpbrk(v, "eExXpP"))
-		snprintf(buf, sizeof(buf), "%se%d", v, e);
-	else
-		snprintf(buf, sizeof(buf), "%s", v);
-	errno = 0;
-	*x = strtod(buf, &end);
-	if (!*v || *end || !isfinite(*x) || errno == ERANGE)
+	/* "18.41" in time_us reads as 18.41e-6: the double nearest the value. */
+	if (units_decimal(v, cs->exp10[c], x) < 0)
 		return errbuf_set(cs->eb, "%s:%d: %s '%s' is not a number", cs->name,
 				  cs->rec_line, what, v);
-	if (e && strpbrk(v, "eExXpP"))
-		*x *= pow(10, e);
 	*x *= cs->scale[c];
 	return 0;
 }

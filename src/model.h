@@ -10,6 +10,13 @@
  * asked of cost.h, the one place that holds the formulas.
  */
 
+/*
+ * The smallest bandwidth commtime takes, from --beta or a preset: 1 B/s.
+ * Below it the times of big messages overflow the doubles; nothing real
+ * is that slow.
+ */
+#define BETA_MIN 1.0
+
 struct link {
 	double alpha;   /* s: fixed cost of one communication step */
 	double beta;    /* B/s: bandwidth of one direction of one link */

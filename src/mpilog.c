@@ -12,6 +12,7 @@
 
 #include "model.h"
 #include "mpilog.h"
+#include "units.h"
 
 #define LINE_MAX_LEN 4096
 #define FIELDS_MAX 16
@@ -78,18 +79,9 @@ static int S_is_count(const char *s)
 /* A time in µs filling the whole field, > 0; in seconds. */
 static int S_time_us(struct lines *l, const char *v, double *t)
 {
-	char buf[96], *end;
-
-	if (strlen(v) > 64 || !*v)
+	/* "11.69" is 11.69e-6: the double nearest the printed value. */
+	if (strlen(v) > 64 || !*v || units_decimal(v, -6, t) < 0)
 		return errbuf_set(l->eb, "%s:%d: time '%s' is not a number", l->name, l->line, v);
-	/* "11.69e-6": the double nearest the printed value. */
-	snprintf(buf, sizeof(buf), strpbrk(v, "eE") ? "%s" : "%se-6", v);
-	errno = 0;
-	*t = strtod(buf, &end);
-	if (*end || errno == ERANGE || !isfinite(*t))
-		return errbuf_set(l->eb, "%s:%d: time '%s' is not a number", l->name, l->line, v);
-	if (strpbrk(v, "eE"))
-		*t *= 1e-6;
 	if (!(*t > 0))
 		return errbuf_set(l->eb, "%s:%d: time '%s' is not positive", l->name, l->line, v);
 	return 0;

@@ -16,6 +16,7 @@
 
 #include "model.h"
 #include "nccljson.h"
+#include "units.h"
 
 /* Deep enough for nccl-tests' documents (4 levels), shallow enough for a fuzzer. */
 #define DEPTH_MAX 32
@@ -236,7 +237,7 @@ static int S_value(struct jparser *jp, int depth, struct jval **out)
 		return 0;
 	}
 	if (*jp->p == '-' || isdigit((unsigned char)*jp->p)) {
-		char buf[64], *e;
+		char buf[64];
 		size_t n = 0;
 
 		while (jp->p + n < jp->end && n < sizeof(buf) - 1 &&
@@ -244,9 +245,7 @@ static int S_value(struct jparser *jp, int depth, struct jval **out)
 			n++;
 		memcpy(buf, jp->p, n);
 		buf[n] = '\0';
-		errno = 0;
-		v->num = strtod(buf, &e);
-		if (*e || errno == ERANGE || !isfinite(v->num)) {
+		if (units_decimal(buf, 0, &v->num) < 0) {
 			errbuf_set(jp->eb, "%s:%d: malformed JSON: '%s' is not a number",
 				   jp->name, jp->line, buf);
 			goto fail;

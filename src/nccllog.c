@@ -13,6 +13,7 @@
 
 #include "model.h"
 #include "nccllog.h"
+#include "units.h"
 
 #define MAX_FIELDS 64
 #define MAX_RANK_NUMBER (1u << 20)
@@ -76,22 +77,9 @@ static int S_is_count(const char *s)
  */
 static int S_number(const char *s, int exp10, double *x)
 {
-	char buf[96], *end;
-	size_t n = strlen(s);
-
-	if (!*s || isspace((unsigned char)*s) || n > 64)
+	if (!*s || isspace((unsigned char)*s) || strlen(s) > 64)
 		return -1;
-	if (strpbrk(s, "eExXpP") || !exp10)
-		snprintf(buf, sizeof(buf), "%s", s);
-	else
-		snprintf(buf, sizeof(buf), "%se%d", s, exp10);
-	errno = 0;
-	*x = strtod(buf, &end);
-	if (*end || !isfinite(*x) || errno == ERANGE)
-		return -1;
-	if (strpbrk(s, "eExXpP") && exp10)
-		*x *= pow(10, exp10);
-	return 0;
+	return units_decimal(s, exp10, x);
 }
 
 /*

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "plot.h"
-#include "table.h"
+#include "fmt.h"
 
 /* Okabe & Ito's palette: told apart by readers with any colour vision. */
 static const char *const palette[] = {
@@ -197,12 +197,90 @@ const char *plot_terminal_for(const char *path)
 	return NULL;
 }
 
-/* Text in a comment line: a newline would end the comment, so none pass. */
+/*
+ * Text in a comment line: a newline would end the comment, so none pass;
+ * a backslash at the end of a line joins the next line to the comment
+ * (gnuplot continues any line so ended, comments included), so one there
+ * gets a blank after it.
+ */
 static void put_comment(FILE *out, const char *text)
 {
-	for (; text && *text; text++)
-		fputc((unsigned char)*text < 0x20 || *text == 0x7f ? ' ' : *text, out);
+	int last = 0;
+
+	for (; text && *text; text++) {
+		last = (unsigned char)*text < 0x20 || *text == 0x7f ? ' ' : *text;
+		fputc(last, out);
+	}
+	if (last == '\\')
+		fputc(' ', out);
 	fputc('\n', out);
+}
+
+char *plot_output_name(const char *path, struct errbuf *eb)
+{
+	const unsigned char *c;
+	char *r;
+
+	if (!*path) {
+		errbuf_set(eb, "an empty file name cannot be an image");
+		return NULL;
+	}
+	for (c = (const unsigned char *)path; *c; c++)
+		if (*c < 0x20 || *c == 0x7f) {
+			errbuf_set(eb, "a gnuplot script cannot name the image '%s': it holds "
+				   "the control character 0x%02x", path, *c);
+			return NULL;
+		}
+	/*
+	 * gnuplot reads a name that starts with '|' as a command to pipe the
+	 * image into and expands a leading '~'; "./" in front leaves neither
+	 * at the start, and names the same file.
+	 */
+	if (path[0] == '/')
+		return xstrdup(path);
+	r = xmalloc(strlen(path) + 3);
+	strcpy(r, "./");
+	strcat(r, path);
+	return r;
+}
+
+/* A quoted string of any length, for names that must not be cut. */
+static void put_quoted(FILE *out, const char *s)
+{
+	fputc('\'', out);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '\'')
+			fputc('\'', out);
+		fputc(c < 0x20 || c == 0x7f ? ' ' : c, out);
+	}
+	fputc('\'', out);
+}
+
+int plot_image_complete(const char *term, const unsigned char *head, size_t nhead,
+			const unsigned char *tail, size_t ntail)
+{
+	static const unsigned char png_sig[8] = { 0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n' };
+	/* The IEND chunk: length 0, type, CRC. */
+	static const unsigned char png_end[12] = {
+		0, 0, 0, 0, 'I', 'E', 'N', 'D', 0xae, 0x42, 0x60, 0x82
+	};
+
+	/* Trailing blanks (a final newline) do not count. */
+	while (ntail && (tail[ntail - 1] == '\n' || tail[ntail - 1] == '\r' ||
+			 tail[ntail - 1] == ' ' || tail[ntail - 1] == '\t') && strcmp(term, "png"))
+		ntail--;
+	if (!strcmp(term, "png"))
+		return nhead >= 8 && !memcmp(head, png_sig, 8) &&
+		       ntail >= 12 && !memcmp(tail + ntail - 12, png_end, 12);
+	if (!strcmp(term, "pdf"))
+		return nhead >= 5 && !memcmp(head, "%PDF-", 5) &&
+		       ntail >= 5 && !memcmp(tail + ntail - 5, "%%EOF", 5);
+	if (!strcmp(term, "svg"))
+		return nhead >= 5 && (!memcmp(head, "<?xml", 5) || !memcmp(head, "<svg", 4)) &&
+		       ntail >= 6 && !memcmp(tail + ntail - 6, "</svg>", 6);
+	return 0;
 }
 
 static const char *axis_format(enum plot_axis a)
@@ -502,6 +580,8 @@ static void write_panel(FILE *out, const struct panel *p, size_t pi)
 		fmt_double(num2, p->labels[i].y);
 		fprintf(out, "set label %s at %s, %s %s front\n",
 			plot_quote(q, sizeof(q), p->labels[i].text), num1, num2,
+			p->labels[i].point == 2 ?
+			"right point pt 7 ps 1.1 lc rgb '#000000' offset -0.8,-0.8" :
 			p->labels[i].point ?
 			"point pt 7 ps 1.1 lc rgb '#000000' offset 0.8,-0.8" : "center");
 	}
@@ -569,10 +649,13 @@ int plot_write(const struct figure *f, FILE *out, const char *term,
 	 * warning about the degree sign, and the cairo and svg terminals take
 	 * the text as UTF-8 without it.
 	 */
-	fprintf(out, "# A gnuplot script written by commtime; 'gnuplot FILE' draws %s.\n"
-		"# The data is inline below; edit titles, colours or sizes freely.\n"
-		"# The text is UTF-8 (add 'set encoding utf8' in a Latin-1 locale).\n\n",
-		plot_quote(q, sizeof(q), output));
+	fputs("# A gnuplot script written by commtime; 'gnuplot FILE' draws ", out);
+	if (output)
+		put_quoted(out, output);
+	else
+		fputs("to standard output", out);
+	fputs(".\n# The data is inline below; edit titles, colours or sizes freely.\n"
+	      "# The text is UTF-8 (add 'set encoding utf8' in a Latin-1 locale).\n\n", out);
 	if (!strcmp(term, "png"))
 		fprintf(out, "set terminal pngcairo size %d,%d noenhanced font 'sans,10'\n", w, h);
 	else if (!strcmp(term, "pdf"))
@@ -581,7 +664,11 @@ int plot_write(const struct figure *f, FILE *out, const char *term,
 	else
 		fprintf(out, "set terminal svg size %d,%d dynamic noenhanced font 'sans,11' "
 			"background '#ffffff'\n", w, h);
-	fprintf(out, "set output %s\n", plot_quote(q, sizeof(q), output));
+	if (output) {
+		fputs("set output ", out);
+		put_quoted(out, output);
+		fputc('\n', out);
+	}
 	fputs("set border lw 1 lc rgb '#444444'\nset tics nomirror out\nset border 3\n", out);
 
 	/* Data first, one datablock per series. */
@@ -614,7 +701,8 @@ int plot_write(const struct figure *f, FILE *out, const char *term,
 		write_panel(out, &f->panels[i], i);
 	if (f->npanels > 1)
 		fputs("unset multiplot\n", out);
-	fputs("set output\n", out);
+	if (output)
+		fputs("set output\n", out);
 	if (ferror(out))
 		return errbuf_set(eb, "cannot write the gnuplot script: %s", strerror(errno));
 	return 0;

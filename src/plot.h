@@ -46,7 +46,8 @@ struct plot_series {
 struct plot_label {
 	double x, y;
 	char *text;
-	int point;           /* 1: draw a point at (x, y) and the text beside it */
+	int point;           /* 1: a point at (x, y), the text right of it; 2: left
+				of it; 0: the text centred at (x, y), no point */
 };
 
 struct plot_vline {
@@ -112,8 +113,9 @@ size_t plot_rank_grid(double lo, double hi, size_t max, double *out);
 
 /*
  * Write the script for terminal `term` ("svg", "png" or "pdf") and output
- * file `output` (as gnuplot will open it).  Returns 0, or -1 with eb filled
- * when writing fails.
+ * file `output`, a name from plot_output_name(); NULL leaves out "set
+ * output", so gnuplot draws to its standard output.  Returns 0, or -1
+ * with eb filled when writing fails.
  */
 int plot_write(const struct figure *f, FILE *out, const char *term,
 	       const char *output, struct errbuf *eb);
@@ -123,6 +125,30 @@ int plot_write(const struct figure *f, FILE *out, const char *term,
  * extension; NULL when the extension is none of them.
  */
 const char *plot_terminal_for(const char *path);
+
+/*
+ * The name a gnuplot script may give `set output` for the user's path:
+ * a name gnuplot cannot read as anything but a file.  gnuplot pipes the
+ * image into a command for a name starting with '|' and expands a
+ * leading '~'; a relative path therefore gets "./" in front (the same
+ * file), an absolute one stays.  No substitution happens inside the
+ * single quotes the name is written in (no backquotes, no @macros).  A
+ * control character cannot be written there (a newline ends the
+ * command), so a path holding one is refused: NULL with eb filled.
+ * Returns a new string for the caller to free.
+ */
+char *plot_output_name(const char *path, struct errbuf *eb);
+
+/*
+ * 1 when an image of format term ("png", "svg", "pdf") that starts with
+ * the nhead bytes at head and ends with the ntail bytes at tail is
+ * complete: a PNG's signature and its IEND chunk, an SVG's XML start and
+ * closing </svg> tag, a PDF's %PDF- header and %%EOF marker (trailing
+ * blanks allowed after the last two).  gnuplot exits 0 after a failed
+ * write, so a full disk shows only here.
+ */
+int plot_image_complete(const char *term, const unsigned char *head, size_t nhead,
+			const unsigned char *tail, size_t ntail);
 
 /*
  * A string as a gnuplot single-quoted literal into buf: quotes doubled,

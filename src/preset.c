@@ -101,12 +101,13 @@ void preset_release(struct preset *p)
 	memset(p, 0, sizeof(*p));
 }
 
-/* a-z 0-9 . _ -, starting with a letter or a digit. */
+/* a-z 0-9 . _ -, starting with a letter or a digit, at most PRESET_NAME_MAX bytes. */
 int preset_name_valid(const char *s)
 {
 	const char *c;
 
-	if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9')))
+	if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9')) ||
+	    strlen(s) > PRESET_NAME_MAX)
 		return 0;
 	for (c = s; *c; c++)
 		if (!((*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') ||
@@ -127,40 +128,6 @@ static int key_valid(const char *s, size_t len)
 			return 0;
 	}
 	return 1;
-}
-
-/*
- * Length of the well-formed UTF-8 sequence at s (at most n bytes), or 0
- * when it is not one: overlong forms, surrogates and code points above
- * U+10FFFF are rejected as RFC 3629 asks.
- */
-static size_t utf8_len(const unsigned char *s, size_t n)
-{
-	unsigned c = s[0];
-	size_t len, i;
-	unsigned long cp;
-
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xc2 && c <= 0xdf)
-		len = 2, cp = c & 0x1f;
-	else if (c >= 0xe0 && c <= 0xef)
-		len = 3, cp = c & 0x0f;
-	else if (c >= 0xf0 && c <= 0xf4)
-		len = 4, cp = c & 0x07;
-	else
-		return 0;
-	if (len > n)
-		return 0;
-	for (i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3f);
-	}
-	if ((len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
-	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
-		return 0;
-	return len;
 }
 
 /*
@@ -286,8 +253,9 @@ static int check_required(struct preset *p, struct errbuf *eb)
 	kv = find_kv(p, "name");
 	if (!preset_name_valid(kv->value))
 		return errbuf_set(eb, "%s:%d: invalid name '%s'; names use a-z, 0-9, '.', "
-				  "'_' and '-' and start with a letter or digit",
-				  p->path, kv->line, kv->value);
+				  "'_' and '-' and start with a letter or digit%s",
+				  p->path, kv->line, kv->value, strlen(kv->value) > PRESET_NAME_MAX ?
+				  " and are at most " PRESET_NAME_MAX_TEXT " bytes long" : "");
 	p->name = kv->value;
 	kv = find_kv(p, "kind");
 	if (strcmp(kv->value, "link") && strcmp(kv->value, "workload") &&
@@ -342,16 +310,17 @@ static char *read_file(const char *path, size_t *n, struct errbuf *eb)
 	return buf;
 }
 
-int preset_load_file(const char *path, struct preset *p, struct errbuf *eb)
+/*
+ * Parse the n bytes of buf (NUL-terminated) as the preset file path into
+ * p.  buf is freed.  Returns 0, or -1 with eb filled and p empty.
+ */
+static int parse_buffer(const char *path, char *buf, size_t n, struct preset *p,
+			struct errbuf *eb)
 {
-	size_t n, pos = 0, alloc = 0;
+	size_t pos = 0, alloc = 0;
 	int lineno = 0;
-	char *buf;
 
 	memset(p, 0, sizeof(*p));
-	buf = read_file(path, &n, eb);
-	if (!buf)
-		return -1;
 	p->path = xstrdup(path);
 	/*
 	 * A NUL byte anywhere means a binary file: say so before the first
@@ -398,6 +367,169 @@ fail:
 fail_freed:
 	preset_release(p);
 	return -1;
+}
+
+int preset_load_file(const char *path, struct preset *p, struct errbuf *eb)
+{
+	size_t n;
+	char *buf;
+
+	memset(p, 0, sizeof(*p));
+	buf = read_file(path, &n, eb);
+	if (!buf)
+		return -1;
+	return parse_buffer(path, buf, n, p, eb);
+}
+
+/* ---- writing ---- */
+
+char *preset_text_clean(const char *s, size_t max)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n = strlen(s), o = 0, i = 0;
+	/* Each input byte becomes at most the 3 bytes of U+FFFD. */
+	char *r = xmalloc(3 * n + 1);
+
+	while (i < n) {
+		size_t len = utf8_len(p + i, n - i);
+
+		if (p[i] < 0x20 || p[i] == 0x7f) {
+			r[o++] = ' ';
+			i++;
+		} else if (!len) {
+			memcpy(r + o, "\xef\xbf\xbd", 3);
+			o += 3;
+			i++;
+		} else {
+			memcpy(r + o, s + i, len);
+			o += len;
+			i += len;
+		}
+	}
+	r[o] = '\0';
+	/* No blanks at the ends (the reader trims them), at most max bytes. */
+	{
+		char *b = r, *e;
+
+		while (*b == ' ')
+			b++;
+		n = strlen(b);
+		if (n > max) {
+			n = max;
+			while (n && ((unsigned char)b[n] & 0xc0) == 0x80)
+				n--;
+		}
+		while (n && b[n - 1] == ' ')
+			n--;
+		e = b + n;
+		*e = '\0';
+		memmove(r, b, n + 1);
+	}
+	return r;
+}
+
+/*
+ * The text of the file: comment lines, then the pairs.  Returns a
+ * NUL-terminated buffer; *n gets its length.
+ */
+static char *preset_text(const char *comment, const struct preset_kv *kv, size_t nkv,
+			 size_t *n)
+{
+	size_t alloc = 256, len = 0, i;
+	char *buf = xmalloc(alloc);
+
+#define PUT(s, k) do { \
+		size_t k_ = (k); \
+		if (len + k_ + 1 > alloc) { \
+			alloc = 2 * (len + k_ + 1); \
+			buf = xrealloc(buf, alloc); \
+		} \
+		memcpy(buf + len, (s), k_); \
+		len += k_; \
+	} while (0)
+	while (comment && *comment) {
+		const char *nl = strchr(comment, '\n');
+		size_t k = nl ? (size_t)(nl - comment) : strlen(comment);
+		char *line = xmalloc(k + 1), *clean;
+
+		memcpy(line, comment, k);
+		line[k] = '\0';
+		clean = preset_text_clean(line, LINE_MAX_BYTES - 2);
+		PUT("#", 1);
+		if (*clean)
+			PUT(" ", 1);
+		PUT(clean, strlen(clean));
+		PUT("\n", 1);
+		free(clean);
+		free(line);
+		comment += k + (nl != NULL);
+	}
+	for (i = 0; i < nkv; i++) {
+		if (!kv[i].key) {
+			/* a comment between the pairs */
+			char *clean = preset_text_clean(kv[i].value, LINE_MAX_BYTES - 2);
+
+			PUT("# ", 2);
+			PUT(clean, strlen(clean));
+			PUT("\n", 1);
+			free(clean);
+			continue;
+		}
+		PUT(kv[i].key, strlen(kv[i].key));
+		PUT(" = ", 3);
+		PUT(kv[i].value, strlen(kv[i].value));
+		PUT("\n", 1);
+	}
+#undef PUT
+	buf[len] = '\0';
+	*n = len;
+	return buf;
+}
+
+int preset_write(FILE *f, const char *path, const char *comment,
+		 const struct preset_kv *kv, size_t nkv, struct errbuf *eb)
+{
+	struct preset back;
+	size_t n, i, j;
+	char *text = preset_text(comment, kv, nkv, &n);
+
+	/*
+	 * Read the text back with the reader itself: what is written is
+	 * what the next run loads, key for key, or nothing is written.
+	 */
+	if (parse_buffer(path, xstrdup(text), n, &back, eb) < 0) {
+		free(text);
+		return -1;
+	}
+	for (i = j = 0; i < nkv; i++) {
+		if (!kv[i].key)
+			continue;
+		if (j >= back.nkv || strcmp(back.kv[j].key, kv[i].key) ||
+		    strcmp(back.kv[j].value, kv[i].value)) {
+			errbuf_set(eb, "%s: the value of '%s' would not read back as written "
+				   "(a line break, or blanks at its ends?)", path, kv[i].key);
+			preset_release(&back);
+			free(text);
+			return -1;
+		}
+		j++;
+	}
+	if (j != back.nkv) {
+		errbuf_set(eb, "%s: a value would add the key '%s' (a line break in it?)",
+			   path, back.kv[j].key);
+		preset_release(&back);
+		free(text);
+		return -1;
+	}
+	preset_release(&back);
+	errno = 0;
+	if (fwrite(text, 1, n, f) != n) {
+		free(text);
+		return errbuf_set(eb, "cannot write '%s': %s", path,
+				  strerror(errno ? errno : EIO));
+	}
+	free(text);
+	return 0;
 }
 
 /* ---- finding presets ---- */
@@ -478,14 +610,22 @@ int preset_load(const struct preset_dirs *d, const char *name_or_path,
 		return preset_load_file(name_or_path, p, eb);
 	if (!preset_name_valid(name_or_path))
 		return errbuf_set(eb, "invalid preset name '%s'; names use a-z, 0-9, '.', "
-				  "'_' and '-' and start with a letter or digit", name_or_path);
+				  "'_' and '-' and start with a letter or digit%s", name_or_path,
+				  strlen(name_or_path) > PRESET_NAME_MAX ?
+				  " and are at most " PRESET_NAME_MAX_TEXT " bytes long" : "");
 	for (i = 0; i < d->n; i++) {
 		char *path = join(d->dirs[i], name_or_path);
 		int r;
 
-		if (stat(path, &st) < 0 && errno == ENOENT) {
+		r = stat(path, &st);
+		if (r < 0 && errno == ENOENT) {
 			free(path);
 			continue;
+		}
+		if (r == 0 && !S_ISREG(st.st_mode)) {
+			errbuf_set(eb, "%s: not a regular file", path);
+			free(path);
+			return -1;
 		}
 		r = preset_load_file(path, p, eb);
 		free(path);
@@ -567,7 +707,7 @@ int preset_link(const struct preset *p, struct link *l, struct errbuf *eb)
 		return -1;
 	if (!r)
 		return errbuf_set(eb, "%s: missing 'alpha'", p->path);
-	r = link_value(p, "beta", Q_RATE, 0, 1, BETA_MAX, " B/s", &t.beta, eb);
+	r = link_value(p, "beta", Q_RATE, BETA_MIN, 0, BETA_MAX, " B/s", &t.beta, eb);
 	if (r < 0)
 		return -1;
 	if (!r)
@@ -575,7 +715,7 @@ int preset_link(const struct preset *p, struct link *l, struct errbuf *eb)
 	if (link_value(p, "gamma", Q_NUMBER, 0, 0, GAMMA_MAX, " s/B", &t.gamma, eb) < 0)
 		return -1;
 	/* beta_line is only shown, but a typo in it should not pass unseen. */
-	if (link_value(p, "beta_line", Q_RATE, 0, 1, BETA_MAX, " B/s", &line_rate, eb) < 0)
+	if (link_value(p, "beta_line", Q_RATE, BETA_MIN, 0, BETA_MAX, " B/s", &line_rate, eb) < 0)
 		return -1;
 	*l = t;
 	return 0;
@@ -607,8 +747,19 @@ static char **dir_stems(const char *path, size_t *n)
 	while ((e = readdir(dir))) {
 		size_t len = strlen(e->d_name);
 
+		char *full;
+		struct stat st;
+		int regular;
+
 		if (len <= SUFFIX_LEN || strcmp(e->d_name + len - SUFFIX_LEN, SUFFIX) ||
 		    e->d_name[0] == '.')
+			continue;
+		/* A FIFO or a device would block the listing or never end. */
+		full = xmalloc(strlen(path) + len + 2);
+		sprintf(full, "%s/%s", path, e->d_name);
+		regular = stat(full, &st) == 0 && S_ISREG(st.st_mode);
+		free(full);
+		if (!regular)
 			continue;
 		if (*n == alloc) {
 			alloc = alloc ? 2 * alloc : 32;

@@ -2,6 +2,7 @@
 #define COMMTIME_PRESET_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include "util.h"
 #include "units.h"
 #include "model.h"
@@ -70,6 +71,29 @@ int preset_load(const struct preset_dirs *d, const char *name_or_path,
  */
 int preset_load_file(const char *path, struct preset *p, struct errbuf *eb);
 
+/*
+ * Write a preset to f: each line of comment (may be NULL) as a '#' line,
+ * then "key = value" for each of the nkv pairs; a pair with a NULL key is
+ * a comment line between the pairs (its value is the text).  Nothing the
+ * reader would refuse or read differently is written: the text is parsed
+ * back with preset_load_file's own parser first, and every pair must come
+ * back as it went in.  Comments are cleaned (preset_text_clean); keys and
+ * values are not.  path names the file in messages.  Returns 0, or -1
+ * with eb filled ("path:3: invalid name 'H100'; ...", "path: the value of
+ * 'description' would not read back as written ...") and nothing written,
+ * or with "cannot write 'path': ..." when f fails.
+ */
+int preset_write(FILE *f, const char *path, const char *comment,
+		 const struct preset_kv *kv, size_t nkv, struct errbuf *eb);
+
+/*
+ * s made fit for a preset value or comment: control characters become
+ * blanks, broken UTF-8 becomes U+FFFD, blanks at both ends go, and the
+ * text is cut to at most max bytes at a character boundary.  Returns a
+ * new string for the caller to free.
+ */
+char *preset_text_clean(const char *s, size_t max);
+
 /* Line of key in the file (1-based), or 0 when absent. */
 int preset_line(const struct preset *p, const char *key);
 
@@ -111,8 +135,11 @@ void preset_list_free(struct preset *list, size_t n);
 
 /*
  * 1 if s is a valid preset name: a-z, 0-9, '.', '_' and '-', starting with
- * a letter or digit (so a name is never a path, a hidden file or an option).
+ * a letter or digit (so a name is never a path, a hidden file or an
+ * option), at most PRESET_NAME_MAX bytes (so NAME.preset is a file name).
  */
+#define PRESET_NAME_MAX 128
+#define PRESET_NAME_MAX_TEXT "128"
 int preset_name_valid(const char *s);
 
 void preset_release(struct preset *p);

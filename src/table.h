@@ -6,10 +6,11 @@
 #include "util.h"
 
 /*
- * One table structure, four writers.  A command describes its columns once
- * (struct column), opens an output (struct out) in the chosen format, and
- * streams rows into it; the text, CSV and JSON writers each render the
- * same rows.  Rows are never buffered, so sweeps of millions of rows run
+ * One table structure, one writer per format.  A command describes its
+ * columns once (struct column), opens an output (struct out) in the chosen
+ * format, and streams rows into it; the writers of the human table, CSV
+ * and JSON (write_table.c, write_csv.c, write_json.c) each render the same
+ * rows.  Rows are never buffered, so sweeps of millions of rows run
  * in constant memory.
  *
  * CSV and JSON print raw SI base units (the unit is in the column key,
@@ -77,19 +78,9 @@ struct out;
 /*
  * Open an output.  path NULL or "-" writes to stdout; otherwise the output
  * goes to a temporary file beside path that out_close() renames into
- * place, so a failed run never leaves a half-written file.
- * Returns NULL with eb filled when the temporary file cannot be created.
- *
- * The temporary is ".<name>.commtime-XXXXXX" in path's directory; until it
- * is renamed, an atexit handler and handlers of the catchable fatal
- * signals (SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGQUIT, SIGALRM, SIGUSR1,
- * SIGUSR2, SIGXCPU, SIGXFSZ; not those already ignored) remove it, so
- * die() or a signal leaves
- * nothing behind.  A replaced file keeps its mode, a new one gets 0666
- * less the umask; a symbolic link is followed (the file it names is
- * replaced); a device or FIFO (/dev/null, /dev/full) is written directly.
- * Errors: "cannot create 'dir/out.csv': Permission denied" (also for a
- * read-only file, a directory or a missing directory).
+ * place (outfile.h), so a failed run never leaves a half-written file.
+ * Returns NULL with eb filled when the file cannot be created:
+ * "cannot create 'dir/out.csv': Permission denied".
  */
 struct out *out_open(enum out_format fmt, const char *path, struct errbuf *eb);
 
@@ -140,17 +131,5 @@ void out_abort(struct out *o);
 FILE *out_file(struct out *o);
 const char *out_tmp_path(const struct out *o);
 
-/*
- * Shortest decimal text that reads back as exactly x (C locale), as used in
- * CSV and JSON.  buf must hold 32 bytes; returns the length written.
- * NaN and infinities are written as "nan", "inf", "-inf".
- *
- * The form is printf's %g with the first of 15, 16 or 17 significant
- * digits that reads back exactly: "0.1", "5e-06", "1e+21",
- * "0.30000000000000004".  Integers up to 2^53 are written as digits
- * ("4096", "200000000000"), as are whole numbers below 1e17 when that is
- * shorter.  The decimal point is '.' whatever LC_NUMERIC says.
- */
-int fmt_double(char *buf, double x);
 
 #endif

@@ -18,6 +18,7 @@
 #include <gsl/gsl_vector.h>
 
 #include "train.h"
+#include "units.h"
 
 /* ------------------------------------------------------------------ DDP */
 
@@ -278,7 +279,7 @@ static int S_pair(const char *whole, const char *p, const char **endp, double *r
 {
 	const char *comma = strchr(p, ',');
 	size_t len = comma ? (size_t)(comma - p) : strlen(p);
-	char buf[128], *colon, *end;
+	char buf[128], *colon;
 
 	if (len == 0 || len >= sizeof(buf))
 		return errbuf_set(eb, "cannot parse measurements '%s': expected RANKS:THROUGHPUT pairs",
@@ -289,19 +290,11 @@ static int S_pair(const char *whole, const char *p, const char **endp, double *r
 	if (!colon)
 		return errbuf_set(eb, "cannot parse measurement '%s': expected RANKS:THROUGHPUT", buf);
 	*colon = '\0';
-	errno = 0;
-	*r = strtod(buf, &end);
-	while (isspace((unsigned char)*end))
-		end++;
-	if (end == buf || *end || errno || !isfinite(*r) || *r < 1 || *r != floor(*r) ||
+	if (units_decimal(buf, 0, r) < 0 || *r < 1 || *r != floor(*r) ||
 	    *r > (double)RANKS_MAX)
 		return errbuf_set(eb, "cannot parse measurement '%s:%s': rank count must be a whole number >= 1",
 				  buf, colon + 1);
-	errno = 0;
-	*x = strtod(colon + 1, &end);
-	while (isspace((unsigned char)*end))
-		end++;
-	if (end == colon + 1 || *end || errno || !isfinite(*x) || *x <= 0)
+	if (units_decimal(colon + 1, 0, x) < 0 || *x <= 0)
 		return errbuf_set(eb, "cannot parse measurement '%s:%s': throughput must be a positive number",
 				  buf, colon + 1);
 	*endp = comma ? comma + 1 : p + len;

@@ -213,6 +213,39 @@ static size_t scan_decimal(const char *p)
 	return (size_t)(q - p);
 }
 
+size_t units_scan_decimal(const char *s, int exp10, double *x)
+{
+	size_t n = scan_decimal(s);
+
+	/* "0x1p3": the "0" is not the number. */
+	if (!n || ((s[n] == 'x' || s[n] == 'X') && s[n - 1] == '0' &&
+		   n == (size_t)(1 + (*s == '+' || *s == '-'))))
+		return 0;
+	*x = decimal_to_double(s, n, exp10);
+	if (*x == 0)
+		*x = 0;  /* no negative zero */
+	return n;
+}
+
+int units_decimal(const char *s, int exp10, double *x)
+{
+	size_t n;
+	double v;
+
+	while (is_blank((unsigned char)*s))
+		s++;
+	n = units_scan_decimal(s, exp10, &v);
+	if (!n)
+		return -1;
+	s += n;
+	while (is_blank((unsigned char)*s))
+		s++;
+	if (*s || !isfinite(v))
+		return -1;
+	*x = v;
+	return 0;
+}
+
 int units_parse(enum quantity q, const char *s, double *x, struct errbuf *eb)
 {
 	const char *noun, *p, *num, *suf, *end;
@@ -405,7 +438,8 @@ static int parse_range(enum quantity q, char *item, struct dlist *l, struct errb
 				  "(start is above stop)", whole);
 
 	/* Refuse huge ranges before allocating anything. */
-	est = geometric ? floor(log(stop / start) / log(by)) + 1
+	/* log(stop) - log(start): stop / start may overflow (1e-300:1e300). */
+	est = geometric ? floor((log(stop) - log(start)) / log(by)) + 1
 			: floor((stop - start) / by) + 1;
 	if (!(est <= (double)UNITS_LIST_MAX) || est > (double)(UNITS_LIST_MAX - l->n))
 		return errbuf_set(eb, "cannot parse range '%s': more than %d elements",
@@ -416,6 +450,9 @@ static int parse_range(enum quantity q, char *item, struct dlist *l, struct errb
 		/* From START each time: no rounding accumulates along the range. */
 		double x = geometric ? start * pow(by, (double)k) : start + (double)k * by;
 
+		/* by^k alone may overflow where start * by^k does not (1e-300:1e300). */
+		if (geometric && isinf(x) && start < 1)
+			x = start * pow(by, (double)(k / 2)) * pow(by, (double)(k - k / 2));
 		if (x > limit)
 			break;
 		if (range_element(q, whole, x, stop, l, eb) < 0)
@@ -581,6 +618,16 @@ char *units_fmt_time(char *buf, size_t len, double seconds, int prec)
 	}
 	if (a == 0) {
 		snprintf(buf, len, "0 s");
+		return buf;
+	}
+	/*
+	 * From 1e9 s (31 years) on, digits before the point say nothing and
+	 * near 1e300 would not even fit: "1.88e+09 s".
+	 */
+	if (a >= 1e9) {
+		snprintf(num, sizeof(num), "%.*e", prec - 1 > 20 ? 20 : prec - 1, seconds);
+		fix_point(num);
+		snprintf(buf, len, "%s s", num);
 		return buf;
 	}
 	for (u = 0; u < 3 && a >= units[u + 1].mult; u++)

@@ -14,6 +14,23 @@
  * "cannot parse size '4X': unknown suffix 'X'".
  */
 
+/*
+ * The one reader of numbers from outside — the command line, presets,
+ * nccl-tests logs, CSV files: plain decimal notation only, [+-] digits
+ * [. digits] [e [+-] digits] with at least one digit before the exponent;
+ * no hexadecimal ("0x10", "0x1p3"), no "nan" or "inf", no locale (the
+ * point is '.').  The value is scaled by 10^exp10 in the decimal text
+ * itself, so "18.41" with exp10 = -6 is the double nearest 18.41e-6.
+ *
+ * units_scan_decimal: reads the number at the start of s (no blanks
+ * before it) into *x; returns the bytes read, 0 when there is no number
+ * there (*x untouched).  An exponent beyond the doubles gives ±inf or 0.
+ * units_decimal: the whole of s, blanks around allowed; returns 0, or -1
+ * when s is not such a number or its value is not finite.
+ */
+size_t units_scan_decimal(const char *s, int exp10, double *x);
+int units_decimal(const char *s, int exp10, double *x);
+
 /* A time: bare seconds or ns, us, µs, ms, s.  Result in seconds, >= 0. */
 int units_parse_time(const char *s, double *seconds, struct errbuf *eb);
 
@@ -88,7 +105,8 @@ void dlist_release(struct dlist *l);
  *   plain bytes ("1000 B").
  * units_fmt_time: picks ns, µs (U+00B5), ms or s so the number is in
  *   [1, 1000) (ns below, s above); prec significant digits, trailing
- *   zeros kept: 30e-6 at prec 3 is "30.0 µs", 0 is "0 s".
+ *   zeros kept: 30e-6 at prec 3 is "30.0 µs", 0 is "0 s"; from 1e9 s on
+ *   in exponent form with prec significant digits, "1.88e+09 s".
  * units_fmt_rate: B/s, kB/s, MB/s, GB/s, TB/s, PB/s so the number is in
  *   [1, 1000); prec significant digits as %g, without trailing zeros:
  *   200e9 at prec 4 is "200 GB/s", 23.4567e9 is "23.46 GB/s".

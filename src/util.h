@@ -20,7 +20,9 @@ enum exit_code {
  * die_usage() prints the same and exits with EXIT_USAGE.
  * error() prints and returns -1, so callers can write "return error(...)".
  * warning() prints "commtime: warning: ..." and returns.
- * A format that ends in ':' gets ": strerror(errno)" appended.
+ * A format that ends in ':' gets ": strerror(errno)" appended.  The
+ * message reaches the terminal through text_visible(): a file name or a
+ * log field holding ESC or BEL shows as "\x1b", never acts.
  */
 void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 void die_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
@@ -37,6 +39,24 @@ struct errbuf {
 
 /* Fill eb with a printf-style message; returns -1 so callers can return it. */
 int errbuf_set(struct errbuf *eb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/*
+ * Length of the well-formed UTF-8 sequence at s (at most n bytes), or 0
+ * when it is not one: overlong forms, surrogates and code points above
+ * U+10FFFF are rejected as RFC 3629 asks.  An ASCII byte is 1.
+ */
+size_t utf8_len(const unsigned char *s, size_t n);
+
+/*
+ * Text for a terminal.  text_visible_len() is the length of the longest
+ * prefix of s that a terminal only shows: printable ASCII, well-formed
+ * UTF-8 other than the C1 controls U+0080-U+009F, and tab when keep_tab.
+ * text_visible() returns a new string in which every other byte is
+ * written as an escape, "\n", "\r", "\t" or "\xHH" (so ESC [ 2 J
+ * becomes "\x1b[2J" and clears nothing).
+ */
+size_t text_visible_len(const char *s, int keep_tab);
+char *text_visible(const char *s, int keep_tab);
 
 /* Allocation that never returns NULL: dies with "out of memory". */
 void *xmalloc(size_t n);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "workload.h"
+#include "units.h"
 
 double megatron_params(double l, double h, double V, double s)
 {
@@ -67,19 +68,18 @@ int workload_parse_count(const char *s, double *count, struct errbuf *eb)
 		{ 'k', 1e3 }, { 'K', 1e3 }, { 'M', 1e6 }, { 'B', 1e9 }, { 'G', 1e9 },
 		{ 'T', 1e12 },
 	};
-	const char *p = s;
-	char *end;
+	const char *p = s, *end;
 	double x, mult = 1;
-	size_t i;
+	size_t i, n;
 
 	while (isspace((unsigned char)*p))
 		p++;
 	if (!*p)
 		return errbuf_set(eb, "cannot parse parameter count '%s': empty", s);
-	errno = 0;
-	x = strtod(p, &end);
-	if (end == p || !isfinite(x) || errno == ERANGE)
+	n = units_scan_decimal(p, 0, &x);
+	if (!n || !isfinite(x))
 		return errbuf_set(eb, "cannot parse parameter count '%s'", s);
+	end = p + n;
 	if (*end && !isspace((unsigned char)*end)) {
 		for (i = 0; i < sizeof(suffix) / sizeof(suffix[0]); i++)
 			if (*end == suffix[i].c)

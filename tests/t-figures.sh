@@ -53,7 +53,7 @@ mkdir -p "$d/plot-only"
 check "--plot alone exits 0" [ $? = 0 ]
 check "--plot alone writes the script" [ -s "$d/plot-only/z.gp" ]
 check "--plot alone draws no image" [ ! -e "$d/plot-only/z.svg" ]
-check "--plot alone: the script draws z.svg" grep -q "^set output 'z.svg'$" "$d/plot-only/z.gp"
+check "--plot alone: the script draws z.svg" grep -q "^set output './z.svg'$" "$d/plot-only/z.gp"
 check "--plot alone leaves no temporary" no_temporaries "$d/plot-only"
 
 # The crossover sizes the scripts mark are the ones the solver prints:
@@ -80,8 +80,9 @@ awk '/^# panel 1, series [0-9]*: ring = tree$/ { getline; on = 1; next }
 check "crossover with a preset: the sizes in the script are those of --format csv" \
 	cmp -s "$d/cross2.want" "$d/cross2.got"
 
-# allreduce marks each crossover inside its size range with a labelled point
-# at (size, time there); the crossover command prints both.
+# allreduce marks the crossovers where the fastest algorithm changes, inside
+# its size range, with a labelled point at (size, time there); the crossover
+# command prints both.
 "$COMMTIME" --alpha 5e-6 --beta 200e9 crossover --ranks 4,8,64,512 --algo ring,tree,dbtree \
 	--format csv >"$d/ar.csv"
 "$COMMTIME" --alpha 5e-6 --beta 200e9 allreduce --ranks 4,8,64,512 --sizes 8:8G:x2 \
@@ -89,11 +90,11 @@ check "crossover with a preset: the sizes in the script are those of --format cs
 # (the note between may hold a quoted comma: the time is the last field)
 awk -F, 'NR > 1 && $4 != "" && $4 >= 8 && $4 <= 8589934592 { print $1, $2, $3, $4, $NF }' \
 	"$d/ar.csv" | sort >"$d/ar.want"
-sed -n "s|^set label '\([a-z]*\)/\([a-z]*\) \([0-9]*\): [^']*' at \([^,]*\), \([^ ]*\) point .*|\3 \1 \2 \4 \5|p" \
+sed -n "s|^set label '\([a-z]*\)/\([a-z]*\) \([0-9]*\): [^']*' at \([^,]*\), \([^ ]*\) \(right \)*point .*|\3 \1 \2 \4 \5|p" \
 	"$d/ar.gp" | sort >"$d/ar.got"
-check "allreduce: the script marks crossovers" [ "$(wc -l <"$d/ar.got")" -ge 5 ]
+check "allreduce: the script marks crossovers" [ "$(wc -l <"$d/ar.got")" -ge 3 ]
 check "allreduce: the marked sizes and times are those the solver prints" \
-	cmp -s "$d/ar.want" "$d/ar.got"
+	[ -z "$(comm -13 "$d/ar.want" "$d/ar.got")" ]
 
 # No gnuplot on PATH: exit 1, say how to install it, no image, the script kept.
 mkdir -p "$d/nobin" "$d/nognuplot"
@@ -203,8 +204,8 @@ while read -r name args; do
 	# shellcheck disable=SC2086
 	(cd "$d/write/$name" && "$COMMTIME" --presets-dir "$top/presets" $args \
 		--plot fig.gp --render fig.png >/dev/null 2>&1)
-	check "$name: the script names its image as given" \
-		grep -q "^set output 'fig.png'$" "$d/write/$name/fig.gp"
+	check "$name: the script names its image as given, after ./" \
+		grep -q "^set output './fig.png'$" "$d/write/$name/fig.gp"
 	check "$name: no absolute path in the script" \
 		sh -c '! grep -q "$1" "$2"' sh "$d" "$d/write/$name/fig.gp"
 	mv "$d/write/$name/fig.gp" "$d/alone/$name/"

@@ -155,7 +155,7 @@ check "fit: each regime's series holds its rows" cmp -s "$d/fit.perregime" "$d/f
 nhalf=$("$COMMTIME" fit "$data/a100-x8-nvswitch.txt" --format json |
 	sed -n 's/.*"n_half_B": \([0-9.e+-]*\).*/\1/p')
 check "fit: n½ is marked at the fitted n_half_B ($nhalf)" \
-	grep -q "^set label 'n½ = 4.942 MB' at $nhalf, " "$d/fit.gp"
+	grep -q "^set label 'n½ = 4.713 MiB' at $nhalf, " "$d/fit.gp"
 check "fit: the title gives the fitted alpha and beta" \
 	grep -q "^# all_reduce on 8 ranks: a100-x8-nvswitch.txt fitted by the ring model, α = 4.02 µs, β = 153.7 GB/s$" "$d/fit.gp"
 "$COMMTIME" fit "$data/ag-x4-synthetic.txt" --regimes 1 --plot "$d/fit1.gp" >/dev/null

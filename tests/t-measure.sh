@@ -44,7 +44,7 @@ done
 check "fit --save writes the preset" test -s "$d/mine.preset"
 check "the preset is readable by others" sh -c "ls -l '$d/mine.preset' | grep -q '^-rw-r--r--'"
 check "the preset is named after its file" grep -q '^name = mine$' "$d/mine.preset"
-check "the preset keeps the single alpha-beta" grep -q '^alpha = 4.01836e-06$' "$d/mine.preset"
+check "the preset keeps the single alpha-beta" grep -q '^alpha = 4.01836024294597e-06$' "$d/mine.preset"
 check "the preset holds regimes" grep -q '^regimes = 4$' "$d/mine.preset"
 check "no temporary file stays beside it" sh -c "[ \$(ls -A '$d' | grep -c tmp) = 0 ]"
 check "allreduce accepts the fitted preset" sh -c "'$COMMTIME' --preset '$d/mine.preset' --format csv >/dev/null"

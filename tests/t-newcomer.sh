@@ -128,3 +128,22 @@ check "11: no figure shown twice in the README" \
 check "11: the timeline figure is not called interleaved (it is 1F1B)" \
 	sh -c "! grep -q 'interleaved[^]]*](plots/pipeline-timeline.svg)' '$top/README.md'"
 check "11: ... and is drawn from the 1F1B schedule" grep -q "pipeline-timeline pipeline .*--schedule 1f1b" "$top/plots/make-figures.sh"
+run "$COMMTIME" --preset h100-nvlink4 crossover --algo ring,tree,dbtree --plot "$d/x3.gp"
+check "11: crossover of three algorithms draws each pair in its own colour" \
+	test "$(grep -c "lc rgb '#0072B2' title 'ring = tree'" "$d/x3.gp"):$(grep -c "lc rgb '#D55E00' title 'ring = dbtree'" "$d/x3.gp")" = 1:1
+run "$COMMTIME" --preset h100-nvlink4 crossover --ranks 2,4,8 --plot "$d/x2.gp"
+check "11: the crossover map fills a column a rank count: steps, no wedge" \
+	test "$(awk '/^\$p1s1 << EOD$/ { on = 1; next } on && /^EOD$/ { exit } on' "$d/x2.gp" | wc -l)" = 6
+run "$COMMTIME" --alpha 5e-6 --beta 200e9 allreduce --ranks 8,64 --sizes 8:8G:x2 \
+	--algo ring,tree,dbtree,rd,rabenseifner --plot "$d/a5.gp"
+check "11: five algorithms mark only where the fastest changes" \
+	test "$(grep -c "^set label '[a-z]*/[a-z]* [0-9]*:" "$d/a5.gp")" -le 8
+check "11: ... with sizes in the binary units of the axis" \
+	sh -c "grep \"^set label '[a-z]*/[a-z]* [0-9]*:\" '$d/a5.gp' | grep -q MiB && ! grep \"^set label\" '$d/a5.gp' | grep -q ' MB'"
+check "11: ... a label in the right part of the axis sits left of its point" \
+	sh -c "grep \"^set label\" '$d/a5.gp' | grep -q ' right point '"
+run "$COMMTIME" --preset h100-nvlink4 crossover --plot "$d/st.gp" --size 1200x700 --title "Our cluster"
+check "11: --size sets the image size" grep -q "size 1200,700" "$d/st.gp"
+check "11: --title sets the title" grep -q "^set title 'Our cluster'" "$d/st.gp"
+run "$COMMTIME" crossover --size 10x10 --plot "$d/bad.gp"
+check "11: a size out of range is a usage error" test "$st" = 2

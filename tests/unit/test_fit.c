@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "fit.h"
 #include "harness.h"
@@ -405,7 +406,31 @@ void test_fit_preset_round_trip(void)
 	remove(path);
 
 	INT_EQ(fit_preset_write("no-such-dir/x.preset", "x", "x", NULL, &ab, &m, &eb), -1);
-	CHECK(strstr(eb.msg, "cannot create a temporary file beside 'no-such-dir/x.preset'") != NULL);
+	CHECK(strstr(eb.msg, "cannot create 'no-such-dir/x.preset'") != NULL);
+
+	/* Every digit survives: the values read back exactly. */
+	ab.alpha = 4.01836024294597e-06;
+	ab.beta = 153730764695.88605;
+	INT_EQ(fit_preset_write(path, "rt", "digits", NULL, &ab, &m, &eb), 0);
+	INT_EQ(preset_load_file(path, &p, &eb), 0);
+	STR_EQ(preset_get(&p, "alpha"), "4.01836024294597e-06");
+	STR_EQ(preset_get(&p, "beta"), "153730764695.88605");
+	preset_release(&p);
+	remove(path);
+
+	/* A line break in the description (a log's path) adds no key. */
+	INT_EQ(fit_preset_write(path, "rt", "fitted to a\ngamma = 0.001\rb\x1b[2J",
+				"from a\ngamma = 0.001\\", &ab, &m, &eb), 0);
+	INT_EQ(preset_load_file(path, &p, &eb), 0);
+	CHECK(preset_get(&p, "gamma") == NULL);
+	STR_EQ(preset_get(&p, "description"), "fitted to a gamma = 0.001 b [2J");
+	preset_release(&p);
+	remove(path);
+
+	/* A name the reader refuses is not written at all. */
+	INT_EQ(fit_preset_write(path, "H100", "x", NULL, &ab, &m, &eb), -1);
+	CHECK(strstr(eb.msg, "invalid name 'H100'") != NULL);
+	CHECK(access(path, F_OK) < 0);
 }
 
 void test_fit_rel_err(void)

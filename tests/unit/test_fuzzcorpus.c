@@ -14,6 +14,10 @@
 #include "../fuzz/units/fuzz_units.c"
 #include "../fuzz/list/fuzz_list.c"
 #include "../fuzz/preset/fuzz_preset.c"
+#include "../fuzz/gpquote/fuzz_gpquote.c"
+#include "../fuzz/presetw/fuzz_presetw.c"
+#include "../fuzz/regime/fuzz_regime.c"
+#include "../fuzz/workload/fuzz_workload.c"
 
 typedef const char *(*fuzz_fn)(const uint8_t *data, size_t size);
 
@@ -72,4 +76,24 @@ void test_fuzzcorpus_list(void)
 void test_fuzzcorpus_preset(void)
 {
 	CHECK(run_corpus("tests/fuzz/preset/corpus", fuzz_preset) > 0);
+}
+
+void test_fuzzcorpus_gpquote(void)
+{
+	CHECK(run_corpus("tests/fuzz/gpquote/corpus", fuzz_gpquote) > 0);
+}
+
+void test_fuzzcorpus_presetw(void)
+{
+	CHECK(run_corpus("tests/fuzz/presetw/corpus", fuzz_presetw) > 0);
+}
+
+void test_fuzzcorpus_regime(void)
+{
+	CHECK(run_corpus("tests/fuzz/regime/corpus", fuzz_regime) > 0);
+}
+
+void test_fuzzcorpus_workload(void)
+{
+	CHECK(run_corpus("tests/fuzz/workload/corpus", fuzz_workload) > 0);
 }

@@ -211,3 +211,111 @@ void test_plot_single_value(void)
 	free(text);
 	plot_release(&f);
 }
+
+/* A name gnuplot could pipe into a command or expand never starts a script's output. */
+void test_plot_output_name(void)
+{
+	struct errbuf eb;
+	char *r;
+
+	r = plot_output_name("|touch PWNED;/x.png", &eb);
+	STR_EQ(r, "./|touch PWNED;/x.png");
+	free(r);
+	r = plot_output_name("~/x.svg", &eb);
+	STR_EQ(r, "./~/x.svg");
+	free(r);
+	r = plot_output_name("<x.svg", &eb);
+	STR_EQ(r, "./<x.svg");
+	free(r);
+	r = plot_output_name("/abs/x.svg", &eb);
+	STR_EQ(r, "/abs/x.svg");
+	free(r);
+	CHECK(plot_output_name("a\nb.svg", &eb) == NULL);
+	CHECK(strstr(eb.msg, "control character 0x0a") != NULL);
+	CHECK(plot_output_name("a\033b.svg", &eb) == NULL);
+	CHECK(plot_output_name("", &eb) == NULL);
+}
+
+/* A 4 KiB name is written whole, its quotes doubled. */
+void test_plot_long_output_name(void)
+{
+	struct figure f = { 0 };
+	struct errbuf eb;
+	char name[4200], *buf = NULL, *want;
+	size_t len = 0;
+	FILE *m;
+
+	memset(name, 'a', 4096);
+	strcpy(name + 4096, "'.svg");
+	m = open_memstream(&buf, &len);
+	plot_add_panel(&f, "p", "x", "y");
+	INT_EQ(plot_write(&f, m, "svg", name, &eb), 0);
+	fclose(m);
+	want = malloc(4200);
+	sprintf(want, "set output '%.4096s''.svg'\n", name);
+	CHECK(strstr(buf, want) != NULL);
+	free(want);
+	free(buf);
+	plot_release(&f);
+}
+
+/* No "set output" at all when gnuplot draws to its standard output. */
+void test_plot_no_output(void)
+{
+	struct figure f = { 0 };
+	struct errbuf eb;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+
+	plot_add_panel(&f, "p", "x", "y");
+	INT_EQ(plot_write(&f, m, "png", NULL, &eb), 0);
+	fclose(m);
+	CHECK(strstr(buf, "set output") == NULL);
+	free(buf);
+	plot_release(&f);
+}
+
+/* A comment ending in a backslash must not join the next line to it. */
+void test_plot_comment_backslash(void)
+{
+	struct figure f = { 0 };
+	struct plot_series *s;
+	char *out, *p;
+
+	f.title = strdup("title\\");
+	f.comment = strdup("made from C:\\logs\\");
+	s = plot_add_series(plot_add_panel(&f, "p\\", "x", "y"), "series\\", PS_LINES);
+	plot_xy(s, 1, 2);
+	out = script(&f);
+	/* No comment line of the script ends in a backslash. */
+	for (p = out; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
+		const char *nl = strchr(p, '\n');
+
+		if (*p == '#' && nl)
+			CHECK(nl[-1] != '\\');
+	}
+	free(out);
+	plot_release(&f);
+}
+
+void test_plot_image_complete(void)
+{
+	static const unsigned char png_head[] = { 0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n' };
+	static const unsigned char png_tail[] = {
+		'x', 0, 0, 0, 0, 'I', 'E', 'N', 'D', 0xae, 0x42, 0x60, 0x82
+	};
+	const unsigned char *svg = (const unsigned char *)"<?xml version=\"1.0\"?>";
+	const unsigned char *svg_end = (const unsigned char *)"</g>\n</svg>\n\n";
+	const unsigned char *pdf = (const unsigned char *)"%PDF-1.5";
+	const unsigned char *pdf_end = (const unsigned char *)"startxref\n123\n%%EOF\n";
+
+	CHECK(plot_image_complete("png", png_head, 8, png_tail, sizeof(png_tail)));
+	CHECK(!plot_image_complete("png", png_head, 8, png_tail, sizeof(png_tail) - 1));
+	CHECK(!plot_image_complete("png", png_head, 7, png_tail, sizeof(png_tail)));
+	CHECK(plot_image_complete("svg", svg, 20, svg_end, strlen((const char *)svg_end)));
+	CHECK(!plot_image_complete("svg", svg, 20, svg_end, 6));
+	CHECK(plot_image_complete("pdf", pdf, 8, pdf_end, strlen((const char *)pdf_end)));
+	CHECK(!plot_image_complete("pdf", pdf, 8, pdf_end, 12));
+	CHECK(!plot_image_complete("gif", pdf, 8, pdf_end, 12));
+}

@@ -250,7 +250,7 @@ void test_preset_link(void)
 	CHECK(!strncmp(msg_of(&eb), "T/l.preset:4: alpha: ", 21));
 	INT_EQ(LINK("name = l\nkind = link\ndescription = d\nalpha = 1us\nbeta = 0\n",
 		    &l, &eb), -1);
-	STR_EQ(msg_of(&eb), "T/l.preset:5: beta must be > 0 B/s, got '0'");
+	STR_EQ(msg_of(&eb), "T/l.preset:5: beta must be >= 1 B/s, got '0'");
 	INT_EQ(LINK("name = l\nkind = link\ndescription = d\nalpha = 1us\nbeta = 1GB/s\n"
 		    "gamma = -1e-9\n", &l, &eb), -1);
 	STR_EQ(msg_of(&eb), "T/l.preset:6: gamma must be >= 0 s/B, got '-1e-9'");

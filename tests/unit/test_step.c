@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "harness.h"
+#include "cost.h"
 #include "step.h"
 #include "cost.h"
 

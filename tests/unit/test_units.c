@@ -8,6 +8,8 @@
 #pragma GCC diagnostic ignored "-Wmissing-prototypes"  /* test_* are found by name */
 
 #include "harness.h"
+#include <stdlib.h>
+
 #include "units.h"
 
 #define MU "\xc2\xb5"        /* U+00B5 MICRO SIGN */
@@ -435,4 +437,57 @@ void test_units_fmt_rate(void)
 	STR_EQ(units_fmt_rate(b, sizeof(b), 23.4567e9, 4), "23.46 GB/s");
 	STR_EQ(units_fmt_rate(b, sizeof(b), 999.99e9, 4), "1 TB/s");
 	STR_EQ(units_fmt_rate(b, sizeof(b), 500, 4), "500 B/s");
+}
+
+/* 1e-300:1e300:x10 has 601 elements; its length estimate must not overflow. */
+void test_units_list_wide_range(void)
+{
+	struct dlist l = { 0 };
+	struct errbuf eb;
+
+	INT_EQ(units_parse_list(Q_SIZE, "1e-300:1e300:x10", &l, &eb), 0);
+	INT_EQ((long)l.n, 601);
+	dlist_release(&l);
+}
+
+/* One reader for every number from outside: decimal only. */
+void test_units_decimal(void)
+{
+	double x = -1;
+
+	INT_EQ(units_decimal("18.41", -6, &x), 0);
+	DBL_NEAR(x, 18.41e-6, 0);
+	INT_EQ(units_decimal(" 1e3 ", 0, &x), 0);
+	DBL_NEAR(x, 1000, 0);
+	INT_EQ(units_decimal("0x10", 0, &x), -1);
+	INT_EQ(units_decimal("0x1p3", 0, &x), -1);
+	INT_EQ(units_decimal("nan", 0, &x), -1);
+	INT_EQ(units_decimal("inf", 0, &x), -1);
+	INT_EQ(units_decimal("1e999", 0, &x), -1);
+	INT_EQ(units_decimal("", 0, &x), -1);
+	INT_EQ(units_decimal("12abc", 0, &x), -1);
+}
+
+/* Times too long for digits before the point print in exponent form. */
+void test_units_fmt_huge_time(void)
+{
+	char buf[64];
+
+	STR_EQ(units_fmt_time(buf, sizeof(buf), 1.75e300, 4), "1.750e+300 s");
+	STR_EQ(units_fmt_time(buf, sizeof(buf), 1e9, 3), "1.00e+09 s");
+	STR_EQ(units_fmt_time(buf, sizeof(buf), 30e-6, 3), "30.0 \xc2\xb5s");
+}
+
+/* What reaches a terminal: escapes for control bytes, UTF-8 kept. */
+void test_text_visible(void)
+{
+	char *v;
+
+	v = text_visible("a\033[2J\a\n\t\xc2\xb5\xc2\x9b\xff", 0);
+	STR_EQ(v, "a\\x1b[2J\\x07\\n\\t\xc2\xb5\\xc2\\x9b\\xff");
+	free(v);
+	v = text_visible("tab\there", 1);
+	STR_EQ(v, "tab\there");
+	free(v);
+	INT_EQ((long)text_visible_len("ok\033", 0), 2);
 }

@@ -1,0 +1,110 @@
+/*
+ * Fuzz target: the regime keys of a fitted link preset (regimes, alpha.k,
+ * beta.k, from.k, to.k, fit.op, fit.algo, fit.ranks), read by
+ * fit_model_from_preset(), the one reader that compare, plan and
+ * `presets FILE` share.  The input follows a fixed head (name, kind =
+ * link, alpha, beta) and is read as a preset file.  An accepted model has
+ * 1 to FIT_REGIMES_MAX regimes with alpha in [0, 3600] s, beta in
+ * [1, 1e18] B/s, sizes that increase, and predicts a finite, non-negative
+ * time at every size from 1 B to 1 TiB; a refusal says why.
+ *
+ * Built by `make fuzz`; the unit tests run corpus/ through fuzz_regime().
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fit.h"
+#include "preset.h"
+
+static char regime_path[64];
+
+static void regime_remove(void)
+{
+	unlink(regime_path);
+}
+
+static const char *regime_file(void)
+{
+	if (!regime_path[0]) {
+		const char *dir = getenv("TMPDIR");
+		int fd;
+
+		snprintf(regime_path, sizeof(regime_path), "%s/fuzz-regime-XXXXXX",
+			 dir && *dir && strlen(dir) < 32 ? dir : "/tmp");
+		fd = mkstemp(regime_path);
+		if (fd < 0) {
+			regime_path[0] = '\0';
+			return NULL;
+		}
+		close(fd);
+		atexit(regime_remove);
+	}
+	return regime_path;
+}
+
+static const char *fuzz_regime(const uint8_t *data, size_t size)
+{
+	const char *path = regime_file(), *why = NULL;
+	struct fit_model m;
+	struct preset p;
+	struct errbuf eb;
+	FILE *f;
+	size_t k;
+	int r;
+
+	if (!path || !(f = fopen(path, "wb")))
+		return "cannot write the temporary file";
+	fputs("name = r\nkind = link\ndescription = fuzz\nalpha = 5us\nbeta = 100GB/s\n", f);
+	if (fwrite(data, 1, size, f) != size) {
+		fclose(f);
+		return "cannot write the temporary file";
+	}
+	if (fclose(f) != 0)
+		return "cannot write the temporary file";
+	if (preset_load_file(path, &p, &eb) < 0)
+		return NULL;
+	eb.msg[0] = '\0';
+	r = fit_model_from_preset(&p, &m, &eb);
+	if (r < 0 && !eb.msg[0])
+		why = "fit_model_from_preset refused without a message";
+	if (r == 1) {
+		if (m.nreg < 1 || m.nreg > FIT_REGIMES_MAX)
+			why = "a model with a regime count out of range";
+		for (k = 0; !why && k < m.nreg; k++) {
+			const struct regime *g = &m.reg[k];
+
+			if (!(g->alpha >= 0 && g->alpha <= 3600) ||
+			    !(g->beta >= 1 && g->beta <= 1e18))
+				why = "a regime's alpha or beta out of bounds";
+			else if (!(g->lo <= g->hi) || (k && !(g->lo > m.reg[k - 1].hi)))
+				why = "regime sizes that do not increase";
+		}
+		for (k = 0; !why && k <= 40; k++) {
+			double t = fit_model_time(&m, m.op, m.ranks, ldexp(1, (int)k));
+
+			if (!(t >= 0) || !isfinite(t))
+				why = "a model that predicts no finite time";
+		}
+	}
+	preset_release(&p);
+	return why;
+}
+
+#ifndef FUZZ_NO_MAIN
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	const char *why = fuzz_regime(data, size);
+
+	if (why) {
+		fprintf(stderr, "fuzz_regime: %s\n", why);
+		abort();
+	}
+	return 0;
+}
+#endif

@@ -1,0 +1,119 @@
+/*
+ * Fuzz target: the workload readers.  The input's first line goes to
+ * workload_parse_count() (--params and the published key), which either
+ * gives a finite count above 0 or says why; the whole input, after a
+ * fixed head (name, kind = workload, description), is read as a preset
+ * by workload_from_preset(), which either gives a shape whose sizes are
+ * whole numbers above 0 and whose parameter count is finite and positive,
+ * or says why.
+ *
+ * Built by `make fuzz`; the unit tests run corpus/ through fuzz_workload().
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "preset.h"
+#include "workload.h"
+
+static char workload_path[64];
+
+static void workload_remove(void)
+{
+	unlink(workload_path);
+}
+
+static const char *workload_file(void)
+{
+	if (!workload_path[0]) {
+		const char *dir = getenv("TMPDIR");
+		int fd;
+
+		snprintf(workload_path, sizeof(workload_path), "%s/fuzz-workload-XXXXXX",
+			 dir && *dir && strlen(dir) < 32 ? dir : "/tmp");
+		fd = mkstemp(workload_path);
+		if (fd < 0) {
+			workload_path[0] = '\0';
+			return NULL;
+		}
+		close(fd);
+		atexit(workload_remove);
+	}
+	return workload_path;
+}
+
+static int whole_positive(double x)
+{
+	return isfinite(x) && x >= 1 && x == floor(x);
+}
+
+static const char *fuzz_workload(const uint8_t *data, size_t size)
+{
+	const char *path = workload_file(), *why = NULL;
+	char *first = malloc(size + 1), *nl;
+	struct workload w;
+	struct preset p;
+	struct errbuf eb;
+	double x;
+	FILE *f;
+
+	memcpy(first, data, size);
+	first[size] = '\0';
+	if ((nl = strchr(first, '\n')))
+		*nl = '\0';
+	eb.msg[0] = '\0';
+	if (workload_parse_count(first, &x, &eb) == 0) {
+		if (!(isfinite(x) && x > 0))
+			why = "workload_parse_count gave a count that is not finite and positive";
+	} else if (!eb.msg[0]) {
+		why = "workload_parse_count refused without a message";
+	}
+	free(first);
+	if (why)
+		return why;
+
+	if (!path || !(f = fopen(path, "wb")))
+		return "cannot write the temporary file";
+	fputs("name = w\nkind = workload\ndescription = fuzz\n", f);
+	if (fwrite(data, 1, size, f) != size) {
+		fclose(f);
+		return "cannot write the temporary file";
+	}
+	if (fclose(f) != 0)
+		return "cannot write the temporary file";
+	if (preset_load_file(path, &p, &eb) < 0)
+		return NULL;
+	eb.msg[0] = '\0';
+	if (workload_from_preset(&p, &w, &eb) == 0) {
+		double n = workload_params(&w);
+
+		if (!whole_positive(w.layers) || !whole_positive(w.hidden) ||
+		    !whole_positive(w.heads) || !whole_positive(w.kv_heads) ||
+		    !whole_positive(w.vocab) || !whole_positive(w.seq))
+			why = "a workload with a size that is not a whole number above 0";
+		else if (!(isfinite(n) && n > 0))
+			why = "a workload whose parameter count is not finite and positive";
+	} else if (!eb.msg[0]) {
+		why = "workload_from_preset refused without a message";
+	}
+	preset_release(&p);
+	return why;
+}
+
+#ifndef FUZZ_NO_MAIN
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	const char *why = fuzz_workload(data, size);
+
+	if (why) {
+		fprintf(stderr, "fuzz_workload: %s\n", why);
+		abort();
+	}
+	return 0;
+}
+#endif

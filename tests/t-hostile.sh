@@ -1,0 +1,244 @@
+#!/bin/sh
+# Hostile names and values: file names that gnuplot or a terminal would
+# act on, presets that fit --save must not write, full disks under
+# --render, two outputs on one path, FIFOs among the presets, numbers
+# that parse in one reader and not another.  Each check names the promise
+# it holds (README.md, "Safety").
+top=${top:-$(cd "$(dirname "$0")/.." && pwd)}
+COMMTIME=${COMMTIME:-$top/commtime}
+LC_ALL=C
+export LC_ALL
+d=$top/tests/tmp/t-hostile
+rm -rf "$d" && mkdir -p "$d" || exit 1
+cd "$d" || exit 1
+n=0
+log=$top/tests/data/nccl/a100-x8-nvswitch.txt
+
+check() { # description, then a command that succeeds when the check holds
+	n=$((n + 1))
+	desc=$1
+	shift
+	if "$@"; then echo "ok $n - $desc"; else echo "not ok $n - $desc"; fi
+}
+skip() { n=$((n + 1)); echo "ok $n # skip: $*"; }
+not() { ! "$@"; }
+no_temporary() { [ -z "$(find "${1:-.}" -name '*commtime-*' 2>/dev/null)" ]; }
+status() { "$@" >/dev/null 2>err; echo $?; }
+has_gnuplot=
+command -v gnuplot >/dev/null 2>&1 && has_gnuplot=1
+
+# ---- 1. names gnuplot would run or expand ----
+if [ -n "$has_gnuplot" ]; then
+	mkdir -p '|touch PWNED;' && cd '|touch PWNED;' && mkdir -p '|touch PWNED;' && cd "$d"
+	st=$(status "$COMMTIME" --ranks 8 --render '|touch PWNED;/x.png')
+	check "--render '|cmd/x.png' exits 0" [ "$st" = 0 ]
+	check "--render '|cmd/x.png' runs no command" [ ! -e PWNED ]
+	check "--render '|cmd/x.png' draws the file of that name" [ -s '|touch PWNED;/x.png' ]
+	"$COMMTIME" --ranks 8 --plot f.gp --render '|touch P.png' >/dev/null 2>&1
+	rm -f '|touch P.png'
+	(gnuplot f.gp) 2>/dev/null
+	check "a script naming '|touch P.png' runs no command" [ ! -e P.png ]
+	check "a script naming '|touch P.png' draws that file" [ -s '|touch P.png' ]
+	mkdir -p home '~'
+	"$COMMTIME" --ranks 8 --plot t.gp --render '~/x.svg' >/dev/null 2>&1
+	(HOME=$d/home gnuplot t.gp) 2>/dev/null
+	check "a script naming '~/x.svg' writes ./~/x.svg" [ -s '~/x.svg' ]
+	check "a script naming '~/x.svg' writes nothing in HOME" [ -z "$(ls -A home)" ]
+	for name in '<x.svg' '`touch BQ`.svg' '@x.svg' "it's.svg" '$(touch D).svg'; do
+		rm -f "$name"
+		st=$(status "$COMMTIME" --ranks 8 --plot q.gp --render "$name")
+		(gnuplot q.gp) 2>/dev/null
+		check "a script naming $name draws that very file" \
+			[ "$st" = 0 ] && [ -s "$name" ]
+	done
+	check "no backquote or \$() ran" [ ! -e BQ ] && [ ! -e D ]
+	long=$(printf '%0250d' 0 | tr 0 a)
+	mkdir -p "$long/$long/$long/$long/$long/$long/$long/$long/$long/$long/$long/$long/$long/$long/$long/$long"
+	deep="$long/$long/$long/$long/$long/$long/$long/$long/$long/$long/$long/$long/$long/$long/$long/$long"
+	st=$(status "$COMMTIME" --ranks 8 --plot d.gp --render "$deep/x.svg")
+	check "a 4 KiB image name is drawn whole" [ "$st" = 0 ] && [ -s "$deep/x.svg" ]
+	check "a 4 KiB image name is quoted whole in the script" grep -q "x.svg'\$" d.gp
+	for name in "$(printf 'a\nb.svg')" "$(printf 'a\tb.svg')" "$(printf 'a\033b.png')"; do
+		st=$(status "$COMMTIME" --ranks 8 --render "$name")
+		check "--render with a control character in the name draws it" \
+			[ "$st" = 0 ] && [ -s "$name" ]
+		st=$(status "$COMMTIME" --ranks 8 --plot c.gp --render "$name")
+		check "--plot cannot name an image with a control character: exit 2" [ "$st" = 2 ]
+	done
+	check "control characters and long names leave no temporary" no_temporary
+else
+	skip "gnuplot is not on PATH: names gnuplot would interpret"
+fi
+
+# ---- 2, 3. what fit --save writes ----
+mkdir -p "$(printf 'in\ngamma = 0.001\nx')"
+cp "$log" "$(printf 'in\ngamma = 0.001\nx')/log.txt"
+st=$(status "$COMMTIME" fit "$(printf 'in\ngamma = 0.001\nx')/log.txt" --save inj.preset)
+check "fit --save from a path with a line break exits 0" [ "$st" = 0 ]
+check "a line break in the log's path adds no key" not grep -q '^gamma' inj.preset
+check "the saved preset loads" sh -c "'$COMMTIME' presets ./inj.preset >/dev/null"
+for name in H100 'a b' "$(printf 'a\rb')" "$(printf 'e\033x')" "$(printf 'l\351')" \
+	"$(printf '%05000d' 0)x" .hidden -opt; do
+	rm -f ./*.preset
+	st=$(status "$COMMTIME" fit "$log" --save "$name.preset")
+	check "fit --save to a name presets refuse exits 2" [ "$st" = 2 ]
+	check "fit --save to a name presets refuse writes nothing" [ -z "$(ls ./*.preset 2>/dev/null)" ]
+	st=$(status "$COMMTIME" fit "$log" --save ok.preset --name "$name")
+	check "fit --name that presets refuse exits 2" [ "$st" = 2 ]
+done
+"$COMMTIME" fit "$log" --save h100.preset >/dev/null
+check "alpha is saved with every digit" grep -Eq '^alpha = [0-9.]{12,}' h100.preset
+check "a saved preset shows" sh -c "'$COMMTIME' presets ./h100.preset >/dev/null"
+
+# ---- 4. a full disk under --render ----
+if [ -n "$has_gnuplot" ] && [ "$(id -u)" = 0 ] && mkdir -p small &&
+	mount -t tmpfs -o size=20k tmpfs small 2>/dev/null; then
+	for fmt in png svg pdf; do
+		echo old >small/x.$fmt
+		st=$(status "$COMMTIME" --ranks 4:64:x2 --sizes 8:8G:x2 --render small/x.$fmt)
+		check "--render $fmt on a full disk exits 1" [ "$st" = 1 ]
+		check "--render $fmt on a full disk says why" \
+			grep -q "cannot write 'small/x.$fmt': No space left on device" err
+		check "--render $fmt on a full disk keeps the old file" [ "$(cat small/x.$fmt)" = old ]
+		check "--render $fmt on a full disk leaves no temporary" no_temporary small
+	done
+	umount small
+else
+	skip "a full-disk render needs root, mount and gnuplot (a 20 KiB tmpfs)"
+fi
+if [ -n "$has_gnuplot" ] && [ -w /dev/full ]; then
+	ln -s /dev/full full.png
+	st=$(status "$COMMTIME" --ranks 8 --render full.png)
+	check "--render to a link to /dev/full exits 1" [ "$st" = 1 ]
+	check "--render to a link to /dev/full says why" grep -q "No space left on device" err
+fi
+# A gnuplot that exits 0 after writing half an image.
+mkdir -p fakebin
+cat >fakebin/gnuplot <<'EOF'
+#!/bin/sh
+cat >/dev/null
+printf '\211PNG\r\n\032\n\0\0\0\rIHDR'
+exit 0
+EOF
+chmod +x fakebin/gnuplot
+echo old >cut.png
+st=$(PATH=$d/fakebin:$PATH status "$COMMTIME" --ranks 8 --render cut.png)
+check "a PNG without IEND exits 1" [ "$st" = 1 ]
+check "a PNG without IEND is called incomplete" grep -q "incomplete png image for 'cut.png'" err
+check "a PNG without IEND replaces nothing" [ "$(cat cut.png)" = old ]
+if [ -n "$has_gnuplot" ]; then
+	echo old >limit.svg
+	st=$( (ulimit -f 8 && trap '' XFSZ && exec "$COMMTIME" --ranks 4:64:x2 --sizes 8:8G:x2 \
+		--render limit.svg) >/dev/null 2>&1; echo $?)
+	check "--render past the file size limit exits 1" [ "$st" = 1 ]
+	check "--render past the file size limit keeps the old file" [ "$(cat limit.svg)" = old ]
+	st=$({ (ulimit -f 8 && exec "$COMMTIME" --ranks 4:64:x2 --sizes 8:8G:x2 \
+		--render limit.svg >/dev/null 2>&1); echo $?; } 2>/dev/null)
+	check "--render past the file size limit with SIGXFSZ at its default ends by it" \
+		[ "$st" -gt 128 ]
+	check "--render ended by SIGXFSZ keeps the old file" [ "$(cat limit.svg)" = old ]
+fi
+check "renders leave no temporary" no_temporary
+
+# ---- 6. two outputs of one run on one path ----
+for args in "-o same.gp --plot same.gp" "-o x.svg --render x.svg" "--plot p.gp --render ./p.gp.svg -o ./p.gp" \
+	"-o o.csv --plot ./o.csv"; do
+	# shellcheck disable=SC2086
+	st=$(status "$COMMTIME" --ranks 8 $args)
+	check "two outputs on one path ($args) exit 2" [ "$st" = 2 ]
+done
+cp "$log" in.txt
+st=$(status "$COMMTIME" fit in.txt --save in.txt -o in.txt)
+check "fit in.txt --save in.txt -o in.txt exits 2" [ "$st" = 2 ]
+check "... and leaves the input as it was" cmp -s "$log" in.txt
+st=$(status "$COMMTIME" fit in.txt --save in.preset -o ./in.preset)
+check "fit --save and -o on one file through ./ exits 2" [ "$st" = 2 ]
+st=$(status "$COMMTIME" --ranks 8 -o /dev/null --plot /dev/null)
+check "two outputs into /dev/null are fine" [ "$st" = 0 ]
+
+# ---- 7. a trailing backslash in a figure comment ----
+if [ -n "$has_gnuplot" ]; then
+	cp "$log" 'log\'
+	"$COMMTIME" fit 'log\' --plot bs.gp >/dev/null 2>&1
+	check "a comment ending in a backslash does not swallow the next line" \
+		sh -c "gnuplot bs.gp 2>&1 | grep -q . && exit 1; [ -s bs.svg ]"
+fi
+
+# ---- 8. a FIFO among the presets ----
+mkdir -p fifo && mkfifo fifo/x.preset 2>/dev/null
+if [ -p fifo/x.preset ]; then
+	st=$(timeout 20 "$COMMTIME" --presets-dir fifo presets >/dev/null 2>&1; echo $?)
+	check "presets with a FIFO named *.preset ends" [ "$st" = 0 ]
+	st=$(timeout 20 "$COMMTIME" --presets-dir fifo --preset x >/dev/null 2>&1; echo $?)
+	check "--preset finding a FIFO on the path exits 1" [ "$st" = 1 ]
+else
+	skip "mkfifo failed"
+fi
+
+# ---- 9. rows come at once ----
+first=$(timeout 60 "$COMMTIME" --ranks 2:1000000:+1 | sed -n 7p)
+check "a huge table's first row comes before the sweep ends" \
+	sh -c "printf '%s\n' '$first' | grep -q '^ *2 *4 KiB .*ring\$'"
+
+# ---- 10. help and version ----
+for a in --help -h help --version "help ddp"; do
+	# shellcheck disable=SC2086
+	st=$(status "$COMMTIME" $a)
+	check "commtime $a exits 0" [ "$st" = 0 ]
+done
+
+# ---- 11. nonsense refused, sense accepted ----
+check "--bucket 1e-300 exits 2" [ "$(status "$COMMTIME" ddp --grad 1G --compute 1s --bucket 1e-300)" = 2 ]
+check "--beta 1e-300 exits 2" [ "$(status "$COMMTIME" --beta 1e-300)" = 2 ]
+check "--beta 0.5 exits 2" [ "$(status "$COMMTIME" --beta 0.5)" = 2 ]
+check "--sizes 1e-300:1e300:x10 is refused: below one byte" \
+	sh -c "'$COMMTIME' --sizes 1e-300:1e300:x10 2>&1 >/dev/null | grep -q 'below one byte'"
+check "--sizes 1:1e300:x10 gives 301 sizes" \
+	[ "$("$COMMTIME" --format csv --ranks 8 --algo ring --sizes 1:1e300:x10 | wc -l)" = 302 ]
+
+# ---- 12. one number reader ----
+printf 'size,time_us,ranks,op\n0x10,17.29,4,all_reduce\n32,16.97,4,all_reduce\n64,18,4,all_reduce\n' >hex.csv
+printf 'size,time_us,ranks,op\n16,0x11,4,all_reduce\n32,16.97,4,all_reduce\n64,18,4,all_reduce\n' >hext.csv
+sed 's/^\( *8 *2 *float\)/\1/' "$log" | awk 'NR>1 && !done && /^ +8 +2 +float/ { sub(/ [0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9]+ +/, " 0x1p3 0.00 0.00 0 "); done=1 } { print }' >hex-log.txt
+check "a hexadecimal size in CSV exits 1" [ "$(status "$COMMTIME" fit hex.csv)" = 1 ]
+check "a hexadecimal time in CSV exits 1" [ "$(status "$COMMTIME" fit hext.csv)" = 1 ]
+if ! cmp -s "$log" hex-log.txt; then
+	check "a hexadecimal time in a log exits 1" [ "$(status "$COMMTIME" fit hex-log.txt)" = 1 ]
+fi
+check "--params 0x10 exits 2" [ "$(status "$COMMTIME" ddp --params 0x10 --compute 1s)" = 2 ]
+check "--measured 0x8:100 exits 2" [ "$(status "$COMMTIME" speedup --measured 0x8:100,1:20)" = 2 ]
+check "--measured 8:0x10 exits 2" [ "$(status "$COMMTIME" speedup --measured 8:0x10,1:20)" = 2 ]
+check "--alpha 0x10 exits 2" [ "$(status "$COMMTIME" --alpha 0x10)" = 2 ]
+sed 's/^layers = 32/layers = 0x20/' "$top/presets/llama2-7b.preset" >hexw.preset
+check "a hexadecimal workload key exits 1" \
+	[ "$(status "$COMMTIME" ddp --workload ./hexw.preset --compute 1s)" = 1 ]
+
+# ---- 13. huge times ----
+"$COMMTIME" --beta 1 --ranks 8 --sizes 1e300 >big.txt
+check "a time near 1e300 s prints in exponent form" grep -q '1\.750e+300 s' big.txt
+check "no cell of 60 digits" not grep -Eq '[0-9]{30}' big.txt
+
+# ---- 14. control bytes never reach the terminal raw ----
+esc=$(printf 'e\033[2J\a.txt')
+cp "$log" "$esc"
+"$COMMTIME" fit "$esc" >esc.out 2>&1
+check "a table shows ESC and BEL escaped" grep -q 'e\\x1b\[2J\\x07\.txt' esc.out
+check "a table holds no ESC or BEL byte" sh -c "! tr -d '\\n' <esc.out | grep -q \"\$(printf '[\\033\\007]')\""
+"$COMMTIME" --preset "$(printf 'x\033[2J')" 2>esc.err
+check "an error message shows ESC escaped" grep -q 'x\\x1b\[2J' esc.err
+check "an error message holds no ESC byte" sh -c "! grep -q \"\$(printf '\\033')\" esc.err"
+"$COMMTIME" fit "$esc" --format json >esc.json
+check "JSON keeps the name, escaped as JSON" grep -q 'e\\u001b\[2J\\u0007\.txt' esc.json
+
+# ---- 15. presets FILE checks regime keys as compare does ----
+"$COMMTIME" fit "$log" --save reg.preset >/dev/null
+for edit in 's/^to\.2 = .*/to.2 = nan/' 's/^beta\.1 = .*/beta.1 = 0/' \
+	's/^from\.2 = .*/from.2 = 100/' 's/^alpha\.1 = .*/alpha.1 = 1h/'; do
+	sed "$edit" reg.preset >bad-reg.preset
+	check "presets FILE refuses a regime key ($edit)" \
+		[ "$(status "$COMMTIME" presets ./bad-reg.preset)" = 1 ]
+	check "compare refuses the same regime key ($edit)" \
+		[ "$(status "$COMMTIME" compare "$log" --preset ./bad-reg.preset)" = 1 ]
+done
+
+exit 0
