@@ -436,20 +436,33 @@ static void figure_system(const struct run *r, const struct dlist *ranks,
 /*
  * The algorithms a command shows when --algo is not given: on a link the
  * seed's ring and tree for all-reduce, otherwise every algorithm the
- * model has for the collective.
+ * model has for the collective and can run on every requested rank count
+ * (NCCL's NVLSTree, for one, needs more than one node).
  */
-static int default_algos(const struct cost_model *m, enum coll_op op, enum coll_algo *v)
+static int default_algos(const struct cost_model *m, enum coll_op op,
+			 const struct dlist *ranks, enum coll_algo *v)
 {
 	int n = 0, a;
+	size_t i;
 
 	if (m->kind == COST_LINK && op == OP_ALLREDUCE) {
 		v[0] = ALGO_RING;
 		v[1] = ALGO_TREE;
 		return 2;
 	}
-	for (a = 0; a < ALGO_COUNT; a++)
-		if (cost_algo_supported(m, op, (enum coll_algo)a))
+	for (a = 0; a < ALGO_COUNT; a++) {
+		if (!cost_algo_supported(m, op, (enum coll_algo)a))
+			continue;
+		for (i = 0; i < ranks->n; i++) {
+			struct group g = { .ranks = (unsigned long)ranks->v[i] };
+			struct coll_cost c;
+
+			if (cost_coll(m, op, (enum coll_algo)a, &g, 1, &c, NULL) < 0)
+				break;
+		}
+		if (i == ranks->n)
 			v[n++] = (enum coll_algo)a;
+	}
 	return n;
 }
 
@@ -486,7 +499,10 @@ static int run_coll(enum coll_op op, int argc, char **argv, struct ctx *ctx)
 		if (r.nalgo < 0)
 			die_usage("--algo: %s", eb.msg);
 	} else {
-		r.nalgo = default_algos(&ctx->model, op, algos);
+		r.nalgo = default_algos(&ctx->model, op, &ranks, algos);
+		if (r.nalgo == 0)
+			die("no algorithm of the %s model runs %s on every rank count asked for; "
+			    "name one with --algo", cost_kind_name(ctx->model.kind), colls[op].what);
 	}
 
 	/*
