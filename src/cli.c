@@ -744,6 +744,26 @@ char *fig_size_text(char *buf, size_t len, double bytes)
 	return buf;
 }
 
+void fig_whole_decades(struct panel *p)
+{
+	double lo = INFINITY, hi = 0;
+	size_t i, j;
+
+	for (i = 0; i < p->nseries; i++)
+		for (j = 0; j < p->series[i].n; j++) {
+			double y = p->series[i].data[j * (size_t)p->series[i].ncols + 1];
+
+			if (y > 0 && y < lo)
+				lo = y;
+			if (y > hi)
+				hi = y;
+		}
+	if (lo <= hi && hi / lo < 10) {
+		p->ymin = pow(10, floor(log10(lo / 3)));
+		p->ymax = pow(10, ceil(log10(hi * 3)));
+	}
+}
+
 int ctx_wants_figure(const struct ctx *ctx)
 {
 	return ctx->plot || ctx->render;

@@ -243,6 +243,12 @@ void ctx_figure(const struct ctx *ctx, struct figure *f);
 char *fig_size_text(char *buf, size_t len, double bytes);
 
 /*
+ * A log y axis spanning less than a decade gets one tic or none: widen it
+ * to powers of ten around the data of p's series, with room for the key.
+ */
+void fig_whole_decades(struct panel *p);
+
+/*
  * The image a --plot script names in "set output" (--render's file, or
  * the script's name with .svg for .gp), as plot_output_name() makes it;
  * exits 2 when it holds a control character.  The caller frees it.

@@ -178,30 +178,6 @@ static const char *base_name(const char *path)
 	return b ? b + 1 : path;
 }
 
-/*
- * A log time axis spanning less than a decade gets one tic or none: widen
- * it to powers of ten around its data, with room above for the key.
- */
-static void whole_decades(struct panel *p)
-{
-	double lo = INFINITY, hi = 0;
-	size_t i, j;
-
-	for (i = 0; i < p->nseries; i++)
-		for (j = 0; j < p->series[i].n; j++) {
-			double y = p->series[i].data[j * (size_t)p->series[i].ncols + 1];
-
-			if (y > 0 && y < lo)
-				lo = y;
-			if (y > hi)
-				hi = y;
-		}
-	if (lo <= hi && hi / lo < 10) {
-		p->ymin = pow(10, floor(log10(lo / 3)));
-		p->ymax = pow(10, ceil(log10(hi * 3)));
-	}
-}
-
 /* Palette entries (plot.c: Okabe & Ito) the figure gives its parts. */
 enum { C_PRED = 0, C_FAR = 1, C_LOW = 3, C_MEAS = 6, C_LINE = 6 };
 
@@ -313,7 +289,7 @@ static void figure_compare(const struct ctx *ctx, const struct meas *m,
 				plot_xy(s, rows[i].size, rows[i].measured);
 	}
 
-	whole_decades(p);
+	fig_whole_decades(p);
 
 	/* Right: bus bandwidth. */
 	p = plot_add_panel(&f, "bus bandwidth (nccl-tests busbw)", "message size", "busbw");

@@ -151,31 +151,6 @@ static void regime_of(const struct fit_model *fm, double S, char *buf, size_t le
 	}
 }
 
-/* predicted/measured - 1, with rounding noise below 1e-12 shown as 0. */
-/*
- * A log time axis spanning less than a decade gets one tic or none: widen
- * it to powers of ten around its data, with room above for the key.
- */
-static void whole_decades(struct panel *p)
-{
-	double lo = INFINITY, hi = 0;
-	size_t i, j;
-
-	for (i = 0; i < p->nseries; i++)
-		for (j = 0; j < p->series[i].n; j++) {
-			double y = p->series[i].data[j * (size_t)p->series[i].ncols + 1];
-
-			if (y > 0 && y < lo)
-				lo = y;
-			if (y > hi)
-				hi = y;
-		}
-	if (lo <= hi && hi / lo < 10) {
-		p->ymin = pow(10, floor(log10(lo / 3)));
-		p->ymax = pow(10, ceil(log10(hi * 3)));
-	}
-}
-
 /* Palette entries (plot.c: Okabe & Ito): regimes take 0-3. */
 enum { C_AB = 4, C_MODEL = 6 };
 
@@ -272,7 +247,7 @@ static void figure_fit(const struct ctx *ctx, const struct meas *m, const double
 		plot_add_label(p, ab->n_half, fit_model_time(fab, op, m->ranks, ab->n_half), text, 1);
 	}
 
-	whole_decades(p);
+	fig_whole_decades(p);
 
 	/* Plain numbers: errors of a few tenths of a percent need their decimals. */
 	p = plot_add_panel(&f, "relative error (fitted/measured - 1)", "message size",

@@ -769,17 +769,9 @@ int cmd_plan(int argc, char **argv, struct ctx *ctx)
 		out_input_str(o, "model", "model", "the preset's regimes");
 	if (workload) {
 		struct workload w;
-		struct preset wp;
 		char note[160];
 
-		if (preset_load(&ctx->dirs, workload, &wp, &eb) < 0)
-			die("--workload: %s", eb.msg);
-		if (workload_from_preset(&wp, &w, &eb) < 0) {
-			preset_release(&wp);
-			die("--workload: %s", eb.msg);
-		}
-		preset_release(&wp);
-		params = workload_params(&w);
+		params = workload_args_params(ctx, &wa, &w);
 		out_input_str(o, "workload", "workload", w.name);
 		out_input(o, "params", "parameters", params, H_PLAIN, 4,
 			  workload_describe(note, sizeof(note), &w));
