@@ -123,3 +123,13 @@ printf '   %-32s %s   10x / 1x = %s  (target < 8 MiB, flat)\n' "sweep, 10x the r
 	"$(mib "$r10")" "$(ratio "$r10" "$r1")"
 printf '   %-32s %s\n' "naive_sweep.c" "$(mib "$rn")"
 printf '   %-32s %s\n' "floor_table.c" "$(mib "$rf")"
+echo
+
+# ---- 4. a configuration search over 1024 GPUs ----
+search="$COMMTIME --alpha 5us --beta 400GB/s search --workload llama3-70b --gpus 1024 \
+--global-batch 1024 --peak 989e12 --gpu-memory 80GB --format csv"
+rows=$($search | wc -l)
+measure 5 search "$search" >"$b/result" || exit 1
+t=$(get search)
+echo "4. configuration search, llama3-70b on 1024 GPUs, every configuration"
+echo "   commtime search                  $(ms "$t")   $((rows - 1)) configurations fit  (target < 1000 ms)"

@@ -838,3 +838,35 @@ int ctx_step_coll(void *arg, enum coll_op op, unsigned long ranks, unsigned long
 	out->tier = m->kind == COST_LINK ? "link" : tier_name(c.bound);
 	return 0;
 }
+
+int ctx_gpu(const struct ctx *ctx, const char *name, const char *fallback, struct ctx_gpu *g)
+{
+	struct preset p;
+	struct gpu_spec s;
+	struct errbuf eb;
+
+	memset(g, 0, sizeof(*g));
+	if (!name && ctx->have_system) {
+		snprintf(g->name, sizeof(g->name), "%s", ctx->system.gpu.name ? ctx->system.gpu.name : "?");
+		g->peak_flops = ctx->system.gpu.bf16_flops;
+		g->memory_B = ctx->system.gpu.memory_B;
+		g->from = "system";
+		return 1;
+	}
+	if (!name && !fallback)
+		return 0;
+	if (preset_load(&ctx->dirs, name ? name : fallback, &p, &eb) < 0)
+		die("--gpu: %s", eb.msg);
+	if (gpu_from_preset(&p, &s, &eb) < 0) {
+		preset_release(&p);
+		die("--gpu: %s", eb.msg);
+	}
+	preset_release(&p);
+	snprintf(g->name, sizeof(g->name), "%s", s.name);
+	g->peak_flops = s.bf16_flops;
+	g->memory_B = s.memory_B;
+	g->from = name ? "option" : "default";
+	free(s.name);
+	free(s.description);
+	return 1;
+}

@@ -287,6 +287,21 @@ void write_crossovers(struct out *o, const struct ctx *ctx, enum coll_op op,
  * A link runs its default algorithm for op (ring for all-reduce, all-gather
  * and reduce-scatter); a system lets its model choose the fastest.
  */
+/*
+ * The GPU a training command computes with: the gpu preset `name` when
+ * given (--gpu), else the system's GPU, else the preset `fallback` (NULL:
+ * none).  from is "option", "system" or "default".  Returns 1 with g
+ * filled, 0 when there is none; dies (exit 1) on a preset that cannot be
+ * read or is not a gpu.
+ */
+struct ctx_gpu {
+	char name[64];
+	double peak_flops;   /* FLOP/s: dense bf16 peak */
+	double memory_B;     /* B */
+	const char *from;
+};
+int ctx_gpu(const struct ctx *ctx, const char *name, const char *fallback, struct ctx_gpu *g);
+
 int ctx_step_coll(void *arg, enum coll_op op, unsigned long ranks, unsigned long per_node,
 		  double bytes, struct step_coll *out, struct errbuf *eb);
 

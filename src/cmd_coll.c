@@ -71,6 +71,19 @@ struct run {
 	int nalgo;
 };
 
+/* Column name of an algorithm; NCCL's own choice (ALGO_AUTO) is "nccl". */
+static const char *algo_col(enum coll_algo a)
+{
+	return a == ALGO_AUTO ? "nccl" : coll_algo_name(a);
+}
+
+/* "ring/LL": the algorithm and protocol NCCL's model chose, in buf. */
+static const char *choice_text(char *buf, size_t len, const struct coll_cost *c)
+{
+	snprintf(buf, len, "%s/%s", coll_algo_name(c->algo), coll_proto_name(c->proto));
+	return buf;
+}
+
 /* One collective's cost; a model error (a run that needs NICs the system has not) ends the run. */
 static double coll(const struct run *r, enum coll_algo a, unsigned long n, double S,
 		   struct coll_cost *c)
@@ -102,8 +115,8 @@ static void write_wide(struct out *o, const struct run *r, const struct dlist *r
 	cols[nc++] = (struct column){ "size_B", "size", COL_NUM, H_SIZE, 0, NULL, 0, 9, COL_ALL };
 	first = nc;
 	for (k = 0; k < r->nalgo; k++)
-		cols[nc++] = (struct column){ coll_algo_name(r->algos[k]),
-					      coll_algo_name(r->algos[k]), COL_NUM, H_FIXED,
+		cols[nc++] = (struct column){ algo_col(r->algos[k]),
+					      algo_col(r->algos[k]), COL_NUM, H_FIXED,
 					      u->scale, u->suffix, u->prec, 12, COL_ALL };
 	cols[nc++] = (struct column){ "faster", "faster", COL_STR, H_PLAIN, 0, NULL, 0, 0, COL_ALL };
 	if (sys)
@@ -117,7 +130,8 @@ static void write_wide(struct out *o, const struct run *r, const struct dlist *r
 			double best = INFINITY;
 			int b = -1, tie = 0;
 			enum tier_id bound = TIER_INTRA;
-			struct coll_cost c;
+			struct coll_cost c, cb = { 0 };
+			char chose[48];
 
 			cells[0] = (struct cell){ NULL, ranks->v[i] };
 			if (sys)
@@ -132,13 +146,16 @@ static void write_wide(struct out *o, const struct run *r, const struct dlist *r
 					b = k;
 					tie = 0;
 					bound = c.bound;
+					cb = c;
 				} else if (tk == best) {
 					tie = 1;
 				}
 			}
 			cells[first + r->nalgo] = (struct cell){
-				n <= 1 ? "none (1 rank)" : r->nalgo == 1 ? "-" : tie ? "tie" :
-				coll_algo_name(r->algos[b]), 0 };
+				n <= 1 ? "none (1 rank)" :
+				r->nalgo == 1 && r->algos[0] == ALGO_AUTO && cb.proto != PROTO_NONE ?
+				choice_text(chose, sizeof(chose), &cb) :
+				r->nalgo == 1 ? "-" : tie ? "tie" : algo_col(r->algos[b]), 0 };
 			if (sys)
 				cells[first + r->nalgo + 1] = (struct cell){
 					n <= 1 ? "-" : tier_name(bound), 0 };
@@ -173,7 +190,11 @@ static void write_long(struct out *o, const struct run *r, const struct dlist *r
 				/* one rank moves nothing: no bandwidth to speak of */
 				double algbw = tk > 0 ? sizes->v[j] / tk : NAN;
 
-				cells[2] = (struct cell){ coll_algo_name(r->algos[k]), 0 };
+				char chose[48];
+
+				cells[2] = (struct cell){ r->algos[k] == ALGO_AUTO && c.proto != PROTO_NONE ?
+							  choice_text(chose, sizeof(chose), &c) :
+							  algo_col(r->algos[k]), 0 };
 				cells[3] = (struct cell){ NULL, tk };
 				cells[4] = (struct cell){ NULL, algbw };
 				cells[5] = (struct cell){ NULL, algbw * factor };
@@ -450,6 +471,10 @@ static int default_algos(const struct cost_model *m, enum coll_op op,
 		v[1] = ALGO_TREE;
 		return 2;
 	}
+	if (m->kind == COST_NCCL) {
+		v[0] = ALGO_AUTO;   /* NCCL's own choice per size */
+		return 1;
+	}
 	for (a = 0; a < ALGO_COUNT; a++) {
 		if (!cost_algo_supported(m, op, (enum coll_algo)a))
 			continue;
@@ -470,6 +495,7 @@ static int run_coll(enum coll_op op, int argc, char **argv, struct ctx *ctx)
 {
 	struct dlist ranks = { 0 }, sizes = { 0 };
 	const char *algo_arg = NULL;
+	int explain = 0;
 	struct opts_usage usage = { .cmd = colls[op].name, .lines = usage_lines[op],
 				    .about = about };
 	struct opt options[] = {
@@ -480,6 +506,8 @@ static int run_coll(enum coll_op op, int argc, char **argv, struct ctx *ctx)
 		  .help = "algorithms of the model: on a link ring, tree, dbtree, rd,\n"
 			  "rabenseifner (all-reduce; default ring,tree), on a system ring,\n"
 			  "hier (default both); pairwise for alltoall, p2p for sendrecv" },
+		OPT_FLAG_("explain", &explain, "NCCL's model: per rank count and size, the chosen\n"
+			  "algorithm and protocol, their terms with sources, the runners-up"),
 		OPT_END_()
 	};
 	enum coll_algo algos[ALGO_COUNT];
@@ -568,6 +596,10 @@ static int run_coll(enum coll_op op, int argc, char **argv, struct ctx *ctx)
 		write_long(o, &r, &ranks, &sizes);
 	if (r.nalgo >= 2)
 		write_crossovers(o, ctx, op, &ranks, algos, r.nalgo, 1);
+	if (explain)
+		for (i = 0; i < ranks.n; i++)
+			for (j = 0; j < sizes.n; j++)
+				ctx_explain(ctx, o, op, (unsigned long)ranks.v[i], sizes.v[j]);
 	if (ctx_wants_figure(ctx)) {
 		if (ctx->have_system)
 			figure_system(&r, &ranks, &sizes);

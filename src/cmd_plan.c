@@ -11,6 +11,7 @@
 #include "cli.h"
 #include "crossover.h"
 #include "fit.h"
+#include "step.h"
 #include "train.h"
 #include "workload.h"
 
@@ -351,7 +352,7 @@ static void ddp_rows(struct out *o, const struct ctx *ctx, double params,
 	unsigned long n;
 
 	ddp_params_init(&p);
-	p.grad_bytes = 2 * params;    /* bf16 gradients */
+	p.grad_bytes = STEP_GRAD_BYTES * params;    /* fp32 gradients (models/step.md) */
 	p.compute = compute;
 	if (sheet)
 		out_table_begin(o, &t);

@@ -11,6 +11,9 @@
 #include "search.h"
 #include "workload.h"
 
+/* The GPU of a search on a single link when --gpu is not given. */
+#define SEARCH_DEFAULT_GPU "h100-sxm"
+
 static const char *const usage_lines[] = {
 	"commtime search --workload NAME --gpus LIST --global-batch N [options]", NULL
 };
@@ -207,7 +210,8 @@ int cmd_search(int argc, char **argv, struct ctx *ctx)
 	struct table t = { "search", NULL, columns, C_NCOLS, 0 };
 	struct cell row[C_NCOLS];
 	struct out *o;
-	const char *workload_arg = NULL;
+	const char *workload_arg = NULL, *gpu_arg = NULL;
+	struct ctx_gpu gpu;
 	double seq = 0, gb = 0, price = 0, tokens = 0, gpu_memory = 0, grad_bytes = STEP_GRAD_BYTES;
 	unsigned long max_cp = 8, max_mb = 16, top = 10, seq_n = 0, gb_n = 0;
 	size_t i, shown;
@@ -223,6 +227,10 @@ int cmd_search(int argc, char **argv, struct ctx *ctx)
 		OPT_CALLBACK_("tokens", "N", &tokens, cb_tokens,
 			      "tokens of the whole run (15T): its time and cost"),
 		OPT_GROUP_("the GPU"),
+		{ .type = OPT_STRING, .long_name = "gpu", .argh = "NAME", .value = &gpu_arg,
+		  .complete = "presets:gpu",
+		  .help = "peak and memory from a gpu preset (default: the system's GPU;\n"
+			  "on a single link " SEARCH_DEFAULT_GPU ")" },
 		OPT_POSITIVE_("peak", "RATE", Q_NUMBER, &cs.peak_flops,
 			      "dense bf16 peak of one GPU in FLOP/s (989e12)"),
 		OPT_POSITIVE_("mfu", "F", Q_NUMBER, &cs.mfu,
@@ -253,10 +261,13 @@ int cmd_search(int argc, char **argv, struct ctx *ctx)
 		die_usage("search: give the GPU counts with --gpus LIST");
 	if (!gb)
 		die_usage("search: give the global batch with --global-batch N");
-	if (!cs.peak_flops)
-		die_usage("search: give the GPU's peak with --peak RATE");
-	if (!gpu_memory)
-		die_usage("search: give the GPU's memory with --gpu-memory SIZE");
+	ctx_gpu(ctx, gpu_arg, SEARCH_DEFAULT_GPU, &gpu);
+	if (!opts_given(options, "peak"))
+		cs.peak_flops = gpu.peak_flops;
+	if (!opts_given(options, "gpu-memory"))
+		gpu_memory = gpu.memory_B;
+	if (isnan(price) && ctx->have_system)
+		price = ctx->system.price_per_gpu_hour;
 	if (preset_load(&ctx->dirs, workload_arg, &pr, &eb) < 0)
 		die("--workload: %s", eb.msg);
 	if (workload_from_preset(&pr, &w, &eb) < 0) {
@@ -275,6 +286,12 @@ int cmd_search(int argc, char **argv, struct ctx *ctx)
 	sp.grad_bytes = grad_bytes;
 	sp.price = price;
 	sp.run_tokens = tokens;
+	if (ctx->have_system) {
+		sp.gpus_per_node = ctx->system.gpus_per_node;
+		for (i = 0; i < gpus.n; i++)
+			if (system_check_ranks(&ctx->system, (unsigned long)gpus.v[i], &eb) < 0)
+				die("search: %s", eb.msg);
+	}
 	if (search_run(&sp, gpus.v, gpus.n, &cs, ctx_step_coll, ctx, &r, &eb) < 0)
 		die("search: %s", eb.msg);
 
@@ -285,8 +302,11 @@ int cmd_search(int argc, char **argv, struct ctx *ctx)
 		  workload_describe(note, sizeof(note), &w));
 	snprintf(note, sizeof(note), "%.15g sequences of %.15g tokens", gb, sp.seq);
 	out_input_str(o, "batch", "global batch", note);
-	snprintf(note, sizeof(note), "peak %.4g TFLOP/s x MFU %g, memory %.4g GB",
-		 cs.peak_flops / 1e12, cs.mfu, gpu_memory / 1e9);
+	snprintf(note, sizeof(note), "%s (%s%s): %.4g TFLOP/s dense bf16 x MFU %g, %.4g GB",
+		 gpu.name, !strcmp(gpu.from, "default") ? "default; set with --gpu" :
+		 !strcmp(gpu.from, "system") ? "the system's" : "--gpu",
+		 opts_given(options, "peak") || opts_given(options, "gpu-memory") ?
+		 ", overridden" : "", cs.peak_flops / 1e12, cs.mfu, gpu_memory / 1e9);
 	out_input_str(o, "gpu", "GPU", note);
 	if (!isnan(price))
 		out_input(o, "price", "price per GPU-hour", price, H_PLAIN, 6, NULL);
@@ -305,10 +325,10 @@ int cmd_search(int argc, char **argv, struct ctx *ctx)
 		out_text(o, "(%zu more; --format csv lists every one)", r.n - shown);
 	if (r.n)
 		S_why(o, &sp, &r.cand[0], &cs, ctx);
-	if (ctx_wants_figure(ctx))
-		S_figure(ctx, &w, &r, &gpus, price);
 	else
 		out_text(o, "No configuration fits in %.4g GB.", gpu_memory / 1e9);
+	if (ctx_wants_figure(ctx))
+		S_figure(ctx, &w, &r, &gpus, price);
 	ctx_out_close(ctx, o);
 	search_release(&r);
 	dlist_release(&gpus);

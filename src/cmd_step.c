@@ -121,7 +121,7 @@ static void S_explain(struct out *o, const struct workload *w, const struct step
 
 	out_text(o, "Ranks are placed as Megatron-LM places them: tp fastest, then cp, ep, dp, pp,");
 	out_text(o, "so a tensor-parallel group stays inside one node when it fits.");
-	out_text(o, "Per micro-batch on one stage of %.15g layers:", r->layers);
+	out_text(o, "On one stage of %.15g layers, per micro-batch (dp: per step):", r->layers);
 	for (i = 0; i < r->nrows; i++) {
 		const struct step_row *row = &r->rows[i];
 		char one[32], tot[32], sz[32];
@@ -164,7 +164,9 @@ int cmd_step(int argc, char **argv, struct ctx *ctx)
 	struct table mt = { "memory", "memory per GPU, first stage:", mcols, M_NCOLS, 1 };
 	struct cell row[C_NCOLS], trow[T_NCOLS], mrow[M_NCOLS];
 	struct out *o;
-	const char *workload_arg = NULL;
+	const char *workload_arg = NULL, *gpu_arg = NULL;
+	struct ctx_gpu gpu;
+	int have_gpu;
 	double gpu_memory = 0;
 	unsigned long mb = 1, gb = 0, seq = 0;
 	int explain = 0, i;
@@ -201,6 +203,9 @@ int cmd_step(int argc, char **argv, struct ctx *ctx)
 			      "bytes per gradient value reduced (default 4, fp32)"),
 		OPT_POSITIVE_("capacity", "F", Q_NUMBER, &c.capacity, "MoE capacity factor (default 1)"),
 		OPT_GROUP_("compute and memory"),
+		{ .type = OPT_STRING, .long_name = "gpu", .argh = "NAME", .value = &gpu_arg,
+		  .complete = "presets:gpu",
+		  .help = "the GPU's peak and memory from a gpu preset (default the system's)" },
 		OPT_POSITIVE_("compute", "TIME", Q_TIME, &cs.step_compute_s,
 			      "compute of one step on one GPU (instead of a peak)"),
 		OPT_POSITIVE_("peak", "RATE", Q_NUMBER, &cs.peak_flops,
@@ -229,12 +234,22 @@ int cmd_step(int argc, char **argv, struct ctx *ctx)
 	preset_release(&pr);
 	if (c.seq == 0)
 		c.seq = w.seq;
+	have_gpu = ctx_gpu(ctx, gpu_arg, NULL, &gpu);
+	if (have_gpu && !cs.peak_flops)
+		cs.peak_flops = gpu.peak_flops;
+	if (have_gpu && !gpu_memory)
+		gpu_memory = gpu.memory_B;
+	if (ctx->have_system)
+		c.gpus_per_node = ctx->system.gpus_per_node;
 	if (cs.mfu > 1)
 		die_usage("--mfu: must be at most 1, got %g", cs.mfu);
 	if (c.schedule == PP_INTERLEAVED && c.virt == 1)
 		c.virt = 2;
 	if (step_check(&w, &c, &eb) < 0)
 		die_usage("step: %s", eb.msg);
+	if (ctx->have_system &&
+	    system_check_ranks(&ctx->system, c.tp * c.pp * c.dp * c.cp, &eb) < 0)
+		die("step: %s", eb.msg);
 	if (step_run(&w, &c, &cs, ctx_step_coll, ctx, &r, &eb) < 0)
 		die("step: %s", eb.msg);
 
@@ -247,14 +262,24 @@ int cmd_step(int argc, char **argv, struct ctx *ctx)
 		 c.tp, c.pp, c.dp, c.cp, c.ep, r.gpus, c.zero,
 		 c.sp && c.tp > 1 ? "; sequence parallel" : "");
 	out_input_str(o, "parallel", "parallel", note);
-	snprintf(note, sizeof(note), "micro-batch %.15g x %.15g tokens, %.15g micro-batches, "
-		 "global batch %.15g", c.micro_batch, c.seq, r.microbatches,
-		 r.microbatches * c.micro_batch * (double)c.dp);
+	snprintf(note, sizeof(note), "global %.15g sequences of %.15g tokens, micro-batch %.15g, "
+		 "m = %.15g per step", r.microbatches * c.micro_batch * (double)c.dp, c.seq,
+		 c.micro_batch, r.microbatches);
 	out_input_str(o, "batch", "batch", note);
-	snprintf(note, sizeof(note), "%s%s, recompute %s, gradients reduced in %g-byte values",
-		 pp_schedule_name(c.schedule), c.schedule == PP_INTERLEAVED ? " (v chunks)" : "",
-		 recompute_name(c.recompute), c.grad_bytes);
+	snprintf(note, sizeof(note), "%s, v = %lu, recompute %s, gradients reduced in %g-byte values",
+		 pp_schedule_name(c.schedule), c.virt, recompute_name(c.recompute), c.grad_bytes);
 	out_input_str(o, "schedule", "schedule", note);
+	if (cs.step_compute_s > 0)
+		snprintf(note, sizeof(note), "given: %g s per step on one GPU", cs.step_compute_s);
+	else if (cs.peak_flops > 0)
+		snprintf(note, sizeof(note), "%s%s%s%.4g TFLOP/s dense bf16 x MFU %g; %.4g PFLOP per step",
+			 have_gpu && !opts_given(options, "peak") ? gpu.name : "",
+			 have_gpu && !opts_given(options, "peak") ? " (" : "",
+			 have_gpu && !opts_given(options, "peak") ? (strcmp(gpu.from, "system") ? "--gpu): " : "the system's GPU): ") : "",
+			 cs.peak_flops / 1e12, cs.mfu, r.flops_hw / 1e15);
+	else
+		snprintf(note, sizeof(note), "unknown: give --gpu, --peak or --compute for the step time");
+	out_input_str(o, "compute", "compute", note);
 
 	out_table_begin(o, &lt);
 	for (i = 0; i < r.nrows; i++) {

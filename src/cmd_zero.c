@@ -304,6 +304,9 @@ int cmd_zero(int argc, char **argv, struct ctx *ctx)
 		p.params = weights / p.param_bytes;
 	else
 		p.params = workload_args_params(ctx, &wa, &w);
+	/* A workload's layer count lets ZeRO-3 gather layer by layer, as it does. */
+	if (wa.workload)
+		p.layers = w.layers;
 	if (zero_check(&p, &eb) < 0)
 		die_usage("zero: %s", eb.msg);
 	if (!ranks.n) {
@@ -333,6 +336,11 @@ int cmd_zero(int argc, char **argv, struct ctx *ctx)
 		 p.param_bytes, p.grad_bytes, p.optim_bytes);
 	out_input_str(o, "bytes", "model states", note);
 	out_input_str(o, "algo", "collectives", coll_algo_name(p.algo));
+	if (p.layers > 1) {
+		snprintf(note, sizeof(note), "stage 3 gathers layer by layer: %.15g layers, "
+			 "3 collectives each per step", p.layers);
+		out_input_str(o, "zero3", "ZeRO-3", note);
+	}
 
 	memcpy(cols, columns, sizeof(cols));
 	{

@@ -17,6 +17,7 @@
 #include <gsl/gsl_roots.h>
 #include <gsl/gsl_vector.h>
 
+#include "step.h"
 #include "train.h"
 #include "units.h"
 
@@ -178,6 +179,7 @@ void zero_params_init(struct zero_params *p)
 	p->param_bytes = 2;
 	p->grad_bytes = 2;
 	p->optim_bytes = 12;
+	p->layers = 1;
 	p->algo = ALGO_RING;
 }
 
@@ -225,6 +227,34 @@ static double S_ag(const struct zero_params *p, const struct cost_model *m, unsi
 	return cost_time(m, OP_ALLREDUCE, p->algo, n, bytes) / 2;
 }
 
+/* The collectives of zero_cost, for the step ledger: p->algo on model m. */
+struct S_zero_link {
+	const struct zero_params *p;
+	const struct cost_model *m;
+};
+
+static int S_zero_coll(void *arg, enum coll_op op, unsigned long ranks, unsigned long per_node,
+		       double bytes, struct step_coll *out, struct errbuf *eb)
+{
+	const struct S_zero_link *z = arg;
+
+	(void)per_node;
+	out->tier = "link";
+	switch (op) {
+	case OP_ALLREDUCE:
+		out->time_s = cost_time(z->m, OP_ALLREDUCE, z->p->algo, ranks, bytes);
+		return 0;
+	case OP_REDUCESCATTER:
+		out->time_s = S_rs(z->p, z->m, ranks, bytes);
+		return 0;
+	case OP_ALLGATHER:
+		out->time_s = S_ag(z->p, z->m, ranks, bytes);
+		return 0;
+	default:
+		return errbuf_set(eb, "ZeRO has no %s", coll_op_name(op));
+	}
+}
+
 void zero_cost(const struct zero_params *p, const struct link *l, unsigned long ranks,
 	       int stage, struct zero_cost *c)
 {
@@ -239,6 +269,9 @@ void zero_cost_model(const struct zero_params *p, const struct cost_model *m,
 {
 	double psi = p->params, n = (double)ranks, share = (n - 1) / n;
 	double P = p->param_bytes * psi, G = p->grad_bytes * psi, K = p->optim_bytes * psi;
+	struct S_zero_link zl = { p, m };
+	struct step_result r;
+	struct errbuf eb;
 
 	c->ranks = ranks;
 	c->stage = stage;
@@ -250,18 +283,20 @@ void zero_cost_model(const struct zero_params *p, const struct cost_model *m,
 	switch (stage) {
 	case 0:
 		c->comm_B = 2 * share * G;
-		c->comm_s = cost_time(m, OP_ALLREDUCE, p->algo, ranks, G);
 		break;
 	case 1:
 	case 2:
 		c->comm_B = share * (G + P);
-		c->comm_s = S_rs(p, m, ranks, G) + S_ag(p, m, ranks, P);
 		break;
 	default:
 		c->comm_B = share * (G + 2 * P);
-		c->comm_s = S_rs(p, m, ranks, G) + 2 * S_ag(p, m, ranks, P);
 		break;
 	}
+	memset(&r, 0, sizeof(r));
+	if (step_dp_rows(psi, p->layers >= 1 ? p->layers : 1, 1, stage, ranks, ranks,
+			 p->grad_bytes, p->param_bytes, S_zero_coll, &zl, &r, &eb) < 0)
+		r.dp_comm_s = NAN;
+	c->comm_s = r.dp_comm_s;
 }
 
 /* -------------------------------------------------------------- speedup */

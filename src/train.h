@@ -94,6 +94,7 @@ struct zero_params {
 	double param_bytes;  /* bytes per parameter (2: bf16/fp16) */
 	double grad_bytes;   /* bytes per gradient (2) */
 	double optim_bytes;  /* K: optimizer bytes per parameter (12: fp32 copy, momentum, variance) */
+	double layers;       /* layers ZeRO-3 gathers one at a time; 1: the whole model at once */
 	enum coll_algo algo;   /* all-reduce of stage 0; ring gives ring RS/AG for 1-3 */
 };
 
@@ -123,6 +124,10 @@ struct zero_cost {
  *   time    0: ar_time(algo, gΨ); 1, 2: RS(gΨ) + AG(pΨ); 3: RS(gΨ) + 2·AG(pΨ)
  * RS and AG are rs_ring_time/ag_ring_time for the ring; for another
  * algorithm each is taken as half its all-reduce (exact for Rabenseifner).
+ * With p->layers = l > 1, stage 3 gathers layer by layer as ZeRO does:
+ * l·(RS(gΨ/l) + 2·AG(pΨ/l)), the same bytes and l times the latency.
+ * The times are the data-parallel rows of the step ledger (step_dp_rows,
+ * one micro-batch), so zero and step agree.
  */
 void zero_cost(const struct zero_params *p, const struct link *l, unsigned long ranks,
 	       int stage, struct zero_cost *c);

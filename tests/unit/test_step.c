@@ -318,3 +318,48 @@ void test_step_moe(void)
 		 + 2 * 3 * 4096.0 * 14336) + 32000 * 4096.0) + 12 * r.tokens * 32 * 4096.0 * 4096,
 		 1e-12);
 }
+
+/*
+ * The commands agree: pure data parallelism in step gives the same
+ * gradient all-reduce as ddp for the same gradient, and zero's stage-3
+ * time for a workload is the step ledger's ZeRO-3 rows.
+ */
+#include "train.h"
+
+void test_step_agrees_with_ddp_and_zero(void)
+{
+	struct workload w = gpt3();
+	struct step_config c;
+	struct step_result r;
+	struct errbuf eb;
+	struct ddp_params dp;
+	struct ddp_step ds;
+	struct zero_params zp;
+	struct zero_cost zc;
+	struct layer_params lp;
+	double params;
+
+	w.layers = 4;      /* small enough for one GPU's arithmetic */
+	step_config_init(&c);
+	c.dp = 64;
+	c.seq = 2048;
+	CHECK(step_run(&w, &c, NULL, ring_coll, NULL, &r, &eb) == 0);
+	workload_layer_params(&w, &lp);
+	params = 4 * (lp.attn + lp.mlp + lp.other);
+	DBL_NEAR(r.stage_params, params, 1e-15);
+
+	ddp_params_init(&dp);
+	dp.grad_bytes = 4 * params;
+	dp.compute = 1;
+	ddp_step(&dp, &test_link, 64, &ds);
+	DBL_NEAR(r.dp_comm_s, ds.comm_s, 1e-15);
+
+	zero_params_init(&zp);
+	zp.params = params;
+	zp.grad_bytes = 4;
+	zp.layers = 4;
+	zero_cost(&zp, &test_link, 64, 3, &zc);
+	c.zero = 3;
+	CHECK(step_run(&w, &c, NULL, ring_coll, NULL, &r, &eb) == 0);
+	DBL_NEAR(r.dp_comm_s, zc.comm_s, 1e-15);
+}

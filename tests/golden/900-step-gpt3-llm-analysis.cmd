@@ -1,0 +1,1 @@
+--alpha 0 --beta 300GB/s step --workload gpt3-175b --tp 8 --pp 12 --dp 16 --micro-batch 4 --seq 2048 --format csv

@@ -1,0 +1,1 @@
+--alpha 0 --beta 300GB/s step --workload gpt3-175b --tp 8 --pp 12 --dp 16 --micro-batch 1 --global-batch 1536 --seq 2048 --recompute full --sequence-parallel --zero 1 --peak 312e12 --gpu-memory 80GB

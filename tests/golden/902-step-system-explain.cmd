@@ -1,0 +1,1 @@
+--system dgx-h100 step --workload llama3-70b --tp 8 --pp 4 --dp 2 --global-batch 64 --sequence-parallel --recompute selective --explain

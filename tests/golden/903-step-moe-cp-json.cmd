@@ -1,0 +1,1 @@
+--system dgx-h100 step --workload mixtral-8x7b --tp 2 --dp 16 --ep 8 --cp 2 --seq 8192 --global-batch 64 --sequence-parallel --format json

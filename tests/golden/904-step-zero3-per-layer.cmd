@@ -1,0 +1,1 @@
+--alpha 5us --beta 200GB/s step --workload llama2-70b --dp 1024 --zero 3 --seq 4096 --format csv

@@ -1,0 +1,1 @@
+--alpha 5us --beta 200GB/s step --workload llama2-7b --tp 2 --dp 4

@@ -1,0 +1,1 @@
+--system dgx-h100 search --workload llama3-70b --gpus 64,128 --global-batch 512 --price 2.5 --tokens 15T --top 5

@@ -1,0 +1,1 @@
+--alpha 5us --beta 300GB/s search --workload llama2-7b --gpus 8 --global-batch 16 --seq 4096 --max-cp 1 --max-micro-batch 2 --format csv

@@ -1,0 +1,1 @@
+--alpha 5us --beta 300GB/s search --workload llama3-405b --gpus 8 --global-batch 8
