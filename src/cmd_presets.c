@@ -168,6 +168,54 @@ static int list_presets(const struct ctx *ctx, const char *kind)
 	return EXIT_OK;
 }
 
+/* A tier as one line: preset, α, β and line rate. */
+static void show_tier(struct out *o, const char *what, unsigned count, const struct tier *t)
+{
+	char a[32], b[32], l[32], k[16] = "";
+
+	units_fmt_time(a, sizeof(a), t->link.alpha, 3);
+	units_fmt_rate(b, sizeof(b), t->link.beta, 4);
+	units_fmt_rate(l, sizeof(l), t->beta_line, 4);
+	if (count)
+		snprintf(k, sizeof(k), "%u x ", count);
+	out_text(o, "  %s: %s%s, alpha %s, beta %s, line rate %s", what, k, t->name, a, b, l);
+}
+
+/* A system resolved down to its gpu and link presets (human table only). */
+static void show_system(const struct ctx *ctx, struct out *o, const struct preset *p)
+{
+	struct system s;
+	struct errbuf eb;
+	char mem[32], rate[32], price[96] = "";
+
+	if (system_from_preset(&ctx->dirs, p, &s, &eb) < 0)
+		die("%s", eb.msg);
+	units_fmt_size(mem, sizeof(mem), s.gpu.memory_B);
+	units_fmt_rate(rate, sizeof(rate), s.gpu.nvlink_link_Bps, 3);
+	out_text(o, "%s", "");
+	out_text(o, "resolved:");
+	out_text(o, "  gpu: %lu x %s (%s, %s, %u NVLink x %s, PCIe %u, %.4g TFLOP/s bf16 dense)",
+		 s.gpus_per_node, s.gpu.name, gpu_arch_name(s.gpu.arch), mem,
+		 s.gpu.nvlink_links, s.gpu.nvlink_links ? rate : "-", s.gpu.pcie_gen,
+		 s.gpu.bf16_flops / 1e12);
+	show_tier(o, "intra", 0, &s.intra);
+	if (s.have_inter && s.nics_per_node) {
+		show_tier(o, "inter", s.nics_per_node, &s.inter);
+		units_fmt_rate(rate, sizeof(rate), s.nics_per_node * s.inter.beta_line, 4);
+		out_text(o, "  NICs per node together: %s line rate", rate);
+	} else {
+		out_text(o, "  inter: none (one node only)");
+	}
+	if (!isnan(s.price_per_gpu_hour))
+		snprintf(price, sizeof(price), ", %.2f USD per GPU-hour (%s)", s.price_per_gpu_hour,
+			 s.price_date ? s.price_date : "undated");
+	out_text(o, "  nvls %s, p2p %s, nvswitch %s, pcie_path %s, cpu %s%s%s",
+		 s.nvls ? "yes" : "no", s.p2p ? "yes" : "no", s.nvswitch ? "yes" : "no",
+		 pcie_path_name(s.pcie_path), cpu_vendor_name(s.cpu),
+		 s.cpu_given ? "" : " (default)", price);
+	system_release(&s);
+}
+
 /*
  * One preset: a row per key.  CSV and JSON rows start with the listing's
  * columns (the contract for this command) so both outputs stay one table;
@@ -236,6 +284,8 @@ static int show_preset(const struct ctx *ctx, const struct preset *p)
 		out_row(o, c);
 	}
 	out_table_end(o);
+	if (!strcmp(p->kind, "system"))
+		show_system(ctx, o, p);
 	ctx_out_close(ctx, o);
 	return EXIT_OK;
 }

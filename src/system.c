@@ -315,6 +315,8 @@ int system_from_preset(const struct preset_dirs *d, const struct preset *p,
 		goto fail;
 	t.nics_per_node = (unsigned)nics;
 	t.nics_line = preset_line(p, "nics_per_node");
+	if (!t.nics_line)
+		t.nics_line = preset_line(p, "gpus_per_node");
 	inter = preset_get(p, "inter");
 	if (inter) {
 		if (tier_load(d, inter, base, &t.inter, eb) < 0) {
@@ -393,8 +395,8 @@ int system_check_ranks(const struct system *s, unsigned long ranks, struct errbu
 	if (nodes <= 1 || (s->have_inter && s->nics_per_node > 0))
 		return 0;
 	if (s->path)
-		return errbuf_set(eb, "%s:%d: nics_per_node is 0 but %lu ranks need %lu nodes "
-				  "of %lu GPUs", s->path, s->nics_line ? s->nics_line : 1,
+		return errbuf_set(eb, "%s:%d: nics_per_node: no NICs, but %lu ranks need %lu "
+				  "nodes of %lu GPUs", s->path, s->nics_line ? s->nics_line : 1,
 				  ranks, nodes, s->gpus_per_node);
 	return errbuf_set(eb, "system '%s' has no NICs (nics_per_node 0) but %lu ranks need "
 			  "%lu nodes of %lu GPUs", s->name, ranks, nodes, s->gpus_per_node);
