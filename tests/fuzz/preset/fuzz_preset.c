@@ -17,36 +17,11 @@
 #include "model.h"
 #include "preset.h"
 
-static char fuzz_path[64];
-
-static void fuzz_remove(void)
-{
-	unlink(fuzz_path);
-}
-
-/* One temporary file for the whole run, removed at exit. */
-static const char *fuzz_file(void)
-{
-	if (!fuzz_path[0]) {
-		const char *dir = getenv("TMPDIR");
-		int fd;
-
-		snprintf(fuzz_path, sizeof(fuzz_path), "%s/fuzz-preset-XXXXXX",
-			 dir && *dir && strlen(dir) < 32 ? dir : "/tmp");
-		fd = mkstemp(fuzz_path);
-		if (fd < 0) {
-			fuzz_path[0] = '\0';
-			return NULL;
-		}
-		close(fd);
-		atexit(fuzz_remove);
-	}
-	return fuzz_path;
-}
+#include "../fuzz_file.h"
 
 static const char *fuzz_preset(const uint8_t *data, size_t size)
 {
-	const char *path = fuzz_file(), *why = NULL;
+	const char *path = fuzz_file("preset"), *why = NULL;
 	struct preset p;
 	struct errbuf eb;
 	struct link l;

@@ -17,37 +17,13 @@
 
 #include "preset.h"
 
-static char presetw_path[64];
-
-static void presetw_remove(void)
-{
-	unlink(presetw_path);
-}
-
-static const char *presetw_file(void)
-{
-	if (!presetw_path[0]) {
-		const char *dir = getenv("TMPDIR");
-		int fd;
-
-		snprintf(presetw_path, sizeof(presetw_path), "%s/fuzz-presetw-XXXXXX",
-			 dir && *dir && strlen(dir) < 32 ? dir : "/tmp");
-		fd = mkstemp(presetw_path);
-		if (fd < 0) {
-			presetw_path[0] = '\0';
-			return NULL;
-		}
-		close(fd);
-		atexit(presetw_remove);
-	}
-	return presetw_path;
-}
+#include "../fuzz_file.h"
 
 /* Write kv to the file; 1 written and read back identical, 0 refused, or a reason. */
 static const char *write_read(const char *comment, const struct preset_kv *kv, size_t n,
 			      int *written)
 {
-	const char *path = presetw_file();
+	const char *path = fuzz_file("presetw");
 	struct preset p;
 	struct errbuf eb;
 	size_t i, j;

@@ -20,35 +20,11 @@
 #include "fit.h"
 #include "preset.h"
 
-static char regime_path[64];
-
-static void regime_remove(void)
-{
-	unlink(regime_path);
-}
-
-static const char *regime_file(void)
-{
-	if (!regime_path[0]) {
-		const char *dir = getenv("TMPDIR");
-		int fd;
-
-		snprintf(regime_path, sizeof(regime_path), "%s/fuzz-regime-XXXXXX",
-			 dir && *dir && strlen(dir) < 32 ? dir : "/tmp");
-		fd = mkstemp(regime_path);
-		if (fd < 0) {
-			regime_path[0] = '\0';
-			return NULL;
-		}
-		close(fd);
-		atexit(regime_remove);
-	}
-	return regime_path;
-}
+#include "../fuzz_file.h"
 
 static const char *fuzz_regime(const uint8_t *data, size_t size)
 {
-	const char *path = regime_file(), *why = NULL;
+	const char *path = fuzz_file("regime"), *why = NULL;
 	struct fit_model m;
 	struct preset p;
 	struct errbuf eb;

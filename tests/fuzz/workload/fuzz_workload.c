@@ -19,31 +19,7 @@
 #include "preset.h"
 #include "workload.h"
 
-static char workload_path[64];
-
-static void workload_remove(void)
-{
-	unlink(workload_path);
-}
-
-static const char *workload_file(void)
-{
-	if (!workload_path[0]) {
-		const char *dir = getenv("TMPDIR");
-		int fd;
-
-		snprintf(workload_path, sizeof(workload_path), "%s/fuzz-workload-XXXXXX",
-			 dir && *dir && strlen(dir) < 32 ? dir : "/tmp");
-		fd = mkstemp(workload_path);
-		if (fd < 0) {
-			workload_path[0] = '\0';
-			return NULL;
-		}
-		close(fd);
-		atexit(workload_remove);
-	}
-	return workload_path;
-}
+#include "../fuzz_file.h"
 
 static int whole_positive(double x)
 {
@@ -52,7 +28,7 @@ static int whole_positive(double x)
 
 static const char *fuzz_workload(const uint8_t *data, size_t size)
 {
-	const char *path = workload_file(), *why = NULL;
+	const char *path = fuzz_file("workload"), *why = NULL;
 	char *first = malloc(size + 1), *nl;
 	struct workload w;
 	struct preset p;
