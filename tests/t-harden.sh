@@ -108,10 +108,12 @@ else
 fi
 
 # ---- fatal signals in the middle of a long sweep ----
-# Background jobs of a non-interactive shell ignore SIGINT and SIGQUIT;
-# env --default-signal (coreutils 8.31) gives them back their default.
+# Background jobs of a non-interactive shell ignore SIGINT and SIGQUIT,
+# and a suite started under nohup ignores SIGHUP (commtime rightly keeps
+# a signal ignored that it inherits ignored); env --default-signal
+# (coreutils 8.31) gives them back their default.
 if env --default-signal=INT true 2>/dev/null; then
-	run_bg() { env --default-signal=INT,QUIT "$COMMTIME" "$@" >/dev/null 2>&1 & }
+	run_bg() { env --default-signal=INT,QUIT,HUP "$COMMTIME" "$@" >/dev/null 2>&1 & }
 	sigs="TERM INT HUP QUIT ALRM USR1 XCPU"
 else
 	run_bg() { "$COMMTIME" "$@" >/dev/null 2>&1 & }
