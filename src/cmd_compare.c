@@ -30,6 +30,8 @@ static const struct opts_usage usage = {
 		 "messages whose bus bandwidth is short of the line rate (the preset's\n"
 		 "beta_line, else beta) or, on a system, of the predicted bus bandwidth:\n"
 		 "the sign of a broken link, topology or fabric.\n",
+	.footer = "On a system the model chooses the algorithm at each size unless --algo\n"
+		  "(and the global --proto) restrict it, as NCCL_ALGO and NCCL_PROTO do.\n",
 };
 
 /* The columns design.md pins, then the band of --range or the model's choice. */
@@ -342,7 +344,8 @@ static double link_line_rate(const struct ctx *ctx)
 
 /* The algorithm of the prediction, checked against the log's collective. */
 static enum coll_algo compare_algo(const struct ctx *ctx, const struct opt *options,
-				   enum coll_algo asked, enum coll_op op)
+				   enum coll_algo asked, enum coll_op op, unsigned long ranks,
+				   double bytes)
 {
 	if (!ctx->have_system) {
 		if (op != OP_ALLREDUCE && asked != ALGO_RING)
@@ -355,6 +358,16 @@ static enum coll_algo compare_algo(const struct ctx *ctx, const struct opt *opti
 	if (!cost_algo_supported(&ctx->model, op, asked))
 		die_usage("--algo: the %s model has no '%s' for %s", cost_kind_name(ctx->model.kind),
 			  coll_algo_name(asked), coll_op_name(op));
+	{
+		/* An algorithm the machine cannot run (NVLS without NVLink SHARP). */
+		struct group g = { .ranks = ranks };
+		struct coll_cost c;
+		struct errbuf eb;
+
+		if (cost_coll(&ctx->model, op, asked, &g, bytes, &c, &eb) < 0)
+			die("--algo %s on %lu ranks of %s: %s", coll_algo_name(asked), ranks,
+			    ctx->system.name, eb.msg);
+	}
 	return asked;
 }
 
@@ -403,9 +416,9 @@ int cmd_compare(int argc, char **argv, struct ctx *ctx)
 				 .on_system = ctx->have_system, .tol = tol, .minbw = minbw,
 				 .large = large, .line_rate = NAN,
 				 .pr = { .model = &ctx->model } };
-	c.algo = compare_algo(ctx, options, ma.algo, c.op);
 	if (ctx->have_system && system_check_ranks(&ctx->system, m.ranks, &eb) < 0)
 		die("%s", eb.msg);
+	c.algo = compare_algo(ctx, options, ma.algo, c.op, m.ranks, m.rows[m.n - 1].size);
 	if (expected) {
 		load_expected(expected, &m, (int)c.algo, &e);
 		c.expected = &e;
