@@ -517,9 +517,11 @@ int nccl_tune_init(struct nccl_tune *t, const struct nccl_params *p,
 				intra_lat = p->hw_lat[hw_intra[a]][a][pr];
 				inter_lat = ppn == 1 ? p->hw_lat[NCCL_HW_NET][NCCL_TREE][pr]
 						     : p->hw_lat[NCCL_HW_NET][a][pr];
-				/* + graph latencyInter, twice for Simple: 0 for the
-				 * IB and socket transports (net_ib/init.cc:558,
-				 * net_socket.cc:174) */
+				/* + the graph's latencyInter, the latency the network
+				 * plugin reports (search.cc:745), once more for Simple,
+				 * the flush (tuning.cc:389-391).  0 for NCCL's IB and
+				 * socket transports; AWS's EFA plugin reports 75 µs. */
+				inter_lat += m->net_latency * (pr == NCCL_SIMPLE ? 2 : 1);
 				if (a == NCCL_RING) {
 					int hw = nodes == 1 ? hw_intra[a] : NCCL_HW_NET;
 					double l = p->hw_lat[hw][a][pr];
