@@ -429,6 +429,7 @@ int nccl_tune_init(struct nccl_tune *t, const struct nccl_params *p,
 	       m->sm >= 80 ? NCCL_AMPERE : NCCL_VOLTA;      /* tuning.cc:263-266 */
 	t->arch = arch;
 	t->cpu = m->cpu;
+	t->net_latency = m->net_latency;
 	/* A machine with fewer ranks than GPUs per node uses only `ranks` of them. */
 	{
 		struct nccl_machine mm = *m;
@@ -693,6 +694,10 @@ int nccl_terms(const struct nccl_tune *t, const struct nccl_params *p,
 		TERM("network latency per step",
 		     ranks == nodes ? p->hw_lat[NCCL_HW_NET][NCCL_TREE][pr] : p->hw_lat[NCCL_HW_NET][a][pr],
 		     "us", "tuning.cc:171-174, 387-388");
+		if (t->net_latency > 0)
+			TERM("network plugin latency per step",
+			     t->net_latency * (pr == NCCL_SIMPLE ? 2 : 1), "us",
+			     "search.cc:745, tuning.cc:389-391 (twice for Simple)");
 		if (a == NCCL_RING && f != NCCL_BROADCAST && f != NCCL_REDUCE)
 			TERM("network overhead per step", p->net_overhead[t->cpu] * (pr == NCCL_SIMPLE ? 3 : 1),
 			     "us", "tuning.cc:228-233, 405-410");

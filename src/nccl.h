@@ -98,6 +98,7 @@ struct nccl_tune {
 	double bw[NCCL_NFUNC][NCCL_NALGO][NCCL_NPROTO];   /* GB/s of algorithm bandwidth; 0 = not usable */
 	int comm_channels;    /* comm->nChannels: twice the ring channels, at most 64 */
 	enum nccl_cpu cpu;
+	double net_latency;   /* µs: the network plugin's latency (nccl_machine) */
 };
 
 /* "tree", "ring", "collnetdirect", "collnetchain", "nvls", "nvlstree", "pat". */
