@@ -35,7 +35,8 @@ a100-x16-p4d-efa        aws-p4d          -
 a100-x8-nvswitch        hgx-a100-1node   -
 l40s-x4-pcie-ring       l40s-x4          --algo=ring
 l40s-x4-pcie-tree       l40s-x4          --algo=tree
-rtx4090-x4-pcie-p2p     rtx4090-x4       -'
+rtx4090-x4-pcie-p2p     rtx4090-x4       -
+a100-x8-polaris-slingshot polaris        -'
 
 # run LOG SYSTEM OPTS: the CSV of compare into $tmp/LOG.csv; 0 on success
 run() {
