@@ -90,6 +90,19 @@ void test_nccl_graphs_one_node(void)
 		nccl_graphs(&l, 1, g);
 		INT_EQ(g[NCCL_RING].nchannels, 1);
 		DBL_NEAR(g[NCCL_RING].bw_intra, 15.0, 0);
+		/* across Intel sockets, taken as Sapphire Rapids (SRP_QPI_BW 22,
+		 * topo.h:29): the fastest speed under 22 is 20, 1 × 20 */
+		l.cpu = NCCL_CPU_INTEL;
+		nccl_graphs(&l, 1, g);
+		INT_EQ(g[NCCL_RING].nchannels, 1);
+		DBL_NEAR(g[NCCL_RING].bw_intra, 20.0, 0);
+		/* P2P off under one switch: diverted through the CPU
+		 * (paths.cc:761-772), a PHB path with Intel's 6/5: 1 × 20 */
+		l.pcie_path = NCCL_PATH_PIX;
+		l.p2p = 0;
+		nccl_graphs(&l, 1, g);
+		INT_EQ(g[NCCL_RING].nchannels, 1);
+		DBL_NEAR(g[NCCL_RING].bw_intra, 20.0, 0);
 	}
 }
 
