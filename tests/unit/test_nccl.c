@@ -382,3 +382,22 @@ void test_nccl_nic_ports_merge(void)
 	CHECK(nccl_machine_from_system(&s, &m, &eb) == 0);
 	DBL_NEAR(m.net_latency, 75.0, 1e-9);
 }
+
+void test_nccl_nvlstree_correction_x86_only(void)
+{
+	/* Blackwell NVLSTree takes the tree's size correction on x86 hosts
+	 * only (tuning.cc:643-646): at 1 MiB, 2^20 >> 6 = 2^14, Simple's
+	 * factor 0.5.  On an ARM host (Grace) the bandwidth is the table's. */
+	struct nccl_machine b = h100;
+	struct nccl_tune t;
+	double bw_x86, bw_arm, lat;
+
+	b.sm = 100;
+	t = tune(&b, 16, ~0u, ~0u);
+	CHECK(nccl_time(&t, P, NCCL_ALLREDUCE, NCCL_NVLS_TREE, NCCL_SIMPLE, 1 << 20, &lat, &bw_x86) > 0);
+	b.cpu = NCCL_CPU_ARM;
+	t = tune(&b, 16, ~0u, ~0u);
+	CHECK(nccl_time(&t, P, NCCL_ALLREDUCE, NCCL_NVLS_TREE, NCCL_SIMPLE, 1 << 20, &lat, &bw_arm) > 0);
+	DBL_NEAR(bw_arm, t.bw[NCCL_ALLREDUCE][NCCL_NVLS_TREE][NCCL_SIMPLE] * 1e9, 1e-3);
+	DBL_NEAR(bw_x86, 0.5 * bw_arm, 1e-3);
+}
