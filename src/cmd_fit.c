@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "fit_cmd.h"
+#include "nccl_cost.h"
+#include "system.h"
 
 static const char *const usage_lines[] = {
 	"commtime fit [options] FILE",
@@ -156,7 +158,11 @@ int cmd_fit(int argc, char **argv, struct ctx *ctx)
 	int npos;
 	const char *save_path = NULL, *name = NULL;
 	struct meas_args ma = MEAS_ARGS_INIT;
-	const char *regimes = NULL;
+	const char *regimes = NULL, *switches = NULL, *nccl_algo = NULL;
+	unsigned algo_mask = ~0u;
+	struct system sw_sys;
+	struct nccl_cost sw_nc;
+	struct cost_model sw_model;
 	int holdout = 0;
 	char *save_name = NULL;
 	struct meas m;
@@ -183,6 +189,14 @@ int cmd_fit(int argc, char **argv, struct ctx *ctx)
 			    "that the fit carries to other rank counts"),
 		OPT_POSITIVE_("line-rate", "RATE", Q_RATE, &fo.line_rate,
 			      "no fitted bandwidth above RATE (the link's line rate)"),
+		{ .type = OPT_STRING, .long_name = "switches", .argh = "SYSTEM",
+		  .value = &switches, .complete = "presets:system",
+		  .help = "protocol-aware regimes: split where NCCL's model on\n"
+			  "the log's machine SYSTEM switches between LL, LL128\n"
+			  "and Simple, and nowhere across such a switch" },
+		OPT_STRING_("nccl-algo", "LIST", &nccl_algo,
+			    "with --switches: the NCCL_ALGO the log was run with\n"
+			    "(ring, tree, ...; default NCCL's own choice)"),
 		OPT_FILE_("check", "LOG", &check,
 			  "with --system: a log to predict, not fitted (held out)"),
 		OPT_FLAG_("holdout", &holdout,
@@ -232,6 +246,19 @@ int cmd_fit(int argc, char **argv, struct ctx *ctx)
 	meas_args_load(&ma, argv[0], &m);
 	if (fit_coeffs((enum coll_op)m.op, fo.algo, m.ranks, &co, &eb) < 0)
 		die("%s: %s", m.path, eb.msg);
+	if (nccl_algo && !switches)
+		die_usage("--nccl-algo: only with --switches");
+	if (nccl_algo && nccl_algo_mask(nccl_algo, &algo_mask, &eb) < 0)
+		die_usage("--nccl-algo: %s", eb.msg);
+	if (switches) {
+		if (system_load(&ctx->dirs, switches, &sw_sys, &eb) < 0 ||
+		    system_check_ranks(&sw_sys, m.ranks, &eb) < 0 ||
+		    nccl_cost_init(&sw_nc, &sw_model, &sw_sys, algo_mask, ~0u, &eb) < 0)
+			die("--switches: %s", eb.msg);
+		fo.switches = &sw_model;
+		fo.switch_op = (enum coll_op)m.op;
+		fo.switch_ranks = m.ranks;
+	}
 
 	S = xmalloc(m.n * sizeof(*S));
 	T = xmalloc(m.n * sizeof(*T));
@@ -270,6 +297,9 @@ int cmd_fit(int argc, char **argv, struct ctx *ctx)
 	snprintf(note, sizeof(note), "T(S) = %.6g*alpha + %.6g*S/beta", co.a, co.b);
 	out_input_str(o, "model", "model", note);
 	out_input_str(o, "times", "times", ma.in_place ? "in-place" : "out-of-place");
+	if (switches)
+		out_input_str(o, "switches", "regimes", "none across a protocol switch of NCCL's "
+			      "model (--switches)");
 	out_input(o, "base_steps", "base latency", fm.base_steps, H_PLAIN, 10,
 		  fm.base_steps > 0 ? "per-step latencies per call, a prior; --base-steps" :
 		  "none (--base-steps 0)");
@@ -326,6 +356,8 @@ int cmd_fit(int argc, char **argv, struct ctx *ctx)
 	free(S);
 	free(T);
 	free(save_name);
+	if (switches)
+		system_release(&sw_sys);
 	meas_release(&m);
 	return 0;
 }
