@@ -161,6 +161,23 @@ void opt_cb_algo(const struct opt *o, const char *arg)
 		die_usage("--%s: %s", o->long_name, eb.msg);
 }
 
+void opt_cb_meas_algo(const struct opt *o, const char *arg)
+{
+	struct errbuf eb, first;
+	int op;
+
+	if (!opt_model) {
+		opt_cb_algo(o, arg);
+		return;
+	}
+	/* The log says the collective later: any of the model's names will do. */
+	for (op = 0; op < OP_COUNT; op++)
+		if (cost_algo_lookup(opt_model, (enum coll_op)op, arg, o->value,
+				     op == OP_ALLREDUCE ? &first : &eb) == 0)
+			return;
+	die_usage("--%s: %s", o->long_name, first.msg);
+}
+
 void opt_cb_algos(const struct opt *o, const char *arg)
 {
 	struct algo_set *s = o->value;

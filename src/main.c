@@ -245,7 +245,7 @@ static int system_ready(const char *name)
 	static const char *const ready[] = {
 		"presets", "pipeline", "speedup", "fit", "allreduce", "allgather",
 		"reducescatter", "alltoall", "broadcast", "reduce", "sendrecv", "crossover",
-		"ddp", "zero", "step", "search",
+		"ddp", "zero", "step", "search", "compare",
 	};
 	size_t i;
 
