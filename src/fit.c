@@ -251,7 +251,7 @@ int fit_ab(const double *size, const double *time, size_t n,
 	f->alpha_err = sqrt(q.var_alpha);
 	/* δβ = δu·β² to first order. */
 	f->beta_err = q.u > 1 / FIT_BETA_MAX ? sqrt(q.var_u) * f->beta * f->beta : NAN;
-	f->n_half = c->a * f->alpha * f->beta / c->b;
+	f->n_half = cost_n_half(c->a, f->alpha, f->beta, c->b);
 	f->rms = sqrt(q.rss / (double)n);
 	return 0;
 }
