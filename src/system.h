@@ -71,6 +71,9 @@ struct tier {
 	char *name;               /* link preset name or path as given */
 	struct link link;         /* α (s), β (B/s) of the preset; γ unused */
 	double beta_line;         /* B/s: line rate (preset's beta_line, else beta) */
+	double base;              /* s: per-call base latency (key `base`, written by a
+				     calibration; 0 when absent), paid once by every call
+				     that uses the tier (models/fit.md) */
 };
 
 enum tier_id { TIER_INTRA, TIER_INTER, TIER_COUNT };
