@@ -13,6 +13,7 @@
 #
 # Everything runs from the top of the repository in a pinned environment.
 # TEST_JOBS (default 3) parts run at once; see "scheduling" below.
+# TEST_TIMES=1 also lists the CPU time of each part.
 cd "$(dirname "$0")/.." || exit 1
 top=$(pwd)
 LC_ALL=C; export LC_ALL
@@ -128,11 +129,14 @@ part_script() {
 	echo $? >"$tmp/$1.status"
 }
 
+# The CPU time of a part (its processes' user + system seconds, from the
+# subshell's "times") goes to $tmp/NAME.times; TEST_TIMES=1 lists them.
 run_part() {
 	case $1 in
 	t-*) part_script "$1" ;;
 	*) w=$tmp/$1.d && mkdir -p "$w" && "part_$1" 2>"$tmp/$1.err"; counts "$1" ;;
 	esac
+	times >"$tmp/$1.times"
 }
 
 # ---- scheduling ----
@@ -192,6 +196,13 @@ for t in tests/t-*.sh; do
 	grep '^not ok' "$tmp/$b.out" | sed "s|^|FAIL $t: |" >&2
 	if [ "$st" != 0 ] && [ "$f" = 0 ]; then notok "$t: exit status $st"; tail -5 "$tmp/$b.out" >&2; fi
 done
+if [ -n "$TEST_TIMES" ]; then
+	echo "CPU time of each part:"
+	for f in "$tmp"/*.times; do
+		awk -v p="$(basename "$f" .times)" 'NR == 2 { split($1, u, "m"); split($2, s, "m")
+			printf "%6.2f s  %s\n", u[1] * 60 + u[2] + s[1] * 60 + s[2], p }' "$f"
+	done | sort -rn
+fi
 printf '%s' "$summary"
 echo "scripts: $((pass - gp)) passed, $((fail - gf)) failed"
 

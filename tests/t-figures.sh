@@ -22,9 +22,14 @@ check() { # check DESCRIPTION COMMAND...: ok when COMMAND succeeds
 	if "$@"; then ok "$desc"; else notok "$desc"; fi
 }
 # Temporaries of the atomic writes: ".NAME.commtime-XXXXXX".
-no_temporaries() { [ -z "$(ls -A "$1" | grep 'commtime-')" ]; }
-is_png() { [ "$(head -c 8 "$1" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ]; }
-is_svg() { grep -q '<svg' "$1" && tail -c 64 "$1" | grep -q '</svg>'; }
+# (globs, built-ins and one process each: the checks run often)
+no_temporaries() {
+	for f in "$1"/*commtime-* "$1"/.*commtime-*; do [ -e "$f" ] && return 1; done
+	return 0
+}
+is_png() { [ "$(od -An -tx1 -N8 "$1" 2>/dev/null)" = " 89 50 4e 47 0d 0a 1a 0a" ]; }
+# an <svg element, and </svg> on the last line that is not blank
+is_svg() { awk '/<svg/ { s = 1 } NF { l = $0 } END { exit !(s && l ~ /<\/svg>/) }' "$1" 2>/dev/null; }
 is_pdf() { [ "$(head -c 5 "$1")" = "%PDF-" ]; }
 empty() { [ ! -s "$1" ]; }
 not() { ! "$@"; }
@@ -268,7 +273,7 @@ for pf in "$d"/hostile/hostile*.preset; do
 done
 (cd "$d/hostile" && gnuplot all.gp >/dev/null 2>&1)
 for w in "$d"/hostile/run-*; do
-	st=$(cat "$w/status")
+	read -r st <"$w/status"
 	what=${w##*/run-}
 	if [ "$st" = 0 ] && [ ! -e "$w/P" ] && [ ! -e "$d/hostile/P" ] && is_svg "$w/f.svg"; then
 		ok "hostile preset ${what%-*} with ${what##*-}: rendered, nothing run"
@@ -297,7 +302,7 @@ k=0
 for name in "x'; system('touch P'); '" "x\"; system(\"touch P\"); \"" \
 	'`touch P`' "@P \$(touch P)" "a'b" "x'.system('touch P').'"; do
 	k=$((k + 1))
-	st=$(cat "$w/status$k")
+	read -r st <"$w/status$k"
 	if [ "$st" = 0 ] && [ ! -e "$w/P" ] && [ ! -e "$w/alone$k/P" ] &&
 		is_png "$w/$name.png" && is_png "$w/alone$k/$name.png"; then
 		ok "hostile file name $k: rendered under its own name, nothing run"
