@@ -135,6 +135,11 @@ figures: all
 bench: all
 	@sh bench/run.sh
 
+# The held-out accuracy of the system models on the real nccl-tests logs of
+# tests/data/nccl (bench/accuracy.sh; not a test, never part of check).
+accuracy: all
+	@sh bench/accuracy.sh
+
 install: commtime $(COMPLETIONS)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SHAREDIR)/presets $(DESTDIR)$(MANDIR)
 	install -d $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR)
@@ -153,7 +158,7 @@ clean:
 	rm -f commtime commtime-probe tests/unit/run-unit tests/unit/list.h src/.flags src/.sharedir src/*.o src/*.d tests/unit/*.o tests/unit/*.d
 	rm -rf tests/tmp
 
-.PHONY: probe all deps run check asan figures bench install uninstall clean FORCE
+.PHONY: probe all deps run check asan figures bench accuracy install uninstall clean FORCE
 
 
 # ---- memory checking and fuzzing ----

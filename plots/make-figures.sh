@@ -24,6 +24,8 @@ fig() {
 
 # The seed's link, all-reduce time against message size at 8 and 64 ranks.
 fig allreduce --alpha 5e-6 --beta 200e9 allreduce --ranks 8,64 --sizes 8:8G:x2
+# Bus bandwidth on 1, 2 and 8 DGX H100 nodes: NVLink, then the NICs.
+fig system --system dgx-h100 allreduce --ranks 8,16,64
 # Where tree overtakes ring on an H100 NVLink 4 link.
 fig crossover --preset h100-nvlink4 crossover
 # The seed's DDP example: 14 GiB of gradients, 300 ms of compute.

@@ -161,6 +161,23 @@ void opt_cb_algo(const struct opt *o, const char *arg)
 		die_usage("--%s: %s", o->long_name, eb.msg);
 }
 
+void opt_cb_meas_algo(const struct opt *o, const char *arg)
+{
+	struct errbuf eb, first;
+	int op;
+
+	if (!opt_model) {
+		opt_cb_algo(o, arg);
+		return;
+	}
+	/* The log says the collective later: any of the model's names will do. */
+	for (op = 0; op < OP_COUNT; op++)
+		if (cost_algo_lookup(opt_model, (enum coll_op)op, arg, o->value,
+				     op == OP_ALLREDUCE ? &first : &eb) == 0)
+			return;
+	die_usage("--%s: %s", o->long_name, first.msg);
+}
+
 void opt_cb_algos(const struct opt *o, const char *arg)
 {
 	struct algo_set *s = o->value;
@@ -396,7 +413,9 @@ static void echo_system(const struct ctx *ctx, struct out *o)
 	out_input_str(o, "model", "model", cost_kind_name(ctx->model.kind));
 	if (ctx->model.kind == COST_NCCL) {
 		snprintf(line, sizeof(line), "%s%s", cpu_vendor_name(s->cpu),
-			 s->cpu_given ? "" : " (assumed: the system does not say)");
+			 s->cpu_given ? "" : s->cpu == CPU_INTEL ?
+			 " (assumed: the system does not say; NCCL's constants for a Sapphire Rapids Xeon)" :
+			 " (assumed: the system does not say)");
 		out_input_str(o, "cpu", "host cpu", line);
 		out_input_str(o, "nvls", "NVLink SHARP", s->nvls ? "yes" : "no");
 	}

@@ -110,6 +110,7 @@ struct algo_set {
 extern const struct cost_model *opt_model;
 opt_cb opt_cb_algo;    /* value: enum coll_algo *, one algorithm */
 opt_cb opt_cb_algos;   /* value: struct algo_set *, a list without repeats */
+opt_cb opt_cb_meas_algo;  /* value: enum coll_algo *, one algorithm of any collective */
 opt_cb opt_cb_op;      /* value: int *, an enum coll_op */
 opt_cb opt_cb_count2;  /* value: unsigned long *, a rank count >= 2 */
 opt_cb opt_cb_ranks2;  /* value: struct dlist *, rank counts >= 2 */
@@ -132,8 +133,11 @@ struct meas_args {
 	OPT_CALLBACK_("ranks", "N", &(m)->ranks, opt_cb_count2, \
 		      "rank count (default: the log's '# Rank' lines)"), \
 	{ .type = OPT_CALLBACK, .long_name = "algo", .argh = "NAME", .value = &(m)->algo, \
-	  .cb = opt_cb_algo, .complete = "ring tree dbtree rd rabenseifner", \
-	  .help = "all-reduce algorithm of the model (default ring)" }, \
+	  .cb = opt_cb_meas_algo, .complete = "ring tree dbtree rd rabenseifner nvls nvlstree " \
+	  "collnet pat", \
+	  .help = "algorithm of the model (default ring): tree, dbtree, rd,\n" \
+		  "rabenseifner for all-reduce on a link; on a system NCCL's\n" \
+		  "ring, tree, nvls, nvlstree, collnet, pat" }, \
 	OPT_FLAG_("in-place", &(m)->in_place, "use the in-place times instead of the out-of-place ones")
 
 /*

@@ -11,8 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli.h"
-#include "crossover.h"
+#include "coll_figure.h"
 
 /* What each command prints and what its size means (nccl-tests' size column). */
 static const struct coll_cmd {
@@ -49,27 +48,22 @@ static const char about[] =
 	"inside a node; inter: the node's NICs).\n";
 
 /* Machine-readable rows: one per rank count, size and algorithm. */
+#define COL_(k, l, t, h, p) { .key = k, .label = l, .type = t, .human = h, .prec = p, \
+			      .flags = COL_ALL }
 static const struct column long_cols[] = {
-	{ "ranks", "ranks", COL_INT, H_PLAIN, 0, NULL, 0, 0, COL_ALL },
-	{ "size_B", "size", COL_NUM, H_SIZE, 0, NULL, 0, 0, COL_ALL },
-	{ "algo", "algo", COL_STR, H_PLAIN, 0, NULL, 0, 0, COL_ALL },
-	{ "time_s", "time", COL_NUM, H_TIME, 0, NULL, 4, 0, COL_ALL },
-	{ "algbw_Bps", "algbw", COL_NUM, H_RATE, 0, NULL, 4, 0, COL_ALL },
-	{ "busbw_Bps", "busbw", COL_NUM, H_RATE, 0, NULL, 4, 0, COL_ALL },
+	COL_("ranks", "ranks", COL_INT, H_PLAIN, 0),
+	COL_("size_B", "size", COL_NUM, H_SIZE, 0),
+	COL_("algo", "algo", COL_STR, H_PLAIN, 0),
+	COL_("time_s", "time", COL_NUM, H_TIME, 4),
+	COL_("algbw_Bps", "algbw", COL_NUM, H_RATE, 4),
+	COL_("busbw_Bps", "busbw", COL_NUM, H_RATE, 4),
 	/* on a system only */
-	{ "nodes", "nodes", COL_INT, H_PLAIN, 0, NULL, 0, 0, COL_ALL },
-	{ "bound", "bound", COL_STR, H_PLAIN, 0, NULL, 0, 0, COL_ALL },
+	COL_("nodes", "nodes", COL_INT, H_PLAIN, 0),
+	COL_("bound", "bound", COL_STR, H_PLAIN, 0),
 };
 #define LONG_LINK 6
 #define LONG_SYSTEM 8
 
-struct run {
-	const struct ctx *ctx;
-	enum coll_op op;
-	const struct coll_cmd *cmd;
-	const enum coll_algo *algos;
-	int nalgo;
-};
 
 /* Column name of an algorithm; NCCL's own choice (ALGO_AUTO) is "nccl". */
 static const char *algo_col(enum coll_algo a)
@@ -84,43 +78,68 @@ static const char *choice_text(char *buf, size_t len, const struct coll_cost *c)
 	return buf;
 }
 
-/* One collective's cost; a model error (a run that needs NICs the system has not) ends the run. */
-static double coll(const struct run *r, enum coll_algo a, unsigned long n, double S,
-		   struct coll_cost *c)
+/*
+ * How wide the "faster" column must be for what it may say: an algorithm's
+ * name, NCCL's choice ("nvlstree/Simple"), "tie", "none (1 rank)".
+ */
+static int faster_width(const struct coll_run *r, const struct dlist *ranks)
 {
-	struct group g = { .ranks = n };
-	struct errbuf eb;
+	int w = (int)strlen("faster"), k, p;
+	size_t i;
 
-	if (cost_coll(&r->ctx->model, r->op, a, &g, S, c, &eb) < 0)
-		die("%s on %lu ranks: %s", coll_algo_name(a), n, eb.msg);
-	return c->time_s;
+	for (k = 0; k < r->nalgo; k++) {
+		int n = (int)strlen(algo_col(r->algos[k]));
+
+		w = n > w ? n : w;
+		if (r->algos[k] != ALGO_AUTO)
+			continue;
+		/* NCCL's model may choose any of its algorithms with any protocol */
+		for (p = 0; p < ALGO_COUNT; p++)
+			if (cost_algo_supported(&r->ctx->model, r->op, (enum coll_algo)p)) {
+				n = (int)(strlen(coll_algo_name((enum coll_algo)p)) + 1 +
+					  strlen(coll_proto_name(PROTO_SIMPLE)));
+				w = n > w ? n : w;
+			}
+	}
+	for (i = 0; i < ranks->n; i++)
+		if (ranks->v[i] <= 1 && w < (int)strlen("none (1 rank)"))
+			w = (int)strlen("none (1 rank)");
+	return w;
 }
 
 /* The human table: one row per rank count and size, one column per algorithm. */
-static void write_wide(struct out *o, const struct run *r, const struct dlist *ranks,
+static void write_wide(struct out *o, const struct coll_run *r, const struct dlist *ranks,
 		       const struct dlist *sizes, const struct time_unit *u)
 {
 	struct column cols[3 + ALGO_COUNT + 2];
 	struct cell cells[3 + ALGO_COUNT + 2];
 	char title[96];
-	struct table t = { r->cmd->name, title, cols, 0, 0 };
+	struct table t = { .name = r->name, .title = title, .cols = cols };
 	int sys = r->ctx->have_system;
 	size_t i, j;
 	int k, nc = 0, first;
 
-	snprintf(title, sizeof(title), "%s time per rank count and message size", r->cmd->what);
-	cols[nc++] = (struct column){ "ranks", "ranks", COL_INT, H_PLAIN, 0, NULL, 0, 5, COL_ALL };
+	snprintf(title, sizeof(title), "%s time per rank count and message size", r->what);
+	cols[nc++] = (struct column){ .key = "ranks", .label = "ranks", .type = COL_INT,
+				      .human = H_PLAIN, .width = 5, .flags = COL_ALL };
 	if (sys)
-		cols[nc++] = (struct column){ "nodes", "nodes", COL_INT, H_PLAIN, 0, NULL, 0, 5, COL_ALL };
-	cols[nc++] = (struct column){ "size_B", "size", COL_NUM, H_SIZE, 0, NULL, 0, 9, COL_ALL };
+		cols[nc++] = (struct column){ .key = "nodes", .label = "nodes", .type = COL_INT,
+					      .human = H_PLAIN, .width = 5, .flags = COL_ALL };
+	cols[nc++] = (struct column){ .key = "size_B", .label = "size", .type = COL_NUM,
+				      .human = H_SIZE, .width = 9, .flags = COL_ALL };
 	first = nc;
-	for (k = 0; k < r->nalgo; k++)
-		cols[nc++] = (struct column){ algo_col(r->algos[k]),
-					      algo_col(r->algos[k]), COL_NUM, H_FIXED,
-					      u->scale, u->suffix, u->prec, 12, COL_ALL };
-	cols[nc++] = (struct column){ "faster", "faster", COL_STR, H_PLAIN, 0, NULL, 0, 0, COL_ALL };
+	for (k = 0; k < r->nalgo; k++) {
+		cols[nc++] = (struct column){ .key = algo_col(r->algos[k]),
+					      .label = algo_col(r->algos[k]), .type = COL_NUM,
+					      .width = 12, .flags = COL_ALL };
+		column_time_unit(&cols[nc - 1], u);
+	}
+	cols[nc++] = (struct column){ .key = "faster", .label = "faster", .type = COL_STR,
+				      .human = H_PLAIN, .width = faster_width(r, ranks),
+				      .flags = COL_ALL };
 	if (sys)
-		cols[nc++] = (struct column){ "bound", "bound", COL_STR, H_PLAIN, 0, NULL, 0, 0, COL_ALL };
+		cols[nc++] = (struct column){ .key = "bound", .label = "bound", .type = COL_STR,
+					      .human = H_PLAIN, .flags = COL_ALL };
 	t.ncols = (size_t)nc;
 
 	out_table_begin(o, &t);
@@ -133,14 +152,14 @@ static void write_wide(struct out *o, const struct run *r, const struct dlist *r
 			struct coll_cost c, cb = { 0 };
 			char chose[48];
 
-			cells[0] = (struct cell){ NULL, ranks->v[i] };
+			cells[0] = (struct cell){ .x = ranks->v[i] };
 			if (sys)
-				cells[1] = (struct cell){ NULL, (double)system_nodes(&r->ctx->system, n) };
-			cells[first - 1] = (struct cell){ NULL, sizes->v[j] };
+				cells[1] = (struct cell){ .x = (double)system_nodes(&r->ctx->system, n) };
+			cells[first - 1] = (struct cell){ .x = sizes->v[j] };
 			for (k = 0; k < r->nalgo; k++) {
-				double tk = coll(r, r->algos[k], n, sizes->v[j], &c);
+				double tk = coll_run_cost(r, r->algos[k], n, sizes->v[j], &c);
 
-				cells[first + k] = (struct cell){ NULL, tk };
+				cells[first + k] = (struct cell){ .x = tk };
 				if (tk < best) {
 					best = tk;
 					b = k;
@@ -151,26 +170,26 @@ static void write_wide(struct out *o, const struct run *r, const struct dlist *r
 					tie = 1;
 				}
 			}
-			cells[first + r->nalgo] = (struct cell){
+			cells[first + r->nalgo] = (struct cell){ .s =
 				n <= 1 ? "none (1 rank)" :
 				r->nalgo == 1 && r->algos[0] == ALGO_AUTO && cb.proto != PROTO_NONE ?
 				choice_text(chose, sizeof(chose), &cb) :
-				r->nalgo == 1 ? "-" : tie ? "tie" : algo_col(r->algos[b]), 0 };
+				r->nalgo == 1 ? "-" : tie ? "tie" : algo_col(r->algos[b]) };
 			if (sys)
 				cells[first + r->nalgo + 1] = (struct cell){
-					n <= 1 ? "-" : tier_name(bound), 0 };
+					.s = n <= 1 ? "-" : tier_name(bound) };
 			out_row(o, cells);
 		}
 	out_table_end(o);
 }
 
 /* CSV and JSON: one row per rank count, size and algorithm, streamed. */
-static void write_long(struct out *o, const struct run *r, const struct dlist *ranks,
+static void write_long(struct out *o, const struct coll_run *r, const struct dlist *ranks,
 		       const struct dlist *sizes)
 {
 	int sys = r->ctx->have_system;
-	struct table t = { r->cmd->name, NULL, long_cols,
-			   sys ? LONG_SYSTEM : LONG_LINK, 0 };
+	struct table t = { .name = r->name, .cols = long_cols,
+			   .ncols = sys ? LONG_SYSTEM : LONG_LINK };
 	struct cell cells[LONG_SYSTEM];
 	size_t i, j;
 	int k;
@@ -181,277 +200,30 @@ static void write_long(struct out *o, const struct run *r, const struct dlist *r
 		unsigned long n = (unsigned long)ranks->v[i];
 		double factor = busbw_factor(r->op, n);
 
-		cells[0] = (struct cell){ NULL, ranks->v[i] };
+		cells[0] = (struct cell){ .x = ranks->v[i] };
 		for (j = 0; j < sizes->n; j++) {
-			cells[1] = (struct cell){ NULL, sizes->v[j] };
+			cells[1] = (struct cell){ .x = sizes->v[j] };
 			for (k = 0; k < r->nalgo; k++) {
 				struct coll_cost c;
-				double tk = coll(r, r->algos[k], n, sizes->v[j], &c);
+				double tk = coll_run_cost(r, r->algos[k], n, sizes->v[j], &c);
 				/* one rank moves nothing: no bandwidth to speak of */
 				double algbw = tk > 0 ? sizes->v[j] / tk : NAN;
-
 				char chose[48];
 
-				cells[2] = (struct cell){ r->algos[k] == ALGO_AUTO && c.proto != PROTO_NONE ?
+				cells[2] = (struct cell){ .s = r->algos[k] == ALGO_AUTO &&
+							  c.proto != PROTO_NONE ?
 							  choice_text(chose, sizeof(chose), &c) :
-							  algo_col(r->algos[k]), 0 };
-				cells[3] = (struct cell){ NULL, tk };
-				cells[4] = (struct cell){ NULL, algbw };
-				cells[5] = (struct cell){ NULL, algbw * factor };
-				cells[6] = (struct cell){ NULL, (double)c.nodes };
-				cells[7] = (struct cell){ tier_name(c.bound), 0 };
+							  algo_col(r->algos[k]) };
+				cells[3] = (struct cell){ .x = tk };
+				cells[4] = (struct cell){ .x = algbw };
+				cells[5] = (struct cell){ .x = algbw * factor };
+				cells[6] = (struct cell){ .x = (double)c.nodes };
+				cells[7] = (struct cell){ .s = tier_name(c.bound) };
 				out_row(o, cells);
 			}
 		}
 	}
 	out_table_end(o);
-}
-
-/*
- * The figure on a link: time against message size for each algorithm and
- * rank count, on a dense grid over the sizes asked for (the models are
- * smooth, the list may be three sizes), with the crossovers marked and
- * n½ = αβ splitting the latency-bound sizes from the bandwidth-bound ones.
- */
-#define FIG_RANKS 6
-#define FIG_POINTS 160
-
-/* Is index i among FIG_RANKS indices spread evenly over 0..n-1? */
-static int shown(size_t i, size_t n)
-{
-	size_t k;
-
-	for (k = 0; k < FIG_RANKS; k++)
-		if (i == k * (n - 1) / (FIG_RANKS - 1))
-			return 1;
-	return 0;
-}
-
-/* The sizes a figure spans: those asked for, widened to three decades at least. */
-static void fig_range(const struct dlist *sizes, double *lo, double *hi)
-{
-	size_t j;
-
-	*lo = INFINITY;
-	*hi = 0;
-	for (j = 0; j < sizes->n; j++) {
-		if (sizes->v[j] > 0 && sizes->v[j] < *lo)
-			*lo = sizes->v[j];
-		if (sizes->v[j] > *hi)
-			*hi = sizes->v[j];
-	}
-	if (!(*lo <= *hi))
-		*lo = 1, *hi = 1 << 30;
-	if (*hi / *lo < 1024) {
-		*lo = *lo / 32 < 1 ? 1 : *lo / 32;
-		*hi *= 32;
-	}
-}
-
-static void figure_link(const struct run *r, const struct dlist *ranks,
-			const struct dlist *sizes)
-{
-	const struct ctx *ctx = r->ctx;
-	struct figure f = { 0 };
-	struct panel *p;
-	double lo, hi, nhalf = ctx->model.link.alpha * ctx->model.link.beta;
-	char title[256], link[128], text[160], sz[32], ylabel[64];
-	size_t i, j;
-	int a, b;
-
-	fig_range(sizes, &lo, &hi);
-	snprintf(title, sizeof(title), "%c%s time, %s", r->cmd->what[0] - 32, r->cmd->what + 1,
-		 ctx_link_text(ctx, link, sizeof(link)));
-	f.title = xstrdup(title);
-	snprintf(text, sizeof(text), "commtime %s: time of one %s against message size",
-		 r->cmd->name, r->cmd->what);
-	f.comment = xstrdup(text);
-	snprintf(ylabel, sizeof(ylabel), "time of one %s", r->cmd->what);
-	p = plot_add_panel(&f, title, r->op == OP_ALLREDUCE ? "message size per rank" :
-			   "message size (nccl-tests' size)", ylabel);
-	p->xaxis = AX_SIZE;
-	p->yaxis = AX_TIME;
-	p->logx = p->logy = 1;
-	p->xmin = lo;
-	p->xmax = hi;
-	/*
-	 * More than FIG_RANKS rank counts make a figure nobody can read: draw
-	 * FIG_RANKS of them, spread evenly over the list, first and last kept.
-	 */
-	if (ranks->n > FIG_RANKS)
-		warning("the figure shows %d of the %zu rank counts", FIG_RANKS, ranks->n);
-	for (i = 0; i < ranks->n; i++) {
-		unsigned long n = (unsigned long)ranks->v[i];
-
-		if ((ranks->n > FIG_RANKS && !shown(i, ranks->n)) || n < 2)
-			continue;
-		for (a = 0; a < r->nalgo; a++) {
-			struct plot_series *s;
-
-			snprintf(text, sizeof(text), "%s, %lu ranks", coll_algo_name(r->algos[a]), n);
-			s = plot_add_series(p, text, PS_LINES);
-			s->color = (int)r->algos[a];
-			s->dash = (int)(i % 5);
-			for (j = 0; j <= FIG_POINTS; j++) {
-				double S = lo * pow(hi / lo, j / (double)FIG_POINTS);
-
-				plot_xy(s, S, cost_time(&ctx->model, r->op, r->algos[a], n, S));
-			}
-		}
-		/*
-		 * Mark only where the fastest algorithm changes: the crossings
-		 * on the lower envelope, at most one fewer than the algorithms
-		 * (every pair of five would pile ten labels on each other).
-		 * Labels in the right third of the axis go left of their point,
-		 * and a label near another on the same side to the other side.
-		 */
-		for (a = 0; a < r->nalgo; a++)
-			for (b = a + 1; b < r->nalgo; b++) {
-				struct group g = { .ranks = n };
-				struct crossing c;
-				struct errbuf eb;
-				double t;
-				size_t k;
-				int lowest = 1, right;
-
-				/* Solved over the bracket of the crossover table, so the
-				 * figure marks the very sizes the table prints. */
-				if (crossover_coll(&ctx->model, r->op, r->algos[a], r->algos[b], &g,
-						   CROSS_LO, CROSS_HI, &c, &eb) < 0 ||
-				    c.result != CROSS_FOUND || c.bytes < lo || c.bytes > hi)
-					continue;
-				t = cost_time(&ctx->model, r->op, r->algos[a], n, c.bytes);
-				for (k = 0; k < (size_t)r->nalgo; k++)
-					if ((int)k != a && (int)k != b &&
-					    cost_time(&ctx->model, r->op, r->algos[k], n, c.bytes) <
-					    t * (1 - 1e-9))
-						lowest = 0;
-				if (!lowest)
-					continue;
-				fig_size_text(sz, sizeof(sz), c.bytes);
-				snprintf(text, sizeof(text), "%s/%s %lu: %s", coll_algo_name(r->algos[a]),
-					 coll_algo_name(r->algos[b]), n, sz);
-				right = log(c.bytes / lo) > log(hi / lo) * 2 / 3;
-				for (k = 0; k < p->nlabels; k++)
-					if (fabs(log(p->labels[k].x / c.bytes)) < log(16) &&
-					    fabs(log(p->labels[k].y / t)) < log(2.5) &&
-					    p->labels[k].point == (right ? 2 : 1))
-						right = !right;
-				plot_add_label(p, c.bytes, t, text, right ? 2 : 1);
-			}
-	}
-	if (nhalf >= lo && nhalf <= hi) {
-		fig_size_text(sz, sizeof(sz), nhalf);
-		snprintf(text, sizeof(text), "n\xc2\xbd = \xce\xb1\xce\xb2 = %s", sz);
-		plot_add_vline(p, nhalf, text, "latency-bound", "bandwidth-bound");
-	}
-	ctx_figure(ctx, &f);
-	plot_release(&f);
-}
-
-/* The tier that bounds algorithm a at size S on n ranks. */
-static enum tier_id bound_at(const struct run *r, enum coll_algo a, unsigned long n, double S)
-{
-	struct coll_cost c;
-
-	coll(r, a, n, S, &c);
-	return c.bound;
-}
-
-/*
- * The figure on a system: bus bandwidth against message size, one curve
- * per rank count (so per node count) and algorithm; the line rates of
- * both tiers drawn; on each curve a point where the bound moves from the
- * intra-node link to the NICs (found on the grid, then by bisection in
- * log size).
- */
-static void figure_system(const struct run *r, const struct dlist *ranks,
-			  const struct dlist *sizes)
-{
-	const struct ctx *ctx = r->ctx;
-	const struct system *sy = &ctx->system;
-	struct figure f = { 0 };
-	struct panel *p;
-	double lo, hi;
-	char title[256], text[200], sz[32], rate[32];
-	size_t i, j;
-	int a, it;
-
-	fig_range(sizes, &lo, &hi);
-	snprintf(title, sizeof(title), "%c%s bus bandwidth on %s (%s model)",
-		 r->cmd->what[0] - 32, r->cmd->what + 1, sy->name, cost_kind_name(ctx->model.kind));
-	f.title = xstrdup(title);
-	snprintf(text, sizeof(text), "commtime --system %s %s: busbw against message size "
-		 "per node count", sy->name, r->cmd->name);
-	f.comment = xstrdup(text);
-	p = plot_add_panel(&f, title, "message size (nccl-tests' size)", "bus bandwidth");
-	p->xaxis = AX_SIZE;
-	p->yaxis = AX_RATE;
-	p->logx = 1;
-	p->xmin = lo;
-	p->xmax = hi;
-	p->ymin = 0;
-	p->key = xstrdup("top left");
-	if (ranks->n > FIG_RANKS)
-		warning("the figure shows %d of the %zu rank counts", FIG_RANKS, ranks->n);
-	for (i = 0; i < ranks->n; i++) {
-		unsigned long n = (unsigned long)ranks->v[i];
-		unsigned long nodes = system_nodes(sy, n);
-		double factor = busbw_factor(r->op, n);
-
-		if ((ranks->n > FIG_RANKS && !shown(i, ranks->n)) || n < 2)
-			continue;
-		for (a = 0; a < r->nalgo; a++) {
-			struct plot_series *s;
-			double prevS = 0;
-			enum tier_id prev = TIER_INTRA;
-
-			snprintf(text, sizeof(text), "%s, %lu ranks (%lu node%s)",
-				 coll_algo_name(r->algos[a]), n, nodes, nodes == 1 ? "" : "s");
-			s = plot_add_series(p, text, PS_LINES);
-			s->color = (int)i;
-			s->dash = a;
-			for (j = 0; j <= FIG_POINTS; j++) {
-				double S = lo * pow(hi / lo, j / (double)FIG_POINTS);
-				struct coll_cost c;
-				double t = coll(r, r->algos[a], n, S, &c);
-
-				plot_xy(s, S, t > 0 ? S / t * factor : NAN);
-				if (j && c.bound != prev) {
-					/* bisect in log S for the size where the bound moves */
-					double x0 = prevS, x1 = S, xm;
-
-					for (it = 0; it < 60; it++) {
-						xm = sqrt(x0 * x1);
-						if (bound_at(r, r->algos[a], n, xm) == prev)
-							x0 = xm;
-						else
-							x1 = xm;
-					}
-					fig_size_text(sz, sizeof(sz), x1);
-					snprintf(text, sizeof(text), "%lu ranks: %s-bound from %s",
-						 n, tier_name(c.bound), sz);
-					t = coll(r, r->algos[a], n, x1, &c);
-					plot_add_label(p, x1, x1 / t * factor, text, 1);
-				}
-				prev = c.bound;
-				prevS = S;
-			}
-		}
-	}
-	units_fmt_rate(rate, sizeof(rate), sy->intra.beta_line, 4);
-	snprintf(text, sizeof(text), "intra line rate %s (%s)", rate, sy->intra.name);
-	plot_add_hline(p, sy->intra.beta_line, text);
-	if (sy->have_inter && sy->nics_per_node) {
-		double node = sy->nics_per_node * sy->inter.beta_line;
-
-		units_fmt_rate(rate, sizeof(rate), node, 4);
-		snprintf(text, sizeof(text), "NICs' line rate %u x %s = %s per node",
-			 sy->nics_per_node, sy->inter.name, rate);
-		plot_add_hline(p, node, text);
-	}
-	ctx_figure(ctx, &f);
-	plot_release(&f);
 }
 
 /*
@@ -511,7 +283,8 @@ static int run_coll(enum coll_op op, int argc, char **argv, struct ctx *ctx)
 		OPT_END_()
 	};
 	enum coll_algo algos[ALGO_COUNT];
-	struct run r = { .ctx = ctx, .op = op, .cmd = &colls[op], .algos = algos };
+	struct coll_run r = { .ctx = ctx, .op = op, .name = colls[op].name,
+			      .what = colls[op].what, .algos = algos };
 	struct time_unit u;
 	double tmin = INFINITY, tmax = 0, tk;
 	struct errbuf eb;
@@ -559,10 +332,10 @@ static int run_coll(enum coll_op op, int argc, char **argv, struct ctx *ctx)
 				smax = sizes.v[j];
 		}
 		for (k = 0; k < r.nalgo && ctx->format == FMT_TABLE && isfinite(nmin); k++) {
-			tk = coll(&r, algos[k], (unsigned long)nmin, smin, &c);
+			tk = coll_run_cost(&r, algos[k], (unsigned long)nmin, smin, &c);
 			if (tk > 0 && tk < tmin)
 				tmin = tk;
-			tk = coll(&r, algos[k], (unsigned long)nmax, smax, &c);
+			tk = coll_run_cost(&r, algos[k], (unsigned long)nmax, smax, &c);
 			if (tk > tmax)
 				tmax = tk;
 		}
@@ -572,7 +345,7 @@ static int run_coll(enum coll_op op, int argc, char **argv, struct ctx *ctx)
 				for (k = 0; k < r.nalgo; k++) {
 					struct coll_cost c;
 
-					tk = coll(&r, algos[k], (unsigned long)ranks.v[i],
+					tk = coll_run_cost(&r, algos[k], (unsigned long)ranks.v[i],
 						  ctx->format == FMT_TABLE ? sizes.v[j] : 0, &c);
 					if (tk > 0 && tk < tmin)
 						tmin = tk;
@@ -588,7 +361,7 @@ static int run_coll(enum coll_op op, int argc, char **argv, struct ctx *ctx)
 		out_input_str(o, "size", "size", colls[op].size);
 	if (!ctx->have_system)
 		out_input(o, "n_half_B", "half-bandwidth size n\xc2\xbd = alpha*beta",
-			  ctx->model.link.alpha * ctx->model.link.beta, H_SIZE, 4,
+			  cost_n_half(1, ctx->model.link.alpha, ctx->model.link.beta, 1), H_SIZE, 4,
 			  "below it one link is latency-bound");
 	if (ctx->format == FMT_TABLE)
 		write_wide(o, &r, &ranks, &sizes, &u);
@@ -600,49 +373,25 @@ static int run_coll(enum coll_op op, int argc, char **argv, struct ctx *ctx)
 		for (i = 0; i < ranks.n; i++)
 			for (j = 0; j < sizes.n; j++)
 				ctx_explain(ctx, o, op, (unsigned long)ranks.v[i], sizes.v[j]);
-	if (ctx_wants_figure(ctx)) {
-		if (ctx->have_system)
-			figure_system(&r, &ranks, &sizes);
-		else
-			figure_link(&r, &ranks, &sizes);
-	}
+	if (ctx_wants_figure(ctx))
+		coll_figure(&r, &ranks, &sizes);
 	ctx_out_close(ctx, o);
 	dlist_release(&ranks);
 	dlist_release(&sizes);
 	return 0;
 }
 
-int cmd_allreduce(int argc, char **argv, struct ctx *ctx)
-{
-	return run_coll(OP_ALLREDUCE, argc, argv, ctx);
-}
+/* The seven commands: one run each, parameterised by the collective. */
+#define COLL_COMMAND(name, op) \
+	int cmd_##name(int argc, char **argv, struct ctx *ctx) \
+	{ \
+		return run_coll(op, argc, argv, ctx); \
+	}
 
-int cmd_allgather(int argc, char **argv, struct ctx *ctx)
-{
-	return run_coll(OP_ALLGATHER, argc, argv, ctx);
-}
-
-int cmd_reducescatter(int argc, char **argv, struct ctx *ctx)
-{
-	return run_coll(OP_REDUCESCATTER, argc, argv, ctx);
-}
-
-int cmd_alltoall(int argc, char **argv, struct ctx *ctx)
-{
-	return run_coll(OP_ALLTOALL, argc, argv, ctx);
-}
-
-int cmd_broadcast(int argc, char **argv, struct ctx *ctx)
-{
-	return run_coll(OP_BROADCAST, argc, argv, ctx);
-}
-
-int cmd_reduce(int argc, char **argv, struct ctx *ctx)
-{
-	return run_coll(OP_REDUCE, argc, argv, ctx);
-}
-
-int cmd_sendrecv(int argc, char **argv, struct ctx *ctx)
-{
-	return run_coll(OP_SENDRECV, argc, argv, ctx);
-}
+COLL_COMMAND(allreduce, OP_ALLREDUCE)
+COLL_COMMAND(allgather, OP_ALLGATHER)
+COLL_COMMAND(reducescatter, OP_REDUCESCATTER)
+COLL_COMMAND(alltoall, OP_ALLTOALL)
+COLL_COMMAND(broadcast, OP_BROADCAST)
+COLL_COMMAND(reduce, OP_REDUCE)
+COLL_COMMAND(sendrecv, OP_SENDRECV)

@@ -1,7 +1,7 @@
 /*
  * commtime compare: measured times against the prediction, size by size,
  * with the flags of the rental checklist (far from the model, large
- * messages short of the line rate).
+ * messages short of the line rate or of what the system should give).
  */
 #include <math.h>
 #include <stdio.h>
@@ -11,12 +11,12 @@
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
 
-#include "cli.h"
-#include "fit.h"
-#include "measure.h"
+#include "compare.h"
+#include "nccl_cost.h"
 
 static const char *const usage_lines[] = {
 	"commtime compare [options] FILE",
+	"commtime --system S compare [options] FILE",
 	NULL
 };
 static const struct opts_usage usage = {
@@ -24,57 +24,65 @@ static const struct opts_usage usage = {
 	.lines = usage_lines,
 	.about = "Compares the times of an nccl-tests log (or CSV of size_B,time_s) with the\n"
 		 "prediction of the link (--alpha/--beta/--preset; a preset saved by 'fit'\n"
-		 "predicts with its regimes) or of a CSV written by 'plan' (--expected).\n"
+		 "predicts with its regimes), of a system (--system: its model, NCCL's by\n"
+		 "default, on the log's ranks) or of a CSV written by 'plan' (--expected).\n"
 		 "Flags sizes where the model is off by more than the tolerance, and large\n"
 		 "messages whose bus bandwidth is short of the line rate (the preset's\n"
-		 "beta_line, else beta): the sign of a broken link or topology.\n",
+		 "beta_line, else beta) or, on a system, of the predicted bus bandwidth:\n"
+		 "the sign of a broken link, topology or fabric.\n",
+	.footer = "On a system the model chooses the algorithm at each size unless --algo\n"
+		  "(and the global --proto) restrict it, as NCCL_ALGO and NCCL_PROTO do.\n",
 };
 
-static const struct column cols[] = {
-	{ "size_B", "size", COL_NUM, H_SIZE, 0, NULL, 3, 8, COL_ALL },
-	{ "measured_s", "measured", COL_NUM, H_TIME, 0, NULL, 4, 9, COL_ALL },
-	{ "predicted_s", "predicted", COL_NUM, H_TIME, 0, NULL, 4, 9, COL_ALL },
-	{ "rel_error", "error", COL_NUM, H_PERCENT, 0, NULL, 1, 7, COL_ALL },
-	{ "measured_busbw_Bps", "busbw", COL_NUM, H_RATE, 0, NULL, 4, 11, COL_ALL },
-	{ "predicted_busbw_Bps", "predicted", COL_NUM, H_RATE, 0, NULL, 4, 11, COL_ALL },
-	{ "flag", "flag", COL_STR, H_PLAIN, 0, NULL, 0, 0, COL_ALL },
+/* The columns design.md pins, then the band of --range or the model's choice. */
+static const struct column base_cols[] = {
+	{ .key = "size_B", .label = "size", .type = COL_NUM, .human = H_SIZE, .prec = 3, .width = 8 },
+	{ .key = "measured_s", .label = "measured", .type = COL_NUM, .human = H_TIME, .prec = 4,
+	  .width = 9 },
+	{ .key = "predicted_s", .label = "predicted", .type = COL_NUM, .human = H_TIME, .prec = 4,
+	  .width = 9 },
+	{ .key = "rel_error", .label = "error", .type = COL_NUM, .human = H_PERCENT, .prec = 1,
+	  .width = 7 },
+	{ .key = "measured_busbw_Bps", .label = "busbw", .type = COL_NUM, .human = H_RATE,
+	  .prec = 4, .width = 11 },
+	{ .key = "predicted_busbw_Bps", .label = "predicted", .type = COL_NUM, .human = H_RATE,
+	  .prec = 4, .width = 11 },
+	{ .key = "flag", .label = "flag", .type = COL_STR, .human = H_PLAIN },
 };
-static const struct table table = {
-	"compare", "measured against predicted (error = predicted/measured - 1)",
-	cols, sizeof(cols) / sizeof(cols[0]), 0
-};
-
-/* With --range: the same columns, then the band and the verdict. */
+enum { NBASE = sizeof(base_cols) / sizeof(base_cols[0]), COL_FLAG = NBASE - 1 };
 static const struct column range_cols[] = {
-	{ "size_B", "size", COL_NUM, H_SIZE, 0, NULL, 3, 8, COL_ALL },
-	{ "measured_s", "measured", COL_NUM, H_TIME, 0, NULL, 4, 9, COL_ALL },
-	{ "predicted_s", "predicted", COL_NUM, H_TIME, 0, NULL, 4, 9, COL_ALL },
-	{ "rel_error", "error", COL_NUM, H_PERCENT, 0, NULL, 1, 7, COL_ALL },
-	{ "measured_busbw_Bps", "busbw", COL_NUM, H_RATE, 0, NULL, 4, 11, COL_ALL },
-	{ "predicted_busbw_Bps", "predicted", COL_NUM, H_RATE, 0, NULL, 4, 11, COL_ALL },
-	{ "flag", "flag", COL_STR, H_PLAIN, 0, NULL, 0, 14, COL_ALL },
-	{ "low_s", "low", COL_NUM, H_TIME, 0, NULL, 4, 9, COL_ALL },
-	{ "high_s", "high", COL_NUM, H_TIME, 0, NULL, 4, 9, COL_ALL },
-	{ "in_band", "in band", COL_STR, H_PLAIN, 0, NULL, 0, 0, COL_ALL },
+	{ .key = "low_s", .label = "low", .type = COL_NUM, .human = H_TIME, .prec = 4, .width = 9 },
+	{ .key = "high_s", .label = "high", .type = COL_NUM, .human = H_TIME, .prec = 4, .width = 9 },
+	{ .key = "in_band", .label = "in band", .type = COL_STR, .human = H_PLAIN },
 };
-static const struct table range_table = {
-	"compare", "measured against predicted (error = predicted/measured - 1), with the band",
-	range_cols, sizeof(range_cols) / sizeof(range_cols[0]), 0
+static const struct column algo_col = {
+	.key = "algo", .label = "algo", .type = COL_STR, .human = H_PLAIN
 };
 
 static const struct column sum_cols[] = {
-	{ "sizes", "sizes", COL_INT, H_PLAIN, 0, NULL, 0, 0, COL_ALL },
-	{ "median_abs_rel_error", "median |error|", COL_NUM, H_PERCENT, 0, NULL, 1, 14, COL_ALL },
-	{ "worst_rel_error", "worst", COL_NUM, H_PERCENT, 0, NULL, 1, 7, COL_ALL },
-	{ "worst_size_B", "at", COL_NUM, H_SIZE, 0, NULL, 3, 8, COL_ALL },
-	{ "far", "far", COL_INT, H_PLAIN, 0, NULL, 0, 0, COL_ALL },
-	{ "peak_busbw_Bps", "large busbw", COL_NUM, H_RATE, 0, NULL, 4, 11, COL_ALL },
-	{ "line_rate_Bps", "line rate", COL_NUM, H_RATE, 0, NULL, 4, 10, COL_ALL },
-	{ "line_fraction", "share", COL_NUM, H_PERCENT, 0, NULL, 0, 5, COL_ALL },
+	{ .key = "sizes", .label = "sizes", .type = COL_INT, .human = H_PLAIN },
+	{ .key = "median_abs_rel_error", .label = "median |error|", .type = COL_NUM,
+	  .human = H_PERCENT, .prec = 1, .width = 14 },
+	{ .key = "worst_rel_error", .label = "worst", .type = COL_NUM, .human = H_PERCENT,
+	  .prec = 1, .width = 7 },
+	{ .key = "worst_size_B", .label = "at", .type = COL_NUM, .human = H_SIZE, .prec = 3,
+	  .width = 8 },
+	{ .key = "far", .label = "far", .type = COL_INT, .human = H_PLAIN },
+	{ .key = "peak_busbw_Bps", .label = "large busbw", .type = COL_NUM, .human = H_RATE,
+	  .prec = 4, .width = 11 },
+	{ .key = "line_rate_Bps", .label = "line rate", .type = COL_NUM, .human = H_RATE,
+	  .prec = 4, .width = 10 },
+	{ .key = "line_fraction", .label = "share", .type = COL_NUM, .human = H_PERCENT,
+	  .width = 5 },
 };
-static const struct table sum_table = {
-	"summary", "summary", sum_cols, sizeof(sum_cols) / sizeof(sum_cols[0]), 1
+/* On a system the reference is the predicted busbw at the same size. */
+static const struct column sys_ref_cols[] = {
+	{ .key = "predicted_busbw_Bps", .label = "predicted", .type = COL_NUM, .human = H_RATE,
+	  .prec = 4, .width = 10 },
+	{ .key = "predicted_fraction", .label = "share", .type = COL_NUM, .human = H_PERCENT,
+	  .width = 5 },
 };
+enum { NSUM = sizeof(sum_cols) / sizeof(sum_cols[0]) };
 
 /* Expected times of a plan CSV for the log's collective, ranks and algo. */
 static void load_expected(const char *path, const struct meas *log, int algo,
@@ -82,12 +90,18 @@ static void load_expected(const char *path, const struct meas *log, int algo,
 {
 	struct errbuf eb;
 	size_t i, k = 0;
+	int exact = 0;
 
 	meas_init(e, path);
 	if (meas_load_file(path, e, &eb) < 0)
 		die("%s", eb.msg);
+	/* The rows of the algorithm when the plan has them; else those of
+	 * every algorithm (the model's choice, and collectives without one). */
+	for (i = 0; i < e->n && algo >= 0 && !exact; i++)
+		exact = e->rows[i].algo == algo && (e->rows[i].op < 0 || e->rows[i].op == log->op) &&
+			(!e->rows[i].ranks || e->rows[i].ranks == log->ranks);
 	for (i = 0; i < e->n; i++)
-		if (e->rows[i].algo < 0 || e->rows[i].algo == algo)
+		if (e->rows[i].algo == algo || (!exact && e->rows[i].algo < 0))
 			e->rows[k++] = e->rows[i];
 	e->n = k;
 	if (k == 0)
@@ -106,287 +120,279 @@ static void load_expected(const char *path, const struct meas *log, int algo,
  * machine plateaus at 232 GB/s from 1 GiB), and the log cannot tell a
  * slow link from a short sweep.
  */
-static int reaches_plateau(const struct meas *m, int in_place, double factor,
-			   double *rise, double *before)
+static int reaches_plateau(const struct comparison *c, double *rise, double *before)
 {
-	const struct meas_row *last = NULL, *prev = NULL;
+	const struct cmp_row *last = &c->rows[c->m->n - 1], *prev = NULL;
 	size_t i;
 
-	for (i = 0; i < m->n; i++)
-		if (!last || m->rows[i].size > last->size)
-			last = &m->rows[i];
-	if (!last)
+	for (i = 0; i < c->m->n; i++)
+		if (c->rows[i].size <= last->size / 2)
+			prev = &c->rows[i];
+	if (!prev || !(last->busbw > 1.03 * prev->busbw))
 		return 1;
-	for (i = 0; i < m->n; i++)
-		if (m->rows[i].size <= last->size / 2 && (!prev || m->rows[i].size > prev->size))
-			prev = &m->rows[i];
-	if (!prev)
-		return 1;
-	{
-		double tl = in_place ? last->time_ip : last->time;
-		double tp = in_place ? prev->time_ip : prev->time;
-		double bl = last->size / tl * factor, bp = prev->size / tp * factor;
-
-		if (!(bl > 1.03 * bp))
-			return 1;
-		*rise = bl / bp - 1;
-		*before = prev->size;
-		return 0;
-	}
+	*rise = last->busbw / prev->busbw - 1;
+	*before = prev->size;
+	return 0;
 }
 
-static double expected_time(const struct meas *e, double size)
+double cmp_predict(const struct comparison *c, double size, struct coll_cost *cc)
 {
 	size_t i;
 
-	for (i = 0; i < e->n; i++)
-		if (e->rows[i].size == size)
-			return e->rows[i].time;
+	if (!c->expected)
+		return predictor_time(&c->pr, c->op, c->pr.fm ? c->pr.fm->algo : c->algo,
+				      c->ranks, size, cc);
+	for (i = 0; i < c->expected->n; i++)
+		if (c->expected->rows[i].size == size)
+			return c->expected->rows[i].time;
 	return NAN;
 }
 
-/* Where the prediction comes from: a plan, a fitted preset, or the link. */
-struct predictor {
-	const struct meas *expected;   /* the plan's rows, or NULL */
-	const struct fit_model *fm;    /* the preset's regimes, or NULL */
-	const struct link *link;
-	enum coll_op op;
-	enum coll_algo algo;
-	unsigned long ranks;
-};
-
-static double predict(const struct predictor *pr, double size)
+/* "tree/LL": what the model chose at one size ("-" for a plan's time). */
+static const char *choice_text(const struct comparison *c, const struct coll_cost *cc,
+			       char *buf, size_t len)
 {
-	if (pr->expected)
-		return expected_time(pr->expected, size);
-	if (pr->fm)
-		return fit_model_time(pr->fm, pr->op, pr->ranks, size);
-	return fit_link_time(pr->op, pr->algo, pr->link, pr->ranks, size);
+	if (c->expected || c->pr.fm || isnan(cc->time_s))
+		return "-";
+	if (cc->proto == PROTO_NONE)
+		return coll_algo_name(cc->algo);
+	snprintf(buf, len, "%s/%s", coll_algo_name(cc->algo), coll_proto_name(cc->proto));
+	return buf;
 }
 
-/* One compared size, as the figure draws it. */
-struct cmp_row {
-	double size, measured, busbw;   /* B, s, B/s */
-	int far, low;                   /* its flags */
+/* The comparison's results beyond its rows. */
+struct cmp_sum {
+	double *err;               /* |relative error| of each size with a prediction */
+	size_t nerr;
+	int nfar, ninside, nband;  /* far sizes; sizes inside the band of --range */
+	double worst, worst_size;  /* the largest error and its size */
+	double peak, peak_ref;     /* the best large-message busbw, and its reference (B/s) */
 };
 
-/* "dir/name.txt" -> "name.txt": the figure names files without their path. */
-static const char *base_name(const char *path)
+/* Fill the rows of c (measured, predicted, flags), write them, and sum up. */
+static void compare_rows(struct comparison *c, struct out *o, int range, int judge_bw,
+			 const struct fit_model *fm, struct cmp_sum *sum)
 {
-	const char *b = strrchr(path, '/');
+	const struct meas *m = c->m;
+	size_t i;
 
-	return b ? b + 1 : path;
+	for (i = 0; i < m->n; i++) {
+		struct cmp_row *r = &c->rows[i];
+		double ref = c->on_system ? r->pbusbw : c->line_rate;
+		double re = fit_rel_err(r->predicted, r->measured);
+		char flag[32] = "", alg[64];
+		struct cell row[NBASE + 3];
+		struct coll_cost cc = { .time_s = NAN };
+		int k = NBASE;
+
+		cmp_predict(c, r->size, &cc);
+		if (!isnan(re)) {
+			sum->err[sum->nerr++] = fabs(re);
+			if (fabs(re) > fabs(sum->worst) || isnan(sum->worst_size)) {
+				sum->worst = re;
+				sum->worst_size = r->size;
+			}
+			if (fabs(re) > c->tol) {
+				strcat(flag, "far");
+				r->far = 1;
+				sum->nfar++;
+			}
+		}
+		if (judge_bw && r->size >= c->large && r->busbw < c->minbw * ref) {
+			strcat(flag, *flag ? ",low-busbw" : "low-busbw");
+			r->low = 1;
+		}
+		/* The best large message, or the largest when none is large. */
+		if ((r->size >= c->large && (isnan(sum->peak) || r->busbw > sum->peak)) ||
+		    (i == m->n - 1 && isnan(sum->peak))) {
+			sum->peak = r->busbw;
+			sum->peak_ref = ref;
+		}
+		row[0] = (struct cell){ .x = r->size };
+		row[1] = (struct cell){ .x = r->measured };
+		row[2] = (struct cell){ .x = r->predicted };
+		row[3] = (struct cell){ .x = re };
+		row[4] = (struct cell){ .x = r->busbw };
+		row[5] = (struct cell){ .x = r->pbusbw };
+		row[COL_FLAG] = (struct cell){ .s = flag };
+		if (range) {
+			double lo, hi;
+			int in;
+
+			fit_model_range(fm, c->op, c->ranks, r->size, &lo, &hi);
+			in = r->measured >= lo && r->measured <= hi;
+			sum->ninside += in;
+			sum->nband++;
+			row[k++] = (struct cell){ .x = lo };
+			row[k++] = (struct cell){ .x = hi };
+			row[k++] = (struct cell){ .s = in ? "inside" : r->measured < lo ? "below" :
+						  "above" };
+		}
+		if (c->on_system)
+			row[k++] = (struct cell){ .s = choice_text(c, &cc, alg, sizeof(alg)) };
+		out_row(o, row);
+	}
 }
 
-/* Palette entries (plot.c: Okabe & Ito) the figure gives its parts. */
-enum { C_PRED = 0, C_FAR = 1, C_LOW = 3, C_MEAS = 6, C_LINE = 6 };
-
-/*
- * The figure: two panels side by side over the measured sizes.  Left, the
- * time of one collective, log-log: the measured points over the predicted
- * curve.  Right, the bus bandwidth, log size against a linear rate from 0,
- * because what it is for is the plateau of large messages against the line
- * rate, and that is a difference of tens of percent that a log axis would
- * flatten; the small sizes are readable on the left.  Sizes off the
- * prediction by more than the tolerance are red on both sides; large sizes
- * under --min-busbw of the line rate are purple on the right, where the
- * threshold is drawn from --large up.
- */
-static void figure_compare(const struct ctx *ctx, const struct meas *m,
-			   const struct predictor *pr, const struct cmp_row *rows,
-			   double tol, double minbw, double large, double line_rate,
-			   int inplace, const char *expected)
+/* The summary table and the notes under it. */
+static void compare_summary(const struct comparison *c, struct out *o, const struct cmp_sum *sum,
+			    int range, int plateau, double rise, double before)
 {
-	struct figure f = { 0 };
-	struct panel *p;
-	struct plot_series *s;
-	double factor = busbw_factor(pr->op, pr->ranks);
-	double lo = rows[0].size, hi = rows[m->n - 1].size, from;
-	double top = isnan(line_rate) ? 0 : line_rate, widen;
-	const char *op = coll_op_name(pr->op);
-	char title[512], link[256], text[160], b[32], pred[160], meas[64], far[64];
-	size_t i, j, nexp = 0;
-	int nfar = 0, nlow = 0;
+	const struct meas *m = c->m;
+	double largest = c->rows[m->n - 1].size;
+	double med = gsl_stats_median_from_sorted_data(sum->err, 1, sum->nerr);
+	struct column cols[NSUM];
+	struct table t = { .name = "summary", .title = "summary", .cols = cols, .ncols = NSUM,
+			   .secondary = 1 };
+	struct cell row[] = { { .x = (double)sum->nerr }, { .x = med }, { .x = sum->worst },
+			      { .x = sum->worst_size }, { .x = (double)sum->nfar },
+			      { .x = sum->peak }, { .x = sum->peak_ref },
+			      { .x = sum->peak / sum->peak_ref } };
+	int judged = plateau && !isnan(sum->peak_ref);
+	char b[32], d[32];
 
-	if (!ctx->plot && !ctx->render)
+	memcpy(cols, sum_cols, sizeof(cols));
+	if (c->on_system)
+		memcpy(cols + NSUM - 2, sys_ref_cols, sizeof(sys_ref_cols));
+	out_table_begin(o, &t);
+	out_row(o, row);
+	out_table_end(o);
+	if (sum->nfar)
+		out_text(o, "%d of %zu sizes are off the prediction by more than %.0f %%",
+			 sum->nfar, sum->nerr, 100 * c->tol);
+	if (range)
+		out_text(o, "%d of %d sizes fall inside the band", sum->ninside, sum->nband);
+	if (largest < c->large)
+		out_text(o, "no size reaches %s; the bandwidth check uses the largest",
+			 units_fmt_size(b, sizeof(b), c->large));
+	if (!plateau)
+		out_text(o, "the log ends at %s, before the bandwidth plateau: busbw still "
+			 "rises %.0f %% from %s; busbw is not judged (measure to 1G or more, "
+			 "-e 8G)", units_fmt_size(b, sizeof(b), largest), 100 * rise,
+			 units_fmt_size(d, sizeof(d), before));
+	else if (isnan(c->line_rate) && !c->on_system)
+		out_text(o, "no link given: busbw is not judged against a line rate "
+			 "(--preset LINK or --beta RATE)");
+	if (!judged || !(sum->peak < c->minbw * sum->peak_ref))
 		return;
-	for (i = 0; i < m->n; i++) {
-		nfar += rows[i].far;
-		nlow += rows[i].low;
+	if (!c->on_system) {
+		out_text(o, "large-message busbw is %.0f %% of the line rate, below %.0f %%: "
+			 "check links and topology (nvidia-smi topo -m, NCCL_DEBUG=INFO)",
+			 100 * sum->peak / sum->peak_ref, 100 * c->minbw);
+		return;
 	}
-	/* Room either side, so that no point sits on the border; a few
-	 * octaves at least, so that the curve has a shape. */
-	widen = hi / lo < 16 ? 8 : 1.5;
-	lo /= widen;
-	hi *= widen;
-	if (expected)
-		for (j = 0; j < pr->expected->n; j++)
-			nexp += pr->expected->rows[j].size >= lo && pr->expected->rows[j].size <= hi;
-	if (expected) {
-		snprintf(link, sizeof(link), "the times expected in %s", base_name(expected));
-		snprintf(pred, sizeof(pred), "expected (%s)", base_name(expected));
-	} else if (pr->fm) {
-		char l[128];
-		struct ctx plain = *ctx;
+	{
+		struct nccl_machine mach;
+		struct errbuf eb;
+		const char *cause = NULL;
+		unsigned long nodes = system_nodes(&c->ctx->system, c->ranks);
 
-		/* The preset's name once, then the single α-β it also holds. */
-		plain.have_preset = 0;
-		snprintf(link, sizeof(link), "the %zu regimes fitted in %s (single fit %s)",
-			 pr->fm->nreg, ctx->preset.name, ctx_link_text(&plain, l, sizeof(l)));
-		snprintf(pred, sizeof(pred), "predicted (%zu regimes)", pr->fm->nreg);
+		if (nccl_machine_from_system(&c->ctx->system, &mach, &eb) == 0)
+			cause = nccl_low_busbw_cause(&mach, (int)nodes, sum->peak);
+		out_text(o, "large-message busbw is %.0f %% of what %s should give (%s), below "
+			 "%.0f %%: %s", 100 * sum->peak / sum->peak_ref, c->ctx->system.name,
+			 units_fmt_rate(b, sizeof(b), sum->peak_ref, 4), 100 * c->minbw,
+			 cause ? cause : "check links, topology and fabric (nvidia-smi topo -m, "
+			 "NCCL_DEBUG=INFO)");
+	}
+}
+
+/* The echo of the inputs. */
+static void compare_inputs(const struct comparison *c, struct out *o, const struct meas_args *ma)
+{
+	const struct ctx *ctx = c->ctx;
+	const struct meas *m = c->m;
+	char fmt[64];
+
+	out_input_str(o, "file", "file", m->path);
+	snprintf(fmt, sizeof(fmt), "%s (detected)", meas_format_name(m->format));
+	out_input_str(o, "format", "format", fmt);
+	out_input_str(o, "op", "collective", coll_op_name(c->op));
+	out_input(o, "ranks", "ranks", (double)m->ranks, H_PLAIN, 10, ma->ranks ? "from --ranks" :
+		  m->format == MEAS_NCCL_TEXT ? "from the log's '# Rank' lines" : "from the file");
+	if (c->on_system)
+		out_input(o, "nodes", "nodes", (double)system_nodes(&ctx->system, c->ranks),
+			  H_PLAIN, 10, "ranks / GPUs per node, rounded up");
+	if (c->expected) {
+		out_input_str(o, "expected", "expected", c->expected_path);
 	} else {
-		char l[128];
-		const char *algo = pr->op == OP_ALLREDUCE ? coll_algo_name(pr->algo) : "ring";
+		ctx_echo_link(ctx, o);
+		out_input_str(o, "algo", "algorithm", c->pr.fm ? "the preset's regimes" :
+			      c->algo == ALGO_AUTO ? "the model's choice at each size" :
+			      coll_algo_name(c->algo));
+	}
+	if (c->on_system)
+		out_input_str(o, "busbw_reference", "busbw judged against",
+			      "the predicted busbw at each size");
+	else if (isnan(c->line_rate))
+		out_input_str(o, "line_rate_Bps", "line rate",
+			      "unknown: give --preset LINK or --beta RATE for the busbw check");
+	else
+		out_input(o, "line_rate_Bps", "line rate", c->line_rate, H_RATE, 4,
+			  ctx->have_preset && preset_get(&ctx->preset, "beta_line") ?
+			  "beta_line of the preset" : "beta");
+}
 
-		snprintf(link, sizeof(link), "%s with %s", algo, ctx_link_text(ctx, l, sizeof(l)));
-		snprintf(pred, sizeof(pred), "predicted (%s)", algo);
-	}
-	snprintf(title, sizeof(title), "%s on %lu ranks: %s against %s", op, pr->ranks,
-		 base_name(m->path), link);
-	f.title = xstrdup(title);
-	f.comment = xstrdup("commtime compare: measured times and bus bandwidth against the prediction");
-	f.width = 1280;
-	f.height = 520;
+/* The line rate of the link: the preset's beta_line, else β; NaN when no link was given. */
+static double link_line_rate(const struct ctx *ctx)
+{
+	double line = ctx->link_given ? ctx->model.link.beta : NAN;
+	struct errbuf eb;
+	int r;
 
-	/* Left: time. */
-	snprintf(text, sizeof(text), "time of one %s", op);
-	p = plot_add_panel(&f, text, "message size", "time");
-	p->xaxis = AX_SIZE;
-	p->yaxis = AX_TIME;
-	p->logx = p->logy = 1;
-	p->xmin = lo;
-	p->xmax = hi;
-	if (!expected || nexp) {
-		s = plot_add_series(p, pred, PS_LINES);
-		s->color = C_PRED;
-	}
-	if (expected) {
-		/* The plan holds the sizes it was written for: join them. */
-		for (j = 0; nexp && j < pr->expected->n; j++) {
-			double S = pr->expected->rows[j].size;
+	if (!ctx->have_preset)
+		return line;
+	r = preset_get_quantity(&ctx->preset, "beta_line", Q_RATE, &line, &eb);
+	if (r < 0)
+		die("%s", eb.msg);
+	return r == 0 ? ctx->model.link.beta : line;
+}
 
-			if (S >= lo && S <= hi)
-				plot_xy(s, S, pr->expected->rows[j].time);
-		}
-	} else {
-		for (j = 0; j <= 160; j++) {
-			double S = lo * pow(hi / lo, j / 160.0);
+/* The algorithm of the prediction, checked against the log's collective. */
+static enum coll_algo compare_algo(const struct ctx *ctx, const struct opt *options,
+				   enum coll_algo asked, enum coll_op op, unsigned long ranks,
+				   double bytes)
+{
+	if (!ctx->have_system) {
+		if (op != OP_ALLREDUCE && asked != ALGO_RING)
+			die_usage("--algo: '%s' is modelled for all_reduce only; %s uses ring",
+				  coll_algo_name(asked), coll_op_name(op));
+		return asked;
+	}
+	if (!opts_given(options, "algo"))
+		return ALGO_AUTO;
+	if (!cost_algo_supported(&ctx->model, op, asked))
+		die_usage("--algo: the %s model has no '%s' for %s", cost_kind_name(ctx->model.kind),
+			  coll_algo_name(asked), coll_op_name(op));
+	{
+		/* An algorithm the machine cannot run (NVLS without NVLink SHARP). */
+		struct group g = { .ranks = ranks };
+		struct coll_cost c;
+		struct errbuf eb;
 
-			plot_xy(s, S, predict(pr, S));
-		}
+		if (cost_coll(&ctx->model, op, asked, &g, bytes, &c, &eb) < 0)
+			die("--algo %s on %lu ranks of %s: %s", coll_algo_name(asked), ranks,
+			    ctx->system.name, eb.msg);
 	}
-	snprintf(meas, sizeof(meas), "measured (%s)", inplace ? "in-place" : "out-of-place");
-	s = plot_add_series(p, meas, PS_POINTS);
-	s->color = C_MEAS;
-	for (i = 0; i < m->n; i++)
-		plot_xy(s, rows[i].size, rows[i].measured);
-	snprintf(far, sizeof(far), "far off (> %g %%)", 100 * tol);
-	if (nfar) {
-		s = plot_add_series(p, far, PS_POINTS);
-		s->color = C_FAR;
-		for (i = 0; i < m->n; i++)
-			if (rows[i].far)
-				plot_xy(s, rows[i].size, rows[i].measured);
-	}
-
-	fig_whole_decades(p);
-
-	/* Right: bus bandwidth. */
-	p = plot_add_panel(&f, "bus bandwidth (nccl-tests busbw)", "message size", "busbw");
-	p->xaxis = AX_SIZE;
-	p->yaxis = AX_RATE;
-	p->logx = 1;
-	p->xmin = lo;
-	p->xmax = hi;
-	p->ymin = 0;
-	if (!expected || nexp) {
-		s = plot_add_series(p, pred, PS_LINES);
-		s->color = C_PRED;
-	}
-	if (expected) {
-		for (j = 0; nexp && j < pr->expected->n; j++) {
-			double S = pr->expected->rows[j].size;
-
-			if (S >= lo && S <= hi)
-				plot_xy(s, S, S / pr->expected->rows[j].time * factor);
-		}
-	} else {
-		for (j = 0; j <= 160; j++) {
-			double S = lo * pow(hi / lo, j / 160.0);
-
-			plot_xy(s, S, S / predict(pr, S) * factor);
-		}
-	}
-	for (j = 0; p->nseries && j < p->series[0].n; j++)
-		if (p->series[0].data[2 * j + 1] > top)
-			top = p->series[0].data[2 * j + 1];
-	s = plot_add_series(p, meas, PS_POINTS);
-	s->color = C_MEAS;
-	for (i = 0; i < m->n; i++) {
-		plot_xy(s, rows[i].size, rows[i].busbw);
-		if (rows[i].busbw > top)
-			top = rows[i].busbw;
-	}
-	if (nfar) {
-		s = plot_add_series(p, far, PS_POINTS);
-		s->color = C_FAR;
-		for (i = 0; i < m->n; i++)
-			if (rows[i].far)
-				plot_xy(s, rows[i].size, rows[i].busbw);
-	}
-	if (nlow) {
-		snprintf(text, sizeof(text), "low busbw (< %g %% of the line rate)", 100 * minbw);
-		s = plot_add_series(p, text, PS_POINTS);
-		s->color = C_LOW;
-		for (i = 0; i < m->n; i++)
-			if (rows[i].low)
-				plot_xy(s, rows[i].size, rows[i].busbw);
-	}
-	/* without a link there is no line rate to draw */
-	if (!isnan(line_rate)) {
-		snprintf(text, sizeof(text), "line rate %s%s", units_fmt_rate(b, sizeof(b), line_rate, 4),
-			 ctx->have_preset && preset_get(&ctx->preset, "beta_line") ? " (beta_line)" : " (\xce\xb2)");
-		plot_add_hline(p, line_rate, text);
-		/* The busbw check starts at --large, or at the largest size when none
-		 * reaches it (as the summary does). */
-		from = large <= rows[m->n - 1].size ? large : rows[m->n - 1].size;
-		snprintf(text, sizeof(text), "%g %% of the line rate, from %s", 100 * minbw,
-			 units_fmt_size(b, sizeof(b), from));
-		s = plot_add_series(p, text, PS_LINES);
-		s->color = C_LINE;
-		s->dash = 3;
-		plot_xy(s, from / 1.2, minbw * line_rate);
-		plot_xy(s, hi, minbw * line_rate);
-	}
-	/*
-	 * The key stands top left, over the small sizes whose busbw is near
-	 * zero, and above every point and the line rate with its label: a
-	 * line of the key takes about 3.5 % of the height, the label one more.
-	 */
-	p->ymax = top / (1 - 0.035 * (double)(p->nseries + 2) - 0.03);
-
-	ctx_figure(ctx, &f);
-	plot_release(&f);
+	return asked;
 }
 
 int cmd_compare(int argc, char **argv, struct ctx *ctx)
 {
 	const char *expected = NULL;
-	double tol = 0.25, minbw = 0.70, large = 64.0 * 1048576, line_rate, factor;
-	double *err, peak = NAN, worst = 0, worst_size = NAN, med = NAN;
+	double tol = 0.25, minbw = 0.70, large = 64.0 * 1048576;
 	struct meas_args ma = MEAS_ARGS_INIT;
-	enum coll_algo algo;
-	int have_regimes = 0, nfar = 0, plateau, judge_bw, range = 0, ninside = 0, nband = 0;
-	double rise = 0, before = 0;
-	size_t i, nerr = 0, largest_i;
+	int have_regimes = 0, plateau, range = 0;
+	double rise = 0, before = 0, factor;
+	size_t i;
 	struct meas m, e;
 	struct fit_model fm;
-	struct predictor pr;
-	struct cmp_row *rows;
+	struct comparison c;
+	struct cmp_sum sum = { .worst = 0, .worst_size = NAN, .peak = NAN, .peak_ref = NAN };
+	struct column cols[NBASE + 3];
+	struct table t = { .name = "compare", .cols = cols, .ncols = NBASE };
 	struct errbuf eb;
 	struct out *o;
-	char note[160];
-
 	struct opt options[] = {
 		OPTS_MEASUREMENT(&ma),
 		OPT_GROUP_("the comparison"),
@@ -396,7 +402,7 @@ int cmd_compare(int argc, char **argv, struct ctx *ctx)
 			    "flag errors larger than this (default 25%)"),
 		OPT_SHARE_("min-busbw", "FRAC", &minbw,
 			   "flag large messages below this share of the line rate\n"
-			   "(default 70%)"),
+			   "(on a system: of the predicted busbw; default 70%)"),
 		OPT_NUMBER_("large", "SIZE", Q_SIZE, &large,
 			    "smallest size that counts as large (default 64MiB)"),
 		OPT_FLAG_("range", &range,
@@ -411,172 +417,69 @@ int cmd_compare(int argc, char **argv, struct ctx *ctx)
 	if (tol < 0)
 		die_usage("--tolerance: '%s' is negative", opts_given(options, "tolerance"));
 	meas_args_load(&ma, argv[0], &m);
-	algo = ma.algo;
-	if (m.op != OP_ALLREDUCE && algo != ALGO_RING)
-		die_usage("--algo: '%s' is modelled for all_reduce only; %s uses ring",
-			  coll_algo_name(algo), coll_op_name((enum coll_op)m.op));
-	factor = busbw_factor((enum coll_op)m.op, m.ranks);
-
-	if (expected)
-		load_expected(expected, &m, (int)algo, &e);
-	else if (ctx->have_preset &&
-		 (have_regimes = fit_model_from_preset(&ctx->preset, &fm, &eb)) < 0)
+	c = (struct comparison){ .ctx = ctx, .m = &m, .op = (enum coll_op)m.op,
+				 .ranks = m.ranks, .in_place = ma.in_place,
+				 .on_system = ctx->have_system, .tol = tol, .minbw = minbw,
+				 .large = large, .line_rate = NAN,
+				 .pr = { .model = &ctx->model } };
+	if (ctx->have_system && system_check_ranks(&ctx->system, m.ranks, &eb) < 0)
 		die("%s", eb.msg);
-
-	line_rate = ctx->link_given ? ctx->model.link.beta : NAN;
-	if (ctx->have_preset) {
-		int r = preset_get_quantity(&ctx->preset, "beta_line", Q_RATE, &line_rate, &eb);
-
-		if (r < 0)
-			die("%s", eb.msg);
-		if (r == 0)
-			line_rate = ctx->model.link.beta;
-	}
-	pr = (struct predictor){ expected ? &e : NULL, have_regimes ? &fm : NULL,
-				 &ctx->model.link, (enum coll_op)m.op, algo, m.ranks };
-
-	o = ctx_out_open(ctx);
-	out_input_str(o, "file", "file", m.path);
-	{
-		char fmt[64];
-
-		snprintf(fmt, sizeof(fmt), "%s (detected)", meas_format_name(m.format));
-		out_input_str(o, "format", "format", fmt);
-	}
-	out_input_str(o, "op", "collective", coll_op_name((enum coll_op)m.op));
-	snprintf(note, sizeof(note), "%s", ma.ranks ? "from --ranks" :
-		 m.format == MEAS_NCCL_TEXT ? "from the log's '# Rank' lines" : "from the file");
-	out_input(o, "ranks", "ranks", (double)m.ranks, H_PLAIN, 10, note);
+	c.algo = compare_algo(ctx, options, ma.algo, c.op, m.ranks, m.rows[m.n - 1].size);
 	if (expected) {
-		out_input_str(o, "expected", "expected", expected);
-	} else {
-		ctx_echo_link(ctx, o);
-		out_input_str(o, "algo", "algorithm", have_regimes ?
-			      "the preset's regimes" : coll_algo_name(algo));
-	}
-	if (isnan(line_rate))
-		out_input_str(o, "line_rate_Bps", "line rate",
-			      "unknown: give --preset LINK or --beta RATE for the busbw check");
-	else
-		out_input(o, "line_rate_Bps", "line rate", line_rate, H_RATE, 4,
-			  ctx->have_preset && preset_get(&ctx->preset, "beta_line") ?
-			  "beta_line of the preset" : "beta");
-	plateau = reaches_plateau(&m, ma.in_place, factor, &rise, &before);
-	judge_bw = !isnan(line_rate) && plateau;
-	out_input(o, "tolerance", "tolerance", tol, H_PERCENT, 0, NULL);
-
-	err = xmalloc(m.n * sizeof(*err));
-	rows = xmalloc(m.n * sizeof(*rows));
-	largest_i = m.n - 1;
+		load_expected(expected, &m, (int)c.algo, &e);
+		c.expected = &e;
+		c.expected_path = expected;
+	} else if (ctx->have_preset &&
+		   (have_regimes = fit_model_from_preset(&ctx->preset, &fm, &eb)) < 0)
+		die("%s", eb.msg);
 	if (range && !have_regimes)
 		die_usage("--range: needs a preset saved by 'fit' (its intervals make the band)");
-	out_table_begin(o, range ? &range_table : &table);
+	c.pr.fm = have_regimes ? &fm : NULL;
+	if (!ctx->have_system)
+		c.line_rate = link_line_rate(ctx);
+
+	factor = busbw_factor(c.op, c.ranks);
+	c.rows = xmalloc(m.n * sizeof(*c.rows));
+	sum.err = xmalloc(m.n * sizeof(*sum.err));
 	for (i = 0; i < m.n; i++) {
 		const struct meas_row *r = &m.rows[i];
-		double t = ma.in_place ? r->time_ip : r->time;
-		double bw = r->size / t * factor;
-		double p, pbw, re;
-		char flag[32] = "";
+		double tm = ma.in_place ? r->time_ip : r->time, p;
 
-		if (isnan(t))
+		if (isnan(tm))
 			die("%s:%d: no in-place time", m.path, r->line);
-		p = predict(&pr, r->size);
-		pbw = p > 0 ? r->size / p * factor : NAN;
-		re = fit_rel_err(p, t);
-		rows[i] = (struct cmp_row){ r->size, t, bw, 0, 0 };
-		if (!isnan(re)) {
-			err[nerr++] = fabs(re);
-			if (fabs(re) > fabs(worst) || isnan(worst_size)) {
-				worst = re;
-				worst_size = r->size;
-			}
-			if (fabs(re) > tol) {
-				strcat(flag, "far");
-				rows[i].far = 1;
-				nfar++;
-			}
-		}
-		if (judge_bw && r->size >= large && bw < minbw * line_rate) {
-			strcat(flag, *flag ? ",low-busbw" : "low-busbw");
-			rows[i].low = 1;
-		}
-		if (r->size >= large && (isnan(peak) || bw > peak))
-			peak = bw;
-		if (range) {
-			double lo, hi;
-			int in;
-
-			fit_model_range(&fm, (enum coll_op)m.op, m.ranks, r->size, &lo, &hi);
-			in = t >= lo && t <= hi;
-			ninside += in;
-			nband++;
-			{
-				struct cell row[] = { { NULL, r->size }, { NULL, t }, { NULL, p },
-						      { NULL, re }, { NULL, bw }, { NULL, pbw },
-						      { flag, 0 }, { NULL, lo }, { NULL, hi },
-						      { in ? "inside" : t < lo ? "below" : "above", 0 } };
-				out_row(o, row);
-			}
-		} else {
-			struct cell row[] = { { NULL, r->size }, { NULL, t }, { NULL, p },
-					      { NULL, re }, { NULL, bw }, { NULL, pbw },
-					      { flag, 0 } };
-			out_row(o, row);
-		}
+		p = cmp_predict(&c, r->size, NULL);
+		c.rows[i] = (struct cmp_row){ .size = r->size, .measured = tm,
+					      .busbw = r->size / tm * factor, .predicted = p,
+					      .pbusbw = p > 0 ? r->size / p * factor : NAN };
 	}
+	plateau = reaches_plateau(&c, &rise, &before);
+
+	o = ctx_out_open(ctx);
+	compare_inputs(&c, o, &ma);
+	out_input(o, "tolerance", "tolerance", tol, H_PERCENT, 0, NULL);
+	memcpy(cols, base_cols, sizeof(base_cols));
+	t.title = "measured against predicted (error = predicted/measured - 1)";
+	if (range) {
+		t.title = "measured against predicted (error = predicted/measured - 1), with the band";
+		cols[COL_FLAG].width = 14;
+		memcpy(cols + NBASE, range_cols, sizeof(range_cols));
+		t.ncols += sizeof(range_cols) / sizeof(range_cols[0]);
+	}
+	if (c.on_system)
+		cols[t.ncols++] = algo_col;
+	out_table_begin(o, &t);
+	compare_rows(&c, o, range, plateau && (c.on_system || !isnan(c.line_rate)), &fm, &sum);
 	out_table_end(o);
-	if (nerr == 0)
+	if (sum.nerr == 0)
 		die("%s: no size of the log has an expected time in '%s'", m.path,
 		    expected ? expected : "-");
-	if (isnan(peak)) {
-		/* No size reaches --large: judge the largest one measured. */
-		const struct meas_row *r = &m.rows[largest_i];
-		double t = ma.in_place ? r->time_ip : r->time;
-
-		peak = r->size / t * factor;
-	}
-	gsl_sort(err, 1, nerr);
-	med = gsl_stats_median_from_sorted_data(err, 1, nerr);
-
-	out_table_begin(o, &sum_table);
-	{
-		struct cell row[] = { { NULL, (double)nerr }, { NULL, med }, { NULL, worst },
-				      { NULL, worst_size }, { NULL, (double)nfar },
-				      { NULL, peak }, { NULL, line_rate },
-				      { NULL, peak / line_rate } };
-		out_row(o, row);
-	}
-	out_table_end(o);
-	if (nfar)
-		out_text(o, "%d of %zu sizes are off the prediction by more than %.0f %%",
-			 nfar, nerr, 100 * tol);
-	if (range)
-		out_text(o, "%d of %d sizes fall inside the band", ninside, nband);
-	if (m.rows[largest_i].size < large) {
-		char b[32];
-
-		out_text(o, "no size reaches %s; the bandwidth check uses the largest",
-			 units_fmt_size(b, sizeof(b), large));
-	}
-	if (!plateau) {
-		char b[32], c[32];
-
-		out_text(o, "the log ends at %s, before the bandwidth plateau: busbw still "
-			 "rises %.0f %% from %s; busbw is not judged (measure to 1G or more, "
-			 "-e 8G)", units_fmt_size(b, sizeof(b), m.rows[largest_i].size),
-			 100 * rise, units_fmt_size(c, sizeof(c), before));
-	} else if (isnan(line_rate))
-		out_text(o, "no link given: busbw is not judged against a line rate "
-			 "(--preset LINK or --beta RATE)");
-	if (judge_bw && peak < minbw * line_rate)
-		out_text(o, "large-message busbw is %.0f %% of the line rate, below %.0f %%: "
-			 "check links and topology (nvidia-smi topo -m, NCCL_DEBUG=INFO)",
-			 100 * peak / line_rate, 100 * minbw);
-	figure_compare(ctx, &m, &pr, rows, tol, minbw, large, line_rate, ma.in_place, expected);
+	gsl_sort(sum.err, 1, sum.nerr);
+	compare_summary(&c, o, &sum, range, plateau, rise, before);
+	compare_figure(&c);
 	ctx_out_close(ctx, o);
 
-	free(rows);
-	free(err);
+	free(c.rows);
+	free(sum.err);
 	if (expected)
 		meas_release(&e);
 	meas_release(&m);

@@ -1,7 +1,11 @@
 /*
  * commtime crossover: for each rank count, the message size where two
  * all-reduce algorithms take equal time (GSL's Brent solver on the
- * difference of their costs), or which one wins at every size.
+ * difference of their costs), or which one wins at every size.  Every
+ * time comes from the one cost core, cost_coll(): on a link the seed's
+ * algorithms, on a system the model's own (NCCL's ring and tree by
+ * default; the tiers model's ring and hier), each named with what it
+ * means in that model.
  */
 #include <math.h>
 #include <stdio.h>
@@ -15,7 +19,9 @@ static const struct opts_usage usage = {
 	.lines = usage_lines,
 	.about = "For each rank count, the message size where two all-reduce algorithms take\n"
 		 "equal time, searched over [1 B, 1 PiB]; where one algorithm is faster at\n"
-		 "every size, says so instead of inventing a number.\n",
+		 "every size, says so instead of inventing a number.  On a system the\n"
+		 "algorithms are the model's (NCCL's ring and tree, or the tiers model's\n"
+		 "ring and hier) and the header says what each one is.\n",
 };
 
 /*
@@ -34,8 +40,12 @@ static void figure_crossover(const struct ctx *ctx, const struct dlist *ranks,
 	size_t i;
 	int a, b, npair = 0;
 
-	snprintf(title, sizeof(title), "All-reduce crossover size, %s",
-		 ctx_link_text(ctx, link, sizeof(link)));
+	if (ctx->have_system)
+		snprintf(title, sizeof(title), "All-reduce crossover size on %s (%s model)",
+			 ctx->system.name, cost_kind_name(ctx->model.kind));
+	else
+		snprintf(title, sizeof(title), "All-reduce crossover size, %s",
+			 ctx_link_text(ctx, link, sizeof(link)));
 	f.title = xstrdup(title);
 	f.comment = xstrdup("commtime crossover: the size where two all-reduce algorithms take equal time");
 	p = plot_add_panel(&f, title, "ranks", "crossover message size");
@@ -71,12 +81,13 @@ static void figure_crossover(const struct ctx *ctx, const struct dlist *ranks,
 			}
 			for (i = 0; i < ranks->n; i++) {
 				unsigned long n = (unsigned long)ranks->v[i];
+				struct group g = { .ranks = n };
 				struct crossing c;
 				struct errbuf eb;
 				double edge;
 
-				if (crossover_allreduce(algos[a], algos[b], &ctx->model.link, n, CROSS_LO,
-							CROSS_HI, &c, &eb) < 0)
+				if (crossover_coll(&ctx->model, OP_ALLREDUCE, algos[a], algos[b], &g,
+						   CROSS_LO, CROSS_HI, &c, &eb) < 0)
 					die("%lu ranks: %s", n, eb.msg);
 				if (c.result == CROSS_FOUND)
 					plot_xy(s, (double)n, c.bytes);
@@ -136,6 +147,30 @@ static void figure_crossover(const struct ctx *ctx, const struct dlist *ranks,
 	plot_release(&f);
 }
 
+/*
+ * Ask the model once for every rank count and algorithm before anything
+ * is printed: a pair the model cannot run there (NCCL's NVLSTree on one
+ * node, a system without NICs asked for two nodes) fails cleanly, not
+ * after half a table.
+ */
+static void check_runs(const struct ctx *ctx, const struct dlist *ranks,
+		       const struct algo_set *algos)
+{
+	size_t i;
+	int k;
+
+	for (i = 0; i < ranks->n; i++)
+		for (k = 0; k < algos->n; k++) {
+			struct group g = { .ranks = (unsigned long)ranks->v[i] };
+			struct coll_cost c;
+			struct errbuf eb;
+
+			if (cost_coll(&ctx->model, OP_ALLREDUCE, algos->v[k], &g, 1, &c, &eb) < 0)
+				die("%lu ranks, %s: %s", g.ranks, coll_algo_name(algos->v[k]),
+				    eb.msg);
+		}
+}
+
 int cmd_crossover(int argc, char **argv, struct ctx *ctx)
 {
 	struct dlist ranks = { 0 };
@@ -143,24 +178,36 @@ int cmd_crossover(int argc, char **argv, struct ctx *ctx)
 	struct opt options[] = {
 		OPT_RANKS_("ranks", &ranks, "rank counts (default 2:1024:x2)"),
 		{ .type = OPT_CALLBACK, .long_name = "algo", .argh = "A,B", .value = &algos,
-		  .cb = opt_cb_algos, .complete = "ring tree dbtree rd rabenseifner",
-		  .help = "the algorithms to compare (default ring,tree); with more\n"
-			  "than two, every pair" },
+		  .cb = opt_cb_algos, .complete = "ring tree dbtree rd rabenseifner hier nvls nvlstree",
+		  .help = "the algorithms to compare (default ring,tree; the tiers\n"
+			  "model: ring,hier); with more than two, every pair" },
 		OPT_END_()
 	};
 	struct out *o;
+	size_t i;
 
 	opt_ranks("--ranks", "2:1024:x2", &ranks, 1);
 	opts_parse(argc, argv, options, &usage, 0);
+	if (!opts_given(options, "algo") && ctx->model.kind == COST_TIERS)
+		algos = (struct algo_set){ .v = { ALGO_RING, ALGO_HIER }, .n = 2 };
 	if (algos.n < 2)
 		die_usage("--algo: need two algorithms to compare, got '%s'",
 			  opts_given(options, "algo"));
+	check_runs(ctx, &ranks, &algos);
 
 	o = ctx_out_open(ctx);
 	ctx_echo_link(ctx, o);
-	out_input(o, "n_half_B", "half-bandwidth size n\xc2\xbd = alpha*beta",
-		  ctx->model.link.alpha * ctx->model.link.beta, H_SIZE, 4,
-		  "below it one link is latency-bound");
+	if (ctx->have_system) {
+		/* which ring and which tree: the names belong to the model */
+		for (i = 0; i < (size_t)algos.n; i++)
+			out_input_str(o, coll_algo_name(algos.v[i]), coll_algo_name(algos.v[i]),
+				      cost_algo_describe(&ctx->model, algos.v[i]));
+	} else {
+		/* the link's n½: one transfer (a = b = 1), αβ */
+		out_input(o, "n_half_B", "half-bandwidth size n\xc2\xbd = alpha*beta",
+			  cost_n_half(1, ctx->model.link.alpha, ctx->model.link.beta, 1), H_SIZE, 4,
+			  "below it one link is latency-bound");
+	}
 	write_crossovers(o, ctx, OP_ALLREDUCE, &ranks, algos.v, algos.n, 0);
 	if (ctx_wants_figure(ctx))
 		figure_crossover(ctx, &ranks, algos.v, algos.n);

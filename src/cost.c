@@ -124,6 +124,47 @@ int cost_algo_supported(const struct cost_model *m, enum coll_op op, enum coll_a
 	return 0;
 }
 
+const char *cost_algo_describe(const struct cost_model *m, enum coll_algo a)
+{
+	static const char *const link_text[ALGO_COUNT] = {
+		[ALGO_RING] = "ring: 2(n-1) steps, each moving S/n (Patarasuk & Yuan 2009)",
+		[ALGO_TREE] = "the seed's binomial tree, not pipelined: 2 ceil(log2 n) steps "
+			      "of the whole buffer",
+		[ALGO_DBTREE] = "pipelined double binary tree (Sanders, Speck & Traff 2009; "
+				"NCCL 2.4)",
+		[ALGO_RD] = "recursive doubling (Thakur, Rabenseifner & Gropp 2005)",
+		[ALGO_RABENSEIFNER] = "reduce-scatter by halving, all-gather by doubling "
+				      "(Rabenseifner 2004)",
+		[ALGO_PAIRWISE] = "n-1 pairwise exchanges",
+		[ALGO_P2P] = "one transfer to a peer",
+	};
+	static const char *const tier_text[ALGO_COUNT] = {
+		[ALGO_RING] = "one ring through all ranks, at the slower of NVLink and the "
+			      "node's NICs",
+		[ALGO_HIER] = "inside the node, across nodes over all its NICs, inside again",
+		[ALGO_PAIRWISE] = "pairwise exchanges, the node's outgoing share through its NICs",
+		[ALGO_P2P] = "one transfer through one NIC port",
+	};
+	static const char *const nccl_text[ALGO_COUNT] = {
+		[ALGO_RING] = "NCCL's ring, one per channel through every GPU",
+		[ALGO_TREE] = "NCCL's tree: a chain inside each node, a pipelined double "
+			      "binary tree across nodes",
+		[ALGO_NVLS] = "NVLink SHARP: the reduction done in the NVSwitch",
+		[ALGO_NVLSTREE] = "NVLS inside each node, NCCL's tree across nodes",
+		[ALGO_COLLNET] = "CollNet: the reduction done in the network switches",
+		[ALGO_PAT] = "PAT: parallel aggregated trees, one GPU per node",
+	};
+	const char *const *t = m->kind == COST_LINK ? link_text :
+			       m->kind == COST_TIERS ? tier_text : nccl_text;
+
+	if (a == ALGO_AUTO)
+		return m->kind == COST_NCCL ? "NCCL's own choice per size" :
+		       "the fastest of the model's algorithms";
+	if ((unsigned)a >= ALGO_COUNT || !t[a])
+		return "not modelled";
+	return t[a];
+}
+
 enum coll_algo cost_algo_default(const struct cost_model *m, enum coll_op op)
 {
 	const enum coll_algo *l;
@@ -387,10 +428,11 @@ static enum coll_algo one_node_algo(enum coll_op op, enum coll_algo a)
 }
 
 /* Split the time into the two tiers' shares and say which is larger. */
-static void tier_finish(struct coll_cost *o, double lat_i, double lat_e, double bw_i,
-			double bw_e, double bw)
+static void tier_finish(const struct system *s, struct coll_cost *o, double lat_i,
+			double lat_e, double bw_i, double bw_e, double bw)
 {
-	o->latency_s = lat_i + lat_e;
+	/* Calibrated tiers' per-call base latencies (0 for specs), paid once. */
+	o->latency_s = s->intra.base + s->inter.base + lat_i + lat_e;
 	o->bandwidth_s = bw;
 	o->time_s = o->latency_s + o->bandwidth_s;
 	o->bound = lat_e + bw_e > lat_i + bw_i ? TIER_INTER : TIER_INTRA;
@@ -414,6 +456,11 @@ static int tiers_coll(const struct system *s, enum coll_op op, enum coll_algo a,
 	if (N <= 1) {
 		if (link_coll(&s->intra.link, op, one_node_algo(op, a), n, S, out, eb) < 0)
 			return -1;
+		/* A calibrated tier's per-call base latency (0 for a spec). */
+		if (n > 1) {
+			out->latency_s += s->intra.base;
+			out->time_s += s->intra.base;
+		}
 		out->algo = a;
 		return 0;
 	}
@@ -447,7 +494,7 @@ static int tiers_coll(const struct system *s, enum coll_op op, enum coll_algo a,
 
 		if (op == OP_ALLTOALL || op == OP_SENDRECV)
 			break;
-		tier_finish(out, steps * (nn - NN) * ai, steps * (NN - 1) * ae,
+		tier_finish(s, out, steps * (nn - NN) * ai, steps * (NN - 1) * ae,
 			    bi <= Be ? bw : 0, bi <= Be ? 0 : bw, bw);
 		return 0;
 	}
@@ -479,7 +526,7 @@ static int tiers_coll(const struct system *s, enum coll_op op, enum coll_algo a,
 		} else {
 			break;
 		}
-		tier_finish(out, li, le, wi, we, wi + we);
+		tier_finish(s, out, li, le, wi, we, wi + we);
 		return 0;
 	}
 	case ALGO_PAIRWISE: {
@@ -493,14 +540,14 @@ static int tiers_coll(const struct system *s, enum coll_op op, enum coll_algo a,
 
 		if (op != OP_ALLTOALL)
 			break;
-		tier_finish(out, (GG - 1) * ai, (nn - GG) * ae, wi, we, wi > we ? wi : we);
+		tier_finish(s, out, (GG - 1) * ai, (nn - GG) * ae, wi, we, wi > we ? wi : we);
 		return 0;
 	}
 	case ALGO_P2P:
 		/* Send/recv between nodes: one transfer through one NIC port. */
 		if (op != OP_SENDRECV)
 			break;
-		tier_finish(out, 0, ae, 0, S / be, S / be);
+		tier_finish(s, out, 0, ae, 0, S / be, S / be);
 		return 0;
 	default:
 		break;
@@ -592,4 +639,56 @@ int cost_affine(const struct cost_model *m, enum coll_op op, enum coll_algo algo
 	*latency_s = c0.time_s;
 	*per_byte_s = (c1.time_s - c0.time_s) / S;
 	return 1;
+}
+
+double cost_n_half(double a, double alpha, double beta, double b)
+{
+	/* the order of the seed's header, α·β, and of fit's a·α·β/b */
+	return a * alpha * beta / b;
+}
+
+int cost_coll_n_half(const struct cost_model *m, enum coll_op op, enum coll_algo algo,
+		     const struct group *g, double *n_half, struct errbuf *eb)
+{
+	const double hi = 1125899906842624.0;   /* 1 PiB */
+	struct coll_cost c;
+	double lat, per_byte, bw, x0, x1;
+	int r, i;
+
+	if (g->ranks < 2)
+		return fail(eb, "one rank moves nothing: no half-bandwidth size");
+	if (m->kind == COST_LINK) {
+		struct link_coeffs k;
+
+		if (cost_link_coeffs(op, algo, g->ranks, &k, eb) < 0)
+			return -1;
+		*n_half = cost_n_half(k.a, m->link.alpha, m->link.beta,
+				      k.b + k.c * m->link.gamma * m->link.beta);
+		return 0;
+	}
+	r = cost_affine(m, op, algo, g, &lat, &per_byte, eb);
+	if (r < 0)
+		return -1;
+	if (r == 1) {
+		*n_half = cost_n_half(1, lat, 1 / per_byte, 1);
+		return 0;
+	}
+	/* Not affine: half of the bandwidth at 1 PiB, by bisection in log S. */
+	if (cost_coll(m, op, algo, g, hi, &c, eb) < 0)
+		return -1;
+	bw = hi / c.time_s;
+	x0 = 0;
+	x1 = log(hi);
+	for (i = 0; i < 200 && x1 - x0 > 1e-12; i++) {
+		double xm = (x0 + x1) / 2, S = exp(xm);
+
+		if (cost_coll(m, op, algo, g, S, &c, eb) < 0)
+			return -1;
+		if (S / c.time_s < bw / 2)
+			x0 = xm;
+		else
+			x1 = xm;
+	}
+	*n_half = exp(x1);
+	return 0;
 }

@@ -134,6 +134,15 @@ double cost_time(const struct cost_model *m, enum coll_op op, enum coll_algo alg
  */
 int cost_algo_supported(const struct cost_model *m, enum coll_op op, enum coll_algo a);
 
+/*
+ * What algorithm a means in model m, one line for a table's header:
+ * "the seed's binomial tree, not pipelined" on a link, "NCCL's tree: a
+ * chain inside each node, a double binary tree across nodes" in NCCL's
+ * model, so two commands that name the same pair say which tree they
+ * compare.  Never NULL.
+ */
+const char *cost_algo_describe(const struct cost_model *m, enum coll_algo a);
+
 /* The algorithm used when none is asked for: the first supported one above. */
 enum coll_algo cost_algo_default(const struct cost_model *m, enum coll_op op);
 
@@ -175,6 +184,31 @@ struct link_coeffs {
 };
 int cost_link_coeffs(enum coll_op op, enum coll_algo algo, unsigned long ranks,
 		     struct link_coeffs *c, struct errbuf *eb);
+
+/*
+ * Hockney's half-performance length n½ of an operation whose time is
+ * T(S) = a·α + b·S/β: the size at which its algorithm bandwidth S/T(S)
+ * reaches half of its asymptotic value β/b, n½ = a·α·β/b (B).  a: the α
+ * paid, α in s, β in B/s, b: bytes through the busiest link per byte of
+ * S (> 0).  One transfer on a link (a = b = 1) gives the link's n½ = αβ;
+ * ring all-reduce on n ranks (a = 2(n−1), b = 2(n−1)/n) gives nαβ.
+ * R. W. Hockney, "The communication challenge for MPP", Parallel
+ * Computing 20 (1994); models/crossover.md.
+ */
+double cost_n_half(double a, double alpha, double beta, double b);
+
+/*
+ * n½ of a collective on a cost model: the size S at which algbw = S/T(S)
+ * of op, algo on g reaches half of its limit for S → ∞.  Affine models
+ * (a link, the tiers) give cost_n_half() of their coefficients; NCCL's
+ * model, whose protocol switches make T piecewise, is solved by
+ * bisection in log S over [1 B, 1 PiB] (algbw grows with S) for half
+ * the bandwidth it reaches at 1 PiB.  With γ on a link the limit is
+ * 1/(b/β + c·γ).  Returns 0 with *n_half in B, or -1 with
+ * eb (the model's errors; a collective that moves nothing, 1 rank).
+ */
+int cost_coll_n_half(const struct cost_model *m, enum coll_op op, enum coll_algo algo,
+		     const struct group *g, double *n_half, struct errbuf *eb);
 
 /* Convenience wrappers on one link, NaN for a model that does not exist. */
 double ar_time(enum coll_algo a, const struct link *l, unsigned long ranks, double bytes);

@@ -429,6 +429,7 @@ int nccl_tune_init(struct nccl_tune *t, const struct nccl_params *p,
 	       m->sm >= 80 ? NCCL_AMPERE : NCCL_VOLTA;      /* tuning.cc:263-266 */
 	t->arch = arch;
 	t->cpu = m->cpu;
+	t->net_latency = m->net_latency;
 	/* A machine with fewer ranks than GPUs per node uses only `ranks` of them. */
 	{
 		struct nccl_machine mm = *m;
@@ -517,9 +518,11 @@ int nccl_tune_init(struct nccl_tune *t, const struct nccl_params *p,
 				intra_lat = p->hw_lat[hw_intra[a]][a][pr];
 				inter_lat = ppn == 1 ? p->hw_lat[NCCL_HW_NET][NCCL_TREE][pr]
 						     : p->hw_lat[NCCL_HW_NET][a][pr];
-				/* + graph latencyInter, twice for Simple: 0 for the
-				 * IB and socket transports (net_ib/init.cc:558,
-				 * net_socket.cc:174) */
+				/* + the graph's latencyInter, the latency the network
+				 * plugin reports (search.cc:745), once more for Simple,
+				 * the flush (tuning.cc:389-391).  0 for NCCL's IB and
+				 * socket transports; AWS's EFA plugin reports 75 µs. */
+				inter_lat += m->net_latency * (pr == NCCL_SIMPLE ? 2 : 1);
 				if (a == NCCL_RING) {
 					int hw = nodes == 1 ? hw_intra[a] : NCCL_HW_NET;
 					double l = p->hw_lat[hw][a][pr];
@@ -580,8 +583,8 @@ double nccl_time(const struct nccl_tune *t, const struct nccl_params *p,
 	if (a == NCCL_TREE && f == NCCL_ALLREDUCE && log_size >= 0 && log_size < 23)
 		bw *= p->tree_correction[pr][log_size];
 	if (a == NCCL_NVLS_TREE && f == NCCL_ALLREDUCE && log_size >= 0 && log_size < 24 &&
-	    t->arch >= NCCL_BLACKWELL)
-		bw *= p->tree_correction[pr][log_size];   /* x86 host assumed */
+	    t->arch >= NCCL_BLACKWELL && t->cpu != NCCL_CPU_ARM)
+		bw *= p->tree_correction[pr][log_size];   /* x86 hosts only, :643-646 */
 	if (a == NCCL_RING && pr == NCCL_SIMPLE && t->nodes > 1 && f == NCCL_ALLREDUCE &&
 	    n / ((unsigned long long)t->comm_channels * t->ranks) >= 64)
 		lat *= t->arch < NCCL_AMPERE ? 1.9 : 1.4;
@@ -691,6 +694,10 @@ int nccl_terms(const struct nccl_tune *t, const struct nccl_params *p,
 		TERM("network latency per step",
 		     ranks == nodes ? p->hw_lat[NCCL_HW_NET][NCCL_TREE][pr] : p->hw_lat[NCCL_HW_NET][a][pr],
 		     "us", "tuning.cc:171-174, 387-388");
+		if (t->net_latency > 0)
+			TERM("network plugin latency per step",
+			     t->net_latency * (pr == NCCL_SIMPLE ? 2 : 1), "us",
+			     "search.cc:745, tuning.cc:389-391 (twice for Simple)");
 		if (a == NCCL_RING && f != NCCL_BROADCAST && f != NCCL_REDUCE)
 			TERM("network overhead per step", p->net_overhead[t->cpu] * (pr == NCCL_SIMPLE ? 3 : 1),
 			     "us", "tuning.cc:228-233, 405-410");

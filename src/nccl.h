@@ -76,8 +76,9 @@ struct nccl_machine {
 	enum nccl_path pcie_path;  /* widest PCIe path between two GPUs of a node */
 	int p2p;              /* 0: P2P disabled, traffic staged through the host */
 	enum nccl_cpu cpu;
-	int nics_per_node;
-	double nic_bw;        /* GB/s per NIC port: line rate in bit/s / 8e9 */
+	int nics_per_node;    /* NICs as NCCL counts them: ports of one device (or a plugin's rails) merged */
+	double nic_bw;        /* GB/s per NIC: line rate in bit/s / 8e9, summed over merged ports */
+	double net_latency;   /* µs: the latency the network plugin reports (props->latency) */
 };
 
 /* One channel graph, as ncclTopoCompute leaves it. */
@@ -97,6 +98,7 @@ struct nccl_tune {
 	double bw[NCCL_NFUNC][NCCL_NALGO][NCCL_NPROTO];   /* GB/s of algorithm bandwidth; 0 = not usable */
 	int comm_channels;    /* comm->nChannels: twice the ring channels, at most 64 */
 	enum nccl_cpu cpu;
+	double net_latency;   /* µs: the network plugin's latency (nccl_machine) */
 };
 
 /* "tree", "ring", "collnetdirect", "collnetchain", "nvls", "nvlstree", "pat". */

@@ -92,6 +92,37 @@ void plot_add_hline(struct panel *p, double y, const char *text)
 	p->hlines[p->nhlines++] = (struct plot_hline){ y, dup_or_null(text) };
 }
 
+struct panel *plot_add_busbw_panel(struct figure *f, const char *title, const char *xlabel,
+				   const char *ylabel, double lo, double hi)
+{
+	struct panel *p = plot_add_panel(f, title, xlabel, ylabel);
+
+	p->xaxis = AX_SIZE;
+	p->yaxis = AX_RATE;
+	p->logx = 1;
+	p->xmin = lo;
+	p->xmax = hi;
+	p->ymin = 0;
+	return p;
+}
+
+double plot_log_point(double lo, double hi, size_t j, size_t n)
+{
+	return lo * pow(hi / lo, (double)j / (double)n);
+}
+
+void plot_log_curve(struct plot_series *s, double lo, double hi, size_t n, plot_fn fn,
+		    const void *arg)
+{
+	size_t j;
+
+	for (j = 0; j <= n; j++) {
+		double x = plot_log_point(lo, hi, j, n);
+
+		plot_xy(s, x, fn(x, arg));
+	}
+}
+
 size_t plot_rank_grid(double lo, double hi, size_t max, double *out)
 {
 	size_t n = 0, i;
@@ -570,8 +601,10 @@ static void write_panel(FILE *out, const struct panel *p, size_t pi)
 		fprintf(out, "set arrow from graph 0, first %s to graph 1, first %s nohead "
 			"dt 3 lw 1.5 lc rgb '#666666' back\n", num1, num1);
 		if (p->hlines[i].text)
-			fprintf(out, "set label %s at graph 0.99, first %s right offset 0,0.7 tc rgb '#444444' front\n",
-				plot_quote(q, sizeof(q), p->hlines[i].text), num1);
+			fprintf(out, "set label %s at graph %s, first %s %s offset 0,0.7 tc rgb '#444444' front\n",
+				plot_quote(q, sizeof(q), p->hlines[i].text),
+				p->hline_text_left ? "0.01" : "0.99", num1,
+				p->hline_text_left ? "left" : "right");
 	}
 	if (p->nlabels)
 		fputs("# marked points\n", out);

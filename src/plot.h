@@ -68,6 +68,7 @@ struct panel {
 	int logx, logy;
 	double xmin, xmax, ymin, ymax;   /* NaN: let gnuplot choose */
 	char *key;                       /* gnuplot key position, e.g. "top left" */
+	int hline_text_left;             /* 1: horizontal lines labelled at their left end */
 	struct plot_series *series;
 	size_t nseries;
 	struct plot_label *labels;
@@ -101,6 +102,25 @@ void plot_add_vline(struct panel *p, double x, const char *text,
 /* A dashed horizontal line across the panel at y, labelled at its right end. */
 void plot_add_hline(struct panel *p, double y, const char *text);
 void plot_release(struct figure *f);
+
+/*
+ * A panel of bus bandwidth against message size: x the size in bytes on
+ * a log axis from lo to hi (binary units), y a rate on a linear axis from
+ * 0, where the plateau of large messages reads against the line rate.
+ */
+struct panel *plot_add_busbw_panel(struct figure *f, const char *title, const char *xlabel,
+				   const char *ylabel, double lo, double hi);
+
+/* The j-th of n + 1 points spaced evenly on a log axis from lo to hi (> 0): lo·(hi/lo)^(j/n). */
+double plot_log_point(double lo, double hi, size_t j, size_t n);
+
+/*
+ * Append to s the curve y = fn(x, arg) at the n + 1 points
+ * plot_log_point(lo, hi, 0..n): a smooth model drawn over a log axis.
+ */
+typedef double (*plot_fn)(double x, const void *arg);
+void plot_log_curve(struct plot_series *s, double lo, double hi, size_t n, plot_fn fn,
+		    const void *arg);
 
 /*
  * Rank counts to draw a model at: every whole number from lo to hi when

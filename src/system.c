@@ -249,6 +249,15 @@ int tier_load(const struct preset_dirs *d, const char *name_or_path, const char 
 	t->beta_line = t->link.beta;
 	if (preset_get_quantity(&p, "beta_line", Q_RATE, &line, eb) > 0)
 		t->beta_line = line;
+	t->base = 0;
+	r = preset_get_quantity(&p, "base", Q_TIME, &t->base, eb);
+	if (r < 0 || (r > 0 && !(t->base >= 0 && t->base <= LINK_ALPHA_MAX))) {
+		if (r > 0)
+			errbuf_set(eb, "%s:%d: base: must be a time from 0 to %g s", p.path,
+				   preset_line(&p, "base"), LINK_ALPHA_MAX);
+		preset_release(&p);
+		return -1;
+	}
 	t->name = xstrdup(name_or_path);
 	preset_release(&p);
 	return 0;
@@ -268,8 +277,8 @@ int system_from_preset(const struct preset_dirs *d, const struct preset *p,
 		       struct system *s, struct errbuf *eb)
 {
 	struct system t = { .pcie_path = PCIE_PIX, .cpu = CPU_INTEL, .p2p = 1,
-			    .price_per_gpu_hour = NAN };
-	unsigned long gpn = 0, nics = 0;
+			    .nic_ports = 1, .price_per_gpu_hour = NAN };
+	unsigned long gpn = 0, nics = 0, ports = 1;
 	const char *gname, *intra, *inter;
 	struct preset gp;
 	char *base = NULL, *where;
@@ -333,6 +342,22 @@ int system_from_preset(const struct preset_dirs *d, const struct preset *p,
 	if (!inter && nics > 0) {
 		errbuf_set(eb, "%s:%d: nics_per_node: %lu NICs but no 'inter' link preset "
 			   "for them", p->path, key_line(p, "nics_per_node"), nics);
+		goto fail;
+	}
+	if (get_count(p, "nic_ports", 0, 1, 16, &ports, eb) < 0)
+		goto fail;
+	t.nic_ports = (unsigned)ports;
+	if (nics % ports) {
+		errbuf_set(eb, "%s:%d: nic_ports: %lu ports per NIC do not divide the %lu NIC "
+			   "ports of a node", p->path, key_line(p, "nic_ports"), ports, nics);
+		goto fail;
+	}
+	r = preset_get_quantity(p, "net_latency", Q_TIME, &t.net_latency_s, eb);
+	if (r < 0)
+		goto fail;
+	if (r && !(t.net_latency_s >= 0 && isfinite(t.net_latency_s))) {
+		errbuf_set(eb, "%s:%d: net_latency must be 0 or more, got '%s'", p->path,
+			   key_line(p, "net_latency"), preset_get(p, "net_latency"));
 		goto fail;
 	}
 	t.nvswitch = t.gpu.nvlink_links > 0;

@@ -204,3 +204,67 @@ void test_cost_two_nodes_slower(void)
 	CHECK(tcoll(&m, OP_ALLREDUCE, ALGO_HIER, 16, 0, G) >
 	      tcoll(&m, OP_ALLREDUCE, ALGO_HIER, 8, 0, G));
 }
+
+/* A stand-in for NCCL's model with a protocol switch at 100 kB:
+ * 10 µs + S/(10 GB/s) below, 20 µs + S/(20 GB/s) from there on. */
+static int two_protocols(const struct cost_model *m, enum coll_op op, enum coll_algo algo,
+			 const struct group *g, double bytes, struct coll_cost *out,
+			 struct errbuf *eb)
+{
+	(void)m, (void)op, (void)g, (void)eb;
+	*out = (struct coll_cost){ .algo = algo, .proto = PROTO_NONE, .nodes = 1 };
+	out->time_s = bytes < 1e5 ? 10e-6 + bytes / 10e9 : 20e-6 + bytes / 20e9;
+	return 0;
+}
+
+void test_cost_n_half(void)
+{
+	const struct link gl = { 5e-6, 200e9, 1e-11 };
+	struct system s = dgx();
+	struct cost_model m;
+	struct group g8 = { .ranks = 8 }, g16 = { .ranks = 16 }, g1 = { .ranks = 1 };
+	struct errbuf eb;
+	double nh, u;
+	int a;
+
+	/* one transfer on the seed's link: αβ = 1 MB, as the seed's header prints it */
+	DBL_NEAR(cost_n_half(1, seed.alpha, seed.beta, 1), 1e6, 1e-15);
+	CHECK(cost_n_half(1, seed.alpha, seed.beta, 1) == seed.alpha * seed.beta);
+	cost_model_link(&m, &seed);
+	CHECK(cost_coll_n_half(&m, OP_SENDRECV, ALGO_P2P, &(struct group){ .ranks = 2 },
+			       &nh, &eb) == 0);
+	DBL_NEAR(nh, 1e6, 1e-15);
+	/* ring all-reduce on n ranks: 2(n-1)α·β / (2(n-1)/n) = nαβ = 8 MB */
+	CHECK(cost_coll_n_half(&m, OP_ALLREDUCE, ALGO_RING, &g8, &nh, &eb) == 0);
+	DBL_NEAR(nh, 8e6, 1e-12);
+	/* the seed's tree: 2Lα·β / 2L = αβ; the double binary tree: 2Lα·β/2 = 3 MB */
+	CHECK(cost_coll_n_half(&m, OP_ALLREDUCE, ALGO_TREE, &g8, &nh, &eb) == 0);
+	DBL_NEAR(nh, 1e6, 1e-12);
+	CHECK(cost_coll_n_half(&m, OP_ALLREDUCE, ALGO_DBTREE, &g8, &nh, &eb) == 0);
+	DBL_NEAR(nh, 3e6, 1e-12);
+	/* the definition: at n½ algbw is half of its limit, for every link algorithm */
+	for (a = ALGO_RING; a < ALGO_LINK_AR_COUNT; a++) {
+		struct link_coeffs k;
+
+		CHECK(cost_coll_n_half(&m, OP_ALLREDUCE, (enum coll_algo)a, &g16, &nh, &eb) == 0);
+		CHECK(cost_link_coeffs(OP_ALLREDUCE, (enum coll_algo)a, 16, &k, &eb) == 0);
+		DBL_NEAR(nh / tcoll(&m, OP_ALLREDUCE, (enum coll_algo)a, 16, 0, nh),
+			 seed.beta / k.b / 2, 1e-12);
+	}
+	/* γ lowers the limit: ring on 8, 14α = 70 µs over 1.75/β + 0.875γ = 17.5 ps/B: 4 MB */
+	cost_model_link(&m, &gl);
+	CHECK(cost_coll_n_half(&m, OP_ALLREDUCE, ALGO_RING, &g8, &nh, &eb) == 0);
+	DBL_NEAR(nh, 4e6, 1e-12);
+	/* one rank moves nothing: an error, not a number */
+	CHECK(cost_coll_n_half(&m, OP_ALLREDUCE, ALGO_RING, &g1, &nh, &eb) < 0);
+	/* tiers, hier on 2 nodes of 8: L = 2·7·4 µs + 2·1·4 µs = 64 µs,
+	 * u = 1.75/370 GB/s + 1/(8·48 GB/s) */
+	cost_model_tiers(&m, &s);
+	u = 1.75 / 370e9 + 1 / 384e9;
+	CHECK(cost_coll_n_half(&m, OP_ALLREDUCE, ALGO_HIER, &g16, &nh, &eb) == 0);
+	DBL_NEAR(nh, 64e-6 / u, 1e-9);
+	/* a model that is not affine, solved: 20 µs · 20 GB/s = 400 kB */
+	m = (struct cost_model){ .kind = COST_NCCL, .coll = two_protocols };
+	CHECK(cost_coll_n_half(&m, OP_ALLREDUCE, ALGO_RING, &g8, &nh, &eb) == 0);
+	DBL_NEAR(nh, 4e5, 1e-6);
+}

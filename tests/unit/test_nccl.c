@@ -5,6 +5,7 @@
  */
 #include "harness.h"
 #include "nccl.h"
+#include "nccl_cost.h"
 
 #define P (&nccl_params_default)
 
@@ -89,6 +90,19 @@ void test_nccl_graphs_one_node(void)
 		nccl_graphs(&l, 1, g);
 		INT_EQ(g[NCCL_RING].nchannels, 1);
 		DBL_NEAR(g[NCCL_RING].bw_intra, 15.0, 0);
+		/* across Intel sockets, taken as Sapphire Rapids (SRP_QPI_BW 22,
+		 * topo.h:29): the fastest speed under 22 is 20, 1 × 20 */
+		l.cpu = NCCL_CPU_INTEL;
+		nccl_graphs(&l, 1, g);
+		INT_EQ(g[NCCL_RING].nchannels, 1);
+		DBL_NEAR(g[NCCL_RING].bw_intra, 20.0, 0);
+		/* P2P off under one switch: diverted through the CPU
+		 * (paths.cc:761-772), a PHB path with Intel's 6/5: 1 × 20 */
+		l.pcie_path = NCCL_PATH_PIX;
+		l.p2p = 0;
+		nccl_graphs(&l, 1, g);
+		INT_EQ(g[NCCL_RING].nchannels, 1);
+		DBL_NEAR(g[NCCL_RING].bw_intra, 20.0, 0);
 	}
 }
 
@@ -306,4 +320,84 @@ void test_nccl_low_busbw_cause(void)
 	pcie.p2p = 0;
 	c = nccl_low_busbw_cause(&pcie, 1, 5e9);
 	CHECK(c && strstr(c, "P2P"));
+}
+
+void test_nccl_net_latency(void)
+{
+	/* The network plugin's latency (props->latency, here AWS's 75 µs)
+	 * joins every step through the NICs, twice for Simple (tuning.cc:
+	 * 389-391).  HGX A100, 2 nodes, AMD hosts: */
+	struct nccl_machine m = a100;
+	struct nccl_tune t;
+
+	m.net_latency = 75;
+	t = tune(&m, 16, ~0u, ~0u);
+	/* Tree/LL: 6.8 + 2 (7 × 0.6 + 1 × (5.0 + 75)) */
+	DBL_NEAR(t.lat[NCCL_ALLREDUCE][NCCL_TREE][NCCL_LL], 175.2, 1e-12);
+	/* Tree/Simple: 8.4 + 2 (7 × 4.0 + 1 × (14 + 2 × 75)) */
+	DBL_NEAR(t.lat[NCCL_ALLREDUCE][NCCL_TREE][NCCL_SIMPLE], 392.4, 1e-12);
+	/* Ring/Simple: 8.4 + 28 × max(3.4, 2 × 3) + 2 × (14 + 150) */
+	DBL_NEAR(t.lat[NCCL_ALLREDUCE][NCCL_RING][NCCL_SIMPLE], 504.4, 1e-12);
+	/* one node: no NIC, no change */
+	t = tune(&m, 8, ~0u, ~0u);
+	DBL_NEAR(t.lat[NCCL_ALLREDUCE][NCCL_TREE][NCCL_LL], 6.8 + 2 * 7 * 0.6, 1e-12);
+}
+
+void test_nccl_nic_ports_merge(void)
+{
+	/* OCI BM.GPU.H100.8: 16 ports of 200 Gb/s on 8 dual-port NICs.  NCCL
+	 * fuses the two ports of a NIC (topo.cc:1738-1746, net_ib/init.cc:225):
+	 * 8 NICs of 50 GB/s, the machine of a DGX H100 with 8 NDR ports. */
+	struct system s = {
+		.name = "oci", .gpus_per_node = 8,
+		.gpu = { .name = "h100", .arch = ARCH_SM90, .nvlink_links = 18, .pcie_gen = 5 },
+		.intra = { .name = "nvl", .link = { 4e-6, 370e9, 0 }, .beta_line = 450e9 },
+		.nics_per_node = 16, .nic_ports = 2, .have_inter = 1,
+		.inter = { .name = "roce", .link = { 5e-6, 25e9, 0 }, .beta_line = 25e9 },
+		.nvls = 1, .nvswitch = 1, .p2p = 1, .net_latency_s = 0,
+	};
+	struct nccl_machine m;
+	struct errbuf eb;
+	struct nccl_tune t;
+	struct nccl_choice c[1];
+
+	CHECK(nccl_machine_from_system(&s, &m, &eb) == 0);
+	INT_EQ(m.nics_per_node, 8);
+	DBL_NEAR(m.nic_bw, 50.0, 1e-12);
+	t = tune(&m, 16, ~0u, ~0u);
+	nccl_rank(&t, P, NCCL_ALLREDUCE, 1 << 30, c, 1);
+	INT_EQ(c[0].algo, NCCL_NVLS_TREE);
+	DBL_NEAR(t.bw[NCCL_ALLREDUCE][NCCL_NVLS_TREE][NCCL_SIMPLE], 57.7 * 8 * 16 / 30, 1e-6);
+	/* unmerged, 16 ports of 25 GB/s cap the NVLS heads' network side and
+	 * NCCL's model prefers the ring */
+	s.nic_ports = 1;
+	CHECK(nccl_machine_from_system(&s, &m, &eb) == 0);
+	INT_EQ(m.nics_per_node, 16);
+	DBL_NEAR(m.nic_bw, 25.0, 1e-12);
+	t = tune(&m, 16, ~0u, ~0u);
+	nccl_rank(&t, P, NCCL_ALLREDUCE, 1 << 30, c, 1);
+	INT_EQ(c[0].algo, NCCL_RING);
+	/* the plugin latency reaches the machine in µs */
+	s.net_latency_s = 75e-6;
+	CHECK(nccl_machine_from_system(&s, &m, &eb) == 0);
+	DBL_NEAR(m.net_latency, 75.0, 1e-9);
+}
+
+void test_nccl_nvlstree_correction_x86_only(void)
+{
+	/* Blackwell NVLSTree takes the tree's size correction on x86 hosts
+	 * only (tuning.cc:643-646): at 1 MiB, 2^20 >> 6 = 2^14, Simple's
+	 * factor 0.5.  On an ARM host (Grace) the bandwidth is the table's. */
+	struct nccl_machine b = h100;
+	struct nccl_tune t;
+	double bw_x86, bw_arm, lat;
+
+	b.sm = 100;
+	t = tune(&b, 16, ~0u, ~0u);
+	CHECK(nccl_time(&t, P, NCCL_ALLREDUCE, NCCL_NVLS_TREE, NCCL_SIMPLE, 1 << 20, &lat, &bw_x86) > 0);
+	b.cpu = NCCL_CPU_ARM;
+	t = tune(&b, 16, ~0u, ~0u);
+	CHECK(nccl_time(&t, P, NCCL_ALLREDUCE, NCCL_NVLS_TREE, NCCL_SIMPLE, 1 << 20, &lat, &bw_arm) > 0);
+	DBL_NEAR(bw_arm, t.bw[NCCL_ALLREDUCE][NCCL_NVLS_TREE][NCCL_SIMPLE] * 1e9, 1e-3);
+	DBL_NEAR(bw_x86, 0.5 * bw_arm, 1e-3);
 }

@@ -1,0 +1,101 @@
+#!/bin/sh
+# The held-out accuracy of the system models (make accuracy; not a test).
+#
+# Runs `commtime --system FILE compare LOG [--algo A] --format csv` over
+# the real nccl-tests logs of tests/data/nccl/ with the systems written for
+# them from public specifications (tests/data/nccl/systems/; the pairs are
+# those of models/nccl.md, "Accuracy", and tests/data/nccl/README.md), and
+# prints for each log NCCL's choice and the bus bandwidth at the largest
+# size, predicted against measured, and the median time error over its
+# sizes; then the pooled median time error over every size of every log
+# and how many logs are within +-15 % in bus bandwidth at the largest size.
+# The untuned fabric is listed apart: it must be flagged low-busbw.
+#
+#   sh bench/accuracy.sh [GLOBAL OPTION...]   e.g. --model tiers
+#
+# The options are given to commtime before the command.  COMMTIME names
+# the binary (default ./commtime).
+cd "$(dirname "$0")/.." || exit 1
+top=$(pwd)
+COMMTIME=${COMMTIME:-$top/commtime}
+LC_ALL=C; export LC_ALL
+data=tests/data/nccl
+tmp=$top/tests/tmp/accuracy
+mkdir -p "$tmp" || exit 1
+: >"$tmp/all-errors"
+
+# log                    system           options of compare
+pairs='h100-x8-nvls            hgx-h100-ndr     -
+h100-x16-ndr-xe9680     hgx-h100-ndr     -
+h100-x16-ndr-ring       hgx-h100-ndr     --algo=ring
+h100-x32-ndr            hgx-h100-ndr     -
+h100-x16-a3mega-tcpxo   gcp-a3-mega      -
+h100-x16-oci-roce       oci-h100-roce    -
+a100-x16-p4d-efa        aws-p4d          -
+a100-x8-nvswitch        hgx-a100-1node   -
+l40s-x4-pcie-ring       l40s-x4          --algo=ring
+l40s-x4-pcie-tree       l40s-x4          --algo=tree
+rtx4090-x4-pcie-p2p     rtx4090-x4       -
+a100-x8-polaris-slingshot polaris        -'
+
+# run LOG SYSTEM OPTS: the CSV of compare into $tmp/LOG.csv; 0 on success
+run() {
+	o=$3
+	[ "$o" = - ] && o=
+	# shellcheck disable=SC2086
+	"$COMMTIME" $globals --system "$data/systems/$2.preset" compare "$data/$1.txt" \
+		--op all_reduce $o --format csv >"$tmp/$1.csv" 2>"$tmp/$1.err"
+}
+globals="$*"
+
+printf '%-24s %-15s %-6s %-16s %10s %10s %8s %8s\n' log system algo "choice at largest" \
+	"predicted" "measured" "busbw" "median"
+printf '%-24s %-15s %-6s %-16s %10s %10s %8s %8s\n' "" "" "" "" "GB/s" "GB/s" "error" "|t err|"
+n=0 within=0 failed=0
+echo "$pairs" | {
+while read -r log sys opts; do
+	algo=$(printf '%s' "$opts" | sed -n 's/^--algo=//p')
+	if ! run "$log" "$sys" "$opts"; then
+		printf '%-24s %-15s failed: %s\n' "$log" "$sys" "$(head -1 "$tmp/$log.err")"
+		failed=$((failed + 1))
+		continue
+	fi
+	# columns: size_B,measured_s,predicted_s,rel_error,measured_busbw_Bps,
+	# predicted_busbw_Bps,flag,algo
+	awk -F, -v name="$log" -v sys="$sys" -v algo="${algo:-auto}" -v all="$tmp/all-errors" '
+	NR == 1 { next }
+	{ e = $4 < 0 ? -$4 : $4; err[++k] = e; print e >> all
+	  last_m = $5; last_p = $6; last_c = $8 }
+	END {
+		n = k
+		for (i = 2; i <= n; i++)   # insertion sort: a few dozen sizes
+			for (j = i; j > 1 && err[j - 1] > err[j]; j--) {
+				t = err[j]; err[j] = err[j - 1]; err[j - 1] = t
+			}
+		med = n % 2 ? err[(n + 1) / 2] : (err[n / 2] + err[n / 2 + 1]) / 2
+		be = last_p / last_m - 1
+		printf "%-24s %-15s %-6s %-16s %10.1f %10.1f %+7.1f%% %7.1f%%\n", name, sys, algo,
+			last_c, last_p / 1e9, last_m / 1e9, 100 * be, 100 * med
+		exit (be <= 0.15 && be >= -0.15) ? 0 : 3
+	}' "$tmp/$log.csv"
+	st=$?
+	n=$((n + 1))
+	[ $st = 0 ] && within=$((within + 1))
+done
+pooled=$(sort -g "$tmp/all-errors" | awk '{ v[++k] = $1 }
+	END { if (k) printf "%.1f", 100 * (k % 2 ? v[(k + 1) / 2] : (v[k / 2] + v[k / 2 + 1]) / 2) }')
+sizes=$(wc -l <"$tmp/all-errors" | tr -d ' ')
+echo
+echo "busbw at the largest size within +-15 %: $within of $n logs"
+echo "pooled median |time error|: $pooled % over $sizes sizes"
+[ "$failed" = 0 ] || echo "$failed logs failed to run"
+
+# The untuned fabric: must be flagged low-busbw, not counted above.
+log=h100-x16-ib-untuned
+if run "$log" hgx-h100-ndr -; then
+	flagged=$(grep -c 'low-busbw' "$tmp/$log.csv")
+	echo "$log against hgx-h100-ndr: $flagged sizes flagged low-busbw (must be > 0)"
+else
+	echo "$log: failed: $(head -1 "$tmp/$log.err")"
+fi
+}

@@ -1,0 +1,46 @@
+#ifndef COMMTIME_COMPARE_H
+#define COMMTIME_COMPARE_H
+
+/*
+ * One comparison of a measurement with its prediction, shared by the
+ * files of the compare command (cmd_compare*.c): the table and its flags,
+ * and the figure.
+ */
+
+#include "cli.h"
+#include "measure.h"
+#include "predict.h"
+
+/* One compared size. */
+struct cmp_row {
+	double size, measured, busbw;   /* B, s, B/s */
+	double predicted, pbusbw;       /* s, B/s: the prediction at this size */
+	int far, low;                   /* its flags */
+};
+
+struct comparison {
+	const struct ctx *ctx;
+	const struct meas *m;            /* the log, sizes increasing */
+	const struct meas *expected;     /* the rows of a plan CSV (--expected), or NULL */
+	const char *expected_path;
+	struct predictor pr;             /* without --expected */
+	enum coll_op op;
+	enum coll_algo algo;             /* asked for; ALGO_AUTO: the model's choice */
+	unsigned long ranks;
+	int in_place;
+	int on_system;                   /* busbw is judged against the prediction */
+	double tol, minbw, large;        /* --tolerance, --min-busbw, --large */
+	double line_rate;                /* B/s on a link (NaN: unknown); NaN on a system */
+	struct cmp_row *rows;            /* m->n of them */
+};
+
+/*
+ * The predicted time at `size` (NaN when there is none: a size the plan
+ * does not hold); cc (may be NULL) receives the model's choice.
+ */
+double cmp_predict(const struct comparison *c, double size, struct coll_cost *cc);
+
+/* The figure of --plot/--render (nothing when neither was given). */
+void compare_figure(const struct comparison *c);
+
+#endif

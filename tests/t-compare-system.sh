@@ -1,0 +1,101 @@
+#!/bin/sh
+# compare on a system: the columns design.md pins, NCCL's choice per size,
+# --algo and --proto restricting it, and the busbw check against what the
+# system should give: an untuned fabric is flagged low-busbw with a cause,
+# a well-tuned one is not, and a log that ends before the bandwidth
+# plateau is not judged.  Structural facts only: the model's numbers are
+# models/nccl.md's business.
+top=${top:-$(cd "$(dirname "$0")/.." && pwd)}
+COMMTIME=${COMMTIME:-$top/commtime}
+LC_ALL=C
+export LC_ALL
+d=$top/tests/tmp/t-compare-system
+data=$top/tests/data/nccl
+sys=$data/systems
+rm -rf "$d" && mkdir -p "$d" || exit 1
+n=0
+
+ok() { n=$((n + 1)); echo "ok $n - $*"; }
+notok() { n=$((n + 1)); echo "not ok $n - $*"; }
+check() { # check DESCRIPTION COMMAND...: ok when COMMAND succeeds
+	desc=$1
+	shift
+	if "$@"; then ok "$desc"; else notok "$desc"; fi
+}
+# cmp LOG SYSTEM [OPTION...]: compare's CSV and its table into $d/LOG.{csv,txt}
+cmp_run() {
+	log=$1 s=$2
+	shift 2
+	"$COMMTIME" --system "$sys/$s.preset" compare "$data/$log.txt" --op all_reduce "$@" \
+		--format csv >"$d/$log.csv" 2>"$d/$log.err" &&
+	"$COMMTIME" --system "$sys/$s.preset" compare "$data/$log.txt" --op all_reduce "$@" \
+		>"$d/$log.txt" 2>>"$d/$log.err"
+}
+rows() { tail -n +2 "$1" | grep -c "$2"; }
+
+# The untuned 2-node fabric: flagged, with the likely cause named.
+if cmp_run h100-x16-ib-untuned hgx-h100-ndr; then
+	check "untuned: the CSV header is design.md's, then NCCL's choice" \
+		[ "$(head -1 "$d/h100-x16-ib-untuned.csv")" = \
+		"size_B,measured_s,predicted_s,rel_error,measured_busbw_Bps,predicted_busbw_Bps,flag,algo" ]
+	check "untuned: large sizes flagged low-busbw" \
+		[ "$(rows "$d/h100-x16-ib-untuned.csv" low-busbw)" -gt 0 ]
+	check "untuned: every size at or above 64 MiB flagged low-busbw" \
+		[ "$(awk -F, 'NR > 1 && $1 >= 67108864 && $0 !~ /low-busbw/' \
+		"$d/h100-x16-ib-untuned.csv" | wc -l)" = 0 ]
+	check "untuned: no size below --large flagged low-busbw" \
+		[ "$(awk -F, 'NR > 1 && $1 < 67108864 && $0 ~ /low-busbw/' \
+		"$d/h100-x16-ib-untuned.csv" | wc -l)" = 0 ]
+	check "untuned: the table says what the system should give and a cause" \
+		grep -q "large-message busbw is .* of what hgx-h100-ndr should give.*NIC" \
+		"$d/h100-x16-ib-untuned.txt"
+else
+	notok "untuned: compare runs ($(head -1 "$d/h100-x16-ib-untuned.err"))"
+fi
+
+# The well-tuned machine of the same system: nothing flagged low.
+if cmp_run h100-x16-ndr-xe9680 hgx-h100-ndr; then
+	check "xe9680: no size flagged low-busbw" \
+		[ "$(rows "$d/h100-x16-ndr-xe9680.csv" low-busbw)" = 0 ]
+	check "xe9680: no low-busbw note" \
+		sh -c "! grep -q 'large-message busbw' '$d/h100-x16-ndr-xe9680.txt'"
+	check "xe9680: every row names an algorithm and protocol" \
+		[ "$(awk -F, 'NR > 1 && $NF !~ /^[a-z]+\/(LL|LL128|Simple)$/' \
+		"$d/h100-x16-ndr-xe9680.csv" | wc -l)" = 0 ]
+	check "xe9680: the table echoes 2 nodes" grep -q '^nodes: 2' "$d/h100-x16-ndr-xe9680.txt"
+else
+	notok "xe9680: compare runs ($(head -1 "$d/h100-x16-ndr-xe9680.err"))"
+fi
+
+# A log that ends at 128 MiB, before the plateau: said, and not judged.
+if cmp_run a100-x8-nvswitch hgx-a100-1node; then
+	check "a100 to 128 MiB: the plateau note" \
+		grep -q "the log ends at 128 MiB, before the bandwidth plateau" "$d/a100-x8-nvswitch.txt"
+	check "a100 to 128 MiB: no size flagged low-busbw" \
+		[ "$(rows "$d/a100-x8-nvswitch.csv" low-busbw)" = 0 ]
+else
+	notok "a100: compare runs ($(head -1 "$d/a100-x8-nvswitch.err"))"
+fi
+
+# --algo and --proto restrict NCCL's choice as NCCL_ALGO and NCCL_PROTO do.
+if cmp_run h100-x16-ndr-ring hgx-h100-ndr --algo ring; then
+	check "--algo ring: every row ring" \
+		[ "$(awk -F, 'NR > 1 && $NF !~ /^ring\//' "$d/h100-x16-ndr-ring.csv" | wc -l)" = 0 ]
+else
+	notok "--algo ring: compare runs ($(head -1 "$d/h100-x16-ndr-ring.err"))"
+fi
+if cmp_run h100-x16-ndr-ring hgx-h100-ndr --algo ring --proto simple; then
+	check "--algo ring --proto simple: every row ring/Simple" \
+		[ "$(awk -F, 'NR > 1 && $NF != "ring/Simple"' "$d/h100-x16-ndr-ring.csv" | wc -l)" = 0 ]
+else
+	notok "--proto: compare runs ($(head -1 "$d/h100-x16-ndr-ring.err"))"
+fi
+
+# The single-link mode keeps its six-plus-flag columns.
+"$COMMTIME" compare "$data/a100-x8-nvswitch.txt" --preset a100-nvlink3 --format csv \
+	>"$d/link.csv" 2>"$d/link.err"
+check "single link: no algo column" \
+	[ "$(head -1 "$d/link.csv")" = \
+	"size_B,measured_s,predicted_s,rel_error,measured_busbw_Bps,predicted_busbw_Bps,flag" ]
+
+echo "1..$n"
