@@ -274,14 +274,12 @@ static void S_regime(struct regime *r, const double *S, size_t n, const struct l
  * With β_k above line: β_k = line and α_k alone refitted, on the
  * coefficient c->a (steps and base) of the model.
  */
-static void S_bound(const double *size, const double *time, size_t n,
-		    const struct coeffs *c, double line, struct regime *r)
+static void S_set_beta(const double *size, const double *time, size_t n,
+		       const struct coeffs *c, double beta, struct regime *r)
 {
-	double sx = 0, sxy = 0, u = 1 / line;
+	double sx = 0, sxy = 0, u = 1 / beta;
 	size_t i;
 
-	if (!(r->beta > line))
-		return;
 	for (i = 0; i < n; i++) {
 		double x, y;
 
@@ -292,9 +290,16 @@ static void S_bound(const double *size, const double *time, size_t n,
 		sx += x * x;
 		sxy += x * y;
 	}
-	r->beta = line;
+	r->beta = beta;
 	r->beta_ci = 0;
 	r->alpha = sx > 0 && sxy > 0 ? sxy / sx : 0;
+}
+
+static void S_bound(const double *size, const double *time, size_t n,
+		    const struct coeffs *c, double line, struct regime *r)
+{
+	if (r->beta > line)
+		S_set_beta(size, time, n, c, line, r);
 }
 
 /*
@@ -317,6 +322,21 @@ static int S_base_and_bounds(const double *size, const double *time, size_t n,
 		m->reg[k].alpha_ci *= c->a / ce.a;
 		if (o->line_rate > 0)
 			S_bound(size, time, n, &ce, o->line_rate, &m->reg[k]);
+	}
+	/*
+	 * The spec's bandwidth as the prior of the last regime when the log
+	 * stops below that regime's n½ (its bandwidth term never reaches
+	 * half its time): its β is then not determined by the log, and it is
+	 * the β every larger size would be extrapolated with.
+	 */
+	if (o->spec_beta > 0 && m->nreg > 0) {
+		struct regime *r = &m->reg[m->nreg - 1];
+
+		if (ce.b * r->hi / r->beta < ce.a * r->alpha) {
+			S_set_beta(size, time, n, &ce, o->spec_beta, r);
+			r->beta_ci = NAN;
+			m->spec_last = 1;
+		}
 	}
 	return 0;
 }
