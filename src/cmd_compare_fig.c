@@ -164,13 +164,8 @@ void compare_figure(const struct comparison *c)
 	fig_whole_decades(p);
 
 	/* Right: bus bandwidth. */
-	p = plot_add_panel(&f, "bus bandwidth (nccl-tests busbw)", "message size", "busbw");
-	p->xaxis = AX_SIZE;
-	p->yaxis = AX_RATE;
-	p->logx = 1;
-	p->xmin = lo;
-	p->xmax = hi;
-	p->ymin = 0;
+	p = plot_add_busbw_panel(&f, "bus bandwidth (nccl-tests busbw)", "message size", "busbw",
+				 lo, hi);
 	if (draw_pred)
 		prediction_series(c, p, pred, lo, hi, factor);
 	for (j = 0; p->nseries && j < p->series[0].n; j++)

@@ -95,13 +95,7 @@ void plan_figure(const struct planner *pl, const int *ops, size_t nops,
 	f.comment = xstrdup("commtime plan: the busbw curves the first nccl-tests runs should show");
 	f.width = 900;
 	f.height = 540;
-	p = plot_add_panel(&f, title, "message size", "busbw");
-	p->xaxis = AX_SIZE;
-	p->yaxis = AX_RATE;
-	p->logx = 1;
-	p->xmin = lo;
-	p->xmax = hi;
-	p->ymin = 0;
+	p = plot_add_busbw_panel(&f, title, "message size", "busbw", lo, hi);
 	for (r = 0; r < ranks->n; r++) {
 		unsigned long n = (unsigned long)ranks->v[r];
 
