@@ -238,21 +238,38 @@ void opt_cb_params(const struct opt *o, const char *arg)
 	w->params_arg = arg;
 }
 
-double workload_args_params(const struct ctx *ctx, const struct workload_args *w,
-			    struct workload *wl)
+void opt_cb_whole(const struct opt *o, const char *arg)
+{
+	char name[64];
+	double x;
+
+	snprintf(name, sizeof(name), "--%s", o->long_name);
+	x = opt_quantity_range(name, Q_NUMBER, arg, 1, 1e15);
+	if (x != floor(x))
+		die_usage("%s: expected a whole number, got '%s'", name, arg);
+	*(unsigned long *)o->value = (unsigned long)x;
+}
+
+void ctx_workload(const struct ctx *ctx, const char *name, struct workload *wl)
 {
 	struct errbuf eb;
 	struct preset p;
 
-	if (!w->workload)
-		return w->params;
-	if (preset_load(&ctx->dirs, w->workload, &p, &eb) < 0)
+	if (preset_load(&ctx->dirs, name, &p, &eb) < 0)
 		die("--workload: %s", eb.msg);
 	if (workload_from_preset(&p, wl, &eb) < 0) {
 		preset_release(&p);
 		die("--workload: %s", eb.msg);
 	}
 	preset_release(&p);
+}
+
+double workload_args_params(const struct ctx *ctx, const struct workload_args *w,
+			    struct workload *wl)
+{
+	if (!w->workload)
+		return w->params;
+	ctx_workload(ctx, w->workload, wl);
 	return workload_params(wl);
 }
 

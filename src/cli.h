@@ -114,6 +114,7 @@ opt_cb opt_cb_meas_algo;  /* value: enum coll_algo *, one algorithm of any colle
 opt_cb opt_cb_op;      /* value: enum coll_op * */
 opt_cb opt_cb_count2;  /* value: unsigned long *, a rank count >= 2 */
 opt_cb opt_cb_ranks2;  /* value: struct dlist *, rank counts >= 2 */
+opt_cb opt_cb_whole;   /* value: unsigned long *, a whole number >= 1 */
 
 /* A measurement file and what was measured (fit, compare). */
 struct meas_args {
@@ -168,6 +169,9 @@ opt_cb opt_cb_params;      /* value: struct workload_args * */
 struct workload;
 double workload_args_params(const struct ctx *ctx, const struct workload_args *w,
 			    struct workload *wl);
+
+/* The workload preset name, into *wl; dies (exit 1) when it cannot be read. */
+void ctx_workload(const struct ctx *ctx, const char *name, struct workload *wl);
 
 /* Parse an option's value as quantity q; dies with exit 2 naming opt. */
 double opt_quantity(const char *opt, enum quantity q, const char *arg);

@@ -52,19 +52,6 @@ static const struct column columns[C_NCOLS] = {
 };
 
 
-/* A whole number >= 1. */
-static void cb_size(const struct opt *o, const char *arg)
-{
-	char name[64];
-	double x;
-
-	snprintf(name, sizeof(name), "--%s", o->long_name);
-	x = opt_quantity_range(name, Q_NUMBER, arg, 1, 1e15);
-	if (x != floor(x))
-		die_usage("%s: expected a whole number, got '%s'", name, arg);
-	*(unsigned long *)o->value = (unsigned long)x;
-}
-
 static void cb_tokens(const struct opt *o, const char *arg)
 {
 	struct errbuf eb;
@@ -204,7 +191,6 @@ int cmd_search(int argc, char **argv, struct ctx *ctx)
 	struct step_compute cs = { 0, STEP_MFU, 0 };
 	struct search_result r = { 0 };
 	struct workload w;
-	struct preset pr;
 	struct errbuf eb;
 	struct dlist gpus = { 0 };
 	struct table t = { "search", NULL, columns, C_NCOLS, 0 };
@@ -222,8 +208,8 @@ int cmd_search(int argc, char **argv, struct ctx *ctx)
 		  .complete = "presets:workload",
 		  .help = "model shape from a workload preset (llama3-70b, ...)" },
 		OPT_RANKS_("gpus", &gpus, "GPU counts (64, 64,128,256, 64:1024:x2)"),
-		OPT_CALLBACK_("global-batch", "N", &gb_n, cb_size, "sequences per step"),
-		OPT_CALLBACK_("seq", "N", &seq_n, cb_size, "sequence length (default the workload's)"),
+		OPT_CALLBACK_("global-batch", "N", &gb_n, opt_cb_whole, "sequences per step"),
+		OPT_CALLBACK_("seq", "N", &seq_n, opt_cb_whole, "sequence length (default the workload's)"),
 		OPT_CALLBACK_("tokens", "N", &tokens, cb_tokens,
 			      "tokens of the whole run (15T): its time and cost"),
 		OPT_GROUP_("the GPU"),
@@ -240,11 +226,11 @@ int cmd_search(int argc, char **argv, struct ctx *ctx)
 		OPT_GROUP_("the search"),
 		OPT_POSITIVE_("grad-bytes", "SIZE", Q_SIZE, &grad_bytes,
 			      "bytes per gradient value reduced (default 4, fp32)"),
-		OPT_CALLBACK_("max-cp", "N", &max_cp, cb_size,
+		OPT_CALLBACK_("max-cp", "N", &max_cp, opt_cb_whole,
 			      "largest context-parallel size tried (default 8)"),
-		OPT_CALLBACK_("max-micro-batch", "N", &max_mb, cb_size,
+		OPT_CALLBACK_("max-micro-batch", "N", &max_mb, opt_cb_whole,
 			      "largest micro-batch tried (default 16)"),
-		OPT_CALLBACK_("top", "N", &top, cb_size, "rows of the table (default 10; CSV and JSON: all)"),
+		OPT_CALLBACK_("top", "N", &top, opt_cb_whole, "rows of the table (default 10; CSV and JSON: all)"),
 		OPT_END_()
 	};
 
@@ -268,13 +254,7 @@ int cmd_search(int argc, char **argv, struct ctx *ctx)
 		gpu_memory = gpu.memory_B;
 	if (isnan(price) && ctx->have_system)
 		price = ctx->system.price_per_gpu_hour;
-	if (preset_load(&ctx->dirs, workload_arg, &pr, &eb) < 0)
-		die("--workload: %s", eb.msg);
-	if (workload_from_preset(&pr, &w, &eb) < 0) {
-		preset_release(&pr);
-		die("--workload: %s", eb.msg);
-	}
-	preset_release(&pr);
+	ctx_workload(ctx, workload_arg, &w);
 
 	search_space_init(&sp, &w);
 	if (seq)

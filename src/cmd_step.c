@@ -76,19 +76,6 @@ static const struct column mcols[M_NCOLS] = {
 };
 
 
-/* A whole number >= 1 (a parallel size, a batch, a length). */
-static void cb_size(const struct opt *o, const char *arg)
-{
-	char name[64];
-	double x;
-
-	snprintf(name, sizeof(name), "--%s", o->long_name);
-	x = opt_quantity_range(name, Q_NUMBER, arg, 1, 1e15);
-	if (x != floor(x))
-		die_usage("%s: expected a whole number, got '%s'", name, arg);
-	*(unsigned long *)o->value = (unsigned long)x;
-}
-
 static void cb_zero(const struct opt *o, const char *arg)
 {
 	double x = opt_quantity("--zero", Q_NUMBER, arg);
@@ -156,7 +143,6 @@ int cmd_step(int argc, char **argv, struct ctx *ctx)
 	struct step_compute cs = { 0, STEP_MFU, 0 };
 	struct step_result r;
 	struct workload w;
-	struct preset pr;
 	struct errbuf eb;
 	struct table lt = { "ledger", "one middle stage: tp, cp, ep, pp per micro-batch, dp per step",
 			    columns, C_NCOLS, 0 };
@@ -177,27 +163,27 @@ int cmd_step(int argc, char **argv, struct ctx *ctx)
 		  .complete = "presets:workload",
 		  .help = "model shape from a workload preset (gpt3-175b, ...)" },
 		OPT_GROUP_("parallelism"),
-		OPT_CALLBACK_("tp", "N", &c.tp, cb_size, "tensor-parallel size (default 1)"),
-		OPT_CALLBACK_("pp", "N", &c.pp, cb_size, "pipeline-parallel size (default 1)"),
-		OPT_CALLBACK_("dp", "N", &c.dp, cb_size, "data-parallel size (default 1)"),
-		OPT_CALLBACK_("cp", "N", &c.cp, cb_size, "context-parallel size, ring attention (default 1)"),
-		OPT_CALLBACK_("ep", "N", &c.ep, cb_size, "expert-parallel size, inside dp x cp (default 1)"),
+		OPT_CALLBACK_("tp", "N", &c.tp, opt_cb_whole, "tensor-parallel size (default 1)"),
+		OPT_CALLBACK_("pp", "N", &c.pp, opt_cb_whole, "pipeline-parallel size (default 1)"),
+		OPT_CALLBACK_("dp", "N", &c.dp, opt_cb_whole, "data-parallel size (default 1)"),
+		OPT_CALLBACK_("cp", "N", &c.cp, opt_cb_whole, "context-parallel size, ring attention (default 1)"),
+		OPT_CALLBACK_("ep", "N", &c.ep, opt_cb_whole, "expert-parallel size, inside dp x cp (default 1)"),
 		OPT_CALLBACK_("zero", "N", &c.zero, cb_zero,
 			      "ZeRO stage 0-3 over the data-parallel ranks (default 0)"),
 		OPT_FLAG_("sequence-parallel", &c.sp,
 			  "Megatron sequence parallelism in the tensor-parallel group"),
 		OPT_GROUP_("the batch"),
-		OPT_CALLBACK_("micro-batch", "N", &mb, cb_size, "sequences per micro-batch (default 1)"),
-		OPT_CALLBACK_("global-batch", "N", &gb, cb_size,
+		OPT_CALLBACK_("micro-batch", "N", &mb, opt_cb_whole, "sequences per micro-batch (default 1)"),
+		OPT_CALLBACK_("global-batch", "N", &gb, opt_cb_whole,
 			      "sequences per step (default dp x micro-batch)"),
-		OPT_CALLBACK_("seq", "N", &seq, cb_size, "sequence length (default the workload's)"),
+		OPT_CALLBACK_("seq", "N", &seq, opt_cb_whole, "sequence length (default the workload's)"),
 		{ .type = OPT_CALLBACK, .long_name = "recompute", .argh = "MODE", .value = &c.recompute,
 		  .cb = cb_recompute, .complete = "none selective full",
 		  .help = "activation recomputation: none (default), selective, full" },
 		{ .type = OPT_CALLBACK, .long_name = "schedule", .argh = "NAME", .value = &c.schedule,
 		  .cb = cb_schedule, .complete = "1f1b gpipe interleaved",
 		  .help = "pipeline schedule: 1f1b (default), gpipe, interleaved" },
-		OPT_CALLBACK_("virtual-stages", "V", &c.virt, cb_size,
+		OPT_CALLBACK_("virtual-stages", "V", &c.virt, opt_cb_whole,
 			      "model chunks per stage of the interleaved schedule (default 2)"),
 		OPT_POSITIVE_("grad-bytes", "SIZE", Q_SIZE, &c.grad_bytes,
 			      "bytes per gradient value reduced (default 4, fp32)"),
@@ -225,13 +211,7 @@ int cmd_step(int argc, char **argv, struct ctx *ctx)
 	c.seq = (double)seq;
 	if (!workload_arg)
 		die_usage("step: give the model with --workload NAME");
-	if (preset_load(&ctx->dirs, workload_arg, &pr, &eb) < 0)
-		die("--workload: %s", eb.msg);
-	if (workload_from_preset(&pr, &w, &eb) < 0) {
-		preset_release(&pr);
-		die("--workload: %s", eb.msg);
-	}
-	preset_release(&pr);
+	ctx_workload(ctx, workload_arg, &w);
 	if (c.seq == 0)
 		c.seq = w.seq;
 	have_gpu = ctx_gpu(ctx, gpu_arg, NULL, &gpu);
