@@ -264,6 +264,15 @@ void ctx_workload(const struct ctx *ctx, const char *name, struct workload *wl)
 	preset_release(&p);
 }
 
+void ctx_echo_workload(struct out *o, const struct workload *w)
+{
+	char note[200];
+
+	out_input_str(o, "workload", "workload", w->name);
+	out_input(o, "params", "parameters", workload_params(w), H_PLAIN, 12,
+		  workload_describe(note, sizeof(note), w));
+}
+
 double workload_args_params(const struct ctx *ctx, const struct workload_args *w,
 			    struct workload *wl)
 {

@@ -172,6 +172,8 @@ double workload_args_params(const struct ctx *ctx, const struct workload_args *w
 
 /* The workload preset name, into *wl; dies (exit 1) when it cannot be read. */
 void ctx_workload(const struct ctx *ctx, const char *name, struct workload *wl);
+/* Echo the workload w as inputs: its name, and its parameter count described. */
+void ctx_echo_workload(struct out *o, const struct workload *w);
 
 /* Parse an option's value as quantity q; dies with exit 2 naming opt. */
 double opt_quantity(const char *opt, enum quantity q, const char *arg);

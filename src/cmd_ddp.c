@@ -334,9 +334,7 @@ int cmd_ddp(int argc, char **argv, struct ctx *ctx)
 	o = ctx_out_open(ctx);
 	ctx_echo_link(ctx, o);
 	if (wa.workload) {
-		out_input_str(o, "workload", "workload", w.name);
-		out_input(o, "params", "parameters", params, H_PLAIN, 12,
-			  workload_describe(note, sizeof(note), &w));
+		ctx_echo_workload(o, &w);
 	} else if (wa.params_arg)
 		out_input(o, "params", "parameters", params, H_PLAIN, 12,
 			  workload_fmt_count(note, sizeof(note), params));

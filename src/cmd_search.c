@@ -277,9 +277,7 @@ int cmd_search(int argc, char **argv, struct ctx *ctx)
 
 	o = ctx_out_open(ctx);
 	ctx_echo_link(ctx, o);
-	out_input_str(o, "workload", "workload", w.name);
-	out_input(o, "params", "parameters", workload_params(&w), H_PLAIN, 12,
-		  workload_describe(note, sizeof(note), &w));
+	ctx_echo_workload(o, &w);
 	snprintf(note, sizeof(note), "%.15g sequences of %.15g tokens", gb, sp.seq);
 	out_input_str(o, "batch", "global batch", note);
 	snprintf(note, sizeof(note), "%s (%s%s): %.4g TFLOP/s dense bf16 x MFU %g, %.4g GB",

@@ -235,9 +235,7 @@ int cmd_step(int argc, char **argv, struct ctx *ctx)
 
 	o = ctx_out_open(ctx);
 	ctx_echo_link(ctx, o);
-	out_input_str(o, "workload", "workload", w.name);
-	out_input(o, "params", "parameters", workload_params(&w), H_PLAIN, 12,
-		  workload_describe(note, sizeof(note), &w));
+	ctx_echo_workload(o, &w);
 	snprintf(note, sizeof(note), "tp %lu, pp %lu, dp %lu, cp %lu, ep %lu = %.15g GPUs; ZeRO %d%s",
 		 c.tp, c.pp, c.dp, c.cp, c.ep, r.gpus, c.zero,
 		 c.sp && c.tp > 1 ? "; sequence parallel" : "");

@@ -323,9 +323,7 @@ int cmd_zero(int argc, char **argv, struct ctx *ctx)
 	o = ctx_out_open(ctx);
 	ctx_echo_link(ctx, o);
 	if (wa.workload) {
-		out_input_str(o, "workload", "workload", w.name);
-		out_input(o, "params", "parameters", p.params, H_PLAIN, 12,
-			  workload_describe(note, sizeof(note), &w));
+		ctx_echo_workload(o, &w);
 	} else if (weights_arg) {
 		snprintf(note, sizeof(note), "%s of weights / %g B", weights_arg, p.param_bytes);
 		out_input(o, "params", "parameters", p.params, H_PLAIN, 12, note);
