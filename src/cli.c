@@ -472,12 +472,12 @@ void ctx_echo_link(const struct ctx *ctx, struct out *o)
 }
 
 static const struct column cross_cols[] = {
-	{ "ranks", "ranks", COL_INT, H_PLAIN, 0, NULL, 0, 5, COL_ALL },
-	{ "algo_a", "a", COL_STR, H_PLAIN, 0, NULL, 0, 0, COL_ALL },
-	{ "algo_b", "b", COL_STR, H_PLAIN, 0, NULL, 0, 0, COL_ALL },
-	{ "size_B", "crossover", COL_NUM, H_SIZE, 0, NULL, 0, 9, COL_ALL },
-	{ "time_s", "time there", COL_NUM, H_TIME, 0, NULL, 4, 10, COL_ALL },
-	{ "note", "note", COL_STR, H_PLAIN, 0, NULL, 0, 0, COL_ALL },
+	{ .key = "ranks", .label = "ranks", .type = COL_INT, .width = 5 },
+	{ .key = "algo_a", .label = "a", .type = COL_STR },
+	{ .key = "algo_b", .label = "b", .type = COL_STR },
+	{ .key = "size_B", .label = "crossover", .type = COL_NUM, .human = H_SIZE, .width = 9 },
+	{ .key = "time_s", .label = "time there", .type = COL_NUM, .human = H_TIME, .prec = 4, .width = 10 },
+	{ .key = "note", .label = "note", .type = COL_STR },
 };
 
 void write_crossovers(struct out *o, const struct ctx *ctx, enum coll_op op,
@@ -489,12 +489,12 @@ void write_crossovers(struct out *o, const struct ctx *ctx, enum coll_op op,
 			   cross_cols, sizeof(cross_cols) / sizeof(cross_cols[0]), secondary };
 	/* The CSV contract is ranks,algo_a,algo_b,size_B, then extras. */
 	static const struct column csv_cols[] = {
-		{ "ranks", "ranks", COL_INT, H_PLAIN, 0, NULL, 0, 0, COL_ALL },
-		{ "algo_a", "a", COL_STR, H_PLAIN, 0, NULL, 0, 0, COL_ALL },
-		{ "algo_b", "b", COL_STR, H_PLAIN, 0, NULL, 0, 0, COL_ALL },
-		{ "size_B", "crossover", COL_NUM, H_SIZE, 0, NULL, 0, 0, COL_ALL },
-		{ "note", "note", COL_STR, H_PLAIN, 0, NULL, 0, 0, COL_ALL },
-		{ "time_s", "time there", COL_NUM, H_TIME, 0, NULL, 4, 0, COL_ALL },
+		{ .key = "ranks", .label = "ranks", .type = COL_INT },
+		{ .key = "algo_a", .label = "a", .type = COL_STR },
+		{ .key = "algo_b", .label = "b", .type = COL_STR },
+		{ .key = "size_B", .label = "crossover", .type = COL_NUM, .human = H_SIZE },
+		{ .key = "note", .label = "note", .type = COL_STR },
+		{ .key = "time_s", .label = "time there", .type = COL_NUM, .human = H_TIME, .prec = 4 },
 	};
 	struct column cols[sizeof(cross_cols) / sizeof(cross_cols[0])];
 	struct cell cells[6];

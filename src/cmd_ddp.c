@@ -30,15 +30,23 @@ static const struct opts_usage usage = {
 enum { C_RANKS, C_COMM, C_EXPOSED, C_STEP, C_FRACTION, C_BUCKETS, C_BUCKET_B, C_BUCKET_S,
        C_TARGET, C_COUNT };
 static const struct column columns[C_COUNT] = {
-	[C_RANKS]    = { "ranks", "ranks", COL_INT, H_PLAIN, 0, NULL, 0, 5, COL_ALL },
-	[C_BUCKETS]  = { "buckets", "buckets", COL_INT, H_PLAIN, 0, NULL, 0, 7, COL_DATA_ONLY },
-	[C_BUCKET_B] = { "bucket_B", "bucket", COL_NUM, H_SIZE, 0, NULL, 0, 0, COL_DATA_ONLY },
-	[C_BUCKET_S] = { "bucket_s", "per bucket", COL_NUM, H_TIME, 0, NULL, 4, 10, COL_DATA_ONLY },
-	[C_COMM]     = { "comm_s", "all-reduce", COL_NUM, H_FIXED, 1e-3, "ms", 1, 10, COL_ALL },
-	[C_EXPOSED]  = { "exposed_s", "exposed", COL_NUM, H_FIXED, 1e-3, "ms", 1, 10, COL_ALL },
-	[C_STEP]     = { "step_s", "step", COL_NUM, H_FIXED, 1e-3, "ms", 1, 10, COL_ALL },
-	[C_FRACTION] = { "fraction", "comm share", COL_NUM, H_PERCENT, 0, NULL, 1, 10, COL_ALL },
-	[C_TARGET]   = { "target_beta_Bps", "beta for target", COL_NUM, H_RATE, 0, NULL, 4, 15, COL_ALL },
+	[C_RANKS]    = { .key = "ranks", .label = "ranks", .type = COL_INT, .width = 5 },
+	[C_BUCKETS]  = { .key = "buckets", .label = "buckets", .type = COL_INT, .width = 7,
+		  .flags = COL_DATA_ONLY },
+	[C_BUCKET_B] = { .key = "bucket_B", .label = "bucket", .type = COL_NUM, .human = H_SIZE,
+		  .flags = COL_DATA_ONLY },
+	[C_BUCKET_S] = { .key = "bucket_s", .label = "per bucket", .type = COL_NUM, .human = H_TIME,
+		  .prec = 4, .width = 10, .flags = COL_DATA_ONLY },
+	[C_COMM]     = { .key = "comm_s", .label = "all-reduce", .type = COL_NUM, .human = H_FIXED,
+		  .scale = 1e-3, .suffix = "ms", .prec = 1, .width = 10 },
+	[C_EXPOSED]  = { .key = "exposed_s", .label = "exposed", .type = COL_NUM, .human = H_FIXED,
+		  .scale = 1e-3, .suffix = "ms", .prec = 1, .width = 10 },
+	[C_STEP]     = { .key = "step_s", .label = "step", .type = COL_NUM, .human = H_FIXED,
+		  .scale = 1e-3, .suffix = "ms", .prec = 1, .width = 10 },
+	[C_FRACTION] = { .key = "fraction", .label = "comm share", .type = COL_NUM, .human = H_PERCENT,
+		  .prec = 1, .width = 10 },
+	[C_TARGET]   = { .key = "target_beta_Bps", .label = "beta for target", .type = COL_NUM,
+		  .human = H_RATE, .prec = 4, .width = 15 },
 };
 
 int cmd_ddp(int argc, char **argv, struct ctx *ctx)

@@ -24,16 +24,16 @@ static const struct opts_usage usage = {
 
 /* The summary table; in units of tf by pipeline_cols_in_tf(). */
 static struct column summary_cols[] = {
-	{ "stages", "stages", COL_INT, H_PLAIN, 0, NULL, 0, 0, 0 },
-	{ "microbatches", "microbatches", COL_INT, H_PLAIN, 0, NULL, 0, 0, 0 },
-	{ "schedule", "schedule", COL_STR, H_PLAIN, 0, NULL, 0, 11, 0 },
-	{ "bubble_fraction", "bubble/step", COL_NUM, H_PERCENT, 0, NULL, 1, 0, 0 },
-	{ "bubble_ratio", "bubble/ideal", COL_NUM, H_PLAIN, 0, NULL, 4, 0, 0 },
-	{ "virtual", "v", COL_INT, H_PLAIN, 0, NULL, 0, 0, 0 },
-	{ "ideal_s", "ideal", COL_NUM, H_TIME, 0, NULL, 4, 9, 0 },
-	{ "bubble_s", "bubble", COL_NUM, H_TIME, 0, NULL, 4, 9, 0 },
-	{ "step_s", "step", COL_NUM, H_TIME, 0, NULL, 4, 9, 0 },
-	{ "inflight", "in flight", COL_NUM, H_PLAIN, 0, NULL, 4, 0, 0 },
+	{ .key = "stages", .label = "stages", .type = COL_INT },
+	{ .key = "microbatches", .label = "microbatches", .type = COL_INT },
+	{ .key = "schedule", .label = "schedule", .type = COL_STR, .width = 11 },
+	{ .key = "bubble_fraction", .label = "bubble/step", .type = COL_NUM, .human = H_PERCENT, .prec = 1 },
+	{ .key = "bubble_ratio", .label = "bubble/ideal", .type = COL_NUM, .prec = 4 },
+	{ .key = "virtual", .label = "v", .type = COL_INT },
+	{ .key = "ideal_s", .label = "ideal", .type = COL_NUM, .human = H_TIME, .prec = 4, .width = 9 },
+	{ .key = "bubble_s", .label = "bubble", .type = COL_NUM, .human = H_TIME, .prec = 4, .width = 9 },
+	{ .key = "step_s", .label = "step", .type = COL_NUM, .human = H_TIME, .prec = 4, .width = 9 },
+	{ .key = "inflight", .label = "in flight", .type = COL_NUM, .prec = 4 },
 };
 #define NSUMMARY (sizeof(summary_cols) / sizeof(summary_cols[0]))
 

@@ -10,24 +10,24 @@
 #include "pipeline_cmd.h"
 
 static struct column stage_cols[] = {
-	{ "stage", "stage", COL_INT, H_PLAIN, 0, NULL, 0, 0, 0 },
-	{ "busy_s", "busy", COL_NUM, H_TIME, 0, NULL, 4, 9, 0 },
-	{ "idle_s", "idle", COL_NUM, H_TIME, 0, NULL, 4, 9, 0 },
-	{ "idle_fraction", "idle/step", COL_NUM, H_PERCENT, 0, NULL, 1, 0, 0 },
-	{ "first_start_s", "first start", COL_NUM, H_TIME, 0, NULL, 4, 0, 0 },
-	{ "last_end_s", "last end", COL_NUM, H_TIME, 0, NULL, 4, 0, 0 },
-	{ "window_idle_s", "idle inside", COL_NUM, H_TIME, 0, NULL, 4, 0, 0 },
-	{ "inflight", "in flight", COL_NUM, H_PLAIN, 0, NULL, 4, 0, 0 },
+	{ .key = "stage", .label = "stage", .type = COL_INT },
+	{ .key = "busy_s", .label = "busy", .type = COL_NUM, .human = H_TIME, .prec = 4, .width = 9 },
+	{ .key = "idle_s", .label = "idle", .type = COL_NUM, .human = H_TIME, .prec = 4, .width = 9 },
+	{ .key = "idle_fraction", .label = "idle/step", .type = COL_NUM, .human = H_PERCENT, .prec = 1 },
+	{ .key = "first_start_s", .label = "first start", .type = COL_NUM, .human = H_TIME, .prec = 4 },
+	{ .key = "last_end_s", .label = "last end", .type = COL_NUM, .human = H_TIME, .prec = 4 },
+	{ .key = "window_idle_s", .label = "idle inside", .type = COL_NUM, .human = H_TIME, .prec = 4 },
+	{ .key = "inflight", .label = "in flight", .type = COL_NUM, .prec = 4 },
 };
 #define NSTAGE (sizeof(stage_cols) / sizeof(stage_cols[0]))
 
 static struct column timeline_cols[] = {
-	{ "stage", "stage", COL_INT, H_PLAIN, 0, NULL, 0, 0, 0 },
-	{ "microbatch", "microbatch", COL_INT, H_PLAIN, 0, NULL, 0, 0, 0 },
-	{ "pass", "pass", COL_STR, H_PLAIN, 0, NULL, 0, 8, 0 },
-	{ "chunk", "chunk", COL_INT, H_PLAIN, 0, NULL, 0, 0, 0 },
-	{ "start_s", "start", COL_NUM, H_TIME, 0, NULL, 4, 9, 0 },
-	{ "end_s", "end", COL_NUM, H_TIME, 0, NULL, 4, 9, 0 },
+	{ .key = "stage", .label = "stage", .type = COL_INT },
+	{ .key = "microbatch", .label = "microbatch", .type = COL_INT },
+	{ .key = "pass", .label = "pass", .type = COL_STR, .width = 8 },
+	{ .key = "chunk", .label = "chunk", .type = COL_INT },
+	{ .key = "start_s", .label = "start", .type = COL_NUM, .human = H_TIME, .prec = 4, .width = 9 },
+	{ .key = "end_s", .label = "end", .type = COL_NUM, .human = H_TIME, .prec = 4, .width = 9 },
 };
 #define NTIMELINE (sizeof(timeline_cols) / sizeof(timeline_cols[0]))
 

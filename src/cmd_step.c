@@ -25,54 +25,68 @@ static const struct opts_usage usage = {
 enum { C_DIM, C_PHASE, C_OP, C_COUNT_, C_BYTES, C_TIER, C_TIME, C_EXPOSED, C_RANKS,
        C_PER_NODE, C_ONE, C_NCOLS };
 static const struct column columns[C_NCOLS] = {
-	[C_DIM]      = { "dim", "dim", COL_STR, H_PLAIN, 0, NULL, 0, 3, COL_ALL },
-	[C_PHASE]    = { "phase", "phase", COL_STR, H_PLAIN, 0, NULL, 0, 9, COL_ALL },
-	[C_OP]       = { "op", "collective", COL_STR, H_PLAIN, 0, NULL, 0, 14, COL_ALL },
-	[C_COUNT_]   = { "count", "count", COL_INT, H_PLAIN, 0, NULL, 0, 5, COL_ALL },
-	[C_BYTES]    = { "bytes_B", "size", COL_NUM, H_SIZE, 0, NULL, 0, 10, COL_ALL },
-	[C_TIER]     = { "tier", "tier", COL_STR, H_PLAIN, 0, NULL, 0, 5, COL_ALL },
-	[C_TIME]     = { "time_s", "time", COL_NUM, H_TIME, 0, NULL, 4, 10, COL_ALL },
-	[C_EXPOSED]  = { "exposed_s", "exposed", COL_NUM, H_TIME, 0, NULL, 4, 10, COL_ALL },
-	[C_RANKS]    = { "ranks", "ranks", COL_INT, H_PLAIN, 0, NULL, 0, 5, COL_ALL },
-	[C_PER_NODE] = { "per_node", "per node", COL_INT, H_PLAIN, 0, NULL, 0, 8, COL_DATA_ONLY },
-	[C_ONE]      = { "one_s", "each", COL_NUM, H_TIME, 0, NULL, 4, 10, COL_ALL },
+	[C_DIM]      = { .key = "dim", .label = "dim", .type = COL_STR, .width = 3 },
+	[C_PHASE]    = { .key = "phase", .label = "phase", .type = COL_STR, .width = 9 },
+	[C_OP]       = { .key = "op", .label = "collective", .type = COL_STR, .width = 14 },
+	[C_COUNT_]   = { .key = "count", .label = "count", .type = COL_INT, .width = 5 },
+	[C_BYTES]    = { .key = "bytes_B", .label = "size", .type = COL_NUM, .human = H_SIZE, .width = 10 },
+	[C_TIER]     = { .key = "tier", .label = "tier", .type = COL_STR, .width = 5 },
+	[C_TIME]     = { .key = "time_s", .label = "time", .type = COL_NUM, .human = H_TIME, .prec = 4,
+		  .width = 10 },
+	[C_EXPOSED]  = { .key = "exposed_s", .label = "exposed", .type = COL_NUM, .human = H_TIME,
+		  .prec = 4, .width = 10 },
+	[C_RANKS]    = { .key = "ranks", .label = "ranks", .type = COL_INT, .width = 5 },
+	[C_PER_NODE] = { .key = "per_node", .label = "per node", .type = COL_INT, .width = 8,
+		  .flags = COL_DATA_ONLY },
+	[C_ONE]      = { .key = "one_s", .label = "each", .type = COL_NUM, .human = H_TIME, .prec = 4,
+		  .width = 10 },
 };
 
 /* The first and last stages' own rows; secondary. */
 enum { E_STAGE, E_DIM, E_PHASE, E_OP, E_COUNT, E_BYTES, E_TIER, E_TIME, E_NCOLS };
 static const struct column ecols[E_NCOLS] = {
-	[E_STAGE] = { "stage", "stage", COL_STR, H_PLAIN, 0, NULL, 0, 10, COL_ALL },
-	[E_DIM]   = { "dim", "dim", COL_STR, H_PLAIN, 0, NULL, 0, 3, COL_ALL },
-	[E_PHASE] = { "phase", "phase", COL_STR, H_PLAIN, 0, NULL, 0, 9, COL_ALL },
-	[E_OP]    = { "op", "collective", COL_STR, H_PLAIN, 0, NULL, 0, 14, COL_ALL },
-	[E_COUNT] = { "count", "count", COL_INT, H_PLAIN, 0, NULL, 0, 5, COL_ALL },
-	[E_BYTES] = { "bytes_B", "size", COL_NUM, H_SIZE, 0, NULL, 0, 10, COL_ALL },
-	[E_TIER]  = { "tier", "tier", COL_STR, H_PLAIN, 0, NULL, 0, 5, COL_ALL },
-	[E_TIME]  = { "time_s", "time", COL_NUM, H_TIME, 0, NULL, 4, 10, COL_ALL },
+	[E_STAGE] = { .key = "stage", .label = "stage", .type = COL_STR, .width = 10 },
+	[E_DIM]   = { .key = "dim", .label = "dim", .type = COL_STR, .width = 3 },
+	[E_PHASE] = { .key = "phase", .label = "phase", .type = COL_STR, .width = 9 },
+	[E_OP]    = { .key = "op", .label = "collective", .type = COL_STR, .width = 14 },
+	[E_COUNT] = { .key = "count", .label = "count", .type = COL_INT, .width = 5 },
+	[E_BYTES] = { .key = "bytes_B", .label = "size", .type = COL_NUM, .human = H_SIZE, .width = 10 },
+	[E_TIER]  = { .key = "tier", .label = "tier", .type = COL_STR, .width = 5 },
+	[E_TIME]  = { .key = "time_s", .label = "time", .type = COL_NUM, .human = H_TIME, .prec = 4,
+		  .width = 10 },
 };
 
 /* The step, one row; secondary (not in CSV). */
 enum { T_COMPUTE, T_EXPOSED, T_BUBBLE, T_DP, T_STEP, T_TOKENS, T_MFU, T_NCOLS };
 static const struct column tcols[T_NCOLS] = {
-	[T_COMPUTE] = { "compute_s", "compute", COL_NUM, H_TIME, 0, NULL, 4, 10, COL_ALL },
-	[T_EXPOSED] = { "mb_exposed_s", "comm/mb", COL_NUM, H_TIME, 0, NULL, 4, 10, COL_ALL },
-	[T_BUBBLE]  = { "bubble_s", "bubble", COL_NUM, H_TIME, 0, NULL, 4, 10, COL_ALL },
-	[T_DP]      = { "dp_s", "dp", COL_NUM, H_TIME, 0, NULL, 4, 10, COL_ALL },
-	[T_STEP]    = { "step_s", "step", COL_NUM, H_TIME, 0, NULL, 4, 10, COL_ALL },
-	[T_TOKENS]  = { "tokens_per_s", "tokens/s", COL_NUM, H_FIXED, 1, NULL, 0, 10, COL_ALL },
-	[T_MFU]     = { "mfu", "MFU", COL_NUM, H_PERCENT, 0, NULL, 1, 6, COL_ALL },
+	[T_COMPUTE] = { .key = "compute_s", .label = "compute", .type = COL_NUM, .human = H_TIME,
+		  .prec = 4, .width = 10 },
+	[T_EXPOSED] = { .key = "mb_exposed_s", .label = "comm/mb", .type = COL_NUM, .human = H_TIME,
+		  .prec = 4, .width = 10 },
+	[T_BUBBLE]  = { .key = "bubble_s", .label = "bubble", .type = COL_NUM, .human = H_TIME,
+		  .prec = 4, .width = 10 },
+	[T_DP]      = { .key = "dp_s", .label = "dp", .type = COL_NUM, .human = H_TIME, .prec = 4,
+		  .width = 10 },
+	[T_STEP]    = { .key = "step_s", .label = "step", .type = COL_NUM, .human = H_TIME, .prec = 4,
+		  .width = 10 },
+	[T_TOKENS]  = { .key = "tokens_per_s", .label = "tokens/s", .type = COL_NUM, .human = H_FIXED,
+		  .scale = 1, .width = 10 },
+	[T_MFU]     = { .key = "mfu", .label = "MFU", .type = COL_NUM, .human = H_PERCENT, .prec = 1,
+		  .width = 6 },
 };
 
 /* Memory per GPU of the most loaded stage, one row; secondary. */
 enum { M_WEIGHTS, M_GRADS, M_OPTIM, M_ACT, M_TOTAL, M_CAP, M_FITS, M_NCOLS };
 static const struct column mcols[M_NCOLS] = {
-	[M_WEIGHTS] = { "weights_B", "weights", COL_NUM, H_SIZE, 0, NULL, 0, 10, COL_ALL },
-	[M_GRADS]   = { "grads_B", "grads", COL_NUM, H_SIZE, 0, NULL, 0, 10, COL_ALL },
-	[M_OPTIM]   = { "optimizer_B", "optimizer", COL_NUM, H_SIZE, 0, NULL, 0, 10, COL_ALL },
-	[M_ACT]     = { "activations_B", "activations", COL_NUM, H_SIZE, 0, NULL, 0, 11, COL_ALL },
-	[M_TOTAL]   = { "memory_B", "total", COL_NUM, H_SIZE, 0, NULL, 0, 10, COL_ALL },
-	[M_CAP]     = { "gpu_memory_B", "GPU", COL_NUM, H_SIZE, 0, NULL, 0, 10, COL_ALL },
-	[M_FITS]    = { "fits", "fits", COL_STR, H_PLAIN, 0, NULL, 0, 4, COL_ALL },
+	[M_WEIGHTS] = { .key = "weights_B", .label = "weights", .type = COL_NUM, .human = H_SIZE, .width = 10 },
+	[M_GRADS]   = { .key = "grads_B", .label = "grads", .type = COL_NUM, .human = H_SIZE, .width = 10 },
+	[M_OPTIM]   = { .key = "optimizer_B", .label = "optimizer", .type = COL_NUM, .human = H_SIZE,
+		  .width = 10 },
+	[M_ACT]     = { .key = "activations_B", .label = "activations", .type = COL_NUM, .human = H_SIZE,
+		  .width = 11 },
+	[M_TOTAL]   = { .key = "memory_B", .label = "total", .type = COL_NUM, .human = H_SIZE, .width = 10 },
+	[M_CAP]     = { .key = "gpu_memory_B", .label = "GPU", .type = COL_NUM, .human = H_SIZE, .width = 10 },
+	[M_FITS]    = { .key = "fits", .label = "fits", .type = COL_STR, .width = 4 },
 };
 
 
