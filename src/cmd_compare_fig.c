@@ -38,7 +38,7 @@ static void describe(const struct comparison *c, char *link, size_t llen,
 			 c->pr.fm->nreg, ctx->preset.name, ctx_link_text(&plain, l, sizeof(l)));
 		snprintf(pred, plen, "predicted (%zu regimes)", c->pr.fm->nreg);
 	} else if (c->on_system) {
-		const char *algo = c->algo == ALGO_AUTO ? "its choice" : coll_algo_name(c->algo);
+		const char *algo = c->algo == ALGO_AUTO ? "its own choice" : coll_algo_name(c->algo);
 
 		snprintf(link, llen, "%s's model on %s, %s", cost_kind_name(ctx->model.kind),
 			 ctx->system.name, algo);

@@ -118,9 +118,12 @@ void plan_figure(const struct planner *pl, const int *ops, size_t nops,
 					if (y[j] > top)
 						top = y[j];
 				}
-				if (op == OP_ALLREDUCE)
+				if (op == OP_ALLREDUCE && algo == ALGO_AUTO)
+					snprintf(text, sizeof(text), "%s (%s's choice)", coll_op_name(op),
+						 cost_kind_name(ctx->model.kind));
+				else if (op == OP_ALLREDUCE)
 					snprintf(text, sizeof(text), "%s %s", coll_op_name(op),
-						 algo == ALGO_AUTO ? "(its choice)" : coll_algo_name(algo));
+						 coll_algo_name(algo));
 				else
 					snprintf(text, sizeof(text), "%s", coll_op_name(op));
 				s = same_curve(p, first, y);
