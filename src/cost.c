@@ -385,21 +385,6 @@ int cost_link_coeffs(enum coll_op op, enum coll_algo algo, unsigned long ranks,
 	return 0;
 }
 
-double ar_time(enum coll_algo a, const struct link *l, unsigned long ranks, double bytes)
-{
-	return link_time(OP_ALLREDUCE, a, l, ranks, bytes);
-}
-
-double rs_ring_time(const struct link *l, unsigned long ranks, double bytes)
-{
-	return link_time(OP_REDUCESCATTER, ALGO_RING, l, ranks, bytes);
-}
-
-double ag_ring_time(const struct link *l, unsigned long ranks, double bytes)
-{
-	return link_time(OP_ALLGATHER, ALGO_RING, l, ranks, bytes);
-}
-
 static int link_coll(const struct link *l, enum coll_op op, enum coll_algo a,
 		     unsigned long ranks, double bytes, struct coll_cost *out,
 		     struct errbuf *eb)

@@ -210,9 +210,4 @@ double cost_n_half(double a, double alpha, double beta, double b);
 int cost_coll_n_half(const struct cost_model *m, enum coll_op op, enum coll_algo algo,
 		     const struct group *g, double *n_half, struct errbuf *eb);
 
-/* Convenience wrappers on one link, NaN for a model that does not exist. */
-double ar_time(enum coll_algo a, const struct link *l, unsigned long ranks, double bytes);
-double rs_ring_time(const struct link *l, unsigned long ranks, double bytes);
-double ag_ring_time(const struct link *l, unsigned long ranks, double bytes);
-
 #endif
