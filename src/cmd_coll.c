@@ -295,6 +295,8 @@ static int run_coll(enum coll_op op, int argc, char **argv, struct ctx *ctx)
 	opt_ranks("--ranks", "4,8,16,64", &ranks, 1);
 	opt_list("--sizes", Q_SIZE, "4K,4M,1G", &sizes);
 	opts_parse(argc, argv, options, &usage, 0);
+	/* a run the machine cannot hold, whatever the algorithm: file:line: key */
+	ctx_check_ranks(ctx, &ranks);
 	if (algo_arg) {
 		r.nalgo = cost_algo_parse_list(&ctx->model, op, algo_arg, algos, &eb);
 		if (r.nalgo < 0)

@@ -193,6 +193,7 @@ int cmd_crossover(int argc, char **argv, struct ctx *ctx)
 	if (algos.n < 2)
 		die_usage("--algo: need two algorithms to compare, got '%s'",
 			  opts_given(options, "algo"));
+	ctx_check_ranks(ctx, &ranks);
 	check_runs(ctx, &ranks, &algos);
 
 	o = ctx_out_open(ctx);

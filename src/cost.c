@@ -537,6 +537,28 @@ static int tiers_coll(const struct system *s, enum coll_op op, enum coll_algo a,
 
 /* ---- the one entry point ---- */
 
+/*
+ * A group that spans nodes on a system without NICs cannot run in any
+ * model: say so as system.c does, with the preset's file:line and key.
+ */
+static int check_nics(const struct system *s, const struct group *g, struct errbuf *eb)
+{
+	unsigned long G = g->per_node, N;
+	struct errbuf tmp;
+
+	if (!G || G > s->gpus_per_node)
+		G = g->ranks < s->gpus_per_node ? g->ranks : s->gpus_per_node;
+	if (G > g->ranks)
+		G = g->ranks;
+	N = G ? (g->ranks + G - 1) / G : 1;
+	if (N <= 1)
+		return 0;
+	if (system_check_ranks(s, g->per_node ? N * s->gpus_per_node : g->ranks,
+			       eb ? eb : &tmp) < 0)
+		return -1;
+	return 0;
+}
+
 static int coll_one(const struct cost_model *m, enum coll_op op, enum coll_algo a,
 		    const struct group *g, double bytes, struct coll_cost *out,
 		    struct errbuf *eb)
@@ -547,10 +569,14 @@ static int coll_one(const struct cost_model *m, enum coll_op op, enum coll_algo 
 	case COST_TIERS:
 		if (!m->sys)
 			return fail(eb, "the tiers model needs a system");
+		if (check_nics(m->sys, g, eb) < 0)
+			return -1;
 		return tiers_coll(m->sys, op, a, g, bytes, out, eb);
 	case COST_NCCL:
 		if (!m->coll)
 			return fail(eb, "NCCL's cost model is not available");
+		if (m->sys && check_nics(m->sys, g, eb) < 0)
+			return -1;
 		return m->coll(m, op, a, g, bytes, out, eb);
 	default:
 		return fail(eb, "unknown cost model");

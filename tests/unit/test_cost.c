@@ -268,3 +268,34 @@ void test_cost_n_half(void)
 	CHECK(cost_coll_n_half(&m, OP_ALLREDUCE, ALGO_RING, &g8, &nh, &eb) == 0);
 	DBL_NEAR(nh, 4e5, 1e-6);
 }
+
+/* A run across nodes of a system without NICs: every model says so with
+ * the preset's file:line and key, never a message of its own. */
+void test_cost_no_nics_message(void)
+{
+	struct system s = dgx();
+	struct cost_model m;
+	struct group g = { .ranks = 16 }, split = { .ranks = 4, .per_node = 2 };
+	struct coll_cost c;
+	struct errbuf eb;
+
+	s.nics_per_node = 0;
+	s.have_inter = 0;
+	s.path = "sys.preset";
+	s.nics_line = 7;
+	cost_model_tiers(&m, &s);
+	CHECK(cost_coll(&m, OP_ALLREDUCE, ALGO_AUTO, &g, 1e6, &c, &eb) < 0);
+	STR_EQ(eb.msg, "sys.preset:7: nics_per_node: no NICs, but 16 ranks need 2 nodes of 8 GPUs");
+	CHECK(cost_coll(&m, OP_ALLGATHER, ALGO_HIER, &g, 1e6, &c, &eb) < 0);
+	STR_EQ(eb.msg, "sys.preset:7: nics_per_node: no NICs, but 16 ranks need 2 nodes of 8 GPUs");
+	/* 2 ranks per node: 4 ranks span 2 nodes */
+	CHECK(cost_coll(&m, OP_ALLREDUCE, ALGO_RING, &split, 1e6, &c, &eb) < 0);
+	CHECK(strstr(eb.msg, "sys.preset:7: nics_per_node: no NICs") == eb.msg);
+	/* one node needs no NIC */
+	CHECK(cost_coll(&m, OP_ALLREDUCE, ALGO_RING, &(struct group){ .ranks = 8 }, 1e6, &c, &eb) == 0);
+	/* NCCL's model is asked only once the group fits the machine */
+	m = (struct cost_model){ .kind = COST_NCCL, .sys = &s, .coll = two_protocols };
+	CHECK(cost_coll(&m, OP_ALLREDUCE, ALGO_AUTO, &g, 1e6, &c, &eb) < 0);
+	STR_EQ(eb.msg, "sys.preset:7: nics_per_node: no NICs, but 16 ranks need 2 nodes of 8 GPUs");
+	CHECK(cost_coll(&m, OP_ALLREDUCE, ALGO_AUTO, &(struct group){ .ranks = 8 }, 1e6, &c, &eb) == 0);
+}
