@@ -413,7 +413,9 @@ static void echo_system(const struct ctx *ctx, struct out *o)
 	out_input_str(o, "model", "model", cost_kind_name(ctx->model.kind));
 	if (ctx->model.kind == COST_NCCL) {
 		snprintf(line, sizeof(line), "%s%s", cpu_vendor_name(s->cpu),
-			 s->cpu_given ? "" : " (assumed: the system does not say)");
+			 s->cpu_given ? "" : s->cpu == CPU_INTEL ?
+			 " (assumed: the system does not say; NCCL's constants for a Sapphire Rapids Xeon)" :
+			 " (assumed: the system does not say)");
 		out_input_str(o, "cpu", "host cpu", line);
 		out_input_str(o, "nvls", "NVLink SHARP", s->nvls ? "yes" : "no");
 	}

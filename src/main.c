@@ -243,7 +243,7 @@ static int uses_link(const char *name)
 static int system_ready(const char *name)
 {
 	static const char *const ready[] = {
-		"presets", "pipeline", "speedup", "fit", "allreduce", "allgather",
+		"presets", "pipeline", "speedup", "fit", "allreduce", "allgather", "plan",
 		"reducescatter", "alltoall", "broadcast", "reduce", "sendrecv", "crossover",
 		"ddp", "zero", "step", "search", "compare",
 	};

@@ -583,8 +583,8 @@ double nccl_time(const struct nccl_tune *t, const struct nccl_params *p,
 	if (a == NCCL_TREE && f == NCCL_ALLREDUCE && log_size >= 0 && log_size < 23)
 		bw *= p->tree_correction[pr][log_size];
 	if (a == NCCL_NVLS_TREE && f == NCCL_ALLREDUCE && log_size >= 0 && log_size < 24 &&
-	    t->arch >= NCCL_BLACKWELL)
-		bw *= p->tree_correction[pr][log_size];   /* x86 host assumed */
+	    t->arch >= NCCL_BLACKWELL && t->cpu != NCCL_CPU_ARM)
+		bw *= p->tree_correction[pr][log_size];   /* x86 hosts only, :643-646 */
 	if (a == NCCL_RING && pr == NCCL_SIMPLE && t->nodes > 1 && f == NCCL_ALLREDUCE &&
 	    n / ((unsigned long long)t->comm_channels * t->ranks) >= 64)
 		lat *= t->arch < NCCL_AMPERE ? 1.9 : 1.4;

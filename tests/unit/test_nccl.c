@@ -90,6 +90,19 @@ void test_nccl_graphs_one_node(void)
 		nccl_graphs(&l, 1, g);
 		INT_EQ(g[NCCL_RING].nchannels, 1);
 		DBL_NEAR(g[NCCL_RING].bw_intra, 15.0, 0);
+		/* across Intel sockets, taken as Sapphire Rapids (SRP_QPI_BW 22,
+		 * topo.h:29): the fastest speed under 22 is 20, 1 × 20 */
+		l.cpu = NCCL_CPU_INTEL;
+		nccl_graphs(&l, 1, g);
+		INT_EQ(g[NCCL_RING].nchannels, 1);
+		DBL_NEAR(g[NCCL_RING].bw_intra, 20.0, 0);
+		/* P2P off under one switch: diverted through the CPU
+		 * (paths.cc:761-772), a PHB path with Intel's 6/5: 1 × 20 */
+		l.pcie_path = NCCL_PATH_PIX;
+		l.p2p = 0;
+		nccl_graphs(&l, 1, g);
+		INT_EQ(g[NCCL_RING].nchannels, 1);
+		DBL_NEAR(g[NCCL_RING].bw_intra, 20.0, 0);
 	}
 }
 
@@ -368,4 +381,23 @@ void test_nccl_nic_ports_merge(void)
 	s.net_latency_s = 75e-6;
 	CHECK(nccl_machine_from_system(&s, &m, &eb) == 0);
 	DBL_NEAR(m.net_latency, 75.0, 1e-9);
+}
+
+void test_nccl_nvlstree_correction_x86_only(void)
+{
+	/* Blackwell NVLSTree takes the tree's size correction on x86 hosts
+	 * only (tuning.cc:643-646): at 1 MiB, 2^20 >> 6 = 2^14, Simple's
+	 * factor 0.5.  On an ARM host (Grace) the bandwidth is the table's. */
+	struct nccl_machine b = h100;
+	struct nccl_tune t;
+	double bw_x86, bw_arm, lat;
+
+	b.sm = 100;
+	t = tune(&b, 16, ~0u, ~0u);
+	CHECK(nccl_time(&t, P, NCCL_ALLREDUCE, NCCL_NVLS_TREE, NCCL_SIMPLE, 1 << 20, &lat, &bw_x86) > 0);
+	b.cpu = NCCL_CPU_ARM;
+	t = tune(&b, 16, ~0u, ~0u);
+	CHECK(nccl_time(&t, P, NCCL_ALLREDUCE, NCCL_NVLS_TREE, NCCL_SIMPLE, 1 << 20, &lat, &bw_arm) > 0);
+	DBL_NEAR(bw_arm, t.bw[NCCL_ALLREDUCE][NCCL_NVLS_TREE][NCCL_SIMPLE] * 1e9, 1e-3);
+	DBL_NEAR(bw_x86, 0.5 * bw_arm, 1e-3);
 }

@@ -1,0 +1,144 @@
+/*
+ * The training checks of commtime plan: the DDP step on 2, 4, 8... ranks
+ * and the ZeRO stages, as sheet tables or as rows of the plan table.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "plan.h"
+#include "step.h"
+#include "train.h"
+
+static const struct column ddp_sheet_cols[] = {
+	{ .key = "ranks", .label = "ranks", .type = COL_INT, .human = H_PLAIN, .width = 5 },
+	{ .key = "comm_s", .label = "all-reduce", .type = COL_NUM, .human = H_TIME, .prec = 4,
+	  .width = 10 },
+	{ .key = "step_s", .label = "step", .type = COL_NUM, .human = H_TIME, .prec = 4, .width = 10 },
+	{ .key = "fraction", .label = "comm share", .type = COL_NUM, .human = H_PERCENT, .prec = 1,
+	  .width = 10 },
+	{ .key = "speedup", .label = "speedup", .type = COL_NUM, .human = H_PLAIN, .prec = 3,
+	  .width = 7 },
+};
+
+static const struct column zero_sheet_cols[] = {
+	{ .key = "stage", .label = "stage", .type = COL_INT, .human = H_PLAIN, .width = 5 },
+	{ .key = "memory_B", .label = "memory/rank", .type = COL_NUM, .human = H_SIZE, .prec = 4,
+	  .width = 11 },
+	{ .key = "comm_B", .label = "volume", .type = COL_NUM, .human = H_SIZE, .prec = 4, .width = 9 },
+	{ .key = "comm_s", .label = "comm time", .type = COL_NUM, .human = H_TIME, .prec = 4,
+	  .width = 9 },
+	{ .key = "step_s", .label = "step", .type = COL_NUM, .human = H_TIME, .prec = 4, .width = 9 },
+	{ .key = "collectives", .label = "collectives", .type = COL_STR, .human = H_PLAIN },
+};
+
+/*
+ * DDP: the gradient all-reduce of one step on 2, 4, 8... ranks up to
+ * maxranks (models/ddp.md, no overlap, no buckets: the seed's model).
+ * Without the compute time (0) the step is left out: the all-reduce alone.
+ */
+void plan_ddp_rows(struct out *o, const struct ctx *ctx, double params,
+		   double compute, unsigned long maxranks, int sheet)
+{
+	struct table t = { .name = "ddp", .title = compute > 0 ?
+			   "DDP training, bf16 gradients: time one step (torchrun)" :
+			   "DDP training, bf16 gradients: the gradient all-reduce of one step",
+			   .cols = ddp_sheet_cols, .ncols = compute > 0 ? 5 : 2, .secondary = 1 };
+	struct ddp_params p;
+	unsigned long n;
+
+	ddp_params_init(&p);
+	p.grad_bytes = STEP_GRAD_BYTES * params;    /* fp32 gradients (models/step.md) */
+	p.compute = compute;
+	if (sheet)
+		out_table_begin(o, &t);
+	for (n = 2; n <= maxranks; n *= 2) {
+		struct ddp_step st;
+		char run[160], note[160];
+
+		ddp_step_cost(&p, &ctx->model, n, &st);
+		if (sheet) {
+			struct cell row[] = { { .x = (double)n }, { .x = st.comm_s },
+					      { .x = st.step_s }, { .x = st.fraction },
+					      { .x = n * compute / st.step_s } };
+
+			out_row(o, row);
+			continue;
+		}
+		snprintf(run, sizeof(run), "DDP training on %lu ranks (torchrun), bf16 "
+			 "gradients, time one step", n);
+		if (compute > 0)
+			snprintf(note, sizeof(note), "communication %.1f %% of the step, "
+				 "speedup %.2f of %lu", 100 * st.fraction,
+				 n * compute / st.step_s, n);
+		else
+			snprintf(note, sizeof(note), "the all-reduce alone; --compute for the step");
+		{
+			struct cell row[] = { { .s = "ddp" }, { .s = run }, { .s = "all_reduce" },
+					      { .x = (double)n }, { .s = coll_algo_name(p.algo) },
+					      { .x = p.grad_bytes }, { .x = st.comm_s },
+					      { .x = p.grad_bytes / st.comm_s },
+					      { .x = p.grad_bytes / st.comm_s *
+						      busbw_factor(OP_ALLREDUCE, n) },
+					      { .x = st.step_s }, { .x = NAN }, { .s = note } };
+			out_row(o, row);
+		}
+	}
+	if (sheet)
+		out_table_end(o);
+}
+
+/* ZeRO stages 0-3 on n ranks (models/zero.md): memory and communication. */
+void plan_zero_rows(struct out *o, const struct ctx *ctx, double params,
+		      double compute, unsigned long n, int sheet)
+{
+	char title[160];
+	struct column zcols[6];
+	struct table t = { .name = "zero", .title = title, .cols = zcols, .ncols = 6,
+			   .secondary = 1 };
+	struct zero_params p;
+	int stage;
+
+	zero_params_init(&p);
+	p.params = params;
+	snprintf(title, sizeof(title), "DeepSpeed ZeRO on %lu ranks: %sread the memory per rank",
+		 n, compute > 0 ? "time one step, " : "");
+	memcpy(zcols, zero_sheet_cols, sizeof(zcols));
+	if (!(compute > 0))
+		zcols[4].flags = COL_DATA_ONLY;
+	if (sheet)
+		out_table_begin(o, &t);
+	for (stage = 0; stage < ZERO_STAGES; stage++) {
+		struct zero_cost z;
+		char run[160], note[96];
+		const char *colls = stage == 0 ? "all-reduce" : stage == 3 ?
+			"reduce-scatter + 2 all-gathers" : "reduce-scatter + all-gather";
+		double step;
+
+		zero_cost_model(&p, &ctx->model, n, stage, &z);
+		step = compute > 0 ? compute + z.comm_s : NAN;
+		if (sheet) {
+			struct cell row[] = { { .x = stage }, { .x = z.memory_B }, { .x = z.comm_B },
+					      { .x = z.comm_s }, { .x = step }, { .s = colls } };
+
+			out_row(o, row);
+			continue;
+		}
+		snprintf(run, sizeof(run), "DeepSpeed ZeRO stage %d on %lu ranks, %sread the "
+			 "memory per rank", stage, n, compute > 0 ? "time one step, " : "");
+		snprintf(note, sizeof(note), "%s; step without overlap",
+			 stage == 0 ? "plain data parallel (all-reduce)" : colls);
+		{
+			struct cell row[] = { { .s = "zero" }, { .s = run },
+					      { .s = stage == 0 ? "all_reduce" : "reduce_scatter+all_gather" },
+					      { .x = (double)n }, { .s = coll_algo_name(p.algo) },
+					      { .x = z.comm_B }, { .x = z.comm_s },
+					      { .x = NAN }, { .x = NAN },
+					      { .x = step }, { .x = z.memory_B },
+					      { .s = note } };
+			out_row(o, row);
+		}
+	}
+	if (sheet)
+		out_table_end(o);
+}

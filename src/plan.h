@@ -1,0 +1,79 @@
+#ifndef COMMTIME_PLAN_H
+#define COMMTIME_PLAN_H
+
+/*
+ * The rental plan, shared by the files of the plan command (cmd_plan*.c):
+ * what predicts, the nccl-tests command lines, the sheet, the training
+ * checks and the figure.
+ */
+
+#include "cli.h"
+#include "crossover.h"
+#include "predict.h"
+
+struct planner {
+	const struct ctx *ctx;
+	struct predictor pr;          /* the regimes of a fitted preset, else the machine */
+	struct fit_model fm;          /* pr.fm points here when the preset has regimes */
+	enum coll_algo cross_a, cross_b;   /* the all-reduce pair whose crossover is given */
+	const char *tree;             /* which tree cross_b is, in words */
+};
+
+/*
+ * Set pl up for ctx: the preset's regimes (dies on malformed ones), and the
+ * pair compared: on a link ring and dbtree (the seed's names), on a system
+ * ring and the model's tree (NCCL's tree; hier on the tier model).
+ */
+void planner_init(struct planner *pl, const struct ctx *ctx);
+
+/* The time of op with algo (ALGO_AUTO: the model's choice) on ranks, bytes; cc may be NULL. */
+double plan_predict(const struct planner *pl, enum coll_op op, enum coll_algo algo,
+		    unsigned long ranks, double bytes, struct coll_cost *cc);
+
+/*
+ * Where cross_a and cross_b take equal time on `ranks` ranks, from the
+ * machine's cost model (not the regimes); dies when the model cannot say.
+ * time_s receives the time there (NaN when they do not cross).
+ */
+void plan_crossover(const struct planner *pl, unsigned long ranks, struct crossing *c,
+		    double *time_s);
+
+/*
+ * What c says when the pair does not cross ("ring is faster at every
+ * size"), or, for the plan table's note (in_table = 1), also when it does
+ * ("dbtree is faster below this size, ring above").
+ */
+void plan_crossover_text(const struct planner *pl, const struct crossing *c, int in_table,
+			 char *buf, size_t len);
+
+/*
+ * The nccl-tests command line of one curve ("; " between runs when the
+ * sizes need several): NCCL_ALGO for an algorithm that is not the model's
+ * choice (algo < 0: a collective without a choice), NCCL_PROTO for --proto,
+ * -g N on one node, mpirun beyond.
+ */
+void plan_run_line(const struct planner *pl, char *buf, size_t len, enum coll_op op,
+		   int algo, unsigned long ranks, const struct dlist *sizes);
+
+/* The sheet (human table): one heading a run, a few sizes under it. */
+#define SHEET_SIZES 6
+void sheet_curve(struct out *o, const struct planner *pl, enum coll_op op, int algo,
+		 unsigned long ranks, const struct dlist *sizes, int *nrun);
+void sheet_crossover(struct out *o, const struct planner *pl, unsigned long ranks);
+
+/*
+ * The training checks on 2, 4, 8... ranks up to maxranks (DDP) and on
+ * maxranks (ZeRO stages 0-3): sheet tables, or rows of the plan table.
+ * compute: one step's compute in s, 0 to leave the step out.
+ */
+void plan_ddp_rows(struct out *o, const struct ctx *ctx, double params, double compute,
+		   unsigned long maxranks, int sheet);
+void plan_zero_rows(struct out *o, const struct ctx *ctx, double params, double compute,
+		    unsigned long n, int sheet);
+
+/* The figure of --plot/--render: the expected busbw curves. */
+void plan_figure(const struct planner *pl, const int *ops, size_t nops,
+		 const enum coll_algo *algos, int nalgos, const struct dlist *ranks,
+		 const struct dlist *sizes);
+
+#endif
