@@ -24,7 +24,7 @@ LIBCSV_LIBS ?= -lcsv
 
 ALL_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Wshadow \
 	-Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter \
-	-DCOMMTIME_VERSION='"0.1"' -DCOMMTIME_SHAREDIR='"$(SHAREDIR)"' $(GSL_CFLAGS) -MMD -MP $(CFLAGS)
+	-DCOMMTIME_VERSION='"0.1"' $(GSL_CFLAGS) -MMD -MP $(CFLAGS)
 LIBS = $(GSL_LIBS) $(LIBCSV_LIBS) -lm
 
 ifneq ($(V),1)
@@ -71,6 +71,14 @@ src/.flags: FORCE
 	@echo '$(CC) $(ALL_CFLAGS)' | cmp -s - $@ || echo '$(CC) $(ALL_CFLAGS)' > $@
 
 $(CORE_OBJ) $(CLI_OBJ) $(UNIT_OBJ): src/.flags
+
+# Only the preset reader (and its unit test) knows where the presets are
+# installed, so only its object is rebuilt when PREFIX or SHAREDIR changes.
+SHAREDIR_OBJ = src/preset.o tests/unit/test_preset.o
+$(SHAREDIR_OBJ): ALL_CFLAGS += -DCOMMTIME_SHAREDIR='"$(SHAREDIR)"'
+$(SHAREDIR_OBJ): src/.sharedir
+src/.sharedir: FORCE
+	@echo '$(SHAREDIR)' | cmp -s - $@ || echo '$(SHAREDIR)' > $@
 
 %.o: %.c
 	$(Q_CC)$(CC) $(ALL_CFLAGS) -Isrc -c -o $@ $<
@@ -147,7 +155,7 @@ uninstall:
 	rm -rf $(DESTDIR)$(SHAREDIR)
 
 clean:
-	rm -f commtime commtime-probe tests/unit/run-unit tests/unit/list.h src/.flags src/*.o src/*.d tests/unit/*.o tests/unit/*.d
+	rm -f commtime commtime-probe tests/unit/run-unit tests/unit/list.h src/.flags src/.sharedir src/*.o src/*.d tests/unit/*.o tests/unit/*.d
 	rm -rf tests/tmp
 
 .PHONY: probe all deps run check asan figures bench accuracy install uninstall clean FORCE

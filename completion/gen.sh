@@ -14,7 +14,31 @@ bin=${1:?usage: gen.sh COMMTIME OUTDIR}
 out=${2:?usage: gen.sh COMMTIME OUTDIR}
 LC_ALL=C; export LC_ALL
 tab=$(printf '\t')
-cmds=$("$bin" --help-commands | cut -f1)
+nl='
+'
+# The binary is asked once for each table; the rest is shell built-ins.
+commands=$("$bin" --help-commands)
+cmds=
+while IFS="$tab" read -r c summary; do cmds="$cmds${cmds:+$nl}$c"; done <<EOF
+$commands
+EOF
+opts_global=$("$bin" --help-complete)
+for c in $cmds; do
+	eval "opts_$c=\$(\"\$bin\" \"\$c\" --help-complete)"
+done
+# The option table of command $1 (the global options for "").
+table() {
+	if [ -z "$1" ]; then printf '%s\n' "$opts_global"
+	else eval "printf '%s\n' \"\$opts_$1\""; fi
+}
+# Its option names, on one line.
+names() {
+	_n=
+	while IFS="$tab" read -r _o _rest; do _n="$_n${_n:+ }$_o"; done <<EOF
+$(table "$1")
+EOF
+	printf '%s' "$_n"
+}
 
 # The shell function both completions share: what the value of option $2
 # of command $1 completes to ("flag" when it takes none, "" for nothing).
@@ -24,7 +48,7 @@ common() {
 	echo '_commtime_value() {'
 	echo '	case "$1 $2" in'
 	for c in "" $cmds; do
-		if [ -z "$c" ]; then "$bin" --help-complete; else "$bin" "$c" --help-complete; fi |
+		table "$c" |
 		while IFS="$tab" read -r opt argh comp; do
 			if [ -z "$c" ]; then pat="*\" $opt\""; else pat="\"$c $opt\""; fi
 			if [ -z "$argh" ]; then v=flag
@@ -44,10 +68,10 @@ common() {
 	echo
 	echo '# The options of command $1 (the global ones with it).'
 	echo '_commtime_options() {'
-	printf '\tg="%s --help"\n' "$("$bin" --help-complete | cut -f1 | tr '\n' ' ' | sed 's/ $//')"
+	printf '\tg="%s --help"\n' "$(names "")"
 	echo '	case "$1" in'
 	for c in $cmds; do
-		printf '\t%s) echo "$g %s" ;;\n' "$c" "$("$bin" "$c" --help-complete | cut -f1 | tr '\n' ' ' | sed 's/ $//')"
+		printf '\t%s) echo "$g %s" ;;\n' "$c" "$(names "$c")"
 	done
 	echo '	*) echo "$g" ;;'
 	echo '	esac'
@@ -123,9 +147,8 @@ common() {
 	echo '	local cmd spec prev'
 	echo '	local -a commands'
 	echo '	commands=('
-	"$bin" --help-commands | while IFS="$tab" read -r c summary; do
-		printf "\t\t'%s:%s'\n" "$c" "$(printf '%s' "$summary" | sed "s/'/'\\\\''/g; s/:/\\\\:/g")"
-	done
+	printf '%s\n' "$commands" |
+		sed "s/'/'\\\\''/g; s/:/\\\\:/g; s/$tab/:/; s/^/$tab$tab'/; s/\$/'/"
 	echo "		'help:show the usage, or a command'\"'\"'s options'"
 	echo '	)'
 	echo '	cmd=$(_commtime_command "${(@)words[2,CURRENT-1]}")'

@@ -4,6 +4,7 @@
 #include <stddef.h>
 #include "util.h"
 #include "model.h"
+#include "system.h"
 
 /*
  * Calibrating one tier of a system (system.h) from measured curves of one
@@ -75,5 +76,64 @@ int calib_tier_fit(const struct calib_log *logs, size_t nlogs, double beta_line,
 /* Time of op on n ranks for S bytes with a calibrated tier: L0 + a·α + b·S/β. */
 double calib_tier_time(const struct calib_tier *t, enum coll_op op, enum coll_algo algo,
 		       unsigned long ranks, double bytes);
+
+/*
+ * A tier not determined by any log: the spec's α and β (base 0), every
+ * value from the spec.
+ */
+void calib_tier_spec(const struct tier *spec, struct calib_tier *t);
+
+/*
+ * The NIC tier of a system calibrated from logs of two or more nodes
+ * (models/fit.md, "The NIC tier").  With the intra tier known (calibrated
+ * or the spec), the tier model's ring (models/system.md) is
+ *
+ *     T(S) = L0 + s·(n−N)·α_i + s·(N−1)·α_e + v·S / min(β_i, K·β_e)
+ *
+ * (s = 2 for all-reduce, 1 for the others; v the bytes per byte of
+ * message; K the node's NIC ports).  Its coefficients are read off the tier
+ * model itself (cost_coll with unit links), so calibration and prediction
+ * share one formula.  α_e (per inter-node step) and 1/β_e (per NIC port)
+ * are fitted by least squares on relative error, bounded: α_e >= 0,
+ * β_e <= the NIC's line rate.  When the fitted K·β_e is not below β_i
+ * (within 1 %) the
+ * logs are bound by the intra tier and cannot say β_e: it is kept from
+ * the spec (raised to β_i/K if the spec is below that, and then reported
+ * as bound).  β_i is the intra tier's calibrated β, or its line rate when
+ * it is the spec's; a spec β_i below the K·β_e fitted is raised to K·β_e
+ * (the logs show the intra link at least that fast; reported as fit).
+ * 95 % intervals from the covariance, conditional on the intra tier.
+ */
+struct calib_nic {
+	struct calib_value alpha;  /* s per inter-node step */
+	struct calib_value beta;   /* B/s per NIC port */
+	double beta_line;          /* B/s: the NIC's line rate */
+	double rms;                /* root mean square relative residual */
+	size_t rows, logs;
+};
+
+/*
+ * Fit the NIC tier of s from nlogs multi-node curves (ranks > gpus per
+ * node, algo ALGO_RING), with the intra tier `intra` held (but for the
+ * raise above).  Returns 0 with
+ * t filled, or -1 with eb: no logs, s without NICs, too few rows.
+ */
+int calib_nic_fit(const struct calib_log *logs, size_t nlogs, const struct system *s,
+		  struct calib_tier *intra, struct calib_nic *t, struct errbuf *eb);
+
+/*
+ * Write the calibration into a copy of the spec: dst = *spec (a shallow
+ * copy: strings shared, not to be released) with the intra tier's α, β,
+ * base and, when nic is not NULL, the NIC's α and β replaced.
+ */
+void calib_apply(struct system *dst, const struct system *spec,
+		 const struct calib_tier *intra, const struct calib_nic *nic);
+
+/*
+ * Time of op (algo) on `ranks` packed ranks of the calibrated system cal
+ * (calib_apply) by the tier model, in s; NaN when the model has no answer.
+ */
+double calib_system_time(const struct system *cal, enum coll_op op, enum coll_algo algo,
+			 unsigned long ranks, double bytes);
 
 #endif

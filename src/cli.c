@@ -418,6 +418,16 @@ static void echo_system(const struct ctx *ctx, struct out *o)
 			 " (assumed: the system does not say)");
 		out_input_str(o, "cpu", "host cpu", line);
 		out_input_str(o, "nvls", "NVLink SHARP", s->nvls ? "yes" : "no");
+		if (s->have_inter && s->nics_per_node && s->nic_ports > 1 &&
+		    s->nics_per_node % s->nic_ports == 0) {
+			units_fmt_rate(l, sizeof(l), s->nic_ports * s->inter.beta_line, 4);
+			snprintf(line, sizeof(line), "%u of %s (%u ports merged into each)",
+				 s->nics_per_node / s->nic_ports, l, s->nic_ports);
+			out_input_str(o, "nccl_nics", "NICs as NCCL sees them", line);
+		}
+		if (s->have_inter && s->net_latency_s > 0)
+			out_input(o, "net_latency_s", "network plugin latency", s->net_latency_s,
+				  H_TIME, 4, NULL);
 	}
 }
 

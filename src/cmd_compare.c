@@ -9,10 +9,8 @@
 #include <string.h>
 
 #include <gsl/gsl_sort.h>
-#include <gsl/gsl_statistics_double.h>
 
 #include "compare.h"
-#include "nccl_cost.h"
 
 static const char *const usage_lines[] = {
 	"commtime compare [options] FILE",
@@ -58,31 +56,6 @@ static const struct column range_cols[] = {
 static const struct column algo_col = {
 	.key = "algo", .label = "algo", .type = COL_STR, .human = H_PLAIN
 };
-
-static const struct column sum_cols[] = {
-	{ .key = "sizes", .label = "sizes", .type = COL_INT, .human = H_PLAIN },
-	{ .key = "median_abs_rel_error", .label = "median |error|", .type = COL_NUM,
-	  .human = H_PERCENT, .prec = 1, .width = 14 },
-	{ .key = "worst_rel_error", .label = "worst", .type = COL_NUM, .human = H_PERCENT,
-	  .prec = 1, .width = 7 },
-	{ .key = "worst_size_B", .label = "at", .type = COL_NUM, .human = H_SIZE, .prec = 3,
-	  .width = 8 },
-	{ .key = "far", .label = "far", .type = COL_INT, .human = H_PLAIN },
-	{ .key = "peak_busbw_Bps", .label = "large busbw", .type = COL_NUM, .human = H_RATE,
-	  .prec = 4, .width = 11 },
-	{ .key = "line_rate_Bps", .label = "line rate", .type = COL_NUM, .human = H_RATE,
-	  .prec = 4, .width = 10 },
-	{ .key = "line_fraction", .label = "share", .type = COL_NUM, .human = H_PERCENT,
-	  .width = 5 },
-};
-/* On a system the reference is the predicted busbw at the same size. */
-static const struct column sys_ref_cols[] = {
-	{ .key = "predicted_busbw_Bps", .label = "predicted", .type = COL_NUM, .human = H_RATE,
-	  .prec = 4, .width = 10 },
-	{ .key = "predicted_fraction", .label = "share", .type = COL_NUM, .human = H_PERCENT,
-	  .width = 5 },
-};
-enum { NSUM = sizeof(sum_cols) / sizeof(sum_cols[0]) };
 
 /* Expected times of a plan CSV for the log's collective, ranks and algo. */
 static void load_expected(const char *path, const struct meas *log, int algo,
@@ -160,15 +133,6 @@ static const char *choice_text(const struct comparison *c, const struct coll_cos
 	return buf;
 }
 
-/* The comparison's results beyond its rows. */
-struct cmp_sum {
-	double *err;               /* |relative error| of each size with a prediction */
-	size_t nerr;
-	int nfar, ninside, nband;  /* far sizes; sizes inside the band of --range */
-	double worst, worst_size;  /* the largest error and its size */
-	double peak, peak_ref;     /* the best large-message busbw, and its reference (B/s) */
-};
-
 /* Fill the rows of c (measured, predicted, flags), write them, and sum up. */
 static void compare_rows(struct comparison *c, struct out *o, int range, int judge_bw,
 			 const struct fit_model *fm, struct cmp_sum *sum)
@@ -232,105 +196,6 @@ static void compare_rows(struct comparison *c, struct out *o, int range, int jud
 			row[k++] = (struct cell){ .s = choice_text(c, &cc, alg, sizeof(alg)) };
 		out_row(o, row);
 	}
-}
-
-/* The summary table and the notes under it. */
-static void compare_summary(const struct comparison *c, struct out *o, const struct cmp_sum *sum,
-			    int range, int plateau, double rise, double before)
-{
-	const struct meas *m = c->m;
-	double largest = c->rows[m->n - 1].size;
-	double med = gsl_stats_median_from_sorted_data(sum->err, 1, sum->nerr);
-	struct column cols[NSUM];
-	struct table t = { .name = "summary", .title = "summary", .cols = cols, .ncols = NSUM,
-			   .secondary = 1 };
-	struct cell row[] = { { .x = (double)sum->nerr }, { .x = med }, { .x = sum->worst },
-			      { .x = sum->worst_size }, { .x = (double)sum->nfar },
-			      { .x = sum->peak }, { .x = sum->peak_ref },
-			      { .x = sum->peak / sum->peak_ref } };
-	int judged = plateau && !isnan(sum->peak_ref);
-	char b[32], d[32];
-
-	memcpy(cols, sum_cols, sizeof(cols));
-	if (c->on_system)
-		memcpy(cols + NSUM - 2, sys_ref_cols, sizeof(sys_ref_cols));
-	out_table_begin(o, &t);
-	out_row(o, row);
-	out_table_end(o);
-	if (sum->nfar)
-		out_text(o, "%d of %zu sizes are off the prediction by more than %.0f %%",
-			 sum->nfar, sum->nerr, 100 * c->tol);
-	if (range)
-		out_text(o, "%d of %d sizes fall inside the band", sum->ninside, sum->nband);
-	if (largest < c->large)
-		out_text(o, "no size reaches %s; the bandwidth check uses the largest",
-			 units_fmt_size(b, sizeof(b), c->large));
-	if (!plateau)
-		out_text(o, "the log ends at %s, before the bandwidth plateau: busbw still "
-			 "rises %.0f %% from %s; busbw is not judged (measure to 1G or more, "
-			 "-e 8G)", units_fmt_size(b, sizeof(b), largest), 100 * rise,
-			 units_fmt_size(d, sizeof(d), before));
-	else if (isnan(c->line_rate) && !c->on_system)
-		out_text(o, "no link given: busbw is not judged against a line rate "
-			 "(--preset LINK or --beta RATE)");
-	if (!judged || !(sum->peak < c->minbw * sum->peak_ref))
-		return;
-	if (!c->on_system) {
-		out_text(o, "large-message busbw is %.0f %% of the line rate, below %.0f %%: "
-			 "check links and topology (nvidia-smi topo -m, NCCL_DEBUG=INFO)",
-			 100 * sum->peak / sum->peak_ref, 100 * c->minbw);
-		return;
-	}
-	{
-		struct nccl_machine mach;
-		struct errbuf eb;
-		const char *cause = NULL;
-		unsigned long nodes = system_nodes(&c->ctx->system, c->ranks);
-
-		if (nccl_machine_from_system(&c->ctx->system, &mach, &eb) == 0)
-			cause = nccl_low_busbw_cause(&mach, (int)nodes, sum->peak);
-		out_text(o, "large-message busbw is %.0f %% of what %s should give (%s), below "
-			 "%.0f %%: %s", 100 * sum->peak / sum->peak_ref, c->ctx->system.name,
-			 units_fmt_rate(b, sizeof(b), sum->peak_ref, 4), 100 * c->minbw,
-			 cause ? cause : "check links, topology and fabric (nvidia-smi topo -m, "
-			 "NCCL_DEBUG=INFO)");
-	}
-}
-
-/* The echo of the inputs. */
-static void compare_inputs(const struct comparison *c, struct out *o, const struct meas_args *ma)
-{
-	const struct ctx *ctx = c->ctx;
-	const struct meas *m = c->m;
-	char fmt[64];
-
-	out_input_str(o, "file", "file", m->path);
-	snprintf(fmt, sizeof(fmt), "%s (detected)", meas_format_name(m->format));
-	out_input_str(o, "format", "format", fmt);
-	out_input_str(o, "op", "collective", coll_op_name(c->op));
-	out_input(o, "ranks", "ranks", (double)m->ranks, H_PLAIN, 10, ma->ranks ? "from --ranks" :
-		  m->format == MEAS_NCCL_TEXT ? "from the log's '# Rank' lines" : "from the file");
-	if (c->on_system)
-		out_input(o, "nodes", "nodes", (double)system_nodes(&ctx->system, c->ranks),
-			  H_PLAIN, 10, "ranks / GPUs per node, rounded up");
-	if (c->expected) {
-		out_input_str(o, "expected", "expected", c->expected_path);
-	} else {
-		ctx_echo_link(ctx, o);
-		out_input_str(o, "algo", "algorithm", c->pr.fm ? "the preset's regimes" :
-			      c->algo == ALGO_AUTO ? "the model's choice at each size" :
-			      coll_algo_name(c->algo));
-	}
-	if (c->on_system)
-		out_input_str(o, "busbw_reference", "busbw judged against",
-			      "the predicted busbw at each size");
-	else if (isnan(c->line_rate))
-		out_input_str(o, "line_rate_Bps", "line rate",
-			      "unknown: give --preset LINK or --beta RATE for the busbw check");
-	else
-		out_input(o, "line_rate_Bps", "line rate", c->line_rate, H_RATE, 4,
-			  ctx->have_preset && preset_get(&ctx->preset, "beta_line") ?
-			  "beta_line of the preset" : "beta");
 }
 
 /* The line rate of the link: the preset's beta_line, else β; NaN when no link was given. */

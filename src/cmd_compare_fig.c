@@ -38,7 +38,7 @@ static void describe(const struct comparison *c, char *link, size_t llen,
 			 c->pr.fm->nreg, ctx->preset.name, ctx_link_text(&plain, l, sizeof(l)));
 		snprintf(pred, plen, "predicted (%zu regimes)", c->pr.fm->nreg);
 	} else if (c->on_system) {
-		const char *algo = c->algo == ALGO_AUTO ? "its choice" : coll_algo_name(c->algo);
+		const char *algo = c->algo == ALGO_AUTO ? "its own choice" : coll_algo_name(c->algo);
 
 		snprintf(link, llen, "%s's model on %s, %s", cost_kind_name(ctx->model.kind),
 			 ctx->system.name, algo);
@@ -164,13 +164,8 @@ void compare_figure(const struct comparison *c)
 	fig_whole_decades(p);
 
 	/* Right: bus bandwidth. */
-	p = plot_add_panel(&f, "bus bandwidth (nccl-tests busbw)", "message size", "busbw");
-	p->xaxis = AX_SIZE;
-	p->yaxis = AX_RATE;
-	p->logx = 1;
-	p->xmin = lo;
-	p->xmax = hi;
-	p->ymin = 0;
+	p = plot_add_busbw_panel(&f, "bus bandwidth (nccl-tests busbw)", "message size", "busbw",
+				 lo, hi);
 	if (draw_pred)
 		prediction_series(c, p, pred, lo, hi, factor);
 	for (j = 0; p->nseries && j < p->series[0].n; j++)

@@ -95,13 +95,7 @@ void plan_figure(const struct planner *pl, const int *ops, size_t nops,
 	f.comment = xstrdup("commtime plan: the busbw curves the first nccl-tests runs should show");
 	f.width = 900;
 	f.height = 540;
-	p = plot_add_panel(&f, title, "message size", "busbw");
-	p->xaxis = AX_SIZE;
-	p->yaxis = AX_RATE;
-	p->logx = 1;
-	p->xmin = lo;
-	p->xmax = hi;
-	p->ymin = 0;
+	p = plot_add_busbw_panel(&f, title, "message size", "busbw", lo, hi);
 	for (r = 0; r < ranks->n; r++) {
 		unsigned long n = (unsigned long)ranks->v[r];
 
@@ -124,9 +118,12 @@ void plan_figure(const struct planner *pl, const int *ops, size_t nops,
 					if (y[j] > top)
 						top = y[j];
 				}
-				if (op == OP_ALLREDUCE)
+				if (op == OP_ALLREDUCE && algo == ALGO_AUTO)
+					snprintf(text, sizeof(text), "%s (%s's choice)", coll_op_name(op),
+						 cost_kind_name(ctx->model.kind));
+				else if (op == OP_ALLREDUCE)
 					snprintf(text, sizeof(text), "%s %s", coll_op_name(op),
-						 algo == ALGO_AUTO ? "(its choice)" : coll_algo_name(algo));
+						 coll_algo_name(algo));
 				else
 					snprintf(text, sizeof(text), "%s", coll_op_name(op));
 				s = same_curve(p, first, y);

@@ -40,6 +40,24 @@ struct comparison {
  */
 double cmp_predict(const struct comparison *c, double size, struct coll_cost *cc);
 
+/* The comparison's results beyond its rows. */
+struct cmp_sum {
+	double *err;               /* |relative error| of each size with a prediction */
+	size_t nerr;
+	int nfar, ninside, nband;  /* far sizes; sizes inside the band of --range */
+	double worst, worst_size;  /* the largest error and its size */
+	double peak, peak_ref;     /* the best large-message busbw, and its reference (B/s) */
+};
+
+/*
+ * The summary table and the notes under it (sum->err sorted), and the
+ * echo of the inputs.
+ */
+void compare_summary(const struct comparison *c, struct out *o, const struct cmp_sum *sum,
+		     int range, int plateau, double rise, double before);
+struct meas_args;
+void compare_inputs(const struct comparison *c, struct out *o, const struct meas_args *ma);
+
 /* The figure of --plot/--render (nothing when neither was given). */
 void compare_figure(const struct comparison *c);
 

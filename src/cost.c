@@ -417,10 +417,11 @@ static enum coll_algo one_node_algo(enum coll_op op, enum coll_algo a)
 }
 
 /* Split the time into the two tiers' shares and say which is larger. */
-static void tier_finish(struct coll_cost *o, double lat_i, double lat_e, double bw_i,
-			double bw_e, double bw)
+static void tier_finish(const struct system *s, struct coll_cost *o, double lat_i,
+			double lat_e, double bw_i, double bw_e, double bw)
 {
-	o->latency_s = lat_i + lat_e;
+	/* Calibrated tiers' per-call base latencies (0 for specs), paid once. */
+	o->latency_s = s->intra.base + s->inter.base + lat_i + lat_e;
 	o->bandwidth_s = bw;
 	o->time_s = o->latency_s + o->bandwidth_s;
 	o->bound = lat_e + bw_e > lat_i + bw_i ? TIER_INTER : TIER_INTRA;
@@ -444,6 +445,11 @@ static int tiers_coll(const struct system *s, enum coll_op op, enum coll_algo a,
 	if (N <= 1) {
 		if (link_coll(&s->intra.link, op, one_node_algo(op, a), n, S, out, eb) < 0)
 			return -1;
+		/* A calibrated tier's per-call base latency (0 for a spec). */
+		if (n > 1) {
+			out->latency_s += s->intra.base;
+			out->time_s += s->intra.base;
+		}
 		out->algo = a;
 		return 0;
 	}
@@ -477,7 +483,7 @@ static int tiers_coll(const struct system *s, enum coll_op op, enum coll_algo a,
 
 		if (op == OP_ALLTOALL || op == OP_SENDRECV)
 			break;
-		tier_finish(out, steps * (nn - NN) * ai, steps * (NN - 1) * ae,
+		tier_finish(s, out, steps * (nn - NN) * ai, steps * (NN - 1) * ae,
 			    bi <= Be ? bw : 0, bi <= Be ? 0 : bw, bw);
 		return 0;
 	}
@@ -509,7 +515,7 @@ static int tiers_coll(const struct system *s, enum coll_op op, enum coll_algo a,
 		} else {
 			break;
 		}
-		tier_finish(out, li, le, wi, we, wi + we);
+		tier_finish(s, out, li, le, wi, we, wi + we);
 		return 0;
 	}
 	case ALGO_HIERHD: {
@@ -544,14 +550,14 @@ static int tiers_coll(const struct system *s, enum coll_op op, enum coll_algo a,
 
 		if (op != OP_ALLTOALL)
 			break;
-		tier_finish(out, (GG - 1) * ai, (nn - GG) * ae, wi, we, wi > we ? wi : we);
+		tier_finish(s, out, (GG - 1) * ai, (nn - GG) * ae, wi, we, wi > we ? wi : we);
 		return 0;
 	}
 	case ALGO_P2P:
 		/* Send/recv between nodes: one transfer through one NIC port. */
 		if (op != OP_SENDRECV)
 			break;
-		tier_finish(out, 0, ae, 0, S / be, S / be);
+		tier_finish(s, out, 0, ae, 0, S / be, S / be);
 		return 0;
 	default:
 		break;

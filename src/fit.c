@@ -324,13 +324,102 @@ static int S_base_and_bounds(const double *size, const double *time, size_t n,
 /* Floor of RSS/n in the information criterion: (0.5 %)^2. */
 #define NOISE_FLOOR 2.5e-5
 
+/* The protocol the switch model runs at `bytes` (enum coll_proto), or -1. */
+static int S_label(const struct fit_opts *o, double bytes)
+{
+	struct group g = { .ranks = o->switch_ranks, .per_node = 0 };
+	struct coll_cost cc;
+
+	if (cost_coll(o->switches, o->switch_op, ALGO_AUTO, &g, bytes, &cc, NULL) < 0)
+		return -1;
+	return (int)cc.proto;
+}
+
+/*
+ * The protocol-aware split (models/fit.md, "Protocol-aware regimes"):
+ * run[i] numbers the runs of rows (sorted by size) on which the protocol
+ * NCCL's model chooses stays the same; a run of a single row joins its
+ * shorter neighbour (one row cannot give α and β), and beyond
+ * FIT_REGIMES_MAX runs the shortest joins its shorter neighbour.  lab[i]
+ * is the protocol of row i.  Returns the number of runs.
+ */
+static size_t S_runs(const double *size, size_t n, const struct fit_opts *o, int *lab,
+		     size_t *run)
+{
+	size_t start[FIT_SEARCH_MAX + 1], nr = 0, i, k;
+
+	for (i = 0; i < n; i++) {
+		lab[i] = S_label(o, size[i]);
+		if (i == 0 || lab[i] != lab[i - 1])
+			start[nr++] = i;
+	}
+	start[nr] = n;
+	while (nr > 1) {
+		size_t best = nr, len = n + 1, drop;
+
+		for (k = 0; k < nr; k++) {
+			size_t l = start[k + 1] - start[k];
+
+			if ((l < 2 || nr > FIT_REGIMES_MAX) && l < len) {
+				best = k;
+				len = l;
+			}
+		}
+		if (best == nr)
+			break;
+		if (best == 0)
+			drop = 1;
+		else if (best + 1 == nr)
+			drop = best;
+		else
+			drop = start[best] - start[best - 1] <= start[best + 2] - start[best + 1] ?
+			       best : best + 1;
+		memmove(&start[drop], &start[drop + 1], (nr - drop) * sizeof(start[0]));
+		nr--;
+	}
+	for (k = 0; k < nr; k++)
+		for (i = start[k]; i < start[k + 1]; i++)
+			run[i] = k;
+	return nr;
+}
+
+/*
+ * Between two regimes whose edge rows run different protocols, the
+ * boundary is the size where NCCL's model switches, found by bisection in
+ * log S: a size between two measured ones takes the regime of its own
+ * protocol instead of a blend.
+ */
+static void S_switch_edges(const struct fit_opts *o, struct fit_model *m)
+{
+	size_t k;
+
+	for (k = 0; k + 1 < m->nreg; k++) {
+		double lo = m->reg[k].hi, hi = m->reg[k + 1].lo;
+		int la = S_label(o, lo), lb = S_label(o, hi), it;
+
+		if (la == lb || la < 0 || lb < 0)
+			continue;
+		for (it = 0; it < 60 && hi / lo > 1 + 1e-9; it++) {
+			double mid = sqrt(lo * hi);
+
+			if (S_label(o, mid) == la)
+				lo = mid;
+			else
+				hi = mid;
+		}
+		m->reg[k].hi = lo;
+		m->reg[k + 1].lo = hi;
+	}
+}
+
 int fit_model_fit(const double *size, const double *time, size_t n,
 		  enum coll_op op, unsigned long ranks, const struct fit_opts *o,
 		  struct fit_model *m, struct errbuf *eb)
 {
 	struct coeffs c;
 	double *cost = NULL, *best = NULL, bic_best = INFINITY;
-	size_t *from = NULL, i, j, k, K, kmax, kbest = 1;
+	size_t *from = NULL, *run = NULL, i, j, k, K, kmax, kbest = 1, nruns = 1;
+	int *lab = NULL;
 	struct lsq q;
 	int rc = -1;
 
@@ -366,6 +455,20 @@ int fit_model_fit(const double *size, const double *time, size_t n,
 	}
 
 	/*
+	 * Protocol-aware: no regime spans a protocol switch of NCCL's model,
+	 * so there are at least as many regimes as protocol runs.
+	 */
+	if (o->switches) {
+		lab = xmalloc(n * sizeof(*lab));
+		run = xmalloc(n * sizeof(*run));
+		nruns = S_runs(size, n, o, lab, run);
+		if (o->regimes && (size_t)o->regimes < nruns) {
+			errbuf_set(eb, "%d regimes are fewer than the %zu protocol ranges of "
+				   "--switches", o->regimes, nruns);
+			goto out;
+		}
+	}
+	/*
 	 * cost[i*(n+1)+j]: squared relative residual of one regime over rows
 	 * [i, j); best[k*(n+1)+j]: least cost of rows [0, j) in k regimes,
 	 * the last one starting at from[k*(n+1)+j].
@@ -375,6 +478,10 @@ int fit_model_fit(const double *size, const double *time, size_t n,
 	from = xmalloc((kmax + 1) * (n + 1) * sizeof(*from));
 	for (i = 0; i < n; i++)
 		for (j = i + 2; j <= n; j++) {
+			if (run && run[i] != run[j - 1]) {
+				cost[i * (n + 1) + j] = INFINITY;
+				continue;
+			}
 			if (S_lsq(size + i, time + i, j - i, &c, 0, 0, &q, eb) < 0)
 				goto out;
 			cost[i * (n + 1) + j] = q.rss;
@@ -399,7 +506,7 @@ int fit_model_fit(const double *size, const double *time, size_t n,
 	if (o->regimes)
 		kbest = (size_t)o->regimes;
 	else
-		for (K = 1; K <= kmax; K++) {
+		for (K = nruns; K <= kmax; K++) {
 			double rss = best[K * (n + 1) + n];
 			double bic = (double)n * log(fmax(rss / (double)n, NOISE_FLOOR)) +
 				(double)(3 * K - 1) * log((double)n);
@@ -418,8 +525,12 @@ int fit_model_fit(const double *size, const double *time, size_t n,
 		S_regime(&m->reg[K - 1], size + i, j - i, &q);
 		j = i;
 	}
+	if (o->switches)
+		S_switch_edges(o, m);
 	rc = S_base_and_bounds(size, time, n, &c, o, m, eb);
 out:
+	free(lab);
+	free(run);
 	free(cost);
 	free(best);
 	free(from);

@@ -120,6 +120,14 @@ struct fit_opts {
 				FIT_BASE_STEPS, a negative value sets no
 				base latency apart (the model of before) */
 	double line_rate;    /* B/s: no β_k above it (0: no bound) */
+	/*
+	 * Protocol-aware regimes (NULL: the search by BIC): a cost model
+	 * (NCCL's, on the machine of the log) whose choice of protocol per
+	 * size, for switch_op on switch_ranks ranks, splits the regimes.
+	 */
+	const struct cost_model *switches;
+	enum coll_op switch_op;
+	unsigned long switch_ranks;
 };
 
 /*

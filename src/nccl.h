@@ -76,7 +76,7 @@ struct nccl_machine {
 	enum nccl_path pcie_path;  /* widest PCIe path between two GPUs of a node */
 	int p2p;              /* 0: P2P disabled, traffic staged through the host */
 	enum nccl_cpu cpu;
-	int nics_per_node;    /* NICs as NCCL counts them: the ports of one device merged */
+	int nics_per_node;    /* NICs as NCCL counts them: ports of one device (or a plugin's rails) merged */
 	double nic_bw;        /* GB/s per NIC: line rate in bit/s / 8e9, summed over merged ports */
 	double net_latency;   /* µs: the latency the network plugin reports (props->latency) */
 };

@@ -88,8 +88,11 @@ int nccl_machine_from_system(const struct system *s, struct nccl_machine *m,
 		 * whose speed is the sum of the ports' (NCCL_NET_MERGE_LEVEL
 		 * defaults to PORT, topo.cc:1738-1746; ports of one device are
 		 * at that distance, topo.cc:1191-1208; speeds add up,
-		 * transport/net_ib/init.cc:225).  NCCL reads a NIC's speed in
-		 * Mbit/s and divides by 8000 (topo.cc:418): the line rate in GB/s. */
+		 * transport/net_ib/init.cc:225); AWS's plugin does the same with
+		 * the EFA rails beside a GPU.  A --nics-per-node override that
+		 * the ports do not divide leaves the ports unmerged.  NCCL reads
+		 * a NIC's speed in Mbit/s and divides by 8000 (topo.cc:418): the
+		 * line rate in GB/s. */
 		m->nics_per_node = (int)(s->nics_per_node / ports);
 		m->nic_bw = ports * s->inter.beta_line / 1e9;
 		/* props->latency of the network plugin, µs (search.cc:745) */

@@ -249,6 +249,15 @@ int tier_load(const struct preset_dirs *d, const char *name_or_path, const char 
 	t->beta_line = t->link.beta;
 	if (preset_get_quantity(&p, "beta_line", Q_RATE, &line, eb) > 0)
 		t->beta_line = line;
+	t->base = 0;
+	r = preset_get_quantity(&p, "base", Q_TIME, &t->base, eb);
+	if (r < 0 || (r > 0 && !(t->base >= 0 && t->base <= LINK_ALPHA_MAX))) {
+		if (r > 0)
+			errbuf_set(eb, "%s:%d: base: must be a time from 0 to %g s", p.path,
+				   preset_line(&p, "base"), LINK_ALPHA_MAX);
+		preset_release(&p);
+		return -1;
+	}
 	t->name = xstrdup(name_or_path);
 	preset_release(&p);
 	return 0;

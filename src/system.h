@@ -71,6 +71,9 @@ struct tier {
 	char *name;               /* link preset name or path as given */
 	struct link link;         /* α (s), β (B/s) of the preset; γ unused */
 	double beta_line;         /* B/s: line rate (preset's beta_line, else beta) */
+	double base;              /* s: per-call base latency (key `base`, written by a
+				     calibration; 0 when absent), paid once by every call
+				     that uses the tier (models/fit.md) */
 };
 
 enum tier_id { TIER_INTRA, TIER_INTER, TIER_COUNT };
@@ -84,7 +87,7 @@ struct system {
 	unsigned long gpus_per_node;  /* >= 1 */
 	struct tier intra;            /* between GPUs of one node */
 	unsigned nics_per_node;       /* NIC ports per node (0: one node only) */
-	unsigned nic_ports;           /* ports of one NIC device (default 1): NCCL merges them */
+	unsigned nic_ports;           /* ports NCCL sees as one NIC (default 1): a device's ports, a plugin's rails */
 	double net_latency_s;         /* s: latency NCCL's network plugin reports (default 0) */
 	int have_inter;               /* the inter tier is set */
 	struct tier inter;            /* one NIC port, one direction */

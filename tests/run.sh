@@ -12,6 +12,8 @@
 #   scripts   tests/t-*.sh: shell tests that print "ok ..." / "not ok ..."
 #
 # Everything runs from the top of the repository in a pinned environment.
+# TEST_JOBS (default 3) parts run at once; see "scheduling" below.
+# TEST_TIMES=1 also lists the CPU time of each part.
 cd "$(dirname "$0")/.." || exit 1
 top=$(pwd)
 LC_ALL=C; export LC_ALL
@@ -20,125 +22,169 @@ COMMTIME=${COMMTIME:-$top/commtime}
 export COMMTIME top
 tmp=$top/tests/tmp
 rm -rf "$tmp" && mkdir -p "$tmp"
+
+# ---- the parts ----
+#
+# Each part below runs in a subshell of its own, writes its failures to
+# stderr and its counts, "PASSED FAILED", to $tmp/NAME.count, and keeps
+# its temporary files in $tmp/NAME.d, so parts can run side by side.
 pass=0
 fail=0
 ok() { pass=$((pass + 1)); }
 notok() { fail=$((fail + 1)); printf 'FAIL %s\n' "$*" >&2; }
+counts() { echo "$pass $fail" >"$tmp/$1.count"; }
 
-# The shell tests run in two background streams while the unit, golden,
-# bad-input and model tests run here: three streams on two cores.  Each
-# script writes its own directory under tests/tmp; its output and exit
-# status are read when all are done.
-stream() { # stream N: every second script, from the Nth
-	k=0
-	for t in tests/t-*.sh; do
-		[ -e "$t" ] || continue
-		k=$((k + 1))
-		[ $((k % 2)) = "$1" ] || continue
-		b=$(basename "$t" .sh)
-		sh "$t" >"$tmp/$b.out" 2>&1
-		echo $? >"$tmp/$b.status"
+part_unit() {
+	if out=$(tests/unit/run-unit 2>"$w/err"); then :; fi
+	cat "$w/err" >&2
+	up=$(printf '%s\n' "$out" | sed -n 's/^unit: \([0-9]*\) passed, \([0-9]*\) failed$/\1/p')
+	uf=$(printf '%s\n' "$out" | sed -n 's/^unit: \([0-9]*\) passed, \([0-9]*\) failed$/\2/p')
+	if [ -z "$up" ]; then notok "unit tests did not run to the end"; else
+		pass=$up fail=$uf; fi
+}
+
+part_golden() {
+	for cmd in tests/golden/*.cmd; do
+		[ -e "$cmd" ] || continue
+		base=${cmd%.cmd}
+		want=0
+		[ -f "$base.status" ] && want=$(cat "$base.status")
+		eval "set -- $(cat "$cmd")"
+		"$COMMTIME" "$@" >"$w/out" 2>"$w/err"
+		st=$?
+		if [ "$st" != "$want" ]; then
+			notok "$cmd: exit status $st, want $want"; cat "$w/err" >&2
+		elif ! diff -u "$base.out" "$w/out" >"$w/diff"; then
+			notok "$cmd: output differs"; head -40 "$w/diff" >&2
+		else ok; fi
 	done
 }
-stream 0 &
-s0=$!
-stream 1 &
-s1=$!
 
-# unit
-if out=$(tests/unit/run-unit 2>"$tmp/unit.err"); then :; fi
-cat "$tmp/unit.err" >&2
-up=$(printf '%s\n' "$out" | sed -n 's/^unit: \([0-9]*\) passed, \([0-9]*\) failed$/\1/p')
-uf=$(printf '%s\n' "$out" | sed -n 's/^unit: \([0-9]*\) passed, \([0-9]*\) failed$/\2/p')
-if [ -z "$up" ]; then notok "unit tests did not run to the end"; else
-	pass=$((pass + up)); fail=$((fail + uf)); fi
-summary="unit:    $up passed, $uf failed"
-
-# golden
-gp=$pass gf=$fail
-for cmd in tests/golden/*.cmd; do
-	[ -e "$cmd" ] || continue
-	base=${cmd%.cmd}
-	want=0
-	[ -f "$base.status" ] && want=$(cat "$base.status")
-	eval "set -- $(cat "$cmd")"
-	"$COMMTIME" "$@" >"$tmp/out" 2>"$tmp/err"
-	st=$?
-	if [ "$st" != "$want" ]; then
-		notok "$cmd: exit status $st, want $want"; cat "$tmp/err" >&2
-	elif ! diff -u "$base.out" "$tmp/out" >"$tmp/diff"; then
-		notok "$cmd: output differs"; head -40 "$tmp/diff" >&2
-	else ok; fi
-done
-summary="$summary
-golden:  $((pass - gp)) passed, $((fail - gf)) failed"
-
-# bad input
-#
 # One process per line: the line is split, the output checked and the
 # temporary directory searched with the shell's own words, so the loop
-# forks nothing but commtime itself.
-gp=$pass gf=$fail
-for f in tests/bad/*.txt; do
-	[ -e "$f" ] || continue
-	n=0
-	while IFS= read -r line; do
-		n=$((n + 1))
-		case "$line" in ''|'#'*) continue ;; esac
-		want=${line%%|*}
-		want=${want%"${want##*[! ]}"}
-		want=${want#"${want%%[! ]*}"}
-		rest=${line#*|}
-		args=${rest%%|*}
-		case $rest in *'|'*) msg=${rest#*|}; msg=${msg# } ;; *) msg= ;; esac
-		(cd "$tmp" && eval "set -- $args" && exec "$COMMTIME" "$@") \
-			</dev/null >"$tmp/out" 2>"$tmp/err"
-		st=$?
-		left=
-		for g in "$tmp"/*commtime-* "$tmp"/.*commtime-* "$tmp"/bad-*; do
-			[ -e "$g" ] && left=$g
-		done
-		e1= e2=
-		{ IFS= read -r e1; IFS= read -r e2; } <"$tmp/err"
-		if [ "$st" -gt 127 ]; then notok "$f:$n: crashed (status $st): $args"
-		elif [ "$st" != "$want" ]; then notok "$f:$n: status $st, want $want: $args"; cat "$tmp/err" >&2
-		elif [ ! -s "$tmp/err" ]; then notok "$f:$n: nothing on stderr: $args"
-		elif [ -n "$msg" ] && { [ "$e1" != "$msg" ] || [ -n "$e2" ]; }; then
-			notok "$f:$n: stderr '$(cat "$tmp/err")', want '$msg'"
-		elif [ -n "$left" ]; then notok "$f:$n: left a file behind"
-		else ok; fi
-	done <"$f"
-done
-summary="$summary
-bad:     $((pass - gp)) passed, $((fail - gf)) failed"
-
-# worked examples in models/*.md
-gp=$pass gf=$fail
-for md in models/*.md; do
-	[ -e "$md" ] || continue
-	awk -v dir="$tmp/ex" '
-		BEGIN { n = 0; inb = 0 }
-		/^```console$/ { inb = 1; n++; f = dir "." n; printf "" > (f ".out"); next }
-		inb && /^```$/ { inb = 0; close(f ".out"); next }
-		inb && /^\$ commtime/ && !cmdseen[n]++ { sub(/^\$ commtime ?/, ""); print > (f ".cmd"); close(f ".cmd"); next }
-		inb { print >> (f ".out") }
-	' "$md"
-	for c in "$tmp"/ex.*.cmd; do
-		[ -e "$c" ] || continue
-		e=${c%.cmd}
-		eval "set -- $(cat "$c")"
-		"$COMMTIME" "$@" >"$tmp/out" 2>"$tmp/err"
-		if ! diff -u "$e.out" "$tmp/out" >"$tmp/diff"; then
-			notok "$md: example 'commtime $(cat "$c")' differs"; head -30 "$tmp/diff" >&2
-		else ok; fi
+# forks nothing but commtime itself.  Each runs in tests/tmp, where the
+# arguments' relative paths (../data/...) lead, and must leave no
+# temporary file there.
+part_bad() {
+	for f in tests/bad/*.txt; do
+		[ -e "$f" ] || continue
+		n=0
+		while IFS= read -r line; do
+			n=$((n + 1))
+			case "$line" in ''|'#'*) continue ;; esac
+			want=${line%%|*}
+			want=${want%"${want##*[! ]}"}
+			want=${want#"${want%%[! ]*}"}
+			rest=${line#*|}
+			args=${rest%%|*}
+			case $rest in *'|'*) msg=${rest#*|}; msg=${msg# } ;; *) msg= ;; esac
+			(cd "$tmp" && eval "set -- $args" && exec "$COMMTIME" "$@") \
+				</dev/null >"$w/out" 2>"$w/err"
+			st=$?
+			left=
+			for g in "$tmp"/*commtime-* "$tmp"/.*commtime-* "$tmp"/bad-*; do
+				[ -e "$g" ] && left=$g
+			done
+			e1= e2=
+			{ IFS= read -r e1; IFS= read -r e2; } <"$w/err"
+			if [ "$st" -gt 127 ]; then notok "$f:$n: crashed (status $st): $args"
+			elif [ "$st" != "$want" ]; then notok "$f:$n: status $st, want $want: $args"; cat "$w/err" >&2
+			elif [ ! -s "$w/err" ]; then notok "$f:$n: nothing on stderr: $args"
+			elif [ -n "$msg" ] && { [ "$e1" != "$msg" ] || [ -n "$e2" ]; }; then
+				notok "$f:$n: stderr '$(cat "$w/err")', want '$msg'"
+			elif [ -n "$left" ]; then notok "$f:$n: left a file behind"
+			else ok; fi
+		done <"$f"
 	done
-	rm -f "$tmp"/ex.*
-done
-summary="$summary
-models:  $((pass - gp)) passed, $((fail - gf)) failed"
+}
 
-# shell tests
-wait "$s0" "$s1"
+# The worked examples in models/*.md.
+part_models() {
+	for md in models/*.md; do
+		[ -e "$md" ] || continue
+		awk -v dir="$w/ex" '
+			BEGIN { n = 0; inb = 0 }
+			/^```console$/ { inb = 1; n++; f = dir "." n; printf "" > (f ".out"); next }
+			inb && /^```$/ { inb = 0; close(f ".out"); next }
+			inb && /^\$ commtime/ && !cmdseen[n]++ { sub(/^\$ commtime ?/, ""); print > (f ".cmd"); close(f ".cmd"); next }
+			inb { print >> (f ".out") }
+		' "$md"
+		for c in "$w"/ex.*.cmd; do
+			[ -e "$c" ] || continue
+			e=${c%.cmd}
+			eval "set -- $(cat "$c")"
+			"$COMMTIME" "$@" >"$w/out" 2>"$w/err"
+			if ! diff -u "$e.out" "$w/out" >"$w/diff"; then
+				notok "$md: example 'commtime $(cat "$c")' differs"; head -30 "$w/diff" >&2
+			else ok; fi
+		done
+		rm -f "$w"/ex.*
+	done
+}
+
+# A shell test writes its own directory under tests/tmp and prints
+# "ok ..." / "not ok ..." lines, read when all parts are done.
+part_script() {
+	sh "tests/$1.sh" >"$tmp/$1.out" 2>&1
+	echo $? >"$tmp/$1.status"
+}
+
+# The CPU time of a part (its processes' user + system seconds, from the
+# subshell's "times") goes to $tmp/NAME.times; TEST_TIMES=1 lists them.
+run_part() {
+	case $1 in
+	t-*) part_script "$1" ;;
+	*) w=$tmp/$1.d && mkdir -p "$w" && "part_$1" 2>"$tmp/$1.err"; counts "$1" ;;
+	esac
+	times >"$tmp/$1.times"
+}
+
+# ---- scheduling ----
+#
+# TEST_JOBS workers take the parts from one queue, longest first (the
+# order of "slow" below, measured on two cores; scripts not named there
+# follow in name order), so the last part to start is a short one and the
+# workers end together.  A worker claims a part by making its directory
+# $tmp/NAME.claim, which only one can do.
+slow="t-figures t-hostile bad t-measfig t-install unit t-harden t-probe
+	t-options t-output t-completion t-pipefig t-presets golden models"
+queue=
+for p in $slow; do
+	case $p in t-*) [ -e "tests/$p.sh" ] || continue ;; esac
+	queue="$queue $p"
+done
+for t in tests/t-*.sh; do
+	[ -e "$t" ] || continue
+	b=$(basename "$t" .sh)
+	case " $queue " in *" $b "*) ;; *) queue="$queue $b" ;; esac
+done
+worker() {
+	for p in $queue; do
+		mkdir "$tmp/$p.claim" 2>/dev/null || continue
+		(run_part "$p")
+	done
+}
+jobs=${TEST_JOBS:-3}
+pids=
+k=1
+while [ "$k" -lt "$jobs" ]; do
+	worker &
+	pids="$pids $!"
+	k=$((k + 1))
+done
+worker
+# shellcheck disable=SC2086
+wait $pids
+
+# ---- results ----
+summary=
+for p in unit golden bad models; do
+	cat "$tmp/$p.err" >&2 2>/dev/null
+	read -r p1 f1 <"$tmp/$p.count" 2>/dev/null || { p1=0 f1=1; echo "FAIL $p: did not run" >&2; }
+	pass=$((pass + p1)); fail=$((fail + f1))
+	summary="$summary$(printf '%-8s %s passed, %s failed' "$p:" "$p1" "$f1")
+"
+done
 gp=$pass gf=$fail
 for t in tests/t-*.sh; do
 	[ -e "$t" ] || continue
@@ -150,7 +196,14 @@ for t in tests/t-*.sh; do
 	grep '^not ok' "$tmp/$b.out" | sed "s|^|FAIL $t: |" >&2
 	if [ "$st" != 0 ] && [ "$f" = 0 ]; then notok "$t: exit status $st"; tail -5 "$tmp/$b.out" >&2; fi
 done
-printf '%b\n' "$summary"
+if [ -n "$TEST_TIMES" ]; then
+	echo "CPU time of each part:"
+	for f in "$tmp"/*.times; do
+		awk -v p="$(basename "$f" .times)" 'NR == 2 { split($1, u, "m"); split($2, s, "m")
+			printf "%6.2f s  %s\n", u[1] * 60 + u[2] + s[1] * 60 + s[2], p }' "$f"
+	done | sort -rn
+fi
+printf '%s' "$summary"
 echo "scripts: $((pass - gp)) passed, $((fail - gf)) failed"
 
 echo "$pass passed, $fail failed"

@@ -22,11 +22,17 @@ check() { # check DESCRIPTION COMMAND...: ok when COMMAND succeeds
 	if "$@"; then ok "$desc"; else notok "$desc"; fi
 }
 # Temporaries of the atomic writes: ".NAME.commtime-XXXXXX".
-no_temporaries() { [ -z "$(ls -A "$1" | grep 'commtime-')" ]; }
-is_png() { [ "$(head -c 8 "$1" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ]; }
-is_svg() { grep -q '<svg' "$1" && tail -c 64 "$1" | grep -q '</svg>'; }
+# (globs, built-ins and one process each: the checks run often)
+no_temporaries() {
+	for f in "$1"/*commtime-* "$1"/.*commtime-*; do [ -e "$f" ] && return 1; done
+	return 0
+}
+is_png() { [ "$(od -An -tx1 -N8 "$1" 2>/dev/null)" = " 89 50 4e 47 0d 0a 1a 0a" ]; }
+# an <svg element, and </svg> on the last line that is not blank
+is_svg() { awk '/<svg/ { s = 1 } NF { l = $0 } END { exit !(s && l ~ /<\/svg>/) }' "$1" 2>/dev/null; }
 is_pdf() { [ "$(head -c 5 "$1")" = "%PDF-" ]; }
 empty() { [ ! -s "$1" ]; }
+not() { ! "$@"; }
 
 # The figures, one per line: a name and the arguments.
 figures() {
@@ -179,41 +185,39 @@ if ! command -v gnuplot >/dev/null 2>&1; then
 	exit 0
 fi
 
-# Every figure renders to PNG, SVG and PDF: exit 0, not a word on stderr
-# (gnuplot's warnings included), an image of the right kind, no temporary.
+# Every figure renders: exit 0, not a word on stderr (gnuplot's warnings
+# included), an image of the right kind, no temporary.  The --plot script
+# written in the same run names that image after ./ and draws it alone, in
+# an empty folder.  The figures take PNG, SVG and PDF in turn, so each
+# format is drawn by three figures and each figure twice: by commtime and
+# by its script alone.
 mkdir -p "$d/render"
 figures >"$d/figures"
+k=0
 while read -r name args; do
-	for ext in png svg pdf; do
-		# shellcheck disable=SC2086
-		(cd "$d/render" && "$COMMTIME" --presets-dir "$top/presets" $args \
-			--render "$name.$ext" >/dev/null 2>"$name.$ext.err")
-		st=$?
-		f=$d/render/$name.$ext
-		check "$name.$ext: exit 0" [ "$st" = 0 ]
-		check "$name.$ext: nothing on stderr" empty "$f.err"
-		[ -s "$f.err" ] && sed 's/^/# /' "$f.err"
-		check "$name.$ext: an image" "is_$ext" "$f"
-	done
-done <"$d/figures"
-check "rendering leaves no temporary" no_temporaries "$d/render"
-
-# Each script runs alone in an empty folder and draws the image it names.
-while read -r name args; do
-	mkdir -p "$d/write/$name" "$d/alone/$name"
+	case $((k % 3)) in 0) ext=png ;; 1) ext=svg ;; *) ext=pdf ;; esac
+	k=$((k + 1))
+	w=$d/render/$name
+	mkdir -p "$w" "$d/alone/$name"
 	# shellcheck disable=SC2086
-	(cd "$d/write/$name" && "$COMMTIME" --presets-dir "$top/presets" $args \
-		--plot fig.gp --render fig.png >/dev/null 2>&1)
+	(cd "$w" && "$COMMTIME" --presets-dir "$top/presets" $args \
+		--plot fig.gp --render "fig.$ext" >/dev/null 2>err)
+	st=$?
+	check "$name.$ext: exit 0" [ "$st" = 0 ]
+	check "$name.$ext: nothing on stderr" empty "$w/err"
+	[ -s "$w/err" ] && sed 's/^/# /' "$w/err"
+	check "$name.$ext: an image" "is_$ext" "$w/fig.$ext"
+	rm -f "$w/err"
 	check "$name: the script names its image as given, after ./" \
-		grep -q "^set output './fig.png'$" "$d/write/$name/fig.gp"
-	check "$name: no absolute path in the script" \
-		sh -c '! grep -q "$1" "$2"' sh "$d" "$d/write/$name/fig.gp"
-	mv "$d/write/$name/fig.gp" "$d/alone/$name/"
+		grep -q "^set output './fig.$ext'$" "$w/fig.gp"
+	check "$name: no absolute path in the script" not grep -q "$d" "$w/fig.gp"
+	mv "$w/fig.gp" "$d/alone/$name/"
+	check "$name: rendering leaves no temporary" no_temporaries "$w"
 	(cd "$d/alone/$name" && gnuplot fig.gp >/dev/null 2>err)
 	st=$?
 	check "$name: gnuplot fig.gp alone exits 0" [ "$st" = 0 ]
 	check "$name: gnuplot fig.gp alone is silent" empty "$d/alone/$name/err"
-	check "$name: gnuplot fig.gp alone draws fig.png" is_png "$d/alone/$name/fig.png"
+	check "$name: gnuplot fig.gp alone draws fig.$ext" "is_$ext" "$d/alone/$name/fig.$ext"
 done <"$d/figures"
 # Without --render the script draws an SVG beside it.
 mkdir -p "$d/alone-svg/empty"
@@ -243,36 +247,62 @@ x'.`touch P`.'
 "; system('touch P'); #
 x'' ; system(''touch P'') ; ''
 EOF
+# Each preset with each command writes its script; each preset also
+# renders with one command, each command with two presets.  The scripts
+# then run alone, all in one gnuplot, each from its own folder.
+i=0
+: >"$d/hostile/all.gp"
 for pf in "$d"/hostile/hostile*.preset; do
 	base=$(basename "$pf" .preset)
+	j=0
 	for cmd in "allreduce --ranks 8,64" "crossover" "ddp --grad 14G --compute 300ms" \
 		"zero --params 7.5e9"; do
-		w=$d/hostile/run-$base-${cmd%% *}
+		run=run-$base-${cmd%% *}
+		w=$d/hostile/$run
 		mkdir -p "$w"
+		render=
+		[ $(((i + j) % 4)) = 0 ] && render="--render f.svg"
+		j=$((j + 1))
 		# shellcheck disable=SC2086
-		(cd "$w" && "$COMMTIME" --preset "$pf" $cmd --plot f.gp --render f.svg \
+		(cd "$w" && "$COMMTIME" --preset "$pf" $cmd --plot f.gp $render \
 			>/dev/null 2>err)
-		st=$?
-		(cd "$w" && gnuplot f.gp >/dev/null 2>&1)
-		if [ "$st" = 0 ] && [ ! -e "$w/P" ] && [ ! -e "$d/hostile/P" ] && is_svg "$w/f.svg"; then
-			ok "hostile preset $base with ${cmd%% *}: rendered, nothing run"
-		else
-			notok "hostile preset $base with ${cmd%% *}: status $st, P made or no image"
-		fi
+		echo $? >"$w/status"
+		printf "cd '%s'\nload 'f.gp'\nreset\ncd '..'\n" "$run" >>"$d/hostile/all.gp"
 	done
+	i=$((i + 1))
+done
+(cd "$d/hostile" && gnuplot all.gp >/dev/null 2>&1)
+for w in "$d"/hostile/run-*; do
+	read -r st <"$w/status"
+	what=${w##*/run-}
+	if [ "$st" = 0 ] && [ ! -e "$w/P" ] && [ ! -e "$d/hostile/P" ] && is_svg "$w/f.svg"; then
+		ok "hostile preset ${what%-*} with ${what##*-}: rendered, nothing run"
+	else
+		notok "hostile preset ${what%-*} with ${what##*-}: status $st, P made or no image"
+	fi
 done
 # Hostile file names: quotes, backquotes, @ and $( ) in --plot and --render.
+# Each renders, then its script runs alone (copied as s.gp into a folder
+# of its own), all in one gnuplot.
 w=$d/hostile/names
 mkdir -p "$w"
 k=0
+: >"$w/all.gp"
 for name in "x'; system('touch P'); '" "x\"; system(\"touch P\"); \"" \
 	'`touch P`' "@P \$(touch P)" "a'b" "x'.system('touch P').'"; do
 	k=$((k + 1))
 	(cd "$w" && "$COMMTIME" --alpha 5e-6 --beta 200e9 allreduce --plot "$name.gp" \
 		--render "$name.png" >/dev/null 2>err)
-	st=$?
-	(cd "$w" && mkdir -p "alone$k" && cp "$name.gp" "alone$k/" &&
-		cd "alone$k" && gnuplot "$name.gp" >/dev/null 2>&1)
+	echo $? >"$w/status$k"
+	mkdir -p "$w/alone$k" && cp "$w/$name.gp" "$w/alone$k/s.gp"
+	printf "cd 'alone%s'\nload 's.gp'\nreset\ncd '..'\n" "$k" >>"$w/all.gp"
+done
+(cd "$w" && gnuplot all.gp >/dev/null 2>&1)
+k=0
+for name in "x'; system('touch P'); '" "x\"; system(\"touch P\"); \"" \
+	'`touch P`' "@P \$(touch P)" "a'b" "x'.system('touch P').'"; do
+	k=$((k + 1))
+	read -r st <"$w/status$k"
 	if [ "$st" = 0 ] && [ ! -e "$w/P" ] && [ ! -e "$w/alone$k/P" ] &&
 		is_png "$w/$name.png" && is_png "$w/alone$k/$name.png"; then
 		ok "hostile file name $k: rendered under its own name, nothing run"

@@ -1,6 +1,6 @@
 #!/bin/sh
-# Figures of the measurement commands (compare, fit, plan): each renders to
-# PNG and SVG silently; each --plot script draws alone, in an empty
+# Figures of the measurement commands (compare, fit, plan): each renders (to
+# PNG or SVG, in turn) silently; each --plot script draws alone, in an empty
 # directory, with nothing but gnuplot; and what the figures draw is what the
 # tables say: the measured points of compare are the log's out-of-place
 # times, the flagged points the flagged rows, the crossover the plan's row.
@@ -58,31 +58,27 @@ same_numbers() { # same_numbers FILE1 FILE2
 is_png() { [ "$(head -c 8 "$1" | od -An -c | tr -d ' \n')" = '211PNG\r\n032\n' ]; }
 is_svg() { grep -q '<svg' "$1" && grep -q '</svg>' "$1"; }
 
+# Each figure renders once, PNG and SVG in turn, and writes in the same
+# run its --plot script under a relative name; the script then draws the
+# same image alone, in a directory that holds nothing else.
+k=0
 while IFS='|' read -r name args; do
-	# shellcheck disable=SC2086
-	(cd "$top" && "$COMMTIME" $args --render "$d/$name.png" >/dev/null 2>"$d/$name.png.err"
-	 echo $? >"$d/$name.png.status")
-	# shellcheck disable=SC2086
-	(cd "$top" && "$COMMTIME" $args --render "$d/$name.svg" >/dev/null 2>"$d/$name.svg.err"
-	 echo $? >"$d/$name.svg.status")
-	# The script alone: written under a relative name in one directory,
-	# drawn in another that holds nothing else.
+	if [ $((k % 2)) = 0 ]; then f=png; else f=svg; fi
+	k=$((k + 1))
 	mkdir -p "$d/$name.w" "$d/$name.run"
 	abs=$(echo " $args" | sed "s# tests/# $top/tests/#g")
 	# shellcheck disable=SC2086
 	(cd "$d/$name.w" && "$COMMTIME" --presets-dir "$top/presets" $abs --plot "$name.gp" \
-		>/dev/null 2>&1)
-	for f in png svg; do
-		check "$name: --render $f exits 0" [ "$(cat "$d/$name.$f.status")" = 0 ]
-		check "$name: --render $f says nothing on stderr" [ ! -s "$d/$name.$f.err" ]
-	done
-	check "$name: the PNG is a PNG" is_png "$d/$name.png"
-	check "$name: the SVG is an SVG" is_svg "$d/$name.svg"
+		--render "$name.$f" >/dev/null 2>"$d/$name.$f.err"
+	 echo $? >"$d/$name.$f.status")
+	check "$name: --render $f exits 0" [ "$(cat "$d/$name.$f.status")" = 0 ]
+	check "$name: --render $f says nothing on stderr" [ ! -s "$d/$name.$f.err" ]
+	check "$name: the image is a $f" "is_$f" "$d/$name.w/$name.$f"
 	cp "$d/$name.w/$name.gp" "$d/$name.run/" 2>/dev/null
 	(cd "$d/$name.run" && gnuplot "$name.gp" >out 2>err; echo $? >status)
 	check "$name: the script draws alone in an empty directory" \
 		[ "$(cat "$d/$name.run/status")" = 0 -a ! -s "$d/$name.run/err" \
-		-a -s "$d/$name.run/$name.svg" ]
+		-a -s "$d/$name.run/$name.$f" ]
 done <<EOF
 $figures
 EOF

@@ -82,10 +82,12 @@ fi
 check "-o /dev/null works" [ $? = 0 ]
 
 # JSON parses, and the CSV reads back with Python's csv module.
-if command -v python3 >/dev/null 2>&1; then
+# (a pyenv shim for python3 takes a second a call: the system's, if any)
+py=$(command -v /usr/bin/python3 || command -v python3)
+if [ -n "$py" ]; then
 	"$COMMTIME" --format json -o "$d/out.json"
-	check "JSON output parses" python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$d/out.json"
-	check "CSV output reads back" python3 -c '
+	check "JSON output parses" "$py" -c 'import json, sys; json.load(open(sys.argv[1]))' "$d/out.json"
+	check "CSV output reads back" "$py" -c '
 import csv, sys
 rows = list(csv.reader(open(sys.argv[1], newline="")))
 assert len(rows) > 1 and all(len(r) == len(rows[0]) for r in rows)

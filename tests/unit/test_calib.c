@@ -5,6 +5,7 @@
 
 #include "harness.h"
 #include "calib.h"
+#include "cost.h"
 
 /*
  * Exact data of L0 = 5 µs, α = 2 µs, β = 15 GB/s on 2 and 4 ranks (ring
@@ -67,4 +68,113 @@ void test_calib_prior_and_bound(void)
 	CHECK(t.alpha.value >= 0 && t.base.value >= 0);
 	INT_EQ(calib_tier_fit(&log, 0, 0, 0, &t, &eb), -1);
 	STR_EQ(eb.msg, "no measurements to calibrate with");
+}
+
+/* Two nodes of 8 GPUs, 8 NIC ports each; links as the hgx-h100-ndr spec. */
+static struct system S_h100(void)
+{
+	struct system s = { .name = "test", .gpus_per_node = 8, .nics_per_node = 8,
+			    .have_inter = 1 };
+
+	s.intra = (struct tier){ .name = "nvlink", .link = { .alpha = 4e-6, .beta = 370e9 },
+				 .beta_line = 450e9 };
+	s.inter = (struct tier){ .name = "ndr", .link = { .alpha = 4e-6, .beta = 48e9 },
+				 .beta_line = 50e9 };
+	return s;
+}
+
+/*
+ * Exact 16-rank ring all-reduce data of α_e = 10 µs, β_e = 45 GB/s per NIC
+ * port with the spec's intra tier: by models/system.md's ring,
+ * T = 2·(16−2)·4 µs + 2·(2−1)·10 µs + 2·15/16·S / min(370, 8·45 GB/s)
+ *   = 132 µs + 1.875·S / 360 GB/s.
+ * The fit finds α_e and β_e; the spec's intra tier stays.
+ */
+void test_calib_nic_fit(void)
+{
+	struct system s = S_h100(), cal;
+	double S[14], T[14];
+	struct calib_log log;
+	struct calib_tier t;
+	struct calib_nic nic;
+	struct errbuf eb;
+	size_t i;
+
+	for (i = 0; i < 14; i++) {
+		S[i] = ldexp(1, 20 + (int)i);
+		T[i] = 132e-6 + 1.875 * S[i] / 360e9;
+	}
+	log = (struct calib_log){ S, T, 14, OP_ALLREDUCE, ALGO_RING, 16 };
+	calib_tier_spec(&s.intra, &t);
+	INT_EQ(t.beta.source, CALIB_SPEC);
+	INT_EQ(calib_nic_fit(&log, 1, &s, &t, &nic, &eb), 0);
+	DBL_NEAR(nic.alpha.value, 10e-6, 1e-6);
+	DBL_NEAR(nic.beta.value, 45e9, 1e-6);
+	INT_EQ(nic.alpha.source, CALIB_FIT);
+	INT_EQ(nic.beta.source, CALIB_FIT);
+	DBL_NEAR(t.beta.value, 370e9, 0);
+	/* The calibrated system predicts 4 nodes: 2·28·4 + 2·3·10 µs + 1.9375·S/360 GB/s. */
+	calib_apply(&cal, &s, &t, &nic);
+	DBL_NEAR(calib_system_time(&cal, OP_ALLREDUCE, ALGO_RING, 32, 1e9),
+		 284e-6 + 1.9375e9 / 360e9, 1e-9);
+}
+
+/*
+ * The same data from a machine whose calibrated intra tier (300 GB/s) is
+ * the slower: the logs cannot tell β_e, which is kept from the spec; a
+ * β_e above the line rate is held there.
+ */
+void test_calib_nic_undetermined(void)
+{
+	struct system s = S_h100();
+	double S[14], T[14];
+	struct calib_log log;
+	struct calib_tier t;
+	struct calib_nic nic;
+	struct errbuf eb;
+	size_t i;
+
+	for (i = 0; i < 14; i++) {
+		S[i] = ldexp(1, 20 + (int)i);
+		T[i] = 132e-6 + 1.875 * S[i] / 300e9;
+	}
+	log = (struct calib_log){ S, T, 14, OP_ALLREDUCE, ALGO_RING, 16 };
+	calib_tier_spec(&s.intra, &t);
+	t.beta = (struct calib_value){ .value = 300e9, .ci95 = NAN, .source = CALIB_FIT };
+	INT_EQ(calib_nic_fit(&log, 1, &s, &t, &nic, &eb), 0);
+	INT_EQ(nic.beta.source, CALIB_SPEC);
+	DBL_NEAR(nic.beta.value, 48e9, 0);
+	DBL_NEAR(nic.alpha.value, 10e-6, 1e-6);
+	/* 8·55 GB/s of NICs, above their 50 GB/s line rate: held at it. */
+	for (i = 0; i < 14; i++)
+		T[i] = 132e-6 + 1.875 * S[i] / 440e9;
+	calib_tier_spec(&s.intra, &t);
+	INT_EQ(calib_nic_fit(&log, 1, &s, &t, &nic, &eb), 0);
+	INT_EQ(nic.beta.source, CALIB_BOUND);
+	DBL_NEAR(nic.beta.value, 50e9, 0);
+	CHECK(nic.alpha.value >= 0);
+	/* No NICs: an error. */
+	s.have_inter = 0;
+	INT_EQ(calib_nic_fit(&log, 1, &s, &t, &nic, &eb), -1);
+}
+
+/*
+ * A calibrated tier's base latency in the tier model: paid once per call,
+ * on one node (the single-link ring plus L0) and on several.
+ */
+void test_calib_tier_base(void)
+{
+	struct system s = S_h100();
+	struct cost_model m;
+
+	s.intra.base = 5e-6;
+	cost_model_tiers(&m, &s);
+	/* 8 ranks, one node: 5 µs + 2·7·(4 µs + 1e9/(8·370e9) s). */
+	DBL_NEAR(cost_time(&m, OP_ALLREDUCE, ALGO_RING, 8, 1e9),
+		 5e-6 + 14 * (4e-6 + 1e9 / 8 / 370e9), 1e-12);
+	/* 16 ranks: 5 + 2·14·4 + 2·1·4 µs + 1.875·S/min(370, 384) GB/s. */
+	DBL_NEAR(cost_time(&m, OP_ALLREDUCE, ALGO_RING, 16, 1e9),
+		 5e-6 + 112e-6 + 8e-6 + 1.875e9 / 370e9, 1e-12);
+	/* One rank: no call, no base. */
+	DBL_NEAR(cost_time(&m, OP_ALLREDUCE, ALGO_RING, 1, 1e9), 0, 0);
 }

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cost.h"
 #include "fit.h"
 #include "harness.h"
 #include "measure.h"
@@ -190,7 +191,7 @@ void test_fit_regimes_two(void)
 {
 	double S[21], T[21], x;
 	/* No base-latency prior: the regimes as fitted. */
-	struct fit_opts o = { ALGO_RING, 0, 0, -1, 0 };
+	struct fit_opts o = { .algo = ALGO_RING, .base_steps = -1 };
 	struct fit_model m;
 	struct errbuf eb;
 	size_t i;
@@ -226,7 +227,7 @@ void test_fit_regimes_two(void)
 void test_fit_base_prior(void)
 {
 	double S[16], T[16];
-	struct fit_opts o = { ALGO_RING, 1, 0, 0, 0 };
+	struct fit_opts o = { .algo = ALGO_RING, .regimes = 1 };
 	struct fit_model m;
 	struct errbuf eb;
 	size_t i;
@@ -255,7 +256,7 @@ void test_fit_base_prior(void)
 void test_fit_line_rate(void)
 {
 	double S[12], T[12];
-	struct fit_opts o = { ALGO_RING, 1, 0, -1, 10e9 };
+	struct fit_opts o = { .algo = ALGO_RING, .regimes = 1, .base_steps = -1, .line_rate = 10e9 };
 	struct fit_model m;
 	struct errbuf eb;
 	size_t i;
@@ -278,7 +279,7 @@ void test_fit_line_rate(void)
 void test_fit_regimes_one(void)
 {
 	double S[20], T[20];
-	struct fit_opts o = { ALGO_RING, 0, 0, 0, 0 };
+	struct fit_opts o = { .algo = ALGO_RING };
 	struct fit_model m;
 	struct errbuf eb;
 	size_t i;
@@ -322,7 +323,7 @@ static void holdout_file(const char *path, struct holdout *h)
 {
 	struct meas m;
 	struct errbuf eb;
-	struct fit_opts o = { ALGO_RING, 0, 0, 0, 0 };
+	struct fit_opts o = { .algo = ALGO_RING };
 	double S[64], T[64];
 	size_t i;
 
@@ -353,7 +354,7 @@ void test_fit_holdout_real_logs(void)
 void test_fit_holdout_too_few(void)
 {
 	double S[3] = { 1, 2, 3 }, T[3] = { 1, 2, 3 };
-	struct fit_opts o = { ALGO_RING, 0, 0, 0, 0 };
+	struct fit_opts o = { .algo = ALGO_RING };
 	struct holdout h;
 	struct errbuf eb;
 
@@ -472,4 +473,56 @@ void test_fit_model_range(void)
 	fit_model_range(&m, OP_ALLREDUCE, 2, 1e9, &lo, &hi);
 	DBL_NEAR(lo, 3.6e-6 + 1e9 / 11e9, 1e-12);
 	DBL_NEAR(hi, 4.4e-6 + 1e9 / 9e9, 1e-12);
+}
+
+/* A stand-in for NCCL's model: LL below 100 000 B, Simple from there. */
+static int S_two_protocols(const struct cost_model *m, enum coll_op op, enum coll_algo a,
+			   const struct group *g, double bytes, struct coll_cost *out,
+			   struct errbuf *eb)
+{
+	(void)m, (void)op, (void)a, (void)g, (void)eb;
+	*out = (struct coll_cost){ .proto = bytes < 1e5 ? PROTO_LL : PROTO_SIMPLE };
+	return 0;
+}
+
+/*
+ * Protocol-aware regimes: exact data of two protocols, 2-rank ring
+ * (a = 2, b = 1): LL α = 2 µs, β = 5 GB/s below 100 000 B, Simple
+ * α = 20 µs, β = 20 GB/s from there.  The split is where the model
+ * switches, to the byte, so a size between the measured 64 KiB and
+ * 128 KiB takes its own protocol's regime: 98 304 B is LL, 2·2 µs +
+ * 98304/5e9 s = 23.66 µs; 99 999 B too; 100 001 B is Simple.
+ */
+void test_fit_switches(void)
+{
+	double S[16], T[16];
+	struct cost_model sw = { .kind = COST_NCCL, .coll = S_two_protocols };
+	struct fit_opts o = { .algo = ALGO_RING, .base_steps = -1, .switches = &sw,
+			      .switch_op = OP_ALLREDUCE, .switch_ranks = 2 };
+	struct fit_model m;
+	struct errbuf eb;
+	size_t i;
+
+	for (i = 0; i < 16; i++) {
+		S[i] = ldexp(1, 8 + (int)i);
+		T[i] = S[i] < 1e5 ? 4e-6 + S[i] / 5e9 : 40e-6 + S[i] / 20e9;
+	}
+	INT_EQ(fit_model_fit(S, T, 16, OP_ALLREDUCE, 2, &o, &m, &eb), 0);
+	INT_EQ(m.nreg, 2);
+	DBL_NEAR(m.reg[0].hi, 1e5, 1e-8);
+	DBL_NEAR(m.reg[1].lo, 1e5, 1e-8);
+	DBL_NEAR(fit_model_time(&m, OP_ALLREDUCE, 2, 98304), 4e-6 + 98304 / 5e9, 1e-9);
+	DBL_NEAR(fit_model_time(&m, OP_ALLREDUCE, 2, 99999), 4e-6 + 99999 / 5e9, 1e-6);
+	DBL_NEAR(fit_model_time(&m, OP_ALLREDUCE, 2, 100001), 40e-6 + 100001 / 20e9, 1e-6);
+	/* Without the switches the search blends across (64 KiB, 128 KiB). */
+	o.switches = NULL;
+	INT_EQ(fit_model_fit(S, T, 16, OP_ALLREDUCE, 2, &o, &m, &eb), 0);
+	CHECK(fabs(fit_model_time(&m, OP_ALLREDUCE, 2, 98304) / (4e-6 + 98304 / 5e9) - 1) > 0.2);
+	/* A number of regimes asked for: no regime across the switch either. */
+	o.switches = &sw;
+	o.regimes = 2;
+	INT_EQ(fit_model_fit(S, T, 16, OP_ALLREDUCE, 2, &o, &m, &eb), 0);
+	o.regimes = 3;
+	INT_EQ(fit_model_fit(S, T, 16, OP_ALLREDUCE, 2, &o, &m, &eb), 0);
+	INT_EQ(m.nreg, 3);
 }

@@ -372,6 +372,19 @@ void test_units_list_errors(void)
 	}
 }
 
+/* The longest list there may be, UNITS_LIST_MAX elements, is taken whole. */
+void test_units_list_longest(void)
+{
+	struct dlist l = { 0 };
+	struct errbuf eb;
+
+	INT_EQ(parse_list(Q_COUNT, "1:1e7:+1", &l, &eb), 0);
+	INT_EQ(l.n, UNITS_LIST_MAX);
+	if (l.n == UNITS_LIST_MAX)
+		CHECK(l.v[0] == 1 && l.v[l.n - 1] == 1e7);
+	dlist_release(&l);
+}
+
 /* Counts in a range that land within 1e-9 of an integer are that integer. */
 void test_units_list_count_rounding(void)
 {

@@ -1,0 +1,66 @@
+#!/bin/sh
+# plan on a system: the runs NCCL's model predicts (its own choice, Ring,
+# NCCL's Tree), which tree is meant, NCCL_ALGO/NCCL_PROTO and -g or mpirun
+# on the run lines, and a CSV that compare --expected reads back.
+# Structural facts only: the numbers are models/nccl.md's business.
+top=${top:-$(cd "$(dirname "$0")/.." && pwd)}
+COMMTIME=${COMMTIME:-$top/commtime}
+LC_ALL=C
+export LC_ALL
+d=$top/tests/tmp/t-plan-system
+data=$top/tests/data/nccl
+sys=$data/systems/hgx-h100-ndr.preset
+rm -rf "$d" && mkdir -p "$d" || exit 1
+n=0
+
+ok() { n=$((n + 1)); echo "ok $n - $*"; }
+notok() { n=$((n + 1)); echo "not ok $n - $*"; }
+check() { # check DESCRIPTION COMMAND...: ok when COMMAND succeeds
+	desc=$1
+	shift
+	if "$@"; then ok "$desc"; else notok "$desc"; fi
+}
+
+if "$COMMTIME" --system "$sys" plan --ranks 8,16 >"$d/sheet.txt" 2>"$d/err"; then
+	check "the sheet says which tree is meant" grep -q "^tree: NCCL's tree" "$d/sheet.txt"
+	check "a run of NCCL's own choice (no NCCL_ALGO)" \
+		grep -q '^run [0-9]*: all_reduce_perf -b 8 -e 8G -f 2 -g 8$' "$d/sheet.txt"
+	check "an NCCL_ALGO=Ring run" grep -q '^run [0-9]*: NCCL_ALGO=Ring all_reduce_perf' "$d/sheet.txt"
+	check "an NCCL_ALGO=Tree run" grep -q '^run [0-9]*: NCCL_ALGO=Tree all_reduce_perf' "$d/sheet.txt"
+	check "16 ranks on 8-GPU nodes run with mpirun" \
+		grep -q '^run [0-9]*: mpirun -np 16 all_reduce_perf .* -g 1$' "$d/sheet.txt"
+	check "the crossover compares ring and tree" \
+		grep -q '^all_reduce ring and tree on 16 ranks' "$d/sheet.txt"
+	check "the sheet names the model's choice at each size" \
+		grep -q 'algorithm/protocol' "$d/sheet.txt"
+else
+	notok "plan --system runs ($(head -1 "$d/err"))"
+fi
+
+if "$COMMTIME" --system "$sys" plan --ranks 8 --proto simple -o "$d/plan.csv" 2>"$d/err"; then
+	check "--proto: NCCL_PROTO on every run line" \
+		[ "$(tail -n +2 "$d/plan.csv" | grep -c '^busbw,[^,]*NCCL_PROTO=simple')" = \
+		"$(tail -n +2 "$d/plan.csv" | grep -c '^busbw,')" ]
+	check "--proto simple: every choice Simple" \
+		[ "$(grep '^busbw,' "$d/plan.csv" | awk -F, '$NF !~ /\/Simple$/' | wc -l)" = 0 ]
+	check "the CSV reads back with compare --expected" \
+		"$COMMTIME" --system "$sys" compare "$data/h100-x8-nvls.txt" --op all_reduce \
+		--expected "$d/plan.csv" -o "$d/cmp.txt"
+	check "... and with --algo ring, the ring rows" \
+		"$COMMTIME" --system "$sys" compare "$data/h100-x8-nvls.txt" --op all_reduce \
+		--algo ring --expected "$d/plan.csv" -o "$d/cmp-ring.txt"
+	check "the two read different rows" sh -c "! cmp -s '$d/cmp.txt' '$d/cmp-ring.txt'"
+else
+	notok "plan --system -o plan.csv runs ($(head -1 "$d/err"))"
+fi
+
+if "$COMMTIME" --system "$sys" --model tiers plan --ranks 16 --sizes 1M,1G >"$d/tiers.txt" 2>"$d/err"
+then
+	check "tier model: the pair is ring and hier" \
+		grep -q '^all_reduce ring and hier on 16 ranks' "$d/tiers.txt"
+	check "tier model: no NCCL_ALGO on the run lines" sh -c "! grep -q NCCL_ALGO '$d/tiers.txt'"
+else
+	notok "plan --model tiers runs ($(head -1 "$d/err"))"
+fi
+
+echo "1..$n"
