@@ -536,7 +536,7 @@ static int tiers_coll(const struct system *s, enum coll_op op, enum coll_algo a,
 
 		if (op != OP_ALLREDUCE)
 			break;
-		tier_finish(out, 2 * (GG - 1) * ai, (2 * k + 2 * extra) * ae, wi, we, wi + we);
+		tier_finish(s, out, 2 * (GG - 1) * ai, (2 * k + 2 * extra) * ae, wi, we, wi + we);
 		return 0;
 	}
 	case ALGO_PAIRWISE: {
