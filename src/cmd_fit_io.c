@@ -34,8 +34,8 @@ char *fit_preset_name_of(const char *path)
 }
 
 void fit_save_link(const char *path, const struct meas *m,
-		 const struct ab_fit *ab, const struct fit_model *fm, const struct holdout *h,
-		 int inplace, const char *name)
+		   const struct ab_fit *ab, const struct fit_model *fm, const struct holdout *h,
+		   int inplace, const char *name)
 {
 	char comment[1024], desc[512], lo[32], hi[32], a[32], b[32];
 	struct errbuf eb;
