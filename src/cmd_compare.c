@@ -125,12 +125,9 @@ double cmp_predict(const struct comparison *c, double size, struct coll_cost *cc
 static const char *choice_text(const struct comparison *c, const struct coll_cost *cc,
 			       char *buf, size_t len)
 {
-	if (c->expected || c->pr.fm || isnan(cc->time_s))
+	if (c->expected || c->pr.fm)
 		return "-";
-	if (cc->proto == PROTO_NONE)
-		return coll_algo_name(cc->algo);
-	snprintf(buf, len, "%s/%s", coll_algo_name(cc->algo), coll_proto_name(cc->proto));
-	return buf;
+	return predictor_choice(cc, buf, len);
 }
 
 /* Fill the rows of c (measured, predicted, flags), write them, and sum up. */

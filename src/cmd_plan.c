@@ -148,7 +148,7 @@ static void curve(struct out *o, const struct planner *pl, enum coll_op op, int 
 
 	plan_run_line(pl, run, sizeof(run), op, algo, ranks, sizes);
 	for (i = 0; i < sizes->n; i++) {
-		struct coll_cost cc = { .proto = PROTO_NONE };
+		struct coll_cost cc = { .time_s = NAN };
 		double S = sizes->v[i], t = plan_predict(pl, op, a, ranks, S, &cc);
 		struct cell row[] = { { .s = "busbw" }, { .s = run }, { .s = coll_op_name(op) },
 				      { .x = (double)ranks }, { .s = a < 0 ? "" : coll_algo_name(a) },
@@ -157,12 +157,8 @@ static void curve(struct out *o, const struct planner *pl, enum coll_op op, int 
 				      { .x = NAN }, { .s = note } };
 
 		note[0] = '\0';
-		/* What the model chose, as NCCL_DEBUG=INFO would say it. */
-		if (system && cc.proto != PROTO_NONE)
-			snprintf(note, sizeof(note), "%s/%s", coll_algo_name(cc.algo),
-				 coll_proto_name(cc.proto));
-		else if (system && !isnan(t))
-			snprintf(note, sizeof(note), "%s", coll_algo_name(cc.algo));
+		if (system)
+			predictor_choice(&cc, note, sizeof(note));
 		out_row(o, row);
 	}
 }

@@ -51,16 +51,12 @@ void sheet_curve(struct out *o, const struct planner *pl, enum coll_op op, int a
 	snprintf(title, sizeof(title), "run %d: %s", ++*nrun, run);
 	out_table_begin(o, &t);
 	for (i = 0; i < sizes->n; i++) {
-		struct coll_cost cc = { .proto = PROTO_NONE };
+		struct coll_cost cc = { .time_s = NAN };
 		double S = sizes->v[i], tm = plan_predict(pl, op, a, ranks, S, &cc);
 		struct cell row[] = { { .x = S }, { .x = tm }, { .x = S / tm },
 				      { .x = S / tm * busbw_factor(op, ranks) }, { .s = choice } };
 
-		if (cc.proto == PROTO_NONE)
-			snprintf(choice, sizeof(choice), "%s", isnan(tm) ? "-" : coll_algo_name(cc.algo));
-		else
-			snprintf(choice, sizeof(choice), "%s/%s", coll_algo_name(cc.algo),
-				 coll_proto_name(cc.proto));
+		predictor_choice(&cc, choice, sizeof(choice));
 		if (sheet_size(sizes, i))
 			out_row(o, row);
 	}
