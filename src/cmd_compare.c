@@ -142,7 +142,7 @@ static void compare_rows(struct comparison *c, struct out *o, int range, int jud
 		double ref = c->on_system ? r->pbusbw : c->line_rate;
 		double re = fit_rel_err(r->predicted, r->measured);
 		char flag[32] = "", alg[64];
-		struct cell row[NBASE + 3];
+		struct cell row[NBASE + 4];   /* the band of --range, the choice on a system */
 		struct coll_cost cc = { .time_s = NAN };
 		int k = NBASE;
 
@@ -251,7 +251,7 @@ int cmd_compare(int argc, char **argv, struct ctx *ctx)
 	struct fit_model fm;
 	struct comparison c;
 	struct cmp_sum sum = { .worst = 0, .worst_size = NAN, .peak = NAN, .peak_ref = NAN };
-	struct column cols[NBASE + 3];
+	struct column cols[NBASE + 4];
 	struct table t = { .name = "compare", .cols = cols, .ncols = NBASE };
 	struct errbuf eb;
 	struct out *o;

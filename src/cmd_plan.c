@@ -261,6 +261,10 @@ int cmd_plan(int argc, char **argv, struct ctx *ctx)
 	if (ctx->have_system && !opts_given(options, "algo")) {
 		/* NCCL's own choice, then the pair whose crossover is given. */
 		algoset = (struct algo_set){ .v = { ALGO_AUTO, pl.cross_a, pl.cross_b }, .n = 3 };
+	} else if (algoset.n >= 2) {
+		/* The crossover of the first two curves asked for, as crossover gives it. */
+		pl.cross_a = algoset.v[0];
+		pl.cross_b = algoset.v[1];
 	}
 	nops = opset.n;
 	nalgos = algoset.n;
@@ -294,10 +298,12 @@ int cmd_plan(int argc, char **argv, struct ctx *ctx)
 	ctx_echo_link(ctx, o);
 	if (pl.pr.fm)
 		out_input_str(o, "model", "model", "the preset's regimes");
-	if (ctx->have_system) {
+	if (ctx->have_system)
 		ctx_check_ranks(ctx, &ranks);
-		out_input_str(o, "tree", "tree", pl.tree);
-	}
+	/* Which tree the crossover means (on a link, only when it is not the default pair). */
+	if (pl.cross_a == ALGO_TREE || pl.cross_b == ALGO_TREE)
+		out_input_str(o, "tree", "tree", ctx->have_system ? pl.tree :
+			      "the seed's binomial tree, 2 ceil(log2 n) (alpha + S/beta)");
 	if (workload) {
 		struct workload w;
 		char note[160];
