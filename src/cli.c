@@ -890,7 +890,7 @@ int ctx_step_coll(void *arg, enum coll_op op, unsigned long ranks, unsigned long
 	const struct cost_model *m = &ctx->model;
 	struct group g = { .ranks = ranks, .per_node = per_node };
 	struct coll_cost c;
-	enum coll_algo a = m->kind == COST_LINK ? cost_algo_default(m, op) : ALGO_AUTO;
+	enum coll_algo a = cost_algo_preferred(m, op);
 
 	if (cost_coll(m, op, a, &g, bytes, &c, eb) < 0)
 		return -1;

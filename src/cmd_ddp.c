@@ -93,6 +93,7 @@ int cmd_ddp(int argc, char **argv, struct ctx *ctx)
 	};
 
 	ddp_params_init(&p);
+	p.algo = cost_algo_preferred(&ctx->model, OP_ALLREDUCE);
 	opts_parse(argc, argv, options, &usage, 0);
 	grad_arg = opts_given(options, "grad");
 	have_compute = opts_given(options, "compute") != NULL;
@@ -175,7 +176,7 @@ int cmd_ddp(int argc, char **argv, struct ctx *ctx)
 	else
 		out_input_str(o, "compute", "compute",
 			      "not given: the all-reduce alone (--compute TIME for the step)");
-	out_input_str(o, "algo", "all-reduce", coll_algo_name(p.algo));
+	out_input_str(o, "algo", "all-reduce", cost_algo_label(&ctx->model, p.algo));
 	if (p.bucket > 0) {
 		snprintf(note, sizeof(note), "%.0f buckets per step",
 			 p.bucket < p.grad_bytes ? ceil(p.grad_bytes / p.bucket) : 1);

@@ -48,6 +48,7 @@ void plan_ddp_rows(struct out *o, const struct ctx *ctx, double params,
 	unsigned long n;
 
 	ddp_params_init(&p);
+	p.algo = cost_algo_preferred(&ctx->model, OP_ALLREDUCE);
 	p.grad_bytes = STEP_GRAD_BYTES * params;    /* fp32 gradients (models/step.md) */
 	p.compute = compute;
 	if (sheet)
@@ -75,7 +76,7 @@ void plan_ddp_rows(struct out *o, const struct ctx *ctx, double params,
 			snprintf(note, sizeof(note), "the all-reduce alone; --compute for the step");
 		{
 			struct cell row[] = { { .s = "ddp" }, { .s = run }, { .s = "all_reduce" },
-					      { .x = (double)n }, { .s = coll_algo_name(p.algo) },
+					      { .x = (double)n }, { .s = cost_algo_label(&ctx->model, p.algo) },
 					      { .x = p.grad_bytes }, { .x = st.comm_s },
 					      { .x = p.grad_bytes / st.comm_s },
 					      { .x = p.grad_bytes / st.comm_s *
@@ -100,6 +101,7 @@ void plan_zero_rows(struct out *o, const struct ctx *ctx, double params,
 	int stage;
 
 	zero_params_init(&p);
+	p.algo = cost_algo_preferred(&ctx->model, OP_ALLREDUCE);
 	p.params = params;
 	snprintf(title, sizeof(title), "DeepSpeed ZeRO on %lu ranks: %sread the memory per rank",
 		 n, compute > 0 ? "time one step, " : "");
@@ -131,7 +133,7 @@ void plan_zero_rows(struct out *o, const struct ctx *ctx, double params,
 		{
 			struct cell row[] = { { .s = "zero" }, { .s = run },
 					      { .s = stage == 0 ? "all_reduce" : "reduce_scatter+all_gather" },
-					      { .x = (double)n }, { .s = coll_algo_name(p.algo) },
+					      { .x = (double)n }, { .s = cost_algo_label(&ctx->model, p.algo) },
 					      { .x = z.comm_B }, { .x = z.comm_s },
 					      { .x = NAN }, { .x = NAN },
 					      { .x = step }, { .x = z.memory_B },

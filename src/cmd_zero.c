@@ -215,7 +215,7 @@ static void S_figure(const struct ctx *ctx, const struct zero_params *p,
 	snprintf(title, sizeof(title),
 		 "ZeRO per rank: %s parameters, %g+%g+%g bytes per parameter, %s; %s",
 		 workload_fmt_count(count, sizeof(count), p->params), p->param_bytes,
-		 p->grad_bytes, p->optim_bytes, coll_algo_name(p->algo),
+		 p->grad_bytes, p->optim_bytes, cost_algo_label(&ctx->model, p->algo),
 		 ctx_link_text(ctx, link, sizeof(link)));
 	f.title = xstrdup(title);
 	f.comment = xstrdup("commtime zero: model-state memory and communication time per rank "
@@ -298,6 +298,7 @@ int cmd_zero(int argc, char **argv, struct ctx *ctx)
 	};
 
 	zero_params_init(&p);
+	p.algo = cost_algo_preferred(&ctx->model, OP_ALLREDUCE);
 	opts_parse(argc, argv, options, &usage, 0);
 	for (i = 0; i < stages.n; i++)
 		if (stages.v[i] != floor(stages.v[i]) || stages.v[i] < 0 ||
@@ -339,7 +340,7 @@ int cmd_zero(int argc, char **argv, struct ctx *ctx)
 	snprintf(note, sizeof(note), "bytes per parameter: %g param + %g grad + %g optimizer",
 		 p.param_bytes, p.grad_bytes, p.optim_bytes);
 	out_input_str(o, "bytes", "model states", note);
-	out_input_str(o, "algo", "collectives", coll_algo_name(p.algo));
+	out_input_str(o, "algo", "collectives", cost_algo_label(&ctx->model, p.algo));
 	if (p.layers > 1) {
 		snprintf(note, sizeof(note), "stage 3 gathers layer by layer: %.15g layers, "
 			 "3 collectives each per step", p.layers);

@@ -177,6 +177,18 @@ enum coll_algo cost_algo_default(const struct cost_model *m, enum coll_op op)
 	return ALGO_AUTO;
 }
 
+enum coll_algo cost_algo_preferred(const struct cost_model *m, enum coll_op op)
+{
+	return m->kind == COST_LINK ? cost_algo_default(m, op) : ALGO_AUTO;
+}
+
+const char *cost_algo_label(const struct cost_model *m, enum coll_algo a)
+{
+	if (a != ALGO_AUTO)
+		return coll_algo_name(a);
+	return m->kind == COST_NCCL ? "NCCL's choice per size" : "the fastest per size";
+}
+
 int cost_algo_lookup(const struct cost_model *m, enum coll_op op, const char *name,
 		     enum coll_algo *a, struct errbuf *eb)
 {

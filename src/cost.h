@@ -135,6 +135,20 @@ double cost_time(const struct cost_model *m, enum coll_op op, enum coll_algo alg
 int cost_algo_supported(const struct cost_model *m, enum coll_op op, enum coll_algo a);
 
 /*
+ * The algorithm a command uses for op when the user names none: on a link
+ * the first the model lists (ring, the seed's default); on a system
+ * ALGO_AUTO, the model's own choice per size (NCCL's choice under the NCCL
+ * model, the fastest tier form under the tiers model).
+ */
+enum coll_algo cost_algo_preferred(const struct cost_model *m, enum coll_op op);
+
+/*
+ * What to print for algorithm a on model m: its name, or for ALGO_AUTO
+ * what chooses ("NCCL's choice per size", "the fastest per size").
+ */
+const char *cost_algo_label(const struct cost_model *m, enum coll_algo a);
+
+/*
  * What algorithm a means in model m, one line for a table's header:
  * "the seed's binomial tree, not pipelined" on a link, "NCCL's tree: a
  * chain inside each node, a double binary tree across nodes" in NCCL's
