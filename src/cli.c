@@ -208,7 +208,7 @@ void opt_cb_op(const struct opt *o, const char *arg)
 
 	if (coll_op_lookup(arg, &x, &eb) < 0)
 		die_usage("--%s: %s", o->long_name, eb.msg);
-	*(int *)o->value = (int)x;
+	*(enum coll_op *)o->value = x;
 }
 
 void opt_cb_count2(const struct opt *o, const char *arg)
@@ -238,21 +238,47 @@ void opt_cb_params(const struct opt *o, const char *arg)
 	w->params_arg = arg;
 }
 
-double workload_args_params(const struct ctx *ctx, const struct workload_args *w,
-			    struct workload *wl)
+void opt_cb_whole(const struct opt *o, const char *arg)
+{
+	char name[64];
+	double x;
+
+	snprintf(name, sizeof(name), "--%s", o->long_name);
+	x = opt_quantity_range(name, Q_NUMBER, arg, 1, 1e15);
+	if (x != floor(x))
+		die_usage("%s: expected a whole number, got '%s'", name, arg);
+	*(unsigned long *)o->value = (unsigned long)x;
+}
+
+void ctx_workload(const struct ctx *ctx, const char *name, struct workload *wl)
 {
 	struct errbuf eb;
 	struct preset p;
 
-	if (!w->workload)
-		return w->params;
-	if (preset_load(&ctx->dirs, w->workload, &p, &eb) < 0)
+	if (preset_load(&ctx->dirs, name, &p, &eb) < 0)
 		die("--workload: %s", eb.msg);
 	if (workload_from_preset(&p, wl, &eb) < 0) {
 		preset_release(&p);
 		die("--workload: %s", eb.msg);
 	}
 	preset_release(&p);
+}
+
+void ctx_echo_workload(struct out *o, const struct workload *w)
+{
+	char note[200];
+
+	out_input_str(o, "workload", "workload", w->name);
+	out_input(o, "params", "parameters", workload_params(w), H_PLAIN, 12,
+		  workload_describe(note, sizeof(note), w));
+}
+
+double workload_args_params(const struct ctx *ctx, const struct workload_args *w,
+			    struct workload *wl)
+{
+	if (!w->workload)
+		return w->params;
+	ctx_workload(ctx, w->workload, wl);
 	return workload_params(wl);
 }
 
@@ -261,7 +287,7 @@ void meas_args_load(const struct meas_args *a, const char *path, struct meas *m)
 	struct errbuf eb;
 
 	meas_init(m, path);
-	if (meas_load_file(path, m, &eb) < 0 || meas_select(m, a->op, a->ranks, &eb) < 0)
+	if (meas_load_file(path, m, &eb) < 0 || meas_select(m, a->op == OP_COUNT ? -1 : (int)a->op, a->ranks, &eb) < 0)
 		die("%s", eb.msg);
 	if (m->op < 0)
 		die("%s: cannot tell which collective was measured; give --op", m->path);
@@ -456,12 +482,12 @@ void ctx_echo_link(const struct ctx *ctx, struct out *o)
 }
 
 static const struct column cross_cols[] = {
-	{ "ranks", "ranks", COL_INT, H_PLAIN, 0, NULL, 0, 5, COL_ALL },
-	{ "algo_a", "a", COL_STR, H_PLAIN, 0, NULL, 0, 0, COL_ALL },
-	{ "algo_b", "b", COL_STR, H_PLAIN, 0, NULL, 0, 0, COL_ALL },
-	{ "size_B", "crossover", COL_NUM, H_SIZE, 0, NULL, 0, 9, COL_ALL },
-	{ "time_s", "time there", COL_NUM, H_TIME, 0, NULL, 4, 10, COL_ALL },
-	{ "note", "note", COL_STR, H_PLAIN, 0, NULL, 0, 0, COL_ALL },
+	{ .key = "ranks", .label = "ranks", .type = COL_INT, .width = 5 },
+	{ .key = "algo_a", .label = "a", .type = COL_STR },
+	{ .key = "algo_b", .label = "b", .type = COL_STR },
+	{ .key = "size_B", .label = "crossover", .type = COL_NUM, .human = H_SIZE, .width = 9 },
+	{ .key = "time_s", .label = "time there", .type = COL_NUM, .human = H_TIME, .prec = 4, .width = 10 },
+	{ .key = "note", .label = "note", .type = COL_STR },
 };
 
 void write_crossovers(struct out *o, const struct ctx *ctx, enum coll_op op,
@@ -473,12 +499,12 @@ void write_crossovers(struct out *o, const struct ctx *ctx, enum coll_op op,
 			   cross_cols, sizeof(cross_cols) / sizeof(cross_cols[0]), secondary };
 	/* The CSV contract is ranks,algo_a,algo_b,size_B, then extras. */
 	static const struct column csv_cols[] = {
-		{ "ranks", "ranks", COL_INT, H_PLAIN, 0, NULL, 0, 0, COL_ALL },
-		{ "algo_a", "a", COL_STR, H_PLAIN, 0, NULL, 0, 0, COL_ALL },
-		{ "algo_b", "b", COL_STR, H_PLAIN, 0, NULL, 0, 0, COL_ALL },
-		{ "size_B", "crossover", COL_NUM, H_SIZE, 0, NULL, 0, 0, COL_ALL },
-		{ "note", "note", COL_STR, H_PLAIN, 0, NULL, 0, 0, COL_ALL },
-		{ "time_s", "time there", COL_NUM, H_TIME, 0, NULL, 4, 0, COL_ALL },
+		{ .key = "ranks", .label = "ranks", .type = COL_INT },
+		{ .key = "algo_a", .label = "a", .type = COL_STR },
+		{ .key = "algo_b", .label = "b", .type = COL_STR },
+		{ .key = "size_B", .label = "crossover", .type = COL_NUM, .human = H_SIZE },
+		{ .key = "note", .label = "note", .type = COL_STR },
+		{ .key = "time_s", .label = "time there", .type = COL_NUM, .human = H_TIME, .prec = 4 },
 	};
 	struct column cols[sizeof(cross_cols) / sizeof(cross_cols[0])];
 	struct cell cells[6];

@@ -111,18 +111,19 @@ extern const struct cost_model *opt_model;
 opt_cb opt_cb_algo;    /* value: enum coll_algo *, one algorithm */
 opt_cb opt_cb_algos;   /* value: struct algo_set *, a list without repeats */
 opt_cb opt_cb_meas_algo;  /* value: enum coll_algo *, one algorithm of any collective */
-opt_cb opt_cb_op;      /* value: int *, an enum coll_op */
+opt_cb opt_cb_op;      /* value: enum coll_op * */
 opt_cb opt_cb_count2;  /* value: unsigned long *, a rank count >= 2 */
 opt_cb opt_cb_ranks2;  /* value: struct dlist *, rank counts >= 2 */
+opt_cb opt_cb_whole;   /* value: unsigned long *, a whole number >= 1 */
 
 /* A measurement file and what was measured (fit, compare). */
 struct meas_args {
-	int op;                 /* enum coll_op, or -1: the log's */
+	enum coll_op op;        /* OP_COUNT: the log's */
 	unsigned long ranks;    /* 0: the log's */
 	enum coll_algo algo;      /* all-reduce algorithm of the model */
 	int in_place;           /* use the in-place times */
 };
-#define MEAS_ARGS_INIT { .op = -1, .ranks = 0, .algo = ALGO_RING, .in_place = 0 }
+#define MEAS_ARGS_INIT { .op = OP_COUNT, .ranks = 0, .algo = ALGO_RING, .in_place = 0 }
 #define OPTS_MEASUREMENT(m) \
 	OPT_GROUP_("measurement"), \
 	{ .type = OPT_CALLBACK, .long_name = "op", .argh = "NAME", .value = &(m)->op, \
@@ -168,6 +169,11 @@ opt_cb opt_cb_params;      /* value: struct workload_args * */
 struct workload;
 double workload_args_params(const struct ctx *ctx, const struct workload_args *w,
 			    struct workload *wl);
+
+/* The workload preset name, into *wl; dies (exit 1) when it cannot be read. */
+void ctx_workload(const struct ctx *ctx, const char *name, struct workload *wl);
+/* Echo the workload w as inputs: its name, and its parameter count described. */
+void ctx_echo_workload(struct out *o, const struct workload *w);
 
 /* Parse an option's value as quantity q; dies with exit 2 naming opt. */
 double opt_quantity(const char *opt, enum quantity q, const char *arg);

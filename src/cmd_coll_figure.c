@@ -23,7 +23,7 @@ double coll_run_cost(const struct coll_run *r, enum coll_algo a, unsigned long n
 	struct errbuf eb;
 
 	if (cost_coll(&r->ctx->model, r->op, a, &g, S, c, &eb) < 0)
-		die("%s on %lu ranks: %s", coll_algo_name(a), n, eb.msg);
+		die("%s on %lu ranks: %s", a == ALGO_AUTO ? "nccl" : coll_algo_name(a), n, eb.msg);
 	return c->time_s;
 }
 

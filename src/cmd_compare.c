@@ -125,12 +125,9 @@ double cmp_predict(const struct comparison *c, double size, struct coll_cost *cc
 static const char *choice_text(const struct comparison *c, const struct coll_cost *cc,
 			       char *buf, size_t len)
 {
-	if (c->expected || c->pr.fm || isnan(cc->time_s))
+	if (c->expected || c->pr.fm)
 		return "-";
-	if (cc->proto == PROTO_NONE)
-		return coll_algo_name(cc->algo);
-	snprintf(buf, len, "%s/%s", coll_algo_name(cc->algo), coll_proto_name(cc->proto));
-	return buf;
+	return predictor_choice(cc, buf, len);
 }
 
 /* Fill the rows of c (measured, predicted, flags), write them, and sum up. */
@@ -145,7 +142,7 @@ static void compare_rows(struct comparison *c, struct out *o, int range, int jud
 		double ref = c->on_system ? r->pbusbw : c->line_rate;
 		double re = fit_rel_err(r->predicted, r->measured);
 		char flag[32] = "", alg[64];
-		struct cell row[NBASE + 3];
+		struct cell row[NBASE + 4];   /* the band of --range, the choice on a system */
 		struct coll_cost cc = { .time_s = NAN };
 		int k = NBASE;
 
@@ -254,7 +251,7 @@ int cmd_compare(int argc, char **argv, struct ctx *ctx)
 	struct fit_model fm;
 	struct comparison c;
 	struct cmp_sum sum = { .worst = 0, .worst_size = NAN, .peak = NAN, .peak_ref = NAN };
-	struct column cols[NBASE + 3];
+	struct column cols[NBASE + 4];
 	struct table t = { .name = "compare", .cols = cols, .ncols = NBASE };
 	struct errbuf eb;
 	struct out *o;

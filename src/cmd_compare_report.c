@@ -34,8 +34,26 @@ static const struct column sys_ref_cols[] = {
 	  .prec = 4, .width = 10 },
 	{ .key = "predicted_fraction", .label = "share", .type = COL_NUM, .human = H_PERCENT,
 	  .width = 5 },
+	/* JSON only: the note's cause, for scripts */
+	{ .key = "low_busbw_cause", .label = "cause", .type = COL_STR, .human = H_PLAIN,
+	  .flags = COL_DATA_ONLY },
 };
 enum { NSUM = sizeof(sum_cols) / sizeof(sum_cols[0]) };
+
+/*
+ * The likely cause of a low large-message busbw on the system, as the
+ * machine explains it (nccl.h), or NULL.
+ */
+static const char *low_busbw_cause(const struct comparison *c, double busbw)
+{
+	struct nccl_machine mach;
+	struct errbuf eb;
+	unsigned long nodes = system_nodes(&c->ctx->system, c->ranks);
+
+	if (nccl_machine_from_system(&c->ctx->system, &mach, &eb) < 0)
+		return NULL;
+	return nccl_low_busbw_cause(&mach, (int)nodes, busbw);
+}
 
 /* The summary table and the notes under it. */
 void compare_summary(const struct comparison *c, struct out *o, const struct cmp_sum *sum,
@@ -44,19 +62,22 @@ void compare_summary(const struct comparison *c, struct out *o, const struct cmp
 	const struct meas *m = c->m;
 	double largest = c->rows[m->n - 1].size;
 	double med = gsl_stats_median_from_sorted_data(sum->err, 1, sum->nerr);
-	struct column cols[NSUM];
+	struct column cols[NSUM + 1];
 	struct table t = { .name = "summary", .title = "summary", .cols = cols, .ncols = NSUM,
 			   .secondary = 1 };
+	int low = plateau && !isnan(sum->peak_ref) && sum->peak < c->minbw * sum->peak_ref;
+	const char *cause = low && c->on_system ? low_busbw_cause(c, sum->peak) : NULL;
 	struct cell row[] = { { .x = (double)sum->nerr }, { .x = med }, { .x = sum->worst },
 			      { .x = sum->worst_size }, { .x = (double)sum->nfar },
 			      { .x = sum->peak }, { .x = sum->peak_ref },
-			      { .x = sum->peak / sum->peak_ref } };
-	int judged = plateau && !isnan(sum->peak_ref);
+			      { .x = sum->peak / sum->peak_ref }, { .s = cause ? cause : "" } };
 	char b[32], d[32];
 
-	memcpy(cols, sum_cols, sizeof(cols));
-	if (c->on_system)
+	memcpy(cols, sum_cols, sizeof(sum_cols));
+	if (c->on_system) {
 		memcpy(cols + NSUM - 2, sys_ref_cols, sizeof(sys_ref_cols));
+		t.ncols = NSUM + 1;
+	}
 	out_table_begin(o, &t);
 	out_row(o, row);
 	out_table_end(o);
@@ -76,7 +97,7 @@ void compare_summary(const struct comparison *c, struct out *o, const struct cmp
 	else if (isnan(c->line_rate) && !c->on_system)
 		out_text(o, "no link given: busbw is not judged against a line rate "
 			 "(--preset LINK or --beta RATE)");
-	if (!judged || !(sum->peak < c->minbw * sum->peak_ref))
+	if (!low)
 		return;
 	if (!c->on_system) {
 		out_text(o, "large-message busbw is %.0f %% of the line rate, below %.0f %%: "
@@ -84,20 +105,11 @@ void compare_summary(const struct comparison *c, struct out *o, const struct cmp
 			 100 * sum->peak / sum->peak_ref, 100 * c->minbw);
 		return;
 	}
-	{
-		struct nccl_machine mach;
-		struct errbuf eb;
-		const char *cause = NULL;
-		unsigned long nodes = system_nodes(&c->ctx->system, c->ranks);
-
-		if (nccl_machine_from_system(&c->ctx->system, &mach, &eb) == 0)
-			cause = nccl_low_busbw_cause(&mach, (int)nodes, sum->peak);
-		out_text(o, "large-message busbw is %.0f %% of what %s should give (%s), below "
-			 "%.0f %%: %s", 100 * sum->peak / sum->peak_ref, c->ctx->system.name,
-			 units_fmt_rate(b, sizeof(b), sum->peak_ref, 4), 100 * c->minbw,
-			 cause ? cause : "check links, topology and fabric (nvidia-smi topo -m, "
-			 "NCCL_DEBUG=INFO)");
-	}
+	out_text(o, "large-message busbw is %.0f %% of what %s should give (%s), below "
+		 "%.0f %%: %s", 100 * sum->peak / sum->peak_ref, c->ctx->system.name,
+		 units_fmt_rate(b, sizeof(b), sum->peak_ref, 4), 100 * c->minbw,
+		 cause ? cause : "check links, topology and fabric (nvidia-smi topo -m, "
+		 "NCCL_DEBUG=INFO)");
 }
 
 /* The echo of the inputs. */

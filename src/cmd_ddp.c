@@ -7,9 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "ddp_cmd.h"
 #include "step.h"
-#include "train.h"
 #include "workload.h"
 
 static const char *const usage_lines[] = {
@@ -31,197 +30,24 @@ static const struct opts_usage usage = {
 enum { C_RANKS, C_COMM, C_EXPOSED, C_STEP, C_FRACTION, C_BUCKETS, C_BUCKET_B, C_BUCKET_S,
        C_TARGET, C_COUNT };
 static const struct column columns[C_COUNT] = {
-	[C_RANKS]    = { "ranks", "ranks", COL_INT, H_PLAIN, 0, NULL, 0, 5, COL_ALL },
-	[C_BUCKETS]  = { "buckets", "buckets", COL_INT, H_PLAIN, 0, NULL, 0, 7, COL_DATA_ONLY },
-	[C_BUCKET_B] = { "bucket_B", "bucket", COL_NUM, H_SIZE, 0, NULL, 0, 0, COL_DATA_ONLY },
-	[C_BUCKET_S] = { "bucket_s", "per bucket", COL_NUM, H_TIME, 0, NULL, 4, 10, COL_DATA_ONLY },
-	[C_COMM]     = { "comm_s", "all-reduce", COL_NUM, H_FIXED, 1e-3, "ms", 1, 10, COL_ALL },
-	[C_EXPOSED]  = { "exposed_s", "exposed", COL_NUM, H_FIXED, 1e-3, "ms", 1, 10, COL_ALL },
-	[C_STEP]     = { "step_s", "step", COL_NUM, H_FIXED, 1e-3, "ms", 1, 10, COL_ALL },
-	[C_FRACTION] = { "fraction", "comm share", COL_NUM, H_PERCENT, 0, NULL, 1, 10, COL_ALL },
-	[C_TARGET]   = { "target_beta_Bps", "beta for target", COL_NUM, H_RATE, 0, NULL, 4, 15, COL_ALL },
+	[C_RANKS]    = { .key = "ranks", .label = "ranks", .type = COL_INT, .width = 5 },
+	[C_BUCKETS]  = { .key = "buckets", .label = "buckets", .type = COL_INT, .width = 7,
+		  .flags = COL_DATA_ONLY },
+	[C_BUCKET_B] = { .key = "bucket_B", .label = "bucket", .type = COL_NUM, .human = H_SIZE,
+		  .flags = COL_DATA_ONLY },
+	[C_BUCKET_S] = { .key = "bucket_s", .label = "per bucket", .type = COL_NUM, .human = H_TIME,
+		  .prec = 4, .width = 10, .flags = COL_DATA_ONLY },
+	[C_COMM]     = { .key = "comm_s", .label = "all-reduce", .type = COL_NUM, .human = H_FIXED,
+		  .scale = 1e-3, .suffix = "ms", .prec = 1, .width = 10 },
+	[C_EXPOSED]  = { .key = "exposed_s", .label = "exposed", .type = COL_NUM, .human = H_FIXED,
+		  .scale = 1e-3, .suffix = "ms", .prec = 1, .width = 10 },
+	[C_STEP]     = { .key = "step_s", .label = "step", .type = COL_NUM, .human = H_FIXED,
+		  .scale = 1e-3, .suffix = "ms", .prec = 1, .width = 10 },
+	[C_FRACTION] = { .key = "fraction", .label = "comm share", .type = COL_NUM, .human = H_PERCENT,
+		  .prec = 1, .width = 10 },
+	[C_TARGET]   = { .key = "target_beta_Bps", .label = "beta for target", .type = COL_NUM,
+		  .human = H_RATE, .prec = 4, .width = 15 },
 };
-
-/*
- * The rank counts the figure spans: those asked, widened when they are
- * few, and with room on the right for the label of the last one.
- */
-static void S_rank_span(const struct dlist *ranks, double *lo, double *hi, int *logx)
-{
-	size_t i;
-
-	*lo = INFINITY;
-	*hi = 0;
-	for (i = 0; i < ranks->n; i++) {
-		*lo = ranks->v[i] < *lo ? ranks->v[i] : *lo;
-		*hi = ranks->v[i] > *hi ? ranks->v[i] : *hi;
-	}
-	/* One or two close rank counts draw no curve: show the neighbourhood. */
-	if (*hi < 4 * *lo) {
-		*lo = *lo / 4 < 1 ? 1 : floor(*lo / 4);
-		*hi = *hi * 4;
-	}
-	*logx = *hi >= 8 * *lo;
-	if (*logx)
-		*hi = ceil(*hi * fmax(1.5, pow(*hi / *lo, 0.15)));
-	else
-		*hi = ceil(*hi + 0.2 * (*hi - *lo));
-}
-
-/*
- * The figure, against rank count in two panels.  Left: the step's time,
- * its compute, the all-reduce and (with overlap) the exposed part of it.
- * Right: the exposed share of the step, the asked rank counts marked with
- * their value, the --target share as a line.  The models are drawn at
- * every whole rank count (or a few hundred of them), so the steps of
- * ⌈log₂ n⌉ in tree-like algorithms show.
- */
-/* Without the compute time: the gradient all-reduce alone against ranks. */
-static void figure_comm(const struct ctx *ctx, const struct ddp_params *p,
-			const struct dlist *ranks)
-{
-	struct figure f = { 0 };
-	struct panel *pt;
-	struct plot_series *comm;
-	char title[400], link[128], grad[32], text[64];
-	double lo, hi, grid[200], tmax = 0;
-	size_t i, n;
-	int logx;
-
-	S_rank_span(ranks, &lo, &hi, &logx);
-	n = plot_rank_grid(lo, hi, sizeof(grid) / sizeof(grid[0]), grid);
-	units_fmt_size(grad, sizeof(grad), p->grad_bytes);
-	snprintf(title, sizeof(title), "DDP gradient all-reduce: %s, %s; %s", grad,
-		 coll_algo_name(p->algo), ctx_link_text(ctx, link, sizeof(link)));
-	f.title = xstrdup(title);
-	f.comment = xstrdup("commtime ddp: time of the gradient all-reduce against ranks");
-	pt = plot_add_panel(&f, NULL, "ranks", "time of the all-reduce");
-	pt->xaxis = AX_PLAIN;
-	pt->yaxis = AX_TIME;
-	pt->logx = logx;
-	pt->xmin = lo;
-	pt->xmax = hi;
-	pt->ymin = 0;
-	comm = plot_add_series(pt, "all-reduce", PS_LINES);
-	comm->color = 0;
-	for (i = 0; i < n; i++) {
-		struct ddp_step s;
-
-		ddp_step_cost(p, &ctx->model, (unsigned long)grid[i], &s);
-		plot_xy(comm, grid[i], s.comm_s);
-		tmax = fmax(tmax, s.comm_s);
-	}
-	for (i = 0; i < ranks->n; i++) {
-		struct ddp_step s;
-
-		ddp_step_cost(p, &ctx->model, (unsigned long)ranks->v[i], &s);
-		units_fmt_time(text, sizeof(text), s.comm_s, 4);
-		plot_add_label(pt, ranks->v[i], s.comm_s, ranks->n <= 8 ? text : "", 1);
-	}
-	pt->ymax = tmax * 1.3;
-	ctx_figure(ctx, &f);
-	plot_release(&f);
-}
-
-static void S_figure(const struct ctx *ctx, const struct ddp_params *p,
-		     const struct dlist *ranks, double target)
-{
-	struct figure f = { 0 };
-	struct panel *pt, *ps;
-	struct plot_series *step, *compute, *comm, *exposed = NULL, *share;
-	char title[400], link[128], grad[32], comp[32], bucket[32], text[160];
-	double lo, hi, grid[200], top = 0, tmax = 0;
-	size_t i, n;
-	int logx;
-
-	S_rank_span(ranks, &lo, &hi, &logx);
-	n = plot_rank_grid(lo, hi, sizeof(grid) / sizeof(grid[0]), grid);
-	units_fmt_size(grad, sizeof(grad), p->grad_bytes);
-	units_fmt_time(comp, sizeof(comp), p->compute, 3);
-	if (p->bucket > 0)
-		snprintf(text, sizeof(text), " in %s buckets",
-			 units_fmt_size(bucket, sizeof(bucket), p->bucket));
-	else
-		text[0] = '\0';
-	if (p->overlap > 0)
-		snprintf(text + strlen(text), sizeof(text) - strlen(text),
-			 ", %.3g %% of backward overlapped", p->overlap * 100);
-	snprintf(title, sizeof(title), "DDP step: %s gradient, %s compute, %s all-reduce%s; %s",
-		 grad, comp, coll_algo_name(p->algo), text, ctx_link_text(ctx, link, sizeof(link)));
-	f.title = xstrdup(title);
-	f.comment = xstrdup("commtime ddp: time and communication share of a data-parallel "
-			    "step against ranks");
-	f.width = 1000;
-	f.height = 430;
-
-	pt = plot_add_panel(&f, "time of one training step", "ranks", "time per step");
-	pt->xaxis = AX_PLAIN;
-	pt->yaxis = AX_TIME;
-	pt->logx = logx;
-	pt->xmin = lo;
-	pt->xmax = hi;
-	pt->ymin = 0;
-	/* Series first, pointers after: adding a series may move the others. */
-	plot_add_series(pt, "step", PS_LINES)->color = 6;
-	compute = plot_add_series(pt, "compute", PS_LINES);
-	compute->color = 2;
-	compute->dash = 1;
-	plot_add_series(pt, p->overlap > 0 ? "all-reduce" : "all-reduce (all exposed)",
-			PS_LINES)->color = 0;
-	if (p->overlap > 0) {
-		plot_add_series(pt, "exposed all-reduce", PS_LINES)->color = 1;
-		exposed = &pt->series[3];
-	}
-	step = &pt->series[0];
-	compute = &pt->series[1];
-	comm = &pt->series[2];
-
-	/* the series arrays stay put when the panels move */
-	ps = plot_add_panel(&f, "communication share of the step", "ranks",
-			    "exposed all-reduce / step");
-	ps->xaxis = AX_PLAIN;
-	ps->yaxis = AX_PERCENT;
-	ps->logx = logx;
-	ps->xmin = lo;
-	ps->xmax = hi;
-	ps->ymin = 0;
-	ps->key = xstrdup("bottom right");
-	share = plot_add_series(ps, NULL, PS_LINES);
-	share->color = 1;
-
-	for (i = 0; i < n; i++) {
-		struct ddp_step s;
-
-		ddp_step_cost(p, &ctx->model, (unsigned long)grid[i], &s);
-		plot_xy(step, grid[i], s.step_s);
-		plot_xy(compute, grid[i], p->compute);
-		plot_xy(comm, grid[i], s.comm_s);
-		if (exposed)
-			plot_xy(exposed, grid[i], s.exposed_s);
-		plot_xy(share, grid[i], 100 * s.fraction);
-		top = 100 * s.fraction > top ? 100 * s.fraction : top;
-		tmax = fmax(tmax, fmax(s.step_s, s.comm_s));
-	}
-	/* Headroom above the curves for the key. */
-	f.panels[0].ymax = tmax * 1.3;
-	/* The asked rank counts, with the share the table prints. */
-	for (i = 0; i < ranks->n; i++) {
-		struct ddp_step s;
-
-		ddp_step_cost(p, &ctx->model, (unsigned long)ranks->v[i], &s);
-		snprintf(text, sizeof(text), "%.1f %%", 100 * s.fraction);
-		plot_add_label(ps, ranks->v[i], 100 * s.fraction, ranks->n <= 8 ? text : "", 1);
-	}
-	if (target > 0) {
-		snprintf(text, sizeof(text), "target %.3g %%", 100 * target);
-		plot_add_hline(ps, 100 * target, text);
-		top = 100 * target > top ? 100 * target : top;
-	}
-	/* Room above the highest value for its label; a share stays below 100 %. */
-	ps->ymax = top * 1.25 > 100 ? 100 : top > 0 ? top * 1.25 : 1;
-	ctx_figure(ctx, &f);
-	plot_release(&f);
-}
 
 int cmd_ddp(int argc, char **argv, struct ctx *ctx)
 {
@@ -334,9 +160,7 @@ int cmd_ddp(int argc, char **argv, struct ctx *ctx)
 	o = ctx_out_open(ctx);
 	ctx_echo_link(ctx, o);
 	if (wa.workload) {
-		out_input_str(o, "workload", "workload", w.name);
-		out_input(o, "params", "parameters", params, H_PLAIN, 12,
-			  workload_describe(note, sizeof(note), &w));
+		ctx_echo_workload(o, &w);
 	} else if (wa.params_arg)
 		out_input(o, "params", "parameters", params, H_PLAIN, 12,
 			  workload_fmt_count(note, sizeof(note), params));
@@ -425,10 +249,8 @@ int cmd_ddp(int argc, char **argv, struct ctx *ctx)
 				 s.fraction * 100);
 		}
 	}
-	if (ctx_wants_figure(ctx) && have_compute)
-		S_figure(ctx, &p, &ranks, target);
-	else if (ctx_wants_figure(ctx))
-		figure_comm(ctx, &p, &ranks);
+	if (ctx_wants_figure(ctx))
+		ddp_figure(ctx, &p, &ranks, target, have_compute);
 	ctx_out_close(ctx, o);
 	dlist_release(&ranks);
 	return EXIT_OK;

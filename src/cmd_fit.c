@@ -151,6 +151,25 @@ static void save(const char *path, const struct meas *m,
 		die("%s", eb.msg);
 }
 
+/*
+ * The machine's bandwidth for op on `ranks` ranks in the terms of the
+ * fitted model's b·S/β, the prior of fit_opts.spec_beta: the tier model's
+ * bandwidth time at 1 GiB with the spec's links.
+ */
+static double S_spec_beta(const struct system *s, enum coll_op op, unsigned long ranks,
+			  const struct coeffs *co)
+{
+	struct cost_model m;
+	struct group g = { .ranks = ranks };
+	struct coll_cost cc;
+	const double S = 1 << 30;
+
+	cost_model_tiers(&m, s);
+	if (cost_coll(&m, op, ALGO_AUTO, &g, S, &cc, NULL) == 0 && cc.bandwidth_s > 0)
+		return co->b * S / cc.bandwidth_s;
+	return 0;
+}
+
 int cmd_fit(int argc, char **argv, struct ctx *ctx)
 {
 	struct fit_opts fo = { .algo = ALGO_RING };
@@ -164,6 +183,7 @@ int cmd_fit(int argc, char **argv, struct ctx *ctx)
 	struct nccl_cost sw_nc;
 	struct cost_model sw_model;
 	int holdout = 0;
+	double line_from_machine = 0;
 	char *save_name = NULL;
 	struct meas m;
 	struct errbuf eb;
@@ -189,13 +209,15 @@ int cmd_fit(int argc, char **argv, struct ctx *ctx)
 			    "that the fit carries to other rank counts"),
 		OPT_POSITIVE_("line-rate", "RATE", Q_RATE, &fo.line_rate,
 			      "no fitted bandwidth above RATE (the link's line rate)"),
-		{ .type = OPT_STRING, .long_name = "switches", .argh = "SYSTEM",
+		{ .type = OPT_STRING, .long_name = "machine", .argh = "SYSTEM",
 		  .value = &switches, .complete = "presets:system",
-		  .help = "protocol-aware regimes: split where NCCL's model on\n"
-			  "the log's machine SYSTEM switches between LL, LL128\n"
-			  "and Simple, and nowhere across such a switch" },
+		  .help = "the system the log was measured on: regimes split where\n"
+			  "NCCL's model there switches protocol (LL, LL128,\n"
+			  "Simple) and never across such a switch; the spec's\n"
+			  "bandwidth for a last regime that ends below its n1/2;\n"
+			  "on one node, no bandwidth above the intra line rate" },
 		OPT_STRING_("nccl-algo", "LIST", &nccl_algo,
-			    "with --switches: the NCCL_ALGO the log was run with\n"
+			    "with --machine: the NCCL_ALGO the log was run with\n"
 			    "(ring, tree, ...; default NCCL's own choice)"),
 		OPT_FILE_("check", "LOG", &check,
 			  "with --system: a log to predict, not fitted (held out)"),
@@ -247,15 +269,24 @@ int cmd_fit(int argc, char **argv, struct ctx *ctx)
 	if (fit_coeffs((enum coll_op)m.op, fo.algo, m.ranks, &co, &eb) < 0)
 		die("%s: %s", m.path, eb.msg);
 	if (nccl_algo && !switches)
-		die_usage("--nccl-algo: only with --switches");
+		die_usage("--nccl-algo: only with --machine");
 	if (nccl_algo && nccl_algo_mask(nccl_algo, &algo_mask, &eb) < 0)
 		die_usage("--nccl-algo: %s", eb.msg);
 	if (switches) {
 		if (system_load(&ctx->dirs, switches, &sw_sys, &eb) < 0 ||
 		    system_check_ranks(&sw_sys, m.ranks, &eb) < 0 ||
 		    nccl_cost_init(&sw_nc, &sw_model, &sw_sys, algo_mask, ~0u, &eb) < 0)
-			die("--switches: %s", eb.msg);
+			die("--machine: %s", eb.msg);
 		fo.switches = &sw_model;
+		fo.spec_beta = S_spec_beta(&sw_sys, (enum coll_op)m.op, m.ranks, &co);
+		/*
+		 * On one node without NVLink SHARP the intra link's line rate
+		 * bounds every bandwidth; NVLS reduces in the switches and
+		 * trees across nodes carry less than a ring, so neither has a
+		 * bound of this form.
+		 */
+		if (!(fo.line_rate > 0) && !sw_sys.nvls && system_nodes(&sw_sys, m.ranks) == 1)
+			fo.line_rate = line_from_machine = sw_sys.intra.beta_line;
 		fo.switch_op = (enum coll_op)m.op;
 		fo.switch_ranks = m.ranks;
 	}
@@ -297,9 +328,17 @@ int cmd_fit(int argc, char **argv, struct ctx *ctx)
 	snprintf(note, sizeof(note), "T(S) = %.6g*alpha + %.6g*S/beta", co.a, co.b);
 	out_input_str(o, "model", "model", note);
 	out_input_str(o, "times", "times", ma.in_place ? "in-place" : "out-of-place");
-	if (switches)
+	if (switches) {
+		out_input_str(o, "machine", "machine", switches);
 		out_input_str(o, "switches", "regimes", "none across a protocol switch of NCCL's "
-			      "model (--switches)");
+			      "model there");
+		if (line_from_machine > 0)
+			out_input(o, "line_rate", "line rate", line_from_machine, H_RATE, 4,
+				  "the machine's intra link: no bandwidth above it");
+		if (fm.spec_last)
+			out_input(o, "spec_beta", "prior", fo.spec_beta, H_RATE, 4, "the machine's "
+				  "bandwidth for the last regime: the log ends below its n1/2");
+	}
 	out_input(o, "base_steps", "base latency", fm.base_steps, H_PLAIN, 10,
 		  fm.base_steps > 0 ? "per-step latencies per call, a prior; --base-steps" :
 		  "none (--base-steps 0)");

@@ -37,11 +37,11 @@ static int sheet_size(const struct dlist *sizes, size_t i)
 	return 0;
 }
 
-void sheet_curve(struct out *o, const struct planner *pl, enum coll_op op, int algo,
+void sheet_curve(struct out *o, const struct planner *pl, enum coll_op op, enum coll_algo algo,
 		 unsigned long ranks, const struct dlist *sizes, int *nrun)
 {
 	char run[1024], title[1100], choice[64];
-	enum coll_algo a = algo >= 0 || pl->ctx->have_system ? (enum coll_algo)algo : ALGO_RING;
+	enum coll_algo a = algo != ALGO_AUTO || pl->ctx->have_system ? algo : ALGO_RING;
 	int system = pl->ctx->have_system;
 	struct table t = { .name = "run", .title = title, .cols = sheet_cols,
 			   .ncols = system ? NSHEET : NSHEET - 1, .secondary = 1 };
@@ -51,16 +51,12 @@ void sheet_curve(struct out *o, const struct planner *pl, enum coll_op op, int a
 	snprintf(title, sizeof(title), "run %d: %s", ++*nrun, run);
 	out_table_begin(o, &t);
 	for (i = 0; i < sizes->n; i++) {
-		struct coll_cost cc = { .proto = PROTO_NONE };
+		struct coll_cost cc = { .time_s = NAN };
 		double S = sizes->v[i], tm = plan_predict(pl, op, a, ranks, S, &cc);
 		struct cell row[] = { { .x = S }, { .x = tm }, { .x = S / tm },
 				      { .x = S / tm * busbw_factor(op, ranks) }, { .s = choice } };
 
-		if (cc.proto == PROTO_NONE)
-			snprintf(choice, sizeof(choice), "%s", isnan(tm) ? "-" : coll_algo_name(cc.algo));
-		else
-			snprintf(choice, sizeof(choice), "%s/%s", coll_algo_name(cc.algo),
-				 coll_proto_name(cc.proto));
+		predictor_choice(&cc, choice, sizeof(choice));
 		if (sheet_size(sizes, i))
 			out_row(o, row);
 	}

@@ -101,7 +101,7 @@ static struct column list_cols[] = {
 	{ "kind",        "kind",        COL_STR, H_PLAIN, 0, NULL, 0, 8, COL_ALL },
 	{ "alpha_s",     "alpha",       COL_NUM, H_TIME,  0, NULL, 3, 8, COL_ALL },
 	{ "beta_Bps",    "beta",        COL_NUM, H_RATE,  0, NULL, 3, 10, COL_ALL },
-	{ "description", "description", COL_STR, H_PLAIN, 0, NULL, 0, 0, COL_ALL },
+	{ .key = "description", .label = "description", .type = COL_STR },
 };
 
 static int list_presets(const struct ctx *ctx, const char *kind)
@@ -231,7 +231,7 @@ static struct column show_cols[] = {
 	{ "kind",        "kind",        COL_STR, H_PLAIN, 0, NULL, 0, 0, COL_DATA_ONLY },
 	{ "alpha_s",     "alpha",       COL_NUM, H_TIME,  0, NULL, 3, 0, COL_DATA_ONLY },
 	{ "beta_Bps",    "beta",        COL_NUM, H_RATE,  0, NULL, 3, 0, COL_DATA_ONLY },
-	{ "description", "description", COL_STR, H_PLAIN, 0, NULL, 0, 0, COL_DATA_ONLY },
+	{ .key = "description", .label = "description", .type = COL_STR, .flags = COL_DATA_ONLY },
 	{ "key",         "key",         COL_STR, H_PLAIN, 0, NULL, 0, 0, COL_ALL },
 	{ "si",          "SI value",    COL_STR, H_PLAIN, 0, NULL, 0, 16, COL_TABLE_ONLY },
 	{ "value",       "value",       COL_STR, H_PLAIN, 0, NULL, 0, 0, COL_ALL },

@@ -30,40 +30,34 @@ static const struct opts_usage usage = {
 enum { C_TP, C_PP, C_DP, C_CP, C_EP, C_ZERO, C_MB, C_MEM, C_STEP, C_TOK, C_COST, C_GPUS,
        C_SCHED, C_VIRT, C_RC, C_MFU, C_PARETO, C_RUN_S, C_RUN_COST, C_NCOLS };
 static const struct column columns[C_NCOLS] = {
-	[C_TP]       = { "tp", "tp", COL_INT, H_PLAIN, 0, NULL, 0, 2, COL_ALL },
-	[C_PP]       = { "pp", "pp", COL_INT, H_PLAIN, 0, NULL, 0, 2, COL_ALL },
-	[C_DP]       = { "dp", "dp", COL_INT, H_PLAIN, 0, NULL, 0, 4, COL_ALL },
-	[C_CP]       = { "cp", "cp", COL_INT, H_PLAIN, 0, NULL, 0, 2, COL_ALL },
-	[C_EP]       = { "ep", "ep", COL_INT, H_PLAIN, 0, NULL, 0, 2, COL_ALL },
-	[C_ZERO]     = { "zero", "zero", COL_INT, H_PLAIN, 0, NULL, 0, 4, COL_ALL },
-	[C_MB]       = { "micro_batch", "mb", COL_INT, H_PLAIN, 0, NULL, 0, 3, COL_ALL },
-	[C_MEM]      = { "memory_B", "memory", COL_NUM, H_FIXED, 1e9, "GB", 1, 8, COL_ALL },
-	[C_STEP]     = { "step_s", "step", COL_NUM, H_TIME, 0, NULL, 4, 9, COL_ALL },
-	[C_TOK]      = { "tokens_per_s", "tokens/s", COL_NUM, H_FIXED, 1, NULL, 0, 9, COL_ALL },
-	[C_COST]     = { "cost_per_Mtoken", "per Mtoken", COL_NUM, H_FIXED, 1, NULL, 4, 10, COL_ALL },
-	[C_GPUS]     = { "gpus", "GPUs", COL_INT, H_PLAIN, 0, NULL, 0, 5, COL_ALL },
-	[C_SCHED]    = { "schedule", "schedule", COL_STR, H_PLAIN, 0, NULL, 0, 11, COL_ALL },
-	[C_VIRT]     = { "virtual_stages", "v", COL_INT, H_PLAIN, 0, NULL, 0, 1, COL_ALL },
-	[C_RC]       = { "recompute", "recompute", COL_STR, H_PLAIN, 0, NULL, 0, 9, COL_ALL },
-	[C_MFU]      = { "mfu", "MFU", COL_NUM, H_PERCENT, 0, NULL, 1, 6, COL_ALL },
-	[C_PARETO]   = { "pareto", "front", COL_STR, H_PLAIN, 0, NULL, 0, 5, COL_ALL },
-	[C_RUN_S]    = { "run_s", "run", COL_NUM, H_FIXED, 86400, "days", 1, 9, COL_ALL },
-	[C_RUN_COST] = { "run_cost", "run cost", COL_NUM, H_FIXED, 1, NULL, 0, 10, COL_ALL },
+	[C_TP]       = { .key = "tp", .label = "tp", .type = COL_INT, .width = 2 },
+	[C_PP]       = { .key = "pp", .label = "pp", .type = COL_INT, .width = 2 },
+	[C_DP]       = { .key = "dp", .label = "dp", .type = COL_INT, .width = 4 },
+	[C_CP]       = { .key = "cp", .label = "cp", .type = COL_INT, .width = 2 },
+	[C_EP]       = { .key = "ep", .label = "ep", .type = COL_INT, .width = 2 },
+	[C_ZERO]     = { .key = "zero", .label = "zero", .type = COL_INT, .width = 4 },
+	[C_MB]       = { .key = "micro_batch", .label = "mb", .type = COL_INT, .width = 3 },
+	[C_MEM]      = { .key = "memory_B", .label = "memory", .type = COL_NUM, .human = H_FIXED,
+		  .scale = 1e9, .suffix = "GB", .prec = 1, .width = 8 },
+	[C_STEP]     = { .key = "step_s", .label = "step", .type = COL_NUM, .human = H_TIME, .prec = 4,
+		  .width = 9 },
+	[C_TOK]      = { .key = "tokens_per_s", .label = "tokens/s", .type = COL_NUM, .human = H_FIXED,
+		  .scale = 1, .width = 9 },
+	[C_COST]     = { .key = "cost_per_Mtoken", .label = "per Mtoken", .type = COL_NUM,
+		  .human = H_FIXED, .scale = 1, .prec = 4, .width = 10 },
+	[C_GPUS]     = { .key = "gpus", .label = "GPUs", .type = COL_INT, .width = 5 },
+	[C_SCHED]    = { .key = "schedule", .label = "schedule", .type = COL_STR, .width = 11 },
+	[C_VIRT]     = { .key = "virtual_stages", .label = "v", .type = COL_INT, .width = 1 },
+	[C_RC]       = { .key = "recompute", .label = "recompute", .type = COL_STR, .width = 9 },
+	[C_MFU]      = { .key = "mfu", .label = "MFU", .type = COL_NUM, .human = H_PERCENT, .prec = 1,
+		  .width = 6 },
+	[C_PARETO]   = { .key = "pareto", .label = "front", .type = COL_STR, .width = 5 },
+	[C_RUN_S]    = { .key = "run_s", .label = "run", .type = COL_NUM, .human = H_FIXED,
+		  .scale = 86400, .suffix = "days", .prec = 1, .width = 9 },
+	[C_RUN_COST] = { .key = "run_cost", .label = "run cost", .type = COL_NUM, .human = H_FIXED,
+		  .scale = 1, .width = 10 },
 };
 
-
-/* A whole number >= 1. */
-static void cb_size(const struct opt *o, const char *arg)
-{
-	char name[64];
-	double x;
-
-	snprintf(name, sizeof(name), "--%s", o->long_name);
-	x = opt_quantity_range(name, Q_NUMBER, arg, 1, 1e15);
-	if (x != floor(x))
-		die_usage("%s: expected a whole number, got '%s'", name, arg);
-	*(unsigned long *)o->value = (unsigned long)x;
-}
 
 static void cb_tokens(const struct opt *o, const char *arg)
 {
@@ -204,7 +198,6 @@ int cmd_search(int argc, char **argv, struct ctx *ctx)
 	struct step_compute cs = { 0, STEP_MFU, 0 };
 	struct search_result r = { 0 };
 	struct workload w;
-	struct preset pr;
 	struct errbuf eb;
 	struct dlist gpus = { 0 };
 	struct table t = { "search", NULL, columns, C_NCOLS, 0 };
@@ -222,8 +215,8 @@ int cmd_search(int argc, char **argv, struct ctx *ctx)
 		  .complete = "presets:workload",
 		  .help = "model shape from a workload preset (llama3-70b, ...)" },
 		OPT_RANKS_("gpus", &gpus, "GPU counts (64, 64,128,256, 64:1024:x2)"),
-		OPT_CALLBACK_("global-batch", "N", &gb_n, cb_size, "sequences per step"),
-		OPT_CALLBACK_("seq", "N", &seq_n, cb_size, "sequence length (default the workload's)"),
+		OPT_CALLBACK_("global-batch", "N", &gb_n, opt_cb_whole, "sequences per step"),
+		OPT_CALLBACK_("seq", "N", &seq_n, opt_cb_whole, "sequence length (default the workload's)"),
 		OPT_CALLBACK_("tokens", "N", &tokens, cb_tokens,
 			      "tokens of the whole run (15T): its time and cost"),
 		OPT_GROUP_("the GPU"),
@@ -240,11 +233,11 @@ int cmd_search(int argc, char **argv, struct ctx *ctx)
 		OPT_GROUP_("the search"),
 		OPT_POSITIVE_("grad-bytes", "SIZE", Q_SIZE, &grad_bytes,
 			      "bytes per gradient value reduced (default 4, fp32)"),
-		OPT_CALLBACK_("max-cp", "N", &max_cp, cb_size,
+		OPT_CALLBACK_("max-cp", "N", &max_cp, opt_cb_whole,
 			      "largest context-parallel size tried (default 8)"),
-		OPT_CALLBACK_("max-micro-batch", "N", &max_mb, cb_size,
+		OPT_CALLBACK_("max-micro-batch", "N", &max_mb, opt_cb_whole,
 			      "largest micro-batch tried (default 16)"),
-		OPT_CALLBACK_("top", "N", &top, cb_size, "rows of the table (default 10; CSV and JSON: all)"),
+		OPT_CALLBACK_("top", "N", &top, opt_cb_whole, "rows of the table (default 10; CSV and JSON: all)"),
 		OPT_END_()
 	};
 
@@ -268,13 +261,7 @@ int cmd_search(int argc, char **argv, struct ctx *ctx)
 		gpu_memory = gpu.memory_B;
 	if (isnan(price) && ctx->have_system)
 		price = ctx->system.price_per_gpu_hour;
-	if (preset_load(&ctx->dirs, workload_arg, &pr, &eb) < 0)
-		die("--workload: %s", eb.msg);
-	if (workload_from_preset(&pr, &w, &eb) < 0) {
-		preset_release(&pr);
-		die("--workload: %s", eb.msg);
-	}
-	preset_release(&pr);
+	ctx_workload(ctx, workload_arg, &w);
 
 	search_space_init(&sp, &w);
 	if (seq)
@@ -297,9 +284,7 @@ int cmd_search(int argc, char **argv, struct ctx *ctx)
 
 	o = ctx_out_open(ctx);
 	ctx_echo_link(ctx, o);
-	out_input_str(o, "workload", "workload", w.name);
-	out_input(o, "params", "parameters", workload_params(&w), H_PLAIN, 12,
-		  workload_describe(note, sizeof(note), &w));
+	ctx_echo_workload(o, &w);
 	snprintf(note, sizeof(note), "%.15g sequences of %.15g tokens", gb, sp.seq);
 	out_input_str(o, "batch", "global batch", note);
 	snprintf(note, sizeof(note), "%s (%s%s): %.4g TFLOP/s dense bf16 x MFU %g, %.4g GB",

@@ -26,15 +26,18 @@ static const struct opts_usage usage = {
 enum { C_RANKS, C_SPEEDUP, C_EFFICIENCY, C_RATIO, C_FITTED, C_TPUT, C_RESIDUAL,
        C_MEASURED_SPEEDUP, C_COUNT };
 static const struct column columns[C_COUNT] = {
-	[C_RANKS]      = { "ranks", "ranks", COL_INT, H_PLAIN, 0, NULL, 0, 5, COL_ALL },
-	[C_SPEEDUP]    = { "speedup", "speedup", COL_NUM, H_FIXED, 1, "x", 2, 9, COL_ALL },
-	[C_EFFICIENCY] = { "efficiency", "efficiency", COL_NUM, H_PERCENT, 0, NULL, 1, 10, COL_ALL },
-	[C_RATIO]      = { "ratio", "a", COL_NUM, H_PLAIN, 0, NULL, 4, 6, COL_ALL },
-	[C_FITTED]     = { "throughput_fit", "fitted", COL_NUM, H_PLAIN, 0, NULL, 6, 9, COL_ALL },
-	[C_TPUT]       = { "throughput", "measured", COL_NUM, H_PLAIN, 0, NULL, 6, 9, COL_ALL },
-	[C_RESIDUAL]   = { "residual", "residual", COL_NUM, H_PLAIN, 0, NULL, 3, 9, COL_ALL },
-	[C_MEASURED_SPEEDUP] = { "speedup_measured", "measured speedup", COL_NUM, H_FIXED, 1,
-				 "x", 2, 16, COL_ALL },
+	[C_RANKS]      = { .key = "ranks", .label = "ranks", .type = COL_INT, .width = 5 },
+	[C_SPEEDUP]    = { .key = "speedup", .label = "speedup", .type = COL_NUM, .human = H_FIXED,
+		  .scale = 1, .suffix = "x", .prec = 2, .width = 9 },
+	[C_EFFICIENCY] = { .key = "efficiency", .label = "efficiency", .type = COL_NUM,
+		  .human = H_PERCENT, .prec = 1, .width = 10 },
+	[C_RATIO]      = { .key = "ratio", .label = "a", .type = COL_NUM, .prec = 4, .width = 6 },
+	[C_FITTED]     = { .key = "throughput_fit", .label = "fitted", .type = COL_NUM, .prec = 6, .width = 9 },
+	[C_TPUT]       = { .key = "throughput", .label = "measured", .type = COL_NUM, .prec = 6, .width = 9 },
+	[C_RESIDUAL]   = { .key = "residual", .label = "residual", .type = COL_NUM, .prec = 3, .width = 9 },
+	[C_MEASURED_SPEEDUP] = { .key = "speedup_measured", .label = "measured speedup",
+				 .type = COL_NUM, .human = H_FIXED, .scale = 1, .suffix = "x",
+				 .prec = 2, .width = 16 },
 };
 
 static void S_default_ranks(struct dlist *l)

@@ -25,69 +25,70 @@ static const struct opts_usage usage = {
 enum { C_DIM, C_PHASE, C_OP, C_COUNT_, C_BYTES, C_TIER, C_TIME, C_EXPOSED, C_RANKS,
        C_PER_NODE, C_ONE, C_NCOLS };
 static const struct column columns[C_NCOLS] = {
-	[C_DIM]      = { "dim", "dim", COL_STR, H_PLAIN, 0, NULL, 0, 3, COL_ALL },
-	[C_PHASE]    = { "phase", "phase", COL_STR, H_PLAIN, 0, NULL, 0, 9, COL_ALL },
-	[C_OP]       = { "op", "collective", COL_STR, H_PLAIN, 0, NULL, 0, 14, COL_ALL },
-	[C_COUNT_]   = { "count", "count", COL_INT, H_PLAIN, 0, NULL, 0, 5, COL_ALL },
-	[C_BYTES]    = { "bytes_B", "size", COL_NUM, H_SIZE, 0, NULL, 0, 10, COL_ALL },
-	[C_TIER]     = { "tier", "tier", COL_STR, H_PLAIN, 0, NULL, 0, 5, COL_ALL },
-	[C_TIME]     = { "time_s", "time", COL_NUM, H_TIME, 0, NULL, 4, 10, COL_ALL },
-	[C_EXPOSED]  = { "exposed_s", "exposed", COL_NUM, H_TIME, 0, NULL, 4, 10, COL_ALL },
-	[C_RANKS]    = { "ranks", "ranks", COL_INT, H_PLAIN, 0, NULL, 0, 5, COL_ALL },
-	[C_PER_NODE] = { "per_node", "per node", COL_INT, H_PLAIN, 0, NULL, 0, 8, COL_DATA_ONLY },
-	[C_ONE]      = { "one_s", "each", COL_NUM, H_TIME, 0, NULL, 4, 10, COL_ALL },
+	[C_DIM]      = { .key = "dim", .label = "dim", .type = COL_STR, .width = 3 },
+	[C_PHASE]    = { .key = "phase", .label = "phase", .type = COL_STR, .width = 9 },
+	[C_OP]       = { .key = "op", .label = "collective", .type = COL_STR, .width = 14 },
+	[C_COUNT_]   = { .key = "count", .label = "count", .type = COL_INT, .width = 5 },
+	[C_BYTES]    = { .key = "bytes_B", .label = "size", .type = COL_NUM, .human = H_SIZE, .width = 10 },
+	[C_TIER]     = { .key = "tier", .label = "tier", .type = COL_STR, .width = 5 },
+	[C_TIME]     = { .key = "time_s", .label = "time", .type = COL_NUM, .human = H_TIME, .prec = 4,
+		  .width = 10 },
+	[C_EXPOSED]  = { .key = "exposed_s", .label = "exposed", .type = COL_NUM, .human = H_TIME,
+		  .prec = 4, .width = 10 },
+	[C_RANKS]    = { .key = "ranks", .label = "ranks", .type = COL_INT, .width = 5 },
+	[C_PER_NODE] = { .key = "per_node", .label = "per node", .type = COL_INT, .width = 8,
+		  .flags = COL_DATA_ONLY },
+	[C_ONE]      = { .key = "one_s", .label = "each", .type = COL_NUM, .human = H_TIME, .prec = 4,
+		  .width = 10 },
 };
 
 /* The first and last stages' own rows; secondary. */
 enum { E_STAGE, E_DIM, E_PHASE, E_OP, E_COUNT, E_BYTES, E_TIER, E_TIME, E_NCOLS };
 static const struct column ecols[E_NCOLS] = {
-	[E_STAGE] = { "stage", "stage", COL_STR, H_PLAIN, 0, NULL, 0, 10, COL_ALL },
-	[E_DIM]   = { "dim", "dim", COL_STR, H_PLAIN, 0, NULL, 0, 3, COL_ALL },
-	[E_PHASE] = { "phase", "phase", COL_STR, H_PLAIN, 0, NULL, 0, 9, COL_ALL },
-	[E_OP]    = { "op", "collective", COL_STR, H_PLAIN, 0, NULL, 0, 14, COL_ALL },
-	[E_COUNT] = { "count", "count", COL_INT, H_PLAIN, 0, NULL, 0, 5, COL_ALL },
-	[E_BYTES] = { "bytes_B", "size", COL_NUM, H_SIZE, 0, NULL, 0, 10, COL_ALL },
-	[E_TIER]  = { "tier", "tier", COL_STR, H_PLAIN, 0, NULL, 0, 5, COL_ALL },
-	[E_TIME]  = { "time_s", "time", COL_NUM, H_TIME, 0, NULL, 4, 10, COL_ALL },
+	[E_STAGE] = { .key = "stage", .label = "stage", .type = COL_STR, .width = 10 },
+	[E_DIM]   = { .key = "dim", .label = "dim", .type = COL_STR, .width = 3 },
+	[E_PHASE] = { .key = "phase", .label = "phase", .type = COL_STR, .width = 9 },
+	[E_OP]    = { .key = "op", .label = "collective", .type = COL_STR, .width = 14 },
+	[E_COUNT] = { .key = "count", .label = "count", .type = COL_INT, .width = 5 },
+	[E_BYTES] = { .key = "bytes_B", .label = "size", .type = COL_NUM, .human = H_SIZE, .width = 10 },
+	[E_TIER]  = { .key = "tier", .label = "tier", .type = COL_STR, .width = 5 },
+	[E_TIME]  = { .key = "time_s", .label = "time", .type = COL_NUM, .human = H_TIME, .prec = 4,
+		  .width = 10 },
 };
 
 /* The step, one row; secondary (not in CSV). */
 enum { T_COMPUTE, T_EXPOSED, T_BUBBLE, T_DP, T_STEP, T_TOKENS, T_MFU, T_NCOLS };
 static const struct column tcols[T_NCOLS] = {
-	[T_COMPUTE] = { "compute_s", "compute", COL_NUM, H_TIME, 0, NULL, 4, 10, COL_ALL },
-	[T_EXPOSED] = { "mb_exposed_s", "comm/mb", COL_NUM, H_TIME, 0, NULL, 4, 10, COL_ALL },
-	[T_BUBBLE]  = { "bubble_s", "bubble", COL_NUM, H_TIME, 0, NULL, 4, 10, COL_ALL },
-	[T_DP]      = { "dp_s", "dp", COL_NUM, H_TIME, 0, NULL, 4, 10, COL_ALL },
-	[T_STEP]    = { "step_s", "step", COL_NUM, H_TIME, 0, NULL, 4, 10, COL_ALL },
-	[T_TOKENS]  = { "tokens_per_s", "tokens/s", COL_NUM, H_FIXED, 1, NULL, 0, 10, COL_ALL },
-	[T_MFU]     = { "mfu", "MFU", COL_NUM, H_PERCENT, 0, NULL, 1, 6, COL_ALL },
+	[T_COMPUTE] = { .key = "compute_s", .label = "compute", .type = COL_NUM, .human = H_TIME,
+		  .prec = 4, .width = 10 },
+	[T_EXPOSED] = { .key = "mb_exposed_s", .label = "comm/mb", .type = COL_NUM, .human = H_TIME,
+		  .prec = 4, .width = 10 },
+	[T_BUBBLE]  = { .key = "bubble_s", .label = "bubble", .type = COL_NUM, .human = H_TIME,
+		  .prec = 4, .width = 10 },
+	[T_DP]      = { .key = "dp_s", .label = "dp", .type = COL_NUM, .human = H_TIME, .prec = 4,
+		  .width = 10 },
+	[T_STEP]    = { .key = "step_s", .label = "step", .type = COL_NUM, .human = H_TIME, .prec = 4,
+		  .width = 10 },
+	[T_TOKENS]  = { .key = "tokens_per_s", .label = "tokens/s", .type = COL_NUM, .human = H_FIXED,
+		  .scale = 1, .width = 10 },
+	[T_MFU]     = { .key = "mfu", .label = "MFU", .type = COL_NUM, .human = H_PERCENT, .prec = 1,
+		  .width = 6 },
 };
 
 /* Memory per GPU of the most loaded stage, one row; secondary. */
 enum { M_WEIGHTS, M_GRADS, M_OPTIM, M_ACT, M_TOTAL, M_CAP, M_FITS, M_NCOLS };
 static const struct column mcols[M_NCOLS] = {
-	[M_WEIGHTS] = { "weights_B", "weights", COL_NUM, H_SIZE, 0, NULL, 0, 10, COL_ALL },
-	[M_GRADS]   = { "grads_B", "grads", COL_NUM, H_SIZE, 0, NULL, 0, 10, COL_ALL },
-	[M_OPTIM]   = { "optimizer_B", "optimizer", COL_NUM, H_SIZE, 0, NULL, 0, 10, COL_ALL },
-	[M_ACT]     = { "activations_B", "activations", COL_NUM, H_SIZE, 0, NULL, 0, 11, COL_ALL },
-	[M_TOTAL]   = { "memory_B", "total", COL_NUM, H_SIZE, 0, NULL, 0, 10, COL_ALL },
-	[M_CAP]     = { "gpu_memory_B", "GPU", COL_NUM, H_SIZE, 0, NULL, 0, 10, COL_ALL },
-	[M_FITS]    = { "fits", "fits", COL_STR, H_PLAIN, 0, NULL, 0, 4, COL_ALL },
+	[M_WEIGHTS] = { .key = "weights_B", .label = "weights", .type = COL_NUM, .human = H_SIZE, .width = 10 },
+	[M_GRADS]   = { .key = "grads_B", .label = "grads", .type = COL_NUM, .human = H_SIZE, .width = 10 },
+	[M_OPTIM]   = { .key = "optimizer_B", .label = "optimizer", .type = COL_NUM, .human = H_SIZE,
+		  .width = 10 },
+	[M_ACT]     = { .key = "activations_B", .label = "activations", .type = COL_NUM, .human = H_SIZE,
+		  .width = 11 },
+	[M_TOTAL]   = { .key = "memory_B", .label = "total", .type = COL_NUM, .human = H_SIZE, .width = 10 },
+	[M_CAP]     = { .key = "gpu_memory_B", .label = "GPU", .type = COL_NUM, .human = H_SIZE, .width = 10 },
+	[M_FITS]    = { .key = "fits", .label = "fits", .type = COL_STR, .width = 4 },
 };
 
-
-/* A whole number >= 1 (a parallel size, a batch, a length). */
-static void cb_size(const struct opt *o, const char *arg)
-{
-	char name[64];
-	double x;
-
-	snprintf(name, sizeof(name), "--%s", o->long_name);
-	x = opt_quantity_range(name, Q_NUMBER, arg, 1, 1e15);
-	if (x != floor(x))
-		die_usage("%s: expected a whole number, got '%s'", name, arg);
-	*(unsigned long *)o->value = (unsigned long)x;
-}
 
 static void cb_zero(const struct opt *o, const char *arg)
 {
@@ -156,7 +157,6 @@ int cmd_step(int argc, char **argv, struct ctx *ctx)
 	struct step_compute cs = { 0, STEP_MFU, 0 };
 	struct step_result r;
 	struct workload w;
-	struct preset pr;
 	struct errbuf eb;
 	struct table lt = { "ledger", "one middle stage: tp, cp, ep, pp per micro-batch, dp per step",
 			    columns, C_NCOLS, 0 };
@@ -177,27 +177,27 @@ int cmd_step(int argc, char **argv, struct ctx *ctx)
 		  .complete = "presets:workload",
 		  .help = "model shape from a workload preset (gpt3-175b, ...)" },
 		OPT_GROUP_("parallelism"),
-		OPT_CALLBACK_("tp", "N", &c.tp, cb_size, "tensor-parallel size (default 1)"),
-		OPT_CALLBACK_("pp", "N", &c.pp, cb_size, "pipeline-parallel size (default 1)"),
-		OPT_CALLBACK_("dp", "N", &c.dp, cb_size, "data-parallel size (default 1)"),
-		OPT_CALLBACK_("cp", "N", &c.cp, cb_size, "context-parallel size, ring attention (default 1)"),
-		OPT_CALLBACK_("ep", "N", &c.ep, cb_size, "expert-parallel size, inside dp x cp (default 1)"),
+		OPT_CALLBACK_("tp", "N", &c.tp, opt_cb_whole, "tensor-parallel size (default 1)"),
+		OPT_CALLBACK_("pp", "N", &c.pp, opt_cb_whole, "pipeline-parallel size (default 1)"),
+		OPT_CALLBACK_("dp", "N", &c.dp, opt_cb_whole, "data-parallel size (default 1)"),
+		OPT_CALLBACK_("cp", "N", &c.cp, opt_cb_whole, "context-parallel size, ring attention (default 1)"),
+		OPT_CALLBACK_("ep", "N", &c.ep, opt_cb_whole, "expert-parallel size, inside dp x cp (default 1)"),
 		OPT_CALLBACK_("zero", "N", &c.zero, cb_zero,
 			      "ZeRO stage 0-3 over the data-parallel ranks (default 0)"),
 		OPT_FLAG_("sequence-parallel", &c.sp,
 			  "Megatron sequence parallelism in the tensor-parallel group"),
 		OPT_GROUP_("the batch"),
-		OPT_CALLBACK_("micro-batch", "N", &mb, cb_size, "sequences per micro-batch (default 1)"),
-		OPT_CALLBACK_("global-batch", "N", &gb, cb_size,
+		OPT_CALLBACK_("micro-batch", "N", &mb, opt_cb_whole, "sequences per micro-batch (default 1)"),
+		OPT_CALLBACK_("global-batch", "N", &gb, opt_cb_whole,
 			      "sequences per step (default dp x micro-batch)"),
-		OPT_CALLBACK_("seq", "N", &seq, cb_size, "sequence length (default the workload's)"),
+		OPT_CALLBACK_("seq", "N", &seq, opt_cb_whole, "sequence length (default the workload's)"),
 		{ .type = OPT_CALLBACK, .long_name = "recompute", .argh = "MODE", .value = &c.recompute,
 		  .cb = cb_recompute, .complete = "none selective full",
 		  .help = "activation recomputation: none (default), selective, full" },
 		{ .type = OPT_CALLBACK, .long_name = "schedule", .argh = "NAME", .value = &c.schedule,
 		  .cb = cb_schedule, .complete = "1f1b gpipe interleaved",
 		  .help = "pipeline schedule: 1f1b (default), gpipe, interleaved" },
-		OPT_CALLBACK_("virtual-stages", "V", &c.virt, cb_size,
+		OPT_CALLBACK_("virtual-stages", "V", &c.virt, opt_cb_whole,
 			      "model chunks per stage of the interleaved schedule (default 2)"),
 		OPT_POSITIVE_("grad-bytes", "SIZE", Q_SIZE, &c.grad_bytes,
 			      "bytes per gradient value reduced (default 4, fp32)"),
@@ -225,13 +225,7 @@ int cmd_step(int argc, char **argv, struct ctx *ctx)
 	c.seq = (double)seq;
 	if (!workload_arg)
 		die_usage("step: give the model with --workload NAME");
-	if (preset_load(&ctx->dirs, workload_arg, &pr, &eb) < 0)
-		die("--workload: %s", eb.msg);
-	if (workload_from_preset(&pr, &w, &eb) < 0) {
-		preset_release(&pr);
-		die("--workload: %s", eb.msg);
-	}
-	preset_release(&pr);
+	ctx_workload(ctx, workload_arg, &w);
 	if (c.seq == 0)
 		c.seq = w.seq;
 	have_gpu = ctx_gpu(ctx, gpu_arg, NULL, &gpu);
@@ -255,9 +249,7 @@ int cmd_step(int argc, char **argv, struct ctx *ctx)
 
 	o = ctx_out_open(ctx);
 	ctx_echo_link(ctx, o);
-	out_input_str(o, "workload", "workload", w.name);
-	out_input(o, "params", "parameters", workload_params(&w), H_PLAIN, 12,
-		  workload_describe(note, sizeof(note), &w));
+	ctx_echo_workload(o, &w);
 	snprintf(note, sizeof(note), "tp %lu, pp %lu, dp %lu, cp %lu, ep %lu = %.15g GPUs; ZeRO %d%s",
 		 c.tp, c.pp, c.dp, c.cp, c.ep, r.gpus, c.zero,
 		 c.sp && c.tp > 1 ? "; sequence parallel" : "");

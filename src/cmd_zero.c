@@ -25,18 +25,27 @@ static const struct opts_usage usage = {
 enum { C_RANKS, C_STAGE, C_SHARDS, C_MEMORY, C_MEMORY_GIB, C_COMM_B, C_COMM_S, C_RATIO,
        C_PARAM_B, C_GRAD_B, C_OPTIM_B, C_COUNT };
 static const struct column columns[C_COUNT] = {
-	[C_RANKS]      = { "ranks", "ranks", COL_INT, H_PLAIN, 0, NULL, 0, 5, COL_ALL },
-	[C_STAGE]      = { "stage", "stage", COL_INT, H_PLAIN, 0, NULL, 0, 5, COL_ALL },
-	[C_SHARDS]     = { "sharded", "sharded", COL_STR, H_PLAIN, 0, NULL, 0, 12, COL_TABLE_ONLY },
-	[C_MEMORY]     = { "memory_B", "memory", COL_NUM, H_FIXED, 1e9, "GB", 2, 10, COL_ALL },
-	[C_MEMORY_GIB] = { "memory_GiB", "memory", COL_NUM, H_FIXED, 1073741824.0, "GiB", 2, 10,
-			   COL_TABLE_ONLY },
-	[C_COMM_B]     = { "comm_B", "volume", COL_NUM, H_FIXED, 1e9, "GB", 2, 9, COL_ALL },
-	[C_COMM_S]     = { "comm_s", "comm time", COL_NUM, H_FIXED, 1e-3, "ms", 1, 10, COL_ALL },
-	[C_RATIO]      = { "comm_ratio", "vs stage 0", COL_NUM, H_FIXED, 1, "x", 2, 10, COL_ALL },
-	[C_PARAM_B]    = { "param_B", "params", COL_NUM, H_SIZE, 0, NULL, 0, 0, COL_DATA_ONLY },
-	[C_GRAD_B]     = { "grad_B", "grads", COL_NUM, H_SIZE, 0, NULL, 0, 0, COL_DATA_ONLY },
-	[C_OPTIM_B]    = { "optim_B", "optimizer", COL_NUM, H_SIZE, 0, NULL, 0, 0, COL_DATA_ONLY },
+	[C_RANKS]      = { .key = "ranks", .label = "ranks", .type = COL_INT, .width = 5 },
+	[C_STAGE]      = { .key = "stage", .label = "stage", .type = COL_INT, .width = 5 },
+	[C_SHARDS]     = { .key = "sharded", .label = "sharded", .type = COL_STR, .width = 12,
+		  .flags = COL_TABLE_ONLY },
+	[C_MEMORY]     = { .key = "memory_B", .label = "memory", .type = COL_NUM, .human = H_FIXED,
+		  .scale = 1e9, .suffix = "GB", .prec = 2, .width = 10 },
+	[C_MEMORY_GIB] = { .key = "memory_GiB", .label = "memory", .type = COL_NUM, .human = H_FIXED,
+			   .scale = 1073741824.0, .suffix = "GiB", .prec = 2, .width = 10,
+			   .flags = COL_TABLE_ONLY },
+	[C_COMM_B]     = { .key = "comm_B", .label = "volume", .type = COL_NUM, .human = H_FIXED,
+		  .scale = 1e9, .suffix = "GB", .prec = 2, .width = 9 },
+	[C_COMM_S]     = { .key = "comm_s", .label = "comm time", .type = COL_NUM, .human = H_FIXED,
+		  .scale = 1e-3, .suffix = "ms", .prec = 1, .width = 10 },
+	[C_RATIO]      = { .key = "comm_ratio", .label = "vs stage 0", .type = COL_NUM, .human = H_FIXED,
+		  .scale = 1, .suffix = "x", .prec = 2, .width = 10 },
+	[C_PARAM_B]    = { .key = "param_B", .label = "params", .type = COL_NUM, .human = H_SIZE,
+		  .flags = COL_DATA_ONLY },
+	[C_GRAD_B]     = { .key = "grad_B", .label = "grads", .type = COL_NUM, .human = H_SIZE,
+		  .flags = COL_DATA_ONLY },
+	[C_OPTIM_B]    = { .key = "optim_B", .label = "optimizer", .type = COL_NUM, .human = H_SIZE,
+		  .flags = COL_DATA_ONLY },
 };
 
 static const char *const shards[ZERO_STAGES] = {
@@ -152,6 +161,20 @@ static void S_panel(struct panel *pn, const struct zero_params *p, const struct 
 		free(y[i]);
 }
 
+/* The lowest and highest y of the panel's series (INFINITY and 0 when empty). */
+static void S_yrange(const struct panel *pn, double *lo, double *hi)
+{
+	size_t i, k;
+
+	*lo = INFINITY;
+	*hi = 0;
+	for (i = 0; i < pn->nseries; i++)
+		for (k = 0; k < pn->series[i].n; k++) {
+			*lo = fmin(*lo, pn->series[i].data[2 * k + 1]);
+			*hi = fmax(*hi, pn->series[i].data[2 * k + 1]);
+		}
+}
+
 /*
  * The figure, two panels against data-parallel rank count: model-state
  * memory per rank (log scale: stage 3 divides it by n) and communication
@@ -211,21 +234,11 @@ static void S_figure(const struct ctx *ctx, const struct zero_params *p,
 	pn->key = xstrdup("bottom left");
 	S_panel(pn, p, ctx, ranks, stages, grid, n, 1);
 	/* Room below the curves for the key, above them for the top one. */
-	for (i = 0; i < pn->nseries; i++) {
-		size_t k;
-
-		for (k = 0; k < pn->series[i].n; k++) {
-			tlo = fmin(tlo, pn->series[i].data[2 * k + 1]);
-			thi = fmax(thi, pn->series[i].data[2 * k + 1]);
-		}
-	}
+	S_yrange(pn, &tlo, &thi);
 	if (tlo <= thi) {
 		pn->ymin = tlo / 12;
 		pn->ymax = thi * 1.6;
 	}
-	tlo = INFINITY;
-	thi = 0;
-
 	pn = plot_add_panel(&f, "communication time per step", "data-parallel ranks",
 			    "time per step");
 	pn->xaxis = AX_PLAIN;
@@ -236,14 +249,7 @@ static void S_figure(const struct ctx *ctx, const struct zero_params *p,
 	pn->key = xstrdup("top left");
 	S_panel(pn, p, ctx, ranks, stages, grid, n, 0);
 	/* Log only when the times span decades (latency-bound at large n). */
-	for (i = 0; i < pn->nseries; i++) {
-		size_t k;
-
-		for (k = 0; k < pn->series[i].n; k++) {
-			tlo = fmin(tlo, pn->series[i].data[2 * k + 1]);
-			thi = fmax(thi, pn->series[i].data[2 * k + 1]);
-		}
-	}
+	S_yrange(pn, &tlo, &thi);
 	if (thi > 30 * tlo)
 		pn->logy = 1;
 	else {
@@ -323,9 +329,7 @@ int cmd_zero(int argc, char **argv, struct ctx *ctx)
 	o = ctx_out_open(ctx);
 	ctx_echo_link(ctx, o);
 	if (wa.workload) {
-		out_input_str(o, "workload", "workload", w.name);
-		out_input(o, "params", "parameters", p.params, H_PLAIN, 12,
-			  workload_describe(note, sizeof(note), &w));
+		ctx_echo_workload(o, &w);
 	} else if (weights_arg) {
 		snprintf(note, sizeof(note), "%s of weights / %g B", weights_arg, p.param_bytes);
 		out_input(o, "params", "parameters", p.params, H_PLAIN, 12, note);

@@ -274,14 +274,12 @@ static void S_regime(struct regime *r, const double *S, size_t n, const struct l
  * With β_k above line: β_k = line and α_k alone refitted, on the
  * coefficient c->a (steps and base) of the model.
  */
-static void S_bound(const double *size, const double *time, size_t n,
-		    const struct coeffs *c, double line, struct regime *r)
+static void S_set_beta(const double *size, const double *time, size_t n,
+		       const struct coeffs *c, double beta, struct regime *r)
 {
-	double sx = 0, sxy = 0, u = 1 / line;
+	double sx = 0, sxy = 0, u = 1 / beta;
 	size_t i;
 
-	if (!(r->beta > line))
-		return;
 	for (i = 0; i < n; i++) {
 		double x, y;
 
@@ -292,15 +290,24 @@ static void S_bound(const double *size, const double *time, size_t n,
 		sx += x * x;
 		sxy += x * y;
 	}
-	r->beta = line;
+	r->beta = beta;
 	r->beta_ci = 0;
 	r->alpha = sx > 0 && sxy > 0 ? sxy / sx : 0;
+}
+
+static void S_bound(const double *size, const double *time, size_t n,
+		    const struct coeffs *c, double line, struct regime *r)
+{
+	if (r->beta > line)
+		S_set_beta(size, time, n, c, line, r);
 }
 
 /*
  * The prior of FIT_BASE_STEPS: a regime's latency a·α_k becomes
  * (κ + a)·α'_k, the same time at this rank count; then β bounded.
  */
+static int S_label(const struct fit_opts *o, double bytes);
+
 static int S_base_and_bounds(const double *size, const double *time, size_t n,
 			     const struct coeffs *c, const struct fit_opts *o,
 			     struct fit_model *m, struct errbuf *eb)
@@ -317,6 +324,52 @@ static int S_base_and_bounds(const double *size, const double *time, size_t n,
 		m->reg[k].alpha_ci *= c->a / ce.a;
 		if (o->line_rate > 0)
 			S_bound(size, time, n, &ce, o->line_rate, &m->reg[k]);
+	}
+	/*
+	 * The spec's bandwidth as the prior of the last regime when the log
+	 * stops below that regime's n½ (its bandwidth term never reaches
+	 * half its time): its β is then not determined by the log, and it is
+	 * the β every larger size would be extrapolated with.
+	 */
+	/*
+	 * And when NCCL's model switches protocol above the largest measured
+	 * size, the regime of that protocol was never measured: it is added
+	 * from the switch on with the spec's bandwidth and the last measured
+	 * regime's per-step latency.
+	 */
+	if (o->spec_beta > 0 && o->switches && m->nreg > 0 && m->nreg < FIT_REGIMES_MAX) {
+		double lo = size[n - 1], hi = 1099511627776.0;   /* 1 TiB */
+		int la = S_label(o, lo), lb = S_label(o, hi), it;
+
+		if (la >= 0 && lb >= 0 && la != lb && lo < hi) {
+			struct regime *r = &m->reg[m->nreg];
+
+			for (it = 0; it < 60 && hi / lo > 1 + 1e-9; it++) {
+				double mid = sqrt(lo * hi);
+
+				if (S_label(o, mid) == la)
+					lo = mid;
+				else
+					hi = mid;
+			}
+			*r = m->reg[m->nreg - 1];
+			r->lo = r->hi = hi;
+			r->beta = o->spec_beta;
+			r->alpha_ci = r->beta_ci = NAN;
+			r->n = 0;
+			m->nreg++;
+			m->spec_last = 1;
+			return 0;
+		}
+	}
+	if (o->spec_beta > 0 && m->nreg > 0) {
+		struct regime *r = &m->reg[m->nreg - 1];
+
+		if (ce.b * r->hi / r->beta < ce.a * r->alpha) {
+			S_set_beta(size, time, n, &ce, o->spec_beta, r);
+			r->beta_ci = NAN;
+			m->spec_last = 1;
+		}
 	}
 	return 0;
 }

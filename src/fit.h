@@ -35,8 +35,8 @@ struct coeffs {
 double fit_rel_err(double predicted, double measured);
 
 /*
- * Time of one collective from a link in seconds: ar_time for all-reduce
- * (algo), rs_ring_time and ag_ring_time for reduce-scatter and all-gather,
+ * Time of one collective from a link in seconds (cost_coll): all-reduce
+ * (algo), ring reduce-scatter and all-gather,
  * and for the others (models/fit.md): all-to-all (n-1)(α + S/(nβ)),
  * broadcast and reduce (n-1)α + S/β (pipelined chain), send/recv α + S/β.
  * bytes is the size column of nccl-tests.
@@ -110,6 +110,7 @@ struct fit_model {
 				  the a·α_k of its steps (models/fit.md); 0: none */
 	size_t nreg;
 	struct regime reg[FIT_REGIMES_MAX];
+	int spec_last;         /* 1: the last regime's β is the spec's (fit_opts.spec_beta) */
 };
 
 struct fit_opts {
@@ -128,6 +129,12 @@ struct fit_opts {
 	const struct cost_model *switches;
 	enum coll_op switch_op;
 	unsigned long switch_ranks;
+	/*
+	 * B/s: the spec's bandwidth (0: none), the prior of the last regime
+	 * when the log ends below that regime's n½ (models/fit.md, "Small to
+	 * large"): its β is then taken from the spec and its α refitted.
+	 */
+	double spec_beta;
 };
 
 /*

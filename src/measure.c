@@ -18,30 +18,6 @@
 #include "nccllog.h"
 #include "units.h"
 
-void meas_init(struct meas *m, const char *path)
-{
-	memset(m, 0, sizeof(*m));
-	m->path = xstrdup(path);
-	m->op = -1;
-}
-
-void meas_release(struct meas *m)
-{
-	free(m->path);
-	free(m->rows);
-	memset(m, 0, sizeof(*m));
-	m->op = -1;
-}
-
-void meas_push(struct meas *m, const struct meas_row *r)
-{
-	if (m->n == m->alloc) {
-		m->alloc = m->alloc ? 2 * m->alloc : 64;
-		m->rows = xrealloc(m->rows, m->alloc * sizeof(*m->rows));
-	}
-	m->rows[m->n++] = *r;
-}
-
 int meas_read_file(const char *path, char **buf, size_t *len, struct errbuf *eb)
 {
 	FILE *f = fopen(path, "rb");
@@ -84,16 +60,6 @@ int meas_read_file(const char *path, char **buf, size_t *len, struct errbuf *eb)
 	return 0;
 }
 
-const char *meas_format_name(int format)
-{
-	switch (format) {
-	case MEAS_NCCL_JSON: return "nccl-tests JSON";
-	case MEAS_CSV: return "CSV";
-	case MEAS_OSU: return "OSU micro-benchmarks";
-	case MEAS_IMB: return "Intel MPI Benchmarks";
-	default: return "nccl-tests log";
-	}
-}
 
 /* Does the line [s, e) start with prefix (after blanks)? */
 static int S_starts(const char *s, const char *e, const char *prefix)
@@ -122,7 +88,7 @@ static int S_holds(const char *s, const char *e, const char *word)
  * fits.  The markers of the MPI suites are looked for in the first 200
  * lines: their titles come before any data.
  */
-static int S_sniff(const char *buf, size_t len)
+static enum meas_format S_sniff(const char *buf, size_t len)
 {
 	size_t i = 0, end;
 	int lines = 0, csv = -1;

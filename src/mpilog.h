@@ -2,7 +2,7 @@
 #define COMMTIME_MPILOG_H
 
 #include <stddef.h>
-#include "measure.h"
+#include "meas.h"
 
 /*
  * Parsers of the two common MPI benchmark suites' text output.  The layouts

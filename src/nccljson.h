@@ -2,7 +2,7 @@
 #define COMMTIME_NCCLJSON_H
 
 #include <stddef.h>
-#include "measure.h"
+#include "meas.h"
 
 /*
  * Parser of the JSON file nccl-tests writes with -J FILE.json (NVIDIA

@@ -2,7 +2,7 @@
 #define COMMTIME_NCCLLOG_H
 
 #include <stddef.h>
-#include "measure.h"
+#include "meas.h"
 
 /*
  * Parser of nccl-tests output (all_reduce_perf, all_gather_perf,

@@ -3,6 +3,7 @@
  * the cost model of the machine.
  */
 #include <math.h>
+#include <stdio.h>
 
 #include "predict.h"
 
@@ -28,4 +29,15 @@ double predictor_time(const struct predictor *p, enum coll_op op, enum coll_algo
 	if (out)
 		*out = c;
 	return c.time_s;
+}
+
+char *predictor_choice(const struct coll_cost *c, char *buf, size_t len)
+{
+	if (isnan(c->time_s))
+		snprintf(buf, len, "-");
+	else if (c->proto == PROTO_NONE)
+		snprintf(buf, len, "%s", coll_algo_name(c->algo));
+	else
+		snprintf(buf, len, "%s/%s", coll_algo_name(c->algo), coll_proto_name(c->proto));
+	return buf;
 }

@@ -29,4 +29,11 @@ struct predictor {
 double predictor_time(const struct predictor *p, enum coll_op op, enum coll_algo algo,
 		      unsigned long ranks, double bytes, struct coll_cost *out);
 
+/*
+ * What the model chose, as NCCL_DEBUG=INFO would say it, into buf:
+ * "tree/LL" (algorithm/protocol), "ring" for an α-β model, "-" when c
+ * holds no answer (time_s NaN).  Returns buf.
+ */
+char *predictor_choice(const struct coll_cost *c, char *buf, size_t len);
+
 #endif

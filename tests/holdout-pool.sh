@@ -4,10 +4,10 @@
 # the public commands (fit --save, compare); print each log's median and
 # the pooled median, 90th percentile and worst of all |errors|.
 #
-#   sh tests/holdout-pool.sh [--switches] [fit options] -- LOG[@SYSTEM[@ALGO]]...
+#   sh tests/holdout-pool.sh [--machine] [fit options] -- LOG[@SYSTEM[@ALGO]]...
 #
-# --switches: fit protocol-aware regimes, split where NCCL's model on the
-# log's SYSTEM switches protocol (fit --switches SYSTEM), with the
+# --machine: fit protocol-aware regimes, split where NCCL's model on the
+# log's SYSTEM switches protocol (fit --machine SYSTEM), with the
 # NCCL_ALGO the log was run with (ALGO, else the log's header says it).  With no LOG, the
 # pool of models/fit.md: the real all-reduce logs of tests/data/nccl run
 # with NCCL's default protocols, each with the system it was measured on.
@@ -18,9 +18,9 @@ export LC_ALL
 d=${TMPDIR:-/tmp}/commtime-holdout.$$
 mkdir -p "$d" || exit 1
 trap 'rm -rf "$d"' EXIT
-opts="" switches=0
+opts="" machine=0
 while [ $# -gt 0 ] && [ "$1" != -- ]; do
-	case $1 in --switches) switches=1 ;; *) opts="$opts $1" ;; esac
+	case $1 in --machine) machine=1 ;; *) opts="$opts $1" ;; esac
 	shift
 done
 [ "$1" = -- ] && shift
@@ -47,9 +47,9 @@ for arg in "$@"; do
 	case $arg in *@*@*) algo=${arg##*@}; sys=${arg#*@}; sys=${sys%@*} ;;
 	*@*) sys=${arg#*@} ;; esac
 	sw=
-	if [ $switches = 1 ]; then
-		[ -n "$sys" ] || { echo "$log: --switches needs LOG@SYSTEM" >&2; continue; }
-		sw="--switches $sys"
+	if [ $machine = 1 ]; then
+		[ -n "$sys" ] || { echo "$log: --machine needs LOG@SYSTEM" >&2; continue; }
+		sw="--machine $sys"
 		# the NCCL_ALGO the log was run with, as its header says
 		a=${algo:-$(sed -n 's/.*NCCL_ALGO=\([A-Za-z,^]*\).*/\1/p' "$log" | head -1)}
 		[ -n "$a" ] && sw="$sw --nccl-algo $a"

@@ -53,6 +53,12 @@ else
 	notok "untuned: compare runs ($(head -1 "$d/h100-x16-ib-untuned.err"))"
 fi
 
+# JSON carries the cause for scripts.
+"$COMMTIME" --system "$sys/hgx-h100-ndr.preset" compare "$data/h100-x16-ib-untuned.txt" \
+	--op all_reduce --format json >"$d/untuned.json" 2>"$d/json.err"
+check "untuned: JSON summary names the cause" \
+	grep -q '"low_busbw_cause": "below half of what the node' "$d/untuned.json"
+
 # The well-tuned machine of the same system: nothing flagged low.
 if cmp_run h100-x16-ndr-xe9680 hgx-h100-ndr; then
 	check "xe9680: no size flagged low-busbw" \

@@ -63,4 +63,19 @@ else
 	notok "plan --model tiers runs ($(head -1 "$d/err"))"
 fi
 
+# plan and crossover compare the same named pair and find the same size:
+# on a link with --algo ring,tree (the seed's tree, said so), on a system
+# by default (NCCL's ring and tree).
+link_size=$("$COMMTIME" --alpha 5us --beta 200GB/s crossover --ranks 8 --algo ring,tree |
+	awk '$1 == 8 && $2 == "ring" && $3 == "tree" { print $4, $5 }')
+"$COMMTIME" --alpha 5us --beta 200GB/s plan --ranks 8 --ops all_reduce --algo ring,tree \
+	--sizes 1K,1G >"$d/link.txt" 2>"$d/err"
+check "link: plan's ring/tree crossover is crossover's ($link_size)" \
+	grep -q "^all_reduce ring and tree on 8 ranks take equal time at $link_size " "$d/link.txt"
+check "link: the seed's tree is named" grep -q "^tree: the seed's binomial tree" "$d/link.txt"
+sys_size=$("$COMMTIME" --system "$sys" crossover --ranks 16 --algo ring,tree |
+	awk '$1 == 16 && $2 == "ring" && $3 == "tree" { print $4, $5 }')
+check "system: plan's ring/tree crossover is crossover's ($sys_size)" \
+	grep -q "^all_reduce ring and tree on 16 ranks take equal time at $sys_size " "$d/sheet.txt"
+
 echo "1..$n"

@@ -59,13 +59,13 @@ check "room above the highest line rate" \
 	grep -q '^set yrange \[0:5[0-9.e+]*\]' "$g"
 
 g=$d/p4d.gp
-check "aws-p4d, tiers, ring and hier: the script is written" \
+check "aws-p4d, tiers, ring, hier and hierhd: the script is written" \
 	"$COMMTIME" --system aws-p4d --model tiers allreduce --ranks 8,16 --sizes 8:8G:x2 \
 	--plot "$g" -o "$d/p4d.txt"
 check "a colour per node count, a dash per algorithm" \
 	[ "$(plots "$g" | grep -v points | sed -n "s/.* dt \([0-9]*\) lc rgb '\(#[0-9A-Fa-f]*\)' title '\([a-z]*\), \([0-9]*\) ranks.*/\3 \1 \4 \2/p" |
 	     awk '{ d[$1] = d[$1] " " $2; c[$3] = c[$3] " " $4 } END { for (k in d) print k d[k]; for (k in c) print k c[k] }' |
-	     sort | tr '\n' '|')" = "16 #D55E00 #D55E00|8 #0072B2 #0072B2|hier 2 2|ring 1 1|" ]
+	     sort | tr '\n' '|')" = "16 #D55E00 #D55E00 #D55E00|8 #0072B2 #0072B2 #0072B2|hier 2 2|hierhd 3 3|ring 1 1|" ]
 check "the points where the bound changes tier, in the key" \
 	grep -q "with points .* title 'where the bound changes tier'" "$g"
 check "the model's own bound changes: no second marking" \

@@ -526,3 +526,35 @@ void test_fit_switches(void)
 	INT_EQ(fit_model_fit(S, T, 16, OP_ALLREDUCE, 2, &o, &m, &eb), 0);
 	INT_EQ(m.nreg, 3);
 }
+
+/*
+ * The spec's bandwidth as the prior of a last regime the log ends below
+ * the n½ of: 2-rank ring (a = 2, κ = 2), 8 B to 4 KiB, 2α = 10 µs and
+ * β = 10 GB/s: at 4 KiB the bandwidth term is 0.41 µs of 10.41 µs, so β is
+ * not determined and the spec's 20 GB/s is taken; α is refitted, about
+ * 10 µs/(κ + a) = 2.5 µs.  A log that reaches its n½ keeps its own β.
+ */
+void test_fit_spec_prior(void)
+{
+	double S[10], T[10];
+	struct fit_opts o = { .algo = ALGO_RING, .regimes = 1, .spec_beta = 20e9 };
+	struct fit_model m;
+	struct errbuf eb;
+	size_t i;
+
+	for (i = 0; i < 10; i++) {
+		S[i] = ldexp(1, 3 + (int)i);
+		T[i] = 10e-6 + S[i] / 10e9;
+	}
+	INT_EQ(fit_model_fit(S, T, 10, OP_ALLREDUCE, 2, &o, &m, &eb), 0);
+	INT_EQ(m.spec_last, 1);
+	DBL_NEAR(m.reg[0].beta, 20e9, 0);
+	DBL_NEAR(m.reg[0].alpha, 2.5e-6, 0.02);
+	for (i = 0; i < 10; i++) {
+		S[i] = ldexp(1, 12 + 2 * (int)i);
+		T[i] = 10e-6 + S[i] / 10e9;
+	}
+	INT_EQ(fit_model_fit(S, T, 10, OP_ALLREDUCE, 2, &o, &m, &eb), 0);
+	INT_EQ(m.spec_last, 0);
+	DBL_NEAR(m.reg[0].beta, 10e9, 1e-9);
+}

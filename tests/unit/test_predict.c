@@ -4,6 +4,7 @@
  * cost model otherwise, with each collective's own algorithm on one link.
  */
 #include <math.h>
+#include <string.h>
 
 #include "harness.h"
 #include "predict.h"
@@ -72,4 +73,17 @@ void test_predict_tiers_choice(void)
 	CHECK(c.nodes == 1);
 	/* An algorithm the model has not for the collective: no answer. */
 	CHECK(isnan(predictor_time(&p, OP_ALLGATHER, ALGO_DBTREE, 4, 1e6, NULL)));
+}
+
+void test_predict_choice_text(void)
+{
+	char buf[32];
+	struct coll_cost c = { .time_s = 1e-5, .algo = ALGO_TREE, .proto = PROTO_LL };
+
+	CHECK(!strcmp(predictor_choice(&c, buf, sizeof(buf)), "tree/LL"));
+	c.proto = PROTO_NONE;
+	c.algo = ALGO_HIER;
+	CHECK(!strcmp(predictor_choice(&c, buf, sizeof(buf)), "hier"));
+	c.time_s = NAN;
+	CHECK(!strcmp(predictor_choice(&c, buf, sizeof(buf)), "-"));
 }
