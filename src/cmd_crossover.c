@@ -40,12 +40,8 @@ static void figure_crossover(const struct ctx *ctx, const struct dlist *ranks,
 	size_t i;
 	int a, b, npair = 0;
 
-	if (ctx->have_system)
-		snprintf(title, sizeof(title), "All-reduce crossover size on %s (%s model)",
-			 ctx->system.name, cost_kind_name(ctx->model.kind));
-	else
-		snprintf(title, sizeof(title), "All-reduce crossover size, %s",
-			 ctx_link_text(ctx, link, sizeof(link)));
+	snprintf(title, sizeof(title), "All-reduce crossover size, %s",
+		 ctx_link_text(ctx, link, sizeof(link)));
 	f.title = xstrdup(title);
 	f.comment = xstrdup("commtime crossover: the size where two all-reduce algorithms take equal time");
 	p = plot_add_panel(&f, title, "ranks", "crossover message size");

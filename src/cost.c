@@ -374,8 +374,9 @@ int cost_link_coeffs(enum coll_op op, enum coll_algo algo, unsigned long ranks,
 {
 	/* Every link model is affine in S: read a off at S = 0, b with α = 0,
 	 * c as what γ = 1 adds to b. */
-	const struct link unit_alpha = { 1, 1, 0 }, unit_beta = { 0, 1, 0 };
-	const struct link unit_bg = { 0, 1, 1 };
+	const struct link unit_alpha = { .alpha = 1, .beta = 1, .gamma = 0 };
+	const struct link unit_beta = { .alpha = 0, .beta = 1, .gamma = 0 };
+	const struct link unit_bg = { .alpha = 0, .beta = 1, .gamma = 1 };
 	if (ranks < 1)
 		return fail(eb, "a group needs at least one rank, got %lu", ranks);
 	c->a = link_time(op, algo, &unit_alpha, ranks, 0);

@@ -34,8 +34,8 @@ static int sign(double x)
 int crossover_solve(cost_fn fa, const void *a, cost_fn fb, const void *b,
 		    double lo, double hi, struct crossing *c, struct errbuf *eb)
 {
-	struct diff d = { fa, fb, a, b };
-	gsl_function F = { diff_at, &d };
+	struct diff d = { .fa = fa, .fb = fb, .a = a, .b = b };
+	gsl_function F = { .function = diff_at, .params = &d };
 	double xlo = log(lo), xhi = log(hi), x0, x1, g0, g1;
 	int i, s0, any_neg = 0, any_pos = 0, status, iter;
 	gsl_root_fsolver *solver;
@@ -131,7 +131,8 @@ int crossover_coll(const struct cost_model *m, enum coll_op op, enum coll_algo a
 		   enum coll_algo b, const struct group *g, double lo, double hi,
 		   struct crossing *c, struct errbuf *eb)
 {
-	struct coll_arg pa = { m, op, a, g }, pb = { m, op, b, g };
+	struct coll_arg pa = { .m = m, .op = op, .algo = a, .g = g };
+	struct coll_arg pb = { .m = m, .op = op, .algo = b, .g = g };
 	struct coll_cost t;
 
 	/* Ask once with a message: the model's errors are the user's to read. */

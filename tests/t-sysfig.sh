@@ -37,6 +37,8 @@ check "each curve its own colour" \
 	[ "$(plots "$g" | sed -n "s/.* lc rgb '\(#[0-9A-Fa-f]*\)'.*/\1/p" | sort -u | wc -l)" -eq 3 ]
 check "the intra-node line rate, 450 GB/s, drawn and named" \
 	grep -q "^set label 'intra-node line rate 450 GB/s (h100-nvlink4)' at graph 0.01, first 450000000000 " "$g"
+check "titled with the system and the model" \
+	grep -q "^set title 'All-reduce bus bandwidth, dgx-h100 (nccl model)'" "$g"
 check "the NICs' line rate, 8 x 50 GB/s, drawn and named" \
 	grep -q "^set label 'NICs'' line rate 8 x ib-ndr = 400 GB/s per node' at graph 0.01, first 400000000000 " "$g"
 check "both line rates are horizontal lines" \
@@ -75,7 +77,7 @@ g=$d/cross.gp
 check "crossover on a system: the figure is written" \
 	"$COMMTIME" --system dgx-h100 crossover --ranks 16,64 --plot "$g" -o "$d/cross.txt"
 check "it solves NCCL's ring against NCCL's tree, titled with the system" \
-	sh -c "grep -q \"^set title 'All-reduce crossover size on dgx-h100 (nccl model)'\" '$g' &&
+	sh -c "grep -q \"^set title 'All-reduce crossover size, dgx-h100 (nccl model)'\" '$g' &&
 	       grep -q \"title 'ring = tree'\" '$g'"
 check "the figure's crossovers are the table's" \
 	[ "$(awk '/^\$p1s3 << EOD/ { on = 1; next } /^EOD/ { on = 0 } on { printf "%.4g\n", $2 }' "$g")" = \
