@@ -664,8 +664,13 @@ double nccl_run_time(const struct nccl_tune *t, const struct nccl_params *p,
 	if (used < 1)
 		used = 1;
 	run.channels_used = used;
-	/* The tuning bandwidth is that of every channel; the run has `used`. */
-	run.xfer_s = bytes / (bw * used / run.channels);
+	/* The transfer runs at the tuning bandwidth whatever the CTAs given
+	 * work: NCCL's source has no rate for one CTA, and sharing the
+	 * bandwidth evenly among them made the time fall as the size grew
+	 * past a CTA step (34.5 us at 63.9 KiB, 28.8 us at 90 KiB for
+	 * Ring/LL on 8 H100), which no run shows.  The CTAs given work only
+	 * set the bytes per channel of the fill below. */
+	run.xfer_s = bytes / bw;
 
 	/* Store-and-forward pipeline of NVLS and NVLSTree (Simple only):
 	 * each channel moves loops of nHeads chunks (enqueue.cc:2333-2355,
@@ -856,7 +861,7 @@ int nccl_terms(const struct nccl_tune *t, const struct nccl_params *p,
 		}
 		TERM("CTAs given work", r.channels_used, "",
 		     "enqueue.cc:585, 655-663: 32 KiB of traffic per CTA at least");
-		TERM("transfer on those CTAs", r.xfer_s * 1e6, "us", "S / (bandwidth x used / CTAs)");
+		TERM("transfer", r.xfer_s * 1e6, "us", "S / bandwidth, tuning.cc:653");
 		if (r.stages) {
 			TERM("chunk per head", r.chunk_B / 1024, "KiB",
 			     "nvls.cc:160, 226-229; enqueue.cc:2260-2286");
