@@ -776,6 +776,11 @@ char *ctx_link_text(const struct ctx *ctx, char *buf, size_t len)
 {
 	char a[32], b[32];
 
+	if (ctx->have_system) {
+		snprintf(buf, len, "%s (%s model)", ctx->system.name,
+			 cost_kind_name(ctx->model.kind));
+		return buf;
+	}
 	units_fmt_time(a, sizeof(a), ctx->model.link.alpha, 3);
 	units_fmt_rate(b, sizeof(b), ctx->model.link.beta, 4);
 	if (ctx->have_preset)

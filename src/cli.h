@@ -277,7 +277,10 @@ int ctx_wants_figure(const struct ctx *ctx);
 void ctx_explain(const struct ctx *ctx, struct out *o, enum coll_op op,
 		 unsigned long ranks, double bytes);
 
-/* "α = 5.00 µs, β = 200 GB/s" (and the preset's name) for figure titles. */
+/*
+ * "α = 5.00 µs, β = 200 GB/s" (and the preset's name) for figure titles;
+ * on a system "dgx-h100 (nccl model)".
+ */
 char *ctx_link_text(const struct ctx *ctx, char *buf, size_t len);
 
 /*

@@ -274,10 +274,11 @@ static int run_coll(enum coll_op op, int argc, char **argv, struct ctx *ctx)
 		OPT_RANKS_("ranks", &ranks, "rank counts (default 4,8,16,64); e.g. 2:1024:x2"),
 		OPT_LIST_("sizes", "LIST", Q_SIZE, &sizes, "message sizes (default 4K,4M,1G); e.g. 8:8G:x2"),
 		{ .type = OPT_STRING, .long_name = "algo", .argh = "LIST", .value = &algo_arg,
-		  .complete = "ring tree dbtree rd rabenseifner hier pairwise p2p",
+		  .complete = "ring tree dbtree rd rabenseifner hier hierhd pairwise p2p",
 		  .help = "algorithms of the model: on a link ring, tree, dbtree, rd,\n"
 			  "rabenseifner (all-reduce; default ring,tree), on a system ring,\n"
-			  "hier (default both); pairwise for alltoall, p2p for sendrecv" },
+			  "hier, hierhd (all-reduce; default all); pairwise for alltoall,\n"
+			  "p2p for sendrecv" },
 		OPT_FLAG_("explain", &explain, "NCCL's model: per rank count and size, the chosen\n"
 			  "algorithm and protocol, their terms with sources, the runners-up"),
 		OPT_END_()
@@ -295,6 +296,8 @@ static int run_coll(enum coll_op op, int argc, char **argv, struct ctx *ctx)
 	opt_ranks("--ranks", "4,8,16,64", &ranks, 1);
 	opt_list("--sizes", Q_SIZE, "4K,4M,1G", &sizes);
 	opts_parse(argc, argv, options, &usage, 0);
+	/* a run the machine cannot hold, whatever the algorithm: file:line: key */
+	ctx_check_ranks(ctx, &ranks);
 	if (algo_arg) {
 		r.nalgo = cost_algo_parse_list(&ctx->model, op, algo_arg, algos, &eb);
 		if (r.nalgo < 0)

@@ -23,7 +23,7 @@ double coll_run_cost(const struct coll_run *r, enum coll_algo a, unsigned long n
 	struct errbuf eb;
 
 	if (cost_coll(&r->ctx->model, r->op, a, &g, S, c, &eb) < 0)
-		die("%s on %lu ranks: %s", coll_algo_name(a), n, eb.msg);
+		die("%s on %lu ranks: %s", a == ALGO_AUTO ? "nccl" : coll_algo_name(a), n, eb.msg);
 	return c->time_s;
 }
 
@@ -298,15 +298,15 @@ static void figure_system(const struct coll_run *r, const struct dlist *ranks,
 	struct figure f = { 0 };
 	struct panel *p;
 	double lo, hi, nics = 0, ymax = sy->intra.beta_line;
-	char title[256], text[200], sz[32], rate[32], what[32];
+	char title[256], text[200], sz[32], rate[32], what[32], link[128];
 	enum coll_algo one = r->nalgo == 1 ? r->algos[0] : ALGO_AUTO;
 	double *moves = NULL;   /* x, y where a curve's bound changes tier */
 	size_t i, j, nmoves = 0, shown_i = (size_t)-1;
 	int a, k = 0;
 
 	fig_range(sizes, &lo, &hi);
-	snprintf(title, sizeof(title), "%s bus bandwidth on %s (%s model)",
-		 capital(what, sizeof(what), r->what), sy->name, cost_kind_name(ctx->model.kind));
+	snprintf(title, sizeof(title), "%s bus bandwidth, %s", capital(what, sizeof(what), r->what),
+		 ctx_link_text(ctx, link, sizeof(link)));
 	f.title = xstrdup(title);
 	snprintf(text, sizeof(text), "commtime --system %s %s: busbw against message size "
 		 "per node count", sy->name, r->name);

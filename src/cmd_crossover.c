@@ -40,12 +40,8 @@ static void figure_crossover(const struct ctx *ctx, const struct dlist *ranks,
 	size_t i;
 	int a, b, npair = 0;
 
-	if (ctx->have_system)
-		snprintf(title, sizeof(title), "All-reduce crossover size on %s (%s model)",
-			 ctx->system.name, cost_kind_name(ctx->model.kind));
-	else
-		snprintf(title, sizeof(title), "All-reduce crossover size, %s",
-			 ctx_link_text(ctx, link, sizeof(link)));
+	snprintf(title, sizeof(title), "All-reduce crossover size, %s",
+		 ctx_link_text(ctx, link, sizeof(link)));
 	f.title = xstrdup(title);
 	f.comment = xstrdup("commtime crossover: the size where two all-reduce algorithms take equal time");
 	p = plot_add_panel(&f, title, "ranks", "crossover message size");
@@ -178,7 +174,7 @@ int cmd_crossover(int argc, char **argv, struct ctx *ctx)
 	struct opt options[] = {
 		OPT_RANKS_("ranks", &ranks, "rank counts (default 2:1024:x2)"),
 		{ .type = OPT_CALLBACK, .long_name = "algo", .argh = "A,B", .value = &algos,
-		  .cb = opt_cb_algos, .complete = "ring tree dbtree rd rabenseifner hier nvls nvlstree",
+		  .cb = opt_cb_algos, .complete = "ring tree dbtree rd rabenseifner hier hierhd nvls nvlstree",
 		  .help = "the algorithms to compare (default ring,tree; the tiers\n"
 			  "model: ring,hier); with more than two, every pair" },
 		OPT_END_()
@@ -193,6 +189,7 @@ int cmd_crossover(int argc, char **argv, struct ctx *ctx)
 	if (algos.n < 2)
 		die_usage("--algo: need two algorithms to compare, got '%s'",
 			  opts_given(options, "algo"));
+	ctx_check_ranks(ctx, &ranks);
 	check_runs(ctx, &ranks, &algos);
 
 	o = ctx_out_open(ctx);

@@ -138,11 +138,11 @@ void plan_crossover_text(const struct planner *pl, const struct crossing *c, int
 /* ---- the plan table (CSV, JSON) ---- */
 
 /* A busbw row per size of one nccl-tests run. */
-static void curve(struct out *o, const struct planner *pl, enum coll_op op, int algo,
+static void curve(struct out *o, const struct planner *pl, enum coll_op op, enum coll_algo algo,
 		  unsigned long ranks, const struct dlist *sizes)
 {
 	int system = pl->ctx->have_system;
-	enum coll_algo a = algo >= 0 || system ? (enum coll_algo)algo : ALGO_RING;
+	enum coll_algo a = algo != ALGO_AUTO || system ? algo : ALGO_RING;
 	char run[1024], note[96];
 	size_t i;
 
@@ -190,14 +190,14 @@ static void crossover_row(struct out *o, const struct planner *pl, unsigned long
 
 /* The collectives of --ops, each once. */
 struct op_set {
-	int v[OP_COUNT];
+	enum coll_op v[OP_COUNT];
 	size_t n;
 };
 
 static void cb_ops(const struct opt *o, const char *arg)
 {
 	struct op_set *set = o->value;
-	int *ops = set->v;
+	enum coll_op *ops = set->v;
 	char *s = xstrdup(arg), *tok, *save = NULL;
 	struct errbuf eb;
 	size_t n = 0, i;
@@ -208,9 +208,9 @@ static void cb_ops(const struct opt *o, const char *arg)
 		if (coll_op_lookup(tok, &op, &eb) < 0)
 			die_usage("--ops: %s", eb.msg);
 		for (i = 0; i < n; i++)
-			if (ops[i] == (int)op)
+			if (ops[i] == op)
 				die_usage("--ops: '%s' given twice", tok);
-		ops[n++] = (int)op;
+		ops[n++] = op;
 	}
 	free(s);
 	if (n == 0)
@@ -223,7 +223,7 @@ int cmd_plan(int argc, char **argv, struct ctx *ctx)
 	struct op_set opset = { .v = { OP_ALLREDUCE, OP_ALLGATHER, OP_REDUCESCATTER }, .n = 3 };
 	struct algo_set algoset = { .v = { ALGO_RING, ALGO_DBTREE }, .n = 2 };
 	struct workload_args wa = { 0 };
-	int *ops = opset.v;
+	enum coll_op *ops = opset.v;
 	enum coll_algo *algos = algoset.v;
 	size_t nops, i, j, r;
 	int nalgos;
@@ -330,16 +330,16 @@ int cmd_plan(int argc, char **argv, struct ctx *ctx)
 		for (i = 0; i < nops; i++) {
 			if (ops[i] != OP_ALLREDUCE) {
 				if (sheet)
-					sheet_curve(o, &pl, (enum coll_op)ops[i], -1, n, &sizes, &nrun);
+					sheet_curve(o, &pl, ops[i], ALGO_AUTO, n, &sizes, &nrun);
 				else
-					curve(o, &pl, (enum coll_op)ops[i], -1, n, &sizes);
+					curve(o, &pl, ops[i], ALGO_AUTO, n, &sizes);
 				continue;
 			}
 			for (j = 0; j < (size_t)nalgos; j++)
 				if (sheet)
-					sheet_curve(o, &pl, OP_ALLREDUCE, (int)algos[j], n, &sizes, &nrun);
+					sheet_curve(o, &pl, OP_ALLREDUCE, algos[j], n, &sizes, &nrun);
 				else
-					curve(o, &pl, OP_ALLREDUCE, (int)algos[j], n, &sizes);
+					curve(o, &pl, OP_ALLREDUCE, algos[j], n, &sizes);
 			if (sheet)
 				sheet_crossover(o, &pl, n);
 			else

@@ -57,7 +57,7 @@ static struct plot_series *same_curve(struct panel *p, size_t first, const doubl
  * axis; busbw on a linear one from 0, as nccl-tests users read it: the
  * plateau and how soon it is reached.
  */
-void plan_figure(const struct planner *pl, const int *ops, size_t nops,
+void plan_figure(const struct planner *pl, const enum coll_op *ops, size_t nops,
 		 const enum coll_algo *algos, int nalgos, const struct dlist *ranks,
 		 const struct dlist *sizes)
 {
@@ -105,7 +105,7 @@ void plan_figure(const struct planner *pl, const int *ops, size_t nops,
 		if (ranks->n > 1)
 			snprintf(suffix, sizeof(suffix), ", %lu ranks", n);
 		for (i = 0; i < nops; i++) {
-			enum coll_op op = (enum coll_op)ops[i];
+			enum coll_op op = ops[i];
 			double factor = busbw_factor(op, n);
 			int na = op == OP_ALLREDUCE ? nalgos : 1;
 

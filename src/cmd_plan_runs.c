@@ -117,7 +117,8 @@ static const char *nccl_algo_env(enum coll_algo a)
 }
 
 /* The environment of a run: NCCL_ALGO, NCCL_PROTO, as "NAME=V " words. */
-static void run_env(const struct planner *pl, char *env, size_t len, enum coll_op op, int algo)
+static void run_env(const struct planner *pl, char *env, size_t len, enum coll_op op,
+		    enum coll_algo algo)
 {
 	const struct ctx *ctx = pl->ctx;
 	const char *name = NULL;
@@ -126,13 +127,13 @@ static void run_env(const struct planner *pl, char *env, size_t len, enum coll_o
 	env[0] = '\0';
 	if (!ctx->have_system) {
 		/* The seed's names: dbtree and tree are both NCCL's Tree here. */
-		if (op == OP_ALLREDUCE && algo >= 0)
+		if (op == OP_ALLREDUCE && algo != ALGO_AUTO)
 			snprintf(env, len, "%s", algo == ALGO_RING ? "NCCL_ALGO=Ring " :
 				 algo == ALGO_DBTREE || algo == ALGO_TREE ? "NCCL_ALGO=Tree " : "");
 		return;
 	}
-	if (ctx->model.kind == COST_NCCL && algo >= 0)
-		name = nccl_algo_env((enum coll_algo)algo);
+	if (ctx->model.kind == COST_NCCL)
+		name = nccl_algo_env(algo);
 	if (name)
 		snprintf(env, len, "NCCL_ALGO=%s ", name);
 	l = strlen(env);
@@ -141,7 +142,7 @@ static void run_env(const struct planner *pl, char *env, size_t len, enum coll_o
 }
 
 void plan_run_line(const struct planner *pl, char *buf, size_t len, enum coll_op op,
-		   int algo, unsigned long ranks, const struct dlist *sizes)
+		   enum coll_algo algo, unsigned long ranks, const struct dlist *sizes)
 {
 	char args[8][128], env[64];
 	size_t i, n = sweep_args(args, 8, sizes);

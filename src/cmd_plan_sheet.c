@@ -37,11 +37,11 @@ static int sheet_size(const struct dlist *sizes, size_t i)
 	return 0;
 }
 
-void sheet_curve(struct out *o, const struct planner *pl, enum coll_op op, int algo,
+void sheet_curve(struct out *o, const struct planner *pl, enum coll_op op, enum coll_algo algo,
 		 unsigned long ranks, const struct dlist *sizes, int *nrun)
 {
 	char run[1024], title[1100], choice[64];
-	enum coll_algo a = algo >= 0 || pl->ctx->have_system ? (enum coll_algo)algo : ALGO_RING;
+	enum coll_algo a = algo != ALGO_AUTO || pl->ctx->have_system ? algo : ALGO_RING;
 	int system = pl->ctx->have_system;
 	struct table t = { .name = "run", .title = title, .cols = sheet_cols,
 			   .ncols = system ? NSHEET : NSHEET - 1, .secondary = 1 };

@@ -82,7 +82,7 @@ static const enum coll_algo link_algos[OP_COUNT][6] = {
 };
 
 static const enum coll_algo tier_algos[OP_COUNT][6] = {
-	[OP_ALLREDUCE] = { ALGO_RING, ALGO_HIER, ALGO_AUTO },
+	[OP_ALLREDUCE] = { ALGO_RING, ALGO_HIER, ALGO_HIERHD, ALGO_AUTO },
 	[OP_ALLGATHER] = { ALGO_RING, ALGO_HIER, ALGO_AUTO },
 	[OP_REDUCESCATTER] = { ALGO_RING, ALGO_HIER, ALGO_AUTO },
 	[OP_ALLTOALL] = { ALGO_PAIRWISE, ALGO_AUTO },
@@ -142,6 +142,8 @@ const char *cost_algo_describe(const struct cost_model *m, enum coll_algo a)
 		[ALGO_RING] = "one ring through all ranks, at the slower of NVLink and the "
 			      "node's NICs",
 		[ALGO_HIER] = "inside the node, across nodes over all its NICs, inside again",
+		[ALGO_HIERHD] = "reduce inside the node, halving-doubling across nodes, "
+				"broadcast inside (Gloo; Goyal et al. 2017)",
 		[ALGO_PAIRWISE] = "pairwise exchanges, the node's outgoing share through its NICs",
 		[ALGO_P2P] = "one transfer through one NIC port",
 	};
@@ -372,8 +374,9 @@ int cost_link_coeffs(enum coll_op op, enum coll_algo algo, unsigned long ranks,
 {
 	/* Every link model is affine in S: read a off at S = 0, b with α = 0,
 	 * c as what γ = 1 adds to b. */
-	const struct link unit_alpha = { 1, 1, 0 }, unit_beta = { 0, 1, 0 };
-	const struct link unit_bg = { 0, 1, 1 };
+	const struct link unit_alpha = { .alpha = 1, .beta = 1, .gamma = 0 };
+	const struct link unit_beta = { .alpha = 0, .beta = 1, .gamma = 0 };
+	const struct link unit_bg = { .alpha = 0, .beta = 1, .gamma = 1 };
 	if (ranks < 1)
 		return fail(eb, "a group needs at least one rank, got %lu", ranks);
 	c->a = link_time(op, algo, &unit_alpha, ranks, 0);
@@ -383,21 +386,6 @@ int cost_link_coeffs(enum coll_op op, enum coll_algo algo, unsigned long ranks,
 		return fail(eb, "algorithm '%s' is not modelled for %s on a link",
 			    coll_algo_name(algo), coll_op_name(op));
 	return 0;
-}
-
-double ar_time(enum coll_algo a, const struct link *l, unsigned long ranks, double bytes)
-{
-	return link_time(OP_ALLREDUCE, a, l, ranks, bytes);
-}
-
-double rs_ring_time(const struct link *l, unsigned long ranks, double bytes)
-{
-	return link_time(OP_REDUCESCATTER, ALGO_RING, l, ranks, bytes);
-}
-
-double ag_ring_time(const struct link *l, unsigned long ranks, double bytes)
-{
-	return link_time(OP_ALLGATHER, ALGO_RING, l, ranks, bytes);
 }
 
 static int link_coll(const struct link *l, enum coll_op op, enum coll_algo a,
@@ -420,11 +408,13 @@ static int link_coll(const struct link *l, enum coll_op op, enum coll_algo a,
 
 /*
  * One node: the single-link model on the intra link, with the tier
- * algorithm that has no single-link meaning (hier) taken as the ring.
+ * algorithms that have no single-link meaning (hier, hierhd) taken as the
+ * ring.
  */
 static enum coll_algo one_node_algo(enum coll_op op, enum coll_algo a)
 {
-	return a == ALGO_HIER ? ALGO_RING : a;
+	(void)op;
+	return a == ALGO_HIER || a == ALGO_HIERHD ? ALGO_RING : a;
 }
 
 /* Split the time into the two tiers' shares and say which is larger. */
@@ -529,6 +519,27 @@ static int tiers_coll(const struct system *s, enum coll_op op, enum coll_algo a,
 		tier_finish(s, out, li, le, wi, we, wi + we);
 		return 0;
 	}
+	case ALGO_HIERHD: {
+		/*
+		 * All-reduce in three phases, as Gloo's hierarchical
+		 * all-reduce (Goyal et al. 2017, §4; gloo docs/algorithms.md):
+		 * reduce the node's G buffers into one (a pipelined chain,
+		 * (G-1)α_i + S/β_i), all-reduce the N node buffers by
+		 * recursive halving and doubling over the node's NICs
+		 * (Thakur, Rabenseifner & Gropp 2005: 2 log2 N steps moving
+		 * 2(N-1)/N of S; two more steps of S when N is not a power of
+		 * two, as rabenseifner_ar), broadcast back inside the node.
+		 */
+		unsigned long p2 = 1UL << floor_log2(N);
+		double k = floor_log2(N), f = (double)(p2 - 1) / (double)p2;
+		int extra = p2 != N;
+		double wi = 2 * S / bi, we = (2 * f + 2 * extra) * S / Be;
+
+		if (op != OP_ALLREDUCE)
+			break;
+		tier_finish(s, out, 2 * (GG - 1) * ai, (2 * k + 2 * extra) * ae, wi, we, wi + we);
+		return 0;
+	}
 	case ALGO_PAIRWISE: {
 		/*
 		 * All-to-all: each GPU sends S/n to every other rank, G-1 of
@@ -558,6 +569,28 @@ static int tiers_coll(const struct system *s, enum coll_op op, enum coll_algo a,
 
 /* ---- the one entry point ---- */
 
+/*
+ * A group that spans nodes on a system without NICs cannot run in any
+ * model: say so as system.c does, with the preset's file:line and key.
+ */
+static int check_nics(const struct system *s, const struct group *g, struct errbuf *eb)
+{
+	unsigned long G = g->per_node, N;
+	struct errbuf tmp;
+
+	if (!G || G > s->gpus_per_node)
+		G = g->ranks < s->gpus_per_node ? g->ranks : s->gpus_per_node;
+	if (G > g->ranks)
+		G = g->ranks;
+	N = G ? (g->ranks + G - 1) / G : 1;
+	if (N <= 1)
+		return 0;
+	if (system_check_ranks(s, g->per_node ? N * s->gpus_per_node : g->ranks,
+			       eb ? eb : &tmp) < 0)
+		return -1;
+	return 0;
+}
+
 static int coll_one(const struct cost_model *m, enum coll_op op, enum coll_algo a,
 		    const struct group *g, double bytes, struct coll_cost *out,
 		    struct errbuf *eb)
@@ -568,10 +601,14 @@ static int coll_one(const struct cost_model *m, enum coll_op op, enum coll_algo 
 	case COST_TIERS:
 		if (!m->sys)
 			return fail(eb, "the tiers model needs a system");
+		if (check_nics(m->sys, g, eb) < 0)
+			return -1;
 		return tiers_coll(m->sys, op, a, g, bytes, out, eb);
 	case COST_NCCL:
 		if (!m->coll)
 			return fail(eb, "NCCL's cost model is not available");
+		if (m->sys && check_nics(m->sys, g, eb) < 0)
+			return -1;
 		return m->coll(m, op, a, g, bytes, out, eb);
 	default:
 		return fail(eb, "unknown cost model");

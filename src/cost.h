@@ -130,7 +130,7 @@ double cost_time(const struct cost_model *m, enum coll_op op, enum coll_algo alg
  * Single link: all-reduce ring, tree, dbtree, rd, rabenseifner; all-gather
  * and reduce-scatter ring, rd; all-to-all pairwise; broadcast and reduce
  * ring, tree; send/recv p2p.  Tiers: ring and hier for every collective
- * but all-to-all (pairwise, hier) and send/recv (p2p).
+ * but all-to-all (pairwise) and send/recv (p2p); hierhd for all-reduce.
  */
 int cost_algo_supported(const struct cost_model *m, enum coll_op op, enum coll_algo a);
 
@@ -209,10 +209,5 @@ double cost_n_half(double a, double alpha, double beta, double b);
  */
 int cost_coll_n_half(const struct cost_model *m, enum coll_op op, enum coll_algo algo,
 		     const struct group *g, double *n_half, struct errbuf *eb);
-
-/* Convenience wrappers on one link, NaN for a model that does not exist. */
-double ar_time(enum coll_algo a, const struct link *l, unsigned long ranks, double bytes);
-double rs_ring_time(const struct link *l, unsigned long ranks, double bytes);
-double ag_ring_time(const struct link *l, unsigned long ranks, double bytes);
 
 #endif

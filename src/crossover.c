@@ -34,8 +34,8 @@ static int sign(double x)
 int crossover_solve(cost_fn fa, const void *a, cost_fn fb, const void *b,
 		    double lo, double hi, struct crossing *c, struct errbuf *eb)
 {
-	struct diff d = { fa, fb, a, b };
-	gsl_function F = { diff_at, &d };
+	struct diff d = { .fa = fa, .fb = fb, .a = a, .b = b };
+	gsl_function F = { .function = diff_at, .params = &d };
 	double xlo = log(lo), xhi = log(hi), x0, x1, g0, g1;
 	int i, s0, any_neg = 0, any_pos = 0, status, iter;
 	gsl_root_fsolver *solver;
@@ -110,28 +110,6 @@ int crossover_solve(cost_fn fa, const void *a, cost_fn fb, const void *b,
 	return 0;
 }
 
-struct ar_arg {
-	enum coll_algo algo;
-	const struct link *l;
-	unsigned long ranks;
-};
-
-static double ar_cost(double bytes, const void *arg)
-{
-	const struct ar_arg *p = arg;
-
-	return ar_time(p->algo, p->l, p->ranks, bytes);
-}
-
-int crossover_allreduce(enum coll_algo a, enum coll_algo b, const struct link *l,
-			unsigned long ranks, double lo, double hi,
-			struct crossing *c, struct errbuf *eb)
-{
-	struct ar_arg pa = { a, l, ranks }, pb = { b, l, ranks };
-
-	return crossover_solve(ar_cost, &pa, ar_cost, &pb, lo, hi, c, eb);
-}
-
 struct coll_arg {
 	const struct cost_model *m;
 	enum coll_op op;
@@ -153,13 +131,25 @@ int crossover_coll(const struct cost_model *m, enum coll_op op, enum coll_algo a
 		   enum coll_algo b, const struct group *g, double lo, double hi,
 		   struct crossing *c, struct errbuf *eb)
 {
-	struct coll_arg pa = { m, op, a, g }, pb = { m, op, b, g };
+	struct coll_arg pa = { .m = m, .op = op, .algo = a, .g = g };
+	struct coll_arg pb = { .m = m, .op = op, .algo = b, .g = g };
 	struct coll_cost t;
 
 	/* Ask once with a message: the model's errors are the user's to read. */
 	if (cost_coll(m, op, a, g, lo, &t, eb) < 0 || cost_coll(m, op, b, g, lo, &t, eb) < 0)
 		return -1;
 	return crossover_solve(coll_cost_fn, &pa, coll_cost_fn, &pb, lo, hi, c, eb);
+}
+
+int crossover_allreduce(enum coll_algo a, enum coll_algo b, const struct link *l,
+			unsigned long ranks, double lo, double hi,
+			struct crossing *c, struct errbuf *eb)
+{
+	struct cost_model m;
+	struct group g = { .ranks = ranks };
+
+	cost_model_link(&m, l);
+	return crossover_coll(&m, OP_ALLREDUCE, a, b, &g, lo, hi, c, eb);
 }
 
 double crossover_ring_tree(const struct link *l, unsigned long ranks)

@@ -34,7 +34,7 @@ struct crossing {
 int crossover_solve(cost_fn fa, const void *a, cost_fn fb, const void *b,
 		    double lo, double hi, struct crossing *c, struct errbuf *eb);
 
-/* The same for two all-reduce algorithms at a rank count. */
+/* The same for two all-reduce algorithms at a rank count on one link (crossover_coll). */
 int crossover_allreduce(enum coll_algo a, enum coll_algo b, const struct link *l,
 			unsigned long ranks, double lo, double hi,
 			struct crossing *c, struct errbuf *eb);

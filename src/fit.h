@@ -35,8 +35,8 @@ struct coeffs {
 double fit_rel_err(double predicted, double measured);
 
 /*
- * Time of one collective from a link in seconds: ar_time for all-reduce
- * (algo), rs_ring_time and ag_ring_time for reduce-scatter and all-gather,
+ * Time of one collective from a link in seconds (cost_coll): all-reduce
+ * (algo), ring reduce-scatter and all-gather,
  * and for the others (models/fit.md): all-to-all (n-1)(α + S/(nβ)),
  * broadcast and reduce (n-1)α + S/β (pipelined chain), send/recv α + S/β.
  * bytes is the size column of nccl-tests.

@@ -12,7 +12,7 @@ static const char *const algo_names[ALGO_COUNT] = {
 	[ALGO_RD] = "rd", [ALGO_RABENSEIFNER] = "rabenseifner",
 	[ALGO_PAIRWISE] = "pairwise", [ALGO_P2P] = "p2p", [ALGO_HIER] = "hier",
 	[ALGO_NVLS] = "nvls", [ALGO_NVLSTREE] = "nvlstree", [ALGO_COLLNET] = "collnet",
-	[ALGO_PAT] = "pat",
+	[ALGO_PAT] = "pat", [ALGO_HIERHD] = "hierhd",
 };
 
 const char *coll_algo_name(enum coll_algo a)

@@ -50,6 +50,7 @@ enum coll_algo {
 	ALGO_NVLSTREE,     /* NCCL: NVLS inside the node, tree across nodes */
 	ALGO_COLLNET,      /* NCCL: in-network reduction (SHARP) across nodes */
 	ALGO_PAT,          /* NCCL: parallel aggregated trees */
+	ALGO_HIERHD,       /* tiers: reduce in the node, halving-doubling across nodes, broadcast */
 	ALGO_COUNT
 };
 

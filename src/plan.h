@@ -49,15 +49,16 @@ void plan_crossover_text(const struct planner *pl, const struct crossing *c, int
 /*
  * The nccl-tests command line of one curve ("; " between runs when the
  * sizes need several): NCCL_ALGO for an algorithm that is not the model's
- * choice (algo < 0: a collective without a choice), NCCL_PROTO for --proto,
+ * choice (ALGO_AUTO: the model's choice, or on a link a collective without a
+ * choice of algorithm), NCCL_PROTO for --proto,
  * -g N on one node, mpirun beyond.
  */
 void plan_run_line(const struct planner *pl, char *buf, size_t len, enum coll_op op,
-		   int algo, unsigned long ranks, const struct dlist *sizes);
+		   enum coll_algo algo, unsigned long ranks, const struct dlist *sizes);
 
 /* The sheet (human table): one heading a run, a few sizes under it. */
 #define SHEET_SIZES 6
-void sheet_curve(struct out *o, const struct planner *pl, enum coll_op op, int algo,
+void sheet_curve(struct out *o, const struct planner *pl, enum coll_op op, enum coll_algo algo,
 		 unsigned long ranks, const struct dlist *sizes, int *nrun);
 void sheet_crossover(struct out *o, const struct planner *pl, unsigned long ranks);
 
@@ -72,7 +73,7 @@ void plan_zero_rows(struct out *o, const struct ctx *ctx, double params, double 
 		    unsigned long n, int sheet);
 
 /* The figure of --plot/--render: the expected busbw curves. */
-void plan_figure(const struct planner *pl, const int *ops, size_t nops,
+void plan_figure(const struct planner *pl, const enum coll_op *ops, size_t nops,
 		 const enum coll_algo *algos, int nalgos, const struct dlist *ranks,
 		 const struct dlist *sizes);
 

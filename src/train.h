@@ -54,7 +54,7 @@ struct ddp_step {
  *   exposed = max(0, comm - F·s_b·C)            without buckets
  *           = max(T(last bucket), comm - F·s_b·C)  with buckets
  *   step    = C + exposed,  fraction = exposed / step
- * T is ar_time() of p->algo, C the compute time, s_b the backward share,
+ * T is the all-reduce time of p->algo (cost_coll), C the compute time, s_b the backward share,
  * F the overlap.  Without overlap exposed = comm, the seed's model.
  * With C = 0 (unknown) nothing hides: exposed = comm, and step and
  * fraction are NaN.
@@ -121,8 +121,8 @@ struct zero_cost {
  *   volume  0: 2·(n-1)/n·gΨ (all-reduce)   1, 2: (n-1)/n·(gΨ + pΨ)
  *           (reduce-scatter of gradients, all-gather of parameters)
  *           3: (n-1)/n·(gΨ + 2pΨ) (all-gather in forward and in backward)
- *   time    0: ar_time(algo, gΨ); 1, 2: RS(gΨ) + AG(pΨ); 3: RS(gΨ) + 2·AG(pΨ)
- * RS and AG are rs_ring_time/ag_ring_time for the ring; for another
+ *   time    0: AR(gΨ); 1, 2: RS(gΨ) + AG(pΨ); 3: RS(gΨ) + 2·AG(pΨ)
+ * RS and AG are ring reduce-scatter and all-gather (cost_coll); for another
  * algorithm each is taken as half its all-reduce (exact for Rabenseifner).
  * With p->layers = l > 1, stage 3 gathers layer by layer as ZeRO does:
  * l·(RS(gΨ/l) + 2·AG(pΨ/l)), the same bytes and l times the latency.

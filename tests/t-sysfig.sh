@@ -37,6 +37,8 @@ check "each curve its own colour" \
 	[ "$(plots "$g" | sed -n "s/.* lc rgb '\(#[0-9A-Fa-f]*\)'.*/\1/p" | sort -u | wc -l)" -eq 3 ]
 check "the intra-node line rate, 450 GB/s, drawn and named" \
 	grep -q "^set label 'intra-node line rate 450 GB/s (h100-nvlink4)' at graph 0.01, first 450000000000 " "$g"
+check "titled with the system and the model" \
+	grep -q "^set title 'All-reduce bus bandwidth, dgx-h100 (nccl model)'" "$g"
 check "the NICs' line rate, 8 x 50 GB/s, drawn and named" \
 	grep -q "^set label 'NICs'' line rate 8 x ib-ndr = 400 GB/s per node' at graph 0.01, first 400000000000 " "$g"
 check "both line rates are horizontal lines" \
@@ -59,13 +61,13 @@ check "room above the highest line rate" \
 	grep -q '^set yrange \[0:5[0-9.e+]*\]' "$g"
 
 g=$d/p4d.gp
-check "aws-p4d, tiers, ring and hier: the script is written" \
+check "aws-p4d, tiers, ring, hier and hierhd: the script is written" \
 	"$COMMTIME" --system aws-p4d --model tiers allreduce --ranks 8,16 --sizes 8:8G:x2 \
 	--plot "$g" -o "$d/p4d.txt"
 check "a colour per node count, a dash per algorithm" \
 	[ "$(plots "$g" | grep -v points | sed -n "s/.* dt \([0-9]*\) lc rgb '\(#[0-9A-Fa-f]*\)' title '\([a-z]*\), \([0-9]*\) ranks.*/\3 \1 \4 \2/p" |
 	     awk '{ d[$1] = d[$1] " " $2; c[$3] = c[$3] " " $4 } END { for (k in d) print k d[k]; for (k in c) print k c[k] }' |
-	     sort | tr '\n' '|')" = "16 #D55E00 #D55E00|8 #0072B2 #0072B2|hier 2 2|ring 1 1|" ]
+	     sort | tr '\n' '|')" = "16 #D55E00 #D55E00 #D55E00|8 #0072B2 #0072B2 #0072B2|hier 2 2|hierhd 3 3|ring 1 1|" ]
 check "the points where the bound changes tier, in the key" \
 	grep -q "with points .* title 'where the bound changes tier'" "$g"
 check "the model's own bound changes: no second marking" \
@@ -75,7 +77,7 @@ g=$d/cross.gp
 check "crossover on a system: the figure is written" \
 	"$COMMTIME" --system dgx-h100 crossover --ranks 16,64 --plot "$g" -o "$d/cross.txt"
 check "it solves NCCL's ring against NCCL's tree, titled with the system" \
-	sh -c "grep -q \"^set title 'All-reduce crossover size on dgx-h100 (nccl model)'\" '$g' &&
+	sh -c "grep -q \"^set title 'All-reduce crossover size, dgx-h100 (nccl model)'\" '$g' &&
 	       grep -q \"title 'ring = tree'\" '$g'"
 check "the figure's crossovers are the table's" \
 	[ "$(awk '/^\$p1s3 << EOD/ { on = 1; next } /^EOD/ { on = 0 } on { printf "%.4g\n", $2 }' "$g")" = \

@@ -55,3 +55,12 @@ int main(int argc, char **argv)
 	printf("unit: %d passed, %d failed\n", h_pass, h_fail);
 	return h_fail != 0;
 }
+
+double t_link(enum coll_op op, enum coll_algo a, const struct link *l, unsigned long ranks,
+	      double bytes)
+{
+	struct cost_model m;
+
+	cost_model_link(&m, l);
+	return cost_time(&m, op, a, ranks, bytes);
+}

@@ -10,6 +10,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "cost.h"
+
 extern int h_pass, h_fail;
 extern const char *h_test;
 
@@ -42,5 +44,13 @@ int h_near(double got, double want, double rel);
 	else h_report(__FILE__, __LINE__, "%s = \"%s\", want \"%s\"", #got, \
 		      h_g_ ? h_g_ : "(null)", h_w_ ? h_w_ : "(null)"); \
 } while (0)
+
+/*
+ * Time in s of op with algorithm a on `ranks` ranks of the link l for
+ * `bytes` B, asked of the cost core as every command asks it (cost_coll on
+ * a single-link model); NaN where the link has not the algorithm.
+ */
+double t_link(enum coll_op op, enum coll_algo a, const struct link *l, unsigned long ranks,
+	      double bytes);
 
 #endif

@@ -112,7 +112,9 @@ void test_cost_algo_names(void)
 	/* "tree" will mean NCCL's tree on a system: the tiers model has none */
 	INT_EQ(cost_algo_parse_list(&m, OP_ALLREDUCE, "tree", a, &eb), -1);
 	STR_EQ(eb.msg, "unknown algorithm 'tree' for all_reduce in the tiers model "
-	       "(choose from ring, hier)");
+	       "(choose from ring, hier, hierhd)");
+	/* hierhd is an all-reduce only */
+	INT_EQ(cost_algo_parse_list(&m, OP_ALLGATHER, "hierhd", a, &eb), -1);
 }
 
 void test_cost_tiers_hand_values(void)
@@ -267,4 +269,75 @@ void test_cost_n_half(void)
 	m = (struct cost_model){ .kind = COST_NCCL, .coll = two_protocols };
 	CHECK(cost_coll_n_half(&m, OP_ALLREDUCE, ALGO_RING, &g8, &nh, &eb) == 0);
 	DBL_NEAR(nh, 4e5, 1e-6);
+}
+
+/* A run across nodes of a system without NICs: every model says so with
+ * the preset's file:line and key, never a message of its own. */
+void test_cost_no_nics_message(void)
+{
+	struct system s = dgx();
+	struct cost_model m;
+	struct group g = { .ranks = 16 }, split = { .ranks = 4, .per_node = 2 };
+	struct coll_cost c;
+	struct errbuf eb;
+
+	s.nics_per_node = 0;
+	s.have_inter = 0;
+	s.path = "sys.preset";
+	s.nics_line = 7;
+	cost_model_tiers(&m, &s);
+	CHECK(cost_coll(&m, OP_ALLREDUCE, ALGO_AUTO, &g, 1e6, &c, &eb) < 0);
+	STR_EQ(eb.msg, "sys.preset:7: nics_per_node: no NICs, but 16 ranks need 2 nodes of 8 GPUs");
+	CHECK(cost_coll(&m, OP_ALLGATHER, ALGO_HIER, &g, 1e6, &c, &eb) < 0);
+	STR_EQ(eb.msg, "sys.preset:7: nics_per_node: no NICs, but 16 ranks need 2 nodes of 8 GPUs");
+	/* 2 ranks per node: 4 ranks span 2 nodes */
+	CHECK(cost_coll(&m, OP_ALLREDUCE, ALGO_RING, &split, 1e6, &c, &eb) < 0);
+	CHECK(strstr(eb.msg, "sys.preset:7: nics_per_node: no NICs") == eb.msg);
+	/* one node needs no NIC */
+	CHECK(cost_coll(&m, OP_ALLREDUCE, ALGO_RING, &(struct group){ .ranks = 8 }, 1e6, &c, &eb) == 0);
+	/* NCCL's model is asked only once the group fits the machine */
+	m = (struct cost_model){ .kind = COST_NCCL, .sys = &s, .coll = two_protocols };
+	CHECK(cost_coll(&m, OP_ALLREDUCE, ALGO_AUTO, &g, 1e6, &c, &eb) < 0);
+	STR_EQ(eb.msg, "sys.preset:7: nics_per_node: no NICs, but 16 ranks need 2 nodes of 8 GPUs");
+	CHECK(cost_coll(&m, OP_ALLREDUCE, ALGO_AUTO, &(struct group){ .ranks = 8 }, 1e6, &c, &eb) == 0);
+}
+
+/*
+ * hierhd, by hand on the DGX-like system: reduce into one buffer per node
+ * and broadcast back, (G-1)α_i + S/β_i each; recursive halving and
+ * doubling across N nodes over the node's 8 NICs (B_e = 384 GB/s),
+ * 2 log2 N·α_e + 2(N-1)/N·S/B_e, two more steps of S when N is not a
+ * power of two.
+ */
+void test_cost_tiers_hierhd(void)
+{
+	struct system s = dgx();
+	struct cost_model m;
+	const double S = 1073741824.0, Be = 8 * 48e9;
+	struct group g6 = { .ranks = 48 };
+	struct coll_cost c;
+	struct errbuf eb;
+
+	cost_model_tiers(&m, &s);
+	/* 2 nodes: 2·7·4 µs + 2S/370 GB/s + 2·1·4 µs + 2·1/2·S/384 GB/s = 8664.21 µs */
+	DBL_NEAR(tcoll(&m, OP_ALLREDUCE, ALGO_HIERHD, 16, 0, S),
+		 56e-6 + 2 * S / 370e9 + 8e-6 + S / Be, 1e-12);
+	DBL_NEAR(tcoll(&m, OP_ALLREDUCE, ALGO_HIERHD, 16, 0, S), 8664.2125e-6, 1e-7);
+	/* 8 nodes: log2 8 = 3, 6 steps of α_e, 2·7/8 of S */
+	DBL_NEAR(tcoll(&m, OP_ALLREDUCE, ALGO_HIERHD, 64, 0, S),
+		 56e-6 + 2 * S / 370e9 + 24e-6 + 1.75 * S / Be, 1e-12);
+	/* 6 nodes: 4 + 2 steps of α_e, (2·3/4 + 2)·S through the NICs */
+	CHECK(cost_coll(&m, OP_ALLREDUCE, ALGO_HIERHD, &g6, S, &c, &eb) == 0);
+	DBL_NEAR(c.time_s, 56e-6 + 2 * S / 370e9 + 24e-6 + 3.5 * S / Be, 1e-12);
+	DBL_NEAR(c.latency_s, 56e-6 + 24e-6, 1e-12);
+	/* the NICs' 24 µs + 9.79 ms outweigh NVLink's 56 µs + 5.80 ms */
+	INT_EQ(c.bound, TIER_INTER);
+	/* latency: on 8 nodes hierhd pays 3 NIC steps each way where hier pays 7 */
+	CHECK(tcoll(&m, OP_ALLREDUCE, ALGO_HIERHD, 64, 0, 1024) <
+	      tcoll(&m, OP_ALLREDUCE, ALGO_HIER, 64, 0, 1024));
+	/* one node: the single-link ring on the intra link, as hier */
+	DBL_NEAR(tcoll(&m, OP_ALLREDUCE, ALGO_HIERHD, 8, 0, S),
+		 t_link(OP_ALLREDUCE, ALGO_RING, &s.intra.link, 8, S), 0);
+	/* only all-reduce */
+	CHECK(isnan(tcoll(&m, OP_ALLGATHER, ALGO_HIERHD, 16, 0, S)));
 }

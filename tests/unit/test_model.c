@@ -13,16 +13,16 @@ static const struct link seed = { 5e-6, 200e9, 0 };
 void test_model_seed_table(void)
 {
 	/* commtime.py's table, computed by hand from its two formulas. */
-	DBL_NEAR(ar_time(ALGO_RING, &seed, 4, 4096), 6 * (5e-6 + 1024 / 200e9), 1e-15);
-	DBL_NEAR(ar_time(ALGO_RING, &seed, 4, 4096), 30.03072e-6, 1e-12);
-	DBL_NEAR(ar_time(ALGO_TREE, &seed, 4, 4096), 20.08192e-6, 1e-12);
-	DBL_NEAR(ar_time(ALGO_RING, &seed, 64, 1 << 30), 126 * 8.888608e-5, 1e-12);
-	DBL_NEAR(ar_time(ALGO_TREE, &seed, 64, 1 << 30), 0.06448450944, 1e-12);
-	DBL_NEAR(ar_time(ALGO_RING, &seed, 16, 4 << 20), 30 * (5e-6 + 262144 / 200e9), 1e-12);
-	DBL_NEAR(ar_time(ALGO_TREE, &seed, 16, 4 << 20), 8 * (5e-6 + 4194304 / 200e9), 1e-12);
+	DBL_NEAR(t_link(OP_ALLREDUCE, ALGO_RING, &seed, 4, 4096), 6 * (5e-6 + 1024 / 200e9), 1e-15);
+	DBL_NEAR(t_link(OP_ALLREDUCE, ALGO_RING, &seed, 4, 4096), 30.03072e-6, 1e-12);
+	DBL_NEAR(t_link(OP_ALLREDUCE, ALGO_TREE, &seed, 4, 4096), 20.08192e-6, 1e-12);
+	DBL_NEAR(t_link(OP_ALLREDUCE, ALGO_RING, &seed, 64, 1 << 30), 126 * 8.888608e-5, 1e-12);
+	DBL_NEAR(t_link(OP_ALLREDUCE, ALGO_TREE, &seed, 64, 1 << 30), 0.06448450944, 1e-12);
+	DBL_NEAR(t_link(OP_ALLREDUCE, ALGO_RING, &seed, 16, 4 << 20), 30 * (5e-6 + 262144 / 200e9), 1e-12);
+	DBL_NEAR(t_link(OP_ALLREDUCE, ALGO_TREE, &seed, 16, 4 << 20), 8 * (5e-6 + 4194304 / 200e9), 1e-12);
 	/* the seed prints 189.3 µs and 207.8 µs for these two */
-	CHECK(fabs(ar_time(ALGO_RING, &seed, 16, 4 << 20) * 1e6 - 189.3) < 0.05);
-	CHECK(fabs(ar_time(ALGO_TREE, &seed, 16, 4 << 20) * 1e6 - 207.8) < 0.05);
+	CHECK(fabs(t_link(OP_ALLREDUCE, ALGO_RING, &seed, 16, 4 << 20) * 1e6 - 189.3) < 0.05);
+	CHECK(fabs(t_link(OP_ALLREDUCE, ALGO_TREE, &seed, 16, 4 << 20) * 1e6 - 207.8) < 0.05);
 }
 
 void test_model_other_algorithms(void)
@@ -30,21 +30,21 @@ void test_model_other_algorithms(void)
 	const double S = 1e6;
 
 	/* dbtree: 2⌈log2 8⌉α + 2S/β = 30 µs + 10 µs */
-	DBL_NEAR(ar_time(ALGO_DBTREE, &seed, 8, S), 40e-6, 1e-12);
+	DBL_NEAR(t_link(OP_ALLREDUCE, ALGO_DBTREE, &seed, 8, S), 40e-6, 1e-12);
 	/* n = 5: ⌈log2 5⌉ = 3 */
-	DBL_NEAR(ar_time(ALGO_DBTREE, &seed, 5, S), 6 * 5e-6 + 10e-6, 1e-12);
+	DBL_NEAR(t_link(OP_ALLREDUCE, ALGO_DBTREE, &seed, 5, S), 6 * 5e-6 + 10e-6, 1e-12);
 	/* recursive doubling, power of two: 3(α + S/β) */
-	DBL_NEAR(ar_time(ALGO_RD, &seed, 8, S), 3 * (5e-6 + 5e-6), 1e-12);
+	DBL_NEAR(t_link(OP_ALLREDUCE, ALGO_RD, &seed, 8, S), 3 * (5e-6 + 5e-6), 1e-12);
 	/* p = 6: p' = 4, 2 steps + 2 extra = 4(α + S/β) */
-	DBL_NEAR(ar_time(ALGO_RD, &seed, 6, S), 4 * 10e-6, 1e-12);
+	DBL_NEAR(t_link(OP_ALLREDUCE, ALGO_RD, &seed, 6, S), 4 * 10e-6, 1e-12);
 	/* Rabenseifner, p = 8: 6α + 2·7/8·S/β = 30 µs + 8.75 µs */
-	DBL_NEAR(ar_time(ALGO_RABENSEIFNER, &seed, 8, S), 38.75e-6, 1e-12);
+	DBL_NEAR(t_link(OP_ALLREDUCE, ALGO_RABENSEIFNER, &seed, 8, S), 38.75e-6, 1e-12);
 	/* p = 6: (2·2 + 2)α + (2·3/4 + 2)S/β = 30 µs + 17.5 µs */
-	DBL_NEAR(ar_time(ALGO_RABENSEIFNER, &seed, 6, S), 47.5e-6, 1e-12);
+	DBL_NEAR(t_link(OP_ALLREDUCE, ALGO_RABENSEIFNER, &seed, 6, S), 47.5e-6, 1e-12);
 	/* p = 2: ring, rd and Rabenseifner coincide at α... */
-	DBL_NEAR(ar_time(ALGO_RABENSEIFNER, &seed, 2, S), 2 * 5e-6 + S / 200e9, 1e-12);
-	DBL_NEAR(ar_time(ALGO_RING, &seed, 2, S), 2 * 5e-6 + S / 200e9, 1e-12);
-	DBL_NEAR(ar_time(ALGO_RD, &seed, 2, S), 5e-6 + S / 200e9, 1e-12);
+	DBL_NEAR(t_link(OP_ALLREDUCE, ALGO_RABENSEIFNER, &seed, 2, S), 2 * 5e-6 + S / 200e9, 1e-12);
+	DBL_NEAR(t_link(OP_ALLREDUCE, ALGO_RING, &seed, 2, S), 2 * 5e-6 + S / 200e9, 1e-12);
+	DBL_NEAR(t_link(OP_ALLREDUCE, ALGO_RD, &seed, 2, S), 5e-6 + S / 200e9, 1e-12);
 }
 
 void test_model_gamma(void)
@@ -53,12 +53,12 @@ void test_model_gamma(void)
 	const double S = 1e6;
 
 	/* ring reduces (n-1)/n of the buffer: + 7/8 · 1e6 · 1e-10 = 87.5 µs */
-	DBL_NEAR(ar_time(ALGO_RING, &g, 8, S) - ar_time(ALGO_RING, &seed, 8, S), 87.5e-6, 1e-9);
+	DBL_NEAR(t_link(OP_ALLREDUCE, ALGO_RING, &g, 8, S) - t_link(OP_ALLREDUCE, ALGO_RING, &seed, 8, S), 87.5e-6, 1e-9);
 	/* recursive doubling reduces the whole buffer log2 p times */
-	DBL_NEAR(ar_time(ALGO_RD, &g, 8, S) - ar_time(ALGO_RD, &seed, 8, S), 3e-4, 1e-9);
+	DBL_NEAR(t_link(OP_ALLREDUCE, ALGO_RD, &g, 8, S) - t_link(OP_ALLREDUCE, ALGO_RD, &seed, 8, S), 3e-4, 1e-9);
 	/* reduce-scatter carries the ring's γ; all-gather none */
-	DBL_NEAR(rs_ring_time(&g, 8, S) - rs_ring_time(&seed, 8, S), 87.5e-6, 1e-9);
-	DBL_NEAR(ag_ring_time(&g, 8, S), ag_ring_time(&seed, 8, S), 1e-15);
+	DBL_NEAR(t_link(OP_REDUCESCATTER, ALGO_RING, &g, 8, S) - t_link(OP_REDUCESCATTER, ALGO_RING, &seed, 8, S), 87.5e-6, 1e-9);
+	DBL_NEAR(t_link(OP_ALLGATHER, ALGO_RING, &g, 8, S), t_link(OP_ALLGATHER, ALGO_RING, &seed, 8, S), 1e-15);
 }
 
 void test_model_limits(void)
@@ -68,12 +68,12 @@ void test_model_limits(void)
 
 	for (a = 0; a < ALGO_LINK_AR_COUNT; a++) {
 		/* one rank communicates nothing */
-		DBL_NEAR(ar_time((enum coll_algo)a, &seed, 1, 1e9), 0, 0);
+		DBL_NEAR(t_link(OP_ALLREDUCE, (enum coll_algo)a, &seed, 1, 1e9), 0, 0);
 		/* β → ∞ leaves the latency term alone */
-		CHECK(isfinite(ar_time((enum coll_algo)a, &fast, 8, 1e9)));
+		CHECK(isfinite(t_link(OP_ALLREDUCE, (enum coll_algo)a, &fast, 8, 1e9)));
 	}
-	DBL_NEAR(ar_time(ALGO_RING, &fast, 8, 1e9), 14 * 5e-6, 1e-12);
-	DBL_NEAR(ar_time(ALGO_TREE, &fast, 8, 1e9), 6 * 5e-6, 1e-12);
+	DBL_NEAR(t_link(OP_ALLREDUCE, ALGO_RING, &fast, 8, 1e9), 14 * 5e-6, 1e-12);
+	DBL_NEAR(t_link(OP_ALLREDUCE, ALGO_TREE, &fast, 8, 1e9), 6 * 5e-6, 1e-12);
 	INT_EQ(ceil_log2(1), 0);
 	INT_EQ(ceil_log2(2), 1);
 	INT_EQ(ceil_log2(5), 3);
@@ -91,8 +91,8 @@ void test_model_ring_halves(void)
 	unsigned long n;
 
 	for (n = 2; n < 300; n = n * 3 / 2 + 1)
-		DBL_NEAR(ar_time(ALGO_RING, &g, n, 123456789.0),
-			 rs_ring_time(&g, n, 123456789.0) + ag_ring_time(&g, n, 123456789.0), 1e-13);
+		DBL_NEAR(t_link(OP_ALLREDUCE, ALGO_RING, &g, n, 123456789.0),
+			 t_link(OP_REDUCESCATTER, ALGO_RING, &g, n, 123456789.0) + t_link(OP_ALLGATHER, ALGO_RING, &g, n, 123456789.0), 1e-13);
 }
 
 void test_model_properties(void)
@@ -108,7 +108,7 @@ void test_model_properties(void)
 			double S, prev = 0;
 
 			for (S = 1; S <= 1125899906842624.0; S *= 4) {
-				double t = ar_time((enum coll_algo)a, &seed, ranks[i], S);
+				double t = t_link(OP_ALLREDUCE, (enum coll_algo)a, &seed, ranks[i], S);
 				double busbw = S / t * busbw_factor(OP_ALLREDUCE, ranks[i]);
 
 				CHECK(isfinite(t) && t > 0);
@@ -119,7 +119,7 @@ void test_model_properties(void)
 			}
 		}
 	/* ring's busbw tends to β at large sizes */
-	DBL_NEAR(1125899906842624.0 / ar_time(ALGO_RING, &seed, 8, 1125899906842624.0) *
+	DBL_NEAR(1125899906842624.0 / t_link(OP_ALLREDUCE, ALGO_RING, &seed, 8, 1125899906842624.0) *
 		 busbw_factor(OP_ALLREDUCE, 8), 200e9, 1e-6);
 }
 
@@ -182,8 +182,8 @@ void test_crossover_closed_form(void)
 			INT_EQ(c.result, CROSS_FOUND);
 			DBL_NEAR(c.bytes, want, 1e-9);
 			INT_EQ(c.below, 1);   /* tree is faster below */
-			DBL_NEAR(ar_time(ALGO_RING, &links[i], n, c.bytes),
-				 ar_time(ALGO_TREE, &links[i], n, c.bytes), 1e-9);
+			DBL_NEAR(t_link(OP_ALLREDUCE, ALGO_RING, &links[i], n, c.bytes),
+				 t_link(OP_ALLREDUCE, ALGO_TREE, &links[i], n, c.bytes), 1e-9);
 		}
 }
 

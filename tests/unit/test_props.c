@@ -82,8 +82,8 @@ void test_props_time_finite_positive_monotone(void)
 			S1 = 1;  /* nothing to send and no latency: 0 s is right */
 		S2 = S1 * (1 + unit()) + (rnd() % 2 ? 1 : 0);
 		for (a = 0; a < ALGO_LINK_AR_COUNT; a++) {
-			double t1 = ar_time((enum coll_algo)a, &l, n, S1);
-			double t2 = ar_time((enum coll_algo)a, &l, n, S2);
+			double t1 = t_link(OP_ALLREDUCE, (enum coll_algo)a, &l, n, S1);
+			double t2 = t_link(OP_ALLREDUCE, (enum coll_algo)a, &l, n, S2);
 
 			if (!(isfinite(t1) && t1 > 0 && isfinite(t2) && t2 >= t1)) {
 				fprintf(stderr, "  %s n=%lu S=%.17g,%.17g alpha=%g beta=%g: "
@@ -105,7 +105,7 @@ void test_props_ring_is_rs_plus_ag(void)
 		unsigned long n = rnd_ranks();
 		double S = logu(1, 1125899906842624.0);
 
-		DBL_NEAR(ar_time(ALGO_RING, &l, n, S), rs_ring_time(&l, n, S) + ag_ring_time(&l, n, S),
+		DBL_NEAR(t_link(OP_ALLREDUCE, ALGO_RING, &l, n, S), t_link(OP_REDUCESCATTER, ALGO_RING, &l, n, S) + t_link(OP_ALLGATHER, ALGO_RING, &l, n, S),
 			 1e-14);
 	}
 }
@@ -128,7 +128,7 @@ void test_props_busbw_under_beta(void)
 		l.alpha = rnd() % 2 ? 0 : l.alpha;  /* α = 0 is the tightest case */
 		l.gamma = 0;
 		for (a = 0; a < sizeof(algos) / sizeof(algos[0]); a++) {
-			double t = ar_time(algos[a], &l, n, S);
+			double t = t_link(OP_ALLREDUCE, algos[a], &l, n, S);
 			double busbw = S / t * busbw_factor(OP_ALLREDUCE, n);
 
 			if (!(busbw <= l.beta * (1 + 1e-12))) {
@@ -167,8 +167,8 @@ void test_props_crossover_equal_cost(void)
 				if (c.result != CROSS_FOUND)
 					continue;
 				found++;
-				ta = ar_time((enum coll_algo)a, &l, n, c.bytes);
-				tb = ar_time((enum coll_algo)b, &l, n, c.bytes);
+				ta = t_link(OP_ALLREDUCE, (enum coll_algo)a, &l, n, c.bytes);
+				tb = t_link(OP_ALLREDUCE, (enum coll_algo)b, &l, n, c.bytes);
 				if (!(fabs(ta - tb) <= 1e-9 * fmax(ta, tb))) {
 					fprintf(stderr, "  %s/%s n=%lu: S*=%.17g: %.17g vs %.17g\n",
 						coll_algo_name((enum coll_algo)a), coll_algo_name((enum coll_algo)b),
@@ -196,7 +196,7 @@ void test_props_crossover_ring_tree_closed_form(void)
 		if (!(s >= CROSS_LO && s <= CROSS_HI) || l.gamma > 0)
 			continue;
 		checked++;
-		DBL_NEAR(ar_time(ALGO_RING, &l, n, s), ar_time(ALGO_TREE, &l, n, s), 1e-9);
+		DBL_NEAR(t_link(OP_ALLREDUCE, ALGO_RING, &l, n, s), t_link(OP_ALLREDUCE, ALGO_TREE, &l, n, s), 1e-9);
 		INT_EQ(crossover_allreduce(ALGO_RING, ALGO_TREE, &l, n, CROSS_LO, CROSS_HI, &c, &eb), 0);
 		CHECK(c.result == CROSS_FOUND);
 		DBL_NEAR(c.bytes, s, 1e-9);
@@ -275,7 +275,7 @@ void test_props_extremes_keep_precision(void)
 		for (r = 0; r < sizeof(ranks) / sizeof(ranks[0]); r++)
 			for (s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++)
 				for (a = 0; a < ALGO_LINK_AR_COUNT; a++) {
-					double t = ar_time((enum coll_algo)a, &links[k], ranks[r], sizes[s]);
+					double t = t_link(OP_ALLREDUCE, (enum coll_algo)a, &links[k], ranks[r], sizes[s]);
 					long double want = ref_time((enum coll_algo)a, &links[k],
 								    ranks[r], sizes[s]);
 					long double err = fabsl((long double)t - want);

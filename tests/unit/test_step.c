@@ -23,13 +23,13 @@ static int ring_coll(void *arg, enum coll_op op, unsigned long ranks, unsigned l
 	out->tier = "link";
 	switch (op) {
 	case OP_ALLREDUCE:
-		out->time_s = ar_time(ALGO_RING, &test_link, ranks, bytes);
+		out->time_s = t_link(OP_ALLREDUCE, ALGO_RING, &test_link, ranks, bytes);
 		break;
 	case OP_ALLGATHER:
-		out->time_s = ag_ring_time(&test_link, ranks, bytes);
+		out->time_s = t_link(OP_ALLGATHER, ALGO_RING, &test_link, ranks, bytes);
 		break;
 	case OP_REDUCESCATTER:
-		out->time_s = rs_ring_time(&test_link, ranks, bytes);
+		out->time_s = t_link(OP_REDUCESCATTER, ALGO_RING, &test_link, ranks, bytes);
 		break;
 	default:
 		out->time_s = 1;

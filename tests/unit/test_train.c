@@ -347,7 +347,7 @@ void test_zero_other_algorithm(void)
 	p.algo = ALGO_RABENSEIFNER;
 	zero_cost(&p, &seed_link, 16, 0, &z0);
 	zero_cost(&p, &seed_link, 16, 3, &z3);
-	DBL_NEAR(z0.comm_s, ar_time(ALGO_RABENSEIFNER, &seed_link, 16, 2e9), 1e-15);
+	DBL_NEAR(z0.comm_s, t_link(OP_ALLREDUCE, ALGO_RABENSEIFNER, &seed_link, 16, 2e9), 1e-15);
 	DBL_NEAR(z3.comm_s, 1.5 * z0.comm_s, 1e-12);
 }
 
