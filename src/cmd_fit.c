@@ -101,56 +101,6 @@ static const struct table res_table = {
 	res_cols, sizeof(res_cols) / sizeof(res_cols[0]), 0
 };
 
-char *fit_preset_name_of(const char *path)
-{
-	const char *b = strrchr(path, '/');
-	char *name = xstrdup(b ? b + 1 : path);
-	size_t n = strlen(name);
-
-	if (n > 7 && !strcmp(name + n - 7, ".preset"))
-		name[n - 7] = '\0';
-	return name;
-}
-
-static void save(const char *path, const struct meas *m,
-		 const struct ab_fit *ab, const struct fit_model *fm, const struct holdout *h,
-		 int inplace, const char *name)
-{
-	char comment[1024], desc[512], lo[32], hi[32], a[32], b[32];
-	struct errbuf eb;
-	size_t k;
-	int len;
-
-	units_fmt_size(lo, sizeof(lo), m->rows[0].size);
-	units_fmt_size(hi, sizeof(hi), m->rows[m->n - 1].size);
-	snprintf(desc, sizeof(desc), "fitted to %s (%s, %lu ranks, %zu sizes %s to %s)",
-		 m->path, coll_op_name((enum coll_op)m->op), m->ranks, m->n, lo, hi);
-	units_fmt_time(a, sizeof(a), ab->alpha, 3);
-	units_fmt_rate(b, sizeof(b), ab->beta, 4);
-	len = snprintf(comment, sizeof(comment),
-		       "link preset written by 'commtime fit' from %s\n"
-		       "%s on %lu ranks, %s model, %s times\n"
-		       "alpha-beta: alpha %s, beta %s, rms relative error %.1f %%\n",
-		       m->path, coll_op_name((enum coll_op)m->op), m->ranks,
-		       coll_algo_name(fm->algo), inplace ? "in-place" : "out-of-place",
-		       a, b, 100 * ab->rms);
-	for (k = 0; k < fm->nreg && fm->nreg > 1 && len > 0 && (size_t)len < sizeof(comment); k++) {
-		units_fmt_size(lo, sizeof(lo), fm->reg[k].lo);
-		units_fmt_size(hi, sizeof(hi), fm->reg[k].hi);
-		units_fmt_time(a, sizeof(a), fm->reg[k].alpha, 3);
-		units_fmt_rate(b, sizeof(b), fm->reg[k].beta, 4);
-		len += snprintf(comment + len, sizeof(comment) - (size_t)len,
-				"regime %zu: %s to %s, alpha %s, beta %s\n", k + 1, lo, hi, a, b);
-	}
-	if (h && len > 0 && (size_t)len < sizeof(comment))
-		snprintf(comment + len, sizeof(comment) - (size_t)len,
-			 "held-out error: median %.1f %%, p90 %.1f %% (alpha-beta alone: "
-			 "%.1f %%, %.1f %%)\n", 100 * h->median, 100 * h->p90,
-			 100 * h->ab_median, 100 * h->ab_p90);
-	if (fit_preset_write(path, name, desc, comment, ab, fm, &eb) < 0)
-		die("%s", eb.msg);
-}
-
 /*
  * The machine's bandwidth for op on `ranks` ranks in the terms of the
  * fitted model's b·S/β, the prior of fit_opts.spec_beta: the tier model's
@@ -291,14 +241,7 @@ int cmd_fit(int argc, char **argv, struct ctx *ctx)
 		fo.switch_ranks = m.ranks;
 	}
 
-	S = xmalloc(m.n * sizeof(*S));
-	T = xmalloc(m.n * sizeof(*T));
-	for (i = 0; i < m.n; i++) {
-		S[i] = m.rows[i].size;
-		T[i] = ma.in_place ? m.rows[i].time_ip : m.rows[i].time;
-		if (isnan(T[i]))
-			die("%s:%d: no in-place time", m.path, m.rows[i].line);
-	}
+	fit_meas_rows(&m, ma.in_place, &S, &T);
 	if (fit_ab(S, T, m.n, &co, fo.robust, &ab, &eb) < 0 ||
 	    fit_model_fit(S, T, m.n, (enum coll_op)m.op, m.ranks, &fo, &fm, &eb) < 0)
 		die("%s: %s", m.path, eb.msg);
@@ -310,7 +253,7 @@ int cmd_fit(int argc, char **argv, struct ctx *ctx)
 		fit_model_from_link(&fab, (enum coll_op)m.op, fo.algo, m.ranks, &l);
 	}
 	if (save_path)
-		save(save_path, &m, &ab, &fm, holdout ? &h : NULL, ma.in_place, save_name);
+		fit_save_link(save_path, &m, &ab, &fm, holdout ? &h : NULL, ma.in_place, save_name);
 
 	o = ctx_out_open(ctx);
 	out_input_str(o, "file", "file", m.path);

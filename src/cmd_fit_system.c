@@ -264,7 +264,7 @@ int fit_system(char **files, size_t nfiles, const char *check, const struct meas
 	struct meas *m = xmalloc(nall * sizeof(*m));
 	struct calib_log *one = xmalloc(nall * sizeof(*one)), *multi = xmalloc(nall * sizeof(*multi));
 	double **S = xmalloc(nall * sizeof(*S)), **T = xmalloc(nall * sizeof(*T));
-	size_t i, j, none = 0, nmulti = 0;
+	size_t i, none = 0, nmulti = 0;
 	struct calib_tier t;
 	struct calib_nic nic;
 	struct system cal;
@@ -273,14 +273,7 @@ int fit_system(char **files, size_t nfiles, const char *check, const struct meas
 
 	for (i = 0; i < nall; i++) {
 		meas_args_load(ma, i < nfiles ? files[i] : check, &m[i]);
-		S[i] = xmalloc(m[i].n * sizeof(double));
-		T[i] = xmalloc(m[i].n * sizeof(double));
-		for (j = 0; j < m[i].n; j++) {
-			S[i][j] = m[i].rows[j].size;
-			T[i][j] = ma->in_place ? m[i].rows[j].time_ip : m[i].rows[j].time;
-			if (isnan(T[i][j]))
-				die("%s:%d: no in-place time", m[i].path, m[i].rows[j].line);
-		}
+		fit_meas_rows(&m[i], ma->in_place, &S[i], &T[i]);
 		if (i < nfiles) {
 			struct calib_log l = { .size = S[i], .time = T[i], .n = m[i].n,
 					       .op = (enum coll_op)m[i].op, .algo = fo->algo,

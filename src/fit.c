@@ -651,8 +651,16 @@ void fit_model_range(const struct fit_model *m, enum coll_op op, unsigned long r
 	double kap[2] = { m->base_steps, m->base_steps }, a0 = 0;
 	struct coeffs c0;
 	struct errbuf eb;
-	int corner;
+	int corner, known = 0, spread;
+	size_t k;
 
+	for (k = 0; k < m->nreg; k++)
+		known |= isfinite(m->reg[k].alpha_ci) || isfinite(m->reg[k].beta_ci);
+	/*
+	 * The spec's spread where no fit measured the run: a model without
+	 * intervals (a link preset), or a fit carried to another rank count.
+	 */
+	spread = !known || ranks != m->ranks;
 	if (m->base_steps > 0 && ranks != m->ranks) {
 		kap[0] = FIT_BASE_STEPS_LO;
 		kap[1] = FIT_BASE_STEPS_HI;
@@ -661,11 +669,11 @@ void fit_model_range(const struct fit_model *m, enum coll_op op, unsigned long r
 		a0 = c0.a;
 	*lo = INFINITY;
 	*hi = -INFINITY;
-	for (corner = 0; corner < 8; corner++) {
+	for (corner = 0; corner < (spread ? 32 : 8); corner++) {
 		struct fit_model c = *m;
 		int sk = corner & 1, sa = (corner >> 1) & 1, sb = (corner >> 2) & 1;
+		int xa = (corner >> 3) & 1, xb = (corner >> 4) & 1;
 		double t;
-		size_t k;
 
 		c.base_steps = kap[sk];
 		for (k = 0; k < c.nreg; k++) {
@@ -678,6 +686,10 @@ void fit_model_range(const struct fit_model *m, enum coll_op op, unsigned long r
 			if (m->base_steps > 0)
 				r->alpha *= (m->base_steps + a0) / (kap[sk] + a0);
 			r->beta = sb ? r->beta + db : fmax(r->beta - db, r->beta / 100);
+			if (spread) {
+				r->alpha *= xa ? FIT_SPEC_ALPHA_SPREAD : 1 / FIT_SPEC_ALPHA_SPREAD;
+				r->beta *= xb ? FIT_SPEC_BETA_HI : FIT_SPEC_BETA_LO;
+			}
 		}
 		t = fit_model_time(&c, op, ranks, bytes);
 		*lo = fmin(*lo, t);

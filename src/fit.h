@@ -190,12 +190,29 @@ double fit_model_time(const struct fit_model *m, enum coll_op op,
 		      unsigned long ranks, double bytes);
 
 /*
+ * The spread of a spec (models/fit.md, "Ranges"), for a prediction no fit
+ * measured.  Bandwidth: NCCL's model, from public specifications alone,
+ * was off by −17.5 % to +35.5 % in large-message bus bandwidth on 11
+ * public nccl-tests logs (models/nccl.md, "Accuracy"), so the measured
+ * bandwidth lies between 1/1.355 = 0.738 and 1/0.825 = 1.212 of the
+ * predicted one.  Per-step latency: NCCL's ring latencies per step differ
+ * by a factor of 5.7 between its LL and Simple protocols (hwLat 0.6 and
+ * 3.4 µs on NVLink, 1.0 and 5.7 µs on PCIe, NVIDIA/nccl
+ * src/graph/tuning.cc), so one α is taken within √5.7 = 2.39 either way.
+ */
+#define FIT_SPEC_BETA_LO 0.738
+#define FIT_SPEC_BETA_HI 1.212
+#define FIT_SPEC_ALPHA_SPREAD 2.39
+
+/*
  * The band around fit_model_time (models/fit.md, "Ranges"): the least and
  * the greatest time over the corners of every regime's 95 % intervals
  * (α_k ± δα_k, β_k ± δβ_k) and, at a rank count other than the fit's, of
  * κ from FIT_BASE_STEPS_LO to FIT_BASE_STEPS_HI.  A β whose interval
- * reaches 0 is taken down to β/100.  Without intervals (a link preset, an
- * exact fit) the band is the prediction itself.
+ * reaches 0 is taken down to β/100.  Where no fit measured the run — a
+ * model without intervals (a link preset), or a fit carried to another
+ * rank count — the corners also take the spec's spread: α_k times or
+ * divided by FIT_SPEC_ALPHA_SPREAD, β_k times FIT_SPEC_BETA_LO or _HI.
  */
 void fit_model_range(const struct fit_model *m, enum coll_op op, unsigned long ranks,
 		     double bytes, double *lo, double *hi);

@@ -3,12 +3,28 @@
 
 /*
  * The parts of `commtime fit` that live in files of their own:
- * cmd_fit.c parses the options and reports a plain fit, cmd_fit_system.c
- * calibrates a system, cmd_fit_figure.c draws the fit.
+ * cmd_fit.c parses the options and reports a plain fit, cmd_fit_io.c reads
+ * the rows and saves the link, cmd_fit_system.c calibrates a system,
+ * cmd_fit_figure.c draws the fit.
  */
 #include "cli.h"
 #include "fit.h"
 #include "measure.h"
+
+/*
+ * The sizes (B) and times (s; the in-place ones with in_place) of m, in
+ * new arrays; dies with "file:line: no in-place time" where one is missing.
+ */
+void fit_meas_rows(const struct meas *m, int in_place, double **S, double **T);
+
+/*
+ * Save a plain fit as a link preset (fit_preset_write) named `name` at
+ * path, with where it came from as comments (h: NULL without --holdout).
+ * Dies on error.
+ */
+void fit_save_link(const char *path, const struct meas *m, const struct ab_fit *ab,
+		   const struct fit_model *fm, const struct holdout *h, int inplace,
+		   const char *name);
 
 /* Base name of path without directories and without ".preset" (malloc'd). */
 char *fit_preset_name_of(const char *path);

@@ -449,7 +449,12 @@ void test_fit_rel_err(void)
  * band is (2 + 2)·(1 ± 0.1) µs = 3.6 to 4.4 µs; at 4 ranks (a = 6) κ
  * spreads from 1.5 to 2.5, the latency c = 4 µs at 2 ranks splitting into
  * α = c/(κ + 2), so the 4-rank latency c·(κ + 6)/(κ + 2) falls with κ:
- * low (2.5 + 6)·0.9·4/4.5 µs, high (1.5 + 6)·1.1·4/3.5 µs.
+ * (2.5 + 6)·0.9·4/4.5 µs to (1.5 + 6)·1.1·4/3.5 µs, and there, carried
+ * to a rank count no fit measured, the spec's spread of α (÷ and × 2.39)
+ * widens it to 6.8/2.39 = 2.845 µs and 9.4286·2.39 = 22.53 µs.  A link
+ * preset (no intervals) gets the spec's spread at any rank count: at 2
+ * ranks and 1 GB, 4 µs/2.39 + 1e9/(10e9·1.212) to 4 µs·2.39 +
+ * 1e9/(10e9·0.738).
  */
 void test_fit_model_range(void)
 {
@@ -467,12 +472,18 @@ void test_fit_model_range(void)
 	DBL_NEAR(lo, 3.6e-6, 1e-12);
 	DBL_NEAR(hi, 4.4e-6, 1e-12);
 	fit_model_range(&m, OP_ALLREDUCE, 4, 0, &lo, &hi);
-	DBL_NEAR(lo, 8.5 * 0.9e-6 * 4 / 4.5, 1e-12);
-	DBL_NEAR(hi, 7.5 * 1.1e-6 * 4 / 3.5, 1e-12);
+	DBL_NEAR(lo, 8.5 * 0.9e-6 * 4 / 4.5 / 2.39, 1e-12);
+	DBL_NEAR(hi, 7.5 * 1.1e-6 * 4 / 3.5 * 2.39, 1e-12);
 	/* Large S on 2 ranks: S/β with β from 9 to 11 GB/s. */
 	fit_model_range(&m, OP_ALLREDUCE, 2, 1e9, &lo, &hi);
 	DBL_NEAR(lo, 3.6e-6 + 1e9 / 11e9, 1e-12);
 	DBL_NEAR(hi, 4.4e-6 + 1e9 / 9e9, 1e-12);
+	/* A link preset: no intervals, κ = 0. */
+	m.base_steps = 0;
+	m.reg[0] = (struct regime){ 2e-6, 1e10, 0, 0, 0, NAN, NAN };
+	fit_model_range(&m, OP_ALLREDUCE, 2, 1e9, &lo, &hi);
+	DBL_NEAR(lo, 4e-6 / 2.39 + 1e9 / (10e9 * 1.212), 1e-12);
+	DBL_NEAR(hi, 4e-6 * 2.39 + 1e9 / (10e9 * 0.738), 1e-12);
 }
 
 /* A stand-in for NCCL's model: LL below 100 000 B, Simple from there. */
