@@ -72,7 +72,7 @@ static void prediction_series(const struct comparison *c, struct panel *p, const
 		return;
 	}
 	for (j = 0; j <= 160; j++) {
-		double S = lo * pow(hi / lo, j / 160.0), t = cmp_predict(c, S, NULL);
+		double S = plot_log_point(lo, hi, j, 160), t = cmp_predict(c, S, NULL);
 
 		plot_xy(s, S, factor > 0 ? S / t * factor : t);
 	}
@@ -148,12 +148,7 @@ void compare_figure(const struct comparison *c)
 
 	/* Left: time. */
 	snprintf(text, sizeof(text), "time of one %s", op);
-	p = plot_add_panel(&f, text, "message size", "time");
-	p->xaxis = AX_SIZE;
-	p->yaxis = AX_TIME;
-	p->logx = p->logy = 1;
-	p->xmin = lo;
-	p->xmax = hi;
+	p = plot_add_time_panel(&f, text, "message size", "time", lo, hi);
 	if (draw_pred)
 		prediction_series(c, p, pred, lo, hi, 0);
 	snprintf(meas, sizeof(meas), "measured (%s)", c->in_place ? "in-place" : "out-of-place");

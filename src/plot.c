@@ -106,6 +106,19 @@ struct panel *plot_add_busbw_panel(struct figure *f, const char *title, const ch
 	return p;
 }
 
+struct panel *plot_add_time_panel(struct figure *f, const char *title, const char *xlabel,
+				  const char *ylabel, double lo, double hi)
+{
+	struct panel *p = plot_add_panel(f, title, xlabel, ylabel);
+
+	p->xaxis = AX_SIZE;
+	p->yaxis = AX_TIME;
+	p->logx = p->logy = 1;
+	p->xmin = lo;
+	p->xmax = hi;
+	return p;
+}
+
 double plot_log_point(double lo, double hi, size_t j, size_t n)
 {
 	return lo * pow(hi / lo, (double)j / (double)n);

@@ -111,6 +111,13 @@ void plot_release(struct figure *f);
 struct panel *plot_add_busbw_panel(struct figure *f, const char *title, const char *xlabel,
 				   const char *ylabel, double lo, double hi);
 
+/*
+ * A panel of the time of one collective against message size, both on
+ * log axes: x the size in bytes from lo to hi (binary units), y a time.
+ */
+struct panel *plot_add_time_panel(struct figure *f, const char *title, const char *xlabel,
+				  const char *ylabel, double lo, double hi);
+
 /* The j-th of n + 1 points spaced evenly on a log axis from lo to hi (> 0): lo·(hi/lo)^(j/n). */
 double plot_log_point(double lo, double hi, size_t j, size_t n);
 
