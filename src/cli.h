@@ -134,11 +134,12 @@ struct meas_args {
 	OPT_CALLBACK_("ranks", "N", &(m)->ranks, opt_cb_count2, \
 		      "rank count (default: the log's '# Rank' lines)"), \
 	{ .type = OPT_CALLBACK, .long_name = "algo", .argh = "NAME", .value = &(m)->algo, \
-	  .cb = opt_cb_meas_algo, .complete = "ring tree dbtree rd rabenseifner nvls nvlstree " \
+	  .cb = opt_cb_meas_algo, .complete = "ring tree dbtree rd rabenseifner hier nvls nvlstree " \
 	  "collnet pat", \
 	  .help = "algorithm of the model (default ring): tree, dbtree, rd,\n" \
 		  "rabenseifner for all-reduce on a link; on a system NCCL's\n" \
-		  "ring, tree, nvls, nvlstree, collnet, pat" }, \
+		  "ring, tree, nvls, nvlstree, collnet, pat (--model tiers:\n" \
+		  "ring, hier)" }, \
 	OPT_FLAG_("in-place", &(m)->in_place, "use the in-place times instead of the out-of-place ones")
 
 /*
