@@ -841,7 +841,7 @@ void ctx_explain(const struct ctx *ctx, struct out *o, enum coll_op op,
 	struct group g = { ranks, 0 };
 	struct nccl_tune t;
 	struct nccl_choice c[6];
-	struct nccl_term terms[32];
+	struct nccl_term terms[48];
 	struct errbuf eb;
 	char sz[32], tm[32], bw[32];
 	int f = nccl_func_of(op), k, n, i;
@@ -870,7 +870,7 @@ void ctx_explain(const struct ctx *ctx, struct out *o, enum coll_op op,
 	out_text(o, "explain: %s of %s on %lu ranks (%d node%s): NCCL chooses %s/%s, %s",
 		 coll_op_name(op), sz, ranks, t.nodes, t.nodes == 1 ? "" : "s",
 		 nccl_algo_name(c[0].algo), nccl_proto_name(c[0].proto), tm);
-	n = nccl_terms(&t, &ctx->nccl.params, f, c[0].algo, c[0].proto, bytes, terms, 32);
+	n = nccl_terms(&t, &ctx->nccl.params, f, c[0].algo, c[0].proto, bytes, terms, 48);
 	for (i = 0; i < n; i++)
 		out_text(o, "  %-36s %10.4g %-5s %s", terms[i].name, terms[i].value,
 			 terms[i].unit, terms[i].source);

@@ -27,6 +27,7 @@ static const struct {
 	{ "link",     "beta",      0, Q_RATE,   "B/s" },
 	{ "link",     "beta_line", 0, Q_RATE,   "B/s" },
 	{ "link",     "gamma",     0, Q_NUMBER, "s/B" },
+	{ "system",   "net_latency", 0, Q_TIME, "s" },
 	{ "workload", "layers",    1, Q_COUNT,  "count" },
 	{ "workload", "hidden",    1, Q_COUNT,  "count" },
 	{ "workload", "heads",     1, Q_COUNT,  "count" },
@@ -203,6 +204,9 @@ static void show_system(const struct ctx *ctx, struct out *o, const struct prese
 		show_tier(o, "inter", s.nics_per_node, &s.inter);
 		units_fmt_rate(rate, sizeof(rate), s.nics_per_node * s.inter.beta_line, 4);
 		out_text(o, "  NICs per node together: %s line rate", rate);
+		units_fmt_time(rate, sizeof(rate), s.net_latency_s, 3);
+		out_text(o, "  nic_ports %u, net_latency %s (model nccl)",
+			 s.nic_ports ? s.nic_ports : 1, rate);
 	} else {
 		out_text(o, "  inter: none (one node only)");
 	}

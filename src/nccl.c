@@ -440,6 +440,14 @@ int nccl_tune_init(struct nccl_tune *t, const struct nccl_params *p,
 	t->comm_channels = 2 * t->graph[NCCL_RING].nchannels;
 	if (t->comm_channels > 64)
 		t->comm_channels = 64;
+	/* NVLS runs its own CTAs: 16 on sm90, 24 (one node) or 32 on sm100
+	 * (transport/nvls.cc:155-157, 207-214). */
+	if (t->graph[NCCL_NVLS].nchannels > 0)
+		t->nvls_channels = m->sm >= 100 ? (nodes > 1 ? 32 : 24) : 16;
+	/* Ring/Simple starts 256 threads when the ring is no faster than
+	 * PCI_BW, 12 GB/s (tuning.cc:244-247, topo.h:25), else 512. */
+	t->ring_simple_threads = t->graph[NCCL_RING].bw_intra * t->graph[NCCL_RING].nchannels <= 12.0 ?
+				 256 : 512;
 	idx2 = nodes <= 2 ? nodes - 1 : 2;                  /* tuning.cc:267 */
 	idx1 = nodes == 1 ? arch : m->cpu == NCCL_CPU_AMD ? 1 : 0;   /* tuning.cc:269-271 */
 	ppn = (double)ranks / nodes;                        /* tuning.cc:281 */
@@ -596,6 +604,120 @@ double nccl_time(const struct nccl_tune *t, const struct nccl_params *p,
 	return us * 1e-6;
 }
 
+/* NCCL_MAX_NTHREADS, NCCL_LL_MAX_NTHREADS, NCCL_LL128_MAX_NTHREADS (device.h:93-114) */
+static int S_threads(const struct nccl_tune *t, enum nccl_algo a, enum nccl_proto pr)
+{
+	if (a == NCCL_NVLS || a == NCCL_NVLS_TREE)
+		return 640;                                   /* tuning.cc:250-252 */
+	if (pr == NCCL_LL)
+		return 512;                                   /* tuning.cc:253-254 */
+	if (pr == NCCL_LL128)
+		return 640;                                   /* tuning.cc:255-257 */
+	return a == NCCL_RING ? t->ring_simple_threads : 512;  /* tuning.cc:244-249 */
+}
+
+double nccl_run_time(const struct nccl_tune *t, const struct nccl_params *p,
+		     enum nccl_func f, enum nccl_algo a, enum nccl_proto pr,
+		     double bytes, struct nccl_run *r)
+{
+	struct nccl_run run;
+	double lat, bw, traffic, per_channel;
+	int nvls = a == NCCL_NVLS || a == NCCL_NVLS_TREE, nc, used;
+
+	memset(&run, 0, sizeof run);
+	run.tune_s = nccl_time(t, p, f, a, pr, bytes, &lat, &bw);
+	if (run.tune_s < 0 || t->ranks <= 1) {
+		if (r)
+			*r = run;
+		return run.tune_s;
+	}
+	run.lat_s = lat;
+	run.bw_Bps = bw;
+	run.threads = S_threads(t, a, pr);
+
+	/* Channels: NVLS runs comm->nvlsChannels CTAs; ring and tree start
+	 * from comm->nChannels and drop one while S < nc × threads ×
+	 * threadThreshold (enqueue.cc:2070-2097), the threshold being 8 bytes
+	 * per thread for LL (times the ranks on the ring) and LL128, 64 for
+	 * Simple (comm.h:49-51, tuning.cc:589-593). */
+	if (nvls) {
+		nc = t->nvls_channels > 0 ? t->nvls_channels : t->graph[a].nchannels;
+		run.channels = run.channels_algo = nc;
+	} else {
+		double thr = pr == NCCL_SIMPLE ? 64 : 8;
+		if (a == NCCL_RING && pr == NCCL_LL)
+			thr *= t->ranks;
+		nc = run.channels = t->comm_channels > 0 ? t->comm_channels : 1;
+		while (nc >= 2 && bytes < (double)nc * run.threads * thr)
+			nc--;
+		run.channels_algo = nc;
+	}
+	/* The planner gives each channel at least 32 KiB of traffic
+	 * (MinTrafficPerChannel, enqueue.cc:585, 655-663): traffic is 2 S for
+	 * all-reduce, S otherwise as nccl-tests counts S (enqueue.cc:91-102),
+	 * and four times that for LL, whose lines carry half data
+	 * (enqueue.cc:658). */
+	traffic = bytes * (f == NCCL_ALLREDUCE ? 2 : 1) * (pr == NCCL_LL ? 4 : 1);
+	used = (int)ceil(traffic / 32768.0);
+	if (used > nc)
+		used = nc;
+	if (used < 1)
+		used = 1;
+	run.channels_used = used;
+	/* The tuning bandwidth is that of every channel; the run has `used`. */
+	run.xfer_s = bytes / (bw * used / run.channels);
+
+	/* Store-and-forward pipeline of NVLS and NVLSTree (Simple only):
+	 * each channel moves loops of nHeads chunks (enqueue.cc:2333-2355,
+	 * 2361), a chunk is nvlsChunkSize, 128 KiB (nvls.cc:160), capped for
+	 * NVLSTree at nvlsTreeMaxChunkSize (64 KiB from 4 nodes on,
+	 * nvls.cc:226-229), and halved for small channels
+	 * (enqueue.cc:2260-2286, with the bytes of one channel:
+	 * enqueue.cc:725-737).  A loop crosses the reduction into the heads
+	 * and the multicast back (2 stages), and NVLSTree the network tree up
+	 * and down between them (2 log2(nodes) more); the first loop crosses
+	 * them before the stream flows.  Ring's chunks are the steps its
+	 * latency term already counts; Tree's mid-size shortfall is what
+	 * NCCL's treeCorrectionFactor stands for; LL and LL128 forward line
+	 * by line. */
+	per_channel = bytes / used;
+	if (nvls && pr == NCCL_SIMPLE) {
+		double chunk = 131072, ops = t->graph[NCCL_NVLS].nchannels;   /* nHeads */
+		if (a == NCCL_NVLS) {
+			if (per_channel < 64 * ops * chunk && chunk > 65536)
+				chunk = 65536;
+			if (per_channel < 8 * ops * chunk && chunk > 32768)
+				chunk = 32768;
+			if (per_channel < 2 * ops * chunk && chunk > 16384)
+				chunk = 16384;
+			run.stages = 2;
+		} else {
+			if (t->nodes >= 4)
+				chunk = 65536;
+			if (per_channel < 32 * ops * chunk && chunk > 262144)
+				chunk = 262144;
+			if (per_channel < 16 * ops * chunk && chunk > 131072)
+				chunk = 131072;
+			if (per_channel < 4 * ops * chunk && chunk > 65536)
+				chunk = 65536;
+			if (per_channel < 1 * ops * chunk && chunk > 32768)
+				chunk = 32768;
+			run.stages = 2 + 2 * S_log2i((unsigned long long)t->nodes);
+		}
+		run.chunk_B = chunk;
+		run.chunks_per_loop = (int)ops;
+		/* The head stages move one chunk per loop (device/all_reduce.h:
+		 * 448-454 and 588-631, a chunk at headRank): a chunk (no more
+		 * than a head's share of the channel) crosses each stage in
+		 * no less than chunk / (bw per channel). */
+		run.fill_s = (run.stages - 1) * S_min(chunk, per_channel / ops) / (bw / run.channels);
+	}
+	run.time_s = lat + run.xfer_s + run.fill_s;
+	if (r)
+		*r = run;
+	return run.time_s;
+}
+
 int nccl_rank(const struct nccl_tune *t, const struct nccl_params *p,
 	      enum nccl_func f, double bytes, struct nccl_choice *out, int max)
 {
@@ -718,6 +840,34 @@ int nccl_terms(const struct nccl_tune *t, const struct nccl_params *p,
 		TERM("ring plateau latency factor", t->arch < NCCL_AMPERE ? 1.9 : 1.4, "",
 		     "tuning.cc:647-650");
 	TERM("latency", lat * 1e6, "us", "base + steps x per-step latencies");
+	{
+		struct nccl_run r;
+		int nvls = a == NCCL_NVLS || a == NCCL_NVLS_TREE;
+		nccl_run_time(t, p, f, a, pr, bytes, &r);
+		TERM("tuning time (the choice)", r.tune_s * 1e6, "us",
+		     "tuning.cc:630-655, latency + S / bandwidth");
+		TERM("CTAs the bandwidth stands for", r.channels, "",
+		     nvls ? "transport/nvls.cc:155-157, 207-214 (nvlsChannels)"
+			  : "comm->nChannels: the ring channels, doubled");
+		if (!nvls) {
+			TERM("threads per CTA", r.threads, "", "tuning.cc:244-257, device.h:93-114");
+			TERM("CTAs after the size check", r.channels_algo, "",
+			     "enqueue.cc:2092-2097, thresholds comm.h:49-51, tuning.cc:589-593");
+		}
+		TERM("CTAs given work", r.channels_used, "",
+		     "enqueue.cc:585, 655-663: 32 KiB of traffic per CTA at least");
+		TERM("transfer on those CTAs", r.xfer_s * 1e6, "us", "S / (bandwidth x used / CTAs)");
+		if (r.stages) {
+			TERM("chunk per head", r.chunk_B / 1024, "KiB",
+			     "nvls.cc:160, 226-229; enqueue.cc:2260-2286");
+			TERM("pipeline stages", r.stages, "", a == NCCL_NVLS ?
+			     "device/all_reduce.h:390-458 (reduce into the heads, multicast)" :
+			     "device/all_reduce.h:527-635 (NVLS reduce, tree up and down, multicast)");
+			TERM("pipeline fill", r.fill_s * 1e6, "us",
+			     "(stages - 1) x chunk / bandwidth per CTA");
+		}
+		TERM("predicted run time", r.time_s * 1e6, "us", "latency + transfer + fill");
+	}
 	return k < max ? k : max;
 }
 

@@ -97,6 +97,8 @@ struct nccl_tune {
 	double lat[NCCL_NFUNC][NCCL_NALGO][NCCL_NPROTO];  /* µs */
 	double bw[NCCL_NFUNC][NCCL_NALGO][NCCL_NPROTO];   /* GB/s of algorithm bandwidth; 0 = not usable */
 	int comm_channels;    /* comm->nChannels: twice the ring channels, at most 64 */
+	int nvls_channels;    /* comm->nvlsChannels: CTAs of NVLS and NVLSTree (0: no NVLS) */
+	int ring_simple_threads;  /* maxThreads[Ring][Simple]: 256 on a PCIe-speed ring, else 512 */
 	enum nccl_cpu cpu;
 	double net_latency;   /* µs: the network plugin's latency (nccl_machine) */
 };
@@ -159,6 +161,46 @@ struct nccl_choice {
  */
 int nccl_rank(const struct nccl_tune *t, const struct nccl_params *p,
 	      enum nccl_func f, double bytes, struct nccl_choice *out, int max);
+
+/*
+ * How NCCL runs one call of the pair it chose: the tuning model above
+ * (lat + S/bw) decides which pair, then the enqueue code decides how many
+ * channels (CTAs) run and in what chunks, and the kernel pipelines those
+ * chunks.  The predicted run time is
+ *
+ *   time = lat + S / (bw × used / channels) + fill
+ *
+ * with lat and bw of the tuning table (after its size corrections), used
+ * the channels that run at this size (enqueue.cc topoGetAlgoInfo and
+ * scheduleCollTasksToPlan), and fill the time the first chunk takes to
+ * cross the stages of a store-and-forward pipeline before the stream
+ * flows (Simple protocol of NVLS and NVLSTree; chunk sizes of enqueue.cc
+ * calcCollChunking).  models/nccl.md, "From the choice to the run".
+ */
+struct nccl_run {
+	double tune_s;       /* NCCL's tuning time, lat + S/bw: what the choice compares */
+	double lat_s;        /* latency term of the tuning table */
+	double bw_Bps;       /* algorithm bandwidth of the tuning table (all channels) */
+	int channels;        /* CTAs the tuning bandwidth stands for */
+	int threads;         /* threads per CTA NCCL starts with (maxThreads) */
+	int channels_algo;   /* CTAs left by topoGetAlgoInfo at this size */
+	int channels_used;   /* CTAs that get work (32 KiB of traffic at least each) */
+	double xfer_s;       /* S over the bandwidth of the channels used */
+	double chunk_B;      /* chunk per head and step (0: no store-and-forward fill) */
+	int chunks_per_loop; /* chunks a channel moves per loop (NVLS heads) */
+	int stages;          /* pipeline stages a loop crosses */
+	double fill_s;       /* (stages − 1) × one loop's time on one channel */
+	double time_s;       /* predicted run time */
+};
+
+/*
+ * The run of f, a, pr at `bytes` on t (see struct nccl_run).  Returns the
+ * predicted time in seconds, or a negative value when the pair is not
+ * usable; r (may be NULL) receives every term.
+ */
+double nccl_run_time(const struct nccl_tune *t, const struct nccl_params *p,
+		     enum nccl_func f, enum nccl_algo a, enum nccl_proto pr,
+		     double bytes, struct nccl_run *r);
 
 /*
  * The likely cause of a bus bandwidth well below what the model predicts,

@@ -183,9 +183,11 @@ static int S_coll(const struct cost_model *cm, enum coll_op op, enum coll_algo a
 				  "on %lu ranks (NCCL_ALGO/NCCL_PROTO exclude every usable pair)",
 				  coll_op_name(op), algo == ALGO_AUTO ? "" : " with ",
 				  algo == ALGO_AUTO ? "" : coll_algo_name(algo), g->ranks);
-	out->time_s = c.time_s;
+	/* NCCL chooses by its tuning table; the call then runs with the
+	 * channels and chunks its enqueue code sets (nccl_run_time). */
+	out->time_s = nccl_run_time(&t, &nc->params, f, c.algo, c.proto, bytes, NULL);
 	out->latency_s = c.lat_s;
-	out->bandwidth_s = c.time_s - c.lat_s;
+	out->bandwidth_s = out->time_s - c.lat_s;
 	out->algo = nccl_algo_to_coll(c.algo);
 	out->proto = (enum coll_proto)c.proto;   /* same order: LL, LL128, Simple */
 	return 0;

@@ -401,3 +401,111 @@ void test_nccl_nvlstree_correction_x86_only(void)
 	DBL_NEAR(bw_arm, t.bw[NCCL_ALLREDUCE][NCCL_NVLS_TREE][NCCL_SIMPLE] * 1e9, 1e-3);
 	DBL_NEAR(bw_x86, 0.5 * bw_arm, 1e-3);
 }
+
+void test_nccl_run_nvls_fill(void)
+{
+	/* 1 GiB all-reduce, one node of 8 H100, NVLS/Simple.  Tuning: 8 heads
+	 * × min(40 × 0.85 × 7/8 × 2, 60) = 476 GB/s bus, × 8/14 = 272 GB/s,
+	 * latency 25 µs.  The run: 16 CTAs (nvls.cc:155), all given work;
+	 * 64 MiB per CTA is not below 64 × 8 × 128 KiB, so the chunk stays
+	 * 128 KiB (enqueue.cc:2272); 2 stages, fill = 1 × 128 KiB / (272/16 GB/s). */
+	struct nccl_tune t = tune(&h100, 8, ~0u, ~0u);
+	struct nccl_run r;
+	double bw = 272e9, S = 1 << 30;
+	double want = 25e-6 + S / bw + 131072 / (bw / 16);
+
+	DBL_NEAR(nccl_run_time(&t, P, NCCL_ALLREDUCE, NCCL_NVLS, NCCL_SIMPLE, S, &r), want, 1e-9);
+	INT_EQ(r.channels, 16);
+	INT_EQ(r.channels_used, 16);
+	DBL_NEAR(r.chunk_B, 131072, 0);
+	INT_EQ(r.stages, 2);
+	DBL_NEAR(r.fill_s, 131072 / (bw / 16), 1e-9);
+	DBL_NEAR(r.tune_s, 25e-6 + S / bw, 1e-9);
+	/* 128 MiB: 8 MiB per CTA < 64 × 8 × 128 KiB: 64 KiB chunks */
+	nccl_run_time(&t, P, NCCL_ALLREDUCE, NCCL_NVLS, NCCL_SIMPLE, 128 << 20, &r);
+	DBL_NEAR(r.chunk_B, 65536, 0);
+}
+
+void test_nccl_run_nvlstree_fill(void)
+{
+	/* 16 MiB on 2 nodes of 8 H100, NVLSTree/Simple: 1 MiB per CTA;
+	 * 128 KiB chunks (the tree's cap is the chunk size below 4 nodes,
+	 * nvls.cc:226-227) halved to 64 KiB as 1 MiB < 4 × 8 × 128 KiB
+	 * (enqueue.cc:2284); stages: NVLS reduce, one tree level up and
+	 * down, multicast = 4; fill = 3 × 64 KiB / (bw / 16). */
+	struct nccl_tune t = tune(&h100, 16, ~0u, ~0u);
+	struct nccl_run r;
+	double bw = t.bw[NCCL_ALLREDUCE][NCCL_NVLS_TREE][NCCL_SIMPLE] * 1e9;
+	double S = 16 << 20;
+
+	CHECK(bw > 0);
+	nccl_run_time(&t, P, NCCL_ALLREDUCE, NCCL_NVLS_TREE, NCCL_SIMPLE, S, &r);
+	DBL_NEAR(r.chunk_B, 65536, 0);
+	INT_EQ(r.stages, 4);
+	DBL_NEAR(r.fill_s, 3 * 65536 / (bw / 16), 1e-9);
+	DBL_NEAR(r.time_s, r.lat_s + S / bw + r.fill_s, 1e-9);
+	/* 4 nodes: 64 KiB from the start (nvls.cc:226), 6 stages */
+	t = tune(&h100, 32, ~0u, ~0u);
+	nccl_run_time(&t, P, NCCL_ALLREDUCE, NCCL_NVLS_TREE, NCCL_SIMPLE, S, &r);
+	DBL_NEAR(r.chunk_B, 65536, 0);
+	INT_EQ(r.stages, 6);
+}
+
+void test_nccl_run_channels(void)
+{
+	/* 512 KiB, one node of 8 H100, Ring/Simple: 24 CTAs of 512 threads
+	 * (360 GB/s > PCI_BW); 524288 < nc × 512 × 64 while nc > 16: 16 CTAs
+	 * (enqueue.cc:2093); 1 MiB of traffic gives 32 cells, so all 16 get
+	 * work.  Ring/Simple: 56 µs + S / (205.71 GB/s × 16/24); no fill. */
+	struct nccl_tune t = tune(&h100, 8, ~0u, ~0u);
+	struct nccl_run r;
+	double bw = 360e9 * 8 / 14, S = 512 << 10;
+
+	DBL_NEAR(nccl_run_time(&t, P, NCCL_ALLREDUCE, NCCL_RING, NCCL_SIMPLE, S, &r),
+		 56e-6 + S / (bw * 16 / 24), 1e-9);
+	INT_EQ(r.channels, 24);
+	INT_EQ(r.threads, 512);
+	INT_EQ(r.channels_algo, 16);
+	INT_EQ(r.channels_used, 16);
+	DBL_NEAR(r.fill_s, 0, 0);
+	INT_EQ(r.stages, 0);
+	/* 64 KiB: the size check leaves 2 CTAs (65536 < 2 × 32768 is false);
+	 * 128 KiB of traffic would fill 4 */
+	nccl_run_time(&t, P, NCCL_ALLREDUCE, NCCL_RING, NCCL_SIMPLE, 64 << 10, &r);
+	INT_EQ(r.channels_algo, 2);
+	INT_EQ(r.channels_used, 2);
+	/* Tree/Simple at 1 MiB: 1048576 >= 24 × 512 × 64 and 2 MiB of
+	 * traffic is 64 cells: all 24 CTAs run, and the tree has no fill */
+	nccl_run_time(&t, P, NCCL_ALLREDUCE, NCCL_TREE, NCCL_SIMPLE, 1 << 20, &r);
+	INT_EQ(r.channels_used, 24);
+	DBL_NEAR(r.fill_s, 0, 0);
+}
+
+void test_nccl_run_small_keeps_choice(void)
+{
+	/* 8 B on one node of 8 H100: Ring/LL is chosen by the tuning (15.0
+	 * µs) and runs on one CTA (LL threshold 8 × 8 ranks per thread; 64 B
+	 * of LL traffic): 15.0 µs + 8 B / (80.57 GB/s / 24). */
+	struct nccl_tune t = tune(&h100, 8, ~0u, ~0u);
+	struct nccl_choice c[1];
+	struct nccl_run r;
+	double bw = 141e9 * 8 / 14;
+
+	nccl_rank(&t, P, NCCL_ALLREDUCE, 8, c, 1);
+	INT_EQ(c[0].algo, NCCL_RING);
+	INT_EQ(c[0].proto, NCCL_LL);
+	DBL_NEAR(nccl_run_time(&t, P, NCCL_ALLREDUCE, NCCL_RING, NCCL_LL, 8, &r),
+		 15.0e-6 + 8 / (bw / 24), 1e-9);
+	INT_EQ(r.channels_used, 1);
+	/* A ring no faster than PCI_BW starts 256 Simple threads
+	 * (tuning.cc:244-245): PCIe Gen3 through a host bridge, 1 × 10 GB/s */
+	{
+		struct nccl_machine l = { .sm = 89, .gpus_per_node = 4, .pcie_gen = 3,
+			.pcie_path = NCCL_PATH_PHB, .p2p = 1, .cpu = NCCL_CPU_INTEL };
+		t = tune(&l, 4, ~0u, ~0u);
+		nccl_run_time(&t, P, NCCL_ALLREDUCE, NCCL_RING, NCCL_SIMPLE, 1 << 20, &r);
+		INT_EQ(r.threads, 256);
+	}
+	/* an unusable pair stays unusable */
+	CHECK(nccl_run_time(&t, P, NCCL_ALLREDUCE, NCCL_NVLS, NCCL_SIMPLE, 1 << 20, &r) < 0);
+}
