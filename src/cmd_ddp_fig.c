@@ -35,6 +35,21 @@ static void S_rank_span(const struct dlist *ranks, double *lo, double *hi, int *
 		*hi = ceil(*hi + 0.2 * (*hi - *lo));
 }
 
+/* A panel over the rank counts [lo, hi], its y axis of kind y from 0. */
+static struct panel *S_rank_panel(struct figure *f, const char *title, const char *ylabel,
+				  enum plot_axis y, double lo, double hi, int logx)
+{
+	struct panel *pn = plot_add_panel(f, title, "ranks", ylabel);
+
+	pn->xaxis = AX_PLAIN;
+	pn->yaxis = y;
+	pn->logx = logx;
+	pn->xmin = lo;
+	pn->xmax = hi;
+	pn->ymin = 0;
+	return pn;
+}
+
 /* Without the compute time: the gradient all-reduce alone against ranks. */
 static void figure_comm(const struct ctx *ctx, const struct ddp_params *p,
 			const struct dlist *ranks)
@@ -54,13 +69,7 @@ static void figure_comm(const struct ctx *ctx, const struct ddp_params *p,
 		 coll_algo_name(p->algo), ctx_link_text(ctx, link, sizeof(link)));
 	f.title = xstrdup(title);
 	f.comment = xstrdup("commtime ddp: time of the gradient all-reduce against ranks");
-	pt = plot_add_panel(&f, NULL, "ranks", "time of the all-reduce");
-	pt->xaxis = AX_PLAIN;
-	pt->yaxis = AX_TIME;
-	pt->logx = logx;
-	pt->xmin = lo;
-	pt->xmax = hi;
-	pt->ymin = 0;
+	pt = S_rank_panel(&f, NULL, "time of the all-reduce", AX_TIME, lo, hi, logx);
 	comm = plot_add_series(pt, "all-reduce", PS_LINES);
 	comm->color = 0;
 	for (i = 0; i < n; i++) {
@@ -121,13 +130,7 @@ static void S_figure(const struct ctx *ctx, const struct ddp_params *p,
 	f.width = 1000;
 	f.height = 430;
 
-	pt = plot_add_panel(&f, "time of one training step", "ranks", "time per step");
-	pt->xaxis = AX_PLAIN;
-	pt->yaxis = AX_TIME;
-	pt->logx = logx;
-	pt->xmin = lo;
-	pt->xmax = hi;
-	pt->ymin = 0;
+	pt = S_rank_panel(&f, "time of one training step", "time per step", AX_TIME, lo, hi, logx);
 	/* Series first, pointers after: adding a series may move the others. */
 	plot_add_series(pt, "step", PS_LINES)->color = 6;
 	compute = plot_add_series(pt, "compute", PS_LINES);
@@ -144,14 +147,8 @@ static void S_figure(const struct ctx *ctx, const struct ddp_params *p,
 	comm = &pt->series[2];
 
 	/* the series arrays stay put when the panels move */
-	ps = plot_add_panel(&f, "communication share of the step", "ranks",
-			    "exposed all-reduce / step");
-	ps->xaxis = AX_PLAIN;
-	ps->yaxis = AX_PERCENT;
-	ps->logx = logx;
-	ps->xmin = lo;
-	ps->xmax = hi;
-	ps->ymin = 0;
+	ps = S_rank_panel(&f, "communication share of the step", "exposed all-reduce / step",
+			  AX_PERCENT, lo, hi, logx);
 	ps->key = xstrdup("bottom right");
 	share = plot_add_series(ps, NULL, PS_LINES);
 	share->color = 1;

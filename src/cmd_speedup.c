@@ -88,6 +88,17 @@ static void S_plot_curve(struct plot_series *s, double a, double lo, double hi, 
 	}
 }
 
+/* A series titled title (NULL: none) of the curve of a over [lo, hi]. */
+static void S_add_curve(struct panel *p, const char *title, int color, int dash, double a,
+			double lo, double hi, double ymax)
+{
+	struct plot_series *s = plot_add_series(p, title, PS_LINES);
+
+	s->color = color;
+	s->dash = dash;
+	S_plot_curve(s, a, lo, hi, ymax);
+}
+
 /*
  * The figure: speedup against ranks on log-log axes, the ideal speedup N
  * as a dashed line, one curve per ratio a with the asked rank counts
@@ -142,27 +153,17 @@ static void S_figure(const struct ctx *ctx, const char *title, const double *rat
 
 		if (nm) {
 			snprintf(text, sizeof(text), "fit: a = %.4g", a);
-			s = plot_add_series(p, text, PS_LINES);
-			s->color = color;
-			S_plot_curve(s, a, mlo, mhi, ymax);
+			S_add_curve(p, text, color, 0, a, mlo, mhi, ymax);
 			/* the extrapolation on either side, dashed */
-			s = plot_add_series(p, NULL, PS_LINES);
-			s->color = color;
-			s->dash = 1;
-			S_plot_curve(s, a, lo, mlo, ymax);
-			s = plot_add_series(p, NULL, PS_LINES);
-			s->color = color;
-			s->dash = 1;
-			S_plot_curve(s, a, mhi, hi, ymax);
+			S_add_curve(p, NULL, color, 1, a, lo, mlo, ymax);
+			S_add_curve(p, NULL, color, 1, a, mhi, hi, ymax);
 			s = plot_add_series(p, "measured X/X1", PS_POINTS);
 			s->color = 1;
 			for (i = 0; i < nm; i++)
 				plot_xy(s, mr[i], ms[i]);
 		} else {
 			snprintf(text, sizeof(text), "a = %.4g", a);
-			s = plot_add_series(p, text, PS_LINES);
-			s->color = color;
-			S_plot_curve(s, a, lo, hi, ymax);
+			S_add_curve(p, text, color, 0, a, lo, hi, ymax);
 			s = plot_add_series(p, NULL, PS_POINTS);
 			s->color = color;
 			for (i = 0; i < ranks->n; i++)

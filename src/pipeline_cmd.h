@@ -4,8 +4,8 @@
 /*
  * The parts of `commtime pipeline` that live in files of their own:
  * cmd_pipeline.c parses the options and writes the bubble table,
- * cmd_pipeline_sched.c the simulated schedule (--timeline) and the
- * figures.
+ * cmd_pipeline_sched.c the simulated schedule (--timeline), and
+ * cmd_pipeline_fig.c the figures.
  */
 #include "cli.h"
 #include "pipeline.h"
@@ -37,6 +37,9 @@ struct pp_config pipeline_config_of(const struct pipeline_args *a, size_t i, siz
  * cols say so in their keys ("step_tf") and print as plain numbers.
  */
 void pipeline_cols_in_tf(struct column *cols, size_t n);
+
+/* A time for a line of text: "12.00 ms" (seconds), or "12 tf" in units of tf. */
+const char *pipeline_fmt_time(char *buf, size_t len, double x, int seconds);
 
 /*
  * The simulated schedule t of one configuration (r: its formula): a table
