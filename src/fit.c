@@ -308,6 +308,25 @@ static void S_bound(const double *size, const double *time, size_t n,
  */
 static int S_label(const struct fit_opts *o, double bytes);
 
+/*
+ * Narrow (lo, hi), where the protocol NCCL's model chooses is la at lo and
+ * another at hi, to the switch by bisection in log S: on return *lo still
+ * runs la and *hi, within 1e-9 of it, does not.
+ */
+static void S_switch_at(const struct fit_opts *o, int la, double *lo, double *hi)
+{
+	int it;
+
+	for (it = 0; it < 60 && *hi / *lo > 1 + 1e-9; it++) {
+		double mid = sqrt(*lo * *hi);
+
+		if (S_label(o, mid) == la)
+			*lo = mid;
+		else
+			*hi = mid;
+	}
+}
+
 static int S_base_and_bounds(const double *size, const double *time, size_t n,
 			     const struct coeffs *c, const struct fit_opts *o,
 			     struct fit_model *m, struct errbuf *eb)
@@ -339,19 +358,12 @@ static int S_base_and_bounds(const double *size, const double *time, size_t n,
 	 */
 	if (o->spec_beta > 0 && o->switches && m->nreg > 0 && m->nreg < FIT_REGIMES_MAX) {
 		double lo = size[n - 1], hi = 1099511627776.0;   /* 1 TiB */
-		int la = S_label(o, lo), lb = S_label(o, hi), it;
+		int la = S_label(o, lo), lb = S_label(o, hi);
 
 		if (la >= 0 && lb >= 0 && la != lb && lo < hi) {
 			struct regime *r = &m->reg[m->nreg];
 
-			for (it = 0; it < 60 && hi / lo > 1 + 1e-9; it++) {
-				double mid = sqrt(lo * hi);
-
-				if (S_label(o, mid) == la)
-					lo = mid;
-				else
-					hi = mid;
-			}
+			S_switch_at(o, la, &lo, &hi);
 			*r = m->reg[m->nreg - 1];
 			r->lo = r->hi = hi;
 			r->beta = o->spec_beta;
@@ -448,18 +460,11 @@ static void S_switch_edges(const struct fit_opts *o, struct fit_model *m)
 
 	for (k = 0; k + 1 < m->nreg; k++) {
 		double lo = m->reg[k].hi, hi = m->reg[k + 1].lo;
-		int la = S_label(o, lo), lb = S_label(o, hi), it;
+		int la = S_label(o, lo), lb = S_label(o, hi);
 
 		if (la == lb || la < 0 || lb < 0)
 			continue;
-		for (it = 0; it < 60 && hi / lo > 1 + 1e-9; it++) {
-			double mid = sqrt(lo * hi);
-
-			if (S_label(o, mid) == la)
-				lo = mid;
-			else
-				hi = mid;
-		}
+		S_switch_at(o, la, &lo, &hi);
 		m->reg[k].hi = lo;
 		m->reg[k + 1].lo = hi;
 	}

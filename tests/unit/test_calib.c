@@ -178,3 +178,40 @@ void test_calib_tier_base(void)
 	/* One rank: no call, no base. */
 	DBL_NEAR(cost_time(&m, OP_ALLREDUCE, ALGO_RING, 1, 1e9), 0, 0);
 }
+
+/*
+ * Both tiers from exact logs of one node (4 and 8 ranks) and of two (16
+ * ranks): L0 = 6 µs, α_i = 3 µs, β_i = 300 GB/s; α_e = 8 µs, β_e = 30 GB/s
+ * per port (8 ports: 240 GB/s, the slower).  One node, ring:
+ * T = 6 + 2(n−1)·3 µs + 2(n−1)/n·S/300 GB/s; two nodes, models/system.md's
+ * ring: T = 6 + 2·14·3 + 2·1·8 µs + 1.875·S/240 GB/s = 106 µs + ....
+ */
+void test_calib_both_tiers(void)
+{
+	struct system s = S_h100();
+	double S[14], T4[14], T8[14], T16[14];
+	struct calib_log one[2], two;
+	struct calib_tier t;
+	struct calib_nic nic;
+	struct errbuf eb;
+	size_t i;
+
+	for (i = 0; i < 14; i++) {
+		S[i] = ldexp(1, 10 + 2 * (int)i);
+		T4[i] = 6e-6 + 6 * 3e-6 + 1.5 * S[i] / 300e9;
+		T8[i] = 6e-6 + 14 * 3e-6 + 1.75 * S[i] / 300e9;
+		T16[i] = 106e-6 + 1.875 * S[i] / 240e9;
+	}
+	one[0] = (struct calib_log){ S, T4, 14, OP_ALLREDUCE, ALGO_RING, 4 };
+	one[1] = (struct calib_log){ S, T8, 14, OP_ALLREDUCE, ALGO_RING, 8 };
+	two = (struct calib_log){ S, T16, 14, OP_ALLREDUCE, ALGO_RING, 16 };
+	INT_EQ(calib_tier_fit(one, 2, s.intra.beta_line, 0, &t, &eb), 0);
+	DBL_NEAR(t.base.value, 6e-6, 1e-6);
+	DBL_NEAR(t.alpha.value, 3e-6, 1e-6);
+	DBL_NEAR(t.beta.value, 300e9, 1e-6);
+	INT_EQ(calib_nic_fit(&two, 1, &s, &t, &nic, &eb), 0);
+	DBL_NEAR(nic.alpha.value, 8e-6, 1e-6);
+	DBL_NEAR(nic.beta.value, 30e9, 1e-6);
+	INT_EQ(nic.beta.source, CALIB_FIT);
+	DBL_NEAR(t.beta.value, 300e9, 1e-6);   /* a calibrated intra tier stays */
+}
