@@ -274,6 +274,8 @@ int fit_system(char **files, size_t nfiles, const char *check, const struct meas
 	for (i = 0; i < nall; i++) {
 		meas_args_load(ma, i < nfiles ? files[i] : check, &m[i]);
 		fit_meas_rows(&m[i], ma->in_place, &S[i], &T[i]);
+		if (system_check_ranks(s, m[i].ranks, &eb) < 0)
+			die("%s: %s", m[i].path, eb.msg);
 		if (i < nfiles) {
 			struct calib_log l = { .size = S[i], .time = T[i], .n = m[i].n,
 					       .op = (enum coll_op)m[i].op, .algo = fo->algo,
@@ -281,8 +283,6 @@ int fit_system(char **files, size_t nfiles, const char *check, const struct meas
 
 			if (system_nodes(s, m[i].ranks) == 1)
 				one[none++] = l;
-			else if (system_check_ranks(s, m[i].ranks, &eb) < 0)
-				die("%s: %s", m[i].path, eb.msg);
 			else
 				multi[nmulti++] = l;
 		}
