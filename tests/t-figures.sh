@@ -191,8 +191,9 @@ fi
 # an empty folder.  The figures take PNG, SVG and PDF in turn, so each
 # format is drawn by three figures and each figure twice: by commtime and
 # by its script alone.
-mkdir -p "$d/render"
+mkdir -p "$d/render" "$d/alone"
 figures >"$d/figures"
+: >"$d/alone/all.gp"
 k=0
 while read -r name args; do
 	case $((k % 3)) in 0) ext=png ;; 1) ext=svg ;; *) ext=pdf ;; esac
@@ -213,10 +214,19 @@ while read -r name args; do
 	check "$name: no absolute path in the script" not grep -q "$d" "$w/fig.gp"
 	mv "$w/fig.gp" "$d/alone/$name/"
 	check "$name: rendering leaves no temporary" no_temporaries "$w"
-	(cd "$d/alone/$name" && gnuplot fig.gp >/dev/null 2>err)
-	st=$?
-	check "$name: gnuplot fig.gp alone exits 0" [ "$st" = 0 ]
-	check "$name: gnuplot fig.gp alone is silent" empty "$d/alone/$name/err"
+	printf "print '== %s'\ncd '%s'\nload 'fig.gp'\nreset\ncd '..'\n" "$name" "$name" \
+		>>"$d/alone/all.gp"
+done <"$d/figures"
+# The scripts alone, in one gnuplot, each from its own folder; what it
+# says of each (an error stops it) follows the line printed before it.
+(cd "$d/alone" && gnuplot all.gp >/dev/null 2>all.err)
+k=0
+while read -r name args; do
+	case $((k % 3)) in 0) ext=png ;; 1) ext=svg ;; *) ext=pdf ;; esac
+	k=$((k + 1))
+	said=$(awk -v h="== $name" '$0 == h { on = 1; next } /^== / { on = 0 } on' "$d/alone/all.err")
+	check "$name: gnuplot fig.gp alone runs without a word" [ -z "$said" ]
+	[ -n "$said" ] && printf '%s\n' "$said" | sed 's/^/# /'
 	check "$name: gnuplot fig.gp alone draws fig.$ext" "is_$ext" "$d/alone/$name/fig.$ext"
 done <"$d/figures"
 # Without --render the script draws an SVG beside it.

@@ -60,8 +60,11 @@ is_svg() { grep -q '<svg' "$1" && grep -q '</svg>' "$1"; }
 
 # Each figure renders once, PNG and SVG in turn, and writes in the same
 # run its --plot script under a relative name; the script then draws the
-# same image alone, in a directory that holds nothing else.
+# same image alone, in a directory that holds nothing else.  The scripts
+# run in one gnuplot, each from its own directory; what gnuplot says about
+# each (stderr) is told apart by a line printed before it.
 k=0
+: >"$d/all.gp"
 while IFS='|' read -r name args; do
 	if [ $((k % 2)) = 0 ]; then f=png; else f=svg; fi
 	k=$((k + 1))
@@ -75,10 +78,20 @@ while IFS='|' read -r name args; do
 	check "$name: --render $f says nothing on stderr" [ ! -s "$d/$name.$f.err" ]
 	check "$name: the image is a $f" "is_$f" "$d/$name.w/$name.$f"
 	cp "$d/$name.w/$name.gp" "$d/$name.run/" 2>/dev/null
-	(cd "$d/$name.run" && gnuplot "$name.gp" >out 2>err; echo $? >status)
+	printf "print '== %s'\ncd '%s.run'\nload '%s.gp'\nreset\ncd '..'\n" \
+		"$name" "$name" "$name" >>"$d/all.gp"
+done <<EOF
+$figures
+EOF
+(cd "$d" && gnuplot all.gp >/dev/null 2>all.err)
+k=0
+while IFS='|' read -r name args; do
+	if [ $((k % 2)) = 0 ]; then f=png; else f=svg; fi
+	k=$((k + 1))
+	said=$(awk -v h="== $name" '$0 == h { on = 1; next } /^== / { on = 0 } on' "$d/all.err")
 	check "$name: the script draws alone in an empty directory" \
-		[ "$(cat "$d/$name.run/status")" = 0 -a ! -s "$d/$name.run/err" \
-		-a -s "$d/$name.run/$name.$f" ]
+		[ -z "$said" -a -s "$d/$name.run/$name.$f" ]
+	[ -n "$said" ] && printf '%s\n' "$said" | sed 's/^/# /'
 done <<EOF
 $figures
 EOF
