@@ -658,9 +658,8 @@ double nccl_run_time(const struct nccl_tune *t, const struct nccl_params *p,
 	 * and four times that for LL, whose lines carry half data
 	 * (enqueue.cc:658). */
 	traffic = bytes * (f == NCCL_ALLREDUCE ? 2 : 1) * (pr == NCCL_LL ? 4 : 1);
-	used = (int)ceil(traffic / 32768.0);
-	if (used > nc)
-		used = nc;
+	/* (clamped as a double: a large size overflows an int) */
+	used = traffic / 32768.0 >= nc ? nc : (int)ceil(traffic / 32768.0);
 	if (used < 1)
 		used = 1;
 	run.channels_used = used;
