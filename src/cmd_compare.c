@@ -180,7 +180,10 @@ static void compare_rows(struct comparison *c, struct out *o, int range, int jud
 			double lo, hi;
 			int in;
 
-			fit_model_range(fm, c->op, c->ranks, r->size, &lo, &hi);
+			if (c->on_system && !c->pr.fm)
+				fit_spec_band(cc.latency_s, cc.bandwidth_s, &lo, &hi);
+			else
+				fit_model_range(fm, c->op, c->ranks, r->size, &lo, &hi);
 			in = r->measured >= lo && r->measured <= hi;
 			sum->ninside += in;
 			sum->nband++;
@@ -268,9 +271,10 @@ int cmd_compare(int argc, char **argv, struct ctx *ctx)
 		OPT_NUMBER_("large", "SIZE", Q_SIZE, &large,
 			    "smallest size that counts as large (default 64MiB)"),
 		OPT_FLAG_("range", &range,
-			  "a low-high band around each prediction of a fitted preset\n"
-			  "(its 95 % intervals; at another rank count also the base-\n"
-			  "latency prior's spread) and whether the measurement is in it"),
+			  "a low-high band around each prediction and whether the\n"
+			  "measurement is in it: a fitted preset's 95 % intervals (at\n"
+			  "another rank count also the base-latency prior's spread),\n"
+			  "else the documented spread of a spec (models/fit.md)"),
 		OPT_END_()
 	};
 
@@ -278,6 +282,8 @@ int cmd_compare(int argc, char **argv, struct ctx *ctx)
 		die_usage("compare needs a measurement file; see 'commtime compare --help'");
 	if (tol < 0)
 		die_usage("--tolerance: '%s' is negative", opts_given(options, "tolerance"));
+	if (range && expected)
+		die_usage("--range: a plan's times have no band (compare with the system or preset)");
 	meas_args_load(&ma, argv[0], &m);
 	c = (struct comparison){ .ctx = ctx, .m = &m, .op = (enum coll_op)m.op,
 				 .ranks = m.ranks, .in_place = ma.in_place,
@@ -294,9 +300,12 @@ int cmd_compare(int argc, char **argv, struct ctx *ctx)
 	} else if (ctx->have_preset &&
 		   (have_regimes = fit_model_from_preset(&ctx->preset, &fm, &eb)) < 0)
 		die("%s", eb.msg);
-	if (range && !have_regimes)
-		die_usage("--range: needs a preset saved by 'fit' (its intervals make the band)");
 	c.pr.fm = have_regimes ? &fm : NULL;
+	/* No fit measured this run: the band is the spec's spread around the
+	 * link's α and β (fit_model_range of a model without intervals), or
+	 * on a system around the model's own terms (fit_spec_band). */
+	if (range && !have_regimes && !ctx->have_system)
+		fit_model_from_link(&fm, c.op, c.algo, m.ranks, &ctx->model.link);
 	if (!ctx->have_system)
 		c.line_rate = link_line_rate(ctx);
 

@@ -650,6 +650,12 @@ static double S_model_time(const struct fit_model *m, const struct coeffs *cp, d
 	return NAN;
 }
 
+void fit_spec_band(double latency_s, double bandwidth_s, double *lo, double *hi)
+{
+	*lo = latency_s / FIT_SPEC_ALPHA_SPREAD + bandwidth_s / FIT_SPEC_BETA_HI;
+	*hi = latency_s * FIT_SPEC_ALPHA_SPREAD + bandwidth_s / FIT_SPEC_BETA_LO;
+}
+
 void fit_model_range(const struct fit_model *m, enum coll_op op, unsigned long ranks,
 		     double bytes, double *lo, double *hi)
 {

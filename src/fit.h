@@ -218,6 +218,16 @@ void fit_model_range(const struct fit_model *m, enum coll_op op, unsigned long r
 		     double bytes, double *lo, double *hi);
 
 /*
+ * The spec's band around a prediction of a system's model, whose terms
+ * are not one α and β: the latency terms latency_s (s) taken within
+ * FIT_SPEC_ALPHA_SPREAD either way, the size terms bandwidth_s (s) at a
+ * bandwidth FIT_SPEC_BETA_LO to FIT_SPEC_BETA_HI times the predicted one:
+ *   lo = latency_s / 2.39 + bandwidth_s / 1.212,
+ *   hi = latency_s · 2.39 + bandwidth_s / 0.738   (models/fit.md, "Ranges").
+ */
+void fit_spec_band(double latency_s, double bandwidth_s, double *lo, double *hi);
+
+/*
  * Held-out accuracy: fit on the even rows and predict the odd ones, then
  * the reverse; the relative errors |pred - meas|/meas of all predictions
  * give a median and a 90th percentile, for the model of o and for the

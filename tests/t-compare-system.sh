@@ -104,4 +104,25 @@ check "single link: no algo column" \
 	[ "$(head -1 "$d/link.csv")" = \
 	"size_B,measured_s,predicted_s,rel_error,measured_busbw_Bps,predicted_busbw_Bps,flag" ]
 
+# --range without a fit: the spec's spread around the model's own terms on a
+# system, around α and β on a link; the band holds the prediction itself.
+if cmp_run h100-x16-ndr-xe9680 hgx-h100-ndr --range; then
+	check "--range on a system: low <= predicted <= high on every row" \
+		[ "$(sed 's/"[^"]*"//g' "$d/h100-x16-ndr-xe9680.csv" |
+		awk -F, 'NR > 1 && !($8 <= $3 && $3 <= $9)' | wc -l)" = 0 ]
+	check "--range on a system: every row says where the measurement falls" \
+		[ "$(sed 's/"[^"]*"//g' "$d/h100-x16-ndr-xe9680.csv" |
+		awk -F, 'NR > 1 && $10 != "inside" && $10 != "below" && $10 != "above"' | wc -l)" = 0 ]
+else
+	notok "--range on a system runs ($(head -1 "$d/h100-x16-ndr-xe9680.err"))"
+fi
+if "$COMMTIME" compare "$data/l40s-x4-pcie-ring.txt" --preset pcie4-x16 --range --format csv \
+	>"$d/linkrange.csv" 2>"$d/linkrange.err"; then
+	check "--range on a plain link preset: low < predicted < high" \
+		[ "$(sed 's/"[^"]*"//g' "$d/linkrange.csv" |
+		awk -F, 'NR > 1 && !($8 < $3 && $3 < $9)' | wc -l)" = 0 ]
+else
+	notok "--range on a plain link preset runs ($(head -1 "$d/linkrange.err"))"
+fi
+
 echo "1..$n"
