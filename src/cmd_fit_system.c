@@ -207,6 +207,13 @@ static void save_system(const char *path, const struct system *s, const struct c
 		s->p2p ? "yes" : "no", s->nvswitch ? "yes" : "no", pcie_path_name(s->pcie_path));
 	if (s->cpu_given)
 		fprintf(f, "cpu = %s\n", cpu_vendor_name(s->cpu));
+	if (s->nic_ports > 1)
+		fprintf(f, "nic_ports = %u\n", s->nic_ports);
+	if (s->net_latency_s > 0)
+		fprintf(f, "net_latency = %.17gs\n", s->net_latency_s);
+	/* The calibrated values are the tier model's (NCCL's model reads only
+	 * the specs), so the preset asks for that model; --model overrides. */
+	fprintf(f, "model = tiers\n");
 	write_or_die(f, stmp);
 	if (rename(ltmp, lpath) || (nic && rename(itmp, ipath)) || rename(stmp, path)) {
 		unlink(ltmp);

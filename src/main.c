@@ -211,6 +211,9 @@ static void resolve_system(struct ctx *ctx, const struct global_args *g)
 		die_usage("--nics-per-node: the NICs need a link preset, --inter LINK");
 	if (g->model && cost_kind_lookup(g->model, &kind, &eb) < 0)
 		die_usage("--model: %s", eb.msg);
+	/* A calibrated system asks for the model its values belong to. */
+	if (!g->model && s->model == SYSTEM_MODEL_TIERS)
+		kind = COST_TIERS;
 	ctx->have_system = 1;
 	switch (kind) {
 	case COST_TIERS:

@@ -34,6 +34,16 @@ const char *pcie_path_name(enum pcie_path p)
 	return (unsigned)p < PCIE_PATH_COUNT ? path_names[p] : "?";
 }
 
+static const char *const model_names[SYSTEM_MODEL_COUNT] = {
+	[SYSTEM_MODEL_DEFAULT] = "default", [SYSTEM_MODEL_NCCL] = "nccl",
+	[SYSTEM_MODEL_TIERS] = "tiers",
+};
+
+const char *system_model_name(enum system_model m)
+{
+	return (unsigned)m < SYSTEM_MODEL_COUNT ? model_names[m] : "?";
+}
+
 static const char *const cpu_names[CPU_VENDOR_COUNT] = {
 	[CPU_INTEL] = "intel", [CPU_AMD] = "amd", [CPU_ARM] = "arm",
 };
@@ -373,6 +383,10 @@ int system_from_preset(const struct preset_dirs *d, const struct preset *p,
 		goto fail;
 	t.cpu = (enum cpu_vendor)v;
 	t.cpu_given = preset_get(p, "cpu") != NULL;
+	v = SYSTEM_MODEL_DEFAULT;
+	if (get_enum(p, "model", model_names, SYSTEM_MODEL_NCCL, SYSTEM_MODEL_COUNT, &v, eb) < 0)
+		goto fail;
+	t.model = (enum system_model)v;
 	r = preset_get_quantity(p, "price_per_gpu_hour", Q_NUMBER, &t.price_per_gpu_hour, eb);
 	if (r < 0)
 		goto fail;

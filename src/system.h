@@ -54,6 +54,15 @@ enum cpu_vendor {
 };
 const char *cpu_vendor_name(enum cpu_vendor c); /* "intel", ... */
 
+/* The cost model a system preset asks for (key `model`); --model overrides it. */
+enum system_model {
+	SYSTEM_MODEL_DEFAULT,     /* no key: the default model (NCCL's) */
+	SYSTEM_MODEL_NCCL,
+	SYSTEM_MODEL_TIERS,       /* what a calibration by 'fit --system' fills */
+	SYSTEM_MODEL_COUNT
+};
+const char *system_model_name(enum system_model m); /* "nccl", "tiers" */
+
 /* A preset of kind `gpu`. */
 struct gpu_spec {
 	char *name;               /* preset name; NULL for a system built from options alone */
@@ -97,6 +106,7 @@ struct system {
 	enum pcie_path pcie_path;     /* default pix */
 	enum cpu_vendor cpu;          /* default intel */
 	int cpu_given;                /* 0: the default was taken */
+	enum system_model model;      /* the model the preset asks for (default: none) */
 	double price_per_gpu_hour;    /* USD per GPU-hour; NaN when not known */
 	char *price_date;             /* when that price was seen (NULL if none) */
 	int nics_line;                /* line of nics_per_node in path (0 if none), for messages */
