@@ -48,8 +48,10 @@ part_golden() {
 		[ -e "$cmd" ] || continue
 		base=${cmd%.cmd}
 		want=0
-		[ -f "$base.status" ] && want=$(cat "$base.status")
-		eval "set -- $(cat "$cmd")"
+		[ -f "$base.status" ] && read -r want <"$base.status"
+		args=
+		IFS= read -r args <"$cmd" || :
+		eval "set -- $args"
 		"$COMMTIME" "$@" >"$w/out" 2>"$w/err"
 		st=$?
 		if [ "$st" != "$want" ]; then
@@ -112,10 +114,12 @@ part_models() {
 		for c in "$w"/ex.*.cmd; do
 			[ -e "$c" ] || continue
 			e=${c%.cmd}
-			eval "set -- $(cat "$c")"
+			args=
+			IFS= read -r args <"$c" || :
+			eval "set -- $args"
 			"$COMMTIME" "$@" >"$w/out" 2>"$w/err"
 			if ! diff -u "$e.out" "$w/out" >"$w/diff"; then
-				notok "$md: example 'commtime $(cat "$c")' differs"; head -30 "$w/diff" >&2
+				notok "$md: example 'commtime $args' differs"; head -30 "$w/diff" >&2
 			else ok; fi
 		done
 		rm -f "$w"/ex.*

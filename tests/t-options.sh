@@ -23,8 +23,13 @@ status_is() { # want, then the command; stdout and stderr to $d/out, $d/err
 	"$@" >"$d/out" 2>"$d/err" </dev/null
 	[ "$?" = "$want" ]
 }
-short_error() { # at most three lines, the first an error naming $1
-	[ "$(wc -l <"$d/err")" -le 3 ] && head -1 "$d/err" | grep -q "^commtime: error: .*$1"
+short_error() { # at most three lines, the first an error naming $1 (read without a fork)
+	_n=0 _first=
+	while IFS= read -r _l; do
+		[ "$_n" = 0 ] && _first=$_l
+		_n=$((_n + 1))
+	done <"$d/err"
+	[ "$_n" -le 3 ] && case $_first in "commtime: error: "*"$1"*) ;; *) false ;; esac
 }
 
 cmds=$("$COMMTIME" --help-commands | cut -f1)
