@@ -6,22 +6,13 @@
 # plateau is not judged.  Structural facts only: the model's numbers are
 # models/nccl.md's business.
 top=${top:-$(cd "$(dirname "$0")/.." && pwd)}
-COMMTIME=${COMMTIME:-$top/commtime}
-LC_ALL=C
-export LC_ALL
+. "$top/tests/lib.sh"
 d=$top/tests/tmp/t-compare-system
 data=$top/tests/data/nccl
 sys=$data/systems
 rm -rf "$d" && mkdir -p "$d" || exit 1
 n=0
 
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-notok() { n=$((n + 1)); echo "not ok $n - $*"; }
-check() { # check DESCRIPTION COMMAND...: ok when COMMAND succeeds
-	desc=$1
-	shift
-	if "$@"; then ok "$desc"; else notok "$desc"; fi
-}
 # cmp LOG SYSTEM [OPTION...]: compare's CSV and its table into $d/LOG.{csv,txt}
 cmp_run() {
 	log=$1 s=$2

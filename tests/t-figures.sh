@@ -6,21 +6,12 @@
 # anything; a missing or failing gnuplot, an unknown image format and an
 # unwritable place fail cleanly and leave nothing behind.
 top=${top:-$(cd "$(dirname "$0")/.." && pwd)}
-COMMTIME=${COMMTIME:-$top/commtime}
-LC_ALL=C
-export LC_ALL
+. "$top/tests/lib.sh"
 unset COMMTIME_PRESETS
 d=$top/tests/tmp/t-figures
 rm -rf "$d" && mkdir -p "$d" || exit 1
 n=0
 
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-notok() { n=$((n + 1)); echo "not ok $n - $*"; }
-check() { # check DESCRIPTION COMMAND...: ok when COMMAND succeeds
-	desc=$1
-	shift
-	if "$@"; then ok "$desc"; else notok "$desc"; fi
-}
 # Temporaries of the atomic writes: ".NAME.commtime-XXXXXX".
 # (globs, built-ins and one process each: the checks run often)
 no_temporaries() {

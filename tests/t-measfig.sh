@@ -5,21 +5,11 @@
 # tables say: the measured points of compare are the log's out-of-place
 # times, the flagged points the flagged rows, the crossover the plan's row.
 top=${top:-$(cd "$(dirname "$0")/.." && pwd)}
-COMMTIME=${COMMTIME:-$top/commtime}
-LC_ALL=C
-export LC_ALL
+. "$top/tests/lib.sh"
 d=$top/tests/tmp/t-measfig
 data=$top/tests/data/nccl
 rm -rf "$d" && mkdir -p "$d" || exit 1
 n=0
-
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-notok() { n=$((n + 1)); echo "not ok $n - $*"; }
-check() { # check DESCRIPTION COMMAND...: ok when COMMAND succeeds
-	desc=$1
-	shift
-	if "$@"; then ok "$desc"; else notok "$desc"; fi
-}
 
 if ! command -v gnuplot >/dev/null 2>&1; then
 	echo "ok 1 # skip: gnuplot is not installed"

@@ -4,21 +4,11 @@
 # by other commands, a plan read back by compare, and nothing left behind
 # when a run fails.
 top=${top:-$(cd "$(dirname "$0")/.." && pwd)}
-COMMTIME=${COMMTIME:-$top/commtime}
-LC_ALL=C
-export LC_ALL
+. "$top/tests/lib.sh"
 d=$top/tests/tmp/t-measure
 data=$top/tests/data/nccl
 rm -rf "$d" && mkdir -p "$d" || exit 1
 n=0
-
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-notok() { n=$((n + 1)); echo "not ok $n - $*"; }
-check() { # check DESCRIPTION COMMAND...: ok when COMMAND succeeds
-	desc=$1
-	shift
-	if "$@"; then ok "$desc"; else notok "$desc"; fi
-}
 
 # The value of KEY in the held-out row of MODEL in fit's JSON output.
 holdout() { # holdout FILE MODEL KEY

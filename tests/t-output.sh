@@ -3,20 +3,11 @@
 # on failure; write errors are reported; CSV and JSON are well formed.
 # Uses the default command (allreduce) as the writer.
 top=${top:-$(cd "$(dirname "$0")/.." && pwd)}
-COMMTIME=${COMMTIME:-$top/commtime}
-LC_ALL=C
-export LC_ALL
+. "$top/tests/lib.sh"
 d=$top/tests/tmp/t-output
 rm -rf "$d" && mkdir -p "$d" || exit 1
 n=0
 
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-notok() { n=$((n + 1)); echo "not ok $n - $*"; }
-check() { # check DESCRIPTION COMMAND...: ok when COMMAND succeeds
-	desc=$1
-	shift
-	if "$@"; then ok "$desc"; else notok "$desc"; fi
-}
 leftovers() { ls -A "$d" | grep 'commtime-' ; }
 no_leftovers() { [ -z "$(leftovers)" ]; }
 

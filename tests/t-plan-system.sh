@@ -4,22 +4,12 @@
 # on the run lines, and a CSV that compare --expected reads back.
 # Structural facts only: the numbers are models/nccl.md's business.
 top=${top:-$(cd "$(dirname "$0")/.." && pwd)}
-COMMTIME=${COMMTIME:-$top/commtime}
-LC_ALL=C
-export LC_ALL
+. "$top/tests/lib.sh"
 d=$top/tests/tmp/t-plan-system
 data=$top/tests/data/nccl
 sys=$data/systems/hgx-h100-ndr.preset
 rm -rf "$d" && mkdir -p "$d" || exit 1
 n=0
-
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-notok() { n=$((n + 1)); echo "not ok $n - $*"; }
-check() { # check DESCRIPTION COMMAND...: ok when COMMAND succeeds
-	desc=$1
-	shift
-	if "$@"; then ok "$desc"; else notok "$desc"; fi
-}
 
 if "$COMMTIME" --system "$sys" plan --ranks 8,16 >"$d/sheet.txt" 2>"$d/err"; then
 	check "the sheet says which tree is meant" grep -q "^tree: NCCL's tree" "$d/sheet.txt"

@@ -8,21 +8,12 @@
 # and the points where the tiers model's bound changes tier.  The crossover
 # figure on a system solves the model's own pair.
 top=${top:-$(cd "$(dirname "$0")/.." && pwd)}
-COMMTIME=${COMMTIME:-$top/commtime}
-LC_ALL=C
-export LC_ALL
+. "$top/tests/lib.sh"
 unset COMMTIME_PRESETS
 d=$top/tests/tmp/t-sysfig
 rm -rf "$d" && mkdir -p "$d" || exit 1
 n=0
 
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-notok() { n=$((n + 1)); echo "not ok $n - $*"; }
-check() { # check DESCRIPTION COMMAND...: ok when COMMAND succeeds
-	desc=$1
-	shift
-	if "$@"; then ok "$desc"; else notok "$desc"; fi
-}
 plots() { grep -E "^  \\\$p1s[0-9]+ " "$1"; }
 
 g=$d/dgx.gp
