@@ -237,7 +237,9 @@ int cmd_step(int argc, char **argv, struct ctx *ctx)
 		c.gpus_per_node = ctx->system.gpus_per_node;
 	if (cs.mfu > 1)
 		die_usage("--mfu: must be at most 1, got %g", cs.mfu);
-	if (c.schedule == PP_INTERLEAVED && c.virt == 1)
+	/* Interleaved takes 2 chunks per stage unless told; an explicit 1 is
+	 * kept (the bubble of 1F1B, as 'pipeline --virtual 1' gives it). */
+	if (c.schedule == PP_INTERLEAVED && !opts_given(options, "virtual-stages"))
 		c.virt = 2;
 	if (step_check(&w, &c, &eb) < 0)
 		die_usage("step: %s", eb.msg);

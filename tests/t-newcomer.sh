@@ -147,3 +147,10 @@ check "11: --size sets the image size" grep -q "size 1200,700" "$d/st.gp"
 check "11: --title sets the title" grep -q "^set title 'Our cluster'" "$d/st.gp"
 run "$COMMTIME" crossover --size 10x10 --plot "$d/bad.gp"
 check "11: a size out of range is a usage error" test "$st" = 2
+
+# step: an explicit --virtual-stages 1 is kept, not turned into 2.
+run "$COMMTIME" step --workload llama2-7b --tp 2 --pp 2 --dp 2 --global-batch 16 \
+	--schedule interleaved --virtual-stages 1
+check "step: interleaved with --virtual-stages 1 keeps v = 1" grep -q "^schedule: interleaved, v = 1," "$d/out"
+run "$COMMTIME" step --workload llama2-7b --tp 2 --pp 2 --dp 2 --global-batch 16 --schedule interleaved
+check "step: interleaved alone takes v = 2" grep -q "^schedule: interleaved, v = 2," "$d/out"
