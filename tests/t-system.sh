@@ -1,0 +1,27 @@
+#!/bin/sh
+# Training commands on a system: the gradient all-reduce of DDP takes longer
+# on two nodes than on one (the NICs carry less than NVLink), in NCCL's
+# model and in the tiers model, and by default it is the model's own
+# choice per size, as NCCL's is.
+top=${top:-$(cd "$(dirname "$0")/.." && pwd)}
+. "$top/tests/lib.sh"
+d=$top/tests/tmp/t-system
+rm -rf "$d" && mkdir -p "$d" || exit 1
+
+# ddp_times MODEL: the all-reduce times of 8 and 16 ranks, "T8 T16"
+ddp_times() {
+	"$COMMTIME" --model "$1" --system dgx-h100 ddp --workload llama2-7b --ranks 8,16 \
+		--format csv 2>"$d/err" | awk -F, 'NR > 1 { printf "%s ", $2 }'
+}
+for m in nccl tiers; do
+	set -- $(ddp_times $m)
+	check "ddp, $m model: 2 nodes ($2 s) slower than 1 ($1 s)" \
+		awk -v a="$1" -v b="$2" 'BEGIN { exit !(a > 0 && b > a) }'
+done
+"$COMMTIME" --system dgx-h100 ddp --workload llama2-7b --ranks 8 >"$d/out" 2>&1
+check "ddp on a system: the all-reduce is NCCL's choice per size" \
+	grep -q "^all-reduce: NCCL's choice per size" "$d/out"
+"$COMMTIME" --system dgx-h100 ddp --workload llama2-7b --ranks 8 --algo ring >"$d/out" 2>&1
+check "ddp on a system: --algo ring restricts it as NCCL_ALGO=Ring" grep -q "^all-reduce: ring" "$d/out"
+
+echo "1..$n"
