@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "plot.h"
+#include "../fuzz_entry.h"
 
 /* The name quoted as gnuplot reads it back: quotes doubled. */
 static char *gp_quoted(const char *s)
@@ -137,17 +138,4 @@ static const char *fuzz_gpquote(const uint8_t *data, size_t size)
 	return why;
 }
 
-#ifndef FUZZ_NO_MAIN
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
-{
-	const char *why = fuzz_gpquote(data, size);
-
-	if (why) {
-		fprintf(stderr, "fuzz_gpquote: %s\n", why);
-		abort();
-	}
-	return 0;
-}
-#endif
+FUZZ_ENTRY(fuzz_gpquote)

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "units.h"
+#include "../fuzz_entry.h"
 
 static const char *fuzz_list(const uint8_t *data, size_t size)
 {
@@ -59,17 +60,4 @@ static const char *fuzz_list(const uint8_t *data, size_t size)
 	return why;
 }
 
-#ifndef FUZZ_NO_MAIN
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
-{
-	const char *why = fuzz_list(data, size);
-
-	if (why) {
-		fprintf(stderr, "fuzz_list: %s\n", why);
-		abort();
-	}
-	return 0;
-}
-#endif
+FUZZ_ENTRY(fuzz_list)

@@ -18,6 +18,7 @@
 #include "preset.h"
 
 #include "../fuzz_file.h"
+#include "../fuzz_entry.h"
 
 static const char *fuzz_preset(const uint8_t *data, size_t size)
 {
@@ -70,17 +71,4 @@ static const char *fuzz_preset(const uint8_t *data, size_t size)
 	return why;
 }
 
-#ifndef FUZZ_NO_MAIN
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
-{
-	const char *why = fuzz_preset(data, size);
-
-	if (why) {
-		fprintf(stderr, "fuzz_preset: %s\n", why);
-		abort();
-	}
-	return 0;
-}
-#endif
+FUZZ_ENTRY(fuzz_preset)

@@ -18,6 +18,7 @@
 #include "preset.h"
 
 #include "../fuzz_file.h"
+#include "../fuzz_entry.h"
 
 /* Write kv to the file; 1 written and read back identical, 0 refused, or a reason. */
 static const char *write_read(const char *comment, const struct preset_kv *kv, size_t n,
@@ -119,17 +120,4 @@ static const char *fuzz_presetw(const uint8_t *data, size_t size)
 	return why;
 }
 
-#ifndef FUZZ_NO_MAIN
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
-{
-	const char *why = fuzz_presetw(data, size);
-
-	if (why) {
-		fprintf(stderr, "fuzz_presetw: %s\n", why);
-		abort();
-	}
-	return 0;
-}
-#endif
+FUZZ_ENTRY(fuzz_presetw)

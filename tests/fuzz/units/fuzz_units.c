@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "units.h"
+#include "../fuzz_entry.h"
 
 /* A message was written: not empty, and ends inside the buffer. */
 static int fuzz_msg_ok(const struct errbuf *eb)
@@ -81,17 +82,4 @@ static const char *fuzz_units(const uint8_t *data, size_t size)
 	return why;
 }
 
-#ifndef FUZZ_NO_MAIN
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
-{
-	const char *why = fuzz_units(data, size);
-
-	if (why) {
-		fprintf(stderr, "fuzz_units: %s\n", why);
-		abort();
-	}
-	return 0;
-}
-#endif
+FUZZ_ENTRY(fuzz_units)

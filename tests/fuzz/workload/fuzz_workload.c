@@ -20,6 +20,7 @@
 #include "workload.h"
 
 #include "../fuzz_file.h"
+#include "../fuzz_entry.h"
 
 static int whole_positive(double x)
 {
@@ -79,17 +80,4 @@ static const char *fuzz_workload(const uint8_t *data, size_t size)
 	return why;
 }
 
-#ifndef FUZZ_NO_MAIN
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
-{
-	const char *why = fuzz_workload(data, size);
-
-	if (why) {
-		fprintf(stderr, "fuzz_workload: %s\n", why);
-		abort();
-	}
-	return 0;
-}
-#endif
+FUZZ_ENTRY(fuzz_workload)
