@@ -79,7 +79,9 @@ int cmd_ddp(int argc, char **argv, struct ctx *ctx)
 		OPT_RANKS_("ranks", &ranks, "rank counts (default 8,16,64,256)"),
 		{ .type = OPT_CALLBACK, .long_name = "algo", .argh = "NAME", .value = &p.algo,
 		  .cb = opt_cb_algo, .complete = "ring tree dbtree rd rabenseifner",
-		  .help = "all-reduce algorithm: ring (default), tree, dbtree, rd, rabenseifner" },
+		  .help = "all-reduce algorithm: ring (default), tree, dbtree, rd,\n"
+			  "rabenseifner; on a system the model's names, and by default\n"
+			  "its own choice per size" },
 		OPT_POSITIVE_("bucket", "SIZE", Q_SIZE, &p.bucket,
 			      "reduce in buckets of SIZE (PyTorch DDP default: 25MiB)"),
 		OPT_SHARE_("overlap", "F", &p.overlap,

@@ -293,7 +293,8 @@ int cmd_zero(int argc, char **argv, struct ctx *ctx)
 		{ .type = OPT_CALLBACK, .long_name = "algo", .argh = "NAME", .value = &p.algo,
 		  .cb = opt_cb_algo, .complete = "ring tree dbtree rd rabenseifner",
 		  .help = "collective algorithm: ring (default), tree, dbtree, rd,\n"
-			  "rabenseifner; RS and AG are half its all-reduce unless ring" },
+			  "rabenseifner; RS and AG are half its all-reduce unless ring;\n"
+			  "on a system the model's names, and by default its own choice" },
 		OPT_END_()
 	};
 
