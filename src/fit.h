@@ -193,9 +193,10 @@ double fit_model_time(const struct fit_model *m, enum coll_op op,
  * The spread of a spec (models/fit.md, "Ranges"), for a prediction no fit
  * measured.  Bandwidth: NCCL's model, from public specifications alone,
  * was off by −17.5 % to +35.5 % in large-message bus bandwidth on 11
- * public nccl-tests logs (models/nccl.md, "Accuracy"), so the measured
- * bandwidth lies between 1/1.355 = 0.738 and 1/0.825 = 1.212 of the
- * predicted one.  Per-step latency: NCCL's ring latencies per step differ
+ * public nccl-tests logs (models/nccl.md, "Accuracy", before NIC ports
+ * were merged as NCCL merges them; the table now spans −11.8 % to +35.5 %
+ * on 12 logs, and the wider spread is kept), so the measured bandwidth
+ * lies between 1/1.355 = 0.738 and 1/0.825 = 1.212 of the predicted one.  Per-step latency: NCCL's ring latencies per step differ
  * by a factor of 5.7 between its LL and Simple protocols (hwLat 0.6 and
  * 3.4 µs on NVLink, 1.0 and 5.7 µs on PCIe, NVIDIA/nccl
  * src/graph/tuning.cc), so one α is taken within √5.7 = 2.39 either way.
