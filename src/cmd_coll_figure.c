@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bisect.h"
 #include "coll_figure.h"
 #include "crossover.h"
 
@@ -211,26 +212,6 @@ static double busbw_at(const struct coll_run *r, enum coll_algo a, unsigned long
 	return t > 0 ? S / t * busbw_factor(r->op, n) : NAN;
 }
 
-/*
- * Bisect in log S, between x0 (where below(x) holds) and x1 (where it
- * does not), for the size where it changes.
- */
-static double bisect_size(double x0, double x1, int (*below)(double S, const void *arg),
-			  const void *arg)
-{
-	int it;
-
-	for (it = 0; it < 60; it++) {
-		double xm = sqrt(x0 * x1);
-
-		if (below(xm, arg))
-			x0 = xm;
-		else
-			x1 = xm;
-	}
-	return x1;
-}
-
 struct bound_probe {
 	const struct coll_run *r;
 	enum coll_algo algo;
@@ -239,7 +220,7 @@ struct bound_probe {
 	double rate;           /* B/s: the rate one node stays under */
 };
 
-static int same_bound(double S, const void *arg)
+static int same_bound(double S, void *arg)
 {
 	const struct bound_probe *b = arg;
 	struct coll_cost c;
@@ -248,7 +229,7 @@ static int same_bound(double S, const void *arg)
 	return c.bound == b->tier;
 }
 
-static int under_rate(double S, const void *arg)
+static int under_rate(double S, void *arg)
 {
 	const struct bound_probe *b = arg;
 	struct coll_cost c;
@@ -276,9 +257,12 @@ static double nic_bound_size(const struct coll_run *r, enum coll_algo a, double 
 	for (j = 1; j <= FIG_POINTS; j++) {
 		double S = plot_log_point(lo, hi, j, FIG_POINTS);
 
-		if (!under_rate(S, &b))
-			return bisect_size(plot_log_point(lo, hi, j - 1, FIG_POINTS), S,
-					   under_rate, &b);
+		if (!under_rate(S, &b)) {
+			double x0 = plot_log_point(lo, hi, j - 1, FIG_POINTS), x1 = S;
+
+			bisect_log(&x0, &x1, 1e-12, under_rate, &b);
+			return x1;
+		}
 	}
 	return NAN;
 }
@@ -353,7 +337,9 @@ static void figure_system(const struct coll_run *r, const struct dlist *ranks,
 				plot_xy(s, S, y);
 				ymax = y > ymax ? y : ymax;
 				if (j && c.bound != b.tier) {
-					double x = bisect_size(prevS, S, same_bound, &b);
+					double x0 = prevS, x = S;
+
+					bisect_log(&x0, &x, 1e-12, same_bound, &b);
 
 					moves = xrealloc(moves, (nmoves + 1) * 2 * sizeof(*moves));
 					moves[2 * nmoves] = x;

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "bisect.h"
 #include "cost.h"
 
 static const char *const kind_names[COST_KIND_COUNT] = {
@@ -696,13 +697,34 @@ double cost_n_half(double a, double alpha, double beta, double b)
 	return a * alpha * beta / b;
 }
 
+/* bisect_log's property for cost_coll_n_half: below half the bandwidth at S. */
+struct half_probe {
+	const struct cost_model *m;
+	enum coll_op op;
+	enum coll_algo algo;
+	const struct group *g;
+	double bw;                 /* B/s: algbw at 1 PiB */
+	struct errbuf *eb;
+};
+
+static int below_half(double S, void *arg)
+{
+	const struct half_probe *h = arg;
+	struct coll_cost c;
+
+	if (cost_coll(h->m, h->op, h->algo, h->g, S, &c, h->eb) < 0)
+		return -1;
+	return S / c.time_s < h->bw / 2;
+}
+
 int cost_coll_n_half(const struct cost_model *m, enum coll_op op, enum coll_algo algo,
 		     const struct group *g, double *n_half, struct errbuf *eb)
 {
 	const double hi = 1125899906842624.0;   /* 1 PiB */
 	struct coll_cost c;
-	double lat, per_byte, bw, x0, x1;
-	int r, i;
+	struct half_probe h = { .m = m, .op = op, .algo = algo, .g = g, .eb = eb };
+	double lat, per_byte, x0 = 1, x1 = hi;
+	int r;
 
 	if (g->ranks < 2)
 		return fail(eb, "one rank moves nothing: no half-bandwidth size");
@@ -725,19 +747,9 @@ int cost_coll_n_half(const struct cost_model *m, enum coll_op op, enum coll_algo
 	/* Not affine: half of the bandwidth at 1 PiB, by bisection in log S. */
 	if (cost_coll(m, op, algo, g, hi, &c, eb) < 0)
 		return -1;
-	bw = hi / c.time_s;
-	x0 = 0;
-	x1 = log(hi);
-	for (i = 0; i < 200 && x1 - x0 > 1e-12; i++) {
-		double xm = (x0 + x1) / 2, S = exp(xm);
-
-		if (cost_coll(m, op, algo, g, S, &c, eb) < 0)
-			return -1;
-		if (S / c.time_s < bw / 2)
-			x0 = xm;
-		else
-			x1 = xm;
-	}
-	*n_half = exp(x1);
+	h.bw = hi / c.time_s;
+	if (bisect_log(&x0, &x1, 1e-12, below_half, &h) < 0)
+		return -1;
+	*n_half = x1;
 	return 0;
 }

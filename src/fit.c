@@ -16,6 +16,7 @@
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
 
+#include "bisect.h"
 #include "fit.h"
 #include "fmt.h"
 #include "outfile.h"
@@ -313,18 +314,23 @@ static int S_label(const struct fit_opts *o, double bytes);
  * another at hi, to the switch by bisection in log S: on return *lo still
  * runs la and *hi, within 1e-9 of it, does not.
  */
+struct S_switch {
+	const struct fit_opts *o;
+	int la;                    /* the protocol at the low end */
+};
+
+static int S_runs_la(double S, void *arg)
+{
+	const struct S_switch *w = arg;
+
+	return S_label(w->o, S) == w->la;
+}
+
 static void S_switch_at(const struct fit_opts *o, int la, double *lo, double *hi)
 {
-	int it;
+	struct S_switch w = { .o = o, .la = la };
 
-	for (it = 0; it < 60 && *hi / *lo > 1 + 1e-9; it++) {
-		double mid = sqrt(*lo * *hi);
-
-		if (S_label(o, mid) == la)
-			*lo = mid;
-		else
-			*hi = mid;
-	}
+	bisect_log(lo, hi, 1e-9, S_runs_la, &w);
 }
 
 static int S_base_and_bounds(const double *size, const double *time, size_t n,
