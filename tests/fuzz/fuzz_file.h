@@ -53,4 +53,24 @@ static const char *fuzz_file(const char *tag)
 	return fuzz_files[i].path;
 }
 
+/*
+ * Write head (may be "") then the size bytes of data to path: NULL, or
+ * why not.  The preset targets read the file back with preset_load_file.
+ */
+static const char *fuzz_file_write(const char *path, const char *head, const void *data,
+				   size_t size)
+{
+	FILE *f;
+
+	if (!path || !(f = fopen(path, "wb")))
+		return "cannot write the temporary file";
+	if (fputs(head, f) == EOF || fwrite(data, 1, size, f) != size) {
+		fclose(f);
+		return "cannot write the temporary file";
+	}
+	if (fclose(f) != 0)
+		return "cannot write the temporary file";
+	return NULL;
+}
+
 #endif

@@ -4,6 +4,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "measure.h"
 #include "nccljson.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

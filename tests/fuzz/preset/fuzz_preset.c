@@ -26,17 +26,10 @@ static const char *fuzz_preset(const uint8_t *data, size_t size)
 	struct preset p;
 	struct errbuf eb;
 	struct link l;
-	FILE *f;
 	double x;
 
-	if (!path || !(f = fopen(path, "wb")))
-		return "cannot write the temporary file";
-	if (fwrite(data, 1, size, f) != size) {
-		fclose(f);
-		return "cannot write the temporary file";
-	}
-	if (fclose(f) != 0)
-		return "cannot write the temporary file";
+	if ((why = fuzz_file_write(path, "", data, size)) != NULL)
+		return why;
 
 	eb.msg[0] = '\0';
 	if (preset_load_file(path, &p, &eb) < 0) {

@@ -29,19 +29,13 @@ static const char *fuzz_regime(const uint8_t *data, size_t size)
 	struct fit_model m;
 	struct preset p;
 	struct errbuf eb;
-	FILE *f;
 	size_t k;
 	int r;
 
-	if (!path || !(f = fopen(path, "wb")))
-		return "cannot write the temporary file";
-	fputs("name = r\nkind = link\ndescription = fuzz\nalpha = 5us\nbeta = 100GB/s\n", f);
-	if (fwrite(data, 1, size, f) != size) {
-		fclose(f);
-		return "cannot write the temporary file";
-	}
-	if (fclose(f) != 0)
-		return "cannot write the temporary file";
+	why = fuzz_file_write(path, "name = r\nkind = link\ndescription = fuzz\n"
+			      "alpha = 5us\nbeta = 100GB/s\n", data, size);
+	if (why)
+		return why;
 	if (preset_load_file(path, &p, &eb) < 0)
 		return NULL;
 	eb.msg[0] = '\0';

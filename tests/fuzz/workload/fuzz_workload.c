@@ -35,7 +35,6 @@ static const char *fuzz_workload(const uint8_t *data, size_t size)
 	struct preset p;
 	struct errbuf eb;
 	double x;
-	FILE *f;
 
 	memcpy(first, data, size);
 	first[size] = '\0';
@@ -52,15 +51,10 @@ static const char *fuzz_workload(const uint8_t *data, size_t size)
 	if (why)
 		return why;
 
-	if (!path || !(f = fopen(path, "wb")))
-		return "cannot write the temporary file";
-	fputs("name = w\nkind = workload\ndescription = fuzz\n", f);
-	if (fwrite(data, 1, size, f) != size) {
-		fclose(f);
-		return "cannot write the temporary file";
-	}
-	if (fclose(f) != 0)
-		return "cannot write the temporary file";
+	why = fuzz_file_write(path, "name = w\nkind = workload\ndescription = fuzz\n", data,
+			      size);
+	if (why)
+		return why;
 	if (preset_load_file(path, &p, &eb) < 0)
 		return NULL;
 	eb.msg[0] = '\0';
