@@ -24,4 +24,24 @@ check "ddp on a system: the all-reduce is NCCL's choice per size" \
 "$COMMTIME" --system dgx-h100 ddp --workload llama2-7b --ranks 8 --algo ring >"$d/out" 2>&1
 check "ddp on a system: --algo ring restricts it as NCCL_ALGO=Ring" grep -q "^all-reduce: ring" "$d/out"
 
+# A system preset's model key picks the model; --model overrides it.
+cat >"$d/cal.preset" <<'END'
+name = cal
+kind = system
+description = a system read with the tiers model
+gpu = h100-sxm
+gpus_per_node = 8
+intra = h100-nvlink4
+nics_per_node = 8
+inter = ib-ndr
+model = tiers
+END
+"$COMMTIME" --system "$d/cal.preset" allreduce --ranks 16 --sizes 1G >"$d/out" 2>&1
+check "model = tiers in the preset: the tiers model" grep -q "^model: tiers" "$d/out"
+"$COMMTIME" --model nccl --system "$d/cal.preset" allreduce --ranks 16 --sizes 1G >"$d/out" 2>&1
+check "--model nccl overrides the preset's model" grep -q "^model: nccl" "$d/out"
+"$COMMTIME" presets "$d/cal.preset" >"$d/out" 2>&1
+check "presets FILE says which model the system is read with" \
+	grep -q "read with model tiers" "$d/out"
+
 echo "1..$n"
