@@ -55,6 +55,35 @@ static const char *low_busbw_cause(const struct comparison *c, double busbw)
 	return nccl_low_busbw_cause(&mach, (int)nodes, busbw);
 }
 
+/*
+ * A log run with one host thread driving several GPUs (nccl-tests -g N,
+ * nThread 1) times, in every iteration, that thread launching the N
+ * GPUs' kernels one after another (nccl-tests src/common.cu: startColl
+ * issues the N GPUs' collectives in one ncclGroupStart/End, and BenchTime
+ * divides the host clock's time for the whole loop of iterations by
+ * their number), which NCCL's model of the GPUs' own work does not hold.  When the smallest size takes more than
+ * HOST_BOUND_RATIO times the prediction, say so, with what each GPU's
+ * launch then costs the host; a job with one process per GPU does not
+ * pay it.
+ */
+#define HOST_BOUND_RATIO 2.0
+static void host_bound_note(const struct comparison *c, struct out *o)
+{
+	const struct cmp_row *r = &c->rows[0];
+	unsigned long g = c->m->gpus_per_thread;
+	char a[32], b[32], d[32];
+
+	if (g < 2 || !(r->predicted > 0) || !(r->measured > HOST_BOUND_RATIO * r->predicted))
+		return;
+	out_text(o, "the smallest size takes %s, %.1fx the model's %s: the log was run with "
+		 "one host thread driving %lu GPUs (nGpus %lu, nccl-tests -g), so each "
+		 "iteration also waits for that thread to launch %lu kernels, %s per GPU if "
+		 "it sets the pace; a job with one process per GPU (mpirun -np N ... -g 1) "
+		 "does not wait for it", units_fmt_time(a, sizeof(a), r->measured, 3),
+		 r->measured / r->predicted, units_fmt_time(b, sizeof(b), r->predicted, 3), g, g, g,
+		 units_fmt_time(d, sizeof(d), r->measured / (double)g, 3));
+}
+
 /* The summary table and the notes under it. */
 void compare_summary(const struct comparison *c, struct out *o, const struct cmp_sum *sum,
 		     int range, int plateau, double rise, double before)
@@ -97,6 +126,8 @@ void compare_summary(const struct comparison *c, struct out *o, const struct cmp
 	else if (isnan(c->line_rate) && !c->on_system)
 		out_text(o, "no link given: busbw is not judged against a line rate "
 			 "(--preset LINK or --beta RATE)");
+	if (c->on_system)
+		host_bound_note(c, o);
 	if (!low)
 		return;
 	if (!c->on_system) {

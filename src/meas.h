@@ -40,6 +40,8 @@ struct meas {
 	unsigned long ranks; /* rank count when every row agrees, else 0 */
 	int from_log;      /* 1: read from a benchmark's output, 0: from CSV */
 	enum meas_format format; /* what it was read as */
+	unsigned long gpus_per_thread; /* GPUs one host thread drove (nccl-tests
+					 * -g, the log's nGpus), 0: not said */
 	struct meas_row *rows;
 	size_t n, alloc;
 };

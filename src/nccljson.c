@@ -312,6 +312,15 @@ static unsigned long S_ranks(const struct jval *root)
 	return (unsigned long)(nt * ng) * (unsigned long)dev->n;
 }
 
+/* GPUs one host thread drove (config.ngpus, nccl-tests -g), or 0. */
+static unsigned long S_gpus_per_thread(const struct jval *root)
+{
+	double ng = 0;
+
+	S_num(S_get(S_get(root, "config"), "ngpus"), &ng);
+	return ng >= 1 && ng <= (double)RANKS_MAX && ng == floor(ng) ? (unsigned long)ng : 0;
+}
+
 /* time (µs) and bus_bw (GB/s) of an out_of_place or in_place object. */
 static int S_side(struct jparser *jp, const struct jval *side, const char *what,
 		  double *t, double *busbw, double *algbw)
@@ -340,6 +349,8 @@ static int S_results(struct jparser *jp, const struct jval *root, struct meas *m
 	int op = S_op(root);
 	unsigned long ranks = S_ranks(root);
 	size_t i;
+
+	m->gpus_per_thread = S_gpus_per_thread(root);
 
 	if (!res || res->type != J_ARR)
 		return errbuf_set(jp->eb, "%s:%d: no \"results\" list; expected the JSON "

@@ -148,6 +148,18 @@ static int S_header(struct parser *ps, char **f, int nf)
 	return 1;
 }
 
+/*
+ * "# nThread 1 nGpus 8 minBytes ...": how many GPUs each host thread of
+ * the run drove (nccl-tests -g), kept in m->gpus_per_thread.
+ */
+static void S_threads_line(struct parser *ps, char **f, int nf)
+{
+	if (nf < 5 || strcmp(f[0], "#") || strcmp(f[1], "nThread") || strcmp(f[3], "nGpus") ||
+	    !S_is_count(f[4]) || strlen(f[4]) > 6)
+		return;
+	ps->m->gpus_per_thread = strtoul(f[4], NULL, 10);
+}
+
 static int S_rank_line(struct parser *ps, char **f, int nf)
 {
 	unsigned long r;
@@ -198,6 +210,7 @@ static int S_comment(struct parser *ps, char *line)
 		return 0;
 	if (S_rank_line(ps, f, nf) < 0)
 		return -1;
+	S_threads_line(ps, f, nf);
 	if (nf >= 4)
 		S_header(ps, f, nf);
 	return 0;

@@ -60,6 +60,8 @@ if cmp_run h100-x16-ndr-xe9680 hgx-h100-ndr; then
 		[ "$(awk -F, 'NR > 1 && $NF !~ /^[a-z]+\/(LL|LL128|Simple)$/' \
 		"$d/h100-x16-ndr-xe9680.csv" | wc -l)" = 0 ]
 	check "xe9680: the table echoes 2 nodes" grep -q '^nodes: 2' "$d/h100-x16-ndr-xe9680.txt"
+	check "xe9680 (-g 1): no host-bound note" \
+		eval '! grep -q "one host thread driving" "$d/h100-x16-ndr-xe9680.txt"'
 else
 	notok "xe9680: compare runs ($(head -1 "$d/h100-x16-ndr-xe9680.err"))"
 fi
@@ -70,6 +72,10 @@ if cmp_run a100-x8-nvswitch hgx-a100-1node; then
 		grep -q "the log ends at 128 MiB, before the bandwidth plateau" "$d/a100-x8-nvswitch.txt"
 	check "a100 to 128 MiB: no size flagged low-busbw" \
 		[ "$(rows "$d/a100-x8-nvswitch.csv" low-busbw)" = 0 ]
+	check "a100 -g 8: the host-bound note names the 8 GPUs of one thread" \
+		grep -q "one host thread driving 8 GPUs (nGpus 8" "$d/a100-x8-nvswitch.txt"
+	check "a100 -g 8: the note gives 58.0 us / 8 per GPU" \
+		grep -q "7.25 µs per GPU" "$d/a100-x8-nvswitch.txt"
 else
 	notok "a100: compare runs ($(head -1 "$d/a100-x8-nvswitch.err"))"
 fi

@@ -34,6 +34,7 @@ void test_nccllog_a100(void)
 	INT_EQ(m.op, OP_ALLREDUCE);
 	INT_EQ(m.ranks, 8);
 	INT_EQ(m.from_log, 1);
+	INT_EQ(m.gpus_per_thread, 8);   /* "# nThread 1 nGpus 8 ..." */
 	DBL_NEAR(m.rows[0].size, 8, 0);
 	DBL_NEAR(m.rows[0].time, 58.00e-6, 1e-12);
 	DBL_NEAR(m.rows[0].time_ip, 54.80e-6, 1e-12);
@@ -253,4 +254,26 @@ void test_nccllog_fuzz_corpus(void)
 	if (d)
 		closedir(d);
 	CHECK(files > 0);
+}
+
+/*
+ * The JSON of nccl-tests -J says how many GPUs one thread drove in
+ * config.ngpus, as the text log's "# nThread 1 nGpus 4" line does; a log
+ * of one process per GPU says 1.
+ */
+void test_nccllog_gpus_per_thread(void)
+{
+	struct meas m;
+	struct errbuf eb;
+
+	INT_EQ(load(DATA "l40s-x4.json", &m, &eb), 0);
+	INT_EQ(m.gpus_per_thread, 4);
+	INT_EQ(m.ranks, 4);
+	meas_release(&m);
+	INT_EQ(load(DATA "l40s-x4-pcie-ring.txt", &m, &eb), 0);
+	INT_EQ(m.gpus_per_thread, 4);
+	meas_release(&m);
+	INT_EQ(load(DATA "h100-x16-ndr-xe9680.txt", &m, &eb), 0);
+	INT_EQ(m.gpus_per_thread, 1);
+	meas_release(&m);
 }
