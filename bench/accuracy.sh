@@ -29,7 +29,7 @@ pairs='h100-x8-nvls            hgx-h100-ndr     -
 h100-x16-ndr-xe9680     hgx-h100-ndr     -
 h100-x16-ndr-ring       hgx-h100-ndr     --algo=ring
 h100-x32-ndr            hgx-h100-ndr     -
-h100-x16-a3mega-tcpxo   gcp-a3-mega      --proto=simple
+h100-x16-a3mega-tcpxo   gcp-a3-mega      --proto=simple --nccl-algo=ring,tree
 h100-x16-oci-roce       oci-h100-roce    -
 a100-x16-p4d-efa        aws-p4d          -
 a100-x8-nvswitch        hgx-a100-1node   -

@@ -59,6 +59,9 @@ struct opt global_options[] = {
 	{ .type = OPT_STRING, .long_name = "proto", .argh = "LIST",
 	  .value = &global_args.proto, .complete = "LL LL128 Simple",
 	  .help = "NCCL protocols allowed, as NCCL_PROTO: LL,LL128,Simple or ^LL128" },
+	{ .type = OPT_STRING, .long_name = "nccl-algo", .argh = "LIST",
+	  .value = &global_args.nccl_algo, .complete = "Ring Tree NVLS NVLSTree",
+	  .help = "NCCL algorithms allowed, as NCCL_ALGO: Ring,Tree or ^NVLS" },
 	OPT_GROUP_("output (global)"),
 	{ .type = OPT_STRING, .long_name = "format", .argh = "FMT",
 	  .value = &global_args.format, .complete = "table csv json",
@@ -454,6 +457,10 @@ static void echo_system(const struct ctx *ctx, struct out *o)
 		if (s->have_inter && s->net_latency_s > 0)
 			out_input(o, "net_latency_s", "network plugin latency", s->net_latency_s,
 				  H_TIME, 4, NULL);
+		if (ctx->nccl_algo)
+			out_input_str(o, "nccl_algo", "NCCL_ALGO", ctx->nccl_algo);
+		if (global_args.proto)
+			out_input_str(o, "nccl_proto", "NCCL_PROTO", global_args.proto);
 	}
 }
 

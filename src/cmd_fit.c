@@ -127,8 +127,7 @@ int cmd_fit(int argc, char **argv, struct ctx *ctx)
 	int npos;
 	const char *save_path = NULL, *name = NULL;
 	struct meas_args ma = MEAS_ARGS_INIT;
-	const char *regimes = NULL, *switches = NULL, *nccl_algo = NULL;
-	unsigned algo_mask = ~0u;
+	const char *regimes = NULL, *switches = NULL;
 	struct system sw_sys;
 	struct nccl_cost sw_nc;
 	struct cost_model sw_model;
@@ -166,9 +165,6 @@ int cmd_fit(int argc, char **argv, struct ctx *ctx)
 			  "Simple) and never across such a switch; the spec's\n"
 			  "bandwidth for a last regime that ends below its n1/2;\n"
 			  "on one node, no bandwidth above the intra line rate" },
-		OPT_STRING_("nccl-algo", "LIST", &nccl_algo,
-			    "with --machine: the NCCL_ALGO the log was run with\n"
-			    "(ring, tree, ...; default NCCL's own choice)"),
 		OPT_FILE_("check", "LOG", &check,
 			  "with --system: a log to predict, not fitted (held out)"),
 		OPT_FLAG_("holdout", &holdout,
@@ -218,14 +214,12 @@ int cmd_fit(int argc, char **argv, struct ctx *ctx)
 	meas_args_load(&ma, argv[0], &m);
 	if (fit_coeffs((enum coll_op)m.op, fo.algo, m.ranks, &co, &eb) < 0)
 		die("%s: %s", m.path, eb.msg);
-	if (nccl_algo && !switches)
-		die_usage("--nccl-algo: only with --machine");
-	if (nccl_algo && nccl_algo_mask(nccl_algo, &algo_mask, &eb) < 0)
-		die_usage("--nccl-algo: %s", eb.msg);
+	if (ctx->nccl_algo && !switches && !ctx->have_system)
+		die_usage("--nccl-algo: only with --machine or a system");
 	if (switches) {
 		if (system_load(&ctx->dirs, switches, &sw_sys, &eb) < 0 ||
 		    system_check_ranks(&sw_sys, m.ranks, &eb) < 0 ||
-		    nccl_cost_init(&sw_nc, &sw_model, &sw_sys, algo_mask, ~0u, &eb) < 0)
+		    nccl_cost_init(&sw_nc, &sw_model, &sw_sys, ctx->nccl_algo_mask, ~0u, &eb) < 0)
 			die("--machine: %s", eb.msg);
 		fo.switches = &sw_model;
 		fo.spec_beta = S_spec_beta(&sw_sys, (enum coll_op)m.op, m.ranks, &co);

@@ -136,6 +136,8 @@ static void run_env(const struct planner *pl, char *env, size_t len, enum coll_o
 		name = nccl_algo_env(algo);
 	if (name)
 		snprintf(env, len, "NCCL_ALGO=%s ", name);
+	else if (ctx->nccl_algo)
+		snprintf(env, len, "NCCL_ALGO=%s ", ctx->nccl_algo);
 	l = strlen(env);
 	if (global_args.proto)
 		snprintf(env + l, len - l, "NCCL_PROTO=%s ", global_args.proto);
@@ -144,7 +146,7 @@ static void run_env(const struct planner *pl, char *env, size_t len, enum coll_o
 void plan_run_line(const struct planner *pl, char *buf, size_t len, enum coll_op op,
 		   enum coll_algo algo, unsigned long ranks, const struct dlist *sizes)
 {
-	char args[8][128], env[64];
+	char args[8][128], env[2 * NCCL_LIST_MAX + 32];
 	size_t i, n = sweep_args(args, 8, sizes);
 	/* One process with -g N on one node; MPI beyond (8 GPUs a node on a link). */
 	unsigned long node = pl->ctx->have_system ? pl->ctx->system.gpus_per_node : 8;

@@ -147,21 +147,35 @@ static void resolve_link(struct ctx *ctx, const struct global_args *g)
  * The machine as a system: --system, then the overrides on top of it (or,
  * without --system, a system made of the overrides alone, which then need
  * --gpus-per-node and --intra).  The cost model is --model, by default
- * COST_SYSTEM_DEFAULT.
+ * COST_SYSTEM_DEFAULT.  --nccl-algo and --proto restrict NCCL's model as
+ * NCCL_ALGO and NCCL_PROTO do; fit (fit: 1) takes --nccl-algo for the
+ * system of its --machine as well.
  */
-static void resolve_system(struct ctx *ctx, const struct global_args *g)
+static void resolve_system(struct ctx *ctx, const struct global_args *g, int fit)
 {
 	struct system *s = &ctx->system;
 	enum cost_kind kind = COST_SYSTEM_DEFAULT;
 	struct errbuf eb;
 	double x;
 
+	ctx->nccl_algo_mask = ~0u;
+	ctx->nccl_algo = g->nccl_algo;
+	/* They are written back into plan's run lines: keep them short. */
+	if (g->nccl_algo && strlen(g->nccl_algo) > NCCL_LIST_MAX)
+		die_usage("--nccl-algo: longer than %d characters", NCCL_LIST_MAX);
+	if (g->proto && strlen(g->proto) > NCCL_LIST_MAX)
+		die_usage("--proto: longer than %d characters", NCCL_LIST_MAX);
+	if (g->nccl_algo && nccl_algo_mask(g->nccl_algo, &ctx->nccl_algo_mask, &eb) < 0)
+		die_usage("--nccl-algo: %s", eb.msg);
 	if (!g->system && !g->gpus_per_node && !g->nics_per_node &&
 	    !g->intra && !g->inter) {
 		if (g->model)
 			die_usage("--model: needs a system (--system NAME|FILE)");
 		if (g->proto)
 			die_usage("--proto: needs a system (--system NAME|FILE) and NCCL's model");
+		if (g->nccl_algo && !fit)
+			die_usage("--nccl-algo: needs a system (--system NAME|FILE) and NCCL's "
+				  "model, or fit --machine");
 		cost_model_link(&ctx->model, &ctx->model.link);
 		return;
 	}
@@ -224,13 +238,15 @@ static void resolve_system(struct ctx *ctx, const struct global_args *g)
 		unsigned protos = ~0u;
 		if (g->proto && nccl_proto_mask(g->proto, &protos, &eb) < 0)
 			die_usage("--proto: %s", eb.msg);
-		if (nccl_cost_init(&ctx->nccl, &ctx->model, s, ~0u, protos, &eb) < 0)
+		if (nccl_cost_init(&ctx->nccl, &ctx->model, s, ctx->nccl_algo_mask, protos, &eb) < 0)
 			die("%s", eb.msg);
 		break;
 	}
 	}
 	if (g->proto && ctx->model.kind != COST_NCCL)
 		die_usage("--proto: protocols belong to NCCL's model (--model nccl)");
+	if (g->nccl_algo && ctx->model.kind != COST_NCCL)
+		die_usage("--nccl-algo: NCCL's algorithms belong to NCCL's model (--model nccl)");
 }
 
 /*
@@ -436,7 +452,7 @@ int main(int argc, char **argv)
 		}
 	}
 	resolve_link(&ctx, g);
-	resolve_system(&ctx, g);
+	resolve_system(&ctx, g, !strcmp(cmd->name, "fit"));
 	if (ctx.have_system && !system_ready(cmd->name))
 		die_usage("%s: not available on a system yet; describe one link with "
 			  "--preset, --alpha and --beta", cmd->name);

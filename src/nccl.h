@@ -114,6 +114,8 @@ const char *nccl_proto_name(enum nccl_proto p);
  * Returns 0, or -1 with eb naming the bad element and the choices.
  */
 int nccl_algo_mask(const char *s, unsigned *mask, struct errbuf *eb);
+/* The longest --nccl-algo or --proto list accepted (they go into run lines). */
+#define NCCL_LIST_MAX 80
 int nccl_proto_mask(const char *s, unsigned *mask, struct errbuf *eb);
 
 /* NCCL's per-link NVLink bandwidth for an SM version (topo.h ncclTopoNVLinkBw), GB/s. */

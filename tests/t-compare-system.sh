@@ -94,6 +94,19 @@ else
 	notok "--proto: compare runs ($(head -1 "$d/h100-x16-ndr-ring.err"))"
 fi
 
+# --nccl-algo restricts the choice as NCCL_ALGO does: the 2-node XE9680 log,
+# where NCCL's model picks NVLSTree at large sizes, has none with Ring,Tree.
+if cmp_run h100-x16-ndr-xe9680 hgx-h100-ndr --nccl-algo ring,tree; then
+	check "--nccl-algo ring,tree: every row ring or tree" \
+		[ "$(awk -F, 'NR > 1 && $NF !~ /^(ring|tree)\//' "$d/h100-x16-ndr-xe9680.csv" | wc -l)" = 0 ]
+	check "--nccl-algo ring,tree: both appear" \
+		[ "$(rows "$d/h100-x16-ndr-xe9680.csv" ',ring/')" -gt 0 -a \
+		"$(rows "$d/h100-x16-ndr-xe9680.csv" ',tree/')" -gt 0 ]
+	check "--nccl-algo: the table echoes it" grep -q '^NCCL_ALGO: ring,tree' "$d/h100-x16-ndr-xe9680.txt"
+else
+	notok "--nccl-algo: compare runs ($(head -1 "$d/h100-x16-ndr-xe9680.err"))"
+fi
+
 # The single-link mode keeps its six-plus-flag columns.
 "$COMMTIME" compare "$data/a100-x8-nvswitch.txt" --preset a100-nvlink3 --format csv \
 	>"$d/link.csv" 2>"$d/link.err"
