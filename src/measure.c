@@ -322,7 +322,7 @@ static int S_csv_record(struct csvstate *cs)
 		struct errbuf e2;
 		enum coll_algo a;
 
-		if (ar_algo_lookup(cs->val[C_ALGO], &a, &e2) < 0)
+		if (coll_algo_lookup(cs->val[C_ALGO], &a, &e2) < 0)
 			return errbuf_set(cs->eb, "%s:%d: %s", cs->name, cs->rec_line, e2.msg);
 		r.algo = (int)a;
 	}
