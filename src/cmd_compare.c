@@ -84,7 +84,7 @@ static void load_expected(const char *path, const struct meas *log, int algo,
 		if (e->rows[i].algo == algo || (!exact && e->rows[i].algo < 0))
 			e->rows[k++] = e->rows[i];
 	e->n = k;
-	if (k == 0 || meas_select(e, log->op, log->ranks, &eb) < 0) {
+	if (k == 0 || meas_select(e, log->op < 0 ? OP_COUNT : (enum coll_op)log->op, log->ranks, &eb) < 0) {
 		if (other >= 0)
 			die("%s: no expected times for %s here; the plan has them for --algo %s",
 			    path, algo >= 0 ? coll_algo_name((enum coll_algo)algo) :
