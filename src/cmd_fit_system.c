@@ -209,8 +209,9 @@ static void save_system(const char *path, const struct system *s, const struct c
 	if (s->have_inter)
 		fprintf(f, "nics_per_node = %u\ninter = %s%s\n", s->nics_per_node,
 			nic ? "./" : "", nic ? ibase : inter);
-	fprintf(f, "nvls = %s\np2p = %s\nnvswitch = %s\npcie_path = %s\n", s->nvls ? "yes" : "no",
-		s->p2p ? "yes" : "no", s->nvswitch ? "yes" : "no", pcie_path_name(s->pcie_path));
+	fprintf(f, "nvls = %s\np2p = %s\nnvswitch = %s\npcie_path = %s\nnic_path = %s\n",
+		s->nvls ? "yes" : "no", s->p2p ? "yes" : "no", s->nvswitch ? "yes" : "no",
+		pcie_path_name(s->pcie_path), pcie_path_name(s->nic_path));
 	if (s->cpu_given)
 		fprintf(f, "cpu = %s\n", cpu_vendor_name(s->cpu));
 	if (s->nic_ports > 1)

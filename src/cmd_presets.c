@@ -213,9 +213,9 @@ static void show_system(const struct ctx *ctx, struct out *o, const struct prese
 	if (!isnan(s.price_per_gpu_hour))
 		snprintf(price, sizeof(price), ", %.2f USD per GPU-hour (%s)", s.price_per_gpu_hour,
 			 s.price_date ? s.price_date : "undated");
-	out_text(o, "  nvls %s, p2p %s, nvswitch %s, pcie_path %s, cpu %s%s%s",
+	out_text(o, "  nvls %s, p2p %s, nvswitch %s, pcie_path %s, nic_path %s, cpu %s%s%s",
 		 s.nvls ? "yes" : "no", s.p2p ? "yes" : "no", s.nvswitch ? "yes" : "no",
-		 pcie_path_name(s.pcie_path), cpu_vendor_name(s.cpu),
+		 pcie_path_name(s.pcie_path), pcie_path_name(s.nic_path), cpu_vendor_name(s.cpu),
 		 s.cpu_given ? "" : " (default)", price);
 	if (s.model != SYSTEM_MODEL_DEFAULT)
 		out_text(o, "  read with model %s (--model overrides)", system_model_name(s.model));

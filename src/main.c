@@ -194,7 +194,8 @@ static void resolve_system(struct ctx *ctx, const struct global_args *g, int fit
 				  "and --intra");
 		*s = (struct system){ .name = xstrdup("custom"),
 				      .description = xstrdup("from the command line"),
-				      .p2p = 1, .pcie_path = PCIE_PIX, .cpu = CPU_INTEL,
+				      .p2p = 1, .pcie_path = PCIE_PIX, .nic_path = PCIE_PIX,
+				      .cpu = CPU_INTEL,
 				      .price_per_gpu_hour = NAN };
 	}
 	if (g->gpus_per_node) {

@@ -514,8 +514,17 @@ int nccl_tune_init(struct nccl_tune *t, const struct nccl_params *p,
 				if (!(a != NCCL_RING && (f == NCCL_ALLGATHER || f == NCCL_REDUCESCATTER)))
 					bus *= a == NCCL_RING || a == NCCL_NVLS || a == NCCL_NVLS_TREE ?
 					       (double)ranks / nsteps : .5;
-				/* LL128: only over NVLink (typeIntra <= NVB), :518-536 */
+				/* LL128: only over NVLink (typeIntra <= NVB), and
+				 * across nodes only when the inter-node graph reaches
+				 * its NICs by PXN at worst on Hopper and later, PXB
+				 * before (typeInter, :518-536).  A GPU whose nearest
+				 * NIC is behind the host bridge (PHB) or further has
+				 * no PXN route either: PXN relays through a peer GPU
+				 * that reaches the NIC by P2C or better (paths.cc:
+				 * 816-841), and every GPU is that far. */
 				if (pr == NCCL_LL128 && !g->nvlink)
+					bus = 0;
+				if (pr == NCCL_LL128 && nodes > 1 && m->nic_path > NCCL_PATH_PXB)
 					bus = 0;
 				if (!(algo_mask >> a & 1) || !(proto_mask >> pr & 1))
 					bus = 0;

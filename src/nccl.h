@@ -74,6 +74,7 @@ struct nccl_machine {
 	int pcie_gen;         /* 3, 4, 5, 6 */
 	int pcie_width;       /* lanes (16) */
 	enum nccl_path pcie_path;  /* widest PCIe path between two GPUs of a node */
+	enum nccl_path nic_path;   /* PCIe path from a GPU to its nearest NIC */
 	int p2p;              /* 0: P2P disabled, traffic staged through the host */
 	enum nccl_cpu cpu;
 	int nics_per_node;    /* NICs as NCCL counts them: ports of one device (or a plugin's rails) merged */

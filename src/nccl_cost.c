@@ -79,6 +79,7 @@ int nccl_machine_from_system(const struct system *s, struct nccl_machine *m,
 	m->pcie_gen = (int)s->gpu.pcie_gen;
 	m->pcie_width = 16;
 	m->pcie_path = (unsigned)s->pcie_path < PCIE_PATH_COUNT ? path[s->pcie_path] : NCCL_PATH_PIX;
+	m->nic_path = (unsigned)s->nic_path < PCIE_PATH_COUNT ? path[s->nic_path] : NCCL_PATH_PIX;
 	m->p2p = s->p2p;
 	m->cpu = s->cpu == CPU_AMD ? NCCL_CPU_AMD : s->cpu == CPU_ARM ? NCCL_CPU_ARM : NCCL_CPU_INTEL;
 	if (s->have_inter && s->nics_per_node > 0) {

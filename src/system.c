@@ -286,7 +286,7 @@ static int wrap(const struct preset *p, const char *key, struct errbuf *eb)
 int system_from_preset(const struct preset_dirs *d, const struct preset *p,
 		       struct system *s, struct errbuf *eb)
 {
-	struct system t = { .pcie_path = PCIE_PIX, .cpu = CPU_INTEL, .p2p = 1,
+	struct system t = { .pcie_path = PCIE_PIX, .nic_path = PCIE_PIX, .cpu = CPU_INTEL, .p2p = 1,
 			    .nic_ports = 1, .price_per_gpu_hour = NAN };
 	unsigned long gpn = 0, nics = 0, ports = 1;
 	const char *gname, *intra, *inter;
@@ -378,6 +378,10 @@ int system_from_preset(const struct preset_dirs *d, const struct preset *p,
 	if (get_enum(p, "pcie_path", path_names, 0, PCIE_PATH_COUNT, &v, eb) < 0)
 		goto fail;
 	t.pcie_path = (enum pcie_path)v;
+	v = PCIE_PIX;
+	if (get_enum(p, "nic_path", path_names, 0, PCIE_PATH_COUNT, &v, eb) < 0)
+		goto fail;
+	t.nic_path = (enum pcie_path)v;
 	v = CPU_INTEL;
 	if (get_enum(p, "cpu", cpu_names, 0, CPU_VENDOR_COUNT, &v, eb) < 0)
 		goto fail;

@@ -104,6 +104,7 @@ struct system {
 	int p2p;                      /* GPU peer-to-peer (no: staged through host memory; default yes) */
 	int nvswitch;                 /* NVLink through NVSwitch (default yes with NVLink, no otherwise) */
 	enum pcie_path pcie_path;     /* default pix */
+	enum pcie_path nic_path;      /* from a GPU to its nearest NIC (default pix) */
 	enum cpu_vendor cpu;          /* default intel */
 	int cpu_given;                /* 0: the default was taken */
 	enum system_model model;      /* the model the preset asks for (default: none) */

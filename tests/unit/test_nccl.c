@@ -550,3 +550,30 @@ void test_nccl_run_monotone(void)
 		}
 	}
 }
+
+/*
+ * LL128 across nodes needs the NICs at PXB or closer (typeInter,
+ * tuning.cc:518-536): with every GPU's nearest NIC behind the host bridge
+ * (ALCF Polaris), Ring/LL128 and Tree/LL128 have no bandwidth on 2 nodes;
+ * one node does not use the NICs and keeps them.  A100 on 2 nodes, PIX:
+ * Ring/LL128 min(0.92 × 8 × 24, 8 × 20) × 16/30.
+ */
+void test_nccl_ll128_nic_path(void)
+{
+	struct nccl_machine m = a100;
+	struct nccl_tune t;
+
+	m.nic_path = NCCL_PATH_PIX;
+	t = tune(&m, 16, ~0u, ~0u);
+	DBL_NEAR(t.bw[NCCL_ALLREDUCE][NCCL_RING][NCCL_LL128], 160.0 * 16 / 30, 1e-9);
+	m.nic_path = NCCL_PATH_PXB;
+	t = tune(&m, 16, ~0u, ~0u);
+	CHECK(t.bw[NCCL_ALLREDUCE][NCCL_RING][NCCL_LL128] > 0);
+	m.nic_path = NCCL_PATH_PHB;
+	t = tune(&m, 16, ~0u, ~0u);
+	DBL_NEAR(t.bw[NCCL_ALLREDUCE][NCCL_RING][NCCL_LL128], 0, 0);
+	DBL_NEAR(t.bw[NCCL_ALLREDUCE][NCCL_TREE][NCCL_LL128], 0, 0);
+	CHECK(t.bw[NCCL_ALLREDUCE][NCCL_RING][NCCL_LL] > 0);
+	t = tune(&m, 8, ~0u, ~0u);
+	CHECK(t.bw[NCCL_ALLREDUCE][NCCL_RING][NCCL_LL128] > 0);
+}
