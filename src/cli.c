@@ -290,7 +290,7 @@ void meas_args_load(const struct meas_args *a, const char *path, struct meas *m)
 	struct errbuf eb;
 
 	meas_init(m, path);
-	if (meas_load_file(path, m, &eb) < 0 || meas_select(m, a->op == OP_COUNT ? -1 : (int)a->op, a->ranks, &eb) < 0)
+	if (meas_load_file(path, m, &eb) < 0 || meas_select(m, a->op, a->ranks, &eb) < 0)
 		die("%s", eb.msg);
 	if (m->op < 0)
 		die("%s: cannot tell which collective was measured; give --op", m->path);

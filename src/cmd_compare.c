@@ -63,11 +63,18 @@ static void load_expected(const char *path, const struct meas *log, int algo,
 {
 	struct errbuf eb;
 	size_t i, k = 0;
-	int exact = 0;
+	int exact = 0, other = -1;
 
 	meas_init(e, path);
 	if (meas_load_file(path, e, &eb) < 0)
 		die("%s", eb.msg);
+	/* An algorithm the plan names for this collective and rank count,
+	 * to suggest when none of its rows is the one compared. */
+	for (i = 0; i < e->n && other < 0; i++)
+		if (e->rows[i].algo >= 0 && e->rows[i].algo != algo &&
+		    (e->rows[i].op < 0 || e->rows[i].op == log->op) &&
+		    (!e->rows[i].ranks || e->rows[i].ranks == log->ranks))
+			other = e->rows[i].algo;
 	/* The rows of the algorithm when the plan has them; else those of
 	 * every algorithm (the model's choice, and collectives without one). */
 	for (i = 0; i < e->n && algo >= 0 && !exact; i++)
@@ -77,11 +84,16 @@ static void load_expected(const char *path, const struct meas *log, int algo,
 		if (e->rows[i].algo == algo || (!exact && e->rows[i].algo < 0))
 			e->rows[k++] = e->rows[i];
 	e->n = k;
-	if (k == 0)
-		die("%s: no expected times for algorithm '%s'", path,
-		    coll_algo_name((enum coll_algo)algo));
-	if (meas_select(e, log->op, log->ranks, &eb) < 0)
+	if (k == 0 || meas_select(e, log->op < 0 ? OP_COUNT : (enum coll_op)log->op, log->ranks, &eb) < 0) {
+		if (other >= 0)
+			die("%s: no expected times for %s here; the plan has them for --algo %s",
+			    path, algo >= 0 ? coll_algo_name((enum coll_algo)algo) :
+			    "the model's own choice", coll_algo_name((enum coll_algo)other));
+		if (k == 0)
+			die("%s: no expected times for algorithm '%s'", path,
+			    coll_algo_name((enum coll_algo)algo));
 		die("%s", eb.msg);
+	}
 }
 
 /*

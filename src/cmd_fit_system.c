@@ -12,6 +12,7 @@
 
 #include "calib.h"
 #include "fit_cmd.h"
+#include "fmt.h"
 #include "system.h"
 
 static const struct column cal_cols[] = {
@@ -130,17 +131,21 @@ static FILE *open_tmp(const char *tmp)
 static void write_link(FILE *f, const char *name, const char *what, const struct calib_value *a,
 		       const struct calib_value *b, double line, const char *spec)
 {
+	char v[32];
+
 	fprintf(f, "name = %s\nkind = link\ndescription = %s\n", name, what);
-	fprintf(f, "alpha = %.17g\nsource_alpha = per-step latency, %s", a->value,
+	fmt_double(v, a->value);
+	fprintf(f, "alpha = %s\nsource_alpha = per-step latency, %s", v,
 		calib_source_name(a->source));
 	if (!isnan(a->ci95))
 		fprintf(f, " (95 %% interval +/- %.3g s)", a->ci95);
-	fprintf(f, "\nbeta = %.17g\nsource_beta = bandwidth, %s", b->value,
-		calib_source_name(b->source));
+	fmt_double(v, b->value);
+	fprintf(f, "\nbeta = %s\nsource_beta = bandwidth, %s", v, calib_source_name(b->source));
 	if (!isnan(b->ci95))
 		fprintf(f, " (95 %% interval +/- %.3g B/s)", b->ci95);
-	fprintf(f, "\nbeta_line = %.17g\nsource_beta_line = line rate of %s (spec, kept)\n",
-		line, spec);
+	fmt_double(v, line);
+	fprintf(f, "\nbeta_line = %s\nsource_beta_line = line rate of %s (spec, kept)\n", v,
+		spec);
 }
 
 /*
@@ -153,7 +158,7 @@ static void write_link(FILE *f, const char *name, const char *what, const struct
 static void save_system(const char *path, const struct system *s, const struct calib_tier *t,
 			const struct calib_nic *nic, char *const *files, size_t nfiles)
 {
-	char gpu[4096], inter[4096], desc[512], lname[512];
+	char gpu[4096], inter[4096], desc[512], lname[512], num[32];
 	char *lpath = tier_path(path, "intra"), *ipath = tier_path(path, "inter");
 	char *ltmp = xmalloc(strlen(lpath) + 8), *itmp = xmalloc(strlen(ipath) + 8);
 	char *stmp = xmalloc(strlen(path) + 8), *name = fit_preset_name_of(path);
@@ -178,8 +183,9 @@ static void save_system(const char *path, const struct system *s, const struct c
 	snprintf(lname, sizeof(lname), "%s-intra", name);
 	fprintf(f, "\n");
 	write_link(f, lname, desc, &t->alpha, &t->beta, s->intra.beta_line, s->intra.name);
-	fprintf(f, "base = %.17g\nsource_base = per-call base latency, %s (models/fit.md)\n",
-		t->base.value, calib_source_name(t->base.source));
+	fmt_double(num, t->base.value);
+	fprintf(f, "base = %s\nsource_base = per-call base latency, %s (models/fit.md)\n", num,
+		calib_source_name(t->base.source));
 	write_or_die(f, ltmp);
 	if (nic) {
 		f = open_tmp(itmp);
@@ -209,8 +215,10 @@ static void save_system(const char *path, const struct system *s, const struct c
 		fprintf(f, "cpu = %s\n", cpu_vendor_name(s->cpu));
 	if (s->nic_ports > 1)
 		fprintf(f, "nic_ports = %u\n", s->nic_ports);
-	if (s->net_latency_s > 0)
-		fprintf(f, "net_latency = %.17gs\n", s->net_latency_s);
+	if (s->net_latency_s > 0) {
+		fmt_double(num, s->net_latency_s);
+		fprintf(f, "net_latency = %ss\n", num);
+	}
 	/* The calibrated values are the tier model's (NCCL's model reads only
 	 * the specs), so the preset asks for that model; --model overrides. */
 	fprintf(f, "model = tiers\n");

@@ -322,7 +322,7 @@ static int S_csv_record(struct csvstate *cs)
 		struct errbuf e2;
 		enum coll_algo a;
 
-		if (ar_algo_lookup(cs->val[C_ALGO], &a, &e2) < 0)
+		if (coll_algo_lookup(cs->val[C_ALGO], &a, &e2) < 0)
 			return errbuf_set(cs->eb, "%s:%d: %s", cs->name, cs->rec_line, e2.msg);
 		r.algo = (int)a;
 	}
@@ -412,10 +412,10 @@ int meas_parse_csv(const char *buf, size_t len, const char *name,
 
 /* ---- checks ---- */
 
-int meas_select(struct meas *m, int op, unsigned long ranks, struct errbuf *eb)
+int meas_select(struct meas *m, enum coll_op given, unsigned long ranks, struct errbuf *eb)
 {
 	size_t i, k = 0;
-	int op0;
+	int op0, op = given == OP_COUNT ? -1 : (int)given;   /* the rows' int, -1: none */
 	unsigned long r0;
 
 	for (i = 0; i < m->n; i++) {

@@ -3,6 +3,7 @@
 
 #include <stddef.h>
 #include "meas.h"
+#include "model.h"
 
 /*
  * Measurement files: the rows of one collective (meas.h) read from an
@@ -50,11 +51,11 @@ int meas_parse_csv(const char *buf, size_t len, const char *name,
  * ranks); for a CSV they fill rows that do not say and select the rows of
  * that collective and rank count.  Then the rows must agree on one op and
  * one rank count, there must be at least one, and sizes must increase
- * strictly.  Sets m->op (-1 when still unknown) and m->ranks (0 when
- * still unknown).  Returns 0, or -1 with "file: ..." or "file:line: ..."
- * in eb.
+ * strictly.  op is OP_COUNT and ranks 0 when not given.  Sets m->op (-1
+ * when still unknown) and m->ranks (0 when still unknown).  Returns 0, or
+ * -1 with "file: ..." or "file:line: ..." in eb.
  */
-int meas_select(struct meas *m, int op, unsigned long ranks, struct errbuf *eb);
+int meas_select(struct meas *m, enum coll_op op, unsigned long ranks, struct errbuf *eb);
 
 /* Read a whole file into a NUL-terminated buffer (freed by the caller). */
 int meas_read_file(const char *path, char **buf, size_t *len, struct errbuf *eb);

@@ -3,6 +3,7 @@
  * The formulas themselves are in cost.c.
  */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "model.h"
@@ -31,6 +32,24 @@ int ar_algo_lookup(const char *name, enum coll_algo *a, struct errbuf *eb)
 		}
 	return errbuf_set(eb, "unknown algorithm '%s' (choose from ring, tree, "
 			  "dbtree, rd, rabenseifner)", name);
+}
+
+int coll_algo_lookup(const char *name, enum coll_algo *a, struct errbuf *eb)
+{
+	char list[160];
+	size_t n = 0;
+	int i;
+
+	for (i = 0; i < ALGO_COUNT; i++)
+		if (!strcmp(name, algo_names[i])) {
+			*a = (enum coll_algo)i;
+			return 0;
+		}
+	list[0] = '\0';
+	for (i = 0; i < ALGO_COUNT && n < sizeof(list); i++)
+		n += (size_t)snprintf(list + n, sizeof(list) - n, "%s%s", i ? ", " : "",
+				      algo_names[i]);
+	return errbuf_set(eb, "unknown algorithm '%s' (choose from %s)", name, list);
 }
 
 int ar_algo_parse_list(const char *s, enum coll_algo *algos, struct errbuf *eb)

@@ -68,6 +68,13 @@ const char *coll_algo_name(enum coll_algo a);
 int ar_algo_lookup(const char *name, enum coll_algo *a, struct errbuf *eb);
 
 /*
+ * Look up any algorithm name commtime writes (a plan CSV's algo column:
+ * the single-link ones, pairwise, p2p, the tier forms and NCCL's); 0, or
+ * -1 with eb naming the value and the choices.
+ */
+int coll_algo_lookup(const char *name, enum coll_algo *a, struct errbuf *eb);
+
+/*
  * Parse "ring,tree" into algos (at most ALGO_COUNT, duplicates rejected).
  * Returns the number of algorithms, or -1 with eb filled.
  */

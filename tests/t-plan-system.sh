@@ -68,4 +68,20 @@ sys_size=$("$COMMTIME" --system "$sys" crossover --ranks 16 --algo ring,tree |
 check "system: plan's ring/tree crossover is crossover's ($sys_size)" \
 	grep -q "^all_reduce ring and tree on 16 ranks take equal time at $sys_size " "$d/sheet.txt"
 
+# A plan of an algorithm only NCCL's model has is read back by compare.
+nvls_log=$top/tests/data/nccl/h100-x8-nvls.txt
+if "$COMMTIME" --system dgx-h100 plan --ranks 8 --algo nvls -o "$d/nvls.csv" 2>"$d/err"; then
+	check "plan --algo nvls: its CSV names nvls" \
+		[ "$(awk -F, 'NR > 1 && $5 == "nvls"' "$d/nvls.csv" | wc -l)" -gt 0 ]
+	check "compare --expected with --algo nvls reads it" \
+		"$COMMTIME" --system dgx-h100 compare "$nvls_log" --op all_reduce \
+		--expected "$d/nvls.csv" --algo nvls -o "$d/nvls-cmp.csv"
+	"$COMMTIME" --system dgx-h100 compare "$nvls_log" --op all_reduce \
+		--expected "$d/nvls.csv" >/dev/null 2>"$d/nvls.err"
+	check "compare --expected without --algo says which --algo the plan has" \
+		grep -q 'the plan has them for --algo nvls' "$d/nvls.err"
+else
+	notok "plan --algo nvls runs ($(head -1 "$d/err"))"
+fi
+
 echo "1..$n"

@@ -162,7 +162,7 @@ static void fit_file(const char *path, enum coll_algo algo, double alpha, double
 
 	meas_init(&m, path);
 	INT_EQ(meas_load_file(path, &m, &eb), 0);
-	INT_EQ(meas_select(&m, -1, 0, &eb), 0);
+	INT_EQ(meas_select(&m, OP_COUNT, 0, &eb), 0);
 	INT_EQ(fit_coeffs((enum coll_op)m.op, algo, m.ranks, &c, &eb), 0);
 	for (i = 0; i < m.n && i < 64; i++) {
 		S[i] = m.rows[i].size;
@@ -329,7 +329,7 @@ static void holdout_file(const char *path, struct holdout *h)
 
 	meas_init(&m, path);
 	INT_EQ(meas_load_file(path, &m, &eb), 0);
-	INT_EQ(meas_select(&m, -1, 0, &eb), 0);
+	INT_EQ(meas_select(&m, OP_COUNT, 0, &eb), 0);
 	for (i = 0; i < m.n && i < 64; i++) {
 		S[i] = m.rows[i].size;
 		T[i] = m.rows[i].time;

@@ -50,7 +50,7 @@ void test_measure_csv_ranks_op(void)
 	struct errbuf eb;
 
 	INT_EQ(csv("size,time,ranks,op\n8,1e-5,4,all_reduce\n16,1e-5,4,allreduce\n", &m, &eb), 0);
-	INT_EQ(meas_select(&m, -1, 0, &eb), 0);
+	INT_EQ(meas_select(&m, OP_COUNT, 0, &eb), 0);
 	INT_EQ(m.op, OP_ALLREDUCE);
 	INT_EQ(m.ranks, 4);
 	meas_release(&m);
@@ -77,7 +77,7 @@ void test_measure_select_mixed(void)
 
 	meas_init(&m, DATA "mixed-ranks.csv");
 	INT_EQ(meas_load_file(DATA "mixed-ranks.csv", &m, &eb), 0);
-	INT_EQ(meas_select(&m, -1, 16, &eb), -1);
+	INT_EQ(meas_select(&m, OP_COUNT, 16, &eb), -1);
 	STR_EQ(eb.msg, "tests/data/nccl/mixed-ranks.csv: no rows for 16 ranks");
 	meas_release(&m);
 }
@@ -143,7 +143,7 @@ void test_measure_csv_bad(void)
 
 		meas_init(&m, DATA "bad-dup.csv");
 		INT_EQ(meas_load_file(DATA "bad-dup.csv", &m, &eb), 0);
-		INT_EQ(meas_select(&m, -1, 0, &eb), -1);
+		INT_EQ(meas_select(&m, OP_COUNT, 0, &eb), -1);
 		STR_EQ(eb.msg, "tests/data/nccl/bad-dup.csv:3: size 1024 appears twice (also on line 2)");
 		meas_release(&m);
 	}
@@ -198,7 +198,7 @@ void test_measure_fuzz_corpus(void)
 		eb.msg[0] = '\0';
 		rc = meas_parse_csv(buf, len, e->d_name, &m, &eb);
 		if (rc == 0)
-			rc = meas_select(&m, -1, 0, &eb);
+			rc = meas_select(&m, OP_COUNT, 0, &eb);
 		CHECK(rc == 0 || rc == -1);
 		CHECK(rc == 0 ? m.n > 0 : eb.msg[0] != '\0');
 		meas_release(&m);

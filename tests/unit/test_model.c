@@ -149,6 +149,16 @@ void test_model_names(void)
 	INT_EQ(ar_algo_parse_list("ring,", algos, &eb), -1);
 	INT_EQ(ar_algo_lookup("bogus", &a, &eb), -1);
 	STR_EQ(eb.msg, "unknown algorithm 'bogus' (choose from ring, tree, dbtree, rd, rabenseifner)");
+	/* A plan CSV's algo column may name any algorithm commtime writes. */
+	INT_EQ(coll_algo_lookup("nvlstree", &a, &eb), 0);
+	INT_EQ(a, ALGO_NVLSTREE);
+	INT_EQ(coll_algo_lookup("hierhd", &a, &eb), 0);
+	INT_EQ(a, ALGO_HIERHD);
+	INT_EQ(coll_algo_lookup("ring", &a, &eb), 0);
+	INT_EQ(a, ALGO_RING);
+	INT_EQ(coll_algo_lookup("Ring", &a, &eb), -1);
+	STR_EQ(eb.msg, "unknown algorithm 'Ring' (choose from ring, tree, dbtree, rd, "
+	       "rabenseifner, pairwise, p2p, hier, nvls, nvlstree, collnet, pat, hierhd)");
 	INT_EQ(coll_op_lookup("all_reduce_perf", &op, &eb), 0);
 	INT_EQ(op, OP_ALLREDUCE);
 	INT_EQ(coll_op_lookup("allgather", &op, &eb), 0);

@@ -244,7 +244,7 @@ void test_nccllog_fuzz_corpus(void)
 		eb.msg[0] = '\0';
 		rc = nccllog_parse(buf, len, e->d_name, &m, &eb);
 		if (rc == 0)
-			rc = meas_select(&m, -1, 0, &eb);
+			rc = meas_select(&m, OP_COUNT, 0, &eb);
 		CHECK(rc == 0 || rc == -1);
 		CHECK(rc == 0 ? m.n > 0 : eb.msg[0] != '\0');
 		meas_release(&m);

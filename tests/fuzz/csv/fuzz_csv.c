@@ -21,7 +21,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	meas_init(&m, "fuzz");
 	if (meas_parse_csv((const char *)data, size, "fuzz", &m, &eb) == 0)
-		(void)meas_select(&m, -1, 0, &eb);
+		(void)meas_select(&m, OP_COUNT, 0, &eb);
 	meas_release(&m);
 	return 0;
 }

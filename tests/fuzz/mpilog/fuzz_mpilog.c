@@ -24,7 +24,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	else
 		rc = osulog_parse((const char *)data + 1, size - 1, "fuzz", &m, &eb);
 	if (rc == 0)
-		(void)meas_select(&m, -1, 64, &eb);
+		(void)meas_select(&m, OP_COUNT, 64, &eb);
 	meas_release(&m);
 	return 0;
 }
