@@ -10,6 +10,9 @@
 # sizes; then the pooled median time error over every size of every log
 # and how many logs are within +-15 % in bus bandwidth at the largest size.
 # The untuned fabric is listed apart: it must be flagged low-busbw.
+# A second table, "extended", does the same for the logs added after the
+# fixed judge of twelve, with its own counts; last comes the pooled median
+# over the sizes of both tables together.
 #
 #   sh bench/accuracy.sh [GLOBAL OPTION...]   e.g. --model tiers
 #
@@ -22,8 +25,8 @@ LC_ALL=C; export LC_ALL
 data=tests/data/nccl
 tmp=$top/tests/tmp/accuracy
 mkdir -p "$tmp" || exit 1
-: >"$tmp/all-errors"
 
+# The fixed judge: these twelve pairs are the count models/nccl.md quotes.
 # log                    system           options of compare
 pairs='h100-x8-nvls            hgx-h100-ndr     -
 h100-x16-ndr-xe9680     hgx-h100-ndr     -
@@ -38,6 +41,12 @@ l40s-x4-pcie-tree       l40s-x4          --algo=tree
 rtx4090-x4-pcie-p2p     rtx4090-x4       -
 a100-x8-polaris-slingshot polaris        -'
 
+# Extended: logs added after the fixed judge, counted apart (and pooled with
+# it at the end).  The Kestrel table has no banner, so its rank count is given.
+extended='a100-x16-sophia-hdr     sophia           -
+a100-x32-polaris-slingshot polaris       -
+h100-x64-kestrel-slingshot kestrel-gpu   --ranks=64'
+
 # run LOG SYSTEM OPTS: the CSV of compare into $tmp/LOG.csv; 0 on success
 run() {
 	o=$3
@@ -48,47 +57,59 @@ run() {
 }
 globals="$*"
 
-printf '%-26s %-15s %-6s %-16s %10s %10s %8s %8s\n' log system algo "choice at largest" \
-	"predicted" "measured" "busbw" "median"
-printf '%-26s %-15s %-6s %-16s %10s %10s %8s %8s\n' "" "" "" "" "GB/s" "GB/s" "error" "|t err|"
-n=0 within=0 failed=0
-echo "$pairs" | {
-while read -r log sys opts; do
-	algo=$(printf '%s' "$opts" | sed -n 's/^--algo=//p')
-	if ! run "$log" "$sys" "$opts"; then
-		printf '%-26s %-15s failed: %s\n' "$log" "$sys" "$(head -1 "$tmp/$log.err")"
-		failed=$((failed + 1))
-		continue
-	fi
-	# columns: size_B,measured_s,predicted_s,rel_error,measured_busbw_Bps,
-	# predicted_busbw_Bps,flag,algo
-	awk -F, -v name="$log" -v sys="$sys" -v algo="${algo:-auto}" -v all="$tmp/all-errors" '
-	NR == 1 { next }
-	{ e = $4 < 0 ? -$4 : $4; err[++k] = e; print e >> all
-	  last_m = $5; last_p = $6; last_c = $8 }
-	END {
-		n = k
-		for (i = 2; i <= n; i++)   # insertion sort: a few dozen sizes
-			for (j = i; j > 1 && err[j - 1] > err[j]; j--) {
-				t = err[j]; err[j] = err[j - 1]; err[j - 1] = t
-			}
-		med = n % 2 ? err[(n + 1) / 2] : (err[n / 2] + err[n / 2 + 1]) / 2
-		be = last_p / last_m - 1
-		printf "%-26s %-15s %-6s %-16s %10.1f %10.1f %+7.1f%% %7.1f%%\n", name, sys, algo,
-			last_c, last_p / 1e9, last_m / 1e9, 100 * be, 100 * med
-		exit (be <= 0.15 && be >= -0.15) ? 0 : 3
-	}' "$tmp/$log.csv"
-	st=$?
-	n=$((n + 1))
-	[ $st = 0 ] && within=$((within + 1))
-done
-pooled=$(sort -g "$tmp/all-errors" | awk '{ v[++k] = $1 }
-	END { if (k) printf "%.1f", 100 * (k % 2 ? v[(k + 1) / 2] : (v[k / 2] + v[k / 2 + 1]) / 2) }')
-sizes=$(wc -l <"$tmp/all-errors" | tr -d ' ')
-echo
-echo "busbw at the largest size within +-15 %: $within of $n logs"
-echo "pooled median |time error|: $pooled % over $sizes sizes"
-[ "$failed" = 0 ] || echo "$failed logs failed to run"
+# median FILE: the median of the numbers of FILE (one a line), in per cent
+median() {
+	sort -g "$1" | awk '{ v[++k] = $1 }
+	END { if (k) printf "%.1f", 100 * (k % 2 ? v[(k + 1) / 2] : (v[k / 2] + v[k / 2 + 1]) / 2) }'
+}
+
+# table PAIRS ERRORS: one row per pair of PAIRS, every size's |time error|
+# appended to the file ERRORS; then the counts of the table
+table() {
+	: >"$2"
+	printf '%-26s %-15s %-6s %-16s %10s %10s %8s %8s\n' log system algo "choice at largest" \
+		"predicted" "measured" "busbw" "median"
+	printf '%-26s %-15s %-6s %-16s %10s %10s %8s %8s\n' "" "" "" "" "GB/s" "GB/s" "error" "|t err|"
+	n=0 within=0 failed=0
+	echo "$1" | {
+	while read -r log sys opts; do
+		algo=$(printf '%s' "$opts" | sed -n 's/^--algo=//p')
+		if ! run "$log" "$sys" "$opts"; then
+			printf '%-26s %-15s failed: %s\n' "$log" "$sys" "$(head -1 "$tmp/$log.err")"
+			failed=$((failed + 1))
+			continue
+		fi
+		# columns: size_B,measured_s,predicted_s,rel_error,measured_busbw_Bps,
+		# predicted_busbw_Bps,flag,algo
+		awk -F, -v name="$log" -v sys="$sys" -v algo="${algo:-auto}" -v all="$2" '
+		NR == 1 { next }
+		{ e = $4 < 0 ? -$4 : $4; err[++k] = e; print e >> all
+		  last_m = $5; last_p = $6; last_c = $8 }
+		END {
+			n = k
+			for (i = 2; i <= n; i++)   # insertion sort: a few dozen sizes
+				for (j = i; j > 1 && err[j - 1] > err[j]; j--) {
+					t = err[j]; err[j] = err[j - 1]; err[j - 1] = t
+				}
+			med = n % 2 ? err[(n + 1) / 2] : (err[n / 2] + err[n / 2 + 1]) / 2
+			be = last_p / last_m - 1
+			printf "%-26s %-15s %-6s %-16s %10.1f %10.1f %+7.1f%% %7.1f%%\n", name, sys, algo,
+				last_c, last_p / 1e9, last_m / 1e9, 100 * be, 100 * med
+			exit (be <= 0.15 && be >= -0.15) ? 0 : 3
+		}' "$tmp/$log.csv"
+		st=$?
+		n=$((n + 1))
+		[ $st = 0 ] && within=$((within + 1))
+	done
+	echo
+	echo "busbw at the largest size within +-15 %: $within of $n logs"
+	echo "pooled median |time error|: $(median "$2") % over $(wc -l <"$2" | tr -d ' ') sizes"
+	[ "$failed" = 0 ] || echo "$failed logs failed to run"
+	echo "$within $n" >"$2.count"
+	}
+}
+
+table "$pairs" "$tmp/all-errors"
 
 # The untuned fabric: must be flagged low-busbw, not counted above.
 log=h100-x16-ib-untuned
@@ -98,4 +119,16 @@ if run "$log" hgx-h100-ndr -; then
 else
 	echo "$log: failed: $(head -1 "$tmp/$log.err")"
 fi
-}
+
+echo
+echo "Extended logs (added after the fixed judge above):"
+echo
+table "$extended" "$tmp/ext-errors"
+cat "$tmp/all-errors" "$tmp/ext-errors" >"$tmp/every-error"
+read -r w1 n1 <"$tmp/all-errors.count"
+read -r w2 n2 <"$tmp/ext-errors.count"
+echo
+echo "all logs together (fixed and extended):"
+echo "busbw at the largest size within +-15 %: $((w1 + w2)) of $((n1 + n2)) logs"
+echo "pooled median |time error|: $(median "$tmp/every-error") % over" \
+	"$(wc -l <"$tmp/every-error" | tr -d ' ') sizes"
