@@ -522,9 +522,12 @@ int nccl_tune_init(struct nccl_tune *t, const struct nccl_params *p,
 				 * no PXN route either: PXN relays through a peer GPU
 				 * that reaches the NIC by P2C or better (paths.cc:
 				 * 816-841), and every GPU is that far. */
-				if (pr == NCCL_LL128 && !g->nvlink)
-					bus = 0;
-				if (pr == NCCL_LL128 && nodes > 1 && m->nic_path > NCCL_PATH_PXB)
+				/* Those checks hold only for LL128's default: a
+				 * NCCL_PROTO that enables it (a list naming it, or
+				 * ^ of others) sets it on outright (parseList,
+				 * :55-115, 452-456; pEnable 1, not 2). */
+				if (pr == NCCL_LL128 && proto_mask == ~0u &&
+				    (!g->nvlink || (nodes > 1 && m->nic_path > NCCL_PATH_PXB)))
 					bus = 0;
 				if (!(algo_mask >> a & 1) || !(proto_mask >> pr & 1))
 					bus = 0;

@@ -246,12 +246,12 @@ void test_nccl_masks(void)
 	nccl_rank(&t, P, NCCL_ALLREDUCE, 1 << 30, c, 1);
 	INT_EQ(c[0].algo, NCCL_RING);
 	INT_EQ(c[0].proto, NCCL_SIMPLE);
-	/* Nothing usable: LL128 only on PCIe */
+	/* Nothing usable: NVLS only, on PCIe (no NVLink SHARP) */
 	{
 		struct nccl_machine l = { .sm = 89, .gpus_per_node = 4, .pcie_gen = 4,
 			.pcie_path = NCCL_PATH_PIX, .p2p = 1 };
-		nccl_proto_mask("LL128", &m, &eb);
-		t = tune(&l, 4, ~0u, m);
+		nccl_algo_mask("nvls", &m, &eb);
+		t = tune(&l, 4, m, ~0u);
 		INT_EQ(nccl_rank(&t, P, NCCL_ALLREDUCE, 1 << 20, c, 1), 0);
 	}
 }
@@ -576,4 +576,31 @@ void test_nccl_ll128_nic_path(void)
 	CHECK(t.bw[NCCL_ALLREDUCE][NCCL_RING][NCCL_LL] > 0);
 	t = tune(&m, 8, ~0u, ~0u);
 	CHECK(t.bw[NCCL_ALLREDUCE][NCCL_RING][NCCL_LL128] > 0);
+}
+
+/*
+ * A NCCL_PROTO that names LL128 (or excludes only others) turns it on
+ * without the default's checks (tuning.cc parseList; pEnable 1): on PCIe,
+ * and across nodes whatever the NICs' path.
+ */
+void test_nccl_ll128_forced(void)
+{
+	struct nccl_machine m = a100, l = { .sm = 89, .gpus_per_node = 4, .pcie_gen = 4,
+					    .pcie_path = NCCL_PATH_PIX, .p2p = 1,
+					    .cpu = NCCL_CPU_INTEL };
+	unsigned only_ll128 = 0, no_ll = 0;
+	struct errbuf eb;
+	struct nccl_tune t;
+
+	INT_EQ(nccl_proto_mask("LL128", &only_ll128, &eb), 0);
+	INT_EQ(nccl_proto_mask("^LL", &no_ll, &eb), 0);
+	m.nic_path = NCCL_PATH_PHB;
+	t = tune(&m, 16, ~0u, only_ll128);
+	CHECK(t.bw[NCCL_ALLREDUCE][NCCL_RING][NCCL_LL128] > 0);
+	DBL_NEAR(t.bw[NCCL_ALLREDUCE][NCCL_RING][NCCL_SIMPLE], 0, 0);
+	t = tune(&l, 4, ~0u, ~0u);
+	DBL_NEAR(t.bw[NCCL_ALLREDUCE][NCCL_RING][NCCL_LL128], 0, 0);
+	t = tune(&l, 4, ~0u, no_ll);
+	CHECK(t.bw[NCCL_ALLREDUCE][NCCL_RING][NCCL_LL128] > 0);
+	DBL_NEAR(t.bw[NCCL_ALLREDUCE][NCCL_RING][NCCL_LL], 0, 0);
 }
