@@ -67,13 +67,14 @@ median() {
 # appended to the file ERRORS; then the counts of the table
 table() {
 	: >"$2"
-	printf '%-26s %-15s %-6s %-16s %10s %10s %8s %8s\n' log system algo "choice at largest" \
+	printf '%-26s %-15s %-9s %-16s %10s %10s %8s %8s\n' log system algo "choice at largest" \
 		"predicted" "measured" "busbw" "median"
-	printf '%-26s %-15s %-6s %-16s %10s %10s %8s %8s\n' "" "" "" "" "GB/s" "GB/s" "error" "|t err|"
+	printf '%-26s %-15s %-9s %-16s %10s %10s %8s %8s\n' "" "" "" "" "GB/s" "GB/s" "error" "|t err|"
 	n=0 within=0 failed=0
 	echo "$1" | {
 	while read -r log sys opts; do
-		algo=$(printf '%s' "$opts" | sed -n 's/^--algo=//p')
+		# shellcheck disable=SC2086
+		algo=$(printf '%s\n' $opts | sed -n 's/^--algo=//p; s/^--nccl-algo=//p' | head -1)
 		if ! run "$log" "$sys" "$opts"; then
 			printf '%-26s %-15s failed: %s\n' "$log" "$sys" "$(head -1 "$tmp/$log.err")"
 			failed=$((failed + 1))
@@ -93,7 +94,7 @@ table() {
 				}
 			med = n % 2 ? err[(n + 1) / 2] : (err[n / 2] + err[n / 2 + 1]) / 2
 			be = last_p / last_m - 1
-			printf "%-26s %-15s %-6s %-16s %10.1f %10.1f %+7.1f%% %7.1f%%\n", name, sys, algo,
+			printf "%-26s %-15s %-9s %-16s %10.1f %10.1f %+7.1f%% %7.1f%%\n", name, sys, algo,
 				last_c, last_p / 1e9, last_m / 1e9, 100 * be, 100 * med
 			exit (be <= 0.15 && be >= -0.15) ? 0 : 3
 		}' "$tmp/$log.csv"
