@@ -27,25 +27,26 @@ tmp=$top/tests/tmp/accuracy
 mkdir -p "$tmp" || exit 1
 
 # The fixed judge: these twelve pairs are the count models/nccl.md quotes.
-# log                    system           options of compare
+# log                    system           options of compare: the NCCL_ALGO, NCCL_PROTO
+# and NCCL version each log was run with, as its header says (none: not printed)
 pairs='h100-x8-nvls            hgx-h100-ndr     -
-h100-x16-ndr-xe9680     hgx-h100-ndr     -
+h100-x16-ndr-xe9680     hgx-h100-ndr     --nccl-version=2.26.2
 h100-x16-ndr-ring       hgx-h100-ndr     --algo=ring
 h100-x32-ndr            hgx-h100-ndr     -
-h100-x16-a3mega-tcpxo   gcp-a3-mega      --proto=simple --nccl-algo=ring,tree
-h100-x16-oci-roce       oci-h100-roce    -
-a100-x16-p4d-efa        aws-p4d          -
-a100-x8-nvswitch        hgx-a100-1node   -
-l40s-x4-pcie-ring       l40s-x4          --algo=ring
-l40s-x4-pcie-tree       l40s-x4          --algo=tree
+h100-x16-a3mega-tcpxo   gcp-a3-mega      --proto=simple --nccl-algo=ring,tree --nccl-version=2.21.5
+h100-x16-oci-roce       oci-h100-roce    --nccl-version=2.21.5
+a100-x16-p4d-efa        aws-p4d          --nccl-version=2.23.4
+a100-x8-nvswitch        hgx-a100-1node   --nccl-version=2.29.3
+l40s-x4-pcie-ring       l40s-x4          --algo=ring --nccl-version=2.29.2
+l40s-x4-pcie-tree       l40s-x4          --algo=tree --nccl-version=2.29.2
 rtx4090-x4-pcie-p2p     rtx4090-x4       -
-a100-x8-polaris-slingshot polaris        -'
+a100-x8-polaris-slingshot polaris        --nccl-version=2.21.5'
 
 # Extended: logs added after the fixed judge, counted apart (and pooled with
 # it at the end).  The Kestrel table has no banner, so its rank count is given.
-extended='a100-x16-sophia-hdr     sophia           -
-a100-x32-polaris-slingshot polaris       -
-h100-x64-kestrel-slingshot kestrel-gpu   --ranks=64'
+extended='a100-x16-sophia-hdr     sophia           --nccl-version=2.22.3
+a100-x32-polaris-slingshot polaris       --nccl-version=2.21.5
+h100-x64-kestrel-slingshot kestrel-gpu   --ranks=64 --nccl-version=2.21.5'
 
 # run LOG SYSTEM OPTS: the CSV of compare into $tmp/LOG.csv; 0 on success
 run() {

@@ -62,6 +62,9 @@ struct opt global_options[] = {
 	{ .type = OPT_STRING, .long_name = "nccl-algo", .argh = "LIST",
 	  .value = &global_args.nccl_algo, .complete = "Ring Tree NVLS NVLSTree",
 	  .help = "NCCL algorithms allowed, as NCCL_ALGO: Ring,Tree or ^NVLS" },
+	{ .type = OPT_STRING, .long_name = "nccl-version", .argh = "V",
+	  .value = &global_args.nccl_version,
+	  .help = "NCCL's tuning of version V, 2.21 to 2.30 (default 2.30.7)" },
 	OPT_GROUP_("output (global)"),
 	{ .type = OPT_STRING, .long_name = "format", .argh = "FMT",
 	  .value = &global_args.format, .complete = "table csv json",
@@ -457,6 +460,8 @@ static void echo_system(const struct ctx *ctx, struct out *o)
 		if (s->have_inter && s->net_latency_s > 0)
 			out_input(o, "net_latency_s", "network plugin latency", s->net_latency_s,
 				  H_TIME, 4, NULL);
+		if (ctx->nccl_version)
+			out_input_str(o, "nccl_version", "NCCL version", ctx->nccl_version);
 		if (ctx->nccl_algo)
 			out_input_str(o, "nccl_algo", "NCCL_ALGO", ctx->nccl_algo);
 		if (global_args.proto)

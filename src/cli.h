@@ -28,6 +28,8 @@ struct ctx {
 	struct nccl_cost nccl;     /* NCCL's model of system, when model.kind is COST_NCCL */
 	unsigned nccl_algo_mask;   /* --nccl-algo as NCCL_ALGO: bit per enum nccl_algo (~0u: all) */
 	const char *nccl_algo;     /* --nccl-algo as given, or NULL */
+	struct nccl_params nccl_params; /* NCCL's constants: 2.30.7's, or --nccl-version's */
+	const char *nccl_version;  /* --nccl-version as given, or NULL */
 	const char *alpha_src;     /* "default", "preset", "option" */
 	const char *beta_src;
 	const char *gamma_src;
@@ -90,7 +92,7 @@ int cmd_search(int argc, char **argv, struct ctx *ctx);
 struct global_args {
 	const char *alpha, *beta, *gamma, *preset, *presets_dir;
 	const char *system, *model, *gpus_per_node, *nics_per_node, *intra, *inter, *proto;
-	const char *nccl_algo;
+	const char *nccl_algo, *nccl_version;
 	const char *format, *output, *time_unit, *plot, *render, *size, *title;
 };
 extern struct global_args global_args;

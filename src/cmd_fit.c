@@ -216,11 +216,14 @@ int cmd_fit(int argc, char **argv, struct ctx *ctx)
 		die("%s: %s", m.path, eb.msg);
 	if (ctx->nccl_algo && !switches && !ctx->have_system)
 		die_usage("--nccl-algo: only with --machine or a system");
+	if (ctx->nccl_version && !switches && !ctx->have_system)
+		die_usage("--nccl-version: only with --machine or a system");
 	if (switches) {
 		if (system_load(&ctx->dirs, switches, &sw_sys, &eb) < 0 ||
 		    system_check_ranks(&sw_sys, m.ranks, &eb) < 0 ||
 		    nccl_cost_init(&sw_nc, &sw_model, &sw_sys, ctx->nccl_algo_mask, ~0u, &eb) < 0)
 			die("--machine: %s", eb.msg);
+		sw_nc.params = ctx->nccl_params;
 		fo.switches = &sw_model;
 		fo.spec_beta = S_spec_beta(&sw_sys, (enum coll_op)m.op, m.ranks, &co);
 		/*

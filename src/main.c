@@ -160,6 +160,10 @@ static void resolve_system(struct ctx *ctx, const struct global_args *g, int fit
 
 	ctx->nccl_algo_mask = ~0u;
 	ctx->nccl_algo = g->nccl_algo;
+	ctx->nccl_params = nccl_params_default;
+	ctx->nccl_version = g->nccl_version;
+	if (g->nccl_version && nccl_params_version(g->nccl_version, &ctx->nccl_params, &eb) < 0)
+		die_usage("--nccl-version: %s", eb.msg);
 	/* They are written back into plan's run lines: keep them short. */
 	if (g->nccl_algo && strlen(g->nccl_algo) > NCCL_LIST_MAX)
 		die_usage("--nccl-algo: longer than %d characters", NCCL_LIST_MAX);
@@ -175,6 +179,9 @@ static void resolve_system(struct ctx *ctx, const struct global_args *g, int fit
 			die_usage("--proto: needs a system (--system NAME|FILE) and NCCL's model");
 		if (g->nccl_algo && !fit)
 			die_usage("--nccl-algo: needs a system (--system NAME|FILE) and NCCL's "
+				  "model, or fit --machine");
+		if (g->nccl_version && !fit)
+			die_usage("--nccl-version: needs a system (--system NAME|FILE) and NCCL's "
 				  "model, or fit --machine");
 		cost_model_link(&ctx->model, &ctx->model.link);
 		return;
@@ -241,6 +248,7 @@ static void resolve_system(struct ctx *ctx, const struct global_args *g, int fit
 			die_usage("--proto: %s", eb.msg);
 		if (nccl_cost_init(&ctx->nccl, &ctx->model, s, ctx->nccl_algo_mask, protos, &eb) < 0)
 			die("%s", eb.msg);
+		ctx->nccl.params = ctx->nccl_params;
 		break;
 	}
 	}
@@ -248,6 +256,8 @@ static void resolve_system(struct ctx *ctx, const struct global_args *g, int fit
 		die_usage("--proto: protocols belong to NCCL's model (--model nccl)");
 	if (g->nccl_algo && ctx->model.kind != COST_NCCL)
 		die_usage("--nccl-algo: NCCL's algorithms belong to NCCL's model (--model nccl)");
+	if (g->nccl_version && ctx->model.kind != COST_NCCL)
+		die_usage("--nccl-version: belongs to NCCL's model (--model nccl)");
 }
 
 /*

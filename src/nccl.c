@@ -7,8 +7,10 @@
  * describes, and the tuning follows ncclTopoTuneModel term by term.
  * models/nccl.md derives it with worked examples.
  */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -82,7 +84,54 @@ const struct nccl_params nccl_params_default = {
 	},
 	/* tuning.cc:228-233, getNetOverhead: Intel 1 µs, AMD 2 µs, other 1 µs */
 	.net_overhead = { 1.0, 2.0, 1.0 },
+	.version = 230,
 };
+
+/*
+ * Each change below was read in tuning.cc at the tags v2.21.5-1,
+ * v2.22.3-1, v2.23.4-1, v2.26.2-1, v2.27.7-1, v2.28.3-1, v2.29.3-1 and
+ * v2.30.7-1 of NVIDIA/nccl (models/nccl.md, "NCCL versions").  2.21 and
+ * 2.22 tune alike; the formulas that changed later are chosen by
+ * p->version in nccl_tune_init.
+ */
+int nccl_params_version(const char *s, struct nccl_params *p, struct errbuf *eb)
+{
+	const char *given = s;
+	char *end;
+	long major, minor, patch = 0;
+
+	errno = 0;
+	major = strtol(s, &end, 10);
+	if (end == s || *end != '.' || major != 2)
+		goto bad;
+	s = end + 1;
+	minor = strtol(s, &end, 10);
+	if (end == s || (*end && *end != '.'))
+		goto bad;
+	if (*end) {
+		s = end + 1;
+		patch = strtol(s, &end, 10);
+		if (end == s || *end || patch < 0 || patch > 99)
+			goto bad;
+	}
+	if (errno || minor < 21 || minor > 30)
+		return errbuf_set(eb, "NCCL %ld.%ld is not modelled (2.21 to 2.30)", major, minor);
+	*p = nccl_params_default;
+	p->version = (int)(100 * major + minor);
+	if (minor < 29)   /* NVLSTree's network latency: 14 µs until 2.28 (v2.28.3 :165) */
+		p->hw_lat[NCCL_HW_NET][NCCL_NVLS_TREE][NCCL_SIMPLE] = 14;
+	if (minor < 23) {
+		/* Tree/Simple: no base latency, 28 µs a step on every link
+		 * (v2.21.5 tuning.cc:57, 67, 71, 75) */
+		p->base_lat[NCCL_TREE][NCCL_SIMPLE] = 0;
+		for (int hw = 0; hw < NCCL_NHW; hw++)
+			p->hw_lat[hw][NCCL_TREE][NCCL_SIMPLE] = 28;
+	}
+	return 0;
+bad:
+	return errbuf_set(eb, "cannot read NCCL version '%.40s' (want 2.MINOR or "
+			  "2.MINOR.PATCH, e.g. 2.21.5)", given);
+}
 
 static const char *const algo_names[NCCL_NALGO] = {
 	"tree", "ring", "collnetdirect", "collnetchain", "nvls", "nvlstree", "pat"
@@ -427,6 +476,10 @@ int nccl_tune_init(struct nccl_tune *t, const struct nccl_params *p,
 
 	arch = m->sm >= 100 ? NCCL_BLACKWELL : m->sm >= 90 ? NCCL_HOPPER :
 	       m->sm >= 80 ? NCCL_AMPERE : NCCL_VOLTA;      /* tuning.cc:263-266 */
+	if (arch == NCCL_BLACKWELL && p->version < 229)
+		return errbuf_set(eb, "NCCL model: Blackwell (sm%d) is modelled with NCCL "
+				  "2.29 and later, not %d.%d", m->sm, p->version / 100,
+				  p->version % 100);
 	t->arch = arch;
 	t->cpu = m->cpu;
 	t->net_latency = m->net_latency;
@@ -466,6 +519,8 @@ int nccl_tune_init(struct nccl_tune *t, const struct nccl_params *p,
 				continue;                                   /* :295-297 */
 			if (f == NCCL_ALLREDUCE && a == NCCL_PAT)
 				continue;                                   /* :298 */
+			if (a == NCCL_PAT && p->version < 223)
+				continue;                   /* PAT came with 2.23 */
 			for (int pr = 0; pr < NCCL_NPROTO; pr++) {
 				double bw, bus, lat, intra_lat, inter_lat;
 				int collnet = a == NCCL_COLLNET_DIRECT || a == NCCL_COLLNET_CHAIN;
@@ -477,7 +532,17 @@ int nccl_tune_init(struct nccl_tune *t, const struct nccl_params *p,
 				if (g->nchannels == 0)
 					continue;
 				bw = nodes <= 2 || collnet ? g->bw_intra : g->bw_inter;  /* :306 */
-				if (a == NCCL_NVLS || a == NCCL_NVLS_TREE) {
+				if ((a == NCCL_NVLS || a == NCCL_NVLS_TREE) && p->version < 228) {
+					/* before 2.28: min(bwIntra, bwInter), NVLSTree's
+					 * bwInter halved beyond 2 nodes; from 2.27 NVLS
+					 * all-gather and reduce-scatter min(bwIntra × (ppn-1)
+					 * / ppn, 0.9 bwInter) (v2.27.7 tuning.cc:267-275,
+					 * v2.26.2 :251-252) */
+					bw = S_min(g->bw_intra, a == NCCL_NVLS || nodes <= 2 ?
+						   g->bw_inter : g->bw_inter / 2);
+					if (a == NCCL_NVLS && f != NCCL_ALLREDUCE && p->version >= 227)
+						bw = S_min(g->bw_intra * (ppn - 1) / ppn, g->bw_inter * 0.9);
+				} else if (a == NCCL_NVLS || a == NCCL_NVLS_TREE) {
 					double ib, eb2;
 					if (g->nchannels < 2)
 						continue;                   /* :309 */
@@ -493,7 +558,8 @@ int nccl_tune_init(struct nccl_tune *t, const struct nccl_params *p,
 				if (a == NCCL_RING && pr == NCCL_LL)
 					bus = S_min(p->ll_max_bw[idx1][idx2], bus * .5);
 				if (a == NCCL_RING && pr == NCCL_LL128)
-					bus = S_min(bus * 0.92, g->nchannels * p->perch_ring_ll128[arch][idx2]);
+					bus = S_min(bus * (p->version < 223 && ppn < 2 ? 0.7 : 0.92),  /* v2.21.5 :181 */
+						    g->nchannels * p->perch_ring_ll128[arch][idx2]);
 				if (a == NCCL_TREE && f == NCCL_ALLREDUCE)
 					bus = S_min(bus * .92, g->nchannels * p->perch_tree[arch][idx2]);
 				if (a == NCCL_TREE && pr == NCCL_LL)
@@ -502,7 +568,7 @@ int nccl_tune_init(struct nccl_tune *t, const struct nccl_params *p,
 					bus = S_min(bus * (nodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0),
 						    g->nchannels * p->perch_tree_ll128[arch][idx2]);
 				if (a == NCCL_PAT)
-					bus *= .75;
+					bus *= p->version < 224 ? .85 : .75;   /* v2.23.4 :193 */
 				/* CollNet needs a SHARP-capable network and
 				 * NCCL_COLLNET_ENABLE; multi-node NVLS needs CollNet too
 				 * (tuning.cc:504-506).  No system describes one. */
@@ -511,8 +577,15 @@ int nccl_tune_init(struct nccl_tune *t, const struct nccl_params *p,
 				if (a == NCCL_NVLS_TREE && nodes == 1)
 					bus = 0;                            /* :502 */
 				/* bus → algorithm bandwidth, :377-382 */
-				if (!(a != NCCL_RING && (f == NCCL_ALLGATHER || f == NCCL_REDUCESCATTER)))
-					bus *= a == NCCL_RING || a == NCCL_NVLS || a == NCCL_NVLS_TREE ?
+				/* before 2.23 only CollNet Direct's all-gather and
+				 * reduce-scatter kept their bus bandwidth; NVLS and
+				 * NVLSTree took 5/6 before 2.28 (v2.21.5 :213-218,
+				 * v2.27.7 :321-326) */
+				if (p->version < 223 ? !(a == NCCL_COLLNET_DIRECT &&
+							 (f == NCCL_ALLGATHER || f == NCCL_REDUCESCATTER)) :
+				    !(a != NCCL_RING && (f == NCCL_ALLGATHER || f == NCCL_REDUCESCATTER)))
+					bus *= (a == NCCL_NVLS || a == NCCL_NVLS_TREE) && p->version < 228 ? 5.0 / 6.0 :
+					       a == NCCL_RING || a == NCCL_NVLS || a == NCCL_NVLS_TREE ?
 					       (double)ranks / nsteps : .5;
 				/* LL128: only over NVLink (typeIntra <= NVB), and
 				 * across nodes only when the inter-node graph reaches
@@ -536,8 +609,10 @@ int nccl_tune_init(struct nccl_tune *t, const struct nccl_params *p,
 				/* latencies, tuning.cc:384-435 */
 				lat = p->base_lat[a][pr];
 				intra_lat = p->hw_lat[hw_intra[a]][a][pr];
-				inter_lat = ppn == 1 ? p->hw_lat[NCCL_HW_NET][NCCL_TREE][pr]
-						     : p->hw_lat[NCCL_HW_NET][a][pr];
+				/* one GPU a node takes Tree's network latency from 2.23
+				 * (v2.21.5 :227) */
+				inter_lat = ppn == 1 && p->version >= 223 ? p->hw_lat[NCCL_HW_NET][NCCL_TREE][pr]
+									  : p->hw_lat[NCCL_HW_NET][a][pr];
 				/* + the graph's latencyInter, the latency the network
 				 * plugin reports (search.cc:745), once more for Simple,
 				 * the flush (tuning.cc:389-391).  0 for NCCL's IB and
@@ -558,7 +633,9 @@ int nccl_tune_init(struct nccl_tune *t, const struct nccl_params *p,
 								over *= 3;
 						}
 						intra_lat = S_max(intra_lat, over);
-						inter_steps = nodes == 1 ? 0 : f == NCCL_ALLREDUCE ? 2 * (nodes - 1) : nodes - 1;
+						inter_steps = nodes == 1 ? 0 : f == NCCL_ALLREDUCE ?
+							      2 * (nodes - (p->version < 223 ? 0 : 1)) :   /* v2.21.5 :161 */
+							      nodes - 1;
 						lat += (nsteps - inter_steps) * intra_lat + inter_steps * inter_lat;
 					}
 				} else if (a == NCCL_TREE) {
@@ -787,9 +864,16 @@ int nccl_terms(const struct nccl_tune *t, const struct nccl_params *p,
 	TERM(nodes <= 2 ? "bw per channel (bwIntra)" : "bw per channel (bwInter)",
 	     nodes <= 2 ? g->bw_intra : g->bw_inter, "GB/s",
 	     "search.cc:1051-1067 (speeds tried)");
-	if (a == NCCL_NVLS || a == NCCL_NVLS_TREE)
+	if (p->version != 230)
+		TERM("NCCL version", p->version / 100 + p->version % 100 / 100.0, "",
+		     "--nccl-version; its changes: models/nccl.md, \"NCCL versions\"");
+	if ((a == NCCL_NVLS || a == NCCL_NVLS_TREE) && p->version < 228)
+		TERM("min(bwIntra, bwInter)", a == NCCL_NVLS_TREE && nodes > 2 ?
+		     S_min(g->bw_intra, g->bw_inter / 2) : S_min(g->bw_intra, g->bw_inter), "GB/s",
+		     "v2.27.7 tuning.cc:267-275 (bwInter / 2 beyond 2 nodes for NVLSTree)");
+	if ((a == NCCL_NVLS || a == NCCL_NVLS_TREE) && p->version >= 228)
 		TERM("NVLS efficiency", p->nvls_eff[t->arch], "", "tuning.cc:139-144, 311-318");
-	if (a == NCCL_NVLS_TREE)
+	if (a == NCCL_NVLS_TREE && p->version >= 228)
 		TERM("NVLSTree cap per channel", p->perch_nvls_tree[t->arch][idx2], "GB/s",
 		     "tuning.cc:207-210, 321-322");
 	if (a == NCCL_RING && pr == NCCL_LL) {
@@ -798,7 +882,8 @@ int nccl_terms(const struct nccl_tune *t, const struct nccl_params *p,
 		     "GB/s", "tuning.cc:179-182, 269-272");
 	}
 	if (a == NCCL_RING && pr == NCCL_LL128) {
-		TERM("LL128 factor", .92, "", "tuning.cc:328-329");
+		TERM("LL128 factor", p->version < 223 && ranks == nodes ? .7 : .92, "",
+		     p->version < 223 && ranks == nodes ? "v2.21.5 tuning.cc:181" : "tuning.cc:328-329");
 		TERM("LL128 cap per channel", p->perch_ring_ll128[t->arch][idx2], "GB/s",
 		     "tuning.cc:186-189");
 	}
@@ -812,11 +897,17 @@ int nccl_terms(const struct nccl_tune *t, const struct nccl_params *p,
 		TERM("tree LL128 factor", nodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0, "",
 		     "tuning.cc:333-335");
 	if (a == NCCL_PAT)
-		TERM("PAT factor", .75, "", "tuning.cc:337");
-	if (!(a != NCCL_RING && (f == NCCL_ALLGATHER || f == NCCL_REDUCESCATTER)))
+		TERM("PAT factor", p->version < 224 ? .85 : .75, "",
+		     p->version < 224 ? "v2.23.4 tuning.cc:193" : "tuning.cc:337");
+	if (p->version < 223 ? !(a == NCCL_COLLNET_DIRECT &&
+				 (f == NCCL_ALLGATHER || f == NCCL_REDUCESCATTER)) :
+	    !(a != NCCL_RING && (f == NCCL_ALLGATHER || f == NCCL_REDUCESCATTER)))
 		TERM("bus to algorithm bandwidth",
+		     (a == NCCL_NVLS || a == NCCL_NVLS_TREE) && p->version < 228 ? 5.0 / 6.0 :
 		     a == NCCL_RING || a == NCCL_NVLS || a == NCCL_NVLS_TREE ?
-		     (double)ranks / nsteps : .5, "", "tuning.cc:377-382");
+		     (double)ranks / nsteps : .5, "",
+		     (a == NCCL_NVLS || a == NCCL_NVLS_TREE) && p->version < 228 ?
+		     "v2.27.7 tuning.cc:321-326" : "tuning.cc:377-382");
 	if (a == NCCL_TREE && f == NCCL_ALLREDUCE) {
 		int ls = S_log2i((unsigned long long)(bytes > 0 ? bytes : 0) >> 6);
 		if (ls >= 0 && ls < 23)
@@ -830,7 +921,8 @@ int nccl_terms(const struct nccl_tune *t, const struct nccl_params *p,
 		     p->hw_lat[hw][a][pr], "us", "tuning.cc:159-168");
 	if (nodes > 1) {
 		TERM("network latency per step",
-		     ranks == nodes ? p->hw_lat[NCCL_HW_NET][NCCL_TREE][pr] : p->hw_lat[NCCL_HW_NET][a][pr],
+		     ranks == nodes && p->version >= 223 ? p->hw_lat[NCCL_HW_NET][NCCL_TREE][pr]
+							 : p->hw_lat[NCCL_HW_NET][a][pr],
 		     "us", "tuning.cc:171-174, 387-388");
 		if (t->net_latency > 0)
 			TERM("network plugin latency per step",
@@ -841,7 +933,8 @@ int nccl_terms(const struct nccl_tune *t, const struct nccl_params *p,
 			     "us", "tuning.cc:228-233, 405-410");
 	}
 	if (a == NCCL_RING && f != NCCL_BROADCAST && f != NCCL_REDUCE) {
-		int inter = nodes == 1 ? 0 : f == NCCL_ALLREDUCE ? 2 * (nodes - 1) : nodes - 1;
+		int inter = nodes == 1 ? 0 : f == NCCL_ALLREDUCE ?
+			    2 * (nodes - (p->version < 223 ? 0 : 1)) : nodes - 1;
 		TERM("steps inside nodes", nsteps - inter, "", "tuning.cc:289-291, 411-412");
 		if (inter)
 			TERM("steps across nodes", inter, "", "tuning.cc:411-412");

@@ -55,9 +55,20 @@ struct nccl_params {
 	double nvls_eff[NCCL_NARCH];              /* nvlsEfficiency */
 	double tree_correction[NCCL_NPROTO][24];  /* treeCorrectionFactor, 64 B .. 256 MiB */
 	double net_overhead[3];                   /* µs per network step: intel, amd, arm */
+	/* 100 × major + minor of the NCCL whose tuning this is: 230 (2.30.7).
+	 * Earlier versions' formulas are chosen by it in nccl_tune_init. */
+	int version;
 };
 
 extern const struct nccl_params nccl_params_default;
+
+/*
+ * The constants and formulas of NCCL version s ("2.21", "2.21.5", ...,
+ * "2.30.7"): nccl_params_default with what tuning.cc did otherwise before
+ * each change, 2.21 to 2.30 (the channel graphs and the run stay
+ * 2.30.7's).  Returns 0, or -1 with eb naming the value and the range.
+ */
+int nccl_params_version(const char *s, struct nccl_params *p, struct errbuf *eb);
 
 /*
  * The machine as NCCL's topology detection sees it.  Zero means "NCCL's

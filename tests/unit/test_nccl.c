@@ -604,3 +604,62 @@ void test_nccl_ll128_forced(void)
 	CHECK(t.bw[NCCL_ALLREDUCE][NCCL_RING][NCCL_LL128] > 0);
 	DBL_NEAR(t.bw[NCCL_ALLREDUCE][NCCL_RING][NCCL_LL], 0, 0);
 }
+
+/*
+ * --nccl-version: earlier tunings, by hand from tuning.cc at each tag.
+ * A100, 2 nodes of 8, AMD hosts (the machine of test_nccl_two_nodes):
+ * - 2.21.5: Tree/Simple 0 + 2 (7 × 28 + 1 × 28) = 448 µs (v2.21.5 :57-75);
+ *   the ring crosses 2 × 2 = 4 network steps (:161): 8.4 + 26 × 6 + 4 × 14
+ *   = 220.4 µs (AMD net overhead 2 × 3 = 6 > 3.4).
+ * - 2.23.4: the tree as 2.30.7 (92.4 µs), the ring 204.4 µs; PAT × .85.
+ * H100, 2 nodes, NVLSTree before 2.28: min(bwIntra, bwInter) × channels
+ * × 5/6 = 40 × 8 × 5/6 (v2.27.7 :275, :324); its network latency is 14 µs
+ * until 2.28 (v2.28.3 :165): 0 + 25 + 2 × 14 = 53 µs.
+ */
+void test_nccl_versions(void)
+{
+	struct nccl_params v;
+	struct errbuf eb;
+	struct nccl_tune t;
+
+	INT_EQ(nccl_params_version("2.21.5", &v, &eb), 0);
+	INT_EQ(v.version, 221);
+	INT_EQ(nccl_tune_init(&t, &v, &a100, 16, ~0u, ~0u, &eb), 0);
+	DBL_NEAR(t.lat[NCCL_ALLREDUCE][NCCL_TREE][NCCL_SIMPLE], 448, 1e-9);
+	DBL_NEAR(t.lat[NCCL_ALLREDUCE][NCCL_RING][NCCL_SIMPLE], 220.4, 1e-9);
+	DBL_NEAR(t.bw[NCCL_ALLREDUCE][NCCL_RING][NCCL_SIMPLE], 102.4, 1e-12);
+
+	INT_EQ(nccl_params_version("2.23", &v, &eb), 0);
+	INT_EQ(nccl_tune_init(&t, &v, &a100, 16, ~0u, ~0u, &eb), 0);
+	DBL_NEAR(t.lat[NCCL_ALLREDUCE][NCCL_TREE][NCCL_SIMPLE], 92.4, 1e-9);
+	DBL_NEAR(t.lat[NCCL_ALLREDUCE][NCCL_RING][NCCL_SIMPLE], 204.4, 1e-9);
+
+	INT_EQ(nccl_params_version("2.26.2", &v, &eb), 0);
+	INT_EQ(nccl_tune_init(&t, &v, &h100, 16, ~0u, ~0u, &eb), 0);
+	DBL_NEAR(t.bw[NCCL_ALLREDUCE][NCCL_NVLS_TREE][NCCL_SIMPLE], 40 * 8 * 5.0 / 6, 1e-9);
+	DBL_NEAR(t.lat[NCCL_ALLREDUCE][NCCL_NVLS_TREE][NCCL_SIMPLE], 25 + 2 * 14, 1e-9);
+	INT_EQ(nccl_params_version("2.28.3", &v, &eb), 0);
+	INT_EQ(nccl_tune_init(&t, &v, &h100, 16, ~0u, ~0u, &eb), 0);
+	DBL_NEAR(t.bw[NCCL_ALLREDUCE][NCCL_NVLS_TREE][NCCL_SIMPLE], 57.7 * 8 * 16 / 30, 1e-6);
+	DBL_NEAR(t.lat[NCCL_ALLREDUCE][NCCL_NVLS_TREE][NCCL_SIMPLE], 25 + 2 * 14, 1e-9);
+	INT_EQ(nccl_params_version("2.30.7", &v, &eb), 0);
+	INT_EQ(v.version, 230);
+	INT_EQ(nccl_tune_init(&t, &v, &h100, 16, ~0u, ~0u, &eb), 0);
+	DBL_NEAR(t.lat[NCCL_ALLREDUCE][NCCL_NVLS_TREE][NCCL_SIMPLE], 25 + 2 * 20.9, 1e-9);
+
+	INT_EQ(nccl_params_version("2.19", &v, &eb), -1);
+	STR_EQ(eb.msg, "NCCL 2.19 is not modelled (2.21 to 2.30)");
+	INT_EQ(nccl_params_version("2.21.x", &v, &eb), -1);
+	STR_EQ(eb.msg, "cannot read NCCL version '2.21.x' (want 2.MINOR or 2.MINOR.PATCH, "
+	       "e.g. 2.21.5)");
+	INT_EQ(nccl_params_version("3.0", &v, &eb), -1);
+	/* Blackwell's constants begin with 2.29 in this model */
+	{
+		struct nccl_machine b = h100;
+		b.sm = 100;
+		INT_EQ(nccl_params_version("2.26", &v, &eb), 0);
+		INT_EQ(nccl_tune_init(&t, &v, &b, 16, ~0u, ~0u, &eb), -1);
+		STR_EQ(eb.msg, "NCCL model: Blackwell (sm100) is modelled with NCCL 2.29 and "
+		       "later, not 2.26");
+	}
+}
