@@ -469,6 +469,27 @@ static void echo_system(const struct ctx *ctx, struct out *o)
 	}
 }
 
+void ctx_nccl_from_log(struct ctx *ctx, const struct meas *m)
+{
+	static char said[80];
+	struct nccl_params v;
+	struct errbuf eb;
+
+	if (ctx->model.kind != COST_NCCL || ctx->nccl_version || !m->nccl_version[0])
+		return;
+	if (nccl_params_version(m->nccl_version, &v, &eb) < 0)
+		snprintf(said, sizeof(said), "%s (from the log; not modelled: 2.30.7's tuning)",
+			 m->nccl_version);
+	else if (ctx->nccl.machine.sm >= 100 && v.version < 229)
+		snprintf(said, sizeof(said), "%s (from the log; Blackwell: 2.30.7's tuning)",
+			 m->nccl_version);
+	else {
+		ctx->nccl.params = v;
+		snprintf(said, sizeof(said), "%s (from the log)", m->nccl_version);
+	}
+	ctx->nccl_version = said;
+}
+
 void ctx_echo_link(const struct ctx *ctx, struct out *o)
 {
 	const char *pname = ctx->have_preset ? ctx->preset.name : NULL;

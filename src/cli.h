@@ -243,6 +243,13 @@ void ctx_check_ranks(const struct ctx *ctx, const struct dlist *ranks);
 void ctx_echo_link(const struct ctx *ctx, struct out *o);
 
 /*
+ * On NCCL's model without --nccl-version: take the tuning of the NCCL
+ * version a log says it ran (m->nccl_version), and say so in the echo.
+ */
+struct meas;
+void ctx_nccl_from_log(struct ctx *ctx, const struct meas *m);
+
+/*
  * Write the figure as a gnuplot script (--plot) and/or render it (--render)
  * by running gnuplot without a shell, the script on its standard input.
  * Does nothing when neither option was given.  Dies (exit 1) when a file

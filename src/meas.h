@@ -42,6 +42,8 @@ struct meas {
 	enum meas_format format; /* what it was read as */
 	unsigned long gpus_per_thread; /* GPUs one host thread drove (nccl-tests
 					 * -g, the log's nGpus), 0: not said */
+	char nccl_version[16];  /* "2.29.3": the NCCL the log says it ran
+				 * ("nccl-library=22903", "NCCL version 2.29.3"), "" */
 	struct meas_row *rows;
 	size_t n, alloc;
 };

@@ -351,6 +351,13 @@ static int S_results(struct jparser *jp, const struct jval *root, struct meas *m
 	size_t i;
 
 	m->gpus_per_thread = S_gpus_per_thread(root);
+	{	/* "nccl_version": 22902, NCCL_VERSION_CODE */
+		double code = 0;
+		S_num(S_get(root, "nccl_version"), &code);
+		if (code >= 20900 && code < 100000 && code == floor(code))
+			snprintf(m->nccl_version, sizeof(m->nccl_version), "%d.%d.%d",
+				 (int)code / 10000, (int)code / 100 % 100, (int)code % 100);
+	}
 
 	if (!res || res->type != J_ARR)
 		return errbuf_set(jp->eb, "%s:%d: no \"results\" list; expected the JSON "

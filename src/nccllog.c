@@ -306,6 +306,43 @@ static int S_data_row(struct parser *ps, char **f, int nf)
 	return 0;
 }
 
+/*
+ * The NCCL a run used, where the log says it: nccl-tests' banner
+ * "nccl-library=22903" (NCCL_VERSION_CODE, major × 10000 + minor × 100 +
+ * patch) or NCCL's own "NCCL version 2.29.3+cuda12.8" line (NCCL_DEBUG at
+ * VERSION or INFO, possibly after "host:pid:tid [0] NCCL INFO ").
+ */
+static void S_version(struct parser *ps, const char *line)
+{
+	const char *p = strstr(line, "nccl-library=");
+	long code, a, b, c;
+	char *end;
+
+	if (p) {
+		code = strtol(p + 13, &end, 10);
+		if (end != p + 13 && code >= 20900 && code < 100000)
+			snprintf(ps->m->nccl_version, sizeof(ps->m->nccl_version), "%ld.%ld.%ld",
+				 code / 10000, code / 100 % 100, code % 100);
+		return;
+	}
+	p = strstr(line, "NCCL version ");
+	if (!p || ps->m->nccl_version[0])
+		return;
+	p += 13;
+	a = strtol(p, &end, 10);
+	if (end == p || *end != '.' || a < 1 || a > 9)
+		return;
+	p = end + 1;
+	b = strtol(p, &end, 10);
+	if (end == p || *end != '.' || b < 0 || b > 99)
+		return;
+	p = end + 1;
+	c = strtol(p, &end, 10);
+	if (end == p || c < 0 || c > 99)
+		return;
+	snprintf(ps->m->nccl_version, sizeof(ps->m->nccl_version), "%ld.%ld.%ld", a, b, c);
+}
+
 static int S_line(struct parser *ps, char *line)
 {
 	char *f[MAX_FIELDS + 1];
@@ -317,8 +354,12 @@ static int S_line(struct parser *ps, char *line)
 		p[n - 1] = '\0';
 	while (*p == ' ' || *p == '\t')
 		p++;
-	if (*p == '#')
+	if (*p == '#') {
+		S_version(ps, p);
 		return S_comment(ps, p);
+	}
+	if (!isdigit((unsigned char)*p))
+		S_version(ps, p);   /* before S_split cuts the line up */
 	nf = S_split(p, f);
 	if (nf < 2 || !S_is_count(f[0]) || !S_is_count(f[1]))
 		return 0;    /* NCCL INFO, banners, anything else */

@@ -60,6 +60,8 @@ if cmp_run h100-x16-ndr-xe9680 hgx-h100-ndr; then
 		[ "$(awk -F, 'NR > 1 && $NF !~ /^[a-z]+\/(LL|LL128|Simple)$/' \
 		"$d/h100-x16-ndr-xe9680.csv" | wc -l)" = 0 ]
 	check "xe9680: the table echoes 2 nodes" grep -q '^nodes: 2' "$d/h100-x16-ndr-xe9680.txt"
+	check "xe9680: the NCCL version the log ran is taken and said" \
+		grep -q '^NCCL version: 2.26.2 (from the log)' "$d/h100-x16-ndr-xe9680.txt"
 	check "xe9680 (-g 1): no host-bound note" \
 		eval '! grep -q "one host thread driving" "$d/h100-x16-ndr-xe9680.txt"'
 else

@@ -35,6 +35,7 @@ void test_nccllog_a100(void)
 	INT_EQ(m.ranks, 8);
 	INT_EQ(m.from_log, 1);
 	INT_EQ(m.gpus_per_thread, 8);   /* "# nThread 1 nGpus 8 ..." */
+	STR_EQ(m.nccl_version, "2.29.3");   /* "nccl-library=22903" */
 	DBL_NEAR(m.rows[0].size, 8, 0);
 	DBL_NEAR(m.rows[0].time, 58.00e-6, 1e-12);
 	DBL_NEAR(m.rows[0].time_ip, 54.80e-6, 1e-12);
@@ -269,11 +270,16 @@ void test_nccllog_gpus_per_thread(void)
 	INT_EQ(load(DATA "l40s-x4.json", &m, &eb), 0);
 	INT_EQ(m.gpus_per_thread, 4);
 	INT_EQ(m.ranks, 4);
+	STR_EQ(m.nccl_version, "2.29.2");   /* "nccl_version":22902 */
 	meas_release(&m);
 	INT_EQ(load(DATA "l40s-x4-pcie-ring.txt", &m, &eb), 0);
 	INT_EQ(m.gpus_per_thread, 4);
 	meas_release(&m);
 	INT_EQ(load(DATA "h100-x16-ndr-xe9680.txt", &m, &eb), 0);
 	INT_EQ(m.gpus_per_thread, 1);
+	STR_EQ(m.nccl_version, "2.26.2");   /* "NCCL version 2.26.2+cuda12.8" */
+	meas_release(&m);
+	INT_EQ(load(DATA "h100-x16-ndr-ring.txt", &m, &eb), 0);
+	STR_EQ(m.nccl_version, "");         /* not said */
 	meas_release(&m);
 }
