@@ -469,22 +469,22 @@ static void echo_system(const struct ctx *ctx, struct out *o)
 	}
 }
 
-void ctx_nccl_from_log(struct ctx *ctx, const struct meas *m)
+void ctx_nccl_from_log(struct ctx *ctx, const struct meas *m, struct nccl_cost *nc)
 {
 	static char said[80];
 	struct nccl_params v;
 	struct errbuf eb;
 
-	if (ctx->model.kind != COST_NCCL || ctx->nccl_version || !m->nccl_version[0])
+	if (ctx->nccl_version || !m->nccl_version[0])
 		return;
 	if (nccl_params_version(m->nccl_version, &v, &eb) < 0)
 		snprintf(said, sizeof(said), "%s (from the log; not modelled: 2.30.7's tuning)",
 			 m->nccl_version);
-	else if (ctx->nccl.machine.sm >= 100 && v.version < 229)
+	else if (nc->machine.sm >= 100 && v.version < 229)
 		snprintf(said, sizeof(said), "%s (from the log; Blackwell: 2.30.7's tuning)",
 			 m->nccl_version);
 	else {
-		ctx->nccl.params = v;
+		nc->params = v;
 		snprintf(said, sizeof(said), "%s (from the log)", m->nccl_version);
 	}
 	ctx->nccl_version = said;

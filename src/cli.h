@@ -243,11 +243,12 @@ void ctx_check_ranks(const struct ctx *ctx, const struct dlist *ranks);
 void ctx_echo_link(const struct ctx *ctx, struct out *o);
 
 /*
- * On NCCL's model without --nccl-version: take the tuning of the NCCL
- * version a log says it ran (m->nccl_version), and say so in the echo.
+ * Without --nccl-version: give nc (NCCL's model of ctx, or another, such
+ * as fit's --machine) the tuning of the NCCL version a log says it ran
+ * (m->nccl_version), and say so in ctx's echo.
  */
 struct meas;
-void ctx_nccl_from_log(struct ctx *ctx, const struct meas *m);
+void ctx_nccl_from_log(struct ctx *ctx, const struct meas *m, struct nccl_cost *nc);
 
 /*
  * Write the figure as a gnuplot script (--plot) and/or render it (--render)

@@ -297,7 +297,8 @@ int cmd_compare(int argc, char **argv, struct ctx *ctx)
 	if (range && expected)
 		die_usage("--range: a plan's times have no band (compare with the system or preset)");
 	meas_args_load(&ma, argv[0], &m);
-	ctx_nccl_from_log(ctx, &m);
+	if (ctx->model.kind == COST_NCCL)
+		ctx_nccl_from_log(ctx, &m, &ctx->nccl);
 	c = (struct comparison){ .ctx = ctx, .m = &m, .op = (enum coll_op)m.op,
 				 .ranks = m.ranks, .in_place = ma.in_place,
 				 .on_system = ctx->have_system, .tol = tol, .minbw = minbw,

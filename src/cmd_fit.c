@@ -224,6 +224,7 @@ int cmd_fit(int argc, char **argv, struct ctx *ctx)
 		    nccl_cost_init(&sw_nc, &sw_model, &sw_sys, ctx->nccl_algo_mask, ~0u, &eb) < 0)
 			die("--machine: %s", eb.msg);
 		sw_nc.params = ctx->nccl_params;
+		ctx_nccl_from_log(ctx, &m, &sw_nc);
 		fo.switches = &sw_model;
 		fo.spec_beta = S_spec_beta(&sw_sys, (enum coll_op)m.op, m.ranks, &co);
 		/*
@@ -270,6 +271,8 @@ int cmd_fit(int argc, char **argv, struct ctx *ctx)
 	out_input_str(o, "times", "times", ma.in_place ? "in-place" : "out-of-place");
 	if (switches) {
 		out_input_str(o, "machine", "machine", switches);
+		if (ctx->nccl_version)
+			out_input_str(o, "nccl_version", "NCCL version", ctx->nccl_version);
 		out_input_str(o, "switches", "regimes", "none across a protocol switch of NCCL's "
 			      "model there");
 		if (line_from_machine > 0)
