@@ -454,6 +454,50 @@ static int S_log2i(unsigned long long n)
 static double S_min(double a, double b) { return a < b ? a : b; }
 static double S_max(double a, double b) { return a > b ? a : b; }
 
+/*
+ * Bus to algorithm bandwidth (tuning.cc:377-382): 1 and the factor in
+ * *ratio, or 0 where NCCL keeps the bus bandwidth — the all-gather and
+ * reduce-scatter of every algorithm but Ring, and before 2.23 of CollNet
+ * Direct only; NVLS and NVLSTree took 5/6 before 2.28 (v2.21.5 :213-218,
+ * v2.27.7 :321-326).
+ */
+static int S_bus_ratio(const struct nccl_params *p, enum nccl_func f, enum nccl_algo a,
+		       int ranks, int nsteps, double *ratio)
+{
+	int gather = f == NCCL_ALLGATHER || f == NCCL_REDUCESCATTER;
+	int nvls = a == NCCL_NVLS || a == NCCL_NVLS_TREE;
+
+	*ratio = 1;
+	if (p->version < 223 ? a == NCCL_COLLNET_DIRECT && gather : a != NCCL_RING && gather)
+		return 0;
+	*ratio = nvls && p->version < 228 ? 5.0 / 6.0 :
+		 a == NCCL_RING || nvls ? (double)ranks / nsteps : .5;
+	return 1;
+}
+
+/* Network steps of a ring (tuning.cc:411-412): 2 × nodes for an
+ * all-reduce before 2.23 (v2.21.5 :161), 2 × (nodes - 1) since. */
+static int S_inter_steps(const struct nccl_params *p, enum nccl_func f, int nodes)
+{
+	if (nodes == 1)
+		return 0;
+	if (f == NCCL_ALLREDUCE)
+		return 2 * (nodes - (p->version < 223 ? 0 : 1));
+	return nodes - 1;
+}
+
+/* NVLS and NVLSTree a channel before 2.28: min(bwIntra, bwInter),
+ * NVLSTree's bwInter halved beyond 2 nodes; from 2.27 NVLS all-gather and
+ * reduce-scatter min(bwIntra × (ppn - 1)/ppn, 0.9 bwInter) (v2.27.7
+ * tuning.cc:267-275, v2.26.2 :251-252). */
+static double S_nvls_bw_old(const struct nccl_params *p, const struct nccl_graph *g,
+			    enum nccl_func f, enum nccl_algo a, int nodes, double ppn)
+{
+	if (a == NCCL_NVLS && f != NCCL_ALLREDUCE && p->version >= 227)
+		return S_min(g->bw_intra * (ppn - 1) / ppn, g->bw_inter * 0.9);
+	return S_min(g->bw_intra, a == NCCL_NVLS || nodes <= 2 ? g->bw_inter : g->bw_inter / 2);
+}
+
 int nccl_tune_init(struct nccl_tune *t, const struct nccl_params *p,
 		   const struct nccl_machine *m, int ranks,
 		   unsigned algo_mask, unsigned proto_mask, struct errbuf *eb)
@@ -533,15 +577,7 @@ int nccl_tune_init(struct nccl_tune *t, const struct nccl_params *p,
 					continue;
 				bw = nodes <= 2 || collnet ? g->bw_intra : g->bw_inter;  /* :306 */
 				if ((a == NCCL_NVLS || a == NCCL_NVLS_TREE) && p->version < 228) {
-					/* before 2.28: min(bwIntra, bwInter), NVLSTree's
-					 * bwInter halved beyond 2 nodes; from 2.27 NVLS
-					 * all-gather and reduce-scatter min(bwIntra × (ppn-1)
-					 * / ppn, 0.9 bwInter) (v2.27.7 tuning.cc:267-275,
-					 * v2.26.2 :251-252) */
-					bw = S_min(g->bw_intra, a == NCCL_NVLS || nodes <= 2 ?
-						   g->bw_inter : g->bw_inter / 2);
-					if (a == NCCL_NVLS && f != NCCL_ALLREDUCE && p->version >= 227)
-						bw = S_min(g->bw_intra * (ppn - 1) / ppn, g->bw_inter * 0.9);
+					bw = S_nvls_bw_old(p, g, f, a, nodes, ppn);
 				} else if (a == NCCL_NVLS || a == NCCL_NVLS_TREE) {
 					double ib, eb2;
 					if (g->nchannels < 2)
@@ -576,17 +612,11 @@ int nccl_tune_init(struct nccl_tune *t, const struct nccl_params *p,
 					bus = 0;
 				if (a == NCCL_NVLS_TREE && nodes == 1)
 					bus = 0;                            /* :502 */
-				/* bus → algorithm bandwidth, :377-382 */
-				/* before 2.23 only CollNet Direct's all-gather and
-				 * reduce-scatter kept their bus bandwidth; NVLS and
-				 * NVLSTree took 5/6 before 2.28 (v2.21.5 :213-218,
-				 * v2.27.7 :321-326) */
-				if (p->version < 223 ? !(a == NCCL_COLLNET_DIRECT &&
-							 (f == NCCL_ALLGATHER || f == NCCL_REDUCESCATTER)) :
-				    !(a != NCCL_RING && (f == NCCL_ALLGATHER || f == NCCL_REDUCESCATTER)))
-					bus *= (a == NCCL_NVLS || a == NCCL_NVLS_TREE) && p->version < 228 ? 5.0 / 6.0 :
-					       a == NCCL_RING || a == NCCL_NVLS || a == NCCL_NVLS_TREE ?
-					       (double)ranks / nsteps : .5;
+				{
+					double ratio;
+					S_bus_ratio(p, f, a, ranks, nsteps, &ratio);
+					bus *= ratio;
+				}
 				/* LL128: only over NVLink (typeIntra <= NVB), and
 				 * across nodes only when the inter-node graph reaches
 				 * its NICs by PXN at worst on Hopper and later, PXB
@@ -633,9 +663,7 @@ int nccl_tune_init(struct nccl_tune *t, const struct nccl_params *p,
 								over *= 3;
 						}
 						intra_lat = S_max(intra_lat, over);
-						inter_steps = nodes == 1 ? 0 : f == NCCL_ALLREDUCE ?
-							      2 * (nodes - (p->version < 223 ? 0 : 1)) :   /* v2.21.5 :161 */
-							      nodes - 1;
+						inter_steps = S_inter_steps(p, f, nodes);
 						lat += (nsteps - inter_steps) * intra_lat + inter_steps * inter_lat;
 					}
 				} else if (a == NCCL_TREE) {
@@ -855,7 +883,7 @@ int nccl_terms(const struct nccl_tune *t, const struct nccl_params *p,
 	int hw = g->nvlink ? NCCL_HW_NVLINK : NCCL_HW_PCI;
 	int nsteps = f == NCCL_ALLREDUCE ? 2 * (ranks - 1) :
 		     f == NCCL_REDUCESCATTER || f == NCCL_ALLGATHER ? ranks - 1 : ranks;
-	double lat, bw;
+	double lat, bw, ratio;
 
 	if (ranks <= 1 || nccl_time(t, p, f, a, pr, bytes, &lat, &bw) < 0)
 		return 0;
@@ -868,8 +896,7 @@ int nccl_terms(const struct nccl_tune *t, const struct nccl_params *p,
 		TERM("NCCL version", p->version / 100 + p->version % 100 / 100.0, "",
 		     "--nccl-version; its changes: models/nccl.md, \"NCCL versions\"");
 	if ((a == NCCL_NVLS || a == NCCL_NVLS_TREE) && p->version < 228)
-		TERM("min(bwIntra, bwInter)", a == NCCL_NVLS_TREE && nodes > 2 ?
-		     S_min(g->bw_intra, g->bw_inter / 2) : S_min(g->bw_intra, g->bw_inter), "GB/s",
+		TERM("min(bwIntra, bwInter)", S_nvls_bw_old(p, g, f, a, nodes, (double)ranks / nodes), "GB/s",
 		     "v2.27.7 tuning.cc:267-275 (bwInter / 2 beyond 2 nodes for NVLSTree)");
 	if ((a == NCCL_NVLS || a == NCCL_NVLS_TREE) && p->version >= 228)
 		TERM("NVLS efficiency", p->nvls_eff[t->arch], "", "tuning.cc:139-144, 311-318");
@@ -899,13 +926,8 @@ int nccl_terms(const struct nccl_tune *t, const struct nccl_params *p,
 	if (a == NCCL_PAT)
 		TERM("PAT factor", p->version < 224 ? .85 : .75, "",
 		     p->version < 224 ? "v2.23.4 tuning.cc:193" : "tuning.cc:337");
-	if (p->version < 223 ? !(a == NCCL_COLLNET_DIRECT &&
-				 (f == NCCL_ALLGATHER || f == NCCL_REDUCESCATTER)) :
-	    !(a != NCCL_RING && (f == NCCL_ALLGATHER || f == NCCL_REDUCESCATTER)))
-		TERM("bus to algorithm bandwidth",
-		     (a == NCCL_NVLS || a == NCCL_NVLS_TREE) && p->version < 228 ? 5.0 / 6.0 :
-		     a == NCCL_RING || a == NCCL_NVLS || a == NCCL_NVLS_TREE ?
-		     (double)ranks / nsteps : .5, "",
+	if (S_bus_ratio(p, f, a, ranks, nsteps, &ratio))
+		TERM("bus to algorithm bandwidth", ratio, "",
 		     (a == NCCL_NVLS || a == NCCL_NVLS_TREE) && p->version < 228 ?
 		     "v2.27.7 tuning.cc:321-326" : "tuning.cc:377-382");
 	if (a == NCCL_TREE && f == NCCL_ALLREDUCE) {
@@ -933,8 +955,7 @@ int nccl_terms(const struct nccl_tune *t, const struct nccl_params *p,
 			     "us", "tuning.cc:228-233, 405-410");
 	}
 	if (a == NCCL_RING && f != NCCL_BROADCAST && f != NCCL_REDUCE) {
-		int inter = nodes == 1 ? 0 : f == NCCL_ALLREDUCE ?
-			    2 * (nodes - (p->version < 223 ? 0 : 1)) : nodes - 1;
+		int inter = S_inter_steps(p, f, nodes);
 		TERM("steps inside nodes", nsteps - inter, "", "tuning.cc:289-291, 411-412");
 		if (inter)
 			TERM("steps across nodes", inter, "", "tuning.cc:411-412");
