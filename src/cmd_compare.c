@@ -159,6 +159,7 @@ static void compare_rows(struct comparison *c, struct out *o, int range, int jud
 		int k = NBASE;
 
 		cmp_predict(c, r->size, &cc);
+		r->cc = cc;
 		if (!isnan(re)) {
 			sum->err[sum->nerr++] = fabs(re);
 			if (fabs(re) > fabs(sum->worst) || isnan(sum->worst_size)) {

@@ -84,6 +84,61 @@ static void host_bound_note(const struct comparison *c, struct out *o)
 		 units_fmt_time(d, sizeof(d), r->measured / (double)g, 3));
 }
 
+/*
+ * NCCL's own choices, when the log holds its TUNING lines
+ * (NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=TUNING; meas.h, struct meas_tuned),
+ * against the model's at the same sizes: how many agree, the first sizes
+ * that differ, and sizes where NCCL itself chose differently from one
+ * call to another.  Only for NCCL's model (the choice has a protocol).
+ */
+#define TUNED_LISTED 4
+static void tuned_note(const struct comparison *c, struct out *o)
+{
+	char list[TUNED_LISTED * 80] = "", a[32], b[32], sz[32];
+	int n = 0, same = 0, differ = 0, mixed = 0;
+	double first_mixed = NAN;
+
+	for (size_t i = 0; i < c->m->n; i++) {
+		const struct cmp_row *r = &c->rows[i];
+		const struct meas_tuned *t = meas_tuned_find(c->m, (int)c->op, r->size);
+		struct coll_cost nc;
+
+		if (!t || isnan(r->cc.time_s) || r->cc.proto == PROTO_NONE)
+			continue;
+		n++;
+		if (t->mixed && mixed++ == 0)
+			first_mixed = r->size;
+		nc = (struct coll_cost){ .time_s = 0, .algo = nccl_algo_to_coll((enum nccl_algo)t->algo),
+					 .proto = (enum coll_proto)t->proto };  /* same order */
+		if (nc.algo == r->cc.algo && nc.proto == r->cc.proto) {
+			same++;
+			continue;
+		}
+		if (differ++ < TUNED_LISTED)
+			snprintf(list + strlen(list), sizeof(list) - strlen(list),
+				 "%s%s (NCCL %s, model %s)", differ > 1 ? ", " : "",
+				 units_fmt_size(sz, sizeof(sz), r->size),
+				 predictor_choice(&nc, a, sizeof(a)),
+				 predictor_choice(&r->cc, b, sizeof(b)));
+	}
+	if (n == 0)
+		return;
+	if (!differ)
+		out_text(o, "NCCL's own choice (the log's TUNING lines) is the model's at all %d "
+			 "sizes it names", n);
+	else
+		out_text(o, "NCCL's own choice (the log's TUNING lines) is the model's at %d of %d "
+			 "sizes; it differs at %s%s", same, n, list,
+			 differ > TUNED_LISTED ? " and more" : "");
+	if (mixed == 1)
+		out_text(o, "NCCL chose differently from one call to another at %s: its first "
+			 "line is taken", units_fmt_size(sz, sizeof(sz), first_mixed));
+	else if (mixed)
+		out_text(o, "NCCL chose differently from one call to another at %d sizes, the "
+			 "first %s: its first line is taken", mixed,
+			 units_fmt_size(sz, sizeof(sz), first_mixed));
+}
+
 /* The summary table and the notes under it. */
 void compare_summary(const struct comparison *c, struct out *o, const struct cmp_sum *sum,
 		     int range, int plateau, double rise, double before)
@@ -126,8 +181,10 @@ void compare_summary(const struct comparison *c, struct out *o, const struct cmp
 	else if (isnan(c->line_rate) && !c->on_system)
 		out_text(o, "no link given: busbw is not judged against a line rate "
 			 "(--preset LINK or --beta RATE)");
-	if (c->on_system)
+	if (c->on_system) {
 		host_bound_note(c, o);
+		tuned_note(c, o);
+	}
 	if (!low)
 		return;
 	if (!c->on_system) {

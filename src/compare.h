@@ -16,6 +16,7 @@ struct cmp_row {
 	double size, measured, busbw;   /* B, s, B/s */
 	double predicted, pbusbw;       /* s, B/s: the prediction at this size */
 	int far, low;                   /* its flags */
+	struct coll_cost cc;            /* what the model answered (time_s NaN: no model) */
 };
 
 struct comparison {

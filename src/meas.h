@@ -34,6 +34,29 @@ enum meas_format {
 /* "nccl-tests log", "nccl-tests JSON", "CSV", ... for messages and output. */
 const char *meas_format_name(enum meas_format format);
 
+/*
+ * One choice NCCL printed under NCCL_DEBUG_SUBSYS=TUNING (rank 0 of each
+ * communicator, every call; src/enqueue.cc): "AllReduce: 4096 Bytes ->
+ * Algo Tree proto LL channel{Lo..Hi}={0..1}" from 2.24 on, "4096 Bytes ->
+ * Algo 0 proto 0 time 12.3" before (indices in NCCL's order, nccl.h;
+ * 2.23 puts "AllReduce:" in front).  NCCL's byte count is nccl-tests'
+ * size column, except in the named form for all-gather and
+ * reduce-scatter: there it is one rank's count (task->count), which
+ * meas_tuned_per_rank turns into the size once the ranks are known.
+ */
+struct meas_tuned {
+	double size;      /* B */
+	int op;           /* enum coll_op the line names, -1 when it names none */
+	int algo;         /* enum nccl_algo */
+	int proto;        /* enum nccl_proto */
+	int line;         /* the first line that said it */
+	int mixed;        /* 1: a later line chose otherwise for the same size */
+	int per_rank;     /* 1: size is one rank's share, not yet the size column */
+};
+
+/* The most distinct (collective, size) choices kept; later ones are dropped. */
+#define MEAS_TUNED_MAX 4096
+
 struct meas {
 	char *path;        /* name used in messages: "file" */
 	int op;            /* enum coll_op when every row agrees, else -1 */
@@ -46,6 +69,8 @@ struct meas {
 				 * ("nccl-library=22903", "NCCL version 2.29.3"), "" */
 	struct meas_row *rows;
 	size_t n, alloc;
+	struct meas_tuned *tuned;  /* NCCL's choices, by (op, size) increasing */
+	size_t ntuned, tuned_alloc;
 };
 
 void meas_init(struct meas *m, const char *path);
@@ -53,5 +78,24 @@ void meas_release(struct meas *m);
 
 /* Append a row (copied). */
 void meas_push(struct meas *m, const struct meas_row *r);
+
+/*
+ * Record one TUNING line: a new (op, size) is inserted in order, a
+ * repeated one marked mixed when its choice differs.  Beyond
+ * MEAS_TUNED_MAX distinct entries nothing is added.
+ */
+void meas_tuned_add(struct meas *m, const struct meas_tuned *t);
+
+/*
+ * Multiply the per-rank entries' sizes by ranks (dropping them when
+ * ranks is 0: their size cannot be known) and restore the order.
+ */
+void meas_tuned_per_rank(struct meas *m, unsigned long ranks);
+
+/*
+ * NCCL's choice for op (enum coll_op) at size: the line naming op, else
+ * one naming no collective; NULL when the log has neither.
+ */
+const struct meas_tuned *meas_tuned_find(const struct meas *m, int op, double size);
 
 #endif

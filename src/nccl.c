@@ -7,6 +7,7 @@
  * describes, and the tuning follows ncclTopoTuneModel term by term.
  * models/nccl.md derives it with worked examples.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -153,6 +154,41 @@ const char *nccl_proto_name(enum nccl_proto p)
  * or "^" and the names to remove.  The per-collective prefixes are not
  * needed here: a command runs one collective.
  */
+/*
+ * The index of the len bytes at s among names, ignoring case (and '_'
+ * when loose: NCCL's logs write "NVLS_TREE" and "COLLNET_DIRECT" as well
+ * as "NVLSTree"); -1 when none.
+ */
+static int S_name_index(const char *s, size_t len, const char *const *names, int n,
+			int loose)
+{
+	for (int i = 0; i < n; i++) {
+		const char *a = names[i];
+		size_t k = 0;
+
+		for (; k < len; k++) {
+			if (loose && s[k] == '_')
+				continue;
+			if (!*a || tolower((unsigned char)s[k]) != tolower((unsigned char)*a))
+				break;
+			a++;
+		}
+		if (k == len && !*a)
+			return i;
+	}
+	return -1;
+}
+
+int nccl_algo_lookup(const char *s, size_t len)
+{
+	return S_name_index(s, len, algo_names, NCCL_NALGO, 1);
+}
+
+int nccl_proto_lookup(const char *s, size_t len)
+{
+	return S_name_index(s, len, proto_names, NCCL_NPROTO, 1);
+}
+
 static int S_mask(const char *s, const char *const *names, int n,
 		  const char *what, unsigned *mask, struct errbuf *eb)
 {
@@ -167,11 +203,8 @@ static int S_mask(const char *s, const char *const *names, int n,
 	}
 	while (1) {
 		size_t len = strcspn(p, ",");
-		int i;
-		for (i = 0; i < n; i++)
-			if (strlen(names[i]) == len && strncasecmp(p, names[i], len) == 0)
-				break;
-		if (i == n)
+		int i = S_name_index(p, len, names, n, 0);
+		if (i < 0)
 			return errbuf_set(eb, "unknown %s '%.*s' (choices: %s)", what,
 					  (int)(len > 40 ? 40 : len), p, choices);
 		m |= 1u << i;

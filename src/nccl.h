@@ -130,6 +130,14 @@ int nccl_algo_mask(const char *s, unsigned *mask, struct errbuf *eb);
 #define NCCL_LIST_MAX 80
 int nccl_proto_mask(const char *s, unsigned *mask, struct errbuf *eb);
 
+/*
+ * The algorithm (protocol) named by the len bytes at s, as NCCL's logs
+ * write them: any case, '_' ignored ("Tree", "RING", "NVLS_TREE",
+ * "SIMPLE"); -1 when none.
+ */
+int nccl_algo_lookup(const char *s, size_t len);
+int nccl_proto_lookup(const char *s, size_t len);
+
 /* NCCL's per-link NVLink bandwidth for an SM version (topo.h ncclTopoNVLinkBw), GB/s. */
 double nccl_nvlink_bw(int sm);
 /* NCCL's bandwidth of a PCIe x`width` link of generation `gen` (topo.cc), GB/s. */

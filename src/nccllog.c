@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "model.h"
+#include "nccl.h"
 #include "nccllog.h"
 #include "units.h"
 
@@ -34,6 +35,8 @@ struct parser {
 	unsigned char *seen;    /* rank numbers seen in "# Rank" lines */
 	unsigned long nranks;
 	int started_line;       /* line of the "Collective test starting" */
+	char *piece;            /* a row split by NCCL's lines, so far (S_nccl_head) */
+	size_t npiece;
 	struct meas *m;
 	struct errbuf *eb;
 };
@@ -83,9 +86,11 @@ static int S_number(const char *s, int exp10, double *x)
 }
 
 /*
- * A "srun --label" prefix ("0: ", "12:\t") before the real line.  Data
- * rows never hold a colon, and NCCL INFO lines ("host:pid:tid") have no
- * blank after their first colon, so neither is mistaken for a label.
+ * A launcher's tag before the real line: "srun --label" ("0: ", "12:\t")
+ * or a bracketed rank ("[0] ", as mpirun tags output).  Data rows never
+ * hold a colon, and NCCL INFO lines ("host:pid:tid") have no blank after
+ * their first colon, so neither is mistaken for a label; NCCL's "[0]"
+ * comes after the host, never first.
  */
 static char *S_strip_label(char *s)
 {
@@ -93,6 +98,15 @@ static char *S_strip_label(char *s)
 
 	while (*p == ' ')
 		p++;
+	if (*p == '[') {
+		char *q = p + 1;
+
+		while (isdigit((unsigned char)*q))
+			q++;
+		if (q > p + 1 && q[0] == ']' && (q[1] == ' ' || q[1] == '\t' || q[1] == '\0'))
+			return q + 1;
+		return s;
+	}
 	if (!isdigit((unsigned char)*p))
 		return s;
 	while (isdigit((unsigned char)*p))
@@ -100,6 +114,70 @@ static char *S_strip_label(char *s)
 	if (*p != ':' || (p[1] != ' ' && p[1] != '\t' && p[1] != '\0'))
 		return s;
 	return p + 1;
+}
+
+/*
+ * Where NCCL's own line starts in line ("host:pid:tid [dev] NCCL INFO
+ * ...", NCCL's debug.cc), or NULL when there is none.  NCCL writes to the
+ * stdout nccl-tests prints its rows to, and nccl-tests prints a row in
+ * three pieces (the size columns, then the out-of-place and the in-place
+ * results, each after its calls; src/common.cu), so with NCCL_DEBUG=INFO
+ * a piece of a row can stand before NCCL's line, glued to its host name.
+ */
+static char *S_nccl_head(char *line)
+{
+	static const char *const levels[] = { "] NCCL INFO", "] NCCL WARN", "] NCCL TRACE" };
+	char *mark = NULL, *b, *tok;
+
+	for (size_t i = 0; i < sizeof(levels) / sizeof(levels[0]) && !mark; i++)
+		mark = strstr(line, levels[i]);
+	if (!mark)
+		return NULL;
+	for (b = mark; b > line && b[-1] != '['; b--)
+		;
+	if (b == line || b - 1 == line || b[-2] != ' ')
+		return NULL;
+	for (tok = b - 2; tok > line && !isspace((unsigned char)tok[-1]); tok--)
+		;
+	return tok;
+}
+
+/*
+ * The end of the piece of a row before NCCL's line at head: head when
+ * blanks end it, else after the number (or "N/A") glued to the host name
+ * (a root or #wrong column, never read); line when nothing but blanks
+ * precede head.
+ */
+static char *S_piece_end(char *line, char *head)
+{
+	char *p = line, *e = head;
+
+	while (p < head && isspace((unsigned char)*p))
+		p++;
+	if (p == head)
+		return line;
+	if (strncmp(e, "N/A", 3) == 0)
+		return e + 3;
+	if (*e == '-')
+		e++;
+	while (isdigit((unsigned char)*e) || *e == '.')
+		e++;
+	return e;
+}
+
+/* Append n bytes at s and a blank to the row being put together. */
+static int S_piece_add(struct parser *ps, const char *s, size_t n)
+{
+	if (ps->npiece + n + 2 > NCCLLOG_LINE_MAX)
+		return errbuf_set(ps->eb, "%s:%d: a row split by NCCL's lines grows past %d "
+				  "bytes", ps->name, ps->line, NCCLLOG_LINE_MAX);
+	if (!ps->piece)
+		ps->piece = xmalloc(NCCLLOG_LINE_MAX + 1);
+	memcpy(ps->piece + ps->npiece, s, n);
+	ps->npiece += n;
+	ps->piece[ps->npiece++] = ' ';
+	ps->piece[ps->npiece] = '\0';
+	return 0;
 }
 
 /*
@@ -343,27 +421,129 @@ static void S_version(struct parser *ps, const char *line)
 	snprintf(ps->m->nccl_version, sizeof(ps->m->nccl_version), "%ld.%ld.%ld", a, b, c);
 }
 
-static int S_line(struct parser *ps, char *line)
+/* The collective of NCCL's function name (ncclFuncToString), -2 if none of them. */
+static int S_func(const char *s, size_t len)
+{
+	static const struct { const char *name; enum coll_op op; } funcs[] = {
+		{ "Broadcast", OP_BROADCAST }, { "Reduce", OP_REDUCE },
+		{ "AllGather", OP_ALLGATHER }, { "ReduceScatter", OP_REDUCESCATTER },
+		{ "AllReduce", OP_ALLREDUCE },
+	};
+
+	for (size_t i = 0; i < sizeof(funcs) / sizeof(funcs[0]); i++)
+		if (strlen(funcs[i].name) == len && strncmp(s, funcs[i].name, len) == 0)
+			return (int)funcs[i].op;
+	return -2;
+}
+
+/*
+ * A word of a TUNING line: NCCL's index (0 .. n-1) or a name lookup()
+ * knows; -1 otherwise.  *p moves past the word.
+ */
+static int S_tuned_word(const char **p, int n, int (*lookup)(const char *, size_t))
+{
+	size_t len = strcspn(*p, " \t");
+	const char *w = *p;
+
+	*p += len;
+	if (len == 1 && *w >= '0' && *w < '0' + n)
+		return *w - '0';
+	return len ? lookup(w, len) : -1;
+}
+
+/*
+ * NCCL's choice of algorithm and protocol for one call, from a TUNING
+ * line (meas.h, struct meas_tuned).  A line it cannot read is skipped:
+ * these lines only inform compare, they never make a log invalid.
+ */
+static void S_tuning(struct parser *ps, const char *line)
+{
+	static const char arrow[] = " Bytes -> Algo ";
+	const char *p = strstr(line, arrow), *q, *e;
+	struct meas_tuned t = { .op = -1, .line = ps->line };
+
+	if (!p)
+		return;
+	for (q = p; q > line && isdigit((unsigned char)q[-1]); q--)
+		;
+	if (q == p || p - q > 19)
+		return;
+	t.size = strtod(q, NULL);
+	/* "AllReduce: " before the size (2.23 on) */
+	for (e = q; e > line && e[-1] == ' '; e--)
+		;
+	if (e > line && e[-1] == ':') {
+		const char *w = --e;
+
+		while (w > line && isalpha((unsigned char)w[-1]))
+			w--;
+		if ((t.op = S_func(w, (size_t)(e - w))) == -2)
+			return;
+	}
+	p += sizeof(arrow) - 1;
+	t.algo = S_tuned_word(&p, NCCL_NALGO, nccl_algo_lookup);
+	if (t.algo < 0 || strncmp(p, " proto ", 7) != 0)
+		return;
+	p += 7;
+	t.proto = S_tuned_word(&p, NCCL_NPROTO, nccl_proto_lookup);
+	if (t.proto < 0)
+		return;
+	/* the named form (2.24 on) counts one rank's elements (task->count) */
+	t.per_rank = strncmp(p, " channel", 8) == 0 &&
+		     (t.op == OP_ALLGATHER || t.op == OP_REDUCESCATTER);
+	meas_tuned_add(ps->m, &t);
+}
+
+/* A line of nccl-tests' own (no NCCL line in it). */
+static int S_text(struct parser *ps, char *p)
 {
 	char *f[MAX_FIELDS + 1];
-	char *p = S_strip_label(line);
-	size_t n = strlen(p);
 	int nf;
+
+	if (*p == '#') {
+		S_version(ps, p);
+		return S_comment(ps, p);
+	}
+	/* before S_split cuts the line up (a host name may start with a digit) */
+	if (!isdigit((unsigned char)*p))
+		S_version(ps, p);
+	S_tuning(ps, p);
+	nf = S_split(p, f);
+	if (nf < 2 || !S_is_count(f[0]) || !S_is_count(f[1]))
+		return 0;    /* banners, anything else */
+	return S_data_row(ps, f, nf);
+}
+
+static int S_line(struct parser *ps, char *line)
+{
+	char *p = S_strip_label(line), *head;
+	size_t n = strlen(p);
+	int rc;
 
 	if (n && p[n - 1] == '\r')
 		p[n - 1] = '\0';
 	while (*p == ' ' || *p == '\t')
 		p++;
-	if (*p == '#') {
-		S_version(ps, p);
-		return S_comment(ps, p);
+	if ((head = S_nccl_head(p)) != NULL) {
+		char *end = S_piece_end(p, head);
+
+		S_version(ps, head);
+		S_tuning(ps, head);
+		return end > p ? S_piece_add(ps, p, (size_t)(end - p)) : 0;
 	}
-	if (!isdigit((unsigned char)*p))
-		S_version(ps, p);   /* before S_split cuts the line up */
-	nf = S_split(p, f);
-	if (nf < 2 || !S_is_count(f[0]) || !S_is_count(f[1]))
-		return 0;    /* NCCL INFO, banners, anything else */
-	return S_data_row(ps, f, nf);
+	if (!ps->npiece)
+		return S_text(ps, p);
+	/* The last piece of a split row (a comment cannot be one: the row
+	 * is read as it stands and fails if it is incomplete). */
+	if (*p == '#') {
+		if ((rc = S_text(ps, ps->piece)) == 0)
+			ps->npiece = 0;
+		return rc ? rc : S_text(ps, p);
+	}
+	if ((rc = S_piece_add(ps, p, strlen(p))) < 0)
+		return rc;
+	ps->npiece = 0;
+	return S_text(ps, ps->piece);
 }
 
 int nccllog_parse(const char *buf, size_t len, const char *name,
@@ -404,6 +584,8 @@ int nccllog_parse(const char *buf, size_t len, const char *name,
 		rc = S_line(&ps, line);
 		pos = end + 1;
 	}
+	if (rc == 0 && ps.npiece)
+		rc = S_text(&ps, ps.piece);   /* a split row the log ends in */
 	if (rc == 0 && m->n == 0)
 		rc = errbuf_set(eb, "%s: no data rows found; expected nccl-tests "
 				"output (rows of size, count, ..., time, algbw, busbw)", name);
@@ -412,8 +594,10 @@ int nccllog_parse(const char *buf, size_t len, const char *name,
 		m->ranks = ps.nranks;
 		for (i = 0; i < m->n; i++)
 			m->rows[i].ranks = ps.nranks;
+		meas_tuned_per_rank(m, ps.nranks);
 	}
 	free(ps.seen);
+	free(ps.piece);
 	free(line);
 	return rc;
 }

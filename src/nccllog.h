@@ -18,8 +18,14 @@
  *    time, algbw, busbw, check, twice (every layout ends that way);
  *  - a data row is a line whose first two fields are whole numbers; all
  *    its fields must then be where the header says, or it is an error.
- * Everything else (NCCL INFO lines, warnings, banners, comments) is skipped;
- * a "srun --label" prefix ("0: ") is removed first.
+ *  - NCCL's lines ("host:pid:tid [dev] NCCL INFO ...") may split a row
+ *    (NCCL_DEBUG=INFO writes to the same stdout between its three pieces):
+ *    the pieces before them are joined to the next plain line and read as
+ *    one row;
+ *  - NCCL's TUNING lines ("... Bytes -> Algo X proto Y ...") go to
+ *    m->tuned (meas.h).
+ * Everything else (other NCCL lines, banners, comments) is skipped; a
+ * launcher's tag ("0: " of srun --label, "[0] " of mpirun) is removed first.
  *
  * Times are converted from µs to s, bandwidths from GB/s to B/s.
  */

@@ -82,6 +82,25 @@ else
 	notok "a100: compare runs ($(head -1 "$d/a100-x8-nvswitch.err"))"
 fi
 
+# The same log with NCCL's TUNING lines splitting its rows (as NCCL_DEBUG=INFO
+# prints them; tests/data/nccl/make-interleaved.sh sets the choices): the
+# rows are read whole, and NCCL's choices are set against the model's.
+if cmp_run a100-tuning-interleaved hgx-a100-1node; then
+	check "interleaved: the rows are the clean log's" \
+		cmp -s "$d/a100-tuning-interleaved.csv" "$d/a100-x8-nvswitch.csv"
+	check "interleaved: NCCL's choice agrees at 21 of the 25 sizes" \
+		grep -q "TUNING lines) is the model's at 21 of 25 sizes" "$d/a100-tuning-interleaved.txt"
+	check "interleaved: the differing sizes are named with both choices" \
+		grep -q "it differs at 512 KiB (NCCL ring/LL128, model ring/LL), 1 MiB .*16 MiB (NCCL ring/Simple, model ring/LL128)$" \
+		"$d/a100-tuning-interleaved.txt"
+	check "interleaved: the size NCCL chose two ways is said" \
+		grep -q "differently from one call to another at 1 MiB" "$d/a100-tuning-interleaved.txt"
+else
+	notok "interleaved: compare runs ($(head -1 "$d/a100-tuning-interleaved.err"))"
+fi
+check "a log without TUNING lines has no note on them" \
+	eval '! grep -q "TUNING lines" "$d/a100-x8-nvswitch.txt"'
+
 # --algo and --proto restrict NCCL's choice as NCCL_ALGO and NCCL_PROTO do.
 if cmp_run h100-x16-ndr-ring hgx-h100-ndr --algo ring; then
 	check "--algo ring: every row ring" \

@@ -12,6 +12,7 @@
 #include "harness.h"
 #include "measure.h"
 #include "model.h"
+#include "nccl.h"
 #include "nccllog.h"
 
 #define DATA "tests/data/nccl/"
@@ -281,5 +282,136 @@ void test_nccllog_gpus_per_thread(void)
 	meas_release(&m);
 	INT_EQ(load(DATA "h100-x16-ndr-ring.txt", &m, &eb), 0);
 	STR_EQ(m.nccl_version, "");         /* not said */
+	meas_release(&m);
+}
+
+/*
+ * NCCL's TUNING lines in the three forms its enqueue.cc has printed:
+ * "N Bytes -> Algo 0 proto 0 time T" (indices, up to 2.22, here after
+ * mpirun's "[0] " tag as in NVIDIA/nccl issue #1453), the same after
+ * "AllGather: " (2.23), and names from 2.24 on ("Tree", "RING",
+ * "NVLS_TREE", "SIMPLE").  Lines it cannot read are skipped, never fatal.
+ */
+void test_nccllog_tuning_lines(void)
+{
+	static const char text[] =
+		"# Collective test starting: all_reduce_perf\n"
+		"#  Rank  0 Group  0 Pid 1 on h device  0 [0x07] GPU\n"
+		"#  Rank  1 Group  0 Pid 2 on h device  1 [0x08] GPU\n"
+		"[0] h100-1:497888:497888 [0] NCCL INFO 256 Bytes -> Algo 0 proto 0 time 25.229528\n"
+		"[0] h100-1:497888:497888 [0] NCCL INFO 256 Bytes -> Algo 0 proto 0 time 25.229528\n"
+		"h:1:1 [0] NCCL INFO AllGather: 37756928 Bytes -> Algo 1 proto 2 time 2860.208008\n"
+		"h:1:1 [0] NCCL INFO AllReduce: 4096 Bytes -> Algo Tree proto LL channel{Lo..Hi}={0..1}\n"
+		"h:1:1 [0] NCCL INFO AllReduce: 4096 Bytes -> Algo RING proto LL channel{Lo..Hi}={0..1}\n"
+		"h:1:1 [0] NCCL INFO AllReduce: 8388608 Bytes -> Algo NVLS_TREE proto SIMPLE channel{Lo..Hi}={0..15}\n"
+		/* one rank's 1024 B of an all-gather on 2 ranks: size 2048 */
+		"h:1:1 [0] NCCL INFO AllGather: 1024 Bytes -> Algo Ring proto Simple channel{Lo..Hi}={0..3}\n"
+		/* skipped: an index out of range, an unknown protocol, no protocol,
+		 * a function NCCL does not tune, a size of 20 digits */
+		"h:1:1 [0] NCCL INFO AllReduce: 512 Bytes -> Algo 9 proto 0 time 1.0\n"
+		"h:1:1 [0] NCCL INFO AllReduce: 1024 Bytes -> Algo Ring proto LL64 channel{Lo..Hi}={0..1}\n"
+		"h:1:1 [0] NCCL INFO AllReduce: 2048 Bytes -> Algo Ring\n"
+		"h:1:1 [0] NCCL INFO Send: 2048 Bytes -> Algo 1 proto 2 time 1.0\n"
+		"h:1:1 [0] NCCL INFO 12345678901234567890 Bytes -> Algo 1 proto 2 time 1.0\n"
+		"           8             2     float     sum      -1    10.00    0.00    0.00      0"
+		"    10.00    0.00    0.00      0\n";
+	const struct meas_tuned *t;
+	struct meas m;
+	struct errbuf eb;
+
+	INT_EQ(parse(text, &m, &eb), 0);
+	INT_EQ(m.n, 1);
+	INT_EQ(m.ntuned, 5);
+	t = meas_tuned_find(&m, OP_ALLREDUCE, 256);     /* no function: any collective */
+	CHECK(t != NULL);
+	if (t) {
+		INT_EQ(t->op, -1);
+		INT_EQ(t->algo, NCCL_TREE);
+		INT_EQ(t->proto, NCCL_LL);
+		INT_EQ(t->line, 4);
+		INT_EQ(t->mixed, 0);                    /* the same choice twice */
+	}
+	t = meas_tuned_find(&m, OP_ALLGATHER, 37756928);
+	CHECK(t && t->op == OP_ALLGATHER && t->algo == NCCL_RING && t->proto == NCCL_SIMPLE);
+	CHECK(meas_tuned_find(&m, OP_ALLREDUCE, 37756928) == NULL);   /* another collective's */
+	t = meas_tuned_find(&m, OP_ALLGATHER, 2048);
+	CHECK(t && t->algo == NCCL_RING && t->proto == NCCL_SIMPLE && t->per_rank == 0);
+	CHECK(meas_tuned_find(&m, OP_ALLGATHER, 1024) == NULL);
+	t = meas_tuned_find(&m, OP_ALLREDUCE, 4096);
+	CHECK(t && t->algo == NCCL_TREE && t->proto == NCCL_LL && t->mixed == 1);
+	t = meas_tuned_find(&m, OP_ALLREDUCE, 8388608);
+	CHECK(t && t->algo == NCCL_NVLS_TREE && t->proto == NCCL_SIMPLE);
+	CHECK(meas_tuned_find(&m, OP_ALLREDUCE, 512) == NULL);
+	CHECK(meas_tuned_find(&m, OP_ALLREDUCE, 1024) == NULL);
+	CHECK(meas_tuned_find(&m, OP_ALLREDUCE, 2048) == NULL);
+	meas_release(&m);
+}
+
+/*
+ * Rows split by NCCL's own lines (NCCL_DEBUG=INFO writes to nccl-tests'
+ * stdout between the three pieces of a row): put back together whether
+ * the piece is glued to the host name ("-1modal:1:1") or to mpirun's
+ * "[0] " tag, and read as the unsplit row; a split row the log ends in,
+ * or one a comment interrupts, is an incomplete row and an error.
+ */
+void test_nccllog_split_rows(void)
+{
+	static const char head[] =
+		"# Collective test starting: all_reduce_perf\n"
+		"#  Rank  0 Group  0 Pid 1 on h device  0 [0x07] GPU\n"
+		"#  Rank  1 Group  0 Pid 2 on h device  1 [0x08] GPU\n"
+		"#       size         count      type   redop    root     time   algbw   busbw"
+		"  #wrong     time   algbw   busbw  #wrong\n";
+	char text[2048];
+	struct meas m;
+	struct errbuf eb;
+
+	snprintf(text, sizeof(text), "%s%s", head,
+		 "          16             4     float     sum      -1modal:1:1 [0] NCCL INFO "
+		 "AllReduce: 16 Bytes -> Algo Ring proto LL channel{Lo..Hi}={0..1}\n"
+		 "modal:1:1 [0] NCCL INFO AllReduce: 16 Bytes -> Algo Ring proto LL channel{Lo..Hi}={0..1}\n"
+		 "    54.74    0.00    0.00       0modal:1:1 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM\n"
+		 "    54.73    0.00    0.00       0\n"
+		 "[0]          512           128     float     sum      -1[0] h:1:1 [0] NCCL INFO "
+		 "512 Bytes -> Algo 0 proto 0 time 25.259054\n"
+		 "[0]     62.05    0.00    0.01    N/Ah:1:1 [0] NCCL WARN something\n"
+		 "[0]     61.05    0.00    0.01    N/A\n");
+	INT_EQ(parse(text, &m, &eb), 0);
+	INT_EQ(m.n, 2);
+	if (m.n == 2) {
+		DBL_NEAR(m.rows[0].size, 16, 0);
+		DBL_NEAR(m.rows[0].time, 54.74e-6, 1e-12);
+		DBL_NEAR(m.rows[0].time_ip, 54.73e-6, 1e-12);
+		DBL_NEAR(m.rows[1].size, 512, 0);
+		DBL_NEAR(m.rows[1].time, 62.05e-6, 1e-12);
+		DBL_NEAR(m.rows[1].time_ip, 61.05e-6, 1e-12);
+		DBL_NEAR(m.rows[1].busbw_ip, 0.01e9, 1);
+	}
+	INT_EQ(m.ranks, 2);
+	INT_EQ(m.ntuned, 2);
+	meas_release(&m);
+
+	/* The log ends inside a split row. */
+	snprintf(text, sizeof(text), "%s%s", head,
+		 "          16             4     float     sum      -1modal:1:1 [0] NCCL INFO x\n");
+	INT_EQ(parse(text, &m, &eb), -1);
+	CHECK(strstr(eb.msg, "t.log:5: data row has 5 fields") != NULL);
+	meas_release(&m);
+
+	/* A comment where the row's last piece should be. */
+	snprintf(text, sizeof(text), "%s%s", head,
+		 "          16             4     float     sum      -1modal:1:1 [0] NCCL INFO x\n"
+		 "# Out of bounds values : 0 OK\n");
+	INT_EQ(parse(text, &m, &eb), -1);
+	CHECK(strstr(eb.msg, "t.log:6: data row has 5 fields") != NULL);
+	meas_release(&m);
+
+	/* A plain NCCL line whose host name starts with digits starts no row. */
+	snprintf(text, sizeof(text), "%s%s", head,
+		 "10-0-0-1:12:34 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM\n"
+		 "          16             4     float     sum      -1    54.74    0.00    0.00"
+		 "       0    54.73    0.00    0.00       0\n");
+	INT_EQ(parse(text, &m, &eb), 0);
+	INT_EQ(m.n, 1);
 	meas_release(&m);
 }
