@@ -868,15 +868,16 @@ int ctx_wants_figure(const struct ctx *ctx)
  * 2.30.7 (models/nccl.md).  Only for --model nccl and the collectives NCCL
  * tunes (not all-to-all and send/recv, which the tier model answers).
  */
-void ctx_explain(const struct ctx *ctx, struct out *o, enum coll_op op,
+void ctx_explain(const struct ctx *ctx, struct out *o, enum coll_op op, enum coll_algo algo,
 		 unsigned long ranks, double bytes)
 {
 	struct group g = { ranks, 0 };
+	struct nccl_cost masked = ctx->nccl;
 	struct nccl_tune t;
 	struct nccl_choice c[6];
 	struct nccl_term terms[48];
 	struct errbuf eb;
-	char sz[32], tm[32], bw[32];
+	char sz[32], tm[32], bw[32], only[48] = "";
 	int f = nccl_func_of(op), k, n, i;
 
 	units_fmt_size(sz, sizeof(sz), bytes);
@@ -891,17 +892,20 @@ void ctx_explain(const struct ctx *ctx, struct out *o, enum coll_op op,
 			 coll_op_name(op), sz, ranks);
 		return;
 	}
-	if (nccl_cost_tune(&ctx->nccl, &g, &t, &eb) < 0)
+	masked.algo_mask &= nccl_algo_bits(algo);
+	if (algo != ALGO_AUTO)
+		snprintf(only, sizeof(only), ", --algo %s", coll_algo_name(algo));
+	if (nccl_cost_tune(&masked, &g, &t, &eb) < 0)
 		die("%s", eb.msg);
 	k = nccl_rank(&t, &ctx->nccl.params, f, bytes, c, 6);
 	if (k == 0) {
-		out_text(o, "explain: %s of %s on %lu ranks: no algorithm and protocol is left",
-			 coll_op_name(op), sz, ranks);
+		out_text(o, "explain: %s of %s on %lu ranks%s: no algorithm and protocol is left",
+			 coll_op_name(op), sz, ranks, only);
 		return;
 	}
 	units_fmt_time(tm, sizeof(tm), c[0].time_s, 4);
-	out_text(o, "explain: %s of %s on %lu ranks (%d node%s): NCCL chooses %s/%s, %s",
-		 coll_op_name(op), sz, ranks, t.nodes, t.nodes == 1 ? "" : "s",
+	out_text(o, "explain: %s of %s on %lu ranks (%d node%s%s): NCCL chooses %s/%s, %s",
+		 coll_op_name(op), sz, ranks, t.nodes, t.nodes == 1 ? "" : "s", only,
 		 nccl_algo_name(c[0].algo), nccl_proto_name(c[0].proto), tm);
 	n = nccl_terms(&t, &ctx->nccl.params, f, c[0].algo, c[0].proto, bytes, terms, 48);
 	for (i = 0; i < n; i++)

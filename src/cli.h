@@ -285,10 +285,11 @@ int ctx_wants_figure(const struct ctx *ctx);
 /*
  * --explain: NCCL's choice for op on `ranks` ranks at `bytes` bytes, its
  * runners-up and the terms of its formula with their sources, as text
- * lines on o (the table format only).  Dies when the system cannot hold
- * that many ranks.
+ * lines on o (the table format only).  algo restricts the choice as the
+ * table's column does (as NCCL_ALGO would); ALGO_AUTO leaves it free.
+ * Dies when the system cannot hold that many ranks.
  */
-void ctx_explain(const struct ctx *ctx, struct out *o, enum coll_op op,
+void ctx_explain(const struct ctx *ctx, struct out *o, enum coll_op op, enum coll_algo algo,
 		 unsigned long ranks, double bytes);
 
 /*

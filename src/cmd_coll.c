@@ -373,9 +373,11 @@ static int run_coll(enum coll_op op, int argc, char **argv, struct ctx *ctx)
 	if (r.nalgo >= 2)
 		write_crossovers(o, ctx, op, &ranks, algos, r.nalgo, 1);
 	if (explain)
-		for (i = 0; i < ranks.n; i++)
-			for (j = 0; j < sizes.n; j++)
-				ctx_explain(ctx, o, op, (unsigned long)ranks.v[i], sizes.v[j]);
+		for (k = 0; k < r.nalgo; k++)
+			for (i = 0; i < ranks.n; i++)
+				for (j = 0; j < sizes.n; j++)
+					ctx_explain(ctx, o, op, r.algos[k], (unsigned long)ranks.v[i],
+						    sizes.v[j]);
 	if (ctx_wants_figure(ctx))
 		coll_figure(&r, &ranks, &sizes);
 	ctx_out_close(ctx, o);

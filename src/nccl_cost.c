@@ -35,8 +35,7 @@ enum coll_algo nccl_algo_to_coll(enum nccl_algo a)
 	}
 }
 
-/* The NCCL algorithms one of the core's names stands for. */
-static unsigned S_algo_bits(enum coll_algo a)
+unsigned nccl_algo_bits(enum coll_algo a)
 {
 	switch (a) {
 	case ALGO_AUTO: return ~0u;
@@ -168,7 +167,7 @@ static int S_coll(const struct cost_model *cm, enum coll_op op, enum coll_algo a
 		return cost_coll(&tm, op, algo, g, bytes, out, eb);
 	}
 	masked = *nc;
-	masked.algo_mask &= S_algo_bits(algo);
+	masked.algo_mask &= nccl_algo_bits(algo);
 	if (nccl_cost_tune(&masked, g, &t, eb) < 0)
 		return -1;
 	memset(out, 0, sizeof *out);

@@ -51,4 +51,8 @@ int nccl_func_of(enum coll_op op);
 /* The core's name for an NCCL algorithm, and back (ALGO_AUTO: none). */
 enum coll_algo nccl_algo_to_coll(enum nccl_algo a);
 
+/* The NCCL algorithms (bits 1 << enum nccl_algo) one of the core's names
+ * stands for: all for ALGO_AUTO, none for a name NCCL has not (hier). */
+unsigned nccl_algo_bits(enum coll_algo a);
+
 #endif

@@ -24,6 +24,24 @@ check "ddp on a system: the all-reduce is NCCL's choice per size" \
 "$COMMTIME" --system dgx-h100 ddp --workload llama2-7b --ranks 8 --algo ring >"$d/out" 2>&1
 check "ddp on a system: --algo ring restricts it as NCCL_ALGO=Ring" grep -q "^all-reduce: ring" "$d/out"
 
+# --explain explains the pair the table shows: with --algo ring on two
+# nodes, where NCCL's free choice is the tree, it explains the ring and
+# its time is the ring column's; with two algorithms, one explanation each.
+"$COMMTIME" --system dgx-h100 allreduce --ranks 16 --sizes 1M --algo ring --explain \
+	>"$d/out" 2>&1
+check "--explain --algo ring: the ring is explained, not NCCL's free choice" \
+	grep -q "^explain: all_reduce of 1 MiB on 16 ranks (2 nodes, --algo ring): NCCL chooses ring/" \
+	"$d/out"
+check "--explain --algo ring: no runner-up other than the ring" \
+	eval '! grep "runner-up" "$d/out" | grep -vq "runner-up ring "'
+check "--explain --algo ring: the time explained is the table's" \
+	awk '/^ *16 +2 +1 MiB/ { t = $5; tu = $6 } /^explain:/ { e = $(NF - 1); eu = $NF }
+	     END { exit !(t > 0 && tu == eu && (t - e) / e < 1e-3 && (e - t) / e < 1e-3) }' "$d/out"
+"$COMMTIME" --system dgx-h100 allreduce --ranks 16 --sizes 1M --algo ring,tree --explain \
+	>"$d/out" 2>&1
+check "--explain --algo ring,tree: one explanation per algorithm" \
+	[ "$(grep -c '^explain: .*--algo \(ring\|tree\)):' "$d/out")" = 2 ]
+
 # A system preset's model key picks the model; --model overrides it.
 cat >"$d/cal.preset" <<'END'
 name = cal
