@@ -213,34 +213,25 @@ int cost_algo_lookup(const struct cost_model *m, enum coll_op op, const char *na
 			  choices);
 }
 
+/* What cost_algo_lookup needs besides the name. */
+struct algo_of {
+	const struct cost_model *m;
+	enum coll_op op;
+};
+
+static int S_lookup(const void *arg, const char *name, enum coll_algo *a, struct errbuf *eb)
+{
+	const struct algo_of *w = arg;
+
+	return cost_algo_lookup(w->m, w->op, name, a, eb);
+}
+
 int cost_algo_parse_list(const struct cost_model *m, enum coll_op op, const char *s,
 			 enum coll_algo *algos, struct errbuf *eb)
 {
-	char item[64];
-	int n = 0, i;
+	struct algo_of w = { .m = m, .op = op };
 
-	for (;;) {
-		size_t len = strcspn(s, ",");
-		enum coll_algo a = ALGO_RING;
-
-		if (len == 0)
-			return errbuf_set(eb, "empty algorithm name in '%s'", s);
-		if (len >= sizeof(item))
-			return errbuf_set(eb, "unknown algorithm '%.*s'", (int)len, s);
-		memcpy(item, s, len);
-		item[len] = '\0';
-		if (cost_algo_lookup(m, op, item, &a, eb) < 0)
-			return -1;
-		for (i = 0; i < n; i++)
-			if (algos[i] == a)
-				return errbuf_set(eb, "algorithm '%s' given twice", item);
-		if (n >= ALGO_COUNT)
-			return errbuf_set(eb, "too many algorithms in '%s'", s);
-		algos[n++] = a;
-		if (!s[len])
-			return n;
-		s += len + 1;
-	}
+	return algo_parse_list(s, S_lookup, &w, algos, eb);
 }
 
 /* ---- one link ---- */

@@ -52,7 +52,8 @@ int coll_algo_lookup(const char *name, enum coll_algo *a, struct errbuf *eb)
 	return errbuf_set(eb, "unknown algorithm '%s' (choose from %s)", name, list);
 }
 
-int ar_algo_parse_list(const char *s, enum coll_algo *algos, struct errbuf *eb)
+int algo_parse_list(const char *s, algo_lookup_fn *lookup, const void *arg,
+		    enum coll_algo *algos, struct errbuf *eb)
 {
 	char item[64];
 	int n = 0, i;
@@ -67,16 +68,29 @@ int ar_algo_parse_list(const char *s, enum coll_algo *algos, struct errbuf *eb)
 			return errbuf_set(eb, "unknown algorithm '%.*s'", (int)len, s);
 		memcpy(item, s, len);
 		item[len] = '\0';
-		if (ar_algo_lookup(item, &a, eb) < 0)
+		if (lookup(arg, item, &a, eb) < 0)
 			return -1;
 		for (i = 0; i < n; i++)
 			if (algos[i] == a)
 				return errbuf_set(eb, "algorithm '%s' given twice", item);
+		if (n >= ALGO_COUNT)
+			return errbuf_set(eb, "too many algorithms in '%s'", s);
 		algos[n++] = a;
 		if (!s[len])
 			return n;
 		s += len + 1;
 	}
+}
+
+static int S_ar_lookup(const void *arg, const char *name, enum coll_algo *a, struct errbuf *eb)
+{
+	(void)arg;
+	return ar_algo_lookup(name, a, eb);
+}
+
+int ar_algo_parse_list(const char *s, enum coll_algo *algos, struct errbuf *eb)
+{
+	return algo_parse_list(s, S_ar_lookup, NULL, algos, eb);
 }
 
 unsigned ceil_log2(unsigned long n)

@@ -80,6 +80,16 @@ int coll_algo_lookup(const char *name, enum coll_algo *a, struct errbuf *eb);
  */
 int ar_algo_parse_list(const char *s, enum coll_algo *algos, struct errbuf *eb);
 
+/*
+ * The list walk behind every algorithm list: each comma-separated name
+ * through lookup(arg, name, &a, eb) (0, or -1 with eb filled), duplicates
+ * and empty names rejected.  Returns the count, or -1.
+ */
+typedef int algo_lookup_fn(const void *arg, const char *name, enum coll_algo *a,
+			   struct errbuf *eb);
+int algo_parse_list(const char *s, algo_lookup_fn *lookup, const void *arg,
+		    enum coll_algo *algos, struct errbuf *eb);
+
 /* ⌈log2 n⌉ for n >= 1, exact for every unsigned long. */
 unsigned ceil_log2(unsigned long n);
 
