@@ -92,9 +92,27 @@ static void host_bound_note(const struct comparison *c, struct out *o)
  * call to another.  Only for NCCL's model (the choice has a protocol).
  */
 #define TUNED_LISTED 4
+
+/* The model's time of the pair NCCL ran at size (s), NaN when it has none. */
+static double tuned_pair_time(const struct comparison *c, const struct meas_tuned *t,
+			      double size)
+{
+	struct group g = { .ranks = c->ranks };
+	struct nccl_tune tune;
+	struct errbuf eb;
+	int f = nccl_func_of(c->op);
+	double s;
+
+	if (f < 0 || nccl_cost_tune(&c->ctx->nccl, &g, &tune, &eb) < 0)
+		return NAN;
+	s = nccl_run_time(&tune, &c->ctx->nccl.params, (enum nccl_func)f, (enum nccl_algo)t->algo,
+			  (enum nccl_proto)t->proto, size, NULL);
+	return s > 0 ? s : NAN;
+}
+
 static void tuned_note(const struct comparison *c, struct out *o)
 {
-	char list[TUNED_LISTED * 80] = "", a[32], b[32], sz[32];
+	char list[TUNED_LISTED * 160] = "", a[32], b[32], sz[32], t1[32], t2[32], t3[32];
 	int n = 0, same = 0, differ = 0, mixed = 0;
 	double first_mixed = NAN;
 
@@ -114,12 +132,18 @@ static void tuned_note(const struct comparison *c, struct out *o)
 			same++;
 			continue;
 		}
-		if (differ++ < TUNED_LISTED)
+		if (differ++ < TUNED_LISTED) {
+			double pt = tuned_pair_time(c, t, r->size);
+
 			snprintf(list + strlen(list), sizeof(list) - strlen(list),
-				 "%s%s (NCCL %s, model %s)", differ > 1 ? ", " : "",
-				 units_fmt_size(sz, sizeof(sz), r->size),
+				 "%s%s (NCCL %s, %s in the model; model %s, %s; measured %s)",
+				 differ > 1 ? ", " : "", units_fmt_size(sz, sizeof(sz), r->size),
 				 predictor_choice(&nc, a, sizeof(a)),
-				 predictor_choice(&r->cc, b, sizeof(b)));
+				 isnan(pt) ? "-" : units_fmt_time(t1, sizeof(t1), pt, 3),
+				 predictor_choice(&r->cc, b, sizeof(b)),
+				 units_fmt_time(t2, sizeof(t2), r->cc.time_s, 3),
+				 units_fmt_time(t3, sizeof(t3), r->measured, 3));
+		}
 	}
 	if (n == 0)
 		return;
