@@ -110,24 +110,85 @@ static double tuned_pair_time(const struct comparison *c, const struct meas_tune
 	return s > 0 ? s : NAN;
 }
 
+/*
+ * NCCL's logged choice at row r, with that choice as a coll_cost in *nc
+ * (for predictor_choice); NULL when the log has none there or the model
+ * has no protocol (not NCCL's model).
+ */
+static const struct meas_tuned *tuned_at(const struct comparison *c, const struct cmp_row *r,
+					 struct coll_cost *nc)
+{
+	const struct meas_tuned *t = meas_tuned_find(c->m, (int)c->op, r->size);
+
+	if (!t || isnan(r->cc.time_s) || r->cc.proto == PROTO_NONE)
+		return NULL;
+	*nc = (struct coll_cost){ .time_s = 0, .algo = nccl_algo_to_coll((enum nccl_algo)t->algo),
+				  .proto = (enum coll_proto)t->proto };  /* same order */
+	return t;
+}
+
+static const struct column tuned_cols[] = {
+	{ .key = "size_B", .label = "size", .type = COL_NUM, .human = H_SIZE, .prec = 4 },
+	{ .key = "nccl_choice", .label = "NCCL", .type = COL_STR, .human = H_PLAIN },
+	{ .key = "model_choice", .label = "model", .type = COL_STR, .human = H_PLAIN },
+	{ .key = "nccl_choice_predicted_s", .label = "NCCL's pair", .type = COL_NUM,
+	  .human = H_TIME, .prec = 4 },
+	{ .key = "predicted_s", .label = "predicted", .type = COL_NUM, .human = H_TIME, .prec = 4 },
+	{ .key = "measured_s", .label = "measured", .type = COL_NUM, .human = H_TIME, .prec = 4 },
+	{ .key = "mixed", .label = "mixed", .type = COL_INT, .human = H_PLAIN },
+};
+
+/*
+ * CSV has one table, the table format the note below; JSON gets every
+ * size NCCL logged as rows of "nccl_choice", for scripts.
+ */
+static void tuned_table(const struct comparison *c, struct out *o)
+{
+	struct table t = { .name = "nccl_choice", .title = "NCCL's choice (the log's TUNING lines)",
+			   .cols = tuned_cols, .ncols = sizeof(tuned_cols) / sizeof(tuned_cols[0]),
+			   .secondary = 1 };
+	int begun = 0;
+	char a[32], b[32];
+
+	for (size_t i = 0; i < c->m->n; i++) {
+		const struct cmp_row *r = &c->rows[i];
+		struct coll_cost nc;
+		const struct meas_tuned *tu = tuned_at(c, r, &nc);
+
+		if (!tu)
+			continue;
+		if (!begun++)
+			out_table_begin(o, &t);
+		out_row(o, (struct cell[]){ { .x = r->size }, { .s = predictor_choice(&nc, a, sizeof(a)) },
+					    { .s = predictor_choice(&r->cc, b, sizeof(b)) },
+					    { .x = tuned_pair_time(c, tu, r->size) },
+					    { .x = r->cc.time_s }, { .x = r->measured },
+					    { .x = tu->mixed } });
+	}
+	if (begun)
+		out_table_end(o);
+}
+
 static void tuned_note(const struct comparison *c, struct out *o)
 {
 	char list[TUNED_LISTED * 160] = "", a[32], b[32], sz[32], t1[32], t2[32], t3[32];
 	int n = 0, same = 0, differ = 0, mixed = 0;
 	double first_mixed = NAN;
 
+	if (out_get_format(o) == FMT_JSON) {
+		tuned_table(c, o);
+		return;
+	}
 	for (size_t i = 0; i < c->m->n; i++) {
 		const struct cmp_row *r = &c->rows[i];
-		const struct meas_tuned *t = meas_tuned_find(c->m, (int)c->op, r->size);
 		struct coll_cost nc;
+		const struct meas_tuned *t = tuned_at(c, r, &nc);
 
-		if (!t || isnan(r->cc.time_s) || r->cc.proto == PROTO_NONE)
+		if (!t)
 			continue;
 		n++;
 		if (t->mixed && mixed++ == 0)
 			first_mixed = r->size;
-		nc = (struct coll_cost){ .time_s = 0, .algo = nccl_algo_to_coll((enum nccl_algo)t->algo),
-					 .proto = (enum coll_proto)t->proto };  /* same order */
 		if (nc.algo == r->cc.algo && nc.proto == r->cc.proto) {
 			same++;
 			continue;

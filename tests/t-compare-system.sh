@@ -100,6 +100,11 @@ if cmp_run a100-tuning-interleaved hgx-a100-1node; then
 		"$d/a100-tuning-interleaved.txt"
 	check "interleaved: the size NCCL chose two ways is said" \
 		grep -q "differently from one call to another at 1 MiB" "$d/a100-tuning-interleaved.txt"
+	"$COMMTIME" --system "$sys/hgx-a100-1node.preset" compare "$data/a100-tuning-interleaved.txt" \
+		--format json >"$d/tuning.json" 2>"$d/tuning.err"
+	check "interleaved, JSON: a nccl_choice row per logged size, ring/LL128 against the model's ring/LL at 3" \
+		[ "$(grep -c '"nccl_choice": "' "$d/tuning.json")" = 25 -a \
+		"$(grep -c '"nccl_choice": "ring/LL128", "model_choice": "ring/LL"' "$d/tuning.json")" = 3 ]
 else
 	notok "interleaved: compare runs ($(head -1 "$d/a100-tuning-interleaved.err"))"
 fi
