@@ -143,10 +143,10 @@ static char *S_nccl_head(char *line)
 }
 
 /*
- * The end of the piece of a row before NCCL's line at head: head when
- * blanks end it, else after the number (or "N/A") glued to the host name
- * (a root or #wrong column, never read); line when nothing but blanks
- * precede head.
+ * The end of the piece of a row before NCCL's line at head: after the
+ * number (or "N/A") glued to the host name (a root or #wrong column,
+ * never read), else before a launcher's "[0]" glued to the row, else
+ * head; line when nothing but blanks precede head.
  */
 static char *S_piece_end(char *line, char *head)
 {
@@ -162,7 +162,56 @@ static char *S_piece_end(char *line, char *head)
 		e++;
 	while (isdigit((unsigned char)*e) || *e == '.')
 		e++;
-	return e;
+	if (e > head && e[-1] != '-')
+		return e;
+	for (e = head; e > line && isspace((unsigned char)e[-1]); e--)
+		;
+	if (e > line && e[-1] == ']') {
+		char *b = e - 1;
+
+		while (b > line && isdigit((unsigned char)b[-1]))
+			b--;
+		if (b > line && b < e - 1 && b[-1] == '[')
+			return b - 1;
+	}
+	return head;
+}
+
+/*
+ * What the n bytes at s are: the start of a row (its first two fields
+ * whole numbers, as a data row's), more of one (every field a number or
+ * "N/A": the results nccl-tests prints after the calls), or neither (a
+ * time stamp or any other text before NCCL's line, which joins no row).
+ */
+enum piece { PIECE_NONE, PIECE_START, PIECE_MORE };
+static enum piece S_piece_kind(const char *s, size_t n)
+{
+	char f[72];
+	size_t i = 0, k = 0;
+	int counts = 0, numbers = 1;
+	double x;
+
+	while (i < n) {
+		size_t len;
+
+		while (i < n && isspace((unsigned char)s[i]))
+			i++;
+		if (i == n)
+			break;
+		for (len = 0; i + len < n && !isspace((unsigned char)s[i + len]); len++)
+			;
+		if (len >= sizeof(f))
+			return PIECE_NONE;
+		memcpy(f, s + i, len);
+		f[len] = '\0';
+		if (k < 2 && S_is_count(f))
+			counts++;
+		if (strcmp(f, "N/A") != 0 && S_number(f, 0, &x) < 0)
+			numbers = 0;
+		k++;
+		i += len;
+	}
+	return counts == 2 ? PIECE_START : k && numbers ? PIECE_MORE : PIECE_NONE;
 }
 
 /* Append n bytes at s and a blank to the row being put together. */
@@ -514,6 +563,13 @@ static int S_text(struct parser *ps, char *p)
 	return S_data_row(ps, f, nf);
 }
 
+/* The row being put together, read as it stands (an error if incomplete). */
+static int S_piece_flush(struct parser *ps)
+{
+	ps->npiece = 0;
+	return S_text(ps, ps->piece);
+}
+
 static int S_line(struct parser *ps, char *line)
 {
 	char *p = S_strip_label(line), *head;
@@ -526,24 +582,28 @@ static int S_line(struct parser *ps, char *line)
 		p++;
 	if ((head = S_nccl_head(p)) != NULL) {
 		char *end = S_piece_end(p, head);
+		enum piece k = end > p ? S_piece_kind(p, (size_t)(end - p)) : PIECE_NONE;
 
 		S_version(ps, head);
 		S_tuning(ps, head);
-		return end > p ? S_piece_add(ps, p, (size_t)(end - p)) : 0;
+		if (k == PIECE_START && ps->npiece && (rc = S_piece_flush(ps)) < 0)
+			return rc;
+		if (k == PIECE_START || (k == PIECE_MORE && ps->npiece))
+			return S_piece_add(ps, p, (size_t)(end - p));
+		return 0;
 	}
 	if (!ps->npiece)
 		return S_text(ps, p);
-	/* The last piece of a split row (a comment cannot be one: the row
-	 * is read as it stands and fails if it is incomplete). */
-	if (*p == '#') {
-		if ((rc = S_text(ps, ps->piece)) == 0)
-			ps->npiece = 0;
-		return rc ? rc : S_text(ps, p);
+	/* The last piece of a split row; anything else ends it as it
+	 * stands (it fails if it is incomplete), then is read itself. */
+	if (S_piece_kind(p, strlen(p)) != PIECE_MORE) {
+		if ((rc = S_piece_flush(ps)) < 0)
+			return rc;
+		return S_text(ps, p);
 	}
 	if ((rc = S_piece_add(ps, p, strlen(p))) < 0)
 		return rc;
-	ps->npiece = 0;
-	return S_text(ps, ps->piece);
+	return S_piece_flush(ps);
 }
 
 int nccllog_parse(const char *buf, size_t len, const char *name,
@@ -585,7 +645,7 @@ int nccllog_parse(const char *buf, size_t len, const char *name,
 		pos = end + 1;
 	}
 	if (rc == 0 && ps.npiece)
-		rc = S_text(&ps, ps.piece);   /* a split row the log ends in */
+		rc = S_piece_flush(&ps);   /* a split row the log ends in */
 	if (rc == 0 && m->n == 0)
 		rc = errbuf_set(eb, "%s: no data rows found; expected nccl-tests "
 				"output (rows of size, count, ..., time, algbw, busbw)", name);

@@ -408,6 +408,25 @@ void test_nccllog_split_rows(void)
 		}
 	}
 
+	/* Text before NCCL's lines that is no piece of a row (a time stamp)
+	 * joins nothing; a launcher's "[0]" glued to a piece is cut off. */
+	snprintf(text, sizeof(text), "%s%s", head,
+		 "[2024-05-01 10:00:01] h:1:1 [0] NCCL INFO Bootstrap : Using eth0\n"
+		 "[2024-05-01 10:00:01] h:1:1 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM\n"
+		 "          16             4     float     sum      -1    54.74    0.00    0.00"
+		 "       0    54.73    0.00    0.00       0\n"
+		 "[0]          32             8     float     sum      -1[0] h:1:1 [0] NCCL INFO x\n"
+		 "[0]     55.00    0.00    0.00       0[0] h:1:1 [0] NCCL INFO y\n"
+		 "[0]     56.00    0.00    0.00       0\n");
+	INT_EQ(parse(text, &m, &eb), 0);
+	INT_EQ(m.n, 2);
+	if (m.n == 2) {
+		DBL_NEAR(m.rows[1].size, 32, 0);
+		DBL_NEAR(m.rows[1].time, 55.00e-6, 1e-12);
+		DBL_NEAR(m.rows[1].time_ip, 56.00e-6, 1e-12);
+	}
+	meas_release(&m);
+
 	/* A plain NCCL line whose host name starts with digits starts no row. */
 	snprintf(text, sizeof(text), "%s%s", head,
 		 "10-0-0-1:12:34 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM\n"
