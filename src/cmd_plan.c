@@ -323,6 +323,11 @@ int cmd_plan(int argc, char **argv, struct ctx *ctx)
 		out_text(o, "the nccl-tests runs and what they should print%s",
 			 sizes.n <= SHEET_SIZES + 2 ? "" :
 			 " (a few sizes; the CSV holds every size)");
+		if (ctx->model.kind == COST_NCCL && !pl.pr.fm)
+			out_text(o, "(with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=TUNING a run also logs "
+				 "NCCL's own algorithm/protocol per size; 'commtime --system %s "
+				 "compare LOG' sets it against the column below)",
+				 global_args.system ? global_args.system : "SYSTEM");
 	} else
 		out_table_begin(o, &table);
 	for (r = 0; r < ranks.n; r++) {

@@ -64,9 +64,13 @@ int nccl_machine_from_system(const struct system *s, struct nccl_machine *m,
 	};
 
 	memset(m, 0, sizeof *m);
+	if (!s->gpu.name)
+		return errbuf_set(eb, "NCCL model: the system names no GPU (NCCL's constants "
+				  "depend on its architecture): give a system preset with a 'gpu' "
+				  "key, or --model tiers");
 	if ((unsigned)s->gpu.arch >= ARCH_COUNT || !sm[s->gpu.arch])
 		return errbuf_set(eb, "NCCL model: GPU architecture of '%s' is unknown",
-				  s->gpu.name ? s->gpu.name : "?");
+				  s->gpu.name);
 	m->sm = sm[s->gpu.arch];
 	m->gpus_per_node = (int)s->gpus_per_node;
 	/* NCCL counts each NVLink at its own per-architecture rate

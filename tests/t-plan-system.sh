@@ -23,6 +23,8 @@ if "$COMMTIME" --system "$sys" plan --ranks 8,16 >"$d/sheet.txt" 2>"$d/err"; the
 		grep -q '^all_reduce ring and tree on 16 ranks' "$d/sheet.txt"
 	check "the sheet names the model's choice at each size" \
 		grep -q 'algorithm/protocol' "$d/sheet.txt"
+	check "the sheet says how a run logs NCCL's own choice, and how to check it" \
+		grep -q "NCCL_DEBUG_SUBSYS=TUNING .*'commtime --system $sys compare LOG'" "$d/sheet.txt"
 else
 	notok "plan --system runs ($(head -1 "$d/err"))"
 fi
@@ -49,6 +51,8 @@ then
 	check "tier model: the pair is ring and hier" \
 		grep -q '^all_reduce ring and hier on 16 ranks' "$d/tiers.txt"
 	check "tier model: no NCCL_ALGO on the run lines" sh -c "! grep -q NCCL_ALGO '$d/tiers.txt'"
+	check "tier model: no TUNING hint (its choice is no NCCL choice)" \
+		sh -c "! grep -q TUNING '$d/tiers.txt'"
 else
 	notok "plan --model tiers runs ($(head -1 "$d/err"))"
 fi
