@@ -224,6 +224,83 @@ static void tuned_note(const struct comparison *c, struct out *o)
 			 units_fmt_size(sz, sizeof(sz), first_mixed));
 }
 
+/*
+ * NCCL's tuning table from the log (meas.h, struct meas_ncclt) against
+ * the model's for the log's collective and ranks: latency and bandwidth
+ * of every pair either side can run, and whether they agree within
+ * NCCLT_TOL (plus the 0.05 that NCCL's one decimal rounds away).  A
+ * difference points at the machine description (channels, bandwidth per
+ * channel, links) rather than at the time model.
+ */
+#define NCCLT_TOL 0.05
+static const struct column ncclt_cols[] = {
+	{ .key = "pair", .label = "algorithm/protocol", .type = COL_STR, .human = H_PLAIN,
+	  .width = 18 },
+	{ .key = "nccl_latency_s", .label = "NCCL lat", .type = COL_NUM, .human = H_TIME,
+	  .prec = 3, .width = 9 },
+	{ .key = "model_latency_s", .label = "model lat", .type = COL_NUM, .human = H_TIME,
+	  .prec = 3, .width = 9 },
+	{ .key = "nccl_bw_Bps", .label = "NCCL bw", .type = COL_NUM, .human = H_RATE, .prec = 3,
+	  .width = 10 },
+	{ .key = "model_bw_Bps", .label = "model bw", .type = COL_NUM, .human = H_RATE, .prec = 3,
+	  .width = 10 },
+	{ .key = "differs", .label = "differs", .type = COL_STR, .human = H_PLAIN },
+};
+
+static int ncclt_close(double model, double nccl)
+{
+	return fabs(model - nccl) <= NCCLT_TOL * nccl + 0.051;
+}
+
+static void ncclt_table(const struct comparison *c, struct out *o)
+{
+	const struct meas_ncclt *nt = &c->m->ncclt;
+	int f = nccl_func_of(c->op), pairs = 0, agree = 0;
+	struct group g = { .ranks = c->ranks };
+	struct table tab = { .name = "nccl_tuning_table", .cols = ncclt_cols,
+			     .ncols = sizeof(ncclt_cols) / sizeof(ncclt_cols[0]), .secondary = 1 };
+	struct nccl_tune t;
+	struct errbuf eb;
+	char title[160];
+
+	if (!nt->have || f < 0 || c->ctx->model.kind != COST_NCCL || c->pr.fm || c->expected ||
+	    nccl_cost_tune(&c->ctx->nccl, &g, &t, &eb) < 0)
+		return;
+	snprintf(title, sizeof(title), "NCCL's tuning table (the log's, from line %d) against the "
+		 "model's, %s on %lu ranks", nt->line, coll_op_name(c->op), c->ranks);
+	tab.title = title;
+	out_table_begin(o, &tab);
+	for (int a = 0; a < NCCL_NALGO; a++)
+		for (int p = 0; p < NCCL_NPROTO; p++) {
+			double nl = nt->lat[f][a][p], nb = nt->bw[f][a][p];
+			double ml = t.lat[f][a][p], mb = t.bw[f][a][p];
+			char pair[40], diff[32] = "";
+
+			if (!nt->seen[f][a][p] || (nb <= 0 && mb <= 0))
+				continue;
+			pairs++;
+			if (nb <= 0 || mb <= 0)
+				strcpy(diff, nb <= 0 ? "model only" : "NCCL only");
+			else {
+				if (!ncclt_close(ml, nl))
+					strcat(diff, "lat");
+				if (!ncclt_close(mb, nb))
+					strcat(diff, *diff ? ",bw" : "bw");
+			}
+			agree += !*diff;
+			snprintf(pair, sizeof(pair), "%s/%s", nccl_algo_name((enum nccl_algo)a),
+				 nccl_proto_name((enum nccl_proto)p));
+			out_row(o, (struct cell[]){ { .s = pair }, { .x = nl * 1e-6 },
+						    { .x = mb > 0 ? ml * 1e-6 : NAN },
+						    { .x = nb > 0 ? nb * 1e9 : 0 }, { .x = mb * 1e9 },
+						    { .s = diff } });
+		}
+	out_table_end(o);
+	out_text(o, "the model's tuning table agrees with NCCL's at %d of %d pairs (within %.0f %% "
+		 "in latency and bandwidth); where not, the system description (GPU, links, "
+		 "NICs, paths) differs from the machine NCCL found", agree, pairs, 100 * NCCLT_TOL);
+}
+
 /* The summary table and the notes under it. */
 void compare_summary(const struct comparison *c, struct out *o, const struct cmp_sum *sum,
 		     int range, int plateau, double rise, double before)
@@ -269,6 +346,7 @@ void compare_summary(const struct comparison *c, struct out *o, const struct cmp
 	if (c->on_system) {
 		host_bound_note(c, o);
 		tuned_note(c, o);
+		ncclt_table(c, o);
 	}
 	if (!low)
 		return;

@@ -2,6 +2,7 @@
 #define COMMTIME_MEAS_H
 
 #include <stddef.h>
+#include "nccl.h"
 #include "util.h"
 
 /*
@@ -57,6 +58,21 @@ struct meas_tuned {
 /* The most distinct (collective, size) choices kept; later ones are dropped. */
 #define MEAS_TUNED_MAX 4096
 
+/*
+ * NCCL's tuning table as it prints it under NCCL_DEBUG_SUBSYS=TUNING at
+ * communicator set-up (rank 0; src/graph/tuning.cc, "Algorithm |",
+ * "Protocol |", then a "latency/bandwidth" cell per algorithm and
+ * protocol on each function's line, three algorithms a block).  The first
+ * table of the log is kept.
+ */
+struct meas_ncclt {
+	int have;        /* 1: the log holds one */
+	int line;        /* its first function line */
+	double lat[NCCL_NFUNC][NCCL_NALGO][NCCL_NPROTO];  /* µs, as printed (0.1) */
+	double bw[NCCL_NFUNC][NCCL_NALGO][NCCL_NPROTO];   /* GB/s, as printed; 0: not usable */
+	unsigned char seen[NCCL_NFUNC][NCCL_NALGO][NCCL_NPROTO];  /* 1: a cell was read */
+};
+
 struct meas {
 	char *path;        /* name used in messages: "file" */
 	int op;            /* enum coll_op when every row agrees, else -1 */
@@ -71,6 +87,7 @@ struct meas {
 	size_t n, alloc;
 	struct meas_tuned *tuned;  /* NCCL's choices, by (op, size) increasing */
 	size_t ntuned, tuned_alloc;
+	struct meas_ncclt ncclt;   /* NCCL's tuning table, if the log has it */
 };
 
 void meas_init(struct meas *m, const char *path);

@@ -121,7 +121,11 @@ const char *coll_op_name(enum coll_op op)
 	return (unsigned)op < OP_COUNT ? op_names[op] : "?";
 }
 
-/* Compare ignoring '_' and an optional "_perf" suffix: all_reduce = allreduce. */
+/*
+ * Compare ignoring '_' and an optional "_perf" suffix, or "_perf_mpi" (the
+ * name nccl-tests gives its binaries when built with MPI=1): all_reduce =
+ * allreduce = all_reduce_perf_mpi.
+ */
 static int same_op(const char *s, const char *name)
 {
 	for (;;) {
@@ -130,7 +134,7 @@ static int same_op(const char *s, const char *name)
 		while (*name == '_')
 			name++;
 		if (!*name)
-			return !*s || !strcmp(s, "perf");
+			return !*s || !strcmp(s, "perf") || !strcmp(s, "perf_mpi");
 		if (*s != *name)
 			return 0;
 		s++;

@@ -104,7 +104,7 @@ enum coll_op {
 
 /* "all_reduce", "all_gather", ... (nccl-tests' names without _perf). */
 const char *coll_op_name(enum coll_op op);
-/* Accepts "all_reduce", "allreduce", "all_reduce_perf"; 0 or -1 with eb. */
+/* Accepts "all_reduce", "allreduce", "all_reduce_perf", "all_reduce_perf_mpi"; 0 or -1 with eb. */
 int coll_op_lookup(const char *name, enum coll_op *op, struct errbuf *eb);
 
 /*

@@ -37,6 +37,8 @@ struct parser {
 	int started_line;       /* line of the "Collective test starting" */
 	char *piece;            /* a row split by NCCL's lines, so far (S_nccl_head) */
 	size_t npiece;
+	enum { TAB_NONE, TAB_BLOCK, TAB_DONE } tab;  /* reading NCCL's tuning table */
+	int tab_algo[3], tab_n;  /* the algorithms of its current block */
 	struct meas *m;
 	struct errbuf *eb;
 };
@@ -543,6 +545,115 @@ static void S_tuning(struct parser *ps, const char *line)
 	meas_tuned_add(ps->m, &t);
 }
 
+/*
+ * The '|'-separated cells after the first '|' of s, each trimmed, into
+ * cell[] (at most max; the text is cut in place).  Returns their number,
+ * the empty cell after the last '|' not counted.
+ */
+static int S_cells(char *s, char **cell, int max)
+{
+	char *p = strchr(s, '|');
+	int n = 0;
+
+	while (p && n < max) {
+		char *b = p + 1, *e;
+
+		p = strchr(b, '|');
+		if (!p)
+			break;
+		*p = '\0';
+		while (isspace((unsigned char)*b))
+			b++;
+		for (e = b + strlen(b); e > b && isspace((unsigned char)e[-1]); e--)
+			;
+		*e = '\0';
+		cell[n++] = b;
+	}
+	return n;
+}
+
+/* The label of a table line: "Algorithm" of "  Algorithm   | ...", len bytes. */
+static int S_label_is(const char *msg, const char *label)
+{
+	size_t n = strlen(label);
+
+	while (*msg == ' ')
+		msg++;
+	if (strncmp(msg, label, n) != 0)
+		return 0;
+	msg += n;
+	while (*msg == ' ')
+		msg++;
+	return *msg == '|';
+}
+
+/*
+ * NCCL's tuning table (meas.h, struct meas_ncclt) from the message of
+ * one NCCL line: an "Algorithm" line opens a block of up to three
+ * algorithms (a table that starts again from Tree once one was read is a
+ * later communicator's, and ends the reading), and each function's line
+ * gives "latency/bandwidth" per algorithm and protocol of the block.  A
+ * line it cannot read ends the block, never the log.
+ */
+static void S_nccl_table(struct parser *ps, const char *head)
+{
+	static const char *const funcs[NCCL_NFUNC] = {
+		[NCCL_BROADCAST] = "Broadcast", [NCCL_REDUCE] = "Reduce",
+		[NCCL_ALLGATHER] = "AllGather", [NCCL_REDUCESCATTER] = "ReduceScatter",
+		[NCCL_ALLREDUCE] = "AllReduce",
+	};
+	struct meas_ncclt *t = &ps->m->ncclt;
+	const char *msg = strstr(head, "NCCL INFO ");
+	char buf[1024], *cell[32];
+	int n, f, k;
+
+	if (!msg || ps->tab == TAB_DONE || !strchr(msg, '|') || strlen(msg) >= sizeof(buf))
+		return;
+	strcpy(buf, msg + 10);
+	if (S_label_is(buf, "Algorithm")) {
+		n = S_cells(buf, cell, 3);
+		ps->tab = TAB_NONE;
+		for (k = 0; k < n; k++)
+			if ((ps->tab_algo[k] = nccl_algo_lookup(cell[k], strlen(cell[k]))) < 0)
+				return;
+		if (n == 0)
+			return;
+		if (t->have && ps->tab_algo[0] == NCCL_TREE) {
+			ps->tab = TAB_DONE;
+			return;
+		}
+		ps->tab_n = n;
+		ps->tab = TAB_BLOCK;
+		return;
+	}
+	if (ps->tab != TAB_BLOCK || S_label_is(buf, "Protocol") || S_label_is(buf, "Max NThreads"))
+		return;
+	for (f = 0; f < NCCL_NFUNC && !S_label_is(buf, funcs[f]); f++)
+		;
+	if (f == NCCL_NFUNC)
+		return;
+	n = S_cells(buf, cell, 3 * ps->tab_n);
+	for (k = 0; k < n; k++) {
+		int a = ps->tab_algo[k / 3], pr = k % 3;
+		char *slash = strchr(cell[k], '/');
+		double lat, bw;
+
+		if (!slash)
+			break;
+		*slash = '\0';
+		if (units_decimal(cell[k], 0, &lat) < 0 || units_decimal(slash + 1, 0, &bw) < 0 ||
+		    lat < 0 || bw < 0)
+			break;
+		t->lat[f][a][pr] = lat;
+		t->bw[f][a][pr] = bw;
+		t->seen[f][a][pr] = 1;
+		if (!t->have) {
+			t->have = 1;
+			t->line = ps->line;
+		}
+	}
+}
+
 /* A line of nccl-tests' own (no NCCL line in it). */
 static int S_text(struct parser *ps, char *p)
 {
@@ -586,6 +697,7 @@ static int S_line(struct parser *ps, char *line)
 
 		S_version(ps, head);
 		S_tuning(ps, head);
+		S_nccl_table(ps, head);
 		if (k == PIECE_START && ps->npiece && (rc = S_piece_flush(ps)) < 0)
 			return rc;
 		if (k == PIECE_START || (k == PIECE_MORE && ps->npiece))

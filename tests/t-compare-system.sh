@@ -111,6 +111,27 @@ fi
 check "a log without TUNING lines has no note on them" \
 	eval '! grep -q "TUNING lines" "$d/a100-x8-nvswitch.txt"'
 
+# A real log with NCCL's tuning table (NCCL 2.29.7, a broadcast between two
+# ranks that NCCL takes for two nodes over sockets): the model's table is set
+# against NCCL's pair by pair.  The latencies agree; NCCL has twice the
+# model's bandwidth (two channels where the described single NIC gives one),
+# which the table must say, not hide.
+if "$COMMTIME" --system "$sys/rtx5090-2rank-socket.preset" compare "$data/rtx5090-bcast-tuning.txt" \
+	>"$d/ncclt.txt" 2>"$d/ncclt.err"; then
+	check "tuning table: titled with the collective and ranks" \
+		grep -q "^NCCL's tuning table (the log's, from line 40) against the model's, broadcast on 2 ranks" \
+		"$d/ncclt.txt"
+	check "tuning table: ring/LL latency equal, bandwidth twice the model's" \
+		grep -q "^ring/LL  *9.30 µs  *9.30 µs  *1.2 GB/s  *600 MB/s  *bw$" "$d/ncclt.txt"
+	check "tuning table: the count of agreeing pairs" \
+		grep -q "agrees with NCCL's at 0 of 2 pairs" "$d/ncclt.txt"
+	check "tuning table: the TUNING lines (upper case, 2.29) are read too" \
+		grep -q "TUNING lines) is the model's at 8 of 9 sizes" "$d/ncclt.txt"
+else
+	notok "tuning table: compare runs ($(head -1 "$d/ncclt.err"))"
+fi
+check "tuning table: none on a log without one" eval '! grep -q "tuning table" "$d/a100-x8-nvswitch.txt"'
+
 # --algo and --proto restrict NCCL's choice as NCCL_ALGO and NCCL_PROTO do.
 if cmp_run h100-x16-ndr-ring hgx-h100-ndr --algo ring; then
 	check "--algo ring: every row ring" \

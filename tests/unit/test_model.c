@@ -168,6 +168,10 @@ void test_model_names(void)
 	INT_EQ(coll_op_lookup("reduce", &op, &eb), 0);
 	INT_EQ(op, OP_REDUCE);
 	INT_EQ(coll_op_lookup("gather", &op, &eb), -1);
+	/* nccl-tests built with MPI=1 names its binaries *_perf_mpi */
+	INT_EQ(coll_op_lookup("broadcast_perf_mpi", &op, &eb), 0);
+	INT_EQ(op, OP_BROADCAST);
+	INT_EQ(coll_op_lookup("broadcast_mpi", &op, &eb), -1);
 }
 
 void test_crossover_closed_form(void)

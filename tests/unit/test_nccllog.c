@@ -436,3 +436,60 @@ void test_nccllog_split_rows(void)
 	INT_EQ(m.n, 1);
 	meas_release(&m);
 }
+
+/*
+ * NCCL's tuning table as NCCL 2.29.7 printed it for a broadcast run
+ * (rtx5090-bcast-tuning.txt, read off the log by eye): three blocks of
+ * up to three algorithms, a "latency/bandwidth" cell per protocol; the
+ * PAT block's protocol line has nine cells for one algorithm.
+ */
+void test_nccllog_tuning_table(void)
+{
+	static const char second[] =
+		"# Collective test starting: broadcast_perf\n"
+		"#  Rank  0 Group  0 Pid 1 on h device  0 [0x07] GPU\n"
+		"h:1:1 [0] NCCL INFO   Algorithm   |      Tree     |      Ring      |  CollNetDirect |\n"
+		"h:1:1 [0] NCCL INFO     Broadcast |     1.0/   2.0 |     3.0/   4.0 |\n"
+		"h:1:1 [0] NCCL INFO   Algorithm   |      Bogus    |\n"
+		"h:1:1 [0] NCCL INFO     AllReduce |     7.0/   7.0 |\n"
+		"h:1:1 [0] NCCL INFO   Algorithm   |      Tree     |\n"
+		"h:1:1 [0] NCCL INFO     Broadcast |     9.0/   9.0 |     9.0/   9.0 |\n"
+		"        1024           256     float    none       0  2239.78    0.00    0.00       0"
+		"  2233.58    0.00    0.00       0\n";
+	const struct meas_ncclt *t;
+	struct meas m;
+	struct errbuf eb;
+
+	INT_EQ(load(DATA "rtx5090-bcast-tuning.txt", &m, &eb), 0);
+	t = &m.ncclt;
+	INT_EQ(t->have, 1);
+	INT_EQ(t->line, 40);
+	DBL_NEAR(t->lat[NCCL_BROADCAST][NCCL_RING][NCCL_LL], 9.3, 0);
+	DBL_NEAR(t->bw[NCCL_BROADCAST][NCCL_RING][NCCL_LL], 1.2, 0);
+	DBL_NEAR(t->lat[NCCL_BROADCAST][NCCL_RING][NCCL_SIMPLE], 22.4, 0);
+	DBL_NEAR(t->bw[NCCL_BROADCAST][NCCL_RING][NCCL_SIMPLE], 2.4, 0);
+	DBL_NEAR(t->lat[NCCL_ALLREDUCE][NCCL_TREE][NCCL_SIMPLE], 36.4, 0);
+	DBL_NEAR(t->bw[NCCL_ALLREDUCE][NCCL_TREE][NCCL_SIMPLE], 1.9, 0);
+	DBL_NEAR(t->lat[NCCL_ALLREDUCE][NCCL_COLLNET_CHAIN][NCCL_SIMPLE], 14.0, 0);
+	DBL_NEAR(t->lat[NCCL_ALLGATHER][NCCL_PAT][NCCL_SIMPLE], 17.6, 0);
+	DBL_NEAR(t->bw[NCCL_ALLGATHER][NCCL_PAT][NCCL_SIMPLE], 3.6, 0);
+	INT_EQ(t->seen[NCCL_ALLREDUCE][NCCL_NVLS_TREE][NCCL_LL128], 1);
+	/* and the TUNING lines after it, in 2.29's upper case */
+	CHECK(meas_tuned_find(&m, OP_BROADCAST, 16384) != NULL &&
+	      meas_tuned_find(&m, OP_BROADCAST, 16384)->proto == NCCL_LL);
+	CHECK(meas_tuned_find(&m, OP_BROADCAST, 32768) != NULL &&
+	      meas_tuned_find(&m, OP_BROADCAST, 32768)->proto == NCCL_SIMPLE);
+	meas_release(&m);
+
+	/* An unknown algorithm ends the block (its rows are not read); a
+	 * table that starts again from Tree is a later communicator's: the
+	 * first stays. */
+	INT_EQ(parse(second, &m, &eb), 0);
+	t = &m.ncclt;
+	INT_EQ(t->have, 1);
+	DBL_NEAR(t->lat[NCCL_BROADCAST][NCCL_TREE][NCCL_LL], 1.0, 0);
+	DBL_NEAR(t->bw[NCCL_BROADCAST][NCCL_TREE][NCCL_LL128], 4.0, 0);
+	INT_EQ(t->seen[NCCL_BROADCAST][NCCL_RING][NCCL_LL], 0);
+	INT_EQ(t->seen[NCCL_ALLREDUCE][NCCL_TREE][NCCL_LL], 0);
+	meas_release(&m);
+}
