@@ -105,8 +105,8 @@ static double tuned_pair_time(const struct comparison *c, const struct meas_tune
 
 	if (f < 0 || nccl_cost_tune(&c->ctx->nccl, &g, &tune, &eb) < 0)
 		return NAN;
-	s = nccl_run_time(&tune, &c->ctx->nccl.params, (enum nccl_func)f, (enum nccl_algo)t->algo,
-			  (enum nccl_proto)t->proto, size, NULL);
+	s = nccl_run_time(&tune, &c->ctx->nccl.params, (enum nccl_func)f, t->algo, t->proto,
+			  size, NULL);
 	return s > 0 ? s : NAN;
 }
 
@@ -122,7 +122,7 @@ static const struct meas_tuned *tuned_at(const struct comparison *c, const struc
 
 	if (!t || isnan(r->cc.time_s) || r->cc.proto == PROTO_NONE)
 		return NULL;
-	*nc = (struct coll_cost){ .time_s = 0, .algo = nccl_algo_to_coll((enum nccl_algo)t->algo),
+	*nc = (struct coll_cost){ .time_s = 0, .algo = nccl_algo_to_coll(t->algo),
 				  .proto = (enum coll_proto)t->proto };  /* same order */
 	return t;
 }

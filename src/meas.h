@@ -48,8 +48,8 @@ const char *meas_format_name(enum meas_format format);
 struct meas_tuned {
 	double size;      /* B */
 	int op;           /* enum coll_op the line names, -1 when it names none */
-	int algo;         /* enum nccl_algo */
-	int proto;        /* enum nccl_proto */
+	enum nccl_algo algo;
+	enum nccl_proto proto;
 	int line;         /* the first line that said it */
 	int mixed;        /* 1: a later line chose otherwise for the same size */
 	int per_rank;     /* 1: size is one rank's share, not yet the size column */

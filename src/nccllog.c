@@ -512,6 +512,7 @@ static void S_tuning(struct parser *ps, const char *line)
 	static const char arrow[] = " Bytes -> Algo ";
 	const char *p = strstr(line, arrow), *q, *e;
 	struct meas_tuned t = { .op = -1, .line = ps->line };
+	int k;
 
 	if (!p)
 		return;
@@ -532,13 +533,14 @@ static void S_tuning(struct parser *ps, const char *line)
 			return;
 	}
 	p += sizeof(arrow) - 1;
-	t.algo = S_tuned_word(&p, NCCL_NALGO, nccl_algo_lookup);
-	if (t.algo < 0 || strncmp(p, " proto ", 7) != 0)
+	if ((k = S_tuned_word(&p, NCCL_NALGO, nccl_algo_lookup)) < 0 ||
+	    strncmp(p, " proto ", 7) != 0)
 		return;
+	t.algo = (enum nccl_algo)k;
 	p += 7;
-	t.proto = S_tuned_word(&p, NCCL_NPROTO, nccl_proto_lookup);
-	if (t.proto < 0)
+	if ((k = S_tuned_word(&p, NCCL_NPROTO, nccl_proto_lookup)) < 0)
 		return;
+	t.proto = (enum nccl_proto)k;
 	/* the named form (2.24 on) counts one rank's elements (task->count) */
 	t.per_rank = strncmp(p, " channel", 8) == 0 &&
 		     (t.op == OP_ALLGATHER || t.op == OP_REDUCESCATTER);
