@@ -64,10 +64,25 @@ median() {
 	END { if (k) printf "%.1f", 100 * (k % 2 ? v[(k + 1) / 2] : (v[k / 2] + v[k / 2 + 1]) / 2) }'
 }
 
+# bands FILE: the median |time error| of the sizes below 64 KiB, from 64 KiB
+# to below 64 MiB, and from 64 MiB on (FILE: "size error" lines)
+bands() {
+	for b in "0 65536 below 64 KiB" "65536 67108864 64 KiB to 64 MiB" \
+		"67108864 1e30 64 MiB and up"; do
+		set -- $b
+		lo=$1 hi=$2
+		shift 2
+		awk -v lo="$lo" -v hi="$hi" '$1 >= lo && $1 < hi { print $2 }' "$f" >"$f.band"
+		printf '  %-18s %5s %% over %s sizes\n' "$*" "$(median "$f.band")" \
+			"$(wc -l <"$f.band" | tr -d ' ')"
+	done
+}
+
 # table PAIRS ERRORS: one row per pair of PAIRS, every size's |time error|
 # appended to the file ERRORS; then the counts of the table
 table() {
 	: >"$2"
+	: >"$2.sized"
 	printf '%-26s %-15s %-9s %-16s %10s %10s %8s %8s\n' log system algo "choice at largest" \
 		"predicted" "measured" "busbw" "median"
 	printf '%-26s %-15s %-9s %-16s %10s %10s %8s %8s\n' "" "" "" "" "GB/s" "GB/s" "error" "|t err|"
@@ -85,7 +100,7 @@ table() {
 		# predicted_busbw_Bps,flag,algo
 		awk -F, -v name="$log" -v sys="$sys" -v algo="${algo:-auto}" -v all="$2" '
 		NR == 1 { next }
-		{ e = $4 < 0 ? -$4 : $4; err[++k] = e; print e >> all
+		{ e = $4 < 0 ? -$4 : $4; err[++k] = e; print e >> all; print $1, e >> (all ".sized")
 		  last_m = $5; last_p = $6; last_c = $8 }
 		END {
 			n = k
@@ -106,6 +121,8 @@ table() {
 	echo
 	echo "busbw at the largest size within +-15 %: $within of $n logs"
 	echo "pooled median |time error|: $(median "$2") % over $(wc -l <"$2" | tr -d ' ') sizes"
+	echo "by size:"
+	f=$2.sized bands
 	[ "$failed" = 0 ] || echo "$failed logs failed to run"
 	echo "$within $n" >"$2.count"
 	}
@@ -134,3 +151,6 @@ echo "all logs together (fixed and extended):"
 echo "busbw at the largest size within +-15 %: $((w1 + w2)) of $((n1 + n2)) logs"
 echo "pooled median |time error|: $(median "$tmp/every-error") % over" \
 	"$(wc -l <"$tmp/every-error" | tr -d ' ') sizes"
+echo "by size:"
+cat "$tmp/all-errors.sized" "$tmp/ext-errors.sized" >"$tmp/every-error.sized"
+f=$tmp/every-error.sized bands
