@@ -29,7 +29,10 @@ static const struct opts_usage usage = {
 		 "beta_line, else beta) or, on a system, of the predicted bus bandwidth:\n"
 		 "the sign of a broken link, topology or fabric.\n",
 	.footer = "On a system the model chooses the algorithm at each size unless --algo\n"
-		  "(and the global --proto) restrict it, as NCCL_ALGO and NCCL_PROTO do.\n",
+		  "(and the global --proto) restrict it, as NCCL_ALGO and NCCL_PROTO do.\n"
+		  "A log run with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=TUNING also holds NCCL's\n"
+		  "own choice per size and its tuning table: on a system both are set against\n"
+		  "the model's (JSON: nccl_choice, nccl_tuning_table).\n",
 };
 
 /* The columns design.md pins, then the band of --range or the model's choice. */
