@@ -472,19 +472,26 @@ static void S_version(struct parser *ps, const char *line)
 	snprintf(ps->m->nccl_version, sizeof(ps->m->nccl_version), "%ld.%ld.%ld", a, b, c);
 }
 
-/* The collective of NCCL's function name (ncclFuncToString), -2 if none of them. */
+/* NCCL's function names (ncclFuncStr), the collective of each in both enums. */
+static const struct {
+	const char *name;
+	enum nccl_func func;
+	enum coll_op op;
+} funcs[] = {
+	{ "Broadcast", NCCL_BROADCAST, OP_BROADCAST }, { "Reduce", NCCL_REDUCE, OP_REDUCE },
+	{ "AllGather", NCCL_ALLGATHER, OP_ALLGATHER },
+	{ "ReduceScatter", NCCL_REDUCESCATTER, OP_REDUCESCATTER },
+	{ "AllReduce", NCCL_ALLREDUCE, OP_ALLREDUCE },
+};
+enum { NFUNCS = sizeof(funcs) / sizeof(funcs[0]) };
+
+/* The index in funcs[] of the len bytes at s, -1 if none. */
 static int S_func(const char *s, size_t len)
 {
-	static const struct { const char *name; enum coll_op op; } funcs[] = {
-		{ "Broadcast", OP_BROADCAST }, { "Reduce", OP_REDUCE },
-		{ "AllGather", OP_ALLGATHER }, { "ReduceScatter", OP_REDUCESCATTER },
-		{ "AllReduce", OP_ALLREDUCE },
-	};
-
-	for (size_t i = 0; i < sizeof(funcs) / sizeof(funcs[0]); i++)
+	for (int i = 0; i < NFUNCS; i++)
 		if (strlen(funcs[i].name) == len && strncmp(s, funcs[i].name, len) == 0)
-			return (int)funcs[i].op;
-	return -2;
+			return i;
+	return -1;
 }
 
 /*
@@ -529,8 +536,9 @@ static void S_tuning(struct parser *ps, const char *line)
 
 		while (w > line && isalpha((unsigned char)w[-1]))
 			w--;
-		if ((t.op = S_func(w, (size_t)(e - w))) == -2)
+		if ((k = S_func(w, (size_t)(e - w))) < 0)
 			return;
+		t.op = (int)funcs[k].op;
 	}
 	p += sizeof(arrow) - 1;
 	if ((k = S_tuned_word(&p, NCCL_NALGO, nccl_algo_lookup)) < 0 ||
@@ -574,7 +582,7 @@ static int S_cells(char *s, char **cell, int max)
 	return n;
 }
 
-/* The label of a table line: "Algorithm" of "  Algorithm   | ...", len bytes. */
+/* 1 when msg is a table line labelled label: "  Algorithm   | ...". */
 static int S_label_is(const char *msg, const char *label)
 {
 	size_t n = strlen(label);
@@ -599,11 +607,6 @@ static int S_label_is(const char *msg, const char *label)
  */
 static void S_nccl_table(struct parser *ps, const char *head)
 {
-	static const char *const funcs[NCCL_NFUNC] = {
-		[NCCL_BROADCAST] = "Broadcast", [NCCL_REDUCE] = "Reduce",
-		[NCCL_ALLGATHER] = "AllGather", [NCCL_REDUCESCATTER] = "ReduceScatter",
-		[NCCL_ALLREDUCE] = "AllReduce",
-	};
 	struct meas_ncclt *t = &ps->m->ncclt;
 	const char *msg = strstr(head, "NCCL INFO ");
 	char buf[1024], *cell[32];
@@ -630,10 +633,11 @@ static void S_nccl_table(struct parser *ps, const char *head)
 	}
 	if (ps->tab != TAB_BLOCK || S_label_is(buf, "Protocol") || S_label_is(buf, "Max NThreads"))
 		return;
-	for (f = 0; f < NCCL_NFUNC && !S_label_is(buf, funcs[f]); f++)
+	for (k = 0; k < NFUNCS && !S_label_is(buf, funcs[k].name); k++)
 		;
-	if (f == NCCL_NFUNC)
+	if (k == NFUNCS)
 		return;
+	f = (int)funcs[k].func;
 	n = S_cells(buf, cell, 3 * ps->tab_n);
 	for (k = 0; k < n; k++) {
 		int a = ps->tab_algo[k / 3], pr = k % 3;
