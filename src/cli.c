@@ -464,17 +464,45 @@ static void echo_system(const struct ctx *ctx, struct out *o)
 			out_input_str(o, "nccl_version", "NCCL version", ctx->nccl_version);
 		if (ctx->nccl_algo)
 			out_input_str(o, "nccl_algo", "NCCL_ALGO", ctx->nccl_algo);
-		if (global_args.proto)
-			out_input_str(o, "nccl_proto", "NCCL_PROTO", global_args.proto);
+		if (ctx->nccl_proto)
+			out_input_str(o, "nccl_proto", "NCCL_PROTO", ctx->nccl_proto);
 	}
+}
+
+/*
+ * The NCCL_ALGO or NCCL_PROTO a log says its run had (value) into *mask
+ * unless the option was given (given); the echo goes to said (size n)
+ * and *echo.  A list NCCL reads but this model does not (per-collective,
+ * "allreduce:tree") is said and left out.
+ */
+static void S_list_from_log(const char *value, const char *given,
+			    int (*parse)(const char *, unsigned *, struct errbuf *),
+			    unsigned *mask, char *said, size_t n, const char **echo)
+{
+	struct errbuf eb;
+	unsigned v;
+
+	if (given || !value[0])
+		return;
+	if (parse(value, &v, &eb) < 0)
+		snprintf(said, n, "%s (from the log; not read: %.120s)", value, eb.msg);
+	else {
+		*mask = v;
+		snprintf(said, n, "%s (from the log)", value);
+	}
+	*echo = said;
 }
 
 void ctx_nccl_from_log(struct ctx *ctx, const struct meas *m, struct nccl_cost *nc)
 {
-	static char said[80];
+	static char said[80], algo_said[NCCL_LIST_MAX + 160], proto_said[NCCL_LIST_MAX + 160];
 	struct nccl_params v;
 	struct errbuf eb;
 
+	S_list_from_log(m->nccl_algo, global_args.nccl_algo, nccl_algo_mask,
+			&nc->algo_mask, algo_said, sizeof(algo_said), &ctx->nccl_algo);
+	S_list_from_log(m->nccl_proto, global_args.proto, nccl_proto_mask,
+			&nc->proto_mask, proto_said, sizeof(proto_said), &ctx->nccl_proto);
 	if (ctx->nccl_version || !m->nccl_version[0])
 		return;
 	if (nccl_params_version(m->nccl_version, &v, &eb) < 0)

@@ -27,7 +27,8 @@ struct ctx {
 	struct system system;      /* the machine, when have_system */
 	struct nccl_cost nccl;     /* NCCL's model of system, when model.kind is COST_NCCL */
 	unsigned nccl_algo_mask;   /* --nccl-algo as NCCL_ALGO: bit per enum nccl_algo (~0u: all) */
-	const char *nccl_algo;     /* --nccl-algo as given, or NULL */
+	const char *nccl_algo;     /* --nccl-algo as given (or as a log said, ctx_nccl_from_log), or NULL */
+	const char *nccl_proto;    /* --proto as given (or as a log said), or NULL */
 	struct nccl_params nccl_params; /* NCCL's constants: 2.30.7's, or --nccl-version's */
 	const char *nccl_version;  /* --nccl-version as given, or NULL */
 	const char *alpha_src;     /* "default", "preset", "option" */
@@ -243,9 +244,12 @@ void ctx_check_ranks(const struct ctx *ctx, const struct dlist *ranks);
 void ctx_echo_link(const struct ctx *ctx, struct out *o);
 
 /*
- * Without --nccl-version: give nc (NCCL's model of ctx, or another, such
- * as fit's --machine) the tuning of the NCCL version a log says it ran
- * (m->nccl_version), and say so in ctx's echo.
+ * Give nc (NCCL's model of ctx, or another, such as fit's --machine) what
+ * a log says its run had, each unless its option was given: the tuning
+ * of the NCCL version (m->nccl_version; --nccl-version), and the
+ * NCCL_ALGO and NCCL_PROTO NCCL read (m->nccl_algo, m->nccl_proto;
+ * --nccl-algo, --proto), as those variables restrict it; say each in
+ * ctx's echo.
  */
 struct meas;
 void ctx_nccl_from_log(struct ctx *ctx, const struct meas *m, struct nccl_cost *nc);

@@ -160,6 +160,7 @@ static void resolve_system(struct ctx *ctx, const struct global_args *g, int fit
 
 	ctx->nccl_algo_mask = ~0u;
 	ctx->nccl_algo = g->nccl_algo;
+	ctx->nccl_proto = g->proto;
 	ctx->nccl_params = nccl_params_default;
 	ctx->nccl_version = g->nccl_version;
 	if (g->nccl_version && nccl_params_version(g->nccl_version, &ctx->nccl_params, &eb) < 0)

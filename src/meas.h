@@ -83,6 +83,10 @@ struct meas {
 					 * -g, the log's nGpus), 0: not said */
 	char nccl_version[16];  /* "2.29.3": the NCCL the log says it ran
 				 * ("nccl-library=22903", "NCCL version 2.29.3"), "" */
+	char nccl_proto[NCCL_LIST_MAX + 1];  /* NCCL_PROTO the run's NCCL read ("NCCL_PROTO
+					      * set by environment to simple", tuning.cc;
+					      * or AWS's plugin setting it), "" */
+	char nccl_algo[NCCL_LIST_MAX + 1];   /* NCCL_ALGO likewise, "" */
 	struct meas_row *rows;
 	size_t n, alloc;
 	struct meas_tuned *tuned;  /* NCCL's choices, by (op, size) increasing */

@@ -660,6 +660,44 @@ static void S_nccl_table(struct parser *ps, const char *head)
 	}
 }
 
+/*
+ * The value after key in line, up to a blank or quote, into out (size
+ * NCCL_LIST_MAX + 1); nothing when it is empty or longer.
+ */
+static void S_env_value(const char *line, const char *key, char *out)
+{
+	const char *p = strstr(line, key);
+	size_t n;
+
+	if (!p)
+		return;
+	p += strlen(key);
+	n = strcspn(p, " \t\"");
+	if (n > 0 && n <= NCCL_LIST_MAX) {
+		memcpy(out, p, n);
+		out[n] = '\0';
+	}
+}
+
+/*
+ * What the run restricted NCCL to, from NCCL's own line as it reads the
+ * variable (tuning.cc: "NCCL_PROTO set by environment to simple", the
+ * same for NCCL_ALGO; NCCL_DEBUG=INFO shows NCCL_ENV by default), or AWS's
+ * EFA plugin setting it ("Setting NCCL_PROTO to \"simple\"",
+ * aws-ofi-nccl platform-aws.c) when NCCL's line is not there.
+ */
+static void S_env(struct parser *ps, const char *head)
+{
+	struct meas *m = ps->m;
+	char plugin[NCCL_LIST_MAX + 1] = "";
+
+	S_env_value(head, "NCCL_PROTO set by environment to ", m->nccl_proto);
+	S_env_value(head, "NCCL_ALGO set by environment to ", m->nccl_algo);
+	S_env_value(head, "Setting NCCL_PROTO to \"", plugin);
+	if (plugin[0] && !m->nccl_proto[0])
+		memcpy(m->nccl_proto, plugin, sizeof(plugin));
+}
+
 /* A line of nccl-tests' own (no NCCL line in it). */
 static int S_text(struct parser *ps, char *p)
 {
@@ -704,6 +742,7 @@ static int S_line(struct parser *ps, char *line)
 		S_version(ps, head);
 		S_tuning(ps, head);
 		S_nccl_table(ps, head);
+		S_env(ps, head);
 		if (k == PIECE_START && ps->npiece && (rc = S_piece_flush(ps)) < 0)
 			return rc;
 		if (k == PIECE_START || (k == PIECE_MORE && ps->npiece))

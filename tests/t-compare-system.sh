@@ -132,6 +132,28 @@ else
 fi
 check "tuning table: none on a log without one" eval '! grep -q "tuning table" "$d/a100-x8-nvswitch.txt"'
 
+# A log that says what the run restricted NCCL to is compared as it ran: the
+# 2-node ring log with NCCL's "NCCL_ALGO set by environment to Ring" line and
+# AWS's plugin setting NCCL_PROTO, put in front of its table here.
+{ sed -n '1,/^# ---- nccl-tests/p' "$data/h100-x16-ndr-ring.txt"
+  echo 'n1:1:1 [0] NCCL INFO NCCL_ALGO set by environment to Ring'
+  echo 'n1:1:1 [0] NCCL INFO NET/OFI Setting NCCL_PROTO to "simple"'
+  sed '1,/^# ---- nccl-tests/d' "$data/h100-x16-ndr-ring.txt"; } >"$d/env.txt"
+"$COMMTIME" --system "$sys/hgx-h100-ndr.preset" compare "$d/env.txt" --op all_reduce \
+	>"$d/env.out" 2>&1
+"$COMMTIME" --system "$sys/hgx-h100-ndr.preset" compare "$d/env.txt" --op all_reduce \
+	--format csv >"$d/env.csv" 2>&1
+check "log's environment: said, with where it comes from" \
+	grep -q '^NCCL_ALGO: Ring (from the log)' "$d/env.out"
+check "log's environment: NCCL_PROTO from the plugin's line" \
+	grep -q '^NCCL_PROTO: simple (from the log)' "$d/env.out"
+check "log's environment: every row ring/Simple" \
+	[ "$(awk -F, 'NR > 1 && $NF != "ring/Simple"' "$d/env.csv" | wc -l)" = 0 ]
+"$COMMTIME" --system "$sys/hgx-h100-ndr.preset" --proto ll128 compare "$d/env.txt" \
+	--op all_reduce >"$d/env2.out" 2>&1
+check "log's environment: --proto given wins over the log's" \
+	grep -q '^NCCL_PROTO: ll128$' "$d/env2.out"
+
 # --algo and --proto restrict NCCL's choice as NCCL_ALGO and NCCL_PROTO do.
 if cmp_run h100-x16-ndr-ring hgx-h100-ndr --algo ring; then
 	check "--algo ring: every row ring" \

@@ -493,3 +493,45 @@ void test_nccllog_tuning_table(void)
 	INT_EQ(t->seen[NCCL_ALLREDUCE][NCCL_TREE][NCCL_LL], 0);
 	meas_release(&m);
 }
+
+/*
+ * What the run restricted NCCL to, as NCCL says when it reads the
+ * variables (tuning.cc) or as AWS's EFA plugin says when it sets
+ * NCCL_PROTO; NCCL's own line wins, a value longer than NCCL_LIST_MAX is
+ * not taken.
+ */
+void test_nccllog_env_lines(void)
+{
+	static const char text[] =
+		"# Collective test starting: all_reduce_perf\n"
+		"#  Rank  0 Group  0 Pid 1 on h device  0 [0x07] GPU\n"
+		"h:1:1 [0] NCCL INFO NET/OFI Setting NCCL_PROTO to \"simple\"\n"
+		"h:1:1 [0] NCCL INFO NCCL_ALGO set by environment to Ring,Tree\n"
+		"           8             2     float     sum      -1    10.00    0.00    0.00      0"
+		"    10.00    0.00    0.00      0\n";
+	char text2[1024], longv[200];
+	struct meas m;
+	struct errbuf eb;
+
+	INT_EQ(parse(text, &m, &eb), 0);
+	STR_EQ(m.nccl_proto, "simple");
+	STR_EQ(m.nccl_algo, "Ring,Tree");
+	meas_release(&m);
+
+	/* NCCL's line after the plugin's: NCCL's value is what it read */
+	snprintf(text2, sizeof(text2), "%sh:1:1 [0] NCCL INFO NCCL_PROTO set by environment to "
+		 "LL,Simple\n", text);
+	INT_EQ(parse(text2, &m, &eb), 0);
+	STR_EQ(m.nccl_proto, "LL,Simple");
+	meas_release(&m);
+
+	memset(longv, 'a', sizeof(longv) - 1);
+	longv[sizeof(longv) - 1] = '\0';
+	snprintf(text2, sizeof(text2), "# Collective test starting: all_reduce_perf\n"
+		 "h:1:1 [0] NCCL INFO NCCL_ALGO set by environment to %s\n"
+		 "           8             2     float     sum      -1    10.00    0.00    0.00"
+		 "      0    10.00    0.00    0.00      0\n", longv);
+	INT_EQ(parse(text2, &m, &eb), 0);
+	STR_EQ(m.nccl_algo, "");
+	meas_release(&m);
+}
