@@ -88,8 +88,9 @@ static int S_number(const char *s, int exp10, double *x)
 }
 
 /*
- * A launcher's tag before the real line: "srun --label" ("0: ", "12:\t")
- * or a bracketed rank ("[0] ", as mpirun tags output).  Data rows never
+ * A launcher's tag before the real line: "srun --label" ("0: ", "12:\t"),
+ * a bracketed rank ("[0] ", as mpirun tags output) or Open MPI's
+ * --tag-output ("[1,0]<stdout>:").  Data rows never
  * hold a colon, and NCCL INFO lines ("host:pid:tid") have no blank after
  * their first colon, so neither is mistaken for a label; NCCL's "[0]"
  * comes after the host, never first.
@@ -102,10 +103,21 @@ static char *S_strip_label(char *s)
 		p++;
 	if (*p == '[') {
 		char *q = p + 1;
+		int pair = 0;
 
 		while (isdigit((unsigned char)*q))
 			q++;
-		if (q > p + 1 && q[0] == ']' && (q[1] == ' ' || q[1] == '\t' || q[1] == '\0'))
+		if (q > p + 1 && *q == ',' && isdigit((unsigned char)q[1])) {
+			for (q++; isdigit((unsigned char)*q); q++)
+				;
+			pair = 1;
+		}
+		if (q == p + 1 || *q != ']')
+			return s;
+		/* Open MPI's --tag-output: "[1,0]<stdout>:" */
+		if (pair && (!strncmp(q + 1, "<stdout>:", 9) || !strncmp(q + 1, "<stderr>:", 9)))
+			return q + 10;
+		if (!pair && (q[1] == ' ' || q[1] == '\t' || q[1] == '\0'))
 			return q + 1;
 		return s;
 	}

@@ -535,3 +535,31 @@ void test_nccllog_env_lines(void)
 	STR_EQ(m.nccl_algo, "");
 	meas_release(&m);
 }
+
+/*
+ * Open MPI's --tag-output puts "[job,rank]<stdout>:" before every line; it
+ * is removed as srun's "0: " is, and a bracket that is no tag stays.
+ */
+void test_nccllog_openmpi_tag(void)
+{
+	static const char text[] =
+		"[1,0]<stdout>:# Collective test starting: all_reduce_perf\n"
+		"[1,0]<stdout>:#  Rank  0 Group  0 Pid 1 on h device  0 [0x07] GPU\n"
+		"[1,0]<stdout>:#  Rank  1 Group  0 Pid 2 on h device  1 [0x08] GPU\n"
+		"[1,1]<stderr>:h:2:2 [1] NCCL INFO NCCL_PROTO set by environment to Simple\n"
+		"[1,0]<stdout>:           8             2     float     sum      -1    10.00    0.00"
+		"    0.00      0    11.00    0.00    0.00      0\n"
+		"[1,0]x:          16             4     float     sum      -1    10.00    0.00"
+		"    0.00      0    11.00    0.00    0.00      0\n";
+	struct meas m;
+	struct errbuf eb;
+
+	INT_EQ(parse(text, &m, &eb), 0);
+	INT_EQ(m.n, 1);            /* "[1,0]x:" is no tag: that line is no row */
+	INT_EQ(m.ranks, 2);
+	INT_EQ(m.op, OP_ALLREDUCE);
+	STR_EQ(m.nccl_proto, "Simple");
+	if (m.n == 1)
+		DBL_NEAR(m.rows[0].time_ip, 11.00e-6, 1e-12);
+	meas_release(&m);
+}
