@@ -247,6 +247,57 @@ static const struct column ncclt_cols[] = {
 	{ .key = "differs", .label = "differs", .type = COL_STR, .human = H_PLAIN },
 };
 
+/*
+ * The choice rule alone: NCCL's own table (the log's) in place of the
+ * model's, then the model's rule (time = latency + S / bandwidth after
+ * the size corrections, the fastest pair; nccl_rank) at each size NCCL's
+ * TUNING lines name.  Where it gives NCCL's choice, the model's choice
+ * differs only through its table, that is through the machine description.
+ */
+static void rule_note(const struct comparison *c, struct out *o, const struct nccl_tune *model,
+		      int f)
+{
+	const struct meas_ncclt *nt = &c->m->ncclt;
+	struct nccl_tune t = *model;
+	char list[TUNED_LISTED * 80] = "", a[32], b[32], sz[32];
+	int n = 0, same = 0;
+
+	for (int al = 0; al < NCCL_NALGO; al++)
+		for (int p = 0; p < NCCL_NPROTO; p++)
+			if (nt->seen[f][al][p]) {
+				t.lat[f][al][p] = nt->lat[f][al][p];
+				t.bw[f][al][p] = nt->bw[f][al][p];
+			}
+	for (size_t i = 0; i < c->m->n; i++) {
+		double size = c->rows[i].size;
+		const struct meas_tuned *tu = meas_tuned_find(c->m, (int)c->op, size);
+		struct nccl_choice ch;
+		struct coll_cost x, y;
+
+		if (!tu || nccl_rank(&t, &c->ctx->nccl.params, (enum nccl_func)f, size, &ch, 1) < 1)
+			continue;
+		if (ch.algo == tu->algo && ch.proto == tu->proto) {
+			same++, n++;
+			continue;
+		}
+		if (n++ - same < TUNED_LISTED) {
+			x = (struct coll_cost){ .algo = nccl_algo_to_coll(ch.algo),
+						.proto = (enum coll_proto)ch.proto };
+			y = (struct coll_cost){ .algo = nccl_algo_to_coll(tu->algo),
+						.proto = (enum coll_proto)tu->proto };
+			snprintf(list + strlen(list), sizeof(list) - strlen(list),
+				 "%s%s (rule %s, NCCL %s)", n - same > 1 ? ", " : "",
+				 units_fmt_size(sz, sizeof(sz), size), predictor_choice(&x, a, sizeof(a)),
+				 predictor_choice(&y, b, sizeof(b)));
+		}
+	}
+	if (n == 0)
+		return;
+	out_text(o, "with NCCL's own tuning table in place of the model's, the model's choice "
+		 "rule gives NCCL's choice at %d of %d sizes%s%s%s", same, n,
+		 same < n ? ": not at " : "", list, n - same > TUNED_LISTED ? " and more" : "");
+}
+
 static int ncclt_close(double model, double nccl)
 {
 	return fabs(model - nccl) <= NCCLT_TOL * nccl + 0.051;
@@ -299,6 +350,7 @@ static void ncclt_table(const struct comparison *c, struct out *o)
 	out_text(o, "the model's tuning table agrees with NCCL's at %d of %d pairs (within %.0f %% "
 		 "in latency and bandwidth); where not, the system description (GPU, links, "
 		 "NICs, paths) differs from the machine NCCL found", agree, pairs, 100 * NCCLT_TOL);
+	rule_note(c, o, &t, f);
 }
 
 /* The summary table and the notes under it. */
