@@ -218,10 +218,16 @@ int cmd_fit(int argc, char **argv, struct ctx *ctx)
 		die_usage("--nccl-algo: only with --machine or a system");
 	if (ctx->nccl_version && !switches && !ctx->have_system)
 		die_usage("--nccl-version: only with --machine or a system");
+	if (global_args.proto && !switches && !ctx->have_system)
+		die_usage("--proto: only with --machine or a system");
 	if (switches) {
+		unsigned protos = ~0u;   /* --proto, as the system's model takes it (main.c) */
+
+		if (global_args.proto && nccl_proto_mask(global_args.proto, &protos, &eb) < 0)
+			die_usage("--proto: %s", eb.msg);
 		if (system_load(&ctx->dirs, switches, &sw_sys, &eb) < 0 ||
 		    system_check_ranks(&sw_sys, m.ranks, &eb) < 0 ||
-		    nccl_cost_init(&sw_nc, &sw_model, &sw_sys, ctx->nccl_algo_mask, ~0u, &eb) < 0)
+		    nccl_cost_init(&sw_nc, &sw_model, &sw_sys, ctx->nccl_algo_mask, protos, &eb) < 0)
 			die("--machine: %s", eb.msg);
 		sw_nc.params = ctx->nccl_params;
 		ctx_nccl_from_log(ctx, &m, &sw_nc);

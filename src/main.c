@@ -176,8 +176,9 @@ static void resolve_system(struct ctx *ctx, const struct global_args *g, int fit
 	    !g->intra && !g->inter) {
 		if (g->model)
 			die_usage("--model: needs a system (--system NAME|FILE)");
-		if (g->proto)
-			die_usage("--proto: needs a system (--system NAME|FILE) and NCCL's model");
+		if (g->proto && !fit)
+			die_usage("--proto: needs a system (--system NAME|FILE) and NCCL's model, "
+				  "or fit --machine");
 		if (g->nccl_algo && !fit)
 			die_usage("--nccl-algo: needs a system (--system NAME|FILE) and NCCL's "
 				  "model, or fit --machine");
