@@ -11,6 +11,7 @@
 
 #include "compare.h"
 #include "nccl_cost.h"
+#include "ncclt.h"
 
 static const struct column sum_cols[] = {
 	{ .key = "sizes", .label = "sizes", .type = COL_INT, .human = H_PLAIN },
@@ -232,7 +233,6 @@ static void tuned_note(const struct comparison *c, struct out *o)
  * difference points at the machine description (channels, bandwidth per
  * channel, links) rather than at the time model.
  */
-#define NCCLT_TOL 0.05
 static const struct column ncclt_cols[] = {
 	{ .key = "pair", .label = "algorithm/protocol", .type = COL_STR, .human = H_PLAIN,
 	  .width = 18 },
@@ -246,6 +246,31 @@ static const struct column ncclt_cols[] = {
 	  .width = 10 },
 	{ .key = "differs", .label = "differs", .type = COL_STR, .human = H_PLAIN },
 };
+
+/*
+ * Which one change of the system file would make more of the tables
+ * agree (ncclt.h): the best three, or that none does.
+ */
+#define VARIANTS_LISTED 3
+static void variants_note(const struct comparison *c, struct out *o, const struct group *g,
+			  enum nccl_func f)
+{
+	struct ncclt_variant v[VARIANTS_LISTED];
+	char list[VARIANTS_LISTED * 80] = "";
+	int n = ncclt_variants(&c->ctx->system, &c->ctx->nccl, g, &c->m->ncclt, f, v,
+			       VARIANTS_LISTED);
+
+	if (n == 0) {
+		out_text(o, "no one change of the system (nics_per_node, nvls, p2p, pcie_path, "
+			 "nic_path, cpu) brings the tables closer");
+		return;
+	}
+	for (int i = 0; i < n; i++)
+		snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s = %s (%d of %d)",
+			 i ? "; " : "", v[i].key, v[i].value, v[i].count.agree, v[i].count.pairs);
+	out_text(o, "one change of the system that brings the tables closer (pairs agreeing): %s",
+		 list);
+}
 
 /*
  * The choice rule alone: NCCL's own table (the log's) in place of the
@@ -298,15 +323,11 @@ static void rule_note(const struct comparison *c, struct out *o, const struct nc
 		 same < n ? ": not at " : "", list, n - same > TUNED_LISTED ? " and more" : "");
 }
 
-static int ncclt_close(double model, double nccl)
-{
-	return fabs(model - nccl) <= NCCLT_TOL * nccl + 0.051;
-}
-
 static void ncclt_table(const struct comparison *c, struct out *o)
 {
 	const struct meas_ncclt *nt = &c->m->ncclt;
-	int f = nccl_func_of(c->op), pairs = 0, agree = 0;
+	int f = nccl_func_of(c->op);
+	struct ncclt_count cnt;
 	struct group g = { .ranks = c->ranks };
 	struct table tab = { .name = "nccl_tuning_table", .cols = ncclt_cols,
 			     .ncols = sizeof(ncclt_cols) / sizeof(ncclt_cols[0]), .secondary = 1 };
@@ -323,33 +344,28 @@ static void ncclt_table(const struct comparison *c, struct out *o)
 	out_table_begin(o, &tab);
 	for (int a = 0; a < NCCL_NALGO; a++)
 		for (int p = 0; p < NCCL_NPROTO; p++) {
-			double nl = nt->lat[f][a][p], nb = nt->bw[f][a][p];
-			double ml = t.lat[f][a][p], mb = t.bw[f][a][p];
-			char pair[40], diff[32] = "";
+			double nb = nt->bw[f][a][p], mb = t.bw[f][a][p];
+			char pair[40], d[16];
+			const char *diff = ncclt_pair(nt, &t, (enum nccl_func)f, (enum nccl_algo)a,
+						      (enum nccl_proto)p, d, sizeof(d));
 
-			if (!nt->seen[f][a][p] || (nb <= 0 && mb <= 0))
+			if (!diff)
 				continue;
-			pairs++;
-			if (nb <= 0 || mb <= 0)
-				strcpy(diff, nb <= 0 ? "model only" : "NCCL only");
-			else {
-				if (!ncclt_close(ml, nl))
-					strcat(diff, "lat");
-				if (!ncclt_close(mb, nb))
-					strcat(diff, *diff ? ",bw" : "bw");
-			}
-			agree += !*diff;
 			snprintf(pair, sizeof(pair), "%s/%s", nccl_algo_name((enum nccl_algo)a),
 				 nccl_proto_name((enum nccl_proto)p));
-			out_row(o, (struct cell[]){ { .s = pair }, { .x = nl * 1e-6 },
-						    { .x = mb > 0 ? ml * 1e-6 : NAN },
+			out_row(o, (struct cell[]){ { .s = pair }, { .x = nt->lat[f][a][p] * 1e-6 },
+						    { .x = mb > 0 ? t.lat[f][a][p] * 1e-6 : NAN },
 						    { .x = nb > 0 ? nb * 1e9 : 0 }, { .x = mb * 1e9 },
 						    { .s = diff } });
 		}
 	out_table_end(o);
+	cnt = ncclt_compare(nt, &t, (enum nccl_func)f);
 	out_text(o, "the model's tuning table agrees with NCCL's at %d of %d pairs (within %.0f %% "
 		 "in latency and bandwidth); where not, the system description (GPU, links, "
-		 "NICs, paths) differs from the machine NCCL found", agree, pairs, 100 * NCCLT_TOL);
+		 "NICs, paths) differs from the machine NCCL found", cnt.agree, cnt.pairs,
+		 100 * NCCLT_TOL);
+	if (cnt.agree < cnt.pairs)
+		variants_note(c, o, &g, (enum nccl_func)f);
 	rule_note(c, o, &t, f);
 }
 

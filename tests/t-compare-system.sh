@@ -125,6 +125,9 @@ if "$COMMTIME" --system "$sys/rtx5090-2rank-socket.preset" compare "$data/rtx509
 		grep -q "^ring/LL  *9.30 µs  *9.30 µs  *1.2 GB/s  *600 MB/s  *bw$" "$d/ncclt.txt"
 	check "tuning table: the count of agreeing pairs" \
 		grep -q "agrees with NCCL's at 0 of 2 pairs" "$d/ncclt.txt"
+	check "tuning table: the one change of the system that makes it agree is named" \
+		grep -q "brings the tables closer (pairs agreeing): nics_per_node = 2 (2 of 2)" \
+		"$d/ncclt.txt"
 	check "tuning table: with NCCL's table the model's choice rule gives NCCL's 9 choices" \
 		grep -q "in place of the model's, the model's choice rule gives NCCL's choice at 9 of 9 sizes$" \
 		"$d/ncclt.txt"
