@@ -268,6 +268,10 @@ static void variants_note(const struct comparison *c, struct out *o, const struc
 	for (int i = 0; i < n; i++)
 		snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s = %s (%d of %d)",
 			 i ? "; " : "", v[i].key, v[i].value, v[i].count.agree, v[i].count.pairs);
+	/* the one key with a global override to try it with */
+	if (!strcmp(v[0].key, "nics_per_node"))
+		snprintf(list + strlen(list), sizeof(list) - strlen(list),
+			 "; try it: --nics-per-node %s", v[0].value);
 	out_text(o, "one change of the system that brings the tables closer (pairs agreeing): %s",
 		 list);
 }

@@ -126,8 +126,14 @@ if "$COMMTIME" --system "$sys/rtx5090-2rank-socket.preset" compare "$data/rtx509
 	check "tuning table: the count of agreeing pairs" \
 		grep -q "agrees with NCCL's at 0 of 2 pairs" "$d/ncclt.txt"
 	check "tuning table: the one change of the system that makes it agree is named" \
-		grep -q "brings the tables closer (pairs agreeing): nics_per_node = 2 (2 of 2)" \
+		grep -q "brings the tables closer (pairs agreeing): nics_per_node = 2 (2 of 2); try it: --nics-per-node 2$" \
 		"$d/ncclt.txt"
+	"$COMMTIME" --system "$sys/rtx5090-2rank-socket.preset" --nics-per-node 2 compare \
+		"$data/rtx5090-bcast-tuning.txt" >"$d/ncclt2.txt" 2>&1
+	check "tuning table: with the change tried, the tables agree and so do the choices" \
+		sh -c "grep -q \"agrees with NCCL's at 2 of 2 pairs\" '$d/ncclt2.txt' &&
+		       grep -q \"is the model's at all 9 sizes\" '$d/ncclt2.txt' &&
+		       ! grep -q 'brings the tables closer' '$d/ncclt2.txt'"
 	check "tuning table: with NCCL's table the model's choice rule gives NCCL's 9 choices" \
 		grep -q "in place of the model's, the model's choice rule gives NCCL's choice at 9 of 9 sizes$" \
 		"$d/ncclt.txt"
