@@ -32,9 +32,10 @@ static const struct opts_usage usage = {
 		  "(and the global --proto) restrict it, as NCCL_ALGO and NCCL_PROTO do.\n"
 		  "A log run with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=TUNING also holds NCCL's\n"
 		  "own choice per size and its tuning table: on a system both are set against\n"
-		  "the model's (JSON: nccl_choice, nccl_tuning_table).  A log that says which\n"
-		  "NCCL_ALGO or NCCL_PROTO NCCL read is compared restricted the same way,\n"
-		  "unless --nccl-algo or --proto is given.\n",
+		  "the model's, with the one-key changes of the system file that bring the\n"
+		  "tables closer (JSON: nccl_choice, nccl_tuning_table, nccl_system_changes).\n"
+		  "A log that says which NCCL_ALGO or NCCL_PROTO NCCL read is compared\n"
+		  "restricted the same way, unless --nccl-algo or --proto is given.\n",
 };
 
 /* The columns design.md pins, then the band of --range or the model's choice. */

@@ -252,6 +252,13 @@ static const struct column ncclt_cols[] = {
  * agree (ncclt.h): the best three, or that none does.
  */
 #define VARIANTS_LISTED 3
+static const struct column variant_cols[] = {
+	{ .key = "key", .label = "key", .type = COL_STR, .human = H_PLAIN },
+	{ .key = "value", .label = "value", .type = COL_STR, .human = H_PLAIN },
+	{ .key = "pairs_agreeing", .label = "agreeing", .type = COL_INT, .human = H_PLAIN },
+	{ .key = "pairs", .label = "pairs", .type = COL_INT, .human = H_PLAIN },
+};
+
 static void variants_note(const struct comparison *c, struct out *o, const struct group *g,
 			  enum nccl_func f)
 {
@@ -260,6 +267,20 @@ static void variants_note(const struct comparison *c, struct out *o, const struc
 	int n = ncclt_variants(&c->ctx->system, &c->ctx->nccl, g, &c->m->ncclt, f, v,
 			       VARIANTS_LISTED);
 
+	if (out_get_format(o) == FMT_JSON) {
+		/* for scripts: the changes, best first (none: an empty list) */
+		struct table t = { .name = "nccl_system_changes", .cols = variant_cols,
+				   .ncols = sizeof(variant_cols) / sizeof(variant_cols[0]),
+				   .secondary = 1 };
+
+		out_table_begin(o, &t);
+		for (int i = 0; i < n; i++)
+			out_row(o, (struct cell[]){ { .s = v[i].key }, { .s = v[i].value },
+						    { .x = v[i].count.agree },
+						    { .x = v[i].count.pairs } });
+		out_table_end(o);
+		return;
+	}
 	if (n == 0) {
 		out_text(o, "no one change of the system (nics_per_node, nvls, p2p, pcie_path, "
 			 "nic_path, cpu) brings the tables closer");

@@ -130,6 +130,11 @@ if "$COMMTIME" --system "$sys/rtx5090-2rank-socket.preset" compare "$data/rtx509
 		"$d/ncclt.txt"
 	"$COMMTIME" --system "$sys/rtx5090-2rank-socket.preset" --nics-per-node 2 compare \
 		"$data/rtx5090-bcast-tuning.txt" >"$d/ncclt2.txt" 2>&1
+	"$COMMTIME" --system "$sys/rtx5090-2rank-socket.preset" compare \
+		"$data/rtx5090-bcast-tuning.txt" --format json >"$d/ncclt.json" 2>&1
+	check "tuning table, JSON: the change as a row of nccl_system_changes" \
+		grep -q '"key": "nics_per_node", "value": "2", "pairs_agreeing": 2, "pairs": 2' \
+		"$d/ncclt.json"
 	check "tuning table: with the change tried, the tables agree and so do the choices" \
 		sh -c "grep -q \"agrees with NCCL's at 2 of 2 pairs\" '$d/ncclt2.txt' &&
 		       grep -q \"is the model's at all 9 sizes\" '$d/ncclt2.txt' &&
