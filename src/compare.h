@@ -59,6 +59,12 @@ void compare_summary(const struct comparison *c, struct out *o, const struct cmp
 struct meas_args;
 void compare_inputs(const struct comparison *c, struct out *o, const struct meas_args *ma);
 
+/*
+ * On NCCL's model, what a log with NCCL's TUNING lines and tuning table
+ * says against the model (cmd_compare_nccl.c); nothing without them.
+ */
+void compare_nccl_notes(const struct comparison *c, struct out *o);
+
 /* The figure of --plot/--render (nothing when neither was given). */
 void compare_figure(const struct comparison *c);
 

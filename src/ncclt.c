@@ -51,6 +51,18 @@ struct ncclt_count ncclt_compare(const struct meas_ncclt *nt, const struct nccl_
 	return c;
 }
 
+void ncclt_as_model(const struct meas_ncclt *nt, const struct nccl_tune *model,
+		    enum nccl_func f, struct nccl_tune *out)
+{
+	*out = *model;
+	for (int a = 0; a < NCCL_NALGO; a++)
+		for (int p = 0; p < NCCL_NPROTO; p++)
+			if (nt->seen[f][a][p]) {
+				out->lat[f][a][p] = nt->lat[f][a][p];
+				out->bw[f][a][p] = nt->bw[f][a][p];
+			}
+}
+
 /* The count for s changed: -1 agreeing when NCCL's model cannot take it. */
 static struct ncclt_count S_try(const struct system *s, const struct nccl_cost *base,
 				const struct group *g, const struct meas_ncclt *nt,

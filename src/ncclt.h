@@ -35,6 +35,14 @@ struct ncclt_count {
 struct ncclt_count ncclt_compare(const struct meas_ncclt *nt, const struct nccl_tune *t,
 				 enum nccl_func f);
 
+/*
+ * The model's table model with NCCL's own cells of f (the log's) in place
+ * of its own, into out: the choice rule (nccl_rank) then runs on NCCL's
+ * table, and the rest of model (ranks, nodes, channels) stays.
+ */
+void ncclt_as_model(const struct meas_ncclt *nt, const struct nccl_tune *model,
+		    enum nccl_func f, struct nccl_tune *out);
+
 /* One key of the system changed, and what the tables then give. */
 struct ncclt_variant {
 	char key[16];               /* "nics_per_node", "nvls", ... */

@@ -61,6 +61,25 @@ void test_ncclt_rtx5090(void)
 	INT_EQ(c.pairs, 2);
 	INT_EQ(c.agree, 0);
 
+	/* The rule on NCCL's table: at 16 KiB Ring/LL 9.3 + 16384 B / 1.2 GB/s
+	 * = 22.95 us beats Simple 22.4 + 16384 B / 2.4 GB/s = 29.23 us; at
+	 * 64 KiB Simple (49.71 us) beats LL (63.91 us).  The model's own
+	 * table (half the bandwidths) already picks Simple at 16 KiB. */
+	{
+		struct nccl_tune nt;
+		struct nccl_choice ch;
+
+		ncclt_as_model(&m.ncclt, &t, NCCL_BROADCAST, &nt);
+		INT_EQ(nccl_rank(&nt, &nc.params, NCCL_BROADCAST, 16384, &ch, 1), 1);
+		CHECK(ch.algo == NCCL_RING && ch.proto == NCCL_LL);
+		DBL_NEAR(ch.time_s, (9.3 + 16384.0 / 1200) * 1e-6, 1e-9);
+		INT_EQ(nccl_rank(&nt, &nc.params, NCCL_BROADCAST, 65536, &ch, 1), 1);
+		CHECK(ch.algo == NCCL_RING && ch.proto == NCCL_SIMPLE);
+		DBL_NEAR(ch.time_s, (22.4 + 65536.0 / 2400) * 1e-6, 1e-9);
+		INT_EQ(nccl_rank(&t, &nc.params, NCCL_BROADCAST, 16384, &ch, 1), 1);
+		CHECK(ch.proto == NCCL_SIMPLE);
+	}
+
 	n = ncclt_variants(&s, &nc, &g, &m.ncclt, NCCL_BROADCAST, v, 3);
 	CHECK(n >= 1);
 	if (n >= 1) {
