@@ -41,7 +41,7 @@ CLI_OBJ  = $(CLI_SRC:.c=.o)
 UNIT_SRC = $(wildcard tests/unit/test_*.c)
 UNIT_OBJ = $(UNIT_SRC:.c=.o) tests/unit/harness.o
 
-all: commtime tests/unit/run-unit completions
+all: commtime tests/unit/run-unit bench/errband-gen completions
 
 # Shell completions, written from the option tables of the binary.
 COMPLETIONS = completion/commtime.bash completion/_commtime
@@ -135,6 +135,19 @@ figures: all
 bench: all
 	@sh bench/run.sh
 
+# The stated error of NCCL's model (src/errband_table.c), drawn by
+# bench/errband-gen from the rows of bench/accuracy.sh; review the diff.
+bench/errband-gen: bench/errband_gen.o $(CORE_OBJ)
+	$(Q_LD)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS)
+bench/errband_gen.o: src/.flags
+
+errband: all
+	@ACCURACY_TMP=tests/tmp/errband sh bench/accuracy.sh >/dev/null
+	@bench/errband-gen tests/tmp/errband/rows >src/errband_table.c+ && \
+		mv src/errband_table.c+ src/errband_table.c
+	@$(MAKE) --no-print-directory all
+	@git diff --stat -- src/errband_table.c 2>/dev/null || :
+
 # The held-out accuracy of the system models on the real nccl-tests logs of
 # tests/data/nccl (bench/accuracy.sh; not a test, never part of check).
 accuracy: all
@@ -155,10 +168,10 @@ uninstall:
 	rm -rf $(DESTDIR)$(SHAREDIR)
 
 clean:
-	rm -f commtime commtime-probe tests/unit/run-unit tests/unit/list.h src/.flags src/.sharedir src/*.o src/*.d tests/unit/*.o tests/unit/*.d
+	rm -f commtime commtime-probe bench/errband-gen bench/*.o bench/*.d tests/unit/run-unit tests/unit/list.h src/.flags src/.sharedir src/*.o src/*.d tests/unit/*.o tests/unit/*.d
 	rm -rf tests/tmp
 
-.PHONY: probe all deps run check asan figures bench accuracy install uninstall clean FORCE
+.PHONY: probe all deps run check asan figures bench accuracy errband install uninstall clean FORCE
 
 
 # ---- memory checking and fuzzing ----
@@ -217,4 +230,4 @@ fuzz-regress: $(FUZZ_BIN)
 
 .PHONY: valgrind fuzz fuzz-regress
 
--include $(wildcard src/*.d tests/unit/*.d)
+-include $(wildcard src/*.d tests/unit/*.d bench/*.d)

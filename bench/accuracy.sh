@@ -23,7 +23,7 @@ top=$(pwd)
 COMMTIME=${COMMTIME:-$top/commtime}
 LC_ALL=C; export LC_ALL
 data=tests/data/nccl
-tmp=$top/tests/tmp/accuracy
+tmp=${ACCURACY_TMP:-$top/tests/tmp/accuracy}
 mkdir -p "$tmp" || exit 1
 
 # The fixed judge: these twelve pairs are the count models/nccl.md quotes.
@@ -78,6 +78,21 @@ bands() {
 	done
 }
 
+# rows LOG SYSTEM OPTS: every size of LOG's CSV appended to $tmp/rows as
+# "LOG NODES THREADED SIZE_B MEASURED_S PREDICTED_S", the lines bench/errband-gen
+# draws the stated error from (THREADED: 1 when the log says nGpus above 1)
+rows() {
+	o=$3
+	[ "$o" = - ] && o=
+	# shellcheck disable=SC2086
+	nodes=$("$COMMTIME" $globals --system "$data/systems/$2.preset" compare "$data/$1.txt" \
+		--op all_reduce $o 2>/dev/null | sed -n 's/^nodes: \([0-9]*\).*/\1/p')
+	threaded=$(sed -n 's/.*nGpus \([0-9]*\).*/\1/p' "$data/$1.txt" | head -1)
+	[ "${threaded:-1}" -gt 1 ] && threaded=1 || threaded=0
+	awk -F, -v lg="$1" -v nodes="${nodes:-0}" -v th="$threaded" \
+		'NR > 1 { print lg, nodes, th, $1, $2, $3 }' "$tmp/$1.csv" >>"$tmp/rows"
+}
+
 # table PAIRS ERRORS: one row per pair of PAIRS, every size's |time error|
 # appended to the file ERRORS; then the counts of the table
 table() {
@@ -115,6 +130,7 @@ table() {
 			exit (be <= 0.15 && be >= -0.15) ? 0 : 3
 		}' "$tmp/$log.csv"
 		st=$?
+		rows "$log" "$sys" "$opts"
 		n=$((n + 1))
 		[ $st = 0 ] && within=$((within + 1))
 	done
@@ -128,6 +144,7 @@ table() {
 	}
 }
 
+: >"$tmp/rows"
 table "$pairs" "$tmp/all-errors"
 
 # The untuned fabric: must be flagged low-busbw, not counted above.

@@ -1,0 +1,95 @@
+#ifndef COMMTIME_ERRBAND_H
+#define COMMTIME_ERRBAND_H
+
+#include <stddef.h>
+
+#include "util.h"
+
+/*
+ * The stated error of NCCL's model: how far the measured all-reduce times of
+ * the public nccl-tests logs (tests/data/nccl/README.md) fell from the
+ * model's, as the ratio measured time / predicted time, by where the run
+ * sits (one node or several) and by message size.  A prediction t is
+ * stated as "a run should measure t·lo to t·hi" (the 10th and 90th
+ * percentiles of the ratio).  The table is written by bench/errband-gen from
+ * the rows of bench/accuracy.sh (make errband) and checked against them by
+ * tests/t-errband.sh; no constant of the model comes from it.
+ * models/nccl.md, "The stated error".
+ */
+
+enum errband_scope {
+	ERRBAND_ONE_NODE,       /* every rank on one node */
+	ERRBAND_NODES,          /* two or more nodes */
+	ERRBAND_SCOPE_COUNT
+};
+
+enum errband_size {
+	ERRBAND_SMALL,          /* below ERRBAND_SMALL_END_B */
+	ERRBAND_MID,            /* from ERRBAND_SMALL_END_B to below ERRBAND_MID_END_B */
+	ERRBAND_LARGE,          /* from ERRBAND_MID_END_B on */
+	ERRBAND_SIZE_COUNT
+};
+
+#define ERRBAND_SMALL_END_B 65536.0      /* 64 KiB */
+#define ERRBAND_MID_END_B 67108864.0     /* 64 MiB */
+
+/* The percentiles a band spans: 10th to 90th. */
+#define ERRBAND_LO_P 0.1
+#define ERRBAND_HI_P 0.9
+
+/* A band needs sizes from this many logs to be stated at all. */
+#define ERRBAND_MIN_LOGS 3
+
+struct errband {
+	double lo;              /* measured / predicted time, 10th percentile */
+	double mid;             /* the median */
+	double hi;              /* the 90th percentile */
+	unsigned sizes;         /* sizes (log rows) it is drawn from */
+	unsigned logs;          /* logs those sizes come from */
+	unsigned threaded;      /* of those logs, run with one thread driving several GPUs (-g N) */
+	unsigned loo_inside;    /* sizes inside the band drawn from the other logs alone */
+};
+
+/* The band of a size and a scope. */
+enum errband_size errband_size_of(double bytes);
+enum errband_scope errband_scope_of(unsigned long nodes);
+const char *errband_size_name(enum errband_size k);     /* "below 64 KiB", ... */
+const char *errband_scope_name(enum errband_scope k);   /* "one node", "several nodes" */
+
+/*
+ * The stated band of NCCL's model for an all-reduce on `nodes` nodes of
+ * `bytes` bytes, from the generated table; NULL when the logs behind it are
+ * too few (fewer than ERRBAND_MIN_LOGS).
+ */
+const struct errband *errband_get(unsigned long nodes, double bytes);
+
+/* Whether a measured time falls inside band b around the predicted one. */
+int errband_inside(const struct errband *b, double measured_s, double predicted_s);
+
+/* The generated table (src/errband_table.c) and what it was drawn from. */
+extern const struct errband errband_table[ERRBAND_SCOPE_COUNT][ERRBAND_SIZE_COUNT];
+extern const char errband_source[];
+
+/* ---- drawing a band (bench/errband-gen, the unit tests) ---- */
+
+/* One size of one log: its measured/predicted time ratio and its cell. */
+struct errband_sample {
+	double ratio;           /* measured time / predicted time, > 0 */
+	unsigned log;           /* which log, any id */
+	int threaded;           /* the log ran one thread driving several GPUs */
+	enum errband_scope scope;
+	enum errband_size size;
+};
+
+/*
+ * The band of one cell (scope, size) from samples s[0..n): the 10th, 50th
+ * and 90th percentiles of the ratios (GSL's quantiles of sorted data,
+ * linear between order statistics), the counts, and loo_inside: each log's
+ * sizes checked against the band drawn from the other logs of the cell
+ * (none for a cell of one log).  A cell without samples is all zeros.
+ * 0, or -1 with eb (a ratio not finite and positive, no memory).
+ */
+int errband_draw(const struct errband_sample *s, size_t n, enum errband_scope scope,
+		 enum errband_size size, struct errband *out, struct errbuf *eb);
+
+#endif
