@@ -153,6 +153,7 @@ struct meas_args {
  * the file cannot be read or does not say the collective or rank count.
  */
 struct meas;
+struct errband;
 void meas_args_load(const struct meas_args *a, const char *path, struct meas *m);
 
 /* A model given by a workload preset or a parameter count (ddp, zero, plan). */
@@ -252,6 +253,7 @@ void ctx_echo_link(const struct ctx *ctx, struct out *o);
  * ctx's echo.
  */
 struct meas;
+struct errband;
 void ctx_nccl_from_log(struct ctx *ctx, const struct meas *m, struct nccl_cost *nc);
 
 /*
@@ -295,6 +297,22 @@ int ctx_wants_figure(const struct ctx *ctx);
  */
 void ctx_explain(const struct ctx *ctx, struct out *o, enum coll_op op, enum coll_algo algo,
 		 unsigned long ranks, double bytes);
+
+/*
+ * The stated error of a prediction (errband.h, src/cmd_errband.c): the band
+ * of NCCL's model for an all-reduce on `ranks` ranks of `bytes` bytes, NULL
+ * when there is none to state (another model or collective, too few logs).
+ * ctx_errband_cell adds the cell of such a prediction to *cells (a set of
+ * errband_cell_bit); ctx_errband_table writes where the bands of those
+ * cells come from, as the secondary table "stated_error" (human table and
+ * JSON; nothing when cells is empty).
+ */
+const struct errband *ctx_errband(const struct ctx *ctx, enum coll_op op, unsigned long ranks,
+				  double bytes);
+int ctx_has_errband(const struct ctx *ctx, enum coll_op op);
+void ctx_errband_cell(const struct ctx *ctx, enum coll_op op, unsigned long ranks, double bytes,
+		      unsigned *cells);
+void ctx_errband_table(const struct ctx *ctx, struct out *o, unsigned cells);
 
 /*
  * "α = 5.00 µs, β = 200 GB/s" (and the preset's name) for figure titles;

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "coll_figure.h"
+#include "errband.h"
 
 /* What each command prints and what its size means (nccl-tests' size column). */
 static const struct coll_cmd {
@@ -60,9 +61,13 @@ static const struct column long_cols[] = {
 	/* on a system only */
 	COL_("nodes", "nodes", COL_INT, H_PLAIN, 0),
 	COL_("bound", "bound", COL_STR, H_PLAIN, 0),
+	/* with a stated error (NCCL's model, all-reduce): what a run should measure */
+	COL_("time_lo_s", "low", COL_NUM, H_TIME, 4),
+	COL_("time_hi_s", "high", COL_NUM, H_TIME, 4),
 };
 #define LONG_LINK 6
 #define LONG_SYSTEM 8
+#define LONG_BAND 10
 
 
 /* Column name of an algorithm; NCCL's own choice (ALGO_AUTO) is "nccl". */
@@ -111,13 +116,15 @@ static int faster_width(const struct coll_run *r, const struct dlist *ranks)
 static void write_wide(struct out *o, const struct coll_run *r, const struct dlist *ranks,
 		       const struct dlist *sizes, const struct time_unit *u)
 {
-	struct column cols[3 + ALGO_COUNT + 2];
-	struct cell cells[3 + ALGO_COUNT + 2];
+	struct column cols[3 + ALGO_COUNT + 4];
+	struct cell cells[3 + ALGO_COUNT + 4];
 	char title[96];
 	struct table t = { .name = r->name, .title = title, .cols = cols };
 	int sys = r->ctx->have_system;
+	/* the stated error of the one column NCCL's model fills (src/cmd_errband.c) */
+	int band = r->nalgo == 1 && ctx_has_errband(r->ctx, r->op);
 	size_t i, j;
-	int k, nc = 0, first;
+	int k, nc = 0, first, lo = 0;
 
 	snprintf(title, sizeof(title), "%s time per rank count and message size", r->what);
 	cols[nc++] = (struct column){ .key = "ranks", .label = "ranks", .type = COL_INT,
@@ -131,6 +138,15 @@ static void write_wide(struct out *o, const struct coll_run *r, const struct dli
 	for (k = 0; k < r->nalgo; k++) {
 		cols[nc++] = (struct column){ .key = algo_col(r->algos[k]),
 					      .label = algo_col(r->algos[k]), .type = COL_NUM,
+					      .width = 12, .flags = COL_ALL };
+		column_time_unit(&cols[nc - 1], u);
+	}
+	if (band) {
+		lo = nc;
+		cols[nc++] = (struct column){ .key = "time_lo_s", .label = "low", .type = COL_NUM,
+					      .width = 12, .flags = COL_ALL };
+		column_time_unit(&cols[nc - 1], u);
+		cols[nc++] = (struct column){ .key = "time_hi_s", .label = "high", .type = COL_NUM,
 					      .width = 12, .flags = COL_ALL };
 		column_time_unit(&cols[nc - 1], u);
 	}
@@ -170,13 +186,19 @@ static void write_wide(struct out *o, const struct coll_run *r, const struct dli
 					tie = 1;
 				}
 			}
-			cells[first + r->nalgo] = (struct cell){ .s =
+			if (band) {
+				const struct errband *eb = ctx_errband(r->ctx, r->op, n, sizes->v[j]);
+
+				cells[lo] = (struct cell){ .x = eb ? best * eb->lo : NAN };
+				cells[lo + 1] = (struct cell){ .x = eb ? best * eb->hi : NAN };
+			}
+			cells[nc - 1 - sys] = (struct cell){ .s =
 				n <= 1 ? "none (1 rank)" :
 				r->nalgo == 1 && r->algos[0] == ALGO_AUTO && cb.proto != PROTO_NONE ?
 				choice_text(chose, sizeof(chose), &cb) :
 				r->nalgo == 1 ? "-" : tie ? "tie" : algo_col(r->algos[b]) };
 			if (sys)
-				cells[first + r->nalgo + 1] = (struct cell){
+				cells[nc - 1] = (struct cell){
 					.s = n <= 1 ? "-" : tier_name(bound) };
 			out_row(o, cells);
 		}
@@ -187,10 +209,10 @@ static void write_wide(struct out *o, const struct coll_run *r, const struct dli
 static void write_long(struct out *o, const struct coll_run *r, const struct dlist *ranks,
 		       const struct dlist *sizes)
 {
-	int sys = r->ctx->have_system;
+	int sys = r->ctx->have_system, band = ctx_has_errband(r->ctx, r->op);
 	struct table t = { .name = r->name, .cols = long_cols,
-			   .ncols = sys ? LONG_SYSTEM : LONG_LINK };
-	struct cell cells[LONG_SYSTEM];
+			   .ncols = band ? LONG_BAND : sys ? LONG_SYSTEM : LONG_LINK };
+	struct cell cells[LONG_BAND];
 	size_t i, j;
 	int k;
 
@@ -219,6 +241,13 @@ static void write_long(struct out *o, const struct coll_run *r, const struct dli
 				cells[5] = (struct cell){ .x = algbw * factor };
 				cells[6] = (struct cell){ .x = (double)c.nodes };
 				cells[7] = (struct cell){ .s = tier_name(c.bound) };
+				if (band) {
+					const struct errband *eb =
+						ctx_errband(r->ctx, r->op, n, sizes->v[j]);
+
+					cells[8] = (struct cell){ .x = eb ? tk * eb->lo : NAN };
+					cells[9] = (struct cell){ .x = eb ? tk * eb->hi : NAN };
+				}
 				out_row(o, cells);
 			}
 		}
@@ -378,6 +407,14 @@ static int run_coll(enum coll_op op, int argc, char **argv, struct ctx *ctx)
 				for (j = 0; j < sizes.n; j++)
 					ctx_explain(ctx, o, op, r.algos[k], (unsigned long)ranks.v[i],
 						    sizes.v[j]);
+	if (ctx_has_errband(ctx, op)) {
+		unsigned cells = 0;
+
+		for (i = 0; i < ranks.n; i++)
+			for (j = 0; j < sizes.n; j++)
+				ctx_errband_cell(ctx, op, (unsigned long)ranks.v[i], sizes.v[j], &cells);
+		ctx_errband_table(ctx, o, cells);
+	}
 	if (ctx_wants_figure(ctx))
 		coll_figure(&r, &ranks, &sizes);
 	ctx_out_close(ctx, o);

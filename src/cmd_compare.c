@@ -11,6 +11,7 @@
 #include <gsl/gsl_sort.h>
 
 #include "compare.h"
+#include "errband.h"
 
 static const char *const usage_lines[] = {
 	"commtime compare [options] FILE",
@@ -166,6 +167,14 @@ static void compare_rows(struct comparison *c, struct out *o, int range, int jud
 
 		cmp_predict(c, r->size, &cc);
 		r->cc = cc;
+		if (!c->expected) {
+			const struct errband *b = ctx_errband(c->ctx, c->op, c->ranks, r->size);
+
+			if (b && r->predicted > 0) {
+				sum->nstated++;
+				sum->nstated_inside += errband_inside(b, r->measured, r->predicted);
+			}
+		}
 		if (!isnan(re)) {
 			sum->err[sum->nerr++] = fabs(re);
 			if (fabs(re) > fabs(sum->worst) || isnan(sum->worst_size)) {

@@ -11,6 +11,7 @@
 #include <gsl/gsl_statistics_double.h>
 
 #include "compare.h"
+#include "errband.h"
 #include "nccl_cost.h"
 
 static const struct column sum_cols[] = {
@@ -38,7 +39,13 @@ static const struct column sys_ref_cols[] = {
 	/* JSON only: the note's cause, for scripts */
 	{ .key = "low_busbw_cause", .label = "cause", .type = COL_STR, .human = H_PLAIN,
 	  .flags = COL_DATA_ONLY },
+	/* JSON only: the sizes with a stated error, and those inside it */
+	{ .key = "stated_sizes", .label = "stated", .type = COL_INT, .human = H_PLAIN,
+	  .flags = COL_DATA_ONLY },
+	{ .key = "stated_inside", .label = "inside", .type = COL_INT, .human = H_PLAIN,
+	  .flags = COL_DATA_ONLY },
 };
+enum { NSYS_REF = sizeof(sys_ref_cols) / sizeof(sys_ref_cols[0]) };
 enum { NSUM = sizeof(sum_cols) / sizeof(sum_cols[0]) };
 
 /*
@@ -92,7 +99,7 @@ void compare_summary(const struct comparison *c, struct out *o, const struct cmp
 	const struct meas *m = c->m;
 	double largest = c->rows[m->n - 1].size;
 	double med = gsl_stats_median_from_sorted_data(sum->err, 1, sum->nerr);
-	struct column cols[NSUM + 1];
+	struct column cols[NSUM - 2 + NSYS_REF];
 	struct table t = { .name = "summary", .title = "summary", .cols = cols, .ncols = NSUM,
 			   .secondary = 1 };
 	int low = plateau && !isnan(sum->peak_ref) && sum->peak < c->minbw * sum->peak_ref;
@@ -100,13 +107,14 @@ void compare_summary(const struct comparison *c, struct out *o, const struct cmp
 	struct cell row[] = { { .x = (double)sum->nerr }, { .x = med }, { .x = sum->worst },
 			      { .x = sum->worst_size }, { .x = (double)sum->nfar },
 			      { .x = sum->peak }, { .x = sum->peak_ref },
-			      { .x = sum->peak / sum->peak_ref }, { .s = cause ? cause : "" } };
+			      { .x = sum->peak / sum->peak_ref }, { .s = cause ? cause : "" },
+			      { .x = sum->nstated }, { .x = sum->nstated_inside } };
 	char b[32], d[32];
 
 	memcpy(cols, sum_cols, sizeof(sum_cols));
 	if (c->on_system) {
 		memcpy(cols + NSUM - 2, sys_ref_cols, sizeof(sys_ref_cols));
-		t.ncols = NSUM + 1;
+		t.ncols = NSUM - 2 + NSYS_REF;
 	}
 	out_table_begin(o, &t);
 	out_row(o, row);
@@ -116,6 +124,12 @@ void compare_summary(const struct comparison *c, struct out *o, const struct cmp
 			 sum->nfar, sum->nerr, 100 * c->tol);
 	if (range)
 		out_text(o, "%d of %d sizes fall inside the band", sum->ninside, sum->nband);
+	if (sum->nstated) {
+		out_text(o, "%d of %d sizes fall inside the stated error: low to high times the "
+			 "prediction, where", sum->nstated_inside, sum->nstated);
+		out_text(o, "80 %% of the sizes of %u public logs fell (commtime --system S "
+			 "allreduce shows the bands)", errband_logs);
+	}
 	if (largest < c->large)
 		out_text(o, "no size reaches %s; the bandwidth check uses the largest",
 			 units_fmt_size(b, sizeof(b), c->large));

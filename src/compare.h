@@ -46,6 +46,7 @@ struct cmp_sum {
 	double *err;               /* |relative error| of each size with a prediction */
 	size_t nerr;
 	int nfar, ninside, nband;  /* far sizes; sizes inside the band of --range */
+	int nstated, nstated_inside;   /* sizes with a stated error (errband.h); inside it */
 	double worst, worst_size;  /* the largest error and its size */
 	double peak, peak_ref;     /* the best large-message busbw, and its reference (B/s) */
 };

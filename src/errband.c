@@ -48,6 +48,11 @@ const struct errband *errband_get(unsigned long nodes, double bytes)
 	return b->logs >= ERRBAND_MIN_LOGS ? b : NULL;
 }
 
+unsigned errband_cell_bit(unsigned long nodes, double bytes)
+{
+	return 1u << (errband_scope_of(nodes) * ERRBAND_SIZE_COUNT + errband_size_of(bytes));
+}
+
 int errband_inside(const struct errband *b, double measured_s, double predicted_s)
 {
 	double r = measured_s / predicted_s;

@@ -63,12 +63,16 @@ const char *errband_scope_name(enum errband_scope k);   /* "one node", "several 
  */
 const struct errband *errband_get(unsigned long nodes, double bytes);
 
+/* One bit per cell (scope, size), for the set of cells an output used. */
+unsigned errband_cell_bit(unsigned long nodes, double bytes);
+#define ERRBAND_ALL_CELLS ((1u << (ERRBAND_SCOPE_COUNT * ERRBAND_SIZE_COUNT)) - 1)
+
 /* Whether a measured time falls inside band b around the predicted one. */
 int errband_inside(const struct errband *b, double measured_s, double predicted_s);
 
-/* The generated table (src/errband_table.c) and what it was drawn from. */
+/* The generated table (src/errband_table.c): public nccl-tests all-reduce logs. */
 extern const struct errband errband_table[ERRBAND_SCOPE_COUNT][ERRBAND_SIZE_COUNT];
-extern const char errband_source[];
+extern const unsigned errband_logs, errband_sizes;   /* all the table is drawn from */
 
 /* ---- drawing a band (bench/errband-gen, the unit tests) ---- */
 

@@ -74,6 +74,9 @@ void test_errband_cells(void)
 	INT_EQ(errband_scope_of(2), ERRBAND_NODES);
 	STR_EQ(errband_size_name(ERRBAND_MID), "64 KiB to 64 MiB");
 	STR_EQ(errband_scope_name(ERRBAND_NODES), "several nodes");
+	INT_EQ(errband_cell_bit(1, 8), 1);
+	INT_EQ(errband_cell_bit(2, 1e9), 1 << (ERRBAND_NODES * ERRBAND_SIZE_COUNT + ERRBAND_LARGE));
+	CHECK((errband_cell_bit(16, 1 << 20) & ~ERRBAND_ALL_CELLS) == 0);
 	/* the lookup answers from the table's cell of the size and node count */
 	CHECK(errband_get(2, 1 << 20) == NULL ||
 	      errband_get(2, 1 << 20) == &errband_table[ERRBAND_NODES][ERRBAND_MID]);
