@@ -52,10 +52,17 @@ static const struct column cols[] = {
 	{ .key = "expected_memory_B", .label = "memory", .type = COL_NUM, .human = H_SIZE,
 	  .prec = 4, .width = 9 },
 	{ .key = "note", .label = "note", .type = COL_STR, .human = H_PLAIN },
+	/* busbw rows with a stated error (errband.h): the band's busbw */
+	{ .key = "expected_busbw_lo_Bps", .label = "busbw low", .type = COL_NUM, .human = H_RATE,
+	  .prec = 4, .width = 11 },
+	{ .key = "expected_busbw_hi_Bps", .label = "busbw high", .type = COL_NUM, .human = H_RATE,
+	  .prec = 4, .width = 11 },
 };
+/* The plan table; the last two columns only when a curve states its error. */
+#define PLAN_COLS (sizeof(cols) / sizeof(cols[0]))
 static const struct table table = {
 	.name = "plan", .title = "expected results (busbw rows: one per size of the nccl-tests run)",
-	.cols = cols, .ncols = sizeof(cols) / sizeof(cols[0])
+	.cols = cols, .ncols = PLAN_COLS - 2
 };
 
 /* ---- what predicts ---- */
@@ -154,9 +161,10 @@ static void curve(struct out *o, const struct planner *pl, enum coll_op op, enum
 				      { .x = (double)ranks }, { .s = a < 0 ? "" : coll_algo_name(a) },
 				      { .x = S }, { .x = t }, { .x = S / t },
 				      { .x = S / t * busbw_factor(op, ranks) }, { .x = NAN },
-				      { .x = NAN }, { .s = note } };
+				      { .x = NAN }, { .s = note }, { .x = NAN }, { .x = NAN } };
 
 		note[0] = '\0';
+		plan_busbw_band(pl, op, ranks, S, t, &row[12].x, &row[13].x);
 		if (system)
 			predictor_choice(&cc, note, sizeof(note));
 		out_row(o, row);
@@ -183,7 +191,8 @@ static void crossover_row(struct out *o, const struct planner *pl, unsigned long
 				      { .x = (double)ranks }, { .s = pair },
 				      { .x = S }, { .x = t }, { .x = S / t },
 				      { .x = S / t * busbw_factor(OP_ALLREDUCE, ranks) },
-				      { .x = NAN }, { .x = NAN }, { .s = note } };
+				      { .x = NAN }, { .x = NAN }, { .s = note }, { .x = NAN },
+				      { .x = NAN } };
 		out_row(o, row);
 	}
 }
@@ -232,6 +241,8 @@ int cmd_plan(int argc, char **argv, struct ctx *ctx)
 	unsigned long maxranks = 0;
 	struct dlist ranks = { 0 }, sizes = { 0 };
 	struct planner pl;
+	unsigned cells = 0;   /* the stated-error cells of the rows */
+	struct table t = table;
 	struct out *o;
 	int sheet, nrun = 0;
 	struct opt options[] = {
@@ -259,6 +270,7 @@ int cmd_plan(int argc, char **argv, struct ctx *ctx)
 
 	opts_parse(argc, argv, options, &usage, 0);
 	planner_init(&pl, ctx);
+	pl.cells = &cells;
 	if (ctx->have_system && !opts_given(options, "algo")) {
 		/* NCCL's own choice, then the pair whose crossover is given. */
 		algoset = (struct algo_set){ .v = { ALGO_AUTO, pl.cross_a, pl.cross_b }, .n = 3 };
@@ -328,8 +340,12 @@ int cmd_plan(int argc, char **argv, struct ctx *ctx)
 				 "NCCL's own algorithm/protocol per size; 'commtime --system %s "
 				 "compare LOG' sets it against the column below)",
 				 global_args.system ? global_args.system : "SYSTEM");
-	} else
-		out_table_begin(o, &table);
+	} else {
+		for (i = 0; i < nops; i++)
+			if (plan_has_errband(&pl, ops[i]))
+				t.ncols = PLAN_COLS;
+		out_table_begin(o, &t);   /* the writer keeps t until out_table_end */
+	}
 	for (r = 0; r < ranks.n; r++) {
 		unsigned long n = (unsigned long)ranks.v[r];
 
@@ -358,6 +374,7 @@ int cmd_plan(int argc, char **argv, struct ctx *ctx)
 	}
 	if (!sheet)
 		out_table_end(o);
+	ctx_errband_table(ctx, o, cells);
 	plan_figure(&pl, ops, nops, algos, nalgos, &ranks, &sizes);
 	ctx_out_close(ctx, o);
 	dlist_release(&ranks);

@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdio.h>
 
+#include "errband.h"
 #include "plan.h"
 
 static const struct column sheet_cols[] = {
@@ -17,8 +18,33 @@ static const struct column sheet_cols[] = {
 	  .prec = 4, .width = 11 },
 	/* on a system: what the model chose, as NCCL_DEBUG=INFO would say */
 	{ .key = "choice", .label = "algorithm/protocol", .type = COL_STR, .human = H_PLAIN },
+	/* with a stated error (errband.h): the busbw of the band's high and low times */
+	{ .key = "expected_busbw_lo_Bps", .label = "busbw low", .type = COL_NUM, .human = H_RATE,
+	  .prec = 4, .width = 11 },
+	{ .key = "expected_busbw_hi_Bps", .label = "busbw high", .type = COL_NUM, .human = H_RATE,
+	  .prec = 4, .width = 11 },
 };
 enum { NSHEET = sizeof(sheet_cols) / sizeof(sheet_cols[0]) };
+
+/* Whether the sheet of op states its error: NCCL's model itself predicts it. */
+int plan_has_errband(const struct planner *pl, enum coll_op op)
+{
+	return ctx_has_errband(pl->ctx, op) && !pl->pr.fm;
+}
+
+/* The busbw of the band's high and low times around the prediction tm (NaN: none). */
+void plan_busbw_band(const struct planner *pl, enum coll_op op, unsigned long ranks, double S,
+		     double tm, double *lo, double *hi)
+{
+	const struct errband *b = plan_has_errband(pl, op) ? ctx_errband(pl->ctx, op, ranks, S) :
+				  NULL;
+	double f = busbw_factor(op, ranks);
+
+	*lo = b ? S / (tm * b->hi) * f : NAN;
+	*hi = b ? S / (tm * b->lo) * f : NAN;
+	if (b && pl->cells)
+		ctx_errband_cell(pl->ctx, op, ranks, S, pl->cells);
+}
 
 /*
  * The sizes a person checks in a run: all of them when there are few,
@@ -43,8 +69,10 @@ void sheet_curve(struct out *o, const struct planner *pl, enum coll_op op, enum 
 	char run[1024], title[1100], choice[64];
 	enum coll_algo a = algo != ALGO_AUTO || pl->ctx->have_system ? algo : ALGO_RING;
 	int system = pl->ctx->have_system;
+	int band = plan_has_errband(pl, op);
 	struct table t = { .name = "run", .title = title, .cols = sheet_cols,
-			   .ncols = system ? NSHEET : NSHEET - 1, .secondary = 1 };
+			   .ncols = band ? NSHEET : system ? NSHEET - 2 : NSHEET - 3,
+			   .secondary = 1 };
 	size_t i;
 
 	plan_run_line(pl, run, sizeof(run), op, algo, ranks, sizes);
@@ -54,9 +82,12 @@ void sheet_curve(struct out *o, const struct planner *pl, enum coll_op op, enum 
 		struct coll_cost cc = { .time_s = NAN };
 		double S = sizes->v[i], tm = plan_predict(pl, op, a, ranks, S, &cc);
 		struct cell row[] = { { .x = S }, { .x = tm }, { .x = S / tm },
-				      { .x = S / tm * busbw_factor(op, ranks) }, { .s = choice } };
+				      { .x = S / tm * busbw_factor(op, ranks) }, { .s = choice },
+				      { .x = NAN }, { .x = NAN } };
 
 		predictor_choice(&cc, choice, sizeof(choice));
+		if (sheet_size(sizes, i))
+			plan_busbw_band(pl, op, ranks, S, tm, &row[5].x, &row[6].x);
 		if (sheet_size(sizes, i))
 			out_row(o, row);
 	}

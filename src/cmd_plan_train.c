@@ -81,7 +81,8 @@ void plan_ddp_rows(struct out *o, const struct ctx *ctx, double params,
 					      { .x = p.grad_bytes / st.comm_s },
 					      { .x = p.grad_bytes / st.comm_s *
 						      busbw_factor(OP_ALLREDUCE, n) },
-					      { .x = st.step_s }, { .x = NAN }, { .s = note } };
+					      { .x = st.step_s }, { .x = NAN }, { .s = note },
+					      { .x = NAN }, { .x = NAN } };
 			out_row(o, row);
 		}
 	}
@@ -137,7 +138,7 @@ void plan_zero_rows(struct out *o, const struct ctx *ctx, double params,
 					      { .x = z.comm_B }, { .x = z.comm_s },
 					      { .x = NAN }, { .x = NAN },
 					      { .x = step }, { .x = z.memory_B },
-					      { .s = note } };
+					      { .s = note }, { .x = NAN }, { .x = NAN } };
 			out_row(o, row);
 		}
 	}

@@ -17,6 +17,7 @@ struct planner {
 	struct fit_model fm;          /* pr.fm points here when the preset has regimes */
 	enum coll_algo cross_a, cross_b;   /* the all-reduce pair whose crossover is given */
 	const char *tree;             /* which tree cross_b is, in words */
+	unsigned *cells;              /* the stated-error cells the rows used (errband.h) */
 };
 
 /*
@@ -55,6 +56,17 @@ void plan_crossover_text(const struct planner *pl, const struct crossing *c, int
  */
 void plan_run_line(const struct planner *pl, char *buf, size_t len, enum coll_op op,
 		   enum coll_algo algo, unsigned long ranks, const struct dlist *sizes);
+
+/*
+ * The stated error of a curve of op (errband.h): only when NCCL's model
+ * itself predicts it (not a preset's fitted regimes), for all-reduce.
+ * plan_busbw_band gives the busbw of the band's high and low times around
+ * the prediction tm at S bytes (NaN without a band) and adds the band's
+ * cell to *pl->cells.
+ */
+int plan_has_errband(const struct planner *pl, enum coll_op op);
+void plan_busbw_band(const struct planner *pl, enum coll_op op, unsigned long ranks, double S,
+		     double tm, double *lo, double *hi);
 
 /* The sheet (human table): one heading a run, a few sizes under it. */
 #define SHEET_SIZES 6
