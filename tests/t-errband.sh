@@ -35,3 +35,76 @@ check "errband-gen refuses a row with five fields, naming its line" \
 	sh -c "! '$top/bench/errband-gen' '$d/bad-rows' 2>'$d/bad.err' && grep -q ':1: ' '$d/bad.err'"
 : >"$d/empty-rows"
 check "errband-gen refuses no rows" sh -c "! '$top/bench/errband-gen' '$d/empty-rows' 2>/dev/null"
+
+# The views: what carries the band and what does not.
+C=$COMMTIME
+"$C" --system dgx-h100 allreduce --ranks 8,16 --sizes 8,1M,1G --format csv >"$d/ar.csv" 2>"$d/err"
+check "allreduce CSV on NCCL's model: design.md's columns, then nodes, bound, time_lo_s, time_hi_s" \
+	[ "$(head -1 "$d/ar.csv")" = \
+	"ranks,size_B,algo,time_s,algbw_Bps,busbw_Bps,nodes,bound,time_lo_s,time_hi_s" ]
+check "every row has a band: 0 < time_lo_s < time_hi_s" \
+	awk -F, 'NR > 1 && !($9 > 0 && $9 < $10) { exit 1 }' "$d/ar.csv"
+# the ratio low/time is the table's low of the row's cell (2 nodes, 1 GiB: several, large)
+lo=$(awk '/\[ERRBAND_NODES\]/ { n = 1 } n && /\[ERRBAND_LARGE\]/ { sub(/.*\.lo = /, ""); sub(/,.*/, ""); print; exit }' \
+	"$top/src/errband_table.c")
+check "16 ranks, 1 GiB: time_lo_s / time_s is the table's low of several nodes, 64 MiB and up ($lo)" \
+	awk -F, -v lo="$lo" '$1 == 16 && $2 == 1073741824 { r = $9 / $4; f = 1 }
+		END { exit !(f && r - lo < 1e-9 && lo - r < 1e-9) }' "$d/ar.csv"
+"$C" --system dgx-h100 allreduce --ranks 8 --sizes 1G --format json >"$d/ar.json" 2>>"$d/err"
+check "JSON: the stated_error table holds only the cell used (one node, 64 MiB and up)" \
+	sh -c "[ \"\$(grep -c '\"runs_on\"' '$d/ar.json')\" = 1 ] &&
+		grep -q '\"runs_on\": \"one node\", \"sizes\": \"64 MiB and up\"' '$d/ar.json'"
+"$C" --system dgx-h100 allreduce --ranks 8 --sizes 1G >"$d/ar.txt" 2>>"$d/err"
+check "table: low and high columns and the stated error's provenance" \
+	sh -c "grep -q ' low  *high ' '$d/ar.txt' && grep -q '^stated error: measured / predicted time' '$d/ar.txt'"
+"$C" --model tiers --system dgx-h100 allreduce --ranks 16 --sizes 1G --format csv >"$d/tiers.csv" 2>>"$d/err"
+check "the tiers model states no error: the system's eight columns" \
+	[ "$(head -1 "$d/tiers.csv")" = "ranks,size_B,algo,time_s,algbw_Bps,busbw_Bps,nodes,bound" ]
+"$C" --system dgx-h100 allgather --ranks 16 --sizes 1G --format csv >"$d/ag.csv" 2>>"$d/err"
+check "all-gather has no judged logs: no band" \
+	[ "$(head -1 "$d/ag.csv")" = "ranks,size_B,algo,time_s,algbw_Bps,busbw_Bps,nodes,bound" ]
+"$C" --system dgx-h100 allgather --ranks 16 --sizes 1G >"$d/ag.txt" 2>>"$d/err"
+check "all-gather's table has no stated-error table" sh -c "! grep -q '^stated error' '$d/ag.txt'"
+"$C" allreduce --ranks 16 --sizes 1G --format csv >"$d/link.csv" 2>>"$d/err"
+check "single link: the six columns design.md pins" \
+	[ "$(head -1 "$d/link.csv")" = "ranks,size_B,algo,time_s,algbw_Bps,busbw_Bps" ]
+
+# plan: the band as busbw, last in the CSV; none on a link
+"$C" --system dgx-h100 plan --ranks 16 --ops all_reduce,all_gather --format csv >"$d/plan.csv" 2>>"$d/err"
+check "plan CSV on a system: expected_busbw_lo_Bps, expected_busbw_hi_Bps after the note" \
+	sh -c "head -1 '$d/plan.csv' | grep -q ',note,expected_busbw_lo_Bps,expected_busbw_hi_Bps\$'"
+check "plan: each all-reduce busbw row has a band, 0 < low < high; all-gather none" \
+	awk -F, 'NR > 1 && $1 == "busbw" && $3 == "all_reduce" && !($13 > 0 && $13 < $14) { exit 1 }
+		NR > 1 && $3 == "all_gather" && $13 != "" { exit 1 }' "$d/plan.csv"
+check "plan: the busbw band is busbw times predicted/low and predicted/high time" \
+	awk -F, -v lo="$lo" '$1 == "busbw" && $3 == "all_reduce" && $6 == 8589934592 && $5 == "" {
+		r = $9 / $14; f = 1 } END { exit !(f && r - lo < 1e-9 && lo - r < 1e-9) }' "$d/plan.csv"
+"$C" plan --ranks 16 --format csv >"$d/plan-link.csv" 2>>"$d/err"
+check "plan on a link: no band columns" sh -c "head -1 '$d/plan-link.csv' | grep -q ',note\$'"
+"$C" --system dgx-h100 plan --ranks 16 --sizes 1G -o "$d/p.csv" 2>>"$d/err"
+check "a plan with the band reads back with compare --expected" \
+	"$C" --system dgx-h100 compare "$top/tests/data/nccl/h100-x16-ndr-xe9680.txt" \
+	--op all_reduce --expected "$d/p.csv" -o "$d/cmp-exp.txt"
+
+# compare: how many sizes fell inside
+"$C" --system "$top/tests/data/nccl/systems/polaris.preset" compare \
+	"$top/tests/data/nccl/a100-x8-polaris-slingshot.txt" --op all_reduce \
+	--nccl-version 2.21.5 --format json >"$d/cmp.json" 2>>"$d/err"
+inside=$(grep '^a100-x8-polaris-slingshot ' "$d/rows" | awk '
+	{ r = $5 / $6; s = $4; c = (s < 65536 ? "SMALL" : s < 67108864 ? "MID" : "LARGE"); print c, r }' |
+	while read -r c r; do
+		b=$(awk -v c="$c" '/\[ERRBAND_NODES\]/ { n = 1 } n && $0 ~ "\\[ERRBAND_" c "\\]" {
+			l = $0; sub(/.*\.lo = /, "", l); sub(/,.*/, "", l)
+			h = $0; sub(/.*\.hi = /, "", h); sub(/,.*/, "", h); print l, h; exit }' \
+			"$top/src/errband_table.c")
+		set -- $b
+		awk -v r="$r" -v l="$1" -v h="$2" 'BEGIN { print (r >= l && r <= h) }'
+	done | awk '{ s += $1 } END { print s }')
+check "compare JSON: stated_sizes 29 and stated_inside $inside, as the rows and the table say" \
+	sh -c "grep -q '\"stated_sizes\": 29, \"stated_inside\": $inside' '$d/cmp.json'"
+"$C" --system "$top/tests/data/nccl/systems/polaris.preset" compare \
+	"$top/tests/data/nccl/a100-x8-polaris-slingshot.txt" --op all_reduce \
+	--nccl-version 2.21.5 >"$d/cmp.txt" 2>>"$d/err"
+check "compare table: the count inside the stated error" \
+	grep -q "^$inside of 29 sizes fall inside the stated error" "$d/cmp.txt"
+check "no view wrote to stderr" [ ! -s "$d/err" ]
