@@ -20,6 +20,7 @@
 
 extern char **environ;
 #include "crossover.h"
+#include "errband.h"
 #include "measure.h"
 #include "workload.h"
 
@@ -907,6 +908,7 @@ void ctx_explain(const struct ctx *ctx, struct out *o, enum coll_op op, enum col
 	struct errbuf eb;
 	char sz[32], tm[32], bw[32], only[48] = "";
 	int f = nccl_func_of(op), k, n, i;
+	const struct errband *eband;
 
 	units_fmt_size(sz, sizeof(sz), bytes);
 	if (ctx->model.kind != COST_NCCL) {
@@ -946,6 +948,12 @@ void ctx_explain(const struct ctx *ctx, struct out *o, enum coll_op op, enum col
 			 nccl_algo_name(c[i].algo), nccl_proto_name(c[i].proto), tm,
 			 c[i].lat_s * 1e6, bw);
 	}
+	eband = ctx_errband(ctx, op, ranks, bytes);
+	if (eband)
+		out_text(o, "  stated error: a run measures %.3g to %.3g times the table's time "
+			 "(%s, %s: %u sizes of %u public logs; models/nccl.md)", eband->lo, eband->hi,
+			 errband_scope_name(errband_scope_of((unsigned long)t.nodes)),
+			 errband_size_name(errband_size_of(bytes)), eband->sizes, eband->logs);
 }
 
 int ctx_step_coll(void *arg, enum coll_op op, unsigned long ranks, unsigned long per_node,
