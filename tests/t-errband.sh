@@ -109,7 +109,7 @@ check "compare table: the count inside the stated error" \
 	grep -q "^$inside of 29 sizes fall inside the stated error" "$d/cmp.txt"
 "$C" --system dgx-h100 allreduce --ranks 16 --sizes 1G --explain >"$d/explain.txt" 2>>"$d/err"
 check "--explain states the error of its cell, with the table's low" \
-	awk -v lo="$lo" '/^  stated error: a run measures / { f = ($5 + 0 == sprintf("%.3g", lo) + 0) }
+	awk -v lo="$lo" '/^  stated error: a run measures / { f = ($6 + 0 == sprintf("%.3g", lo) + 0) }
 		END { exit !f }' "$d/explain.txt"
 "$C" --system dgx-h100 allgather --ranks 16 --sizes 1G --explain >"$d/explain-ag.txt" 2>>"$d/err"
 check "--explain of an all-gather states none" sh -c "! grep -q 'stated error' '$d/explain-ag.txt'"
