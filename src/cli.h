@@ -355,4 +355,20 @@ int ctx_gpu(const struct ctx *ctx, const char *name, const char *fallback, struc
 int ctx_step_coll(void *arg, enum coll_op op, unsigned long ranks, unsigned long per_node,
 		  double bytes, struct step_coll *out, struct errbuf *eb);
 
+/*
+ * A step's collectives at one end of their stated error (src/cmd_errband.c):
+ * ctx_step_coll's time times the band's low (hi = 0) or high (hi = 1) of
+ * the collective's cell, a group spanning ceil(ranks / per_node) nodes.
+ * A collective without a band keeps its time and sets `missing` to its
+ * op, so the step's band is not stated; `cells` gathers the cells used.
+ */
+struct step_band {
+	const struct ctx *ctx;
+	int hi;
+	int missing;              /* 0, or 1 + the op of a collective without a band */
+	unsigned cells;           /* errband_cell_bit of every banded collective */
+};
+int ctx_step_coll_band(void *arg, enum coll_op op, unsigned long ranks, unsigned long per_node,
+		       double bytes, struct step_coll *out, struct errbuf *eb);
+
 #endif

@@ -57,7 +57,8 @@ static const struct column ecols[E_NCOLS] = {
 };
 
 /* The step, one row; secondary (not in CSV). */
-enum { T_COMPUTE, T_EXPOSED, T_BUBBLE, T_DP, T_STEP, T_TOKENS, T_MFU, T_NCOLS };
+enum { T_COMPUTE, T_EXPOSED, T_BUBBLE, T_DP, T_STEP, T_TOKENS, T_MFU, T_STEP_LO, T_STEP_HI,
+       T_NCOLS };
 static const struct column tcols[T_NCOLS] = {
 	[T_COMPUTE] = { .key = "compute_s", .label = "compute", .type = COL_NUM, .human = H_TIME,
 		  .prec = 4, .width = 10 },
@@ -73,6 +74,11 @@ static const struct column tcols[T_NCOLS] = {
 		  .scale = 1, .width = 10 },
 	[T_MFU]     = { .key = "mfu", .label = "MFU", .type = COL_NUM, .human = H_PERCENT, .prec = 1,
 		  .width = 6 },
+	/* with a stated error for every collective (errband.h) */
+	[T_STEP_LO] = { .key = "step_lo_s", .label = "step low", .type = COL_NUM, .human = H_TIME,
+		  .prec = 4, .width = 10 },
+	[T_STEP_HI] = { .key = "step_hi_s", .label = "step high", .type = COL_NUM, .human = H_TIME,
+		  .prec = 4, .width = 10 },
 };
 
 /* Memory per GPU of the most loaded stage, one row; secondary. */
@@ -163,6 +169,9 @@ int cmd_step(int argc, char **argv, struct ctx *ctx)
 	struct table tt = { "step", "step:", tcols, T_NCOLS, 1 };
 	struct table mt = { "memory", "memory per GPU, first stage:", mcols, M_NCOLS, 1 };
 	struct cell row[C_NCOLS], trow[T_NCOLS], mrow[M_NCOLS];
+	struct step_band band[2] = { { 0 }, { 0 } };
+	double step_band_s[2] = { NAN, NAN };
+	int banded = 0;
 	struct out *o;
 	const char *workload_arg = NULL, *gpu_arg = NULL;
 	struct ctx_gpu gpu;
@@ -248,6 +257,18 @@ int cmd_step(int argc, char **argv, struct ctx *ctx)
 		die("step: %s", eb.msg);
 	if (step_run(&w, &c, &cs, ctx_step_coll, ctx, &r, &eb) < 0)
 		die("step: %s", eb.msg);
+	/* The same step with every collective at the low, then the high end of its band. */
+	if (ctx_has_errband(ctx, OP_ALLREDUCE) && !isnan(r.step_s)) {
+		struct step_result rb;
+
+		for (i = 0; i < 2; i++) {
+			band[i] = (struct step_band){ .ctx = ctx, .hi = i };
+			if (step_run(&w, &c, &cs, ctx_step_coll_band, &band[i], &rb, &eb) < 0)
+				die("step: %s", eb.msg);
+			step_band_s[i] = rb.step_s;
+		}
+		banded = !band[0].missing && !band[1].missing;
+	}
 
 	o = ctx_out_open(ctx);
 	ctx_echo_link(ctx, o);
@@ -326,9 +347,20 @@ int cmd_step(int argc, char **argv, struct ctx *ctx)
 	trow[T_STEP].x = r.step_s;
 	trow[T_TOKENS].x = r.tokens_per_s;
 	trow[T_MFU].x = r.mfu;
+	trow[T_STEP_LO].x = step_band_s[0];
+	trow[T_STEP_HI].x = step_band_s[1];
+	if (!banded)
+		tt.ncols = T_STEP_LO;
 	out_table_begin(o, &tt);
 	out_row(o, trow);
 	out_table_end(o);
+	if (banded)
+		out_text(o, "step low, high: every collective at the low, then the high end of its "
+			 "stated error");
+	else if (band[0].missing)
+		out_text(o, "no stated error for the step: its %s has none (the judged logs are "
+			 "all-reduce; models/nccl.md, \"The stated error\")",
+			 coll_op_name((enum coll_op)(band[0].missing - 1)));
 
 	memset(mrow, 0, sizeof(mrow));
 	mrow[M_WEIGHTS].x = r.mem.weights_B;
@@ -343,6 +375,8 @@ int cmd_step(int argc, char **argv, struct ctx *ctx)
 	out_table_end(o);
 	if (explain)
 		S_explain(o, &w, &c, &r);
+	if (banded)
+		ctx_errband_table(ctx, o, band[0].cells | band[1].cells);
 	ctx_out_close(ctx, o);
 	return EXIT_OK;
 }

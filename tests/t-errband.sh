@@ -113,4 +113,22 @@ check "--explain states the error of its cell, with the table's low" \
 		END { exit !f }' "$d/explain.txt"
 "$C" --system dgx-h100 allgather --ranks 16 --sizes 1G --explain >"$d/explain-ag.txt" 2>>"$d/err"
 check "--explain of an all-gather states none" sh -c "! grep -q 'stated error' '$d/explain-ag.txt'"
+# step: one dp all-reduce of 2 nodes (large) and compute; the step's band is
+# compute + dp x the cell's low and high
+hi=$(awk '/\[ERRBAND_NODES\]/ { n = 1 } n && /\[ERRBAND_LARGE\]/ { sub(/.*\.hi = /, ""); sub(/,.*/, ""); print; exit }' \
+	"$top/src/errband_table.c")
+"$C" --system dgx-h100 step --workload llama2-7b --dp 16 --format json >"$d/step.json" 2>>"$d/err"
+check "step: step_lo_s = compute + dp x $lo, step_hi_s = compute + dp x $hi" \
+	awk -v lo="$lo" -v hi="$hi" '/"compute_s"/ {
+		for (i = 1; i <= NF; i++) { k = $i; gsub(/[",:{]/, "", k); v[k] = $(i + 1) + 0 }
+		a = v["compute_s"] + v["dp_s"] * lo; b = v["compute_s"] + v["dp_s"] * hi
+		ok = (v["step_lo_s"] - a) / a < 1e-9 && (a - v["step_lo_s"]) / a < 1e-9 &&
+		     (v["step_hi_s"] - b) / b < 1e-9 && (b - v["step_hi_s"]) / b < 1e-9 }
+		END { exit !ok }' "$d/step.json"
+"$C" --system dgx-h100 step --workload llama2-7b --dp 16 --pp 2 >"$d/step-pp.txt" 2>>"$d/err"
+check "step with pipeline stages: no band, and the send/recv named as the reason" \
+	sh -c "! grep -q 'step low' '$d/step-pp.txt' && grep -q '^no stated error for the step: its sendrecv' '$d/step-pp.txt'"
+"$C" --model tiers --system dgx-h100 step --workload llama2-7b --dp 16 >"$d/step-tiers.txt" 2>>"$d/err"
+check "step on the tiers model: no band, no note" \
+	sh -c "! grep -q 'step low\\|stated error' '$d/step-tiers.txt'"
 check "no view wrote to stderr" [ ! -s "$d/err" ]
