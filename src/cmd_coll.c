@@ -187,10 +187,11 @@ static void write_wide(struct out *o, const struct coll_run *r, const struct dli
 				}
 			}
 			if (band) {
-				const struct errband *eb = ctx_errband(r->ctx, r->op, n, sizes->v[j]);
+				double tl, th;
 
-				cells[lo] = (struct cell){ .x = eb ? best * eb->lo : NAN };
-				cells[lo + 1] = (struct cell){ .x = eb ? best * eb->hi : NAN };
+				errband_range(ctx_errband(r->ctx, r->op, n, sizes->v[j]), best, &tl, &th);
+				cells[lo] = (struct cell){ .x = tl };
+				cells[lo + 1] = (struct cell){ .x = th };
 			}
 			cells[nc - 1 - sys] = (struct cell){ .s =
 				n <= 1 ? "none (1 rank)" :
@@ -242,11 +243,12 @@ static void write_long(struct out *o, const struct coll_run *r, const struct dli
 				cells[6] = (struct cell){ .x = (double)c.nodes };
 				cells[7] = (struct cell){ .s = tier_name(c.bound) };
 				if (band) {
-					const struct errband *eb =
-						ctx_errband(r->ctx, r->op, n, sizes->v[j]);
+					double tl, th;
 
-					cells[8] = (struct cell){ .x = eb ? tk * eb->lo : NAN };
-					cells[9] = (struct cell){ .x = eb ? tk * eb->hi : NAN };
+					errband_range(ctx_errband(r->ctx, r->op, n, sizes->v[j]), tk,
+						      &tl, &th);
+					cells[8] = (struct cell){ .x = tl };
+					cells[9] = (struct cell){ .x = th };
 				}
 				out_row(o, cells);
 			}

@@ -90,7 +90,7 @@ void ctx_errband_table(const struct ctx *ctx, struct out *o, unsigned cells)
 			const struct errband *b = &errband_table[sc][sz];
 			int stated = b->logs >= ERRBAND_MIN_LOGS;
 
-			if (!(cells & 1u << (sc * ERRBAND_SIZE_COUNT + sz)))
+			if (!(cells & errband_bit((enum errband_scope)sc, (enum errband_size)sz)))
 				continue;
 			threaded |= b->threaded > 0;
 			struct cell row[] = {

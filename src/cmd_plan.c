@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "errband.h"
 #include "plan.h"
 #include "workload.h"
 
@@ -96,6 +97,26 @@ double plan_predict(const struct planner *pl, enum coll_op op, enum coll_algo al
 		    unsigned long ranks, double bytes, struct coll_cost *cc)
 {
 	return predictor_time(&pl->pr, op, algo, ranks, bytes, cc);
+}
+
+int plan_has_errband(const struct planner *pl, enum coll_op op)
+{
+	return ctx_has_errband(pl->ctx, op) && !pl->pr.fm;
+}
+
+void plan_busbw_band(const struct planner *pl, enum coll_op op, unsigned long ranks, double S,
+		     double tm, double *lo, double *hi)
+{
+	const struct errband *b = plan_has_errband(pl, op) ? ctx_errband(pl->ctx, op, ranks, S) :
+				  NULL;
+	double f = busbw_factor(op, ranks), tlo, thi;
+
+	/* the low busbw is the band's high time, and the reverse */
+	errband_range(b, tm, &tlo, &thi);
+	*lo = S / thi * f;
+	*hi = S / tlo * f;
+	if (b && pl->cells)
+		ctx_errband_cell(pl->ctx, op, ranks, S, pl->cells);
 }
 
 void plan_crossover(const struct planner *pl, unsigned long ranks, struct crossing *c,

@@ -5,7 +5,6 @@
 #include <math.h>
 #include <stdio.h>
 
-#include "errband.h"
 #include "plan.h"
 
 static const struct column sheet_cols[] = {
@@ -25,26 +24,6 @@ static const struct column sheet_cols[] = {
 	  .prec = 4, .width = 11 },
 };
 enum { NSHEET = sizeof(sheet_cols) / sizeof(sheet_cols[0]) };
-
-/* Whether the sheet of op states its error: NCCL's model itself predicts it. */
-int plan_has_errband(const struct planner *pl, enum coll_op op)
-{
-	return ctx_has_errband(pl->ctx, op) && !pl->pr.fm;
-}
-
-/* The busbw of the band's high and low times around the prediction tm (NaN: none). */
-void plan_busbw_band(const struct planner *pl, enum coll_op op, unsigned long ranks, double S,
-		     double tm, double *lo, double *hi)
-{
-	const struct errband *b = plan_has_errband(pl, op) ? ctx_errband(pl->ctx, op, ranks, S) :
-				  NULL;
-	double f = busbw_factor(op, ranks);
-
-	*lo = b ? S / (tm * b->hi) * f : NAN;
-	*hi = b ? S / (tm * b->lo) * f : NAN;
-	if (b && pl->cells)
-		ctx_errband_cell(pl->ctx, op, ranks, S, pl->cells);
-}
 
 /*
  * The sizes a person checks in a run: all of them when there are few,

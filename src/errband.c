@@ -48,9 +48,20 @@ const struct errband *errband_get(unsigned long nodes, double bytes)
 	return b->logs >= ERRBAND_MIN_LOGS ? b : NULL;
 }
 
+unsigned errband_bit(enum errband_scope scope, enum errband_size size)
+{
+	return 1u << (scope * ERRBAND_SIZE_COUNT + size);
+}
+
 unsigned errband_cell_bit(unsigned long nodes, double bytes)
 {
-	return 1u << (errband_scope_of(nodes) * ERRBAND_SIZE_COUNT + errband_size_of(bytes));
+	return errband_bit(errband_scope_of(nodes), errband_size_of(bytes));
+}
+
+void errband_range(const struct errband *b, double t, double *lo_s, double *hi_s)
+{
+	*lo_s = b ? t * b->lo : NAN;
+	*hi_s = b ? t * b->hi : NAN;
 }
 
 int errband_inside(const struct errband *b, double measured_s, double predicted_s)

@@ -64,7 +64,14 @@ const char *errband_scope_name(enum errband_scope k);   /* "one node", "several 
 const struct errband *errband_get(unsigned long nodes, double bytes);
 
 /* One bit per cell (scope, size), for the set of cells an output used. */
+unsigned errband_bit(enum errband_scope scope, enum errband_size size);
 unsigned errband_cell_bit(unsigned long nodes, double bytes);
+
+/*
+ * What a run should measure around a predicted time t (s): t·lo to t·hi of
+ * band b; both NaN when b is NULL (no band to state).
+ */
+void errband_range(const struct errband *b, double t, double *lo_s, double *hi_s);
 #define ERRBAND_ALL_CELLS ((1u << (ERRBAND_SCOPE_COUNT * ERRBAND_SIZE_COUNT)) - 1)
 
 /* Whether a measured time falls inside band b around the predicted one. */

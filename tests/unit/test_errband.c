@@ -97,6 +97,20 @@ void test_errband_inside(void)
 	CHECK(!errband_inside(&b, 1.0, 0));
 }
 
+/* t = 2 ms with the band 0.9..1.5: a run should measure 1.8 to 3 ms; no band: NaN. */
+void test_errband_range(void)
+{
+	const struct errband b = { .lo = 0.9, .mid = 1.1, .hi = 1.5, .logs = 3 };
+	double lo, hi;
+
+	errband_range(&b, 2e-3, &lo, &hi);
+	DBL_NEAR(lo, 1.8e-3, 1e-12);
+	DBL_NEAR(hi, 3.0e-3, 1e-12);
+	errband_range(NULL, 2e-3, &lo, &hi);
+	CHECK(isnan(lo) && isnan(hi));
+	INT_EQ(errband_bit(ERRBAND_NODES, ERRBAND_SMALL), 1 << ERRBAND_SIZE_COUNT);
+}
+
 /* The shipped table is a table of percentiles: ordered, counts that add up. */
 void test_errband_table(void)
 {
