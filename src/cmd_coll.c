@@ -46,7 +46,9 @@ static const char about[] =
 	"message sizes where one algorithm overtakes another.  The size is nccl-tests'\n"
 	"size column for the collective.  On a system (--system) the table also says\n"
 	"how many nodes a run spans and which tier bounds its time (intra: the link\n"
-	"inside a node; inter: the node's NICs).\n";
+	"inside a node; inter: the node's NICs).  An all-reduce of NCCL's model also\n"
+	"gets its stated error: low and high, what a run should measure, from the\n"
+	"public nccl-tests logs the model is judged on (models/nccl.md).\n";
 
 /* Machine-readable rows: one per rank count, size and algorithm. */
 #define COL_(k, l, t, h, p) { .key = k, .label = l, .type = t, .human = h, .prec = p, \

@@ -36,7 +36,9 @@ static const struct opts_usage usage = {
 		  "the model's, with the one-key changes of the system file that bring the\n"
 		  "tables closer (JSON: nccl_choice, nccl_tuning_table, nccl_system_changes).\n"
 		  "A log that says which NCCL_ALGO or NCCL_PROTO NCCL read is compared\n"
-		  "restricted the same way, unless --nccl-algo or --proto is given.\n",
+		  "restricted the same way, unless --nccl-algo or --proto is given.\n"
+		  "An all-reduce log on NCCL's model is also counted against the stated error\n"
+		  "(JSON summary: stated_sizes, stated_inside).\n",
 };
 
 /* The columns design.md pins, then the band of --range or the model's choice. */

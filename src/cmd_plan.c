@@ -32,7 +32,9 @@ static const struct opts_usage usage = {
 		  "On a link the all-reduce pair is ring and dbtree (the seed's names; the\n"
 		  "seed's tree is --algo tree); on a system (--system) the model predicts:\n"
 		  "NCCL's own choice, NCCL_ALGO=Ring and NCCL_ALGO=Tree (NCCL's tree) by\n"
-		  "default, restricted by --algo and the global --proto.\n",
+		  "default, restricted by --algo and the global --proto; with NCCL's model an\n"
+		  "all-reduce curve also gives busbw low and high, its stated error\n"
+		  "(CSV: expected_busbw_lo_Bps, expected_busbw_hi_Bps).\n",
 };
 
 static const struct column cols[] = {
