@@ -32,10 +32,10 @@ Q_CC = @echo '  CC    ' $@;
 Q_LD = @echo '  LD    ' $@;
 endif
 
-# The core is every src/*.c that does not talk to the user; main.c and the
-# commands (cmd_*.c) form the thin CLI on top of it.
-CLI_SRC  = src/main.c src/cli.c src/opts.c $(wildcard src/cmd_*.c)
-CORE_SRC = $(filter-out $(CLI_SRC),$(wildcard src/*.c))
+# The core is every src/*.c: it never talks to the user.  main.c, the
+# option layer and the commands, in src/cmd/, form the thin CLI on top of it.
+CLI_SRC  = $(wildcard src/cmd/*.c)
+CORE_SRC = $(wildcard src/*.c)
 CORE_OBJ = $(CORE_SRC:.c=.o)
 CLI_OBJ  = $(CLI_SRC:.c=.o)
 UNIT_SRC = $(wildcard tests/unit/test_*.c)
@@ -168,7 +168,7 @@ uninstall:
 	rm -rf $(DESTDIR)$(SHAREDIR)
 
 clean:
-	rm -f commtime commtime-probe bench/errband-gen bench/*.o bench/*.d tests/unit/run-unit tests/unit/list.h src/.flags src/.sharedir src/*.o src/*.d tests/unit/*.o tests/unit/*.d
+	rm -f commtime commtime-probe bench/errband-gen bench/*.o bench/*.d tests/unit/run-unit tests/unit/list.h src/.flags src/.sharedir src/*.o src/*.d src/cmd/*.o src/cmd/*.d tests/unit/*.o tests/unit/*.d
 	rm -rf tests/tmp
 
 .PHONY: probe all deps run check asan figures bench accuracy errband install uninstall clean FORCE
@@ -230,4 +230,4 @@ fuzz-regress: $(FUZZ_BIN)
 
 .PHONY: valgrind fuzz fuzz-regress
 
--include $(wildcard src/*.d tests/unit/*.d bench/*.d)
+-include $(wildcard src/*.d src/cmd/*.d tests/unit/*.d bench/*.d)

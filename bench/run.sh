@@ -28,7 +28,7 @@ done
 # The same objects with GSL and libcsv linked statically, to show what
 # dynamic linking costs at start-up.
 static=
-if $CC -o "$b/commtime-static" src/*.o -Wl,-Bstatic -lgsl -lgslcblas -lcsv \
+if $CC -o "$b/commtime-static" src/*.o src/cmd/*.o -Wl,-Bstatic -lgsl -lgslcblas -lcsv \
 	-Wl,-Bdynamic -lm 2>/dev/null; then
 	static=$b/commtime-static
 fi

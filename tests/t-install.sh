@@ -7,16 +7,20 @@
 # rebuilt; built with others (make asan), everything is.
 top=${top:-$(cd "$(dirname "$0")/.." && pwd)}
 d=$top/tests/tmp/t-install
-rm -rf "$d" && mkdir -p "$d/src" || exit 1
+rm -rf "$d" && mkdir -p "$d/src/cmd" || exit 1
 n=0
 ok() { n=$((n + 1)); echo "ok $n - $*"; }
 notok() { n=$((n + 1)); echo "not ok $n - $*"; }
 check() { desc=$1; shift; if "$@"; then ok "$desc"; else notok "$desc"; fi; }
 
 cp -Rp "$top/Makefile" "$top/commtime.1" "$top/presets" "$d/" &&
-cp -p "$top"/src/*.c "$top"/src/*.h "$d/src/" || exit 1
+cp -p "$top"/src/*.c "$top"/src/*.h "$d/src/" &&
+cp -p "$top"/src/cmd/*.c "$top"/src/cmd/*.h "$d/src/cmd/" || exit 1
 for f in "$top"/src/*.o "$top"/src/*.d "$top"/src/.flags; do
 	[ -e "$f" ] && cp -p "$f" "$d/src/"
+done
+for f in "$top"/src/cmd/*.o "$top"/src/cmd/*.d; do
+	[ -e "$f" ] && cp -p "$f" "$d/src/cmd/"
 done
 mkdir -p "$d/tests/unit" && cp "$top"/tests/unit/*.c "$top"/tests/unit/*.h "$d/tests/unit/"
 mkdir -p "$d/completion" && cp "$top/completion/gen.sh" "$d/completion/"

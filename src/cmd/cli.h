@@ -53,7 +53,7 @@ struct ctx {
 
 /*
  * How to add a command:
- *  1. write src/cmd_NAME.c exporting cmd_NAME() and nothing else, with its
+ *  1. write src/cmd/cmd_NAME.c exporting cmd_NAME() and nothing else, with its
  *     usage string just above its struct option array;
  *  2. declare it below;
  *  3. add a line to commands[] in main.c (name, function, summary);
@@ -356,7 +356,7 @@ int ctx_step_coll(void *arg, enum coll_op op, unsigned long ranks, unsigned long
 		  double bytes, struct step_coll *out, struct errbuf *eb);
 
 /*
- * A step's collectives at one end of their stated error (src/cmd_errband.c):
+ * A step's collectives at one end of their stated error (src/cmd/cmd_errband.c):
  * ctx_step_coll's time times the band's low (hi = 0) or high (hi = 1) of
  * the collective's cell, a group spanning ceil(ranks / per_node) nodes.
  * A collective without a band keeps its time and sets `missing` to its
