@@ -2,12 +2,12 @@
 #define COMMTIME_MEAS_H
 
 #include <stddef.h>
-#include "nccl.h"
+#include "nccl_model.h"
 #include "util.h"
 
 /*
  * The rows of one measurement of one collective, as every reader fills
- * them (measure.c for CSV and the loader, nccllog.c, nccljson.c,
+ * them (measfile.c for CSV and the loader, ntests_text.c, ntests_json.c,
  * mpilog.c for the benchmarks' outputs).  Sizes are bytes, times seconds,
  * bandwidths bytes/s; a value the input did not carry is NaN.
  */
@@ -39,7 +39,7 @@ const char *meas_format_name(enum meas_format format);
  * One choice NCCL printed under NCCL_DEBUG_SUBSYS=TUNING (rank 0 of each
  * communicator, every call; src/enqueue.cc): "AllReduce: 4096 Bytes ->
  * Algo Tree proto LL channel{Lo..Hi}={0..1}" from 2.24 on, "4096 Bytes ->
- * Algo 0 proto 0 time 12.3" before (indices in NCCL's order, nccl.h;
+ * Algo 0 proto 0 time 12.3" before (indices in NCCL's order, nccl_model.h;
  * 2.23 puts "AllReduce:" in front).  NCCL's byte count is nccl-tests'
  * size column, except in the named form for all-gather and
  * reduce-scatter: there it is one rank's count (task->count), which

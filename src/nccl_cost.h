@@ -2,13 +2,13 @@
 #define COMMTIME_NCCL_COST_H
 
 /*
- * NCCL's cost model (nccl.h) as a cost model of the core (cost.h, kind
+ * NCCL's cost model (nccl_model.h) as a cost model of the core (cost.h, kind
  * COST_NCCL): a system (system.h) becomes the machine NCCL's topology
  * detection would see, and cost_coll() asks NCCL's tuning for the time.
  */
 
 #include "cost.h"
-#include "nccl.h"
+#include "nccl_model.h"
 #include "system.h"
 
 /* The state behind one COST_NCCL model; it must outlive the model. */

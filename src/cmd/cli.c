@@ -21,7 +21,7 @@
 extern char **environ;
 #include "crossover.h"
 #include "errband.h"
-#include "measure.h"
+#include "measfile.h"
 #include "workload.h"
 
 struct global_args global_args;

@@ -3,8 +3,8 @@
  * model: NCCL's own choice per size against the model's, NCCL's own
  * tuning table against the model's with the system changes that bring
  * them together, and the choice rule checked on NCCL's table
- * (models/nccl.md, "After the run").  The analysis is ncclt.c's and
- * nccl.c's; this file only says it.
+ * (models/nccl.md, "After the run").  The analysis is nccl_table.c's and
+ * nccl_model.c's; this file only says it.
  */
 #include <math.h>
 #include <stdio.h>
@@ -12,7 +12,7 @@
 
 #include "compare.h"
 #include "nccl_cost.h"
-#include "ncclt.h"
+#include "nccl_table.h"
 
 /*
  * NCCL's own choices, when the log holds its TUNING lines
@@ -178,7 +178,7 @@ static const struct column ncclt_cols[] = {
 
 /*
  * Which one change of the system file would make more of the tables
- * agree (ncclt.h): the best three, or that none does.
+ * agree (nccl_table.h): the best three, or that none does.
  */
 #define VARIANTS_LISTED 3
 static const struct column variant_cols[] = {

@@ -50,7 +50,7 @@ enum { NSUM = sizeof(sum_cols) / sizeof(sum_cols[0]) };
 
 /*
  * The likely cause of a low large-message busbw on the system, as the
- * machine explains it (nccl.h), or NULL.
+ * machine explains it (nccl_model.h), or NULL.
  */
 static const char *low_busbw_cause(const struct comparison *c, double busbw)
 {

@@ -8,7 +8,7 @@
  */
 
 #include "cli.h"
-#include "measure.h"
+#include "measfile.h"
 #include "predict.h"
 
 /* One compared size. */

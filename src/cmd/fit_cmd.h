@@ -9,7 +9,7 @@
  */
 #include "cli.h"
 #include "fit.h"
-#include "measure.h"
+#include "measfile.h"
 
 /*
  * The sizes (B) and times (s; the in-place ones with in_place) of m, in

@@ -12,7 +12,7 @@
 #include "cost.h"
 #include "fit.h"
 #include "harness.h"
-#include "measure.h"
+#include "measfile.h"
 #include "preset.h"
 
 #define DATA "tests/data/nccl/"

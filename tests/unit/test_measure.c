@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "harness.h"
-#include "measure.h"
+#include "measfile.h"
 #include "model.h"
 
 #define DATA "tests/data/nccl/"

@@ -1,10 +1,10 @@
 /*
- * NCCL's cost model (src/nccl.c) against values computed by hand from
+ * NCCL's cost model (src/nccl_model.c) against values computed by hand from
  * NCCL 2.30.7's src/graph/tuning.cc, search.cc and topo.h (the lines are
- * named in src/nccl.c; the derivations in models/nccl.md).
+ * named in src/nccl_model.c; the derivations in models/nccl.md).
  */
 #include "harness.h"
-#include "nccl.h"
+#include "nccl_model.h"
 #include "nccl_cost.h"
 
 #define P (&nccl_params_default)

@@ -10,10 +10,10 @@
 #include <string.h>
 
 #include "harness.h"
-#include "measure.h"
+#include "measfile.h"
 #include "model.h"
-#include "nccl.h"
-#include "nccllog.h"
+#include "nccl_model.h"
+#include "ntests_text.h"
 
 #define DATA "tests/data/nccl/"
 

@@ -1,5 +1,5 @@
 /*
- * NCCL's tuning table from a log against the model's (src/ncclt.c), on the
+ * NCCL's tuning table from a log against the model's (src/nccl_table.c), on the
  * real NCCL 2.29.7 log of tests/data/nccl/rtx5090-bcast-tuning.txt and
  * the system written for it.  NCCL printed, for broadcast on 2 ranks,
  * Ring/LL 9.3 µs / 1.2 GB/s and Ring/Simple 22.4 µs / 2.4 GB/s; the
@@ -11,8 +11,8 @@
 #include <string.h>
 
 #include "harness.h"
-#include "measure.h"
-#include "ncclt.h"
+#include "measfile.h"
+#include "nccl_table.h"
 #include "preset.h"
 
 void test_ncclt_close(void)

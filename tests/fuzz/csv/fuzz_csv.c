@@ -3,14 +3,14 @@
  * Build and run from the top of the repository (README.md beside):
  *
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -Isrc \
- *     tests/fuzz/csv/fuzz_csv.c src/nccllog.c src/measure.c \
+ *     tests/fuzz/csv/fuzz_csv.c src/ntests_text.c src/measfile.c \
  *     src/model.c src/util.c -lcsv -lgsl -lgslcblas -lm -o fuzz-csv
  *   ./fuzz-csv -max_total_time=300 tests/fuzz/csv/corpus
  */
 #include <stddef.h>
 #include <stdint.h>
 
-#include "measure.h"
+#include "measfile.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

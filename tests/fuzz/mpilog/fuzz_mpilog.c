@@ -5,7 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "measure.h"
+#include "measfile.h"
 #include "mpilog.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

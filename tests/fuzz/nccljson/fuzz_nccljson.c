@@ -4,8 +4,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "measure.h"
-#include "nccljson.h"
+#include "measfile.h"
+#include "ntests_json.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -3,15 +3,15 @@
  * top of the repository (README.md in this directory):
  *
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -Isrc \
- *     tests/fuzz/nccllog/fuzz_nccllog.c src/nccllog.c src/measure.c \
+ *     tests/fuzz/nccllog/fuzz_nccllog.c src/ntests_text.c src/measfile.c \
  *     src/model.c src/util.c -lcsv -lgsl -lgslcblas -lm -o fuzz-nccllog
  *   ./fuzz-nccllog -max_total_time=300 tests/fuzz/nccllog/corpus
  */
 #include <stddef.h>
 #include <stdint.h>
 
-#include "measure.h"
-#include "nccllog.h"
+#include "measfile.h"
+#include "ntests_text.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -15,7 +15,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "nccl.h"
+#include "nccl_model.h"
 
 const struct nccl_params nccl_params_default = {
 	/* src/graph/tuning.cc:151-155, baseLatencies (µs), LL/LL128/Simple */

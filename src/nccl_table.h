@@ -1,9 +1,9 @@
-#ifndef COMMTIME_NCCLT_H
-#define COMMTIME_NCCLT_H
+#ifndef COMMTIME_NCCL_TABLE_H
+#define COMMTIME_NCCL_TABLE_H
 
 /*
  * NCCL's own tuning table, read from a log (meas.h, struct meas_ncclt),
- * against the model's (nccl.h, struct nccl_tune): which pairs agree, and
+ * against the model's (nccl_model.h, struct nccl_tune): which pairs agree, and
  * which one change of the system description would make more of them
  * agree.  The tuning formulas are NCCL's, so a table that differs says the
  * description is not the machine NCCL found (models/nccl.md, "After the

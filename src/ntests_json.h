@@ -1,5 +1,5 @@
-#ifndef COMMTIME_NCCLJSON_H
-#define COMMTIME_NCCLJSON_H
+#ifndef COMMTIME_NTESTS_JSON_H
+#define COMMTIME_NTESTS_JSON_H
 
 #include <stddef.h>
 #include "meas.h"

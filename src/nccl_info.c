@@ -1,5 +1,5 @@
 /*
- * What NCCL's own lines say about a run (nccllines.h): its choice per
+ * What NCCL's own lines say about a run (nccl_info.h): its choice per
  * call, its tuning table, the NCCL_ALGO and NCCL_PROTO it read.  Called
  * by the log parser for every line; a line it cannot read is skipped.
  */
@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "model.h"
-#include "nccllines.h"
+#include "nccl_info.h"
 #include "units.h"
 
 /* NCCL's function names (ncclFuncStr), the collective of each in both enums. */

@@ -1,5 +1,5 @@
-#ifndef COMMTIME_NCCLLINES_H
-#define COMMTIME_NCCLLINES_H
+#ifndef COMMTIME_NCCL_INFO_H
+#define COMMTIME_NCCL_INFO_H
 
 /*
  * NCCL's own lines in a log ("host:pid:tid [dev] NCCL INFO ..."), read

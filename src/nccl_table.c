@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "ncclt.h"
+#include "nccl_table.h"
 
 int ncclt_close(double model, double nccl)
 {

@@ -1,12 +1,12 @@
-#ifndef COMMTIME_NCCL_H
-#define COMMTIME_NCCL_H
+#ifndef COMMTIME_NCCL_MODEL_H
+#define COMMTIME_NCCL_MODEL_H
 
 /*
  * NCCL's own cost model, as NCCL 2.30.7 computes it (tag v2.30.7-1 of
  * github.com/NVIDIA/nccl): for every collective, algorithm and protocol a
  * latency (µs) and a bandwidth (GB/s = bytes/ns), from which NCCL picks the
  * fastest pair per message size.  The constants live in nccl_params, each
- * with the file and line it comes from (src/nccl.c); models/nccl.md derives
+ * with the file and line it comes from (src/nccl_model.c); models/nccl.md derives
  * the whole model and works examples.
  *
  * The model has three layers, as NCCL has:

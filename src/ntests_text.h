@@ -1,5 +1,5 @@
-#ifndef COMMTIME_NCCLLOG_H
-#define COMMTIME_NCCLLOG_H
+#ifndef COMMTIME_NTESTS_TEXT_H
+#define COMMTIME_NTESTS_TEXT_H
 
 #include <stddef.h>
 #include "meas.h"

@@ -4,7 +4,7 @@
  * value remembers its line, for messages), then the parts commtime needs
  * are looked up: the program name (args[0]), the rank count
  * (config.devices × nthreads × ngpus) and results[] with their
- * out_of_place and in_place times.  See nccljson.h and
+ * out_of_place and in_place times.  See ntests_json.h and
  * models/nccl-tests.md.
  */
 #include <ctype.h>
@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "model.h"
-#include "nccljson.h"
+#include "ntests_json.h"
 #include "units.h"
 
 /* Deep enough for nccl-tests' documents (4 levels), shallow enough for a fuzzer. */

@@ -11,11 +11,11 @@
 #include <string.h>
 #include <strings.h>
 
-#include "measure.h"
+#include "measfile.h"
 #include "model.h"
 #include "mpilog.h"
-#include "nccljson.h"
-#include "nccllog.h"
+#include "ntests_json.h"
+#include "ntests_text.h"
 #include "units.h"
 
 int meas_read_file(const char *path, char **buf, size_t *len, struct errbuf *eb)
@@ -82,7 +82,7 @@ static int S_holds(const char *s, const char *e, const char *word)
 }
 
 /*
- * The format of a file, from its content (measure.h).  A CSV header has a
+ * The format of a file, from its content (measfile.h).  A CSV header has a
  * comma and names a size column; an nccl-tests log starts with '#'
  * comments, NCCL lines or rows of blank-separated numbers, none of which
  * fits.  The markers of the MPI suites are looked for in the first 200

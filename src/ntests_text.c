@@ -2,7 +2,7 @@
  * Reading nccl-tests output.  The parser goes line by line through a
  * buffer (so the fuzz target can hand it arbitrary bytes), keeps what the
  * comment lines say (collective, ranks, column header) and turns every
- * data row into a struct meas_row.  See nccllog.h for the rules.
+ * data row into a struct meas_row.  See ntests_text.h for the rules.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -12,9 +12,9 @@
 #include <string.h>
 
 #include "model.h"
-#include "nccl.h"
-#include "nccllines.h"
-#include "nccllog.h"
+#include "nccl_model.h"
+#include "nccl_info.h"
+#include "ntests_text.h"
 #include "units.h"
 
 #define MAX_FIELDS 64

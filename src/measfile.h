@@ -1,5 +1,5 @@
-#ifndef COMMTIME_MEASURE_H
-#define COMMTIME_MEASURE_H
+#ifndef COMMTIME_MEASFILE_H
+#define COMMTIME_MEASFILE_H
 
 #include <stddef.h>
 #include "meas.h"
@@ -7,7 +7,7 @@
 
 /*
  * Measurement files: the rows of one collective (meas.h) read from an
- * nccl-tests log (nccllog.h), its JSON (nccljson.h), OSU or IMB output
+ * nccl-tests log (ntests_text.h), its JSON (ntests_json.h), OSU or IMB output
  * (mpilog.h) or a CSV file (this module).  The formats accepted are
  * described in models/nccl-tests.md.
  */
