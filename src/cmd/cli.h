@@ -6,6 +6,7 @@
 #include "cost.h"
 #include "nccl_cost.h"
 #include "preset.h"
+#include "fit.h"
 #include "table.h"
 #include "plot.h"
 #include "opts.h"
@@ -37,6 +38,8 @@ struct ctx {
 	int link_given;            /* --alpha, --beta or --preset was given */
 	int have_preset;
 	struct preset preset;      /* the --preset, when have_preset */
+	int have_fit;              /* the preset holds regimes: model.kind is COST_FIT */
+	struct fit_model fit;      /* its regimes, when have_fit */
 	struct preset_dirs dirs;   /* preset search path */
 	enum out_format format;    /* --format */
 	const char *output;        /* -o FILE, or NULL for stdout */
@@ -242,8 +245,13 @@ void ctx_out_close(const struct ctx *ctx, struct out *o);
 /* On a system, die (exit 1) when a rank count needs NICs the system has not. */
 void ctx_check_ranks(const struct ctx *ctx, const struct dlist *ranks);
 
-/* Echo α, β (and γ when set) with where they came from; on a system, its tiers. */
+/*
+ * Echo α, β (and γ when set) with where they came from; on a system, its
+ * tiers; and "model: the preset's regimes" when a fitted preset predicts.
+ * ctx_echo_link_values leaves that line to a command that says it itself.
+ */
 void ctx_echo_link(const struct ctx *ctx, struct out *o);
+void ctx_echo_link_values(const struct ctx *ctx, struct out *o);
 
 /*
  * Give nc (NCCL's model of ctx, or another, such as fit's --machine) what

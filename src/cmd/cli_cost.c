@@ -83,6 +83,6 @@ int ctx_step_coll(void *arg, enum coll_op op, unsigned long ranks, unsigned long
 	if (cost_coll(m, op, a, &g, bytes, &c, eb) < 0)
 		return -1;
 	out->time_s = c.time_s;
-	out->tier = m->kind == COST_LINK ? "link" : tier_name(c.bound);
+	out->tier = m->kind == COST_LINK || m->kind == COST_FIT ? "link" : tier_name(c.bound);
 	return 0;
 }

@@ -160,7 +160,7 @@ void ctx_nccl_from_log(struct ctx *ctx, const struct meas *m, struct nccl_cost *
 	ctx->nccl_version = said;
 }
 
-void ctx_echo_link(const struct ctx *ctx, struct out *o)
+void ctx_echo_link_values(const struct ctx *ctx, struct out *o)
 {
 	const char *pname = ctx->have_preset ? ctx->preset.name : NULL;
 	char note[160];
@@ -182,4 +182,11 @@ void ctx_echo_link(const struct ctx *ctx, struct out *o)
 	out_input(o, "beta_Bps", "beta", ctx->model.link.beta, H_RATE, 4, note[0] ? note : NULL);
 	if (ctx->model.link.gamma > 0)
 		out_input(o, "gamma_sPerB", "gamma", ctx->model.link.gamma, H_PLAIN, 4, "s/B");
+}
+
+void ctx_echo_link(const struct ctx *ctx, struct out *o)
+{
+	ctx_echo_link_values(ctx, o);
+	if (ctx->have_fit && !ctx->have_system)
+		out_input_str(o, "model", "model", "the preset's regimes");
 }

@@ -179,8 +179,8 @@ void compare_inputs(const struct comparison *c, struct out *o, const struct meas
 	if (c->expected) {
 		out_input_str(o, "expected", "expected", c->expected_path);
 	} else {
-		ctx_echo_link(ctx, o);
-		out_input_str(o, "algo", "algorithm", c->pr.fm ? "the preset's regimes" :
+		ctx_echo_link_values(ctx, o);
+		out_input_str(o, "algo", "algorithm", c->fm ? "the preset's regimes" :
 			      c->algo == ALGO_AUTO ? "the model's choice at each size" :
 			      coll_algo_name(c->algo));
 	}

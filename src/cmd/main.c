@@ -119,6 +119,10 @@ static void resolve_link(struct ctx *ctx, const struct global_args *g)
 		if (preset_link(&ctx->preset, &ctx->model.link, &eb) < 0)
 			die("%s", eb.msg);
 		ctx->have_preset = 1;
+		/* A preset written by 'fit' holds regimes: they predict. */
+		ctx->have_fit = fit_model_from_preset(&ctx->preset, &ctx->fit, &eb);
+		if (ctx->have_fit < 0)
+			die("%s", eb.msg);
 		ctx->alpha_src = ctx->beta_src = "preset";
 		if (preset_get(&ctx->preset, "gamma"))
 			ctx->gamma_src = "preset";
@@ -185,7 +189,10 @@ static void resolve_system(struct ctx *ctx, const struct global_args *g, int fit
 		if (g->nccl_version && !fit)
 			die_usage("--nccl-version: needs a system (--system NAME|FILE) and NCCL's "
 				  "model, or fit --machine");
-		cost_model_link(&ctx->model, &ctx->model.link);
+		if (ctx->have_fit)
+			fit_cost_init(&ctx->model, &ctx->fit, &ctx->model.link);
+		else
+			cost_model_link(&ctx->model, &ctx->model.link);
 		return;
 	}
 	if (g->preset || g->alpha || g->beta)
