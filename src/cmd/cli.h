@@ -82,8 +82,9 @@ int cmd_step(int argc, char **argv, struct ctx *ctx);
 int cmd_search(int argc, char **argv, struct ctx *ctx);
 
 /*
- * Helpers shared by the commands (cli.c).  They talk to the user: a value
- * that does not parse is a usage error (exit 2) naming the option.
+ * Helpers shared by the commands (cli_*.c: values, loading, output and
+ * the echo of inputs, figures, the cost model).  They talk to the user: a
+ * value that does not parse is a usage error (exit 2) naming the option.
  */
 
 /*
