@@ -432,6 +432,20 @@ static int link_coll(const struct link *l, enum coll_op op, enum coll_algo a,
 
 /* ---- tiers ---- */
 
+void cost_nic_share(unsigned nics_per_node, unsigned long per_node, unsigned long gpus_per_node,
+		    struct nic_share *s)
+{
+	if (!per_node || per_node > gpus_per_node)
+		per_node = gpus_per_node;
+	s->nics = gpus_per_node ? (double)nics_per_node * (double)per_node / (double)gpus_per_node : 0;
+	s->whole = (unsigned)floor(s->nics);
+	s->scale = 1;
+	if (nics_per_node && s->whole == 0) {
+		s->whole = 1;
+		s->scale = s->nics;
+	}
+}
+
 /*
  * One node: the single-link model on the intra link, with the tier
  * algorithms that have no single-link meaning (hier, hierhd) taken as the
@@ -459,7 +473,8 @@ static int tiers_coll(const struct system *s, enum coll_op op, enum coll_algo a,
 		      struct errbuf *eb)
 {
 	unsigned long n = g->ranks, G = g->per_node, N;
-	double ai, bi, ae, be, Be, nn, GG, NN, K;
+	double ai, bi, ae, be, Be, nn, GG, NN;
+	struct nic_share K;
 
 	if (!G)
 		G = n < s->gpus_per_node ? n : s->gpus_per_node;
@@ -487,8 +502,8 @@ static int tiers_coll(const struct system *s, enum coll_op op, enum coll_algo a,
 	ae = s->inter.link.alpha;
 	be = s->inter.link.beta;
 	/* The group's share of the node's NICs, when other groups run beside it. */
-	K = (double)s->nics_per_node * (double)G / (double)s->gpus_per_node;
-	Be = K * be;
+	cost_nic_share(s->nics_per_node, G, s->gpus_per_node, &K);
+	Be = K.nics * be;
 	nn = (double)n;
 	GG = (double)G;
 	NN = (double)N;

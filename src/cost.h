@@ -61,6 +61,31 @@ struct group {
 	unsigned long per_node;   /* ranks of the group on one node; 0: packed */
 };
 
+/*
+ * The share of a node's NICs a group gets when the node's other GPUs run
+ * parallel groups of the same collective at once (struct group): the
+ * node's nics_per_node NICs shared by gpus_per_node / per_node groups.
+ * Two views of one share, decided here once:
+ *   nics   nics_per_node · per_node / gpus_per_node, fractional: the
+ *          bandwidth the group's traffic gets, what the tiers model
+ *          charges (models/system.md);
+ *   whole  the NICs NCCL's topology hands the group's GPUs, whole
+ *          devices: ⌊nics⌋, and at least one (NCCL's search builds its
+ *          channels over whole NICs, models/nccl.md);
+ *   scale  the part of each whole NIC's rate the group gets: 1, or nics
+ *          when the group has less than one NIC of its own (a NIC shared
+ *          by 1/nics groups runs at nics of its rate for each).
+ * per_node 0 or at least gpus_per_node: the whole node (nics_per_node,
+ * scale 1).  No NICs: all 0.
+ */
+struct nic_share {
+	double nics;
+	unsigned whole;
+	double scale;
+};
+void cost_nic_share(unsigned nics_per_node, unsigned long per_node, unsigned long gpus_per_node,
+		    struct nic_share *s);
+
 /* The protocols of NCCL's model; PROTO_NONE for the α-β models. */
 enum coll_proto {
 	PROTO_NONE = -1,
