@@ -7,6 +7,7 @@
 #include "nccl_cost.h"
 #include "preset.h"
 #include "fit.h"
+#include "machine.h"
 #include "table.h"
 #include "plot.h"
 #include "opts.h"
@@ -18,30 +19,15 @@
  */
 struct ctx {
 	/*
-	 * The machine every command asks for collective times (cost.h):
-	 * model.kind is COST_LINK in the single-link mode, model.link the α,
-	 * β, γ after defaults, preset and options; with --system it is the
-	 * system's model (tiers, later NCCL's) and model.sys points at system.
+	 * The machine every command asks for collective times (machine.h):
+	 * its members under their own names (ctx->model, ctx->system,
+	 * ctx->alpha_src, ...) and as a whole (ctx->machine), which
+	 * machine_resolve() fills; both name the same storage.
 	 */
-	struct cost_model model;
-	int have_system;           /* --system or the ad-hoc system options were given */
-	struct system system;      /* the machine, when have_system */
-	struct nccl_cost nccl;     /* NCCL's model of system, when model.kind is COST_NCCL */
-	unsigned nccl_algo_mask;   /* --nccl-algo as NCCL_ALGO: bit per enum nccl_algo (~0u: all) */
-	const char *nccl_algo;     /* --nccl-algo as given (or as a log said, ctx_nccl_from_log), or NULL */
-	const char *nccl_proto;    /* --proto as given (or as a log said), or NULL */
-	struct nccl_params nccl_params; /* NCCL's constants: 2.30.7's, or --nccl-version's */
-	const char *nccl_version;  /* --nccl-version as given, or NULL */
-	const char *gpus_per_process; /* what the echo says of it (--gpus-per-process
-				       * or a log's banner), NULL: one, not said */
-	const char *alpha_src;     /* "default", "preset", "option" */
-	const char *beta_src;
-	const char *gamma_src;
-	int link_given;            /* --alpha, --beta or --preset was given */
-	int have_preset;
-	struct preset preset;      /* the --preset, when have_preset */
-	int have_fit;              /* the preset holds regimes: model.kind is COST_FIT */
-	struct fit_model fit;      /* its regimes, when have_fit */
+	union {
+		struct machine machine;
+		struct { MACHINE_MEMBERS };
+	};
 	struct preset_dirs dirs;   /* preset search path */
 	enum out_format format;    /* --format */
 	const char *output;        /* -o FILE, or NULL for stdout */
@@ -53,8 +39,8 @@ struct ctx {
 };
 
 /* The seed's link: α = 5 µs, β = 200 GB/s. */
-#define DEFAULT_ALPHA 5e-6
-#define DEFAULT_BETA 200e9
+#define DEFAULT_ALPHA MACHINE_ALPHA
+#define DEFAULT_BETA MACHINE_BETA
 
 /*
  * How to add a command:
