@@ -158,6 +158,7 @@ install: commtime $(COMPLETIONS)
 	install -d $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR)
 	install -m 755 commtime $(DESTDIR)$(BINDIR)/commtime
 	install -m 644 presets/*.preset $(DESTDIR)$(SHAREDIR)/presets/
+	install -m 644 presets/*.topo $(DESTDIR)$(SHAREDIR)/presets/
 	install -m 644 commtime.1 $(DESTDIR)$(MANDIR)/commtime.1
 	install -m 644 completion/commtime.bash $(DESTDIR)$(BASHCOMPDIR)/commtime
 	install -m 644 completion/_commtime $(DESTDIR)$(ZSHCOMPDIR)/_commtime
