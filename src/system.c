@@ -6,11 +6,13 @@
  * the file, the line and the key: a system that half-loads would give
  * plausible but wrong times for every collective.
  */
+#define _XOPEN_SOURCE 700  /* realpath */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "outfile.h"
 #include "system.h"
 
 static const char *const arch_names[ARCH_COUNT] = {
@@ -573,4 +575,102 @@ void system_release(struct system *s)
 	free(s->topo);
 	free(s->topo_path);
 	memset(s, 0, sizeof(*s));
+}
+
+/* ---- writing a system preset ---- */
+
+static void S_kv(struct preset_kv *kv, size_t *n, const char *key, const char *value)
+{
+	kv[*n].key = key ? xstrdup(key) : NULL;
+	kv[*n].value = xstrdup(value);
+	kv[*n].line = 0;
+	(*n)++;
+}
+
+/* A preset named by a path, made absolute from base (the system's directory). */
+static char *S_abs(const char *name, const char *base)
+{
+	char *r = resolve(name, base), *a;
+
+	if (!is_path(name))
+		return r;
+	a = realpath(r, NULL);
+	if (!a)
+		return r;
+	free(r);
+	return a;
+}
+
+int system_preset_write(const char *path, const char *name, const struct system *s,
+			const char *comment, struct errbuf *eb)
+{
+	struct preset_kv kv[40];
+	struct outfile *out;
+	char num[64], *base = s->path ? dir_of(s->path) : NULL, *v;
+	char *desc = preset_text_clean(s->description ? s->description : "", 1000);
+	size_t n = 0, k;
+	int r = -1;
+
+	S_kv(kv, &n, "name", name);
+	S_kv(kv, &n, "kind", "system");
+	S_kv(kv, &n, "description", desc);
+	free(desc);
+	if (s->gpu.name) {
+		v = S_abs(s->gpu.name, base);
+		S_kv(kv, &n, "gpu", v);
+		free(v);
+	}
+	if (s->topo_path) {
+		v = realpath(s->topo_path, NULL);
+		S_kv(kv, &n, "topo", v ? v : s->topo_path);
+		free(v);
+	}
+	snprintf(num, sizeof num, "%lu", s->gpus_per_node);
+	S_kv(kv, &n, "gpus_per_node", num);
+	v = S_abs(s->intra.name, base);
+	S_kv(kv, &n, "intra", v);
+	free(v);
+	if (s->have_inter && s->nics_per_node) {
+		snprintf(num, sizeof num, "%u", s->nics_per_node);
+		S_kv(kv, &n, "nics_per_node", num);
+		v = S_abs(s->inter.name, base);
+		S_kv(kv, &n, "inter", v);
+		free(v);
+		if (s->nic_ports > 1) {
+			snprintf(num, sizeof num, "%u", s->nic_ports);
+			S_kv(kv, &n, "nic_ports", num);
+		}
+		if (s->net_latency_s > 0) {
+			snprintf(num, sizeof num, "%.17gs", s->net_latency_s);
+			S_kv(kv, &n, "net_latency", num);
+		}
+	}
+	S_kv(kv, &n, "nvswitch", s->nvswitch ? "yes" : "no");
+	S_kv(kv, &n, "nvls", s->nvls ? "yes" : "no");
+	S_kv(kv, &n, "p2p", s->p2p ? "yes" : "no");
+	S_kv(kv, &n, "pcie_path", pcie_path_name(s->pcie_path));
+	S_kv(kv, &n, "nic_path", pcie_path_name(s->nic_path));
+	if (s->cpu_given)
+		S_kv(kv, &n, "cpu", cpu_vendor_name(s->cpu));
+	if (s->model != SYSTEM_MODEL_DEFAULT)
+		S_kv(kv, &n, "model", system_model_name(s->model));
+	if (!isnan(s->price_per_gpu_hour)) {
+		snprintf(num, sizeof num, "%.17g", s->price_per_gpu_hour);
+		S_kv(kv, &n, "price_per_gpu_hour", num);
+		if (s->price_date)
+			S_kv(kv, &n, "price_date", s->price_date);
+	}
+	free(base);
+	out = outfile_open(path, eb);
+	if (out) {
+		if (preset_write(outfile_stream(out), path, comment, kv, n, eb) < 0)
+			outfile_abort(out);
+		else
+			r = outfile_commit(out, eb);
+	}
+	for (k = 0; k < n; k++) {
+		free(kv[k].key);
+		free(kv[k].value);
+	}
+	return r;
 }

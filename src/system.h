@@ -136,6 +136,15 @@ enum {
 int system_set_topo(struct system *s, const char *path, struct errbuf *eb);
 
 /*
+ * Write s as a system preset named name to path (atomically): every key
+ * resolved (gpus_per_node, nvswitch, paths and NICs as the topology gave
+ * them), the topology file and the presets it names by absolute path when
+ * they are files.  comment heads the file.  Returns 0, or -1 with eb.
+ */
+int system_preset_write(const char *path, const char *name, const struct system *s,
+			const char *comment, struct errbuf *eb);
+
+/*
  * Load a system preset by name or path, with its gpu preset and link
  * presets (found by name on d, or by path; a relative path is taken from
  * the directory of the system file).  Required keys: gpu, gpus_per_node,
