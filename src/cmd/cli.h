@@ -31,6 +31,8 @@ struct ctx {
 	const char *nccl_proto;    /* --proto as given (or as a log said), or NULL */
 	struct nccl_params nccl_params; /* NCCL's constants: 2.30.7's, or --nccl-version's */
 	const char *nccl_version;  /* --nccl-version as given, or NULL */
+	const char *gpus_per_process; /* what the echo says of it (--gpus-per-process
+				       * or a log's banner), NULL: one, not said */
 	const char *alpha_src;     /* "default", "preset", "option" */
 	const char *beta_src;
 	const char *gamma_src;
@@ -80,8 +82,9 @@ int cmd_step(int argc, char **argv, struct ctx *ctx);
 int cmd_search(int argc, char **argv, struct ctx *ctx);
 
 /*
- * Helpers shared by the commands (cli.c).  They talk to the user: a value
- * that does not parse is a usage error (exit 2) naming the option.
+ * Helpers shared by the commands (cli_*.c: values, loading, output and
+ * the echo of inputs, figures, the cost model).  They talk to the user: a
+ * value that does not parse is a usage error (exit 2) naming the option.
  */
 
 /*
@@ -94,7 +97,7 @@ struct global_args {
 	const char *alpha, *beta, *gamma, *preset, *presets_dir;
 	const char *system, *model, *gpus_per_node, *nics_per_node, *intra, *inter, *proto;
 	const char *topo;           /* --topo FILE: the node's topology file */
-	const char *nccl_algo, *nccl_version;
+	const char *nccl_algo, *nccl_version, *gpus_per_process;
 	const char *format, *output, *time_unit, *plot, *render, *size, *title;
 };
 extern struct global_args global_args;
@@ -300,7 +303,7 @@ void ctx_explain(const struct ctx *ctx, struct out *o, enum coll_op op, enum col
 		 unsigned long ranks, double bytes);
 
 /*
- * The stated error of a prediction (errband.h, src/cmd_errband.c): the band
+ * The stated error of a prediction (errband.h, src/cmd/cli_errband.c): the band
  * of NCCL's model for an all-reduce on `ranks` ranks of `bytes` bytes, NULL
  * when there is none to state (another model or collective, too few logs).
  * ctx_errband_cell adds the cell of such a prediction to *cells (a set of
@@ -357,7 +360,7 @@ int ctx_step_coll(void *arg, enum coll_op op, unsigned long ranks, unsigned long
 		  double bytes, struct step_coll *out, struct errbuf *eb);
 
 /*
- * A step's collectives at one end of their stated error (src/cmd/cmd_errband.c):
+ * A step's collectives at one end of their stated error (src/cmd/cli_errband.c):
  * ctx_step_coll's time times the band's low (hi = 0) or high (hi = 1) of
  * the collective's cell, a group spanning ceil(ranks / per_node) nodes.
  * A collective without a band keeps its time and sets `missing` to its
