@@ -535,13 +535,17 @@ static void S_nvls(const struct nccl_machine *m, const struct caps *c, struct nc
 	if (heads < 1)
 		return;
 	S_speeds(m->sm, c->nodes > 1, &sp, &n);
+	/* across nodes every head reaches the network; through the socket
+	 * link (nic_path = sys) all of them share it */
 	for (i = 0; i < n - 1; i++)
-		if (sp[i] <= c->max_bw && sp[i] * heads <= total && (heads + 1) * sp[i] <= total + 1e-9)
+		if (sp[i] <= c->max_bw && sp[i] * heads <= total && (heads + 1) * sp[i] <= total + 1e-9 &&
+		    (c->nodes == 1 || !(c->net_socket > 0) || heads * sp[i] <= c->net_socket + 1e-9))
 			break;
 	g->nchannels = heads;
 	g->bw_intra = g->bw_inter = sp[i];
 	while (i > 0 && g->bw_inter < 2 * g->bw_intra &&
-	       (c->nodes == 1 || sp[i - 1] <= c->gpu_net + 1e-9))
+	       (c->nodes == 1 || (sp[i - 1] <= c->gpu_net + 1e-9 &&
+				  (!(c->net_socket > 0) || heads * sp[i - 1] <= c->net_socket + 1e-9))))
 		g->bw_inter = sp[--i];
 	g->nvlink = 1;
 }
