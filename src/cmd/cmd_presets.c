@@ -217,6 +217,8 @@ static void show_system(const struct ctx *ctx, struct out *o, const struct prese
 		 s.nvls ? "yes" : "no", s.p2p ? "yes" : "no", s.nvswitch ? "yes" : "no",
 		 pcie_path_name(s.pcie_path), pcie_path_name(s.nic_path), cpu_vendor_name(s.cpu),
 		 s.cpu_given ? "" : " (default)", price);
+	if (s.gdr_off)
+		out_text(o, "  gdr no: the network is staged through host memory (NCCL's model)");
 	if (s.model != SYSTEM_MODEL_DEFAULT)
 		out_text(o, "  read with model %s (--model overrides)", system_model_name(s.model));
 	if (s.topo)
