@@ -342,6 +342,19 @@ for opt in "--plot f.gp" "--render f.svg"; do
 done
 check "fit --force without --system exits 2" [ "$(status "$COMMTIME" fit "$log" --force --save f.preset)" = 2 ]
 check "fit --system --force without --save exits 2" [ "$(status sysfit "$one" --force)" = 2 ]
+# The calibration checks itself: default (not ring) logs of one 8-GPU node
+# and of two nodes make a calibrated ring worse than the spec.
+xe=$data/h100-x16-ndr-xe9680.txt
+st=$(status sysfit "$one" "$xe" --save worse.preset)
+check "a calibration worse than the spec on its own logs exits 1" [ "$st" = 1 ]
+check "... says both medians" grep -q "not saved: the calibrated system is worse than the uncalibrated one (median |error| on the 38 rows of the input logs: calibrated 80.2 %, uncalibrated 8.5 %); --force saves it anyway" err
+check "... and saves nothing" [ ! -e worse.preset ] && [ ! -e worse-intra.preset ] && [ ! -e worse-inter.preset ]
+st=$(status sysfit "$one" "$xe" --save worse.preset --force)
+check "--force saves it: exit 0" [ "$st" = 0 ]
+check "... with a warning" grep -q "^commtime: warning: --force: saved 'worse.preset' though the calibrated system is worse" err
+check "... and the saved system loads" sh -c "'$COMMTIME' presets ./worse.preset >/dev/null"
+st=$(status sysfit "$one" "$two" --save better.preset)
+check "a calibration better than the spec saves without a word on stderr" [ "$st" = 0 ] && [ ! -s err ]
 check "fit --system --save leaves no temporary" no_temporary
 cd "$d" || exit 1
 
