@@ -64,6 +64,15 @@ enum system_model {
 };
 const char *system_model_name(enum system_model m); /* "nccl", "tiers" */
 
+/*
+ * Bounds of the keys with a unit (models/system.md, "Bounds"); a link's
+ * alpha, base and beta keep model.h's LINK_ALPHA_MAX and LINK_BETA_MAX,
+ * and net_latency takes LINK_ALPHA_MAX too.
+ */
+#define GPU_MEMORY_MAX 1e15           /* B: 1 PB, over 3000 times a B300's 288 GB */
+#define GPU_TFLOPS_MAX 1e6            /* TFLOP/s: 1 EFLOP/s, over 400 times a B200 */
+#define PRICE_PER_GPU_HOUR_MAX 1e4    /* USD: over 800 times the dearest shipped price */
+
 /* A preset of kind `gpu`. */
 struct gpu_spec {
 	char *name;               /* preset name; NULL for a system built from options alone */
