@@ -133,3 +133,6 @@ measure 5 search "$search" >"$b/result" || exit 1
 t=$(get search)
 echo "4. configuration search, llama3-70b on 1024 GPUs, every configuration"
 echo "   commtime search                  $(ms "$t")   $((rows - 1)) configurations fit  (target < 1000 ms)"
+
+# ---- 5. a multi-gigabyte profiler trace (bench/trace.sh) ----
+sh bench/trace.sh

@@ -13,6 +13,7 @@
 
 struct progress {
 	struct timespec t0;
+	double last;       /* s since t0 of the last line written */
 	int shown;
 };
 
@@ -24,21 +25,22 @@ static double S_since(const struct timespec *t0)
 	return (double)(now.tv_sec - t0->tv_sec) + 1e-9 * (double)(now.tv_nsec - t0->tv_nsec);
 }
 
+/* A line on stderr, rewritten in place at most twice a second, once a read takes a second. */
 static void S_progress(void *arg, const char *path, double done, double size)
 {
 	struct progress *p = arg;
-	char a[32], b[32];
 	double el = S_since(&p->t0);
 
-	if (el < 1.0 && !p->shown)
+	if (el < 1.0 || (done < size && el - p->last < 0.5))
 		return;
-	units_fmt_size(a, sizeof(a), done);
-	units_fmt_size(b, sizeof(b), size);
+	if (!p->shown && done >= size)
+		return;
+	p->last = el;
 	if (size > 0)
-		fprintf(stderr, "\rreading %s: %3.0f %% (%s of %s, %.0f MB/s)", path,
-			100.0 * done / size, a, b, done / el / 1e6);
+		fprintf(stderr, "\rreading %s: %3.0f %% (%.0f of %.0f MB, %.0f MB/s)", path,
+			100.0 * done / size, done / 1e6, size / 1e6, done / el / 1e6);
 	else
-		fprintf(stderr, "\rreading %s: %s", path, a);
+		fprintf(stderr, "\rreading %s: %.0f MB", path, done / 1e6);
 	if (done >= size)
 		fputc('\n', stderr);
 	p->shown = done < size;
