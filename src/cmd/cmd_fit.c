@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "fit_cmd.h"
+#include "trace_cmd.h"
 #include "nccl_cost.h"
 #include "system.h"
 
@@ -181,6 +182,9 @@ int cmd_fit(int argc, char **argv, struct ctx *ctx)
 		OPT_END_()
 	};
 
+	for (npos = 1; npos < argc && strcmp(argv[npos], "--"); npos++)
+		if (!strcmp(argv[npos], "--trace"))
+			return cmd_fit_trace(argc, argv, ctx);   /* compare_trace_fit.c */
 	npos = opts_parse(argc, argv, options, &usage, ctx->have_system ? 64 : 1);
 	if (npos < 1)
 		die_usage("fit needs a measurement file; see 'commtime fit --help'");
