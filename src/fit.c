@@ -938,11 +938,10 @@ int fit_preset_write(const char *path, const char *name, const char *description
 		     const struct fit_model *m, struct errbuf *eb)
 {
 	struct preset_kv kv[16 + 7 * FIT_REGIMES_MAX];
-	struct outfile *out;
 	char key[32], num[32];
 	char *desc = preset_text_clean(description, 1000);
 	size_t n = 0, k;
-	int r = -1;
+	int r;
 
 	kv_add(kv, &n, "name", name);
 	kv_add(kv, &n, "kind", "link");
@@ -989,13 +988,7 @@ int fit_preset_write(const char *path, const char *name, const char *description
 			}
 		}
 	}
-	out = outfile_open(path, eb);
-	if (out) {
-		if (preset_write(outfile_stream(out), path, comment, kv, n, eb) < 0)
-			outfile_abort(out);
-		else
-			r = outfile_commit(out, eb);
-	}
+	r = preset_save(path, comment, kv, n, eb);
 	for (k = 0; k < n; k++) {
 		free(kv[k].key);
 		free(kv[k].value);

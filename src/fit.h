@@ -257,8 +257,9 @@ int fit_model_from_preset(const struct preset *p, struct fit_model *m,
 			  struct errbuf *eb);
 
 /*
- * Write a link preset holding ab and m to path, through a temporary file
- * in the same directory renamed into place.  name and description go into
+ * Write a link preset holding ab and m to path with preset_save() (a
+ * temporary file beside it renamed into place, loaded back; a path that
+ * exists and is not a regular file refused).  name and description go into
  * their keys; comment (may be NULL, may hold several lines) is written as
  * '#' lines at the top: where the fit came from.  Returns 0 or -1 with eb.
  */

@@ -111,7 +111,8 @@ static int S_nccl_options(struct machine *m, const struct machine_args *a, struc
 /* 1 when a names a system or one of the keys that make one. */
 static int S_wants_system(const struct machine_args *a)
 {
-	return a->system || a->gpus_per_node || a->nics_per_node || a->intra || a->inter;
+	return a->system || a->gpus_per_node || a->nics_per_node || a->intra || a->inter ||
+	       a->topo;
 }
 
 /* Without a system: NCCL's options belong to one (or to fit's --machine). */
@@ -155,9 +156,9 @@ static int S_system_base(struct machine *m, const struct machine_args *a,
 		m->have_system = 1;
 		return 0;
 	}
-	if (!a->gpus_per_node || !a->intra)
-		return usage(eb, "a system without --system needs at least --gpus-per-node "
-			     "and --intra");
+	if ((!a->gpus_per_node && !a->topo) || !a->intra)
+		return usage(eb, "a system without --system needs at least --intra and "
+			     "--gpus-per-node (or --topo)");
 	*s = (struct system){ .name = xstrdup("custom"),
 			      .description = xstrdup("from the command line"),
 			      .p2p = 1, .pcie_path = PCIE_PIX, .nic_path = PCIE_PIX,
@@ -174,11 +175,13 @@ static int S_system_overrides(struct machine *m, const struct machine_args *a,
 	struct errbuf e;
 	double x;
 
-	m->gpus_per_node_src = m->nics_per_node_src = m->intra_src = m->inter_src = "system";
+	m->gpus_per_node_src = m->nics_per_node_src = MACHINE_FROM_SYSTEM;
+	m->intra_src = m->inter_src = MACHINE_FROM_SYSTEM;
 	if (a->gpus_per_node) {
 		if (quantity("--gpus-per-node", Q_COUNT, a->gpus_per_node, 1, 1e6, &x, eb) < 0)
 			return MACHINE_USAGE;
 		s->gpus_per_node = (unsigned long)x;
+		s->given |= SYS_GIVEN_GPN;
 		m->gpus_per_node_src = MACHINE_FROM_OPTION;
 	}
 	if (a->nics_per_node) {
@@ -188,6 +191,7 @@ static int S_system_overrides(struct machine *m, const struct machine_args *a,
 		s->nics_line = 0;
 		free(s->path);
 		s->path = NULL;
+		s->given |= SYS_GIVEN_NICS;
 		m->nics_per_node_src = MACHINE_FROM_OPTION;
 	}
 	if (a->intra) {
@@ -204,9 +208,18 @@ static int S_system_overrides(struct machine *m, const struct machine_args *a,
 			return errbuf_set(eb, "--inter: %s", e.msg);
 		s->have_inter = 1;
 		m->inter_src = MACHINE_FROM_OPTION;
-		if (!s->nics_per_node && !a->nics_per_node)
+		if (!s->nics_per_node && !a->nics_per_node && !a->topo)
 			return usage(eb, "--inter: say how many such ports a node has with "
 				     "--nics-per-node");
+	}
+	if (a->topo) {
+		if (system_set_topo(s, a->topo, &e) < 0)
+			return errbuf_set(eb, "--topo: %s", e.msg);
+		/* what the topology file says, where no option said it */
+		if (!strcmp(m->gpus_per_node_src, MACHINE_FROM_SYSTEM))
+			m->gpus_per_node_src = MACHINE_FROM_TOPO;
+		if (!strcmp(m->nics_per_node_src, MACHINE_FROM_SYSTEM))
+			m->nics_per_node_src = MACHINE_FROM_TOPO;
 	}
 	if (s->nics_per_node && !s->have_inter)
 		return usage(eb, "--nics-per-node: the NICs need a link preset, --inter LINK");

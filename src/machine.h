@@ -25,6 +25,7 @@ struct machine_args {
 	const char *alpha, *beta, *gamma, *preset;          /* one link */
 	const char *system, *model;                          /* a system and its model */
 	const char *gpus_per_node, *nics_per_node, *intra, *inter;   /* its overrides */
+	const char *topo;                                    /* --topo FILE: the node's topology */
 	const char *proto, *nccl_algo, *nccl_version, *gpus_per_process;  /* NCCL's model */
 	int fit;   /* 1: the command is fit, whose --machine takes NCCL's options too */
 };
@@ -33,6 +34,8 @@ struct machine_args {
 #define MACHINE_FROM_DEFAULT "default"
 #define MACHINE_FROM_PRESET "preset"
 #define MACHINE_FROM_OPTION "option"
+#define MACHINE_FROM_SYSTEM "system"   /* the system preset (or its ad-hoc defaults) */
+#define MACHINE_FROM_TOPO "topo"       /* the --topo file */
 
 /*
  * The members of a machine, as a macro so that a command's context can
@@ -58,7 +61,7 @@ struct machine_args {
 	const char *alpha_src;     /* MACHINE_FROM_DEFAULT, _PRESET, _OPTION */ \
 	const char *beta_src;                                                 \
 	const char *gamma_src;                                                \
-	const char *gpus_per_node_src;   /* with a system: "system", or _OPTION */ \
+	const char *gpus_per_node_src;   /* with a system: _SYSTEM, _TOPO, _OPTION */ \
 	const char *nics_per_node_src;                                        \
 	const char *intra_src;                                                \
 	const char *inter_src;                                                \

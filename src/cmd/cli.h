@@ -85,6 +85,7 @@ int cmd_search(int argc, char **argv, struct ctx *ctx);
 struct global_args {
 	const char *alpha, *beta, *gamma, *preset, *presets_dir;
 	const char *system, *model, *gpus_per_node, *nics_per_node, *intra, *inter, *proto;
+	const char *topo;           /* --topo FILE: the node's topology file */
 	const char *nccl_algo, *nccl_version, *gpus_per_process;
 	const char *format, *output, *time_unit, *plot, *render, *size, *title;
 };

@@ -12,10 +12,12 @@
 
 #include "compare.h"
 #include "errband.h"
+#include "trace_cmd.h"
 
 static const char *const usage_lines[] = {
 	"commtime compare [options] FILE",
 	"commtime --system S compare [options] FILE",
+	"commtime --system S compare --trace FILE... [options] (see compare --trace --help)",
 	NULL
 };
 static const struct opts_usage usage = {
@@ -308,6 +310,9 @@ int cmd_compare(int argc, char **argv, struct ctx *ctx)
 		OPT_END_()
 	};
 
+	for (i = 1; i < (size_t)argc && strcmp(argv[i], "--"); i++)
+		if (!strcmp(argv[i], "--trace"))
+			return cmd_compare_trace(argc, argv, ctx);   /* compare_trace.c */
 	if (opts_parse(argc, argv, options, &usage, 1) < 1)
 		die_usage("compare needs a measurement file; see 'commtime compare --help'");
 	if (tol < 0)

@@ -131,6 +131,20 @@ static const struct column wcols[W_NCOLS] = {
 };
 #undef W_TIME
 
+/* What became of the --where configuration; JSON only (the table says it in a sentence). */
+enum { N_WHERE, N_TRIED, N_REFUSED, N_UNFIT, N_FIT, N_RANK, N_BEHIND, N_WHY, N_NCOLS };
+static const struct column ncols[N_NCOLS] = {
+	[N_WHERE]   = { .key = "where", .label = "where", .type = COL_STR, .width = 1 },
+	[N_TRIED]   = { .key = "tried", .label = "tried", .type = COL_INT, .width = 5 },
+	[N_REFUSED] = { .key = "refused", .label = "refused", .type = COL_INT, .width = 5 },
+	[N_UNFIT]   = { .key = "unfit", .label = "unfit", .type = COL_INT, .width = 5 },
+	[N_FIT]     = { .key = "fit", .label = "fit", .type = COL_INT, .width = 5 },
+	[N_RANK]    = { .key = "rank", .label = "rank", .type = COL_INT, .width = 5 },
+	[N_BEHIND]  = { .key = "behind", .label = "behind", .type = COL_NUM, .human = H_PERCENT,
+		  .prec = 1, .width = 7 },
+	[N_WHY]     = { .key = "refused_why", .label = "why", .type = COL_STR, .width = 1 },
+};
+
 /* One configuration of the comparison: its rank (1 = best), its step in terms. */
 struct S_entry {
 	const char *which;
@@ -271,6 +285,23 @@ static size_t S_named(struct out *o, const struct search_space *sp, const struct
 	for (i = 0; i < r->n; i++)
 		if (search_where_match(sp->where, &r->cand[i].c, r->cand[i].gpus))
 			break;
+	if (out_get_format(o) == FMT_JSON) {
+		struct table nt = { "named", NULL, ncols, N_NCOLS, 1 };
+		struct cell row[N_NCOLS];
+
+		memset(row, 0, sizeof(row));
+		row[N_WHERE].s = what;
+		row[N_TRIED].x = (double)r->named.tried;
+		row[N_REFUSED].x = (double)r->named.refused;
+		row[N_UNFIT].x = (double)r->named.unfit;
+		row[N_FIT].x = (double)r->named.fit;
+		row[N_RANK].x = i < r->n ? (double)(i + 1) : NAN;
+		row[N_BEHIND].x = i < r->n ? r->cand[i].step_s / r->cand[0].step_s - 1 : NAN;
+		row[N_WHY].s = r->named.refused ? r->named.refused_why : "";
+		out_table_begin(o, &nt);
+		out_row(o, row);
+		out_table_end(o);
+	}
 	if (i < r->n) {
 		char gap[32];
 

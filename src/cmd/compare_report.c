@@ -141,9 +141,9 @@ void compare_summary(const struct comparison *c, struct out *o, const struct cmp
 		out_text(o, "%d of %d sizes fall inside the band", sum->ninside, sum->nband);
 	if (sum->nstated) {
 		out_text(o, "%d of %d sizes fall inside the stated error: low to high times the "
-			 "prediction, where", sum->nstated_inside, sum->nstated);
-		out_text(o, "80 %% of the sizes of %u public logs fell (commtime --system S "
-			 "allreduce shows the bands)", errband_logs);
+			 "prediction, drawn", sum->nstated_inside, sum->nstated);
+		out_text(o, "so that a machine left out of %u public logs falls inside 80 %% of the "
+			 "time (commtime --system S allreduce shows the bands)", errband_logs);
 	}
 	if (largest < c->large)
 		out_text(o, "no size reaches %s; the bandwidth check uses the largest",

@@ -115,7 +115,7 @@ static void resolve_machine(struct ctx *ctx, const struct global_args *g, int fi
 		.alpha = g->alpha, .beta = g->beta, .gamma = g->gamma, .preset = g->preset,
 		.system = g->system, .model = g->model,
 		.gpus_per_node = g->gpus_per_node, .nics_per_node = g->nics_per_node,
-		.intra = g->intra, .inter = g->inter,
+		.intra = g->intra, .inter = g->inter, .topo = g->topo,
 		.proto = g->proto, .nccl_algo = g->nccl_algo, .nccl_version = g->nccl_version,
 		.gpus_per_process = g->gpus_per_process,
 		.fit = fit,

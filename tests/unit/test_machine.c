@@ -109,7 +109,8 @@ void test_machine_system(void)
 	machine_release(&m);
 	a = (struct machine_args){ .gpus_per_node = "4" };
 	INT_EQ(S_resolve(&m, &a, &eb), MACHINE_USAGE);
-	STR_EQ(eb.msg, "a system without --system needs at least --gpus-per-node and --intra");
+	STR_EQ(eb.msg, "a system without --system needs at least --intra and --gpus-per-node "
+	       "(or --topo)");
 	machine_release(&m);
 	a = (struct machine_args){ .system = "dgx-h100", .gpus_per_node = "0" };
 	INT_EQ(S_resolve(&m, &a, &eb), MACHINE_USAGE);
