@@ -96,3 +96,14 @@ run --preset a100-nvlink3 compare "$data/a100-x8-nvswitch.txt"
 check "a log that ends before the plateau is NOT JUDGED, and says why" has "^verdict: NOT JUDGED: the log ends at 128 MiB, before the bandwidth plateau"
 run --format json compare "$data/h100-x16-ib-untuned.txt"
 check "the JSON keeps inputs.op" has '"op": "all_reduce"'
+
+# make run builds what it runs: commtime (and the completions), not the
+# unit-test runner or the errband generator that make check builds.
+if command -v make >/dev/null 2>&1; then
+	make -s -n -W src/units.c -C "$top" run >"$d/make-run" 2>&1
+	check "make run links commtime" grep -q -- "-o commtime " "$d/make-run"
+	check "... and not the unit-test runner" sh -c "! grep -q -- '-o tests/unit/run-unit' '$d/make-run'"
+	check "... nor the errband generator" sh -c "! grep -q -- '-o bench/errband-gen' '$d/make-run'"
+	make -s -n -W src/units.c -C "$top" check >"$d/make-check" 2>&1
+	check "make check still builds the unit-test runner" grep -q -- "-o tests/unit/run-unit" "$d/make-check"
+fi
