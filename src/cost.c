@@ -653,6 +653,69 @@ int cost_coll(const struct cost_model *m, enum coll_op op, enum coll_algo algo,
 	return 0;
 }
 
+/* ---- why a time is what it is ---- */
+
+/* Insert c into x's candidates, kept in the order of rank_s (stable on a tie). */
+static void explain_add(struct cost_explain *x, const struct cost_candidate *c)
+{
+	int i;
+
+	if (x->n >= COST_CANDIDATES_MAX)
+		return;
+	for (i = x->n; i > 0 && x->cand[i - 1].rank_s > c->rank_s; i--)
+		x->cand[i] = x->cand[i - 1];
+	x->cand[i] = *c;
+	x->n++;
+}
+
+static void explain_term(struct cost_explain *x, const char *name, double value,
+			 const char *unit, const char *source)
+{
+	if (x->nterms < COST_TERMS_MAX)
+		x->term[x->nterms++] = (struct cost_term){ name, value, unit, source };
+}
+
+/* The α-β models: every algorithm a candidate, the two terms of the chosen one. */
+static int explain_ab(const struct cost_model *m, enum coll_op op, enum coll_algo algo,
+		      const struct group *g, double bytes, struct cost_explain *x,
+		      struct errbuf *eb)
+{
+	const char *doc = m->kind == COST_TIERS ? "models/system.md" :
+			  op == OP_ALLREDUCE ? "models/allreduce.md" : "models/collectives.md";
+	const enum coll_algo *l;
+	struct cost_candidate c = { .bw_Bps = NAN };
+
+	if (cost_coll(m, op, algo, g, bytes, &c.cost, eb) < 0)
+		return -1;
+	c.rank_s = c.cost.time_s;
+	explain_add(x, &c);
+	if (algo == ALGO_AUTO)
+		for (l = algo_list(m, op); *l != ALGO_AUTO; l++) {
+			if (*l == x->cand[0].cost.algo || coll_one(m, op, *l, g, bytes, &c.cost, eb) < 0)
+				continue;
+			/* the insertion is stable: on a tie cost_coll's choice stays first */
+			c.rank_s = c.cost.time_s;
+			explain_add(x, &c);
+		}
+	if (g->ranks > 1) {
+		explain_term(x, "latency (the alpha terms)", x->cand[0].cost.latency_s * 1e6, "us", doc);
+		explain_term(x, "size terms (beta, gamma)", x->cand[0].cost.bandwidth_s * 1e6, "us",
+			     doc);
+		explain_term(x, "time", x->cand[0].cost.time_s * 1e6, "us", "latency + size terms");
+	}
+	return 0;
+}
+
+int cost_explain(const struct cost_model *m, enum coll_op op, enum coll_algo algo,
+		 const struct group *g, double bytes, struct cost_explain *x,
+		 struct errbuf *eb)
+{
+	memset(x, 0, sizeof *x);
+	if (m->explain)
+		return m->explain(m, op, algo, g, bytes, x, eb);
+	return explain_ab(m, op, algo, g, bytes, x, eb);
+}
+
 double cost_time(const struct cost_model *m, enum coll_op op, enum coll_algo algo,
 		 unsigned long ranks, double bytes)
 {

@@ -78,6 +78,7 @@ struct coll_cost {
 };
 
 struct cost_model;
+struct cost_explain;
 
 /*
  * The hook of COST_NCCL: fills out for op, algo (ALGO_AUTO: choose) on g
@@ -92,6 +93,11 @@ typedef int (*cost_coll_fn)(const struct cost_model *m, enum coll_op op,
 typedef int (*cost_algo_fn)(const struct cost_model *m, enum coll_op op,
 			    enum coll_algo algo);
 
+/* The third hook of COST_NCCL: cost_explain() for it (optional). */
+typedef int (*cost_explain_fn)(const struct cost_model *m, enum coll_op op,
+			       enum coll_algo algo, const struct group *g, double bytes,
+			       struct cost_explain *x, struct errbuf *eb);
+
 struct cost_model {
 	enum cost_kind kind;
 	struct link link;             /* COST_LINK: α (s), β (B/s), γ (s/B) */
@@ -99,6 +105,7 @@ struct cost_model {
 	cost_coll_fn coll;            /* COST_NCCL: the model's function */
 	cost_algo_fn has_algo;        /* COST_NCCL: its algorithms (NULL: ring, tree,
 	                                 nvls, nvlstree, collnet, pat for every op) */
+	cost_explain_fn explain;      /* COST_NCCL: its explanation (NULL: the α-β one) */
 	const void *impl;             /* COST_NCCL: its state (not owned) */
 };
 
@@ -120,6 +127,57 @@ void cost_model_tiers(struct cost_model *m, const struct system *s);
 int cost_coll(const struct cost_model *m, enum coll_op op, enum coll_algo algo,
 	      const struct group *g, double bytes, struct coll_cost *out,
 	      struct errbuf *eb);
+
+/*
+ * Why a time is what it is.  A candidate is one way the model could run
+ * the call (an algorithm, with NCCL's model an algorithm and protocol);
+ * a term is one number of the chosen candidate's formula with where it
+ * comes from.
+ */
+struct cost_candidate {
+	struct coll_cost cost;   /* time_s: the run time, as cost_coll() gives it */
+	double rank_s;           /* s: the time the model ranks candidates by (NCCL's
+				    tuning time; time_s in the α-β models) */
+	double bw_Bps;           /* B/s: the algorithm bandwidth the ranking used
+				    (NaN in the α-β models) */
+};
+
+struct cost_term {
+	const char *name;
+	double value;            /* in unit */
+	const char *unit;
+	const char *source;      /* file and lines of the formula, or how it was derived */
+};
+
+#define COST_CANDIDATES_MAX 24
+#define COST_TERMS_MAX 48
+
+struct cost_explain {
+	int n;                   /* candidates; cand[0] is the chosen one */
+	struct cost_candidate cand[COST_CANDIDATES_MAX];
+	int nterms;
+	struct cost_term term[COST_TERMS_MAX];
+	const char *note;        /* NULL, or a sentence on who answers instead (NCCL's
+				    all-to-all and send/recv: the tier model) */
+};
+
+/*
+ * The explain entry: what cost_coll() chooses for op, algo on g at
+ * bytes, and why.  cand[0].cost is exactly cost_coll()'s answer, every
+ * runner-up (cand[1..n-1], in the model's order of preference) carries
+ * its run time on that same definition, and the terms are the chosen
+ * candidate's.  On a link and in the tiers model the candidates are the
+ * model's algorithms for op (only algo when one is asked), fastest
+ * first, and the terms its latency and size terms; NCCL's model lists
+ * every usable algorithm and protocol in the order of its tuning time,
+ * and the terms of nccl_terms() with NCCL's source lines (n = 0 when
+ * NCCL_ALGO and NCCL_PROTO leave no pair, where cost_coll() fails).  A
+ * group of one rank has one candidate of 0 s and no terms.  Returns 0, or
+ * -1 with eb as cost_coll().
+ */
+int cost_explain(const struct cost_model *m, enum coll_op op, enum coll_algo algo,
+		 const struct group *g, double bytes, struct cost_explain *x,
+		 struct errbuf *eb);
 
 /* cost_coll's time_s on a packed group of `ranks`, or NaN on error. */
 double cost_time(const struct cost_model *m, enum coll_op op, enum coll_algo algo,

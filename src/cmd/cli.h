@@ -309,7 +309,7 @@ void ctx_explain(const struct ctx *ctx, struct out *o, enum coll_op op, enum col
 		 unsigned long ranks, double bytes);
 
 /*
- * The stated error of a prediction (errband.h, src/cmd_errband.c): the band
+ * The stated error of a prediction (errband.h, src/cmd/cli_errband.c): the band
  * of NCCL's model for an all-reduce on `ranks` ranks of `bytes` bytes, NULL
  * when there is none to state (another model or collective, too few logs).
  * ctx_errband_cell adds the cell of such a prediction to *cells (a set of
@@ -366,7 +366,7 @@ int ctx_step_coll(void *arg, enum coll_op op, unsigned long ranks, unsigned long
 		  double bytes, struct step_coll *out, struct errbuf *eb);
 
 /*
- * A step's collectives at one end of their stated error (src/cmd/cmd_errband.c):
+ * A step's collectives at one end of their stated error (src/cmd/cli_errband.c):
  * ctx_step_coll's time times the band's low (hi = 0) or high (hi = 1) of
  * the collective's cell, a group spanning ceil(ranks / per_node) nodes.
  * A collective without a band keeps its time and sets `missing` to its

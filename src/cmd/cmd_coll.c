@@ -123,7 +123,7 @@ static void write_wide(struct out *o, const struct coll_run *r, const struct dli
 	char title[96];
 	struct table t = { .name = r->name, .title = title, .cols = cols };
 	int sys = r->ctx->have_system;
-	/* the stated error of the one column NCCL's model fills (src/cmd/cmd_errband.c) */
+	/* the stated error of the one column NCCL's model fills (src/cmd/cli_errband.c) */
 	int band = r->nalgo == 1 && ctx_has_errband(r->ctx, r->op);
 	size_t i, j;
 	int k, nc = 0, first, lo = 0;

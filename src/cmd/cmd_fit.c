@@ -107,7 +107,7 @@ static const struct table res_table = {
  * bandwidth time at 1 GiB with the spec's links.
  */
 static double S_spec_beta(const struct system *s, enum coll_op op, unsigned long ranks,
-			  const struct coeffs *co)
+			  const struct link_coeffs *co)
 {
 	struct cost_model m;
 	struct group g = { .ranks = ranks };
@@ -136,7 +136,7 @@ int cmd_fit(int argc, char **argv, struct ctx *ctx)
 	char *save_name = NULL;
 	struct meas m;
 	struct errbuf eb;
-	struct coeffs co;
+	struct link_coeffs co;
 	struct ab_fit ab;
 	struct fit_model fm, fab;
 	struct holdout h;
@@ -212,7 +212,7 @@ int cmd_fit(int argc, char **argv, struct ctx *ctx)
 				  name ? "" : "; name the file so, or give --name");
 	}
 	meas_args_load(&ma, argv[0], &m);
-	if (fit_coeffs((enum coll_op)m.op, fo.algo, m.ranks, &co, &eb) < 0)
+	if (fit_link_coeffs((enum coll_op)m.op, fo.algo, m.ranks, &co, &eb) < 0)
 		die("%s: %s", m.path, eb.msg);
 	if (ctx->nccl_algo && !switches && !ctx->have_system)
 		die_usage("--nccl-algo: only with --machine or a system");

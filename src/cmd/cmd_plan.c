@@ -2,8 +2,8 @@
  * commtime plan: the results the first runs of a rental should show,
  * written before the rental as one CSV that `compare --expected` reads
  * back next to the logs.  The sheet, the training checks and the figure
- * live in cmd_plan_sheet.c, cmd_plan_train.c and cmd_plan_fig.c; the
- * nccl-tests command lines in cmd_plan_runs.c.
+ * live in plan_sheet.c, plan_train.c and plan_fig.c; the
+ * nccl-tests command lines in plan_runs.c.
  */
 #include <math.h>
 #include <stdio.h>

@@ -62,7 +62,7 @@ void compare_inputs(const struct comparison *c, struct out *o, const struct meas
 
 /*
  * On NCCL's model, what a log with NCCL's TUNING lines and tuning table
- * says against the model (cmd_compare_nccl.c); nothing without them.
+ * says against the model (compare_nccl.c); nothing without them.
  */
 void compare_nccl_notes(const struct comparison *c, struct out *o);
 

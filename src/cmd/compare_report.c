@@ -2,7 +2,7 @@
  * What commtime compare says besides its rows: the echo of the inputs,
  * the summary, and the notes on the busbw check (the line rate, the
  * plateau, the likely cause of a low bus bandwidth on a system; what a
- * TUNING log adds is cmd_compare_nccl.c's).
+ * TUNING log adds is compare_nccl.c's).
  */
 #include <math.h>
 #include <stdio.h>

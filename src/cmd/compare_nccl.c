@@ -23,21 +23,25 @@
  */
 #define TUNED_LISTED 4
 
-/* The model's time of the pair NCCL ran at size (s), NaN when it has none. */
+/*
+ * The model's time of the pair NCCL ran at size (s), on the table's time
+ * definition (cost_explain's candidates), NaN when the model has none.
+ */
 static double tuned_pair_time(const struct comparison *c, const struct meas_tuned *t,
 			      double size)
 {
 	struct group g = { .ranks = c->ranks };
-	struct nccl_tune tune;
+	struct cost_explain x;
 	struct errbuf eb;
-	int f = nccl_func_of(c->op);
-	double s;
+	enum coll_algo a = nccl_algo_to_coll(t->algo);
 
-	if (f < 0 || nccl_cost_tune(&c->ctx->nccl, &g, &tune, &eb) < 0)
+	if (c->ctx->model.kind != COST_NCCL ||
+	    cost_explain(&c->ctx->model, c->op, a, &g, size, &x, &eb) < 0 || x.note)
 		return NAN;
-	s = nccl_run_time(&tune, &c->ctx->nccl.params, (enum nccl_func)f, t->algo, t->proto,
-			  size, NULL);
-	return s > 0 ? s : NAN;
+	for (int i = 0; i < x.n; i++)
+		if (x.cand[i].cost.algo == a && x.cand[i].cost.proto == (enum coll_proto)t->proto)
+			return x.cand[i].cost.time_s;
+	return NAN;
 }
 
 /*
@@ -244,18 +248,15 @@ static void rule_note(const struct comparison *c, struct out *o, const struct nc
 	for (size_t i = 0; i < c->m->n; i++) {
 		double size = c->rows[i].size;
 		const struct meas_tuned *tu = meas_tuned_find(c->m, (int)c->op, size);
-		struct nccl_choice ch;
 		struct coll_cost x, y;
 
-		if (!tu || nccl_rank(&t, &c->ctx->nccl.params, (enum nccl_func)f, size, &ch, 1) < 1)
+		if (!tu || nccl_cost_rule(&c->ctx->nccl, &t, c->op, size, &x) < 0)
 			continue;
-		if (ch.algo == tu->algo && ch.proto == tu->proto) {
+		if (x.algo == nccl_algo_to_coll(tu->algo) && x.proto == (enum coll_proto)tu->proto) {
 			same++, n++;
 			continue;
 		}
 		if (n++ - same < TUNED_LISTED) {
-			x = (struct coll_cost){ .algo = nccl_algo_to_coll(ch.algo),
-						.proto = (enum coll_proto)ch.proto };
 			y = (struct coll_cost){ .algo = nccl_algo_to_coll(tu->algo),
 						.proto = (enum coll_proto)tu->proto };
 			snprintf(list + strlen(list), sizeof(list) - strlen(list),
