@@ -84,6 +84,7 @@ int nccl_machine_from_system(const struct system *s, struct nccl_machine *m,
 	m->pcie_path = (unsigned)s->pcie_path < PCIE_PATH_COUNT ? path[s->pcie_path] : NCCL_PATH_PIX;
 	m->nic_path = (unsigned)s->nic_path < PCIE_PATH_COUNT ? path[s->nic_path] : NCCL_PATH_PIX;
 	m->p2p = s->p2p;
+	m->no_gdr = s->gdr_off;
 	m->cpu = s->cpu == CPU_AMD ? NCCL_CPU_AMD : s->cpu == CPU_ARM ? NCCL_CPU_ARM : NCCL_CPU_INTEL;
 	if (s->have_inter && s->nics_per_node > 0) {
 		unsigned ports = s->nic_ports > 1 && s->nics_per_node % s->nic_ports == 0 ?
@@ -125,6 +126,13 @@ int nccl_cost_tune(const struct nccl_cost *nc, const struct group *g,
 	}
 	return nccl_tune_init(t, &nc->params, &m, (int)g->ranks, nc->algo_mask,
 			      nc->proto_mask, eb);
+}
+
+double nccl_host_bound(const struct nccl_cost *nc, double time_s)
+{
+	double host = (nc->gpus_per_process > 1 ? nc->gpus_per_process : 1) * nc->launch_s;
+
+	return host > time_s ? host : time_s;
 }
 
 static int S_has_algo(const struct cost_model *cm, enum coll_op op, enum coll_algo a)
@@ -190,6 +198,12 @@ static void S_candidate(const struct nccl_cost *nc, const struct nccl_tune *t, i
 					 bytes, NULL);
 	out->cost.latency_s = ch->lat_s;
 	out->cost.bandwidth_s = out->cost.time_s - ch->lat_s;
+	{	/* the host's launches set the pace: the wait is latency */
+		double host = nccl_host_bound(nc, out->cost.time_s);
+
+		out->cost.latency_s += host - out->cost.time_s;
+		out->cost.time_s = host;
+	}
 	out->cost.algo = nccl_algo_to_coll(ch->algo);
 	out->cost.proto = (enum coll_proto)ch->proto;   /* same order: LL, LL128, Simple */
 	out->rank_s = ch->time_s;
@@ -302,6 +316,8 @@ int nccl_cost_init(struct nccl_cost *nc, struct cost_model *cm, const struct sys
 	nc->algo_mask = algo_mask;
 	nc->proto_mask = proto_mask;
 	nc->sys = s;
+	nc->gpus_per_process = 1;
+	nc->launch_s = NCCL_LAUNCH_S;
 	if (nccl_machine_from_system(s, &nc->machine, eb) < 0)
 		return -1;
 	memset(cm, 0, sizeof *cm);

@@ -18,7 +18,29 @@ struct nccl_cost {
 	unsigned algo_mask;            /* NCCL_ALGO: bit per enum nccl_algo */
 	unsigned proto_mask;           /* NCCL_PROTO: bit per enum nccl_proto */
 	const struct system *sys;      /* for all-to-all and send/recv (tiers) */
+	unsigned gpus_per_process;     /* GPUs one host thread launches (nccl-tests -g); 1 */
+	double launch_s;               /* host time to launch one GPU's part of a call */
 };
+
+/*
+ * One host thread launching the collective on N GPUs (nccl-tests -g N, or
+ * a framework driving several GPUs from one process) issues N launches per
+ * call, one after another (nccl-tests src/common.cu startColl: one
+ * ncclGroupStart/End around the N calls; NCCL src/group.cc doLaunches:
+ * per communicator cudaSetDevice, ncclLaunchPrepare, one kernel launch,
+ * ncclLaunchFinish).  Calls are asynchronous, so a loop of them takes
+ * max(the GPUs' time, N × the launch) per call.  The launch is one CUDA
+ * kernel launch on the host, 4-6 µs as measured on a current GPU and
+ * driver (RTX 5070 Ti, CUDA 13: susun-blog.com, "pegainfer (3): From
+ * Launch Overhead to CUDA Graph"); the middle is taken, NCCL's own host
+ * work around the launch is not counted (a lower bound).  models/nccl.md,
+ * "The launch".
+ */
+#define NCCL_LAUNCH_S 5e-6
+
+/* The time of one call of the GPUs' time_s when a host thread launches it on
+ * gpus_per_process GPUs at launch_s each: the larger of the two. */
+double nccl_host_bound(const struct nccl_cost *nc, double time_s);
 
 /*
  * What NCCL would see of s: architecture, NVLinks (counted at NCCL's own

@@ -267,6 +267,8 @@ static const double sm100_inter[] = { 96.0, 86.0, 80.0, 48.0, 45.1, 42.0, 40.0, 
 #define MAX_RING_CHANNELS 32   /* MAXCHANNELS/2: device.h:91, init.cc:1177 */
 #define MAX_NVLS_ARITY 32      /* NCCL_MAX_NVLS_ARITY: device.h:213 */
 
+static double S_min(double a, double b) { return a < b ? a : b; }
+
 /* What the search checks a channel against, per direction, in GB/s. */
 struct caps {
 	int gpus, nodes, nics;
@@ -275,8 +277,47 @@ struct caps {
 	double nic;
 	double max_bw;     /* system->maxBw, search.cc:20-29 */
 	double total_bw;   /* system->totalBw, search.cc:30-38 */
+	double net_pci;    /* the PCIe bandwidth a NIC's channels share on the GPU's
+			    * side, as the search charges it (after the 6/5) */
+	double net_socket; /* > 0: every channel to a NIC crosses the CPU socket link of
+			    * this bandwidth, which all of them share */
 	int nvlink;
 };
+
+/*
+ * The path from a GPU to its NIC as NCCL's path model prices it (the
+ * bandwidth one channel may take; *socket the socket link every channel
+ * shares when the path crosses it, else 0).  GPUDirect RDMA is used up to
+ * PXB (NCCL_NET_GDR_LEVEL's default, paths.cc:511); a NIC further away, or
+ * GDR off, diverts the traffic through the CPU local to the GPU
+ * (paths.cc:844-856, addInterStep :210-228): the path is then PHB at best,
+ * its bandwidth the smaller of GPU-CPU and CPU-NIC (both PCIe here).  A
+ * GPU's send through an Intel root complex on a PHB path costs 6/5 of the
+ * channel (followPath, search.cc:83-93, INTEL_P2P_OVERHEAD topo.h:39); a
+ * SYS path also crosses the link between the sockets (topo.h:26-34), one
+ * link each way that every channel through it shares.  *shared is the
+ * PCIe bandwidth the channels of one NIC share (they enter or leave the
+ * node at the GPU next to it).
+ */
+static double S_net_path_bw(const struct nccl_machine *m, double pci, double *shared,
+			    double *socket)
+{
+	int path = m->nic_path;
+	double bw = pci;
+
+	*socket = 0;
+	if (m->no_gdr && path < NCCL_PATH_PHB)
+		path = NCCL_PATH_PHB;
+	if (path == NCCL_PATH_PHB && m->cpu == NCCL_CPU_INTEL)
+		bw = pci * 5 / 6;
+	*shared = bw;
+	if (path == NCCL_PATH_SYS) {
+		*socket = S_socket_bw(m->cpu);
+		if (*socket < bw)
+			bw = *socket;
+	}
+	return bw;
+}
 
 static void S_caps(const struct nccl_machine *m, int nodes, struct caps *c)
 {
@@ -315,7 +356,9 @@ static void S_caps(const struct nccl_machine *m, int nodes, struct caps *c)
 		c->total_bw = pci;
 		c->max_bw = path == NCCL_PATH_SYS ? pci : c->intra;
 	}
-	c->gpu_net = pci < c->nic ? pci : c->nic;
+	c->gpu_net = S_net_path_bw(m, pci, &c->net_pci, &c->net_socket);
+	if (c->nic < c->gpu_net)
+		c->gpu_net = c->nic;
 	if (nodes > 1)
 		c->max_bw = c->gpu_net;   /* search.cc:50: paths to NET */
 	if (g == 1 && nodes == 1)
@@ -328,11 +371,18 @@ static int S_fit(const struct caps *c, double s)
 	int ch = MAX_RING_CHANNELS;
 
 	if (c->nodes > 1) {
-		int per_nic = (int)floor(c->nic / s + 1e-9);
+		/* a NIC's channels share its bandwidth and the GPU's PCIe link to it */
+		int per_nic = (int)floor(S_min(c->nic, c->net_pci) / s + 1e-9);
 		if (s > c->gpu_net + 1e-9 || c->nics < 1)
 			return 0;
 		if (c->nics * per_nic < ch)
 			ch = c->nics * per_nic;
+		if (c->net_socket > 0) {
+			/* every channel crosses the one socket link each way */
+			int sock = (int)floor(c->net_socket / s + 1e-9);
+			if (sock < ch)
+				ch = sock;
+		}
 		if (c->gpus > 1) {
 			/* A channel enters the node at one GPU and leaves at
 			 * another: each GPU sends on NVLink in (g-1) of g
@@ -484,7 +534,6 @@ static int S_log2i(unsigned long long n)
 	return l;
 }
 
-static double S_min(double a, double b) { return a < b ? a : b; }
 static double S_max(double a, double b) { return a > b ? a : b; }
 
 /*
@@ -662,8 +711,10 @@ int nccl_tune_init(struct nccl_tune *t, const struct nccl_params *p,
 				 * NCCL_PROTO that enables it (a list naming it, or
 				 * ^ of others) sets it on outright (parseList,
 				 * :55-115, 452-456; pEnable 1, not 2). */
+				/* Without GDR the path to the NIC goes through the
+				 * CPU, PHB at best (paths.cc:844-856). */
 				if (pr == NCCL_LL128 && proto_mask == ~0u &&
-				    (!g->nvlink || (nodes > 1 && m->nic_path > NCCL_PATH_PXB)))
+				    (!g->nvlink || (nodes > 1 && (m->nic_path > NCCL_PATH_PXB || m->no_gdr))))
 					bus = 0;
 				if (!(algo_mask >> a & 1) || !(proto_mask >> pr & 1))
 					bus = 0;

@@ -86,6 +86,8 @@ struct nccl_machine {
 	int pcie_width;       /* lanes (16) */
 	enum nccl_path pcie_path;  /* widest PCIe path between two GPUs of a node */
 	enum nccl_path nic_path;   /* PCIe path from a GPU to its nearest NIC */
+	int no_gdr;           /* 1: no GPUDirect RDMA, the network is staged through host
+			       * memory (the path to the NIC goes through the GPU's CPU) */
 	int p2p;              /* 0: P2P disabled, traffic staged through the host */
 	enum nccl_cpu cpu;
 	int nics_per_node;    /* NICs as NCCL counts them: ports of one device (or a plugin's rails) merged */

@@ -292,7 +292,7 @@ int system_from_preset(const struct preset_dirs *d, const struct preset *p,
 	const char *gname, *intra, *inter;
 	struct preset gp;
 	char *base = NULL, *where;
-	int v, r;
+	int v, r, gdr = 1;
 
 	if (check_kind(p, "system", eb) < 0)
 		return -1;
@@ -372,8 +372,9 @@ int system_from_preset(const struct preset_dirs *d, const struct preset *p,
 	}
 	t.nvswitch = t.gpu.nvlink_links > 0;
 	if (get_bool(p, "nvls", &t.nvls, eb) < 0 || get_bool(p, "p2p", &t.p2p, eb) < 0 ||
-	    get_bool(p, "nvswitch", &t.nvswitch, eb) < 0)
+	    get_bool(p, "nvswitch", &t.nvswitch, eb) < 0 || get_bool(p, "gdr", &gdr, eb) < 0)
 		goto fail;
+	t.gdr_off = !gdr;
 	v = PCIE_PIX;
 	if (get_enum(p, "pcie_path", path_names, 0, PCIE_PATH_COUNT, &v, eb) < 0)
 		goto fail;

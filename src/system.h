@@ -105,6 +105,8 @@ struct system {
 	int nvswitch;                 /* NVLink through NVSwitch (default yes with NVLink, no otherwise) */
 	enum pcie_path pcie_path;     /* default pix */
 	enum pcie_path nic_path;      /* from a GPU to its nearest NIC (default pix) */
+	int gdr_off;                  /* key gdr = no: no GPUDirect RDMA, the network is
+				       * staged through host memory (default 0: gdr = yes) */
 	enum cpu_vendor cpu;          /* default intel */
 	int cpu_given;                /* 0: the default was taken */
 	enum system_model model;      /* the model the preset asks for (default: none) */

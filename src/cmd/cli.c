@@ -45,6 +45,10 @@ struct opt global_options[] = {
 	{ .type = OPT_STRING, .long_name = "nccl-algo", .argh = "LIST",
 	  .value = &global_args.nccl_algo, .complete = "Ring Tree NVLS NVLSTree",
 	  .help = "NCCL algorithms allowed, as NCCL_ALGO: Ring,Tree or ^NVLS" },
+	OPT_STRING_("gpus-per-process", "N", &global_args.gpus_per_process,
+		    "GPUs one host thread launches, as nccl-tests -g N (default 1;\n"
+		    "compare and fit read it from a log's banner): NCCL's model\n"
+		    "then takes at least N x 5 us a call"),
 	{ .type = OPT_STRING, .long_name = "nccl-version", .argh = "V",
 	  .value = &global_args.nccl_version,
 	  .help = "NCCL's tuning of version V, 2.21 to 2.30 (default 2.30.7)" },

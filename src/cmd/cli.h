@@ -31,6 +31,8 @@ struct ctx {
 	const char *nccl_proto;    /* --proto as given (or as a log said), or NULL */
 	struct nccl_params nccl_params; /* NCCL's constants: 2.30.7's, or --nccl-version's */
 	const char *nccl_version;  /* --nccl-version as given, or NULL */
+	const char *gpus_per_process; /* what the echo says of it (--gpus-per-process
+				       * or a log's banner), NULL: one, not said */
 	const char *alpha_src;     /* "default", "preset", "option" */
 	const char *beta_src;
 	const char *gamma_src;
@@ -94,7 +96,7 @@ int cmd_search(int argc, char **argv, struct ctx *ctx);
 struct global_args {
 	const char *alpha, *beta, *gamma, *preset, *presets_dir;
 	const char *system, *model, *gpus_per_node, *nics_per_node, *intra, *inter, *proto;
-	const char *nccl_algo, *nccl_version;
+	const char *nccl_algo, *nccl_version, *gpus_per_process;
 	const char *format, *output, *time_unit, *plot, *render, *size, *title;
 };
 extern struct global_args global_args;

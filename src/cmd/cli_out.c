@@ -104,6 +104,12 @@ static void echo_system(const struct ctx *ctx, struct out *o)
 				  H_TIME, 4, NULL);
 		if (ctx->nccl_version)
 			out_input_str(o, "nccl_version", "NCCL version", ctx->nccl_version);
+		if (s->gdr_off)
+			out_input_str(o, "gdr", "GPUDirect RDMA",
+				      "no (the network is staged through host memory)");
+		if (ctx->gpus_per_process)
+			out_input_str(o, "gpus_per_process", "GPUs per process",
+				      ctx->gpus_per_process);
 		if (ctx->nccl_algo)
 			out_input_str(o, "nccl_algo", "NCCL_ALGO", ctx->nccl_algo);
 		if (ctx->nccl_proto)
@@ -145,6 +151,15 @@ void ctx_nccl_from_log(struct ctx *ctx, const struct meas *m, struct nccl_cost *
 			&nc->algo_mask, algo_said, sizeof(algo_said), &ctx->nccl_algo);
 	S_list_from_log(m->nccl_proto, global_args.proto, nccl_proto_mask,
 			&nc->proto_mask, proto_said, sizeof(proto_said), &ctx->nccl_proto);
+	/* nccl-tests' banner, "# nThread 1 nGpus 8": one host thread launched
+	 * 8 GPUs (-g 8); one GPU a thread is the default and not said */
+	if (!global_args.gpus_per_process && m->gpus_per_thread > 1) {
+		static char gsaid[96];
+		nc->gpus_per_process = (unsigned)(m->gpus_per_thread > 1024 ? 1024 : m->gpus_per_thread);
+		snprintf(gsaid, sizeof(gsaid), "%u (from the log's banner: nGpus %lu, nccl-tests -g %lu)",
+			 nc->gpus_per_process, m->gpus_per_thread, m->gpus_per_thread);
+		ctx->gpus_per_process = gsaid;
+	}
 	if (ctx->nccl_version || !m->nccl_version[0])
 		return;
 	if (nccl_params_version(m->nccl_version, &v, &eb) < 0)

@@ -79,9 +79,24 @@ static void host_bound_note(const struct comparison *c, struct out *o)
 {
 	const struct cmp_row *r = &c->rows[0];
 	unsigned long g = c->m->gpus_per_thread;
-	char a[32], b[32], d[32];
+	char a[32], b[32], d[32], e[32];
 
-	if (g < 2 || !(r->predicted > 0) || !(r->measured > HOST_BOUND_RATIO * r->predicted))
+	if (g < 2 || !(r->predicted > 0))
+		return;
+	if (c->ctx->model.kind == COST_NCCL && c->ctx->nccl.gpus_per_process == g &&
+	    r->predicted <= g * c->ctx->nccl.launch_s * (1 + 1e-9)) {
+		/* the model priced the launches (--gpus-per-process, the banner) */
+		out_text(o, "the smallest size is held by the host in the model: one host thread "
+			 "launches %lu GPUs (nGpus %lu, nccl-tests -g), at least %lu x %s = %s a "
+			 "call; measured %s, %s per GPU; a job with one process per GPU "
+			 "(mpirun -np N ... -g 1) does not wait for it", g, g, g,
+			 units_fmt_time(a, sizeof(a), c->ctx->nccl.launch_s, 3),
+			 units_fmt_time(b, sizeof(b), r->predicted, 3),
+			 units_fmt_time(d, sizeof(d), r->measured, 3),
+			 units_fmt_time(e, sizeof(e), r->measured / (double)g, 3));
+		return;
+	}
+	if (!(r->measured > HOST_BOUND_RATIO * r->predicted))
 		return;
 	out_text(o, "the smallest size takes %s, %.1fx the model's %s: the log was run with "
 		 "one host thread driving %lu GPUs (nGpus %lu, nccl-tests -g), so each "

@@ -184,6 +184,9 @@ static void resolve_system(struct ctx *ctx, const struct global_args *g, int fit
 		if (g->nccl_version && !fit)
 			die_usage("--nccl-version: needs a system (--system NAME|FILE) and NCCL's "
 				  "model, or fit --machine");
+		if (g->gpus_per_process && !fit)
+			die_usage("--gpus-per-process: needs a system (--system NAME|FILE) and "
+				  "NCCL's model, or fit --machine");
 		cost_model_link(&ctx->model, &ctx->model.link);
 		return;
 	}
@@ -259,6 +262,14 @@ static void resolve_system(struct ctx *ctx, const struct global_args *g, int fit
 		if (nccl_cost_init(&ctx->nccl, &ctx->model, s, ctx->nccl_algo_mask, protos, &eb) < 0)
 			die("%s", eb.msg);
 		ctx->nccl.params = ctx->nccl_params;
+		if (g->gpus_per_process) {
+			static char said[48];
+			x = opt_quantity_range("--gpus-per-process", Q_COUNT, g->gpus_per_process,
+					       1, 1024);
+			ctx->nccl.gpus_per_process = (unsigned)x;
+			snprintf(said, sizeof(said), "%u", ctx->nccl.gpus_per_process);
+			ctx->gpus_per_process = said;
+		}
 		break;
 	}
 	}
@@ -268,6 +279,8 @@ static void resolve_system(struct ctx *ctx, const struct global_args *g, int fit
 		die_usage("--nccl-algo: NCCL's algorithms belong to NCCL's model (--model nccl)");
 	if (g->nccl_version && ctx->model.kind != COST_NCCL)
 		die_usage("--nccl-version: belongs to NCCL's model (--model nccl)");
+	if (g->gpus_per_process && ctx->model.kind != COST_NCCL)
+		die_usage("--gpus-per-process: belongs to NCCL's model (--model nccl)");
 }
 
 /*
