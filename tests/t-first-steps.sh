@@ -107,3 +107,24 @@ if command -v make >/dev/null 2>&1; then
 	make -s -n -W src/units.c -C "$top" check >"$d/make-check" 2>&1
 	check "make check still builds the unit-test runner" grep -q -- "-o tests/unit/run-unit" "$d/make-check"
 fi
+
+# Figures that finish the story: ranks and nodes in the title, the sheet's
+# units, the stated band and the line rates the inputs name.
+run --system dgx-h100 plan --ranks 16 --plot "$d/plan.gp"
+check "plan figure on a system: the title gives ranks and nodes" \
+	grep -q "^set title 'Expected nccl-tests busbw on 16 ranks (2 nodes of 8 GPUs), dgx-h100" "$d/plan.gp"
+cross=$(sed -n 's/.*take equal time at \([0-9.]* [kMG]*B\) .*/\1/p' "$d/out")
+check "... its crossover is labelled as the sheet says it ($cross)" grep -q "^set label '$cross' at " "$d/plan.gp"
+check "... the stated error is drawn as a band" grep -q "with filledcurves .* title 'stated error of all_reduce (nccl''s choice)'" "$d/plan.gp"
+check "... with the intra-node line rate" grep -q "^set label 'intra-node line rate 450 GB/s (h100-nvlink4)'" "$d/plan.gp"
+check "... and the NICs' line rate" grep -q "^set label 'NICs'' line rate 8 x ib-ndr = 400 GB/s per node'" "$d/plan.gp"
+run --system dgx-h100 plan --ranks 8 --plot "$d/plan1.gp"
+check "... on one node, no NICs' line rate" sh -c "! grep -q 'NICs' '$d/plan1.gp' && grep -q '(1 node of 8 GPUs)' '$d/plan1.gp'"
+run --preset h100-nvlink4 plan --ranks 8,64 --plot "$d/plan-link.gp"
+check "plan figure on a link: the title gives the ranks" grep -q "^set title 'Expected nccl-tests busbw on 8 and 64 ranks, " "$d/plan-link.gp"
+run --system "$data/systems/hgx-h100-ndr.preset" compare "$data/h100-x16-ib-untuned.txt" --plot "$d/cmp.gp"
+check "compare figure on a system: the title gives ranks and nodes" \
+	grep -q "^set multiplot .*all_reduce on 16 ranks (2 nodes of 8 GPUs): h100-x16-ib-untuned.txt" "$d/cmp.gp"
+check "... the stated error in both panels" test "$(grep -c "title 'stated error (where a run should measure)'" "$d/cmp.gp")" = 2
+check "... the 70 % line the busbw is judged by" grep -q "title '70 % of the prediction, from 64 MiB'" "$d/cmp.gp"
+check "... and the line rates" grep -q "^set label 'NICs'' line rate 8 x ib-ndr = 400 GB/s per node'" "$d/cmp.gp"
