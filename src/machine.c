@@ -49,8 +49,16 @@ static int S_link(struct machine *m, const struct machine_args *a,
 	l->gamma = 0;
 	m->alpha_src = m->beta_src = m->gamma_src = MACHINE_FROM_DEFAULT;
 	if (a->preset) {
-		if (preset_load(dirs, a->preset, &m->preset, eb) < 0)
+		int r = preset_load_kind(dirs, a->preset, "link", &m->preset, eb);
+
+		if (r == 1) {
+			errbuf_set(eb, "preset '%s' is not a link preset", a->preset);
+			preset_release(&m->preset);
+		}
+		if (r != 0) {
+			m->unloaded = "--preset";
 			return -1;
+		}
 		m->have_preset = 1;
 		if (preset_link(&m->preset, l, eb) < 0)
 			return -1;
@@ -151,8 +159,10 @@ static int S_system_base(struct machine *m, const struct machine_args *a,
 		return usage(eb, "--gamma: the reduction cost is modelled on a single link "
 			     "only, not on a system");
 	if (a->system) {
-		if (system_load(dirs, a->system, s, eb) < 0)
+		if (system_load(dirs, a->system, s, eb) < 0) {
+			m->unloaded = "--system";
 			return -1;
+		}
 		m->have_system = 1;
 		return 0;
 	}

@@ -70,7 +70,9 @@ struct machine_args {
 	struct preset preset;      /* the --preset, when have_preset */       \
 	int have_fit;              /* the preset holds regimes (COST_FIT) */  \
 	struct fit_model fit;      /* its regimes, when have_fit */           \
-	char gpus_per_process_text[24];
+	char gpus_per_process_text[24];                                       \
+	const char *unloaded;      /* "--preset" or "--system" when that preset \
+				      did not load as its kind, else NULL */
 
 struct machine {
 	MACHINE_MEMBERS
@@ -95,7 +97,8 @@ struct machine {
  * --nccl-version, --gpus-per-process) where they belong.  Returns 0;
  * MACHINE_USAGE with eb for a value that does not parse or options that
  * do not go together; -1 with eb for a preset that cannot be read or a
- * system NCCL's model cannot take.  Messages name the option first
+ * system NCCL's model cannot take (unloaded then names the option whose
+ * preset did not load, for a "did you mean").  Messages name the option first
  * ("--beta: bandwidth must be positive, got '0'").  m is released by
  * machine_release() whatever the result.
  */

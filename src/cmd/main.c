@@ -104,6 +104,27 @@ static const char *build_presets(void)
 }
 
 /*
+ * A --preset or --system that did not load as its kind: an unknown name
+ * or a preset of another kind says which preset or option was meant
+ * (ctx_preset_kind dies with it); any other error is eb's.
+ */
+static void say_unloaded(const struct ctx *ctx, const struct global_args *g, struct errbuf *eb)
+{
+	struct preset p;
+
+	if (!strcmp(ctx->unloaded, "--preset")) {
+		ctx_preset_kind(ctx, "--preset", g->preset, "link", &p);
+		preset_release(&p);
+		return;
+	}
+	if (!strncmp(eb->msg, "unknown preset '", 16) ||
+	    preset_load_kind(&ctx->dirs, g->system, "system", &p, eb) == 1) {
+		ctx_preset_kind(ctx, "--system", g->system, "system", &p);
+		preset_release(&p);
+	}
+}
+
+/*
  * The machine of the global options (machine.h): the link, or the system
  * and its cost model; fit (fit: 1) takes NCCL's options for the system
  * of its --machine as well.  To add a machine key: a field of
@@ -123,10 +144,14 @@ static void resolve_machine(struct ctx *ctx, const struct global_args *g, int fi
 	struct errbuf eb;
 	int r;
 
+	opt_warn_bare("--alpha", Q_TIME, g->alpha);
+	opt_warn_bare("--beta", Q_RATE, g->beta);
 	preset_dirs_init(&ctx->dirs, g->presets_dir, build_presets());
 	r = machine_resolve(&ctx->machine, &a, &ctx->dirs, &eb);
 	if (r == MACHINE_USAGE)
 		die_usage("%s", eb.msg);
+	if (r < 0 && ctx->unloaded)
+		say_unloaded(ctx, g, &eb);
 	if (r < 0)
 		die("%s", eb.msg);
 }
@@ -200,6 +225,15 @@ int main(int argc, char **argv)
 			continue;
 		if (!cmd && argv[i][0] != '-') {
 			if (!strcmp(argv[i], "help")) {
+				if (i + 1 < argc && !strcmp(argv[i + 1], "help")) {
+					/* help on help: what it does, then the commands */
+					printf("commtime help COMMAND: the options of COMMAND, as "
+					       "'commtime COMMAND --help' prints them;\n"
+					       "commtime help: the commands and the global options.\n\n");
+					print_main_usage(stdout);
+					free(rest);
+					return finish_stdout(0);
+				}
 				if (i + 1 < argc && argv[i + 1][0] != '-') {
 					cmd = find_command(argv[i + 1]);
 					if (!cmd)
