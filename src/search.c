@@ -46,7 +46,7 @@ static int S_divides(double a, double n)
 
 /* Evaluate one configuration; keep it when it fits. */
 static int S_try(const struct search_space *sp, const struct step_config *c,
-		 const struct step_compute *cs, step_coll_fn coll, void *arg,
+		 const struct step_compute *cs, const struct cost_model *cm,
 		 struct search_result *r, struct errbuf *eb)
 {
 	struct step_result s;
@@ -56,7 +56,7 @@ static int S_try(const struct search_space *sp, const struct step_config *c,
 	if (step_check(sp->w, c, eb) < 0)
 		return 0;
 	r->valid++;
-	if (step_run(sp->w, c, cs, coll, arg, &s, eb) < 0)
+	if (step_run(sp->w, c, cs, cm, STEP_BAND_NONE, &s, eb) < 0)
 		return -1;
 	if (!(s.mem.total_B <= sp->gpu_memory) || !(s.step_s > 0))
 		return 0;
@@ -76,7 +76,7 @@ static int S_try(const struct search_space *sp, const struct step_config *c,
 
 /* The schedules, chunk counts and recomputation modes of one factorisation. */
 static int S_inner(const struct search_space *sp, struct step_config *c,
-		   const struct step_compute *cs, step_coll_fn coll, void *arg,
+		   const struct step_compute *cs, const struct cost_model *cm,
 		   struct search_result *r, struct errbuf *eb)
 {
 	static const enum pp_schedule scheds[] = { PP_1F1B, PP_GPIPE, PP_INTERLEAVED };
@@ -93,7 +93,7 @@ static int S_inner(const struct search_space *sp, struct step_config *c,
 			c->virt = v;
 			for (rc = 0; rc < RC_COUNT; rc++) {
 				c->recompute = (enum recompute)rc;
-				if (S_try(sp, c, cs, coll, arg, r, eb) < 0)
+				if (S_try(sp, c, cs, cm, r, eb) < 0)
 					return -1;
 			}
 		}
@@ -102,7 +102,7 @@ static int S_inner(const struct search_space *sp, struct step_config *c,
 }
 
 int search_run(const struct search_space *sp, const double *gpus, size_t ngpus,
-	       const struct step_compute *cs, step_coll_fn coll, void *arg,
+	       const struct step_compute *cs, const struct cost_model *cm,
 	       struct search_result *r, struct errbuf *eb)
 {
 	const struct workload *w = sp->w;
@@ -154,7 +154,7 @@ int search_run(const struct search_space *sp, const double *gpus, size_t ngpus,
 								c.seq = sp->seq;
 								c.grad_bytes = sp->grad_bytes;
 								c.gpus_per_node = G;
-								if (S_inner(sp, &c, cs, coll, arg, r, eb) < 0)
+								if (S_inner(sp, &c, cs, cm, r, eb) < 0)
 									return -1;
 							}
 						}

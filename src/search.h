@@ -53,11 +53,11 @@ struct search_result {
  * Every valid configuration of `gpus` GPUs (each in gpus[], ngpus of
  * them) that fits in sp->gpu_memory, appended to r, then r sorted by
  * step_s (ties: less memory first).  cs must give a peak or a compute
- * time; coll gives collective times.  Returns 0, or -1 with eb filled
+ * time; cm prices the collectives.  Returns 0, or -1 with eb filled
  * (a collective the model cannot time).
  */
 int search_run(const struct search_space *sp, const double *gpus, size_t ngpus,
-	       const struct step_compute *cs, step_coll_fn coll, void *arg,
+	       const struct step_compute *cs, const struct cost_model *cm,
 	       struct search_result *r, struct errbuf *eb);
 
 /*

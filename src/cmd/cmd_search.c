@@ -100,7 +100,7 @@ static void S_why(struct out *o, const struct search_space *sp, const struct sea
 	char a[32], b[32], c[32], d[32];
 	int i, j, order[STEP_ROWS_MAX];
 
-	if (step_run(sp->w, &k->c, cs, ctx_step_coll, ctx, &r, &eb) < 0)
+	if (step_run(sp->w, &k->c, cs, &ctx->model, STEP_BAND_NONE, &r, &eb) < 0)
 		return;
 	units_fmt_time(a, sizeof(a), r.compute_s, 4);
 	units_fmt_time(b, sizeof(b), r.microbatches * r.mb_exposed_s, 4);
@@ -195,7 +195,7 @@ static void S_figure(const struct ctx *ctx, const struct workload *w, const stru
 int cmd_search(int argc, char **argv, struct ctx *ctx)
 {
 	struct search_space sp;
-	struct step_compute cs = { 0, STEP_MFU, 0 };
+	struct step_compute cs = { 0, STEP_MFU, 0, NULL };
 	struct search_result r = { 0 };
 	struct workload w;
 	struct errbuf eb;
@@ -205,6 +205,7 @@ int cmd_search(int argc, char **argv, struct ctx *ctx)
 	struct out *o;
 	const char *workload_arg = NULL, *gpu_arg = NULL;
 	struct ctx_gpu gpu;
+	struct shape_args shape = { 0 };
 	double seq = 0, gb = 0, price = 0, tokens = 0, gpu_memory = 0, grad_bytes = STEP_GRAD_BYTES;
 	unsigned long max_cp = 8, max_mb = 16, top = 10, seq_n = 0, gb_n = 0;
 	size_t i, shown;
@@ -214,6 +215,7 @@ int cmd_search(int argc, char **argv, struct ctx *ctx)
 		{ .type = OPT_STRING, .long_name = "workload", .argh = "NAME", .value = &workload_arg,
 		  .complete = "presets:workload",
 		  .help = "model shape from a workload preset (llama3-70b, ...)" },
+		OPTS_SHAPE(&shape),
 		OPT_RANKS_("gpus", &gpus, "GPU counts (64, 64,128,256, 64:1024:x2)"),
 		OPT_CALLBACK_("global-batch", "N", &gb_n, opt_cb_whole, "sequences per step"),
 		OPT_CALLBACK_("seq", "N", &seq_n, opt_cb_whole, "sequence length (default the workload's)"),
@@ -227,7 +229,8 @@ int cmd_search(int argc, char **argv, struct ctx *ctx)
 		OPT_POSITIVE_("peak", "RATE", Q_NUMBER, &cs.peak_flops,
 			      "dense bf16 peak of one GPU in FLOP/s (989e12)"),
 		OPT_POSITIVE_("mfu", "F", Q_NUMBER, &cs.mfu,
-			      "share of the peak the math reaches (default 0.5)"),
+			      "every FLOP at this flat share of the peak, in place of\n"
+			      "the kernel model (as before it; not the all-in MFU printed)"),
 		OPT_POSITIVE_("gpu-memory", "SIZE", Q_SIZE, &gpu_memory, "memory of one GPU (80GB)"),
 		OPT_POSITIVE_("price", "X", Q_NUMBER, &price, "price of one GPU-hour"),
 		OPT_GROUP_("the search"),
@@ -248,7 +251,7 @@ int cmd_search(int argc, char **argv, struct ctx *ctx)
 		price = NAN;
 	if (cs.mfu > 1)
 		die_usage("--mfu: must be at most 1, got %g", cs.mfu);
-	if (!workload_arg)
+	if (!workload_arg && !shape.layers)
 		die_usage("search: give the model with --workload NAME");
 	if (!gpus.n)
 		die_usage("search: give the GPU counts with --gpus LIST");
@@ -259,9 +262,15 @@ int cmd_search(int argc, char **argv, struct ctx *ctx)
 		cs.peak_flops = gpu.peak_flops;
 	if (!opts_given(options, "gpu-memory"))
 		gpu_memory = gpu.memory_B;
+	/* Compute by kernel, as step does, unless a flat --mfu is given. */
+	gpu.kernel.peak = cs.peak_flops;
+	if (!opts_given(options, "mfu"))
+		cs.kgpu = &gpu.kernel;
 	if (isnan(price) && ctx->have_system)
 		price = ctx->system.price_per_gpu_hour;
-	ctx_workload(ctx, workload_arg, &w);
+	ctx_workload_shape(ctx, workload_arg, &shape, &w);
+	if (!workload_arg && !seq)
+		die_usage("search: a shape without a workload preset needs --seq");
 
 	search_space_init(&sp, &w);
 	if (seq)
@@ -279,7 +288,7 @@ int cmd_search(int argc, char **argv, struct ctx *ctx)
 			if (system_check_ranks(&ctx->system, (unsigned long)gpus.v[i], &eb) < 0)
 				die("search: %s", eb.msg);
 	}
-	if (search_run(&sp, gpus.v, gpus.n, &cs, ctx_step_coll, ctx, &r, &eb) < 0)
+	if (search_run(&sp, gpus.v, gpus.n, &cs, &ctx->model, &r, &eb) < 0)
 		die("search: %s", eb.msg);
 
 	o = ctx_out_open(ctx);
@@ -287,11 +296,12 @@ int cmd_search(int argc, char **argv, struct ctx *ctx)
 	ctx_echo_workload(o, &w);
 	snprintf(note, sizeof(note), "%.15g sequences of %.15g tokens", gb, sp.seq);
 	out_input_str(o, "batch", "global batch", note);
-	snprintf(note, sizeof(note), "%s (%s%s): %.4g TFLOP/s dense bf16 x MFU %g, %.4g GB",
+	snprintf(note, sizeof(note), "%s (%s%s): %.4g TFLOP/s dense bf16 x %s, %.4g GB",
 		 gpu.name, !strcmp(gpu.from, "default") ? "default; set with --gpu" :
 		 !strcmp(gpu.from, "system") ? "the system's" : "--gpu",
 		 opts_given(options, "peak") || opts_given(options, "gpu-memory") ?
-		 ", overridden" : "", cs.peak_flops / 1e12, cs.mfu, gpu_memory / 1e9);
+		 ", overridden" : "", cs.peak_flops / 1e12,
+		 cs.kgpu ? "kernels by shape" : "a flat --mfu", gpu_memory / 1e9);
 	out_input_str(o, "gpu", "GPU", note);
 	if (!isnan(price))
 		out_input(o, "price", "price per GPU-hour", price, H_PLAIN, 6, NULL);

@@ -11,14 +11,14 @@
 
 #pragma GCC diagnostic ignored "-Wmissing-prototypes"
 
-/* Every collective: 10 µs + 1 ns per byte. */
-static int lin_coll(void *arg, enum coll_op op, unsigned long ranks, unsigned long per_node,
-		    double bytes, struct step_coll *out, struct errbuf *eb)
+/* Every collective on one link of 10 µs and 1 GB/s, priced by the cost core. */
+static struct cost_model S_model(void)
 {
-	(void)arg; (void)op; (void)per_node; (void)eb;
-	out->tier = "link";
-	out->time_s = ranks > 1 ? 10e-6 + bytes * 1e-9 : 0;
-	return 0;
+	static const struct link lk = { 10e-6, 1e9, 0 };
+	struct cost_model m;
+
+	cost_model_link(&m, &lk);
+	return m;
 }
 
 static struct workload small(void)
@@ -43,7 +43,8 @@ void test_search_enumeration(void)
 {
 	struct workload w = small();
 	struct search_space sp;
-	struct step_compute cs = { 100e12, 0.5, 0 };
+	struct step_compute cs = { 100e12, 0.5, 0, NULL };
+	struct cost_model cm = S_model();
 	struct search_result r = { 0 };
 	struct errbuf eb;
 	double gpus[] = { 4 };
@@ -55,7 +56,7 @@ void test_search_enumeration(void)
 	sp.max_cp = 1;
 	sp.max_mb = 1;
 	sp.max_virt = 2;
-	CHECK(search_run(&sp, gpus, 1, &cs, lin_coll, NULL, &r, &eb) == 0);
+	CHECK(search_run(&sp, gpus, 1, &cs, &cm, &r, &eb) == 0);
 	/*
 	 * (1,1,4): 4 zero x 1 sched = 4;  (1,2,2): 2 zero x (1f1b, gpipe, v2) = 6;
 	 * (1,4,1): 1 x 3 = 3;  (2,1,2): 4;  (2,2,1): 1 x 3 = 3;  (4,1,1): 1.
@@ -79,7 +80,8 @@ void test_search_memory(void)
 {
 	struct workload w = small();
 	struct search_space sp;
-	struct step_compute cs = { 100e12, 0.5, 0 };
+	struct step_compute cs = { 100e12, 0.5, 0, NULL };
+	struct cost_model cm = S_model();
 	struct search_result r = { 0 }, r2 = { 0 };
 	struct errbuf eb;
 	double gpus[] = { 8, 16 };
@@ -87,13 +89,13 @@ void test_search_memory(void)
 
 	search_space_init(&sp, &w);
 	sp.global_batch = 64;
-	sp.gpu_memory = 2e9;
-	CHECK(search_run(&sp, gpus, 2, &cs, lin_coll, NULL, &r, &eb) == 0);
+	sp.gpu_memory = 2e9 + STEP_RESERVE_B;
+	CHECK(search_run(&sp, gpus, 2, &cs, &cm, &r, &eb) == 0);
 	CHECK(r.n > 0);
 	for (i = 0; i < r.n; i++)
-		CHECK(r.cand[i].memory_B <= 2e9);
-	sp.gpu_memory = 0.5e9;
-	CHECK(search_run(&sp, gpus, 2, &cs, lin_coll, NULL, &r2, &eb) == 0);
+		CHECK(r.cand[i].memory_B <= 2e9 + STEP_RESERVE_B);
+	sp.gpu_memory = 0.5e9 + STEP_RESERVE_B;
+	CHECK(search_run(&sp, gpus, 2, &cs, &cm, &r2, &eb) == 0);
 	CHECK(r2.n < r.n);
 	search_release(&r);
 	search_release(&r2);
