@@ -3,7 +3,9 @@
  * GPU.  Formulas, their sources and worked examples: models/step.md.
  */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "errband.h"
@@ -276,10 +278,107 @@ double step_act_layer_w(const struct workload *w, double s, double b, double t, 
 	return s * b * (repl / ts + split / t + scores);
 }
 
+/* ---- prices kept for many steps ---- */
+
+struct step_memo_ent {
+	double bytes, time_s;
+	unsigned long ranks, per_node;
+	const char *tier;
+	int op;                  /* -1: empty */
+};
+
+void step_memo_release(struct step_memo *m)
+{
+	free(m->t);
+	memset(m, 0, sizeof(*m));
+}
+
+/* FNV-1a over the key's fields. */
+static size_t S_hash(int op, unsigned long ranks, unsigned long per_node, double bytes)
+{
+	uint64_t b, h = 1469598103934665603ULL;
+
+	memcpy(&b, &bytes, sizeof(b));
+	h = (h ^ (uint64_t)op) * 1099511628211ULL;
+	h = (h ^ (uint64_t)ranks) * 1099511628211ULL;
+	h = (h ^ (uint64_t)per_node) * 1099511628211ULL;
+	h = (h ^ b) * 1099511628211ULL;
+	return (size_t)(h ^ (h >> 29));
+}
+
+static void S_memo_grow(struct step_memo *m)
+{
+	struct step_memo_ent *old = m->t;
+	size_t oc = m->cap, i, j;
+
+	m->cap = oc ? 2 * oc : 1024;
+	m->t = xmalloc(m->cap * sizeof(*m->t));
+	for (i = 0; i < m->cap; i++)
+		m->t[i].op = -1;
+	for (i = 0; i < oc; i++) {
+		if (old[i].op < 0)
+			continue;
+		j = S_hash(old[i].op, old[i].ranks, old[i].per_node, old[i].bytes) & (m->cap - 1);
+		while (m->t[j].op >= 0)
+			j = (j + 1) & (m->cap - 1);
+		m->t[j] = old[i];
+	}
+	free(old);
+}
+
+/* The slot of a key: its entry, or the empty one it goes into. */
+static struct step_memo_ent *S_memo_slot(struct step_memo *m, enum coll_op op,
+					 unsigned long ranks, unsigned long per_node, double bytes)
+{
+	size_t j;
+
+	if (2 * (m->n + 1) > m->cap)
+		S_memo_grow(m);
+	for (j = S_hash((int)op, ranks, per_node, bytes) & (m->cap - 1);; j = (j + 1) & (m->cap - 1)) {
+		struct step_memo_ent *e = &m->t[j];
+
+		if (e->op < 0 || (e->op == (int)op && e->ranks == ranks && e->per_node == per_node &&
+				  e->bytes == bytes))
+			return e;
+	}
+}
+
+static int S_price_model(struct step_pricing *pr, enum coll_op op, unsigned long ranks,
+			 unsigned long per_node, double bytes, double *t, const char **tier,
+			 struct errbuf *eb);
+
 /* One collective's time on the pricing's model, and its band. */
 static int S_price(struct step_pricing *pr, enum coll_op op, unsigned long ranks,
 		   unsigned long per_node, double bytes, double *t, const char **tier,
 		   struct errbuf *eb)
+{
+	struct step_memo_ent *e;
+
+	if (!pr->memo || pr->band != STEP_BAND_NONE)
+		return S_price_model(pr, op, ranks, per_node, bytes, t, tier, eb);
+	pr->memo->calls++;
+	e = S_memo_slot(pr->memo, op, ranks, per_node, bytes);
+	if (e->op >= 0) {
+		*t = e->time_s;
+		*tier = e->tier;
+		return 0;
+	}
+	pr->memo->evals++;
+	if (S_price_model(pr, op, ranks, per_node, bytes, t, tier, eb) < 0)
+		return -1;
+	e->op = (int)op;
+	e->ranks = ranks;
+	e->per_node = per_node;
+	e->bytes = bytes;
+	e->time_s = *t;
+	e->tier = *tier;
+	pr->memo->n++;
+	return 0;
+}
+
+static int S_price_model(struct step_pricing *pr, enum coll_op op, unsigned long ranks,
+			 unsigned long per_node, double bytes, double *t, const char **tier,
+			 struct errbuf *eb)
 {
 	struct group g = { ranks, per_node };
 	struct coll_cost cc;
@@ -290,7 +389,7 @@ static int S_price(struct step_pricing *pr, enum coll_op op, unsigned long ranks
 	if (cost_coll(pr->m, op, a, &g, bytes, &cc, eb) < 0)
 		return -1;
 	*t = cc.time_s;
-	*tier = pr->m->kind == COST_LINK ? "link" : tier_name(cc.bound);
+	*tier = pr->m->kind == COST_LINK || pr->m->kind == COST_FIT ? "link" : tier_name(cc.bound);
 	if (pr->band != STEP_BAND_NONE && ranks >= 2) {
 		const struct errband *b = NULL;
 		unsigned long nodes = 1;
@@ -471,11 +570,32 @@ static double S_inflight(const struct step_config *c, double rank, double m)
 	return fmin(p - rank, m);
 }
 
+static int S_run(const struct workload *w, const struct step_config *c,
+		 const struct step_compute *cs, struct step_pricing *prp, struct step_result *r,
+		 struct errbuf *eb);
+
 int step_run(const struct workload *w, const struct step_config *c,
 	     const struct step_compute *cs, const struct cost_model *cm, enum step_band band,
 	     struct step_result *r, struct errbuf *eb)
 {
-	struct step_pricing pr = { cm, ALGO_AUTO, band, 0, 0 };
+	struct step_pricing pr = { cm, ALGO_AUTO, band, 0, 0, NULL };
+
+	return S_run(w, c, cs, &pr, r, eb);
+}
+
+int step_run_memo(const struct workload *w, const struct step_config *c,
+		  const struct step_compute *cs, const struct cost_model *cm,
+		  struct step_memo *memo, struct step_result *r, struct errbuf *eb)
+{
+	struct step_pricing pr = { cm, ALGO_AUTO, STEP_BAND_NONE, 0, 0, memo };
+
+	return S_run(w, c, cs, &pr, r, eb);
+}
+
+static int S_run(const struct workload *w, const struct step_config *c,
+		 const struct step_compute *cs, struct step_pricing *prp, struct step_result *r,
+		 struct errbuf *eb)
+{
 	struct layer_params lp;
 	struct pp_config ppc;
 	struct pp_result ppr;
@@ -587,13 +707,13 @@ int step_run(const struct workload *w, const struct step_config *c,
 		ranks = c->tp;
 		pn = step_per_node(ranks, 1, G);
 		if (!c->sp) {
-			if (S_row(r, &pr, DIM_TP, PH_FORWARD, OP_ALLREDUCE, fw, A, ranks, pn, eb) ||
-			    S_row(r, &pr, DIM_TP, PH_BACKWARD, OP_ALLREDUCE, bw, A, ranks, pn, eb))
+			if (S_row(r, prp, DIM_TP, PH_FORWARD, OP_ALLREDUCE, fw, A, ranks, pn, eb) ||
+			    S_row(r, prp, DIM_TP, PH_BACKWARD, OP_ALLREDUCE, bw, A, ranks, pn, eb))
 				return -1;
-		} else if (S_row(r, &pr, DIM_TP, PH_FORWARD, OP_ALLGATHER, fw, A, ranks, pn, eb) ||
-			   S_row(r, &pr, DIM_TP, PH_FORWARD, OP_REDUCESCATTER, fw, A, ranks, pn, eb) ||
-			   S_row(r, &pr, DIM_TP, PH_BACKWARD, OP_ALLGATHER, bw, A, ranks, pn, eb) ||
-			   S_row(r, &pr, DIM_TP, PH_BACKWARD, OP_REDUCESCATTER, bw, A, ranks, pn, eb))
+		} else if (S_row(r, prp, DIM_TP, PH_FORWARD, OP_ALLGATHER, fw, A, ranks, pn, eb) ||
+			   S_row(r, prp, DIM_TP, PH_FORWARD, OP_REDUCESCATTER, fw, A, ranks, pn, eb) ||
+			   S_row(r, prp, DIM_TP, PH_BACKWARD, OP_ALLGATHER, bw, A, ranks, pn, eb) ||
+			   S_row(r, prp, DIM_TP, PH_BACKWARD, OP_REDUCESCATTER, bw, A, ranks, pn, eb))
 			return -1;
 		/*
 		 * Megatron's column-parallel linears (QKV, the MLP's first
@@ -633,15 +753,15 @@ int step_run(const struct workload *w, const struct step_config *c,
 		ranks = c->cp;
 		pn = step_per_node(ranks, c->tp, G);
 		if (c->cp_form == CP_ALLGATHER) {
-			if (S_row(r, &pr, DIM_CP, PH_FORWARD, OP_ALLGATHER, L, kv * cp, ranks, pn, eb) ||
-			    S_row(r, &pr, DIM_CP, PH_BACKWARD, OP_ALLGATHER, full ? L : 0, kv * cp, ranks,
+			if (S_row(r, prp, DIM_CP, PH_FORWARD, OP_ALLGATHER, L, kv * cp, ranks, pn, eb) ||
+			    S_row(r, prp, DIM_CP, PH_BACKWARD, OP_ALLGATHER, full ? L : 0, kv * cp, ranks,
 				  pn, eb) ||
-			    S_row(r, &pr, DIM_CP, PH_BACKWARD, OP_REDUCESCATTER, L, kv * cp, ranks, pn,
+			    S_row(r, prp, DIM_CP, PH_BACKWARD, OP_REDUCESCATTER, L, kv * cp, ranks, pn,
 				  eb))
 				return -1;
 		} else {
-			if (S_row(r, &pr, DIM_CP, PH_FORWARD, OP_SENDRECV, L * (cp - 1), kv, ranks, pn, eb) ||
-			    S_row(r, &pr, DIM_CP, PH_BACKWARD, OP_SENDRECV, (2 + full) * L * (cp - 1), kv,
+			if (S_row(r, prp, DIM_CP, PH_FORWARD, OP_SENDRECV, L * (cp - 1), kv, ranks, pn, eb) ||
+			    S_row(r, prp, DIM_CP, PH_BACKWARD, OP_SENDRECV, (2 + full) * L * (cp - 1), kv,
 				  ranks, pn, eb))
 				return -1;
 			blk = 4 * b * sr * sr * h / t;
@@ -674,8 +794,8 @@ int step_run(const struct workload *w, const struct step_config *c,
 
 		ranks = c->ep;
 		pn = step_per_node(ranks, c->tp * c->cp, G);
-		if (S_row(r, &pr, DIM_EP, PH_FORWARD, OP_ALLTOALL, 2 * L, S, ranks, pn, eb) ||
-		    S_row(r, &pr, DIM_EP, PH_BACKWARD, OP_ALLTOALL, (2 + 2 * full) * L, S, ranks, pn, eb))
+		if (S_row(r, prp, DIM_EP, PH_FORWARD, OP_ALLTOALL, 2 * L, S, ranks, pn, eb) ||
+		    S_row(r, prp, DIM_EP, PH_BACKWARD, OP_ALLTOALL, (2 + 2 * full) * L, S, ranks, pn, eb))
 			return -1;
 	}
 
@@ -689,8 +809,8 @@ int step_run(const struct workload *w, const struct step_config *c,
 		unsigned long stride = c->tp * c->cp * c->dp;
 
 		pn = step_per_node(c->pp, stride, G) > 1 ? 2 : 1;
-		if (S_row(r, &pr, DIM_PP, PH_FORWARD, OP_SENDRECV, v, A / t, 2, pn, eb) ||
-		    S_row(r, &pr, DIM_PP, PH_BACKWARD, OP_SENDRECV, v, A / t, 2, pn, eb))
+		if (S_row(r, prp, DIM_PP, PH_FORWARD, OP_SENDRECV, v, A / t, 2, pn, eb) ||
+		    S_row(r, prp, DIM_PP, PH_BACKWARD, OP_SENDRECV, v, A / t, 2, pn, eb))
 			return -1;
 		/*
 		 * Megatron's interleaved schedule overlaps its sends and
@@ -742,10 +862,10 @@ int step_run(const struct workload *w, const struct step_config *c,
 		double agl = ds && c->zero >= 3 ? 4 : 1, rsb = ds && c->zero >= 3 ? 5e8 : 0;
 
 		if (S_dp(dense, L, m, c->zero, c->dp * c->cp, step_per_node(c->dp * c->cp, c->tp, G),
-			 c->grad_bytes, c->param_bytes, agl, rsb, &pr, r, eb) < 0 ||
+			 c->grad_bytes, c->param_bytes, agl, rsb, prp, r, eb) < 0 ||
 		    S_dp(expert, L, m, c->zero, (unsigned long)ze,
 			 step_per_node((unsigned long)ze, c->tp * c->cp * c->ep, G), c->grad_bytes,
-			 c->param_bytes, agl, rsb, &pr, r, eb) < 0)
+			 c->param_bytes, agl, rsb, prp, r, eb) < 0)
 			return -1;
 	}
 	if (!isnan(r->compute_s))
@@ -815,7 +935,7 @@ int step_run(const struct workload *w, const struct step_config *c,
 			G_all = row->bytes;
 			k0 = (int)fmax(1, ceil(G_all / bucket));
 			rest = G_all - (k0 - 1) * bucket;
-			if (S_price(&pr, row->op, row->ranks, row->per_node, rest, &last_s, &tier, eb) < 0)
+			if (S_price(prp, row->op, row->ranks, row->per_node, rest, &last_s, &tier, eb) < 0)
 				return -1;
 			if (row->op == OP_ALLGATHER)
 				S_expose(row, fmax(last_s, row->one_s - fwd_mb),
@@ -836,7 +956,7 @@ int step_run(const struct workload *w, const struct step_config *c,
 		}
 	for (i = first_dp; i < r->nrows; i++)
 		r->dp_exposed_s += r->rows[i].exposed_s;
-	if (S_edges(w, c, A, &pr, r, eb) < 0)
+	if (S_edges(w, c, A, prp, r, eb) < 0)
 		return -1;
 
 	/* The optimizer's update of this GPU's share of the weights. */
@@ -867,8 +987,8 @@ int step_run(const struct workload *w, const struct step_config *c,
 		if (cs->peak_flops > 0)
 			r->mfu = r->flops_model / (r->step_s * r->gpus * cs->peak_flops);
 	}
-	r->band_missing = pr.missing;
-	r->band_cells = pr.cells;
+	r->band_missing = prp->missing;
+	r->band_cells = prp->cells;
 
 	/*
 	 * Memory of the most loaded stage.  Each stage holds its layers (the

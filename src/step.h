@@ -216,13 +216,34 @@ double step_act_layer_w(const struct workload *w, double s, double b, double t, 
  * the model's preferred one for each collective, or a named one where the
  * model has it for the collective), the band.
  */
+struct step_memo;
 struct step_pricing {
 	const struct cost_model *m;
 	enum coll_algo algo;
 	enum step_band band;
 	int missing;            /* out: 1 + op of a collective without a band */
 	unsigned cells;         /* out: cells of the banded collectives */
+	struct step_memo *memo; /* NULL, or where prices are kept (no band) */
 };
+
+/*
+ * Prices kept for many steps on one cost model (the search asks the same
+ * collectives thousands of times): each distinct collective (op, ranks,
+ * per node, bytes) is priced once.  Zero-initialise; release with
+ * step_memo_release.
+ */
+struct step_memo_ent;
+struct step_memo {
+	struct step_memo_ent *t;
+	size_t cap, n;          /* cap a power of two */
+	size_t calls, evals;    /* collectives asked, and priced by the cost model */
+};
+void step_memo_release(struct step_memo *m);
+
+/* step_run without a band, its collectives' prices kept in memo. */
+int step_run_memo(const struct workload *w, const struct step_config *c,
+		  const struct step_compute *cs, const struct cost_model *m,
+		  struct step_memo *memo, struct step_result *r, struct errbuf *eb);
 
 /*
  * Data-parallel and ZeRO collectives of one step for `params` parameters

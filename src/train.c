@@ -214,7 +214,7 @@ void zero_cost_model(const struct zero_params *p, const struct cost_model *m,
 {
 	double psi = p->params, n = (double)ranks, share = (n - 1) / n;
 	double P = p->param_bytes * psi, G = p->grad_bytes * psi, K = p->optim_bytes * psi;
-	struct step_pricing pr = { m, p->algo, STEP_BAND_NONE, 0, 0 };
+	struct step_pricing pr = { m, p->algo, STEP_BAND_NONE, 0, 0, NULL };
 	struct step_result r;
 	struct errbuf eb;
 

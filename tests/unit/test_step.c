@@ -76,7 +76,7 @@ void test_step_tp_gpt3(void)
 	struct step_result r;
 	struct errbuf eb;
 	struct cost_model rm = ring_model(), mm = ms_model();
-	struct step_pricing pr = { &mm, ALGO_AUTO, STEP_BAND_NONE, 0, 0 };
+	struct step_pricing pr = { &mm, ALGO_AUTO, STEP_BAND_NONE, 0, 0, NULL };
 
 	(void)rm; (void)mm; (void)pr;
 	const struct step_row *row;
@@ -146,7 +146,7 @@ void test_step_zero3_per_layer(void)
 	struct step_result r;
 	struct errbuf eb;
 	struct cost_model rm = ring_model(), mm = ms_model();
-	struct step_pricing pr = { &mm, ALGO_AUTO, STEP_BAND_NONE, 0, 0 };
+	struct step_pricing pr = { &mm, ALGO_AUTO, STEP_BAND_NONE, 0, 0, NULL };
 
 	(void)rm; (void)mm; (void)pr;
 
@@ -202,7 +202,7 @@ void test_step_flops(void)
 	struct step_result r;
 	struct errbuf eb;
 	struct cost_model rm = ring_model(), mm = ms_model();
-	struct step_pricing pr = { &mm, ALGO_AUTO, STEP_BAND_NONE, 0, 0 };
+	struct step_pricing pr = { &mm, ALGO_AUTO, STEP_BAND_NONE, 0, 0, NULL };
 
 	(void)rm; (void)mm; (void)pr;
 	double B = 1536, s = 2048, l = 96, h = 12288, V = 50257, want;
@@ -241,7 +241,7 @@ void test_step_memory(void)
 	struct step_result r;
 	struct errbuf eb;
 	struct cost_model rm = ring_model(), mm = ms_model();
-	struct step_pricing pr = { &mm, ALGO_AUTO, STEP_BAND_NONE, 0, 0 };
+	struct step_pricing pr = { &mm, ALGO_AUTO, STEP_BAND_NONE, 0, 0, NULL };
 
 	(void)rm; (void)mm; (void)pr;
 	double h = 12288, L = 8, t = 8, layer_split, P;
@@ -269,7 +269,7 @@ void test_step_check(void)
 	struct step_config c;
 	struct errbuf eb;
 	struct cost_model rm = ring_model(), mm = ms_model();
-	struct step_pricing pr = { &mm, ALGO_AUTO, STEP_BAND_NONE, 0, 0 };
+	struct step_pricing pr = { &mm, ALGO_AUTO, STEP_BAND_NONE, 0, 0, NULL };
 
 	(void)rm; (void)mm; (void)pr;
 
@@ -306,7 +306,7 @@ void test_step_moe(void)
 	struct step_result r;
 	struct errbuf eb;
 	struct cost_model rm = ring_model(), mm = ms_model();
-	struct step_pricing pr = { &mm, ALGO_AUTO, STEP_BAND_NONE, 0, 0 };
+	struct step_pricing pr = { &mm, ALGO_AUTO, STEP_BAND_NONE, 0, 0, NULL };
 
 	(void)rm; (void)mm; (void)pr;
 	const struct step_row *row;
@@ -348,7 +348,7 @@ void test_step_agrees_with_ddp_and_zero(void)
 	struct step_result r;
 	struct errbuf eb;
 	struct cost_model rm = ring_model(), mm = ms_model();
-	struct step_pricing pr = { &mm, ALGO_AUTO, STEP_BAND_NONE, 0, 0 };
+	struct step_pricing pr = { &mm, ALGO_AUTO, STEP_BAND_NONE, 0, 0, NULL };
 
 	(void)rm; (void)mm; (void)pr;
 	struct ddp_params dp;
