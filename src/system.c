@@ -202,7 +202,7 @@ static int check_kind(const struct preset *p, const char *kind, struct errbuf *e
 int gpu_from_preset(const struct preset *p, struct gpu_spec *g, struct errbuf *eb)
 {
 	struct gpu_spec t = { .arch = ARCH_UNKNOWN };
-	unsigned long links = 0, gen = 0;
+	unsigned long links = 0, gen = 0, sms = 0;
 	double tflops = 0;
 	int arch = ARCH_UNKNOWN, r;
 
@@ -232,6 +232,15 @@ int gpu_from_preset(const struct preset *p, struct gpu_spec *g, struct errbuf *e
 	if (get_count(p, "pcie_gen", 0, 1, 7, &gen, eb) < 0)
 		return -1;
 	t.pcie_gen = (unsigned)gen;
+	/* The kernel model's keys (models/step.md, "Compute by kernel"). */
+	if (get_count(p, "sms", 0, 1, 100000, &sms, eb) < 0 ||
+	    get_positive(p, "hbm_bandwidth", Q_RATE, 0, &t.hbm_Bps, eb) < 0 ||
+	    get_positive(p, "gemm_efficiency", Q_NUMBER, 0, &t.gemm_eff, eb) < 0)
+		return -1;
+	if (t.gemm_eff > 1)
+		return errbuf_set(eb, "%s:%d: gemm_efficiency: a share of the peak is at most 1, got %g",
+				  p->path, key_line(p, "gemm_efficiency"), t.gemm_eff);
+	t.sms = (unsigned)sms;
 	t.name = xstrdup(p->name);
 	t.description = xstrdup(p->description);
 	*g = t;
