@@ -254,6 +254,9 @@ static void resolve_system(struct ctx *ctx, const struct global_args *g, int fit
 		if (nccl_cost_init(&ctx->nccl, &ctx->model, s, ctx->nccl_algo_mask, protos, &eb) < 0)
 			die("%s", eb.msg);
 		ctx->nccl.params = ctx->nccl_params;
+		if (g->nccl_version && ctx->nccl.machine.sm >= 100 && ctx->nccl_params.version < 229)
+			die_usage("--nccl-version: NCCL's model has Blackwell (sm%d) from NCCL 2.29 on, "
+				  "not %s", ctx->nccl.machine.sm, g->nccl_version);
 		if (g->gpus_per_process) {
 			static char said[48];
 			x = opt_quantity_range("--gpus-per-process", Q_COUNT, g->gpus_per_process,
