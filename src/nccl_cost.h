@@ -49,6 +49,14 @@ double nccl_host_bound(const struct nccl_cost *nc, double time_s);
  * (beta_line).  Returns 0, or -1 with eb (an architecture NCCL's model
  * has no constants for).
  */
+/*
+ * m->mesh and m->nvl from s (nccl_machine_from_system calls it): on a
+ * system without NVSwitch, the NVLinks of each GPU pair from its topology
+ * file, or without one a full mesh sharing the GPU's links evenly (when
+ * there are at least as many links as peers).
+ */
+void nccl_machine_mesh(const struct system *s, struct nccl_machine *m);
+
 int nccl_machine_from_system(const struct system *s, struct nccl_machine *m,
 			     struct errbuf *eb);
 
@@ -66,6 +74,16 @@ int nccl_cost_init(struct nccl_cost *nc, struct cost_model *cm, const struct sys
  */
 int nccl_cost_tune(const struct nccl_cost *nc, const struct group *g,
 		   struct nccl_tune *t, struct errbuf *eb);
+
+/*
+ * NCCL's choice rule alone, on a tuning table t that need not be the
+ * model's (compare puts NCCL's own logged table in its place): the
+ * fastest usable pair by tuning time, as the run time of nc's
+ * parameters into out.  Returns 0, or -1 when t has no usable pair for
+ * op (all-to-all and send/recv have none).
+ */
+int nccl_cost_rule(const struct nccl_cost *nc, const struct nccl_tune *t, enum coll_op op,
+		   double bytes, struct coll_cost *out);
 
 /* The NCCL collective behind op; -1 for all-to-all and send/recv (point-to-point). */
 int nccl_func_of(enum coll_op op);

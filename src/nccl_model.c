@@ -550,12 +550,49 @@ static void S_nvls(const struct nccl_machine *m, const struct caps *c, struct nc
 	g->nvlink = 1;
 }
 
+/*
+ * A direct NVLink graph (no NVSwitch): on one node, NCCL's search replayed
+ * on it (nccl_search.c), the ring with init.cc:1175-1177's limits and the
+ * tree with the ring's channel count (init.cc:1183-1186).  Returns 0 when
+ * the graphs were set.  Across nodes the ring enters and leaves each node
+ * through a NIC; that search is not replayed: the node's NVLinks count as
+ * the ring search found them inside the node (models/nccl.md).
+ */
+static int S_mesh_graphs(const struct nccl_machine *m, int nodes, struct nccl_graph g[NCCL_NALGO],
+			 double *intra_total)
+{
+	struct nccl_found ring, tree;
+
+	if (!m->mesh || m->gpus_per_node < 2 ||
+	    nccl_search_node(m, NCCL_PATTERN_RING, 1, MAX_RING_CHANNELS, &ring) < 0)
+		return -1;
+	*intra_total = ring.nchannels * ring.bw_intra;
+	if (nodes > 1)
+		return -1;
+	if (nccl_search_node(m, NCCL_PATTERN_BALANCED_TREE, ring.nchannels, ring.nchannels, &tree) < 0)
+		return -1;
+	g[NCCL_RING].nchannels = ring.nchannels;
+	g[NCCL_RING].bw_intra = g[NCCL_RING].bw_inter = ring.bw_intra;
+	g[NCCL_RING].nvlink = ring.type_intra <= 2;   /* PATH_NVL, PATH_NVB */
+	g[NCCL_TREE].nchannels = tree.nchannels;
+	g[NCCL_TREE].bw_intra = tree.bw_intra;
+	g[NCCL_TREE].bw_inter = tree.bw_inter;
+	g[NCCL_TREE].nvlink = tree.type_intra <= 2;
+	g[NCCL_PAT] = g[NCCL_TREE];          /* init.cc:980-981 */
+	return 0;
+}
+
 void nccl_graphs(const struct nccl_machine *m, int nodes, struct nccl_graph g[NCCL_NALGO])
 {
 	struct caps c;
+	double mesh_total = 0;
 
 	memset(g, 0, NCCL_NALGO * sizeof g[0]);
+	if (S_mesh_graphs(m, nodes, g, &mesh_total) == 0)
+		return;
 	S_caps(m, nodes, &c);
+	if (mesh_total > 0)
+		c.intra = mesh_total;
 	S_ring(m, &c, &g[NCCL_RING]);
 	/* Trees search for as many channels as rings (init.cc:1185) and,
 	 * across nodes, raise bwIntra up to twice bwInter (search.cc:1279-1282). */

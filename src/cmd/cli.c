@@ -28,6 +28,10 @@ struct opt global_options[] = {
 	  .help = "a system preset: GPUs per node, intra-node link, NICs" },
 	OPT_STRING_("gpus-per-node", "N", &global_args.gpus_per_node,
 		    "override the system's GPUs per node"),
+	OPT_FILE_("topo", "FILE", &global_args.topo,
+		  "the node's topology: nvidia-smi topo -m output or NCCL's\n"
+		  "topology dump (NCCL_TOPO_DUMP_FILE); gives GPUs per node,\n"
+		  "the NVLink graph, PCIe paths and NICs"),
 	OPT_STRING_("nics-per-node", "N", &global_args.nics_per_node,
 		    "override its NIC ports per node"),
 	{ .type = OPT_STRING, .long_name = "intra", .argh = "LINK",
