@@ -160,6 +160,10 @@ errband: all
 accuracy: all
 	@sh bench/accuracy.sh
 
+# NCCL's model on public results of machines in none of the tests (bench/heldout/).
+heldout: all
+	@sh bench/heldout.sh
+
 install: commtime $(COMPLETIONS)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SHAREDIR)/presets $(DESTDIR)$(MANDIR)
 	install -d $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR)
@@ -179,7 +183,7 @@ clean:
 	rm -f commtime commtime-probe bench/errband-gen bench/*.o bench/*.d tests/unit/run-unit tests/unit/list.h src/.flags src/.sharedir src/*.o src/*.d src/cmd/*.o src/cmd/*.d tests/unit/*.o tests/unit/*.d
 	rm -rf tests/tmp
 
-.PHONY: probe all deps run check asan figures bench accuracy errband install uninstall clean FORCE
+.PHONY: probe all deps run check asan figures bench accuracy heldout errband install uninstall clean FORCE
 
 
 # ---- memory checking and fuzzing ----
