@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "fit_cmd.h"
+#include "trace_cmd.h"
 #include "nccl_cost.h"
 #include "system.h"
 
@@ -107,7 +108,7 @@ static const struct table res_table = {
  * bandwidth time at 1 GiB with the spec's links.
  */
 static double S_spec_beta(const struct system *s, enum coll_op op, unsigned long ranks,
-			  const struct coeffs *co)
+			  const struct link_coeffs *co)
 {
 	struct cost_model m;
 	struct group g = { .ranks = ranks };
@@ -136,7 +137,7 @@ int cmd_fit(int argc, char **argv, struct ctx *ctx)
 	char *save_name = NULL;
 	struct meas m;
 	struct errbuf eb;
-	struct coeffs co;
+	struct link_coeffs co;
 	struct ab_fit ab;
 	struct fit_model fm, fab;
 	struct holdout h;
@@ -181,6 +182,9 @@ int cmd_fit(int argc, char **argv, struct ctx *ctx)
 		OPT_END_()
 	};
 
+	for (npos = 1; npos < argc && strcmp(argv[npos], "--"); npos++)
+		if (!strcmp(argv[npos], "--trace"))
+			return cmd_fit_trace(argc, argv, ctx);   /* compare_trace_fit.c */
 	npos = opts_parse(argc, argv, options, &usage, ctx->have_system ? 64 : 1);
 	if (npos < 1)
 		die_usage("fit needs a measurement file; see 'commtime fit --help'");
@@ -230,7 +234,7 @@ int cmd_fit(int argc, char **argv, struct ctx *ctx)
 				  name ? "" : "; name the file so, or give --name");
 	}
 	meas_args_load(&ma, argv[0], &m);
-	if (fit_coeffs((enum coll_op)m.op, fo.algo, m.ranks, &co, &eb) < 0)
+	if (fit_link_coeffs((enum coll_op)m.op, fo.algo, m.ranks, &co, &eb) < 0)
 		die("%s: %s", m.path, eb.msg);
 	if (ctx->nccl_algo && !switches && !ctx->have_system)
 		die_usage("--nccl-algo: only with --machine or a system");

@@ -3,9 +3,9 @@
 
 /*
  * The parts of `commtime fit` that live in files of their own:
- * cmd_fit.c parses the options and reports a plain fit, cmd_fit_io.c reads
- * the rows and saves the link, cmd_fit_system.c calibrates a system,
- * cmd_fit_figure.c draws the fit.
+ * cmd_fit.c parses the options and reports a plain fit, fit_io.c reads
+ * the rows and saves the link, fit_system.c calibrates a system,
+ * fit_figure.c draws the fit.
  */
 #include "cli.h"
 #include "fit.h"

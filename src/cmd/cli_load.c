@@ -1,0 +1,86 @@
+/*
+ * What commands load by name: a workload preset, a measurement file, a GPU
+ * preset.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "measfile.h"
+
+void ctx_workload(const struct ctx *ctx, const char *name, struct workload *wl)
+{
+	struct errbuf eb;
+	struct preset p;
+
+	if (preset_load(&ctx->dirs, name, &p, &eb) < 0)
+		die("--workload: %s", eb.msg);
+	if (workload_from_preset(&p, wl, &eb) < 0) {
+		preset_release(&p);
+		die("--workload: %s", eb.msg);
+	}
+	preset_release(&p);
+}
+
+void ctx_echo_workload(struct out *o, const struct workload *w)
+{
+	char note[200];
+
+	out_input_str(o, "workload", "workload", w->name);
+	out_input(o, "params", "parameters", workload_params(w), H_PLAIN, 12,
+		  workload_describe(note, sizeof(note), w));
+}
+
+double workload_args_params(const struct ctx *ctx, const struct workload_args *w,
+			    struct workload *wl)
+{
+	if (!w->workload)
+		return w->params;
+	ctx_workload(ctx, w->workload, wl);
+	return workload_params(wl);
+}
+
+void meas_args_load(const struct meas_args *a, const char *path, struct meas *m)
+{
+	struct errbuf eb;
+
+	meas_init(m, path);
+	if (meas_load_file(path, m, &eb) < 0 || meas_select(m, a->op, a->ranks, &eb) < 0)
+		die("%s", eb.msg);
+	if (m->op < 0)
+		die("%s: cannot tell which collective was measured; give --op", m->path);
+	if (m->ranks == 0)
+		die("%s: cannot tell the rank count; give --ranks", m->path);
+}
+
+int ctx_gpu(const struct ctx *ctx, const char *name, const char *fallback, struct ctx_gpu *g)
+{
+	struct preset p;
+	struct gpu_spec s;
+	struct errbuf eb;
+
+	memset(g, 0, sizeof(*g));
+	if (!name && ctx->have_system) {
+		snprintf(g->name, sizeof(g->name), "%s", ctx->system.gpu.name ? ctx->system.gpu.name : "?");
+		g->peak_flops = ctx->system.gpu.bf16_flops;
+		g->memory_B = ctx->system.gpu.memory_B;
+		g->from = "system";
+		return 1;
+	}
+	if (!name && !fallback)
+		return 0;
+	if (preset_load(&ctx->dirs, name ? name : fallback, &p, &eb) < 0)
+		die("--gpu: %s", eb.msg);
+	if (gpu_from_preset(&p, &s, &eb) < 0) {
+		preset_release(&p);
+		die("--gpu: %s", eb.msg);
+	}
+	preset_release(&p);
+	snprintf(g->name, sizeof(g->name), "%s", s.name);
+	g->peak_flops = s.bf16_flops;
+	g->memory_B = s.memory_B;
+	g->from = name ? "option" : "default";
+	free(s.name);
+	free(s.description);
+	return 1;
+}
