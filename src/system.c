@@ -637,11 +637,10 @@ int system_preset_write(const char *path, const char *name, const struct system 
 			const char *comment, struct errbuf *eb)
 {
 	struct preset_kv kv[40];
-	struct outfile *out;
 	char num[64], *base = s->path ? dir_of(s->path) : NULL, *v;
 	char *desc = preset_text_clean(s->description ? s->description : "", 1000);
 	size_t n = 0, k;
-	int r = -1;
+	int r;
 
 	S_kv(kv, &n, "name", name);
 	S_kv(kv, &n, "kind", "system");
@@ -693,13 +692,8 @@ int system_preset_write(const char *path, const char *name, const struct system 
 			S_kv(kv, &n, "price_date", s->price_date);
 	}
 	free(base);
-	out = outfile_open(path, eb);
-	if (out) {
-		if (preset_write(outfile_stream(out), path, comment, kv, n, eb) < 0)
-			outfile_abort(out);
-		else
-			r = outfile_commit(out, eb);
-	}
+	/* the one writer of saved presets: no device, link or directory replaced */
+	r = preset_save(path, comment, kv, n, eb);
 	for (k = 0; k < n; k++) {
 		free(kv[k].key);
 		free(kv[k].value);
