@@ -21,10 +21,14 @@ static const char *const usage_lines[] = {
 static const struct opts_usage usage = {
 	.cmd = "search",
 	.lines = usage_lines,
-	.about = "Every tp x pp x dp x cp (x ep) factorisation of each GPU count, with ZeRO\n"
-		 "stage, micro-batch, pipeline schedule and recomputation, that fits in GPU\n"
-		 "memory, ordered by step time; the table shows the best few, CSV and JSON\n"
-		 "every one (models/search.md).\n",
+	.about = "Every tp x pp x dp x cp (x ep) factorisation of each GPU count (tp within a\n"
+		 "node, with sequence parallelism), with ZeRO stage, micro-batch, pipeline\n"
+		 "schedule (interleaved, v up to 8) and recomputation, that the step model\n"
+		 "accepts and that fits in GPU memory, fastest first, priced; what the step\n"
+		 "model refuses is counted by reason.  Below the table: where the --where\n"
+		 "configuration ranks, and why the best wins, term by term, against the\n"
+		 "runner-up.  The table shows the best few, CSV and JSON every one; exit 1\n"
+		 "when none fits (models/search.md).\n",
 };
 
 /* The eleven columns of the contract, then the extras. */
