@@ -21,11 +21,16 @@ PKG_CONFIG ?= pkg-config
 GSL_CFLAGS  ?= $(shell $(PKG_CONFIG) --cflags gsl 2>/dev/null)
 GSL_LIBS    ?= $(shell $(PKG_CONFIG) --libs gsl 2>/dev/null || echo -lgsl -lgslcblas -lm)
 LIBCSV_LIBS ?= -lcsv
+# The streaming JSON parser (libyajl) and gzip (zlib) for traces.
+YAJL_CFLAGS ?= $(shell $(PKG_CONFIG) --cflags yajl 2>/dev/null)
+YAJL_LIBS   ?= $(shell $(PKG_CONFIG) --libs yajl 2>/dev/null || echo -lyajl)
+ZLIB_CFLAGS ?= $(shell $(PKG_CONFIG) --cflags zlib 2>/dev/null)
+ZLIB_LIBS   ?= $(shell $(PKG_CONFIG) --libs zlib 2>/dev/null || echo -lz)
 
 ALL_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Wshadow \
 	-Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter \
-	-DCOMMTIME_VERSION='"0.1"' $(GSL_CFLAGS) -MMD -MP $(CFLAGS)
-LIBS = $(GSL_LIBS) $(LIBCSV_LIBS) -lm
+	-DCOMMTIME_VERSION='"0.1"' $(GSL_CFLAGS) $(YAJL_CFLAGS) $(ZLIB_CFLAGS) -MMD -MP $(CFLAGS)
+LIBS = $(GSL_LIBS) $(LIBCSV_LIBS) $(YAJL_LIBS) $(ZLIB_LIBS) -lm
 
 ifneq ($(V),1)
 Q_CC = @echo '  CC    ' $@;
@@ -158,6 +163,7 @@ install: commtime $(COMPLETIONS)
 	install -d $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR)
 	install -m 755 commtime $(DESTDIR)$(BINDIR)/commtime
 	install -m 644 presets/*.preset $(DESTDIR)$(SHAREDIR)/presets/
+	install -m 644 presets/*.topo $(DESTDIR)$(SHAREDIR)/presets/
 	install -m 644 commtime.1 $(DESTDIR)$(MANDIR)/commtime.1
 	install -m 644 completion/commtime.bash $(DESTDIR)$(BASHCOMPDIR)/commtime
 	install -m 644 completion/_commtime $(DESTDIR)$(ZSHCOMPDIR)/_commtime
@@ -196,7 +202,7 @@ valgrind: all
 # The core is compiled into each target from source, apart from src/*.o.
 # fuzz-regress: every corpus file once through the sanitized targets.
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS = units list preset nccllog csv nccljson mpilog gpquote presetw regime workload
+FUZZ_TARGETS = units list preset nccllog csv nccljson mpilog gpquote presetw regime workload topo trace
 FUZZ_CC ?= clang
 FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	-std=c11 -D_POSIX_C_SOURCE=200809L -Isrc $(GSL_CFLAGS)

@@ -1,0 +1,211 @@
+/*
+ * The figure of commtime compare: the measured times and bus bandwidth
+ * over the prediction.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "compare.h"
+
+/* "dir/name.txt" -> "name.txt": the figure names files without their path. */
+static const char *base_name(const char *path)
+{
+	const char *b = strrchr(path, '/');
+
+	return b ? b + 1 : path;
+}
+
+/* Palette entries (plot.c: Okabe & Ito) the figure gives its parts. */
+enum { C_PRED = 0, C_FAR = 1, C_LOW = 3, C_MEAS = 6, C_LINE = 6 };
+
+/* What the prediction is, for the title (link) and the key (pred). */
+static void describe(const struct comparison *c, char *link, size_t llen,
+		     char *pred, size_t plen)
+{
+	const struct ctx *ctx = c->ctx;
+	char l[128];
+
+	if (c->expected) {
+		snprintf(link, llen, "the times expected in %s", base_name(c->expected_path));
+		snprintf(pred, plen, "expected (%s)", base_name(c->expected_path));
+	} else if (c->fm) {
+		struct ctx plain = *ctx;
+
+		/* The preset's name once, then the single α-β it also holds. */
+		plain.have_preset = 0;
+		snprintf(link, llen, "the %zu regimes fitted in %s (single fit %s)",
+			 c->fm->nreg, ctx->preset.name, ctx_link_text(&plain, l, sizeof(l)));
+		snprintf(pred, plen, "predicted (%zu regimes)", c->fm->nreg);
+	} else if (c->on_system) {
+		const char *algo = c->algo == ALGO_AUTO ? "its own choice" : coll_algo_name(c->algo);
+
+		snprintf(link, llen, "%s's model on %s, %s", cost_kind_name(ctx->model.kind),
+			 ctx->system.name, algo);
+		snprintf(pred, plen, "predicted (%s, %s)", cost_kind_name(ctx->model.kind), algo);
+	} else {
+		const char *algo = c->op == OP_ALLREDUCE ? coll_algo_name(c->algo) : "ring";
+
+		snprintf(link, llen, "%s with %s", algo, ctx_link_text(ctx, l, sizeof(l)));
+		snprintf(pred, plen, "predicted (%s)", algo);
+	}
+}
+
+/*
+ * The prediction as a series of p: the plan's own sizes joined, or the
+ * model on a dense grid from lo to hi; busbw (factor) or time (0).
+ */
+static void prediction_series(const struct comparison *c, struct panel *p, const char *pred,
+			      double lo, double hi, double factor)
+{
+	struct plot_series *s = plot_add_series(p, pred, PS_LINES);
+	size_t j;
+
+	s->color = C_PRED;
+	if (c->expected) {
+		for (j = 0; j < c->expected->n; j++) {
+			double S = c->expected->rows[j].size, t = c->expected->rows[j].time;
+
+			if (S >= lo && S <= hi)
+				plot_xy(s, S, factor > 0 ? S / t * factor : t);
+		}
+		return;
+	}
+	for (j = 0; j <= 160; j++) {
+		double S = plot_log_point(lo, hi, j, 160), t = cmp_predict(c, S, NULL);
+
+		plot_xy(s, S, factor > 0 ? S / t * factor : t);
+	}
+}
+
+/* Which measured points a series holds. */
+enum rows_of { ROWS_ALL, ROWS_FAR, ROWS_LOW };
+
+/* The measured points of the rows `which` picks: times, or busbw. */
+static void point_series(const struct comparison *c, struct panel *p, const char *title,
+			 int color, enum rows_of which, int busbw)
+{
+	struct plot_series *s = plot_add_series(p, title, PS_POINTS);
+	size_t i;
+
+	s->color = color;
+	for (i = 0; i < c->m->n; i++) {
+		const struct cmp_row *r = &c->rows[i];
+		int flag = which == ROWS_FAR ? r->far : which == ROWS_LOW ? r->low : 1;
+
+		if (flag)
+			plot_xy(s, r->size, busbw ? r->busbw : r->measured);
+	}
+}
+
+/*
+ * The figure: two panels side by side over the measured sizes.  Left, the
+ * time of one collective, log-log: the measured points over the predicted
+ * curve.  Right, the bus bandwidth, log size against a linear rate from 0,
+ * because what it is for is the plateau of large messages against the line
+ * rate, and that is a difference of tens of percent that a log axis would
+ * flatten; the small sizes are readable on the left.  Sizes off the
+ * prediction by more than the tolerance are red on both sides; large sizes
+ * under --min-busbw of the line rate (on a system: of the prediction) are
+ * purple on the right, where the threshold is drawn from --large up.
+ */
+void compare_figure(const struct comparison *c)
+{
+	const struct ctx *ctx = c->ctx;
+	const struct meas *m = c->m;
+	struct figure f = { 0 };
+	struct panel *p;
+	struct plot_series *s;
+	double factor = busbw_factor(c->op, c->ranks);
+	double lo = c->rows[0].size, hi = c->rows[m->n - 1].size, from;
+	double top = isnan(c->line_rate) ? 0 : c->line_rate, widen;
+	const char *op = coll_op_name(c->op);
+	char title[512], link[256], text[160], b[32], pred[160], meas[64], far[64];
+	size_t i, j, nexp = 0;
+	int nfar = 0, nlow = 0, draw_pred;
+
+	if (!ctx->plot && !ctx->render)
+		return;
+	for (i = 0; i < m->n; i++) {
+		nfar += c->rows[i].far;
+		nlow += c->rows[i].low;
+	}
+	/* Room either side, so that no point sits on the border; a few
+	 * octaves at least, so that the curve has a shape. */
+	widen = hi / lo < 16 ? 8 : 1.5;
+	lo /= widen;
+	hi *= widen;
+	for (j = 0; c->expected && j < c->expected->n; j++)
+		nexp += c->expected->rows[j].size >= lo && c->expected->rows[j].size <= hi;
+	draw_pred = !c->expected || nexp;
+	describe(c, link, sizeof(link), pred, sizeof(pred));
+	snprintf(title, sizeof(title), "%s on %lu ranks: %s against %s", op, c->ranks,
+		 base_name(m->path), link);
+	f.title = xstrdup(title);
+	f.comment = xstrdup("commtime compare: measured times and bus bandwidth against the prediction");
+	f.width = 1280;
+	f.height = 520;
+
+	/* Left: time. */
+	snprintf(text, sizeof(text), "time of one %s", op);
+	p = plot_add_time_panel(&f, text, "message size", "time", lo, hi);
+	if (draw_pred)
+		prediction_series(c, p, pred, lo, hi, 0);
+	snprintf(meas, sizeof(meas), "measured (%s)", c->in_place ? "in-place" : "out-of-place");
+	point_series(c, p, meas, C_MEAS, ROWS_ALL, 0);
+	snprintf(far, sizeof(far), "far off (> %g %%)", 100 * c->tol);
+	if (nfar)
+		point_series(c, p, far, C_FAR, ROWS_FAR, 0);
+	fig_whole_decades(p);
+
+	/* Right: bus bandwidth. */
+	p = plot_add_busbw_panel(&f, "bus bandwidth (nccl-tests busbw)", "message size", "busbw",
+				 lo, hi);
+	if (draw_pred)
+		prediction_series(c, p, pred, lo, hi, factor);
+	for (j = 0; p->nseries && j < p->series[0].n; j++)
+		if (p->series[0].data[2 * j + 1] > top)
+			top = p->series[0].data[2 * j + 1];
+	point_series(c, p, meas, C_MEAS, ROWS_ALL, 1);
+	for (i = 0; i < m->n; i++)
+		if (c->rows[i].busbw > top)
+			top = c->rows[i].busbw;
+	if (nfar)
+		point_series(c, p, far, C_FAR, ROWS_FAR, 1);
+	if (nlow) {
+		if (c->on_system)
+			snprintf(text, sizeof(text), "low busbw (< %g %% of the prediction)",
+				 100 * c->minbw);
+		else
+			snprintf(text, sizeof(text), "low busbw (< %g %% of the line rate)",
+				 100 * c->minbw);
+		point_series(c, p, text, C_LOW, ROWS_LOW, 1);
+	}
+	/* without a link there is no line rate to draw */
+	if (!isnan(c->line_rate)) {
+		snprintf(text, sizeof(text), "line rate %s%s",
+			 units_fmt_rate(b, sizeof(b), c->line_rate, 4),
+			 ctx->have_preset && preset_get(&ctx->preset, "beta_line") ?
+			 " (beta_line)" : " (\xce\xb2)");
+		plot_add_hline(p, c->line_rate, text);
+		/* The busbw check starts at --large, or at the largest size when none
+		 * reaches it (as the summary does). */
+		from = c->large <= c->rows[m->n - 1].size ? c->large : c->rows[m->n - 1].size;
+		snprintf(text, sizeof(text), "%g %% of the line rate, from %s", 100 * c->minbw,
+			 units_fmt_size(b, sizeof(b), from));
+		s = plot_add_series(p, text, PS_LINES);
+		s->color = C_LINE;
+		s->dash = 3;
+		plot_xy(s, from / 1.2, c->minbw * c->line_rate);
+		plot_xy(s, hi, c->minbw * c->line_rate);
+	}
+	/*
+	 * The key stands top left, over the small sizes whose busbw is near
+	 * zero, and above every point and the line rate with its label: a
+	 * line of the key takes about 3.5 % of the height, the label one more.
+	 */
+	p->ymax = top / (1 - 0.035 * (double)(p->nseries + 2) - 0.03);
+
+	ctx_figure(ctx, &f);
+	plot_release(&f);
+}

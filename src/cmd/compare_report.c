@@ -1,0 +1,212 @@
+/*
+ * What commtime compare says besides its rows: the echo of the inputs,
+ * the summary, and the notes on the busbw check (the line rate, the
+ * plateau, the likely cause of a low bus bandwidth on a system; what a
+ * TUNING log adds is compare_nccl.c's).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <gsl/gsl_statistics_double.h>
+
+#include "compare.h"
+#include "errband.h"
+#include "nccl_cost.h"
+
+static const struct column sum_cols[] = {
+	{ .key = "sizes", .label = "sizes", .type = COL_INT, .human = H_PLAIN },
+	{ .key = "median_abs_rel_error", .label = "median |error|", .type = COL_NUM,
+	  .human = H_PERCENT, .prec = 1, .width = 14 },
+	{ .key = "worst_rel_error", .label = "worst", .type = COL_NUM, .human = H_PERCENT,
+	  .prec = 1, .width = 7 },
+	{ .key = "worst_size_B", .label = "at", .type = COL_NUM, .human = H_SIZE, .prec = 3,
+	  .width = 8 },
+	{ .key = "far", .label = "far", .type = COL_INT, .human = H_PLAIN },
+	{ .key = "peak_busbw_Bps", .label = "large busbw", .type = COL_NUM, .human = H_RATE,
+	  .prec = 4, .width = 11 },
+	{ .key = "line_rate_Bps", .label = "line rate", .type = COL_NUM, .human = H_RATE,
+	  .prec = 4, .width = 10 },
+	{ .key = "line_fraction", .label = "share", .type = COL_NUM, .human = H_PERCENT,
+	  .width = 5 },
+};
+/* On a system the reference is the predicted busbw at the same size. */
+static const struct column sys_ref_cols[] = {
+	{ .key = "predicted_busbw_Bps", .label = "predicted", .type = COL_NUM, .human = H_RATE,
+	  .prec = 4, .width = 10 },
+	{ .key = "predicted_fraction", .label = "share", .type = COL_NUM, .human = H_PERCENT,
+	  .width = 5 },
+	/* JSON only: the note's cause, for scripts */
+	{ .key = "low_busbw_cause", .label = "cause", .type = COL_STR, .human = H_PLAIN,
+	  .flags = COL_DATA_ONLY },
+	/* JSON only: the sizes with a stated error, and those inside it */
+	{ .key = "stated_sizes", .label = "stated", .type = COL_INT, .human = H_PLAIN,
+	  .flags = COL_DATA_ONLY },
+	{ .key = "stated_inside", .label = "inside", .type = COL_INT, .human = H_PLAIN,
+	  .flags = COL_DATA_ONLY },
+};
+enum { NSYS_REF = sizeof(sys_ref_cols) / sizeof(sys_ref_cols[0]) };
+enum { NSUM = sizeof(sum_cols) / sizeof(sum_cols[0]) };
+
+/*
+ * The likely cause of a low large-message busbw on the system, as the
+ * machine explains it (nccl_model.h), or NULL.
+ */
+static const char *low_busbw_cause(const struct comparison *c, double busbw)
+{
+	struct nccl_machine mach;
+	struct errbuf eb;
+	unsigned long nodes = system_nodes(&c->ctx->system, c->ranks);
+
+	if (nccl_machine_from_system(&c->ctx->system, &mach, &eb) < 0)
+		return NULL;
+	return nccl_low_busbw_cause(&mach, (int)nodes, busbw);
+}
+
+/*
+ * A log run with one host thread driving several GPUs (nccl-tests -g N,
+ * nThread 1) times, in every iteration, that thread launching the N
+ * GPUs' kernels one after another (nccl-tests src/common.cu: startColl
+ * issues the N GPUs' collectives in one ncclGroupStart/End, and BenchTime
+ * divides the host clock's time for the whole loop of iterations by
+ * their number), which NCCL's model of the GPUs' own work does not hold.  When the smallest size takes more than
+ * HOST_BOUND_RATIO times the prediction, say so, with what each GPU's
+ * launch then costs the host; a job with one process per GPU does not
+ * pay it.
+ */
+#define HOST_BOUND_RATIO 2.0
+static void host_bound_note(const struct comparison *c, struct out *o)
+{
+	const struct cmp_row *r = &c->rows[0];
+	unsigned long g = c->m->gpus_per_thread;
+	char a[32], b[32], d[32], e[32];
+
+	if (g < 2 || !(r->predicted > 0))
+		return;
+	if (c->ctx->model.kind == COST_NCCL && c->ctx->nccl.gpus_per_process == g &&
+	    r->predicted <= g * c->ctx->nccl.launch_s * (1 + 1e-9)) {
+		/* the model priced the launches (--gpus-per-process, the banner) */
+		out_text(o, "the smallest size is held by the host in the model: one host thread "
+			 "launches %lu GPUs (nGpus %lu, nccl-tests -g), at least %lu x %s = %s a "
+			 "call; measured %s, %s per GPU; a job with one process per GPU "
+			 "(mpirun -np N ... -g 1) does not wait for it", g, g, g,
+			 units_fmt_time(a, sizeof(a), c->ctx->nccl.launch_s, 3),
+			 units_fmt_time(b, sizeof(b), r->predicted, 3),
+			 units_fmt_time(d, sizeof(d), r->measured, 3),
+			 units_fmt_time(e, sizeof(e), r->measured / (double)g, 3));
+		return;
+	}
+	if (!(r->measured > HOST_BOUND_RATIO * r->predicted))
+		return;
+	out_text(o, "the smallest size takes %s, %.1fx the model's %s: the log was run with "
+		 "one host thread driving %lu GPUs (nGpus %lu, nccl-tests -g), so each "
+		 "iteration also waits for that thread to launch %lu kernels, %s per GPU if "
+		 "it sets the pace; a job with one process per GPU (mpirun -np N ... -g 1) "
+		 "does not wait for it", units_fmt_time(a, sizeof(a), r->measured, 3),
+		 r->measured / r->predicted, units_fmt_time(b, sizeof(b), r->predicted, 3), g, g, g,
+		 units_fmt_time(d, sizeof(d), r->measured / (double)g, 3));
+}
+
+/* The summary table and the notes under it. */
+void compare_summary(const struct comparison *c, struct out *o, const struct cmp_sum *sum,
+		     int range, int plateau, double rise, double before)
+{
+	const struct meas *m = c->m;
+	double largest = c->rows[m->n - 1].size;
+	double med = gsl_stats_median_from_sorted_data(sum->err, 1, sum->nerr);
+	struct column cols[NSUM - 2 + NSYS_REF];
+	struct table t = { .name = "summary", .title = "summary", .cols = cols, .ncols = NSUM,
+			   .secondary = 1 };
+	int low = plateau && !isnan(sum->peak_ref) && sum->peak < c->minbw * sum->peak_ref;
+	const char *cause = low && c->on_system ? low_busbw_cause(c, sum->peak) : NULL;
+	struct cell row[] = { { .x = (double)sum->nerr }, { .x = med }, { .x = sum->worst },
+			      { .x = sum->worst_size }, { .x = (double)sum->nfar },
+			      { .x = sum->peak }, { .x = sum->peak_ref },
+			      { .x = sum->peak / sum->peak_ref }, { .s = cause ? cause : "" },
+			      { .x = sum->nstated }, { .x = sum->nstated_inside } };
+	char b[32], d[32];
+
+	memcpy(cols, sum_cols, sizeof(sum_cols));
+	if (c->on_system) {
+		memcpy(cols + NSUM - 2, sys_ref_cols, sizeof(sys_ref_cols));
+		t.ncols = NSUM - 2 + NSYS_REF;
+	}
+	out_table_begin(o, &t);
+	out_row(o, row);
+	out_table_end(o);
+	if (sum->nfar)
+		out_text(o, "%d of %zu sizes are off the prediction by more than %.0f %%",
+			 sum->nfar, sum->nerr, 100 * c->tol);
+	if (range)
+		out_text(o, "%d of %d sizes fall inside the band", sum->ninside, sum->nband);
+	if (sum->nstated) {
+		out_text(o, "%d of %d sizes fall inside the stated error: low to high times the "
+			 "prediction, drawn", sum->nstated_inside, sum->nstated);
+		out_text(o, "so that a machine left out of %u public logs falls inside 80 %% of the "
+			 "time (commtime --system S allreduce shows the bands)", errband_logs);
+	}
+	if (largest < c->large)
+		out_text(o, "no size reaches %s; the bandwidth check uses the largest",
+			 units_fmt_size(b, sizeof(b), c->large));
+	if (!plateau)
+		out_text(o, "the log ends at %s, before the bandwidth plateau: busbw still "
+			 "rises %.0f %% from %s; busbw is not judged (measure to 1G or more, "
+			 "-e 8G)", units_fmt_size(b, sizeof(b), largest), 100 * rise,
+			 units_fmt_size(d, sizeof(d), before));
+	else if (isnan(c->line_rate) && !c->on_system)
+		out_text(o, "no link given: busbw is not judged against a line rate "
+			 "(--preset LINK or --beta RATE)");
+	if (c->on_system) {
+		host_bound_note(c, o);
+		compare_nccl_notes(c, o);
+	}
+	if (!low)
+		return;
+	if (!c->on_system) {
+		out_text(o, "large-message busbw is %.0f %% of the line rate, below %.0f %%: "
+			 "check links and topology (nvidia-smi topo -m, NCCL_DEBUG=INFO)",
+			 100 * sum->peak / sum->peak_ref, 100 * c->minbw);
+		return;
+	}
+	out_text(o, "large-message busbw is %.0f %% of what %s should give (%s), below "
+		 "%.0f %%: %s", 100 * sum->peak / sum->peak_ref, c->ctx->system.name,
+		 units_fmt_rate(b, sizeof(b), sum->peak_ref, 4), 100 * c->minbw,
+		 cause ? cause : "check links, topology and fabric (nvidia-smi topo -m, "
+		 "NCCL_DEBUG=INFO)");
+}
+
+/* The echo of the inputs. */
+void compare_inputs(const struct comparison *c, struct out *o, const struct meas_args *ma)
+{
+	const struct ctx *ctx = c->ctx;
+	const struct meas *m = c->m;
+	char fmt[64];
+
+	out_input_str(o, "file", "file", m->path);
+	snprintf(fmt, sizeof(fmt), "%s (detected)", meas_format_name(m->format));
+	out_input_str(o, "format", "format", fmt);
+	out_input_str(o, "op", "collective", coll_op_name(c->op));
+	out_input(o, "ranks", "ranks", (double)m->ranks, H_PLAIN, 10, ma->ranks ? "from --ranks" :
+		  m->format == MEAS_NCCL_TEXT ? "from the log's '# Rank' lines" : "from the file");
+	if (c->on_system)
+		out_input(o, "nodes", "nodes", (double)system_nodes(&ctx->system, c->ranks),
+			  H_PLAIN, 10, "ranks / GPUs per node, rounded up");
+	if (c->expected) {
+		out_input_str(o, "expected", "expected", c->expected_path);
+	} else {
+		ctx_echo_link_values(ctx, o);
+		out_input_str(o, "algo", "algorithm", c->fm ? "the preset's regimes" :
+			      c->algo == ALGO_AUTO ? "the model's choice at each size" :
+			      coll_algo_name(c->algo));
+	}
+	if (c->on_system)
+		out_input_str(o, "busbw_reference", "busbw judged against",
+			      "the predicted busbw at each size");
+	else if (isnan(c->line_rate))
+		out_input_str(o, "line_rate_Bps", "line rate",
+			      "unknown: give --preset LINK or --beta RATE for the busbw check");
+	else
+		out_input(o, "line_rate_Bps", "line rate", c->line_rate, H_RATE, 4,
+			  ctx->have_preset && preset_get(&ctx->preset, "beta_line") ?
+			  "beta_line of the preset" : "beta");
+}
