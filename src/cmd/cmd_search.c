@@ -496,6 +496,9 @@ static void S_figure(const struct ctx *ctx, const struct workload *w, const stru
 			plot_add_label(pn, S_xcost(&r->cand[0], priced), r->cand[0].step_s, name, 1);
 		}
 		fig_whole_decades(pn);
+		/* Room below the fastest for its label. */
+		if (r->n && !(pn->ymin < 0.6 * r->cand[0].step_s))
+			pn->ymin = 0.6 * r->cand[0].step_s;
 	}
 
 	pn = plot_add_panel(&f, "step time against memory per GPU", "memory per GPU (GB)",
@@ -521,6 +524,8 @@ static void S_figure(const struct ctx *ctx, const struct workload *w, const stru
 		plot_add_label(pn, r->cand[0].memory_B / 1e9, r->cand[0].step_s, name, 2);
 	}
 	fig_whole_decades(pn);
+	if (r->n && !(pn->ymin < 0.6 * r->cand[0].step_s))
+		pn->ymin = 0.6 * r->cand[0].step_s;
 
 	/* The step of the best, the runner-up and the named one, in terms. */
 	if (r->n) {
