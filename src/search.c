@@ -254,6 +254,123 @@ static int S_memo_coll(void *arg, enum coll_op op, unsigned long ranks, unsigned
 	return 0;
 }
 
+/* ---- a cost model that prices each collective once ---- */
+
+struct S_cent {
+	double bytes;
+	unsigned long ranks, per_node;
+	int op, algo;            /* op -1: empty */
+	struct coll_cost cost;
+};
+
+struct search_memo {
+	const struct cost_model *orig;
+	struct S_cent *t;
+	size_t cap, n;           /* cap a power of two */
+	size_t calls, evals;
+};
+
+static size_t S_chash(int op, int algo, unsigned long ranks, unsigned long per_node, double bytes)
+{
+	return S_hash(op * 64 + algo, ranks, per_node, bytes);
+}
+
+static void S_cgrow(struct search_memo *mm)
+{
+	struct S_cent *old = mm->t;
+	size_t oc = mm->cap, i;
+
+	mm->cap = oc ? 2 * oc : 1024;
+	mm->t = xmalloc(mm->cap * sizeof(*mm->t));
+	for (i = 0; i < mm->cap; i++)
+		mm->t[i].op = -1;
+	for (i = 0; i < oc; i++)
+		if (old[i].op >= 0) {
+			size_t j = S_chash(old[i].op, old[i].algo, old[i].ranks, old[i].per_node,
+					   old[i].bytes) & (mm->cap - 1);
+
+			while (mm->t[j].op >= 0)
+				j = (j + 1) & (mm->cap - 1);
+			mm->t[j] = old[i];
+		}
+	free(old);
+}
+
+/* The hook of the wrapping model: the kept answer, or the wrapped model's. */
+static int S_memo_model_coll(const struct cost_model *m, enum coll_op op, enum coll_algo algo,
+			     const struct group *g, double bytes, struct coll_cost *out,
+			     struct errbuf *eb)
+{
+	/* impl is const for the cost core; the memo is this file's, and grows. */
+	struct search_memo *mm = (struct search_memo *)(uintptr_t)m->impl;
+	struct S_cent *e;
+	size_t j;
+
+	mm->calls++;
+	if (2 * (mm->n + 1) > mm->cap)
+		S_cgrow(mm);
+	j = S_chash((int)op, (int)algo, g->ranks, g->per_node, bytes) & (mm->cap - 1);
+	for (;; j = (j + 1) & (mm->cap - 1)) {
+		e = &mm->t[j];
+		if (e->op < 0)
+			break;
+		if (e->op == (int)op && e->algo == (int)algo && e->ranks == g->ranks &&
+		    e->per_node == g->per_node && e->bytes == bytes) {
+			*out = e->cost;
+			return 0;
+		}
+	}
+	mm->evals++;
+	if (mm->orig->coll(mm->orig, op, algo, g, bytes, out, eb) < 0)
+		return -1;
+	e->op = (int)op;
+	e->algo = (int)algo;
+	e->ranks = g->ranks;
+	e->per_node = g->per_node;
+	e->bytes = bytes;
+	e->cost = *out;
+	mm->n++;
+	return 0;
+}
+
+static int S_memo_model_has(const struct cost_model *m, enum coll_op op, enum coll_algo a)
+{
+	const struct search_memo *mm = m->impl;
+
+	return mm->orig->has_algo(mm->orig, op, a);
+}
+
+struct search_memo *search_memo_open(const struct cost_model *m, struct cost_model *out)
+{
+	struct search_memo *mm;
+
+	*out = *m;
+	if (!m->coll || (m->kind != COST_NCCL && m->kind != COST_FIT))
+		return NULL;
+	mm = xmalloc(sizeof(*mm));
+	memset(mm, 0, sizeof(*mm));
+	mm->orig = m;
+	out->coll = S_memo_model_coll;
+	out->has_algo = m->has_algo ? S_memo_model_has : NULL;
+	out->explain = NULL;     /* a search explains nothing */
+	out->impl = mm;
+	return mm;
+}
+
+void search_memo_counts(const struct search_memo *mm, size_t *calls, size_t *evals)
+{
+	*calls = mm ? mm->calls : 0;
+	*evals = mm ? mm->evals : 0;
+}
+
+void search_memo_close(struct search_memo *mm)
+{
+	if (!mm)
+		return;
+	free(mm->t);
+	free(mm);
+}
+
 /* ---- the candidates ---- */
 
 static void S_push(struct search_result *r, const struct search_cand *c)

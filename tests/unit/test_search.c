@@ -393,3 +393,58 @@ void test_search_named(void)
 	INT_EQ(r.named.unfit_c.tp, 2);
 	search_release(&r);
 }
+
+/* A model of the NCCL kind that counts its calls: 1 µs + bytes / (ranks GB/s). */
+static int S_counted_calls;
+static int S_counted(const struct cost_model *m, enum coll_op op, enum coll_algo algo,
+		     const struct group *g, double bytes, struct coll_cost *out, struct errbuf *eb)
+{
+	(void)m; (void)op; (void)eb;
+	S_counted_calls++;
+	memset(out, 0, sizeof(*out));
+	out->time_s = 1e-6 + bytes / (1e9 * (double)g->ranks) + (algo == ALGO_RING ? 1e-6 : 0);
+	out->nodes = g->per_node;
+	return 0;
+}
+
+/* The memo answers as the model does, and asks it once per distinct collective. */
+void test_search_memo_model(void)
+{
+	struct cost_model m = { .kind = COST_NCCL, .coll = S_counted }, w, l;
+	struct search_memo *mm;
+	struct coll_cost a, b;
+	struct group g8 = { 8, 8 }, g16 = { 16, 8 };
+	struct link lk = { 5e-6, 1e9, 0 };
+	size_t calls, evals;
+	int i;
+
+	mm = search_memo_open(&m, &w);
+	CHECK(mm != NULL);
+	CHECK(w.kind == COST_NCCL);
+	S_counted_calls = 0;
+	for (i = 0; i < 3; i++) {
+		CHECK(cost_coll(&w, OP_ALLREDUCE, ALGO_AUTO, &g8, 1e6, &a, NULL) == 0);
+		CHECK(cost_coll(&m, OP_ALLREDUCE, ALGO_AUTO, &g8, 1e6, &b, NULL) == 0);
+		DBL_NEAR(a.time_s, b.time_s, 0);
+		CHECK(cost_coll(&w, OP_ALLREDUCE, ALGO_RING, &g8, 1e6, &a, NULL) == 0);
+		DBL_NEAR(a.time_s, 1e-6 + 1e6 / 8e9 + 1e-6, 1e-15);
+		CHECK(cost_coll(&w, OP_ALLREDUCE, ALGO_AUTO, &g16, 1e6, &a, NULL) == 0);
+		INT_EQ(a.nodes, 8);
+		CHECK(cost_coll(&w, OP_ALLGATHER, ALGO_AUTO, &g16, 2e6, &a, NULL) == 0);
+	}
+	/* 3 rounds: the model's own 3 calls, and 4 distinct collectives through the memo. */
+	INT_EQ(S_counted_calls, 3 + 4);
+	search_memo_counts(mm, &calls, &evals);
+	INT_EQ(calls, 12);
+	INT_EQ(evals, 4);
+	search_memo_close(mm);
+
+	/* An α-β model is its own answer: a copy, no memo. */
+	cost_model_link(&m, &lk);
+	CHECK(search_memo_open(&m, &l) == NULL);
+	CHECK(l.kind == COST_LINK);
+	CHECK(cost_coll(&l, OP_ALLREDUCE, ALGO_RING, &g8, 1e6, &a, NULL) == 0);
+	CHECK(cost_coll(&m, OP_ALLREDUCE, ALGO_RING, &g8, 1e6, &b, NULL) == 0);
+	DBL_NEAR(a.time_s, b.time_s, 0);
+	search_memo_close(NULL);
+}
