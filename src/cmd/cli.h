@@ -187,6 +187,15 @@ double workload_args_params(const struct ctx *ctx, const struct workload_args *w
 
 /* The workload preset name, into *wl; dies (exit 1) when it cannot be read. */
 void ctx_workload(const struct ctx *ctx, const char *name, struct workload *wl);
+
+/*
+ * Load the preset named by option opt, which takes presets of kind; dies
+ * with a "did you mean" toward a preset of that kind, or toward the option
+ * that takes a preset of another kind ('--preset dgx-h100' is a system:
+ * did you mean '--system dgx-h100'?).
+ */
+void ctx_preset_kind(const struct ctx *ctx, const char *opt, const char *name,
+		     const char *kind, struct preset *p);
 /* Echo the workload w as inputs: its name, and its parameter count described. */
 void ctx_echo_workload(struct out *o, const struct workload *w);
 

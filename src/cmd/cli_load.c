@@ -8,13 +8,53 @@
 #include "cli.h"
 #include "measfile.h"
 
+/* The option that takes a preset of kind, or NULL. */
+static const char *kind_option(const char *kind)
+{
+	static const char *const map[][2] = {
+		{ "link", "--preset" }, { "system", "--system" }, { "gpu", "--gpu" },
+		{ "workload", "--workload" },
+	};
+	size_t i;
+
+	for (i = 0; kind && i < sizeof(map) / sizeof(map[0]); i++)
+		if (!strcmp(kind, map[i][0]))
+			return map[i][1];
+	return NULL;
+}
+
+void ctx_preset_kind(const struct ctx *ctx, const char *opt, const char *name,
+		     const char *kind, struct preset *p)
+{
+	struct errbuf eb;
+	int r = preset_load_kind(&ctx->dirs, name, kind, p, &eb);
+	char got[32], where[600];
+	const char *to;
+
+	if (r < 0) {
+		if (!strcmp(opt, "--preset"))
+			die("%s", eb.msg);
+		die("%s: %s", opt, eb.msg);
+	}
+	if (r == 0)
+		return;
+	snprintf(got, sizeof(got), "%s", p->kind ? p->kind : "?");
+	snprintf(where, sizeof(where), "%s:%d: preset '%s'", p->path, preset_line(p, "kind"),
+		 p->name ? p->name : "?");
+	preset_release(p);
+	to = kind_option(got);
+	if (to && strcmp(to, opt))
+		die("%s is of kind '%s', not a %s; did you mean '%s %s'?", where, got, kind, to,
+		    name);
+	die("%s is of kind '%s', not a %s", where, got, kind);
+}
+
 void ctx_workload(const struct ctx *ctx, const char *name, struct workload *wl)
 {
 	struct errbuf eb;
 	struct preset p;
 
-	if (preset_load(&ctx->dirs, name, &p, &eb) < 0)
-		die("--workload: %s", eb.msg);
+	ctx_preset_kind(ctx, "--workload", name, "workload", &p);
 	if (workload_from_preset(&p, wl, &eb) < 0) {
 		preset_release(&p);
 		die("--workload: %s", eb.msg);
@@ -69,8 +109,7 @@ int ctx_gpu(const struct ctx *ctx, const char *name, const char *fallback, struc
 	}
 	if (!name && !fallback)
 		return 0;
-	if (preset_load(&ctx->dirs, name ? name : fallback, &p, &eb) < 0)
-		die("--gpu: %s", eb.msg);
+	ctx_preset_kind(ctx, "--gpu", name ? name : fallback, "gpu", &p);
 	if (gpu_from_preset(&p, &s, &eb) < 0) {
 		preset_release(&p);
 		die("--gpu: %s", eb.msg);

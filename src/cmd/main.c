@@ -114,8 +114,7 @@ static void resolve_link(struct ctx *ctx, const struct global_args *g)
 	preset_dirs_init(&ctx->dirs, g->presets_dir, build_presets());
 
 	if (g->preset) {
-		if (preset_load(&ctx->dirs, g->preset, &ctx->preset, &eb) < 0)
-			die("%s", eb.msg);
+		ctx_preset_kind(ctx, "--preset", g->preset, "link", &ctx->preset);
 		if (preset_link(&ctx->preset, &ctx->model.link, &eb) < 0)
 			die("%s", eb.msg);
 		ctx->have_preset = 1;
@@ -205,8 +204,17 @@ static void resolve_system(struct ctx *ctx, const struct global_args *g, int fit
 		die_usage("--gamma: the reduction cost is modelled on a single link only, "
 			  "not on a system");
 	if (g->system) {
-		if (system_load(&ctx->dirs, g->system, s, &eb) < 0)
+		if (system_load(&ctx->dirs, g->system, s, &eb) < 0) {
+			struct preset p;
+
+			/* an unknown name or another kind: say which system was meant */
+			if (!strncmp(eb.msg, "unknown preset '", 16) ||
+			    preset_load_kind(&ctx->dirs, g->system, "system", &p, &eb) == 1) {
+				ctx_preset_kind(ctx, "--system", g->system, "system", &p);
+				preset_release(&p);
+			}
 			die("%s", eb.msg);
+		}
 	} else {
 		if ((!g->gpus_per_node && !g->topo) || !g->intra)
 			die_usage("a system without --system needs at least --intra and "
@@ -357,6 +365,15 @@ int main(int argc, char **argv)
 			continue;
 		if (!cmd && argv[i][0] != '-') {
 			if (!strcmp(argv[i], "help")) {
+				if (i + 1 < argc && !strcmp(argv[i + 1], "help")) {
+					/* help on help: what it does, then the commands */
+					printf("commtime help COMMAND: the options of COMMAND, as "
+					       "'commtime COMMAND --help' prints them;\n"
+					       "commtime help: the commands and the global options.\n\n");
+					print_main_usage(stdout);
+					free(rest);
+					return finish_stdout(0);
+				}
 				if (i + 1 < argc && argv[i + 1][0] != '-') {
 					cmd = find_command(argv[i + 1]);
 					if (!cmd)
