@@ -155,20 +155,4 @@ void search_terms_of(const struct step_result *r, struct search_terms *t);
 
 void search_release(struct search_result *r);
 
-/*
- * A cost model that answers as m does, each distinct collective (op,
- * algorithm, ranks, ranks per node, bytes) priced by m once and its
- * answer kept: NCCL's model and a fitted one cost microseconds a call,
- * and a search asks for the same few hundred collectives tens of
- * thousands of times.  search_memo_open fills *out (valid while the memo
- * lives; for the α-β models, whose formulas are cheaper than a look-up,
- * *out is a plain copy of m) and returns the memo, or NULL for those;
- * search_memo_close frees it.  calls and evals count the questions and
- * the answers m gave.
- */
-struct search_memo;
-struct search_memo *search_memo_open(const struct cost_model *m, struct cost_model *out);
-void search_memo_counts(const struct search_memo *mm, size_t *calls, size_t *evals);
-void search_memo_close(struct search_memo *mm);
-
 #endif
