@@ -124,9 +124,12 @@ int search_where_parse(const char *s, struct search_where *wh, struct errbuf *eb
 
 int search_where_match(const struct search_where *wh, const struct step_config *c, double gpus)
 {
-	return (!wh->gpus || wh->gpus == gpus) && (!wh->tp || wh->tp == c->tp) &&
-	       (!wh->pp || wh->pp == c->pp) && (!wh->dp || wh->dp == c->dp) &&
-	       (!wh->cp || wh->cp == c->cp) && (!wh->ep || wh->ep == c->ep) &&
+	/* tp, pp and dp named and cp not: the layout of their product, cp 1. */
+	unsigned long cp = wh->cp ? wh->cp : wh->tp && wh->pp && wh->dp ? 1 : 0;
+
+	return (!cp || cp == c->cp) && (!wh->gpus || wh->gpus == gpus) &&
+	       (!wh->tp || wh->tp == c->tp) && (!wh->pp || wh->pp == c->pp) && (!wh->dp || wh->dp == c->dp) &&
+	       (!wh->ep || wh->ep == c->ep) &&
 	       (!wh->virt || wh->virt == c->virt) && (wh->zero < 0 || wh->zero == c->zero) &&
 	       (!wh->micro_batch || wh->micro_batch == c->micro_batch) &&
 	       (wh->schedule < 0 || wh->schedule == (int)c->schedule) &&
@@ -147,8 +150,8 @@ char *search_where_text(char *buf, size_t len, const struct search_where *wh)
 		S_ADD("%spp %lu", n ? ", " : "", wh->pp);
 	if (wh->dp)
 		S_ADD("%sdp %lu", n ? ", " : "", wh->dp);
-	if (wh->cp)
-		S_ADD("%scp %lu", n ? ", " : "", wh->cp);
+	if (wh->cp || (wh->tp && wh->pp && wh->dp))
+		S_ADD("%scp %lu", n ? ", " : "", wh->cp ? wh->cp : 1);
 	if (wh->ep)
 		S_ADD("%sep %lu", n ? ", " : "", wh->ep);
 	if (wh->zero >= 0)

@@ -35,7 +35,11 @@ void search_where_init(struct search_where *wh);
  */
 int search_where_parse(const char *s, struct search_where *wh, struct errbuf *eb);
 
-/* 1 when configuration c of `gpus` GPUs is one that wh names. */
+/*
+ * 1 when configuration c of `gpus` GPUs is one that wh names.  When wh
+ * names tp, pp and dp but not cp, cp is 1: "tp=8,pp=16,dp=64" is the
+ * layout of 8192 GPUs, not one of 16384 with cp 2.
+ */
 int search_where_match(const struct search_where *wh, const struct step_config *c, double gpus);
 
 /* "tp 8, pp 16, dp 64" with the fields wh fixes, into buf; returns buf. */

@@ -21,10 +21,14 @@ static const char *const usage_lines[] = {
 static const struct opts_usage usage = {
 	.cmd = "search",
 	.lines = usage_lines,
-	.about = "Every tp x pp x dp x cp (x ep) factorisation of each GPU count, with ZeRO\n"
-		 "stage, micro-batch, pipeline schedule and recomputation, that fits in GPU\n"
-		 "memory, ordered by step time; the table shows the best few, CSV and JSON\n"
-		 "every one (models/search.md).\n",
+	.about = "Every tp x pp x dp x cp (x ep) factorisation of each GPU count (tp within a\n"
+		 "node, with sequence parallelism), with ZeRO stage, micro-batch, pipeline\n"
+		 "schedule (interleaved, v up to 8) and recomputation, that the step model\n"
+		 "accepts and that fits in GPU memory, fastest first, priced; what the step\n"
+		 "model refuses is counted by reason.  Below the table: where the --where\n"
+		 "configuration ranks, and why the best wins, term by term, against the\n"
+		 "runner-up.  The table shows the best few, CSV and JSON every one; exit 1\n"
+		 "when none fits (models/search.md).\n",
 };
 
 /* The eleven columns of the contract, then the extras. */
@@ -492,6 +496,9 @@ static void S_figure(const struct ctx *ctx, const struct workload *w, const stru
 			plot_add_label(pn, S_xcost(&r->cand[0], priced), r->cand[0].step_s, name, 1);
 		}
 		fig_whole_decades(pn);
+		/* Room below the fastest for its label. */
+		if (r->n && !(pn->ymin < 0.6 * r->cand[0].step_s))
+			pn->ymin = 0.6 * r->cand[0].step_s;
 	}
 
 	pn = plot_add_panel(&f, "step time against memory per GPU", "memory per GPU (GB)",
@@ -517,6 +524,8 @@ static void S_figure(const struct ctx *ctx, const struct workload *w, const stru
 		plot_add_label(pn, r->cand[0].memory_B / 1e9, r->cand[0].step_s, name, 2);
 	}
 	fig_whole_decades(pn);
+	if (r->n && !(pn->ymin < 0.6 * r->cand[0].step_s))
+		pn->ymin = 0.6 * r->cand[0].step_s;
 
 	/* The step of the best, the runner-up and the named one, in terms. */
 	if (r->n) {
@@ -731,6 +740,7 @@ int cmd_search(int argc, char **argv, struct ctx *ctx)
 	if (r.nreasons) {
 		struct cell rrow[R_NCOLS];
 
+		memset(rrow, 0, sizeof(rrow));
 		out_table_begin(o, &rt);
 		for (i = 0; i < r.nreasons; i++) {
 			rrow[R_COUNT].x = (double)r.reason[i].count;

@@ -139,7 +139,15 @@ void test_search_where_parse(void)
 	INT_EQ(wh.cp, 0);
 	INT_EQ(wh.zero, -1);
 	INT_EQ(wh.schedule, -1);
-	STR_EQ(search_where_text(buf, sizeof(buf), &wh), "tp 8, pp 16, dp 64");
+	STR_EQ(search_where_text(buf, sizeof(buf), &wh), "tp 8, pp 16, dp 64, cp 1");
+	/* tp, pp and dp without cp: cp 1, the layout of their product. */
+	step_config_init(&c);
+	c.tp = 8; c.pp = 16; c.dp = 64;
+	CHECK(search_where_match(&wh, &c, 8192));
+	c.cp = 2;
+	CHECK(!search_where_match(&wh, &c, 16384));
+	CHECK(search_where_parse("tp=8,pp=16", &wh, &eb) == 0);
+	CHECK(search_where_match(&wh, &c, 16384));
 	CHECK(search_where_parse("zero=0,micro_batch=2,schedule=interleaved,v=4,recompute=full,"
 				 "gpus=64", &wh, &eb) == 0);
 	INT_EQ(wh.zero, 0);
