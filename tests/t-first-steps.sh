@@ -145,3 +145,7 @@ run --system dgx-h100 step --workload llama3-70b --tp 2 --pp 8 --cp 4 --zero 1 -
 check "step's memory row is in GB throughout, no GiB beside GB" \
 	sh -c "sed -n '/^memory per GPU/,\$p' '$d/out' | sed -n 3p | grep -q '83.21 GB' && ! sed -n '/^memory per GPU/,\$p' '$d/out' | grep -q GiB"
 check "allreduce --help says where algbw and busbw are" sh -c "'$COMMTIME' allreduce --help | grep -q 'CSV and JSON add algbw and busbw'"
+run --gpus-per-node 8 --intra h100 allreduce
+check "--intra h100 suggests a link, not the GPU" has "did you mean 'h100-nvlink4'?" err
+run fit "$data/h100-x8-nvls.txt" --machine h100
+check "fit --machine h100 suggests a system" has "did you mean 'dgx-h100'?" err
