@@ -248,6 +248,9 @@ static int S_nccl(struct machine *m, const struct machine_args *a, struct errbuf
 	if (nccl_cost_init(&m->nccl, &m->model, &m->system, m->nccl_algo_mask, protos, eb) < 0)
 		return -1;
 	m->nccl.params = m->nccl_params;
+	if (a->nccl_version && m->nccl.machine.sm >= 100 && m->nccl_params.version < 229)
+		return usage(eb, "--nccl-version: NCCL's model has Blackwell (sm%d) from NCCL 2.29 "
+			     "on, not %s", m->nccl.machine.sm, a->nccl_version);
 	if (a->gpus_per_process) {
 		if (quantity("--gpus-per-process", Q_COUNT, a->gpus_per_process, 1, 1024, &x,
 			     eb) < 0)

@@ -12,6 +12,7 @@
 #include "plot.h"
 #include "opts.h"
 #include "step.h"
+#include "kernel.h"
 
 /*
  * What main.c hands every command: the global options, already parsed
@@ -171,6 +172,34 @@ struct workload;
 double workload_args_params(const struct ctx *ctx, const struct workload_args *w,
 			    struct workload *wl);
 
+/*
+ * A shape from the command line: each given value overrides the workload
+ * preset's, or without a preset they make the workload (--layers,
+ * --hidden, --heads and --vocab needed; --arch gpt by default, --ffn 4h
+ * for gpt, needed for llama; --kv-heads = --heads).
+ */
+struct shape_args {
+	unsigned long layers, hidden, heads, kv_heads, ffn, vocab;
+	const char *arch;
+};
+#define OPTS_SHAPE(sa) \
+	OPT_CALLBACK_("layers", "N", &(sa)->layers, opt_cb_whole, "transformer layers (overrides the workload's)"), \
+	OPT_CALLBACK_("hidden", "N", &(sa)->hidden, opt_cb_whole, "hidden size"), \
+	OPT_CALLBACK_("heads", "N", &(sa)->heads, opt_cb_whole, "attention heads"), \
+	OPT_CALLBACK_("kv-heads", "N", &(sa)->kv_heads, opt_cb_whole, \
+		      "key/value heads, grouped-query attention (default --heads)"), \
+	OPT_CALLBACK_("ffn", "N", &(sa)->ffn, opt_cb_whole, "MLP inner size (GPT default 4 x hidden)"), \
+	OPT_CALLBACK_("vocab", "N", &(sa)->vocab, opt_cb_whole, "vocabulary size"), \
+	{ .type = OPT_STRING, .long_name = "arch", .argh = "NAME", .value = &(sa)->arch, \
+	  .complete = "gpt llama", \
+	  .help = "layer type without a workload preset: gpt (default) or llama" }
+/*
+ * The workload of --workload NAME (may be NULL) with the shape options
+ * applied; dies (exit 2) when they make no model.
+ */
+void ctx_workload_shape(const struct ctx *ctx, const char *name, const struct shape_args *sa,
+			struct workload *wl);
+
 /* The workload preset name, into *wl; dies (exit 1) when it cannot be read. */
 void ctx_workload(const struct ctx *ctx, const char *name, struct workload *wl);
 
@@ -272,6 +301,9 @@ void ctx_figure(const struct ctx *ctx, struct figure *f);
  */
 char *fig_size_text(char *buf, size_t len, double bytes);
 
+/* "16 ranks (2 nodes of 8 GPUs)", "8 and 64 ranks" on a link: a title's who. */
+void fig_ranks_text(const struct ctx *ctx, const struct dlist *ranks, char *buf, size_t len);
+
 /*
  * A log y axis spanning less than a decade gets one tic or none: widen it
  * to powers of ten around the data of p's series, with room for the key.
@@ -349,26 +381,8 @@ struct ctx_gpu {
 	double peak_flops;   /* FLOP/s: dense bf16 peak */
 	double memory_B;     /* B */
 	const char *from;
+	struct kernel_gpu kernel;   /* its kernel model (kernel.h) */
 };
 int ctx_gpu(const struct ctx *ctx, const char *name, const char *fallback, struct ctx_gpu *g);
-
-int ctx_step_coll(void *arg, enum coll_op op, unsigned long ranks, unsigned long per_node,
-		  double bytes, struct step_coll *out, struct errbuf *eb);
-
-/*
- * A step's collectives at one end of their stated error (src/cmd/cli_errband.c):
- * ctx_step_coll's time times the band's low (hi = 0) or high (hi = 1) of
- * the collective's cell, a group spanning ceil(ranks / per_node) nodes.
- * A collective without a band keeps its time and sets `missing` to its
- * op, so the step's band is not stated; `cells` gathers the cells used.
- */
-struct step_band {
-	const struct ctx *ctx;
-	int hi;
-	int missing;              /* 0, or 1 + the op of a collective without a band */
-	unsigned cells;           /* errband_cell_bit of every banded collective */
-};
-int ctx_step_coll_band(void *arg, enum coll_op op, unsigned long ranks, unsigned long per_node,
-		       double bytes, struct step_coll *out, struct errbuf *eb);
 
 #endif
