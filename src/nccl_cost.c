@@ -151,13 +151,13 @@ int nccl_cost_tune(const struct nccl_cost *nc, const struct group *g,
 	if (per > (unsigned long)m.gpus_per_node)
 		per = (unsigned long)m.gpus_per_node;
 	if (per < (unsigned long)m.gpus_per_node) {
-		/* Parallel groups share the node: this one gets its share of the NICs. */
-		if (m.nics_per_node > 0) {
-			int nics = (int)(m.nics_per_node * per / m.gpus_per_node);
-			m.nics_per_node = nics > 0 ? nics : 1;
-			if (nics == 0)
-				m.nic_bw *= (double)m.nics_per_node * per / nc->machine.gpus_per_node;
-		}
+		/* Parallel groups share the node: this one gets whole NICs of its
+		 * share, or one NIC at its part of the rate (cost_nic_share). */
+		struct nic_share k;
+
+		cost_nic_share((unsigned)m.nics_per_node, per, (unsigned long)m.gpus_per_node, &k);
+		m.nics_per_node = (int)k.whole;
+		m.nic_bw *= k.scale;
 		m.gpus_per_node = (int)per;
 	}
 	return nccl_tune_init(t, &nc->params, &m, (int)g->ranks, nc->algo_mask,

@@ -65,13 +65,26 @@ extern const struct nccl_params nccl_params_default;
 /*
  * The constants and formulas of NCCL version s ("2.21", "2.21.5", ...,
  * "2.30.7"): nccl_params_default with what tuning.cc did otherwise before
- * each change, 2.21 to 2.30 (the channel graphs and the run stay
+ * each change, 2.19 to 2.31 (the channel graphs and the run stay
  * 2.30.7's).  Returns 0, or -1 with eb naming the value and the range.
  */
 int nccl_params_version(const char *s, struct nccl_params *p, struct errbuf *eb);
 
 /* GPUs of one node NCCL's search is replayed on (a direct NVLink graph). */
 #define NCCL_MAX_LOCAL 32
+
+/* The versions modelled, 100 × major + minor: 2.19 (as 2.20) to 2.31
+ * (NCCL 2.31.0a7, the dev branch's pre-release: its tuning moved to
+ * src/tuning/, models/nccl.md "NCCL versions"). */
+#define NCCL_VERSION_MIN 219
+#define NCCL_VERSION_MAX 231
+
+/*
+ * As nccl_params_version, but a version outside the modelled range takes
+ * the nearest modelled one (*nearest: 219 or 231; 0 when s itself is
+ * modelled), as a log of an older NCCL is still predicted.
+ */
+int nccl_params_nearest(const char *s, struct nccl_params *p, int *nearest, struct errbuf *eb);
 
 /*
  * The machine as NCCL's topology detection sees it.  Zero means "NCCL's

@@ -25,6 +25,7 @@ struct layout {
 	int nfields;        /* fields in a data row; 0: not known (no header) */
 	int size, time, algbw, busbw;
 	int time_ip, busbw_ip;
+	int redop;          /* the "redop" column, -1: absent */
 };
 
 struct parser {
@@ -41,6 +42,8 @@ struct parser {
 	struct nccllines lines;  /* what NCCL's own lines said so far */
 	struct meas *m;
 	struct errbuf *eb;
+	int cut;                /* the line being read has no line break after it */
+	size_t nsum;            /* data rows whose redop column says "sum" */
 };
 
 /* Split line (modified in place) into at most MAX_FIELDS fields. */
@@ -82,9 +85,22 @@ static int S_is_count(const char *s)
  */
 static int S_number(const char *s, int exp10, double *x)
 {
+	double raw;
+
 	if (!*s || isspace((unsigned char)*s) || strlen(s) > 64)
 		return -1;
-	return units_decimal(s, exp10, x);
+	if (units_decimal(s, exp10, x) < 0)
+		return -1;
+	/* 1e309 µs would be 1e303 s, but no program printed a number past the doubles */
+	return units_decimal(s, 0, &raw) < 0 ? -2 : 0;
+}
+
+/* Digits only, however many. */
+static int S_is_digits(const char *s)
+{
+	size_t n = strlen(s);
+
+	return n > 0 && strspn(s, "0123456789") == n;
 }
 
 /*
@@ -250,7 +266,7 @@ static int S_piece_add(struct parser *ps, const char *s, size_t n)
  */
 static int S_header(struct parser *ps, char **f, int nf)
 {
-	struct layout l = { 0, -1, -1, -1, -1, -1, -1 };
+	struct layout l = { 0, -1, -1, -1, -1, -1, -1, -1 };
 	int i, ntime = 0, off = 1;
 
 	/* The first field is "#" alone or glued to the first word ("#size"). */
@@ -264,6 +280,8 @@ static int S_header(struct parser *ps, char **f, int nf)
 
 		if ((!strcmp(w, "size") || !strcmp(w, "bytes")) && l.size < 0)
 			l.size = col;
+		else if (!strcmp(w, "redop") && l.redop < 0)
+			l.redop = col;
 		else if (!strcmp(w, "time")) {
 			if (ntime == 0)
 				l.time = col;
@@ -357,17 +375,19 @@ static int S_comment(struct parser *ps, char *line)
 	return 0;
 }
 
-static int S_bad_field(struct parser *ps, const char *what, const char *val)
+static int S_bad_field(struct parser *ps, const char *what, const char *val, int why)
 {
-	return errbuf_set(ps->eb, "%s:%d: %s '%s' is not a number", ps->name,
-			  ps->line, what, val);
+	return errbuf_set(ps->eb, "%s:%d: %s '%s' is %s", ps->name, ps->line, what, val,
+			  why == -2 ? "out of range (past the largest double)" : "not a number");
 }
 
 /* A time in µs that must be a positive number; stored in seconds. */
 static int S_time(struct parser *ps, const char *what, const char *val, double *t)
 {
-	if (S_number(val, -6, t) < 0)
-		return S_bad_field(ps, what, val);
+	int r = S_number(val, -6, t);
+
+	if (r < 0)
+		return S_bad_field(ps, what, val, r);
 	if (!(*t > 0))
 		return errbuf_set(ps->eb, "%s:%d: %s '%s' is not positive", ps->name,
 				  ps->line, what, val);
@@ -377,8 +397,10 @@ static int S_time(struct parser *ps, const char *what, const char *val, double *
 /* A bandwidth in GB/s, >= 0; stored in bytes/s. */
 static int S_bw(struct parser *ps, const char *what, const char *val, double *bw)
 {
-	if (S_number(val, 9, bw) < 0)
-		return S_bad_field(ps, what, val);
+	int r = S_number(val, 9, bw);
+
+	if (r < 0)
+		return S_bad_field(ps, what, val, r);
 	if (*bw < 0)
 		return errbuf_set(ps->eb, "%s:%d: %s '%s' is negative", ps->name,
 				  ps->line, what, val);
@@ -411,7 +433,13 @@ static int S_data_row(struct parser *ps, char **f, int nf)
 		l.busbw = nf - 6;
 		l.time_ip = nf - 4;
 		l.busbw_ip = nf - 2;
+		l.redop = -1;
 	}
+	if (ps->cut)
+		return errbuf_set(ps->eb, "%s:%d: the file ends inside this row (no line "
+				  "break after it): cut short?", ps->name, ps->line);
+	if (l.redop >= 0 && !strcmp(f[l.redop], "sum"))
+		ps->nsum++;
 	r.line = ps->line;
 	r.size_per_rank = 0;
 	r.op = ps->op;
@@ -499,6 +527,13 @@ static int S_text(struct parser *ps, char *p)
 		S_version(ps, p);
 	nccllines_read(&ps->lines, ps->m, p, ps->line);
 	nf = S_split(p, f);
+	/* Inside the table a line of digits first is a row, whole or not. */
+	if ((ps->have_header || ps->m->n > 0) && nf >= 1 && S_is_digits(f[0])) {
+		if (strlen(f[0]) > 18)
+			return errbuf_set(ps->eb, "%s:%d: size '%s' does not fit: more than 18 "
+					  "digits", ps->name, ps->line, f[0]);
+		return S_data_row(ps, f, nf);
+	}
 	if (nf < 2 || !S_is_count(f[0]) || !S_is_count(f[1]))
 		return 0;    /* banners, anything else */
 	return S_data_row(ps, f, nf);
@@ -509,6 +544,17 @@ static int S_piece_flush(struct parser *ps)
 {
 	ps->npiece = 0;
 	return S_text(ps, ps->piece);
+}
+
+/* The same for a row that ended on an earlier line than this one. */
+static int S_piece_flush_earlier(struct parser *ps)
+{
+	int cut = ps->cut, rc;
+
+	ps->cut = 0;
+	rc = S_piece_flush(ps);
+	ps->cut = cut;
+	return rc;
 }
 
 static int S_line(struct parser *ps, char *line)
@@ -527,7 +573,7 @@ static int S_line(struct parser *ps, char *line)
 
 		S_version(ps, head);
 		nccllines_read(&ps->lines, ps->m, head, ps->line);
-		if (k == PIECE_START && ps->npiece && (rc = S_piece_flush(ps)) < 0)
+		if (k == PIECE_START && ps->npiece && (rc = S_piece_flush_earlier(ps)) < 0)
 			return rc;
 		if (k == PIECE_START || (k == PIECE_MORE && ps->npiece))
 			return S_piece_add(ps, p, (size_t)(end - p));
@@ -538,13 +584,41 @@ static int S_line(struct parser *ps, char *line)
 	/* The last piece of a split row; anything else ends it as it
 	 * stands (it fails if it is incomplete), then is read itself. */
 	if (S_piece_kind(p, strlen(p)) != PIECE_MORE) {
-		if ((rc = S_piece_flush(ps)) < 0)
+		if ((rc = S_piece_flush_earlier(ps)) < 0)
 			return rc;
 		return S_text(ps, p);
 	}
 	if ((rc = S_piece_add(ps, p, strlen(p))) < 0)
 		return rc;
 	return S_piece_flush(ps);
+}
+
+/*
+ * A log that does not say which collective it measured (no "Collective
+ * test starting" line) is all_reduce_perf's when every row reduces with
+ * "sum" and busbw / algbw is 2(n-1)/n at every row, nccl-tests' all-reduce
+ * factor (doc/PERFORMANCE.md).  On n >= 3 ranks no other collective has
+ * that factor (reduce_scatter: (n-1)/n, reduce: 1); on two ranks reduce's
+ * factor is 1 too, so two ranks are not inferred.  The columns print 2
+ * decimals, so the ratio is read within 2 % (rows of busbw 1 GB/s or more).
+ */
+static int S_allreduce_ratio(const struct meas *m, unsigned long n)
+{
+	double want = 2.0 * ((double)n - 1) / (double)n;
+	size_t i, used = 0;
+
+	if (n < 3)
+		return 0;
+	for (i = 0; i < m->n; i++) {
+		const struct meas_row *r = &m->rows[i];
+
+		if (isnan(r->algbw) || isnan(r->busbw) || r->busbw < 1e9)
+			continue;
+		if (fabs(r->busbw / r->algbw / want - 1) > 0.02)
+			return 0;
+		used++;
+	}
+	return used > 0;
 }
 
 int nccllog_parse(const char *buf, size_t len, const char *name,
@@ -582,6 +656,7 @@ int nccllog_parse(const char *buf, size_t len, const char *name,
 		}
 		memcpy(line, buf + pos, n);
 		line[n] = '\0';
+		ps.cut = nl == NULL;
 		rc = S_line(&ps, line);
 		pos = end + 1;
 	}
@@ -593,6 +668,12 @@ int nccllog_parse(const char *buf, size_t len, const char *name,
 	if (rc == 0) {
 		m->op = ps.op;
 		m->ranks = ps.nranks;
+		if (m->op < 0 && ps.nsum == m->n && S_allreduce_ratio(m, ps.nranks)) {
+			m->op = OP_ALLREDUCE;
+			m->op_inferred = 1;
+			for (i = 0; i < m->n; i++)
+				m->rows[i].op = OP_ALLREDUCE;
+		}
 		for (i = 0; i < m->n; i++)
 			m->rows[i].ranks = ps.nranks;
 		meas_tuned_per_rank(m, ps.nranks);

@@ -117,6 +117,36 @@ static int get_positive(const struct preset *p, const char *key, enum quantity q
 	return 1;
 }
 
+/*
+ * A quantity in (0, hi] (lo_zero: [0, hi]), finite, with the unit its
+ * message states; 1 found, 0 absent (*x untouched), -1 error.  The bounds
+ * are those of models/system.md, "Bounds": past them no product of the
+ * model (a time, a cost) stays a number.
+ */
+static int get_bounded(const struct preset *p, const char *key, enum quantity q,
+		       int required, int lo_zero, double hi, const char *unit, double *x,
+		       struct errbuf *eb)
+{
+	double v;
+	int r = lo_zero ? preset_get_quantity(p, key, q, &v, eb) :
+		get_positive(p, key, q, required, &v, eb);
+
+	if (r < 0)
+		return -1;
+	if (!r) {
+		if (required)
+			return errbuf_set(eb, "%s:%d: %s: required key missing from this %s preset",
+					  p->path, key_line(p, key), key, p->kind);
+		return 0;
+	}
+	if (!(lo_zero ? v >= 0 : v > 0) || !(v <= hi))
+		return errbuf_set(eb, "%s:%d: %s must be %s and at most %g%s, got '%s'", p->path,
+				  key_line(p, key), key, lo_zero ? "0 or more" : "positive", hi,
+				  unit, preset_get(p, key));
+	*x = v;
+	return 1;
+}
+
 /* yes/no; *x untouched when absent.  0 or -1. */
 static int get_bool(const struct preset *p, const char *key, int *x, struct errbuf *eb)
 {
@@ -172,7 +202,7 @@ static int check_kind(const struct preset *p, const char *kind, struct errbuf *e
 int gpu_from_preset(const struct preset *p, struct gpu_spec *g, struct errbuf *eb)
 {
 	struct gpu_spec t = { .arch = ARCH_UNKNOWN };
-	unsigned long links = 0, gen = 0;
+	unsigned long links = 0, gen = 0, sms = 0;
 	double tflops = 0;
 	int arch = ARCH_UNKNOWN, r;
 
@@ -184,14 +214,16 @@ int gpu_from_preset(const struct preset *p, struct gpu_spec *g, struct errbuf *e
 	if (get_enum(p, "arch", arch_names, ARCH_SM70, ARCH_COUNT, &arch, eb) < 0)
 		return -1;
 	t.arch = (enum gpu_arch)arch;
-	if (get_positive(p, "memory", Q_SIZE, 1, &t.memory_B, eb) < 0 ||
-	    get_positive(p, "tflops_bf16", Q_NUMBER, 1, &tflops, eb) < 0)
+	if (get_bounded(p, "memory", Q_SIZE, 1, 0, GPU_MEMORY_MAX, " B", &t.memory_B, eb) < 0 ||
+	    get_bounded(p, "tflops_bf16", Q_NUMBER, 1, 0, GPU_TFLOPS_MAX, " TFLOP/s", &tflops,
+			eb) < 0)
 		return -1;
 	t.bf16_flops = tflops * 1e12;
 	if (get_count(p, "nvlink_links", 0, 0, 64, &links, eb) < 0)
 		return -1;
 	t.nvlink_links = (unsigned)links;
-	r = get_positive(p, "nvlink_link_beta", Q_RATE, links > 0, &t.nvlink_link_Bps, eb);
+	r = get_bounded(p, "nvlink_link_beta", Q_RATE, links > 0, 0, LINK_BETA_MAX, " B/s",
+			&t.nvlink_link_Bps, eb);
 	if (r < 0)
 		return -1;
 	if (r && !links)
@@ -200,6 +232,15 @@ int gpu_from_preset(const struct preset *p, struct gpu_spec *g, struct errbuf *e
 	if (get_count(p, "pcie_gen", 0, 1, 7, &gen, eb) < 0)
 		return -1;
 	t.pcie_gen = (unsigned)gen;
+	/* The kernel model's keys (models/step.md, "Compute by kernel"). */
+	if (get_count(p, "sms", 0, 1, 100000, &sms, eb) < 0 ||
+	    get_positive(p, "hbm_bandwidth", Q_RATE, 0, &t.hbm_Bps, eb) < 0 ||
+	    get_positive(p, "gemm_efficiency", Q_NUMBER, 0, &t.gemm_eff, eb) < 0)
+		return -1;
+	if (t.gemm_eff > 1)
+		return errbuf_set(eb, "%s:%d: gemm_efficiency: a share of the peak is at most 1, got %g",
+				  p->path, key_line(p, "gemm_efficiency"), t.gemm_eff);
+	t.sms = (unsigned)sms;
 	t.name = xstrdup(p->name);
 	t.description = xstrdup(p->description);
 	*g = t;
@@ -379,14 +420,9 @@ int system_from_preset(const struct preset_dirs *d, const struct preset *p,
 			   "ports of a node", p->path, key_line(p, "nic_ports"), ports, nics);
 		goto fail;
 	}
-	r = preset_get_quantity(p, "net_latency", Q_TIME, &t.net_latency_s, eb);
-	if (r < 0)
+	if (get_bounded(p, "net_latency", Q_TIME, 0, 1, LINK_ALPHA_MAX, " s", &t.net_latency_s,
+			eb) < 0)
 		goto fail;
-	if (r && !(t.net_latency_s >= 0 && isfinite(t.net_latency_s))) {
-		errbuf_set(eb, "%s:%d: net_latency must be 0 or more, got '%s'", p->path,
-			   key_line(p, "net_latency"), preset_get(p, "net_latency"));
-		goto fail;
-	}
 	t.nvswitch = t.gpu.nvlink_links > 0;
 	if (get_bool(p, "nvls", &t.nvls, eb) < 0 || get_bool(p, "p2p", &t.p2p, eb) < 0 ||
 	    get_bool(p, "nvswitch", &t.nvswitch, eb) < 0 || get_bool(p, "gdr", &gdr, eb) < 0)
@@ -413,14 +449,9 @@ int system_from_preset(const struct preset_dirs *d, const struct preset *p,
 	if (get_enum(p, "model", model_names, SYSTEM_MODEL_NCCL, SYSTEM_MODEL_COUNT, &v, eb) < 0)
 		goto fail;
 	t.model = (enum system_model)v;
-	r = preset_get_quantity(p, "price_per_gpu_hour", Q_NUMBER, &t.price_per_gpu_hour, eb);
-	if (r < 0)
+	if (get_bounded(p, "price_per_gpu_hour", Q_NUMBER, 0, 1, PRICE_PER_GPU_HOUR_MAX, " USD",
+			&t.price_per_gpu_hour, eb) < 0)
 		goto fail;
-	if (r && !(t.price_per_gpu_hour >= 0 && isfinite(t.price_per_gpu_hour))) {
-		errbuf_set(eb, "%s:%d: price_per_gpu_hour must be 0 or more, got '%s'", p->path,
-			   key_line(p, "price_per_gpu_hour"), preset_get(p, "price_per_gpu_hour"));
-		goto fail;
-	}
 	if (preset_get(p, "price_date"))
 		t.price_date = xstrdup(preset_get(p, "price_date"));
 	t.name = xstrdup(p->name);
@@ -606,11 +637,10 @@ int system_preset_write(const char *path, const char *name, const struct system 
 			const char *comment, struct errbuf *eb)
 {
 	struct preset_kv kv[40];
-	struct outfile *out;
 	char num[64], *base = s->path ? dir_of(s->path) : NULL, *v;
 	char *desc = preset_text_clean(s->description ? s->description : "", 1000);
 	size_t n = 0, k;
-	int r = -1;
+	int r;
 
 	S_kv(kv, &n, "name", name);
 	S_kv(kv, &n, "kind", "system");
@@ -662,13 +692,8 @@ int system_preset_write(const char *path, const char *name, const struct system 
 			S_kv(kv, &n, "price_date", s->price_date);
 	}
 	free(base);
-	out = outfile_open(path, eb);
-	if (out) {
-		if (preset_write(outfile_stream(out), path, comment, kv, n, eb) < 0)
-			outfile_abort(out);
-		else
-			r = outfile_commit(out, eb);
-	}
+	/* the one writer of saved presets: no device, link or directory replaced */
+	r = preset_save(path, comment, kv, n, eb);
 	for (k = 0; k < n; k++) {
 		free(kv[k].key);
 		free(kv[k].value);

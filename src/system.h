@@ -64,6 +64,15 @@ enum system_model {
 };
 const char *system_model_name(enum system_model m); /* "nccl", "tiers" */
 
+/*
+ * Bounds of the keys with a unit (models/system.md, "Bounds"); a link's
+ * alpha, base and beta keep model.h's LINK_ALPHA_MAX and LINK_BETA_MAX,
+ * and net_latency takes LINK_ALPHA_MAX too.
+ */
+#define GPU_MEMORY_MAX 1e15           /* B: 1 PB, over 3000 times a B300's 288 GB */
+#define GPU_TFLOPS_MAX 1e6            /* TFLOP/s: 1 EFLOP/s, over 400 times a B200 */
+#define PRICE_PER_GPU_HOUR_MAX 1e4    /* USD: over 800 times the dearest shipped price */
+
 /* A preset of kind `gpu`. */
 struct gpu_spec {
 	char *name;               /* preset name; NULL for a system built from options alone */
@@ -74,6 +83,10 @@ struct gpu_spec {
 	double nvlink_link_Bps;   /* B/s: one NVLink link, one direction */
 	unsigned pcie_gen;        /* PCIe generation of the host link (3, 4, 5, 6) */
 	double bf16_flops;        /* FLOP/s: dense bf16 peak (key tflops_bf16, in TFLOP/s) */
+	unsigned sms;             /* streaming multiprocessors (key sms; 0: not given) */
+	double hbm_Bps;           /* B/s: memory bandwidth (key hbm_bandwidth; 0: not given) */
+	double gemm_eff;          /* share of the peak a large bf16 GEMM reaches (key
+				     gemm_efficiency; 0: not given, kernel.h's default) */
 };
 
 /* One tier: the link preset it reads, and its line rate. */
@@ -164,7 +177,7 @@ int system_from_preset(const struct preset_dirs *d, const struct preset *p,
 /*
  * Load a gpu preset's values.  Returns 0 or -1 with "file:line: key: ..."
  * (required: arch, memory, tflops_bf16; nvlink_links and nvlink_link_beta
- * go together, pcie_gen optional).
+ * go together; pcie_gen, sms, hbm_bandwidth, gemm_efficiency optional).
  */
 int gpu_from_preset(const struct preset *p, struct gpu_spec *g, struct errbuf *eb);
 

@@ -37,9 +37,14 @@ if cmp_run h100-x16-ib-untuned hgx-h100-ndr; then
 	check "untuned: no size below --large flagged low-busbw" \
 		[ "$(awk -F, 'NR > 1 && $1 < 67108864 && $0 ~ /low-busbw/' \
 		"$d/h100-x16-ib-untuned.csv" | wc -l)" = 0 ]
-	check "untuned: the table says what the system should give and a cause" \
-		grep -q "large-message busbw is .* of what hgx-h100-ndr should give.*NIC" \
+	check "untuned: the verdict says what the system should give" \
+		grep -q "^verdict: the fabric is NOT fine: large-message busbw is .* of what hgx-h100-ndr should give" \
 		"$d/h100-x16-ib-untuned.txt"
+	check "untuned: ... and why, the line under it" \
+		grep -q "^why: below half of what the node's NICs carry" "$d/h100-x16-ib-untuned.txt"
+	check "untuned: the verdict opens the summary, before its table" \
+		[ "$(grep -n '^verdict:' "$d/h100-x16-ib-untuned.txt" | cut -d: -f1)" -lt \
+		"$(grep -n '^summary$' "$d/h100-x16-ib-untuned.txt" | cut -d: -f1)" ]
 else
 	notok "untuned: compare runs ($(head -1 "$d/h100-x16-ib-untuned.err"))"
 fi
@@ -54,8 +59,8 @@ check "untuned: JSON summary names the cause" \
 if cmp_run h100-x16-ndr-xe9680 hgx-h100-ndr; then
 	check "xe9680: no size flagged low-busbw" \
 		[ "$(rows "$d/h100-x16-ndr-xe9680.csv" low-busbw)" = 0 ]
-	check "xe9680: no low-busbw note" \
-		sh -c "! grep -q 'large-message busbw' '$d/h100-x16-ndr-xe9680.txt'"
+	check "xe9680: the verdict is that the fabric is fine" \
+		grep -q '^verdict: the fabric is fine: ' "$d/h100-x16-ndr-xe9680.txt"
 	check "xe9680: every row names an algorithm and protocol" \
 		[ "$(awk -F, 'NR > 1 && $NF !~ /^[a-z]+\/(LL|LL128|Simple)$/' \
 		"$d/h100-x16-ndr-xe9680.csv" | wc -l)" = 0 ]
@@ -83,6 +88,12 @@ if cmp_run a100-x8-nvswitch hgx-a100-1node; then
 		grep -q "one host thread launches 8 GPUs (nGpus 8" "$d/a100-x8-nvswitch.txt"
 	check "a100 -g 8: the note gives 58.0 us / 8 per GPU" \
 		grep -q "7.25 µs per GPU" "$d/a100-x8-nvswitch.txt"
+	sed 's/nccl-library=22903/nccl-library=21803/' "$data/a100-x8-nvswitch.txt" >"$d/a100-2.18.txt"
+	"$COMMTIME" --system "$data/systems/hgx-a100-1node.preset" compare "$d/a100-2.18.txt" \
+		--op all_reduce >"$d/a100-2.18.out" 2>&1
+	check "a log of NCCL 2.18 is predicted with 2.19's tuning, the nearest, and says so" \
+		grep -q "^NCCL version: 2.18.3 (from the log; older than the modelled tunings: NCCL 2.19's, the nearest)" \
+		"$d/a100-2.18.out"
 	"$COMMTIME" --gpus-per-process 1 --system "$data/systems/hgx-a100-1node.preset" compare \
 		"$data/a100-x8-nvswitch.txt" --op all_reduce >"$d/a100-g1.txt" 2>&1
 	check "a100 with --gpus-per-process 1: the option wins, the old note says the host waits" \

@@ -55,7 +55,7 @@ struct opt global_options[] = {
 		    "then takes at least N x 5 us a call"),
 	{ .type = OPT_STRING, .long_name = "nccl-version", .argh = "V",
 	  .value = &global_args.nccl_version,
-	  .help = "NCCL's tuning of version V, 2.21 to 2.30 (default 2.30.7)" },
+	  .help = "NCCL's tuning of version V, 2.19 to 2.31 (default 2.30.7)" },
 	OPT_GROUP_("output (global)"),
 	{ .type = OPT_STRING, .long_name = "format", .argh = "FMT",
 	  .value = &global_args.format, .complete = "table csv json",

@@ -245,9 +245,10 @@ static void S_list_from_log(const char *value, const char *given,
 
 void ctx_nccl_from_log(struct ctx *ctx, const struct meas *m, struct nccl_cost *nc)
 {
-	static char said[80], algo_said[NCCL_LIST_MAX + 160], proto_said[NCCL_LIST_MAX + 160];
+	static char said[128], algo_said[NCCL_LIST_MAX + 160], proto_said[NCCL_LIST_MAX + 160];
 	struct nccl_params v;
 	struct errbuf eb;
+	int nearest;
 
 	S_list_from_log(m->nccl_algo, global_args.nccl_algo, nccl_algo_mask,
 			&nc->algo_mask, algo_said, sizeof(algo_said), &ctx->nccl_algo);
@@ -264,20 +265,27 @@ void ctx_nccl_from_log(struct ctx *ctx, const struct meas *m, struct nccl_cost *
 	}
 	if (ctx->nccl_version || !m->nccl_version[0])
 		return;
-	if (nccl_params_version(m->nccl_version, &v, &eb) < 0)
-		snprintf(said, sizeof(said), "%s (from the log; not modelled: 2.30.7's tuning)",
+	if (nccl_params_nearest(m->nccl_version, &v, &nearest, &eb) < 0)
+		snprintf(said, sizeof(said), "%s (from the log; not read: 2.30.7's tuning)",
 			 m->nccl_version);
 	else if (nc->machine.sm >= 100 && v.version < 229)
 		snprintf(said, sizeof(said), "%s (from the log; Blackwell: 2.30.7's tuning)",
 			 m->nccl_version);
-	else {
+	else if (nearest) {
+		/* a log of an NCCL outside the modelled tunings: the nearest one */
+		nc->params = v;
+		snprintf(said, sizeof(said), "%s (from the log; %s the modelled tunings: "
+			 "NCCL %d.%d's, the nearest)", m->nccl_version,
+			 nearest == NCCL_VERSION_MIN ? "older than" : "newer than",
+			 nearest / 100, nearest % 100);
+	} else {
 		nc->params = v;
 		snprintf(said, sizeof(said), "%s (from the log)", m->nccl_version);
 	}
 	ctx->nccl_version = said;
 }
 
-void ctx_echo_link(const struct ctx *ctx, struct out *o)
+void ctx_echo_link_values(const struct ctx *ctx, struct out *o)
 {
 	const char *pname = ctx->have_preset ? ctx->preset.name : NULL;
 	char note[160];
@@ -299,4 +307,11 @@ void ctx_echo_link(const struct ctx *ctx, struct out *o)
 	out_input(o, "beta_Bps", "beta", ctx->model.link.beta, H_RATE, 4, note[0] ? note : NULL);
 	if (ctx->model.link.gamma > 0)
 		out_input(o, "gamma_sPerB", "gamma", ctx->model.link.gamma, H_PLAIN, 4, "s/B");
+}
+
+void ctx_echo_link(const struct ctx *ctx, struct out *o)
+{
+	ctx_echo_link_values(ctx, o);
+	if (ctx->have_fit && !ctx->have_system)
+		out_input_str(o, "model", "model", "the preset's regimes");
 }
