@@ -1,4 +1,4 @@
-# All-reduce bus bandwidth, dgx-h100 (nccl model)
+# All-reduce bus bandwidth on 8, 16 and 64 ranks (1, 2 and 8 nodes of 8 GPUs), dgx-h100 (nccl model)
 # commtime --system dgx-h100 allreduce: busbw against message size per node count
 # A gnuplot script written by commtime; 'gnuplot FILE' draws './system.svg'.
 # The data is inline below; edit titles, colours or sizes freely.
@@ -505,12 +505,12 @@ $p1s3 << EOD
 1073741824 352462665666.3345
 EOD
 
-# ---- panel 1: All-reduce bus bandwidth, dgx-h100 (nccl model)
+# ---- panel 1: All-reduce bus bandwidth on 8, 16 and 64 ranks (1, 2 and 8 nodes of 8 GPUs), dgx-h100 (nccl model)
 unset label
 unset arrow
 unset logscale
 set autoscale
-set title 'All-reduce bus bandwidth, dgx-h100 (nccl model)'
+set title 'All-reduce bus bandwidth on 8, 16 and 64 ranks (1, 2 and 8 nodes of 8 GPUs), dgx-h100 (nccl model)'
 set xlabel 'message size (nccl-tests'' size)'
 set ylabel 'bus bandwidth'
 set logscale x 2

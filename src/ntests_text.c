@@ -598,8 +598,8 @@ static int S_line(struct parser *ps, char *line)
  * test starting" line) is all_reduce_perf's when every row reduces with
  * "sum" and busbw / algbw is 2(n-1)/n at every row, nccl-tests' all-reduce
  * factor (doc/PERFORMANCE.md).  On n >= 3 ranks no other collective has
- * that factor (reduce_scatter: (n-1)/n, reduce: 1); on two ranks reduce's
- * factor is 1 too, so two ranks are not inferred.  The columns print 2
+ * that factor (reduce_scatter: (n-1)/n, reduce and sendrecv: 1); on two
+ * ranks it is 1 too, so two ranks are not inferred.  The columns print 2
  * decimals, so the ratio is read within 2 % (rows of busbw 1 GB/s or more).
  */
 static int S_allreduce_ratio(const struct meas *m, unsigned long n)

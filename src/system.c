@@ -290,7 +290,8 @@ int tier_load(const struct preset_dirs *d, const char *name_or_path, const char 
 	double line;
 	int r;
 
-	r = preset_load(d, where, &p, eb);
+	/* a "did you mean" names a link; another kind is preset_link's error */
+	r = preset_load_kind(d, where, "link", &p, eb);
 	free(where);
 	if (r < 0)
 		return -1;
@@ -347,7 +348,7 @@ int system_from_preset(const struct preset_dirs *d, const struct preset *p,
 		goto fail;
 	}
 	where = resolve(gname, base);
-	r = preset_load(d, where, &gp, eb);
+	r = preset_load_kind(d, where, "gpu", &gp, eb);
 	free(where);
 	if (r < 0) {
 		wrap(p, "gpu", eb);
@@ -482,7 +483,7 @@ int system_load(const struct preset_dirs *d, const char *name_or_path,
 	struct preset p;
 	int r;
 
-	if (preset_load(d, name_or_path, &p, eb) < 0)
+	if (preset_load_kind(d, name_or_path, "system", &p, eb) < 0)
 		return -1;
 	r = system_from_preset(d, &p, s, eb);
 	preset_release(&p);

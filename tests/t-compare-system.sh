@@ -115,7 +115,7 @@ if cmp_run a100-tuning-interleaved hgx-a100-1node; then
 		grep -q "it differs at 512 KiB (NCCL ring/LL128, .* model ring/LL, .*), 1 MiB .*16 MiB (NCCL ring/Simple, .* model ring/LL128, .* measured 295 µs)$" \
 		"$d/a100-tuning-interleaved.txt"
 	t=$("$COMMTIME" --system "$sys/hgx-a100-1node.preset" --nccl-version 2.29.3 --proto LL128 \
-		allreduce --algo ring --ranks 8 --sizes 512K | awk '$3 == 512 { print $5 " " $6 }')
+		allreduce --algo ring --ranks 8 --sizes 512K | awk '$3 == 512 { printf "%.3g %s", $5, $6 }')
 	check "interleaved: NCCL's pair is timed as the allreduce command times it ($t)" \
 		grep -q "512 KiB (NCCL ring/LL128, $t in the model; model ring/LL" \
 		"$d/a100-tuning-interleaved.txt"

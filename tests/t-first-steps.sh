@@ -128,3 +128,28 @@ check "compare figure on a system: the title gives ranks and nodes" \
 check "... the stated error in both panels" test "$(grep -c "title 'stated error (where a run should measure)'" "$d/cmp.gp")" = 2
 check "... the 70 % line the busbw is judged by" grep -q "title '70 % of the prediction, from 64 MiB'" "$d/cmp.gp"
 check "... and the line rates" grep -q "^set label 'NICs'' line rate 8 x ib-ndr = 400 GB/s per node'" "$d/cmp.gp"
+
+# Tables: one readable unit per column, busbw where help promises it,
+# wording that says what a number is.
+run --system dgx-h100 allreduce --ranks 8,64 --sizes 4K,8G
+check "allreduce on a system: a busbw column" has "^ranks  nodes       size          nccl           low          high        busbw  faster"
+check "... its 8 GiB times in ms, not as five-digit µs" has "^    8      1      8 GiB      31.61 ms "
+check "... no time of five digits before the point" sh -c "! grep -qE ' [0-9]{5}\.[0-9] (µs|ms)' '$d/out'"
+run --system dgx-h100 allreduce --ranks 8 --sizes 8G --time-unit us
+check "... --time-unit still fixes the unit" has " 31613.4 µs "
+run --alpha 5e-6 --beta 200e9
+check "the seed's table keeps its unit, the smallest time's" has "^    4      1 GiB     8083.1 µs    21494.8 µs  ring$"
+run ddp --params 7B --grad-bytes 4 --compute 1s --ranks 1,2,1024 --algo tree
+check "ddp's step of 3.8 s reads in seconds, not as 3800.1 ms" sh -c "grep -q ' 3.800 s ' '$d/out' && ! grep -q '3800.1 ms' '$d/out'"
+run --system dgx-h100 step --workload llama3-70b --tp 2 --pp 8 --cp 4 --zero 1 --global-batch 512
+check "step's memory row is in GB throughout, no GiB beside GB" \
+	sh -c "sed -n '/^memory per GPU/,\$p' '$d/out' | sed -n 3p | grep -q '[0-9] GB ' && ! sed -n '/^memory per GPU/,\$p' '$d/out' | grep -q GiB"
+check "allreduce --help says where algbw and busbw are" sh -c "'$COMMTIME' allreduce --help | grep -q 'CSV and JSON add algbw and busbw'"
+run --gpus-per-node 8 --intra h100 allreduce
+check "--intra h100 suggests a link, not the GPU" has "did you mean 'h100-nvlink4'?" err
+run fit "$data/h100-x8-nvls.txt" --machine h100
+check "fit --machine h100 suggests a system" has "did you mean 'dgx-h100'?" err
+run --format json --system "$data/systems/hgx-h100-ndr.preset" compare "$data/h100-x16-ib-untuned.txt"
+check "compare's JSON summary carries the verdict for scripts" has '"verdict": "not fine"}'
+run --format json compare "$data/h100-x16-ib-untuned.txt"
+check "... not judged without a machine" has '"verdict": "not judged"}'

@@ -315,6 +315,9 @@ void ctx_figure(const struct ctx *ctx, struct figure *f);
  */
 char *fig_size_text(char *buf, size_t len, double bytes);
 
+/* "16 ranks (2 nodes of 8 GPUs)", "8 and 64 ranks" on a link: a title's who. */
+void fig_ranks_text(const struct ctx *ctx, const struct dlist *ranks, char *buf, size_t len);
+
 /*
  * A log y axis spanning less than a decade gets one tic or none: widen it
  * to powers of ten around the data of p's series, with room for the key.

@@ -55,8 +55,8 @@ void ctx_time_unit(const struct ctx *ctx, double tmin, double tmax, enum unit_ru
 		while (i + 1 < NTIME_UNITS && tmin >= time_units[i + 1].scale)
 			i++;
 	} else {
-		/* at most four digits before the point */
-		while (i + 1 < NTIME_UNITS && tmax / time_units[i].scale >= 1e4)
+		/* at most three digits before the point: 2.132 s, not 2131.6 ms */
+		while (i + 1 < NTIME_UNITS && tmax / time_units[i].scale >= 1e3)
 			i++;
 	}
 	/* seven digits before the point are too many to read: a larger unit */

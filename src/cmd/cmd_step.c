@@ -90,19 +90,24 @@ static const struct column tcols[T_NCOLS] = {
 		  .prec = 4, .width = 10 },
 };
 
-/* Memory per GPU of the most loaded stage, one row; secondary. */
+/*
+ * Memory per GPU of the most loaded stage, one row; secondary.  Every
+ * column in decimal GB, as the GPU's memory is sold: a size that happens
+ * to be a whole number of GiB would otherwise read "77.5 GiB" beside
+ * "126.4 GB".
+ */
+#define MEM_GB .human = H_FIXED, .scale = 1e9, .suffix = "GB", .prec = 2
 enum { M_WEIGHTS, M_GRADS, M_OPTIM, M_ACT, M_RESERVE, M_TOTAL, M_CAP, M_FITS, M_NCOLS };
 static const struct column mcols[M_NCOLS] = {
-	[M_WEIGHTS] = { .key = "weights_B", .label = "weights", .type = COL_NUM, .human = H_SIZE, .width = 10 },
-	[M_GRADS]   = { .key = "grads_B", .label = "grads", .type = COL_NUM, .human = H_SIZE, .width = 10 },
-	[M_OPTIM]   = { .key = "optimizer_B", .label = "optimizer", .type = COL_NUM, .human = H_SIZE,
+	[M_WEIGHTS] = { .key = "weights_B", .label = "weights", .type = COL_NUM, MEM_GB, .width = 10 },
+	[M_GRADS]   = { .key = "grads_B", .label = "grads", .type = COL_NUM, MEM_GB, .width = 10 },
+	[M_OPTIM]   = { .key = "optimizer_B", .label = "optimizer", .type = COL_NUM, MEM_GB,
 		  .width = 10 },
-	[M_ACT]     = { .key = "activations_B", .label = "activations", .type = COL_NUM, .human = H_SIZE,
+	[M_ACT]     = { .key = "activations_B", .label = "activations", .type = COL_NUM, MEM_GB,
 		  .width = 11 },
-	[M_RESERVE] = { .key = "reserve_B", .label = "reserve", .type = COL_NUM, .human = H_SIZE,
-		  .width = 10 },
-	[M_TOTAL]   = { .key = "memory_B", .label = "total", .type = COL_NUM, .human = H_SIZE, .width = 10 },
-	[M_CAP]     = { .key = "gpu_memory_B", .label = "GPU", .type = COL_NUM, .human = H_SIZE, .width = 10 },
+	[M_RESERVE] = { .key = "reserve_B", .label = "reserve", .type = COL_NUM, MEM_GB, .width = 10 },
+	[M_TOTAL]   = { .key = "memory_B", .label = "total", .type = COL_NUM, MEM_GB, .width = 10 },
+	[M_CAP]     = { .key = "gpu_memory_B", .label = "GPU", .type = COL_NUM, MEM_GB, .width = 10 },
 	[M_FITS]    = { .key = "fits", .label = "fits", .type = COL_STR, .width = 4 },
 };
 

@@ -114,8 +114,9 @@ static void host_bound_note(const struct comparison *c, struct out *o)
  * nothing is judged, and it says so on the terminal and on stderr: the
  * errors above are then against the default link, not this machine.
  */
-static void compare_verdict(const struct comparison *c, struct out *o, const struct cmp_sum *sum,
-			    int plateau, int low, const char *cause, double rise, double before)
+static const char *compare_verdict(const struct comparison *c, struct out *o,
+				   const struct cmp_sum *sum, int plateau, int low, const char *cause,
+				   double rise, double before)
 {
 	const struct meas *m = c->m;
 	double largest = c->rows[m->n - 1].size;
@@ -134,14 +135,14 @@ static void compare_verdict(const struct comparison *c, struct out *o, const str
 		else
 			out_text(o, "give --system NAME (a machine) or --preset LINK (a link "
 				 "and its line rate) to judge the busbw");
-		return;
+		return "not judged";
 	}
 	if (!plateau) {
 		out_text(o, "verdict: NOT JUDGED: the log ends at %s, before the bandwidth "
 			 "plateau (busbw still rises %.0f %% from %s); measure to 1G or more "
 			 "(-e 8G)", units_fmt_size(b, sizeof(b), largest), 100 * rise,
 			 units_fmt_size(d, sizeof(d), before));
-		return;
+		return "not judged";
 	}
 	if (c->on_system)
 		snprintf(e, sizeof(e), "what %s should give", c->ctx->system.name);
@@ -155,7 +156,7 @@ static void compare_verdict(const struct comparison *c, struct out *o, const str
 		out_text(o, "why: %s", cause ? cause : c->on_system ?
 			 "check links, topology and fabric (nvidia-smi topo -m, NCCL_DEBUG=INFO)" :
 			 "check links and topology (nvidia-smi topo -m, NCCL_DEBUG=INFO)");
-		return;
+		return "not fine";
 	}
 	out_text(o, "verdict: the fabric is fine: large-message busbw is %s, %.0f %% of %s "
 		 "(%s), at least %.0f %%", units_fmt_rate(b, sizeof(b), sum->peak, 4),
@@ -164,6 +165,7 @@ static void compare_verdict(const struct comparison *c, struct out *o, const str
 		out_text(o, "the times are another matter: %d of %zu sizes are off the "
 			 "prediction by more than %.0f %% (below)", sum->nfar, sum->nerr,
 			 100 * c->tol);
+	return "fine";
 }
 
 /* The verdict, the summary table and the notes under it. */
@@ -173,7 +175,13 @@ void compare_summary(const struct comparison *c, struct out *o, const struct cmp
 	const struct meas *m = c->m;
 	double largest = c->rows[m->n - 1].size;
 	double med = gsl_stats_median_from_sorted_data(sum->err, 1, sum->nerr);
-	struct column cols[NSUM - 2 + NSYS_REF];
+	struct column cols[NSUM - 2 + NSYS_REF + 1];
+	struct cell all[NSUM - 2 + NSYS_REF + 1];
+	/* JSON only: the verdict, for scripts ("fine", "not fine", "not judged") */
+	static const struct column verdict_col = { .key = "verdict", .label = "verdict",
+						   .type = COL_STR, .human = H_PLAIN,
+						   .flags = COL_DATA_ONLY };
+	const char *verdict;
 	struct table t = { .name = "summary", .title = "summary", .cols = cols, .ncols = NSUM,
 			   .secondary = 1 };
 	int low = plateau && !isnan(sum->peak_ref) && sum->peak < c->minbw * sum->peak_ref;
@@ -185,14 +193,17 @@ void compare_summary(const struct comparison *c, struct out *o, const struct cmp
 			      { .x = sum->nstated }, { .x = sum->nstated_inside } };
 	char b[32];
 
-	compare_verdict(c, o, sum, plateau, low, cause, rise, before);
+	verdict = compare_verdict(c, o, sum, plateau, low, cause, rise, before);
 	memcpy(cols, sum_cols, sizeof(sum_cols));
 	if (c->on_system) {
 		memcpy(cols + NSUM - 2, sys_ref_cols, sizeof(sys_ref_cols));
 		t.ncols = NSUM - 2 + NSYS_REF;
 	}
+	memcpy(all, row, t.ncols * sizeof(*all));
+	cols[t.ncols] = verdict_col;
+	all[t.ncols++] = (struct cell){ .s = verdict };
 	out_table_begin(o, &t);
-	out_row(o, row);
+	out_row(o, all);
 	out_table_end(o);
 	if (sum->nfar)
 		out_text(o, "%d of %zu sizes are off the prediction by more than %.0f %%",

@@ -23,33 +23,6 @@ static double curve_time(double bytes, const void *arg)
 	return plan_predict(c->pl, OP_ALLREDUCE, c->algo, c->ranks, bytes, NULL);
 }
 
-/*
- * "16 ranks (2 nodes of 8 GPUs)", "8 and 64 ranks (1 and 8 nodes of 8
- * GPUs)" on a system, "8 ranks" on a link: who the figure is about.
- */
-static void ranks_text(const struct ctx *ctx, const struct dlist *ranks, char *buf, size_t len)
-{
-	size_t i, used = 0;
-
-	buf[0] = '\0';
-	for (i = 0; i < ranks->n && used < len; i++)
-		used += (size_t)snprintf(buf + used, len - used, "%s%.0f",
-					 i == 0 ? "" : i + 1 == ranks->n ? " and " : ", ", ranks->v[i]);
-	if (used < len)
-		used += (size_t)snprintf(buf + used, len - used, " rank%s", ranks->n == 1 &&
-					 ranks->v[0] == 1 ? "" : "s");
-	if (!ctx->have_system)
-		return;
-	for (i = 0; i < ranks->n && used < len; i++)
-		used += (size_t)snprintf(buf + used, len - used, "%s%lu",
-					 i == 0 ? " (" : i + 1 == ranks->n ? " and " : ", ",
-					 system_nodes(&ctx->system, (unsigned long)ranks->v[i]));
-	if (used < len)
-		snprintf(buf + used, len - used, " node%s of %lu GPUs)",
-			 ranks->n == 1 && system_nodes(&ctx->system, (unsigned long)ranks->v[0]) == 1 ?
-			 "" : "s", ctx->system.gpus_per_node);
-}
-
 /* Points of a figure curve: a dense grid, smooth at any zoom. */
 #define CURVE_POINTS 201
 
@@ -112,7 +85,7 @@ void plan_figure(const struct planner *pl, const enum coll_op *ops, size_t nops,
 	for (j = 0; j < CURVE_POINTS; j++)
 		x[j] = plot_log_point(lo, hi, j, CURVE_POINTS - 1);
 	quiet.cells = NULL;
-	ranks_text(ctx, ranks, who, sizeof(who));
+	fig_ranks_text(ctx, ranks, who, sizeof(who));
 	if (pl->fm)
 		snprintf(title, sizeof(title), "Expected nccl-tests busbw on %s, regimes fitted in %s",
 			 who, ctx->preset.name);

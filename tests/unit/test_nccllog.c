@@ -603,7 +603,7 @@ void test_nccllog_infers_allreduce(void)
 	INT_EQ(m.op, -1);
 	INT_EQ(m.op_inferred, 0);
 	meas_release(&m);
-	/* all-gather's rows say redop "none" */
+	/* rows that do not reduce with "sum" (redop "none") */
 	INT_EQ(infer(four, "1073741824 268435456 float none -1 10000 107.37 161.06 0 "
 		     "10000 107.37 161.06 0\n", &m), 0);
 	INT_EQ(m.op, -1);
