@@ -738,7 +738,7 @@ int cmd_search(int argc, char **argv, struct ctx *ctx)
 	out_input_str(o, "searched", "searched", note);
 
 	if (r.nreasons) {
-		struct cell rrow[R_NCOLS];
+		struct cell rrow[R_NCOLS] = { { 0 } };   /* .s NULL: a number */
 
 		memset(rrow, 0, sizeof(rrow));
 		out_table_begin(o, &rt);
