@@ -93,8 +93,10 @@ src/.sharedir: FORCE
 deps:
 	@sh tests/deps.sh
 
+# run builds what it runs (and the completions, for ./commtime), not the
+# unit-test runner or the errband generator, which check builds.
 run: deps
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory commtime completions
 	./commtime
 
 check: deps
@@ -199,14 +201,15 @@ valgrind: all
 
 # fuzz: libFuzzer targets (clang) of the units parser, the list parser,
 # the preset reader and writer, the measurement readers, the gnuplot
-# script's quoting, the regime keys and the workload reader, each run
+# script's quoting, the regime keys, the workload reader and the system
+# and GPU readers, each run
 # FUZZ_SECONDS; a crash is saved as
 # tests/tmp/fuzz/NAME/crash-*.  New inputs go to tests/tmp/fuzz/NAME/new;
 # copy the ones worth keeping into tests/fuzz/NAME/corpus.
 # The core is compiled into each target from source, apart from src/*.o.
 # fuzz-regress: every corpus file once through the sanitized targets.
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS = units list preset nccllog csv nccljson mpilog gpquote presetw regime workload topo trace
+FUZZ_TARGETS = units list preset nccllog csv nccljson mpilog gpquote presetw regime workload topo trace system
 FUZZ_CC ?= clang
 FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	-std=c11 -D_POSIX_C_SOURCE=200809L -Isrc $(GSL_CFLAGS)
