@@ -301,6 +301,10 @@ int cmd_fit(int argc, char **argv, struct ctx *ctx)
 		out_input_str(o, "machine", "machine", switches);
 		if (ctx->nccl_version)
 			out_input_str(o, "nccl_version", "NCCL version", ctx->nccl_version);
+		/* the launch of one thread driving several GPUs (the log's banner):
+		 * NCCL's times on the machine take it, its protocol switches not */
+		if (ctx->gpus_per_process)
+			out_input_str(o, "gpus_per_process", "GPUs per process", ctx->gpus_per_process);
 		out_input_str(o, "switches", "regimes", "none across a protocol switch of NCCL's "
 			      "model there");
 		if (line_from_machine > 0)
