@@ -715,6 +715,7 @@ int cmd_search(int argc, char **argv, struct ctx *ctx)
 	if (r.nreasons) {
 		struct cell rrow[R_NCOLS];
 
+		memset(rrow, 0, sizeof(rrow));    /* a number cell has no text */
 		out_table_begin(o, &rt);
 		for (i = 0; i < r.nreasons; i++) {
 			rrow[R_COUNT].x = (double)r.reason[i].count;

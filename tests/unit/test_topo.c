@@ -325,4 +325,5 @@ void test_system_topo_key(void)
 	INT_EQ(m.nvlinks, 6);
 	system_release(&c);
 	system_release(&s);
+	preset_dirs_release(&d);
 }
