@@ -318,10 +318,17 @@ static void S_refused(struct search_result *r, const char *msg)
 	char key[sizeof(r->reason[0].key)];
 	size_t i;
 
+	/* The same message as a group's latest: no need to take its numbers out. */
+	for (i = 0; i < r->nreasons; i++)
+		if (!strcmp(r->reason[i].last, msg)) {
+			r->reason[i].count++;
+			return;
+		}
 	S_reason_key(msg, key, sizeof(key));
 	for (i = 0; i < r->nreasons; i++)
 		if (!strcmp(r->reason[i].key, key)) {
 			r->reason[i].count++;
+			snprintf(r->reason[i].last, sizeof(r->reason[i].last), "%s", msg);
 			return;
 		}
 	if (r->nreasons == SEARCH_REASONS_MAX) {
@@ -330,6 +337,7 @@ static void S_refused(struct search_result *r, const char *msg)
 	}
 	snprintf(r->reason[i].key, sizeof(r->reason[i].key), "%s", key);
 	snprintf(r->reason[i].example, sizeof(r->reason[i].example), "%s", msg);
+	snprintf(r->reason[i].last, sizeof(r->reason[i].last), "%s", msg);
 	r->reason[i].count = 1;
 	r->nreasons++;
 }

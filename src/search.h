@@ -87,6 +87,7 @@ struct search_reason {
 	char key[512];            /* the message, each number written '#' */
 	char example[512];       /* the first message of the group */
 	size_t count;
+	char last[512];          /* the group's latest message, to match the next one fast */
 };
 
 /* What became of the configurations search_space.where names. */
