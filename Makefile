@@ -160,6 +160,10 @@ errband: all
 accuracy: all
 	@sh bench/accuracy.sh
 
+# NCCL's model on public results of machines in none of the tests (bench/heldout/).
+heldout: all
+	@sh bench/heldout.sh
+
 install: commtime $(COMPLETIONS)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SHAREDIR)/presets $(DESTDIR)$(MANDIR)
 	install -d $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR)
@@ -179,7 +183,7 @@ clean:
 	rm -f commtime commtime-probe bench/errband-gen bench/*.o bench/*.d tests/unit/run-unit tests/unit/list.h src/.flags src/.sharedir src/*.o src/*.d src/cmd/*.o src/cmd/*.d tests/unit/*.o tests/unit/*.d
 	rm -rf tests/tmp
 
-.PHONY: probe all deps run check asan figures bench accuracy errband install uninstall clean FORCE
+.PHONY: probe all deps run check asan figures bench accuracy heldout errband install uninstall clean FORCE
 
 
 # ---- memory checking and fuzzing ----
@@ -197,14 +201,15 @@ valgrind: all
 
 # fuzz: libFuzzer targets (clang) of the units parser, the list parser,
 # the preset reader and writer, the measurement readers, the gnuplot
-# script's quoting, the regime keys and the workload reader, each run
+# script's quoting, the regime keys, the workload reader and the system
+# and GPU readers, each run
 # FUZZ_SECONDS; a crash is saved as
 # tests/tmp/fuzz/NAME/crash-*.  New inputs go to tests/tmp/fuzz/NAME/new;
 # copy the ones worth keeping into tests/fuzz/NAME/corpus.
 # The core is compiled into each target from source, apart from src/*.o.
 # fuzz-regress: every corpus file once through the sanitized targets.
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS = units list preset nccllog csv nccljson mpilog gpquote presetw regime workload topo trace
+FUZZ_TARGETS = units list preset nccllog csv nccljson mpilog gpquote presetw regime workload topo trace system
 FUZZ_CC ?= clang
 FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	-std=c11 -D_POSIX_C_SOURCE=200809L -Isrc $(GSL_CFLAGS)

@@ -114,13 +114,13 @@ struct search_result {
  * Every configuration of `gpus` GPUs (each in gpus[], ngpus of them)
  * that the step model accepts and that fits in sp->gpu_memory, appended
  * to r, then r sorted by step_s (ties: less memory first).  cs must give
- * a peak or a compute time; coll gives collective times (each distinct
- * collective is asked once: the answers are kept for the search).
+ * a peak or a compute time; cm prices the collectives (each distinct
+ * collective is priced once: the answers are kept for the search).
  * Returns 0, or -1 with eb filled (a collective the model cannot time,
  * a price whose products overflow).
  */
 int search_run(const struct search_space *sp, const double *gpus, size_t ngpus,
-	       const struct step_compute *cs, step_coll_fn coll, void *arg,
+	       const struct step_compute *cs, const struct cost_model *cm,
 	       struct search_result *r, struct errbuf *eb);
 
 /*

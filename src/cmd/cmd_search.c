@@ -169,7 +169,7 @@ static int S_entry_of(struct S_entry *e, const char *which, const struct search_
 	e->which = which;
 	e->rank = i + 1;
 	e->k = &r->cand[i];
-	if (step_run(sp->w, &e->k->c, cs, ctx_step_coll, ctx, &s, &eb) < 0)
+	if (step_run(sp->w, &e->k->c, cs, &ctx->model, STEP_BAND_NONE, &s, &eb) < 0)
 		return 0;
 	search_terms_of(&s, &e->t);
 	e->ok = 1;
@@ -374,7 +374,7 @@ static void S_why(struct out *o, const struct search_space *sp, const struct sea
 		S_versus(o, &e[0], &e[i]);
 
 	/* The best's ledger rows by exposed time per step, largest first. */
-	if (step_run(sp->w, &e[0].k->c, cs, ctx_step_coll, ctx, &s, &eb) < 0)
+	if (step_run(sp->w, &e[0].k->c, cs, &ctx->model, STEP_BAND_NONE, &s, &eb) < 0)
 		return;
 	for (i = 0; i < s.nrows; i++)
 		order[i] = i;
@@ -549,7 +549,7 @@ static void S_figure(const struct ctx *ctx, const struct workload *w, const stru
 			struct step_result st;
 			struct errbuf eb;
 
-			if (step_run(sp->w, &r->cand[idx[j]].c, cs, ctx_step_coll, cctx, &st, &eb) < 0)
+			if (step_run(sp->w, &r->cand[idx[j]].c, cs, &cctx->model, STEP_BAND_NONE, &st, &eb) < 0)
 				break;
 			search_terms_of(&st, &bars[j].t);
 			snprintf(labels[j], sizeof(labels[j]), "%s, rank %zu: %s", wh[j], idx[j] + 1,
@@ -581,7 +581,7 @@ int cmd_search(int argc, char **argv, struct ctx *ctx)
 {
 	struct search_space sp;
 	struct search_where where;
-	struct step_compute cs = { 0, STEP_MFU, 0 };
+	struct step_compute cs = { 0, STEP_MFU, 0, NULL };
 	struct search_result r = { 0 };
 	struct workload w;
 	struct errbuf eb;
@@ -592,6 +592,7 @@ int cmd_search(int argc, char **argv, struct ctx *ctx)
 	struct out *o;
 	const char *workload_arg = NULL, *gpu_arg = NULL;
 	struct ctx_gpu gpu;
+	struct shape_args shape = { 0 };
 	double seq = 0, gb = 0, price = 0, tokens = 0, gpu_memory = 0, grad_bytes = STEP_GRAD_BYTES;
 	unsigned long max_cp = 8, max_mb = 16, max_virt = 8, top = 10, seq_n = 0, gb_n = 0;
 	size_t i, shown, named = 0, refused;
@@ -601,6 +602,7 @@ int cmd_search(int argc, char **argv, struct ctx *ctx)
 		{ .type = OPT_STRING, .long_name = "workload", .argh = "NAME", .value = &workload_arg,
 		  .complete = "presets:workload",
 		  .help = "model shape from a workload preset (llama3-70b, ...)" },
+		OPTS_SHAPE(&shape),
 		OPT_RANKS_("gpus", &gpus, "GPU counts (64, 64,128,256, 64:1024:x2; default with\n"
 			   "--where: its tp x pp x dp x cp)"),
 		OPT_CALLBACK_("global-batch", "N", &gb_n, opt_cb_whole, "sequences per step"),
@@ -615,7 +617,8 @@ int cmd_search(int argc, char **argv, struct ctx *ctx)
 		OPT_POSITIVE_("peak", "RATE", Q_NUMBER, &cs.peak_flops,
 			      "dense bf16 peak of one GPU in FLOP/s (989e12)"),
 		OPT_POSITIVE_("mfu", "F", Q_NUMBER, &cs.mfu,
-			      "share of the peak the math reaches (default 0.5)"),
+			      "every FLOP at this flat share of the peak, in place of\n"
+			      "the kernel model (as before it; not the all-in MFU printed)"),
 		OPT_POSITIVE_("gpu-memory", "SIZE", Q_SIZE, &gpu_memory, "memory of one GPU (80GB)"),
 		OPT_POSITIVE_("price", "X", Q_NUMBER, &price,
 			      "price of one GPU-hour: cost per hour (all GPUs) and per Mtoken"),
@@ -645,7 +648,7 @@ int cmd_search(int argc, char **argv, struct ctx *ctx)
 		price = NAN;
 	if (cs.mfu > 1)
 		die_usage("--mfu: must be at most 1, got %g", cs.mfu);
-	if (!workload_arg)
+	if (!workload_arg && !shape.layers)
 		die_usage("search: give the model with --workload NAME");
 	if (!gpus.n && opts_given(options, "where") && where.tp && where.pp && where.dp) {
 		double n = (double)where.tp * (double)where.pp * (double)where.dp *
@@ -677,9 +680,15 @@ int cmd_search(int argc, char **argv, struct ctx *ctx)
 		cs.peak_flops = gpu.peak_flops;
 	if (!opts_given(options, "gpu-memory"))
 		gpu_memory = gpu.memory_B;
+	/* Compute by kernel, as step does, unless a flat --mfu is given. */
+	gpu.kernel.peak = cs.peak_flops;
+	if (!opts_given(options, "mfu"))
+		cs.kgpu = &gpu.kernel;
 	if (isnan(price) && ctx->have_system)
 		price = ctx->system.price_per_gpu_hour;
-	ctx_workload(ctx, workload_arg, &w);
+	ctx_workload_shape(ctx, workload_arg, &shape, &w);
+	if (!workload_arg && !seq)
+		die_usage("search: a shape without a workload preset needs --seq");
 
 	search_space_init(&sp, &w);
 	if (seq)
@@ -700,7 +709,7 @@ int cmd_search(int argc, char **argv, struct ctx *ctx)
 			if (system_check_ranks(&ctx->system, (unsigned long)gpus.v[i], &eb) < 0)
 				die("search: %s", eb.msg);
 	}
-	if (search_run(&sp, gpus.v, gpus.n, &cs, ctx_step_coll, ctx, &r, &eb) < 0)
+	if (search_run(&sp, gpus.v, gpus.n, &cs, &ctx->model, &r, &eb) < 0)
 		die("search: %s", eb.msg);
 
 	o = ctx_out_open(ctx);
@@ -708,11 +717,18 @@ int cmd_search(int argc, char **argv, struct ctx *ctx)
 	ctx_echo_workload(o, &w);
 	snprintf(note, sizeof(note), "%.15g sequences of %.15g tokens", gb, sp.seq);
 	out_input_str(o, "batch", "global batch", note);
-	snprintf(note, sizeof(note), "%s (%s%s): %.4g TFLOP/s dense bf16 x MFU %g, %.4g GB",
-		 gpu.name, !strcmp(gpu.from, "default") ? "default; set with --gpu" :
-		 !strcmp(gpu.from, "system") ? "the system's" : "--gpu",
-		 opts_given(options, "peak") || opts_given(options, "gpu-memory") ?
-		 ", overridden" : "", cs.peak_flops / 1e12, cs.mfu, gpu_memory / 1e9);
+	if (cs.kgpu)
+		snprintf(note, sizeof(note), "%s (%s%s): %.4g TFLOP/s dense bf16, compute by kernel, "
+			 "%.4g GB", gpu.name, !strcmp(gpu.from, "default") ? "default; set with --gpu" :
+			 !strcmp(gpu.from, "system") ? "the system's" : "--gpu",
+			 opts_given(options, "peak") || opts_given(options, "gpu-memory") ?
+			 ", overridden" : "", cs.peak_flops / 1e12, gpu_memory / 1e9);
+	else
+		snprintf(note, sizeof(note), "%s (%s%s): %.4g TFLOP/s dense bf16 x MFU %g, %.4g GB",
+			 gpu.name, !strcmp(gpu.from, "default") ? "default; set with --gpu" :
+			 !strcmp(gpu.from, "system") ? "the system's" : "--gpu",
+			 opts_given(options, "peak") || opts_given(options, "gpu-memory") ?
+			 ", overridden" : "", cs.peak_flops / 1e12, cs.mfu, gpu_memory / 1e9);
 	out_input_str(o, "gpu", "GPU", note);
 	if (!isnan(price))
 		out_input(o, "price", "price per GPU-hour", price, H_PLAIN, 6, NULL);

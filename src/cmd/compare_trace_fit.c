@@ -225,7 +225,7 @@ int cmd_fit_trace(int argc, char **argv, struct ctx *ctx)
 	if (run.workload) {
 		struct workload w;
 		struct step_result r;
-		struct step_compute cs = { 0, STEP_MFU, 0 };
+		struct step_compute cs = { 0, STEP_MFU, 0, NULL };
 		struct ctx_gpu gpu;
 		struct errbuf eb;
 
@@ -234,7 +234,7 @@ int cmd_fit_trace(int argc, char **argv, struct ctx *ctx)
 		if (!ctx_gpu(ctx, NULL, NULL, &gpu) || !(gpu.peak_flops > 0))
 			die("fit --trace: the system's GPU has no peak; the kernel efficiency needs one");
 		cs.peak_flops = gpu.peak_flops;
-		if (step_run(&w, &run.c, &cs, ctx_step_coll, ctx, &r, &eb) < 0)
+		if (step_run(&w, &run.c, &cs, &ctx->model, STEP_BAND_NONE, &r, &eb) < 0)
 			die("fit --trace: %s", eb.msg);
 		eff = xmalloc((t.nsteps + 1) * sizeof(*eff));
 		for (k = 0; k < t.nsteps; k++)

@@ -326,3 +326,44 @@ void test_system_topo_key(void)
 	system_release(&c);
 	system_release(&s);
 }
+
+/* The NVSwitch nodes of ml-engineering's examples: NV12 and NV18 for every pair. */
+void test_topo_switch_examples(void)
+{
+	struct topo t;
+	struct errbuf eb;
+
+	INT_EQ(topo_read("tests/data/topo/dgx-a100.txt", &t, &eb), 0);
+	INT_EQ(t.gpus, 8);
+	INT_EQ(t.nics, 0);
+	INT_EQ(t.nvl[3][6], 12);
+	INT_EQ(t.numa[5], 1);
+	INT_EQ(topo_nvswitch(&t, 12), 1);       /* 7 x 12 = 84 links of a GPU with 12 */
+	INT_EQ(topo_read("tests/data/topo/dgx-h100.txt", &t, &eb), 0);
+	INT_EQ(t.nvl[7][0], 18);
+	INT_EQ(topo_nvswitch(&t, 18), 1);
+	INT_EQ(topo_read("tests/data/topo/nvlink-bridge-2gpu.txt", &t, &eb), 0);
+	INT_EQ(t.gpus, 2);
+	INT_EQ(t.nvl[0][1], 2);
+	INT_EQ(t.numa[0], -1);                  /* N/A */
+	INT_EQ(topo_nvswitch(&t, 4), 0);        /* a bridge: 2 links, fewer than the GPU has */
+}
+
+/* An 8-GPU PCIe server: no NVLink, the paths as printed, the NIC on one socket. */
+void test_topo_pcie_server(void)
+{
+	struct topo t;
+	struct errbuf eb;
+
+	INT_EQ(topo_read("tests/data/topo/pcie-8gpu-2socket.txt", &t, &eb), 0);
+	INT_EQ(t.gpus, 8);
+	INT_EQ(t.nics, 1);
+	INT_EQ(topo_nvswitch(&t, 0), -1);
+	INT_EQ(t.gpu_path[0][1], TOPO_PATH_PIX);
+	INT_EQ(t.gpu_path[0][2], TOPO_PATH_PXB);
+	INT_EQ(t.gpu_path[3][4], TOPO_PATH_SYS);
+	INT_EQ(t.nic_path[0], TOPO_PATH_SYS);
+	INT_EQ(t.nic_path[4], TOPO_PATH_PHB);
+	INT_EQ(topo_widest_gpu_path(&t), TOPO_PATH_SYS);
+	INT_EQ(topo_widest_nic_path(&t), TOPO_PATH_SYS);
+}
