@@ -21,11 +21,16 @@ PKG_CONFIG ?= pkg-config
 GSL_CFLAGS  ?= $(shell $(PKG_CONFIG) --cflags gsl 2>/dev/null)
 GSL_LIBS    ?= $(shell $(PKG_CONFIG) --libs gsl 2>/dev/null || echo -lgsl -lgslcblas -lm)
 LIBCSV_LIBS ?= -lcsv
+# The streaming JSON parser (libyajl) and gzip (zlib) for traces.
+YAJL_CFLAGS ?= $(shell $(PKG_CONFIG) --cflags yajl 2>/dev/null)
+YAJL_LIBS   ?= $(shell $(PKG_CONFIG) --libs yajl 2>/dev/null || echo -lyajl)
+ZLIB_CFLAGS ?= $(shell $(PKG_CONFIG) --cflags zlib 2>/dev/null)
+ZLIB_LIBS   ?= $(shell $(PKG_CONFIG) --libs zlib 2>/dev/null || echo -lz)
 
 ALL_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Wshadow \
 	-Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter \
-	-DCOMMTIME_VERSION='"0.1"' $(GSL_CFLAGS) -MMD -MP $(CFLAGS)
-LIBS = $(GSL_LIBS) $(LIBCSV_LIBS) -lm
+	-DCOMMTIME_VERSION='"0.1"' $(GSL_CFLAGS) $(YAJL_CFLAGS) $(ZLIB_CFLAGS) -MMD -MP $(CFLAGS)
+LIBS = $(GSL_LIBS) $(LIBCSV_LIBS) $(YAJL_LIBS) $(ZLIB_LIBS) -lm
 
 ifneq ($(V),1)
 Q_CC = @echo '  CC    ' $@;
@@ -155,11 +160,16 @@ errband: all
 accuracy: all
 	@sh bench/accuracy.sh
 
+# NCCL's model on public results of machines in none of the tests (bench/heldout/).
+heldout: all
+	@sh bench/heldout.sh
+
 install: commtime $(COMPLETIONS)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SHAREDIR)/presets $(DESTDIR)$(MANDIR)
 	install -d $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR)
 	install -m 755 commtime $(DESTDIR)$(BINDIR)/commtime
 	install -m 644 presets/*.preset $(DESTDIR)$(SHAREDIR)/presets/
+	install -m 644 presets/*.topo $(DESTDIR)$(SHAREDIR)/presets/
 	install -m 644 commtime.1 $(DESTDIR)$(MANDIR)/commtime.1
 	install -m 644 completion/commtime.bash $(DESTDIR)$(BASHCOMPDIR)/commtime
 	install -m 644 completion/_commtime $(DESTDIR)$(ZSHCOMPDIR)/_commtime
@@ -173,7 +183,7 @@ clean:
 	rm -f commtime commtime-probe bench/errband-gen bench/*.o bench/*.d tests/unit/run-unit tests/unit/list.h src/.flags src/.sharedir src/*.o src/*.d src/cmd/*.o src/cmd/*.d tests/unit/*.o tests/unit/*.d
 	rm -rf tests/tmp
 
-.PHONY: probe all deps run check asan figures bench accuracy errband install uninstall clean FORCE
+.PHONY: probe all deps run check asan figures bench accuracy heldout errband install uninstall clean FORCE
 
 
 # ---- memory checking and fuzzing ----
@@ -191,14 +201,15 @@ valgrind: all
 
 # fuzz: libFuzzer targets (clang) of the units parser, the list parser,
 # the preset reader and writer, the measurement readers, the gnuplot
-# script's quoting, the regime keys and the workload reader, each run
+# script's quoting, the regime keys, the workload reader and the system
+# and GPU readers, each run
 # FUZZ_SECONDS; a crash is saved as
 # tests/tmp/fuzz/NAME/crash-*.  New inputs go to tests/tmp/fuzz/NAME/new;
 # copy the ones worth keeping into tests/fuzz/NAME/corpus.
 # The core is compiled into each target from source, apart from src/*.o.
 # fuzz-regress: every corpus file once through the sanitized targets.
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS = units list preset nccllog csv nccljson mpilog gpquote presetw regime workload
+FUZZ_TARGETS = units list preset nccllog csv nccljson mpilog gpquote presetw regime workload topo trace system
 FUZZ_CC ?= clang
 FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	-std=c11 -D_POSIX_C_SOURCE=200809L -Isrc $(GSL_CFLAGS)

@@ -607,6 +607,8 @@ static double S_regime_time(const struct regime *r, const struct link_coeffs *c,
 }
 
 static double S_model_time(const struct fit_model *m, const struct link_coeffs *c, double bytes);
+static double S_fit_time(const struct fit_model *m, const struct link_coeffs *c0, double bytes,
+			 double *lat);
 
 double fit_model_time(const struct fit_model *m, enum coll_op op,
 		      unsigned long ranks, double bytes)
@@ -616,8 +618,23 @@ double fit_model_time(const struct fit_model *m, enum coll_op op,
 
 	if (fit_link_coeffs(op, op == OP_ALLREDUCE ? m->algo : ALGO_RING, ranks, &c, &eb) < 0)
 		return ranks < 2 ? 0 : NAN;
+	return S_fit_time(m, &c, bytes, NULL);
+}
+
+/* The regimes' time with the coefficients c of the step count, κ added; lat: its α part. */
+static double S_fit_time(const struct fit_model *m, const struct link_coeffs *c0, double bytes,
+			 double *lat)
+{
+	struct link_coeffs c = *c0;
+	double t;
+
 	c.a += m->base_steps;
-	return S_model_time(m, &c, bytes);
+	t = S_model_time(m, &c, bytes);
+	if (lat) {
+		c.b = 0;
+		*lat = S_model_time(m, &c, bytes);
+	}
+	return t;
 }
 
 static double S_model_time(const struct fit_model *m, const struct link_coeffs *cp, double bytes)
@@ -640,6 +657,49 @@ static double S_model_time(const struct fit_model *m, const struct link_coeffs *
 		}
 	}
 	return NAN;
+}
+
+/* ---- the regimes as a cost model (COST_FIT) ---- */
+
+/* The algorithm the regimes answer for: the fit's for all-reduce, every other collective's own. */
+static enum coll_algo S_fit_algo(const struct cost_model *m, enum coll_op op)
+{
+	return cost_algo_default(m, op);
+}
+
+static int S_fit_coll(const struct cost_model *m, enum coll_op op, enum coll_algo algo,
+		      const struct group *g, double bytes, struct coll_cost *out,
+		      struct errbuf *eb)
+{
+	const struct fit_model *fm = m->impl;
+	struct cost_model link;
+	struct link_coeffs c;
+	double t;
+
+	if (algo == ALGO_AUTO)
+		algo = S_fit_algo(m, op);
+	/* The link answers first: the algorithm's checks, and every
+	 * algorithm the regimes were not fitted for. */
+	cost_model_link(&link, &m->link);
+	if (cost_coll(&link, op, algo, g, bytes, out, eb) < 0)
+		return -1;
+	if (algo != S_fit_algo(m, op) || g->ranks < 2)
+		return 0;
+	if (cost_link_coeffs(op, algo, g->ranks, &c, eb) < 0)
+		return -1;
+	t = S_fit_time(fm, &c, bytes, &out->latency_s);
+	out->time_s = t;
+	out->bandwidth_s = t - out->latency_s;
+	return 0;
+}
+
+void fit_cost_init(struct cost_model *cm, const struct fit_model *fm, const struct link *l)
+{
+	cost_model_link(cm, l);
+	cm->kind = COST_FIT;
+	cm->coll = S_fit_coll;
+	cm->impl = fm;
+	cm->fit_algo = fm->algo;
 }
 
 void fit_spec_band(double latency_s, double bandwidth_s, double *lo, double *hi)
@@ -878,11 +938,10 @@ int fit_preset_write(const char *path, const char *name, const char *description
 		     const struct fit_model *m, struct errbuf *eb)
 {
 	struct preset_kv kv[16 + 7 * FIT_REGIMES_MAX];
-	struct outfile *out;
 	char key[32], num[32];
 	char *desc = preset_text_clean(description, 1000);
 	size_t n = 0, k;
-	int r = -1;
+	int r;
 
 	kv_add(kv, &n, "name", name);
 	kv_add(kv, &n, "kind", "link");
@@ -929,13 +988,7 @@ int fit_preset_write(const char *path, const char *name, const char *description
 			}
 		}
 	}
-	out = outfile_open(path, eb);
-	if (out) {
-		if (preset_write(outfile_stream(out), path, comment, kv, n, eb) < 0)
-			outfile_abort(out);
-		else
-			r = outfile_commit(out, eb);
-	}
+	r = preset_save(path, comment, kv, n, eb);
 	for (k = 0; k < n; k++) {
 		free(kv[k].key);
 		free(kv[k].value);

@@ -179,6 +179,16 @@ double fit_model_time(const struct fit_model *m, enum coll_op op,
 		      unsigned long ranks, double bytes);
 
 /*
+ * The regimes of fm as the machine's cost model (cost.h, COST_FIT) over
+ * the preset's single link l: cost_coll() answers with the regimes'
+ * (κ + a)·α_k + b·S/β_k (fit_model_time) for the algorithm they were
+ * fitted for (fm->algo on all-reduce, which is then the default; every
+ * other collective's own single-link algorithm), and with the link l for
+ * any other algorithm asked by name.  fm must outlive cm.
+ */
+void fit_cost_init(struct cost_model *cm, const struct fit_model *fm, const struct link *l);
+
+/*
  * The spread of a spec (models/fit.md, "Ranges"), for a prediction no fit
  * measured.  Bandwidth: NCCL's model, from public specifications alone,
  * was off by −17.5 % to +35.5 % in large-message bus bandwidth on 11
@@ -247,8 +257,9 @@ int fit_model_from_preset(const struct preset *p, struct fit_model *m,
 			  struct errbuf *eb);
 
 /*
- * Write a link preset holding ab and m to path, through a temporary file
- * in the same directory renamed into place.  name and description go into
+ * Write a link preset holding ab and m to path with preset_save() (a
+ * temporary file beside it renamed into place, loaded back; a path that
+ * exists and is not a regular file refused).  name and description go into
  * their keys; comment (may be NULL, may hold several lines) is written as
  * '#' lines at the top: where the fit came from.  Returns 0 or -1 with eb.
  */

@@ -49,6 +49,41 @@ unsigned nccl_algo_bits(enum coll_algo a)
 	}
 }
 
+void nccl_machine_mesh(const struct system *s, struct nccl_machine *m)
+{
+	int g = (int)s->gpus_per_node, i, j;
+	const struct topo *t = s->topo;
+
+	m->mesh = 0;
+	if (s->nvswitch || g < 2 || g > NCCL_MAX_LOCAL)
+		return;
+	if (t && t->gpus == g && topo_nvswitch(t, (int)s->gpu.nvlink_links) == 0) {
+		/* the NVLink graph as the topology file gives it */
+		static const signed char path[TOPO_PATH_COUNT] = {
+			NCCL_PATH_PIX, NCCL_PATH_PXB, NCCL_PATH_PHB, NCCL_PATH_PHB, NCCL_PATH_SYS
+		};
+		int most = 0;
+		for (i = 0; i < g; i++) {
+			if (topo_nvlinks(t, i) > most)
+				most = topo_nvlinks(t, i);
+			for (j = 0; j < g; j++) {
+				m->nvl[i][j] = t->nvl[i][j];
+				m->pci_path[i][j] = t->gpu_path[i][j] >= 0 ? path[t->gpu_path[i][j]] : 0;
+			}
+		}
+		m->nvlinks = most;
+		m->mesh = 1;
+		return;
+	}
+	if (m->nvlinks >= g - 1) {
+		/* no file: a full mesh, the GPU's links shared evenly among its peers */
+		for (i = 0; i < g; i++)
+			for (j = 0; j < g; j++)
+				m->nvl[i][j] = (unsigned char)(i == j ? 0 : m->nvlinks / (g - 1));
+		m->mesh = 1;
+	}
+}
+
 int nccl_machine_from_system(const struct system *s, struct nccl_machine *m,
 			     struct errbuf *eb)
 {
@@ -86,6 +121,7 @@ int nccl_machine_from_system(const struct system *s, struct nccl_machine *m,
 	m->p2p = s->p2p;
 	m->no_gdr = s->gdr_off;
 	m->cpu = s->cpu == CPU_AMD ? NCCL_CPU_AMD : s->cpu == CPU_ARM ? NCCL_CPU_ARM : NCCL_CPU_INTEL;
+	nccl_machine_mesh(s, m);
 	if (s->have_inter && s->nics_per_node > 0) {
 		unsigned ports = s->nic_ports > 1 && s->nics_per_node % s->nic_ports == 0 ?
 				 s->nic_ports : 1;
@@ -115,13 +151,13 @@ int nccl_cost_tune(const struct nccl_cost *nc, const struct group *g,
 	if (per > (unsigned long)m.gpus_per_node)
 		per = (unsigned long)m.gpus_per_node;
 	if (per < (unsigned long)m.gpus_per_node) {
-		/* Parallel groups share the node: this one gets its share of the NICs. */
-		if (m.nics_per_node > 0) {
-			int nics = (int)(m.nics_per_node * per / m.gpus_per_node);
-			m.nics_per_node = nics > 0 ? nics : 1;
-			if (nics == 0)
-				m.nic_bw *= (double)m.nics_per_node * per / nc->machine.gpus_per_node;
-		}
+		/* Parallel groups share the node: this one gets whole NICs of its
+		 * share, or one NIC at its part of the rate (cost_nic_share). */
+		struct nic_share k;
+
+		cost_nic_share((unsigned)m.nics_per_node, per, (unsigned long)m.gpus_per_node, &k);
+		m.nics_per_node = (int)k.whole;
+		m.nic_bw *= k.scale;
 		m.gpus_per_node = (int)per;
 	}
 	return nccl_tune_init(t, &nc->params, &m, (int)g->ranks, nc->algo_mask,

@@ -49,6 +49,14 @@ double nccl_host_bound(const struct nccl_cost *nc, double time_s);
  * (beta_line).  Returns 0, or -1 with eb (an architecture NCCL's model
  * has no constants for).
  */
+/*
+ * m->mesh and m->nvl from s (nccl_machine_from_system calls it): on a
+ * system without NVSwitch, the NVLinks of each GPU pair from its topology
+ * file, or without one a full mesh sharing the GPU's links evenly (when
+ * there are at least as many links as peers).
+ */
+void nccl_machine_mesh(const struct system *s, struct nccl_machine *m);
+
 int nccl_machine_from_system(const struct system *s, struct nccl_machine *m,
 			     struct errbuf *eb);
 

@@ -1,7 +1,8 @@
 /*
  * Reading the JSON file nccl-tests writes with -J (nccl-tests 2.17 and
- * later, "version": 3).  The document is parsed into a small tree (every
- * value remembers its line, for messages), then the parts commtime needs
+ * later, "version": 3).  The document is parsed by the streaming reader
+ * (json.h, libyajl) into a small tree (every value remembers its line,
+ * for messages; a key twice in one object is refused), then the parts commtime needs
  * are looked up: the program name (args[0]), the rank count
  * (config.devices × nthreads × ngpus) and results[] with their
  * out_of_place and in_place times.  See ntests_json.h and
@@ -14,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json.h"
 #include "model.h"
 #include "ntests_json.h"
 #include "units.h"
@@ -35,10 +37,13 @@ struct jval {
 };
 
 struct jparser {
-	const char *p, *end;
 	const char *name;
-	int line;
 	struct errbuf *eb;
+	struct json_stream *js;
+	struct jval *root;
+	struct jval *stack[DEPTH_MAX + 1];   /* open arrays and objects */
+	int depth;
+	char *key;             /* the key of the next value in an object */
 };
 
 static void S_free(struct jval *v)
@@ -58,81 +63,6 @@ static void S_free(struct jval *v)
 	free(v);
 }
 
-static void S_ws(struct jparser *jp)
-{
-	while (jp->p < jp->end && (*jp->p == ' ' || *jp->p == '\t' || *jp->p == '\r' ||
-				   *jp->p == '\n')) {
-		if (*jp->p == '\n')
-			jp->line++;
-		jp->p++;
-	}
-}
-
-static int S_err(struct jparser *jp, const char *what)
-{
-	return errbuf_set(jp->eb, "%s:%d: malformed JSON: %s", jp->name, jp->line, what);
-}
-
-/* A string; escapes other than \uXXXX are decoded, \uXXXX becomes '?'. */
-static int S_string(struct jparser *jp, char **out)
-{
-	char *s = xmalloc(STRING_MAX + 1);
-	size_t n = 0;
-
-	jp->p++;    /* the opening quote */
-	for (;;) {
-		char c;
-
-		if (jp->p >= jp->end) {
-			free(s);
-			return S_err(jp, "unterminated string");
-		}
-		c = *jp->p++;
-		if (c == '"')
-			break;
-		if ((unsigned char)c < 0x20) {
-			free(s);
-			return S_err(jp, "control character in a string");
-		}
-		if (c == '\\') {
-			if (jp->p >= jp->end) {
-				free(s);
-				return S_err(jp, "unterminated string");
-			}
-			c = *jp->p++;
-			switch (c) {
-			case 'n': c = '\n'; break;
-			case 't': c = '\t'; break;
-			case 'r': c = '\r'; break;
-			case 'b': c = '\b'; break;
-			case 'f': c = '\f'; break;
-			case '"': case '\\': case '/': break;
-			case 'u':
-				if (jp->end - jp->p < 4) {
-					free(s);
-					return S_err(jp, "short \\u escape");
-				}
-				jp->p += 4;
-				c = '?';
-				break;
-			default:
-				free(s);
-				return S_err(jp, "unknown escape in a string");
-			}
-		}
-		if (n == STRING_MAX) {
-			free(s);
-			return S_err(jp, "string longer than 4096 bytes");
-		}
-		s[n++] = c;
-	}
-	s[n] = '\0';
-	*out = s;
-	return 0;
-}
-
-static int S_value(struct jparser *jp, int depth, struct jval **out);
-
 static void S_add(struct jval *v, char *key, struct jval *item)
 {
 	if (v->n == v->alloc) {
@@ -147,119 +77,121 @@ static void S_add(struct jval *v, char *key, struct jval *item)
 	v->n++;
 }
 
-/* An array or object, the opening bracket at jp->p. */
-static int S_compound(struct jparser *jp, int depth, struct jval *v)
+/*
+ * A new value of type t, placed in the open array or object (with the
+ * pending key) or as the document; NULL when the parse must stop.
+ */
+static struct jval *S_new(struct jparser *jp, enum jtype t)
 {
-	char close = v->type == J_OBJ ? '}' : ']';
+	struct jval *v = xmalloc(sizeof(*v));
 
-	jp->p++;
-	S_ws(jp);
-	if (jp->p < jp->end && *jp->p == close) {
-		jp->p++;
-		return 0;
+	memset(v, 0, sizeof(*v));
+	v->type = t;
+	v->line = (int)json_stream_line(jp->js);
+	if (jp->depth == 0) {
+		jp->root = v;
+	} else {
+		S_add(jp->stack[jp->depth - 1], jp->key, v);
+		jp->key = NULL;
 	}
-	for (;;) {
-		struct jval *item;
-		char *key = NULL;
-
-		S_ws(jp);
-		if (v->type == J_OBJ) {
-			if (jp->p >= jp->end || *jp->p != '"')
-				return S_err(jp, "expected a key");
-			if (S_string(jp, &key) < 0)
-				return -1;
-			S_ws(jp);
-			if (jp->p >= jp->end || *jp->p != ':') {
-				free(key);
-				return S_err(jp, "expected ':' after a key");
-			}
-			jp->p++;
-		}
-		if (S_value(jp, depth + 1, &item) < 0) {
-			free(key);
-			return -1;
-		}
-		S_add(v, key, item);
-		S_ws(jp);
-		if (jp->p >= jp->end)
-			return S_err(jp, "unexpected end of file");
-		if (*jp->p == ',') {
-			jp->p++;
-			continue;
-		}
-		if (*jp->p == close) {
-			jp->p++;
-			return 0;
-		}
-		return S_err(jp, v->type == J_OBJ ? "expected ',' or '}'" : "expected ',' or ']'");
-	}
+	return v;
 }
 
-static int S_value(struct jparser *jp, int depth, struct jval **out)
+static int S_null(void *ctx)
+{
+	return S_new(ctx, J_NULL) != NULL;
+}
+
+static int S_bool(void *ctx, int b)
+{
+	struct jval *v = S_new(ctx, J_BOOL);
+	v->num = b;
+	return 1;
+}
+
+static int S_number(void *ctx, const char *s, size_t len)
+{
+	struct jparser *jp = ctx;
+	char buf[64];
+	double x;
+
+	if (len >= sizeof(buf))
+		return json_stream_fail(jp->js, "malformed JSON: a number of %zu digits", len);
+	memcpy(buf, s, len);
+	buf[len] = '\0';
+	if (units_decimal(buf, 0, &x) < 0)
+		return json_stream_fail(jp->js, "malformed JSON: '%s' is not a number", buf);
+	S_new(jp, J_NUM)->num = x;
+	return 1;
+}
+
+static int S_string(void *ctx, const char *s, size_t len)
+{
+	struct jparser *jp = ctx;
+	struct jval *v;
+
+	if (len > STRING_MAX)
+		return json_stream_fail(jp->js, "malformed JSON: string longer than 4096 bytes");
+	v = S_new(jp, J_STR);
+	v->str = xmalloc(len + 1);
+	memcpy(v->str, s, len);
+	v->str[len] = '\0';
+	return 1;
+}
+
+static int S_open(struct jparser *jp, enum jtype t)
 {
 	struct jval *v;
 
-	if (depth > DEPTH_MAX)
-		return S_err(jp, "nested too deeply");
-	S_ws(jp);
-	if (jp->p >= jp->end)
-		return S_err(jp, "unexpected end of file");
-	v = xmalloc(sizeof(*v));
-	memset(v, 0, sizeof(*v));
-	v->line = jp->line;
-	*out = v;
-	switch (*jp->p) {
-	case '{':
-	case '[':
-		v->type = *jp->p == '{' ? J_OBJ : J_ARR;
-		if (S_compound(jp, depth, v) < 0)
-			goto fail;
-		return 0;
-	case '"':
-		v->type = J_STR;
-		if (S_string(jp, &v->str) < 0)
-			goto fail;
-		return 0;
-	}
-	if (jp->end - jp->p >= 4 && !memcmp(jp->p, "null", 4)) {
-		jp->p += 4;
-		return 0;
-	}
-	if (jp->end - jp->p >= 4 && !memcmp(jp->p, "true", 4)) {
-		v->type = J_BOOL;
-		v->num = 1;
-		jp->p += 4;
-		return 0;
-	}
-	if (jp->end - jp->p >= 5 && !memcmp(jp->p, "false", 5)) {
-		v->type = J_BOOL;
-		jp->p += 5;
-		return 0;
-	}
-	if (*jp->p == '-' || isdigit((unsigned char)*jp->p)) {
-		char buf[64];
-		size_t n = 0;
-
-		while (jp->p + n < jp->end && n < sizeof(buf) - 1 &&
-		       strchr("+-0123456789.eE", jp->p[n]))
-			n++;
-		memcpy(buf, jp->p, n);
-		buf[n] = '\0';
-		if (units_decimal(buf, 0, &v->num) < 0) {
-			errbuf_set(jp->eb, "%s:%d: malformed JSON: '%s' is not a number",
-				   jp->name, jp->line, buf);
-			goto fail;
-		}
-		v->type = J_NUM;
-		jp->p += n;
-		return 0;
-	}
-	S_err(jp, "expected a value");
-fail:
-	S_free(v);
-	*out = NULL;
-	return -1;
+	if (jp->depth >= DEPTH_MAX)
+		return json_stream_fail(jp->js, "malformed JSON: nested too deeply");
+	v = S_new(jp, t);
+	jp->stack[jp->depth++] = v;
+	return 1;
 }
+
+static int S_start_map(void *ctx)
+{
+	return S_open(ctx, J_OBJ);
+}
+
+static int S_start_array(void *ctx)
+{
+	return S_open(ctx, J_ARR);
+}
+
+static int S_close(void *ctx)
+{
+	struct jparser *jp = ctx;
+
+	jp->depth--;
+	return 1;
+}
+
+/* A key: refused when the object has it already (which one would count?). */
+static int S_map_key(void *ctx, const char *s, size_t len)
+{
+	struct jparser *jp = ctx;
+	const struct jval *o = jp->stack[jp->depth - 1];
+	size_t i;
+
+	if (len > STRING_MAX)
+		return json_stream_fail(jp->js, "malformed JSON: key longer than 4096 bytes");
+	free(jp->key);
+	jp->key = xmalloc(len + 1);
+	memcpy(jp->key, s, len);
+	jp->key[len] = '\0';
+	for (i = 0; i < o->n; i++)
+		if (!strcmp(o->keys[i], jp->key))
+			return json_stream_fail(jp->js, "duplicate key \"%.80s\" (also on line %d): "
+						"which one holds?", jp->key, o->items[i]->line);
+	return 1;
+}
+
+static const struct json_cb S_cb = {
+	S_null, S_bool, S_number, S_string, S_start_map, S_map_key, S_close,
+	S_start_array, S_close
+};
 
 static const struct jval *S_get(const struct jval *o, const char *key)
 {
@@ -412,23 +344,26 @@ static int S_results(struct jparser *jp, const struct jval *root, struct meas *m
 int nccljson_parse(const char *buf, size_t len, const char *name,
 		   struct meas *m, struct errbuf *eb)
 {
-	struct jparser jp = { buf, buf + len, name, 1, eb };
-	struct jval *root = NULL;
+	struct jparser jp;
 	int rc;
 
 	if (memchr(buf, '\0', len))
 		return errbuf_set(eb, "%s: binary data (a NUL byte); expected JSON", name);
+	memset(&jp, 0, sizeof(jp));
+	jp.name = name;
+	jp.eb = eb;
+	jp.js = json_stream_new(&S_cb, &jp, name, 0);
 	m->from_log = 1;
-	if (S_value(&jp, 0, &root) < 0)
-		return -1;
-	S_ws(&jp);
-	if (jp.p < jp.end)
-		rc = S_err(&jp, "text after the end of the document");
-	else if (root->type != J_OBJ)
+	rc = json_stream_feed(jp.js, buf, len, eb);
+	if (rc == 0)
+		rc = json_stream_finish(jp.js, eb);
+	if (rc == 0 && jp.root->type != J_OBJ)
 		rc = errbuf_set(eb, "%s:%d: the document is not an object; expected the "
-				"JSON of nccl-tests -J", name, root->line);
-	else
-		rc = S_results(&jp, root, m);
-	S_free(root);
+				"JSON of nccl-tests -J", name, jp.root->line);
+	else if (rc == 0)
+		rc = S_results(&jp, jp.root, m);
+	json_stream_free(jp.js);
+	free(jp.key);
+	S_free(jp.root);
 	return rc;
 }

@@ -124,9 +124,12 @@ int search_where_parse(const char *s, struct search_where *wh, struct errbuf *eb
 
 int search_where_match(const struct search_where *wh, const struct step_config *c, double gpus)
 {
-	return (!wh->gpus || wh->gpus == gpus) && (!wh->tp || wh->tp == c->tp) &&
-	       (!wh->pp || wh->pp == c->pp) && (!wh->dp || wh->dp == c->dp) &&
-	       (!wh->cp || wh->cp == c->cp) && (!wh->ep || wh->ep == c->ep) &&
+	/* tp, pp and dp named and cp not: the layout of their product, cp 1. */
+	unsigned long cp = wh->cp ? wh->cp : wh->tp && wh->pp && wh->dp ? 1 : 0;
+
+	return (!cp || cp == c->cp) && (!wh->gpus || wh->gpus == gpus) &&
+	       (!wh->tp || wh->tp == c->tp) && (!wh->pp || wh->pp == c->pp) && (!wh->dp || wh->dp == c->dp) &&
+	       (!wh->ep || wh->ep == c->ep) &&
 	       (!wh->virt || wh->virt == c->virt) && (wh->zero < 0 || wh->zero == c->zero) &&
 	       (!wh->micro_batch || wh->micro_batch == c->micro_batch) &&
 	       (wh->schedule < 0 || wh->schedule == (int)c->schedule) &&
@@ -147,8 +150,8 @@ char *search_where_text(char *buf, size_t len, const struct search_where *wh)
 		S_ADD("%spp %lu", n ? ", " : "", wh->pp);
 	if (wh->dp)
 		S_ADD("%sdp %lu", n ? ", " : "", wh->dp);
-	if (wh->cp)
-		S_ADD("%scp %lu", n ? ", " : "", wh->cp);
+	if (wh->cp || (wh->tp && wh->pp && wh->dp))
+		S_ADD("%scp %lu", n ? ", " : "", wh->cp ? wh->cp : 1);
 	if (wh->ep)
 		S_ADD("%sep %lu", n ? ", " : "", wh->ep);
 	if (wh->zero >= 0)
@@ -165,91 +168,12 @@ char *search_where_text(char *buf, size_t len, const struct search_where *wh)
 	return buf;
 }
 
-/* ---- the collectives, each priced once ---- */
+/* ---- the collectives, each priced once: step_run_memo (src/step.c) ---- */
 
-struct S_memo_ent {
-	double bytes, time_s;
-	unsigned long ranks, per_node;
-	const char *tier;
-	int op;                  /* -1: empty */
+struct S_price {
+	const struct cost_model *m;
+	struct step_memo prices;
 };
-
-struct S_memo {
-	step_coll_fn fn;
-	void *arg;
-	struct S_memo_ent *t;
-	size_t cap, n;           /* cap a power of two */
-	size_t calls, evals;
-};
-
-static size_t S_hash(int op, unsigned long ranks, unsigned long per_node, double bytes)
-{
-	uint64_t b, h = 1469598103934665603ULL;
-
-	memcpy(&b, &bytes, sizeof(b));
-	h = (h ^ (uint64_t)op) * 1099511628211ULL;
-	h = (h ^ (uint64_t)ranks) * 1099511628211ULL;
-	h = (h ^ (uint64_t)per_node) * 1099511628211ULL;
-	h = (h ^ b) * 1099511628211ULL;
-	return (size_t)(h ^ (h >> 29));
-}
-
-static void S_memo_grow(struct S_memo *m)
-{
-	struct S_memo_ent *old = m->t;
-	size_t oc = m->cap, i;
-
-	m->cap = oc ? 2 * oc : 1024;
-	m->t = xmalloc(m->cap * sizeof(*m->t));
-	for (i = 0; i < m->cap; i++)
-		m->t[i].op = -1;
-	for (i = 0; i < oc; i++)
-		if (old[i].op >= 0) {
-			size_t j = S_hash(old[i].op, old[i].ranks, old[i].per_node, old[i].bytes) &
-				   (m->cap - 1);
-
-			while (m->t[j].op >= 0)
-				j = (j + 1) & (m->cap - 1);
-			m->t[j] = old[i];
-		}
-	free(old);
-}
-
-/* A step_coll_fn: the answer kept from the first time it was asked. */
-static int S_memo_coll(void *arg, enum coll_op op, unsigned long ranks, unsigned long per_node,
-		       double bytes, struct step_coll *out, struct errbuf *eb)
-{
-	struct S_memo *m = arg;
-	struct S_memo_ent *e;
-	size_t j;
-
-	m->calls++;
-	if (2 * (m->n + 1) > m->cap)
-		S_memo_grow(m);
-	j = S_hash((int)op, ranks, per_node, bytes) & (m->cap - 1);
-	for (;; j = (j + 1) & (m->cap - 1)) {
-		e = &m->t[j];
-		if (e->op < 0)
-			break;
-		if (e->op == (int)op && e->ranks == ranks && e->per_node == per_node &&
-		    e->bytes == bytes) {
-			out->time_s = e->time_s;
-			out->tier = e->tier;
-			return 0;
-		}
-	}
-	m->evals++;
-	if (m->fn(m->arg, op, ranks, per_node, bytes, out, eb) < 0)
-		return -1;
-	e->op = (int)op;
-	e->ranks = ranks;
-	e->per_node = per_node;
-	e->bytes = bytes;
-	e->time_s = out->time_s;
-	e->tier = out->tier;
-	m->n++;
-	return 0;
-}
 
 /* ---- the candidates ---- */
 
@@ -333,7 +257,7 @@ static void S_refused(struct search_result *r, const char *msg)
 
 /* Evaluate one configuration; keep it when it fits. */
 static int S_try(const struct search_space *sp, const struct step_config *c,
-		 const struct step_compute *cs, struct S_memo *memo,
+		 const struct step_compute *cs, struct S_price *memo,
 		 struct search_result *r, struct errbuf *eb)
 {
 	struct step_result s;
@@ -352,7 +276,7 @@ static int S_try(const struct search_space *sp, const struct step_config *c,
 		return 0;
 	}
 	r->valid++;
-	if (step_run(sp->w, c, cs, S_memo_coll, memo, &s, eb) < 0)
+	if (step_run_memo(sp->w, c, cs, memo->m, &memo->prices, &s, eb) < 0)
 		return -1;
 	fits = s.mem.total_B <= sp->gpu_memory && s.step_s > 0;
 	if (named && !fits) {
@@ -394,7 +318,7 @@ static int S_try(const struct search_space *sp, const struct step_config *c,
 
 /* The schedules, chunk counts and recomputation modes of one factorisation. */
 static int S_inner(const struct search_space *sp, struct step_config *c,
-		   const struct step_compute *cs, struct S_memo *memo,
+		   const struct step_compute *cs, struct S_price *memo,
 		   struct search_result *r, struct errbuf *eb)
 {
 	static const enum pp_schedule scheds[] = { PP_1F1B, PP_GPIPE, PP_INTERLEAVED };
@@ -428,7 +352,7 @@ static int S_inner(const struct search_space *sp, struct step_config *c,
  * (heads, layers, sequence, schedule) are step_check's, counted.
  */
 static int S_space(const struct search_space *sp, double N, const struct step_compute *cs,
-		   struct S_memo *memo, struct search_result *r, struct errbuf *eb)
+		   struct S_price *memo, struct search_result *r, struct errbuf *eb)
 {
 	const struct workload *w = sp->w;
 	unsigned long G = sp->gpus_per_node, maxtp = G ? G : 8;
@@ -483,19 +407,21 @@ static int S_space(const struct search_space *sp, double N, const struct step_co
 }
 
 int search_run(const struct search_space *sp, const double *gpus, size_t ngpus,
-	       const struct step_compute *cs, step_coll_fn coll, void *arg,
+	       const struct step_compute *cs, const struct cost_model *cm,
 	       struct search_result *r, struct errbuf *eb)
 {
-	struct S_memo memo = { coll, arg, NULL, 0, 0, 0, 0 };
+	struct S_price memo;
 	size_t gi;
 	int rc = 0;
 
+	memset(&memo, 0, sizeof(memo));
+	memo.m = cm;
 	r->named.unfit_memory_B = NAN;
 	for (gi = 0; gi < ngpus && !rc; gi++)
 		rc = S_space(sp, gpus[gi], cs, &memo, r, eb);
-	r->coll_calls += memo.calls;
-	r->coll_evals += memo.evals;
-	free(memo.t);
+	r->coll_calls += memo.prices.calls;
+	r->coll_evals += memo.prices.evals;
+	step_memo_release(&memo.prices);
 	if (rc < 0)
 		return -1;
 	if (r->n > 1)

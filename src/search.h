@@ -35,7 +35,11 @@ void search_where_init(struct search_where *wh);
  */
 int search_where_parse(const char *s, struct search_where *wh, struct errbuf *eb);
 
-/* 1 when configuration c of `gpus` GPUs is one that wh names. */
+/*
+ * 1 when configuration c of `gpus` GPUs is one that wh names.  When wh
+ * names tp, pp and dp but not cp, cp is 1: "tp=8,pp=16,dp=64" is the
+ * layout of 8192 GPUs, not one of 16384 with cp 2.
+ */
 int search_where_match(const struct search_where *wh, const struct step_config *c, double gpus);
 
 /* "tp 8, pp 16, dp 64" with the fields wh fixes, into buf; returns buf. */
@@ -109,13 +113,13 @@ struct search_result {
  * Every configuration of `gpus` GPUs (each in gpus[], ngpus of them)
  * that the step model accepts and that fits in sp->gpu_memory, appended
  * to r, then r sorted by step_s (ties: less memory first).  cs must give
- * a peak or a compute time; coll gives collective times (each distinct
- * collective is asked once: the answers are kept for the search).
+ * a peak or a compute time; cm prices the collectives (each distinct
+ * collective is priced once: the answers are kept for the search).
  * Returns 0, or -1 with eb filled (a collective the model cannot time,
  * a price whose products overflow).
  */
 int search_run(const struct search_space *sp, const double *gpus, size_t ngpus,
-	       const struct step_compute *cs, step_coll_fn coll, void *arg,
+	       const struct step_compute *cs, const struct cost_model *cm,
 	       struct search_result *r, struct errbuf *eb);
 
 /*

@@ -4,6 +4,7 @@
 #include "util.h"
 #include "model.h"
 #include "preset.h"
+#include "topo.h"
 
 /*
  * A system: the machine a run is rented on.  Nodes of gpus_per_node GPUs
@@ -63,6 +64,15 @@ enum system_model {
 };
 const char *system_model_name(enum system_model m); /* "nccl", "tiers" */
 
+/*
+ * Bounds of the keys with a unit (models/system.md, "Bounds"); a link's
+ * alpha, base and beta keep model.h's LINK_ALPHA_MAX and LINK_BETA_MAX,
+ * and net_latency takes LINK_ALPHA_MAX too.
+ */
+#define GPU_MEMORY_MAX 1e15           /* B: 1 PB, over 3000 times a B300's 288 GB */
+#define GPU_TFLOPS_MAX 1e6            /* TFLOP/s: 1 EFLOP/s, over 400 times a B200 */
+#define PRICE_PER_GPU_HOUR_MAX 1e4    /* USD: over 800 times the dearest shipped price */
+
 /* A preset of kind `gpu`. */
 struct gpu_spec {
 	char *name;               /* preset name; NULL for a system built from options alone */
@@ -73,6 +83,10 @@ struct gpu_spec {
 	double nvlink_link_Bps;   /* B/s: one NVLink link, one direction */
 	unsigned pcie_gen;        /* PCIe generation of the host link (3, 4, 5, 6) */
 	double bf16_flops;        /* FLOP/s: dense bf16 peak (key tflops_bf16, in TFLOP/s) */
+	unsigned sms;             /* streaming multiprocessors (key sms; 0: not given) */
+	double hbm_Bps;           /* B/s: memory bandwidth (key hbm_bandwidth; 0: not given) */
+	double gemm_eff;          /* share of the peak a large bf16 GEMM reaches (key
+				     gemm_efficiency; 0: not given, kernel.h's default) */
 };
 
 /* One tier: the link preset it reads, and its line rate. */
@@ -113,7 +127,37 @@ struct system {
 	double price_per_gpu_hour;    /* USD per GPU-hour; NaN when not known */
 	char *price_date;             /* when that price was seen (NULL if none) */
 	int nics_line;                /* line of nics_per_node in path (0 if none), for messages */
+	/* The node's topology file (key `topo`, --topo; NULL: none) and what
+	 * it set: SYS_GIVEN_* bits of the keys the preset gave itself, and
+	 * SYS_TOPO_* bits of the values the topology set. */
+	struct topo *topo;
+	char *topo_path;
+	unsigned given, from_topo;
 };
+
+enum {
+	SYS_GIVEN_GPN = 1, SYS_GIVEN_NVSWITCH = 2, SYS_GIVEN_PCIE_PATH = 4, SYS_GIVEN_NIC_PATH = 8,
+	SYS_GIVEN_NICS = 16, SYS_GIVEN_CPU = 32
+};
+
+/*
+ * Describe the node by a topology file (topo.h), read from path: what it
+ * gives (GPUs per node, NVSwitch or not, the widest PCIe path between GPUs,
+ * the widest path from a GPU to its nearest NIC, the NIC count when the
+ * system has an inter link, the CPU vendor of an XML) replaces the value
+ * a key left at its default; a key the preset gave stays.  Returns 0, or
+ * -1 with "file:line: ..." in eb.
+ */
+int system_set_topo(struct system *s, const char *path, struct errbuf *eb);
+
+/*
+ * Write s as a system preset named name to path (atomically): every key
+ * resolved (gpus_per_node, nvswitch, paths and NICs as the topology gave
+ * them), the topology file and the presets it names by absolute path when
+ * they are files.  comment heads the file.  Returns 0, or -1 with eb.
+ */
+int system_preset_write(const char *path, const char *name, const struct system *s,
+			const char *comment, struct errbuf *eb);
 
 /*
  * Load a system preset by name or path, with its gpu preset and link
@@ -133,7 +177,7 @@ int system_from_preset(const struct preset_dirs *d, const struct preset *p,
 /*
  * Load a gpu preset's values.  Returns 0 or -1 with "file:line: key: ..."
  * (required: arch, memory, tflops_bf16; nvlink_links and nvlink_link_beta
- * go together, pcie_gen optional).
+ * go together; pcie_gen, sms, hbm_bandwidth, gemm_efficiency optional).
  */
 int gpu_from_preset(const struct preset *p, struct gpu_spec *g, struct errbuf *eb);
 

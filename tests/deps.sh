@@ -4,7 +4,7 @@
 # exact command to run.  "deps.sh probe" does the same for Open MPI, which
 # only commtime-probe needs.
 pkgs=""
-want="libgsl-dev libcsv-dev gnuplot-nox pkg-config"
+want="libgsl-dev libcsv-dev libyajl-dev zlib1g-dev gnuplot-nox pkg-config"
 [ "$1" = probe ] && want="openmpi-bin libopenmpi-dev"
 have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'ok installed'; }
 command -v dpkg-query >/dev/null 2>&1 || exit 0

@@ -198,6 +198,15 @@ static void plausible(const char *opt, enum quantity q, const char *arg, double 
 			"meant %sus, write the unit", opt, arg, arg, arg);
 }
 
+void opt_warn_bare(const char *opt, enum quantity q, const char *arg)
+{
+	struct errbuf eb;
+	double x;
+
+	if (arg && units_parse(q, arg, &x, &eb) == 0)
+		plausible(opt, q, arg, x);
+}
+
 double opt_quantity(const char *opt, enum quantity q, const char *arg)
 {
 	struct errbuf eb;

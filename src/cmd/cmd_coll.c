@@ -308,6 +308,10 @@ static int default_algos(const struct cost_model *m, enum coll_op op,
 		v[0] = ALGO_AUTO;   /* NCCL's own choice per size */
 		return 1;
 	}
+	if (m->kind == COST_FIT) {
+		v[0] = cost_algo_default(m, op);   /* the algorithm the regimes measured */
+		return 1;
+	}
 	for (a = 0; a < ALGO_COUNT; a++) {
 		if (!cost_algo_supported(m, op, (enum coll_algo)a))
 			continue;

@@ -21,10 +21,14 @@ static const char *const usage_lines[] = {
 static const struct opts_usage usage = {
 	.cmd = "search",
 	.lines = usage_lines,
-	.about = "Every tp x pp x dp x cp (x ep) factorisation of each GPU count, with ZeRO\n"
-		 "stage, micro-batch, pipeline schedule and recomputation, that fits in GPU\n"
-		 "memory, ordered by step time; the table shows the best few, CSV and JSON\n"
-		 "every one (models/search.md).\n",
+	.about = "Every tp x pp x dp x cp (x ep) factorisation of each GPU count (tp within a\n"
+		 "node, with sequence parallelism), with ZeRO stage, micro-batch, pipeline\n"
+		 "schedule (interleaved, v up to 8) and recomputation, that the step model\n"
+		 "accepts and that fits in GPU memory, fastest first, priced; what the step\n"
+		 "model refuses is counted by reason.  Below the table: where the --where\n"
+		 "configuration ranks, and why the best wins, term by term, against the\n"
+		 "runner-up.  The table shows the best few, CSV and JSON every one; exit 1\n"
+		 "when none fits (models/search.md).\n",
 };
 
 /* The eleven columns of the contract, then the extras. */
@@ -131,6 +135,20 @@ static const struct column wcols[W_NCOLS] = {
 };
 #undef W_TIME
 
+/* What became of the --where configuration; JSON only (the table says it in a sentence). */
+enum { N_WHERE, N_TRIED, N_REFUSED, N_UNFIT, N_FIT, N_RANK, N_BEHIND, N_WHY, N_NCOLS };
+static const struct column ncols[N_NCOLS] = {
+	[N_WHERE]   = { .key = "where", .label = "where", .type = COL_STR, .width = 1 },
+	[N_TRIED]   = { .key = "tried", .label = "tried", .type = COL_INT, .width = 5 },
+	[N_REFUSED] = { .key = "refused", .label = "refused", .type = COL_INT, .width = 5 },
+	[N_UNFIT]   = { .key = "unfit", .label = "unfit", .type = COL_INT, .width = 5 },
+	[N_FIT]     = { .key = "fit", .label = "fit", .type = COL_INT, .width = 5 },
+	[N_RANK]    = { .key = "rank", .label = "rank", .type = COL_INT, .width = 5 },
+	[N_BEHIND]  = { .key = "behind", .label = "behind", .type = COL_NUM, .human = H_PERCENT,
+		  .prec = 1, .width = 7 },
+	[N_WHY]     = { .key = "refused_why", .label = "why", .type = COL_STR, .width = 1 },
+};
+
 /* One configuration of the comparison: its rank (1 = best), its step in terms. */
 struct S_entry {
 	const char *which;
@@ -151,7 +169,7 @@ static int S_entry_of(struct S_entry *e, const char *which, const struct search_
 	e->which = which;
 	e->rank = i + 1;
 	e->k = &r->cand[i];
-	if (step_run(sp->w, &e->k->c, cs, ctx_step_coll, ctx, &s, &eb) < 0)
+	if (step_run(sp->w, &e->k->c, cs, &ctx->model, STEP_BAND_NONE, &s, &eb) < 0)
 		return 0;
 	search_terms_of(&s, &e->t);
 	e->ok = 1;
@@ -271,6 +289,23 @@ static size_t S_named(struct out *o, const struct search_space *sp, const struct
 	for (i = 0; i < r->n; i++)
 		if (search_where_match(sp->where, &r->cand[i].c, r->cand[i].gpus))
 			break;
+	if (out_get_format(o) == FMT_JSON) {
+		struct table nt = { "named", NULL, ncols, N_NCOLS, 1 };
+		struct cell row[N_NCOLS];
+
+		memset(row, 0, sizeof(row));
+		row[N_WHERE].s = what;
+		row[N_TRIED].x = (double)r->named.tried;
+		row[N_REFUSED].x = (double)r->named.refused;
+		row[N_UNFIT].x = (double)r->named.unfit;
+		row[N_FIT].x = (double)r->named.fit;
+		row[N_RANK].x = i < r->n ? (double)(i + 1) : NAN;
+		row[N_BEHIND].x = i < r->n ? r->cand[i].step_s / r->cand[0].step_s - 1 : NAN;
+		row[N_WHY].s = r->named.refused ? r->named.refused_why : "";
+		out_table_begin(o, &nt);
+		out_row(o, row);
+		out_table_end(o);
+	}
 	if (i < r->n) {
 		char gap[32];
 
@@ -339,7 +374,7 @@ static void S_why(struct out *o, const struct search_space *sp, const struct sea
 		S_versus(o, &e[0], &e[i]);
 
 	/* The best's ledger rows by exposed time per step, largest first. */
-	if (step_run(sp->w, &e[0].k->c, cs, ctx_step_coll, ctx, &s, &eb) < 0)
+	if (step_run(sp->w, &e[0].k->c, cs, &ctx->model, STEP_BAND_NONE, &s, &eb) < 0)
 		return;
 	for (i = 0; i < s.nrows; i++)
 		order[i] = i;
@@ -461,6 +496,9 @@ static void S_figure(const struct ctx *ctx, const struct workload *w, const stru
 			plot_add_label(pn, S_xcost(&r->cand[0], priced), r->cand[0].step_s, name, 1);
 		}
 		fig_whole_decades(pn);
+		/* Room below the fastest for its label. */
+		if (r->n && !(pn->ymin < 0.6 * r->cand[0].step_s))
+			pn->ymin = 0.6 * r->cand[0].step_s;
 	}
 
 	pn = plot_add_panel(&f, "step time against memory per GPU", "memory per GPU (GB)",
@@ -486,6 +524,8 @@ static void S_figure(const struct ctx *ctx, const struct workload *w, const stru
 		plot_add_label(pn, r->cand[0].memory_B / 1e9, r->cand[0].step_s, name, 2);
 	}
 	fig_whole_decades(pn);
+	if (r->n && !(pn->ymin < 0.6 * r->cand[0].step_s))
+		pn->ymin = 0.6 * r->cand[0].step_s;
 
 	/* The step of the best, the runner-up and the named one, in terms. */
 	if (r->n) {
@@ -509,7 +549,7 @@ static void S_figure(const struct ctx *ctx, const struct workload *w, const stru
 			struct step_result st;
 			struct errbuf eb;
 
-			if (step_run(sp->w, &r->cand[idx[j]].c, cs, ctx_step_coll, cctx, &st, &eb) < 0)
+			if (step_run(sp->w, &r->cand[idx[j]].c, cs, &cctx->model, STEP_BAND_NONE, &st, &eb) < 0)
 				break;
 			search_terms_of(&st, &bars[j].t);
 			snprintf(labels[j], sizeof(labels[j]), "%s, rank %zu: %s", wh[j], idx[j] + 1,
@@ -541,7 +581,7 @@ int cmd_search(int argc, char **argv, struct ctx *ctx)
 {
 	struct search_space sp;
 	struct search_where where;
-	struct step_compute cs = { 0, STEP_MFU, 0 };
+	struct step_compute cs = { 0, STEP_MFU, 0, NULL };
 	struct search_result r = { 0 };
 	struct workload w;
 	struct errbuf eb;
@@ -552,6 +592,7 @@ int cmd_search(int argc, char **argv, struct ctx *ctx)
 	struct out *o;
 	const char *workload_arg = NULL, *gpu_arg = NULL;
 	struct ctx_gpu gpu;
+	struct shape_args shape = { 0 };
 	double seq = 0, gb = 0, price = 0, tokens = 0, gpu_memory = 0, grad_bytes = STEP_GRAD_BYTES;
 	unsigned long max_cp = 8, max_mb = 16, max_virt = 8, top = 10, seq_n = 0, gb_n = 0;
 	size_t i, shown, named = 0, refused;
@@ -561,6 +602,7 @@ int cmd_search(int argc, char **argv, struct ctx *ctx)
 		{ .type = OPT_STRING, .long_name = "workload", .argh = "NAME", .value = &workload_arg,
 		  .complete = "presets:workload",
 		  .help = "model shape from a workload preset (llama3-70b, ...)" },
+		OPTS_SHAPE(&shape),
 		OPT_RANKS_("gpus", &gpus, "GPU counts (64, 64,128,256, 64:1024:x2; default with\n"
 			   "--where: its tp x pp x dp x cp)"),
 		OPT_CALLBACK_("global-batch", "N", &gb_n, opt_cb_whole, "sequences per step"),
@@ -575,7 +617,8 @@ int cmd_search(int argc, char **argv, struct ctx *ctx)
 		OPT_POSITIVE_("peak", "RATE", Q_NUMBER, &cs.peak_flops,
 			      "dense bf16 peak of one GPU in FLOP/s (989e12)"),
 		OPT_POSITIVE_("mfu", "F", Q_NUMBER, &cs.mfu,
-			      "share of the peak the math reaches (default 0.5)"),
+			      "every FLOP at this flat share of the peak, in place of\n"
+			      "the kernel model (as before it; not the all-in MFU printed)"),
 		OPT_POSITIVE_("gpu-memory", "SIZE", Q_SIZE, &gpu_memory, "memory of one GPU (80GB)"),
 		OPT_POSITIVE_("price", "X", Q_NUMBER, &price,
 			      "price of one GPU-hour: cost per hour (all GPUs) and per Mtoken"),
@@ -605,7 +648,7 @@ int cmd_search(int argc, char **argv, struct ctx *ctx)
 		price = NAN;
 	if (cs.mfu > 1)
 		die_usage("--mfu: must be at most 1, got %g", cs.mfu);
-	if (!workload_arg)
+	if (!workload_arg && !shape.layers)
 		die_usage("search: give the model with --workload NAME");
 	if (!gpus.n && opts_given(options, "where") && where.tp && where.pp && where.dp) {
 		double n = (double)where.tp * (double)where.pp * (double)where.dp *
@@ -637,9 +680,15 @@ int cmd_search(int argc, char **argv, struct ctx *ctx)
 		cs.peak_flops = gpu.peak_flops;
 	if (!opts_given(options, "gpu-memory"))
 		gpu_memory = gpu.memory_B;
+	/* Compute by kernel, as step does, unless a flat --mfu is given. */
+	gpu.kernel.peak = cs.peak_flops;
+	if (!opts_given(options, "mfu"))
+		cs.kgpu = &gpu.kernel;
 	if (isnan(price) && ctx->have_system)
 		price = ctx->system.price_per_gpu_hour;
-	ctx_workload(ctx, workload_arg, &w);
+	ctx_workload_shape(ctx, workload_arg, &shape, &w);
+	if (!workload_arg && !seq)
+		die_usage("search: a shape without a workload preset needs --seq");
 
 	search_space_init(&sp, &w);
 	if (seq)
@@ -660,7 +709,7 @@ int cmd_search(int argc, char **argv, struct ctx *ctx)
 			if (system_check_ranks(&ctx->system, (unsigned long)gpus.v[i], &eb) < 0)
 				die("search: %s", eb.msg);
 	}
-	if (search_run(&sp, gpus.v, gpus.n, &cs, ctx_step_coll, ctx, &r, &eb) < 0)
+	if (search_run(&sp, gpus.v, gpus.n, &cs, &ctx->model, &r, &eb) < 0)
 		die("search: %s", eb.msg);
 
 	o = ctx_out_open(ctx);
@@ -668,11 +717,18 @@ int cmd_search(int argc, char **argv, struct ctx *ctx)
 	ctx_echo_workload(o, &w);
 	snprintf(note, sizeof(note), "%.15g sequences of %.15g tokens", gb, sp.seq);
 	out_input_str(o, "batch", "global batch", note);
-	snprintf(note, sizeof(note), "%s (%s%s): %.4g TFLOP/s dense bf16 x MFU %g, %.4g GB",
-		 gpu.name, !strcmp(gpu.from, "default") ? "default; set with --gpu" :
-		 !strcmp(gpu.from, "system") ? "the system's" : "--gpu",
-		 opts_given(options, "peak") || opts_given(options, "gpu-memory") ?
-		 ", overridden" : "", cs.peak_flops / 1e12, cs.mfu, gpu_memory / 1e9);
+	if (cs.kgpu)
+		snprintf(note, sizeof(note), "%s (%s%s): %.4g TFLOP/s dense bf16, compute by kernel, "
+			 "%.4g GB", gpu.name, !strcmp(gpu.from, "default") ? "default; set with --gpu" :
+			 !strcmp(gpu.from, "system") ? "the system's" : "--gpu",
+			 opts_given(options, "peak") || opts_given(options, "gpu-memory") ?
+			 ", overridden" : "", cs.peak_flops / 1e12, gpu_memory / 1e9);
+	else
+		snprintf(note, sizeof(note), "%s (%s%s): %.4g TFLOP/s dense bf16 x MFU %g, %.4g GB",
+			 gpu.name, !strcmp(gpu.from, "default") ? "default; set with --gpu" :
+			 !strcmp(gpu.from, "system") ? "the system's" : "--gpu",
+			 opts_given(options, "peak") || opts_given(options, "gpu-memory") ?
+			 ", overridden" : "", cs.peak_flops / 1e12, cs.mfu, gpu_memory / 1e9);
 	out_input_str(o, "gpu", "GPU", note);
 	if (!isnan(price))
 		out_input(o, "price", "price per GPU-hour", price, H_PLAIN, 6, NULL);
@@ -684,6 +740,7 @@ int cmd_search(int argc, char **argv, struct ctx *ctx)
 	if (r.nreasons) {
 		struct cell rrow[R_NCOLS];
 
+		memset(rrow, 0, sizeof(rrow));
 		out_table_begin(o, &rt);
 		for (i = 0; i < r.nreasons; i++) {
 			rrow[R_COUNT].x = (double)r.reason[i].count;

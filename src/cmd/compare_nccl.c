@@ -46,7 +46,7 @@ static double tuned_pair_time(const struct comparison *c, const struct meas_tune
 
 /*
  * NCCL's logged choice at row r, with that choice as a coll_cost in *nc
- * (for predictor_choice); NULL when the log has none there or the model
+ * (for cost_choice_text); NULL when the log has none there or the model
  * has no protocol (not NCCL's model).
  */
 static const struct meas_tuned *tuned_at(const struct comparison *c, const struct cmp_row *r,
@@ -93,8 +93,8 @@ static void tuned_table(const struct comparison *c, struct out *o)
 			continue;
 		if (!begun++)
 			out_table_begin(o, &t);
-		out_row(o, (struct cell[]){ { .x = r->size }, { .s = predictor_choice(&nc, a, sizeof(a)) },
-					    { .s = predictor_choice(&r->cc, b, sizeof(b)) },
+		out_row(o, (struct cell[]){ { .x = r->size }, { .s = cost_choice_text(&nc, a, sizeof(a)) },
+					    { .s = cost_choice_text(&r->cc, b, sizeof(b)) },
 					    { .x = tuned_pair_time(c, tu, r->size) },
 					    { .x = r->cc.time_s }, { .x = r->measured },
 					    { .x = tu->mixed } });
@@ -133,9 +133,9 @@ static void tuned_note(const struct comparison *c, struct out *o)
 			snprintf(list + strlen(list), sizeof(list) - strlen(list),
 				 "%s%s (NCCL %s, %s in the model; model %s, %s; measured %s)",
 				 differ > 1 ? ", " : "", units_fmt_size(sz, sizeof(sz), r->size),
-				 predictor_choice(&nc, a, sizeof(a)),
+				 cost_choice_text(&nc, a, sizeof(a)),
 				 isnan(pt) ? "-" : units_fmt_time(t1, sizeof(t1), pt, 3),
-				 predictor_choice(&r->cc, b, sizeof(b)),
+				 cost_choice_text(&r->cc, b, sizeof(b)),
 				 units_fmt_time(t2, sizeof(t2), r->cc.time_s, 3),
 				 units_fmt_time(t3, sizeof(t3), r->measured, 3));
 		}
@@ -261,8 +261,8 @@ static void rule_note(const struct comparison *c, struct out *o, const struct nc
 						.proto = (enum coll_proto)tu->proto };
 			snprintf(list + strlen(list), sizeof(list) - strlen(list),
 				 "%s%s (rule %s, NCCL %s)", n - same > 1 ? ", " : "",
-				 units_fmt_size(sz, sizeof(sz), size), predictor_choice(&x, a, sizeof(a)),
-				 predictor_choice(&y, b, sizeof(b)));
+				 units_fmt_size(sz, sizeof(sz), size), cost_choice_text(&x, a, sizeof(a)),
+				 cost_choice_text(&y, b, sizeof(b)));
 		}
 	}
 	if (n == 0)
@@ -284,7 +284,7 @@ static void ncclt_table(const struct comparison *c, struct out *o)
 	struct errbuf eb;
 	char title[160];
 
-	if (!nt->have || f < 0 || c->ctx->model.kind != COST_NCCL || c->pr.fm || c->expected ||
+	if (!nt->have || f < 0 || c->ctx->model.kind != COST_NCCL || c->fm || c->expected ||
 	    nccl_cost_tune(&c->ctx->nccl, &g, &t, &eb) < 0)
 		return;
 	snprintf(title, sizeof(title), "NCCL's tuning table (the log's, from line %d) against the "

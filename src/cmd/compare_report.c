@@ -154,7 +154,7 @@ static const char *compare_verdict(const struct comparison *c, struct out *o,
 		snprintf(e, sizeof(e), "what %s should give", c->ctx->system.name);
 	else if (c->ctx->have_preset && preset_get(&c->ctx->preset, "beta_line"))
 		snprintf(e, sizeof(e), "%s", "the line rate");
-	else if (c->pr.fm) {
+	else if (c->fm) {
 		snprintf(e, sizeof(e), "%s", "the fitted beta");
 		q = "; what the machine did when fitted, not a line rate";
 	} else {
@@ -226,9 +226,9 @@ void compare_summary(const struct comparison *c, struct out *o, const struct cmp
 		out_text(o, "%d of %d sizes fall inside the band", sum->ninside, sum->nband);
 	if (sum->nstated) {
 		out_text(o, "%d of %d sizes fall inside the stated error: low to high times the "
-			 "prediction, where", sum->nstated_inside, sum->nstated);
-		out_text(o, "80 %% of the sizes of %u public logs fell (commtime --system S "
-			 "allreduce shows the bands)", errband_logs);
+			 "prediction, drawn", sum->nstated_inside, sum->nstated);
+		out_text(o, "so that a machine left out of %u public logs falls inside 80 %% of the "
+			 "time (commtime --system S allreduce shows the bands)", errband_logs);
 	}
 	if (largest < c->large)
 		out_text(o, "no size reaches %s; the bandwidth check uses the largest",
@@ -265,8 +265,8 @@ void compare_inputs(const struct comparison *c, struct out *o, const struct meas
 	if (c->expected) {
 		out_input_str(o, "expected", "expected", c->expected_path);
 	} else {
-		ctx_echo_link(ctx, o);
-		out_input_str(o, "algo", "algorithm", c->pr.fm ? "the preset's regimes" :
+		ctx_echo_link_values(ctx, o);
+		out_input_str(o, "algo", "algorithm", c->fm ? "the preset's regimes" :
 			      c->algo == ALGO_AUTO ? "the model's choice at each size" :
 			      coll_algo_name(c->algo));
 	}

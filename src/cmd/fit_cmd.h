@@ -36,7 +36,7 @@ char *fit_preset_name_of(const char *path);
  * save_path write the calibrated system presets.  Dies on error.
  */
 int fit_system(char **files, size_t nfiles, const char *check, const struct meas_args *ma,
-	       const struct fit_opts *fo, const char *save_path, struct ctx *ctx);
+	       const struct fit_opts *fo, const char *save_path, int force, struct ctx *ctx);
 
 /*
  * The figure of a plain fit (--plot, --render; nothing without them):

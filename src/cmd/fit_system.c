@@ -4,7 +4,9 @@
  * with its interval and where it comes from, and save the calibrated
  * system as presets.
  */
+#define _XOPEN_SOURCE 700  /* realpath */
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -108,134 +110,226 @@ static void spec_ref(const struct system *s, const char *key, const char *dflt,
 	preset_release(&p);
 }
 
-static void write_or_die(FILE *f, const char *path)
+/* The pairs of a preset being saved; values copied. */
+struct kvs {
+	struct preset_kv kv[48];
+	size_t n;
+};
+
+static void put(struct kvs *l, const char *key, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void put(struct kvs *l, const char *key, const char *fmt, ...)
 {
-	if (fflush(f) || ferror(f)) {
-		fclose(f);
-		die("cannot write '%s'", path);
-	}
-	if (fclose(f))
-		die("cannot write '%s'", path);
+	va_list ap;
+	int n;
+	char *v;
+
+	if (l->n >= sizeof(l->kv) / sizeof(l->kv[0]))
+		die("internal: too many keys in a saved preset");
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	v = xmalloc((size_t)n + 1);
+	va_start(ap, fmt);
+	vsnprintf(v, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	l->kv[l->n++] = (struct preset_kv){ .key = key ? xstrdup(key) : NULL, .value = v };
 }
 
-static FILE *open_tmp(const char *tmp)
-{
-	FILE *f = fopen(tmp, "w");
-
-	if (!f)
-		die("cannot write '%s':", tmp);
-	return f;
-}
-
-/* A calibrated tier as a link preset: alpha, beta (with where each came from), beta_line. */
-static void write_link(FILE *f, const char *name, const char *what, const struct calib_value *a,
-		       const struct calib_value *b, double line, const char *spec)
+static void put_num(struct kvs *l, const char *key, double x, const char *unit)
 {
 	char v[32];
 
-	fprintf(f, "name = %s\nkind = link\ndescription = %s\n", name, what);
-	fmt_double(v, a->value);
-	fprintf(f, "alpha = %s\nsource_alpha = per-step latency, %s", v,
-		calib_source_name(a->source));
+	fmt_double(v, x);
+	put(l, key, "%s%s", v, unit);
+}
+
+static void kvs_save(struct kvs *l, const char *path, const char *comment)
+{
+	struct errbuf eb;
+	size_t i;
+	int r = preset_save(path, comment, l->kv, l->n, &eb);
+
+	for (i = 0; i < l->n; i++) {
+		free(l->kv[i].key);
+		free(l->kv[i].value);
+	}
+	l->n = 0;
+	if (r < 0)
+		die("--save: %s", eb.msg);
+}
+
+/* A calibrated tier as a link preset: alpha, beta (with where each came from), beta_line. */
+static void put_link(struct kvs *l, const char *name, const char *what,
+		     const struct calib_value *a, const struct calib_value *b, double line,
+		     const char *spec)
+{
+	char ci[64] = "";
+
+	put(l, "name", "%s", name);
+	put(l, "kind", "link");
+	put(l, "description", "%s", what);
+	put_num(l, "alpha", a->value, "");
 	if (!isnan(a->ci95))
-		fprintf(f, " (95 %% interval +/- %.3g s)", a->ci95);
-	fmt_double(v, b->value);
-	fprintf(f, "\nbeta = %s\nsource_beta = bandwidth, %s", v, calib_source_name(b->source));
+		snprintf(ci, sizeof(ci), " (95 %% interval +/- %.3g s)", a->ci95);
+	put(l, "source_alpha", "per-step latency, %s%s", calib_source_name(a->source), ci);
+	put_num(l, "beta", b->value, "");
+	ci[0] = '\0';
 	if (!isnan(b->ci95))
-		fprintf(f, " (95 %% interval +/- %.3g B/s)", b->ci95);
-	fmt_double(v, line);
-	fprintf(f, "\nbeta_line = %s\nsource_beta_line = line rate of %s (spec, kept)\n", v,
-		spec);
+		snprintf(ci, sizeof(ci), " (95 %% interval +/- %.3g B/s)", b->ci95);
+	put(l, "source_beta", "bandwidth, %s%s", calib_source_name(b->source), ci);
+	put_num(l, "beta_line", line, "");
+	put(l, "source_beta_line", "line rate of %s (spec, kept)", spec);
+}
+
+/* Where a calibrated system is saved: its file, its links' files, their names. */
+struct save_plan {
+	const char *path;
+	char *name, *lpath, *ipath, *lname, *iname;
+	char *spec_file;       /* the spec calibrated, absolute (calibrated_from), or NULL */
+};
+
+/*
+ * Refuse what cannot be saved before any work: a file name that is not
+ * NAME.preset with a valid NAME (exit 2), a path (the system's or a link's)
+ * that exists and is not a regular file, or one that is another output.
+ */
+static void save_plan_make(struct save_plan *sp, const char *path, const struct ctx *ctx)
+{
+	const char *paths[4], *const opts[] = { "-o", "--save", "--save (intra link)",
+						 "--save (inter link)" };
+	struct errbuf eb;
+
+	memset(sp, 0, sizeof(*sp));
+	sp->path = path;
+	if (preset_save_name(path, strlen("-intra"), &sp->name, &eb) < 0)
+		die_usage("--save: %s", eb.msg);
+	sp->lpath = tier_path(path, "intra");
+	sp->ipath = tier_path(path, "inter");
+	sp->lname = xmalloc(strlen(sp->name) + 8);
+	sp->iname = xmalloc(strlen(sp->name) + 8);
+	sprintf(sp->lname, "%s-intra", sp->name);
+	sprintf(sp->iname, "%s-inter", sp->name);
+	paths[0] = ctx->output;
+	paths[1] = path;
+	paths[2] = sp->lpath;
+	paths[3] = sp->ipath;
+	outputs_distinct(paths, opts, 4);
+	if (preset_save_check(path, &eb) < 0 || preset_save_check(sp->lpath, &eb) < 0 ||
+	    preset_save_check(sp->ipath, &eb) < 0)
+		die("--save: %s", eb.msg);
+}
+
+static void save_plan_release(struct save_plan *sp)
+{
+	free(sp->name);
+	free(sp->lpath);
+	free(sp->ipath);
+	free(sp->lname);
+	free(sp->iname);
+	free(sp->spec_file);
 }
 
 /*
  * The calibrated system as presets: FILE, a system preset with the spec's
  * keys and intra (and, with calibrated NICs, inter) naming the calibrated
  * links FILE-intra.preset (alpha, beta, beta_line, base) and
- * FILE-inter.preset.  Written under temporary names and renamed, the links
- * first.
+ * FILE-inter.preset; calibrated_from names the spec, so that a refit of
+ * the saved system calibrates the same spec.  The links first, each with
+ * preset_save (atomic, loaded back).
  */
-static void save_system(const char *path, const struct system *s, const struct calib_tier *t,
-			const struct calib_nic *nic, char *const *files, size_t nfiles)
+static void save_system(const struct save_plan *sp, const struct system *s,
+			const struct calib_tier *t, const struct calib_nic *nic,
+			char *const *files, size_t nfiles)
 {
-	char gpu[4096], inter[4096], desc[512], lname[512], num[32];
-	char *lpath = tier_path(path, "intra"), *ipath = tier_path(path, "inter");
-	char *ltmp = xmalloc(strlen(lpath) + 8), *itmp = xmalloc(strlen(ipath) + 8);
-	char *stmp = xmalloc(strlen(path) + 8), *name = fit_preset_name_of(path);
-	const char *lbase = strrchr(lpath, '/'), *ibase = strrchr(ipath, '/');
-	FILE *f;
-	size_t i;
+	char gpu[4096], inter[4096];
+	const char *lbase = strrchr(sp->lpath, '/'), *ibase = strrchr(sp->ipath, '/');
+	size_t len = 128, i;
+	char *comment, *esc;
+	struct kvs l = { .n = 0 };
 
-	lbase = lbase ? lbase + 1 : lpath;
-	ibase = ibase ? ibase + 1 : ipath;
+	lbase = lbase ? lbase + 1 : sp->lpath;
+	ibase = ibase ? ibase + 1 : sp->ipath;
 	spec_ref(s, "gpu", s->gpu.name, gpu, sizeof(gpu));
 	spec_ref(s, "inter", s->inter.name, inter, sizeof(inter));
-	snprintf(ltmp, strlen(lpath) + 8, "%s.tmp", lpath);
-	snprintf(itmp, strlen(ipath) + 8, "%s.tmp", ipath);
-	snprintf(stmp, strlen(path) + 8, "%s.tmp", path);
 
-	f = open_tmp(ltmp);
-	fprintf(f, "# link preset written by 'commtime fit --system %s' from", s->name);
+	/* The logs' names escaped: no line break, control byte or broken UTF-8. */
 	for (i = 0; i < nfiles; i++)
-		fprintf(f, " %s", files[i]);
-	snprintf(desc, sizeof(desc), "%s, intra-node tier calibrated from %zu log(s)", s->name,
-		 nfiles);
-	snprintf(lname, sizeof(lname), "%s-intra", name);
-	fprintf(f, "\n");
-	write_link(f, lname, desc, &t->alpha, &t->beta, s->intra.beta_line, s->intra.name);
-	fmt_double(num, t->base.value);
-	fprintf(f, "base = %s\nsource_base = per-call base latency, %s (models/fit.md)\n", num,
-		calib_source_name(t->base.source));
-	write_or_die(f, ltmp);
+		len += 4 * strlen(files[i]) + 1;
+	comment = xmalloc(len);
+	snprintf(comment, len, "link preset written by 'commtime fit --system %s' from",
+		 s->name);
+	for (i = 0; i < nfiles; i++) {
+		esc = preset_text_escape(files[i]);
+		strcat(comment, " ");
+		strcat(comment, esc);
+		free(esc);
+	}
+	{
+		char what[600];
+
+		snprintf(what, sizeof(what), "%s, intra-node tier calibrated from %zu log(s)",
+			 s->name, nfiles);
+		put_link(&l, sp->lname, what, &t->alpha, &t->beta, s->intra.beta_line,
+			 s->intra.name);
+	}
+	put_num(&l, "base", t->base.value, "");
+	put(&l, "source_base", "per-call base latency, %s (models/fit.md)",
+	    calib_source_name(t->base.source));
+	kvs_save(&l, sp->lpath, comment);
+	free(comment);
 	if (nic) {
-		f = open_tmp(itmp);
-		fprintf(f, "# link preset written by 'commtime fit --system %s': one NIC port\n",
-			s->name);
-		snprintf(desc, sizeof(desc), "%s, one NIC port calibrated from %zu multi-node "
+		char what[600], c[600];
+
+		snprintf(what, sizeof(what), "%s, one NIC port calibrated from %zu multi-node "
 			 "log(s)", s->name, nic->logs);
-		snprintf(lname, sizeof(lname), "%s-inter", name);
-		write_link(f, lname, desc, &nic->alpha, &nic->beta, s->inter.beta_line,
-			   s->inter.name);
-		write_or_die(f, itmp);
+		snprintf(c, sizeof(c), "link preset written by 'commtime fit --system %s': "
+			 "one NIC port", s->name);
+		put_link(&l, sp->iname, what, &nic->alpha, &nic->beta, s->inter.beta_line,
+			 s->inter.name);
+		kvs_save(&l, sp->ipath, c);
 	}
 
-	f = open_tmp(stmp);
-	fprintf(f, "# system preset written by 'commtime fit --system %s'; calibrated:\n"
-		"# the intra tier (%s)%s%s, the rest is the spec's\n", s->name, lbase,
-		nic ? " and the NICs " : "", nic ? ibase : "");
-	fprintf(f, "name = %s\nkind = system\n", name);
-	fprintf(f, "description = %s calibrated from %zu log(s)\n", s->name, nfiles);
-	fprintf(f, "gpu = %s\ngpus_per_node = %lu\nintra = ./%s\n", gpu, s->gpus_per_node, lbase);
-	if (s->have_inter)
-		fprintf(f, "nics_per_node = %u\ninter = %s%s\n", s->nics_per_node,
-			nic ? "./" : "", nic ? ibase : inter);
-	fprintf(f, "nvls = %s\np2p = %s\nnvswitch = %s\npcie_path = %s\nnic_path = %s\n",
-		s->nvls ? "yes" : "no", s->p2p ? "yes" : "no", s->nvswitch ? "yes" : "no",
-		pcie_path_name(s->pcie_path), pcie_path_name(s->nic_path));
-	if (s->cpu_given)
-		fprintf(f, "cpu = %s\n", cpu_vendor_name(s->cpu));
-	if (s->nic_ports > 1)
-		fprintf(f, "nic_ports = %u\n", s->nic_ports);
-	if (s->net_latency_s > 0) {
-		fmt_double(num, s->net_latency_s);
-		fprintf(f, "net_latency = %ss\n", num);
+	put(&l, "name", "%s", sp->name);
+	put(&l, "kind", "system");
+	put(&l, "description", "%s calibrated from %zu log(s)", s->name, nfiles);
+	put(&l, "gpu", "%s", gpu);
+	put(&l, "gpus_per_node", "%lu", s->gpus_per_node);
+	put(&l, "intra", "./%s", lbase);
+	if (s->have_inter) {
+		put(&l, "nics_per_node", "%u", s->nics_per_node);
+		put(&l, "inter", "%s%s", nic ? "./" : "", nic ? ibase : inter);
 	}
+	put(&l, "nvls", "%s", s->nvls ? "yes" : "no");
+	put(&l, "p2p", "%s", s->p2p ? "yes" : "no");
+	put(&l, "nvswitch", "%s", s->nvswitch ? "yes" : "no");
+	put(&l, "pcie_path", "%s", pcie_path_name(s->pcie_path));
+	put(&l, "nic_path", "%s", pcie_path_name(s->nic_path));
+	if (s->cpu_given)
+		put(&l, "cpu", "%s", cpu_vendor_name(s->cpu));
+	if (s->nic_ports > 1)
+		put(&l, "nic_ports", "%u", s->nic_ports);
+	if (s->net_latency_s > 0)
+		put_num(&l, "net_latency", s->net_latency_s, "s");
+	if (!isnan(s->price_per_gpu_hour))
+		put_num(&l, "price_per_gpu_hour", s->price_per_gpu_hour, "");
+	if (s->price_date)
+		put(&l, "price_date", "%s", s->price_date);
 	/* The calibrated values are the tier model's (NCCL's model reads only
 	 * the specs), so the preset asks for that model; --model overrides. */
-	fprintf(f, "model = tiers\n");
-	write_or_die(f, stmp);
-	if (rename(ltmp, lpath) || (nic && rename(itmp, ipath)) || rename(stmp, path)) {
-		unlink(ltmp);
-		unlink(itmp);
-		unlink(stmp);
-		die("cannot rename into '%s':", path);
+	put(&l, "model", "tiers");
+	if (sp->spec_file) {
+		put(&l, NULL, "the spec calibrated: a refit of this system calibrates it again");
+		put(&l, "calibrated_from", "%s", sp->spec_file);
 	}
-	free(lpath);
-	free(ipath);
-	free(ltmp);
-	free(itmp);
-	free(stmp);
-	free(name);
+	{
+		char c[1200];
+
+		snprintf(c, sizeof(c), "system preset written by 'commtime fit --system %s'; "
+			 "calibrated:\nthe intra tier (%s)%s%s, the rest is the spec's", s->name,
+			 lbase, nic ? " and the NICs " : "", nic ? ibase : "");
+		kvs_save(&l, sp->path, c);
+	}
 }
 
 /* One row of the calibrated table. */
@@ -272,21 +366,138 @@ static double log_median(const struct system *cal, const struct calib_tier *t,
 	return med;
 }
 
+/* Median of the n values of e (sorted in place). */
+static double median(double *e, size_t n)
+{
+	qsort(e, n, sizeof(double), cmp_double);
+	return n % 2 ? e[n / 2] : 0.5 * (e[n / 2 - 1] + e[n / 2]);
+}
+
+/*
+ * Median |relative error| over every row of the nlogs input logs: of the
+ * calibrated system cal with the tier model and the calibration's
+ * algorithm (what the saved system predicts), or (cal NULL) of the
+ * uncalibrated machine um with its own choice of algorithm.
+ */
+static double input_median(const struct system *cal, const struct cost_model *um,
+			   const struct meas *m, double *const *S, double *const *T,
+			   size_t nlogs, enum coll_algo algo)
+{
+	size_t n = 0, i, j;
+	double *e, med;
+
+	for (i = 0; i < nlogs; i++)
+		n += m[i].n;
+	e = xmalloc((n ? n : 1) * sizeof(double));
+	for (i = 0, n = 0; i < nlogs; i++)
+		for (j = 0; j < m[i].n; j++) {
+			enum coll_op op = (enum coll_op)m[i].op;
+			double p = cal ? calib_system_time(cal, op, algo, m[i].ranks, S[i][j]) :
+				   cost_time(um, op, ALGO_AUTO, m[i].ranks, S[i][j]);
+
+			/* no answer from a model counts as a miss without bound */
+			e[n++] = isnan(p) ? INFINITY : fabs(fit_rel_err(p, T[i][j]));
+		}
+	med = n ? median(e, n) : NAN;
+	free(e);
+	return med;
+}
+
+static const struct column check_cols[] = {
+	{ .key = "system", .label = "system", .type = COL_STR, .human = H_PLAIN, .width = 24 },
+	{ .key = "model", .label = "model", .type = COL_STR, .human = H_PLAIN, .width = 12 },
+	{ .key = "rows", .label = "rows", .type = COL_INT, .human = H_PLAIN, .width = 4 },
+	{ .key = "median_rel_error", .label = "median |error|", .type = COL_NUM,
+	  .human = H_PERCENT, .prec = 1, .width = 14 },
+};
+static const struct table check_table = {
+	"check", "the input logs against the calibrated and the uncalibrated system",
+	check_cols, sizeof(check_cols) / sizeof(check_cols[0]), 1
+};
+
+/*
+ * The spec a saved system was calibrated from (its key calibrated_from),
+ * or NULL: a refit of a saved system calibrates that spec again, so the
+ * same logs save the same values.  Not when an option changed the system.
+ */
+static char *calibrated_from(const struct system *s, int *line)
+{
+	struct preset p;
+	struct errbuf eb;
+	const char *v;
+	char *r = NULL;
+
+	if (!s->path || global_args.gpus_per_node || global_args.nics_per_node ||
+	    global_args.intra || global_args.inter)
+		return NULL;
+	if (preset_load_file(s->path, &p, &eb) < 0)
+		return NULL;
+	v = preset_get(&p, "calibrated_from");
+	*line = preset_line(&p, "calibrated_from");
+	if (v)
+		r = xstrdup(v);
+	preset_release(&p);
+	return r;
+}
+
 int fit_system(char **files, size_t nfiles, const char *check, const struct meas_args *ma,
-	       const struct fit_opts *fo, const char *save_path, struct ctx *ctx)
+	       const struct fit_opts *fo, const char *save_path, int force, struct ctx *ctx)
 {
 	const struct system *s = &ctx->system;
 	size_t nall = nfiles + (check != NULL);
-	struct meas *m = xmalloc(nall * sizeof(*m));
-	struct calib_log *one = xmalloc(nall * sizeof(*one)), *multi = xmalloc(nall * sizeof(*multi));
-	double **S = xmalloc(nall * sizeof(*S)), **T = xmalloc(nall * sizeof(*T));
-	size_t i, none = 0, nmulti = 0;
+	struct meas *m;
+	struct calib_log *one, *multi;
+	double **S, **T, med_cal, med_spec;
+	size_t i, none = 0, nmulti = 0, nrows = 0;
 	struct calib_tier t;
 	struct calib_nic nic;
-	struct system cal;
+	struct system cal, spec_sys;
+	struct cost_model spec_model;
+	const struct cost_model *um = &ctx->model;
+	struct nccl_cost spec_nc;
+	struct save_plan sp;
 	struct errbuf eb;
 	struct out *o;
+	int worse, from_line = 0;
+	char *from = calibrated_from(s, &from_line), what[256];
 
+	if (ctx->plot || ctx->render)
+		die_usage("%s: fit --system draws no figure (a plain fit does: "
+			  "fit LOG --render FILE)", ctx->plot ? "--plot" : "--render");
+	if (force && !save_path)
+		die_usage("--force: only with --save");
+	if (save_path)
+		save_plan_make(&sp, save_path, ctx);
+	/*
+	 * A saved system names the spec it was calibrated from: calibrate that
+	 * spec, so that a refit on the same logs saves the same values.
+	 */
+	if (from) {
+		if (system_load(&ctx->dirs, from, &spec_sys, &eb) < 0)
+			die("%s:%d: calibrated_from: %s", s->path, from_line, eb.msg);
+		s = &spec_sys;
+		if (s->model == SYSTEM_MODEL_TIERS)
+			cost_model_tiers(&spec_model, s);
+		else {
+			if (nccl_cost_init(&spec_nc, &spec_model, s, ctx->nccl_algo_mask, ~0u,
+					   &eb) < 0)
+				die("%s", eb.msg);
+			spec_nc.params = ctx->nccl_params;
+		}
+		um = &spec_model;
+	}
+	if (save_path) {
+		char *real = s->path && !global_args.gpus_per_node && !global_args.nics_per_node &&
+			     !global_args.intra && !global_args.inter ? realpath(s->path, NULL) : NULL;
+
+		sp.spec_file = real ? xstrdup(real) : NULL;
+		free(real);
+	}
+	m = xmalloc(nall * sizeof(*m));
+	one = xmalloc(nall * sizeof(*one));
+	multi = xmalloc(nall * sizeof(*multi));
+	S = xmalloc(nall * sizeof(*S));
+	T = xmalloc(nall * sizeof(*T));
 	for (i = 0; i < nall; i++) {
 		meas_args_load(ma, i < nfiles ? files[i] : check, &m[i]);
 		fit_meas_rows(&m[i], ma->in_place, &S[i], &T[i]);
@@ -297,6 +508,7 @@ int fit_system(char **files, size_t nfiles, const char *check, const struct meas
 					       .op = (enum coll_op)m[i].op, .algo = fo->algo,
 					       .ranks = m[i].ranks };
 
+			nrows += m[i].n;
 			if (system_nodes(s, m[i].ranks) == 1)
 				one[none++] = l;
 			else
@@ -311,11 +523,27 @@ int fit_system(char **files, size_t nfiles, const char *check, const struct meas
 	if (nmulti && calib_nic_fit(multi, nmulti, s, &t, &nic, &eb) < 0)
 		die("%s", eb.msg);
 	calib_apply(&cal, s, &t, nmulti ? &nic : NULL);
-	if (save_path)
-		save_system(save_path, s, &t, nmulti ? &nic : NULL, files, nfiles);
+	/* The calibration checks itself: against its own logs, and the spec. */
+	med_cal = save_path ? input_median(&cal, NULL, m, S, T, nfiles, fo->algo) : NAN;
+	med_spec = save_path ? input_median(NULL, um, m, S, T, nfiles, fo->algo) : NAN;
+	worse = save_path && !(med_cal <= med_spec);
+	if (save_path && (!worse || force)) {
+		struct system back;
+
+		save_system(&sp, s, &t, nmulti ? &nic : NULL, files, nfiles);
+		/* What the next run loads predicts what was calibrated. */
+		if (system_load(&ctx->dirs, save_path, &back, &eb) < 0)
+			die("--save: %s", eb.msg);
+		if (back.model != SYSTEM_MODEL_TIERS ||
+		    input_median(&back, NULL, m, S, T, nfiles, fo->algo) != med_cal)
+			die("--save: '%s' read back does not predict as calibrated", save_path);
+		system_release(&back);
+	}
 
 	o = ctx_out_open(ctx);
-	out_input_str(o, "system", "system", s->name);
+	out_input_str(o, "system", "system", ctx->system.name);
+	if (from)
+		out_input_str(o, "calibrated_from", "calibrated from", from);
 	out_input(o, "logs", "logs", (double)nfiles, H_PLAIN, 10, NULL);
 	out_input(o, "rank_counts", "one-node rank counts", (double)t.rank_counts, H_PLAIN, 10,
 		  t.rank_counts >= 2 ? "base and per-step latency told apart by the logs" :
@@ -353,9 +581,34 @@ int fit_system(char **files, size_t nfiles, const char *check, const struct meas
 	if (s->have_inter && nmulti && nic.beta.source == CALIB_SPEC)
 		out_text(o, "inter beta: these logs are bound by the intra tier, so the NICs' "
 			 "bandwidth is kept from the spec (%s)", s->inter.name);
-	if (save_path)
+	if (save_path) {
+		out_table_begin(o, &check_table);
+		char mc[64], ms[64], nc[PRESET_NAME_MAX + 16], ns[PRESET_NAME_MAX + 16];
+		struct cell r1[] = { { nc, 0 }, { mc, 0 }, { NULL, (double)nrows },
+				     { NULL, med_cal } };
+		struct cell r2[] = { { ns, 0 }, { ms, 0 }, { NULL, (double)nrows },
+				     { NULL, med_spec } };
+
+		snprintf(nc, sizeof(nc), "%s (calibrated)", sp.name);
+		snprintf(ns, sizeof(ns), "%s (spec)", s->name);
+
+		snprintf(mc, sizeof(mc), "tiers, %s", coll_algo_name(fo->algo));
+		snprintf(ms, sizeof(ms), "%s", cost_kind_name(um->kind));
+		out_row(o, r1);
+		out_row(o, r2);
+		out_table_end(o);
+	}
+	snprintf(what, sizeof(what), "median |error| on the %zu rows of the input logs: "
+		 "calibrated %.1f %%, uncalibrated %.1f %%", nrows, 100 * med_cal, 100 * med_spec);
+	if (save_path && (!worse || force))
 		out_text(o, "saved the calibrated system as '%s'", save_path);
 	ctx_out_close(ctx, o);
+	if (worse && save_path && force)
+		fprintf(stderr, "commtime: warning: --force: saved '%s' though the calibrated "
+			"system is worse than the uncalibrated one (%s)\n", save_path, what);
+	if (worse && save_path && !force)
+		die("--save: not saved: the calibrated system is worse than the uncalibrated "
+		    "one (%s); --force saves it anyway", what);
 	for (i = 0; i < nall; i++) {
 		free(S[i]);
 		free(T[i]);
@@ -366,5 +619,10 @@ int fit_system(char **files, size_t nfiles, const char *check, const struct meas
 	free(m);
 	free(one);
 	free(multi);
+	if (save_path)
+		save_plan_release(&sp);
+	if (from)
+		system_release(&spec_sys);
+	free(from);
 	return 0;
 }

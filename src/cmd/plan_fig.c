@@ -86,7 +86,7 @@ void plan_figure(const struct planner *pl, const enum coll_op *ops, size_t nops,
 		x[j] = plot_log_point(lo, hi, j, CURVE_POINTS - 1);
 	quiet.cells = NULL;
 	fig_ranks_text(ctx, ranks, who, sizeof(who));
-	if (pl->pr.fm)
+	if (pl->fm)
 		snprintf(title, sizeof(title), "Expected nccl-tests busbw on %s, regimes fitted in %s",
 			 who, ctx->preset.name);
 	else if (ctx->have_system)

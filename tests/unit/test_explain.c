@@ -136,3 +136,55 @@ void test_explain_link(void)
 	DBL_NEAR(x.cand[0].cost.time_s, 0, 0);
 	INT_EQ(x.nterms, 0);
 }
+
+/* 1 when the two tuning tables hold the same latencies and bandwidths. */
+static int S_same_tune(const struct nccl_tune *a, const struct nccl_tune *b)
+{
+	for (int f = 0; f < NCCL_NFUNC; f++)
+		for (int al = 0; al < NCCL_NALGO; al++)
+			for (int p = 0; p < NCCL_NPROTO; p++)
+				if (a->lat[f][al][p] != b->lat[f][al][p] ||
+				    a->bw[f][al][p] != b->bw[f][al][p])
+					return 0;
+	return a->nodes == b->nodes;
+}
+
+/*
+ * NCCL's view of a group's NICs (nccl_cost_tune, cost_nic_share): dgx-h100
+ * with 2 NICs per node, groups of 2 ranks per node on 2 nodes.  Four such
+ * groups share a node's 2 NICs, so NCCL's topology gives each group one
+ * NIC at half its rate: the table of a 2-GPU node with 1 NIC of half the
+ * line rate.  One NIC at a quarter (2/8, the share of a node with one
+ * NIC) gives another table; the whole node keeps its 2 NICs at full rate.
+ */
+void test_explain_nccl_nic_share(void)
+{
+	struct system s;
+	struct nccl_cost nc;
+	struct cost_model cm;
+	struct errbuf eb;
+	struct group g = { .ranks = 4, .per_node = 2 };
+	struct nccl_tune got, want;
+	struct nccl_machine m;
+
+	CHECK(S_dgx(&s, &nc, &cm));
+	s.nics_per_node = 2;
+	INT_EQ(nccl_cost_init(&nc, &cm, &s, ~0u, ~0u, &eb), 0);
+	INT_EQ(nc.machine.nics_per_node, 2);
+	INT_EQ(nccl_cost_tune(&nc, &g, &got, &eb), 0);
+	m = nc.machine;
+	m.gpus_per_node = 2;
+	m.nics_per_node = 1;
+	m.nic_bw = nc.machine.nic_bw * 0.5;
+	INT_EQ(nccl_tune_init(&want, &nc.params, &m, 4, ~0u, ~0u, &eb), 0);
+	CHECK(S_same_tune(&got, &want));
+	m.nic_bw = nc.machine.nic_bw * 0.25;
+	INT_EQ(nccl_tune_init(&want, &nc.params, &m, 4, ~0u, ~0u, &eb), 0);
+	CHECK(!S_same_tune(&got, &want));
+	/* packed: 16 ranks on 2 nodes of 8 GPUs and their 2 NICs */
+	g = (struct group){ .ranks = 16, .per_node = 0 };
+	INT_EQ(nccl_cost_tune(&nc, &g, &got, &eb), 0);
+	INT_EQ(nccl_tune_init(&want, &nc.params, &nc.machine, 16, ~0u, ~0u, &eb), 0);
+	CHECK(S_same_tune(&got, &want));
+	system_release(&s);
+}

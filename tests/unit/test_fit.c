@@ -365,7 +365,7 @@ void test_fit_holdout_too_few(void)
 /* Save a two-regime model, read it back through the preset reader. */
 void test_fit_preset_round_trip(void)
 {
-	const char *path = "tests/unit/fit-round-trip.preset";
+	const char *path = "tests/unit/rt.preset";
 	struct fit_model m, back;
 	struct ab_fit ab = { 4e-6, 150e9, NAN, NAN, 0, 0, 0 };
 	struct preset p;
@@ -429,8 +429,12 @@ void test_fit_preset_round_trip(void)
 	remove(path);
 
 	/* A name the reader refuses is not written at all. */
-	INT_EQ(fit_preset_write(path, "H100", "x", NULL, &ab, &m, &eb), -1);
+	INT_EQ(fit_preset_write("tests/unit/H100.preset", "H100", "x", NULL, &ab, &m, &eb), -1);
 	CHECK(strstr(eb.msg, "invalid name 'H100'") != NULL);
+	CHECK(access("tests/unit/H100.preset", F_OK) < 0);
+	/* Nor a name that is not the file's: the loader would refuse it. */
+	INT_EQ(fit_preset_write(path, "other", "x", NULL, &ab, &m, &eb), -1);
+	STR_EQ(eb.msg, "'tests/unit/rt.preset': the name 'other' is not the file's ('rt')");
 	CHECK(access(path, F_OK) < 0);
 }
 

@@ -1,0 +1,343 @@
+/*
+ * commtime --system S fit --trace FILE... --save FILE: what a trace
+ * measured — each collective's time against the model, gathered by tier
+ * and size, and the step's kernel efficiency — saved as keys of a system
+ * preset, and their reading back for step and search (models/trace.md,
+ * "Carrying a trace forward").
+ */
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fit_cmd.h"
+#include "outfile.h"
+#include "trace_cmd.h"
+
+static const char *const cell_names[TRACE_CELLS] = {
+	"intra_small", "intra_medium", "intra_large", "inter_small", "inter_medium", "inter_large"
+};
+
+int trace_calib_cell(int inter, double bytes)
+{
+	int band = bytes < 1048576.0 ? 0 : bytes < 64.0 * 1048576 ? 1 : 2;
+	return 3 * (inter ? 1 : 0) + band;
+}
+
+const char *trace_calib_cell_name(int cell)
+{
+	return cell >= 0 && cell < TRACE_CELLS ? cell_names[cell] : "?";
+}
+
+static double S_key(const struct preset *p, const char *key)
+{
+	const char *v = preset_get(p, key);
+	char *end;
+	double x;
+
+	if (!v)
+		return NAN;
+	x = strtod(v, &end);
+	if (*end != '\0' || !(x > 0) || !isfinite(x))
+		die("%s:%d: %s: '%s' is not a positive number", p->path, preset_line(p, key), key, v);
+	return x;
+}
+
+const struct trace_calib *ctx_trace_calib(const struct ctx *ctx)
+{
+	static struct trace_calib c;
+	static char *loaded;
+	struct preset p;
+	struct errbuf eb;
+	int i, j;
+
+	if (!ctx->have_system || !ctx->system.path)
+		return NULL;
+	if (loaded && !strcmp(loaded, ctx->system.path))
+		return c.have ? &c : NULL;
+	free(loaded);
+	loaded = xstrdup(ctx->system.path);
+	memset(&c, 0, sizeof(c));
+	if (preset_load_file(ctx->system.path, &p, &eb) < 0)
+		die("%s", eb.msg);
+	c.mfu = S_key(&p, "trace_kernel_efficiency");
+	c.mfu_lo = S_key(&p, "trace_kernel_efficiency_lo");
+	c.mfu_hi = S_key(&p, "trace_kernel_efficiency_hi");
+	if (!isnan(c.mfu) && c.mfu > 1)
+		die("%s:%d: trace_kernel_efficiency: %g is above 1", p.path,
+		    preset_line(&p, "trace_kernel_efficiency"), c.mfu);
+	if (isnan(c.mfu_lo))
+		c.mfu_lo = c.mfu;
+	if (isnan(c.mfu_hi))
+		c.mfu_hi = c.mfu;
+	c.have = !isnan(c.mfu);
+	for (i = 0; i < TRACE_CELLS; i++) {
+		static const char *const suf[3] = { "", "_lo", "_hi" };
+		for (j = 0; j < 3; j++) {
+			char key[64];
+			snprintf(key, sizeof(key), "trace_coll_%s%s", cell_names[i], suf[j]);
+			c.coll[i][j] = S_key(&p, key);
+		}
+		if (isnan(c.coll[i][1]))
+			c.coll[i][1] = c.coll[i][0];
+		if (isnan(c.coll[i][2]))
+			c.coll[i][2] = c.coll[i][0];
+		if (!isnan(c.coll[i][0]))
+			c.have = 1;
+	}
+	snprintf(c.from, sizeof(c.from), "%s", preset_get(&p, "trace_source") ?
+		 preset_get(&p, "trace_source") : "a trace");
+	preset_release(&p);
+	return c.have ? &c : NULL;
+}
+
+int trace_calib_mfu(const struct ctx *ctx, struct step_compute *cs, int which)
+{
+	const struct trace_calib *c = ctx_trace_calib(ctx);
+	double v;
+
+	if (!c || isnan(c->mfu) || cs->mfu != STEP_MFU)
+		return 0;
+	v = which == 1 ? c->mfu_lo : which == 2 ? c->mfu_hi : c->mfu;
+	cs->mfu = v;
+	return 1;
+}
+
+void trace_fit_compute(const struct ctx *ctx, struct step_compute *cs)
+{
+	trace_calib_mfu(ctx, cs, 0);
+}
+
+/* ---- fit --trace ---- */
+
+static const char *const usage_lines[] = {
+	"commtime --system S fit --trace FILE... [--workload W --tp N ...] [--save FILE]",
+	NULL
+};
+static const struct opts_usage usage = {
+	.cmd = "fit",
+	.lines = usage_lines,
+	.about = "What a profiler trace measured, to start later predictions from: each\n"
+		 "collective's median time against the system's model, gathered by tier\n"
+		 "(intra, inter) and size (below 1 MiB, to 64 MiB, above), as the median,\n"
+		 "lowest and highest ratio measured/predicted; with --workload and the run's\n"
+		 "configuration, the step's kernel efficiency (FLOPs of the step on one GPU /\n"
+		 "(peak x the union of its compute kernels)), median and range over steps and\n"
+		 "ranks.  --save writes the system preset with these keys added; step and\n"
+		 "search on that system then start from them and say so (models/trace.md).\n",
+};
+
+static const struct column ccols[] = {
+	{ .key = "what", .label = "what", .type = COL_STR, .width = 24 },
+	{ .key = "kinds", .label = "kinds", .type = COL_INT, .width = 5 },
+	{ .key = "calls", .label = "calls", .type = COL_INT, .width = 6 },
+	{ .key = "median", .label = "median", .type = COL_NUM, .human = H_PLAIN, .prec = 4, .width = 7 },
+	{ .key = "low", .label = "low", .type = COL_NUM, .human = H_PLAIN, .prec = 4, .width = 7 },
+	{ .key = "high", .label = "high", .type = COL_NUM, .human = H_PLAIN, .prec = 4, .width = 7 },
+	{ .key = "key", .label = "saved as", .type = COL_STR },
+};
+
+static int S_dcmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+static double S_median(double *v, size_t n)
+{
+	if (n == 0)
+		return NAN;
+	qsort(v, n, sizeof(*v), S_dcmp);
+	return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+struct fit_cell {
+	double *r;         /* measured/predicted of each kind, weighted by calls: one per kind */
+	size_t n;
+	double calls;
+};
+
+int cmd_fit_trace(int argc, char **argv, struct ctx *ctx)
+{
+	struct trace t;
+	struct trace_run run;
+	const char *save_path = NULL, *name = NULL;
+	int trace_flag = 0, nfiles, i;
+	struct fit_cell cells[TRACE_CELLS];
+	double mfu[3] = { NAN, NAN, NAN };
+	double *eff = NULL;
+	size_t neff = 0, k;
+	struct out *o;
+	struct table ct = { "trace_calibration", "measured against the model (time measured/predicted; "
+			    "kernel efficiency)", ccols, sizeof(ccols) / sizeof(ccols[0]), 0 };
+	struct opt options[] = {
+		OPT_GROUP_("the trace"),
+		OPT_FLAG_("trace", &trace_flag, "read profiler traces, Inspector JSON or NCCL INFO lines"),
+		OPT_FILE_("save", "FILE", &save_path,
+			  "save the system preset with what the trace measured"),
+		OPT_STRING_("name", "NAME", &name,
+			    "name inside the saved preset (default: FILE's base name)"),
+		OPTS_TRACE_RUN(&run),
+		OPT_END_()
+	};
+	char *save_name = NULL;
+
+	trace_run_init(&run);
+	nfiles = opts_parse(argc, argv, options, &usage, 65536);
+	if (nfiles < 1)
+		die_usage("fit --trace needs trace files; see 'commtime fit --trace --help'");
+	if (!ctx->have_system)
+		die_usage("fit --trace: give the system the run ran on (--system S)");
+	if (save_path) {
+		save_name = name ? xstrdup(name) : fit_preset_name_of(save_path);
+		if (!preset_name_valid(save_name))
+			die_usage("--save: '%s' is not a valid preset name (letters, digits, '-', '_', '.'); "
+				  "give --name", save_name);
+		if (!ctx->system.path)
+			die_usage("fit --trace --save: the system must come from a preset file, not options");
+	}
+	trace_init(&t);
+	trace_cmd_load(&t, nfiles, argv, -1, NULL, NULL);
+	memset(cells, 0, sizeof(cells));
+	for (k = 0; k < t.nkinds; k++) {
+		const struct trace_kind *kd = &t.kinds[k];
+		double med = trace_kind_median(kd);
+		struct group g = { .ranks = kd->ranks, .per_node = 0 };
+		struct coll_cost cc;
+		struct errbuf eb;
+		int cell;
+
+		if (kd->coll < 0 || !kd->ranks || isnan(kd->size_B) || isnan(med) || med <= 0 ||
+		    kd->ranks < 2)
+			continue;
+		if (kd->stride && ctx->system.gpus_per_node)
+			g.per_node = step_per_node(kd->ranks, kd->stride, ctx->system.gpus_per_node);
+		if (cost_coll(&ctx->model, (enum coll_op)kd->coll,
+			      cost_algo_preferred(&ctx->model, (enum coll_op)kd->coll), &g, kd->size_B,
+			      &cc, &eb) < 0 || !(cc.time_s > 0))
+			continue;
+		cell = trace_calib_cell(cc.nodes > 1, kd->size_B);
+		cells[cell].r = xrealloc(cells[cell].r, (cells[cell].n + 1) * sizeof(double));
+		cells[cell].r[cells[cell].n++] = med / cc.time_s;
+		cells[cell].calls += kd->count;
+	}
+	if (run.workload) {
+		struct workload w;
+		struct step_result r;
+		struct step_compute cs = { 0, STEP_MFU, 0, NULL };
+		struct ctx_gpu gpu;
+		struct errbuf eb;
+
+		ctx_workload(ctx, run.workload, &w);
+		trace_run_settle(ctx, &run, &w, &t, opts_given(options, "dp") != NULL);
+		if (!ctx_gpu(ctx, NULL, NULL, &gpu) || !(gpu.peak_flops > 0))
+			die("fit --trace: the system's GPU has no peak; the kernel efficiency needs one");
+		cs.peak_flops = gpu.peak_flops;
+		if (step_run(&w, &run.c, &cs, &ctx->model, STEP_BAND_NONE, &r, &eb) < 0)
+			die("fit --trace: %s", eb.msg);
+		eff = xmalloc((t.nsteps + 1) * sizeof(*eff));
+		for (k = 0; k < t.nsteps; k++)
+			if (t.steps[k].compute_s > 0)
+				eff[neff++] = r.flops_hw / r.gpus / (gpu.peak_flops * t.steps[k].compute_s);
+		if (neff == 0)
+			die("fit --trace: no profiler step with compute kernels; the kernel efficiency "
+			    "needs ProfilerStep annotations");
+		mfu[0] = S_median(eff, neff);
+		mfu[1] = eff[0];
+		mfu[2] = eff[neff - 1];
+		if (mfu[2] > 1)
+			die("fit --trace: a kernel efficiency of %.3g is above 1: is --workload the model "
+			    "the run trained, with its batch (--global-batch, --micro-batch, --seq)?",
+			    mfu[2]);
+	}
+
+	o = ctx_out_open(ctx);
+	ctx_echo_link(ctx, o);
+	for (i = 0; i < (int)t.nfiles && i < 16; i++) {
+		static char keys[16][16];
+		snprintf(keys[i], sizeof(keys[i]), i ? "trace_%d" : "trace", i);
+		out_input_str(o, keys[i], "trace", t.files[i].path);
+	}
+	out_table_begin(o, &ct);
+	for (i = 0; i < TRACE_CELLS; i++) {
+		struct cell row[7];
+		char key[64];
+
+		if (cells[i].n == 0)
+			continue;
+		snprintf(key, sizeof(key), "trace_coll_%s", cell_names[i]);
+		memset(row, 0, sizeof(row));
+		row[0].s = cell_names[i];
+		row[1].x = (double)cells[i].n;
+		row[2].x = cells[i].calls;
+		row[3].x = S_median(cells[i].r, cells[i].n);
+		row[4].x = cells[i].r[0];
+		row[5].x = cells[i].r[cells[i].n - 1];
+		row[6].s = key;
+		out_row(o, row);
+	}
+	if (!isnan(mfu[0])) {
+		struct cell row[7];
+		memset(row, 0, sizeof(row));
+		row[0].s = "kernel_efficiency";
+		row[1].x = NAN;
+		row[2].x = (double)neff;
+		row[3].x = mfu[0];
+		row[4].x = mfu[1];
+		row[5].x = mfu[2];
+		row[6].s = "trace_kernel_efficiency";
+		out_row(o, row);
+	}
+	out_table_end(o);
+	out_text(o, "collectives: median time measured/predicted of the kinds in each cell "
+		 "(low, high: the extremes); kernel efficiency: per step and GPU");
+	if (save_path) {
+		FILE *in = fopen(ctx->system.path, "r"), *f;
+		struct outfile *of;
+		struct errbuf eb;
+		char line[4096];
+
+		if (!in)
+			die("%s: cannot read: the system to save from", ctx->system.path);
+		if (!(of = outfile_open(save_path, &eb)))
+			die("%s", eb.msg);
+		f = outfile_stream(of);
+		fprintf(f, "# %s calibrated by commtime fit --trace (models/trace.md)\n",
+			ctx->system.name);
+		while (fgets(line, sizeof(line), in)) {
+			const char *p = line + strspn(line, " \t");
+			if (!strncmp(p, "trace_", 6))
+				continue;
+			if (!strncmp(p, "name", 4) && strchr(" \t=", p[4])) {
+				fprintf(f, "name = %s\n", save_name);
+				continue;
+			}
+			fputs(line, f);
+		}
+		fclose(in);
+		fprintf(f, "trace_source = %d file%s, first %s\n", nfiles, nfiles == 1 ? "" : "s",
+			t.files[0].path);
+		for (i = 0; i < TRACE_CELLS; i++) {
+			if (cells[i].n == 0)
+				continue;
+			fprintf(f, "trace_coll_%s = %.6g\n", cell_names[i],
+				S_median(cells[i].r, cells[i].n));
+			fprintf(f, "trace_coll_%s_lo = %.6g\n", cell_names[i], cells[i].r[0]);
+			fprintf(f, "trace_coll_%s_hi = %.6g\n", cell_names[i], cells[i].r[cells[i].n - 1]);
+		}
+		if (!isnan(mfu[0]))
+			fprintf(f, "trace_kernel_efficiency = %.6g\ntrace_kernel_efficiency_lo = %.6g\n"
+				"trace_kernel_efficiency_hi = %.6g\n", mfu[0], mfu[1], mfu[2]);
+		if (outfile_commit(of, &eb) < 0)
+			die("%s", eb.msg);
+		out_text(o, "saved the system with what the trace measured as '%s'", save_path);
+	}
+	ctx_out_close(ctx, o);
+	for (i = 0; i < TRACE_CELLS; i++)
+		free(cells[i].r);
+	free(eff);
+	free(save_name);
+	trace_release(&t);
+	return EXIT_OK;
+}

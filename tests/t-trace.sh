@@ -1,0 +1,85 @@
+#!/bin/sh
+# Traces end to end (models/trace.md): the collectives compare --trace lists
+# equal an independent count (tests/data/trace/count.py, Python's json and
+# gzip) on a real trace and on a held-out pair of real ones; the per-step
+# compute, communication and exposed time equal the same script's; Inspector
+# JSON lines and NCCL INFO lines read as their sources document them; bad
+# input exits 1 with file:line; fit --trace saves keys step reads back; the
+# tuner CSV passes the example plugin's parser rules.
+top=${top:-$(cd "$(dirname "$0")/.." && pwd)}
+. "$top/tests/lib.sh"
+d=$top/tests/tmp/t-trace
+data=$top/tests/data/trace
+rm -rf "$d" && mkdir -p "$d" || exit 1
+py=$(command -v python3)
+
+ddp=$data/hta-ddp-resnet50-a100-rank0.json.gz
+held0=$data/hta-sampled-rank0.json.gz
+held1=$data/hta-sampled-rank1.json.gz
+
+# The first four columns, sorted, against the script's count.
+kinds() { # kinds OUT FILES...
+	out=$1
+	shift
+	"$COMMTIME" --system hgx-a100 compare --trace "$@" --format csv >"$d/k.csv" 2>"$d/err" &&
+		tail -n +2 "$d/k.csv" | cut -d, -f1-4 | sort >"$out"
+}
+if [ -n "$py" ]; then
+	kinds "$d/ddp.c" "$ddp" && "$py" "$data/count.py" "$ddp" | sort >"$d/ddp.py"
+	check "DDP trace: the kinds and counts equal count.py's" cmp -s "$d/ddp.c" "$d/ddp.py"
+	check "DDP trace: 7 kinds, 21 calls" \
+		awk -F, '{ n++; c += $4 } END { exit !(n == 7 && c == 21) }' "$d/ddp.c"
+	kinds "$d/held.c" "$held0" "$held1" && "$py" "$data/count.py" "$held0" "$held1" | sort >"$d/held.py"
+	check "held-out pair of ranks: the kinds and counts equal count.py's" cmp -s "$d/held.c" "$d/held.py"
+
+	# Per step: compute, comm and exposed in ns, as the script computes them.
+	"$COMMTIME" --system hgx-a100 --format json compare --trace "$ddp" "$held0" "$held1" >"$d/s.json"
+	"$py" -c '
+import json, sys
+for s in json.load(open(sys.argv[1]))["steps"]:
+    print("%d,%d,%d,%d" % (s["step"], round(s["compute_s"] * 1e9), round(s["comm_s"] * 1e9),
+                           round(s["exposed_s"] * 1e9)))
+' "$d/s.json" | sort >"$d/steps.c"
+	"$py" "$data/count.py" --steps "$ddp" "$held0" "$held1" | cut -d, -f2- | sort >"$d/steps.py"
+	check "per step: compute, comm, exposed equal count.py's to the ns" cmp -s "$d/steps.c" "$d/steps.py"
+fi
+
+# The hand check of models/trace.md: step 4 of the DDP trace.
+"$COMMTIME" --system hgx-a100 --format json compare --trace "$ddp" >"$d/s4.json"
+check "step 4: 11.989021 ms of NCCL kernels, 10.163762 ms exposed" \
+	grep -q '"step": 4, "step_s": 0.222442191, "compute_s": 0.038506406, "comm_s": 0.011989021, "exposed_s": 0.010163762' "$d/s4.json"
+
+# Inspector: sizes of all-gather and reduce-scatter are one rank's share.
+"$COMMTIME" --system dgx-h100 compare --trace "$data/inspector-synthetic.jsonl" --format csv >"$d/insp.csv"
+check "Inspector: two all-reduces of 16 GiB, median 61.982 ms" \
+	grep -q '^all_reduce,17179869184,8,2,0.06198' "$d/insp.csv"
+check "Inspector: reduce-scatter of 2 GiB per rank is 16 GiB, busbw 366.13 GB/s as Inspector printed" \
+	grep -q '^reduce_scatter,17179869184,8,1,0.04105.*,366134533' "$d/insp.csv"
+"$COMMTIME" --system dgx-h100 compare --trace "$data/nccl-info-synthetic.txt" --format csv >"$d/info.csv"
+check "NCCL INFO: the all-gather of 1 Mi bf16 per rank on 8 ranks is 16 MiB, no time" \
+	grep -q '^all_gather,16777216,8,1,,' "$d/info.csv"
+check "NCCL INFO: 5 collectives in 4 kinds" \
+	awk -F, 'NR > 1 { n++; c += $4 } END { exit !(n == 4 && c == 5) }' "$d/info.csv"
+
+# Bad input: exit 1 with file:line.
+bad() { # bad DESCRIPTION PATTERN FILE
+	"$COMMTIME" --system hgx-a100 compare --trace "$3" >/dev/null 2>"$d/err"
+	st=$?
+	check "$1 (exit 1, '$2')" sh -c "[ $st = 1 ] && grep -q -- '$2' '$d/err'"
+}
+printf '{"traceEvents": [\n{"ph": "X", "cat": "kernel", "name": "k", "ts": 1, "dur": 2},\n{"ph": "X", "ts": }\n]}\n' >"$d/syntax.json"
+bad "malformed JSON" "syntax.json:3: malformed JSON" "$d/syntax.json"
+printf '{"traceEvents": [\n{"ph": "X", "cat": "kernel", "name": "k", "ts": 1,\n "dur": -2}]}\n' >"$d/neg.json"
+bad "a negative duration" "neg.json:3: \"dur\" is not a duration" "$d/neg.json"
+head -c 20000 "$ddp" >"$d/trunc.json.gz"
+bad "a truncated gzip file" "trunc.json.gz" "$d/trunc.json.gz"
+printf '{"traceEvents": [' >"$d/eof.json"
+bad "a trace that ends early" "eof.json:1: malformed JSON: unexpected end of file" "$d/eof.json"
+printf 'hello\nworld\n' >"$d/text.txt"
+bad "text naming no collective" "text.txt: no collective" "$d/text.txt"
+printf '{"a": 1}' >"$d/other.json"
+bad "JSON of something else" "other.json: JSON without" "$d/other.json"
+awk 'BEGIN { for (i = 0; i < 300; i++) printf "["; }' >"$d/deep.json"
+bad "nesting too deep" "deep.json:1: malformed JSON: nested deeper" "$d/deep.json"
+: >"$d/empty.json"
+bad "an empty file" "empty.json: empty file" "$d/empty.json"
