@@ -141,6 +141,7 @@ figures: all
 # (bench/run.sh; not a test, never part of check).
 bench: all
 	@sh bench/run.sh
+	@sh bench/step-check.sh
 
 # The stated error of NCCL's model (src/errband_table.c), drawn by
 # tools/errband-gen from the rows of bench/accuracy.sh; review the diff.

@@ -55,6 +55,13 @@ lo=$(awk '/\[ERRBAND_NODES\]/ { n = 1 } n && /\[ERRBAND_LARGE\]/ { sub(/.*\.lo =
 check "16 ranks, 1 GiB: time_lo_s / time_s is the table's low of several nodes, 64 MiB and up ($lo)" \
 	awk -F, -v lo="$lo" '$1 == 16 && $2 == 1073741824 { r = $9 / $4; f = 1 }
 		END { exit !(f && r - lo < 1e-9 && lo - r < 1e-9) }' "$d/ar.csv"
+# the prediction is inside its own band, everywhere (8 ranks, 4 KiB on dgx-h100 was not)
+"$C" --system dgx-h100 allreduce --ranks 2,8,16,64 --sizes 8,4K,64K,1M,64M,1G --format csv \
+	>"$d/grid.csv" 2>>"$d/err"
+check "every prediction lies inside its band: time_lo_s <= time_s <= time_hi_s (24 rows)" \
+	awk -F, 'NR > 1 { n++; if (!($9 <= $4 && $4 <= $10)) bad++ } END { exit !(n == 24 && !bad) }' "$d/grid.csv"
+check "8 ranks, 4 KiB: 15.1 us inside its band" \
+	awk -F, '$1 == 8 && $2 == 4096 { exit !($9 < 15.1e-6 && 15.1e-6 < $10) }' "$d/grid.csv"
 "$C" --system dgx-h100 allreduce --ranks 8 --sizes 1G --format json >"$d/ar.json" 2>>"$d/err"
 check "JSON: the stated_error table holds only the cell used (one node, 64 MiB and up)" \
 	sh -c "[ \"\$(grep -c '\"runs_on\"' '$d/ar.json')\" = 1 ] &&
