@@ -148,6 +148,7 @@ for spec in "llama3-405b 8192 2048" "llama3-70b 8192 2048" "gpt3-175b 1024 1536"
 	printf '   %-42s %s   %s tried, %s fit  (target < 1000 ms)\n' "$1 on $2 GPUs, B = $3" \
 		"$(ms "$t")" "$tried" "$((rows - 1))"
 done
+echo
 
 # ---- 6. a multi-gigabyte profiler trace (bench/trace.sh) ----
 sh bench/trace.sh
