@@ -137,7 +137,8 @@ echo
 
 # ---- 5. configuration searches on a system, up to 8192 GPUs ----
 echo "5. configuration search on dgx-h100 (NCCL's model), every configuration"
-for spec in "llama3-405b 8192 2048" "llama3-70b 8192 2048" "gpt3-175b 1024 1536" "llama3-70b 512:8192:x2 2048"; do
+for spec in "llama3-405b 8192 2048" "llama3-70b 8192 2048" "gpt3-175b 1024 1536" "mixtral-8x7b 8192 2048" \
+	"llama3-70b 512:8192:x2 2048"; do
 	set -- $spec
 	search="$COMMTIME --system dgx-h100 search --workload $1 --gpus $2 --global-batch $3 --format csv"
 	rows=$($search | wc -l)
