@@ -137,7 +137,8 @@ echo
 
 # ---- 5. configuration searches on a system, up to 8192 GPUs ----
 echo "5. configuration search on dgx-h100 (NCCL's model), every configuration"
-for spec in "llama3-405b 8192 2048" "llama3-70b 8192 2048" "gpt3-175b 1024 1536" "llama3-70b 512:8192:x2 2048"; do
+for spec in "llama3-405b 8192 2048" "llama3-70b 8192 2048" "gpt3-175b 1024 1536" "mixtral-8x7b 8192 2048" \
+	"llama3-70b 512:8192:x2 2048"; do
 	set -- $spec
 	search="$COMMTIME --system dgx-h100 search --workload $1 --gpus $2 --global-batch $3 --format csv"
 	rows=$($search | wc -l)
@@ -148,6 +149,7 @@ for spec in "llama3-405b 8192 2048" "llama3-70b 8192 2048" "gpt3-175b 1024 1536"
 	printf '   %-42s %s   %s tried, %s fit  (target < 1000 ms)\n' "$1 on $2 GPUs, B = $3" \
 		"$(ms "$t")" "$tried" "$((rows - 1))"
 done
+echo
 
 # ---- 6. a multi-gigabyte profiler trace (bench/trace.sh) ----
 sh bench/trace.sh
