@@ -217,10 +217,12 @@ int cmd_fit(int argc, char **argv, struct ctx *ctx)
 		outputs_distinct(paths, opts, 4);
 		if (stem && !name && preset_save_name(save_path, 0, &save_name, &eb) < 0)
 			die_usage("--save: %s", eb.msg);
-		if (stem && name && strcmp(name, stem))
+		if (stem && name && strcmp(name, stem)) {
+			free(stem);   /* nothing left unreachable at exit */
 			die_usage("--name: '%s' is not the file name of '%s': a preset carries "
 				  "its file's name (leave --name out, or save as '%s.preset')",
 				  name, save_path, name);
+		}
 		free(stem);
 		if (!save_name)
 			save_name = name ? xstrdup(name) : fit_preset_name_of(save_path);

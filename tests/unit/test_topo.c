@@ -325,6 +325,7 @@ void test_system_topo_key(void)
 	INT_EQ(m.nvlinks, 6);
 	system_release(&c);
 	system_release(&s);
+	preset_dirs_release(&d);
 }
 
 /* The NVSwitch nodes of ml-engineering's examples: NV12 and NV18 for every pair. */
