@@ -1,6 +1,6 @@
 #!/bin/sh
 # The stated error of NCCL's model: src/errband_table.c is what
-# bench/errband-gen draws from the rows bench/accuracy.sh writes now, so a
+# tools/errband-gen draws from the rows bench/accuracy.sh writes now, so a
 # change of the model or of a judged log that moves the band fails here
 # until `make errband` is run and its diff reviewed.  And the rows are
 # what the band stands on: every judged log, one row per size.
@@ -25,7 +25,7 @@ check "the two Polaris logs are one machine" \
 	sh -c "[ \"\$(awk '\$1 ~ /polaris/ { print \$7 }' '$d/rows' | sort -u)\" = polaris ]"
 check "the one-node A100 log (-g 8) is marked threaded, the 2-node p4d log is not" \
 	sh -c "grep -q '^a100-x8-nvswitch 1 1 ' '$d/rows' && grep -q '^a100-x16-p4d-efa 2 0 ' '$d/rows'"
-if "$top/bench/errband-gen" "$d/rows" >"$d/table.c" 2>"$d/gen.err"; then
+if "$top/tools/errband-gen" "$d/rows" >"$d/table.c" 2>"$d/gen.err"; then
 	if diff -u "$top/src/errband_table.c" "$d/table.c" >"$d/diff"; then
 		ok "src/errband_table.c is what the logs give now"
 	else
@@ -37,9 +37,9 @@ else
 fi
 printf 'x 1 0 4096 1e-5 1e-5\n' >"$d/bad-rows"
 check "errband-gen refuses a row with six fields (no machine), naming its line" \
-	sh -c "! '$top/bench/errband-gen' '$d/bad-rows' 2>'$d/bad.err' && grep -q ':1: ' '$d/bad.err'"
+	sh -c "! '$top/tools/errband-gen' '$d/bad-rows' 2>'$d/bad.err' && grep -q ':1: ' '$d/bad.err'"
 : >"$d/empty-rows"
-check "errband-gen refuses no rows" sh -c "! '$top/bench/errband-gen' '$d/empty-rows' 2>/dev/null"
+check "errband-gen refuses no rows" sh -c "! '$top/tools/errband-gen' '$d/empty-rows' 2>/dev/null"
 
 # The views: what carries the band and what does not.
 C=$COMMTIME
@@ -55,6 +55,13 @@ lo=$(awk '/\[ERRBAND_NODES\]/ { n = 1 } n && /\[ERRBAND_LARGE\]/ { sub(/.*\.lo =
 check "16 ranks, 1 GiB: time_lo_s / time_s is the table's low of several nodes, 64 MiB and up ($lo)" \
 	awk -F, -v lo="$lo" '$1 == 16 && $2 == 1073741824 { r = $9 / $4; f = 1 }
 		END { exit !(f && r - lo < 1e-9 && lo - r < 1e-9) }' "$d/ar.csv"
+# the prediction is inside its own band, everywhere (8 ranks, 4 KiB on dgx-h100 was not)
+"$C" --system dgx-h100 allreduce --ranks 2,8,16,64 --sizes 8,4K,64K,1M,64M,1G --format csv \
+	>"$d/grid.csv" 2>>"$d/err"
+check "every prediction lies inside its band: time_lo_s <= time_s <= time_hi_s (24 rows)" \
+	awk -F, 'NR > 1 { n++; if (!($9 <= $4 && $4 <= $10)) bad++ } END { exit !(n == 24 && !bad) }' "$d/grid.csv"
+check "8 ranks, 4 KiB: 15.1 us inside its band" \
+	awk -F, '$1 == 8 && $2 == 4096 { exit !($9 < 15.1e-6 && 15.1e-6 < $10) }' "$d/grid.csv"
 "$C" --system dgx-h100 allreduce --ranks 8 --sizes 1G --format json >"$d/ar.json" 2>>"$d/err"
 check "JSON: the stated_error table holds only the cell used (one node, 64 MiB and up)" \
 	sh -c "[ \"\$(grep -c '\"runs_on\"' '$d/ar.json')\" = 1 ] &&

@@ -103,7 +103,7 @@ if command -v make >/dev/null 2>&1; then
 	make -s -n -W src/units.c -C "$top" run >"$d/make-run" 2>&1
 	check "make run links commtime" grep -q -- "-o commtime " "$d/make-run"
 	check "... and not the unit-test runner" sh -c "! grep -q -- '-o tests/unit/run-unit' '$d/make-run'"
-	check "... nor the errband generator" sh -c "! grep -q -- '-o bench/errband-gen' '$d/make-run'"
+	check "... nor the errband generator" sh -c "! grep -q -- '-o tools/errband-gen' '$d/make-run'"
 	make -s -n -W src/units.c -C "$top" check >"$d/make-check" 2>&1
 	check "make check still builds the unit-test runner" grep -q -- "-o tests/unit/run-unit" "$d/make-check"
 fi
