@@ -46,7 +46,7 @@ CLI_OBJ  = $(CLI_SRC:.c=.o)
 UNIT_SRC = $(wildcard tests/unit/test_*.c)
 UNIT_OBJ = $(UNIT_SRC:.c=.o) tests/unit/harness.o
 
-all: commtime tests/unit/run-unit bench/errband-gen completions
+all: commtime tests/unit/run-unit completions
 
 # Shell completions, written from the option tables of the binary.
 COMPLETIONS = completion/commtime.bash completion/_commtime
@@ -100,7 +100,7 @@ run: deps
 	./commtime
 
 check: deps
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory all tools/errband-gen
 	@sh tests/run.sh
 
 # The whole suite built with clang's AddressSanitizer and
@@ -111,7 +111,7 @@ check: deps
 SAN_FLAGS = -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 asan:
 	$(MAKE) clean
-	$(MAKE) CC=clang CFLAGS='$(SAN_FLAGS)' LDFLAGS='-fsanitize=address,undefined' all
+	$(MAKE) CC=clang CFLAGS='$(SAN_FLAGS)' LDFLAGS='-fsanitize=address,undefined' all tools/errband-gen
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:abort_on_error=1 \
 		sh tests/run.sh; st=$$?; $(MAKE) clean; exit $$st
 
@@ -141,16 +141,18 @@ figures: all
 # (bench/run.sh; not a test, never part of check).
 bench: all
 	@sh bench/run.sh
+	@sh bench/step-check.sh
 
 # The stated error of NCCL's model (src/errband_table.c), drawn by
-# bench/errband-gen from the rows of bench/accuracy.sh; review the diff.
-bench/errband-gen: bench/errband_gen.o $(CORE_OBJ)
+# tools/errband-gen from the rows of bench/accuracy.sh; review the diff.
+# The generator is built only for this and for check (t-errband), never by all.
+tools/errband-gen: tools/errband_gen.o $(CORE_OBJ)
 	$(Q_LD)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS)
-bench/errband_gen.o: src/.flags
+tools/errband_gen.o: src/.flags
 
-errband: all
+errband: all tools/errband-gen
 	@ACCURACY_TMP=tests/tmp/errband sh bench/accuracy.sh >/dev/null
-	@bench/errband-gen tests/tmp/errband/rows >src/errband_table.c+ && \
+	@tools/errband-gen tests/tmp/errband/rows >src/errband_table.c+ && \
 		mv src/errband_table.c+ src/errband_table.c
 	@$(MAKE) --no-print-directory all
 	@git diff --stat -- src/errband_table.c 2>/dev/null || :
@@ -180,7 +182,7 @@ uninstall:
 	rm -rf $(DESTDIR)$(SHAREDIR)
 
 clean:
-	rm -f commtime commtime-probe bench/errband-gen bench/*.o bench/*.d tests/unit/run-unit tests/unit/list.h src/.flags src/.sharedir src/*.o src/*.d src/cmd/*.o src/cmd/*.d tests/unit/*.o tests/unit/*.d
+	rm -f commtime commtime-probe tools/errband-gen tools/*.o tools/*.d bench/*.o bench/*.d tests/unit/run-unit tests/unit/list.h src/.flags src/.sharedir src/*.o src/*.d src/cmd/*.o src/cmd/*.d tests/unit/*.o tests/unit/*.d
 	rm -rf tests/tmp
 
 .PHONY: probe all deps run check asan figures bench accuracy heldout errband install uninstall clean FORCE

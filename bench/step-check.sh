@@ -26,6 +26,7 @@ mcore-314B|474.4|989.4|--system dgx-h100 step --arch gpt --layers 96 --hidden 16
 mcore-462B|459.9|989.4|--system dgx-h100 step --arch gpt --layers 112 --hidden 18432 --heads 144 --vocab 131072 --seq 4096 --tp 8 --pp 16 --dp 48 --global-batch 3072 --zero 1 --sequence-parallel --schedule interleaved --virtual-stages 7
 llama3-405b-8k|430|989.4|--system dgx-h100 step --workload llama3-405b --tp 8 --pp 16 --dp 64 --global-batch 2048 --seq 8192 --sequence-parallel --zero 2
 llama3-405b-16k|400|989.4|--system dgx-h100 step --workload llama3-405b --tp 8 --pp 16 --dp 128 --global-batch 2048 --seq 8192 --sequence-parallel --zero 2
+mixtral-8x7b|468|989.4|--system dgx-h100 step --workload mixtral-8x7b --tp 1 --pp 4 --dp 8 --ep 8 --global-batch 128 --seq 4096 --zero 1
 llama3-405b-128k|380|989.4|--system dgx-h100 step --workload llama3-405b --tp 8 --pp 16 --dp 8 --cp 16 --cp-form allgather --global-batch 128 --seq 131072 --sequence-parallel --zero 2
 EOF
 }

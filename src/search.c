@@ -27,7 +27,7 @@ void search_space_init(struct search_space *sp, const struct workload *w)
 void search_where_init(struct search_where *wh)
 {
 	memset(wh, 0, sizeof(*wh));
-	wh->zero = wh->schedule = wh->recompute = -1;
+	wh->zero = wh->schedule = wh->recompute = wh->cp_form = -1;
 }
 
 /* A whole number >= lo of at most 9 digits. */
@@ -50,7 +50,7 @@ static int S_whole(const char *v, size_t n, double lo, double *out)
 int search_where_parse(const char *s, struct search_where *wh, struct errbuf *eb)
 {
 	static const char *const keys[] = { "gpus", "tp", "pp", "dp", "cp", "ep", "zero", "mb",
-		"micro_batch", "v", "virtual_stages", "schedule", "recompute" };
+		"micro_batch", "v", "virtual_stages", "schedule", "recompute", "cp_form" };
 	unsigned seen = 0;
 	const char *p = s;
 
@@ -80,7 +80,7 @@ int search_where_parse(const char *s, struct search_where *wh, struct errbuf *eb
 				break;
 		if (k == sizeof(keys) / sizeof(keys[0]))
 			return errbuf_set(eb, "unknown key '%s' (gpus, tp, pp, dp, cp, ep, zero, mb, v, "
-					  "schedule, recompute)", key);
+					  "schedule, recompute, cp_form)", key);
 		/* The two spellings of one key count as one. */
 		if (k == 8 || k == 10)
 			k--;
@@ -99,6 +99,12 @@ int search_where_parse(const char *s, struct search_where *wh, struct errbuf *eb
 			if (recompute_lookup(val, &rc, &e2) < 0)
 				return errbuf_set(eb, "recompute: %s", e2.msg);
 			wh->recompute = (int)rc;
+		} else if (k == 13) {
+			enum step_cp_form f;
+
+			if (step_cp_form_lookup(val, &f, &e2) < 0)
+				return errbuf_set(eb, "cp_form: %s", e2.msg);
+			wh->cp_form = (int)f;
 		} else if (S_whole(val, vn, k == 6 ? 0 : 1, &x) < 0 || (k == 6 && x > 3)) {
 			return errbuf_set(eb, "%s=%s: %s", key, val, k == 6 ? "the ZeRO stage is 0, 1, 2 or 3"
 					  : "must be a whole number of at least 1");
@@ -133,7 +139,8 @@ int search_where_match(const struct search_where *wh, const struct step_config *
 	       (!wh->virt || wh->virt == c->virt) && (wh->zero < 0 || wh->zero == c->zero) &&
 	       (!wh->micro_batch || wh->micro_batch == c->micro_batch) &&
 	       (wh->schedule < 0 || wh->schedule == (int)c->schedule) &&
-	       (wh->recompute < 0 || wh->recompute == (int)c->recompute);
+	       (wh->recompute < 0 || wh->recompute == (int)c->recompute) &&
+	       (wh->cp_form < 0 || wh->cp_form == (int)c->cp_form);
 }
 
 char *search_where_text(char *buf, size_t len, const struct search_where *wh)
@@ -164,6 +171,8 @@ char *search_where_text(char *buf, size_t len, const struct search_where *wh)
 		S_ADD("%sv %lu", n ? ", " : "", wh->virt);
 	if (wh->recompute >= 0)
 		S_ADD("%srecompute %s", n ? ", " : "", recompute_name((enum recompute)wh->recompute));
+	if (wh->cp_form >= 0)
+		S_ADD("%scp as %s", n ? ", " : "", step_cp_form_name((enum step_cp_form)wh->cp_form));
 #undef S_ADD
 	return buf;
 }
@@ -239,10 +248,17 @@ static void S_refused(struct search_result *r, const char *msg)
 	char key[sizeof(r->reason[0].key)];
 	size_t i;
 
+	/* The same message as a group's latest: no need to take its numbers out. */
+	for (i = 0; i < r->nreasons; i++)
+		if (!strcmp(r->reason[i].last, msg)) {
+			r->reason[i].count++;
+			return;
+		}
 	S_reason_key(msg, key, sizeof(key));
 	for (i = 0; i < r->nreasons; i++)
 		if (!strcmp(r->reason[i].key, key)) {
 			r->reason[i].count++;
+			snprintf(r->reason[i].last, sizeof(r->reason[i].last), "%s", msg);
 			return;
 		}
 	if (r->nreasons == SEARCH_REASONS_MAX) {
@@ -251,8 +267,30 @@ static void S_refused(struct search_result *r, const char *msg)
 	}
 	snprintf(r->reason[i].key, sizeof(r->reason[i].key), "%s", key);
 	snprintf(r->reason[i].example, sizeof(r->reason[i].example), "%s", msg);
+	snprintf(r->reason[i].last, sizeof(r->reason[i].last), "%s", msg);
 	r->reason[i].count = 1;
 	r->nreasons++;
+}
+
+/*
+ * The interleaved schedule splits each stage into v chunks of whole
+ * layers (Megatron-LM's --num-layers-per-virtual-pipeline-stage), so no
+ * stage may hold fewer layers than chunks.  Returns 0, or -1 with eb
+ * saying which stage.
+ */
+static int S_chunks(const struct workload *w, const struct step_config *c, struct errbuf *eb)
+{
+	double first, middle, last, least;
+
+	if (c->schedule != PP_INTERLEAVED || c->pp < 2)
+		return 0;
+	if (step_stage_layers(w, c, &first, &middle, &last, eb) < 0)
+		return -1;
+	least = fmin(first, fmin(middle, last));
+	if (least < (double)c->virt)
+		return errbuf_set(eb, "%lu chunks per stage on a stage of %.15g layers (pp %lu): a "
+				  "chunk holds at least one layer", c->virt, least, c->pp);
+	return 0;
 }
 
 /* Evaluate one configuration; keep it when it fits. */
@@ -269,7 +307,7 @@ static int S_try(const struct search_space *sp, const struct step_config *c,
 	r->tried++;
 	if (named)
 		r->named.tried++;
-	if (step_check(sp->w, c, &why) < 0) {
+	if (step_check(sp->w, c, &why) < 0 || S_chunks(sp->w, c, &why) < 0) {
 		S_refused(r, why.msg);
 		if (named && !r->named.refused++)
 			snprintf(r->named.refused_why, sizeof(r->named.refused_why), "%s", why.msg);
@@ -321,10 +359,14 @@ static int S_inner(const struct search_space *sp, struct step_config *c,
 		   const struct step_compute *cs, struct S_price *memo,
 		   struct search_result *r, struct errbuf *eb)
 {
-	static const enum pp_schedule scheds[] = { PP_1F1B, PP_GPIPE, PP_INTERLEAVED };
+	/*
+	 * GPipe is not tried: the step model gives it 1F1B's time with every
+	 * micro-batch's activations in flight, so it never wins.
+	 */
+	static const enum pp_schedule scheds[] = { PP_1F1B, PP_INTERLEAVED };
 	size_t si;
 	unsigned long v;
-	int rc;
+	int rc, f;
 
 	for (si = 0; si < sizeof(scheds) / sizeof(scheds[0]); si++) {
 		if (c->pp == 1 && scheds[si] != PP_1F1B)
@@ -335,8 +377,12 @@ static int S_inner(const struct search_space *sp, struct step_config *c,
 			c->virt = v;
 			for (rc = 0; rc < RC_COUNT; rc++) {
 				c->recompute = (enum recompute)rc;
-				if (S_try(sp, c, cs, memo, r, eb) < 0)
-					return -1;
+				/* Both forms of context parallelism: ring attention, Llama 3's all-gather. */
+				for (f = 0; f < (c->cp > 1 ? CP_FORM_COUNT : 1); f++) {
+					c->cp_form = (enum step_cp_form)f;
+					if (S_try(sp, c, cs, memo, r, eb) < 0)
+						return -1;
+				}
 			}
 		}
 	}
@@ -476,9 +522,10 @@ void search_terms_of(const struct step_result *r, struct search_terms *t)
 			t->exposed_s[row->dim] += row->exposed_s * r->microbatches;
 	}
 	t->exposed_s[DIM_DP] = r->dp_exposed_s;
+	t->optim_s = r->optim_s;
 	t->step_s = r->step_s;
 	t->memory_B = r->mem.total_B;
-	sum = t->compute_s + t->bubble_s;
+	sum = t->compute_s + t->bubble_s + t->optim_s;
 	for (d = 0; d < DIM_COUNT; d++)
 		sum += t->exposed_s[d];
 	t->other_s = t->step_s - sum;

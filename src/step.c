@@ -570,6 +570,52 @@ static double S_inflight(const struct step_config *c, double rank, double m)
 	return fmin(p - rank, m);
 }
 
+/*
+ * DeepSpeed's ZeRO-3 gathers of one phase, module by module.  The
+ * coordinator prefetches the next module while the current one computes,
+ * but only while the parameters gathered stay under
+ * stage3_max_live_parameters = 10^9 (min(max_live - available,
+ * prefetch_bucket_size) in deepspeed/runtime/zero/
+ * partitioned_param_coordinator.py, fetch_sub_module): after a module of
+ * 10^9 parameters or more nothing is prefetched and the next gather waits
+ * whole.  Each module's gather is priced at its own size; its compute is
+ * the layer's, shared by the modules' sizes.  The first gather of each
+ * pass waits.
+ */
+#define STEP_DS_MAX_LIVE 1e9
+
+static int S_ds_gathers(struct step_pricing *pr, struct step_row *row, const double *mods,
+			int nmod, double m, double L, double fwd_l, double bwd_l, struct errbuf *eb)
+{
+	double ag[8], sum = 0, gl = 0, ex_l = 0, first = 0;
+	const char *tier;
+	int j, fw = row->phase == PH_FORWARD;
+
+	for (j = 0; j < nmod; j++)
+		sum += mods[j];
+	for (j = 0; j < nmod; j++) {
+		if (S_price(pr, OP_ALLGATHER, row->ranks, row->per_node,
+			    row->bytes * nmod * mods[j] / sum, &ag[j], &tier, eb) < 0)
+			return -1;
+		gl += ag[j];
+	}
+	for (j = 0; j < nmod; j++) {
+		int i = fw ? j : nmod - 1 - j;
+		int prev = fw ? (j ? i - 1 : nmod - 1) : (j ? i + 1 : 0);
+		double work = (fw ? fwd_l : bwd_l) * mods[prev] / sum;
+		double e = mods[prev] < STEP_DS_MAX_LIVE ? fmax(0, ag[i] - work) : ag[i];
+
+		ex_l += e;
+		if (!j)
+			first = ag[i] - e;
+	}
+	row->time_s = m * L * gl;
+	row->one_s = row->time_s / row->count;
+	S_expose(row, m * (L * ex_l + first),
+		 "the module before it (prefetch, under stage3_max_live_parameters)");
+	return 0;
+}
+
 static int S_run(const struct workload *w, const struct step_config *c,
 		 const struct step_compute *cs, struct step_pricing *prp, struct step_result *r,
 		 struct errbuf *eb);
@@ -607,7 +653,8 @@ static int S_run(const struct workload *w, const struct step_config *c,
 	double fwd_l = NAN, bwd_l = NAN, fwd_mb = NAN, bwd_mb = NAN, lay = NAN;
 	unsigned long G = c->gpus_per_node, ranks, pn;
 	int i, full = c->recompute == RC_FULL, moe = E > 1, tp_rows, first_dp;
-	int megatron_layers = c->framework != FW_FSDP;
+	int megatron_layers = c->framework != FW_FSDP, nmod = 0;
+	double mods[8];
 	const struct kernel_gpu *kg = cs ? cs->kgpu : NULL;
 
 	if (step_check(w, c, eb) < 0)
@@ -850,6 +897,28 @@ static int S_run(const struct workload *w, const struct step_config *c,
 	zd = d * cp;
 	ze = d * cp / e;
 	first_dp = r->nrows;
+	/*
+	 * DeepSpeed's ZeRO-3 gathers module by module: Megatron-DeepSpeed's
+	 * GPT layer has four linears (QKV, output, the MLP's two), a Llama
+	 * layer seven (q, k, v, o, gate, up, down); parameters of one GPU's
+	 * tensor-parallel share.
+	 */
+	if (c->framework == FW_DEEPSPEED && c->zero >= 3 && !moe) {
+		if (w->arch == WL_LLAMA) {
+			double lm[7] = { h * h, h * hkv, h * hkv, h * h, h * w->ffn, h * w->ffn,
+					 w->ffn * h };
+
+			nmod = 7;
+			memcpy(mods, lm, sizeof(lm));
+		} else {
+			double gm[4] = { h * (h + 2 * hkv), h * h, h * w->ffn, w->ffn * h };
+
+			nmod = 4;
+			memcpy(mods, gm, sizeof(gm));
+		}
+		for (i = 0; i < nmod; i++)
+			mods[i] /= t;
+	}
 	{
 		/*
 		 * ZeRO-3's gathers: FSDP (and Megatron's FSDP) one unit, a
@@ -859,7 +928,7 @@ static int S_run(const struct workload *w, const struct step_config *c,
 		 * config.py).
 		 */
 		int ds = c->framework == FW_DEEPSPEED;
-		double agl = ds && c->zero >= 3 ? 4 : 1, rsb = ds && c->zero >= 3 ? 5e8 : 0;
+		double agl = nmod ? nmod : ds && c->zero >= 3 ? 4 : 1, rsb = ds && c->zero >= 3 ? 5e8 : 0;
 
 		if (S_dp(dense, L, m, c->zero, c->dp * c->cp, step_per_node(c->dp * c->cp, c->tp, G),
 			 c->grad_bytes, c->param_bytes, agl, rsb, prp, r, eb) < 0 ||
@@ -888,6 +957,11 @@ static int S_run(const struct workload *w, const struct step_config *c,
 				 */
 				double per_mb = row->count / m, n_l = per_mb / L, g1 = row->one_s * n_l;
 
+				if (nmod && row->op == OP_ALLGATHER && row->ranks == c->dp * c->cp) {
+					if (S_ds_gathers(prp, row, mods, nmod, m, L, fwd_l, bwd_l, eb) < 0)
+						return -1;
+					continue;
+				}
 				if (row->phase == PH_FORWARD)
 					S_expose(row, m * (g1 + (L - 1) * fmax(0, g1 - fwd_l)),
 						 "the previous layer's forward (prefetch)");

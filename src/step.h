@@ -118,7 +118,7 @@ struct step_row {
 	const char *stage;     /* edges only: "first", "last", "first+last" */
 };
 
-#define STEP_ROWS_MAX 16
+#define STEP_ROWS_MAX 24
 
 struct step_memory {
 	double weights_B, grads_B, optim_B, act_B;

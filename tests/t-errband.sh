@@ -1,6 +1,6 @@
 #!/bin/sh
 # The stated error of NCCL's model: src/errband_table.c is what
-# bench/errband-gen draws from the rows bench/accuracy.sh writes now, so a
+# tools/errband-gen draws from the rows bench/accuracy.sh writes now, so a
 # change of the model or of a judged log that moves the band fails here
 # until `make errband` is run and its diff reviewed.  And the rows are
 # what the band stands on: every judged log, one row per size.
@@ -25,7 +25,7 @@ check "the two Polaris logs are one machine" \
 	sh -c "[ \"\$(awk '\$1 ~ /polaris/ { print \$7 }' '$d/rows' | sort -u)\" = polaris ]"
 check "the one-node A100 log (-g 8) is marked threaded, the 2-node p4d log is not" \
 	sh -c "grep -q '^a100-x8-nvswitch 1 1 ' '$d/rows' && grep -q '^a100-x16-p4d-efa 2 0 ' '$d/rows'"
-if "$top/bench/errband-gen" "$d/rows" >"$d/table.c" 2>"$d/gen.err"; then
+if "$top/tools/errband-gen" "$d/rows" >"$d/table.c" 2>"$d/gen.err"; then
 	if diff -u "$top/src/errband_table.c" "$d/table.c" >"$d/diff"; then
 		ok "src/errband_table.c is what the logs give now"
 	else
@@ -37,9 +37,9 @@ else
 fi
 printf 'x 1 0 4096 1e-5 1e-5\n' >"$d/bad-rows"
 check "errband-gen refuses a row with six fields (no machine), naming its line" \
-	sh -c "! '$top/bench/errband-gen' '$d/bad-rows' 2>'$d/bad.err' && grep -q ':1: ' '$d/bad.err'"
+	sh -c "! '$top/tools/errband-gen' '$d/bad-rows' 2>'$d/bad.err' && grep -q ':1: ' '$d/bad.err'"
 : >"$d/empty-rows"
-check "errband-gen refuses no rows" sh -c "! '$top/bench/errband-gen' '$d/empty-rows' 2>/dev/null"
+check "errband-gen refuses no rows" sh -c "! '$top/tools/errband-gen' '$d/empty-rows' 2>/dev/null"
 
 # The views: what carries the band and what does not.
 C=$COMMTIME

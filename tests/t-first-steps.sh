@@ -103,7 +103,7 @@ if command -v make >/dev/null 2>&1; then
 	make -s -n -W src/units.c -C "$top" run >"$d/make-run" 2>&1
 	check "make run links commtime" grep -q -- "-o commtime " "$d/make-run"
 	check "... and not the unit-test runner" sh -c "! grep -q -- '-o tests/unit/run-unit' '$d/make-run'"
-	check "... nor the errband generator" sh -c "! grep -q -- '-o bench/errband-gen' '$d/make-run'"
+	check "... nor the errband generator" sh -c "! grep -q -- '-o tools/errband-gen' '$d/make-run'"
 	make -s -n -W src/units.c -C "$top" check >"$d/make-check" 2>&1
 	check "make check still builds the unit-test runner" grep -q -- "-o tests/unit/run-unit" "$d/make-check"
 fi
@@ -143,7 +143,7 @@ run ddp --params 7B --grad-bytes 4 --compute 1s --ranks 1,2,1024 --algo tree
 check "ddp's step of 3.8 s reads in seconds, not as 3800.1 ms" sh -c "grep -q ' 3.800 s ' '$d/out' && ! grep -q '3800.1 ms' '$d/out'"
 run --system dgx-h100 step --workload llama3-70b --tp 2 --pp 8 --cp 4 --zero 1 --global-batch 512
 check "step's memory row is in GB throughout, no GiB beside GB" \
-	sh -c "sed -n '/^memory per GPU/,\$p' '$d/out' | sed -n 3p | grep -q '[0-9] GB ' && ! sed -n '/^memory per GPU/,\$p' '$d/out' | grep -q GiB"
+	sh -c "sed -n '/^memory per GPU/,\$p' '$d/out' | sed -n 3p | grep -q '^ *[0-9.]* GB  *[0-9.]* GB  *[0-9.]* GB  *[0-9.]* GB  *[0-9.]* GB  *[0-9.]* GB  *[0-9.]* GB  *yes$'"
 check "allreduce --help says where algbw and busbw are" sh -c "'$COMMTIME' allreduce --help | grep -q 'CSV and JSON add algbw and busbw'"
 run --gpus-per-node 8 --intra h100 allreduce
 check "--intra h100 suggests a link, not the GPU" has "did you mean 'h100-nvlink4'?" err

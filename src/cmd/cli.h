@@ -221,21 +221,7 @@ void ctx_echo_workload(struct out *o, const struct workload *w);
  */
 void opt_warn_bare(const char *opt, enum quantity q, const char *arg);
 
-/* Parse an option's value as quantity q; dies with exit 2 naming opt. */
-double opt_quantity(const char *opt, enum quantity q, const char *arg);
-
-/* Same, and require x > 0: "--compute: time must be positive, got '0'". */
-double opt_positive(const char *opt, enum quantity q, const char *arg);
-
-/* Same, and require lo <= x <= hi (inclusive); dies with exit 2. */
-double opt_quantity_range(const char *opt, enum quantity q, const char *arg,
-			  double lo, double hi);
-
-/* A list option ("4,8,16", "8:8G:x2"); dies with exit 2 naming opt. */
-void opt_list(const char *opt, enum quantity q, const char *arg, struct dlist *l);
-
-/* A rank list: positive integers up to RANKS_MAX. */
-void opt_ranks(const char *opt, const char *arg, struct dlist *l, unsigned long min);
+/* The value parsers of the options (opt_quantity, opt_list, ...) are in opts.h. */
 
 /* The unit of the times of a human table. */
 struct time_unit {

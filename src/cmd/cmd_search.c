@@ -22,18 +22,19 @@ static const struct opts_usage usage = {
 	.cmd = "search",
 	.lines = usage_lines,
 	.about = "Every tp x pp x dp x cp (x ep) factorisation of each GPU count (tp within a\n"
-		 "node, with sequence parallelism), with ZeRO stage, micro-batch, pipeline\n"
-		 "schedule (interleaved, v up to 8) and recomputation, that the step model\n"
-		 "accepts and that fits in GPU memory, fastest first, priced; what the step\n"
-		 "model refuses is counted by reason.  Below the table: where the --where\n"
-		 "configuration ranks, and why the best wins, term by term, against the\n"
-		 "runner-up.  The table shows the best few, CSV and JSON every one; exit 1\n"
-		 "when none fits (models/search.md).\n",
+		 "node, with sequence parallelism; cp as ring attention and as the all-gather\n"
+		 "of K and V), with ZeRO stage, micro-batch, pipeline schedule (interleaved,\n"
+		 "v up to 8) and recomputation, that the step model accepts and that fits\n"
+		 "in GPU memory, fastest first, priced; what is refused is counted by\n"
+		 "reason.  Below the table: where the --where configuration ranks, and why\n"
+		 "the best wins, term by term, against the runner-up.  The table shows the\n"
+		 "best few, CSV and JSON every one; exit 1 when none fits\n"
+		 "(models/search.md).\n",
 };
 
 /* The eleven columns of the contract, then the extras. */
 enum { C_TP, C_PP, C_DP, C_CP, C_EP, C_ZERO, C_MB, C_MEM, C_STEP, C_TOK, C_COST, C_COST_H, C_GPUS,
-       C_SCHED, C_VIRT, C_RC, C_MFU, C_PARETO, C_RUN_S, C_RUN_COST, C_NCOLS };
+       C_SCHED, C_VIRT, C_RC, C_MFU, C_PARETO, C_RUN_S, C_RUN_COST, C_CP_FORM, C_NCOLS };
 static const struct column columns[C_NCOLS] = {
 	[C_TP]       = { .key = "tp", .label = "tp", .type = COL_INT, .width = 2 },
 	[C_PP]       = { .key = "pp", .label = "pp", .type = COL_INT, .width = 2 },
@@ -63,6 +64,7 @@ static const struct column columns[C_NCOLS] = {
 		  .scale = 86400, .suffix = "days", .prec = 1, .width = 9 },
 	[C_RUN_COST] = { .key = "run_cost", .label = "run cost", .type = COL_NUM, .human = H_FIXED,
 		  .scale = 1, .width = 10 },
+	[C_CP_FORM]  = { .key = "cp_form", .label = "cp form", .type = COL_STR, .width = 9 },
 };
 
 
@@ -97,19 +99,20 @@ static void S_fill(struct cell *row, const struct search_cand *k)
 	row[C_PARETO].s = k->pareto ? "yes" : "";
 	row[C_RUN_S].x = k->run_s;
 	row[C_RUN_COST].x = k->run_cost;
+	row[C_CP_FORM].s = k->c.cp > 1 ? step_cp_form_name(k->c.cp_form) : "";
 }
 
-/* Why candidates were refused by the step model; secondary. */
+/* Why candidates were refused (the step model's rules, the search's chunk rule); secondary. */
 enum { R_COUNT, R_REASON, R_NCOLS };
 static const struct column rcols[R_NCOLS] = {
 	[R_COUNT]  = { .key = "count", .label = "count", .type = COL_INT, .width = 7 },
-	[R_REASON] = { .key = "reason", .label = "refused by the step model, e.g.", .type = COL_STR,
+	[R_REASON] = { .key = "reason", .label = "refused, e.g.", .type = COL_STR,
 		  .width = 1 },
 };
 
 /* The step of the best, the runner-up and the named configuration, term by term; secondary. */
 enum { W_WHICH, W_RANK, W_TP, W_PP, W_DP, W_CP, W_EP, W_COMPUTE, W_BUBBLE, W_XTP, W_XCP, W_XEP,
-       W_XPP, W_XDP, W_OTHER, W_STEP, W_GAP, W_MEM, W_NCOLS };
+       W_XPP, W_XDP, W_OPTIM, W_OTHER, W_STEP, W_GAP, W_MEM, W_NCOLS };
 #define W_TIME(k, l) { .key = k, .label = l, .type = COL_NUM, .human = H_TIME, .prec = 4, .width = 9 }
 static const struct column wcols[W_NCOLS] = {
 	[W_WHICH]   = { .key = "which", .label = "", .type = COL_STR, .width = 9 },
@@ -126,6 +129,7 @@ static const struct column wcols[W_NCOLS] = {
 	[W_XEP]     = W_TIME("exposed_ep_s", "ep"),
 	[W_XPP]     = W_TIME("exposed_pp_s", "pp"),
 	[W_XDP]     = W_TIME("exposed_dp_s", "dp"),
+	[W_OPTIM]   = W_TIME("optimizer_s", "update"),
 	[W_OTHER]   = W_TIME("other_s", "other"),
 	[W_STEP]    = W_TIME("step_s", "step"),
 	[W_GAP]     = { .key = "behind", .label = "behind", .type = COL_NUM, .human = H_PERCENT,
@@ -183,9 +187,10 @@ static char *S_config_text(char *buf, size_t len, const struct search_cand *k)
 
 	if (k->c.schedule == PP_INTERLEAVED)
 		snprintf(v, sizeof(v), " v %lu", k->c.virt);
-	snprintf(buf, len, "tp %lu pp %lu dp %lu cp %lu ep %lu on %.15g GPUs, ZeRO %d, micro-batch "
-		 "%.15g, %s%s, recompute %s", k->c.tp, k->c.pp, k->c.dp, k->c.cp, k->c.ep, k->gpus,
-		 k->c.zero, k->c.micro_batch, pp_schedule_name(k->c.schedule), v,
+	snprintf(buf, len, "tp %lu pp %lu dp %lu cp %lu%s%s ep %lu on %.15g GPUs, ZeRO %d, "
+		 "micro-batch %.15g, %s%s, recompute %s", k->c.tp, k->c.pp, k->c.dp, k->c.cp,
+		 k->c.cp > 1 ? " as " : "", k->c.cp > 1 ? step_cp_form_name(k->c.cp_form) : "",
+		 k->c.ep, k->gpus, k->c.zero, k->c.micro_batch, pp_schedule_name(k->c.schedule), v,
 		 recompute_name(k->c.recompute));
 	return buf;
 }
@@ -217,29 +222,31 @@ static void S_terms_list(char *buf, size_t len, const char *const *names, const 
 static void S_versus(struct out *o, const struct S_entry *best, const struct S_entry *x)
 {
 	static const char *const names[] = { "compute", "bubble", "exposed tp", "exposed cp",
-		"exposed ep", "exposed pp", "exposed dp", "other" };
-	double d[8], floor_s = 0.005 * best->t.step_s;
+		"exposed ep", "exposed pp", "exposed dp", "optimizer update", "other" };
+	enum { NT = 9 };
+	double d[NT], floor_s = 0.005 * best->t.step_s;
 	char gains[300], losses[300], a[32];
-	int i, j, idx[8];
+	int i, j, idx[NT];
 
-	for (i = 0; i < 8; i++) {
+	for (i = 0; i < NT; i++) {
 		double bv = i == 0 ? best->t.compute_s : i == 1 ? best->t.bubble_s :
-			    i == 7 ? best->t.other_s : best->t.exposed_s[i - 2];
+			    i == 7 ? best->t.optim_s : i == 8 ? best->t.other_s :
+			    best->t.exposed_s[i - 2];
 		double xv = i == 0 ? x->t.compute_s : i == 1 ? x->t.bubble_s :
-			    i == 7 ? x->t.other_s : x->t.exposed_s[i - 2];
+			    i == 7 ? x->t.optim_s : i == 8 ? x->t.other_s : x->t.exposed_s[i - 2];
 
 		d[i] = xv - bv;   /* > 0: the best spends less */
 		idx[i] = i;
 	}
-	for (i = 1; i < 8; i++)
+	for (i = 1; i < NT; i++)
 		for (j = i; j > 0 && fabs(d[idx[j]]) > fabs(d[idx[j - 1]]); j--) {
 			int t = idx[j];
 
 			idx[j] = idx[j - 1];
 			idx[j - 1] = t;
 		}
-	S_terms_list(gains, sizeof(gains), names, d, idx, 8, floor_s, 1);
-	S_terms_list(losses, sizeof(losses), names, d, idx, 8, floor_s, 0);
+	S_terms_list(gains, sizeof(gains), names, d, idx, NT, floor_s, 1);
+	S_terms_list(losses, sizeof(losses), names, d, idx, NT, floor_s, 0);
 	units_fmt_time(a, sizeof(a), x->t.step_s - best->t.step_s, 4);
 	if (!*gains && !*losses)
 		out_text(o, "  against the %s (rank %zu): %s behind, no term apart by 0.5 %% of the "
@@ -271,6 +278,7 @@ static void S_entry_row(struct out *o, const struct S_entry *e, double best_s)
 	row[W_XEP].x = e->t.exposed_s[DIM_EP];
 	row[W_XPP].x = e->t.exposed_s[DIM_PP];
 	row[W_XDP].x = e->t.exposed_s[DIM_DP];
+	row[W_OPTIM].x = e->t.optim_s;
 	row[W_OTHER].x = e->t.other_s;
 	row[W_STEP].x = e->t.step_s;
 	row[W_GAP].x = e->t.step_s / best_s - 1;
@@ -333,7 +341,7 @@ static size_t S_named(struct out *o, const struct search_space *sp, const struct
 			 r->named.refused ? " Refused besides: " : "",
 			 r->named.refused ? r->named.refused_why : "");
 	} else
-		out_text(o, "Named (%s): the step model refuses all %zu of its forms, e.g.: %s.",
+		out_text(o, "Named (%s): all %zu of its forms are refused, e.g.: %s.",
 			 what, r->named.tried, r->named.refused_why);
 	return r->n;
 }
@@ -635,7 +643,7 @@ int cmd_search(int argc, char **argv, struct ctx *ctx)
 		  .cb = cb_where,
 		  .help = "a configuration to place: its rank and gap to the best\n"
 			  "(tp=8,pp=16,dp=64; keys gpus tp pp dp cp ep zero mb v\n"
-			  "schedule recompute)" },
+			  "schedule recompute cp_form)" },
 		OPT_CALLBACK_("top", "N", &top, opt_cb_whole, "rows of the table (default 10; CSV and JSON: all)"),
 		OPT_END_()
 	};
@@ -733,12 +741,12 @@ int cmd_search(int argc, char **argv, struct ctx *ctx)
 	if (!isnan(price))
 		out_input(o, "price", "price per GPU-hour", price, H_PLAIN, 6, NULL);
 	refused = r.tried - r.valid;
-	snprintf(note, sizeof(note), "%zu configurations, %zu the step model refuses, %zu fit in "
+	snprintf(note, sizeof(note), "%zu configurations, %zu refused, %zu fit in "
 		 "%.4g GB", r.tried, refused, r.n, gpu_memory / 1e9);
 	out_input_str(o, "searched", "searched", note);
 
 	if (r.nreasons) {
-		struct cell rrow[R_NCOLS];
+		struct cell rrow[R_NCOLS] = { { 0 } };   /* .s NULL: a number */
 
 		memset(rrow, 0, sizeof(rrow));
 		out_table_begin(o, &rt);
@@ -776,8 +784,8 @@ int cmd_search(int argc, char **argv, struct ctx *ctx)
 		S_figure(ctx, &w, &r, &gpus, price, gpu_memory, named, &sp, &cs, ctx);
 	ctx_out_close(ctx, o);
 	if (!r.n)
-		die("search: no configuration of %s fits in %.4g GB per GPU (%zu tried, %zu the step "
-		    "model refuses)", w.name, gpu_memory / 1e9, r.tried, refused);
+		die("search: no configuration of %s fits in %.4g GB per GPU (%zu tried, %zu refused)",
+		    w.name, gpu_memory / 1e9, r.tried, refused);
 	search_release(&r);
 	dlist_release(&gpus);
 	return EXIT_OK;

@@ -122,6 +122,7 @@ static const char *compare_verdict(const struct comparison *c, struct out *o,
 	double largest = c->rows[m->n - 1].size;
 	double share = sum->peak / sum->peak_ref;
 	char b[32], d[32], e[160];
+	const char *q = "";
 
 	out_text(o, "%s", "");
 	if (!c->on_system && isnan(c->line_rate)) {
@@ -144,14 +145,26 @@ static const char *compare_verdict(const struct comparison *c, struct out *o,
 			 units_fmt_size(d, sizeof(d), before));
 		return "not judged";
 	}
+	/*
+	 * What the busbw is held against: a line rate is what the link
+	 * should carry; a link's β without one (--beta, a fitted preset) is
+	 * only what was given or measured before, and the verdict says so.
+	 */
 	if (c->on_system)
 		snprintf(e, sizeof(e), "what %s should give", c->ctx->system.name);
-	else
+	else if (c->ctx->have_preset && preset_get(&c->ctx->preset, "beta_line"))
 		snprintf(e, sizeof(e), "%s", "the line rate");
+	else if (c->fm) {
+		snprintf(e, sizeof(e), "%s", "the fitted beta");
+		q = "; what the machine did when fitted, not a line rate";
+	} else {
+		snprintf(e, sizeof(e), "%s", "beta");
+		q = "; no line rate given";
+	}
 	if (low) {
 		out_text(o, "verdict: the fabric is NOT fine: large-message busbw is %s, %.0f %% "
-			 "of %s (%s), below %.0f %%", units_fmt_rate(b, sizeof(b), sum->peak, 4),
-			 100 * share, e, units_fmt_rate(d, sizeof(d), sum->peak_ref, 4),
+			 "of %s (%s%s), below %.0f %%", units_fmt_rate(b, sizeof(b), sum->peak, 4),
+			 100 * share, e, units_fmt_rate(d, sizeof(d), sum->peak_ref, 4), q,
 			 100 * c->minbw);
 		out_text(o, "why: %s", cause ? cause : c->on_system ?
 			 "check links, topology and fabric (nvidia-smi topo -m, NCCL_DEBUG=INFO)" :
@@ -159,8 +172,9 @@ static const char *compare_verdict(const struct comparison *c, struct out *o,
 		return "not fine";
 	}
 	out_text(o, "verdict: the fabric is fine: large-message busbw is %s, %.0f %% of %s "
-		 "(%s), at least %.0f %%", units_fmt_rate(b, sizeof(b), sum->peak, 4),
-		 100 * share, e, units_fmt_rate(d, sizeof(d), sum->peak_ref, 4), 100 * c->minbw);
+		 "(%s%s), at least %.0f %%", units_fmt_rate(b, sizeof(b), sum->peak, 4),
+		 100 * share, e, units_fmt_rate(d, sizeof(d), sum->peak_ref, 4), q,
+		 100 * c->minbw);
 	if (sum->nfar)
 		out_text(o, "the times are another matter: %d of %zu sizes are off the "
 			 "prediction by more than %.0f %% (below)", sum->nfar, sum->nerr,

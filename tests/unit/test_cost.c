@@ -424,3 +424,81 @@ void test_cost_tiers_nic_share(void)
 	DBL_NEAR(tcoll(&m, OP_ALLREDUCE, ALGO_HIER, 6, 3, S),
 		 16e-6 + 4.0 / 3 * S / 370e9 + 8e-6 + S / (1.5 * 48e9), 1e-12);
 }
+
+/*
+ * The binomial tree of broadcast and reduce takes ⌈log2 n⌉ steps of the
+ * whole buffer: on 6 ranks 3 steps, 3·(5 µs + 1e6/200e9 s) = 30 µs, and
+ * reduce adds the reduction of the buffer at each step, 3·1e6·1e-12 s.
+ */
+void test_cost_bcast_tree_steps(void)
+{
+	struct link l = { 5e-6, 200e9, 1e-12 };
+	struct cost_model m;
+	struct link_coeffs c;
+	struct errbuf eb;
+
+	cost_model_link(&m, &l);
+	DBL_NEAR(cost_time(&m, OP_BROADCAST, ALGO_TREE, 6, 1e6), 30e-6, 1e-12);
+	DBL_NEAR(cost_time(&m, OP_REDUCE, ALGO_TREE, 6, 1e6), 30e-6 + 3e-6, 1e-12);
+	INT_EQ(cost_link_coeffs(OP_BROADCAST, ALGO_TREE, 5, &c, &eb), 0);
+	DBL_NEAR(c.a, 3, 0);
+	DBL_NEAR(c.b, 3, 0);
+}
+
+/*
+ * The γ terms of the pipelined double binary tree (the buffer reduced
+ * once: c = 1) and of Rabenseifner on 6 ranks (halving over 4 ranks
+ * reduces 3/4 of it, the extra ranks' exchange all of it once more:
+ * 1.75), as the second check beside their time tests.
+ */
+void test_cost_gamma_coeffs(void)
+{
+	struct link_coeffs c;
+	struct errbuf eb;
+
+	INT_EQ(cost_link_coeffs(OP_ALLREDUCE, ALGO_DBTREE, 8, &c, &eb), 0);
+	DBL_NEAR(c.c, 1, 1e-12);
+	INT_EQ(cost_link_coeffs(OP_ALLREDUCE, ALGO_RABENSEIFNER, 6, &c, &eb), 0);
+	DBL_NEAR(c.a, 6, 0);
+	DBL_NEAR(c.c, 1.75, 1e-12);
+	INT_EQ(cost_link_coeffs(OP_ALLREDUCE, ALGO_RABENSEIFNER, 8, &c, &eb), 0);
+	DBL_NEAR(c.c, 0.875, 1e-12);
+}
+
+/*
+ * A calibrated system's per-call base latencies are paid once, the intra
+ * tier's and the inter tier's (tier_finish): 1 µs and 2 µs add 3 µs to
+ * any collective across nodes, and only 1 µs inside one node.
+ */
+void test_cost_tiers_base_latency(void)
+{
+	struct system s = dgx();
+	struct cost_model m;
+	double t0, t1, u0, u1;
+
+	cost_model_tiers(&m, &s);
+	t0 = tcoll(&m, OP_ALLREDUCE, ALGO_HIER, 16, 0, 1e6);
+	u0 = tcoll(&m, OP_ALLREDUCE, ALGO_RING, 8, 0, 1e6);
+	s.intra.base = 1e-6;
+	s.inter.base = 2e-6;
+	t1 = tcoll(&m, OP_ALLREDUCE, ALGO_HIER, 16, 0, 1e6);
+	u1 = tcoll(&m, OP_ALLREDUCE, ALGO_RING, 8, 0, 1e6);
+	DBL_NEAR(t1 - t0, 3e-6, 1e-9);
+	DBL_NEAR(u1 - u0, 1e-6, 1e-9);
+}
+
+/*
+ * Pairwise all-to-all across 2 nodes of 8 (n = 16, G = 8): the node's
+ * 8 GPUs push 8·S·8/16 through its 8 NICs while each GPU moves S·7/16
+ * over NVLink; the NICs are slower: 8·1e9·0.5/(8·48e9) s plus the
+ * latencies 7·4 µs + 8·4 µs.
+ */
+void test_cost_tiers_pairwise_hand(void)
+{
+	struct system s = dgx();
+	struct cost_model m;
+
+	cost_model_tiers(&m, &s);
+	DBL_NEAR(tcoll(&m, OP_ALLTOALL, ALGO_PAIRWISE, 16, 0, 1e9),
+		 28e-6 + 32e-6 + 8 * 1e9 * 0.5 / (8 * 48e9), 1e-12);
+}

@@ -118,6 +118,16 @@ void test_costfit_kind(void)
 	DBL_NEAR(c.time_s, 100e-6, 1e-12);
 	DBL_NEAR(c.latency_s, 60e-6, 1e-12);
 	DBL_NEAR(c.time_s, fit_model_time(&fm, OP_ALLREDUCE, 4, 1e6), 1e-15);
+	/* the explain entry gives the same split: 60 µs of latency, 40 µs of size terms */
+	{
+		struct cost_explain x;
+
+		INT_EQ(cost_explain(&m, OP_ALLREDUCE, ALGO_TREE, &g, 1e6, &x, &eb), 0);
+		INT_EQ(x.nterms, 3);
+		DBL_NEAR(x.term[0].value, 60, 1e-9);
+		DBL_NEAR(x.term[1].value, 40, 1e-9);
+		STR_EQ(x.term[0].source, "models/fit.md");
+	}
 	INT_EQ(cost_coll(&m, OP_ALLGATHER, ALGO_RING, &g, 1e6, &c, &eb), 0);
 	DBL_NEAR(c.time_s, 57.5e-6, 1e-12);
 	/* the ring was not fitted: the seed's link, 6·5 µs + 1.5·1e6/200e9 s = 37.5 µs */

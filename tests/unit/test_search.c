@@ -36,8 +36,8 @@ static struct workload small(void)
  * 4 GPUs, B = 4, 8 layers, no context parallelism, micro-batches up to 1:
  * (t, p, d) in (1,1,4) (1,2,2) (1,4,1) (2,1,2) (2,2,1) (4,1,1);
  * ZeRO 0-3 where d > 1 and p = 1, 0-1 where d > 1 and p > 1, 0 alone at
- * d = 1; schedules with p > 1: 1f1b, gpipe, interleaved v = 2 (m % p = 0
- * needed: m = 4/d); each with 3 recomputation modes.
+ * d = 1; schedules with p > 1: 1f1b and interleaved v = 2 (m % p = 0
+ * needed: m = 4/d; GPipe is not tried); each with 3 recomputation modes.
  */
 void test_search_enumeration(void)
 {
@@ -59,11 +59,11 @@ void test_search_enumeration(void)
 	CHECK(search_run(&sp, gpus, 1, &cs, &cm, &r, &eb) == 0);
 	/*
 	 * (1,1,4): 4 zero x 1 sched = 4;  (1,2,2): 3 zero (0-2: ZeRO-2 shards
-	 * gradients with a pipeline) x (1f1b, gpipe, v2) = 9;
-	 * (1,4,1): 1 x 3 = 3;  (2,1,2): 4;  (2,2,1): 1 x 3 = 3;  (4,1,1): 1.
-	 * 24 configurations x 3 recomputation modes = 72.
+	 * gradients with a pipeline) x (1f1b, v2) = 6;
+	 * (1,4,1): 1 x 2 = 2;  (2,1,2): 4;  (2,2,1): 1 x 2 = 2;  (4,1,1): 1.
+	 * 19 configurations x 3 recomputation modes = 57.
 	 */
-	INT_EQ(r.n, 72);
+	INT_EQ(r.n, 57);
 	for (i = 0; i < r.n; i++) {
 		const struct step_config *c = &r.cand[i].c;
 
@@ -180,17 +180,19 @@ void test_search_where_parse(void)
 }
 
 /*
- * What the step model refuses is counted by reason.  6 layers on 4 GPUs,
- * B = 4, one micro-batch size, no context parallelism, v up to 3:
- * t = 1, 2, 4 (the 8 heads); p = 1, 2, 4 dividing 4/t; p = 4 splits the
- * 6 layers unevenly, 1, 2, 2, 1, and is accepted.  Refused, per
- * recomputation mode (x 3):
- *   p = 2, ZeRO 3 (d = 2 at t = 1): 4 schedules = 4;
+ * What is refused is counted by reason.  6 layers on 4 GPUs, B = 4, one
+ * micro-batch size, no context parallelism, v up to 3: t = 1, 2, 4 (the 8
+ * heads); p = 1, 2, 4 dividing 4/t; p = 4 splits the 6 layers unevenly,
+ * 1, 2, 2, 1, which the step model accepts.  Refused, per recomputation
+ * mode (x 3):
  *   p = 2, v = 2: 2 x 2 = 4 does not divide 6: (t=1, d=2) ZeRO 0, 1, 2
  *   and (t=2, d=1) ZeRO 0: 4;
+ *   p = 2, ZeRO 3 (d = 2 at t = 1): 1f1b, v 2, v 3 = 3;
+ *   p = 4, v = 2 and 3 (t = 1, d = 1): a stage of 1 layer cannot hold 2
+ *   or 3 chunks (the search's own rule): 2;
  *   p = 2, v = 3: m = 4/d must be a multiple of 2: d = 2 gives m = 2, fine;
  *   d = 1, m = 4, fine: none.
- * 4 + 4 = 8 layouts, 24 configurations, in two groups.
+ * 4 + 3 + 2 = 9 layouts, 27 configurations, in three groups.
  */
 void test_search_refused_counted(void)
 {
@@ -211,20 +213,19 @@ void test_search_refused_counted(void)
 	sp.max_mb = 1;
 	sp.max_virt = 3;
 	CHECK(search_run(&sp, gpus, 1, &cs, &cm, &r, &eb) == 0);
-	INT_EQ(r.tried - r.valid, 24);
-	INT_EQ(r.nreasons, 2);
+	INT_EQ(r.tried - r.valid, 27);
+	INT_EQ(r.nreasons, 3);
 	for (i = 0; i < r.nreasons; i++)
 		sum += r.reason[i].count;
-	INT_EQ(sum, 24);
-	/* Two groups of 4 x 3: ZeRO 3 with a pipeline, and v = 2 on 3 layers a stage. */
+	INT_EQ(sum, 27);
+	INT_EQ(r.reason[2].count, 6);
+	CHECK(strstr(r.reason[2].key, "chunks per stage on a stage of # layers") != NULL);
+	/* The most frequent first: v = 2 on 3 layers a stage (4 x 3), ZeRO 3 with a pipeline (3 x 3). */
 	INT_EQ(r.reason[0].count, 12);
-	INT_EQ(r.reason[1].count, 12);
-	CHECK(strstr(r.reason[0].example, "ZeRO stage 3") != NULL ||
-	      strstr(r.reason[1].example, "ZeRO stage 3") != NULL);
-	CHECK(strstr(r.reason[0].key, "ZeRO stage # does not") != NULL ||
-	      strstr(r.reason[1].key, "ZeRO stage # does not") != NULL);
-	CHECK(strstr(r.reason[0].example, "2 x 2 does not divide the 6 layers") != NULL ||
-	      strstr(r.reason[1].example, "2 x 2 does not divide the 6 layers") != NULL);
+	CHECK(strstr(r.reason[0].example, "2 x 2 does not divide the 6 layers") != NULL);
+	INT_EQ(r.reason[1].count, 9);
+	CHECK(strstr(r.reason[1].example, "ZeRO stage 3") != NULL);
+	CHECK(strstr(r.reason[1].key, "ZeRO stage # does not") != NULL);
 	INT_EQ(r.refused_other, 0);
 	search_release(&r);
 }
@@ -394,11 +395,87 @@ void test_search_named(void)
 	sp.gpu_memory = 1;   /* nothing fits */
 	CHECK(search_run(&sp, gpus, 1, &cs, &cm, &r, &eb) == 0);
 	INT_EQ(r.n, 0);
-	/* t = 2, p = 2, d = 1: ZeRO 0; 1f1b, gpipe, v 3 (v 2 refused); 3 modes. */
-	INT_EQ(r.named.tried, 12);
+	/* t = 2, p = 2, d = 1: ZeRO 0; 1f1b, v 3 (v 2 refused); 3 modes. */
+	INT_EQ(r.named.tried, 9);
 	INT_EQ(r.named.refused, 3);
-	INT_EQ(r.named.unfit, 9);
+	INT_EQ(r.named.unfit, 6);
 	CHECK(r.named.unfit_memory_B > 1);
 	INT_EQ(r.named.unfit_c.tp, 2);
+	search_release(&r);
+}
+
+/* Context parallelism in both forms the step model offers, and only with cp > 1. */
+void test_search_cp_forms(void)
+{
+	struct workload w = small();
+	struct search_space sp;
+	struct search_where wh;
+	struct step_compute cs = { 100e12, 0.5, 0, NULL };
+	struct cost_model cm = S_model();
+	struct search_result r = { 0 };
+	struct errbuf eb;
+	double gpus[] = { 4 };
+	size_t i, ring = 0, ag = 0, ag1 = 0;
+
+	search_space_init(&sp, &w);
+	sp.global_batch = 4;
+	sp.gpu_memory = 1e15;
+	sp.max_cp = 2;
+	sp.max_mb = 1;
+	CHECK(search_run(&sp, gpus, 1, &cs, &cm, &r, &eb) == 0);
+	for (i = 0; i < r.n; i++) {
+		const struct step_config *c = &r.cand[i].c;
+
+		if (c->cp > 1 && c->cp_form == CP_RING)
+			ring++;
+		if (c->cp > 1 && c->cp_form == CP_ALLGATHER)
+			ag++;
+		if (c->cp == 1 && c->cp_form != CP_RING)
+			ag1++;
+	}
+	CHECK(ring > 0);
+	INT_EQ(ag, ring);
+	INT_EQ(ag1, 0);
+	search_release(&r);
+	CHECK(search_where_parse("cp=2,cp_form=allgather", &wh, &eb) == 0);
+	INT_EQ(wh.cp_form, CP_ALLGATHER);
+	CHECK(search_where_parse("cp_form=zigzag", &wh, &eb) < 0);
+	CHECK(strstr(eb.msg, "cp_form") != NULL);
+}
+
+/*
+ * A stage holds at least one layer per chunk of the interleaved schedule:
+ * 6 layers on 4 stages split 1, 2, 2, 1 (the step model's uneven split),
+ * so v = 2 is refused there by the search's own rule, whatever the step
+ * model says, and counted with the others.
+ */
+void test_search_chunk_rule(void)
+{
+	struct workload w = small();
+	struct search_space sp;
+	struct step_compute cs = { 100e12, 0.5, 0, NULL };
+	struct cost_model cm = S_model();
+	struct search_result r = { 0 };
+	struct errbuf eb;
+	double gpus[] = { 4 };
+	size_t i, found = 0;
+
+	w.layers = 6;
+	search_space_init(&sp, &w);
+	sp.global_batch = 4;
+	sp.gpu_memory = 1e15;
+	sp.max_cp = 1;
+	sp.max_mb = 1;
+	sp.max_virt = 2;
+	CHECK(search_run(&sp, gpus, 1, &cs, &cm, &r, &eb) == 0);
+	for (i = 0; i < r.n; i++)
+		CHECK(!(r.cand[i].c.pp == 4 && r.cand[i].c.schedule == PP_INTERLEAVED));
+	for (i = 0; i < r.nreasons; i++)
+		if (strstr(r.reason[i].example, "2 chunks per stage on a stage of 1 layers (pp 4)")) {
+			/* t = 1, d = 1, ZeRO 0: one layout, 3 recomputation modes. */
+			INT_EQ(r.reason[i].count, 3);
+			found = 1;
+		}
+	CHECK(found);
 	search_release(&r);
 }

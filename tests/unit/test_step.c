@@ -552,3 +552,37 @@ void test_step_overlap_frameworks(void)
 	c.zero = 3;
 	CHECK(step_check(&w, &c, &eb) < 0);
 }
+
+/*
+ * DeepSpeed's ZeRO-3 prefetch stops while 10^9 parameters or more are
+ * gathered (stage3_max_live_parameters): with h = 32768 every GPT module
+ * holds at least h² = 1.07·10^9 parameters, so every gather waits whole;
+ * with h = 4096 each is prefetched behind the module before it.
+ */
+void test_step_deepspeed_max_live(void)
+{
+	struct workload w = gpt3();
+	struct step_config c;
+	struct step_result r;
+	struct errbuf eb;
+	struct kernel_gpu g;
+	struct step_compute cs = { 312e12, 0.5, 0, &g };
+	struct cost_model rm = ring_model();
+	const struct step_row *row;
+
+	kernel_gpu_init(&g, ARCH_SM80, 312e12, 108, 2039e9, 0.859);
+	step_config_init(&c);
+	c.dp = 64; c.zero = 3; c.framework = FW_DEEPSPEED; c.seq = 2048;
+	w.layers = 2; w.hidden = 32768; w.ffn = 4 * 32768; w.heads = w.kv_heads = 256;
+	CHECK(step_run(&w, &c, &cs, &rm, STEP_BAND_NONE, &r, &eb) == 0);
+	row = find(&r, DIM_DP, PH_FORWARD, OP_ALLGATHER);
+	CHECK(row != NULL);
+	if (!row)
+		return;
+	DBL_NEAR(row->count, 2 * 4, 0);
+	DBL_NEAR(row->exposed_s, row->time_s, 1e-12);
+	w.hidden = 4096; w.ffn = 4 * 4096; w.heads = w.kv_heads = 32;
+	CHECK(step_run(&w, &c, &cs, &rm, STEP_BAND_NONE, &r, &eb) == 0);
+	row = find(&r, DIM_DP, PH_FORWARD, OP_ALLGATHER);
+	CHECK(row->exposed_s < row->time_s);
+}
