@@ -272,27 +272,6 @@ static void S_refused(struct search_result *r, const char *msg)
 	r->nreasons++;
 }
 
-/*
- * The interleaved schedule splits each stage into v chunks of whole
- * layers (Megatron-LM's --num-layers-per-virtual-pipeline-stage), so no
- * stage may hold fewer layers than chunks.  Returns 0, or -1 with eb
- * saying which stage.
- */
-static int S_chunks(const struct workload *w, const struct step_config *c, struct errbuf *eb)
-{
-	double first, middle, last, least;
-
-	if (c->schedule != PP_INTERLEAVED || c->pp < 2)
-		return 0;
-	if (step_stage_layers(w, c, &first, &middle, &last, eb) < 0)
-		return -1;
-	least = fmin(first, fmin(middle, last));
-	if (least < (double)c->virt)
-		return errbuf_set(eb, "%lu chunks per stage on a stage of %.15g layers (pp %lu): a "
-				  "chunk holds at least one layer", c->virt, least, c->pp);
-	return 0;
-}
-
 /* Evaluate one configuration; keep it when it fits. */
 static int S_try(const struct search_space *sp, const struct step_config *c,
 		 const struct step_compute *cs, struct S_price *memo,
@@ -307,7 +286,7 @@ static int S_try(const struct search_space *sp, const struct step_config *c,
 	r->tried++;
 	if (named)
 		r->named.tried++;
-	if (step_check(sp->w, c, &why) < 0 || S_chunks(sp->w, c, &why) < 0) {
+	if (step_check(sp->w, c, &why) < 0) {
 		S_refused(r, why.msg);
 		if (named && !r->named.refused++)
 			snprintf(r->named.refused_why, sizeof(r->named.refused_why), "%s", why.msg);

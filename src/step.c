@@ -157,6 +157,21 @@ int step_check(const struct workload *w, const struct step_config *c, struct err
 	if (!(c->grad_bytes > 0) || !(c->param_bytes > 0) || !(c->optim_bytes >= 0) ||
 	    !(c->act_bytes > 0) || !(c->capacity > 0))
 		return errbuf_set(eb, "bytes per value and the capacity factor must be positive");
+	/*
+	 * The interleaved schedule splits each stage into v chunks of whole
+	 * layers (Megatron-LM's --num-layers-per-virtual-pipeline-stage): no
+	 * stage may hold fewer layers than chunks.
+	 */
+	if (c->schedule == PP_INTERLEAVED && c->pp > 1) {
+		double first, middle, last, least;
+
+		if (step_stage_layers(w, c, &first, &middle, &last, eb) < 0)
+			return -1;
+		least = fmin(first, fmin(middle, last));
+		if (least < (double)c->virt)
+			return errbuf_set(eb, "%lu chunks per stage on a stage of %.15g layers (pp %lu): "
+					  "a chunk holds at least one layer", c->virt, least, c->pp);
+	}
 	return 0;
 }
 

@@ -292,6 +292,28 @@ void test_step_check(void)
 	c.global_batch = 0;
 	c.ep = 2;
 	CHECK(step_check(&w, &c, &eb) < 0);   /* no experts */
+	/*
+	 * Interleaved: 96 layers over pp 48 leave 2 a stage; v 2 is one layer
+	 * a chunk, v 4 would be half a layer.  126 over 64 (uneven: 2 a middle
+	 * stage, 1 on the first and last) refuses v 2 and takes v 1.
+	 */
+	c.ep = 1;
+	c.dp = 1;
+	c.pp = 48;
+	c.global_batch = 96;
+	c.schedule = PP_INTERLEAVED;
+	c.virt = 2;
+	CHECK(step_check(&w, &c, &eb) == 0);
+	c.virt = 4;
+	CHECK(step_check(&w, &c, &eb) < 0);
+	w.layers = 126;
+	c.pp = 64;
+	c.global_batch = 128;
+	c.virt = 2;
+	CHECK(step_check(&w, &c, &eb) < 0);
+	CHECK(strstr(eb.msg, "a stage of 1 layers (pp 64)") != NULL);
+	c.virt = 1;
+	CHECK(step_check(&w, &c, &eb) == 0);
 }
 
 /*
