@@ -598,22 +598,55 @@ static double S_inflight(const struct step_config *c, double rank, double m)
  * pass waits.
  */
 #define STEP_DS_MAX_LIVE 1e9
+#define STEP_DS_MAX_REUSE 1e9   /* stage3_max_reuse_distance */
+
+/*
+ * Gathers of module j in one layer's backward under full recomputation:
+ * the checkpointed forward runs the layer's modules again, and each
+ * module's pre-forward hook gathers it (stage3.py,
+ * pre_sub_module_forward_function -> fetch_sub_module); after that
+ * forward a module is released unless it is used again within
+ * stage3_max_reuse_distance = 10^9 parameters (release_sub_module,
+ * _keep_for_later).  Between module j's recomputed forward and its
+ * backward run the recomputed forward of the modules after it and their
+ * backward: 2·sum_{k>j} mods[k] parameters.  So 2 gathers when that
+ * reaches 10^9, else 1; 1 without full recomputation.
+ */
+int step_ds_backward_gathers(const double *mods, int nmod, int j, int full)
+{
+	double dist = 0;
+	int k;
+
+	if (!full)
+		return 1;
+	for (k = j + 1; k < nmod; k++)
+		dist += 2 * mods[k];
+	return dist >= STEP_DS_MAX_REUSE ? 2 : 1;
+}
 
 static int S_ds_gathers(struct step_pricing *pr, struct step_row *row, const double *mods,
-			int nmod, double m, double L, double fwd_l, double bwd_l, struct errbuf *eb)
+			int nmod, double m, double L, double fwd_l, double bwd_l, int full,
+			struct errbuf *eb)
 {
-	double ag[8], sum = 0, gl = 0, ex_l = 0, first = 0;
+	double ag[8], sum = 0, gl = 0, ex_l = 0, first = 0, n = 0, bytes = 0, each;
 	const char *tier;
-	int j, fw = row->phase == PH_FORWARD;
+	int j, fw = row->phase == PH_FORWARD, again[8];
 
 	for (j = 0; j < nmod; j++)
 		sum += mods[j];
 	for (j = 0; j < nmod; j++) {
-		if (S_price(pr, OP_ALLGATHER, row->ranks, row->per_node,
-			    row->bytes * nmod * mods[j] / sum, &ag[j], &tier, eb) < 0)
+		again[j] = fw ? 1 : step_ds_backward_gathers(mods, nmod, j, full);
+		each = row->bytes * nmod * mods[j] / sum;
+		if (S_price(pr, OP_ALLGATHER, row->ranks, row->per_node, each, &ag[j], &tier,
+			    eb) < 0)
 			return -1;
+		ag[j] *= again[j];
 		gl += ag[j];
+		n += again[j];
+		bytes += again[j] * each;
 	}
+	row->count = m * L * n;
+	row->bytes = bytes / n;
 	for (j = 0; j < nmod; j++) {
 		int i = fw ? j : nmod - 1 - j;
 		int prev = fw ? (j ? i - 1 : nmod - 1) : (j ? i + 1 : 0);
@@ -973,7 +1006,8 @@ static int S_run(const struct workload *w, const struct step_config *c,
 				double per_mb = row->count / m, n_l = per_mb / L, g1 = row->one_s * n_l;
 
 				if (nmod && row->op == OP_ALLGATHER && row->ranks == c->dp * c->cp) {
-					if (S_ds_gathers(prp, row, mods, nmod, m, L, fwd_l, bwd_l, eb) < 0)
+					if (S_ds_gathers(prp, row, mods, nmod, m, L, fwd_l, bwd_l, full,
+							 eb) < 0)
 						return -1;
 					continue;
 				}

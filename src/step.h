@@ -266,6 +266,15 @@ int step_dp_rows(double params, double layers, double m, int zero, unsigned long
 		 struct step_pricing *pr, struct step_result *r, struct errbuf *eb);
 
 /*
+ * DeepSpeed ZeRO-3: gathers of module j (0 = the first in forward order)
+ * of a layer whose nmod modules hold mods[] parameters, in that layer's
+ * backward: 2 under full recomputation when the parameters used between
+ * its recomputed forward and its backward, 2·sum_{k>j} mods[k], reach
+ * stage3_max_reuse_distance = 10^9; else 1 (models/step.md).
+ */
+int step_ds_backward_gathers(const double *mods, int nmod, int j, int full);
+
+/*
  * Members of one node in a group of n ranks whose neighbours are `stride`
  * ranks apart (Megatron's order: tp fastest, then cp, ep, dp, pp), with G
  * GPUs per node (0: one node): min(n, G/stride) when stride < G, else 1.

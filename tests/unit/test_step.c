@@ -177,6 +177,59 @@ void test_step_zero3_per_layer(void)
 	INT_EQ(r.nrows, 0);
 }
 
+/*
+ * DeepSpeed ZeRO-3 under full recomputation, GPT-3 175B (h = 12288):
+ * modules QKV 3h², output h², the MLP's 4h² and 4h².  Between a module's
+ * recomputed forward and its backward run 2·(the modules after it):
+ * 0 for the last (kept, 1 gather), 8h² = 1.21e9 for the MLP's first,
+ * 10h², 18h²: all >= 10^9, gathered twice.  At h = 4096, 18h² = 3.0e8:
+ * each once.  Backward gathers per layer 2+2+2+1 = 7, their mean size
+ * (2·(3+1+4) + 4)h² / 7 parameters of 2 bytes.
+ */
+void test_step_ds_recompute_gathers(void)
+{
+	double h = 12288, g[4] = { 3 * h * h, h * h, 4 * h * h, 4 * h * h };
+	double s[4] = { 3 * 4096.0 * 4096, 4096.0 * 4096, 4 * 4096.0 * 4096, 4 * 4096.0 * 4096 };
+	struct workload w = gpt3();
+	struct step_config c;
+	struct step_compute cs = { 312e12, 0.5, 0, NULL };
+	struct step_result r;
+	struct errbuf eb;
+	struct cost_model mm = ms_model();
+	const struct step_row *row;
+	double bwd_bytes;
+	int j;
+
+	INT_EQ(step_ds_backward_gathers(g, 4, 3, 1), 1);
+	INT_EQ(step_ds_backward_gathers(g, 4, 2, 1), 2);
+	INT_EQ(step_ds_backward_gathers(g, 4, 1, 1), 2);
+	INT_EQ(step_ds_backward_gathers(g, 4, 0, 1), 2);
+	for (j = 0; j < 4; j++) {
+		INT_EQ(step_ds_backward_gathers(g, 4, j, 0), 1);
+		INT_EQ(step_ds_backward_gathers(s, 4, j, 1), 1);
+	}
+	step_config_init(&c);
+	c.seq = 2048;
+	c.dp = 8;
+	c.zero = 3;
+	c.framework = FW_DEEPSPEED;
+	c.recompute = RC_FULL;
+	CHECK(step_run(&w, &c, &cs, &mm, STEP_BAND_NONE, &r, &eb) == 0);
+	row = find(&r, DIM_DP, PH_BACKWARD, OP_ALLGATHER);
+	CHECK(row != NULL);
+	if (!row)
+		return;
+	DBL_NEAR(row->count, 96 * 7, 0);
+	bwd_bytes = row->bytes;
+	/* Forward: the four modules once, a mean of one layer's share / 4. */
+	row = find(&r, DIM_DP, PH_FORWARD, OP_ALLGATHER);
+	CHECK(row != NULL);
+	if (!row)
+		return;
+	DBL_NEAR(row->count, 96 * 4, 0);
+	DBL_NEAR(bwd_bytes, row->bytes * 4 * (20.0 / 12) / 7, 1e-12);
+}
+
 /* Megatron's order on 8-GPU nodes: tp inside, dp across when tp = 8. */
 void test_step_placement(void)
 {
