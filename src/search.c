@@ -19,6 +19,7 @@ void search_space_init(struct search_space *sp, const struct workload *w)
 	sp->max_mb = 16;
 	sp->max_virt = 8;
 	sp->grad_bytes = STEP_GRAD_BYTES;
+	sp->framework = FW_MEGATRON;
 	sp->price = NAN;
 }
 
@@ -419,6 +420,7 @@ static int S_space(const struct search_space *sp, double N, const struct step_co
 							c.global_batch = sp->global_batch;
 							c.seq = sp->seq;
 							c.grad_bytes = sp->grad_bytes;
+							c.framework = sp->framework;
 							c.gpus_per_node = G;
 							if (S_inner(sp, &c, cs, memo, r, eb) < 0)
 								return -1;

@@ -56,6 +56,7 @@ struct search_space {
 	unsigned long max_mb;     /* largest micro-batch tried */
 	unsigned long max_virt;   /* largest number of chunks for the interleaved schedule */
 	double grad_bytes;        /* bytes per gradient value */
+	enum step_framework framework;  /* what overlaps with what (default megatron) */
 	double price;             /* per GPU-hour, any currency; NaN if unknown */
 	double run_tokens;        /* tokens of the whole run; 0 if not asked */
 	const struct search_where *where;  /* a configuration to follow (search_named); NULL: none */

@@ -68,6 +68,14 @@ static const struct column columns[C_NCOLS] = {
 };
 
 
+static void cb_search_framework(const struct opt *o, const char *arg)
+{
+	struct errbuf eb;
+
+	if (step_framework_lookup(arg, o->value, &eb) < 0)
+		die_usage("--framework: %s", eb.msg);
+}
+
 static void cb_tokens(const struct opt *o, const char *arg)
 {
 	struct errbuf eb;
@@ -602,6 +610,7 @@ int cmd_search(int argc, char **argv, struct ctx *ctx)
 	struct ctx_gpu gpu;
 	struct shape_args shape = { 0 };
 	double seq = 0, gb = 0, price = 0, tokens = 0, gpu_memory = 0, grad_bytes = STEP_GRAD_BYTES;
+	enum step_framework framework = FW_MEGATRON;
 	unsigned long max_cp = 8, max_mb = 16, max_virt = 8, top = 10, seq_n = 0, gb_n = 0;
 	size_t i, shown, named = 0, refused;
 	char note[300];
@@ -632,7 +641,11 @@ int cmd_search(int argc, char **argv, struct ctx *ctx)
 			      "price of one GPU-hour: cost per hour (all GPUs) and per Mtoken"),
 		OPT_GROUP_("the search"),
 		OPT_POSITIVE_("grad-bytes", "SIZE", Q_SIZE, &grad_bytes,
-			      "bytes per gradient value reduced (default 4, fp32)"),
+			      "bytes per gradient value reduced (default 4, fp32; 2 with\n"
+			      "--framework deepspeed)"),
+		OPT_CALLBACK_("framework", "NAME", &framework, cb_search_framework,
+			      "what overlaps with what in every configuration: megatron\n"
+			      "(default), deepspeed or fsdp (models/step.md)"),
 		OPT_CALLBACK_("max-cp", "N", &max_cp, opt_cb_whole,
 			      "largest context-parallel size tried (default 8)"),
 		OPT_CALLBACK_("max-micro-batch", "N", &max_mb, opt_cb_whole,
@@ -707,6 +720,10 @@ int cmd_search(int argc, char **argv, struct ctx *ctx)
 	sp.max_mb = max_mb;
 	sp.max_virt = max_virt;
 	sp.grad_bytes = grad_bytes;
+	sp.framework = framework;
+	/* DeepSpeed reduces gradients in the model's 16-bit type by default (as step). */
+	if (framework == FW_DEEPSPEED && !opts_given(options, "grad-bytes"))
+		sp.grad_bytes = 2;
 	sp.price = price;
 	sp.run_tokens = tokens;
 	if (opts_given(options, "where"))

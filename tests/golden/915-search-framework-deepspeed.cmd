@@ -1,0 +1,1 @@
+--system hgx-a100 search --workload gpt3-175b --gpus 1536 --global-batch 1536 --seq 2048 --framework deepspeed --where tp=1,pp=1,dp=1536,zero=3 --top 3
