@@ -83,3 +83,34 @@ awk 'BEGIN { for (i = 0; i < 300; i++) printf "["; }' >"$d/deep.json"
 bad "nesting too deep" "deep.json:1: malformed JSON: nested deeper" "$d/deep.json"
 : >"$d/empty.json"
 bad "an empty file" "empty.json: empty file" "$d/empty.json"
+
+# The tuner file from real logs run with NCCL_ALGO and NCCL_PROTO each
+# (tests/data/nccl/cs244c), checked against the example plugin's reading
+# rules (plugins/tuner/example/plugin.c: fgets of 256 bytes, '#' and empty
+# lines skipped, 8 to 10 comma fields, its names), written here in awk.
+c=$top/tests/data/nccl/cs244c
+"$COMMTIME" --system "$top/tests/data/nccl/systems/l40s-x4.preset" tuner -o "$d/tuner.conf" \
+	ring="$c/l40s-x4-ring.txt" tree="$c/l40s-x4-tree.txt" /ll="$c/l40s-x4-auto-ll.txt" \
+	/ll128="$c/l40s-x4-auto-ll128.txt" /simple="$c/l40s-x4-auto-simple.txt" 2>"$d/err"
+check "tuner: written" test -s "$d/tuner.conf"
+check "tuner: every line is a rule the plugin loads, or a comment" awk -F, '
+	length($0) >= 255 { bad = 1 }
+	/^#/ || /^$/ { next }
+	{ n = 0; for (i = 1; i <= NF; i++) if ($i != "") { n++; f[n] = $i }
+	  if (n < 8 || n > 10) bad = 1
+	  if (f[1] !~ /^(broadcast|reduce|allgather|reducescatter|allreduce)$/) bad = 1
+	  if (f[2] !~ /^[0-9]+$/ || f[3] !~ /^[0-9]+$/ || f[2] + 0 > f[3] + 0) bad = 1
+	  if (f[4] !~ /^(tree|ring|collnet_direct|collnet_chain|nvls|nvls_tree|pat)$/) bad = 1
+	  if (f[5] !~ /^(ll|ll128|simple)$/) bad = 1
+	  for (i = 6; i <= n; i++) if (f[i] !~ /^-?[0-9]+$/) bad = 1
+	  rules++ }
+	END { exit bad || rules < 1 }' "$d/tuner.conf"
+check "tuner: the rules tile 0 B to 128 MiB without a gap" awk -F, '
+	/^#/ { next }
+	{ if ($2 != next_min) bad = 1; next_min = $3 + 1; last = $3 }
+	BEGIN { next_min = 0 } END { exit bad || last != 134217728 }' "$d/tuner.conf"
+check "tuner: above 256 KiB the Simple run was fastest (ring, the model's algorithm for NCCL_PROTO=simple)" \
+	grep -q '^allreduce,[0-9]*,134217728,ring,simple,-1,1,4,-1,-1$' "$d/tuner.conf"
+"$COMMTIME" tuner "$c/l40s-x4-ring.txt" >/dev/null 2>"$d/err"
+check "tuner: a log that does not say its NCCL_ALGO is a usage error" \
+	sh -c "[ $? = 2 ] && grep -q 'which NCCL_ALGO or NCCL_PROTO' '$d/err'"
