@@ -163,6 +163,7 @@ install: commtime $(COMPLETIONS)
 	install -d $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR)
 	install -m 755 commtime $(DESTDIR)$(BINDIR)/commtime
 	install -m 644 presets/*.preset $(DESTDIR)$(SHAREDIR)/presets/
+	install -m 644 presets/*.topo $(DESTDIR)$(SHAREDIR)/presets/
 	install -m 644 commtime.1 $(DESTDIR)$(MANDIR)/commtime.1
 	install -m 644 completion/commtime.bash $(DESTDIR)$(BASHCOMPDIR)/commtime
 	install -m 644 completion/_commtime $(DESTDIR)$(ZSHCOMPDIR)/_commtime
@@ -201,7 +202,7 @@ valgrind: all
 # The core is compiled into each target from source, apart from src/*.o.
 # fuzz-regress: every corpus file once through the sanitized targets.
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS = units list preset nccllog csv nccljson mpilog gpquote presetw regime workload trace
+FUZZ_TARGETS = units list preset nccllog csv nccljson mpilog gpquote presetw regime workload topo trace
 FUZZ_CC ?= clang
 FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	-std=c11 -D_POSIX_C_SOURCE=200809L -Isrc $(GSL_CFLAGS)

@@ -79,8 +79,9 @@ bands() {
 }
 
 # rows LOG SYSTEM OPTS: every size of LOG's CSV appended to $tmp/rows as
-# "LOG NODES THREADED SIZE_B MEASURED_S PREDICTED_S", the lines bench/errband-gen
-# draws the stated error from (THREADED: 1 when the log says nGpus above 1)
+# "LOG NODES THREADED SIZE_B MEASURED_S PREDICTED_S SYSTEM", the lines
+# bench/errband-gen draws the stated error from (THREADED: 1 when the log says
+# nGpus above 1; SYSTEM, the machine the log is left out with)
 rows() {
 	o=$3
 	[ "$o" = - ] && o=
@@ -89,8 +90,8 @@ rows() {
 		--op all_reduce $o 2>/dev/null | sed -n 's/^nodes: \([0-9]*\).*/\1/p')
 	threaded=$(sed -n 's/.*nGpus \([0-9]*\).*/\1/p' "$data/$1.txt" | head -1)
 	[ "${threaded:-1}" -gt 1 ] && threaded=1 || threaded=0
-	awk -F, -v lg="$1" -v nodes="${nodes:-0}" -v th="$threaded" \
-		'NR > 1 { print lg, nodes, th, $1, $2, $3 }' "$tmp/$1.csv" >>"$tmp/rows"
+	awk -F, -v lg="$1" -v nodes="${nodes:-0}" -v th="$threaded" -v sys="$2" \
+		'NR > 1 { print lg, nodes, th, $1, $2, $3, sys }' "$tmp/$1.csv" >>"$tmp/rows"
 }
 
 # table PAIRS ERRORS: one row per pair of PAIRS, every size's |time error|

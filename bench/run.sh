@@ -133,6 +133,21 @@ measure 5 search "$search" >"$b/result" || exit 1
 t=$(get search)
 echo "4. configuration search, llama3-70b on 1024 GPUs, every configuration"
 echo "   commtime search                  $(ms "$t")   $((rows - 1)) configurations fit  (target < 1000 ms)"
+echo
 
-# ---- 5. a multi-gigabyte profiler trace (bench/trace.sh) ----
+# ---- 5. configuration searches on a system, up to 8192 GPUs ----
+echo "5. configuration search on dgx-h100 (NCCL's model), every configuration"
+for spec in "llama3-405b 8192 2048" "llama3-70b 8192 2048" "gpt3-175b 1024 1536" "llama3-70b 512:8192:x2 2048"; do
+	set -- $spec
+	search="$COMMTIME --system dgx-h100 search --workload $1 --gpus $2 --global-batch $3 --format csv"
+	rows=$($search | wc -l)
+	tried=$($COMMTIME --system dgx-h100 search --workload $1 --gpus $2 --global-batch $3 |
+		awk -F': ' '/^searched:/ { split($2, a, " "); print a[1]; exit }')
+	measure 5 search "$search" >"$b/result" || exit 1
+	t=$(get search)
+	printf '   %-42s %s   %s tried, %s fit  (target < 1000 ms)\n' "$1 on $2 GPUs, B = $3" \
+		"$(ms "$t")" "$tried" "$((rows - 1))"
+done
+
+# ---- 6. a multi-gigabyte profiler trace (bench/trace.sh) ----
 sh bench/trace.sh

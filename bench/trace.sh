@@ -13,7 +13,7 @@ CC=${CC:-cc}
 GB=${TRACE_GB:-2}
 b=$top/tests/tmp/bench
 mkdir -p "$b" || exit 1
-command -v "$PYTHON" >/dev/null 2>&1 || { echo "5. trace reading: skipped (no $PYTHON)"; exit 0; }
+command -v "$PYTHON" >/dev/null 2>&1 || { echo "6. trace reading: skipped (no $PYTHON)"; exit 0; }
 [ -x "$b/maxrss" ] || $CC -O2 -o "$b/maxrss" bench/maxrss.c || exit 1
 f=$b/trace-big.json
 trap 'rm -f "$f"' EXIT INT TERM
@@ -24,7 +24,7 @@ kib=$("$b/maxrss" "$COMMTIME" --system dgx-h100 --format csv compare --trace "$f
 	awk '/^maxrss_kib/ { print $2 }')
 t1=$(date +%s%N)
 calls=$(awk -F, 'NR > 1 { c += $4 } END { print c + 0 }' "$b/trace-big.csv")
-echo "5. a synthetic profiler trace on one line (bench/trace-gen.py $GB)"
+echo "6. a synthetic profiler trace on one line (bench/trace-gen.py $GB)"
 awk -v by="$bytes" -v k="$kib" -v t0="$t0" -v t1="$t1" -v c="$calls" 'BEGIN {
 	s = (t1 - t0) / 1e9
 	printf "   %-32s %.2f GB, %d NCCL calls\n", "trace", by / 1e9, c

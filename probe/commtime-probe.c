@@ -15,7 +15,9 @@
  * is).  Out-of-place and in-place (MPI_IN_PLACE) are timed apart, as
  * nccl-tests does.  Sizes and bus bandwidths follow nccl-tests'
  * conventions (models/nccl-tests.md).  Rank 0 writes; progress goes to
- * stderr only when stderr is a terminal.
+ * stderr only when stderr is a terminal.  Every row is flushed and
+ * checked: a write that fails (a full disk, standard output on /dev/full)
+ * ends the sweep on every rank, says why, and the exit status is 1.
  */
 #include <mpi.h>
 
@@ -24,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 enum op { P_ALLREDUCE, P_ALLGATHER, P_REDUCESCATTER, P_ALLTOALL, P_SENDRECV, P_COUNT };
@@ -57,13 +60,18 @@ static const char usage[] =
 	"                        stdout (needed for more than one collective)\n"
 	"  -h, --help            show this text\n"
 	"\n"
-	"SIZE takes K, M, G suffixes (x1024, as nccl-tests' -b and -e).\n";
+	"SIZE takes K, M, G suffixes (x1024, as nccl-tests' -b and -e).\n"
+	"Every write is checked; one that fails ends the run with status 1.  A\n"
+	"file of -o appears whole or not at all.  Under mpirun standard output\n"
+	"reaches its file through mpirun, which does not report a failed write:\n"
+	"give -o to have every write checked to the end.\n";
 
 struct opts {
 	int want[P_COUNT];
 	long long minb, maxb;
 	int factor, warmup, iters;
 	const char *prefix;
+	const char *minb_s, *maxb_s;   /* -b and -e as given, for messages */
 };
 
 /* A size as nccl-tests takes it: digits and an optional K, M or G (x1024). */
@@ -123,12 +131,17 @@ static int parse_ops(char *list, int *want)
 	return any ? 0 : -1;
 }
 
-/* Usage errors end every rank alike: each parses the same argv. */
+/*
+ * Usage errors end every rank alike: each parses the same argv.  val, when
+ * not NULL, is the value at fault, quoted after what.
+ */
 static void bad_usage(int rank, const char *what, const char *val)
 {
 	if (rank == 0) {
-		if (what)
+		if (what && val)
 			fprintf(stderr, "commtime-probe: error: %s '%s'\n", what, val);
+		else if (what)
+			fprintf(stderr, "commtime-probe: error: %s\n", what);
 		fputs(usage, stderr);
 	}
 	MPI_Finalize();
@@ -154,6 +167,8 @@ static int parse_args(int argc, char **argv, int rank, struct opts *o)
 	o->want[P_ALLREDUCE] = 1;
 	o->minb = 8;
 	o->maxb = 16LL << 20;
+	o->minb_s = "8";
+	o->maxb_s = "16M";
 	o->factor = 2;
 	o->warmup = 5;
 	o->iters = 20;
@@ -167,10 +182,12 @@ static int parse_args(int argc, char **argv, int rank, struct opts *o)
 		case 'b':
 			if (parse_size(optarg, &o->minb) < 0 || o->minb < 1)
 				bad_usage(rank, "-b: cannot parse size", optarg);
+			o->minb_s = optarg;
 			break;
 		case 'e':
 			if (parse_size(optarg, &o->maxb) < 0 || o->maxb < 1)
 				bad_usage(rank, "-e: cannot parse size", optarg);
+			o->maxb_s = optarg;
 			break;
 		case 'f':
 			if (parse_int(optarg, 2, 1024, &o->factor) < 0)
@@ -198,12 +215,17 @@ static int parse_args(int argc, char **argv, int rank, struct opts *o)
 	}
 	if (optind < argc)
 		bad_usage(rank, "unexpected argument", argv[optind]);
-	if (o->minb > o->maxb)
-		bad_usage(rank, "-b is larger than -e:", "");
+	if (o->minb > o->maxb) {
+		char what[200];
+
+		snprintf(what, sizeof(what), "-b %.60s is larger than -e %.60s (the largest size)",
+			 o->minb_s, o->maxb_s);
+		bad_usage(rank, what, NULL);
+	}
 	for (k = 0; k < P_COUNT; k++)
 		nops += o->want[k];
 	if (nops > 1 && !o->prefix)
-		bad_usage(rank, "several collectives need -o PREFIX (one file each):", "");
+		bad_usage(rank, "several collectives need -o PREFIX (one file each)", NULL);
 	return 0;
 }
 
@@ -307,8 +329,27 @@ static void fmt_field(char *buf, size_t len, double v, int w)
 	snprintf(buf, len, "%*.0f", w, v);
 }
 
+/*
+ * Rank 0 tells every rank whether its writes to out have failed so far,
+ * so that all stop together (a rank that went on alone would wait in its
+ * next collective for ever).  Returns 0, or -1 on every rank after rank 0
+ * said why on stderr.
+ */
+static int writes_ok(FILE *out, int rank, const char *where)
+{
+	int err = 0;
+
+	if (rank == 0 && (fflush(out) != 0 || ferror(out))) {
+		err = errno ? errno : EIO;
+		fprintf(stderr, "commtime-probe: error: cannot write %s: %s\n", where,
+			strerror(err));
+	}
+	MPI_Bcast(&err, 1, MPI_INT, 0, MPI_COMM_WORLD);
+	return err ? -1 : 0;
+}
+
 static int sweep(enum op op, const struct opts *o, int rank, int n, FILE *out,
-		 const char *hosts, int progress)
+		 const char *where, const char *hosts, int progress)
 {
 	long long bytes, printed, maxper = 1, per;
 	int steps = 0, step = 0;
@@ -352,6 +393,12 @@ static int sweep(enum op op, const struct opts *o, int rank, int n, FILE *out,
 			"(B)", "(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)", "",
 			"(us)", "(GB/s)", "(GB/s)", "");
 	}
+	errno = 0;
+	if (writes_ok(out, rank, where) < 0) {
+		free(sb);
+		free(rb);
+		return -1;
+	}
 	for (bytes = o->minb; bytes <= o->maxb; bytes *= o->factor) {
 		double t[2];
 		int ip;
@@ -380,7 +427,14 @@ static int sweep(enum op op, const struct opts *o, int rank, int n, FILE *out,
 				fprintf(out, "  %7s  %6s  %6s  %6s", ts, ab, bb, "N/A");
 			}
 			fputc('\n', out);
-			fflush(out);
+		}
+		/* a row that cannot be written ends the sweep on every rank */
+		if (writes_ok(out, rank, where) < 0) {
+			if (progress)
+				fputs("\n", stderr);
+			free(sb);
+			free(rb);
+			return -1;
 		}
 	}
 	if (progress)
@@ -389,7 +443,7 @@ static int sweep(enum op op, const struct opts *o, int rank, int n, FILE *out,
 		fprintf(out, "#\n# Collective test concluded: %s_perf\n#\n", ops[op].name);
 	free(sb);
 	free(rb);
-	return 0;
+	return writes_ok(out, rank, where);
 }
 
 /* "#  Rank  r Group  0 Pid p on host device  0 [cpu] MPI", one per rank, on rank 0. */
@@ -439,31 +493,53 @@ int main(int argc, char **argv)
 	hosts = rank_lines(rank, n);
 	for (k = 0; k < P_COUNT && rc == 0; k++) {
 		FILE *out = stdout;
-		char path[4096];
+		char path[4096], tmp[4200], where[4200] = "standard output";
+		int direct = 0;
 
 		if (!o.want[k])
 			continue;
-		if (rank == 0 && o.prefix) {
+		if (o.prefix) {
 			snprintf(path, sizeof(path), "%s%s_perf.txt", o.prefix, ops[k].name);
-			out = fopen(path, "w");
+			snprintf(where, sizeof(where), "'%s'", path);
+		}
+		if (rank == 0 && o.prefix) {
+			struct stat st;
+
+			/*
+			 * A new or regular file is written under a temporary name
+			 * beside it and renamed when whole, so a failed run leaves
+			 * the old table or none; a device or a FIFO is written as it is.
+			 */
+			direct = lstat(path, &st) == 0 && !S_ISREG(st.st_mode);
+			snprintf(tmp, sizeof(tmp), "%s.commtime-probe-%d", path, (int)getpid());
+			out = fopen(direct ? path : tmp, "w");
 			if (!out) {
 				fprintf(stderr, "commtime-probe: error: cannot write '%s': %s\n",
-					path, strerror(errno));
+					direct ? path : tmp, strerror(errno));
 				MPI_Abort(MPI_COMM_WORLD, 1);
 			}
 		}
-		rc = sweep((enum op)k, &o, rank, n, out, hosts, progress);
+		rc = sweep((enum op)k, &o, rank, n, out, where, hosts, progress);
 		if (rank == 0 && out != stdout) {
+			errno = 0;
 			if (fclose(out) != 0) {
-				fprintf(stderr, "commtime-probe: error: cannot write '%s'\n", path);
+				if (rc == 0)
+					fprintf(stderr, "commtime-probe: error: cannot write '%s': %s\n",
+						path, strerror(errno ? errno : EIO));
 				rc = -1;
-			} else
+			}
+			if (rc == 0 && !direct && rename(tmp, path) != 0) {
+				fprintf(stderr, "commtime-probe: error: cannot rename '%s' to '%s': %s\n",
+					tmp, path, strerror(errno));
+				rc = -1;
+			}
+			if (rc != 0 && !direct)
+				unlink(tmp);
+			if (rc == 0)
 				fprintf(stderr, "commtime-probe: wrote %s\n", path);
 		}
-	}
-	if (rank == 0 && (fflush(stdout) || ferror(stdout))) {
-		fputs("commtime-probe: error: cannot write to stdout\n", stderr);
-		rc = -1;
+		/* every rank goes on to the next collective, or none */
+		MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
 	}
 	free(hosts);
 	MPI_Finalize();

@@ -92,9 +92,9 @@ static int S_solve(const struct calib_log *logs, size_t nlogs, const int *fixed,
 	X = xmalloc(nrows * nf * sizeof(double));
 	y = xmalloc(nrows * sizeof(double));
 	for (j = 0, r = 0; j < nlogs; j++) {
-		struct coeffs co;
+		struct link_coeffs co;
 
-		if (fit_coeffs(logs[j].op, logs[j].algo, logs[j].ranks, &co, eb) < 0) {
+		if (fit_link_coeffs(logs[j].op, logs[j].algo, logs[j].ranks, &co, eb) < 0) {
 			free(X);
 			free(y);
 			return -1;
@@ -197,12 +197,12 @@ int calib_tier_fit(const struct calib_log *logs, size_t nlogs, double beta_line,
 double calib_tier_time(const struct calib_tier *t, enum coll_op op, enum coll_algo algo,
 		       unsigned long ranks, double bytes)
 {
-	struct coeffs c;
+	struct link_coeffs c;
 	struct errbuf eb;
 
 	if (ranks < 2)
 		return 0;
-	if (fit_coeffs(op, algo, ranks, &c, &eb) < 0)
+	if (fit_link_coeffs(op, algo, ranks, &c, &eb) < 0)
 		return NAN;
 	return t->base.value + c.a * t->alpha.value + c.b * bytes / t->beta.value;
 }

@@ -13,7 +13,7 @@
 #include "cost.h"
 
 static const char *const kind_names[COST_KIND_COUNT] = {
-	[COST_LINK] = "link", [COST_TIERS] = "tiers", [COST_NCCL] = "nccl",
+	[COST_LINK] = "link", [COST_TIERS] = "tiers", [COST_NCCL] = "nccl", [COST_FIT] = "fit",
 };
 
 const char *cost_kind_name(enum cost_kind k)
@@ -103,6 +103,7 @@ static const enum coll_algo *algo_list(const struct cost_model *m, enum coll_op 
 		return nccl_algos + 6;
 	switch (m->kind) {
 	case COST_LINK:
+	case COST_FIT:
 		return link_algos[op];
 	case COST_TIERS:
 		return tier_algos[op];
@@ -157,7 +158,7 @@ const char *cost_algo_describe(const struct cost_model *m, enum coll_algo a)
 		[ALGO_COLLNET] = "CollNet: the reduction done in the network switches",
 		[ALGO_PAT] = "PAT: parallel aggregated trees, one GPU per node",
 	};
-	const char *const *t = m->kind == COST_LINK ? link_text :
+	const char *const *t = m->kind == COST_LINK || m->kind == COST_FIT ? link_text :
 			       m->kind == COST_TIERS ? tier_text : nccl_text;
 
 	if (a == ALGO_AUTO)
@@ -172,6 +173,9 @@ enum coll_algo cost_algo_default(const struct cost_model *m, enum coll_op op)
 {
 	const enum coll_algo *l;
 
+	if (m->kind == COST_FIT && op == OP_ALLREDUCE)
+		return m->fit_algo;
+
 	for (l = algo_list(m, op); *l != ALGO_AUTO; l++)
 		if (cost_algo_supported(m, op, *l))
 			return *l;
@@ -180,7 +184,25 @@ enum coll_algo cost_algo_default(const struct cost_model *m, enum coll_op op)
 
 enum coll_algo cost_algo_preferred(const struct cost_model *m, enum coll_op op)
 {
-	return m->kind == COST_LINK ? cost_algo_default(m, op) : ALGO_AUTO;
+	return m->kind == COST_LINK || m->kind == COST_FIT ? cost_algo_default(m, op) : ALGO_AUTO;
+}
+
+enum coll_algo cost_algo_for(const struct cost_model *m, enum coll_op op, enum coll_algo algo)
+{
+	if ((m->kind == COST_LINK || m->kind == COST_FIT) && !cost_algo_supported(m, op, algo))
+		return cost_algo_default(m, op);
+	return algo;
+}
+
+char *cost_choice_text(const struct coll_cost *c, char *buf, size_t len)
+{
+	if (isnan(c->time_s))
+		snprintf(buf, len, "-");
+	else if (c->proto == PROTO_NONE)
+		snprintf(buf, len, "%s", coll_algo_name(c->algo));
+	else
+		snprintf(buf, len, "%s/%s", coll_algo_name(c->algo), coll_proto_name(c->proto));
+	return buf;
 }
 
 const char *cost_algo_label(const struct cost_model *m, enum coll_algo a)
@@ -208,7 +230,7 @@ int cost_algo_lookup(const struct cost_model *m, enum coll_op op, const char *na
 			used += (size_t)snprintf(choices + used, sizeof(choices) - used, "%s%s",
 						 used ? ", " : "", coll_algo_name(*l));
 	return errbuf_set(eb, "unknown algorithm '%s' for %s %s (choose from %s)", name,
-			  coll_op_name(op), m->kind == COST_LINK ? "on a link" :
+			  coll_op_name(op), m->kind == COST_LINK || m->kind == COST_FIT ? "on a link" :
 			  m->kind == COST_TIERS ? "in the tiers model" : "in NCCL's model",
 			  choices);
 }
@@ -410,6 +432,20 @@ static int link_coll(const struct link *l, enum coll_op op, enum coll_algo a,
 
 /* ---- tiers ---- */
 
+void cost_nic_share(unsigned nics_per_node, unsigned long per_node, unsigned long gpus_per_node,
+		    struct nic_share *s)
+{
+	if (!per_node || per_node > gpus_per_node)
+		per_node = gpus_per_node;
+	s->nics = gpus_per_node ? (double)nics_per_node * (double)per_node / (double)gpus_per_node : 0;
+	s->whole = (unsigned)floor(s->nics);
+	s->scale = 1;
+	if (nics_per_node && s->whole == 0) {
+		s->whole = 1;
+		s->scale = s->nics;
+	}
+}
+
 /*
  * One node: the single-link model on the intra link, with the tier
  * algorithms that have no single-link meaning (hier, hierhd) taken as the
@@ -437,7 +473,8 @@ static int tiers_coll(const struct system *s, enum coll_op op, enum coll_algo a,
 		      struct errbuf *eb)
 {
 	unsigned long n = g->ranks, G = g->per_node, N;
-	double ai, bi, ae, be, Be, nn, GG, NN, K;
+	double ai, bi, ae, be, Be, nn, GG, NN;
+	struct nic_share K;
 
 	if (!G)
 		G = n < s->gpus_per_node ? n : s->gpus_per_node;
@@ -465,8 +502,8 @@ static int tiers_coll(const struct system *s, enum coll_op op, enum coll_algo a,
 	ae = s->inter.link.alpha;
 	be = s->inter.link.beta;
 	/* The group's share of the node's NICs, when other groups run beside it. */
-	K = (double)s->nics_per_node * (double)G / (double)s->gpus_per_node;
-	Be = K * be;
+	cost_nic_share(s->nics_per_node, G, s->gpus_per_node, &K);
+	Be = K.nics * be;
 	nn = (double)n;
 	GG = (double)G;
 	NN = (double)N;
@@ -614,6 +651,10 @@ static int coll_one(const struct cost_model *m, enum coll_op op, enum coll_algo 
 		if (m->sys && check_nics(m->sys, g, eb) < 0)
 			return -1;
 		return m->coll(m, op, a, g, bytes, out, eb);
+	case COST_FIT:
+		if (!m->coll)
+			return fail(eb, "the fitted regimes are not available");
+		return m->coll(m, op, a, g, bytes, out, eb);
 	default:
 		return fail(eb, "unknown cost model");
 	}
@@ -630,7 +671,8 @@ int cost_coll(const struct cost_model *m, enum coll_op op, enum coll_algo algo,
 		return fail(eb, "a group needs at least one rank");
 	if (!(bytes >= 0))
 		return fail(eb, "a message size must be 0 or more bytes");
-	if (algo != ALGO_AUTO || m->kind == COST_NCCL) {
+	/* NCCL's model chooses itself; fitted regimes answer for their own algorithm. */
+	if (algo != ALGO_AUTO || m->kind == COST_NCCL || m->kind == COST_FIT) {
 		if (algo != ALGO_AUTO && !cost_algo_supported(m, op, algo))
 			return fail(eb, "algorithm '%s' is not modelled for %s in the %s model",
 				       coll_algo_name(algo), coll_op_name(op),
@@ -653,6 +695,84 @@ int cost_coll(const struct cost_model *m, enum coll_op op, enum coll_algo algo,
 	return 0;
 }
 
+/* ---- why a time is what it is ---- */
+
+/* Insert c into x's candidates, kept in the order of rank_s (stable on a tie). */
+static void explain_add(struct cost_explain *x, const struct cost_candidate *c)
+{
+	int i;
+
+	if (x->n >= COST_CANDIDATES_MAX)
+		return;
+	for (i = x->n; i > 0 && x->cand[i - 1].rank_s > c->rank_s; i--)
+		x->cand[i] = x->cand[i - 1];
+	x->cand[i] = *c;
+	x->n++;
+}
+
+static void explain_term(struct cost_explain *x, const char *name, double value,
+			 const char *unit, const char *source)
+{
+	if (x->nterms < COST_TERMS_MAX)
+		x->term[x->nterms++] = (struct cost_term){ name, value, unit, source };
+}
+
+/* The α-β models: every algorithm a candidate, the two terms of the chosen one. */
+static int explain_ab(const struct cost_model *m, enum coll_op op, enum coll_algo algo,
+		      const struct group *g, double bytes, struct cost_explain *x,
+		      struct errbuf *eb)
+{
+	const char *doc = m->kind == COST_TIERS ? "models/system.md" :
+			  m->kind == COST_FIT ? "models/fit.md" :
+			  op == OP_ALLREDUCE ? "models/allreduce.md" : "models/collectives.md";
+	const enum coll_algo *l;
+	struct cost_candidate c = { .bw_Bps = NAN };
+
+	if (cost_coll(m, op, algo, g, bytes, &c.cost, eb) < 0)
+		return -1;
+	c.rank_s = c.cost.time_s;
+	explain_add(x, &c);
+	if (algo == ALGO_AUTO)
+		for (l = algo_list(m, op); *l != ALGO_AUTO; l++) {
+			if (*l == x->cand[0].cost.algo || coll_one(m, op, *l, g, bytes, &c.cost, eb) < 0)
+				continue;
+			/* the insertion is stable: on a tie cost_coll's choice stays first */
+			c.rank_s = c.cost.time_s;
+			explain_add(x, &c);
+		}
+	if (g->ranks > 1) {
+		explain_term(x, "latency (the alpha terms)", x->cand[0].cost.latency_s * 1e6, "us", doc);
+		explain_term(x, "size terms (beta, gamma)", x->cand[0].cost.bandwidth_s * 1e6, "us",
+			     doc);
+		explain_term(x, "time", x->cand[0].cost.time_s * 1e6, "us", "latency + size terms");
+	}
+	return 0;
+}
+
+int cost_explain(const struct cost_model *m, enum coll_op op, enum coll_algo algo,
+		 const struct group *g, double bytes, struct cost_explain *x,
+		 struct errbuf *eb)
+{
+	memset(x, 0, sizeof *x);
+	if (m->explain)
+		return m->explain(m, op, algo, g, bytes, x, eb);
+	return explain_ab(m, op, algo, g, bytes, x, eb);
+}
+
+double cost_predict(const struct cost_model *m, enum coll_op op, enum coll_algo algo,
+		    unsigned long ranks, double bytes, struct coll_cost *out)
+{
+	struct group g = { .ranks = ranks, .per_node = 0 };
+	struct coll_cost c;
+
+	if (cost_coll(m, op, cost_algo_for(m, op, algo), &g, bytes, &c, NULL) < 0)
+		c = (struct coll_cost){ .time_s = NAN, .latency_s = NAN, .bandwidth_s = NAN,
+					.algo = algo, .proto = PROTO_NONE };
+	if (out)
+		*out = c;
+	return c.time_s;
+}
+
 double cost_time(const struct cost_model *m, enum coll_op op, enum coll_algo algo,
 		 unsigned long ranks, double bytes)
 {
@@ -672,7 +792,8 @@ int cost_affine(const struct cost_model *m, enum coll_op op, enum coll_algo algo
 	const double S = 1099511627776.0;
 	struct coll_cost c0, c1;
 
-	if (m->kind == COST_NCCL || algo == ALGO_AUTO)
+	/* NCCL's protocol switches and the regimes' are not affine. */
+	if (m->kind == COST_NCCL || m->kind == COST_FIT || algo == ALGO_AUTO)
 		return 0;
 	if (cost_coll(m, op, algo, g, 0, &c0, eb) < 0 ||
 	    cost_coll(m, op, algo, g, S, &c1, eb) < 0)

@@ -17,6 +17,10 @@
  *               node's NICs; models/system.md
  *   COST_NCCL   NCCL's own cost model; implemented elsewhere and reached
  *               through the coll hook below, so this file does not depend on it
+ *   COST_FIT    the regimes a fit measured (fit.h, a preset written by 'fit')
+ *               over the preset's single link: the link's algorithms, the
+ *               regimes' time for the algorithm they were fitted for;
+ *               implemented in fit.c through the same hook; models/fit.md
  *
  * S is nccl-tests' size column for the collective (all-reduce, reduce,
  * broadcast: the buffer; all-gather: the whole output buffer;
@@ -28,10 +32,11 @@ enum cost_kind {
 	COST_LINK,
 	COST_TIERS,
 	COST_NCCL,
+	COST_FIT,
 	COST_KIND_COUNT
 };
 
-/* "link", "tiers", "nccl". */
+/* "link", "tiers", "nccl", "fit". */
 const char *cost_kind_name(enum cost_kind k);
 /* "tiers" or "nccl" (what --model accepts); 0, or -1 with eb. */
 int cost_kind_lookup(const char *name, enum cost_kind *k, struct errbuf *eb);
@@ -56,6 +61,31 @@ struct group {
 	unsigned long per_node;   /* ranks of the group on one node; 0: packed */
 };
 
+/*
+ * The share of a node's NICs a group gets when the node's other GPUs run
+ * parallel groups of the same collective at once (struct group): the
+ * node's nics_per_node NICs shared by gpus_per_node / per_node groups.
+ * Two views of one share, decided here once:
+ *   nics   nics_per_node · per_node / gpus_per_node, fractional: the
+ *          bandwidth the group's traffic gets, what the tiers model
+ *          charges (models/system.md);
+ *   whole  the NICs NCCL's topology hands the group's GPUs, whole
+ *          devices: ⌊nics⌋, and at least one (NCCL's search builds its
+ *          channels over whole NICs, models/nccl.md);
+ *   scale  the part of each whole NIC's rate the group gets: 1, or nics
+ *          when the group has less than one NIC of its own (a NIC shared
+ *          by 1/nics groups runs at nics of its rate for each).
+ * per_node 0 or at least gpus_per_node: the whole node (nics_per_node,
+ * scale 1).  No NICs: all 0.
+ */
+struct nic_share {
+	double nics;
+	unsigned whole;
+	double scale;
+};
+void cost_nic_share(unsigned nics_per_node, unsigned long per_node, unsigned long gpus_per_node,
+		    struct nic_share *s);
+
 /* The protocols of NCCL's model; PROTO_NONE for the α-β models. */
 enum coll_proto {
 	PROTO_NONE = -1,
@@ -78,6 +108,7 @@ struct coll_cost {
 };
 
 struct cost_model;
+struct cost_explain;
 
 /*
  * The hook of COST_NCCL: fills out for op, algo (ALGO_AUTO: choose) on g
@@ -92,14 +123,21 @@ typedef int (*cost_coll_fn)(const struct cost_model *m, enum coll_op op,
 typedef int (*cost_algo_fn)(const struct cost_model *m, enum coll_op op,
 			    enum coll_algo algo);
 
+/* The third hook of COST_NCCL: cost_explain() for it (optional). */
+typedef int (*cost_explain_fn)(const struct cost_model *m, enum coll_op op,
+			       enum coll_algo algo, const struct group *g, double bytes,
+			       struct cost_explain *x, struct errbuf *eb);
+
 struct cost_model {
 	enum cost_kind kind;
 	struct link link;             /* COST_LINK: α (s), β (B/s), γ (s/B) */
 	const struct system *sys;     /* COST_TIERS, COST_NCCL: the machine (not owned) */
-	cost_coll_fn coll;            /* COST_NCCL: the model's function */
+	cost_coll_fn coll;            /* COST_NCCL, COST_FIT: the model's function */
 	cost_algo_fn has_algo;        /* COST_NCCL: its algorithms (NULL: ring, tree,
 	                                 nvls, nvlstree, collnet, pat for every op) */
-	const void *impl;             /* COST_NCCL: its state (not owned) */
+	cost_explain_fn explain;      /* COST_NCCL: its explanation (NULL: the α-β one) */
+	const void *impl;             /* COST_NCCL, COST_FIT: its state (not owned) */
+	enum coll_algo fit_algo;      /* COST_FIT: the all-reduce algorithm of the regimes */
 };
 
 /* A single-link model of l. */
@@ -120,6 +158,66 @@ void cost_model_tiers(struct cost_model *m, const struct system *s);
 int cost_coll(const struct cost_model *m, enum coll_op op, enum coll_algo algo,
 	      const struct group *g, double bytes, struct coll_cost *out,
 	      struct errbuf *eb);
+
+/*
+ * Why a time is what it is.  A candidate is one way the model could run
+ * the call (an algorithm, with NCCL's model an algorithm and protocol);
+ * a term is one number of the chosen candidate's formula with where it
+ * comes from.
+ */
+struct cost_candidate {
+	struct coll_cost cost;   /* time_s: the run time, as cost_coll() gives it */
+	double rank_s;           /* s: the time the model ranks candidates by (NCCL's
+				    tuning time; time_s in the α-β models) */
+	double bw_Bps;           /* B/s: the algorithm bandwidth the ranking used
+				    (NaN in the α-β models) */
+};
+
+struct cost_term {
+	const char *name;
+	double value;            /* in unit */
+	const char *unit;
+	const char *source;      /* file and lines of the formula, or how it was derived */
+};
+
+#define COST_CANDIDATES_MAX 24
+#define COST_TERMS_MAX 48
+
+struct cost_explain {
+	int n;                   /* candidates; cand[0] is the chosen one */
+	struct cost_candidate cand[COST_CANDIDATES_MAX];
+	int nterms;
+	struct cost_term term[COST_TERMS_MAX];
+	const char *note;        /* NULL, or a sentence on who answers instead (NCCL's
+				    all-to-all and send/recv: the tier model) */
+};
+
+/*
+ * The explain entry: what cost_coll() chooses for op, algo on g at
+ * bytes, and why.  cand[0].cost is exactly cost_coll()'s answer, every
+ * runner-up (cand[1..n-1], in the model's order of preference) carries
+ * its run time on that same definition, and the terms are the chosen
+ * candidate's.  On a link and in the tiers model the candidates are the
+ * model's algorithms for op (only algo when one is asked), fastest
+ * first, and the terms its latency and size terms; NCCL's model lists
+ * every usable algorithm and protocol in the order of its tuning time,
+ * and the terms of nccl_terms() with NCCL's source lines (n = 0 when
+ * NCCL_ALGO and NCCL_PROTO leave no pair, where cost_coll() fails).  A
+ * group of one rank has one candidate of 0 s and no terms.  Returns 0, or
+ * -1 with eb as cost_coll().
+ */
+int cost_explain(const struct cost_model *m, enum coll_op op, enum coll_algo algo,
+		 const struct group *g, double bytes, struct cost_explain *x,
+		 struct errbuf *eb);
+
+/*
+ * What compare and plan predict: cost_coll() of op with cost_algo_for()'s
+ * algorithm on a packed group of `ranks`, in s; out (may be NULL)
+ * receives the answer.  NaN (and out->time_s NaN) when the model has
+ * none (an algorithm it has not for op, a machine too small).
+ */
+double cost_predict(const struct cost_model *m, enum coll_op op, enum coll_algo algo,
+		    unsigned long ranks, double bytes, struct coll_cost *out);
 
 /* cost_coll's time_s on a packed group of `ranks`, or NaN on error. */
 double cost_time(const struct cost_model *m, enum coll_op op, enum coll_algo algo,
@@ -157,8 +255,26 @@ const char *cost_algo_label(const struct cost_model *m, enum coll_algo a);
  */
 const char *cost_algo_describe(const struct cost_model *m, enum coll_algo a);
 
-/* The algorithm used when none is asked for: the first supported one above. */
+/* The algorithm used when none is asked for: the first supported one above
+ * (with fitted regimes, the all-reduce algorithm they were fitted for). */
 enum coll_algo cost_algo_default(const struct cost_model *m, enum coll_op op);
+
+/*
+ * The algorithm m runs for op when a command names one algorithm for
+ * every collective alike (compare's and plan's --algo, which name the
+ * all-reduce's): algo when m has it for op; on a link and its fitted
+ * regimes otherwise op's own single-link algorithm (the seed's ring and
+ * tree exist for all-reduce only: ring all-gather, pairwise all-to-all,
+ * p2p send/recv); on a system algo as it is (cost_coll says what is wrong).
+ */
+enum coll_algo cost_algo_for(const struct cost_model *m, enum coll_op op, enum coll_algo algo);
+
+/*
+ * What a model chose, as NCCL_DEBUG=INFO would say it, into buf:
+ * "tree/LL" (algorithm/protocol), "ring" for an α-β model, "-" when c
+ * holds no answer (time_s NaN).  Returns buf.
+ */
+char *cost_choice_text(const struct coll_cost *c, char *buf, size_t len);
 
 /*
  * Look a name up among m's algorithms for op.  Returns 0, or -1 with eb

@@ -45,7 +45,7 @@ const struct errband *errband_get(unsigned long nodes, double bytes)
 {
 	const struct errband *b = &errband_table[errband_scope_of(nodes)][errband_size_of(bytes)];
 
-	return b->logs >= ERRBAND_MIN_LOGS ? b : NULL;
+	return b->logs >= ERRBAND_MIN_LOGS && b->machines >= ERRBAND_MIN_MACHINES ? b : NULL;
 }
 
 unsigned errband_bit(enum errband_scope scope, enum errband_size size)
@@ -71,24 +71,95 @@ int errband_inside(const struct errband *b, double measured_s, double predicted_
 	return predicted_s > 0 && r >= b->lo && r <= b->hi;
 }
 
-/* The ratios of the cell's samples, log `skip` left out (skip < 0: none), sorted. */
+/* The ratios of the cell's samples, machine `skip` left out (skip < 0: none), sorted. */
 static size_t cell_ratios(const struct errband_sample *s, size_t n, enum errband_scope scope,
 			  enum errband_size size, long skip, double *v)
 {
 	size_t i, k = 0;
 
 	for (i = 0; i < n; i++)
-		if (s[i].scope == scope && s[i].size == size && (long)s[i].log != skip)
+		if (s[i].scope == scope && s[i].size == size && (long)s[i].machine != skip)
 			v[k++] = s[i].ratio;
 	gsl_sort(v, 1, k);
 	return k;
 }
 
+/* How many distinct values of the field (log or machine) the cell's samples have. */
+static unsigned cell_count(const struct errband_sample *s, size_t n, enum errband_scope scope,
+			   enum errband_size size, int machine, unsigned *threaded)
+{
+	unsigned c = 0;
+	size_t i, j;
+
+	for (i = 0; i < n; i++) {
+		unsigned id = machine ? s[i].machine : s[i].log;
+		if (s[i].scope != scope || s[i].size != size)
+			continue;
+		for (j = 0; j < i; j++)
+			if (s[j].scope == scope && s[j].size == size &&
+			    (machine ? s[j].machine : s[j].log) == id)
+				break;
+		if (j < i)
+			continue;
+		c++;
+		if (threaded)
+			*threaded += s[i].threaded != 0;
+	}
+	return c;
+}
+
+/*
+ * The band of k sorted ratios v standing on m machines, widened by the
+ * margin w: the 10th percentile divided and the 90th multiplied by
+ * exp(w · sqrt(1 + 1/m)) (a prediction interval for one more machine from
+ * m grows so), then stretched to hold 1.
+ */
+static void band_of(const double *v, size_t k, unsigned m, double w, double *lo, double *mid,
+		    double *hi)
+{
+	double f = exp(w * sqrt(1.0 + 1.0 / (m ? m : 1)));
+
+	*mid = gsl_stats_quantile_from_sorted_data(v, 1, k, 0.5);
+	*lo = gsl_stats_quantile_from_sorted_data(v, 1, k, ERRBAND_LO_P) / f;
+	*hi = gsl_stats_quantile_from_sorted_data(v, 1, k, ERRBAND_HI_P) * f;
+	if (*lo > 1)
+		*lo = 1;
+	if (*hi < 1)
+		*hi = 1;
+}
+
+/* The cell's sizes inside the band drawn without their machine, at widening w. */
+static unsigned loo_count(const struct errband_sample *s, size_t n, enum errband_scope scope,
+			  enum errband_size size, unsigned machines, double w, double *v)
+{
+	unsigned inside = 0;
+	size_t i, j;
+
+	for (i = 0; i < n; i++) {
+		double lo, mid, hi;
+		size_t m;
+
+		if (s[i].scope != scope || s[i].size != size)
+			continue;
+		for (j = 0; j < i; j++)   /* each machine once: its first sample */
+			if (s[j].scope == scope && s[j].size == size && s[j].machine == s[i].machine)
+				break;
+		if (j < i)
+			continue;
+		m = cell_ratios(s, n, scope, size, (long)s[i].machine, v);
+		band_of(v, m, machines - 1, w, &lo, &mid, &hi);
+		for (j = i; j < n; j++)
+			if (s[j].scope == scope && s[j].size == size && s[j].machine == s[i].machine)
+				inside += s[j].ratio >= lo && s[j].ratio <= hi;
+	}
+	return inside;
+}
+
 int errband_draw(const struct errband_sample *s, size_t n, enum errband_scope scope,
 		 enum errband_size size, struct errband *out, struct errbuf *eb)
 {
-	double *v;
-	size_t i, j, k;
+	double *v, w = 0;
+	size_t i, k;
 
 	*out = (struct errband){ 0 };
 	for (i = 0; i < n; i++)
@@ -103,37 +174,23 @@ int errband_draw(const struct errband_sample *s, size_t n, enum errband_scope sc
 		return 0;
 	}
 	out->sizes = (unsigned)k;
-	out->lo = gsl_stats_quantile_from_sorted_data(v, 1, k, ERRBAND_LO_P);
-	out->mid = gsl_stats_quantile_from_sorted_data(v, 1, k, 0.5);
-	out->hi = gsl_stats_quantile_from_sorted_data(v, 1, k, ERRBAND_HI_P);
-
-	/* each log once: the first sample of it in the cell counts it */
-	for (i = 0; i < n; i++) {
-		if (s[i].scope != scope || s[i].size != size)
-			continue;
-		for (j = 0; j < i; j++)
-			if (s[j].log == s[i].log && s[j].scope == scope && s[j].size == size)
+	out->logs = cell_count(s, n, scope, size, 0, &out->threaded);
+	out->machines = cell_count(s, n, scope, size, 1, NULL);
+	if (out->machines >= 2) {
+		/* the smallest widening at which left-out machines fall inside */
+		for (;; w += ERRBAND_WIDEN_STEP) {
+			out->loo_inside = loo_count(s, n, scope, size, out->machines, w, v);
+			if (out->loo_inside >= ERRBAND_TARGET * k || w + ERRBAND_WIDEN_STEP > ERRBAND_WIDEN_MAX)
 				break;
-		if (j < i)
-			continue;
-		out->logs++;
-		out->threaded += s[i].threaded != 0;
-	}
-	if (out->logs < 2) {
-		free(v);
-		return 0;
-	}
-	/* each log against the band of the others */
-	for (i = 0; i < n; i++) {
-		size_t m;
-		double lo, hi;
-
-		if (s[i].scope != scope || s[i].size != size)
-			continue;
-		m = cell_ratios(s, n, scope, size, (long)s[i].log, v);
-		lo = gsl_stats_quantile_from_sorted_data(v, 1, m, ERRBAND_LO_P);
-		hi = gsl_stats_quantile_from_sorted_data(v, 1, m, ERRBAND_HI_P);
-		out->loo_inside += s[i].ratio >= lo && s[i].ratio <= hi;
+		}
+		k = cell_ratios(s, n, scope, size, -1, v);
+		band_of(v, k, out->machines, w, &out->lo, &out->mid, &out->hi);
+		out->widen = exp(w * sqrt(1.0 + 1.0 / out->machines));
+	} else {
+		out->lo = gsl_stats_quantile_from_sorted_data(v, 1, k, ERRBAND_LO_P);
+		out->mid = gsl_stats_quantile_from_sorted_data(v, 1, k, 0.5);
+		out->hi = gsl_stats_quantile_from_sorted_data(v, 1, k, ERRBAND_HI_P);
+		out->widen = 1;
 	}
 	free(v);
 	return 0;

@@ -10,8 +10,13 @@
  * the public nccl-tests logs (tests/data/nccl/README.md) fell from the
  * model's, as the ratio measured time / predicted time, by where the run
  * sits (one node or several) and by message size.  A prediction t is
- * stated as "a run should measure t·lo to t·hi" (the 10th and 90th
- * percentiles of the ratio).  The table is written by bench/errband-gen from
+ * stated as "a run should measure t·lo to t·hi": the 10th and 90th
+ * percentiles of the ratio, widened by a margin (a factor below the one and
+ * above the other) until a machine left out of the drawing falls inside
+ * ERRBAND_TARGET of the time, the margin grown by sqrt(1 + 1/machines) for
+ * a cell that stands on few machines; never so that the prediction itself
+ * (ratio 1) is outside.
+ * The table is written by bench/errband-gen from
  * the rows of bench/accuracy.sh (make errband) and checked against them by
  * tests/t-errband.sh; no constant of the model comes from it.
  * models/nccl.md, "The stated error".
@@ -37,8 +42,16 @@ enum errband_size {
 #define ERRBAND_LO_P 0.1
 #define ERRBAND_HI_P 0.9
 
-/* A band needs sizes from this many logs to be stated at all. */
+/* A band needs sizes from this many logs, of at least two machines, to be stated. */
 #define ERRBAND_MIN_LOGS 3
+#define ERRBAND_MIN_MACHINES 2
+
+/* The share of a left-out machine's sizes the band is widened to hold. */
+#define ERRBAND_TARGET 0.8
+/* The margin w (a factor exp(w)) is tried from 0 in steps of ERRBAND_WIDEN_STEP
+ * up to ERRBAND_WIDEN_MAX (a factor of 20). */
+#define ERRBAND_WIDEN_STEP 0.01
+#define ERRBAND_WIDEN_MAX 3.0
 
 struct errband {
 	double lo;              /* measured / predicted time, 10th percentile */
@@ -47,7 +60,10 @@ struct errband {
 	unsigned sizes;         /* sizes (log rows) it is drawn from */
 	unsigned logs;          /* logs those sizes come from */
 	unsigned threaded;      /* of those logs, run with one thread driving several GPUs (-g N) */
-	unsigned loo_inside;    /* sizes inside the band drawn from the other logs alone */
+	unsigned loo_inside;    /* sizes inside the band drawn without their machine */
+	unsigned machines;      /* machines (system descriptions) the logs ran on */
+	double widen;           /* lo is the 10th percentile / widen, hi the 90th × widen
+				 * (before holding 1; 1: not widened) */
 };
 
 /* The band of a size and a scope. */
@@ -79,7 +95,7 @@ int errband_inside(const struct errband *b, double measured_s, double predicted_
 
 /* The generated table (src/errband_table.c): public nccl-tests all-reduce logs. */
 extern const struct errband errband_table[ERRBAND_SCOPE_COUNT][ERRBAND_SIZE_COUNT];
-extern const unsigned errband_logs, errband_sizes;   /* all the table is drawn from */
+extern const unsigned errband_logs, errband_sizes, errband_machines;  /* all it is drawn from */
 
 /* ---- drawing a band (bench/errband-gen, the unit tests) ---- */
 
@@ -87,6 +103,7 @@ extern const unsigned errband_logs, errband_sizes;   /* all the table is drawn f
 struct errband_sample {
 	double ratio;           /* measured time / predicted time, > 0 */
 	unsigned log;           /* which log, any id */
+	unsigned machine;       /* which machine (system description) it ran on, any id */
 	int threaded;           /* the log ran one thread driving several GPUs */
 	enum errband_scope scope;
 	enum errband_size size;
@@ -95,10 +112,13 @@ struct errband_sample {
 /*
  * The band of one cell (scope, size) from samples s[0..n): the 10th, 50th
  * and 90th percentiles of the ratios (GSL's quantiles of sorted data,
- * linear between order statistics), the counts, and loo_inside: each log's
- * sizes checked against the band drawn from the other logs of the cell
- * (none for a cell of one log).  A cell without samples is all zeros.
- * 0, or -1 with eb (a ratio not finite and positive, no memory).
+ * linear between order statistics), lo divided and hi multiplied by
+ * exp(w · sqrt(1 + 1/machines)), w the smallest step from 0 at which the sizes of each machine, checked against the band drawn (the
+ * same way) from the other machines of the cell, fall inside ERRBAND_TARGET
+ * of the time pooled (loo_inside counts them; w stops at ERRBAND_WIDEN_MAX);
+ * lo at most 1 and hi at least 1.  A cell of one machine is its percentiles,
+ * loo_inside 0.  A cell without samples is all zeros.  0, or -1 with eb (a
+ * ratio not finite and positive, no memory).
  */
 int errband_draw(const struct errband_sample *s, size_t n, enum errband_scope scope,
 		 enum errband_size size, struct errband *out, struct errbuf *eb);

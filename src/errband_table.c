@@ -4,23 +4,29 @@
  */
 #include "errband.h"
 
-const unsigned errband_logs = 15, errband_sizes = 325;
+const unsigned errband_logs = 15, errband_sizes = 325, errband_machines = 10;
 
 const struct errband errband_table[ERRBAND_SCOPE_COUNT][ERRBAND_SIZE_COUNT] = {
 	[ERRBAND_ONE_NODE] = {
-		[ERRBAND_SMALL] = { .lo = 1.1291, .mid = 1.3662, .hi = 3.6918,
-			.sizes = 39, .logs = 3, .threaded = 3, .loo_inside = 20 },
-		[ERRBAND_MID] = { .lo = 0.9156, .mid = 1.3120, .hi = 2.4907,
-			.sizes = 30, .logs = 3, .threaded = 3, .loo_inside = 16 },
-		[ERRBAND_LARGE] = { .lo = 0.8991, .mid = 1.0147, .hi = 1.3229,
-			.sizes = 15, .logs = 5, .threaded = 5, .loo_inside = 11 },
+		[ERRBAND_SMALL] = { .lo = 0.5728, .mid = 0.8810, .hi = 2.1090,
+			.sizes = 39, .logs = 3, .threaded = 3, .loo_inside = 35,
+			.machines = 2, .widen = 1.50 },
+		[ERRBAND_MID] = { .lo = 0.7435, .mid = 1.3120, .hi = 2.0157,
+			.sizes = 30, .logs = 3, .threaded = 3, .loo_inside = 24,
+			.machines = 2, .widen = 1.23 },
+		[ERRBAND_LARGE] = { .lo = 0.8502, .mid = 1.0147, .hi = 1.3990,
+			.sizes = 15, .logs = 5, .threaded = 5, .loo_inside = 13,
+			.machines = 4, .widen = 1.06 },
 	},
 	[ERRBAND_NODES] = {
-		[ERRBAND_SMALL] = { .lo = 0.8394, .mid = 1.1347, .hi = 1.7522,
-			.sizes = 94, .logs = 7, .threaded = 0, .loo_inside = 71 },
-		[ERRBAND_MID] = { .lo = 1.0092, .mid = 1.4524, .hi = 5.0067,
-			.sizes = 82, .logs = 9, .threaded = 0, .loo_inside = 61 },
-		[ERRBAND_LARGE] = { .lo = 0.9434, .mid = 1.0753, .hi = 1.3129,
-			.sizes = 65, .logs = 10, .threaded = 0, .loo_inside = 48 },
+		[ERRBAND_SMALL] = { .lo = 0.7535, .mid = 1.1347, .hi = 1.9521,
+			.sizes = 94, .logs = 7, .threaded = 0, .loo_inside = 76,
+			.machines = 6, .widen = 1.11 },
+		[ERRBAND_MID] = { .lo = 0.9058, .mid = 1.4524, .hi = 5.5777,
+			.sizes = 82, .logs = 9, .threaded = 0, .loo_inside = 66,
+			.machines = 6, .widen = 1.11 },
+		[ERRBAND_LARGE] = { .lo = 0.9039, .mid = 1.0753, .hi = 1.3703,
+			.sizes = 65, .logs = 10, .threaded = 0, .loo_inside = 54,
+			.machines = 7, .widen = 1.04 },
 	},
 };

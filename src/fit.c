@@ -22,36 +22,22 @@
 #include "outfile.h"
 #include "units.h"
 
-double fit_link_time(enum coll_op op, enum coll_algo algo, const struct link *l,
-		     unsigned long ranks, double bytes)
+int fit_link_coeffs(enum coll_op op, enum coll_algo algo, unsigned long ranks,
+		    struct link_coeffs *c, struct errbuf *eb)
 {
 	struct cost_model m;
-
-	if (ranks < 2)
-		return 0;
-	cost_model_link(&m, l);
-	/* A collective other than all-reduce has its own single-link algorithm. */
-	if (!cost_algo_supported(&m, op, algo))
-		algo = cost_algo_default(&m, op);
-	return cost_time(&m, op, algo, ranks, bytes);
-}
-
-int fit_coeffs(enum coll_op op, enum coll_algo algo, unsigned long ranks,
-	       struct coeffs *c, struct errbuf *eb)
-{
-	/* Every model is affine in S: read a off at S = 0, b off with α = 0. */
-	const struct link unit_alpha = { 1, 1, 0 }, unit_beta = { 0, 1, 0 };
+	const struct link unit = { 1, 1, 0 };
 
 	if (op != OP_ALLREDUCE && algo != ALGO_RING)
 		return errbuf_set(eb, "algorithm '%s' is modelled for all_reduce only; "
 				  "%s uses ring", coll_algo_name(algo), coll_op_name(op));
 	if (ranks < 2)
 		return errbuf_set(eb, "%lu rank moves no data; need at least 2 ranks", ranks);
-	c->a = fit_link_time(op, algo, &unit_alpha, ranks, 0);
-	c->b = fit_link_time(op, algo, &unit_beta, ranks, 1);
-	if (!(c->a > 0) || !(c->b > 0))
-		return errbuf_set(eb, "no α-β model for %s on %lu ranks", coll_op_name(op), ranks);
-	return 0;
+	/* A collective other than all-reduce has its own single-link algorithm. */
+	cost_model_link(&m, &unit);
+	if (op != OP_ALLREDUCE)
+		algo = cost_algo_default(&m, op);
+	return cost_link_coeffs(op, algo, ranks, c, eb);
 }
 
 /* ---- least squares on relative error ---- */
@@ -67,7 +53,7 @@ struct lsq {
  * per-call base latency once it has been set apart (fit_model_fit).
  */
 static double S_rss(const double *S, const double *T, size_t n,
-		    const struct coeffs *c, double off, double alpha, double u)
+		    const struct link_coeffs *c, double off, double alpha, double u)
 {
 	double rss = 0;
 	size_t i;
@@ -85,7 +71,7 @@ static double S_rss(const double *S, const double *T, size_t n,
  * b·S_i/T_i (u) and y_i = 1 - off/T_i; p = Σxy/Σx², variance s²/Σx².
  */
 static void S_one(const double *S, const double *T, size_t n,
-		  const struct coeffs *c, double off, int which, struct lsq *f)
+		  const struct link_coeffs *c, double off, int which, struct lsq *f)
 {
 	double sx = 0, sxx = 0;
 	size_t i;
@@ -127,7 +113,7 @@ static void S_one(const double *S, const double *T, size_t n,
  * magnitude).  Robust: bisquare weights, when n >= 4.  Negative
  * parameters fall back to the better one-parameter fit.
  */
-static int S_lsq(const double *S, const double *T, size_t n, const struct coeffs *c,
+static int S_lsq(const double *S, const double *T, size_t n, const struct link_coeffs *c,
 		 double off, int robust, struct lsq *f, struct errbuf *eb)
 {
 	gsl_matrix *X, *cov;
@@ -238,7 +224,7 @@ static int S_check_rows(const double *size, const double *time, size_t n,
 }
 
 int fit_ab(const double *size, const double *time, size_t n,
-	   const struct coeffs *c, int robust, struct ab_fit *f, struct errbuf *eb)
+	   const struct link_coeffs *c, int robust, struct ab_fit *f, struct errbuf *eb)
 {
 	struct lsq q;
 
@@ -276,7 +262,7 @@ static void S_regime(struct regime *r, const double *S, size_t n, const struct l
  * coefficient c->a (steps and base) of the model.
  */
 static void S_set_beta(const double *size, const double *time, size_t n,
-		       const struct coeffs *c, double beta, struct regime *r)
+		       const struct link_coeffs *c, double beta, struct regime *r)
 {
 	double sx = 0, sxy = 0, u = 1 / beta;
 	size_t i;
@@ -297,7 +283,7 @@ static void S_set_beta(const double *size, const double *time, size_t n,
 }
 
 static void S_bound(const double *size, const double *time, size_t n,
-		    const struct coeffs *c, double line, struct regime *r)
+		    const struct link_coeffs *c, double line, struct regime *r)
 {
 	if (r->beta > line)
 		S_set_beta(size, time, n, c, line, r);
@@ -334,11 +320,11 @@ static void S_switch_at(const struct fit_opts *o, int la, double *lo, double *hi
 }
 
 static int S_base_and_bounds(const double *size, const double *time, size_t n,
-			     const struct coeffs *c, const struct fit_opts *o,
+			     const struct link_coeffs *c, const struct fit_opts *o,
 			     struct fit_model *m, struct errbuf *eb)
 {
 	double kappa = o->base_steps == 0 ? FIT_BASE_STEPS : o->base_steps;
-	struct coeffs ce = *c;
+	struct link_coeffs ce = *c;
 	size_t k;
 
 	(void)eb;
@@ -480,14 +466,14 @@ int fit_model_fit(const double *size, const double *time, size_t n,
 		  enum coll_op op, unsigned long ranks, const struct fit_opts *o,
 		  struct fit_model *m, struct errbuf *eb)
 {
-	struct coeffs c;
+	struct link_coeffs c;
 	double *cost = NULL, *best = NULL, bic_best = INFINITY;
 	size_t *from = NULL, *run = NULL, i, j, k, K, kmax, kbest = 1, nruns = 1;
 	int *lab = NULL;
 	struct lsq q;
 	int rc = -1;
 
-	if (fit_coeffs(op, o->algo, ranks, &c, eb) < 0 || S_check_rows(size, time, n, eb) < 0)
+	if (fit_link_coeffs(op, o->algo, ranks, &c, eb) < 0 || S_check_rows(size, time, n, eb) < 0)
 		return -1;
 	for (i = 1; i < n; i++)
 		if (size[i] <= size[i - 1])
@@ -615,28 +601,45 @@ void fit_model_from_link(struct fit_model *m, enum coll_op op, enum coll_algo al
 	m->reg[0].lo = m->reg[0].hi = 0;
 }
 
-static double S_regime_time(const struct regime *r, const struct coeffs *c, double S)
+static double S_regime_time(const struct regime *r, const struct link_coeffs *c, double S)
 {
 	return c->a * r->alpha + c->b * S / r->beta;
 }
 
-static double S_model_time(const struct fit_model *m, const struct coeffs *c, double bytes);
+static double S_model_time(const struct fit_model *m, const struct link_coeffs *c, double bytes);
+static double S_fit_time(const struct fit_model *m, const struct link_coeffs *c0, double bytes,
+			 double *lat);
 
 double fit_model_time(const struct fit_model *m, enum coll_op op,
 		      unsigned long ranks, double bytes)
 {
-	struct coeffs c;
+	struct link_coeffs c;
 	struct errbuf eb;
 
-	if (fit_coeffs(op, op == OP_ALLREDUCE ? m->algo : ALGO_RING, ranks, &c, &eb) < 0)
+	if (fit_link_coeffs(op, op == OP_ALLREDUCE ? m->algo : ALGO_RING, ranks, &c, &eb) < 0)
 		return ranks < 2 ? 0 : NAN;
-	c.a += m->base_steps;
-	return S_model_time(m, &c, bytes);
+	return S_fit_time(m, &c, bytes, NULL);
 }
 
-static double S_model_time(const struct fit_model *m, const struct coeffs *cp, double bytes)
+/* The regimes' time with the coefficients c of the step count, κ added; lat: its α part. */
+static double S_fit_time(const struct fit_model *m, const struct link_coeffs *c0, double bytes,
+			 double *lat)
 {
-	const struct coeffs c = *cp;
+	struct link_coeffs c = *c0;
+	double t;
+
+	c.a += m->base_steps;
+	t = S_model_time(m, &c, bytes);
+	if (lat) {
+		c.b = 0;
+		*lat = S_model_time(m, &c, bytes);
+	}
+	return t;
+}
+
+static double S_model_time(const struct fit_model *m, const struct link_coeffs *cp, double bytes)
+{
+	const struct link_coeffs c = *cp;
 	size_t k;
 
 	for (k = 0; k < m->nreg; k++) {
@@ -656,6 +659,49 @@ static double S_model_time(const struct fit_model *m, const struct coeffs *cp, d
 	return NAN;
 }
 
+/* ---- the regimes as a cost model (COST_FIT) ---- */
+
+/* The algorithm the regimes answer for: the fit's for all-reduce, every other collective's own. */
+static enum coll_algo S_fit_algo(const struct cost_model *m, enum coll_op op)
+{
+	return cost_algo_default(m, op);
+}
+
+static int S_fit_coll(const struct cost_model *m, enum coll_op op, enum coll_algo algo,
+		      const struct group *g, double bytes, struct coll_cost *out,
+		      struct errbuf *eb)
+{
+	const struct fit_model *fm = m->impl;
+	struct cost_model link;
+	struct link_coeffs c;
+	double t;
+
+	if (algo == ALGO_AUTO)
+		algo = S_fit_algo(m, op);
+	/* The link answers first: the algorithm's checks, and every
+	 * algorithm the regimes were not fitted for. */
+	cost_model_link(&link, &m->link);
+	if (cost_coll(&link, op, algo, g, bytes, out, eb) < 0)
+		return -1;
+	if (algo != S_fit_algo(m, op) || g->ranks < 2)
+		return 0;
+	if (cost_link_coeffs(op, algo, g->ranks, &c, eb) < 0)
+		return -1;
+	t = S_fit_time(fm, &c, bytes, &out->latency_s);
+	out->time_s = t;
+	out->bandwidth_s = t - out->latency_s;
+	return 0;
+}
+
+void fit_cost_init(struct cost_model *cm, const struct fit_model *fm, const struct link *l)
+{
+	cost_model_link(cm, l);
+	cm->kind = COST_FIT;
+	cm->coll = S_fit_coll;
+	cm->impl = fm;
+	cm->fit_algo = fm->algo;
+}
+
 void fit_spec_band(double latency_s, double bandwidth_s, double *lo, double *hi)
 {
 	*lo = latency_s / FIT_SPEC_ALPHA_SPREAD + bandwidth_s / FIT_SPEC_BETA_HI;
@@ -666,7 +712,7 @@ void fit_model_range(const struct fit_model *m, enum coll_op op, unsigned long r
 		     double bytes, double *lo, double *hi)
 {
 	double kap[2] = { m->base_steps, m->base_steps }, a0 = 0;
-	struct coeffs c0;
+	struct link_coeffs c0;
 	struct errbuf eb;
 	int corner, known = 0, spread;
 	size_t k;
@@ -682,7 +728,7 @@ void fit_model_range(const struct fit_model *m, enum coll_op op, unsigned long r
 		kap[0] = FIT_BASE_STEPS_LO;
 		kap[1] = FIT_BASE_STEPS_HI;
 	}
-	if (fit_coeffs(m->op, m->algo, m->ranks, &c0, &eb) == 0)
+	if (fit_link_coeffs(m->op, m->algo, m->ranks, &c0, &eb) == 0)
 		a0 = c0.a;
 	*lo = INFINITY;
 	*hi = -INFINITY;
@@ -892,11 +938,10 @@ int fit_preset_write(const char *path, const char *name, const char *description
 		     const struct fit_model *m, struct errbuf *eb)
 {
 	struct preset_kv kv[16 + 7 * FIT_REGIMES_MAX];
-	struct outfile *out;
 	char key[32], num[32];
 	char *desc = preset_text_clean(description, 1000);
 	size_t n = 0, k;
-	int r = -1;
+	int r;
 
 	kv_add(kv, &n, "name", name);
 	kv_add(kv, &n, "kind", "link");
@@ -943,13 +988,7 @@ int fit_preset_write(const char *path, const char *name, const char *description
 			}
 		}
 	}
-	out = outfile_open(path, eb);
-	if (out) {
-		if (preset_write(outfile_stream(out), path, comment, kv, n, eb) < 0)
-			outfile_abort(out);
-		else
-			r = outfile_commit(out, eb);
-	}
+	r = preset_save(path, comment, kv, n, eb);
 	for (k = 0; k < n; k++) {
 		free(kv[k].key);
 		free(kv[k].value);

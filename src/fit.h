@@ -21,12 +21,6 @@
  * and an 8 B row counts as much as an 8 GiB one.
  */
 
-/* The coefficients a and b of T(S) = a·α + b·S/β. */
-struct coeffs {
-	double a;   /* number of α a collective pays */
-	double b;   /* bytes through the slowest link per byte of message */
-};
-
 /*
  * Relative error of a prediction, predicted/measured - 1 (dimensionless);
  * below 1e-12 in size it is reported as 0, so rounding does not print as
@@ -35,22 +29,17 @@ struct coeffs {
 double fit_rel_err(double predicted, double measured);
 
 /*
- * Time of one collective from a link in seconds (cost_coll): all-reduce
- * (algo), ring reduce-scatter and all-gather,
- * and for the others (models/fit.md): all-to-all (n-1)(α + S/(nβ)),
- * broadcast and reduce (n-1)α + S/β (pipelined chain), send/recv α + S/β.
- * bytes is the size column of nccl-tests.
+ * The a and b of T(S) = a·α + b·S/β a fit uses for op on `ranks` ranks:
+ * the core's cost_link_coeffs() (γ = 0) for algo on all-reduce, and for
+ * every other collective its own single-link algorithm, which the fit's
+ * --algo names ring (ring all-gather, reduce-scatter, broadcast and
+ * reduce; pairwise all-to-all; p2p send/recv; models/fit.md).  Returns 0,
+ * or -1 with eb: an algorithm other than ring for a collective that is
+ * not all-reduce, a rank count below 2 (nothing to fit), or the core's
+ * errors.
  */
-double fit_link_time(enum coll_op op, enum coll_algo algo, const struct link *l,
-		     unsigned long ranks, double bytes);
-
-/*
- * a and b for op, algo and ranks (read off fit_link_time with unit links).
- * Returns 0, or -1 with eb filled: an algorithm other than ring for a
- * collective that is not all-reduce, or a rank count below 2.
- */
-int fit_coeffs(enum coll_op op, enum coll_algo algo, unsigned long ranks,
-	       struct coeffs *c, struct errbuf *eb);
+int fit_link_coeffs(enum coll_op op, enum coll_algo algo, unsigned long ranks,
+		    struct link_coeffs *c, struct errbuf *eb);
 
 /* The single α-β fit. */
 struct ab_fit {
@@ -72,7 +61,7 @@ struct ab_fit {
  * Returns 0, or -1 with eb filled: fewer than two distinct sizes.
  */
 int fit_ab(const double *size, const double *time, size_t n,
-	   const struct coeffs *c, int robust, struct ab_fit *f, struct errbuf *eb);
+	   const struct link_coeffs *c, int robust, struct ab_fit *f, struct errbuf *eb);
 
 /* The largest β a fit reports: 1 EB/s, "no measurable size dependence". */
 #define FIT_BETA_MAX 1e18
@@ -190,6 +179,16 @@ double fit_model_time(const struct fit_model *m, enum coll_op op,
 		      unsigned long ranks, double bytes);
 
 /*
+ * The regimes of fm as the machine's cost model (cost.h, COST_FIT) over
+ * the preset's single link l: cost_coll() answers with the regimes'
+ * (κ + a)·α_k + b·S/β_k (fit_model_time) for the algorithm they were
+ * fitted for (fm->algo on all-reduce, which is then the default; every
+ * other collective's own single-link algorithm), and with the link l for
+ * any other algorithm asked by name.  fm must outlive cm.
+ */
+void fit_cost_init(struct cost_model *cm, const struct fit_model *fm, const struct link *l);
+
+/*
  * The spread of a spec (models/fit.md, "Ranges"), for a prediction no fit
  * measured.  Bandwidth: NCCL's model, from public specifications alone,
  * was off by −17.5 % to +35.5 % in large-message bus bandwidth on 11
@@ -258,8 +257,9 @@ int fit_model_from_preset(const struct preset *p, struct fit_model *m,
 			  struct errbuf *eb);
 
 /*
- * Write a link preset holding ab and m to path, through a temporary file
- * in the same directory renamed into place.  name and description go into
+ * Write a link preset holding ab and m to path with preset_save() (a
+ * temporary file beside it renamed into place, loaded back; a path that
+ * exists and is not a regular file refused).  name and description go into
  * their keys; comment (may be NULL, may hold several lines) is written as
  * '#' lines at the top: where the fit came from.  Returns 0 or -1 with eb.
  */

@@ -208,6 +208,7 @@ struct csvstate {
 	int field;           /* index of the next field in the record */
 	char val[C_COUNT][CSV_FIELD_MAX];
 	int have[C_COUNT];
+	int at_end;          /* the file ended without a line break after its last row */
 };
 
 static void S_trim(char *s)
@@ -267,10 +268,16 @@ static int S_csv_num(struct csvstate *cs, enum csv_col c, const char *what, doub
 {
 	const char *v = cs->val[c];
 
+	double raw;
+
 	/* "18.41" in time_us reads as 18.41e-6: the double nearest the value. */
 	if (units_decimal(v, cs->exp10[c], x) < 0)
 		return errbuf_set(cs->eb, "%s:%d: %s '%s' is not a number", cs->name,
 				  cs->rec_line, what, v);
+	/* 1e309 us would be 1e303 s, but no program printed a number past the doubles */
+	if (units_decimal(v, 0, &raw) < 0 || !isfinite(*x * cs->scale[c]))
+		return errbuf_set(cs->eb, "%s:%d: %s '%s' is out of range (past the largest "
+				  "double)", cs->name, cs->rec_line, what, v);
 	*x *= cs->scale[c];
 	return 0;
 }
@@ -284,6 +291,13 @@ static int S_csv_record(struct csvstate *cs)
 		if (cs->col[k] >= 0 && !cs->have[k])
 			return errbuf_set(cs->eb, "%s:%d: row has %d fields, the header %d",
 					  cs->name, cs->rec_line, cs->field, cs->ncols);
+	if (cs->field != cs->ncols)
+		return errbuf_set(cs->eb, "%s:%d: row has %d fields, the header %d%s",
+				  cs->name, cs->rec_line, cs->field, cs->ncols,
+				  cs->field < cs->ncols ? " (truncated?)" : "");
+	if (cs->at_end)
+		return errbuf_set(cs->eb, "%s:%d: the file ends inside this row (no line break "
+				  "after it): cut short?", cs->name, cs->rec_line);
 	if (cs->col[C_CHECK] >= 0 && strcmp(cs->val[C_CHECK], "busbw"))
 		return 0;
 	memset(&r, 0, sizeof(r));
@@ -297,6 +311,10 @@ static int S_csv_record(struct csvstate *cs)
 	if (r.size < 0)
 		return errbuf_set(cs->eb, "%s:%d: size '%s' is negative", cs->name,
 				  cs->rec_line, cs->val[C_SIZE]);
+	/* as the logs' 18 digits: no buffer measured comes near an exabyte */
+	if (r.size >= 1e18)
+		return errbuf_set(cs->eb, "%s:%d: size '%s' does not fit: 1e18 bytes or more",
+				  cs->name, cs->rec_line, cs->val[C_SIZE]);
 	if (!(r.time > 0))
 		return errbuf_set(cs->eb, "%s:%d: time '%s' is not positive", cs->name,
 				  cs->rec_line, cs->val[C_TIME]);
@@ -396,6 +414,7 @@ int meas_parse_csv(const char *buf, size_t len, const char *name,
 						csv_strerror(csv_error(&p)));
 		pos = end;
 	}
+	cs->at_end = len > 0 && buf[len - 1] != '\n';
 	if (!cs->failed && csv_fini(&p, S_csv_field, S_csv_row, cs) != 0 && !cs->failed)
 		cs->failed = errbuf_set(eb, "%s:%d: malformed CSV: %s", name, cs->line,
 					csv_strerror(csv_error(&p)));

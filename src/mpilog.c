@@ -21,6 +21,7 @@ struct lines {
 	const char *buf, *name;
 	size_t len, pos;
 	int line;
+	int cut;        /* the line read last has no line break after it */
 	char text[LINE_MAX_LEN + 1];
 	struct errbuf *eb;
 };
@@ -37,6 +38,7 @@ static int S_next(struct lines *l)
 	end = nl ? (size_t)(nl - l->buf) : l->len;
 	n = end - l->pos;
 	l->line++;
+	l->cut = nl == NULL;
 	if (memchr(l->buf + l->pos, '\0', n))
 		return errbuf_set(l->eb, "%s:%d: binary data (a NUL byte)", l->name, l->line);
 	if (n > LINE_MAX_LEN)
@@ -76,12 +78,42 @@ static int S_is_count(const char *s)
 	return n > 0 && n <= 18 && strspn(s, "0123456789") == n;
 }
 
+/* Digits only, however many: a size, whether or not it fits. */
+static int S_is_digits(const char *s)
+{
+	size_t n = strlen(s);
+
+	return n > 0 && strspn(s, "0123456789") == n;
+}
+
+/*
+ * What every data row must be, beyond its fields: a size that fits (at
+ * most 18 digits, read exactly) and a line break after it (a row the file
+ * ends in without one may be cut short: "1048576  12" of "1048576  1234.5").
+ */
+static int S_row_whole(struct lines *l, const char *size)
+{
+	if (strlen(size) > 18)
+		return errbuf_set(l->eb, "%s:%d: size '%s' does not fit: more than 18 digits",
+				  l->name, l->line, size);
+	if (l->cut)
+		return errbuf_set(l->eb, "%s:%d: the file ends inside this row (no line break "
+				  "after it): cut short?", l->name, l->line);
+	return 0;
+}
+
 /* A time in µs filling the whole field, > 0; in seconds. */
 static int S_time_us(struct lines *l, const char *v, double *t)
 {
+	double raw;
+
 	/* "11.69" is 11.69e-6: the double nearest the printed value. */
 	if (strlen(v) > 64 || !*v || units_decimal(v, -6, t) < 0)
 		return errbuf_set(l->eb, "%s:%d: time '%s' is not a number", l->name, l->line, v);
+	/* 1e309 µs is 1e303 s, but no program printed a number past the doubles */
+	if (units_decimal(v, 0, &raw) < 0)
+		return errbuf_set(l->eb, "%s:%d: time '%s' is out of range (past the largest "
+				  "double)", l->name, l->line, v);
 	if (!(*t > 0))
 		return errbuf_set(l->eb, "%s:%d: time '%s' is not positive", l->name, l->line, v);
 	return 0;
@@ -138,8 +170,8 @@ static const struct {
 int osulog_parse(const char *buf, size_t len, const char *name,
 		 struct meas *m, struct errbuf *eb)
 {
-	struct lines l = { buf, name, len, 0, 0, "", eb };
-	int op = -1, per_rank = 0, title = 0, st;
+	struct lines l = { buf, name, len, 0, 0, 0, "", eb };
+	int op = -1, per_rank = 0, title = 0, st, nrow = 0;
 	unsigned long ranks = 0;
 	size_t first = m->n;
 
@@ -182,6 +214,18 @@ int osulog_parse(const char *buf, size_t len, const char *name,
 		if (*p == '#' || !*p)
 			continue;
 		nf = S_split(p, f);
+		/* After the title a line of digits first is a row, whole or not. */
+		if (title && nf >= 1 && nf <= FIELDS_MAX && S_is_digits(f[0])) {
+			if (S_row_whole(&l, f[0]) < 0)
+				return -1;
+			if (nf < 2)
+				return errbuf_set(eb, "%s:%d: data row has 1 field, expected the "
+						  "size and the latency (truncated?)", name, l.line);
+			if (nrow && nf != nrow)
+				return errbuf_set(eb, "%s:%d: data row has %d fields, the rows "
+						  "above %d (truncated?)", name, l.line, nf, nrow);
+			nrow = nf;
+		}
 		if (nf < 2 || nf > FIELDS_MAX || !S_is_count(f[0]))
 			continue;    /* launcher messages, prompts */
 		if (!title)
@@ -225,7 +269,7 @@ static const struct {
 int imblog_parse(const char *buf, size_t len, const char *name,
 		 struct meas *m, struct errbuf *eb)
 {
-	struct lines l = { buf, name, len, 0, 0, "", eb };
+	struct lines l = { buf, name, len, 0, 0, 0, "", eb };
 	int op = -1, per_rank = 0, tcol = -1, ncol = 0, st;
 	unsigned long ranks = 0;
 	size_t first = m->n, k;
@@ -272,8 +316,10 @@ int imblog_parse(const char *buf, size_t len, const char *name,
 			ncol = nf;
 			continue;
 		}
-		if (f[0][0] == '#' || op < 0 || tcol < 0 || !S_is_count(f[0]))
+		if (f[0][0] == '#' || op < 0 || tcol < 0 || !S_is_digits(f[0]))
 			continue;
+		if (S_row_whole(&l, f[0]) < 0)
+			return -1;
 		if (nf != ncol)
 			return errbuf_set(eb, "%s:%d: data row has %d fields, the column header "
 					  "%d (truncated?)", name, l.line, nf, ncol);

@@ -95,6 +95,44 @@ const struct nccl_params nccl_params_default = {
  * 2.22 tune alike; the formulas that changed later are chosen by
  * p->version in nccl_tune_init.
  */
+/* The major and minor of an NCCL version string; 0, or -1 when it does not read. */
+static int S_version_parse(const char *s, long *major, long *minor)
+{
+	char *end;
+	long patch;
+
+	errno = 0;
+	*major = strtol(s, &end, 10);
+	if (end == s || *end != '.' || *major != 2)
+		return -1;
+	s = end + 1;
+	*minor = strtol(s, &end, 10);
+	if (end == s || (*end && *end != '.') || *minor < 0)
+		return -1;
+	if (*end) {
+		s = end + 1;
+		patch = strtol(s, &end, 10);
+		if (end == s || *end || patch < 0 || patch > 99)
+			return -1;
+	}
+	return errno ? -1 : 0;
+}
+
+int nccl_params_nearest(const char *s, struct nccl_params *p, int *nearest, struct errbuf *eb)
+{
+	long major, minor;
+	char v[16];
+
+	*nearest = 0;
+	if (S_version_parse(s, &major, &minor) < 0)
+		return nccl_params_version(s, p, eb);   /* its message */
+	if (minor >= NCCL_VERSION_MIN % 100 && minor <= NCCL_VERSION_MAX % 100)
+		return nccl_params_version(s, p, eb);
+	*nearest = minor < NCCL_VERSION_MIN % 100 ? NCCL_VERSION_MIN : NCCL_VERSION_MAX;
+	snprintf(v, sizeof(v), "%d.%d", *nearest / 100, *nearest % 100);
+	return nccl_params_version(v, p, eb);
+}
+
 int nccl_params_version(const char *s, struct nccl_params *p, struct errbuf *eb)
 {
 	const char *given = s;
@@ -115,10 +153,22 @@ int nccl_params_version(const char *s, struct nccl_params *p, struct errbuf *eb)
 		if (end == s || *end || patch < 0 || patch > 99)
 			goto bad;
 	}
-	if (errno || minor < 21 || minor > 30)
-		return errbuf_set(eb, "NCCL %ld.%ld is not modelled (2.21 to 2.30)", major, minor);
+	if (errno || minor < NCCL_VERSION_MIN % 100 || minor > NCCL_VERSION_MAX % 100)
+		return errbuf_set(eb, "NCCL %ld.%ld is not modelled (2.%d to 2.%d)", major, minor,
+				  NCCL_VERSION_MIN % 100, NCCL_VERSION_MAX % 100);
 	*p = nccl_params_default;
 	p->version = (int)(100 * major + minor);
+	if (minor < 21) {
+		/* 2.19 and 2.20 (v2.20.5-1 tuning.cc:69, 89; the same at v2.19.4-1):
+		 * NVLS and NVLSTree 23 µs on NVLink, not 25; one node of Hopper
+		 * capped for LL like Ampere, 87.7 GB/s (the network columns of
+		 * that row are the AMD ones, read for AMD hosts alike) */
+		p->hw_lat[NCCL_HW_NVLINK][NCCL_NVLS][NCCL_SIMPLE] = 23;
+		p->hw_lat[NCCL_HW_NVLINK][NCCL_NVLS_TREE][NCCL_SIMPLE] = 23;
+		p->ll_max_bw[NCCL_HOPPER][0] = 87.7;
+		p->ll_max_bw[NCCL_HOPPER][1] = 22.5;
+		p->ll_max_bw[NCCL_HOPPER][2] = 19.0;
+	}
 	if (minor < 29)   /* NVLSTree's network latency: 14 µs until 2.28 (v2.28.3 :165) */
 		p->hw_lat[NCCL_HW_NET][NCCL_NVLS_TREE][NCCL_SIMPLE] = 14;
 	if (minor < 23) {
@@ -267,6 +317,8 @@ static const double sm100_inter[] = { 96.0, 86.0, 80.0, 48.0, 45.1, 42.0, 40.0, 
 #define MAX_RING_CHANNELS 32   /* MAXCHANNELS/2: device.h:91, init.cc:1177 */
 #define MAX_NVLS_ARITY 32      /* NCCL_MAX_NVLS_ARITY: device.h:213 */
 
+static double S_min(double a, double b) { return a < b ? a : b; }
+
 /* What the search checks a channel against, per direction, in GB/s. */
 struct caps {
 	int gpus, nodes, nics;
@@ -275,8 +327,47 @@ struct caps {
 	double nic;
 	double max_bw;     /* system->maxBw, search.cc:20-29 */
 	double total_bw;   /* system->totalBw, search.cc:30-38 */
+	double net_pci;    /* the PCIe bandwidth a NIC's channels share on the GPU's
+			    * side, as the search charges it (after the 6/5) */
+	double net_socket; /* > 0: every channel to a NIC crosses the CPU socket link of
+			    * this bandwidth, which all of them share */
 	int nvlink;
 };
+
+/*
+ * The path from a GPU to its NIC as NCCL's path model prices it (the
+ * bandwidth one channel may take; *socket the socket link every channel
+ * shares when the path crosses it, else 0).  GPUDirect RDMA is used up to
+ * PXB (NCCL_NET_GDR_LEVEL's default, paths.cc:511); a NIC further away, or
+ * GDR off, diverts the traffic through the CPU local to the GPU
+ * (paths.cc:844-856, addInterStep :210-228): the path is then PHB at best,
+ * its bandwidth the smaller of GPU-CPU and CPU-NIC (both PCIe here).  A
+ * GPU's send through an Intel root complex on a PHB path costs 6/5 of the
+ * channel (followPath, search.cc:83-93, INTEL_P2P_OVERHEAD topo.h:39); a
+ * SYS path also crosses the link between the sockets (topo.h:26-34), one
+ * link each way that every channel through it shares.  *shared is the
+ * PCIe bandwidth the channels of one NIC share (they enter or leave the
+ * node at the GPU next to it).
+ */
+static double S_net_path_bw(const struct nccl_machine *m, double pci, double *shared,
+			    double *socket)
+{
+	int path = m->nic_path;
+	double bw = pci;
+
+	*socket = 0;
+	if (m->no_gdr && path < NCCL_PATH_PHB)
+		path = NCCL_PATH_PHB;
+	if (path == NCCL_PATH_PHB && m->cpu == NCCL_CPU_INTEL)
+		bw = pci * 5 / 6;
+	*shared = bw;
+	if (path == NCCL_PATH_SYS) {
+		*socket = S_socket_bw(m->cpu);
+		if (*socket < bw)
+			bw = *socket;
+	}
+	return bw;
+}
 
 static void S_caps(const struct nccl_machine *m, int nodes, struct caps *c)
 {
@@ -315,7 +406,9 @@ static void S_caps(const struct nccl_machine *m, int nodes, struct caps *c)
 		c->total_bw = pci;
 		c->max_bw = path == NCCL_PATH_SYS ? pci : c->intra;
 	}
-	c->gpu_net = pci < c->nic ? pci : c->nic;
+	c->gpu_net = S_net_path_bw(m, pci, &c->net_pci, &c->net_socket);
+	if (c->nic < c->gpu_net)
+		c->gpu_net = c->nic;
 	if (nodes > 1)
 		c->max_bw = c->gpu_net;   /* search.cc:50: paths to NET */
 	if (g == 1 && nodes == 1)
@@ -328,11 +421,18 @@ static int S_fit(const struct caps *c, double s)
 	int ch = MAX_RING_CHANNELS;
 
 	if (c->nodes > 1) {
-		int per_nic = (int)floor(c->nic / s + 1e-9);
+		/* a NIC's channels share its bandwidth and the GPU's PCIe link to it */
+		int per_nic = (int)floor(S_min(c->nic, c->net_pci) / s + 1e-9);
 		if (s > c->gpu_net + 1e-9 || c->nics < 1)
 			return 0;
 		if (c->nics * per_nic < ch)
 			ch = c->nics * per_nic;
+		if (c->net_socket > 0) {
+			/* every channel crosses the one socket link each way */
+			int sock = (int)floor(c->net_socket / s + 1e-9);
+			if (sock < ch)
+				ch = sock;
+		}
 		if (c->gpus > 1) {
 			/* A channel enters the node at one GPU and leaves at
 			 * another: each GPU sends on NVLink in (g-1) of g
@@ -435,23 +535,64 @@ static void S_nvls(const struct nccl_machine *m, const struct caps *c, struct nc
 	if (heads < 1)
 		return;
 	S_speeds(m->sm, c->nodes > 1, &sp, &n);
+	/* across nodes every head reaches the network; through the socket
+	 * link (nic_path = sys) all of them share it */
 	for (i = 0; i < n - 1; i++)
-		if (sp[i] <= c->max_bw && sp[i] * heads <= total && (heads + 1) * sp[i] <= total + 1e-9)
+		if (sp[i] <= c->max_bw && sp[i] * heads <= total && (heads + 1) * sp[i] <= total + 1e-9 &&
+		    (c->nodes == 1 || !(c->net_socket > 0) || heads * sp[i] <= c->net_socket + 1e-9))
 			break;
 	g->nchannels = heads;
 	g->bw_intra = g->bw_inter = sp[i];
 	while (i > 0 && g->bw_inter < 2 * g->bw_intra &&
-	       (c->nodes == 1 || sp[i - 1] <= c->gpu_net + 1e-9))
+	       (c->nodes == 1 || (sp[i - 1] <= c->gpu_net + 1e-9 &&
+				  (!(c->net_socket > 0) || heads * sp[i - 1] <= c->net_socket + 1e-9))))
 		g->bw_inter = sp[--i];
 	g->nvlink = 1;
+}
+
+/*
+ * A direct NVLink graph (no NVSwitch): on one node, NCCL's search replayed
+ * on it (nccl_search.c), the ring with init.cc:1175-1177's limits and the
+ * tree with the ring's channel count (init.cc:1183-1186).  Returns 0 when
+ * the graphs were set.  Across nodes the ring enters and leaves each node
+ * through a NIC; that search is not replayed: the node's NVLinks count as
+ * the ring search found them inside the node (models/nccl.md).
+ */
+static int S_mesh_graphs(const struct nccl_machine *m, int nodes, struct nccl_graph g[NCCL_NALGO],
+			 double *intra_total)
+{
+	struct nccl_found ring, tree;
+
+	if (!m->mesh || m->gpus_per_node < 2 ||
+	    nccl_search_node(m, NCCL_PATTERN_RING, 1, MAX_RING_CHANNELS, &ring) < 0)
+		return -1;
+	*intra_total = ring.nchannels * ring.bw_intra;
+	if (nodes > 1)
+		return -1;
+	if (nccl_search_node(m, NCCL_PATTERN_BALANCED_TREE, ring.nchannels, ring.nchannels, &tree) < 0)
+		return -1;
+	g[NCCL_RING].nchannels = ring.nchannels;
+	g[NCCL_RING].bw_intra = g[NCCL_RING].bw_inter = ring.bw_intra;
+	g[NCCL_RING].nvlink = ring.type_intra <= 2;   /* PATH_NVL, PATH_NVB */
+	g[NCCL_TREE].nchannels = tree.nchannels;
+	g[NCCL_TREE].bw_intra = tree.bw_intra;
+	g[NCCL_TREE].bw_inter = tree.bw_inter;
+	g[NCCL_TREE].nvlink = tree.type_intra <= 2;
+	g[NCCL_PAT] = g[NCCL_TREE];          /* init.cc:980-981 */
+	return 0;
 }
 
 void nccl_graphs(const struct nccl_machine *m, int nodes, struct nccl_graph g[NCCL_NALGO])
 {
 	struct caps c;
+	double mesh_total = 0;
 
 	memset(g, 0, NCCL_NALGO * sizeof g[0]);
+	if (S_mesh_graphs(m, nodes, g, &mesh_total) == 0)
+		return;
 	S_caps(m, nodes, &c);
+	if (mesh_total > 0)
+		c.intra = mesh_total;
 	S_ring(m, &c, &g[NCCL_RING]);
 	/* Trees search for as many channels as rings (init.cc:1185) and,
 	 * across nodes, raise bwIntra up to twice bwInter (search.cc:1279-1282). */
@@ -484,7 +625,6 @@ static int S_log2i(unsigned long long n)
 	return l;
 }
 
-static double S_min(double a, double b) { return a < b ? a : b; }
 static double S_max(double a, double b) { return a > b ? a : b; }
 
 /*
@@ -506,6 +646,16 @@ static int S_bus_ratio(const struct nccl_params *p, enum nccl_func f, enum nccl_
 	*ratio = nvls && p->version < 228 ? 5.0 / 6.0 :
 		 a == NCCL_RING || nvls ? (double)ranks / nsteps : .5;
 	return 1;
+}
+
+/* Ring/LL's share of the bus bandwidth: 0.5 (tuning.cc:327) from 2.21;
+ * before, 1/4 across nodes or for all-reduce and reduce, 1/3 otherwise
+ * (v2.20.5-1 tuning.cc:181). */
+static double S_ring_ll_factor(const struct nccl_params *p, enum nccl_func f, int nodes)
+{
+	if (p->version >= 221)
+		return .5;
+	return nodes > 1 || f == NCCL_ALLREDUCE || f == NCCL_REDUCE ? 1.0 / 4 : 1.0 / 3;
 }
 
 /* Network steps of a ring (tuning.cc:411-412): 2 × nodes for an
@@ -609,6 +759,10 @@ int nccl_tune_init(struct nccl_tune *t, const struct nccl_params *p,
 				if (g->nchannels == 0)
 					continue;
 				bw = nodes <= 2 || collnet ? g->bw_intra : g->bw_inter;  /* :306 */
+				/* 2.31's tree takes the slower of its two speeds
+				 * (2.31.0a7 src/tuning/tree.cc:28) */
+				if (a == NCCL_TREE && p->version >= 231)
+					bw = S_min(g->bw_intra, g->bw_inter);
 				if ((a == NCCL_NVLS || a == NCCL_NVLS_TREE) && p->version < 228) {
 					bw = S_nvls_bw_old(p, g, f, a, nodes, ppn);
 				} else if (a == NCCL_NVLS || a == NCCL_NVLS_TREE) {
@@ -625,7 +779,7 @@ int nccl_tune_init(struct nccl_tune *t, const struct nccl_params *p,
 				bus = g->nchannels * bw;                    /* :324 */
 				/* tuning.cc:327-337 */
 				if (a == NCCL_RING && pr == NCCL_LL)
-					bus = S_min(p->ll_max_bw[idx1][idx2], bus * .5);
+					bus = S_min(p->ll_max_bw[idx1][idx2], bus * S_ring_ll_factor(p, f, nodes));
 				if (a == NCCL_RING && pr == NCCL_LL128)
 					bus = S_min(bus * (p->version < 223 && ppn < 2 ? 0.7 : 0.92),  /* v2.21.5 :181 */
 						    g->nchannels * p->perch_ring_ll128[arch][idx2]);
@@ -662,8 +816,10 @@ int nccl_tune_init(struct nccl_tune *t, const struct nccl_params *p,
 				 * NCCL_PROTO that enables it (a list naming it, or
 				 * ^ of others) sets it on outright (parseList,
 				 * :55-115, 452-456; pEnable 1, not 2). */
+				/* Without GDR the path to the NIC goes through the
+				 * CPU, PHB at best (paths.cc:844-856). */
 				if (pr == NCCL_LL128 && proto_mask == ~0u &&
-				    (!g->nvlink || (nodes > 1 && m->nic_path > NCCL_PATH_PXB)))
+				    (!g->nvlink || (nodes > 1 && (m->nic_path > NCCL_PATH_PXB || m->no_gdr))))
 					bus = 0;
 				if (!(algo_mask >> a & 1) || !(proto_mask >> pr & 1))
 					bus = 0;
@@ -937,7 +1093,8 @@ int nccl_terms(const struct nccl_tune *t, const struct nccl_params *p,
 		TERM("NVLSTree cap per channel", p->perch_nvls_tree[t->arch][idx2], "GB/s",
 		     "tuning.cc:207-210, 321-322");
 	if (a == NCCL_RING && pr == NCCL_LL) {
-		TERM("LL factor", .5, "", "tuning.cc:327");
+		TERM("LL factor", S_ring_ll_factor(p, f, nodes), "",
+		     p->version >= 221 ? "tuning.cc:327" : "v2.20.5 tuning.cc:181");
 		TERM("LL cap", p->ll_max_bw[nodes == 1 ? t->arch : t->cpu == NCCL_CPU_AMD][idx2],
 		     "GB/s", "tuning.cc:179-182, 269-272");
 	}

@@ -65,10 +65,26 @@ extern const struct nccl_params nccl_params_default;
 /*
  * The constants and formulas of NCCL version s ("2.21", "2.21.5", ...,
  * "2.30.7"): nccl_params_default with what tuning.cc did otherwise before
- * each change, 2.21 to 2.30 (the channel graphs and the run stay
+ * each change, 2.19 to 2.31 (the channel graphs and the run stay
  * 2.30.7's).  Returns 0, or -1 with eb naming the value and the range.
  */
 int nccl_params_version(const char *s, struct nccl_params *p, struct errbuf *eb);
+
+/* GPUs of one node NCCL's search is replayed on (a direct NVLink graph). */
+#define NCCL_MAX_LOCAL 32
+
+/* The versions modelled, 100 × major + minor: 2.19 (as 2.20) to 2.31
+ * (NCCL 2.31.0a7, the dev branch's pre-release: its tuning moved to
+ * src/tuning/, models/nccl.md "NCCL versions"). */
+#define NCCL_VERSION_MIN 219
+#define NCCL_VERSION_MAX 231
+
+/*
+ * As nccl_params_version, but a version outside the modelled range takes
+ * the nearest modelled one (*nearest: 219 or 231; 0 when s itself is
+ * modelled), as a log of an older NCCL is still predicted.
+ */
+int nccl_params_nearest(const char *s, struct nccl_params *p, int *nearest, struct errbuf *eb);
 
 /*
  * The machine as NCCL's topology detection sees it.  Zero means "NCCL's
@@ -86,11 +102,20 @@ struct nccl_machine {
 	int pcie_width;       /* lanes (16) */
 	enum nccl_path pcie_path;  /* widest PCIe path between two GPUs of a node */
 	enum nccl_path nic_path;   /* PCIe path from a GPU to its nearest NIC */
+	int no_gdr;           /* 1: no GPUDirect RDMA, the network is staged through host
+			       * memory (the path to the NIC goes through the GPU's CPU) */
 	int p2p;              /* 0: P2P disabled, traffic staged through the host */
 	enum nccl_cpu cpu;
 	int nics_per_node;    /* NICs as NCCL counts them: ports of one device (or a plugin's rails) merged */
 	double nic_bw;        /* GB/s per NIC: line rate in bit/s / 8e9, summed over merged ports */
 	double net_latency;   /* µs: the latency the network plugin reports (props->latency) */
+	/* A direct NVLink graph (no NVSwitch): mesh = 1 and nvl[i][j] NVLinks
+	 * from GPU i to GPU j; pci_path[i][j] the NCCL path type between GPUs
+	 * that NVLink does not join (0: pcie_path).  nccl_search_node replays
+	 * NCCL's search on it. */
+	int mesh;
+	unsigned char nvl[NCCL_MAX_LOCAL][NCCL_MAX_LOCAL];
+	signed char pci_path[NCCL_MAX_LOCAL][NCCL_MAX_LOCAL];
 };
 
 /* One channel graph, as ncclTopoCompute leaves it. */
@@ -149,6 +174,33 @@ double nccl_pcie_bw(int gen, int width);
  * possible).  A simplified replay of ncclTopoCompute, see models/nccl.md.
  */
 void nccl_graphs(const struct nccl_machine *m, int nodes, struct nccl_graph g[NCCL_NALGO]);
+
+/* NCCL's search patterns (src/include/graph.h). */
+enum { NCCL_PATTERN_BALANCED_TREE = 1, NCCL_PATTERN_SPLIT_TREE = 2, NCCL_PATTERN_TREE = 3,
+       NCCL_PATTERN_RING = 4 };
+
+/* What ncclTopoCompute leaves for one pattern inside one node. */
+struct nccl_found {
+	int nchannels;
+	double bw_intra, bw_inter;   /* GB/s per channel */
+	int type_intra;              /* NCCL's path type the channels were found on (1 NVL, 2 NVB, ...) */
+	int pattern;                 /* the pattern found (a balanced tree may become a tree) */
+	int order[32][NCCL_MAX_LOCAL];  /* GPUs of each channel, in order */
+	long steps;                  /* search steps taken (for the record) */
+};
+
+/*
+ * NCCL's graph search (src/graph/search.cc ncclTopoCompute, one node, no
+ * network) replayed on m's direct NVLink graph (m->mesh): the speeds tried,
+ * the depth-first search for channel after channel with its time limits,
+ * the same channels first, then any, the path types NVL, NVB, PCIe in
+ * turn, the duplication and the second pass.  pattern is a
+ * NCCL_PATTERN_*; min_ch and max_ch as NCCL sets them (init.cc:1175-1186:
+ * ring 1 and 32, tree the ring's channels).  Returns 0, or -1 when m is
+ * not a mesh NCCL's search can be replayed on.
+ */
+int nccl_search_node(const struct nccl_machine *m, int pattern, int min_ch, int max_ch,
+		     struct nccl_found *f);
 
 /*
  * Fill the tuning table for `ranks` ranks on m (nodes = ⌈ranks /

@@ -41,6 +41,7 @@ struct parser {
 	struct nccllines lines;  /* what NCCL's own lines said so far */
 	struct meas *m;
 	struct errbuf *eb;
+	int cut;                /* the line being read has no line break after it */
 };
 
 /* Split line (modified in place) into at most MAX_FIELDS fields. */
@@ -82,9 +83,22 @@ static int S_is_count(const char *s)
  */
 static int S_number(const char *s, int exp10, double *x)
 {
+	double raw;
+
 	if (!*s || isspace((unsigned char)*s) || strlen(s) > 64)
 		return -1;
-	return units_decimal(s, exp10, x);
+	if (units_decimal(s, exp10, x) < 0)
+		return -1;
+	/* 1e309 µs would be 1e303 s, but no program printed a number past the doubles */
+	return units_decimal(s, 0, &raw) < 0 ? -2 : 0;
+}
+
+/* Digits only, however many. */
+static int S_is_digits(const char *s)
+{
+	size_t n = strlen(s);
+
+	return n > 0 && strspn(s, "0123456789") == n;
 }
 
 /*
@@ -357,17 +371,19 @@ static int S_comment(struct parser *ps, char *line)
 	return 0;
 }
 
-static int S_bad_field(struct parser *ps, const char *what, const char *val)
+static int S_bad_field(struct parser *ps, const char *what, const char *val, int why)
 {
-	return errbuf_set(ps->eb, "%s:%d: %s '%s' is not a number", ps->name,
-			  ps->line, what, val);
+	return errbuf_set(ps->eb, "%s:%d: %s '%s' is %s", ps->name, ps->line, what, val,
+			  why == -2 ? "out of range (past the largest double)" : "not a number");
 }
 
 /* A time in µs that must be a positive number; stored in seconds. */
 static int S_time(struct parser *ps, const char *what, const char *val, double *t)
 {
-	if (S_number(val, -6, t) < 0)
-		return S_bad_field(ps, what, val);
+	int r = S_number(val, -6, t);
+
+	if (r < 0)
+		return S_bad_field(ps, what, val, r);
 	if (!(*t > 0))
 		return errbuf_set(ps->eb, "%s:%d: %s '%s' is not positive", ps->name,
 				  ps->line, what, val);
@@ -377,8 +393,10 @@ static int S_time(struct parser *ps, const char *what, const char *val, double *
 /* A bandwidth in GB/s, >= 0; stored in bytes/s. */
 static int S_bw(struct parser *ps, const char *what, const char *val, double *bw)
 {
-	if (S_number(val, 9, bw) < 0)
-		return S_bad_field(ps, what, val);
+	int r = S_number(val, 9, bw);
+
+	if (r < 0)
+		return S_bad_field(ps, what, val, r);
 	if (*bw < 0)
 		return errbuf_set(ps->eb, "%s:%d: %s '%s' is negative", ps->name,
 				  ps->line, what, val);
@@ -412,6 +430,9 @@ static int S_data_row(struct parser *ps, char **f, int nf)
 		l.time_ip = nf - 4;
 		l.busbw_ip = nf - 2;
 	}
+	if (ps->cut)
+		return errbuf_set(ps->eb, "%s:%d: the file ends inside this row (no line "
+				  "break after it): cut short?", ps->name, ps->line);
 	r.line = ps->line;
 	r.size_per_rank = 0;
 	r.op = ps->op;
@@ -499,6 +520,13 @@ static int S_text(struct parser *ps, char *p)
 		S_version(ps, p);
 	nccllines_read(&ps->lines, ps->m, p, ps->line);
 	nf = S_split(p, f);
+	/* Inside the table a line of digits first is a row, whole or not. */
+	if ((ps->have_header || ps->m->n > 0) && nf >= 1 && S_is_digits(f[0])) {
+		if (strlen(f[0]) > 18)
+			return errbuf_set(ps->eb, "%s:%d: size '%s' does not fit: more than 18 "
+					  "digits", ps->name, ps->line, f[0]);
+		return S_data_row(ps, f, nf);
+	}
 	if (nf < 2 || !S_is_count(f[0]) || !S_is_count(f[1]))
 		return 0;    /* banners, anything else */
 	return S_data_row(ps, f, nf);
@@ -509,6 +537,17 @@ static int S_piece_flush(struct parser *ps)
 {
 	ps->npiece = 0;
 	return S_text(ps, ps->piece);
+}
+
+/* The same for a row that ended on an earlier line than this one. */
+static int S_piece_flush_earlier(struct parser *ps)
+{
+	int cut = ps->cut, rc;
+
+	ps->cut = 0;
+	rc = S_piece_flush(ps);
+	ps->cut = cut;
+	return rc;
 }
 
 static int S_line(struct parser *ps, char *line)
@@ -527,7 +566,7 @@ static int S_line(struct parser *ps, char *line)
 
 		S_version(ps, head);
 		nccllines_read(&ps->lines, ps->m, head, ps->line);
-		if (k == PIECE_START && ps->npiece && (rc = S_piece_flush(ps)) < 0)
+		if (k == PIECE_START && ps->npiece && (rc = S_piece_flush_earlier(ps)) < 0)
 			return rc;
 		if (k == PIECE_START || (k == PIECE_MORE && ps->npiece))
 			return S_piece_add(ps, p, (size_t)(end - p));
@@ -538,7 +577,7 @@ static int S_line(struct parser *ps, char *line)
 	/* The last piece of a split row; anything else ends it as it
 	 * stands (it fails if it is incomplete), then is read itself. */
 	if (S_piece_kind(p, strlen(p)) != PIECE_MORE) {
-		if ((rc = S_piece_flush(ps)) < 0)
+		if ((rc = S_piece_flush_earlier(ps)) < 0)
 			return rc;
 		return S_text(ps, p);
 	}
@@ -582,6 +621,7 @@ int nccllog_parse(const char *buf, size_t len, const char *name,
 		}
 		memcpy(line, buf + pos, n);
 		line[n] = '\0';
+		ps.cut = nl == NULL;
 		rc = S_line(&ps, line);
 		pos = end + 1;
 	}

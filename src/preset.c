@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 
 #include "preset.h"
+#include "outfile.h"
 
 #ifndef COMMTIME_SHAREDIR
 #define COMMTIME_SHAREDIR "/usr/local/share/commtime"
@@ -532,6 +533,171 @@ int preset_write(FILE *f, const char *path, const char *comment,
 	return 0;
 }
 
+char *preset_text_escape(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n = strlen(s), o = 0, i = 0;
+	/* Each byte becomes at most the 4 bytes of "\xNN". */
+	char *r = xmalloc(4 * n + 1);
+
+	while (i < n) {
+		size_t len = utf8_len(p + i, n - i);
+
+		if (p[i] == '\\') {
+			memcpy(r + o, "\\\\", 2);
+			o += 2;
+			i++;
+		} else if (p[i] < 0x20 || p[i] == 0x7f || !len) {
+			o += (size_t)sprintf(r + o, "\\x%02x", p[i]);
+			i++;
+		} else {
+			memcpy(r + o, s + i, len);
+			o += len;
+			i += len;
+		}
+	}
+	r[o] = '\0';
+	return r;
+}
+
+char *preset_file_stem(const char *path)
+{
+	const char *b = strrchr(path, '/');
+	size_t n;
+	char *r;
+
+	b = b ? b + 1 : path;
+	n = strlen(b);
+	if (n <= SUFFIX_LEN || strcmp(b + n - SUFFIX_LEN, SUFFIX))
+		return NULL;
+	r = xmalloc(n - SUFFIX_LEN + 1);
+	memcpy(r, b, n - SUFFIX_LEN);
+	r[n - SUFFIX_LEN] = '\0';
+	return r;
+}
+
+/* A valid name made of s: lower case, other bytes as '-', no leading '-'. */
+static void name_like(const char *s, char *buf, size_t len)
+{
+	size_t o = 0;
+
+	for (; *s && o + 1 < len && o < PRESET_NAME_MAX; s++) {
+		char c = *s;
+
+		if (c >= 'A' && c <= 'Z')
+			c = (char)(c - 'A' + 'a');
+		if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' ||
+		      c == '_' || c == '-'))
+			c = '-';
+		if (o == 0 && !((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')))
+			continue;
+		if (c == '-' && o > 0 && buf[o - 1] == '-')
+			continue;
+		buf[o++] = c;
+	}
+	while (o > 0 && buf[o - 1] == '-')
+		o--;
+	buf[o] = '\0';
+}
+
+int preset_save_name(const char *path, size_t reserve, char **name, struct errbuf *eb)
+{
+	char *stem = preset_file_stem(path);
+	char like[PRESET_NAME_MAX + 1];
+
+	*name = NULL;
+	if (!stem)
+		return errbuf_set(eb, "'%s': a preset is saved as NAME.preset, so that the "
+				  "name it carries is its file's", path);
+	if (preset_name_valid(stem) && strlen(stem) + reserve <= PRESET_NAME_MAX) {
+		*name = stem;
+		return 0;
+	}
+	name_like(stem, like, sizeof(like) - reserve);
+	errbuf_set(eb, "'%s': '%s' cannot be the name of a preset: names use a-z, 0-9, "
+		   "'.', '_' and '-', start with a letter or digit and are at most %zu bytes "
+		   "long; the file carries its name%s%s%s", path, stem,
+		   (size_t)PRESET_NAME_MAX - reserve, *like ? " (such as '" : "", like,
+		   *like ? ".preset')" : "");
+	free(stem);
+	return -1;
+}
+
+int preset_save_check(const char *path, struct errbuf *eb)
+{
+	struct stat st;
+
+	if (!*path)
+		return errbuf_set(eb, "cannot create '': empty file name");
+	if (lstat(path, &st) < 0) {
+		if (errno == ENOENT)
+			return 0;
+		return errbuf_set(eb, "cannot create '%s': %s", path, strerror(errno));
+	}
+	if (!S_ISREG(st.st_mode))
+		return errbuf_set(eb, "'%s' exists and is not a regular file (%s); a preset "
+				  "is saved as a new file or over a regular one", path,
+				  S_ISLNK(st.st_mode) ? "a symbolic link" :
+				  S_ISDIR(st.st_mode) ? "a directory" :
+				  S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device" :
+				  S_ISFIFO(st.st_mode) ? "a FIFO" : "a socket");
+	return 0;
+}
+
+int preset_save(const char *path, const char *comment, const struct preset_kv *kv,
+		size_t nkv, struct errbuf *eb)
+{
+	struct outfile *out;
+	struct preset back;
+	size_t i, j;
+	char *stem;
+
+	if (preset_save_check(path, eb) < 0)
+		return -1;
+	stem = preset_file_stem(path);
+	for (i = 0; stem && i < nkv; i++)
+		if (kv[i].key && !strcmp(kv[i].key, "name") && strcmp(kv[i].value, stem)) {
+			errbuf_set(eb, "'%s': the name '%s' is not the file's ('%s')", path,
+				   kv[i].value, stem);
+			free(stem);
+			return -1;
+		}
+	free(stem);
+	out = outfile_open(path, eb);
+	if (!out)
+		return -1;
+	if (!outfile_tmp(out)) {
+		/* standard output or a device appeared since the check */
+		outfile_abort(out);
+		return errbuf_set(eb, "'%s' is not a regular file; a preset is saved as a "
+				  "new file or over a regular one", path);
+	}
+	if (preset_write(outfile_stream(out), path, comment, kv, nkv, eb) < 0) {
+		outfile_abort(out);
+		return -1;
+	}
+	if (outfile_commit(out, eb) < 0)
+		return -1;
+	/* What the next run reads, pair for pair, or the command fails. */
+	if (preset_load(NULL, path, &back, eb) < 0)
+		return -1;
+	for (i = j = 0; i < nkv; i++) {
+		if (!kv[i].key)
+			continue;
+		if (j >= back.nkv || strcmp(back.kv[j].key, kv[i].key) ||
+		    strcmp(back.kv[j].value, kv[i].value))
+			break;
+		j++;
+	}
+	if (i < nkv || j != back.nkv) {
+		preset_release(&back);
+		return errbuf_set(eb, "%s: read back, the saved preset differs from what was "
+				  "written", path);
+	}
+	preset_release(&back);
+	return 0;
+}
+
 /* ---- finding presets ---- */
 
 /* A name containing '/' or ending in ".preset" is a path. */
@@ -606,8 +772,16 @@ int preset_load(const struct preset_dirs *d, const char *name_or_path,
 	struct stat st;
 
 	memset(p, 0, sizeof(*p));
-	if (is_path(name_or_path))
-		return preset_load_file(name_or_path, p, eb);
+	if (is_path(name_or_path)) {
+		char *stem = preset_file_stem(name_or_path);
+		int r = preset_load_file(name_or_path, p, eb);
+
+		/* NAME.preset carries the name NAME, wherever it lies. */
+		if (r == 0 && stem)
+			r = check_stem(p, stem, eb);
+		free(stem);
+		return r;
+	}
 	if (!preset_name_valid(name_or_path))
 		return errbuf_set(eb, "invalid preset name '%s'; names use a-z, 0-9, '.', "
 				  "'_' and '-' and start with a letter or digit%s", name_or_path,

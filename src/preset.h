@@ -55,8 +55,8 @@ void preset_dirs_release(struct preset_dirs *d);
  * "unknown preset 'x'" (with the directories searched), or
  * "file:line: ..." for a malformed file.  The first DIR/NAME.preset that
  * exists is loaded, and its `name` must be NAME ("file:line: name 'y' does
- * not match the file name 'x.preset'"); a file given by path may carry any
- * valid name.
+ * not match the file name 'x.preset'"); so must a file given by a path
+ * that ends in ".preset" (any other path may carry any valid name).
  */
 int preset_load(const struct preset_dirs *d, const char *name_or_path,
 		struct preset *p, struct errbuf *eb);
@@ -93,6 +93,45 @@ int preset_write(FILE *f, const char *path, const char *comment,
  * new string for the caller to free.
  */
 char *preset_text_clean(const char *s, size_t max);
+
+/*
+ * s as it may stand in a comment and still say what it was: a backslash
+ * as "\\", a control byte or a byte that is not UTF-8 as "\xNN".  For
+ * file names copied into a saved preset.  The caller frees the result.
+ */
+char *preset_text_escape(const char *s);
+
+/* "name" of "dir/name.preset"; NULL when path does not end in ".preset". */
+char *preset_file_stem(const char *path);
+
+/*
+ * The name a preset saved at path carries: its file name less ".preset",
+ * which must be a valid name with room for `reserve` more bytes (the
+ * "-intra" of the links a system saves beside it).  Returns 0 with *name
+ * (the caller frees it), or -1 with eb saying which names work and
+ * suggesting one ("'My Sys.preset': 'My Sys' cannot be the name of a
+ * preset: ... (such as 'my-sys.preset')").
+ */
+int preset_save_name(const char *path, size_t reserve, char **name, struct errbuf *eb);
+
+/*
+ * 0 when a preset may be saved at path: it does not exist or is a
+ * regular file.  -1 with eb for a symbolic link, a directory, a device,
+ * a FIFO or a socket (never written through nor replaced).
+ */
+int preset_save_check(const char *path, struct errbuf *eb);
+
+/*
+ * The one writer of saved presets (fit --save, fit --system --save): checks
+ * path (preset_save_check) and the `name` pair (the file's stem when path
+ * ends in ".preset"), writes the text of preset_write() under a temporary
+ * name beside path and renames it into place (outfile.h), then loads the
+ * file back with preset_load() (its name rule included) and compares every
+ * pair.  Returns 0, or -1 with eb filled and path as it was before (but
+ * for a file that was replaced and then failed to read back).
+ */
+int preset_save(const char *path, const char *comment, const struct preset_kv *kv,
+		size_t nkv, struct errbuf *eb);
 
 /* Line of key in the file (1-based), or 0 when absent. */
 int preset_line(const struct preset *p, const char *key);

@@ -1,7 +1,10 @@
 /*
  * Search over parallel configurations (models/search.md).
  */
+#include <ctype.h>
 #include <math.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,10 +17,241 @@ void search_space_init(struct search_space *sp, const struct workload *w)
 	sp->seq = w->seq;
 	sp->max_cp = 8;
 	sp->max_mb = 16;
-	sp->max_virt = 4;
+	sp->max_virt = 8;
 	sp->grad_bytes = STEP_GRAD_BYTES;
 	sp->price = NAN;
 }
+
+/* ---- a configuration by name: --where ---- */
+
+void search_where_init(struct search_where *wh)
+{
+	memset(wh, 0, sizeof(*wh));
+	wh->zero = wh->schedule = wh->recompute = -1;
+}
+
+/* A whole number >= lo of at most 9 digits. */
+static int S_whole(const char *v, size_t n, double lo, double *out)
+{
+	char buf[16];
+	size_t i;
+
+	if (n == 0 || n > 9)
+		return -1;
+	for (i = 0; i < n; i++)
+		if (!isdigit((unsigned char)v[i]))
+			return -1;
+	memcpy(buf, v, n);
+	buf[n] = 0;
+	*out = strtod(buf, NULL);
+	return *out >= lo ? 0 : -1;
+}
+
+int search_where_parse(const char *s, struct search_where *wh, struct errbuf *eb)
+{
+	static const char *const keys[] = { "gpus", "tp", "pp", "dp", "cp", "ep", "zero", "mb",
+		"micro_batch", "v", "virtual_stages", "schedule", "recompute" };
+	unsigned seen = 0;
+	const char *p = s;
+
+	search_where_init(wh);
+	if (!*s)
+		return errbuf_set(eb, "empty: give key=value pairs, e.g. tp=8,pp=16,dp=64");
+	for (;;) {
+		const char *end = strchr(p, ','), *eq;
+		size_t n = end ? (size_t)(end - p) : strlen(p), kn, vn, k;
+		char key[24], val[24];
+		double x = 0;
+		struct errbuf e2;
+
+		eq = memchr(p, '=', n);
+		if (!eq)
+			return errbuf_set(eb, "'%.*s' is not key=value (e.g. tp=8)", (int)(n > 40 ? 40 : n), p);
+		kn = (size_t)(eq - p);
+		vn = n - kn - 1;
+		if (kn >= sizeof(key) || vn >= sizeof(val))
+			return errbuf_set(eb, "'%.*s' is too long", (int)(n > 40 ? 40 : n), p);
+		memcpy(key, p, kn);
+		key[kn] = 0;
+		memcpy(val, eq + 1, vn);
+		val[vn] = 0;
+		for (k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
+			if (!strcmp(key, keys[k]))
+				break;
+		if (k == sizeof(keys) / sizeof(keys[0]))
+			return errbuf_set(eb, "unknown key '%s' (gpus, tp, pp, dp, cp, ep, zero, mb, v, "
+					  "schedule, recompute)", key);
+		/* The two spellings of one key count as one. */
+		if (k == 8 || k == 10)
+			k--;
+		if (seen & (1u << k))
+			return errbuf_set(eb, "key '%s' given twice", key);
+		seen |= 1u << k;
+		if (k == 11) {
+			enum pp_schedule sc;
+
+			if (pp_schedule_lookup(val, &sc, &e2) < 0)
+				return errbuf_set(eb, "schedule: %s", e2.msg);
+			wh->schedule = (int)sc;
+		} else if (k == 12) {
+			enum recompute rc;
+
+			if (recompute_lookup(val, &rc, &e2) < 0)
+				return errbuf_set(eb, "recompute: %s", e2.msg);
+			wh->recompute = (int)rc;
+		} else if (S_whole(val, vn, k == 6 ? 0 : 1, &x) < 0 || (k == 6 && x > 3)) {
+			return errbuf_set(eb, "%s=%s: %s", key, val, k == 6 ? "the ZeRO stage is 0, 1, 2 or 3"
+					  : "must be a whole number of at least 1");
+		} else {
+			switch (k) {
+			case 0: wh->gpus = x; break;
+			case 1: wh->tp = (unsigned long)x; break;
+			case 2: wh->pp = (unsigned long)x; break;
+			case 3: wh->dp = (unsigned long)x; break;
+			case 4: wh->cp = (unsigned long)x; break;
+			case 5: wh->ep = (unsigned long)x; break;
+			case 6: wh->zero = (int)x; break;
+			case 7: wh->micro_batch = x; break;
+			default: wh->virt = (unsigned long)x; break;
+			}
+		}
+		if (!end)
+			break;
+		p = end + 1;
+	}
+	return 0;
+}
+
+int search_where_match(const struct search_where *wh, const struct step_config *c, double gpus)
+{
+	return (!wh->gpus || wh->gpus == gpus) && (!wh->tp || wh->tp == c->tp) &&
+	       (!wh->pp || wh->pp == c->pp) && (!wh->dp || wh->dp == c->dp) &&
+	       (!wh->cp || wh->cp == c->cp) && (!wh->ep || wh->ep == c->ep) &&
+	       (!wh->virt || wh->virt == c->virt) && (wh->zero < 0 || wh->zero == c->zero) &&
+	       (!wh->micro_batch || wh->micro_batch == c->micro_batch) &&
+	       (wh->schedule < 0 || wh->schedule == (int)c->schedule) &&
+	       (wh->recompute < 0 || wh->recompute == (int)c->recompute);
+}
+
+char *search_where_text(char *buf, size_t len, const struct search_where *wh)
+{
+	size_t n = 0;
+
+#define S_ADD(...) do { if (n < len) n += (size_t)snprintf(buf + n, len - n, __VA_ARGS__); } while (0)
+	buf[0] = 0;
+	if (wh->gpus)
+		S_ADD("%s%.15g GPUs", n ? ", " : "", wh->gpus);
+	if (wh->tp)
+		S_ADD("%stp %lu", n ? ", " : "", wh->tp);
+	if (wh->pp)
+		S_ADD("%spp %lu", n ? ", " : "", wh->pp);
+	if (wh->dp)
+		S_ADD("%sdp %lu", n ? ", " : "", wh->dp);
+	if (wh->cp)
+		S_ADD("%scp %lu", n ? ", " : "", wh->cp);
+	if (wh->ep)
+		S_ADD("%sep %lu", n ? ", " : "", wh->ep);
+	if (wh->zero >= 0)
+		S_ADD("%sZeRO %d", n ? ", " : "", wh->zero);
+	if (wh->micro_batch)
+		S_ADD("%smicro-batch %.15g", n ? ", " : "", wh->micro_batch);
+	if (wh->schedule >= 0)
+		S_ADD("%s%s", n ? ", " : "", pp_schedule_name((enum pp_schedule)wh->schedule));
+	if (wh->virt)
+		S_ADD("%sv %lu", n ? ", " : "", wh->virt);
+	if (wh->recompute >= 0)
+		S_ADD("%srecompute %s", n ? ", " : "", recompute_name((enum recompute)wh->recompute));
+#undef S_ADD
+	return buf;
+}
+
+/* ---- the collectives, each priced once ---- */
+
+struct S_memo_ent {
+	double bytes, time_s;
+	unsigned long ranks, per_node;
+	const char *tier;
+	int op;                  /* -1: empty */
+};
+
+struct S_memo {
+	step_coll_fn fn;
+	void *arg;
+	struct S_memo_ent *t;
+	size_t cap, n;           /* cap a power of two */
+	size_t calls, evals;
+};
+
+static size_t S_hash(int op, unsigned long ranks, unsigned long per_node, double bytes)
+{
+	uint64_t b, h = 1469598103934665603ULL;
+
+	memcpy(&b, &bytes, sizeof(b));
+	h = (h ^ (uint64_t)op) * 1099511628211ULL;
+	h = (h ^ (uint64_t)ranks) * 1099511628211ULL;
+	h = (h ^ (uint64_t)per_node) * 1099511628211ULL;
+	h = (h ^ b) * 1099511628211ULL;
+	return (size_t)(h ^ (h >> 29));
+}
+
+static void S_memo_grow(struct S_memo *m)
+{
+	struct S_memo_ent *old = m->t;
+	size_t oc = m->cap, i;
+
+	m->cap = oc ? 2 * oc : 1024;
+	m->t = xmalloc(m->cap * sizeof(*m->t));
+	for (i = 0; i < m->cap; i++)
+		m->t[i].op = -1;
+	for (i = 0; i < oc; i++)
+		if (old[i].op >= 0) {
+			size_t j = S_hash(old[i].op, old[i].ranks, old[i].per_node, old[i].bytes) &
+				   (m->cap - 1);
+
+			while (m->t[j].op >= 0)
+				j = (j + 1) & (m->cap - 1);
+			m->t[j] = old[i];
+		}
+	free(old);
+}
+
+/* A step_coll_fn: the answer kept from the first time it was asked. */
+static int S_memo_coll(void *arg, enum coll_op op, unsigned long ranks, unsigned long per_node,
+		       double bytes, struct step_coll *out, struct errbuf *eb)
+{
+	struct S_memo *m = arg;
+	struct S_memo_ent *e;
+	size_t j;
+
+	m->calls++;
+	if (2 * (m->n + 1) > m->cap)
+		S_memo_grow(m);
+	j = S_hash((int)op, ranks, per_node, bytes) & (m->cap - 1);
+	for (;; j = (j + 1) & (m->cap - 1)) {
+		e = &m->t[j];
+		if (e->op < 0)
+			break;
+		if (e->op == (int)op && e->ranks == ranks && e->per_node == per_node &&
+		    e->bytes == bytes) {
+			out->time_s = e->time_s;
+			out->tier = e->tier;
+			return 0;
+		}
+	}
+	m->evals++;
+	if (m->fn(m->arg, op, ranks, per_node, bytes, out, eb) < 0)
+		return -1;
+	e->op = (int)op;
+	e->ranks = ranks;
+	e->per_node = per_node;
+	e->bytes = bytes;
+	e->time_s = out->time_s;
+	e->tier = out->tier;
+	m->n++;
+	return 0;
+}
+
+/* ---- the candidates ---- */
 
 static void S_push(struct search_result *r, const struct search_cand *c)
 {
@@ -44,22 +278,94 @@ static int S_divides(double a, double n)
 	return fmod(n, a) == 0;
 }
 
+/* The message with every run of digits (and a decimal point inside one) as '#'. */
+static void S_reason_key(const char *msg, char *key, size_t len)
+{
+	size_t n = 0;
+	const char *p = msg;
+
+	while (*p && n + 1 < len) {
+		if (isdigit((unsigned char)*p)) {
+			while (isdigit((unsigned char)*p) ||
+			       (*p == '.' && isdigit((unsigned char)p[1])) ||
+			       ((*p == 'e' || *p == 'E') && (isdigit((unsigned char)p[1]) ||
+							     p[1] == '+' || p[1] == '-')) ||
+			       ((*p == '+' || *p == '-') && (p[-1] == 'e' || p[-1] == 'E')))
+				p++;
+			key[n++] = '#';
+		} else {
+			key[n++] = *p++;
+		}
+	}
+	key[n] = 0;
+}
+
+/* The most frequent reason first; ties in the order of the message. */
+static int S_reason_cmp(const void *a, const void *b)
+{
+	const struct search_reason *x = a, *y = b;
+
+	if (x->count != y->count)
+		return x->count > y->count ? -1 : 1;
+	return strcmp(x->key, y->key);
+}
+
+static void S_refused(struct search_result *r, const char *msg)
+{
+	char key[sizeof(r->reason[0].key)];
+	size_t i;
+
+	S_reason_key(msg, key, sizeof(key));
+	for (i = 0; i < r->nreasons; i++)
+		if (!strcmp(r->reason[i].key, key)) {
+			r->reason[i].count++;
+			return;
+		}
+	if (r->nreasons == SEARCH_REASONS_MAX) {
+		r->refused_other++;
+		return;
+	}
+	snprintf(r->reason[i].key, sizeof(r->reason[i].key), "%s", key);
+	snprintf(r->reason[i].example, sizeof(r->reason[i].example), "%s", msg);
+	r->reason[i].count = 1;
+	r->nreasons++;
+}
+
 /* Evaluate one configuration; keep it when it fits. */
 static int S_try(const struct search_space *sp, const struct step_config *c,
-		 const struct step_compute *cs, step_coll_fn coll, void *arg,
+		 const struct step_compute *cs, struct S_memo *memo,
 		 struct search_result *r, struct errbuf *eb)
 {
 	struct step_result s;
 	struct search_cand k;
+	struct errbuf why;
+	double gpus = (double)c->tp * (double)c->pp * (double)c->dp * (double)c->cp;
+	int named = sp->where && search_where_match(sp->where, c, gpus), fits;
 
 	r->tried++;
-	if (step_check(sp->w, c, eb) < 0)
+	if (named)
+		r->named.tried++;
+	if (step_check(sp->w, c, &why) < 0) {
+		S_refused(r, why.msg);
+		if (named && !r->named.refused++)
+			snprintf(r->named.refused_why, sizeof(r->named.refused_why), "%s", why.msg);
 		return 0;
+	}
 	r->valid++;
-	if (step_run(sp->w, c, cs, coll, arg, &s, eb) < 0)
+	if (step_run(sp->w, c, cs, S_memo_coll, memo, &s, eb) < 0)
 		return -1;
-	if (!(s.mem.total_B <= sp->gpu_memory) || !(s.step_s > 0))
+	fits = s.mem.total_B <= sp->gpu_memory && s.step_s > 0;
+	if (named && !fits) {
+		if (!(r->named.unfit_memory_B <= s.mem.total_B)) {
+			r->named.unfit_memory_B = s.mem.total_B;
+			r->named.unfit_c = *c;
+		}
+		r->named.unfit++;
+	}
+	if (!fits)
 		return 0;
+	if (named)
+		r->named.fit++;
 	memset(&k, 0, sizeof(k));
 	k.c = *c;
 	k.gpus = s.gpus;
@@ -67,16 +373,28 @@ static int S_try(const struct search_space *sp, const struct step_config *c,
 	k.step_s = s.step_s;
 	k.tokens_per_s = s.tokens_per_s;
 	k.mfu = s.mfu;
-	k.cost_per_Mtoken = sp->price * s.gpus * s.step_s / 3600 / (s.tokens / 1e6);
+	k.cost_per_hour = sp->price * s.gpus;
+	k.cost_per_Mtoken = k.cost_per_hour * s.step_s / 3600 / (s.tokens / 1e6);
 	k.run_s = sp->run_tokens > 0 ? sp->run_tokens / s.tokens_per_s : NAN;
-	k.run_cost = k.run_s / 3600 * s.gpus * sp->price;
+	k.run_cost = k.run_s / 3600 * k.cost_per_hour;
+	if (!isnan(sp->price) && !isfinite(k.cost_per_hour))
+		return errbuf_set(eb, "the cost per hour overflows: price %g per GPU-hour x %.15g GPUs "
+				  "is beyond the largest number (1.8e308)", sp->price, s.gpus);
+	if (!isnan(sp->price) && !isfinite(k.cost_per_Mtoken))
+		return errbuf_set(eb, "the cost per million tokens overflows: price %g per GPU-hour x "
+				  "%.15g GPUs x %.4g s per step / %.15g tokens per step", sp->price, s.gpus,
+				  s.step_s, s.tokens);
+	if (!isnan(sp->price) && sp->run_tokens > 0 && !isfinite(k.run_cost))
+		return errbuf_set(eb, "the cost of the run overflows: %g tokens at %.6g tokens/s on "
+				  "%.15g GPUs at a price of %g per GPU-hour is beyond the largest "
+				  "number (1.8e308)", sp->run_tokens, s.tokens_per_s, s.gpus, sp->price);
 	S_push(r, &k);
 	return 0;
 }
 
 /* The schedules, chunk counts and recomputation modes of one factorisation. */
 static int S_inner(const struct search_space *sp, struct step_config *c,
-		   const struct step_compute *cs, step_coll_fn coll, void *arg,
+		   const struct step_compute *cs, struct S_memo *memo,
 		   struct search_result *r, struct errbuf *eb)
 {
 	static const enum pp_schedule scheds[] = { PP_1F1B, PP_GPIPE, PP_INTERLEAVED };
@@ -93,8 +411,71 @@ static int S_inner(const struct search_space *sp, struct step_config *c,
 			c->virt = v;
 			for (rc = 0; rc < RC_COUNT; rc++) {
 				c->recompute = (enum recompute)rc;
-				if (S_try(sp, c, cs, coll, arg, r, eb) < 0)
+				if (S_try(sp, c, cs, memo, r, eb) < 0)
 					return -1;
+			}
+		}
+	}
+	return 0;
+}
+
+/*
+ * The space: every t·p·c·d = N with t at most one node's GPUs, p any
+ * divisor of N/t (the step model says whether it splits the layers), c
+ * up to max_cp, d dividing the global batch; e dividing the experts and
+ * d·c; ZeRO 0-3 (1-3 only with more than one data-parallel rank); every
+ * micro-batch dividing B/d up to max_mb.  The rules of the model itself
+ * (heads, layers, sequence, schedule) are step_check's, counted.
+ */
+static int S_space(const struct search_space *sp, double N, const struct step_compute *cs,
+		   struct S_memo *memo, struct search_result *r, struct errbuf *eb)
+{
+	const struct workload *w = sp->w;
+	unsigned long G = sp->gpus_per_node, maxtp = G ? G : 8;
+	double E = w->experts > 1 ? w->experts : 1, t, p, cp, e, z, b;
+
+	for (t = 1; t <= N && t <= (double)maxtp; t++) {
+		if (!S_divides(t, N))
+			continue;
+		for (p = 1; p <= N / t; p++) {
+			if (!S_divides(p, N / t))
+				continue;
+			for (cp = 1; cp <= N / (t * p) && cp <= (double)sp->max_cp; cp++) {
+				double d = N / (t * p * cp), per_dp;
+
+				if (!S_divides(cp, N / (t * p)) || !S_divides(d, sp->global_batch))
+					continue;
+				per_dp = sp->global_batch / d;
+				for (e = 1; e <= E; e++) {
+					struct step_config c;
+
+					if (!S_divides(e, E) || !S_divides(e, d * cp))
+						continue;
+					for (z = 0; z <= 3; z++) {
+						/* ZeRO shards over nothing on one data-parallel rank. */
+						if (z > 0 && d * cp == 1)
+							break;
+						for (b = 1; b <= per_dp && b <= (double)sp->max_mb; b++) {
+							if (!S_divides(b, per_dp))
+								continue;
+							step_config_init(&c);
+							c.tp = (unsigned long)t;
+							c.pp = (unsigned long)p;
+							c.dp = (unsigned long)d;
+							c.cp = (unsigned long)cp;
+							c.ep = (unsigned long)e;
+							c.zero = (int)z;
+							c.sp = t > 1;
+							c.micro_batch = b;
+							c.global_batch = sp->global_batch;
+							c.seq = sp->seq;
+							c.grad_bytes = sp->grad_bytes;
+							c.gpus_per_node = G;
+							if (S_inner(sp, &c, cs, memo, r, eb) < 0)
+								return -1;
+						}
+					}
+				}
 			}
 		}
 	}
@@ -105,66 +486,22 @@ int search_run(const struct search_space *sp, const double *gpus, size_t ngpus,
 	       const struct step_compute *cs, step_coll_fn coll, void *arg,
 	       struct search_result *r, struct errbuf *eb)
 {
-	const struct workload *w = sp->w;
-	unsigned long G = sp->gpus_per_node, maxtp = G ? G : 8;
-	double E = w->experts > 1 ? w->experts : 1;
+	struct S_memo memo = { coll, arg, NULL, 0, 0, 0, 0 };
 	size_t gi;
+	int rc = 0;
 
-	for (gi = 0; gi < ngpus; gi++) {
-		double N = gpus[gi], t, p, cp, e, z, b;
-
-		for (t = 1; t <= N && t <= maxtp; t++) {
-			if (!S_divides(t, N) || !S_divides(t, w->heads) || !S_divides(t, w->kv_heads))
-				continue;
-			for (p = 1; p <= N / t; p++) {
-				if (!S_divides(p, N / t) || !S_divides(p, w->layers))
-					continue;
-				for (cp = 1; cp <= N / (t * p) && cp <= (double)sp->max_cp; cp++) {
-					double d = N / (t * p * cp), per_dp;
-
-					if (!S_divides(cp, N / (t * p)) || !S_divides(cp, sp->seq))
-						continue;
-					if (!S_divides(d, sp->global_batch))
-						continue;
-					per_dp = sp->global_batch / d;
-					for (e = 1; e <= E; e++) {
-						struct step_config c;
-
-						if (!S_divides(e, E) || !S_divides(e, d * cp))
-							continue;
-						for (z = 0; z <= 3; z++) {
-							/* ZeRO changes nothing on one data-parallel rank. */
-							if (z > 0 && d * cp == 1)
-								break;
-							if (z >= 2 && p > 1)
-								break;
-							for (b = 1; b <= per_dp && b <= (double)sp->max_mb; b++) {
-								if (!S_divides(b, per_dp))
-									continue;
-								step_config_init(&c);
-								c.tp = (unsigned long)t;
-								c.pp = (unsigned long)p;
-								c.dp = (unsigned long)d;
-								c.cp = (unsigned long)cp;
-								c.ep = (unsigned long)e;
-								c.zero = (int)z;
-								c.sp = t > 1;
-								c.micro_batch = b;
-								c.global_batch = sp->global_batch;
-								c.seq = sp->seq;
-								c.grad_bytes = sp->grad_bytes;
-								c.gpus_per_node = G;
-								if (S_inner(sp, &c, cs, coll, arg, r, eb) < 0)
-									return -1;
-							}
-						}
-					}
-				}
-			}
-		}
-	}
+	r->named.unfit_memory_B = NAN;
+	for (gi = 0; gi < ngpus && !rc; gi++)
+		rc = S_space(sp, gpus[gi], cs, &memo, r, eb);
+	r->coll_calls += memo.calls;
+	r->coll_evals += memo.evals;
+	free(memo.t);
+	if (rc < 0)
+		return -1;
 	if (r->n > 1)
 		qsort(r->cand, r->n, sizeof(*r->cand), S_cmp);
+	if (r->nreasons > 1)
+		qsort(r->reason, r->nreasons, sizeof(r->reason[0]), S_reason_cmp);
 	search_pareto(r);
 	return 0;
 }
@@ -182,6 +519,46 @@ void search_pareto(struct search_result *r)
 		if (gs < best)
 			best = gs;
 	}
+}
+
+size_t search_runner_up(const struct search_result *r)
+{
+	size_t i;
+
+	for (i = 1; i < r->n; i++) {
+		const struct step_config *a = &r->cand[0].c, *b = &r->cand[i].c;
+
+		if (r->cand[i].gpus != r->cand[0].gpus || a->tp != b->tp || a->pp != b->pp ||
+		    a->dp != b->dp || a->cp != b->cp || a->ep != b->ep)
+			return i;
+	}
+	return r->n;
+}
+
+void search_terms_of(const struct step_result *r, struct search_terms *t)
+{
+	double sum;
+	int i, d;
+
+	memset(t, 0, sizeof(*t));
+	t->compute_s = r->compute_s;
+	t->bubble_s = r->bubble_s;
+	for (i = 0; i < r->nrows; i++) {
+		const struct step_row *row = &r->rows[i];
+
+		if (row->dim != DIM_DP && !isnan(row->exposed_s))
+			t->exposed_s[row->dim] += row->exposed_s * r->microbatches;
+	}
+	t->exposed_s[DIM_DP] = r->dp_exposed_s;
+	t->step_s = r->step_s;
+	t->memory_B = r->mem.total_B;
+	sum = t->compute_s + t->bubble_s;
+	for (d = 0; d < DIM_COUNT; d++)
+		sum += t->exposed_s[d];
+	t->other_s = t->step_s - sum;
+	/* Rounding of the sum is not a term. */
+	if (fabs(t->other_s) <= 1e-9 * t->step_s)
+		t->other_s = 0;
 }
 
 void search_release(struct search_result *r)

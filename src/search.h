@@ -7,10 +7,39 @@
 /*
  * Search over parallel configurations: every factorisation of a GPU count
  * into tp·pp·dp·cp (with ep inside dp·cp) × ZeRO stage × micro-batch ×
- * pipeline schedule × recomputation that fits in memory, ranked by step
- * time, priced.  The rules of the enumeration and their sources are in
- * models/search.md.
+ * pipeline schedule and chunks × recomputation that the step model
+ * accepts and that fits in memory, ranked by step time, priced.  The
+ * rules of the enumeration and their sources are in models/search.md.
  */
+
+/*
+ * One configuration, or a family of them: a field left at its "any"
+ * value (0 for sizes and the micro-batch, -1 for the ZeRO stage, the
+ * schedule and the recomputation) matches every value.
+ */
+struct search_where {
+	double gpus;
+	unsigned long tp, pp, dp, cp, ep, virt;
+	int zero;
+	double micro_batch;
+	int schedule;           /* enum pp_schedule, or -1 */
+	int recompute;          /* enum recompute, or -1 */
+};
+
+void search_where_init(struct search_where *wh);
+
+/*
+ * Parse "tp=8,pp=16,dp=64,..." (keys gpus, tp, pp, dp, cp, ep, zero, mb
+ * or micro_batch, v or virtual_stages, schedule, recompute; a key at most
+ * once).  Returns 0, or -1 with eb naming the key or value at fault.
+ */
+int search_where_parse(const char *s, struct search_where *wh, struct errbuf *eb);
+
+/* 1 when configuration c of `gpus` GPUs is one that wh names. */
+int search_where_match(const struct search_where *wh, const struct step_config *c, double gpus);
+
+/* "tp 8, pp 16, dp 64" with the fields wh fixes, into buf; returns buf. */
+char *search_where_text(char *buf, size_t len, const struct search_where *wh);
 
 struct search_space {
 	const struct workload *w;
@@ -24,9 +53,10 @@ struct search_space {
 	double grad_bytes;        /* bytes per gradient value */
 	double price;             /* per GPU-hour, any currency; NaN if unknown */
 	double run_tokens;        /* tokens of the whole run; 0 if not asked */
+	const struct search_where *where;  /* a configuration to follow (search_named); NULL: none */
 };
 
-/* Defaults: max_cp 8, max_mb 16, max_virt 4, fp32 gradients, no price. */
+/* Defaults: max_cp 8, max_mb 16, max_virt 8, fp32 gradients, no price. */
 void search_space_init(struct search_space *sp, const struct workload *w);
 
 struct search_cand {
@@ -37,24 +67,52 @@ struct search_cand {
 	double tokens_per_s;
 	double mfu;
 	double cost_per_Mtoken;   /* price × GPUs × step / 3600 / (tokens / 1e6); NaN without a price */
+	double cost_per_hour;     /* price × GPUs: the whole cluster for an hour; NaN without a price */
 	double run_s;             /* run_tokens / tokens_per_s; NaN without run_tokens */
 	double run_cost;          /* run_s / 3600 × GPUs × price */
 	int pareto;               /* 1 on the front of step time against GPU time (search_pareto) */
+};
+
+/*
+ * Why candidates were refused by the step model (step_check), grouped by
+ * the message with its numbers taken out: how many, and the first
+ * message of the group as it was written.
+ */
+#define SEARCH_REASONS_MAX 16
+struct search_reason {
+	char key[512];            /* the message, each number written '#' */
+	char example[512];       /* the first message of the group */
+	size_t count;
+};
+
+/* What became of the configurations search_space.where names. */
+struct search_named {
+	size_t tried, refused, unfit, fit;
+	char refused_why[512];    /* the step model's reason for the first refused */
+	double unfit_memory_B;    /* the least memory among those that do not fit; NaN if none */
+	struct step_config unfit_c;   /* that configuration */
 };
 
 struct search_result {
 	struct search_cand *cand;   /* fitting candidates, ordered by step_s */
 	size_t n, cap;
 	size_t tried;               /* configurations evaluated */
-	size_t valid;               /* of which valid (before the memory test) */
+	size_t valid;               /* of which the step model accepts (before the memory test) */
+	struct search_reason reason[SEARCH_REASONS_MAX];
+	size_t nreasons;
+	size_t refused_other;       /* refused for a reason beyond SEARCH_REASONS_MAX groups */
+	struct search_named named;  /* when sp->where is set */
+	size_t coll_calls, coll_evals;  /* collectives asked, and priced by the cost model */
 };
 
 /*
- * Every valid configuration of `gpus` GPUs (each in gpus[], ngpus of
- * them) that fits in sp->gpu_memory, appended to r, then r sorted by
- * step_s (ties: less memory first).  cs must give a peak or a compute
- * time; coll gives collective times.  Returns 0, or -1 with eb filled
- * (a collective the model cannot time).
+ * Every configuration of `gpus` GPUs (each in gpus[], ngpus of them)
+ * that the step model accepts and that fits in sp->gpu_memory, appended
+ * to r, then r sorted by step_s (ties: less memory first).  cs must give
+ * a peak or a compute time; coll gives collective times (each distinct
+ * collective is asked once: the answers are kept for the search).
+ * Returns 0, or -1 with eb filled (a collective the model cannot time,
+ * a price whose products overflow).
  */
 int search_run(const struct search_space *sp, const double *gpus, size_t ngpus,
 	       const struct step_compute *cs, step_coll_fn coll, void *arg,
@@ -68,6 +126,28 @@ int search_run(const struct search_space *sp, const double *gpus, size_t ngpus,
  * sorted by step_s.
  */
 void search_pareto(struct search_result *r);
+
+/*
+ * The index of the runner-up: the fastest candidate after the first
+ * whose layout (GPUs, tp, pp, dp, cp, ep) differs from the first's; r->n
+ * when there is none.
+ */
+size_t search_runner_up(const struct search_result *r);
+
+/*
+ * A step split into terms that add up to it: compute, the pipeline
+ * bubble, the exposed communication of each dimension (tp, cp, ep, pp
+ * per micro-batch times the micro-batches; dp per step), and `other`,
+ * whatever of step_s these leave (0 in the step model of models/step.md,
+ * whose step is exactly their sum).
+ */
+struct search_terms {
+	double compute_s, bubble_s;
+	double exposed_s[DIM_COUNT];
+	double other_s, step_s, memory_B;
+};
+
+void search_terms_of(const struct step_result *r, struct search_terms *t);
 
 void search_release(struct search_result *r);
 

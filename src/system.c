@@ -6,11 +6,13 @@
  * the file, the line and the key: a system that half-loads would give
  * plausible but wrong times for every collective.
  */
+#define _XOPEN_SOURCE 700  /* realpath */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "outfile.h"
 #include "system.h"
 
 static const char *const arch_names[ARCH_COUNT] = {
@@ -115,6 +117,36 @@ static int get_positive(const struct preset *p, const char *key, enum quantity q
 	return 1;
 }
 
+/*
+ * A quantity in (0, hi] (lo_zero: [0, hi]), finite, with the unit its
+ * message states; 1 found, 0 absent (*x untouched), -1 error.  The bounds
+ * are those of models/system.md, "Bounds": past them no product of the
+ * model (a time, a cost) stays a number.
+ */
+static int get_bounded(const struct preset *p, const char *key, enum quantity q,
+		       int required, int lo_zero, double hi, const char *unit, double *x,
+		       struct errbuf *eb)
+{
+	double v;
+	int r = lo_zero ? preset_get_quantity(p, key, q, &v, eb) :
+		get_positive(p, key, q, required, &v, eb);
+
+	if (r < 0)
+		return -1;
+	if (!r) {
+		if (required)
+			return errbuf_set(eb, "%s:%d: %s: required key missing from this %s preset",
+					  p->path, key_line(p, key), key, p->kind);
+		return 0;
+	}
+	if (!(lo_zero ? v >= 0 : v > 0) || !(v <= hi))
+		return errbuf_set(eb, "%s:%d: %s must be %s and at most %g%s, got '%s'", p->path,
+				  key_line(p, key), key, lo_zero ? "0 or more" : "positive", hi,
+				  unit, preset_get(p, key));
+	*x = v;
+	return 1;
+}
+
 /* yes/no; *x untouched when absent.  0 or -1. */
 static int get_bool(const struct preset *p, const char *key, int *x, struct errbuf *eb)
 {
@@ -182,14 +214,16 @@ int gpu_from_preset(const struct preset *p, struct gpu_spec *g, struct errbuf *e
 	if (get_enum(p, "arch", arch_names, ARCH_SM70, ARCH_COUNT, &arch, eb) < 0)
 		return -1;
 	t.arch = (enum gpu_arch)arch;
-	if (get_positive(p, "memory", Q_SIZE, 1, &t.memory_B, eb) < 0 ||
-	    get_positive(p, "tflops_bf16", Q_NUMBER, 1, &tflops, eb) < 0)
+	if (get_bounded(p, "memory", Q_SIZE, 1, 0, GPU_MEMORY_MAX, " B", &t.memory_B, eb) < 0 ||
+	    get_bounded(p, "tflops_bf16", Q_NUMBER, 1, 0, GPU_TFLOPS_MAX, " TFLOP/s", &tflops,
+			eb) < 0)
 		return -1;
 	t.bf16_flops = tflops * 1e12;
 	if (get_count(p, "nvlink_links", 0, 0, 64, &links, eb) < 0)
 		return -1;
 	t.nvlink_links = (unsigned)links;
-	r = get_positive(p, "nvlink_link_beta", Q_RATE, links > 0, &t.nvlink_link_Bps, eb);
+	r = get_bounded(p, "nvlink_link_beta", Q_RATE, links > 0, 0, LINK_BETA_MAX, " B/s",
+			&t.nvlink_link_Bps, eb);
 	if (r < 0)
 		return -1;
 	if (r && !links)
@@ -292,7 +326,7 @@ int system_from_preset(const struct preset_dirs *d, const struct preset *p,
 	const char *gname, *intra, *inter;
 	struct preset gp;
 	char *base = NULL, *where;
-	int v, r;
+	int v, r, gdr = 1;
 
 	if (check_kind(p, "system", eb) < 0)
 		return -1;
@@ -316,9 +350,22 @@ int system_from_preset(const struct preset_dirs *d, const struct preset *p,
 		wrap(p, "gpu", eb);
 		goto fail;
 	}
-	if (get_count(p, "gpus_per_node", 1, 1, 1e6, &gpn, eb) < 0)
+	if (preset_get(p, "topo")) {
+		/* a path relative to the preset file, even without a slash */
+		const char *tp = preset_get(p, "topo");
+		char *where_t = xmalloc(strlen(base) + strlen(tp) + 2);
+		if (tp[0] == '/')
+			strcpy(where_t, tp);
+		else
+			sprintf(where_t, "%s/%s", base, tp);
+		t.topo_path = where_t;
+	}
+	r = get_count(p, "gpus_per_node", !t.topo_path, 1, 1e6, &gpn, eb);
+	if (r < 0)
 		goto fail;
-	t.gpus_per_node = gpn;
+	if (r)
+		t.given |= SYS_GIVEN_GPN;
+	t.gpus_per_node = gpn ? gpn : 1;
 	intra = preset_get(p, "intra");
 	if (!intra) {
 		errbuf_set(eb, "%s:%d: intra: required key missing from this system preset",
@@ -344,7 +391,9 @@ int system_from_preset(const struct preset_dirs *d, const struct preset *p,
 		}
 		t.have_inter = 1;
 	}
-	if (inter && !r) {
+	if (r)
+		t.given |= SYS_GIVEN_NICS;
+	if (inter && !r && !t.topo_path) {
 		errbuf_set(eb, "%s:%d: inter: given without nics_per_node (how many such "
 			   "ports a node has)", p->path, key_line(p, "inter"));
 		goto fail;
@@ -362,18 +411,18 @@ int system_from_preset(const struct preset_dirs *d, const struct preset *p,
 			   "ports of a node", p->path, key_line(p, "nic_ports"), ports, nics);
 		goto fail;
 	}
-	r = preset_get_quantity(p, "net_latency", Q_TIME, &t.net_latency_s, eb);
-	if (r < 0)
+	if (get_bounded(p, "net_latency", Q_TIME, 0, 1, LINK_ALPHA_MAX, " s", &t.net_latency_s,
+			eb) < 0)
 		goto fail;
-	if (r && !(t.net_latency_s >= 0 && isfinite(t.net_latency_s))) {
-		errbuf_set(eb, "%s:%d: net_latency must be 0 or more, got '%s'", p->path,
-			   key_line(p, "net_latency"), preset_get(p, "net_latency"));
-		goto fail;
-	}
 	t.nvswitch = t.gpu.nvlink_links > 0;
 	if (get_bool(p, "nvls", &t.nvls, eb) < 0 || get_bool(p, "p2p", &t.p2p, eb) < 0 ||
-	    get_bool(p, "nvswitch", &t.nvswitch, eb) < 0)
+	    get_bool(p, "nvswitch", &t.nvswitch, eb) < 0 || get_bool(p, "gdr", &gdr, eb) < 0)
 		goto fail;
+	t.given |= (preset_get(p, "nvswitch") ? SYS_GIVEN_NVSWITCH : 0) |
+		   (preset_get(p, "pcie_path") ? SYS_GIVEN_PCIE_PATH : 0) |
+		   (preset_get(p, "nic_path") ? SYS_GIVEN_NIC_PATH : 0) |
+		   (preset_get(p, "cpu") ? SYS_GIVEN_CPU : 0);
+	t.gdr_off = !gdr;
 	v = PCIE_PIX;
 	if (get_enum(p, "pcie_path", path_names, 0, PCIE_PATH_COUNT, &v, eb) < 0)
 		goto fail;
@@ -391,19 +440,24 @@ int system_from_preset(const struct preset_dirs *d, const struct preset *p,
 	if (get_enum(p, "model", model_names, SYSTEM_MODEL_NCCL, SYSTEM_MODEL_COUNT, &v, eb) < 0)
 		goto fail;
 	t.model = (enum system_model)v;
-	r = preset_get_quantity(p, "price_per_gpu_hour", Q_NUMBER, &t.price_per_gpu_hour, eb);
-	if (r < 0)
+	if (get_bounded(p, "price_per_gpu_hour", Q_NUMBER, 0, 1, PRICE_PER_GPU_HOUR_MAX, " USD",
+			&t.price_per_gpu_hour, eb) < 0)
 		goto fail;
-	if (r && !(t.price_per_gpu_hour >= 0 && isfinite(t.price_per_gpu_hour))) {
-		errbuf_set(eb, "%s:%d: price_per_gpu_hour must be 0 or more, got '%s'", p->path,
-			   key_line(p, "price_per_gpu_hour"), preset_get(p, "price_per_gpu_hour"));
-		goto fail;
-	}
 	if (preset_get(p, "price_date"))
 		t.price_date = xstrdup(preset_get(p, "price_date"));
 	t.name = xstrdup(p->name);
 	t.path = xstrdup(p->path);
 	t.description = xstrdup(p->description);
+	if (t.topo_path) {
+		char *tp = t.topo_path;
+		t.topo_path = NULL;
+		r = system_set_topo(&t, tp, eb);
+		free(tp);
+		if (r < 0) {
+			wrap(p, "topo", eb);
+			goto fail;
+		}
+	}
 	free(base);
 	*s = t;
 	return 0;
@@ -450,6 +504,69 @@ static char *dup_or_null(const char *s)
 	return s ? xstrdup(s) : NULL;
 }
 
+static enum pcie_path S_path_of(enum topo_path p)
+{
+	switch (p) {
+	case TOPO_PATH_PIX: return PCIE_PIX;
+	case TOPO_PATH_PXB: return PCIE_PXB;
+	case TOPO_PATH_PHB: return PCIE_PHB;
+	case TOPO_PATH_NODE: return PCIE_NODE;
+	default: return PCIE_SYS;
+	}
+}
+
+int system_set_topo(struct system *s, const char *path, struct errbuf *eb)
+{
+	struct topo *t = xmalloc(sizeof *t);
+	enum topo_path w;
+	int ns;
+
+	if (topo_read(path, t, eb) < 0) {
+		free(t);
+		return -1;
+	}
+	free(s->topo);
+	free(s->topo_path);
+	s->topo = t;
+	s->topo_path = xstrdup(path);
+	s->from_topo = 0;
+	if (!(s->given & SYS_GIVEN_GPN)) {
+		s->gpus_per_node = (unsigned long)t->gpus;
+		s->from_topo |= SYS_GIVEN_GPN;
+	}
+	ns = topo_nvswitch(t, (int)s->gpu.nvlink_links);
+	if (ns >= 0 && !(s->given & SYS_GIVEN_NVSWITCH)) {
+		s->nvswitch = ns;
+		s->from_topo |= SYS_GIVEN_NVSWITCH;
+	}
+	w = topo_widest_gpu_path(t);
+	if (w != TOPO_PATH_NONE && !(s->given & SYS_GIVEN_PCIE_PATH)) {
+		s->pcie_path = S_path_of(w);
+		s->from_topo |= SYS_GIVEN_PCIE_PATH;
+	}
+	w = topo_widest_nic_path(t);
+	if (w != TOPO_PATH_NONE && !(s->given & SYS_GIVEN_NIC_PATH)) {
+		s->nic_path = S_path_of(w);
+		s->from_topo |= SYS_GIVEN_NIC_PATH;
+	}
+	if (t->nics > 0 && s->have_inter && !(s->given & SYS_GIVEN_NICS)) {
+		s->nics_per_node = (unsigned)t->nics;
+		s->from_topo |= SYS_GIVEN_NICS;
+		if (s->nic_ports > 1 && s->nics_per_node % s->nic_ports)
+			return errbuf_set(eb, "%s: %d NIC ports, which nic_ports = %u does not divide",
+					  path, t->nics, s->nic_ports);
+	}
+	if (s->have_inter && !s->nics_per_node)
+		return errbuf_set(eb, "%s: lists no NIC, and the system gives an inter link without "
+				  "nics_per_node", path);
+	if (t->cpu_vendor >= 0 && !(s->given & SYS_GIVEN_CPU)) {
+		s->cpu = t->cpu_vendor == 1 ? CPU_AMD : t->cpu_vendor == 2 ? CPU_ARM : CPU_INTEL;
+		s->cpu_given = 1;
+		s->from_topo |= SYS_GIVEN_CPU;
+	}
+	return 0;
+}
+
 void system_copy(struct system *dst, const struct system *src)
 {
 	*dst = *src;
@@ -461,6 +578,11 @@ void system_copy(struct system *dst, const struct system *src)
 	dst->intra.name = dup_or_null(src->intra.name);
 	dst->inter.name = dup_or_null(src->inter.name);
 	dst->price_date = dup_or_null(src->price_date);
+	dst->topo_path = dup_or_null(src->topo_path);
+	if (src->topo) {
+		dst->topo = xmalloc(sizeof *dst->topo);
+		*dst->topo = *src->topo;
+	}
 }
 
 void system_release(struct system *s)
@@ -473,5 +595,105 @@ void system_release(struct system *s)
 	free(s->intra.name);
 	free(s->inter.name);
 	free(s->price_date);
+	free(s->topo);
+	free(s->topo_path);
 	memset(s, 0, sizeof(*s));
+}
+
+/* ---- writing a system preset ---- */
+
+static void S_kv(struct preset_kv *kv, size_t *n, const char *key, const char *value)
+{
+	kv[*n].key = key ? xstrdup(key) : NULL;
+	kv[*n].value = xstrdup(value);
+	kv[*n].line = 0;
+	(*n)++;
+}
+
+/* A preset named by a path, made absolute from base (the system's directory). */
+static char *S_abs(const char *name, const char *base)
+{
+	char *r = resolve(name, base), *a;
+
+	if (!is_path(name))
+		return r;
+	a = realpath(r, NULL);
+	if (!a)
+		return r;
+	free(r);
+	return a;
+}
+
+int system_preset_write(const char *path, const char *name, const struct system *s,
+			const char *comment, struct errbuf *eb)
+{
+	struct preset_kv kv[40];
+	struct outfile *out;
+	char num[64], *base = s->path ? dir_of(s->path) : NULL, *v;
+	char *desc = preset_text_clean(s->description ? s->description : "", 1000);
+	size_t n = 0, k;
+	int r = -1;
+
+	S_kv(kv, &n, "name", name);
+	S_kv(kv, &n, "kind", "system");
+	S_kv(kv, &n, "description", desc);
+	free(desc);
+	if (s->gpu.name) {
+		v = S_abs(s->gpu.name, base);
+		S_kv(kv, &n, "gpu", v);
+		free(v);
+	}
+	if (s->topo_path) {
+		v = realpath(s->topo_path, NULL);
+		S_kv(kv, &n, "topo", v ? v : s->topo_path);
+		free(v);
+	}
+	snprintf(num, sizeof num, "%lu", s->gpus_per_node);
+	S_kv(kv, &n, "gpus_per_node", num);
+	v = S_abs(s->intra.name, base);
+	S_kv(kv, &n, "intra", v);
+	free(v);
+	if (s->have_inter && s->nics_per_node) {
+		snprintf(num, sizeof num, "%u", s->nics_per_node);
+		S_kv(kv, &n, "nics_per_node", num);
+		v = S_abs(s->inter.name, base);
+		S_kv(kv, &n, "inter", v);
+		free(v);
+		if (s->nic_ports > 1) {
+			snprintf(num, sizeof num, "%u", s->nic_ports);
+			S_kv(kv, &n, "nic_ports", num);
+		}
+		if (s->net_latency_s > 0) {
+			snprintf(num, sizeof num, "%.17gs", s->net_latency_s);
+			S_kv(kv, &n, "net_latency", num);
+		}
+	}
+	S_kv(kv, &n, "nvswitch", s->nvswitch ? "yes" : "no");
+	S_kv(kv, &n, "nvls", s->nvls ? "yes" : "no");
+	S_kv(kv, &n, "p2p", s->p2p ? "yes" : "no");
+	S_kv(kv, &n, "pcie_path", pcie_path_name(s->pcie_path));
+	S_kv(kv, &n, "nic_path", pcie_path_name(s->nic_path));
+	if (s->cpu_given)
+		S_kv(kv, &n, "cpu", cpu_vendor_name(s->cpu));
+	if (s->model != SYSTEM_MODEL_DEFAULT)
+		S_kv(kv, &n, "model", system_model_name(s->model));
+	if (!isnan(s->price_per_gpu_hour)) {
+		snprintf(num, sizeof num, "%.17g", s->price_per_gpu_hour);
+		S_kv(kv, &n, "price_per_gpu_hour", num);
+		if (s->price_date)
+			S_kv(kv, &n, "price_date", s->price_date);
+	}
+	free(base);
+	out = outfile_open(path, eb);
+	if (out) {
+		if (preset_write(outfile_stream(out), path, comment, kv, n, eb) < 0)
+			outfile_abort(out);
+		else
+			r = outfile_commit(out, eb);
+	}
+	for (k = 0; k < n; k++) {
+		free(kv[k].key);
+		free(kv[k].value);
+	}
+	return r;
 }

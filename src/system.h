@@ -4,6 +4,7 @@
 #include "util.h"
 #include "model.h"
 #include "preset.h"
+#include "topo.h"
 
 /*
  * A system: the machine a run is rented on.  Nodes of gpus_per_node GPUs
@@ -63,6 +64,15 @@ enum system_model {
 };
 const char *system_model_name(enum system_model m); /* "nccl", "tiers" */
 
+/*
+ * Bounds of the keys with a unit (models/system.md, "Bounds"); a link's
+ * alpha, base and beta keep model.h's LINK_ALPHA_MAX and LINK_BETA_MAX,
+ * and net_latency takes LINK_ALPHA_MAX too.
+ */
+#define GPU_MEMORY_MAX 1e15           /* B: 1 PB, over 3000 times a B300's 288 GB */
+#define GPU_TFLOPS_MAX 1e6            /* TFLOP/s: 1 EFLOP/s, over 400 times a B200 */
+#define PRICE_PER_GPU_HOUR_MAX 1e4    /* USD: over 800 times the dearest shipped price */
+
 /* A preset of kind `gpu`. */
 struct gpu_spec {
 	char *name;               /* preset name; NULL for a system built from options alone */
@@ -105,13 +115,45 @@ struct system {
 	int nvswitch;                 /* NVLink through NVSwitch (default yes with NVLink, no otherwise) */
 	enum pcie_path pcie_path;     /* default pix */
 	enum pcie_path nic_path;      /* from a GPU to its nearest NIC (default pix) */
+	int gdr_off;                  /* key gdr = no: no GPUDirect RDMA, the network is
+				       * staged through host memory (default 0: gdr = yes) */
 	enum cpu_vendor cpu;          /* default intel */
 	int cpu_given;                /* 0: the default was taken */
 	enum system_model model;      /* the model the preset asks for (default: none) */
 	double price_per_gpu_hour;    /* USD per GPU-hour; NaN when not known */
 	char *price_date;             /* when that price was seen (NULL if none) */
 	int nics_line;                /* line of nics_per_node in path (0 if none), for messages */
+	/* The node's topology file (key `topo`, --topo; NULL: none) and what
+	 * it set: SYS_GIVEN_* bits of the keys the preset gave itself, and
+	 * SYS_TOPO_* bits of the values the topology set. */
+	struct topo *topo;
+	char *topo_path;
+	unsigned given, from_topo;
 };
+
+enum {
+	SYS_GIVEN_GPN = 1, SYS_GIVEN_NVSWITCH = 2, SYS_GIVEN_PCIE_PATH = 4, SYS_GIVEN_NIC_PATH = 8,
+	SYS_GIVEN_NICS = 16, SYS_GIVEN_CPU = 32
+};
+
+/*
+ * Describe the node by a topology file (topo.h), read from path: what it
+ * gives (GPUs per node, NVSwitch or not, the widest PCIe path between GPUs,
+ * the widest path from a GPU to its nearest NIC, the NIC count when the
+ * system has an inter link, the CPU vendor of an XML) replaces the value
+ * a key left at its default; a key the preset gave stays.  Returns 0, or
+ * -1 with "file:line: ..." in eb.
+ */
+int system_set_topo(struct system *s, const char *path, struct errbuf *eb);
+
+/*
+ * Write s as a system preset named name to path (atomically): every key
+ * resolved (gpus_per_node, nvswitch, paths and NICs as the topology gave
+ * them), the topology file and the presets it names by absolute path when
+ * they are files.  comment heads the file.  Returns 0, or -1 with eb.
+ */
+int system_preset_write(const char *path, const char *name, const struct system *s,
+			const char *comment, struct errbuf *eb);
 
 /*
  * Load a system preset by name or path, with its gpu preset and link

@@ -74,10 +74,26 @@ if cmp_run a100-x8-nvswitch hgx-a100-1node; then
 		grep -q "the log ends at 128 MiB, before the bandwidth plateau" "$d/a100-x8-nvswitch.txt"
 	check "a100 to 128 MiB: no size flagged low-busbw" \
 		[ "$(rows "$d/a100-x8-nvswitch.csv" low-busbw)" = 0 ]
+	check "a100 -g 8: the banner's 8 GPUs a thread are read and said" \
+		grep -q "^GPUs per process: 8 (from the log's banner: nGpus 8, nccl-tests -g 8)" \
+		"$d/a100-x8-nvswitch.txt"
+	check "a100 -g 8: the smallest size is the host's 8 launches of 5 us, 40 us" \
+		awk -F, 'NR == 2 { exit !($3 > 39.999e-6 && $3 < 40.001e-6) }' "$d/a100-x8-nvswitch.csv"
 	check "a100 -g 8: the host-bound note names the 8 GPUs of one thread" \
-		grep -q "one host thread driving 8 GPUs (nGpus 8" "$d/a100-x8-nvswitch.txt"
+		grep -q "one host thread launches 8 GPUs (nGpus 8" "$d/a100-x8-nvswitch.txt"
 	check "a100 -g 8: the note gives 58.0 us / 8 per GPU" \
 		grep -q "7.25 µs per GPU" "$d/a100-x8-nvswitch.txt"
+	sed 's/nccl-library=22903/nccl-library=21803/' "$data/a100-x8-nvswitch.txt" >"$d/a100-2.18.txt"
+	"$COMMTIME" --system "$data/systems/hgx-a100-1node.preset" compare "$d/a100-2.18.txt" \
+		--op all_reduce >"$d/a100-2.18.out" 2>&1
+	check "a log of NCCL 2.18 is predicted with 2.19's tuning, the nearest, and says so" \
+		grep -q "^NCCL version: 2.18.3 (from the log; older than the modelled tunings: NCCL 2.19's, the nearest)" \
+		"$d/a100-2.18.out"
+	"$COMMTIME" --gpus-per-process 1 --system "$data/systems/hgx-a100-1node.preset" compare \
+		"$data/a100-x8-nvswitch.txt" --op all_reduce >"$d/a100-g1.txt" 2>&1
+	check "a100 with --gpus-per-process 1: the option wins, the old note says the host waits" \
+		sh -c "! grep -q '^GPUs per process: 8' '$d/a100-g1.txt' &&
+			grep -q 'one host thread driving 8 GPUs' '$d/a100-g1.txt'"
 else
 	notok "a100: compare runs ($(head -1 "$d/a100-x8-nvswitch.err"))"
 fi

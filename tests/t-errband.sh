@@ -16,8 +16,13 @@ logs=$(awk '{ print $1 }' "$d/rows" | sort -u | wc -l | tr -d ' ')
 check "the rows come from the 15 judged logs (12 fixed, 3 extended), not the untuned one" \
 	[ "$logs" = 15 ]
 check "the untuned fabric gives no row" sh -c "! grep -q '^h100-x16-ib-untuned ' '$d/rows'"
-check "every row is LOG NODES THREADED SIZE MEASURED PREDICTED with a node count" \
-	sh -c "awk 'NF != 6 || \$2 < 1 || (\$3 != 0 && \$3 != 1) { exit 1 }' '$d/rows'"
+check "every row is LOG NODES THREADED SIZE MEASURED PREDICTED SYSTEM with a node count" \
+	sh -c "awk 'NF != 7 || \$2 < 1 || (\$3 != 0 && \$3 != 1) { exit 1 }' '$d/rows'"
+machines=$(awk '{ print $7 }' "$d/rows" | sort -u | wc -l | tr -d ' ')
+check "the 15 logs ran on 10 machines (system descriptions), each left out whole" \
+	[ "$machines" = 10 ]
+check "the two Polaris logs are one machine" \
+	sh -c "[ \"\$(awk '\$1 ~ /polaris/ { print \$7 }' '$d/rows' | sort -u)\" = polaris ]"
 check "the one-node A100 log (-g 8) is marked threaded, the 2-node p4d log is not" \
 	sh -c "grep -q '^a100-x8-nvswitch 1 1 ' '$d/rows' && grep -q '^a100-x16-p4d-efa 2 0 ' '$d/rows'"
 if "$top/bench/errband-gen" "$d/rows" >"$d/table.c" 2>"$d/gen.err"; then
@@ -30,8 +35,8 @@ if "$top/bench/errband-gen" "$d/rows" >"$d/table.c" 2>"$d/gen.err"; then
 else
 	notok "errband-gen failed: $(head -1 "$d/gen.err")"
 fi
-printf 'x 1 0 4096 1e-5\n' >"$d/bad-rows"
-check "errband-gen refuses a row with five fields, naming its line" \
+printf 'x 1 0 4096 1e-5 1e-5\n' >"$d/bad-rows"
+check "errband-gen refuses a row with six fields (no machine), naming its line" \
 	sh -c "! '$top/bench/errband-gen' '$d/bad-rows' 2>'$d/bad.err' && grep -q ':1: ' '$d/bad.err'"
 : >"$d/empty-rows"
 check "errband-gen refuses no rows" sh -c "! '$top/bench/errband-gen' '$d/empty-rows' 2>/dev/null"

@@ -126,6 +126,21 @@ st=$(PATH=$d/fakebin:$PATH status "$COMMTIME" --ranks 8 --render cut.png)
 check "a PNG without IEND exits 1" [ "$st" = 1 ]
 check "a PNG without IEND is called incomplete" grep -q "incomplete png image for 'cut.png'" err
 check "a PNG without IEND replaces nothing" [ "$(cat cut.png)" = old ]
+# ... and half a PDF: a complete one ends with %%EOF.
+cat >fakebin/gnuplot <<'EOF'
+#!/bin/sh
+cat >/dev/null
+printf '%%PDF-1.5\n%%\342\343\317\323\n1 0 obj\n<< /Type /Catalog'
+exit 0
+EOF
+echo old >cut.pdf
+st=$(PATH=$d/fakebin:$PATH status "$COMMTIME" --ranks 8 --render cut.pdf)
+check "a PDF without %%EOF exits 1" [ "$st" = 1 ]
+check "a PDF without %%EOF is called incomplete" grep -q "incomplete pdf image for 'cut.pdf'" err
+check "a PDF without %%EOF replaces nothing" [ "$(cat cut.pdf)" = old ]
+rm -f cut.pdf
+st=$(PATH=$d/fakebin:$PATH status "$COMMTIME" --ranks 8 --render cut.pdf)
+check "a PDF without %%EOF leaves no file" [ "$st" = 1 ] && [ ! -e cut.pdf ]
 if [ -n "$has_gnuplot" ]; then
 	echo old >limit.svg
 	st=$( (ulimit -f 8 && trap '' XFSZ && exec "$COMMTIME" --ranks 4:64:x2 --sizes 8:8G:x2 \
@@ -213,7 +228,7 @@ check "--params 0x10 exits 2" [ "$(status "$COMMTIME" ddp --params 0x10 --comput
 check "--measured 0x8:100 exits 2" [ "$(status "$COMMTIME" speedup --measured 0x8:100,1:20)" = 2 ]
 check "--measured 8:0x10 exits 2" [ "$(status "$COMMTIME" speedup --measured 8:0x10,1:20)" = 2 ]
 check "--alpha 0x10 exits 2" [ "$(status "$COMMTIME" --alpha 0x10)" = 2 ]
-sed 's/^layers = 32/layers = 0x20/' "$top/presets/llama2-7b.preset" >hexw.preset
+sed 's/^layers = 32/layers = 0x20/; s/^name = .*/name = hexw/' "$top/presets/llama2-7b.preset" >hexw.preset
 check "a hexadecimal workload key exits 1" \
 	[ "$(status "$COMMTIME" ddp --workload ./hexw.preset --compute 1s)" = 1 ]
 
@@ -238,11 +253,109 @@ check "JSON keeps the name, escaped as JSON" grep -q 'e\\u001b\[2J\\u0007\.txt' 
 "$COMMTIME" fit "$log" --save reg.preset >/dev/null
 for edit in 's/^to\.2 = .*/to.2 = nan/' 's/^beta\.1 = .*/beta.1 = 0/' \
 	's/^from\.2 = .*/from.2 = 100/' 's/^alpha\.1 = .*/alpha.1 = 1h/'; do
-	sed "$edit" reg.preset >bad-reg.preset
+	sed "$edit; s/^name = reg\$/name = bad-reg/" reg.preset >bad-reg.preset
 	check "presets FILE refuses a regime key ($edit)" \
 		[ "$(status "$COMMTIME" presets ./bad-reg.preset)" = 1 ]
 	check "compare refuses the same regime key ($edit)" \
 		[ "$(status "$COMMTIME" compare "$log" --preset ./bad-reg.preset)" = 1 ]
 done
+
+# ---- 16. what fit --system --save writes ----
+data=$top/tests/data/nccl
+spec=$data/systems/hgx-h100-ndr.preset
+one=$data/h100-x8-nvls.txt
+two=$data/h100-x16-ndr-ring.txt
+sysfit() { "$COMMTIME" --system "$spec" fit --op all_reduce "$@"; }
+mkdir -p sys && cd sys || exit 1
+# Nodes of our own (never the machine's /dev/full): a full device and a null one.
+if [ "$(id -u)" = 0 ] && mknod full.preset c 1 7 2>/dev/null && mknod null-intra.preset c 1 3 2>/dev/null; then
+	st=$(status sysfit "$one" "$two" --save full.preset)
+	check "fit --system --save onto a device node exits 1" [ "$st" = 1 ]
+	check "... says it is not a regular file" grep -q "'full.preset' exists and is not a regular file (a device)" err
+	check "... and leaves the device node" [ -c full.preset ]
+	check "... and writes no link beside it" [ ! -e full-intra.preset ]
+	st=$(status sysfit "$one" "$two" --save null.preset)
+	check "fit --system --save whose link would replace a device exits 1" [ "$st" = 1 ]
+	check "... leaves that device node and writes no system" [ -c null-intra.preset ] && [ ! -e null.preset ]
+	st=$(status "$COMMTIME" fit "$log" --save full.preset)
+	check "plain fit --save onto a device node exits 1" [ "$st" = 1 ]
+	check "... and leaves the device node" [ -c full.preset ]
+	rm -f full.preset null-intra.preset
+else
+	skip "device nodes need root and mknod"
+fi
+ln -s target.preset link.preset
+st=$(status sysfit "$one" "$two" --save link.preset)
+check "fit --system --save onto a symbolic link exits 1" [ "$st" = 1 ]
+check "... names the link" grep -q "'link.preset' exists and is not a regular file (a symbolic link)" err
+check "... and follows it nowhere" [ -L link.preset ] && [ ! -e target.preset ]
+st=$(status "$COMMTIME" fit "$log" --save link.preset)
+check "plain fit --save onto a symbolic link exits 1" [ "$st" = 1 ] && [ ! -e target.preset ]
+mkdir dir.preset
+st=$(status sysfit "$one" "$two" --save dir.preset)
+check "fit --system --save onto a directory exits 1" [ "$st" = 1 ] && [ -d dir.preset ]
+for name in 'My Sys' H100 -s; do
+	st=$(status sysfit "$one" "$two" --save "$name.preset")
+	check "fit --system --save '$name.preset' exits 2" [ "$st" = 2 ]
+	check "... saying which names work" grep -q "names use a-z, 0-9, '.', '_' and '-', start with a letter or digit" err
+	check "... and writes nothing" [ ! -e "$name.preset" ] && [ ! -e "$name-intra.preset" ]
+	case $name in
+	'My Sys') check "... and names one that does" grep -q "(such as 'my-sys.preset')" err ;;
+	H100) check "... and names one that does" grep -q "(such as 'h100.preset')" err ;;
+	esac
+done
+st=$(status sysfit "$one" "$two" --save nosuffix)
+check "fit --system --save without .preset exits 2" [ "$st" = 2 ] && [ ! -e nosuffix ]
+st=$(status sysfit "$one" "$two" --save "$(printf '%0124d' 0).preset")
+check "a system name with no room for -intra exits 2" [ "$st" = 2 ]
+# Log paths with a line break and a key, ESC, CR and a Latin-1 byte.
+for dir in "$(printf 'in\ngamma = 0.001\nx')" "$(printf 'e\033[2J')" "$(printf 'c\rr')" "$(printf 'l\351')"; do
+	mkdir -p "$dir" && cp "$one" "$dir/one.txt" && cp "$two" "$dir/two.txt"
+	rm -f ./*-*.preset ./inj.preset
+	st=$(status sysfit "$dir/one.txt" "$dir/two.txt" --save inj.preset)
+	check "fit --system --save from a hostile log path exits 0" [ "$st" = 0 ]
+	check "... adds no key to the saved link" not grep -q '^gamma' inj-intra.preset
+	check "... the saved link loads" sh -c "'$COMMTIME' presets ./inj-intra.preset >/dev/null"
+	check "... the saved system loads" sh -c "'$COMMTIME' presets ./inj.preset >/dev/null"
+	check "... its comment holds no control byte" sh -c "! LC_ALL=C grep -q \"\$(printf '[\\001-\\010\\013-\\037\\177]')\" inj-intra.preset"
+done
+rm -f ./inj*.preset
+sysfit "$(printf 'in\ngamma = 0.001\nx')/one.txt" "$two" --save inj.preset >/dev/null 2>&1
+check "a line break in a log path is written as \\x0a" grep -q 'in\\x0agamma = 0.001\\x0ax/one.txt' inj-intra.preset
+t=$("$COMMTIME" --system ./inj.preset allreduce --ranks 16 --sizes 8M --format csv | sed -n '2p' | cut -d, -f4)
+check "the saved system predicts milliseconds, not days (8 MiB on 16 ranks: $t s)" \
+	awk -v t="$t" 'BEGIN { exit !(t > 1e-5 && t < 1e-2) }'
+# A refit of the saved system on the same logs saves the same values.
+sysfit "$one" "$two" --save a.preset >/dev/null 2>&1
+"$COMMTIME" --system ./a.preset fit --op all_reduce "$one" "$two" --save b.preset >b.out 2>&1
+for t in intra inter; do
+	check "a refit saves the same $t values" \
+		sh -c "grep -Ev '^(#|name|description)' a-$t.preset >x1; grep -Ev '^(#|name|description)' b-$t.preset >x2; cmp -s x1 x2"
+done
+check "a refit names the spec it calibrates" grep -q "^calibrated from: $spec" b.out
+check "the saved system names its spec" grep -q "^calibrated_from = $spec\$" a.preset
+# fit --system draws no figure: it says so.
+for opt in "--plot f.gp" "--render f.svg"; do
+	# shellcheck disable=SC2086
+	st=$(status sysfit "$one" "$two" $opt)
+	check "fit --system $opt exits 2" [ "$st" = 2 ] && [ ! -e f.gp ] && [ ! -e f.svg ]
+done
+check "fit --force without --system exits 2" [ "$(status "$COMMTIME" fit "$log" --force --save f.preset)" = 2 ]
+check "fit --system --force without --save exits 2" [ "$(status sysfit "$one" --force)" = 2 ]
+# The calibration checks itself: default (not ring) logs of one 8-GPU node
+# and of two nodes make a calibrated ring worse than the spec.
+xe=$data/h100-x16-ndr-xe9680.txt
+st=$(status sysfit "$one" "$xe" --save worse.preset)
+check "a calibration worse than the spec on its own logs exits 1" [ "$st" = 1 ]
+check "... says both medians" grep -q "not saved: the calibrated system is worse than the uncalibrated one (median |error| on the 38 rows of the input logs: calibrated 80.2 %, uncalibrated 8.5 %); --force saves it anyway" err
+check "... and saves nothing" [ ! -e worse.preset ] && [ ! -e worse-intra.preset ] && [ ! -e worse-inter.preset ]
+st=$(status sysfit "$one" "$xe" --save worse.preset --force)
+check "--force saves it: exit 0" [ "$st" = 0 ]
+check "... with a warning" grep -q "^commtime: warning: --force: saved 'worse.preset' though the calibrated system is worse" err
+check "... and the saved system loads" sh -c "'$COMMTIME' presets ./worse.preset >/dev/null"
+st=$(status sysfit "$one" "$two" --save better.preset)
+check "a calibration better than the spec saves without a word on stderr" [ "$st" = 0 ] && [ ! -s err ]
+check "fit --system --save leaves no temporary" no_temporary
+cd "$d" || exit 1
 
 exit 0

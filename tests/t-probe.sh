@@ -47,3 +47,48 @@ done
 run --op bogus >"$d/bad.out" 2>"$d/bad.err"
 if [ $? = 2 ] && grep -q "unknown collective" "$d/bad.err"; then ok "an unknown --op is a usage error"
 else notok "an unknown --op is a usage error"; cat "$d/bad.err"; fi
+
+# Usage errors quote what was given, never an empty value (each rank
+# parses the options before it looks for others: one process, as a
+# singleton MPI run, says the same).
+./commtime-probe -b 64K -e 8 >"$d/be.out" 2>"$d/be.err"
+if [ $? = 2 ] && grep -q "^commtime-probe: error: -b 64K is larger than -e 8 (the largest size)\$" "$d/be.err"
+then ok "-b above -e names both"
+else notok "-b above -e names both"; cat "$d/be.err"; fi
+./commtime-probe --op all_reduce,all_gather >"$d/two.out" 2>"$d/two.err"
+if [ $? = 2 ] && grep -q "^commtime-probe: error: several collectives need -o PREFIX (one file each)\$" "$d/two.err"
+then ok "two collectives without -o: the message quotes nothing empty"
+else notok "two collectives without -o: the message quotes nothing empty"; cat "$d/two.err"; fi
+if ! grep -q "''" "$d/be.err" "$d/two.err"; then ok "no usage error quotes an empty value"
+else notok "no usage error quotes an empty value"; fi
+
+# Writes are checked: a table that cannot be written ends the run with
+# status 1 on every rank (a private full device, never /dev/full itself).
+if [ "$(id -u)" = 0 ] && mknod "$d/fullall_reduce_perf.txt" c 1 7 2>/dev/null; then
+	run -e 4K -w 1 -n 2 -o "$d/full" >"$d/full.out" 2>"$d/full.err"
+	st=$?
+	if [ $st = 1 ] && grep -q "cannot write '$d/fullall_reduce_perf.txt': No space left on device" "$d/full.err"
+	then ok "a table written to a full device exits 1 and says why"
+	else notok "a table written to a full device exits 1 and says why (status $st)"; cat "$d/full.err"; fi
+	if [ -c "$d/fullall_reduce_perf.txt" ]; then ok "the device stays a device"
+	else notok "the device stays a device"; fi
+else
+	ok "# skip: a private full device needs root and mknod"
+fi
+# A full file system: the old table stays, no temporary is left.
+mkdir -p "$d/small"
+if [ "$(id -u)" = 0 ] && mount -t tmpfs -o size=16k tmpfs "$d/small" 2>/dev/null; then
+	echo old >"$d/small/pall_reduce_perf.txt"
+	dd if=/dev/zero of="$d/small/fill" bs=1k count=64 2>/dev/null
+	run -e 4K -w 1 -n 2 -o "$d/small/p" >"$d/small.out" 2>"$d/small.err"
+	st=$?
+	if [ $st = 1 ] && grep -q "No space left on device" "$d/small.err"; then ok "a full disk under -o exits 1"
+	else notok "a full disk under -o exits 1 (status $st)"; cat "$d/small.err"; fi
+	if [ "$(cat "$d/small/pall_reduce_perf.txt")" = old ] &&
+	   [ -z "$(ls "$d/small" | grep commtime-probe-)" ]
+	then ok "a full disk keeps the old table and leaves no temporary"
+	else notok "a full disk keeps the old table and leaves no temporary"; ls -la "$d/small"; fi
+	umount "$d/small"
+else
+	ok "# skip: a full file system needs root and a tmpfs mount"
+fi

@@ -28,6 +28,10 @@ struct opt global_options[] = {
 	  .help = "a system preset: GPUs per node, intra-node link, NICs" },
 	OPT_STRING_("gpus-per-node", "N", &global_args.gpus_per_node,
 		    "override the system's GPUs per node"),
+	OPT_FILE_("topo", "FILE", &global_args.topo,
+		  "the node's topology: nvidia-smi topo -m output or NCCL's\n"
+		  "topology dump (NCCL_TOPO_DUMP_FILE); gives GPUs per node,\n"
+		  "the NVLink graph, PCIe paths and NICs"),
 	OPT_STRING_("nics-per-node", "N", &global_args.nics_per_node,
 		    "override its NIC ports per node"),
 	{ .type = OPT_STRING, .long_name = "intra", .argh = "LINK",
@@ -45,9 +49,13 @@ struct opt global_options[] = {
 	{ .type = OPT_STRING, .long_name = "nccl-algo", .argh = "LIST",
 	  .value = &global_args.nccl_algo, .complete = "Ring Tree NVLS NVLSTree",
 	  .help = "NCCL algorithms allowed, as NCCL_ALGO: Ring,Tree or ^NVLS" },
+	OPT_STRING_("gpus-per-process", "N", &global_args.gpus_per_process,
+		    "GPUs one host thread launches, as nccl-tests -g N (default 1;\n"
+		    "compare and fit read it from a log's banner): NCCL's model\n"
+		    "then takes at least N x 5 us a call"),
 	{ .type = OPT_STRING, .long_name = "nccl-version", .argh = "V",
 	  .value = &global_args.nccl_version,
-	  .help = "NCCL's tuning of version V, 2.21 to 2.30 (default 2.30.7)" },
+	  .help = "NCCL's tuning of version V, 2.19 to 2.31 (default 2.30.7)" },
 	OPT_GROUP_("output (global)"),
 	{ .type = OPT_STRING, .long_name = "format", .argh = "FMT",
 	  .value = &global_args.format, .complete = "table csv json",

@@ -6,6 +6,7 @@
 #include "cost.h"
 #include "nccl_cost.h"
 #include "preset.h"
+#include "fit.h"
 #include "table.h"
 #include "plot.h"
 #include "opts.h"
@@ -31,12 +32,16 @@ struct ctx {
 	const char *nccl_proto;    /* --proto as given (or as a log said), or NULL */
 	struct nccl_params nccl_params; /* NCCL's constants: 2.30.7's, or --nccl-version's */
 	const char *nccl_version;  /* --nccl-version as given, or NULL */
+	const char *gpus_per_process; /* what the echo says of it (--gpus-per-process
+				       * or a log's banner), NULL: one, not said */
 	const char *alpha_src;     /* "default", "preset", "option" */
 	const char *beta_src;
 	const char *gamma_src;
 	int link_given;            /* --alpha, --beta or --preset was given */
 	int have_preset;
 	struct preset preset;      /* the --preset, when have_preset */
+	int have_fit;              /* the preset holds regimes: model.kind is COST_FIT */
+	struct fit_model fit;      /* its regimes, when have_fit */
 	struct preset_dirs dirs;   /* preset search path */
 	enum out_format format;    /* --format */
 	const char *output;        /* -o FILE, or NULL for stdout */
@@ -95,7 +100,8 @@ int cmd_tuner(int argc, char **argv, struct ctx *ctx);
 struct global_args {
 	const char *alpha, *beta, *gamma, *preset, *presets_dir;
 	const char *system, *model, *gpus_per_node, *nics_per_node, *intra, *inter, *proto;
-	const char *nccl_algo, *nccl_version;
+	const char *topo;           /* --topo FILE: the node's topology file */
+	const char *nccl_algo, *nccl_version, *gpus_per_process;
 	const char *format, *output, *time_unit, *plot, *render, *size, *title;
 };
 extern struct global_args global_args;
@@ -243,8 +249,13 @@ void ctx_out_close(const struct ctx *ctx, struct out *o);
 /* On a system, die (exit 1) when a rank count needs NICs the system has not. */
 void ctx_check_ranks(const struct ctx *ctx, const struct dlist *ranks);
 
-/* Echo α, β (and γ when set) with where they came from; on a system, its tiers. */
+/*
+ * Echo α, β (and γ when set) with where they came from; on a system, its
+ * tiers; and "model: the preset's regimes" when a fitted preset predicts.
+ * ctx_echo_link_values leaves that line to a command that says it itself.
+ */
 void ctx_echo_link(const struct ctx *ctx, struct out *o);
+void ctx_echo_link_values(const struct ctx *ctx, struct out *o);
 
 /*
  * Give nc (NCCL's model of ctx, or another, such as fit's --machine) what
@@ -301,7 +312,7 @@ void ctx_explain(const struct ctx *ctx, struct out *o, enum coll_op op, enum col
 		 unsigned long ranks, double bytes);
 
 /*
- * The stated error of a prediction (errband.h, src/cmd_errband.c): the band
+ * The stated error of a prediction (errband.h, src/cmd/cli_errband.c): the band
  * of NCCL's model for an all-reduce on `ranks` ranks of `bytes` bytes, NULL
  * when there is none to state (another model or collective, too few logs).
  * ctx_errband_cell adds the cell of such a prediction to *cells (a set of
@@ -358,7 +369,7 @@ int ctx_step_coll(void *arg, enum coll_op op, unsigned long ranks, unsigned long
 		  double bytes, struct step_coll *out, struct errbuf *eb);
 
 /*
- * A step's collectives at one end of their stated error (src/cmd/cmd_errband.c):
+ * A step's collectives at one end of their stated error (src/cmd/cli_errband.c):
  * ctx_step_coll's time times the band's low (hi = 0) or high (hi = 1) of
  * the collective's cell, a group spanning ceil(ranks / per_node) nodes.
  * A collective without a band keeps its time and sets `missing` to its

@@ -2,6 +2,7 @@
  * The output of a command: opening and closing it, and the echo of its
  * inputs (the link, the system and its tiers, what a log set).
  */
+#include <stdarg.h>
 #include <string.h>
 
 #include "cli.h"
@@ -35,6 +36,91 @@ void ctx_out_close(const struct ctx *ctx, struct out *o)
 
 	if (out_close(o, &eb) < 0)
 		die("%s", eb.msg);
+}
+
+/* Append printf-style text to buf (size n) after "; " when buf has some. */
+static void S_add(char *buf, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void S_add(char *buf, size_t n, const char *fmt, ...)
+{
+	size_t used = strlen(buf);
+	va_list ap;
+
+	if (used && used + 2 < n) {
+		memcpy(buf + used, "; ", 3);
+		used += 2;
+	}
+	va_start(ap, fmt);
+	if (used < n)
+		vsnprintf(buf + used, n - used, fmt, ap);
+	va_end(ap);
+}
+
+/*
+ * What a topology file gave and what was assumed, three lines:
+ *   topology: FILE (nvidia-smi topo -m, with its legend)
+ *   topology read: 8 GPUs; NVLink without a switch: 24 links, 12 pairs (NV1 to NV2); ...
+ *   topology assumed: ...
+ */
+static void echo_topo(const struct system *s, struct out *o)
+{
+	const struct topo *t = s->topo;
+	char line[640], read[640] = "", assumed[640] = "";
+	int i, j, pairs = 0, links = 0, lo = 0, hi = 0, ns = topo_nvswitch(t, (int)s->gpu.nvlink_links);
+	enum topo_path w;
+
+	snprintf(line, sizeof line, "%s (%s)", s->topo_path, t->format == TOPO_XML ?
+		 "NCCL's topology XML" : t->legend ? "nvidia-smi topo -m, with its legend" :
+		 "nvidia-smi topo -m");
+	out_input_str(o, "topo", "topology", line);
+	S_add(read, sizeof read, "%d GPU%s", t->gpus, t->gpus == 1 ? "" : "s");
+	for (i = 0; i < t->gpus; i++)
+		for (j = i + 1; j < t->gpus; j++)
+			if (t->nvl[i][j]) {
+				pairs++;
+				links += t->nvl[i][j];
+				lo = !lo || t->nvl[i][j] < lo ? t->nvl[i][j] : lo;
+				hi = t->nvl[i][j] > hi ? t->nvl[i][j] : hi;
+			}
+	if (ns == 1)
+		S_add(read, sizeof read, "NVLink through NVSwitch, %d links per GPU", topo_nvlinks(t, 0) ?
+		      (t->nvs[0] ? t->nvs[0] : hi) : hi);
+	else if (ns == 0 && lo == hi)
+		S_add(read, sizeof read, "NVLink without a switch: %d pair%s of NV%d", pairs,
+		      pairs == 1 ? "" : "s", hi);
+	else if (ns == 0)
+		S_add(read, sizeof read, "NVLink without a switch: %d links in %d pairs (NV%d to NV%d)",
+		      links, pairs, lo, hi);
+	w = topo_widest_gpu_path(t);
+	if (w != TOPO_PATH_NONE)
+		S_add(read, sizeof read, "PCIe between GPUs up to %s", topo_path_name(w));
+	if (t->nics) {
+		w = topo_widest_nic_path(t);
+		S_add(read, sizeof read, "%d NIC%s, the nearest %s from a GPU at worst", t->nics,
+		      t->nics == 1 ? "" : "s", topo_path_name(w));
+	}
+	if (t->cpu_vendor >= 0)
+		S_add(read, sizeof read, "%s CPUs", cpu_vendor_name(s->cpu));
+	if (t->ignored_links)
+		S_add(read, sizeof read, "%d NVLinks to itself, a CPU or a GPU not in the file left out",
+		      t->ignored_links);
+	out_input_str(o, "topo_read", "topology read", read);
+	S_add(assumed, sizeof assumed, "GPU kind and link rates from the system's presets");
+	if (ns < 0 && s->gpu.nvlink_links)
+		S_add(assumed, sizeof assumed, "no NVLink in the file: the gpu preset's %u links, %s",
+		      s->gpu.nvlink_links, s->nvswitch ? "through NVSwitch" : "a full mesh");
+	if (!(s->from_topo & SYS_GIVEN_PCIE_PATH) && !(s->given & SYS_GIVEN_PCIE_PATH))
+		S_add(assumed, sizeof assumed, "PCIe between GPUs %s (default)", pcie_path_name(s->pcie_path));
+	if (!t->nics && s->have_inter)
+		S_add(assumed, sizeof assumed, "no NIC in the file: %u from nics_per_node", s->nics_per_node);
+	if (t->nics && !s->have_inter)
+		S_add(assumed, sizeof assumed, "its NICs unused: the system has no inter link (one node)");
+	if ((s->given & SYS_GIVEN_GPN) && s->gpus_per_node != (unsigned long)t->gpus)
+		S_add(assumed, sizeof assumed, "%lu GPUs per node as given, not the file's %d",
+		      s->gpus_per_node, t->gpus);
+	if ((s->given & SYS_GIVEN_NICS) && t->nics && s->nics_per_node != (unsigned)t->nics)
+		S_add(assumed, sizeof assumed, "%u NICs as given, not the file's %d", s->nics_per_node,
+		      t->nics);
+	out_input_str(o, "topo_assumed", "topology assumed", assumed);
 }
 
 /*
@@ -84,6 +170,8 @@ static void echo_system(const struct ctx *ctx, struct out *o)
 	} else if (table) {
 		out_input_str(o, "inter", "inter", "none (one node only)");
 	}
+	if (s->topo)
+		echo_topo(s, o);
 	out_input_str(o, "model", "model", cost_kind_name(ctx->model.kind));
 	if (ctx->model.kind == COST_NCCL) {
 		snprintf(line, sizeof(line), "%s%s", cpu_vendor_name(s->cpu),
@@ -104,6 +192,12 @@ static void echo_system(const struct ctx *ctx, struct out *o)
 				  H_TIME, 4, NULL);
 		if (ctx->nccl_version)
 			out_input_str(o, "nccl_version", "NCCL version", ctx->nccl_version);
+		if (s->gdr_off)
+			out_input_str(o, "gdr", "GPUDirect RDMA",
+				      "no (the network is staged through host memory)");
+		if (ctx->gpus_per_process)
+			out_input_str(o, "gpus_per_process", "GPUs per process",
+				      ctx->gpus_per_process);
 		if (ctx->nccl_algo)
 			out_input_str(o, "nccl_algo", "NCCL_ALGO", ctx->nccl_algo);
 		if (ctx->nccl_proto)
@@ -137,30 +231,47 @@ static void S_list_from_log(const char *value, const char *given,
 
 void ctx_nccl_from_log(struct ctx *ctx, const struct meas *m, struct nccl_cost *nc)
 {
-	static char said[80], algo_said[NCCL_LIST_MAX + 160], proto_said[NCCL_LIST_MAX + 160];
+	static char said[128], algo_said[NCCL_LIST_MAX + 160], proto_said[NCCL_LIST_MAX + 160];
 	struct nccl_params v;
 	struct errbuf eb;
+	int nearest;
 
 	S_list_from_log(m->nccl_algo, global_args.nccl_algo, nccl_algo_mask,
 			&nc->algo_mask, algo_said, sizeof(algo_said), &ctx->nccl_algo);
 	S_list_from_log(m->nccl_proto, global_args.proto, nccl_proto_mask,
 			&nc->proto_mask, proto_said, sizeof(proto_said), &ctx->nccl_proto);
+	/* nccl-tests' banner, "# nThread 1 nGpus 8": one host thread launched
+	 * 8 GPUs (-g 8); one GPU a thread is the default and not said */
+	if (!global_args.gpus_per_process && m->gpus_per_thread > 1) {
+		static char gsaid[96];
+		nc->gpus_per_process = (unsigned)(m->gpus_per_thread > 1024 ? 1024 : m->gpus_per_thread);
+		snprintf(gsaid, sizeof(gsaid), "%u (from the log's banner: nGpus %lu, nccl-tests -g %lu)",
+			 nc->gpus_per_process, m->gpus_per_thread, m->gpus_per_thread);
+		ctx->gpus_per_process = gsaid;
+	}
 	if (ctx->nccl_version || !m->nccl_version[0])
 		return;
-	if (nccl_params_version(m->nccl_version, &v, &eb) < 0)
-		snprintf(said, sizeof(said), "%s (from the log; not modelled: 2.30.7's tuning)",
+	if (nccl_params_nearest(m->nccl_version, &v, &nearest, &eb) < 0)
+		snprintf(said, sizeof(said), "%s (from the log; not read: 2.30.7's tuning)",
 			 m->nccl_version);
 	else if (nc->machine.sm >= 100 && v.version < 229)
 		snprintf(said, sizeof(said), "%s (from the log; Blackwell: 2.30.7's tuning)",
 			 m->nccl_version);
-	else {
+	else if (nearest) {
+		/* a log of an NCCL outside the modelled tunings: the nearest one */
+		nc->params = v;
+		snprintf(said, sizeof(said), "%s (from the log; %s the modelled tunings: "
+			 "NCCL %d.%d's, the nearest)", m->nccl_version,
+			 nearest == NCCL_VERSION_MIN ? "older than" : "newer than",
+			 nearest / 100, nearest % 100);
+	} else {
 		nc->params = v;
 		snprintf(said, sizeof(said), "%s (from the log)", m->nccl_version);
 	}
 	ctx->nccl_version = said;
 }
 
-void ctx_echo_link(const struct ctx *ctx, struct out *o)
+void ctx_echo_link_values(const struct ctx *ctx, struct out *o)
 {
 	const char *pname = ctx->have_preset ? ctx->preset.name : NULL;
 	char note[160];
@@ -182,4 +293,11 @@ void ctx_echo_link(const struct ctx *ctx, struct out *o)
 	out_input(o, "beta_Bps", "beta", ctx->model.link.beta, H_RATE, 4, note[0] ? note : NULL);
 	if (ctx->model.link.gamma > 0)
 		out_input(o, "gamma_sPerB", "gamma", ctx->model.link.gamma, H_PLAIN, 4, "s/B");
+}
+
+void ctx_echo_link(const struct ctx *ctx, struct out *o)
+{
+	ctx_echo_link_values(ctx, o);
+	if (ctx->have_fit && !ctx->have_system)
+		out_input_str(o, "model", "model", "the preset's regimes");
 }

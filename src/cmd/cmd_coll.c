@@ -123,7 +123,7 @@ static void write_wide(struct out *o, const struct coll_run *r, const struct dli
 	char title[96];
 	struct table t = { .name = r->name, .title = title, .cols = cols };
 	int sys = r->ctx->have_system;
-	/* the stated error of the one column NCCL's model fills (src/cmd/cmd_errband.c) */
+	/* the stated error of the one column NCCL's model fills (src/cmd/cli_errband.c) */
 	int band = r->nalgo == 1 && ctx_has_errband(r->ctx, r->op);
 	size_t i, j;
 	int k, nc = 0, first, lo = 0;
@@ -278,6 +278,10 @@ static int default_algos(const struct cost_model *m, enum coll_op op,
 	}
 	if (m->kind == COST_NCCL) {
 		v[0] = ALGO_AUTO;   /* NCCL's own choice per size */
+		return 1;
+	}
+	if (m->kind == COST_FIT) {
+		v[0] = cost_algo_default(m, op);   /* the algorithm the regimes measured */
 		return 1;
 	}
 	for (a = 0; a < ALGO_COUNT; a++) {

@@ -136,8 +136,8 @@ double cmp_predict(const struct comparison *c, double size, struct coll_cost *cc
 	size_t i;
 
 	if (!c->expected)
-		return predictor_time(&c->pr, c->op, c->pr.fm ? c->pr.fm->algo : c->algo,
-				      c->ranks, size, cc);
+		return cost_predict(&c->ctx->model, c->op, c->fm ? ALGO_AUTO : c->algo, c->ranks,
+				    size, cc);
 	for (i = 0; i < c->expected->n; i++)
 		if (c->expected->rows[i].size == size)
 			return c->expected->rows[i].time;
@@ -148,9 +148,9 @@ double cmp_predict(const struct comparison *c, double size, struct coll_cost *cc
 static const char *choice_text(const struct comparison *c, const struct coll_cost *cc,
 			       char *buf, size_t len)
 {
-	if (c->expected || c->pr.fm)
+	if (c->expected || c->fm)
 		return "-";
-	return predictor_choice(cc, buf, len);
+	return cost_choice_text(cc, buf, len);
 }
 
 /* Fill the rows of c (measured, predicted, flags), write them, and sum up. */
@@ -212,7 +212,7 @@ static void compare_rows(struct comparison *c, struct out *o, int range, int jud
 			double lo, hi;
 			int in;
 
-			if (c->on_system && !c->pr.fm)
+			if (c->on_system && !c->fm)
 				fit_spec_band(cc.latency_s, cc.bandwidth_s, &lo, &hi);
 			else
 				fit_model_range(fm, c->op, c->ranks, r->size, &lo, &hi);
@@ -325,8 +325,7 @@ int cmd_compare(int argc, char **argv, struct ctx *ctx)
 	c = (struct comparison){ .ctx = ctx, .m = &m, .op = (enum coll_op)m.op,
 				 .ranks = m.ranks, .in_place = ma.in_place,
 				 .on_system = ctx->have_system, .tol = tol, .minbw = minbw,
-				 .large = large, .line_rate = NAN,
-				 .pr = { .model = &ctx->model } };
+				 .large = large, .line_rate = NAN };
 	if (ctx->have_system && system_check_ranks(&ctx->system, m.ranks, &eb) < 0)
 		die("%s", eb.msg);
 	c.algo = compare_algo(ctx, options, ma.algo, c.op, m.ranks, m.rows[m.n - 1].size);
@@ -334,10 +333,11 @@ int cmd_compare(int argc, char **argv, struct ctx *ctx)
 		load_expected(expected, &m, (int)c.algo, &e);
 		c.expected = &e;
 		c.expected_path = expected;
-	} else if (ctx->have_preset &&
-		   (have_regimes = fit_model_from_preset(&ctx->preset, &fm, &eb)) < 0)
-		die("%s", eb.msg);
-	c.pr.fm = have_regimes ? &fm : NULL;
+	} else if (ctx->have_fit) {
+		have_regimes = 1;
+		fm = ctx->fit;
+	}
+	c.fm = have_regimes ? &fm : NULL;
 	/* No fit measured this run: the band is the spec's spread around the
 	 * link's α and β (fit_model_range of a model without intervals), or
 	 * on a system around the model's own terms (fit_spec_band). */

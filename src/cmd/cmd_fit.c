@@ -108,7 +108,7 @@ static const struct table res_table = {
  * bandwidth time at 1 GiB with the spec's links.
  */
 static double S_spec_beta(const struct system *s, enum coll_op op, unsigned long ranks,
-			  const struct coeffs *co)
+			  const struct link_coeffs *co)
 {
 	struct cost_model m;
 	struct group g = { .ranks = ranks };
@@ -132,12 +132,12 @@ int cmd_fit(int argc, char **argv, struct ctx *ctx)
 	struct system sw_sys;
 	struct nccl_cost sw_nc;
 	struct cost_model sw_model;
-	int holdout = 0;
+	int holdout = 0, force = 0;
 	double line_from_machine = 0;
 	char *save_name = NULL;
 	struct meas m;
 	struct errbuf eb;
-	struct coeffs co;
+	struct link_coeffs co;
 	struct ab_fit ab;
 	struct fit_model fm, fab;
 	struct holdout h;
@@ -174,7 +174,11 @@ int cmd_fit(int argc, char **argv, struct ctx *ctx)
 		OPT_FILE_("save", "FILE", &save_path,
 			  "save the fit as a link preset (use with --preset FILE)"),
 		OPT_STRING_("name", "NAME", &name,
-			    "name inside the saved preset (default: FILE's base name)"),
+			    "name inside the saved preset (default: FILE's base name;\n"
+			    "a FILE.preset carries its file's name)"),
+		OPT_FLAG_("force", &force,
+			  "with --system --save: save even when the calibrated system\n"
+			  "misses its own logs by more than the uncalibrated one"),
 		OPT_END_()
 	};
 
@@ -191,7 +195,9 @@ int cmd_fit(int argc, char **argv, struct ctx *ctx)
 			fo.base_steps = -1;
 	}
 	if (ctx->have_system)
-		return fit_system(argv, (size_t)npos, check, &ma, &fo, save_path, ctx);
+		return fit_system(argv, (size_t)npos, check, &ma, &fo, save_path, force, ctx);
+	if (force)
+		die_usage("--force: only with --system and --save");
 	if (check)
 		die_usage("--check: only with --system (a plain fit: compare LOG --preset FILE)");
 	if (regimes && strcmp(regimes, "auto"))
@@ -206,8 +212,20 @@ int cmd_fit(int argc, char **argv, struct ctx *ctx)
 		const char *paths[] = { ctx->output, ctx->plot, ctx->render, save_path };
 		static const char *const opts[] = { "-o", "--plot", "--render", "--save" };
 
+		char *stem = preset_file_stem(save_path);
+
 		outputs_distinct(paths, opts, 4);
-		save_name = name ? xstrdup(name) : fit_preset_name_of(save_path);
+		if (stem && !name && preset_save_name(save_path, 0, &save_name, &eb) < 0)
+			die_usage("--save: %s", eb.msg);
+		if (stem && name && strcmp(name, stem))
+			die_usage("--name: '%s' is not the file name of '%s': a preset carries "
+				  "its file's name (leave --name out, or save as '%s.preset')",
+				  name, save_path, name);
+		free(stem);
+		if (!save_name)
+			save_name = name ? xstrdup(name) : fit_preset_name_of(save_path);
+		if (preset_save_check(save_path, &eb) < 0)
+			die("--save: %s", eb.msg);
 		if (!preset_name_valid(save_name))
 			die_usage("%s: '%s' is not a valid preset name: names use a-z, 0-9, "
 				  "'.', '_' and '-', start with a letter or digit and are at most "
@@ -216,7 +234,7 @@ int cmd_fit(int argc, char **argv, struct ctx *ctx)
 				  name ? "" : "; name the file so, or give --name");
 	}
 	meas_args_load(&ma, argv[0], &m);
-	if (fit_coeffs((enum coll_op)m.op, fo.algo, m.ranks, &co, &eb) < 0)
+	if (fit_link_coeffs((enum coll_op)m.op, fo.algo, m.ranks, &co, &eb) < 0)
 		die("%s: %s", m.path, eb.msg);
 	if (ctx->nccl_algo && !switches && !ctx->have_system)
 		die_usage("--nccl-algo: only with --machine or a system");

@@ -2,8 +2,8 @@
  * commtime plan: the results the first runs of a rental should show,
  * written before the rental as one CSV that `compare --expected` reads
  * back next to the logs.  The sheet, the training checks and the figure
- * live in cmd_plan_sheet.c, cmd_plan_train.c and cmd_plan_fig.c; the
- * nccl-tests command lines in cmd_plan_runs.c.
+ * live in plan_sheet.c, plan_train.c and plan_fig.c; the
+ * nccl-tests command lines in plan_runs.c.
  */
 #include <math.h>
 #include <stdio.h>
@@ -73,16 +73,10 @@ static const struct table table = {
 void planner_init(struct planner *pl, const struct ctx *ctx)
 {
 	const struct cost_model *m = &ctx->model;
-	struct errbuf eb;
-	int r = 0;
 
-	*pl = (struct planner){ .ctx = ctx, .pr = { .model = m }, .cross_a = ALGO_RING,
-				.cross_b = ALGO_DBTREE,
+	*pl = (struct planner){ .ctx = ctx, .fm = ctx->have_fit ? &ctx->fit : NULL,
+				.cross_a = ALGO_RING, .cross_b = ALGO_DBTREE,
 				.tree = "dbtree, the pipelined double binary tree" };
-	if (ctx->have_preset && (r = fit_model_from_preset(&ctx->preset, &pl->fm, &eb)) < 0)
-		die("%s", eb.msg);
-	if (r > 0)
-		pl->pr.fm = &pl->fm;
 	if (!ctx->have_system)
 		return;
 	if (cost_algo_supported(m, OP_ALLREDUCE, ALGO_TREE)) {
@@ -98,12 +92,12 @@ void planner_init(struct planner *pl, const struct ctx *ctx)
 double plan_predict(const struct planner *pl, enum coll_op op, enum coll_algo algo,
 		    unsigned long ranks, double bytes, struct coll_cost *cc)
 {
-	return predictor_time(&pl->pr, op, algo, ranks, bytes, cc);
+	return cost_predict(&pl->ctx->model, op, algo, ranks, bytes, cc);
 }
 
 int plan_has_errband(const struct planner *pl, enum coll_op op)
 {
-	return ctx_has_errband(pl->ctx, op) && !pl->pr.fm;
+	return ctx_has_errband(pl->ctx, op) && !pl->fm;
 }
 
 void plan_busbw_band(const struct planner *pl, enum coll_op op, unsigned long ranks, double S,
@@ -125,6 +119,7 @@ void plan_crossover(const struct planner *pl, unsigned long ranks, struct crossi
 		    double *time_s)
 {
 	const struct cost_model *m = &pl->ctx->model;
+	struct cost_model link;
 	struct group g = { .ranks = ranks };
 	struct errbuf eb;
 	int r = pl->ctx->have_system ?
@@ -135,7 +130,11 @@ void plan_crossover(const struct planner *pl, unsigned long ranks, struct crossi
 
 	if (r < 0)
 		die("crossover at %lu ranks: %s", ranks, eb.msg);
-	/* The time there comes from the machine, as the crossing does. */
+	/* The time there comes from the machine, as the crossing does: on a
+	 * link its single α-β, not the regimes. */
+	cost_model_link(&link, &m->link);
+	if (!pl->ctx->have_system)
+		m = &link;
 	*time_s = c->result == CROSS_FOUND ?
 		  cost_time(m, OP_ALLREDUCE, pl->cross_a, ranks, c->bytes) : NAN;
 }
@@ -189,7 +188,7 @@ static void curve(struct out *o, const struct planner *pl, enum coll_op op, enum
 		note[0] = '\0';
 		plan_busbw_band(pl, op, ranks, S, t, &row[12].x, &row[13].x);
 		if (system)
-			predictor_choice(&cc, note, sizeof(note));
+			cost_choice_text(&cc, note, sizeof(note));
 		out_row(o, row);
 	}
 }
@@ -332,8 +331,6 @@ int cmd_plan(int argc, char **argv, struct ctx *ctx)
 	} else
 		o = ctx_out_open(ctx);
 	ctx_echo_link(ctx, o);
-	if (pl.pr.fm)
-		out_input_str(o, "model", "model", "the preset's regimes");
 	if (ctx->have_system)
 		ctx_check_ranks(ctx, &ranks);
 	/* Which tree the crossover means (on a link, only when it is not the default pair). */
@@ -358,7 +355,7 @@ int cmd_plan(int argc, char **argv, struct ctx *ctx)
 		out_text(o, "the nccl-tests runs and what they should print%s",
 			 sizes.n <= SHEET_SIZES + 2 ? "" :
 			 " (a few sizes; the CSV holds every size)");
-		if (ctx->model.kind == COST_NCCL && !pl.pr.fm)
+		if (ctx->model.kind == COST_NCCL && !pl.fm)
 			out_text(o, "(with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=TUNING a run also logs "
 				 "NCCL's own algorithm/protocol per size; 'commtime --system %s "
 				 "compare LOG' sets it against the column below)",

@@ -217,8 +217,13 @@ static void show_system(const struct ctx *ctx, struct out *o, const struct prese
 		 s.nvls ? "yes" : "no", s.p2p ? "yes" : "no", s.nvswitch ? "yes" : "no",
 		 pcie_path_name(s.pcie_path), pcie_path_name(s.nic_path), cpu_vendor_name(s.cpu),
 		 s.cpu_given ? "" : " (default)", price);
+	if (s.gdr_off)
+		out_text(o, "  gdr no: the network is staged through host memory (NCCL's model)");
 	if (s.model != SYSTEM_MODEL_DEFAULT)
 		out_text(o, "  read with model %s (--model overrides)", system_model_name(s.model));
+	if (s.topo)
+		out_text(o, "  topo %s: %d GPUs, %d NICs%s", s.topo_path, s.topo->gpus, s.topo->nics,
+			 s.from_topo ? " (gpus_per_node, nvswitch, paths or NICs from it)" : "");
 	system_release(&s);
 }
 
@@ -296,9 +301,38 @@ static int show_preset(const struct ctx *ctx, const struct preset *p)
 	return EXIT_OK;
 }
 
+/* presets --save FILE: the system of the global options as a system preset. */
+static int save_system(const struct ctx *ctx, const char *path, int npos, const char *kind)
+{
+	const char *slash = strrchr(path, '/'), *stem = slash ? slash + 1 : path;
+	size_t len = strlen(stem);
+	char name[128], comment[1024];
+	struct errbuf eb;
+
+	if (npos || kind)
+		die_usage("--save: writes the system of the global options; no NAME or --kind with it");
+	if (!ctx->have_system)
+		die_usage("--save: needs a system to write (--system NAME|FILE, --topo FILE)");
+	if (len < 8 || strcmp(stem + len - 7, ".preset"))
+		die_usage("--save: the file must end in .preset, got '%s'", path);
+	snprintf(name, sizeof name, "%.*s", (int)(len - 7 < sizeof name - 1 ? len - 7 : sizeof name - 1), stem);
+	if (!preset_name_valid(name))
+		die_usage("--save: '%s' is no preset name (lower-case letters, digits, '-', '_', '.')", name);
+	snprintf(comment, sizeof comment,
+		 "system preset written by 'commtime presets --save'%s%s%s%s\n"
+		 "every value resolved; the topology file gave what it holds\n",
+		 ctx->system.path ? " from " : "", ctx->system.path ? ctx->system.path : "",
+		 ctx->system.topo_path ? " and " : "", ctx->system.topo_path ? ctx->system.topo_path : "");
+	if (system_preset_write(path, name, &ctx->system, comment, &eb) < 0)
+		die("%s", eb.msg);
+	printf("wrote system preset %s to %s\n", name, path);
+	return EXIT_OK;
+}
+
 static const char *const usage_lines[] = {
 	"commtime presets [--kind KIND]",
 	"commtime presets NAME|FILE",
+	"commtime --system S|--topo FILE ... presets --save FILE.preset",
 	NULL
 };
 static const struct opts_usage usage = {
@@ -312,12 +346,17 @@ static const struct opts_usage usage = {
 		 "\n"
 		 "Search path, first match wins: --presets-dir DIR, the directories of\n"
 		 "COMMTIME_PRESETS (colon-separated), the installed share directory,\n"
-		 "./presets.  An unknown NAME's error lists the directories searched.\n",
+		 "./presets.  An unknown NAME's error lists the directories searched.\n"
+		 "\n"
+		 "With --save, the system the global options describe (--system, --topo\n"
+		 "and the overrides on top) is written as a system preset, every value\n"
+		 "resolved: GPUs per node, NVSwitch or not, the paths and NICs a topology\n"
+		 "file gave, the file itself by its absolute path.\n",
 };
 
 int cmd_presets(int argc, char **argv, struct ctx *ctx)
 {
-	const char *kind = NULL;
+	const char *kind = NULL, *save = NULL;
 	struct preset p;
 	struct errbuf eb;
 	int status, npos;
@@ -325,6 +364,8 @@ int cmd_presets(int argc, char **argv, struct ctx *ctx)
 		{ .type = OPT_STRING, .long_name = "kind", .argh = "KIND", .value = &kind,
 		  .complete = "link workload gpu system",
 		  .help = "list only presets of KIND: link, workload, gpu or system" },
+		OPT_FILE_("save", "FILE.preset", &save,
+			  "write the system of --system/--topo as a system preset"),
 		OPT_END_()
 	};
 
@@ -337,6 +378,8 @@ int cmd_presets(int argc, char **argv, struct ctx *ctx)
 		die_usage("%s: 'presets' draws no figure", ctx->plot ? "--plot" : "--render");
 	if (npos == 1 && kind)
 		die_usage("--kind: only for the listing, not with a preset name");
+	if (save)
+		return save_system(ctx, save, npos, kind);
 
 	if (npos == 1) {
 		if (preset_load(&ctx->dirs, argv[0], &p, &eb) < 0)

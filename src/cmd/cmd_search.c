@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "search.h"
+#include "step_fig.h"
 #include "workload.h"
 
 /* The GPU of a search on a single link when --gpu is not given. */
@@ -27,7 +28,7 @@ static const struct opts_usage usage = {
 };
 
 /* The eleven columns of the contract, then the extras. */
-enum { C_TP, C_PP, C_DP, C_CP, C_EP, C_ZERO, C_MB, C_MEM, C_STEP, C_TOK, C_COST, C_GPUS,
+enum { C_TP, C_PP, C_DP, C_CP, C_EP, C_ZERO, C_MB, C_MEM, C_STEP, C_TOK, C_COST, C_COST_H, C_GPUS,
        C_SCHED, C_VIRT, C_RC, C_MFU, C_PARETO, C_RUN_S, C_RUN_COST, C_NCOLS };
 static const struct column columns[C_NCOLS] = {
 	[C_TP]       = { .key = "tp", .label = "tp", .type = COL_INT, .width = 2 },
@@ -45,6 +46,8 @@ static const struct column columns[C_NCOLS] = {
 		  .scale = 1, .width = 9 },
 	[C_COST]     = { .key = "cost_per_Mtoken", .label = "per Mtoken", .type = COL_NUM,
 		  .human = H_FIXED, .scale = 1, .prec = 4, .width = 10 },
+	[C_COST_H]   = { .key = "cost_per_hour", .label = "per hour", .type = COL_NUM,
+		  .human = H_FIXED, .scale = 1, .prec = 2, .width = 10 },
 	[C_GPUS]     = { .key = "gpus", .label = "GPUs", .type = COL_INT, .width = 5 },
 	[C_SCHED]    = { .key = "schedule", .label = "schedule", .type = COL_STR, .width = 11 },
 	[C_VIRT]     = { .key = "virtual_stages", .label = "v", .type = COL_INT, .width = 1 },
@@ -81,6 +84,7 @@ static void S_fill(struct cell *row, const struct search_cand *k)
 	row[C_STEP].x = k->step_s;
 	row[C_TOK].x = k->tokens_per_s;
 	row[C_COST].x = k->cost_per_Mtoken;
+	row[C_COST_H].x = k->cost_per_hour;
 	row[C_GPUS].x = k->gpus;
 	row[C_SCHED].s = pp_schedule_name(k->c.schedule);
 	row[C_VIRT].x = (double)k->c.virt;
@@ -91,34 +95,290 @@ static void S_fill(struct cell *row, const struct search_cand *k)
 	row[C_RUN_COST].x = k->run_cost;
 }
 
-/* Why the best wins: its step, and the ledger lines that cost the most. */
-static void S_why(struct out *o, const struct search_space *sp, const struct search_cand *k,
-		  const struct step_compute *cs, struct ctx *ctx)
+/* Why candidates were refused by the step model; secondary. */
+enum { R_COUNT, R_REASON, R_NCOLS };
+static const struct column rcols[R_NCOLS] = {
+	[R_COUNT]  = { .key = "count", .label = "count", .type = COL_INT, .width = 7 },
+	[R_REASON] = { .key = "reason", .label = "refused by the step model, e.g.", .type = COL_STR,
+		  .width = 1 },
+};
+
+/* The step of the best, the runner-up and the named configuration, term by term; secondary. */
+enum { W_WHICH, W_RANK, W_TP, W_PP, W_DP, W_CP, W_EP, W_COMPUTE, W_BUBBLE, W_XTP, W_XCP, W_XEP,
+       W_XPP, W_XDP, W_OTHER, W_STEP, W_GAP, W_MEM, W_NCOLS };
+#define W_TIME(k, l) { .key = k, .label = l, .type = COL_NUM, .human = H_TIME, .prec = 4, .width = 9 }
+static const struct column wcols[W_NCOLS] = {
+	[W_WHICH]   = { .key = "which", .label = "", .type = COL_STR, .width = 9 },
+	[W_RANK]    = { .key = "rank", .label = "rank", .type = COL_INT, .width = 5 },
+	[W_TP]      = { .key = "tp", .label = "tp", .type = COL_INT, .width = 2 },
+	[W_PP]      = { .key = "pp", .label = "pp", .type = COL_INT, .width = 2 },
+	[W_DP]      = { .key = "dp", .label = "dp", .type = COL_INT, .width = 4 },
+	[W_CP]      = { .key = "cp", .label = "cp", .type = COL_INT, .width = 2 },
+	[W_EP]      = { .key = "ep", .label = "ep", .type = COL_INT, .width = 2 },
+	[W_COMPUTE] = W_TIME("compute_s", "compute"),
+	[W_BUBBLE]  = W_TIME("bubble_s", "bubble"),
+	[W_XTP]     = W_TIME("exposed_tp_s", "tp"),
+	[W_XCP]     = W_TIME("exposed_cp_s", "cp"),
+	[W_XEP]     = W_TIME("exposed_ep_s", "ep"),
+	[W_XPP]     = W_TIME("exposed_pp_s", "pp"),
+	[W_XDP]     = W_TIME("exposed_dp_s", "dp"),
+	[W_OTHER]   = W_TIME("other_s", "other"),
+	[W_STEP]    = W_TIME("step_s", "step"),
+	[W_GAP]     = { .key = "behind", .label = "behind", .type = COL_NUM, .human = H_PERCENT,
+		  .prec = 1, .width = 7 },
+	[W_MEM]     = { .key = "memory_B", .label = "memory", .type = COL_NUM, .human = H_FIXED,
+		  .scale = 1e9, .suffix = "GB", .prec = 1, .width = 8 },
+};
+#undef W_TIME
+
+/* What became of the --where configuration; JSON only (the table says it in a sentence). */
+enum { N_WHERE, N_TRIED, N_REFUSED, N_UNFIT, N_FIT, N_RANK, N_BEHIND, N_WHY, N_NCOLS };
+static const struct column ncols[N_NCOLS] = {
+	[N_WHERE]   = { .key = "where", .label = "where", .type = COL_STR, .width = 1 },
+	[N_TRIED]   = { .key = "tried", .label = "tried", .type = COL_INT, .width = 5 },
+	[N_REFUSED] = { .key = "refused", .label = "refused", .type = COL_INT, .width = 5 },
+	[N_UNFIT]   = { .key = "unfit", .label = "unfit", .type = COL_INT, .width = 5 },
+	[N_FIT]     = { .key = "fit", .label = "fit", .type = COL_INT, .width = 5 },
+	[N_RANK]    = { .key = "rank", .label = "rank", .type = COL_INT, .width = 5 },
+	[N_BEHIND]  = { .key = "behind", .label = "behind", .type = COL_NUM, .human = H_PERCENT,
+		  .prec = 1, .width = 7 },
+	[N_WHY]     = { .key = "refused_why", .label = "why", .type = COL_STR, .width = 1 },
+};
+
+/* One configuration of the comparison: its rank (1 = best), its step in terms. */
+struct S_entry {
+	const char *which;
+	size_t rank;
+	const struct search_cand *k;
+	struct search_terms t;
+	int ok;
+};
+
+static int S_entry_of(struct S_entry *e, const char *which, const struct search_result *r,
+		      size_t i, const struct search_space *sp, const struct step_compute *cs,
+		      struct ctx *ctx)
 {
-	struct step_result r;
+	struct step_result s;
 	struct errbuf eb;
-	char a[32], b[32], c[32], d[32];
+
+	memset(e, 0, sizeof(*e));
+	e->which = which;
+	e->rank = i + 1;
+	e->k = &r->cand[i];
+	if (step_run(sp->w, &e->k->c, cs, ctx_step_coll, ctx, &s, &eb) < 0)
+		return 0;
+	search_terms_of(&s, &e->t);
+	e->ok = 1;
+	return 1;
+}
+
+/* "tp 8 pp 16 dp 64 cp 1 ep 1, ZeRO 1, micro-batch 1, interleaved v 2, recompute none" */
+static char *S_config_text(char *buf, size_t len, const struct search_cand *k)
+{
+	char v[24] = "";
+
+	if (k->c.schedule == PP_INTERLEAVED)
+		snprintf(v, sizeof(v), " v %lu", k->c.virt);
+	snprintf(buf, len, "tp %lu pp %lu dp %lu cp %lu ep %lu on %.15g GPUs, ZeRO %d, micro-batch "
+		 "%.15g, %s%s, recompute %s", k->c.tp, k->c.pp, k->c.dp, k->c.cp, k->c.ep, k->gpus,
+		 k->c.zero, k->c.micro_batch, pp_schedule_name(k->c.schedule), v,
+		 recompute_name(k->c.recompute));
+	return buf;
+}
+
+/* A list of terms into buf: "bubble 1.2 s, exposed tp 300 ms"; side 1 the gains, 0 the losses. */
+static void S_terms_list(char *buf, size_t len, const char *const *names, const double *d,
+			 const int *idx, int nterm, double floor_s, int side)
+{
+	size_t n = 0;
+	int i;
+
+	buf[0] = 0;
+	for (i = 0; i < nterm && n < len; i++) {
+		double v = d[idx[i]];
+		char a[32];
+
+		if (fabs(v) < floor_s || (v > 0) != side)
+			continue;
+		units_fmt_time(a, sizeof(a), fabs(v), 3);
+		n += (size_t)snprintf(buf + n, len - n, "%s%s %s", n ? ", " : "", names[idx[i]], a);
+	}
+}
+
+/*
+ * Where the best gains on another configuration: every term whose
+ * difference is at least 0.5 % of the best's step, largest first, the
+ * ones it gains on and the ones it loses on apart, and memory.
+ */
+static void S_versus(struct out *o, const struct S_entry *best, const struct S_entry *x)
+{
+	static const char *const names[] = { "compute", "bubble", "exposed tp", "exposed cp",
+		"exposed ep", "exposed pp", "exposed dp", "other" };
+	double d[8], floor_s = 0.005 * best->t.step_s;
+	char gains[300], losses[300], a[32];
+	int i, j, idx[8];
+
+	for (i = 0; i < 8; i++) {
+		double bv = i == 0 ? best->t.compute_s : i == 1 ? best->t.bubble_s :
+			    i == 7 ? best->t.other_s : best->t.exposed_s[i - 2];
+		double xv = i == 0 ? x->t.compute_s : i == 1 ? x->t.bubble_s :
+			    i == 7 ? x->t.other_s : x->t.exposed_s[i - 2];
+
+		d[i] = xv - bv;   /* > 0: the best spends less */
+		idx[i] = i;
+	}
+	for (i = 1; i < 8; i++)
+		for (j = i; j > 0 && fabs(d[idx[j]]) > fabs(d[idx[j - 1]]); j--) {
+			int t = idx[j];
+
+			idx[j] = idx[j - 1];
+			idx[j - 1] = t;
+		}
+	S_terms_list(gains, sizeof(gains), names, d, idx, 8, floor_s, 1);
+	S_terms_list(losses, sizeof(losses), names, d, idx, 8, floor_s, 0);
+	units_fmt_time(a, sizeof(a), x->t.step_s - best->t.step_s, 4);
+	if (!*gains && !*losses)
+		out_text(o, "  against the %s (rank %zu): %s behind, no term apart by 0.5 %% of the "
+			 "step; memory %.1f GB against %.1f GB", x->which, x->rank, a,
+			 best->t.memory_B / 1e9, x->t.memory_B / 1e9);
+	else
+		out_text(o, "  against the %s (rank %zu): %s less per step; less on %s%s%s; memory "
+			 "%.1f GB against %.1f GB", x->which, x->rank, a, *gains ? gains : "nothing",
+			 *losses ? "; more on " : "", losses, best->t.memory_B / 1e9,
+			 x->t.memory_B / 1e9);
+}
+
+static void S_entry_row(struct out *o, const struct S_entry *e, double best_s)
+{
+	struct cell row[W_NCOLS];
+
+	memset(row, 0, sizeof(row));
+	row[W_WHICH].s = e->which;
+	row[W_RANK].x = (double)e->rank;
+	row[W_TP].x = (double)e->k->c.tp;
+	row[W_PP].x = (double)e->k->c.pp;
+	row[W_DP].x = (double)e->k->c.dp;
+	row[W_CP].x = (double)e->k->c.cp;
+	row[W_EP].x = (double)e->k->c.ep;
+	row[W_COMPUTE].x = e->t.compute_s;
+	row[W_BUBBLE].x = e->t.bubble_s;
+	row[W_XTP].x = e->t.exposed_s[DIM_TP];
+	row[W_XCP].x = e->t.exposed_s[DIM_CP];
+	row[W_XEP].x = e->t.exposed_s[DIM_EP];
+	row[W_XPP].x = e->t.exposed_s[DIM_PP];
+	row[W_XDP].x = e->t.exposed_s[DIM_DP];
+	row[W_OTHER].x = e->t.other_s;
+	row[W_STEP].x = e->t.step_s;
+	row[W_GAP].x = e->t.step_s / best_s - 1;
+	row[W_MEM].x = e->t.memory_B;
+	out_row(o, row);
+}
+
+/* The configuration --where names: its rank and gap, or why it is not in the table. */
+static size_t S_named(struct out *o, const struct search_space *sp, const struct search_result *r,
+		      double gpu_memory)
+{
+	char what[200], cfg[300];
+	size_t i;
+
+	search_where_text(what, sizeof(what), sp->where);
+	for (i = 0; i < r->n; i++)
+		if (search_where_match(sp->where, &r->cand[i].c, r->cand[i].gpus))
+			break;
+	if (out_get_format(o) == FMT_JSON) {
+		struct table nt = { "named", NULL, ncols, N_NCOLS, 1 };
+		struct cell row[N_NCOLS];
+
+		memset(row, 0, sizeof(row));
+		row[N_WHERE].s = what;
+		row[N_TRIED].x = (double)r->named.tried;
+		row[N_REFUSED].x = (double)r->named.refused;
+		row[N_UNFIT].x = (double)r->named.unfit;
+		row[N_FIT].x = (double)r->named.fit;
+		row[N_RANK].x = i < r->n ? (double)(i + 1) : NAN;
+		row[N_BEHIND].x = i < r->n ? r->cand[i].step_s / r->cand[0].step_s - 1 : NAN;
+		row[N_WHY].s = r->named.refused ? r->named.refused_why : "";
+		out_table_begin(o, &nt);
+		out_row(o, row);
+		out_table_end(o);
+	}
+	if (i < r->n) {
+		char gap[32];
+
+		units_fmt_time(gap, sizeof(gap), r->cand[i].step_s - r->cand[0].step_s, 4);
+		out_text(o, "Named (%s): rank %zu of %zu, %s (%.1f %%) behind the best; its fastest "
+			 "form is %s.", what, i + 1, r->n, gap,
+			 100 * (r->cand[i].step_s / r->cand[0].step_s - 1),
+			 S_config_text(cfg, sizeof(cfg), &r->cand[i]));
+		return i;
+	}
+	if (!r->named.tried)
+		out_text(o, "Named (%s): not in the searched space (tp at most one node's GPUs; "
+			 "GPUs from --gpus, tp x pp x dp x cp of them; micro-batches dividing the "
+			 "global batch per data-parallel rank, up to --max-micro-batch; cp up to "
+			 "--max-cp; v up to --max-virtual-stages).", what);
+	else if (!r->named.fit && r->named.unfit) {
+		struct search_cand k;
+
+		memset(&k, 0, sizeof(k));
+		k.c = r->named.unfit_c;
+		k.gpus = (double)(k.c.tp * k.c.pp * k.c.dp * k.c.cp);
+		out_text(o, "Named (%s): none of its %zu forms fits in %.4g GB; the least memory, "
+			 "%.1f GB, is %s.%s%s", what, r->named.tried, gpu_memory / 1e9,
+			 r->named.unfit_memory_B / 1e9, S_config_text(cfg, sizeof(cfg), &k),
+			 r->named.refused ? " Refused besides: " : "",
+			 r->named.refused ? r->named.refused_why : "");
+	} else
+		out_text(o, "Named (%s): the step model refuses all %zu of its forms, e.g.: %s.",
+			 what, r->named.tried, r->named.refused_why);
+	return r->n;
+}
+
+/*
+ * Why the best wins: its step term by term beside the runner-up's (the
+ * fastest with another layout) and the named configuration's, what it
+ * gains on each, and the ledger rows that cost it the most.
+ */
+static void S_why(struct out *o, const struct search_space *sp, const struct search_result *r,
+		  size_t named, const struct step_compute *cs, struct ctx *ctx)
+{
+	struct table wt = { "why", "the step in terms (exposed communication per step by dimension):",
+			    wcols, W_NCOLS, 1 };
+	struct S_entry e[3];
+	struct step_result s;
+	struct errbuf eb;
+	char cfg[300], a[32], b[32];
+	size_t ru = search_runner_up(r), ne = 0;
 	int i, j, order[STEP_ROWS_MAX];
 
-	if (step_run(sp->w, &k->c, cs, ctx_step_coll, ctx, &r, &eb) < 0)
+	if (!S_entry_of(&e[ne], "best", r, 0, sp, cs, ctx))
 		return;
-	units_fmt_time(a, sizeof(a), r.compute_s, 4);
-	units_fmt_time(b, sizeof(b), r.microbatches * r.mb_exposed_s, 4);
-	units_fmt_time(c, sizeof(c), r.bubble_s, 4);
-	units_fmt_time(d, sizeof(d), r.dp_exposed_s, 4);
-	out_text(o, "The fastest, tp %lu pp %lu dp %lu cp %lu ep %lu ZeRO %d micro-batch %.15g "
-		 "(%s, recompute %s):", k->c.tp, k->c.pp, k->c.dp, k->c.cp, k->c.ep, k->c.zero,
-		 k->c.micro_batch, pp_schedule_name(k->c.schedule), recompute_name(k->c.recompute));
-	out_text(o, "  compute %s, exposed per-micro-batch communication %s, bubble %s, dp %s;",
-		 a, b, c, d);
-	for (i = 0; i < r.nrows; i++)
+	ne++;
+	if (ru < r->n && S_entry_of(&e[ne], "runner-up", r, ru, sp, cs, ctx))
+		ne++;
+	if (named < r->n && named != 0 && named != ru && S_entry_of(&e[ne], "named", r, named, sp, cs, ctx))
+		ne++;
+	out_text(o, "Why the best wins: %s", S_config_text(cfg, sizeof(cfg), e[0].k));
+	if (ru < r->n)
+		out_text(o, "Runner-up, the fastest with another layout: %s",
+			 S_config_text(cfg, sizeof(cfg), &r->cand[ru]));
+	out_table_begin(o, &wt);
+	for (i = 0; i < (int)ne; i++)
+		S_entry_row(o, &e[i], e[0].t.step_s);
+	out_table_end(o);
+	for (i = 1; i < (int)ne; i++)
+		S_versus(o, &e[0], &e[i]);
+
+	/* The best's ledger rows by exposed time per step, largest first. */
+	if (step_run(sp->w, &e[0].k->c, cs, ctx_step_coll, ctx, &s, &eb) < 0)
+		return;
+	for (i = 0; i < s.nrows; i++)
 		order[i] = i;
-	/* The rows by exposed time per step, largest first (a short insertion sort). */
-	for (i = 1; i < r.nrows; i++)
+	for (i = 1; i < s.nrows; i++)
 		for (j = i; j > 0; j--) {
-			const struct step_row *x = &r.rows[order[j]], *y = &r.rows[order[j - 1]];
-			double ex = x->exposed_s * (x->dim == DIM_DP ? 1 : r.microbatches);
-			double ey = y->exposed_s * (y->dim == DIM_DP ? 1 : r.microbatches);
+			const struct step_row *x = &s.rows[order[j]], *y = &s.rows[order[j - 1]];
+			double ex = x->exposed_s * (x->dim == DIM_DP ? 1 : s.microbatches);
+			double ey = y->exposed_s * (y->dim == DIM_DP ? 1 : s.microbatches);
 			int t;
 
 			if (!(ex > ey))
@@ -127,94 +387,213 @@ static void S_why(struct out *o, const struct search_space *sp, const struct sea
 			order[j] = order[j - 1];
 			order[j - 1] = t;
 		}
-	for (i = 0; i < r.nrows && i < 3; i++) {
-		const struct step_row *x = &r.rows[order[i]];
-		double per_step = x->exposed_s * (x->dim == DIM_DP ? 1 : r.microbatches);
+	if (s.nrows)
+		out_text(o, "The best's costliest collectives, exposed time per step:");
+	for (i = 0; i < s.nrows && i < 3; i++) {
+		const struct step_row *x = &s.rows[order[i]];
+		double per_step = x->exposed_s * (x->dim == DIM_DP ? 1 : s.microbatches);
 
 		units_fmt_time(a, sizeof(a), per_step, 4);
 		units_fmt_size(b, sizeof(b), x->bytes);
-		out_text(o, "  %s %s %s: %.15g x %s on %lu ranks (%s), %s exposed per step",
+		out_text(o, "  %s %s %s: %.15g x %s on %lu ranks (%s), %s exposed",
 			 step_dim_name(x->dim), step_phase_name(x->phase), coll_op_name(x->op),
-			 x->count * (x->dim == DIM_DP ? 1 : r.microbatches), b, x->ranks, x->tier, a);
+			 x->count * (x->dim == DIM_DP ? 1 : s.microbatches), b, x->ranks, x->tier, a);
 	}
 }
 
+/* Cost per million tokens, or GPU-hours per million tokens without a price. */
+static double S_xcost(const struct search_cand *k, int priced)
+{
+	return priced ? k->cost_per_Mtoken : k->gpus * k->step_s / 3600 /
+		(k->tokens_per_s * k->step_s / 1e6);
+}
+
+/* "tp 2 pp 16 dp 8 cp 4" */
+static char *S_layout(char *buf, size_t len, const struct search_cand *k)
+{
+	snprintf(buf, len, "tp %lu pp %lu dp %lu cp %lu%s", k->c.tp, k->c.pp, k->c.dp, k->c.cp,
+		 k->c.ep > 1 ? " ep" : "");
+	if (k->c.ep > 1)
+		snprintf(buf + strlen(buf), len - strlen(buf), " %lu", k->c.ep);
+	return buf;
+}
+
 /*
- * The figure: step time against cost per million tokens (GPU-hours per
- * million tokens without a price), one colour per GPU count, the Pareto
- * front drawn through the configurations no other beats on both.
+ * The figure, panels side by side: with several GPU counts, step time
+ * against cost per million tokens (GPU-hours per million tokens without
+ * a price), one colour per count, the Pareto front in black through the
+ * configurations no other beats on both; step time against memory per
+ * GPU, one colour per recomputation mode, the GPU's memory marked; the
+ * step of the best, the runner-up and the named configuration in terms.
  */
 static void S_figure(const struct ctx *ctx, const struct workload *w, const struct search_result *r,
-		     const struct dlist *gpus, double price)
+		     const struct dlist *gpus, double price, double gpu_memory, size_t named,
+		     const struct search_space *sp, const struct step_compute *cs, struct ctx *cctx)
 {
 	struct figure f = { 0 };
 	struct panel *pn;
 	struct plot_series *s;
-	char title[300], name[64];
+	char title[400], name[96], where[160], lay[64], v[32];
 	size_t i, g;
-	int priced = !isnan(price);
+	int priced = !isnan(price), rc;
+	double lo = INFINITY, hi = 0;
 
-	snprintf(title, sizeof(title), "%s: configurations that fit, step time against %s",
-		 w->name, priced ? "cost per million tokens" : "GPU-hours per million tokens");
+	for (g = 0; g < gpus->n; g++) {
+		lo = fmin(lo, gpus->v[g]);
+		hi = fmax(hi, gpus->v[g]);
+	}
+	if (ctx->have_system && ctx->system.gpus_per_node > 0) {
+		double G = (double)ctx->system.gpus_per_node;
+
+		if (lo == hi)
+			snprintf(where, sizeof(where), "%.15g GPUs (%.15g nodes of %.15g, %s)", lo,
+				 ceil(lo / G), G, ctx->system.name);
+		else
+			snprintf(where, sizeof(where), "%.15g to %.15g GPUs (%.15g to %.15g nodes of "
+				 "%.15g, %s)", lo, hi, ceil(lo / G), ceil(hi / G), G, ctx->system.name);
+	} else if (lo == hi)
+		snprintf(where, sizeof(where), "%.15g GPUs on one link", lo);
+	else
+		snprintf(where, sizeof(where), "%.15g to %.15g GPUs on one link", lo, hi);
+	snprintf(title, sizeof(title), "%s on %s, %.15g sequences of %.15g tokens per step: %zu "
+		 "configurations fit in %.4g GB", w->name, where, sp->global_batch, sp->seq, r->n,
+		 gpu_memory / 1e9);
 	f.title = xstrdup(title);
-	f.comment = xstrdup("commtime search: every fitting configuration, the Pareto front marked");
-	f.width = 900;
-	f.height = 560;
-	pn = plot_add_panel(&f, NULL, priced ? "cost per million tokens" :
-			    "GPU-hours per million tokens", "step time");
+	f.comment = xstrdup("commtime search: every fitting configuration, the Pareto front, "
+			    "memory, and why the best wins");
+	f.height = 600;
+
+	if (gpus->n > 1) {
+		pn = plot_add_panel(&f, priced ? "step time against cost (Pareto front in black)" :
+				    "step time against GPU time (Pareto front in black)",
+				    priced ? "cost per million tokens (price per GPU-hour x GPU-hours)" :
+				    "GPU-hours per million tokens", "step time");
+		pn->xaxis = AX_PLAIN;
+		pn->yaxis = AX_TIME;
+		pn->logx = pn->logy = 1;
+		pn->xmin = pn->xmax = pn->ymin = pn->ymax = NAN;
+		pn->key = xstrdup("top left");
+		for (g = 0; g < gpus->n; g++) {
+			snprintf(name, sizeof(name), "%.15g GPUs", gpus->v[g]);
+			s = plot_add_series(pn, name, PS_POINTS);
+			for (i = 0; i < r->n; i++)
+				if (r->cand[i].gpus == gpus->v[g])
+					plot_xy(s, S_xcost(&r->cand[i], priced), r->cand[i].step_s);
+		}
+		s = plot_add_series(pn, "Pareto front", PS_LINESPOINTS);
+		s->color = 6;
+		for (i = r->n; i-- > 0;)
+			if (r->cand[i].pareto)
+				plot_xy(s, S_xcost(&r->cand[i], priced), r->cand[i].step_s);
+		if (r->n) {
+			units_fmt_time(v, sizeof(v), r->cand[0].step_s, 4);
+			snprintf(name, sizeof(name), "fastest: %s, %.15g GPUs, %s",
+				 S_layout(lay, sizeof(lay), &r->cand[0]), r->cand[0].gpus, v);
+			plot_add_label(pn, S_xcost(&r->cand[0], priced), r->cand[0].step_s, name, 1);
+		}
+		fig_whole_decades(pn);
+	}
+
+	pn = plot_add_panel(&f, "step time against memory per GPU", "memory per GPU (GB)",
+			    "step time");
 	pn->xaxis = AX_PLAIN;
 	pn->yaxis = AX_TIME;
-	pn->logx = pn->logy = 1;
-	pn->xmin = pn->xmax = pn->ymin = pn->ymax = NAN;
-	pn->key = xstrdup("top right");
-	for (g = 0; g < gpus->n; g++) {
-		snprintf(name, sizeof(name), "%.15g GPUs", gpus->v[g]);
+	pn->logy = 1;
+	pn->xmin = 0;
+	pn->xmax = gpu_memory / 1e9 * 1.08;
+	pn->ymin = pn->ymax = NAN;
+	pn->key = xstrdup("top left");
+	for (rc = 0; rc < RC_COUNT; rc++) {
+		snprintf(name, sizeof(name), "recompute %s", recompute_name((enum recompute)rc));
 		s = plot_add_series(pn, name, PS_POINTS);
-		for (i = 0; i < r->n; i++) {
-			const struct search_cand *k = &r->cand[i];
-			double x = priced ? k->cost_per_Mtoken : k->gpus * k->step_s / 3600 /
-				(k->tokens_per_s * k->step_s / 1e6);
+		for (i = r->n; i-- > 0;)
+			if ((int)r->cand[i].c.recompute == rc)
+				plot_xy(s, r->cand[i].memory_B / 1e9, r->cand[i].step_s);
+	}
+	snprintf(name, sizeof(name), "%.4g GB", gpu_memory / 1e9);
+	plot_add_vline(pn, gpu_memory / 1e9, name, NULL, NULL);
+	if (r->n) {
+		snprintf(name, sizeof(name), "fastest: %s", S_layout(lay, sizeof(lay), &r->cand[0]));
+		plot_add_label(pn, r->cand[0].memory_B / 1e9, r->cand[0].step_s, name, 2);
+	}
+	fig_whole_decades(pn);
 
-			if (k->gpus == gpus->v[g])
-				plot_xy(s, x, k->step_s);
+	/* The step of the best, the runner-up and the named one, in terms. */
+	if (r->n) {
+		struct step_fig_bar bars[3];
+		char labels[3][128];
+		size_t idx[3], nb = 0, ru = search_runner_up(r), j;
+		static const char *const which[3] = { "best", "runner-up", "named" };
+		const char *wh[3];
+
+		idx[nb] = 0;
+		wh[nb++] = which[0];
+		if (ru < r->n) {
+			idx[nb] = ru;
+			wh[nb++] = which[1];
 		}
-	}
-	s = plot_add_series(pn, "Pareto front", PS_LINESPOINTS);
-	s->color = 7;
-	for (i = r->n; i-- > 0;) {
-		const struct search_cand *k = &r->cand[i];
+		if (named < r->n && named != 0 && named != ru) {
+			idx[nb] = named;
+			wh[nb++] = which[2];
+		}
+		for (j = 0; j < nb; j++) {
+			struct step_result st;
+			struct errbuf eb;
 
-		if (k->pareto)
-			plot_xy(s, priced ? k->cost_per_Mtoken : k->gpus * k->step_s / 3600 /
-				(k->tokens_per_s * k->step_s / 1e6), k->step_s);
+			if (step_run(sp->w, &r->cand[idx[j]].c, cs, ctx_step_coll, cctx, &st, &eb) < 0)
+				break;
+			search_terms_of(&st, &bars[j].t);
+			snprintf(labels[j], sizeof(labels[j]), "%s, rank %zu: %s", wh[j], idx[j] + 1,
+				 S_layout(lay, sizeof(lay), &r->cand[idx[j]]));
+			if (gpus->n > 1)
+				snprintf(labels[j] + strlen(labels[j]), sizeof(labels[j]) - strlen(labels[j]),
+					 " on %.15g", r->cand[idx[j]].gpus);
+			bars[j].label = labels[j];
+		}
+		pn = plot_add_panel(&f, "why the best wins: the step in terms", "", "");
+		step_fig_bars(pn, bars, j);
+		free(pn->key);
+		pn->key = xstrdup("below horizontal");
 	}
+	f.width = f.npanels == 3 ? 1800 : 1300;
 	ctx_figure(ctx, &f);
 	plot_release(&f);
+}
+
+static void cb_where(const struct opt *o, const char *arg)
+{
+	struct errbuf eb;
+
+	if (search_where_parse(arg, o->value, &eb) < 0)
+		die_usage("--where: %s", eb.msg);
 }
 
 int cmd_search(int argc, char **argv, struct ctx *ctx)
 {
 	struct search_space sp;
+	struct search_where where;
 	struct step_compute cs = { 0, STEP_MFU, 0 };
 	struct search_result r = { 0 };
 	struct workload w;
 	struct errbuf eb;
 	struct dlist gpus = { 0 };
 	struct table t = { "search", NULL, columns, C_NCOLS, 0 };
+	struct table rt = { "refused", NULL, rcols, R_NCOLS, 1 };
 	struct cell row[C_NCOLS];
 	struct out *o;
 	const char *workload_arg = NULL, *gpu_arg = NULL;
 	struct ctx_gpu gpu;
 	double seq = 0, gb = 0, price = 0, tokens = 0, gpu_memory = 0, grad_bytes = STEP_GRAD_BYTES;
-	unsigned long max_cp = 8, max_mb = 16, top = 10, seq_n = 0, gb_n = 0;
-	size_t i, shown;
-	char note[200];
+	unsigned long max_cp = 8, max_mb = 16, max_virt = 8, top = 10, seq_n = 0, gb_n = 0;
+	size_t i, shown, named = 0, refused;
+	char note[300];
 	struct opt options[] = {
 		OPT_GROUP_("the model and the run"),
 		{ .type = OPT_STRING, .long_name = "workload", .argh = "NAME", .value = &workload_arg,
 		  .complete = "presets:workload",
 		  .help = "model shape from a workload preset (llama3-70b, ...)" },
-		OPT_RANKS_("gpus", &gpus, "GPU counts (64, 64,128,256, 64:1024:x2)"),
+		OPT_RANKS_("gpus", &gpus, "GPU counts (64, 64,128,256, 64:1024:x2; default with\n"
+			   "--where: its tp x pp x dp x cp)"),
 		OPT_CALLBACK_("global-batch", "N", &gb_n, opt_cb_whole, "sequences per step"),
 		OPT_CALLBACK_("seq", "N", &seq_n, opt_cb_whole, "sequence length (default the workload's)"),
 		OPT_CALLBACK_("tokens", "N", &tokens, cb_tokens,
@@ -229,7 +608,8 @@ int cmd_search(int argc, char **argv, struct ctx *ctx)
 		OPT_POSITIVE_("mfu", "F", Q_NUMBER, &cs.mfu,
 			      "share of the peak the math reaches (default 0.5)"),
 		OPT_POSITIVE_("gpu-memory", "SIZE", Q_SIZE, &gpu_memory, "memory of one GPU (80GB)"),
-		OPT_POSITIVE_("price", "X", Q_NUMBER, &price, "price of one GPU-hour"),
+		OPT_POSITIVE_("price", "X", Q_NUMBER, &price,
+			      "price of one GPU-hour: cost per hour (all GPUs) and per Mtoken"),
 		OPT_GROUP_("the search"),
 		OPT_POSITIVE_("grad-bytes", "SIZE", Q_SIZE, &grad_bytes,
 			      "bytes per gradient value reduced (default 4, fp32)"),
@@ -237,10 +617,18 @@ int cmd_search(int argc, char **argv, struct ctx *ctx)
 			      "largest context-parallel size tried (default 8)"),
 		OPT_CALLBACK_("max-micro-batch", "N", &max_mb, opt_cb_whole,
 			      "largest micro-batch tried (default 16)"),
+		OPT_CALLBACK_("max-virtual-stages", "V", &max_virt, opt_cb_whole,
+			      "most model chunks per stage tried, interleaved (default 8)"),
+		{ .type = OPT_CALLBACK, .long_name = "where", .argh = "K=V,...", .value = &where,
+		  .cb = cb_where,
+		  .help = "a configuration to place: its rank and gap to the best\n"
+			  "(tp=8,pp=16,dp=64; keys gpus tp pp dp cp ep zero mb v\n"
+			  "schedule recompute)" },
 		OPT_CALLBACK_("top", "N", &top, opt_cb_whole, "rows of the table (default 10; CSV and JSON: all)"),
 		OPT_END_()
 	};
 
+	search_where_init(&where);
 	opts_parse(argc, argv, options, &usage, 0);
 	seq = (double)seq_n;
 	gb = (double)gb_n;
@@ -250,10 +638,31 @@ int cmd_search(int argc, char **argv, struct ctx *ctx)
 		die_usage("--mfu: must be at most 1, got %g", cs.mfu);
 	if (!workload_arg)
 		die_usage("search: give the model with --workload NAME");
+	if (!gpus.n && opts_given(options, "where") && where.tp && where.pp && where.dp) {
+		double n = (double)where.tp * (double)where.pp * (double)where.dp *
+			   (double)(where.cp ? where.cp : 1);
+
+		if (where.gpus && where.gpus != n)
+			die_usage("--where: gpus=%.15g is not tp x pp x dp x cp = %.15g", where.gpus, n);
+		gpus.v = xmalloc(sizeof(*gpus.v));
+		gpus.v[0] = n;
+		gpus.n = 1;
+	} else if (!gpus.n && opts_given(options, "where") && where.gpus) {
+		gpus.v = xmalloc(sizeof(*gpus.v));
+		gpus.v[0] = where.gpus;
+		gpus.n = 1;
+	}
 	if (!gpus.n)
 		die_usage("search: give the GPU counts with --gpus LIST");
 	if (!gb)
 		die_usage("search: give the global batch with --global-batch N");
+	/* The named configuration is always in the space searched. */
+	if (where.cp > max_cp)
+		max_cp = where.cp;
+	if (where.micro_batch > (double)max_mb)
+		max_mb = (unsigned long)where.micro_batch;
+	if (where.virt > max_virt)
+		max_virt = where.virt;
 	ctx_gpu(ctx, gpu_arg, SEARCH_DEFAULT_GPU, &gpu);
 	if (!opts_given(options, "peak"))
 		cs.peak_flops = gpu.peak_flops;
@@ -270,9 +679,12 @@ int cmd_search(int argc, char **argv, struct ctx *ctx)
 	sp.gpu_memory = gpu_memory;
 	sp.max_cp = max_cp;
 	sp.max_mb = max_mb;
+	sp.max_virt = max_virt;
 	sp.grad_bytes = grad_bytes;
 	sp.price = price;
 	sp.run_tokens = tokens;
+	if (opts_given(options, "where"))
+		sp.where = &where;
 	if (ctx->have_system) {
 		sp.gpus_per_node = ctx->system.gpus_per_node;
 		for (i = 0; i < gpus.n; i++)
@@ -295,9 +707,27 @@ int cmd_search(int argc, char **argv, struct ctx *ctx)
 	out_input_str(o, "gpu", "GPU", note);
 	if (!isnan(price))
 		out_input(o, "price", "price per GPU-hour", price, H_PLAIN, 6, NULL);
-	snprintf(note, sizeof(note), "%zu configurations, %zu valid, %zu fit in memory",
-		 r.tried, r.valid, r.n);
+	refused = r.tried - r.valid;
+	snprintf(note, sizeof(note), "%zu configurations, %zu the step model refuses, %zu fit in "
+		 "%.4g GB", r.tried, refused, r.n, gpu_memory / 1e9);
 	out_input_str(o, "searched", "searched", note);
+
+	if (r.nreasons) {
+		struct cell rrow[R_NCOLS];
+
+		out_table_begin(o, &rt);
+		for (i = 0; i < r.nreasons; i++) {
+			rrow[R_COUNT].x = (double)r.reason[i].count;
+			rrow[R_REASON].s = r.reason[i].example;
+			out_row(o, rrow);
+		}
+		if (r.refused_other) {
+			rrow[R_COUNT].x = (double)r.refused_other;
+			rrow[R_REASON].s = "(other reasons)";
+			out_row(o, rrow);
+		}
+		out_table_end(o);
+	}
 
 	out_table_begin(o, &t);
 	shown = out_get_format(o) == FMT_TABLE && r.n > top ? top : r.n;
@@ -308,13 +738,20 @@ int cmd_search(int argc, char **argv, struct ctx *ctx)
 	out_table_end(o);
 	if (shown < r.n)
 		out_text(o, "(%zu more; --format csv lists every one)", r.n - shown);
+	if (sp.where)
+		named = S_named(o, &sp, &r, gpu_memory);
+	else
+		named = r.n;
 	if (r.n)
-		S_why(o, &sp, &r.cand[0], &cs, ctx);
+		S_why(o, &sp, &r, named, &cs, ctx);
 	else
 		out_text(o, "No configuration fits in %.4g GB.", gpu_memory / 1e9);
 	if (ctx_wants_figure(ctx))
-		S_figure(ctx, &w, &r, &gpus, price);
+		S_figure(ctx, &w, &r, &gpus, price, gpu_memory, named, &sp, &cs, ctx);
 	ctx_out_close(ctx, o);
+	if (!r.n)
+		die("search: no configuration of %s fits in %.4g GB per GPU (%zu tried, %zu the step "
+		    "model refuses)", w.name, gpu_memory / 1e9, r.tried, refused);
 	search_release(&r);
 	dlist_release(&gpus);
 	return EXIT_OK;

@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "step.h"
+#include "step_fig.h"
 #include "workload.h"
 
 static const char *const usage_lines[] = { "commtime step --workload NAME [options]", NULL };
@@ -272,6 +273,8 @@ int cmd_step(int argc, char **argv, struct ctx *ctx)
 		banded = !band[0].missing && !band[1].missing;
 	}
 
+	if (ctx_wants_figure(ctx))
+		step_figure(ctx, &w, &c, &r);
 	o = ctx_out_open(ctx);
 	ctx_echo_link(ctx, o);
 	ctx_echo_workload(o, &w);

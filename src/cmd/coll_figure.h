@@ -6,7 +6,7 @@
 /*
  * One run of a collective command (cmd_coll.c): the machine, the
  * collective, the algorithms asked for.  Its figure lives in
- * cmd_coll_figure.c.
+ * coll_figure.c.
  */
 struct coll_run {
 	const struct ctx *ctx;

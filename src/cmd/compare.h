@@ -9,7 +9,6 @@
 
 #include "cli.h"
 #include "measfile.h"
-#include "predict.h"
 
 /* One compared size. */
 struct cmp_row {
@@ -24,7 +23,7 @@ struct comparison {
 	const struct meas *m;            /* the log, sizes increasing */
 	const struct meas *expected;     /* the rows of a plan CSV (--expected), or NULL */
 	const char *expected_path;
-	struct predictor pr;             /* without --expected */
+	const struct fit_model *fm;      /* the preset's regimes (ctx->model is COST_FIT), or NULL */
 	enum coll_op op;
 	enum coll_algo algo;             /* asked for; ALGO_AUTO: the model's choice */
 	unsigned long ranks;
@@ -62,7 +61,7 @@ void compare_inputs(const struct comparison *c, struct out *o, const struct meas
 
 /*
  * On NCCL's model, what a log with NCCL's TUNING lines and tuning table
- * says against the model (cmd_compare_nccl.c); nothing without them.
+ * says against the model (compare_nccl.c); nothing without them.
  */
 void compare_nccl_notes(const struct comparison *c, struct out *o);
 

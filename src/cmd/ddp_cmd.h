@@ -3,7 +3,7 @@
 
 /*
  * The parts of `commtime ddp` in files of their own: cmd_ddp.c parses the
- * options and writes the table, cmd_ddp_fig.c draws the figure.
+ * options and writes the table, ddp_fig.c draws the figure.
  */
 #include "cli.h"
 #include "train.h"

@@ -3,9 +3,9 @@
 
 /*
  * The parts of `commtime fit` that live in files of their own:
- * cmd_fit.c parses the options and reports a plain fit, cmd_fit_io.c reads
- * the rows and saves the link, cmd_fit_system.c calibrates a system,
- * cmd_fit_figure.c draws the fit.
+ * cmd_fit.c parses the options and reports a plain fit, fit_io.c reads
+ * the rows and saves the link, fit_system.c calibrates a system,
+ * fit_figure.c draws the fit.
  */
 #include "cli.h"
 #include "fit.h"
@@ -36,7 +36,7 @@ char *fit_preset_name_of(const char *path);
  * save_path write the calibrated system presets.  Dies on error.
  */
 int fit_system(char **files, size_t nfiles, const char *check, const struct meas_args *ma,
-	       const struct fit_opts *fo, const char *save_path, struct ctx *ctx);
+	       const struct fit_opts *fo, const char *save_path, int force, struct ctx *ctx);
 
 /*
  * The figure of a plain fit (--plot, --render; nothing without them):

@@ -120,6 +120,10 @@ static void resolve_link(struct ctx *ctx, const struct global_args *g)
 		if (preset_link(&ctx->preset, &ctx->model.link, &eb) < 0)
 			die("%s", eb.msg);
 		ctx->have_preset = 1;
+		/* A preset written by 'fit' holds regimes: they predict. */
+		ctx->have_fit = fit_model_from_preset(&ctx->preset, &ctx->fit, &eb);
+		if (ctx->have_fit < 0)
+			die("%s", eb.msg);
 		ctx->alpha_src = ctx->beta_src = "preset";
 		if (preset_get(&ctx->preset, "gamma"))
 			ctx->gamma_src = "preset";
@@ -174,7 +178,7 @@ static void resolve_system(struct ctx *ctx, const struct global_args *g, int fit
 	if (g->nccl_algo && nccl_algo_mask(g->nccl_algo, &ctx->nccl_algo_mask, &eb) < 0)
 		die_usage("--nccl-algo: %s", eb.msg);
 	if (!g->system && !g->gpus_per_node && !g->nics_per_node &&
-	    !g->intra && !g->inter) {
+	    !g->intra && !g->inter && !g->topo) {
 		if (g->model)
 			die_usage("--model: needs a system (--system NAME|FILE)");
 		if (g->proto && !fit)
@@ -186,7 +190,13 @@ static void resolve_system(struct ctx *ctx, const struct global_args *g, int fit
 		if (g->nccl_version && !fit)
 			die_usage("--nccl-version: needs a system (--system NAME|FILE) and NCCL's "
 				  "model, or fit --machine");
-		cost_model_link(&ctx->model, &ctx->model.link);
+		if (g->gpus_per_process && !fit)
+			die_usage("--gpus-per-process: needs a system (--system NAME|FILE) and "
+				  "NCCL's model, or fit --machine");
+		if (ctx->have_fit)
+			fit_cost_init(&ctx->model, &ctx->fit, &ctx->model.link);
+		else
+			cost_model_link(&ctx->model, &ctx->model.link);
 		return;
 	}
 	if (g->preset || g->alpha || g->beta)
@@ -199,9 +209,9 @@ static void resolve_system(struct ctx *ctx, const struct global_args *g, int fit
 		if (system_load(&ctx->dirs, g->system, s, &eb) < 0)
 			die("%s", eb.msg);
 	} else {
-		if (!g->gpus_per_node || !g->intra)
-			die_usage("a system without --system needs at least --gpus-per-node "
-				  "and --intra");
+		if ((!g->gpus_per_node && !g->topo) || !g->intra)
+			die_usage("a system without --system needs at least --intra and "
+				  "--gpus-per-node (or --topo)");
 		*s = (struct system){ .name = xstrdup("custom"),
 				      .description = xstrdup("from the command line"),
 				      .p2p = 1, .pcie_path = PCIE_PIX, .nic_path = PCIE_PIX,
@@ -211,7 +221,11 @@ static void resolve_system(struct ctx *ctx, const struct global_args *g, int fit
 	if (g->gpus_per_node) {
 		x = opt_quantity_range("--gpus-per-node", Q_COUNT, g->gpus_per_node, 1, 1e6);
 		s->gpus_per_node = (unsigned long)x;
+		s->given |= SYS_GIVEN_GPN;
 	}
+	if (g->nics_per_node)
+		s->given |= SYS_GIVEN_NICS;
+
 	if (g->nics_per_node) {
 		x = opt_quantity_range("--nics-per-node", Q_COUNT, g->nics_per_node, 0, 1024);
 		s->nics_per_node = (unsigned)x;
@@ -229,9 +243,11 @@ static void resolve_system(struct ctx *ctx, const struct global_args *g, int fit
 		if (tier_load(&ctx->dirs, g->inter, NULL, &s->inter, &eb) < 0)
 			die("--inter: %s", eb.msg);
 		s->have_inter = 1;
-		if (!s->nics_per_node && !g->nics_per_node)
+		if (!s->nics_per_node && !g->nics_per_node && !g->topo)
 			die_usage("--inter: say how many such ports a node has with --nics-per-node");
 	}
+	if (g->topo && system_set_topo(s, g->topo, &eb) < 0)
+		die("--topo: %s", eb.msg);
 	if (s->nics_per_node && !s->have_inter)
 		die_usage("--nics-per-node: the NICs need a link preset, --inter LINK");
 	if (g->model && cost_kind_lookup(g->model, &kind, &eb) < 0)
@@ -252,6 +268,14 @@ static void resolve_system(struct ctx *ctx, const struct global_args *g, int fit
 		if (nccl_cost_init(&ctx->nccl, &ctx->model, s, ctx->nccl_algo_mask, protos, &eb) < 0)
 			die("%s", eb.msg);
 		ctx->nccl.params = ctx->nccl_params;
+		if (g->gpus_per_process) {
+			static char said[48];
+			x = opt_quantity_range("--gpus-per-process", Q_COUNT, g->gpus_per_process,
+					       1, 1024);
+			ctx->nccl.gpus_per_process = (unsigned)x;
+			snprintf(said, sizeof(said), "%u", ctx->nccl.gpus_per_process);
+			ctx->gpus_per_process = said;
+		}
 		break;
 	}
 	}
@@ -261,6 +285,8 @@ static void resolve_system(struct ctx *ctx, const struct global_args *g, int fit
 		die_usage("--nccl-algo: NCCL's algorithms belong to NCCL's model (--model nccl)");
 	if (g->nccl_version && ctx->model.kind != COST_NCCL)
 		die_usage("--nccl-version: belongs to NCCL's model (--model nccl)");
+	if (g->gpus_per_process && ctx->model.kind != COST_NCCL)
+		die_usage("--gpus-per-process: belongs to NCCL's model (--model nccl)");
 }
 
 /*

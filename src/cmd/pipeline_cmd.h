@@ -4,8 +4,8 @@
 /*
  * The parts of `commtime pipeline` that live in files of their own:
  * cmd_pipeline.c parses the options and writes the bubble table,
- * cmd_pipeline_sched.c the simulated schedule (--timeline), and
- * cmd_pipeline_fig.c the figures.
+ * pipeline_sched.c the simulated schedule (--timeline), and
+ * pipeline_fig.c the figures.
  */
 #include "cli.h"
 #include "pipeline.h"

@@ -9,12 +9,10 @@
 
 #include "cli.h"
 #include "crossover.h"
-#include "predict.h"
 
 struct planner {
 	const struct ctx *ctx;
-	struct predictor pr;          /* the regimes of a fitted preset, else the machine */
-	struct fit_model fm;          /* pr.fm points here when the preset has regimes */
+	const struct fit_model *fm;   /* the preset's regimes (ctx->model is COST_FIT), or NULL */
 	enum coll_algo cross_a, cross_b;   /* the all-reduce pair whose crossover is given */
 	const char *tree;             /* which tree cross_b is, in words */
 	unsigned *cells;              /* the stated-error cells the rows used (errband.h) */

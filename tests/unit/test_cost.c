@@ -341,3 +341,86 @@ void test_cost_tiers_hierhd(void)
 	/* only all-reduce */
 	CHECK(isnan(tcoll(&m, OP_ALLGATHER, ALGO_HIERHD, 16, 0, S)));
 }
+
+/*
+ * The NICs a group gets (cost_nic_share): 8 NICs and 8 GPUs, a group of 2
+ * per node gets 2 whole NICs; 2 NICs shared by four groups of 2 give each
+ * half a NIC: the tiers model charges 0.5 NIC of bandwidth, NCCL's
+ * topology sees 1 NIC at half its rate; 4 NICs for a group of 3 of 8
+ * GPUs: 1.5 NICs of bandwidth, 1 whole NIC for NCCL.
+ */
+void test_cost_nic_share(void)
+{
+	struct nic_share k;
+
+	cost_nic_share(8, 2, 8, &k);
+	DBL_NEAR(k.nics, 2, 0);
+	INT_EQ(k.whole, 2);
+	DBL_NEAR(k.scale, 1, 0);
+	cost_nic_share(2, 2, 8, &k);
+	DBL_NEAR(k.nics, 0.5, 0);
+	INT_EQ(k.whole, 1);
+	DBL_NEAR(k.scale, 0.5, 0);
+	cost_nic_share(4, 3, 8, &k);
+	DBL_NEAR(k.nics, 1.5, 0);
+	INT_EQ(k.whole, 1);
+	DBL_NEAR(k.scale, 1, 0);
+	cost_nic_share(1, 4, 8, &k);
+	INT_EQ(k.whole, 1);
+	DBL_NEAR(k.scale, 0.5, 0);
+	/* the whole node, and a node without NICs */
+	cost_nic_share(8, 0, 8, &k);
+	INT_EQ(k.whole, 8);
+	DBL_NEAR(k.nics, 8, 0);
+	cost_nic_share(8, 16, 8, &k);
+	INT_EQ(k.whole, 8);
+	cost_nic_share(0, 2, 8, &k);
+	INT_EQ(k.whole, 0);
+	DBL_NEAR(k.nics, 0, 0);
+}
+
+/*
+ * The γ term of recursive halving reduce-scatter (Thakur, Rabenseifner &
+ * Gropp 2005): each rank reduces (n-1)/n of the buffer, 7/8 on 8 ranks
+ * and, when n is not a power of two, the same volume: 5/6 on 6 ranks.
+ * On a link of α = 0, β = 1 TB/s, γ = 1 ns/B, 8 MB on 8 ranks costs
+ * 7/8·8e6/1e12 s + 7/8·8e6·1e-9 s = 7 µs + 7 ms.
+ */
+void test_cost_rd_reducescatter_gamma(void)
+{
+	struct link l = { .alpha = 0, .beta = 1e12, .gamma = 1e-9 };
+	struct link_coeffs c;
+	struct cost_model m;
+	struct errbuf eb;
+
+	INT_EQ(cost_link_coeffs(OP_REDUCESCATTER, ALGO_RD, 8, &c, &eb), 0);
+	DBL_NEAR(c.a, 3, 1e-15);
+	DBL_NEAR(c.b, 0.875, 1e-15);
+	DBL_NEAR(c.c, 0.875, 1e-12);
+	INT_EQ(cost_link_coeffs(OP_REDUCESCATTER, ALGO_RD, 6, &c, &eb), 0);
+	DBL_NEAR(c.a, 3, 1e-15);
+	DBL_NEAR(c.c, 5.0 / 6, 1e-12);
+	/* all-gather moves the same and reduces nothing */
+	INT_EQ(cost_link_coeffs(OP_ALLGATHER, ALGO_RD, 8, &c, &eb), 0);
+	DBL_NEAR(c.c, 0, 0);
+	cost_model_link(&m, &l);
+	DBL_NEAR(cost_time(&m, OP_REDUCESCATTER, ALGO_RD, 8, 8e6), 7e-6 + 7e-3, 1e-12);
+}
+
+/*
+ * A group of 3 ranks per node of 8 GPUs with 4 NICs gets 1.5 NICs of
+ * bandwidth in the tiers model (cost_nic_share's fractional share, not
+ * NCCL's one whole NIC): hier all-reduce on 6 ranks, 2 nodes,
+ * S = 1 GiB: 2·2·4 µs + 2·2/3·S/370 GB/s + 2·1·4 µs + 2·1/2·S/(1.5·48 GB/s).
+ */
+void test_cost_tiers_nic_share(void)
+{
+	struct system s = dgx();
+	struct cost_model m;
+	const double S = 1073741824.0;
+
+	s.nics_per_node = 4;
+	cost_model_tiers(&m, &s);
+	DBL_NEAR(tcoll(&m, OP_ALLREDUCE, ALGO_HIER, 6, 3, S),
+		 16e-6 + 4.0 / 3 * S / 370e9 + 8e-6 + S / (1.5 * 48e9), 1e-12);
+}

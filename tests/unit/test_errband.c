@@ -1,55 +1,85 @@
 /*
- * The stated error (src/errband.c): a band drawn by hand from five ratios
- * of three logs, the cells sizes and node counts fall in, and the shipped
- * table's own consistency.  Hand values: the ratios 1 2 | 3 | 4 5 sorted
- * are 1 2 3 4 5; GSL's quantile at p is x[i] + f (x[i+1] - x[i]) with
- * i + f = (n - 1) p, so p10 = 1 + 0.4 = 1.4, the median 3, p90 = 4 + 0.6 = 4.6.
- * Left out in turn: without log 0 the band of 3 4 5 is 3.2..4.8 and holds
- * neither 1 nor 2; without log 1 that of 1 2 4 5 is 1.3..4.7 and holds 3;
- * without log 2 that of 1 2 3 is 1.2..2.8 and holds neither 4 nor 5: 1 inside.
+ * The stated error (src/errband.c): bands drawn by hand, the cells sizes
+ * and node counts fall in, and the shipped table's own consistency.
+ *
+ * Hand values: GSL's quantile at p of n sorted ratios is x[i] + f (x[i+1] -
+ * x[i]) with i + f = (n - 1) p.  Machine 0 measured 1 1, machine 1 2 2:
+ * sorted 1 1 2 2, p10 = 1, median 1.5, p90 = 2.  Left out in turn: the band
+ * of machine 1 alone (2 2, one machine: margin factor exp(w sqrt 2)) is
+ * 2 / f .. 2 f, stretched down to 1, and holds machine 0's 1s at any w; the
+ * band of machine 0 alone is 1 / f .. f and holds machine 1's 2s once
+ * w sqrt 2 >= ln 2, w >= 0.4901: the first step, w = 0.50, puts all 4
+ * sizes inside (80 % needs 3.2).  The band of both (two machines, factor
+ * exp(0.5 sqrt 1.5) = 1.8448) is 1 / 1.8448 = 0.54207 .. 2 x 1.8448 = 3.6896.
  */
 #include <math.h>
 
 #include "harness.h"
 #include "errband.h"
 
-#define NODES_MID_(r, l) { .ratio = r, .log = l, .scope = ERRBAND_NODES, .size = ERRBAND_MID }
+#define NODES_MID_(r, l) { .ratio = r, .log = l, .machine = l, .scope = ERRBAND_NODES, .size = ERRBAND_MID }
 
 void test_errband_draw(void)
 {
 	const struct errband_sample s[] = {
-		NODES_MID_(1.0, 0), NODES_MID_(2.0, 0),
-		{ .ratio = 3.0, .log = 1, .threaded = 1, .scope = ERRBAND_NODES, .size = ERRBAND_MID },
-		NODES_MID_(4.0, 2), NODES_MID_(5.0, 2),
+		NODES_MID_(1.0, 0), NODES_MID_(1.0, 0),
+		{ .ratio = 2.0, .log = 1, .machine = 1, .threaded = 1, .scope = ERRBAND_NODES,
+		  .size = ERRBAND_MID },
+		/* a second log of machine 1: left out with it */
+		{ .ratio = 2.0, .log = 2, .machine = 1, .scope = ERRBAND_NODES, .size = ERRBAND_MID },
 		/* other cells: not drawn into this one */
-		{ .ratio = 9.0, .log = 1, .scope = ERRBAND_ONE_NODE, .size = ERRBAND_MID },
-		{ .ratio = 9.0, .log = 3, .scope = ERRBAND_NODES, .size = ERRBAND_LARGE },
+		{ .ratio = 9.0, .log = 1, .machine = 1, .scope = ERRBAND_ONE_NODE, .size = ERRBAND_MID },
+		{ .ratio = 9.0, .log = 3, .machine = 3, .scope = ERRBAND_NODES, .size = ERRBAND_LARGE },
 	};
+	double f = exp(0.5 * sqrt(1.5));
 	struct errband b;
 	struct errbuf eb;
 
-	INT_EQ(errband_draw(s, 7, ERRBAND_NODES, ERRBAND_MID, &b, &eb), 0);
-	DBL_NEAR(b.lo, 1.4, 1e-12);
-	DBL_NEAR(b.mid, 3.0, 1e-12);
-	DBL_NEAR(b.hi, 4.6, 1e-12);
-	INT_EQ(b.sizes, 5);
+	INT_EQ(errband_draw(s, 6, ERRBAND_NODES, ERRBAND_MID, &b, &eb), 0);
+	DBL_NEAR(f, 1.8448, 1e-4);
+	DBL_NEAR(b.lo, 1 / f, 1e-9);
+	DBL_NEAR(b.mid, 1.5, 1e-12);
+	DBL_NEAR(b.hi, 2 * f, 1e-9);
+	DBL_NEAR(b.widen, f, 1e-9);
+	INT_EQ(b.sizes, 4);
 	INT_EQ(b.logs, 3);
+	INT_EQ(b.machines, 2);
 	INT_EQ(b.threaded, 1);
-	INT_EQ(b.loo_inside, 1);
+	INT_EQ(b.loo_inside, 4);
 
-	/* one log alone: no band of the others to check against */
-	INT_EQ(errband_draw(s, 7, ERRBAND_ONE_NODE, ERRBAND_MID, &b, &eb), 0);
+	/* one machine alone: no band of the others to check against, its percentiles */
+	INT_EQ(errband_draw(s, 6, ERRBAND_ONE_NODE, ERRBAND_MID, &b, &eb), 0);
 	INT_EQ(b.sizes, 1);
 	INT_EQ(b.logs, 1);
+	INT_EQ(b.machines, 1);
 	INT_EQ(b.loo_inside, 0);
 	DBL_NEAR(b.lo, 9.0, 1e-12);
 	DBL_NEAR(b.hi, 9.0, 1e-12);
 
 	/* an empty cell is all zeros */
-	INT_EQ(errband_draw(s, 7, ERRBAND_ONE_NODE, ERRBAND_SMALL, &b, &eb), 0);
+	INT_EQ(errband_draw(s, 6, ERRBAND_ONE_NODE, ERRBAND_SMALL, &b, &eb), 0);
 	INT_EQ(b.sizes, 0);
 	INT_EQ(b.logs, 0);
 	CHECK(b.hi == 0);
+}
+
+/* Two machines that both measured twice the prediction: every left-out
+ * size is inside with no margin (w = 0), and the band 2 .. 2 is stretched
+ * to hold the prediction itself: 1 .. 2. */
+void test_errband_holds_prediction(void)
+{
+	const struct errband_sample s[] = {
+		NODES_MID_(2.0, 0), NODES_MID_(2.0, 0), NODES_MID_(2.0, 1), NODES_MID_(2.0, 1),
+	};
+	struct errband b;
+	struct errbuf eb;
+
+	INT_EQ(errband_draw(s, 4, ERRBAND_NODES, ERRBAND_MID, &b, &eb), 0);
+	DBL_NEAR(b.lo, 1.0, 0);
+	DBL_NEAR(b.hi, 2.0, 1e-12);
+	DBL_NEAR(b.widen, 1.0, 0);
+	INT_EQ(b.loo_inside, 4);
+	CHECK(errband_inside(&b, 1.0, 1.0));
 }
 
 void test_errband_draw_bad(void)
@@ -124,5 +154,15 @@ void test_errband_table(void)
 			CHECK(b->loo_inside <= b->sizes);
 			CHECK(b->threaded <= b->logs && b->logs <= b->sizes);
 			CHECK(b->logs == 0 || b->lo > 0);
+			CHECK(b->machines <= b->logs);
+			if (b->machines >= 2) {
+				/* the prediction is inside its own band (the issue's case:
+				 * 8 ranks, 4 KiB on dgx-h100 was outside) */
+				CHECK(b->lo <= 1 && b->hi >= 1);
+				/* left-out machines inside 80 % pooled, unless the margin
+				 * reached its end */
+				CHECK(b->loo_inside >= ERRBAND_TARGET * b->sizes ||
+				      b->widen >= exp(ERRBAND_WIDEN_MAX) * 0.999);
+			}
 		}
 }

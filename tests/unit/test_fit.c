@@ -17,37 +17,37 @@
 
 #define DATA "tests/data/nccl/"
 
-void test_fit_coeffs(void)
+void test_fit_link_coeffs(void)
 {
-	struct coeffs c;
+	struct link_coeffs c;
 	struct errbuf eb;
 
 	/* Ring all-reduce: 2(n-1)α + 2(n-1)/n·S/β; n = 8: 14 and 1.75. */
-	INT_EQ(fit_coeffs(OP_ALLREDUCE, ALGO_RING, 8, &c, &eb), 0);
+	INT_EQ(fit_link_coeffs(OP_ALLREDUCE, ALGO_RING, 8, &c, &eb), 0);
 	DBL_NEAR(c.a, 14, 1e-15);
 	DBL_NEAR(c.b, 1.75, 1e-15);
 	/* NCCL's double binary tree, n = 8: 2·3 = 6 and 2. */
-	INT_EQ(fit_coeffs(OP_ALLREDUCE, ALGO_DBTREE, 8, &c, &eb), 0);
+	INT_EQ(fit_link_coeffs(OP_ALLREDUCE, ALGO_DBTREE, 8, &c, &eb), 0);
 	DBL_NEAR(c.a, 6, 1e-15);
 	DBL_NEAR(c.b, 2, 1e-15);
 	/* Ring all-gather, n = 4: 3 and 3/4. */
-	INT_EQ(fit_coeffs(OP_ALLGATHER, ALGO_RING, 4, &c, &eb), 0);
+	INT_EQ(fit_link_coeffs(OP_ALLGATHER, ALGO_RING, 4, &c, &eb), 0);
 	DBL_NEAR(c.a, 3, 1e-15);
 	DBL_NEAR(c.b, 0.75, 1e-15);
 	/* All-to-all, n = 8: 7 and 7/8; broadcast, n = 4: 3 and 1. */
-	INT_EQ(fit_coeffs(OP_ALLTOALL, ALGO_RING, 8, &c, &eb), 0);
+	INT_EQ(fit_link_coeffs(OP_ALLTOALL, ALGO_RING, 8, &c, &eb), 0);
 	DBL_NEAR(c.a, 7, 1e-15);
 	DBL_NEAR(c.b, 0.875, 1e-15);
-	INT_EQ(fit_coeffs(OP_BROADCAST, ALGO_RING, 4, &c, &eb), 0);
+	INT_EQ(fit_link_coeffs(OP_BROADCAST, ALGO_RING, 4, &c, &eb), 0);
 	DBL_NEAR(c.a, 3, 1e-15);
 	DBL_NEAR(c.b, 1, 1e-15);
-	INT_EQ(fit_coeffs(OP_SENDRECV, ALGO_RING, 2, &c, &eb), 0);
+	INT_EQ(fit_link_coeffs(OP_SENDRECV, ALGO_RING, 2, &c, &eb), 0);
 	DBL_NEAR(c.a, 1, 1e-15);
 	DBL_NEAR(c.b, 1, 1e-15);
 
-	INT_EQ(fit_coeffs(OP_ALLGATHER, ALGO_TREE, 4, &c, &eb), -1);
+	INT_EQ(fit_link_coeffs(OP_ALLGATHER, ALGO_TREE, 4, &c, &eb), -1);
 	STR_EQ(eb.msg, "algorithm 'tree' is modelled for all_reduce only; all_gather uses ring");
-	INT_EQ(fit_coeffs(OP_ALLREDUCE, ALGO_RING, 1, &c, &eb), -1);
+	INT_EQ(fit_link_coeffs(OP_ALLREDUCE, ALGO_RING, 1, &c, &eb), -1);
 	STR_EQ(eb.msg, "1 rank moves no data; need at least 2 ranks");
 }
 
@@ -55,7 +55,7 @@ void test_fit_coeffs(void)
 void test_fit_ab_exact(void)
 {
 	double S[20], T[20];
-	struct coeffs c = { 14, 1.75 };
+	struct link_coeffs c = { 14, 1.75, 0 };
 	struct ab_fit f;
 	struct errbuf eb;
 	size_t i;
@@ -81,7 +81,7 @@ void test_fit_ab_exact(void)
 void test_fit_ab_two_points(void)
 {
 	double S[2] = { 0, 1e6 }, T[2] = { 10e-6, 20e-6 };
-	struct coeffs c = { 2, 1 };
+	struct link_coeffs c = { 2, 1, 0 };
 	struct ab_fit f;
 	struct errbuf eb;
 
@@ -95,7 +95,7 @@ void test_fit_ab_two_points(void)
 void test_fit_ab_too_few(void)
 {
 	double S[3] = { 1024, 1024, 1024 }, T[3] = { 1e-5, 1.1e-5, 0.9e-5 };
-	struct coeffs c = { 2, 1 };
+	struct link_coeffs c = { 2, 1, 0 };
 	struct ab_fit f;
 	struct errbuf eb;
 
@@ -119,7 +119,7 @@ void test_fit_ab_too_few(void)
 void test_fit_ab_negative_slope(void)
 {
 	double S[2] = { 1000, 2000 }, T[2] = { 10e-6, 8e-6 };
-	struct coeffs c = { 2, 1 };
+	struct link_coeffs c = { 2, 1, 0 };
 	struct ab_fit f;
 	struct errbuf eb;
 
@@ -132,7 +132,7 @@ void test_fit_ab_negative_slope(void)
 void test_fit_ab_robust(void)
 {
 	double S[16], T[16];
-	struct coeffs c = { 14, 1.75 };
+	struct link_coeffs c = { 14, 1.75, 0 };
 	struct ab_fit f, g;
 	struct errbuf eb;
 	size_t i;
@@ -155,7 +155,7 @@ static void fit_file(const char *path, enum coll_algo algo, double alpha, double
 {
 	struct meas m;
 	struct errbuf eb;
-	struct coeffs c;
+	struct link_coeffs c;
 	struct ab_fit f;
 	double S[64], T[64];
 	size_t i;
@@ -163,7 +163,7 @@ static void fit_file(const char *path, enum coll_algo algo, double alpha, double
 	meas_init(&m, path);
 	INT_EQ(meas_load_file(path, &m, &eb), 0);
 	INT_EQ(meas_select(&m, OP_COUNT, 0, &eb), 0);
-	INT_EQ(fit_coeffs((enum coll_op)m.op, algo, m.ranks, &c, &eb), 0);
+	INT_EQ(fit_link_coeffs((enum coll_op)m.op, algo, m.ranks, &c, &eb), 0);
 	for (i = 0; i < m.n && i < 64; i++) {
 		S[i] = m.rows[i].size;
 		T[i] = m.rows[i].time;
@@ -365,7 +365,7 @@ void test_fit_holdout_too_few(void)
 /* Save a two-regime model, read it back through the preset reader. */
 void test_fit_preset_round_trip(void)
 {
-	const char *path = "tests/unit/fit-round-trip.preset";
+	const char *path = "tests/unit/rt.preset";
 	struct fit_model m, back;
 	struct ab_fit ab = { 4e-6, 150e9, NAN, NAN, 0, 0, 0 };
 	struct preset p;
@@ -429,8 +429,12 @@ void test_fit_preset_round_trip(void)
 	remove(path);
 
 	/* A name the reader refuses is not written at all. */
-	INT_EQ(fit_preset_write(path, "H100", "x", NULL, &ab, &m, &eb), -1);
+	INT_EQ(fit_preset_write("tests/unit/H100.preset", "H100", "x", NULL, &ab, &m, &eb), -1);
 	CHECK(strstr(eb.msg, "invalid name 'H100'") != NULL);
+	CHECK(access("tests/unit/H100.preset", F_OK) < 0);
+	/* Nor a name that is not the file's: the loader would refuse it. */
+	INT_EQ(fit_preset_write(path, "other", "x", NULL, &ab, &m, &eb), -1);
+	STR_EQ(eb.msg, "'tests/unit/rt.preset': the name 'other' is not the file's ('rt')");
 	CHECK(access(path, F_OK) < 0);
 }
 

@@ -18,6 +18,7 @@
 #include "../fuzz/presetw/fuzz_presetw.c"
 #include "../fuzz/regime/fuzz_regime.c"
 #include "../fuzz/workload/fuzz_workload.c"
+#include "../fuzz/topo/fuzz_topo.c"
 
 typedef const char *(*fuzz_fn)(const uint8_t *data, size_t size);
 
@@ -96,4 +97,9 @@ void test_fuzzcorpus_regime(void)
 void test_fuzzcorpus_workload(void)
 {
 	CHECK(run_corpus("tests/fuzz/workload/corpus", fuzz_workload) > 0);
+}
+
+void test_fuzzcorpus_topo(void)
+{
+	CHECK(run_corpus("tests/fuzz/topo/corpus", fuzz_topo) > 0);
 }

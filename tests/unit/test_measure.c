@@ -166,9 +166,28 @@ void test_measure_csv_edge(void)
 	INT_EQ(csv("size_B,time_s,size\n8,1,2\n", &m, &eb), -1);
 	STR_EQ(eb.msg, "t.csv:1: two size columns ('size')");
 	meas_release(&m);
-	/* No newline at the end of the last row. */
-	INT_EQ(csv("size_B,time_s\n8,1e-5", &m, &eb), 0);
-	INT_EQ(m.n, 1);
+	/* No newline at the end of the last row: the file may be cut short
+	 * ("8,1e-5" of "8,1e-54"), so it is refused. */
+	INT_EQ(csv("size_B,time_s\n8,1e-5", &m, &eb), -1);
+	STR_EQ(eb.msg, "t.csv:2: the file ends inside this row (no line break after it): "
+	       "cut short?");
+	meas_release(&m);
+	/* A header alone without one is still a header. */
+	INT_EQ(csv("size_B,time_s", &m, &eb), -1);
+	STR_EQ(eb.msg, "t.csv: no data rows after the header");
+	meas_release(&m);
+	/* Overflowing numbers, sizes that do not fit, short rows. */
+	INT_EQ(csv("size_B,time_us\n8,1e309\n", &m, &eb), -1);
+	STR_EQ(eb.msg, "t.csv:2: time '1e309' is out of range (past the largest double)");
+	meas_release(&m);
+	INT_EQ(csv("size_B,time_s\n12345678901234567890123,1e-5\n", &m, &eb), -1);
+	STR_EQ(eb.msg, "t.csv:2: size '12345678901234567890123' does not fit: 1e18 bytes or more");
+	meas_release(&m);
+	INT_EQ(csv("size_B,time_s,note\n8,1e-5\n", &m, &eb), -1);
+	STR_EQ(eb.msg, "t.csv:2: row has 2 fields, the header 3 (truncated?)");
+	meas_release(&m);
+	INT_EQ(csv("size_B,time_s\n8,1e-5,4\n", &m, &eb), -1);
+	STR_EQ(eb.msg, "t.csv:2: row has 3 fields, the header 2");
 	meas_release(&m);
 }
 

@@ -375,8 +375,14 @@ void test_preset_search(void)
 	INT_EQ(preset_load(&d, "w", &p, &eb), -1);
 	STR_EQ(msg_of(&eb), "T/e2/w.preset:1: name 'not-w' does not match the file name 'w.preset'");
 	CHECK(p.kv == NULL);
-	/* given by path, it may carry any valid name */
+	/* given by a path NAME.preset, too */
 	snprintf(path, sizeof(path), "%s/e2/w.preset", tmpdir);
+	INT_EQ(preset_load(&d, path, &p, &eb), -1);
+	STR_EQ(msg_of(&eb), "T/e2/w.preset:1: name 'not-w' does not match the file name 'w.preset'");
+	CHECK(p.kv == NULL);
+	/* a path that is not NAME.preset may carry any valid name */
+	PUT("e2/w.txt", LINKTEXT("not-w", "misnamed"));
+	snprintf(path, sizeof(path), "%s/e2/w.txt", tmpdir);
 	INT_EQ(preset_load(&d, path, &p, &eb), 0);
 	STR_EQ(p.name, "not-w");
 	preset_release(&p);

@@ -103,7 +103,11 @@ void test_search_memory(void)
 void test_search_pareto(void)
 {
 	struct search_cand c[4];
-	struct search_result r = { c, 4, 4, 0, 0 };
+	struct search_result r;
+
+	memset(&r, 0, sizeof(r));
+	r.cand = c;
+	r.n = r.cap = 4;
 
 	memset(c, 0, sizeof(c));
 	c[0].gpus = 32; c[0].step_s = 0.5;   /* 16 GPU-s: fastest, on it */
@@ -115,4 +119,269 @@ void test_search_pareto(void)
 	INT_EQ(c[1].pareto, 1);
 	INT_EQ(c[2].pareto, 0);
 	INT_EQ(c[3].pareto, 1);
+}
+
+/* --where: the keys, their two spellings, and what is refused. */
+void test_search_where_parse(void)
+{
+	struct search_where wh;
+	struct step_config c;
+	struct errbuf eb;
+	char buf[200];
+
+	CHECK(search_where_parse("tp=8,pp=16,dp=64", &wh, &eb) == 0);
+	INT_EQ(wh.tp, 8);
+	INT_EQ(wh.pp, 16);
+	INT_EQ(wh.dp, 64);
+	INT_EQ(wh.cp, 0);
+	INT_EQ(wh.zero, -1);
+	INT_EQ(wh.schedule, -1);
+	STR_EQ(search_where_text(buf, sizeof(buf), &wh), "tp 8, pp 16, dp 64");
+	CHECK(search_where_parse("zero=0,micro_batch=2,schedule=interleaved,v=4,recompute=full,"
+				 "gpus=64", &wh, &eb) == 0);
+	INT_EQ(wh.zero, 0);
+	DBL_NEAR(wh.micro_batch, 2, 0);
+	INT_EQ(wh.schedule, PP_INTERLEAVED);
+	INT_EQ(wh.virt, 4);
+	INT_EQ(wh.recompute, RC_FULL);
+	DBL_NEAR(wh.gpus, 64, 0);
+
+	step_config_init(&c);
+	c.tp = 8; c.pp = 2; c.dp = 4; c.micro_batch = 2; c.zero = 0;
+	c.schedule = PP_INTERLEAVED; c.virt = 4; c.recompute = RC_FULL;
+	CHECK(search_where_match(&wh, &c, 64));
+	CHECK(!search_where_match(&wh, &c, 128));
+	c.virt = 2;
+	CHECK(!search_where_match(&wh, &c, 64));
+
+	CHECK(search_where_parse("tp=8,mb=1,micro_batch=2", &wh, &eb) < 0);
+	CHECK(strstr(eb.msg, "twice") != NULL);
+	CHECK(search_where_parse("tq=8", &wh, &eb) < 0);
+	CHECK(strstr(eb.msg, "unknown key 'tq'") != NULL);
+	CHECK(search_where_parse("tp=0", &wh, &eb) < 0);
+	CHECK(search_where_parse("tp=1.5", &wh, &eb) < 0);
+	CHECK(search_where_parse("zero=4", &wh, &eb) < 0);
+	CHECK(search_where_parse("tp", &wh, &eb) < 0);
+	CHECK(search_where_parse("", &wh, &eb) < 0);
+	CHECK(search_where_parse("tp=8,", &wh, &eb) < 0);
+	CHECK(search_where_parse("schedule=zigzag", &wh, &eb) < 0);
+	CHECK(strstr(eb.msg, "zigzag") != NULL);
+}
+
+/*
+ * What the step model refuses is counted by reason.  6 layers on 4 GPUs,
+ * B = 4, one micro-batch size, no context parallelism, v up to 3:
+ * t = 1, 2, 4 (the 8 heads); p = 1, 2, 4 dividing 4/t; p = 4 does not
+ * divide the 6 layers.  Refused, per recomputation mode (x 3):
+ *   p = 4 (t = 1, d = 1): 1f1b, gpipe, v 2, v 3 = 4 layouts, ZeRO 0 only;
+ *   p = 2, ZeRO 2 and 3 (d = 2 at t = 1): 2 stages x 4 schedules = 8;
+ *   p = 2, v = 2: 2 x 2 = 4 does not divide 6: (t=1, d=2) ZeRO 0, 1 and
+ *   (t=2, d=1) ZeRO 0: 3;
+ *   p = 2, v = 3: m = 4/d must be a multiple of 2: d = 2 gives m = 2, fine;
+ *   d = 1, m = 4, fine: none.
+ * 4 + 8 + 3 = 15 layouts, 45 configurations, in three groups.
+ */
+void test_search_refused_counted(void)
+{
+	struct workload w = small();
+	struct search_space sp;
+	struct step_compute cs = { 100e12, 0.5, 0 };
+	struct search_result r = { 0 };
+	struct errbuf eb;
+	double gpus[] = { 4 };
+	size_t i, sum = 0;
+
+	w.layers = 6;
+	search_space_init(&sp, &w);
+	sp.global_batch = 4;
+	sp.gpu_memory = 1e15;
+	sp.max_cp = 1;
+	sp.max_mb = 1;
+	sp.max_virt = 3;
+	CHECK(search_run(&sp, gpus, 1, &cs, lin_coll, NULL, &r, &eb) == 0);
+	INT_EQ(r.tried - r.valid, 45);
+	INT_EQ(r.nreasons, 3);
+	for (i = 0; i < r.nreasons; i++)
+		sum += r.reason[i].count;
+	INT_EQ(sum, 45);
+	/* The most frequent first: ZeRO 2-3 with a pipeline, 8 x 3. */
+	INT_EQ(r.reason[0].count, 24);
+	CHECK(strstr(r.reason[0].example, "ZeRO stage") != NULL);
+	CHECK(strstr(r.reason[0].key, "ZeRO stage # does not") != NULL);
+	INT_EQ(r.reason[1].count, 12);
+	CHECK(strstr(r.reason[1].example, "pipeline size 4 does not divide the 6 layers") != NULL);
+	INT_EQ(r.reason[2].count, 9);
+	CHECK(strstr(r.reason[2].example, "2 x 2 does not divide the 6 layers") != NULL);
+	INT_EQ(r.refused_other, 0);
+	search_release(&r);
+}
+
+/* The collectives are priced once each, and the answers are the same. */
+void test_search_memo(void)
+{
+	struct workload w = small();
+	struct search_space sp;
+	struct step_compute cs = { 100e12, 0.5, 0 };
+	struct search_result r = { 0 };
+	struct step_result s;
+	struct errbuf eb;
+	double gpus[] = { 16 };
+	size_t i;
+
+	search_space_init(&sp, &w);
+	sp.global_batch = 64;
+	sp.gpu_memory = 1e15;
+	CHECK(search_run(&sp, gpus, 1, &cs, lin_coll, NULL, &r, &eb) == 0);
+	CHECK(r.n > 100);
+	CHECK(r.coll_evals > 0 && r.coll_evals * 10 < r.coll_calls);
+	for (i = 0; i < r.n; i += 37) {
+		CHECK(step_run(&w, &r.cand[i].c, &cs, lin_coll, NULL, &s, &eb) == 0);
+		DBL_NEAR(r.cand[i].step_s, s.step_s, 0);
+		DBL_NEAR(r.cand[i].memory_B, s.mem.total_B, 0);
+	}
+	search_release(&r);
+}
+
+/*
+ * The terms add up to the step: with 16 layers on 2 stages of tp 2 and
+ * micro-batches of one 1024-token sequence, m = 8: exposed tp = 8 x the
+ * tp rows of one micro-batch, and other = 0.
+ */
+void test_search_terms(void)
+{
+	struct workload w = small();
+	struct step_config c;
+	struct step_compute cs = { 100e12, 0.5, 0 };
+	struct step_result s;
+	struct search_terms t;
+	struct errbuf eb;
+	double tp = 0, sum;
+	int i;
+
+	w.layers = 16;
+	step_config_init(&c);
+	c.tp = 2; c.pp = 2; c.dp = 2; c.sp = 1;
+	c.global_batch = 16;
+	c.seq = 1024;
+	CHECK(step_run(&w, &c, &cs, lin_coll, NULL, &s, &eb) == 0);
+	search_terms_of(&s, &t);
+	for (i = 0; i < s.nrows; i++)
+		if (s.rows[i].dim == DIM_TP)
+			tp += s.rows[i].exposed_s;
+	DBL_NEAR(s.microbatches, 8, 0);
+	DBL_NEAR(t.exposed_s[DIM_TP], 8 * tp, 1e-12);
+	DBL_NEAR(t.exposed_s[DIM_DP], s.dp_exposed_s, 0);
+	DBL_NEAR(t.bubble_s, s.bubble_s, 0);
+	DBL_NEAR(t.compute_s, s.compute_s, 0);
+	sum = t.compute_s + t.bubble_s;
+	for (i = 0; i < DIM_COUNT; i++)
+		sum += t.exposed_s[i];
+	DBL_NEAR(sum, s.step_s, 1e-12);
+	DBL_NEAR(t.other_s, 0, 0);
+	DBL_NEAR(t.memory_B, s.mem.total_B, 0);
+}
+
+/* The runner-up is the fastest with another layout, by hand. */
+void test_search_runner_up(void)
+{
+	struct search_cand c[4];
+	struct search_result r;
+	int i;
+
+	memset(&r, 0, sizeof(r));
+	memset(c, 0, sizeof(c));
+	for (i = 0; i < 4; i++) {
+		step_config_init(&c[i].c);
+		c[i].gpus = 8;
+		c[i].c.tp = 2; c[i].c.pp = 2; c[i].c.dp = 2;
+		c[i].step_s = 1 + i;
+	}
+	c[1].c.zero = 1;            /* the same layout, another ZeRO stage */
+	c[2].c.pp = 4; c[2].c.dp = 1;
+	r.cand = c;
+	r.n = r.cap = 4;
+	INT_EQ(search_runner_up(&r), 2);
+	c[2].c.pp = 2; c[2].c.dp = 2;
+	INT_EQ(search_runner_up(&r), 4);
+	c[3].gpus = 16;             /* another GPU count is another layout */
+	INT_EQ(search_runner_up(&r), 3);
+}
+
+/* A price whose products overflow is an error naming it, never inf. */
+void test_search_price_overflow(void)
+{
+	struct workload w = small();
+	struct search_space sp;
+	struct step_compute cs = { 100e12, 0.5, 0 };
+	struct search_result r = { 0 };
+	struct errbuf eb;
+	double gpus[] = { 8 };
+
+	search_space_init(&sp, &w);
+	sp.global_batch = 8;
+	sp.gpu_memory = 1e15;
+	sp.price = 1e308;
+	CHECK(search_run(&sp, gpus, 1, &cs, lin_coll, NULL, &r, &eb) < 0);
+	CHECK(strstr(eb.msg, "cost per hour overflows") != NULL);
+	CHECK(strstr(eb.msg, "1e+308") != NULL);
+	search_release(&r);
+
+	/*
+	 * 1e300 x 8 GPUs per hour is finite; 1e20 tokens at some 1e6 tokens/s
+	 * take 3e10 hours, whose cost is not.
+	 */
+	sp.price = 1e300;
+	sp.run_tokens = 1e20;
+	CHECK(search_run(&sp, gpus, 1, &cs, lin_coll, NULL, &r, &eb) < 0);
+	CHECK(strstr(eb.msg, "the cost of the run overflows") != NULL);
+	search_release(&r);
+	sp.price = 2.5;
+	CHECK(search_run(&sp, gpus, 1, &cs, lin_coll, NULL, &r, &eb) == 0);
+	CHECK(r.n > 0 && isfinite(r.cand[0].run_cost));
+	DBL_NEAR(r.cand[0].cost_per_hour, 20, 1e-15);
+	search_release(&r);
+}
+
+/*
+ * The configurations --where names: counted as tried, refused, unfit and
+ * fitting, with the least memory of those that do not fit.
+ */
+void test_search_named(void)
+{
+	struct workload w = small();
+	struct search_space sp;
+	struct search_where wh;
+	struct step_compute cs = { 100e12, 0.5, 0 };
+	struct search_result r = { 0 };
+	struct errbuf eb;
+	double gpus[] = { 4 };
+
+	w.layers = 6;
+	search_space_init(&sp, &w);
+	sp.global_batch = 4;
+	sp.gpu_memory = 1e15;
+	sp.max_cp = 1;
+	sp.max_mb = 1;
+	sp.max_virt = 3;
+	CHECK(search_where_parse("pp=4", &wh, &eb) == 0);
+	sp.where = &wh;
+	CHECK(search_run(&sp, gpus, 1, &cs, lin_coll, NULL, &r, &eb) == 0);
+	/* The 12 of test_search_refused_counted: all refused. */
+	INT_EQ(r.named.tried, 12);
+	INT_EQ(r.named.refused, 12);
+	INT_EQ(r.named.fit, 0);
+	CHECK(strstr(r.named.refused_why, "does not divide the 6 layers") != NULL);
+	search_release(&r);
+
+	CHECK(search_where_parse("tp=2,pp=2", &wh, &eb) == 0);
+	sp.gpu_memory = 1;   /* nothing fits */
+	CHECK(search_run(&sp, gpus, 1, &cs, lin_coll, NULL, &r, &eb) == 0);
+	INT_EQ(r.n, 0);
+	/* t = 2, p = 2, d = 1: ZeRO 0; 1f1b, gpipe, v 3 (v 2 refused); 3 modes. */
+	INT_EQ(r.named.tried, 12);
+	INT_EQ(r.named.refused, 3);
+	INT_EQ(r.named.unfit, 9);
+	CHECK(r.named.unfit_memory_B > 1);
+	INT_EQ(r.named.unfit_c.tp, 2);
+	search_release(&r);
 }

@@ -2,7 +2,7 @@
  * What commtime compare says besides its rows: the echo of the inputs,
  * the summary, and the notes on the busbw check (the line rate, the
  * plateau, the likely cause of a low bus bandwidth on a system; what a
- * TUNING log adds is cmd_compare_nccl.c's).
+ * TUNING log adds is compare_nccl.c's).
  */
 #include <math.h>
 #include <stdio.h>
@@ -79,9 +79,24 @@ static void host_bound_note(const struct comparison *c, struct out *o)
 {
 	const struct cmp_row *r = &c->rows[0];
 	unsigned long g = c->m->gpus_per_thread;
-	char a[32], b[32], d[32];
+	char a[32], b[32], d[32], e[32];
 
-	if (g < 2 || !(r->predicted > 0) || !(r->measured > HOST_BOUND_RATIO * r->predicted))
+	if (g < 2 || !(r->predicted > 0))
+		return;
+	if (c->ctx->model.kind == COST_NCCL && c->ctx->nccl.gpus_per_process == g &&
+	    r->predicted <= g * c->ctx->nccl.launch_s * (1 + 1e-9)) {
+		/* the model priced the launches (--gpus-per-process, the banner) */
+		out_text(o, "the smallest size is held by the host in the model: one host thread "
+			 "launches %lu GPUs (nGpus %lu, nccl-tests -g), at least %lu x %s = %s a "
+			 "call; measured %s, %s per GPU; a job with one process per GPU "
+			 "(mpirun -np N ... -g 1) does not wait for it", g, g, g,
+			 units_fmt_time(a, sizeof(a), c->ctx->nccl.launch_s, 3),
+			 units_fmt_time(b, sizeof(b), r->predicted, 3),
+			 units_fmt_time(d, sizeof(d), r->measured, 3),
+			 units_fmt_time(e, sizeof(e), r->measured / (double)g, 3));
+		return;
+	}
+	if (!(r->measured > HOST_BOUND_RATIO * r->predicted))
 		return;
 	out_text(o, "the smallest size takes %s, %.1fx the model's %s: the log was run with "
 		 "one host thread driving %lu GPUs (nGpus %lu, nccl-tests -g), so each "
@@ -126,9 +141,9 @@ void compare_summary(const struct comparison *c, struct out *o, const struct cmp
 		out_text(o, "%d of %d sizes fall inside the band", sum->ninside, sum->nband);
 	if (sum->nstated) {
 		out_text(o, "%d of %d sizes fall inside the stated error: low to high times the "
-			 "prediction, where", sum->nstated_inside, sum->nstated);
-		out_text(o, "80 %% of the sizes of %u public logs fell (commtime --system S "
-			 "allreduce shows the bands)", errband_logs);
+			 "prediction, drawn", sum->nstated_inside, sum->nstated);
+		out_text(o, "so that a machine left out of %u public logs falls inside 80 %% of the "
+			 "time (commtime --system S allreduce shows the bands)", errband_logs);
 	}
 	if (largest < c->large)
 		out_text(o, "no size reaches %s; the bandwidth check uses the largest",
@@ -179,8 +194,8 @@ void compare_inputs(const struct comparison *c, struct out *o, const struct meas
 	if (c->expected) {
 		out_input_str(o, "expected", "expected", c->expected_path);
 	} else {
-		ctx_echo_link(ctx, o);
-		out_input_str(o, "algo", "algorithm", c->pr.fm ? "the preset's regimes" :
+		ctx_echo_link_values(ctx, o);
+		out_input_str(o, "algo", "algorithm", c->fm ? "the preset's regimes" :
 			      c->algo == ALGO_AUTO ? "the model's choice at each size" :
 			      coll_algo_name(c->algo));
 	}

@@ -42,17 +42,20 @@ void fit_save_link(const char *path, const struct meas *m,
 	size_t k;
 	int len;
 
+	/* The log's name as text that cannot break a line nor the file's encoding. */
+	char *file = preset_text_escape(m->path);
+
 	units_fmt_size(lo, sizeof(lo), m->rows[0].size);
 	units_fmt_size(hi, sizeof(hi), m->rows[m->n - 1].size);
 	snprintf(desc, sizeof(desc), "fitted to %s (%s, %lu ranks, %zu sizes %s to %s)",
-		 m->path, coll_op_name((enum coll_op)m->op), m->ranks, m->n, lo, hi);
+		 file, coll_op_name((enum coll_op)m->op), m->ranks, m->n, lo, hi);
 	units_fmt_time(a, sizeof(a), ab->alpha, 3);
 	units_fmt_rate(b, sizeof(b), ab->beta, 4);
 	len = snprintf(comment, sizeof(comment),
 		       "link preset written by 'commtime fit' from %s\n"
 		       "%s on %lu ranks, %s model, %s times\n"
 		       "alpha-beta: alpha %s, beta %s, rms relative error %.1f %%\n",
-		       m->path, coll_op_name((enum coll_op)m->op), m->ranks,
+		       file, coll_op_name((enum coll_op)m->op), m->ranks,
 		       coll_algo_name(fm->algo), inplace ? "in-place" : "out-of-place",
 		       a, b, 100 * ab->rms);
 	for (k = 0; k < fm->nreg && fm->nreg > 1 && len > 0 && (size_t)len < sizeof(comment); k++) {
@@ -68,6 +71,7 @@ void fit_save_link(const char *path, const struct meas *m,
 			 "held-out error: median %.1f %%, p90 %.1f %% (alpha-beta alone: "
 			 "%.1f %%, %.1f %%)\n", 100 * h->median, 100 * h->p90,
 			 100 * h->ab_median, 100 * h->ab_p90);
+	free(file);
 	if (fit_preset_write(path, name, desc, comment, ab, fm, &eb) < 0)
 		die("%s", eb.msg);
 }

@@ -64,7 +64,7 @@ void sheet_curve(struct out *o, const struct planner *pl, enum coll_op op, enum 
 				      { .x = S / tm * busbw_factor(op, ranks) }, { .s = choice },
 				      { .x = NAN }, { .x = NAN } };
 
-		predictor_choice(&cc, choice, sizeof(choice));
+		cost_choice_text(&cc, choice, sizeof(choice));
 		if (sheet_size(sizes, i))
 			plan_busbw_band(pl, op, ranks, S, tm, &row[5].x, &row[6].x);
 		if (sheet_size(sizes, i))

@@ -66,6 +66,7 @@ static const struct column cols[] = {
 	  .width = 5 },
 	{ .key = "log_sizes", .label = "log sizes", .type = COL_INT, .human = H_PLAIN },
 	{ .key = "logs", .label = "logs", .type = COL_INT, .human = H_PLAIN },
+	{ .key = "machines", .label = "machines", .type = COL_INT, .human = H_PLAIN },
 	{ .key = "threaded_logs", .label = "-g logs", .type = COL_INT, .human = H_PLAIN },
 	{ .key = "inside_left_out", .label = "inside left out", .type = COL_NUM,
 	  .human = H_PERCENT, .prec = 0, .width = 15 },
@@ -83,12 +84,13 @@ void ctx_errband_table(const struct ctx *ctx, struct out *o, unsigned cells)
 	if (!cells)
 		return;
 	snprintf(title, sizeof(title), "stated error: measured / predicted time of NCCL's model "
-		 "on %u public nccl-tests logs (%u all-reduce sizes)", errband_logs, errband_sizes);
+		 "on %u public nccl-tests logs of %u machines (%u all-reduce sizes)", errband_logs,
+		 errband_machines, errband_sizes);
 	out_table_begin(o, &t);
 	for (sc = 0; sc < ERRBAND_SCOPE_COUNT; sc++)
 		for (sz = 0; sz < ERRBAND_SIZE_COUNT; sz++) {
 			const struct errband *b = &errband_table[sc][sz];
-			int stated = b->logs >= ERRBAND_MIN_LOGS;
+			int stated = b->logs >= ERRBAND_MIN_LOGS && b->machines >= ERRBAND_MIN_MACHINES;
 
 			if (!(cells & errband_bit((enum errband_scope)sc, (enum errband_size)sz)))
 				continue;
@@ -98,16 +100,16 @@ void ctx_errband_table(const struct ctx *ctx, struct out *o, unsigned cells)
 				{ .s = errband_size_name((enum errband_size)sz) },
 				{ .x = stated ? b->lo : NAN }, { .x = stated ? b->mid : NAN },
 				{ .x = stated ? b->hi : NAN }, { .x = b->sizes }, { .x = b->logs },
-				{ .x = b->threaded },
+				{ .x = b->machines }, { .x = b->threaded },
 				{ .x = b->sizes ? (double)b->loo_inside / b->sizes : NAN },
 			};
 			out_row(o, row);
 		}
 	out_table_end(o);
-	out_text(o, "a run should measure low to high times the prediction (10th to 90th "
-		 "percentile); inside left out:");
-	out_text(o, "the share of a log's sizes inside the band drawn from the other logs "
-		 "(80 %% if all were alike)");
+	out_text(o, "a run should measure low to high times the prediction: the 10th to 90th "
+		 "percentile, widened until a machine left out falls inside 80 %% of the time");
+	out_text(o, "inside left out: the share of the sizes inside the band drawn without their "
+		 "machine, as that widening left it");
 	if (threaded)
 		out_text(o, "-g logs: run with one thread driving every GPU of a node (nccl-tests -g N)");
 }

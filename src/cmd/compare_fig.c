@@ -29,14 +29,14 @@ static void describe(const struct comparison *c, char *link, size_t llen,
 	if (c->expected) {
 		snprintf(link, llen, "the times expected in %s", base_name(c->expected_path));
 		snprintf(pred, plen, "expected (%s)", base_name(c->expected_path));
-	} else if (c->pr.fm) {
+	} else if (c->fm) {
 		struct ctx plain = *ctx;
 
 		/* The preset's name once, then the single α-β it also holds. */
 		plain.have_preset = 0;
 		snprintf(link, llen, "the %zu regimes fitted in %s (single fit %s)",
-			 c->pr.fm->nreg, ctx->preset.name, ctx_link_text(&plain, l, sizeof(l)));
-		snprintf(pred, plen, "predicted (%zu regimes)", c->pr.fm->nreg);
+			 c->fm->nreg, ctx->preset.name, ctx_link_text(&plain, l, sizeof(l)));
+		snprintf(pred, plen, "predicted (%zu regimes)", c->fm->nreg);
 	} else if (c->on_system) {
 		const char *algo = c->algo == ALGO_AUTO ? "its own choice" : coll_algo_name(c->algo);
 

@@ -82,7 +82,7 @@ void plan_figure(const struct planner *pl, const enum coll_op *ops, size_t nops,
 		lo = 1;
 	for (j = 0; j < CURVE_POINTS; j++)
 		x[j] = plot_log_point(lo, hi, j, CURVE_POINTS - 1);
-	if (pl->pr.fm)
+	if (pl->fm)
 		snprintf(title, sizeof(title), "Expected nccl-tests busbw, regimes fitted in %s",
 			 ctx->preset.name);
 	else if (ctx->have_system)

@@ -23,26 +23,30 @@
  */
 #define TUNED_LISTED 4
 
-/* The model's time of the pair NCCL ran at size (s), NaN when it has none. */
+/*
+ * The model's time of the pair NCCL ran at size (s), on the table's time
+ * definition (cost_explain's candidates), NaN when the model has none.
+ */
 static double tuned_pair_time(const struct comparison *c, const struct meas_tuned *t,
 			      double size)
 {
 	struct group g = { .ranks = c->ranks };
-	struct nccl_tune tune;
+	struct cost_explain x;
 	struct errbuf eb;
-	int f = nccl_func_of(c->op);
-	double s;
+	enum coll_algo a = nccl_algo_to_coll(t->algo);
 
-	if (f < 0 || nccl_cost_tune(&c->ctx->nccl, &g, &tune, &eb) < 0)
+	if (c->ctx->model.kind != COST_NCCL ||
+	    cost_explain(&c->ctx->model, c->op, a, &g, size, &x, &eb) < 0 || x.note)
 		return NAN;
-	s = nccl_run_time(&tune, &c->ctx->nccl.params, (enum nccl_func)f, t->algo, t->proto,
-			  size, NULL);
-	return s > 0 ? s : NAN;
+	for (int i = 0; i < x.n; i++)
+		if (x.cand[i].cost.algo == a && x.cand[i].cost.proto == (enum coll_proto)t->proto)
+			return x.cand[i].cost.time_s;
+	return NAN;
 }
 
 /*
  * NCCL's logged choice at row r, with that choice as a coll_cost in *nc
- * (for predictor_choice); NULL when the log has none there or the model
+ * (for cost_choice_text); NULL when the log has none there or the model
  * has no protocol (not NCCL's model).
  */
 static const struct meas_tuned *tuned_at(const struct comparison *c, const struct cmp_row *r,
@@ -89,8 +93,8 @@ static void tuned_table(const struct comparison *c, struct out *o)
 			continue;
 		if (!begun++)
 			out_table_begin(o, &t);
-		out_row(o, (struct cell[]){ { .x = r->size }, { .s = predictor_choice(&nc, a, sizeof(a)) },
-					    { .s = predictor_choice(&r->cc, b, sizeof(b)) },
+		out_row(o, (struct cell[]){ { .x = r->size }, { .s = cost_choice_text(&nc, a, sizeof(a)) },
+					    { .s = cost_choice_text(&r->cc, b, sizeof(b)) },
 					    { .x = tuned_pair_time(c, tu, r->size) },
 					    { .x = r->cc.time_s }, { .x = r->measured },
 					    { .x = tu->mixed } });
@@ -129,9 +133,9 @@ static void tuned_note(const struct comparison *c, struct out *o)
 			snprintf(list + strlen(list), sizeof(list) - strlen(list),
 				 "%s%s (NCCL %s, %s in the model; model %s, %s; measured %s)",
 				 differ > 1 ? ", " : "", units_fmt_size(sz, sizeof(sz), r->size),
-				 predictor_choice(&nc, a, sizeof(a)),
+				 cost_choice_text(&nc, a, sizeof(a)),
 				 isnan(pt) ? "-" : units_fmt_time(t1, sizeof(t1), pt, 3),
-				 predictor_choice(&r->cc, b, sizeof(b)),
+				 cost_choice_text(&r->cc, b, sizeof(b)),
 				 units_fmt_time(t2, sizeof(t2), r->cc.time_s, 3),
 				 units_fmt_time(t3, sizeof(t3), r->measured, 3));
 		}
@@ -244,24 +248,21 @@ static void rule_note(const struct comparison *c, struct out *o, const struct nc
 	for (size_t i = 0; i < c->m->n; i++) {
 		double size = c->rows[i].size;
 		const struct meas_tuned *tu = meas_tuned_find(c->m, (int)c->op, size);
-		struct nccl_choice ch;
 		struct coll_cost x, y;
 
-		if (!tu || nccl_rank(&t, &c->ctx->nccl.params, (enum nccl_func)f, size, &ch, 1) < 1)
+		if (!tu || nccl_cost_rule(&c->ctx->nccl, &t, c->op, size, &x) < 0)
 			continue;
-		if (ch.algo == tu->algo && ch.proto == tu->proto) {
+		if (x.algo == nccl_algo_to_coll(tu->algo) && x.proto == (enum coll_proto)tu->proto) {
 			same++, n++;
 			continue;
 		}
 		if (n++ - same < TUNED_LISTED) {
-			x = (struct coll_cost){ .algo = nccl_algo_to_coll(ch.algo),
-						.proto = (enum coll_proto)ch.proto };
 			y = (struct coll_cost){ .algo = nccl_algo_to_coll(tu->algo),
 						.proto = (enum coll_proto)tu->proto };
 			snprintf(list + strlen(list), sizeof(list) - strlen(list),
 				 "%s%s (rule %s, NCCL %s)", n - same > 1 ? ", " : "",
-				 units_fmt_size(sz, sizeof(sz), size), predictor_choice(&x, a, sizeof(a)),
-				 predictor_choice(&y, b, sizeof(b)));
+				 units_fmt_size(sz, sizeof(sz), size), cost_choice_text(&x, a, sizeof(a)),
+				 cost_choice_text(&y, b, sizeof(b)));
 		}
 	}
 	if (n == 0)
@@ -283,7 +284,7 @@ static void ncclt_table(const struct comparison *c, struct out *o)
 	struct errbuf eb;
 	char title[160];
 
-	if (!nt->have || f < 0 || c->ctx->model.kind != COST_NCCL || c->pr.fm || c->expected ||
+	if (!nt->have || f < 0 || c->ctx->model.kind != COST_NCCL || c->fm || c->expected ||
 	    nccl_cost_tune(&c->ctx->nccl, &g, &t, &eb) < 0)
 		return;
 	snprintf(title, sizeof(title), "NCCL's tuning table (the log's, from line %d) against the "

@@ -1,0 +1,1015 @@
+/*
+ * Topology files: `nvidia-smi topo -m` matrices and NCCL's XML topology
+ * dumps (src/graph/xml.cc of NCCL writes them; clouds ship the same
+ * format for their VMs).  A strict reader: every cell and element is
+ * checked, every size is bounded, every message names file:line.
+ * models/system.md, "Topology files".
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "topo.h"
+
+static const char *const path_names[TOPO_PATH_COUNT] = {
+	"pix", "pxb", "phb", "node", "sys"
+};
+
+const char *topo_path_name(enum topo_path p)
+{
+	return p >= 0 && p < TOPO_PATH_COUNT ? path_names[p] : "?";
+}
+
+static void S_init(struct topo *t, enum topo_format f)
+{
+	int i, j;
+
+	memset(t, 0, sizeof *t);
+	t->format = f;
+	t->cpu_vendor = -1;
+	for (i = 0; i < TOPO_MAX_GPUS; i++) {
+		t->numa[i] = -1;
+		t->nic_path[i] = TOPO_PATH_NONE;
+		for (j = 0; j < TOPO_MAX_GPUS; j++)
+			t->gpu_path[i][j] = TOPO_PATH_NONE;
+	}
+}
+
+int topo_nvlinks(const struct topo *t, int g)
+{
+	int j, n = t->nvs[g];
+
+	for (j = 0; j < t->gpus; j++)
+		n += t->nvl[g][j];
+	return n;
+}
+
+int topo_nvswitch(const struct topo *t, int links_per_gpu)
+{
+	int g, any = 0, max = links_per_gpu > 0 ? links_per_gpu : 18;
+
+	for (g = 0; g < t->gpus; g++) {
+		if (t->nvs[g])
+			return 1;
+		if (topo_nvlinks(t, g))
+			any = 1;
+	}
+	if (!any)
+		return -1;
+	for (g = 0; g < t->gpus; g++)
+		if (topo_nvlinks(t, g) > max)
+			return 1;
+	return 0;
+}
+
+enum topo_path topo_widest_gpu_path(const struct topo *t)
+{
+	int i, j, w = TOPO_PATH_NONE;
+
+	for (i = 0; i < t->gpus; i++)
+		for (j = 0; j < t->gpus; j++)
+			if (i != j && t->gpu_path[i][j] > w)
+				w = t->gpu_path[i][j];
+	return (enum topo_path)w;
+}
+
+enum topo_path topo_widest_nic_path(const struct topo *t)
+{
+	int i, w = TOPO_PATH_NONE;
+
+	for (i = 0; i < t->gpus; i++)
+		if (t->nic_path[i] > w)
+			w = t->nic_path[i];
+	return (enum topo_path)w;
+}
+
+/* ---- nvidia-smi topo -m ---- */
+
+#define SMI_MAX_COLS (TOPO_MAX_GPUS + TOPO_MAX_NICS + 8)
+#define SMI_NAME_MAX 32
+
+enum col_kind { COL_GPU, COL_DEV, COL_CPU_AFF, COL_NUMA_AFF, COL_GPU_NUMA };
+
+struct smi_cols {
+	int n, gpus, devs;
+	enum col_kind kind[SMI_MAX_COLS];
+	char name[SMI_MAX_COLS][SMI_NAME_MAX];
+};
+
+/* Split s (len n) into fields: by tab when tabbed (empty fields kept), else by blanks. */
+static int S_fields(const char *s, size_t n, int tabbed, const char **f, size_t *fl, int max)
+{
+	size_t i = 0;
+	int k = 0;
+
+	if (tabbed) {
+		for (;;) {
+			size_t a = i, b;
+			while (i < n && s[i] != '\t')
+				i++;
+			b = i;
+			while (a < b && (s[a] == ' ' || s[a] == '\r'))
+				a++;
+			while (b > a && (s[b - 1] == ' ' || s[b - 1] == '\r'))
+				b--;
+			if (k == max)
+				return -1;
+			f[k] = s + a;
+			fl[k++] = b - a;
+			if (i >= n)
+				break;
+			i++;
+		}
+		return k;
+	}
+	while (i < n) {
+		size_t a;
+		while (i < n && isspace((unsigned char)s[i]))
+			i++;
+		if (i >= n)
+			break;
+		a = i;
+		while (i < n && !isspace((unsigned char)s[i]))
+			i++;
+		if (k == max)
+			return -1;
+		f[k] = s + a;
+		fl[k++] = i - a;
+	}
+	return k;
+}
+
+static int S_is(const char *f, size_t n, const char *w)
+{
+	return strlen(w) == n && !strncmp(f, w, n);
+}
+
+/* "GPU<n>" → n, or -1. */
+static int S_gpu_index(const char *f, size_t n)
+{
+	size_t i;
+	int v = 0;
+
+	if (n < 4 || n > 6 || strncmp(f, "GPU", 3))
+		return -1;
+	for (i = 3; i < n; i++) {
+		if (!isdigit((unsigned char)f[i]))
+			return -1;
+		v = v * 10 + (f[i] - '0');
+	}
+	return v;
+}
+
+static int S_header(const char *s, size_t n, const char *file, int line, struct smi_cols *c,
+		    struct errbuf *eb)
+{
+	const char *f[SMI_MAX_COLS * 2];
+	size_t fl[SMI_MAX_COLS * 2];
+	int tabbed = memchr(s, '\t', n) != NULL;
+	int k = S_fields(s, n, tabbed, f, fl, SMI_MAX_COLS * 2), i;
+
+	if (k < 0)
+		return errbuf_set(eb, "%s:%d: more than %d columns", file, line, SMI_MAX_COLS);
+	memset(c, 0, sizeof *c);
+	for (i = 0; i < k; i++) {
+		enum col_kind kind;
+		int g;
+
+		if (!fl[i])
+			continue;
+		/* "CPU Affinity" and the others are one field when tabbed, two or three when not */
+		if (!tabbed && i + 1 < k && S_is(f[i], fl[i], "CPU") && S_is(f[i + 1], fl[i + 1], "Affinity")) {
+			kind = COL_CPU_AFF;
+			i++;
+		} else if (!tabbed && i + 1 < k && S_is(f[i], fl[i], "NUMA") &&
+			   S_is(f[i + 1], fl[i + 1], "Affinity")) {
+			kind = COL_NUMA_AFF;
+			i++;
+		} else if (!tabbed && i + 2 < k && S_is(f[i], fl[i], "GPU") &&
+			   S_is(f[i + 1], fl[i + 1], "NUMA") && S_is(f[i + 2], fl[i + 2], "ID")) {
+			kind = COL_GPU_NUMA;
+			i += 2;
+		} else if (S_is(f[i], fl[i], "CPU Affinity")) {
+			kind = COL_CPU_AFF;
+		} else if (S_is(f[i], fl[i], "NUMA Affinity")) {
+			kind = COL_NUMA_AFF;
+		} else if (S_is(f[i], fl[i], "GPU NUMA ID")) {
+			kind = COL_GPU_NUMA;
+		} else if ((g = S_gpu_index(f[i], fl[i])) >= 0) {
+			if (c->devs || g != c->gpus)
+				return errbuf_set(eb, "%s:%d: column '%.*s' out of order (GPU columns "
+						  "come first, GPU0, GPU1, ...)", file, line,
+						  (int)fl[i], f[i]);
+			if (c->gpus == TOPO_MAX_GPUS)
+				return errbuf_set(eb, "%s:%d: more than %d GPUs", file, line,
+						  TOPO_MAX_GPUS);
+			kind = COL_GPU;
+		} else {
+			if (c->n > c->gpus + c->devs)
+				return errbuf_set(eb, "%s:%d: column '%.*s' after the affinity columns",
+						  file, line, (int)fl[i], f[i]);
+			if (c->devs == TOPO_MAX_NICS)
+				return errbuf_set(eb, "%s:%d: more than %d NIC columns", file, line,
+						  TOPO_MAX_NICS);
+			if (fl[i] >= SMI_NAME_MAX)
+				return errbuf_set(eb, "%s:%d: column name longer than %d characters",
+						  file, line, SMI_NAME_MAX - 1);
+			kind = COL_DEV;
+		}
+		if (c->n == SMI_MAX_COLS)
+			return errbuf_set(eb, "%s:%d: more than %d columns", file, line, SMI_MAX_COLS);
+		c->kind[c->n] = kind;
+		snprintf(c->name[c->n], SMI_NAME_MAX, "%.*s", (int)(fl[i] < SMI_NAME_MAX ? fl[i] : SMI_NAME_MAX - 1), f[i]);
+		if (kind == COL_GPU)
+			c->gpus++;
+		else if (kind == COL_DEV)
+			c->devs++;
+		c->n++;
+	}
+	if (!c->gpus)
+		return errbuf_set(eb, "%s:%d: no GPU columns", file, line);
+	return 0;
+}
+
+/*
+ * One cell: 'X' (self) → -2, "NV<n>" → 100 + n, a PCIe path → its
+ * topo_path; -1 when it is none of these.
+ */
+static int S_cell(const char *f, size_t n)
+{
+	static const struct { const char *w; int v; } cells[] = {
+		{ "X", -2 }, { "PIX", TOPO_PATH_PIX }, { "PXB", TOPO_PATH_PXB },
+		{ "PHB", TOPO_PATH_PHB }, { "NODE", TOPO_PATH_NODE }, { "SYS", TOPO_PATH_SYS },
+		{ "SOC", TOPO_PATH_SYS },   /* the name of SYS in drivers before 384 */
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof cells / sizeof cells[0]; i++)
+		if (S_is(f, n, cells[i].w))
+			return cells[i].v;
+	if (n >= 3 && n <= 4 && !strncmp(f, "NV", 2)) {
+		int v = 0;
+		for (i = 2; i < n; i++) {
+			if (!isdigit((unsigned char)f[i]))
+				return -1;
+			v = v * 10 + (f[i] - '0');
+		}
+		if (v >= 1 && v <= 64)
+			return 100 + v;
+	}
+	return -1;
+}
+
+static int S_smi(const char *buf, size_t len, const char *file, struct topo *t, struct errbuf *eb)
+{
+	struct smi_cols c;
+	size_t pos = 0;
+	int line = 0, hdr = 0, rows = 0, done = 0, i, j;
+	unsigned char seen[TOPO_MAX_GPUS] = { 0 };
+	signed char nicp[TOPO_MAX_GPUS][TOPO_MAX_NICS];
+
+	S_init(t, TOPO_SMI);
+	while (pos < len) {
+		const char *s = buf + pos, *nl = memchr(s, '\n', len - pos);
+		size_t n = nl ? (size_t)(nl - s) : len - pos;
+		const char *f[SMI_MAX_COLS * 2];
+		size_t fl[SMI_MAX_COLS * 2];
+		int k, g, tabbed, blank = 1;
+
+		pos += n + (nl != NULL);
+		line++;
+		if (n > TOPO_LINE_MAX)
+			return errbuf_set(eb, "%s:%d: line longer than %d bytes", file, line, TOPO_LINE_MAX);
+		for (i = 0; i < (int)n; i++) {
+			if (!isspace((unsigned char)s[i]))
+				blank = 0;
+			if (!s[i] || ((unsigned char)s[i] < 32 && s[i] != '\t' && s[i] != '\r'))
+				return errbuf_set(eb, "%s:%d: a control character (0x%02x) in the matrix",
+						  file, line, (unsigned char)s[i]);
+		}
+		if (done) {
+			size_t a = 0;
+			while (a < n && isspace((unsigned char)s[a]))
+				a++;
+			if (n - a >= 7 && !memcmp(s + a, "Legend:", 7))
+				t->legend = 1;
+			continue;
+		}
+		if (!hdr) {
+			size_t a = 0;
+			while (a < n && isspace((unsigned char)s[a]))
+				a++;
+			if (n - a >= 4 && !memcmp(s + a, "GPU0", 4) &&
+			    (n - a == 4 || isspace((unsigned char)s[a + 4]))) {
+				if (S_header(s, n, file, line, &c, eb) < 0)
+					return -1;
+				hdr = line;
+			} else if (line > 40) {
+				break;
+			}
+			continue;
+		}
+		if (blank) {
+			if (rows)
+				done = 1;
+			continue;
+		}
+		tabbed = memchr(s, '\t', n) != NULL;
+		k = S_fields(s, n, tabbed, f, fl, SMI_MAX_COLS * 2);
+		if (k < 0)
+			return errbuf_set(eb, "%s:%d: more than %d fields", file, line, SMI_MAX_COLS);
+		/* a tabbed row starts with its name; drop an empty field before it */
+		if (k > 0 && !fl[0]) {
+			memmove(f, f + 1, (size_t)(k - 1) * sizeof f[0]);
+			memmove(fl, fl + 1, (size_t)(k - 1) * sizeof fl[0]);
+			k--;
+		}
+		if (k > 0 && (S_is(f[0], fl[0], "Legend:") || S_is(f[0], fl[0], "NIC"))) {
+			if (S_is(f[0], fl[0], "Legend:"))
+				t->legend = 1;
+			done = 1;
+			continue;
+		}
+		for (g = -1, i = 0; i < c.gpus + c.devs; i++)
+			if (S_is(f[0], fl[0], c.name[i]))
+				g = i;
+		if (g < 0)
+			return errbuf_set(eb, "%s:%d: row '%.*s' names no column of the header (line %d)",
+					  file, line, (int)(fl[0] < 40 ? fl[0] : 40), f[0], hdr);
+		if (k - 1 < c.gpus + c.devs)
+			return errbuf_set(eb, "%s:%d: row %s has %d cells, the header %d GPU and NIC "
+					  "columns", file, line, c.name[g], k - 1, c.gpus + c.devs);
+		for (i = 0; i < c.gpus + c.devs; i++) {
+			int v = S_cell(f[1 + i], fl[1 + i]);
+			if (v == -1)
+				return errbuf_set(eb, "%s:%d: row %s, column %s: '%.*s' is not X, NV#, PIX, "
+						  "PXB, PHB, NODE or SYS", file, line, c.name[g], c.name[i],
+						  (int)(fl[1 + i] < 20 ? fl[1 + i] : 20), f[1 + i]);
+			if ((v == -2) != (i == g))
+				return errbuf_set(eb, "%s:%d: row %s, column %s: %s", file, line, c.name[g],
+						  c.name[i], v == -2 ? "X (self) off the diagonal" :
+						  "the diagonal must be X");
+			if (g >= c.gpus) {
+				/* a NIC's row: NVLink to a NIC is not a thing */
+				if (v >= 100)
+					return errbuf_set(eb, "%s:%d: row %s, column %s: NVLink from a NIC",
+							  file, line, c.name[g], c.name[i]);
+				continue;
+			}
+			if (i < c.gpus) {
+				if (v >= 100)
+					t->nvl[g][i] = (unsigned char)(v - 100);
+				else if (v >= 0)
+					t->gpu_path[g][i] = (signed char)v;
+			} else {
+				if (v >= 100)
+					return errbuf_set(eb, "%s:%d: row %s, column %s: NVLink to a NIC",
+							  file, line, c.name[g], c.name[i]);
+				nicp[g][i - c.gpus] = (signed char)v;
+			}
+		}
+		if (g < c.gpus) {
+			if (seen[g])
+				return errbuf_set(eb, "%s:%d: a second row for %s", file, line, c.name[g]);
+			seen[g] = 1;
+			for (i = c.gpus + c.devs, j = 1 + i; i < c.n; i++, j++) {
+				if (c.kind[i] != COL_NUMA_AFF)
+					continue;
+				/* blank-separated fields lose their empty cells: read the
+				 * NUMA node only where every field is there */
+				if ((tabbed || k == 1 + c.n) && j < k && fl[j] && !S_is(f[j], fl[j], "N/A")) {
+					char tmp[16];
+					char *end;
+					long v;
+					snprintf(tmp, sizeof tmp, "%.*s", (int)(fl[j] < 15 ? fl[j] : 15), f[j]);
+					errno = 0;
+					v = strtol(tmp, &end, 10);
+					if (*end || errno || v < 0 || v > 1023 || fl[j] > 15)
+						return errbuf_set(eb, "%s:%d: row %s: NUMA Affinity '%s' is not "
+								  "a NUMA node", file, line, c.name[g], tmp);
+					t->numa[g] = (int)v;
+				}
+			}
+		}
+		rows++;
+	}
+	if (!hdr)
+		return errbuf_set(eb, "%s:1: neither an nvidia-smi topo -m matrix (no header line "
+				  "beginning GPU0) nor NCCL's XML topology (no '<')", file);
+	for (i = 0; i < c.gpus; i++)
+		if (!seen[i])
+			return errbuf_set(eb, "%s:%d: no row for %s", file, hdr, c.name[i]);
+	t->gpus = c.gpus;
+	t->nics = c.devs;
+	for (i = 0; i < c.gpus; i++)
+		for (j = 0; j < c.gpus; j++) {
+			if (t->nvl[i][j] != t->nvl[j][i] || t->gpu_path[i][j] != t->gpu_path[j][i])
+				return errbuf_set(eb, "%s:%d: GPU%d and GPU%d disagree about the link "
+						  "between them", file, hdr, i, j);
+		}
+	for (i = 0; i < c.gpus; i++)
+		for (j = 0; j < c.devs; j++)
+			if (t->nic_path[i] == TOPO_PATH_NONE || nicp[i][j] < t->nic_path[i])
+				t->nic_path[i] = nicp[i][j];
+	return 0;
+}
+
+/* ---- NCCL's XML ---- */
+
+#define XML_MAX_NODES 20000
+#define XML_MAX_DEPTH 32
+#define XML_MAX_ATTRS 32
+#define XML_MAX_VALUE 256
+#define XML_MAX_NAME 32
+
+struct xattr {
+	char name[XML_MAX_NAME];
+	char value[XML_MAX_VALUE];
+};
+
+struct xnode {
+	char name[XML_MAX_NAME];
+	int parent, line, nattr, first_attr;
+};
+
+struct xdoc {
+	struct xnode *node;
+	struct xattr *attr;
+	int nnodes, nattrs, attr_alloc;
+};
+
+static const char *S_attr(const struct xdoc *d, int n, const char *name)
+{
+	int i;
+
+	for (i = 0; i < d->node[n].nattr; i++)
+		if (!strcmp(d->attr[d->node[n].first_attr + i].name, name))
+			return d->attr[d->node[n].first_attr + i].value;
+	return NULL;
+}
+
+static int S_name_char(int c, int first)
+{
+	return isalpha(c) || c == '_' || (!first && (isdigit(c) || c == '-' || c == '.' || c == ':'));
+}
+
+/* Read a name at *p; 0 or -1. */
+static int S_xname(const char *b, size_t len, size_t *p, char *out, const char *file, int line,
+		   struct errbuf *eb)
+{
+	size_t a = *p;
+
+	if (a >= len || !S_name_char((unsigned char)b[a], 1))
+		return errbuf_set(eb, "%s:%d: a tag or attribute name expected", file, line);
+	while (*p < len && S_name_char((unsigned char)b[*p], 0))
+		(*p)++;
+	if (*p - a >= XML_MAX_NAME)
+		return errbuf_set(eb, "%s:%d: name longer than %d characters", file, line,
+				  XML_MAX_NAME - 1);
+	memcpy(out, b + a, *p - a);
+	out[*p - a] = '\0';
+	return 0;
+}
+
+static int S_xml_parse(const char *b, size_t len, const char *file, struct xdoc *d,
+		       struct errbuf *eb)
+{
+	int stack[XML_MAX_DEPTH], depth = 0, line = 1, root_done = 0;
+	size_t p = 0;
+
+	d->node = xmalloc(sizeof(struct xnode) * 64);
+	d->attr = xmalloc(sizeof(struct xattr) * 64);
+	d->attr_alloc = 64;
+	d->nnodes = d->nattrs = 0;
+	while (p < len) {
+		if (b[p] == '\n') {
+			line++;
+			p++;
+			continue;
+		}
+		if (isspace((unsigned char)b[p])) {
+			p++;
+			continue;
+		}
+		if (b[p] != '<')
+			return errbuf_set(eb, "%s:%d: text outside a tag ('%c')", file, line, b[p]);
+		if (len - p >= 4 && !memcmp(b + p, "<!--", 4)) {
+			const char *e = NULL;
+			size_t q;
+			for (q = p + 4; q + 2 < len; q++)
+				if (!memcmp(b + q, "-->", 3)) {
+					e = b + q;
+					break;
+				}
+			if (!e)
+				return errbuf_set(eb, "%s:%d: comment not closed", file, line);
+			for (; p < (size_t)(e - b); p++)
+				line += b[p] == '\n';
+			p += 3;
+			continue;
+		}
+		if (len - p >= 2 && b[p + 1] == '?') {
+			if (d->nnodes)
+				return errbuf_set(eb, "%s:%d: '<?' after the first element", file, line);
+			while (p + 1 < len && !(b[p] == '?' && b[p + 1] == '>')) {
+				line += b[p] == '\n';
+				p++;
+			}
+			if (p + 1 >= len)
+				return errbuf_set(eb, "%s:%d: '<?' not closed", file, line);
+			p += 2;
+			continue;
+		}
+		if (len - p >= 2 && b[p + 1] == '!')
+			return errbuf_set(eb, "%s:%d: '<!' declarations are not read", file, line);
+		if (len - p >= 2 && b[p + 1] == '/') {
+			char name[XML_MAX_NAME];
+			p += 2;
+			if (S_xname(b, len, &p, name, file, line, eb) < 0)
+				return -1;
+			while (p < len && (b[p] == ' ' || b[p] == '\t'))
+				p++;
+			if (p >= len || b[p] != '>')
+				return errbuf_set(eb, "%s:%d: '>' expected after </%s", file, line, name);
+			p++;
+			if (!depth || strcmp(d->node[stack[depth - 1]].name, name))
+				return errbuf_set(eb, "%s:%d: </%s> closes %s%s%s", file, line, name,
+						  depth ? "<" : "nothing", depth ? d->node[stack[depth - 1]].name : "",
+						  depth ? ">" : "");
+			if (--depth == 0)
+				root_done = 1;
+			continue;
+		}
+		/* a start tag */
+		{
+			struct xnode *n;
+			int self = 0;
+
+			if (root_done)
+				return errbuf_set(eb, "%s:%d: a second top-level element", file, line);
+			if (d->nnodes == XML_MAX_NODES)
+				return errbuf_set(eb, "%s:%d: more than %d elements", file, line, XML_MAX_NODES);
+			if (depth == XML_MAX_DEPTH)
+				return errbuf_set(eb, "%s:%d: elements nested deeper than %d", file, line,
+						  XML_MAX_DEPTH);
+			if ((d->nnodes & (d->nnodes - 1)) == 0 && d->nnodes >= 64)
+				d->node = xrealloc(d->node, sizeof(struct xnode) * (size_t)d->nnodes * 2);
+			n = &d->node[d->nnodes];
+			p++;
+			if (S_xname(b, len, &p, n->name, file, line, eb) < 0)
+				return -1;
+			n->parent = depth ? stack[depth - 1] : -1;
+			n->line = line;
+			n->nattr = 0;
+			n->first_attr = d->nattrs;
+			for (;;) {
+				struct xattr *a;
+				size_t q;
+				char quote;
+				int ws = 0;
+
+				while (p < len && isspace((unsigned char)b[p])) {
+					line += b[p] == '\n';
+					p++;
+					ws = 1;
+				}
+				if (p >= len)
+					return errbuf_set(eb, "%s:%d: <%s not closed", file, line, n->name);
+				if (b[p] == '>') {
+					p++;
+					break;
+				}
+				if (b[p] == '/') {
+					if (p + 1 >= len || b[p + 1] != '>')
+						return errbuf_set(eb, "%s:%d: '/>' expected", file, line);
+					p += 2;
+					self = 1;
+					break;
+				}
+				if (!ws)
+					return errbuf_set(eb, "%s:%d: a blank expected before an attribute of <%s>",
+							  file, line, n->name);
+				if (n->nattr == XML_MAX_ATTRS)
+					return errbuf_set(eb, "%s:%d: more than %d attributes in <%s>", file,
+							  line, XML_MAX_ATTRS, n->name);
+				if (d->nattrs == d->attr_alloc) {
+					d->attr_alloc *= 2;
+					d->attr = xrealloc(d->attr, sizeof(struct xattr) * (size_t)d->attr_alloc);
+				}
+				a = &d->attr[d->nattrs];
+				if (S_xname(b, len, &p, a->name, file, line, eb) < 0)
+					return -1;
+				if (S_attr(d, (int)(n - d->node), a->name))
+					return errbuf_set(eb, "%s:%d: attribute %s given twice", file, line, a->name);
+				if (p >= len || b[p] != '=')
+					return errbuf_set(eb, "%s:%d: '=' expected after %s", file, line, a->name);
+				p++;
+				if (p >= len || (b[p] != '"' && b[p] != '\''))
+					return errbuf_set(eb, "%s:%d: a quoted value expected for %s", file, line,
+							  a->name);
+				quote = b[p++];
+				for (q = 0; p < len && b[p] != quote; p++) {
+					char ch = b[p];
+					if (ch == '<' || ch == '\n')
+						return errbuf_set(eb, "%s:%d: value of %s not closed", file, line,
+								  a->name);
+					if (ch == '&') {
+						static const struct { const char *e; char c; } ent[] = {
+							{ "&lt;", '<' }, { "&gt;", '>' }, { "&amp;", '&' },
+							{ "&quot;", '"' }, { "&apos;", '\'' },
+						};
+						size_t e;
+						for (e = 0; e < 5; e++)
+							if (len - p >= strlen(ent[e].e) &&
+							    !memcmp(b + p, ent[e].e, strlen(ent[e].e)))
+								break;
+						if (e == 5)
+							return errbuf_set(eb, "%s:%d: value of %s: an '&' that is no "
+									  "entity", file, line, a->name);
+						ch = ent[e].c;
+						p += strlen(ent[e].e) - 1;
+					} else if ((unsigned char)ch < 32) {
+						return errbuf_set(eb, "%s:%d: value of %s: a control character",
+								  file, line, a->name);
+					}
+					if (q + 1 >= XML_MAX_VALUE)
+						return errbuf_set(eb, "%s:%d: value of %s longer than %d "
+								  "characters", file, line, a->name, XML_MAX_VALUE - 1);
+					a->value[q++] = ch;
+				}
+				if (p >= len)
+					return errbuf_set(eb, "%s:%d: value of %s not closed", file, line, a->name);
+				p++;
+				a->value[q] = '\0';
+				n->nattr++;
+				d->nattrs++;
+			}
+			if (self) {
+				if (!depth)
+					root_done = 1;
+			} else {
+				stack[depth++] = d->nnodes;
+			}
+			d->nnodes++;
+		}
+	}
+	if (depth)
+		return errbuf_set(eb, "%s:%d: <%s> not closed at the end of the file", file, line,
+				  d->node[stack[depth - 1]].name);
+	if (!d->nnodes)
+		return errbuf_set(eb, "%s:%d: no element", file, line);
+	return 0;
+}
+
+/* A whole number attribute in [lo, hi]; def when absent.  0 or -1. */
+static int S_xint(const struct xdoc *d, int n, const char *name, long lo, long hi, long def,
+		  int base, long *v, const char *file, struct errbuf *eb)
+{
+	const char *s = S_attr(d, n, name);
+	char *end;
+
+	*v = def;
+	if (!s)
+		return 0;
+	errno = 0;
+	*v = strtol(s, &end, base);
+	if (!*s || *end || errno || *v < lo || *v > hi)
+		return errbuf_set(eb, "%s:%d: <%s %s=\"%s\">: a whole number from %ld to %ld expected",
+				  file, d->node[n].line, d->node[n].name, name, s, lo, hi);
+	return 0;
+}
+
+/* A device of the node: a GPU or a NIC, where it sits in the tree. */
+struct xdev {
+	int node;      /* the element it hangs from (its pci, or the cpu) */
+	char busid[XML_MAX_VALUE];
+	int dev;       /* <gpu dev=>, -1 */
+	int gpu_el;    /* the <gpu> element, -1 */
+};
+
+/* The cpu element above n, or -1. */
+static int S_cpu_of(const struct xdoc *d, int n)
+{
+	for (; n >= 0; n = d->node[n].parent)
+		if (!strcmp(d->node[n].name, "cpu"))
+			return n;
+	return -1;
+}
+
+static int S_depth(const struct xdoc *d, int n)
+{
+	int k = 0;
+
+	for (; n >= 0; n = d->node[n].parent)
+		k++;
+	return k;
+}
+
+/* The PCIe path between two devices hanging from a and b, nvidia-smi's way. */
+static enum topo_path S_xpath(const struct xdoc *d, int a, int b)
+{
+	int ca = S_cpu_of(d, a), cb = S_cpu_of(d, b), da, db, bridges = 0;
+
+	if (ca != cb)
+		return TOPO_PATH_SYS;
+	/* the devices themselves are pci elements (or the cpu): count the
+	 * bridges between them, up to their common ancestor */
+	if (!strcmp(d->node[a].name, "pci"))
+		a = d->node[a].parent;
+	if (!strcmp(d->node[b].name, "pci"))
+		b = d->node[b].parent;
+	da = S_depth(d, a);
+	db = S_depth(d, b);
+	while (da > db) {
+		a = d->node[a].parent;
+		da--;
+		bridges++;
+	}
+	while (db > da) {
+		b = d->node[b].parent;
+		db--;
+		bridges++;
+	}
+	while (a != b) {
+		a = d->node[a].parent;
+		b = d->node[b].parent;
+		bridges += 2;
+	}
+	if (!strcmp(d->node[a].name, "cpu"))
+		return TOPO_PATH_PHB;
+	return bridges == 0 ? TOPO_PATH_PIX : TOPO_PATH_PXB;
+}
+
+static int S_strcasecmp(const char *a, const char *b)
+{
+	for (; *a && *b; a++, b++)
+		if (tolower((unsigned char)*a) != tolower((unsigned char)*b))
+			return 1;
+	return *a != *b;
+}
+
+static int S_xml(const char *buf, size_t len, const char *file, struct topo *t, struct errbuf *eb)
+{
+	struct xdoc d = { 0 };
+	struct xdev gpu[TOPO_MAX_GPUS], nic[TOPO_MAX_NICS];
+	int ngpu = 0, nnic = 0, i, j, rc = -1, by_dev = 1;
+	int order[TOPO_MAX_GPUS];
+	int *nets_in = NULL, *nets_under = NULL;
+	long v;
+
+	S_init(t, TOPO_XML);
+	if (S_xml_parse(buf, len, file, &d, eb) < 0)
+		goto out;
+	if (!strcmp(d.node[0].name, "graphs")) {
+		errbuf_set(eb, "%s:%d: this is NCCL's graph dump (NCCL_GRAPH_DUMP_FILE: the channels "
+			   "NCCL found), not its topology dump (NCCL_TOPO_DUMP_FILE)", file, d.node[0].line);
+		goto out;
+	}
+	if (strcmp(d.node[0].name, "system")) {
+		errbuf_set(eb, "%s:%d: <%s>: NCCL's topology dump begins with <system>", file,
+			   d.node[0].line, d.node[0].name);
+		goto out;
+	}
+	/* the <net> ports of each <nic>, and of the <pci> above it */
+	nets_in = calloc((size_t)d.nnodes, sizeof(int));
+	nets_under = calloc((size_t)d.nnodes, sizeof(int));
+	if (!nets_in || !nets_under) {
+		errbuf_set(eb, "%s: out of memory", file);
+		goto out;
+	}
+	for (i = 0; i < d.nnodes; i++) {
+		int par = d.node[i].parent;
+		if (strcmp(d.node[i].name, "net") || par < 0)
+			continue;
+		nets_in[par]++;
+		if (d.node[par].parent >= 0)
+			nets_under[d.node[par].parent]++;
+	}
+	for (i = 1; i < d.nnodes; i++) {
+		const struct xnode *n = &d.node[i];
+		const char *par = n->parent >= 0 ? d.node[n->parent].name : "";
+
+		if (!strcmp(n->name, "cpu")) {
+			const char *ven = S_attr(&d, i, "vendor"), *arch = S_attr(&d, i, "arch");
+			if (S_xint(&d, i, "numaid", -1, 1023, -1, 10, &v, file, eb) < 0)
+				goto out;
+			if (t->cpu_vendor < 0 && ven && !strcmp(ven, "GenuineIntel"))
+				t->cpu_vendor = 0;
+			else if (t->cpu_vendor < 0 && ven && !strcmp(ven, "AuthenticAMD"))
+				t->cpu_vendor = 1;
+			else if (t->cpu_vendor < 0 && arch && (!strcmp(arch, "arm64") || !strcmp(arch, "aarch64")))
+				t->cpu_vendor = 2;
+		} else if (!strcmp(n->name, "pci")) {
+			const char *cls = S_attr(&d, i, "class"), *bus = S_attr(&d, i, "busid");
+			if (!cls || !bus) {
+				errbuf_set(eb, "%s:%d: <pci> without %s", file, n->line, cls ? "busid" : "class");
+				goto out;
+			}
+			if (!strncmp(cls, "0x03", 4)) {
+				if (ngpu == TOPO_MAX_GPUS) {
+					errbuf_set(eb, "%s:%d: more than %d GPUs", file, n->line, TOPO_MAX_GPUS);
+					goto out;
+				}
+				gpu[ngpu].node = i;
+				gpu[ngpu].dev = -1;
+				gpu[ngpu].gpu_el = -1;
+				snprintf(gpu[ngpu].busid, sizeof gpu[ngpu].busid, "%s", bus);
+				ngpu++;
+			} else if (!strncmp(cls, "0x02", 4)) {
+				int nets = nets_under[i];
+				for (j = 0; j < (nets ? nets : 1); j++) {
+					if (nnic == TOPO_MAX_NICS) {
+						errbuf_set(eb, "%s:%d: more than %d NICs", file, n->line,
+							   TOPO_MAX_NICS);
+						goto out;
+					}
+					nic[nnic].node = i;
+					snprintf(nic[nnic].busid, sizeof nic[nnic].busid, "%s", bus);
+					nnic++;
+				}
+			}
+		} else if (!strcmp(n->name, "gpu")) {
+			if (strcmp(par, "pci") || !ngpu || gpu[ngpu - 1].node != n->parent) {
+				errbuf_set(eb, "%s:%d: <gpu> outside a <pci> of class 0x03...", file, n->line);
+				goto out;
+			}
+			if (S_xint(&d, i, "dev", 0, TOPO_MAX_GPUS - 1, -1, 10, &v, file, eb) < 0)
+				goto out;
+			gpu[ngpu - 1].dev = (int)v;
+			gpu[ngpu - 1].gpu_el = i;
+			if (S_xint(&d, i, "sm", 10, 200, 0, 10, &v, file, eb) < 0)
+				goto out;
+			if (v && !t->sm)
+				t->sm = (int)v;
+		} else if (!strcmp(n->name, "nic")) {
+			if (strcmp(par, "pci") && strcmp(par, "cpu")) {
+				errbuf_set(eb, "%s:%d: <nic> outside a <pci> or <cpu>", file, n->line);
+				goto out;
+			}
+			if (!strcmp(par, "cpu")) {
+				/* a NIC without a PCIe place (a virtual one): its nets count */
+				int nets = nets_in[i];
+				for (j = 0; j < nets; j++) {
+					if (nnic == TOPO_MAX_NICS) {
+						errbuf_set(eb, "%s:%d: more than %d NICs", file, n->line,
+							   TOPO_MAX_NICS);
+						goto out;
+					}
+					nic[nnic].node = n->parent;
+					nic[nnic].busid[0] = '\0';
+					nnic++;
+				}
+			}
+		} else if (!strcmp(n->name, "net")) {
+			if (strcmp(par, "nic")) {
+				errbuf_set(eb, "%s:%d: <net> outside a <nic>", file, n->line);
+				goto out;
+			}
+			if (S_xint(&d, i, "speed", 0, 100000000, 0, 10, &v, file, eb) < 0)
+				goto out;
+			if (v && !t->nic_speed_Bps)
+				t->nic_speed_Bps = (double)v * 1e6 / 8;   /* Mbit/s, as NCCL reads it */
+		}
+	}
+	if (!ngpu) {
+		errbuf_set(eb, "%s:%d: no GPU (a <pci> of class 0x03...) in the topology", file,
+			   d.node[0].line);
+		goto out;
+	}
+	/* GPUs in the order of their dev numbers when every one has one */
+	for (i = 0; i < ngpu; i++) {
+		order[i] = i;
+		if (gpu[i].dev < 0 || gpu[i].dev >= ngpu)
+			by_dev = 0;
+	}
+	if (by_dev) {
+		int seen[TOPO_MAX_GPUS] = { 0 };
+		for (i = 0; i < ngpu; i++) {
+			if (seen[gpu[i].dev]++) {
+				errbuf_set(eb, "%s:%d: two GPUs with dev %d", file,
+					   d.node[gpu[i].gpu_el].line, gpu[i].dev);
+				goto out;
+			}
+			order[gpu[i].dev] = i;
+		}
+	}
+	t->gpus = ngpu;
+	t->nics = nnic;
+	for (i = 0; i < ngpu; i++) {
+		const struct xdev *a = &gpu[order[i]];
+		int cpu = S_cpu_of(&d, a->node);
+		if (cpu >= 0 && S_xint(&d, cpu, "numaid", -1, 1023, -1, 10, &v, file, eb) == 0)
+			t->numa[i] = (int)v;
+		for (j = 0; j < ngpu; j++)
+			if (i != j)
+				t->gpu_path[i][j] = (signed char)S_xpath(&d, a->node, gpu[order[j]].node);
+		for (j = 0; j < nnic; j++) {
+			enum topo_path p = S_xpath(&d, a->node, nic[j].node);
+			if (t->nic_path[i] == TOPO_PATH_NONE || p < t->nic_path[i])
+				t->nic_path[i] = (signed char)p;
+		}
+	}
+	/* NVLinks, now that every GPU is known */
+	for (i = 0; i < d.nnodes; i++) {
+		const char *target, *tclass;
+		int from = -1, to = -1, g;
+
+		if (strcmp(d.node[i].name, "nvlink"))
+			continue;
+		if (d.node[i].parent < 0 || strcmp(d.node[d.node[i].parent].name, "gpu")) {
+			errbuf_set(eb, "%s:%d: <nvlink> outside a <gpu>", file, d.node[i].line);
+			goto out;
+		}
+		for (g = 0; g < ngpu; g++)
+			if (gpu[order[g]].gpu_el == d.node[i].parent)
+				from = g;
+		target = S_attr(&d, i, "target");
+		tclass = S_attr(&d, i, "tclass");
+		if (!target || !tclass) {
+			errbuf_set(eb, "%s:%d: <nvlink> without %s", file, d.node[i].line,
+				   target ? "tclass" : "target");
+			goto out;
+		}
+		if (S_xint(&d, i, "count", 1, 64, 1, 10, &v, file, eb) < 0)
+			goto out;
+		if (!strcmp(tclass, "0x068000")) {          /* an NVSwitch (topo.cc kvDictPciClass) */
+			if (t->nvs[from] + v > 255) {
+				errbuf_set(eb, "%s:%d: more than 255 NVLinks from one GPU", file, d.node[i].line);
+				goto out;
+			}
+			t->nvs[from] = (unsigned char)(t->nvs[from] + v);
+		} else if (!strcmp(tclass, "0x068001")) {   /* a CPU (C2C, POWER) */
+			t->ignored_links += (int)v;
+		} else if (!strncmp(tclass, "0x03", 4)) {
+			for (g = 0; g < ngpu; g++)
+				if (!S_strcasecmp(gpu[order[g]].busid, target))
+					to = g;
+			/* a link to itself, or to a GPU outside this dump: NCCL finds
+			 * no device there and makes no link (topo.cc ncclTopoAddNvLinks) */
+			if (to < 0 || to == from) {
+				t->ignored_links += (int)v;
+				continue;
+			}
+			if (t->nvl[from][to] + v > 255) {
+				errbuf_set(eb, "%s:%d: more than 255 NVLinks between two GPUs", file,
+					   d.node[i].line);
+				goto out;
+			}
+			t->nvl[from][to] = (unsigned char)(t->nvl[from][to] + v);
+		} else {
+			errbuf_set(eb, "%s:%d: <nvlink tclass=\"%s\">: not a GPU (0x03...), an NVSwitch "
+				   "(0x068000) or a CPU (0x068001)", file, d.node[i].line, tclass);
+			goto out;
+		}
+	}
+	rc = 0;
+out:
+	free(nets_in);
+	free(nets_under);
+	free(d.node);
+	free(d.attr);
+	return rc;
+}
+
+/* ---- both ---- */
+
+int topo_parse(const char *buf, size_t len, const char *name, struct topo *t, struct errbuf *eb)
+{
+	size_t i = 0;
+
+	if (len > TOPO_FILE_MAX)
+		return errbuf_set(eb, "%s: larger than %u MiB", name, TOPO_FILE_MAX >> 20);
+	if (len >= 3 && !memcmp(buf, "\xEF\xBB\xBF", 3))
+		i = 3;
+	while (i < len && isspace((unsigned char)buf[i]))
+		i++;
+	if (i < len && buf[i] == '<')
+		return S_xml(buf, len, name, t, eb);
+	return S_smi(buf, len, name, t, eb);
+}
+
+int topo_read(const char *path, struct topo *t, struct errbuf *eb)
+{
+	FILE *f = fopen(path, "rb");
+	char *b;
+	size_t n;
+	int rc;
+
+	if (!f)
+		return errbuf_set(eb, "cannot open topology file '%s': %s", path, strerror(errno));
+	b = xmalloc(TOPO_FILE_MAX + 2);
+	n = fread(b, 1, TOPO_FILE_MAX + 1, f);
+	if (ferror(f)) {
+		int e = errno;
+		fclose(f);
+		free(b);
+		return errbuf_set(eb, "cannot read topology file '%s': %s", path, strerror(e));
+	}
+	fclose(f);
+	b[n] = '\0';
+	rc = topo_parse(b, n, path, t, eb);
+	free(b);
+	return rc;
+}

@@ -1,0 +1,1 @@
+--system tests/data/nccl/systems/hgx-h100-ndr.preset fit --op all_reduce tests/data/nccl/h100-x8-nvls.txt tests/data/nccl/h100-x16-ndr-xe9680.txt --save tests/tmp/worse.preset

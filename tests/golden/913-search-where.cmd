@@ -1,0 +1,1 @@
+--alpha 5us --beta 300GB/s search --workload llama3-70b --gpus 64 --global-batch 64 --where tp=8,pp=4,dp=2 --top 3

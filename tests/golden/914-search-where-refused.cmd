@@ -1,0 +1,1 @@
+--system dgx-h100 search --workload llama3-405b --gpus 8192 --global-batch 2048 --where tp=8,pp=16,dp=64 --top 3

@@ -1,0 +1,71 @@
+#!/bin/sh
+# search's answers agree with each other: --where's rank is the place of
+# the first CSV row of that layout, its gap the ratio of the two step
+# times; the terms of the why table add up to each step_s; the JSON
+# "named" row counts what became of every form; --where alone gives the
+# GPU count; the CSV keeps the columns design.md pins, in order.
+top=${top:-$(cd "$(dirname "$0")/.." && pwd)}
+COMMTIME=${COMMTIME:-$top/commtime}
+LC_ALL=C; export LC_ALL
+unset COMMTIME_PRESETS
+
+dir=$(mktemp -d "${TMPDIR:-/tmp}/commtime-t-search.XXXXXX") || exit 1
+trap 'rm -rf "$dir"' EXIT
+cd "$dir" || exit 1
+
+n=0
+check() { # description, then a command that succeeds when the check holds
+	n=$((n + 1))
+	d=$1; shift
+	if "$@"; then echo "ok $n - $d"; else echo "not ok $n - $d"; fi
+}
+ct() { "$COMMTIME" --presets-dir "$top/presets" "$@"; }
+py() { python3 -c "$1" 2>/dev/null; }
+
+base="--system dgx-h100 search --workload llama3-70b --gpus 64 --global-batch 512 --price 2.5"
+# shellcheck disable=SC2086
+ct $base --format csv >all.csv
+# shellcheck disable=SC2086
+ct $base --where tp=8,pp=4 --format json >w.json
+# shellcheck disable=SC2086
+ct $base --where tp=8,pp=4 >w.txt
+
+check "CSV: the pinned columns first, then schedule and recompute" \
+	sh -c "head -1 all.csv | grep -q '^tp,pp,dp,cp,ep,zero,micro_batch,memory_B,step_s,tokens_per_s,cost_per_Mtoken,' &&
+	       head -1 all.csv | tr , '\n' | grep -qx schedule && head -1 all.csv | tr , '\n' | grep -qx recompute"
+want=$(awk -F, 'NR > 1 && $1 == 8 && $2 == 4 { print NR - 1; exit }' all.csv)
+check "--where: the rank is the first CSV row of tp 8, pp 4 (row $want)" \
+	grep -q "rank $want of $(($(wc -l <all.csv) - 1))," w.txt
+if command -v python3 >/dev/null 2>&1; then
+	check "JSON named: rank $want, tried = refused + unfit + fit" py "
+import json; d = json.load(open('w.json'))['named'][0]
+assert d['rank'] == $want and d['tried'] == d['refused'] + d['unfit'] + d['fit'] and d['fit'] > 0"
+	check "JSON: behind is the ratio of the named and the best step times, less one" py "
+import json; j = json.load(open('w.json')); w = {r['which']: r for r in j['why']}; s = j['search']
+assert abs(w['named']['behind'] - (s[$want - 1]['step_s'] / s[0]['step_s'] - 1)) < 1e-12
+assert w['named']['step_s'] == s[$want - 1]['step_s'] and w['best']['step_s'] == s[0]['step_s']"
+	check "JSON why: the terms add up to step_s" py "
+import json
+for r in json.load(open('w.json'))['why']:
+    t = r['compute_s'] + r['bubble_s'] + sum(r['exposed_%s_s' % k] for k in ('tp', 'cp', 'ep', 'pp', 'dp')) + r['other_s']
+    assert abs(t - r['step_s']) <= 1e-9 * r['step_s']"
+	check "JSON: cost per hour is the price times the GPUs" py "
+import json
+for r in json.load(open('w.json'))['search']:
+    assert abs(r['cost_per_hour'] - 2.5 * r['gpus']) < 1e-9"
+	check "JSON refused: the counts add up to the configurations the step model refuses" py "
+import json, re; j = json.load(open('w.json'))
+m = re.match(r'(\d+) configurations, (\d+) the step model refuses', j['inputs']['searched'])
+assert sum(r['count'] for r in j['refused']) == int(m.group(2))"
+else
+	echo "ok $((n + 1)) # skip python3 is not installed"
+	n=$((n + 1))
+fi
+ct --alpha 5us --beta 300GB/s search --workload llama2-7b --global-batch 16 --max-cp 1 --max-micro-batch 1 --where tp=2,pp=2,dp=2 >a.txt
+ct --alpha 5us --beta 300GB/s search --workload llama2-7b --global-batch 16 --max-cp 1 --max-micro-batch 1 --where tp=2,pp=2,dp=2 --gpus 8 >b.txt
+check "--where tp, pp and dp alone: the search of their product" cmp -s a.txt b.txt
+ct --alpha 5us --beta 300GB/s search --workload llama2-7b --gpus 8 --global-batch 16 --where tp=16 >o.txt
+check "--where outside the space: said so" grep -q "Named (tp 16): not in the searched space" o.txt
+ct --alpha 5us --beta 300GB/s search --workload llama2-7b --gpus 8 --global-batch 16 --where pp=8,recompute=none,zero=0 --gpu-memory 20GB >u.txt
+check "--where that does not fit: the least memory of its forms" \
+	grep -q "Named (pp 8, ZeRO 0, recompute none): none of its .* forms fits in 20 GB; the least memory" u.txt
