@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "cli.h"
+#include "trace_cmd.h"
 #include "errband.h"
 
 /*
@@ -82,7 +83,8 @@ int ctx_step_coll(void *arg, enum coll_op op, unsigned long ranks, unsigned long
 
 	if (cost_coll(m, op, a, &g, bytes, &c, eb) < 0)
 		return -1;
-	out->time_s = c.time_s;
+	/* A system saved by fit --trace carries what a trace measured (compare_trace_fit.c). */
+	out->time_s = c.time_s * trace_calib_coll_factor(ctx, c.nodes > 1, bytes);
 	out->tier = m->kind == COST_LINK || m->kind == COST_FIT ? "link" : tier_name(c.bound);
 	return 0;
 }

@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "search.h"
+#include "trace_cmd.h"
 #include "step_fig.h"
 #include "workload.h"
 
@@ -573,6 +574,7 @@ int cmd_search(int argc, char **argv, struct ctx *ctx)
 	struct search_space sp;
 	struct search_where where;
 	struct step_compute cs = { 0, STEP_MFU, 0 };
+	int from_trace;
 	struct search_result r = { 0 };
 	struct workload w;
 	struct errbuf eb;
@@ -671,6 +673,7 @@ int cmd_search(int argc, char **argv, struct ctx *ctx)
 	if (isnan(price) && ctx->have_system)
 		price = ctx->system.price_per_gpu_hour;
 	ctx_workload(ctx, workload_arg, &w);
+	from_trace = trace_calib_mfu(ctx, &cs, 0);   /* a system saved by fit --trace */
 
 	search_space_init(&sp, &w);
 	if (seq)
@@ -705,6 +708,10 @@ int cmd_search(int argc, char **argv, struct ctx *ctx)
 		 opts_given(options, "peak") || opts_given(options, "gpu-memory") ?
 		 ", overridden" : "", cs.peak_flops / 1e12, cs.mfu, gpu_memory / 1e9);
 	out_input_str(o, "gpu", "GPU", note);
+	if (ctx_trace_calib(ctx))
+		out_text(o, "started from a trace (%s, fit --trace): %scollectives x the measured/"
+			 "predicted time of their cell", ctx_trace_calib(ctx)->from,
+			 from_trace ? "the kernel efficiency it measured as MFU, " : "");
 	if (!isnan(price))
 		out_input(o, "price", "price per GPU-hour", price, H_PLAIN, 6, NULL);
 	refused = r.tried - r.valid;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "trace_cmd.h"
 #include "step.h"
 #include "step_fig.h"
 #include "workload.h"
@@ -181,7 +182,7 @@ int cmd_step(int argc, char **argv, struct ctx *ctx)
 	int have_gpu;
 	double gpu_memory = 0;
 	unsigned long mb = 1, gb = 0, seq = 0;
-	int explain = 0, i;
+	int explain = 0, i, from_trace;
 	char note[200];
 	struct opt options[] = {
 		OPT_GROUP_("the model"),
@@ -249,6 +250,7 @@ int cmd_step(int argc, char **argv, struct ctx *ctx)
 		c.gpus_per_node = ctx->system.gpus_per_node;
 	if (cs.mfu > 1)
 		die_usage("--mfu: must be at most 1, got %g", cs.mfu);
+	from_trace = trace_calib_mfu(ctx, &cs, 0);   /* a system saved by fit --trace */
 	/* Interleaved takes 2 chunks per stage unless told; an explicit 1 is
 	 * kept (the bubble of 1F1B, as 'pipeline --virtual 1' gives it). */
 	if (c.schedule == PP_INTERLEAVED && !opts_given(options, "virtual-stages"))
@@ -378,6 +380,8 @@ int cmd_step(int argc, char **argv, struct ctx *ctx)
 	out_table_begin(o, &mt);
 	out_row(o, mrow);
 	out_table_end(o);
+	if (ctx_trace_calib(ctx))
+		trace_calib_note(ctx, o, &w, &c, &cs, from_trace);
 	if (explain)
 		S_explain(o, &w, &c, &r);
 	if (banded)

@@ -87,6 +87,14 @@ const char *trace_calib_cell_name(int cell);   /* "intra_small", ... */
  * 2 high.  Returns 1 when it did.
  */
 int trace_calib_mfu(const struct ctx *ctx, struct step_compute *cs, int which);
+/*
+ * The factor on a collective's predicted time: the cell's measured/predicted
+ * ratio (the median, or the end trace_calib_note is computing), 1 without.
+ */
+double trace_calib_coll_factor(const struct ctx *ctx, int inter, double bytes);
+/* The lines step and search print when they start from a trace, and the step at its range's ends. */
+void trace_calib_note(const struct ctx *ctx, struct out *o, const struct workload *w,
+		      const struct step_config *c, const struct step_compute *cs, int mfu_from_trace);
 /* Kept for compare --trace: the system's measured efficiency, if any. */
 void trace_fit_compute(const struct ctx *ctx, struct step_compute *cs);
 
