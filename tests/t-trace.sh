@@ -114,3 +114,14 @@ check "tuner: above 256 KiB the Simple run was fastest (ring, the model's algori
 "$COMMTIME" tuner "$c/l40s-x4-ring.txt" >/dev/null 2>"$d/err"
 check "tuner: a log that does not say its NCCL_ALGO is a usage error" \
 	sh -c "[ $? = 2 ] && grep -q 'which NCCL_ALGO or NCCL_PROTO' '$d/err'"
+
+# The figure: one step per rank, measured beside predicted.
+"$COMMTIME" --system hgx-a100 compare --trace "$held0" "$held1" --step 551 --plot "$d/fig.gp" >/dev/null 2>"$d/err"
+check "figure: a panel of two ranks' kernels, compute and both kinds of communication" \
+	awk '/^\$p1s[123] << EOD/ { s = $1; next } /^EOD/ { s = ""; next } s != "" { n[s]++ }
+	     END { exit !(n["$p1s1"] > 0 && n["$p1s2"] > 0 && n["$p1s3"] > 0) }' "$d/fig.gp"
+"$COMMTIME" --system hgx-a100 compare --trace "$ddp" --workload gpt2-124m --dp 2 --plot "$d/fig2.gp" >/dev/null 2>"$d/err"
+check "figure with --workload: the predicted step beside the measured one" grep -q "predicted: one stage" "$d/fig2.gp"
+if command -v gnuplot >/dev/null 2>&1; then
+	check "figure: gnuplot draws it" sh -c "cd '$d' && gnuplot fig.gp 2>'$d/gp.err' && [ -s fig.svg ] && [ ! -s '$d/gp.err' ]"
+fi
