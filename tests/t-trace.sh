@@ -125,3 +125,52 @@ check "figure with --workload: the predicted step beside the measured one" grep 
 if command -v gnuplot >/dev/null 2>&1; then
 	check "figure: gnuplot draws it" sh -c "cd '$d' && gnuplot fig.gp 2>'$d/gp.err' && [ -s fig.svg ] && [ ! -s '$d/gp.err' ]"
 fi
+
+# Carrying a trace forward, on a synthetic trace of a known run (no real
+# transformer trace with NCCL's arguments is public within reach;
+# models/trace.md, "Limits"): GPT-2 124M on 8 H100 of one node, dp 8, 8
+# sequences per step.  Each of 3 steps computes 10 ms (50 kernels of
+# 200 µs) then all-reduces the 340 217 856 B of fp32 gradients the ledger
+# names in 2 ms, exposed, in a step annotation of 12.3 ms.  fit --trace
+# saves the kernel efficiency and the intra/large cell's ratio; step on the
+# saved system, same configuration, must give the trace's step within 5 %.
+if [ -n "$py" ]; then
+	"$py" - "$d/synth.json" <<'PYEOF'
+import json, sys
+ev, corr, t = [], 1, 1000000.0
+for step in range(3):
+    ev.append({"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#%d" % step, "pid": 1, "tid": 1,
+               "ts": t, "dur": 12300.0})
+    g = t + 100.0
+    for k in range(51):
+        ev.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1,
+                   "ts": t + 1 + k, "dur": 0.5, "args": {"correlation": corr}})
+        if k < 50:
+            ev.append({"ph": "X", "cat": "kernel", "name": "gemm", "pid": 0, "tid": 7, "ts": g, "dur": 200.0,
+                       "args": {"device": 0, "correlation": corr}})
+            g += 200.0
+        else:
+            ev.append({"ph": "X", "cat": "kernel", "name": "ncclDevKernel_AllReduce_Sum_f32_RING_LL",
+                       "pid": 0, "tid": 20, "ts": g, "dur": 2000.0,
+                       "args": {"device": 0, "correlation": corr, "Collective name": "allreduce",
+                                "In msg nelems": 85054464, "Out msg nelems": 85054464, "Group size": 8,
+                                "dtype": "Float", "Process Group Name": "0",
+                                "Process Group Description": "default_pg",
+                                "Process Group Ranks": "[0, 1, 2, 3, 4, 5, 6, 7]"}})
+        corr += 1
+    t += 20000.0
+json.dump({"distributedInfo": {"rank": 0, "world_size": 8}, "traceEvents": ev}, open(sys.argv[1], "w"))
+PYEOF
+	cfg="--workload gpt2-124m"
+	"$COMMTIME" --system dgx-h100 fit --trace "$d/synth.json" $cfg --global-batch 8 --save "$d/cal.preset" >"$d/fit.out" 2>"$d/err"
+	check "carry: fit --trace saves the kernel efficiency and the intra/large cell" \
+		sh -c "grep -q '^trace_kernel_efficiency = ' '$d/cal.preset' && grep -q '^trace_coll_intra_large = ' '$d/cal.preset'"
+	"$COMMTIME" --system "$d/cal.preset" --format json step $cfg --dp 8 --global-batch 8 >"$d/step.json" 2>"$d/err"
+	s=$(sed -n 's/.*"step_s": \([0-9.e+-]*\).*/\1/p' "$d/step.json" | head -1)
+	check "carry: the calibrated step, $s s, is the trace's 12.3 ms within 5 %" \
+		awk -v s="$s" 'BEGIN { exit !(s != "" && s / 0.0123 > 0.95 && s / 0.0123 < 1.05) }'
+	"$COMMTIME" --system "$d/cal.preset" step $cfg --dp 16 --global-batch 16 >"$d/step16.out" 2>"$d/err"
+	check "carry: twice the GPUs says it starts from the trace" grep -q "started from a trace" "$d/step16.out"
+	"$COMMTIME" --system "$d/cal.preset" step $cfg --dp 8 --global-batch 8 --mfu 0.5 >"$d/mfu.out" 2>"$d/err"
+	check "carry: --mfu keeps its value over the trace's" grep -q "kernel efficiency .* not used: --mfu given" "$d/mfu.out"
+fi

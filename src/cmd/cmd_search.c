@@ -673,7 +673,7 @@ int cmd_search(int argc, char **argv, struct ctx *ctx)
 	if (isnan(price) && ctx->have_system)
 		price = ctx->system.price_per_gpu_hour;
 	ctx_workload(ctx, workload_arg, &w);
-	from_trace = trace_calib_mfu(ctx, &cs, 0);   /* a system saved by fit --trace */
+	from_trace = !opts_given(options, "mfu") && trace_calib_mfu(ctx, &cs, 0);   /* fit --trace */
 
 	search_space_init(&sp, &w);
 	if (seq)

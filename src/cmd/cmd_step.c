@@ -250,7 +250,7 @@ int cmd_step(int argc, char **argv, struct ctx *ctx)
 		c.gpus_per_node = ctx->system.gpus_per_node;
 	if (cs.mfu > 1)
 		die_usage("--mfu: must be at most 1, got %g", cs.mfu);
-	from_trace = trace_calib_mfu(ctx, &cs, 0);   /* a system saved by fit --trace */
+	from_trace = !opts_given(options, "mfu") && trace_calib_mfu(ctx, &cs, 0);   /* fit --trace */
 	/* Interleaved takes 2 chunks per stage unless told; an explicit 1 is
 	 * kept (the bubble of 1F1B, as 'pipeline --virtual 1' gives it). */
 	if (c.schedule == PP_INTERLEAVED && !opts_given(options, "virtual-stages"))

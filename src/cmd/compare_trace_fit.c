@@ -97,7 +97,7 @@ int trace_calib_mfu(const struct ctx *ctx, struct step_compute *cs, int which)
 	const struct trace_calib *c = ctx_trace_calib(ctx);
 	double v;
 
-	if (!c || isnan(c->mfu) || cs->mfu != STEP_MFU)
+	if (!c || isnan(c->mfu))
 		return 0;
 	v = which == 1 ? c->mfu_lo : which == 2 ? c->mfu_hi : c->mfu;
 	cs->mfu = v;

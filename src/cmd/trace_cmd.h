@@ -82,9 +82,9 @@ const struct trace_calib *ctx_trace_calib(const struct ctx *ctx);
 int trace_calib_cell(int inter, double bytes);
 const char *trace_calib_cell_name(int cell);   /* "intra_small", ... */
 /*
- * Set cs->mfu from the system's trace_kernel_efficiency unless --mfu was
- * given (cs->mfu already changed from STEP_MFU); which = 0 median, 1 low,
- * 2 high.  Returns 1 when it did.
+ * Set cs->mfu from the system's trace_kernel_efficiency (the caller skips
+ * it when --mfu was given); which = 0 median, 1 low, 2 high.  Returns 1
+ * when it did.
  */
 int trace_calib_mfu(const struct ctx *ctx, struct step_compute *cs, int which);
 /*
