@@ -2,6 +2,7 @@
  * The streaming JSON reader, the on-disk sort and the trace readers
  * (json.h, trace_spill.h, trace.h; models/trace.md).
  */
+#include <dirent.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,7 @@
 #include "harness.h"
 #include "json.h"
 #include "meas.h"
+#include "measfile.h"
 #include "ntests_json.h"
 #include "trace.h"
 #include "tuner.h"
@@ -256,4 +258,40 @@ void test_tuner_check_line_rules(void)
 	longl[sizeof(longl) - 1] = '\0';
 	memcpy(longl, "allreduce,0,10,ring,ll,-1,-1,-1,", 32);
 	CHECK(tuner_check_line(longl, &eb) < 0);
+}
+
+/* Every input of the fuzzer's corpus: read or refused with a message, never a crash. */
+void test_trace_fuzz_corpus(void)
+{
+	const char *dir = "tests/fuzz/trace/corpus";
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int files = 0;
+
+	CHECK(d != NULL);
+	while (d && (e = readdir(d))) {
+		char path[512], *buf;
+		size_t len;
+		struct trace t;
+		struct errbuf eb;
+		int rc;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		if (meas_read_file(path, &buf, &len, &eb) < 0)
+			continue;
+		trace_init(&t);
+		eb.msg[0] = '\0';
+		rc = trace_read_buffer(&t, e->d_name, buf, len, &eb);
+		if (rc == 0)
+			rc = trace_analyse(&t, -2, NULL, NULL, &eb);
+		CHECK(rc == 0 || eb.msg[0] != '\0');
+		trace_release(&t);
+		free(buf);
+		files++;
+	}
+	if (d)
+		closedir(d);
+	CHECK(files >= 4);
 }
