@@ -46,7 +46,7 @@ CLI_OBJ  = $(CLI_SRC:.c=.o)
 UNIT_SRC = $(wildcard tests/unit/test_*.c)
 UNIT_OBJ = $(UNIT_SRC:.c=.o) tests/unit/harness.o
 
-all: commtime tests/unit/run-unit bench/errband-gen completions
+all: commtime tests/unit/run-unit completions
 
 # Shell completions, written from the option tables of the binary.
 COMPLETIONS = completion/commtime.bash completion/_commtime
@@ -93,12 +93,14 @@ src/.sharedir: FORCE
 deps:
 	@sh tests/deps.sh
 
+# run builds what it runs (and the completions, for ./commtime), not the
+# unit-test runner or the errband generator, which check builds.
 run: deps
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory commtime completions
 	./commtime
 
 check: deps
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory all tools/errband-gen
 	@sh tests/run.sh
 
 # The whole suite built with clang's AddressSanitizer and
@@ -109,7 +111,7 @@ check: deps
 SAN_FLAGS = -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 asan:
 	$(MAKE) clean
-	$(MAKE) CC=clang CFLAGS='$(SAN_FLAGS)' LDFLAGS='-fsanitize=address,undefined' all
+	$(MAKE) CC=clang CFLAGS='$(SAN_FLAGS)' LDFLAGS='-fsanitize=address,undefined' all tools/errband-gen
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:abort_on_error=1 \
 		sh tests/run.sh; st=$$?; $(MAKE) clean; exit $$st
 
@@ -139,16 +141,18 @@ figures: all
 # (bench/run.sh; not a test, never part of check).
 bench: all
 	@sh bench/run.sh
+	@sh bench/step-check.sh
 
 # The stated error of NCCL's model (src/errband_table.c), drawn by
-# bench/errband-gen from the rows of bench/accuracy.sh; review the diff.
-bench/errband-gen: bench/errband_gen.o $(CORE_OBJ)
+# tools/errband-gen from the rows of bench/accuracy.sh; review the diff.
+# The generator is built only for this and for check (t-errband), never by all.
+tools/errband-gen: tools/errband_gen.o $(CORE_OBJ)
 	$(Q_LD)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS)
-bench/errband_gen.o: src/.flags
+tools/errband_gen.o: src/.flags
 
-errband: all
+errband: all tools/errband-gen
 	@ACCURACY_TMP=tests/tmp/errband sh bench/accuracy.sh >/dev/null
-	@bench/errband-gen tests/tmp/errband/rows >src/errband_table.c+ && \
+	@tools/errband-gen tests/tmp/errband/rows >src/errband_table.c+ && \
 		mv src/errband_table.c+ src/errband_table.c
 	@$(MAKE) --no-print-directory all
 	@git diff --stat -- src/errband_table.c 2>/dev/null || :
@@ -157,6 +161,10 @@ errband: all
 # tests/data/nccl (bench/accuracy.sh; not a test, never part of check).
 accuracy: all
 	@sh bench/accuracy.sh
+
+# NCCL's model on public results of machines in none of the tests (bench/heldout/).
+heldout: all
+	@sh bench/heldout.sh
 
 install: commtime $(COMPLETIONS)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SHAREDIR)/presets $(DESTDIR)$(MANDIR)
@@ -174,10 +182,10 @@ uninstall:
 	rm -rf $(DESTDIR)$(SHAREDIR)
 
 clean:
-	rm -f commtime commtime-probe bench/errband-gen bench/*.o bench/*.d tests/unit/run-unit tests/unit/list.h src/.flags src/.sharedir src/*.o src/*.d src/cmd/*.o src/cmd/*.d tests/unit/*.o tests/unit/*.d
+	rm -f commtime commtime-probe tools/errband-gen tools/*.o tools/*.d bench/*.o bench/*.d tests/unit/run-unit tests/unit/list.h src/.flags src/.sharedir src/*.o src/*.d src/cmd/*.o src/cmd/*.d tests/unit/*.o tests/unit/*.d
 	rm -rf tests/tmp
 
-.PHONY: probe all deps run check asan figures bench accuracy errband install uninstall clean FORCE
+.PHONY: probe all deps run check asan figures bench accuracy heldout errband install uninstall clean FORCE
 
 
 # ---- memory checking and fuzzing ----
@@ -195,14 +203,15 @@ valgrind: all
 
 # fuzz: libFuzzer targets (clang) of the units parser, the list parser,
 # the preset reader and writer, the measurement readers, the gnuplot
-# script's quoting, the regime keys and the workload reader, each run
+# script's quoting, the regime keys, the workload reader and the system
+# and GPU readers, each run
 # FUZZ_SECONDS; a crash is saved as
 # tests/tmp/fuzz/NAME/crash-*.  New inputs go to tests/tmp/fuzz/NAME/new;
 # copy the ones worth keeping into tests/fuzz/NAME/corpus.
 # The core is compiled into each target from source, apart from src/*.o.
 # fuzz-regress: every corpus file once through the sanitized targets.
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS = units list preset nccllog csv nccljson mpilog gpquote presetw regime workload topo trace
+FUZZ_TARGETS = units list preset nccllog csv nccljson mpilog gpquote presetw regime workload topo trace system
 FUZZ_CC ?= clang
 FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	-std=c11 -D_POSIX_C_SOURCE=200809L -Isrc $(GSL_CFLAGS)

@@ -80,7 +80,7 @@ bands() {
 
 # rows LOG SYSTEM OPTS: every size of LOG's CSV appended to $tmp/rows as
 # "LOG NODES THREADED SIZE_B MEASURED_S PREDICTED_S SYSTEM", the lines
-# bench/errband-gen draws the stated error from (THREADED: 1 when the log says
+# tools/errband-gen draws the stated error from (THREADED: 1 when the log says
 # nGpus above 1; SYSTEM, the machine the log is left out with)
 rows() {
 	o=$3

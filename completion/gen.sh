@@ -77,9 +77,11 @@ common() {
 	echo '	esac'
 	echo '}'
 	echo
-	echo '# Preset names of a kind (link, workload, ...), from the search path.'
+	echo '# Preset names of a kind (link, workload, ...), from the search path of'
+	echo '# the binary being completed ($_commtime_bin: ./commtime finds the presets'
+	echo '# of its own tree before it is installed).'
 	echo '_commtime_presets() {'
-	echo '	commtime --format csv presets --kind "$1" 2>/dev/null | sed -n "2,\$ s/,.*//p"'
+	echo '	"${_commtime_bin:-commtime}" --format csv presets --kind "$1" 2>/dev/null | sed -n "2,\$ s/,.*//p"'
 	echo '}'
 	echo
 	echo '# The command of a command line (words 1 to $#-1): the first word that is'
@@ -111,6 +113,8 @@ common() {
 	echo '	cur=${COMP_WORDS[COMP_CWORD]}'
 	echo '	prev=${COMP_WORDS[COMP_CWORD-1]}'
 	echo '	COMPREPLY=()'
+	echo '	_commtime_bin=${COMP_WORDS[0]}'
+	echo '	case $_commtime_bin in "~"/*) _commtime_bin=$HOME/${_commtime_bin#"~/"} ;; esac'
 	echo '	cmd=$(_commtime_command "${COMP_WORDS[@]:1:COMP_CWORD-1}")'
 	echo '	[ "$cmd" = help ] && { COMPREPLY=($(compgen -W "$_commtime_commands" -- "$cur")); return; }'
 	echo '	if [ "$COMP_CWORD" -gt 1 ] && [[ $prev == -* ]]; then'
@@ -128,16 +132,17 @@ common() {
 	echo '	elif [ -z "$cmd" ]; then'
 	echo '		COMPREPLY=($(compgen -W "$_commtime_commands" -- "$cur"))'
 	echo '	elif [ "$cmd" = presets ]; then'
-	echo '		COMPREPLY=($(compgen -W "$(_commtime_presets link; _commtime_presets workload)" -- "$cur"))'
+	echo '		COMPREPLY=($(compgen -W "$(for k in link system gpu workload; do _commtime_presets $k; done)" -- "$cur"))'
 	echo '	else'
 	echo '		COMPREPLY=($(compgen -f -- "$cur"))'
 	echo '	fi'
 	echo '}'
-	echo 'complete -F _commtime commtime'
+	echo '# the installed commtime and one run from its tree (./commtime)'
+	echo 'complete -F _commtime commtime ./commtime'
 } >"$out/commtime.bash"
 
 {
-	echo '#compdef commtime'
+	echo "#compdef commtime -p '*/commtime'"
 	echo '# zsh completion for commtime, written by completion/gen.sh from the'
 	echo '# option tables of the binary; do not edit.'
 	echo
@@ -151,6 +156,8 @@ common() {
 		sed "s/'/'\\\\''/g; s/:/\\\\:/g; s/$tab/:/; s/^/$tab$tab'/; s/\$/'/"
 	echo "		'help:show the usage, or a command'\"'\"'s options'"
 	echo '	)'
+	echo '	_commtime_bin=${words[1]}'
+	echo '	[[ $_commtime_bin == "~/"* ]] && _commtime_bin=$HOME/${_commtime_bin#"~/"}'
 	echo '	cmd=$(_commtime_command "${(@)words[2,CURRENT-1]}")'
 	echo '	prev=${words[CURRENT-1]}'
 	echo '	if [[ $cmd == help ]]; then _describe command commands; return; fi'
@@ -169,7 +176,7 @@ common() {
 	echo '	elif [[ -z $cmd ]]; then'
 	echo '		_describe command commands'
 	echo '	elif [[ $cmd == presets ]]; then'
-	echo '		compadd -- ${(f)"$(_commtime_presets link; _commtime_presets workload)"}'
+	echo '		compadd -- ${(f)"$(for k in link system gpu workload; do _commtime_presets $k; done)"}'
 	echo '	else'
 	echo '		_files'
 	echo '	fi'

@@ -1,11 +1,11 @@
 # All-reduce time, α = 5.00 µs, β = 200 GB/s
 # commtime allreduce: time of one all-reduce against message size
-# A gnuplot script written by commtime; 'gnuplot FILE' draws 'allreduce.svg'.
+# A gnuplot script written by commtime; 'gnuplot FILE' draws './allreduce.svg'.
 # The data is inline below; edit titles, colours or sizes freely.
 # The text is UTF-8 (add 'set encoding utf8' in a Latin-1 locale).
 
 set terminal svg size 800,500 dynamic noenhanced font 'sans,11' background '#ffffff'
-set output 'allreduce.svg'
+set output './allreduce.svg'
 set border lw 1 lc rgb '#444444'
 set tics nomirror out
 set border 3

@@ -1,11 +1,11 @@
 # all_reduce on 8 ranks: a100-x8-nvswitch.txt against ring with α = 4.00 µs, β = 230 GB/s (a100-nvlink3)
 # commtime compare: measured times and bus bandwidth against the prediction
-# A gnuplot script written by commtime; 'gnuplot FILE' draws 'compare.svg'.
+# A gnuplot script written by commtime; 'gnuplot FILE' draws './compare.svg'.
 # The data is inline below; edit titles, colours or sizes freely.
 # The text is UTF-8 (add 'set encoding utf8' in a Latin-1 locale).
 
 set terminal svg size 1280,520 dynamic noenhanced font 'sans,11' background '#ffffff'
-set output 'compare.svg'
+set output './compare.svg'
 set border lw 1 lc rgb '#444444'
 set tics nomirror out
 set border 3

@@ -1,11 +1,11 @@
 # All-reduce crossover size, α = 4.00 µs, β = 370 GB/s (h100-nvlink4)
 # commtime crossover: the size where two all-reduce algorithms take equal time
-# A gnuplot script written by commtime; 'gnuplot FILE' draws 'crossover.svg'.
+# A gnuplot script written by commtime; 'gnuplot FILE' draws './crossover.svg'.
 # The data is inline below; edit titles, colours or sizes freely.
 # The text is UTF-8 (add 'set encoding utf8' in a Latin-1 locale).
 
 set terminal svg size 800,500 dynamic noenhanced font 'sans,11' background '#ffffff'
-set output 'crossover.svg'
+set output './crossover.svg'
 set border lw 1 lc rgb '#444444'
 set tics nomirror out
 set border 3

@@ -1,11 +1,11 @@
 # DDP step: 14 GiB gradient, 300 ms compute, ring all-reduce; α = 5.00 µs, β = 200 GB/s
 # commtime ddp: time and communication share of a data-parallel step against ranks
-# A gnuplot script written by commtime; 'gnuplot FILE' draws 'ddp.svg'.
+# A gnuplot script written by commtime; 'gnuplot FILE' draws './ddp.svg'.
 # The data is inline below; edit titles, colours or sizes freely.
 # The text is UTF-8 (add 'set encoding utf8' in a Latin-1 locale).
 
 set terminal svg size 1000,430 dynamic noenhanced font 'sans,11' background '#ffffff'
-set output 'ddp.svg'
+set output './ddp.svg'
 set border lw 1 lc rgb '#444444'
 set tics nomirror out
 set border 3

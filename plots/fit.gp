@@ -1,11 +1,11 @@
 # all_reduce on 8 ranks: a100-x8-nvswitch.txt fitted by the ring model, α = 4.02 µs, β = 153.7 GB/s
 # commtime fit: measured times, the alpha-beta fit, the regime model and their relative errors
-# A gnuplot script written by commtime; 'gnuplot FILE' draws 'fit.svg'.
+# A gnuplot script written by commtime; 'gnuplot FILE' draws './fit.svg'.
 # The data is inline below; edit titles, colours or sizes freely.
 # The text is UTF-8 (add 'set encoding utf8' in a Latin-1 locale).
 
 set terminal svg size 1280,520 dynamic noenhanced font 'sans,11' background '#ffffff'
-set output 'fit.svg'
+set output './fit.svg'
 set border lw 1 lc rgb '#444444'
 set tics nomirror out
 set border 3

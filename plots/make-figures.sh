@@ -44,3 +44,9 @@ fig compare --preset a100-nvlink3 compare ../tests/data/nccl/a100-x8-nvswitch.tx
 fig fit fit ../tests/data/nccl/a100-x8-nvswitch.txt
 # What nccl-tests should show on 8 and 64 H100s.
 fig plan --preset h100-nvlink4 plan --ranks 8,64
+# What nccl-tests should show on two DGX H100 nodes, with the stated error.
+fig plan-system --system dgx-h100 plan --ranks 16
+# The untuned two-node H100 fabric against its system: the band and the 70 % line.
+fig compare-system --system ../tests/data/nccl/systems/hgx-h100-ndr.preset compare ../tests/data/nccl/h100-x16-ib-untuned.txt
+# The configurations of a 70B model on 32, 64 and 128 H100s: step time against cost.
+fig search --system dgx-h100 search --workload llama3-70b --gpus 32,64,128 --global-batch 512 --price 2.5

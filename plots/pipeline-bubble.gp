@@ -1,11 +1,11 @@
 # Pipeline bubble of the 1f1b schedule: (P-1)/(M+P-1) of each step idle
 # commtime pipeline: the bubble's share of the step against microbatches
-# A gnuplot script written by commtime; 'gnuplot FILE' draws 'pipeline-bubble.svg'.
+# A gnuplot script written by commtime; 'gnuplot FILE' draws './pipeline-bubble.svg'.
 # The data is inline below; edit titles, colours or sizes freely.
 # The text is UTF-8 (add 'set encoding utf8' in a Latin-1 locale).
 
 set terminal svg size 800,500 dynamic noenhanced font 'sans,11' background '#ffffff'
-set output 'pipeline-bubble.svg'
+set output './pipeline-bubble.svg'
 set border lw 1 lc rgb '#444444'
 set tics nomirror out
 set border 3

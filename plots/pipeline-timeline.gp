@@ -1,11 +1,11 @@
 # Pipeline timeline, 1f1b: 4 stages, 8 microbatches, tb = 2 tf; step 33 tf, 27.3 % idle
 # commtime pipeline --timeline: the simulated schedule, one row per stage
-# A gnuplot script written by commtime; 'gnuplot FILE' draws 'pipeline-timeline.svg'.
+# A gnuplot script written by commtime; 'gnuplot FILE' draws './pipeline-timeline.svg'.
 # The data is inline below; edit titles, colours or sizes freely.
 # The text is UTF-8 (add 'set encoding utf8' in a Latin-1 locale).
 
 set terminal svg size 1000,300 dynamic noenhanced font 'sans,11' background '#ffffff'
-set output 'pipeline-timeline.svg'
+set output './pipeline-timeline.svg'
 set border lw 1 lc rgb '#444444'
 set tics nomirror out
 set border 3

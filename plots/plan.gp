@@ -1,11 +1,11 @@
-# Expected nccl-tests busbw, α = 4.00 µs, β = 370 GB/s (h100-nvlink4)
+# Expected nccl-tests busbw on 8 and 64 ranks, α = 4.00 µs, β = 370 GB/s (h100-nvlink4)
 # commtime plan: the busbw curves the first nccl-tests runs should show
-# A gnuplot script written by commtime; 'gnuplot FILE' draws 'plan.svg'.
+# A gnuplot script written by commtime; 'gnuplot FILE' draws './plan.svg'.
 # The data is inline below; edit titles, colours or sizes freely.
 # The text is UTF-8 (add 'set encoding utf8' in a Latin-1 locale).
 
 set terminal svg size 900,540 dynamic noenhanced font 'sans,11' background '#ffffff'
-set output 'plan.svg'
+set output './plan.svg'
 set border lw 1 lc rgb '#444444'
 set tics nomirror out
 set border 3
@@ -836,12 +836,12 @@ $p1s5 << EOD
 5399039999.999991 363620689655.1724
 EOD
 
-# ---- panel 1: Expected nccl-tests busbw, α = 4.00 µs, β = 370 GB/s (h100-nvlink4)
+# ---- panel 1: Expected nccl-tests busbw on 8 and 64 ranks, α = 4.00 µs, β = 370 GB/s (h100-nvlink4)
 unset label
 unset arrow
 unset logscale
 set autoscale
-set title 'Expected nccl-tests busbw, α = 4.00 µs, β = 370 GB/s (h100-nvlink4)'
+set title 'Expected nccl-tests busbw on 8 and 64 ranks, α = 4.00 µs, β = 370 GB/s (h100-nvlink4)'
 set xlabel 'message size'
 set ylabel 'busbw'
 set logscale x 2
@@ -857,8 +857,8 @@ set key top left opaque box lc rgb '#cccccc'
 set arrow from graph 0, first 450000000000 to graph 1, first 450000000000 nohead dt 3 lw 1.5 lc rgb '#666666' back
 set label 'line rate 450 GB/s (beta_line)' at graph 0.99, first 450000000000 right offset 0,0.7 tc rgb '#444444' front
 # marked points
-set label '45.17 MiB, 8 ranks' at 47359999.99999987, 295999999999.9998 point pt 7 ps 1.1 lc rgb '#000000' offset 0.8,-0.8 front
-set label '5.028 GiB, 64 ranks' at 698679591.8020676, 391551724137.931 center front
+set label '47.36 MB, 8 ranks' at 47359999.99999987, 295999999999.9998 point pt 7 ps 1.1 lc rgb '#000000' offset 0.8,-0.8 front
+set label '5.399 GB, 64 ranks' at 764560676.5084275, 391551724137.931 center front
 plot \
   $p1s1 using 1:2 with lines lw 2 dt 1 lc rgb '#0072B2' title 'all_reduce ring, all_gather, reduce_scatter, 8 ranks', \
   $p1s2 using 1:2 with lines lw 2 dt 1 lc rgb '#D55E00' title 'all_reduce dbtree, 8 ranks', \

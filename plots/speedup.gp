@@ -1,11 +1,11 @@
 # Speedup N/(1+a(N-1)), a = communication / computation
 # commtime speedup: N/(1+a(N-1)) against ranks
-# A gnuplot script written by commtime; 'gnuplot FILE' draws 'speedup.svg'.
+# A gnuplot script written by commtime; 'gnuplot FILE' draws './speedup.svg'.
 # The data is inline below; edit titles, colours or sizes freely.
 # The text is UTF-8 (add 'set encoding utf8' in a Latin-1 locale).
 
 set terminal svg size 800,500 dynamic noenhanced font 'sans,11' background '#ffffff'
-set output 'speedup.svg'
+set output './speedup.svg'
 set border lw 1 lc rgb '#444444'
 set tics nomirror out
 set border 3

@@ -1,11 +1,11 @@
 # ZeRO per rank: 7.5 billion parameters, 2+2+12 bytes per parameter, ring; α = 5.00 µs, β = 200 GB/s
 # commtime zero: model-state memory and communication time per rank of ZeRO stages against ranks
-# A gnuplot script written by commtime; 'gnuplot FILE' draws 'zero.svg'.
+# A gnuplot script written by commtime; 'gnuplot FILE' draws './zero.svg'.
 # The data is inline below; edit titles, colours or sizes freely.
 # The text is UTF-8 (add 'set encoding utf8' in a Latin-1 locale).
 
 set terminal svg size 1000,430 dynamic noenhanced font 'sans,11' background '#ffffff'
-set output 'zero.svg'
+set output './zero.svg'
 set border lw 1 lc rgb '#444444'
 set tics nomirror out
 set border 3

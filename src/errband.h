@@ -16,7 +16,7 @@
  * ERRBAND_TARGET of the time, the margin grown by sqrt(1 + 1/machines) for
  * a cell that stands on few machines; never so that the prediction itself
  * (ratio 1) is outside.
- * The table is written by bench/errband-gen from
+ * The table is written by tools/errband-gen from
  * the rows of bench/accuracy.sh (make errband) and checked against them by
  * tests/t-errband.sh; no constant of the model comes from it.
  * models/nccl.md, "The stated error".
@@ -97,7 +97,7 @@ int errband_inside(const struct errband *b, double measured_s, double predicted_
 extern const struct errband errband_table[ERRBAND_SCOPE_COUNT][ERRBAND_SIZE_COUNT];
 extern const unsigned errband_logs, errband_sizes, errband_machines;  /* all it is drawn from */
 
-/* ---- drawing a band (bench/errband-gen, the unit tests) ---- */
+/* ---- drawing a band (tools/errband-gen, the unit tests) ---- */
 
 /* One size of one log: its measured/predicted time ratio and its cell. */
 struct errband_sample {

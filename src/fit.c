@@ -661,12 +661,6 @@ static double S_model_time(const struct fit_model *m, const struct link_coeffs *
 
 /* ---- the regimes as a cost model (COST_FIT) ---- */
 
-/* The algorithm the regimes answer for: the fit's for all-reduce, every other collective's own. */
-static enum coll_algo S_fit_algo(const struct cost_model *m, enum coll_op op)
-{
-	return cost_algo_default(m, op);
-}
-
 static int S_fit_coll(const struct cost_model *m, enum coll_op op, enum coll_algo algo,
 		      const struct group *g, double bytes, struct coll_cost *out,
 		      struct errbuf *eb)
@@ -676,14 +670,16 @@ static int S_fit_coll(const struct cost_model *m, enum coll_op op, enum coll_alg
 	struct link_coeffs c;
 	double t;
 
+	/* The regimes answer for the fit's all-reduce algorithm, every other
+	 * collective's own (cost_algo_default of a COST_FIT model). */
 	if (algo == ALGO_AUTO)
-		algo = S_fit_algo(m, op);
+		algo = cost_algo_default(m, op);
 	/* The link answers first: the algorithm's checks, and every
 	 * algorithm the regimes were not fitted for. */
 	cost_model_link(&link, &m->link);
 	if (cost_coll(&link, op, algo, g, bytes, out, eb) < 0)
 		return -1;
-	if (algo != S_fit_algo(m, op) || g->ranks < 2)
+	if (algo != cost_algo_default(m, op) || g->ranks < 2)
 		return 0;
 	if (cost_link_coeffs(op, algo, g->ranks, &c, eb) < 0)
 		return -1;

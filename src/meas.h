@@ -76,6 +76,8 @@ struct meas_ncclt {
 struct meas {
 	char *path;        /* name used in messages: "file" */
 	int op;            /* enum coll_op when every row agrees, else -1 */
+	int op_inferred;   /* 1: op is all_reduce, told from the redop column
+			    * and busbw / algbw (ntests_text.c), not said */
 	unsigned long ranks; /* rank count when every row agrees, else 0 */
 	int from_log;      /* 1: read from a benchmark's output, 0: from CSV */
 	enum meas_format format; /* what it was read as */

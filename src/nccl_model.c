@@ -89,50 +89,14 @@ const struct nccl_params nccl_params_default = {
 };
 
 /*
- * Each change below was read in tuning.cc at the tags v2.21.5-1,
- * v2.22.3-1, v2.23.4-1, v2.26.2-1, v2.27.7-1, v2.28.3-1, v2.29.3-1 and
- * v2.30.7-1 of NVIDIA/nccl (models/nccl.md, "NCCL versions").  2.21 and
- * 2.22 tune alike; the formulas that changed later are chosen by
+ * Each change below was read in tuning.cc at the tags v2.19.4-1,
+ * v2.20.5-1, v2.21.5-1, v2.22.3-1, v2.23.4-1, v2.26.2-1, v2.27.7-1,
+ * v2.28.3-1, v2.29.3-1 and v2.30.7-1 of NVIDIA/nccl, and 2.31's in
+ * src/tuning/ at the dev branch's NCCL 2.31.0a7-1 (commit db761c88)
+ * (models/nccl.md, "NCCL versions").  2.19 and 2.20 tune alike, so do
+ * 2.21 and 2.22; the formulas that changed later are chosen by
  * p->version in nccl_tune_init.
  */
-/* The major and minor of an NCCL version string; 0, or -1 when it does not read. */
-static int S_version_parse(const char *s, long *major, long *minor)
-{
-	char *end;
-	long patch;
-
-	errno = 0;
-	*major = strtol(s, &end, 10);
-	if (end == s || *end != '.' || *major != 2)
-		return -1;
-	s = end + 1;
-	*minor = strtol(s, &end, 10);
-	if (end == s || (*end && *end != '.') || *minor < 0)
-		return -1;
-	if (*end) {
-		s = end + 1;
-		patch = strtol(s, &end, 10);
-		if (end == s || *end || patch < 0 || patch > 99)
-			return -1;
-	}
-	return errno ? -1 : 0;
-}
-
-int nccl_params_nearest(const char *s, struct nccl_params *p, int *nearest, struct errbuf *eb)
-{
-	long major, minor;
-	char v[16];
-
-	*nearest = 0;
-	if (S_version_parse(s, &major, &minor) < 0)
-		return nccl_params_version(s, p, eb);   /* its message */
-	if (minor >= NCCL_VERSION_MIN % 100 && minor <= NCCL_VERSION_MAX % 100)
-		return nccl_params_version(s, p, eb);
-	*nearest = minor < NCCL_VERSION_MIN % 100 ? NCCL_VERSION_MIN : NCCL_VERSION_MAX;
-	snprintf(v, sizeof(v), "%d.%d", *nearest / 100, *nearest % 100);
-	return nccl_params_version(v, p, eb);
-}
-
 int nccl_params_version(const char *s, struct nccl_params *p, struct errbuf *eb)
 {
 	const char *given = s;
@@ -182,6 +146,44 @@ int nccl_params_version(const char *s, struct nccl_params *p, struct errbuf *eb)
 bad:
 	return errbuf_set(eb, "cannot read NCCL version '%.40s' (want 2.MINOR or "
 			  "2.MINOR.PATCH, e.g. 2.21.5)", given);
+}
+
+/* The major and minor of an NCCL version string; 0, or -1 when it does not read. */
+static int S_version_parse(const char *s, long *major, long *minor)
+{
+	char *end;
+	long patch;
+
+	errno = 0;
+	*major = strtol(s, &end, 10);
+	if (end == s || *end != '.' || *major != 2)
+		return -1;
+	s = end + 1;
+	*minor = strtol(s, &end, 10);
+	if (end == s || (*end && *end != '.') || *minor < 0)
+		return -1;
+	if (*end) {
+		s = end + 1;
+		patch = strtol(s, &end, 10);
+		if (end == s || *end || patch < 0 || patch > 99)
+			return -1;
+	}
+	return errno ? -1 : 0;
+}
+
+int nccl_params_nearest(const char *s, struct nccl_params *p, int *nearest, struct errbuf *eb)
+{
+	long major, minor;
+	char v[16];
+
+	*nearest = 0;
+	if (S_version_parse(s, &major, &minor) < 0)
+		return nccl_params_version(s, p, eb);   /* its message */
+	if (minor >= NCCL_VERSION_MIN % 100 && minor <= NCCL_VERSION_MAX % 100)
+		return nccl_params_version(s, p, eb);
+	*nearest = minor < NCCL_VERSION_MIN % 100 ? NCCL_VERSION_MIN : NCCL_VERSION_MAX;
+	snprintf(v, sizeof(v), "%d.%d", *nearest / 100, *nearest % 100);
+	return nccl_params_version(v, p, eb);
 }
 
 static const char *const algo_names[NCCL_NALGO] = {

@@ -25,6 +25,7 @@ struct layout {
 	int nfields;        /* fields in a data row; 0: not known (no header) */
 	int size, time, algbw, busbw;
 	int time_ip, busbw_ip;
+	int redop;          /* the "redop" column, -1: absent */
 };
 
 struct parser {
@@ -42,6 +43,7 @@ struct parser {
 	struct meas *m;
 	struct errbuf *eb;
 	int cut;                /* the line being read has no line break after it */
+	size_t nsum;            /* data rows whose redop column says "sum" */
 };
 
 /* Split line (modified in place) into at most MAX_FIELDS fields. */
@@ -264,7 +266,7 @@ static int S_piece_add(struct parser *ps, const char *s, size_t n)
  */
 static int S_header(struct parser *ps, char **f, int nf)
 {
-	struct layout l = { 0, -1, -1, -1, -1, -1, -1 };
+	struct layout l = { 0, -1, -1, -1, -1, -1, -1, -1 };
 	int i, ntime = 0, off = 1;
 
 	/* The first field is "#" alone or glued to the first word ("#size"). */
@@ -278,6 +280,8 @@ static int S_header(struct parser *ps, char **f, int nf)
 
 		if ((!strcmp(w, "size") || !strcmp(w, "bytes")) && l.size < 0)
 			l.size = col;
+		else if (!strcmp(w, "redop") && l.redop < 0)
+			l.redop = col;
 		else if (!strcmp(w, "time")) {
 			if (ntime == 0)
 				l.time = col;
@@ -429,10 +433,13 @@ static int S_data_row(struct parser *ps, char **f, int nf)
 		l.busbw = nf - 6;
 		l.time_ip = nf - 4;
 		l.busbw_ip = nf - 2;
+		l.redop = -1;
 	}
 	if (ps->cut)
 		return errbuf_set(ps->eb, "%s:%d: the file ends inside this row (no line "
 				  "break after it): cut short?", ps->name, ps->line);
+	if (l.redop >= 0 && !strcmp(f[l.redop], "sum"))
+		ps->nsum++;
 	r.line = ps->line;
 	r.size_per_rank = 0;
 	r.op = ps->op;
@@ -586,6 +593,34 @@ static int S_line(struct parser *ps, char *line)
 	return S_piece_flush(ps);
 }
 
+/*
+ * A log that does not say which collective it measured (no "Collective
+ * test starting" line) is all_reduce_perf's when every row reduces with
+ * "sum" and busbw / algbw is 2(n-1)/n at every row, nccl-tests' all-reduce
+ * factor (doc/PERFORMANCE.md).  On n >= 3 ranks no other collective has
+ * that factor (reduce_scatter: (n-1)/n, reduce and sendrecv: 1); on two
+ * ranks it is 1 too, so two ranks are not inferred.  The columns print 2
+ * decimals, so the ratio is read within 2 % (rows of busbw 1 GB/s or more).
+ */
+static int S_allreduce_ratio(const struct meas *m, unsigned long n)
+{
+	double want = 2.0 * ((double)n - 1) / (double)n;
+	size_t i, used = 0;
+
+	if (n < 3)
+		return 0;
+	for (i = 0; i < m->n; i++) {
+		const struct meas_row *r = &m->rows[i];
+
+		if (isnan(r->algbw) || isnan(r->busbw) || r->busbw < 1e9)
+			continue;
+		if (fabs(r->busbw / r->algbw / want - 1) > 0.02)
+			return 0;
+		used++;
+	}
+	return used > 0;
+}
+
 int nccllog_parse(const char *buf, size_t len, const char *name,
 		  struct meas *m, struct errbuf *eb)
 {
@@ -633,6 +668,12 @@ int nccllog_parse(const char *buf, size_t len, const char *name,
 	if (rc == 0) {
 		m->op = ps.op;
 		m->ranks = ps.nranks;
+		if (m->op < 0 && ps.nsum == m->n && S_allreduce_ratio(m, ps.nranks)) {
+			m->op = OP_ALLREDUCE;
+			m->op_inferred = 1;
+			for (i = 0; i < m->n; i++)
+				m->rows[i].op = OP_ALLREDUCE;
+		}
 		for (i = 0; i < m->n; i++)
 			m->rows[i].ranks = ps.nranks;
 		meas_tuned_per_rank(m, ps.nranks);

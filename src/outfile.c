@@ -300,11 +300,6 @@ const char *outfile_tmp(const struct outfile *o)
 	return o->tmp;
 }
 
-int outfile_is_stdout(const struct outfile *o)
-{
-	return o->f == stdout;
-}
-
 void outfile_fail(struct outfile *o, int err)
 {
 	if (!o->err)

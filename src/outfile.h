@@ -41,8 +41,6 @@ FILE *outfile_stream(struct outfile *f);
  */
 const char *outfile_tmp(const struct outfile *f);
 
-/* 1 for standard output. */
-int outfile_is_stdout(const struct outfile *f);
 
 /*
  * Record a write error (errno value err) found by the caller, so that

@@ -59,6 +59,13 @@ int pp_schedule_parse_list(const char *s, enum pp_schedule *scheds, struct errbu
 	}
 }
 
+struct pp_config pp_config_make(enum pp_schedule s, unsigned long stages, unsigned long micro,
+				unsigned long virt, double tf, double tb)
+{
+	return (struct pp_config){ .schedule = s, .stages = stages, .microbatches = micro,
+				   .virt = s == PP_INTERLEAVED ? virt : 1, .tf = tf, .tb = tb };
+}
+
 int pp_check(const struct pp_config *c, struct errbuf *eb)
 {
 	if ((unsigned)c->schedule >= PP_COUNT)

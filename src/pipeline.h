@@ -50,6 +50,15 @@ struct pp_config {
 };
 
 /*
+ * The configuration of schedule s on P = stages stages with M = micro
+ * microbatches of tf and tb seconds (or multiples of tf): v = virt chunks
+ * per stage for the interleaved schedule, 1 for every other (a --virtual
+ * given to several schedules holds for the interleaved one only).
+ */
+struct pp_config pp_config_make(enum pp_schedule s, unsigned long stages, unsigned long micro,
+				unsigned long virt, double tf, double tb);
+
+/*
  * Check a configuration: counts within their limits, v = 1 unless the
  * schedule is interleaved, M a multiple of P for the interleaved schedule
  * (Megatron-LM requires it), times positive and finite.  Returns 0, or -1

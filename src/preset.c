@@ -765,6 +765,107 @@ static void suggest(const struct preset_dirs *d, const char *name, struct errbuf
 	}
 }
 
+/* Edit distance of two short names (at most 64 bytes each; longer: far). */
+static size_t name_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), i, j, row[65];
+
+	if (la > 64 || lb > 64)
+		return (size_t)-1;
+	for (j = 0; j <= lb; j++)
+		row[j] = j;
+	for (i = 1; i <= la; i++) {
+		size_t diag = row[0];
+
+		row[0] = i;
+		for (j = 1; j <= lb; j++) {
+			size_t up = row[j], best = diag + (a[i - 1] != b[j - 1]);
+
+			if (up + 1 < best)
+				best = up + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			diag = up;
+			row[j] = best;
+		}
+	}
+	return row[lb];
+}
+
+/*
+ * The preset of kind nearest to name, into best: one whose name starts
+ * with name first, else the smallest edit distance, at most 2 or a third
+ * of the name.  Every candidate is read for its kind, so a suggestion
+ * always names a preset that loads as that kind.  "" when none is near.
+ */
+static void suggest_kind(const struct preset_dirs *d, const char *name, const char *kind,
+			 char *best, size_t len)
+{
+	size_t i, nlen = strlen(name), bestd = (size_t)-1;
+
+	best[0] = '\0';
+	for (i = 0; i < d->n; i++) {
+		DIR *dir = opendir(d->dirs[i]);
+		struct dirent *e;
+
+		if (!dir)
+			continue;
+		while ((e = readdir(dir))) {
+			size_t elen = strlen(e->d_name), dist;
+			char stem[PRESET_NAME_MAX + 1], *path;
+			struct preset q;
+			struct errbuf eb;
+			int ok;
+
+			if (elen <= SUFFIX_LEN || elen - SUFFIX_LEN > PRESET_NAME_MAX ||
+			    strcmp(e->d_name + elen - SUFFIX_LEN, SUFFIX))
+				continue;
+			memcpy(stem, e->d_name, elen - SUFFIX_LEN);
+			stem[elen - SUFFIX_LEN] = '\0';
+			dist = !strncmp(stem, name, nlen) ? 0 : strstr(stem, name) ? 1 :
+			       name_distance(name, stem);
+			if (dist >= bestd || (dist > 2 && dist > nlen / 3))
+				continue;
+			path = join(d->dirs[i], stem);
+			ok = preset_load_file(path, &q, &eb) == 0;
+			free(path);
+			if (!ok)
+				continue;
+			if (q.kind && !strcmp(q.kind, kind) && q.name && !strcmp(q.name, stem)) {
+				bestd = dist;
+				snprintf(best, len, "%s", stem);
+			}
+			preset_release(&q);
+		}
+		closedir(dir);
+	}
+}
+
+int preset_load_kind(const struct preset_dirs *d, const char *name_or_path, const char *kind,
+		     struct preset *p, struct errbuf *eb)
+{
+	char near[PRESET_NAME_MAX + 1], *cut;
+	size_t used;
+
+	if (preset_load(d, name_or_path, p, eb) < 0) {
+		if (is_path(name_or_path) || strncmp(eb->msg, "unknown preset '", 16))
+			return -1;
+		/* the suggestion of any kind gives way to one of this kind */
+		cut = strstr(eb->msg, "; did you mean '");
+		if (cut)
+			*cut = '\0';
+		suggest_kind(d, name_or_path, kind, near, sizeof(near));
+		used = strlen(eb->msg);
+		if (near[0])
+			snprintf(eb->msg + used, sizeof(eb->msg) - used, "; did you mean '%s'?",
+				 near);
+		return -1;
+	}
+	if (!p->kind || strcmp(p->kind, kind))
+		return 1;
+	return 0;
+}
+
 int preset_load(const struct preset_dirs *d, const char *name_or_path,
 		struct preset *p, struct errbuf *eb)
 {

@@ -62,6 +62,16 @@ int preset_load(const struct preset_dirs *d, const char *name_or_path,
 		struct preset *p, struct errbuf *eb);
 
 /*
+ * preset_load for a preset of one kind ("link", "system", "gpu",
+ * "workload"): an unknown name's "did you mean" names only a preset of
+ * that kind (by prefix, else by edit distance), or nothing.  Returns 0; 1
+ * when the preset loaded but is of another kind (p holds it, for the
+ * caller's message; release it); -1 with eb filled.
+ */
+int preset_load_kind(const struct preset_dirs *d, const char *name_or_path, const char *kind,
+		     struct preset *p, struct errbuf *eb);
+
+/*
  * Parse one file.  Returns 0, or -1 with eb filled ("path: empty preset",
  * "path: missing 'name'", "path:line: ..." for a NUL byte, invalid UTF-8 or
  * another control character, a line over 4096 bytes, a line without '=',

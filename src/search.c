@@ -27,7 +27,7 @@ void search_space_init(struct search_space *sp, const struct workload *w)
 void search_where_init(struct search_where *wh)
 {
 	memset(wh, 0, sizeof(*wh));
-	wh->zero = wh->schedule = wh->recompute = -1;
+	wh->zero = wh->schedule = wh->recompute = wh->cp_form = -1;
 }
 
 /* A whole number >= lo of at most 9 digits. */
@@ -50,7 +50,7 @@ static int S_whole(const char *v, size_t n, double lo, double *out)
 int search_where_parse(const char *s, struct search_where *wh, struct errbuf *eb)
 {
 	static const char *const keys[] = { "gpus", "tp", "pp", "dp", "cp", "ep", "zero", "mb",
-		"micro_batch", "v", "virtual_stages", "schedule", "recompute" };
+		"micro_batch", "v", "virtual_stages", "schedule", "recompute", "cp_form" };
 	unsigned seen = 0;
 	const char *p = s;
 
@@ -80,7 +80,7 @@ int search_where_parse(const char *s, struct search_where *wh, struct errbuf *eb
 				break;
 		if (k == sizeof(keys) / sizeof(keys[0]))
 			return errbuf_set(eb, "unknown key '%s' (gpus, tp, pp, dp, cp, ep, zero, mb, v, "
-					  "schedule, recompute)", key);
+					  "schedule, recompute, cp_form)", key);
 		/* The two spellings of one key count as one. */
 		if (k == 8 || k == 10)
 			k--;
@@ -99,6 +99,12 @@ int search_where_parse(const char *s, struct search_where *wh, struct errbuf *eb
 			if (recompute_lookup(val, &rc, &e2) < 0)
 				return errbuf_set(eb, "recompute: %s", e2.msg);
 			wh->recompute = (int)rc;
+		} else if (k == 13) {
+			enum step_cp_form f;
+
+			if (step_cp_form_lookup(val, &f, &e2) < 0)
+				return errbuf_set(eb, "cp_form: %s", e2.msg);
+			wh->cp_form = (int)f;
 		} else if (S_whole(val, vn, k == 6 ? 0 : 1, &x) < 0 || (k == 6 && x > 3)) {
 			return errbuf_set(eb, "%s=%s: %s", key, val, k == 6 ? "the ZeRO stage is 0, 1, 2 or 3"
 					  : "must be a whole number of at least 1");
@@ -124,13 +130,17 @@ int search_where_parse(const char *s, struct search_where *wh, struct errbuf *eb
 
 int search_where_match(const struct search_where *wh, const struct step_config *c, double gpus)
 {
-	return (!wh->gpus || wh->gpus == gpus) && (!wh->tp || wh->tp == c->tp) &&
-	       (!wh->pp || wh->pp == c->pp) && (!wh->dp || wh->dp == c->dp) &&
-	       (!wh->cp || wh->cp == c->cp) && (!wh->ep || wh->ep == c->ep) &&
+	/* tp, pp and dp named and cp not: the layout of their product, cp 1. */
+	unsigned long cp = wh->cp ? wh->cp : wh->tp && wh->pp && wh->dp ? 1 : 0;
+
+	return (!cp || cp == c->cp) && (!wh->gpus || wh->gpus == gpus) &&
+	       (!wh->tp || wh->tp == c->tp) && (!wh->pp || wh->pp == c->pp) && (!wh->dp || wh->dp == c->dp) &&
+	       (!wh->ep || wh->ep == c->ep) &&
 	       (!wh->virt || wh->virt == c->virt) && (wh->zero < 0 || wh->zero == c->zero) &&
 	       (!wh->micro_batch || wh->micro_batch == c->micro_batch) &&
 	       (wh->schedule < 0 || wh->schedule == (int)c->schedule) &&
-	       (wh->recompute < 0 || wh->recompute == (int)c->recompute);
+	       (wh->recompute < 0 || wh->recompute == (int)c->recompute) &&
+	       (wh->cp_form < 0 || wh->cp_form == (int)c->cp_form);
 }
 
 char *search_where_text(char *buf, size_t len, const struct search_where *wh)
@@ -147,8 +157,8 @@ char *search_where_text(char *buf, size_t len, const struct search_where *wh)
 		S_ADD("%spp %lu", n ? ", " : "", wh->pp);
 	if (wh->dp)
 		S_ADD("%sdp %lu", n ? ", " : "", wh->dp);
-	if (wh->cp)
-		S_ADD("%scp %lu", n ? ", " : "", wh->cp);
+	if (wh->cp || (wh->tp && wh->pp && wh->dp))
+		S_ADD("%scp %lu", n ? ", " : "", wh->cp ? wh->cp : 1);
 	if (wh->ep)
 		S_ADD("%sep %lu", n ? ", " : "", wh->ep);
 	if (wh->zero >= 0)
@@ -161,95 +171,18 @@ char *search_where_text(char *buf, size_t len, const struct search_where *wh)
 		S_ADD("%sv %lu", n ? ", " : "", wh->virt);
 	if (wh->recompute >= 0)
 		S_ADD("%srecompute %s", n ? ", " : "", recompute_name((enum recompute)wh->recompute));
+	if (wh->cp_form >= 0)
+		S_ADD("%scp as %s", n ? ", " : "", step_cp_form_name((enum step_cp_form)wh->cp_form));
 #undef S_ADD
 	return buf;
 }
 
-/* ---- the collectives, each priced once ---- */
+/* ---- the collectives, each priced once: step_run_memo (src/step.c) ---- */
 
-struct S_memo_ent {
-	double bytes, time_s;
-	unsigned long ranks, per_node;
-	const char *tier;
-	int op;                  /* -1: empty */
+struct S_price {
+	const struct cost_model *m;
+	struct step_memo prices;
 };
-
-struct S_memo {
-	step_coll_fn fn;
-	void *arg;
-	struct S_memo_ent *t;
-	size_t cap, n;           /* cap a power of two */
-	size_t calls, evals;
-};
-
-static size_t S_hash(int op, unsigned long ranks, unsigned long per_node, double bytes)
-{
-	uint64_t b, h = 1469598103934665603ULL;
-
-	memcpy(&b, &bytes, sizeof(b));
-	h = (h ^ (uint64_t)op) * 1099511628211ULL;
-	h = (h ^ (uint64_t)ranks) * 1099511628211ULL;
-	h = (h ^ (uint64_t)per_node) * 1099511628211ULL;
-	h = (h ^ b) * 1099511628211ULL;
-	return (size_t)(h ^ (h >> 29));
-}
-
-static void S_memo_grow(struct S_memo *m)
-{
-	struct S_memo_ent *old = m->t;
-	size_t oc = m->cap, i;
-
-	m->cap = oc ? 2 * oc : 1024;
-	m->t = xmalloc(m->cap * sizeof(*m->t));
-	for (i = 0; i < m->cap; i++)
-		m->t[i].op = -1;
-	for (i = 0; i < oc; i++)
-		if (old[i].op >= 0) {
-			size_t j = S_hash(old[i].op, old[i].ranks, old[i].per_node, old[i].bytes) &
-				   (m->cap - 1);
-
-			while (m->t[j].op >= 0)
-				j = (j + 1) & (m->cap - 1);
-			m->t[j] = old[i];
-		}
-	free(old);
-}
-
-/* A step_coll_fn: the answer kept from the first time it was asked. */
-static int S_memo_coll(void *arg, enum coll_op op, unsigned long ranks, unsigned long per_node,
-		       double bytes, struct step_coll *out, struct errbuf *eb)
-{
-	struct S_memo *m = arg;
-	struct S_memo_ent *e;
-	size_t j;
-
-	m->calls++;
-	if (2 * (m->n + 1) > m->cap)
-		S_memo_grow(m);
-	j = S_hash((int)op, ranks, per_node, bytes) & (m->cap - 1);
-	for (;; j = (j + 1) & (m->cap - 1)) {
-		e = &m->t[j];
-		if (e->op < 0)
-			break;
-		if (e->op == (int)op && e->ranks == ranks && e->per_node == per_node &&
-		    e->bytes == bytes) {
-			out->time_s = e->time_s;
-			out->tier = e->tier;
-			return 0;
-		}
-	}
-	m->evals++;
-	if (m->fn(m->arg, op, ranks, per_node, bytes, out, eb) < 0)
-		return -1;
-	e->op = (int)op;
-	e->ranks = ranks;
-	e->per_node = per_node;
-	e->bytes = bytes;
-	e->time_s = out->time_s;
-	e->tier = out->tier;
-	m->n++;
-	return 0;
-}
 
 /* ---- the candidates ---- */
 
@@ -315,10 +248,17 @@ static void S_refused(struct search_result *r, const char *msg)
 	char key[sizeof(r->reason[0].key)];
 	size_t i;
 
+	/* The same message as a group's latest: no need to take its numbers out. */
+	for (i = 0; i < r->nreasons; i++)
+		if (!strcmp(r->reason[i].last, msg)) {
+			r->reason[i].count++;
+			return;
+		}
 	S_reason_key(msg, key, sizeof(key));
 	for (i = 0; i < r->nreasons; i++)
 		if (!strcmp(r->reason[i].key, key)) {
 			r->reason[i].count++;
+			snprintf(r->reason[i].last, sizeof(r->reason[i].last), "%s", msg);
 			return;
 		}
 	if (r->nreasons == SEARCH_REASONS_MAX) {
@@ -327,13 +267,35 @@ static void S_refused(struct search_result *r, const char *msg)
 	}
 	snprintf(r->reason[i].key, sizeof(r->reason[i].key), "%s", key);
 	snprintf(r->reason[i].example, sizeof(r->reason[i].example), "%s", msg);
+	snprintf(r->reason[i].last, sizeof(r->reason[i].last), "%s", msg);
 	r->reason[i].count = 1;
 	r->nreasons++;
 }
 
+/*
+ * The interleaved schedule splits each stage into v chunks of whole
+ * layers (Megatron-LM's --num-layers-per-virtual-pipeline-stage), so no
+ * stage may hold fewer layers than chunks.  Returns 0, or -1 with eb
+ * saying which stage.
+ */
+static int S_chunks(const struct workload *w, const struct step_config *c, struct errbuf *eb)
+{
+	double first, middle, last, least;
+
+	if (c->schedule != PP_INTERLEAVED || c->pp < 2)
+		return 0;
+	if (step_stage_layers(w, c, &first, &middle, &last, eb) < 0)
+		return -1;
+	least = fmin(first, fmin(middle, last));
+	if (least < (double)c->virt)
+		return errbuf_set(eb, "%lu chunks per stage on a stage of %.15g layers (pp %lu): a "
+				  "chunk holds at least one layer", c->virt, least, c->pp);
+	return 0;
+}
+
 /* Evaluate one configuration; keep it when it fits. */
 static int S_try(const struct search_space *sp, const struct step_config *c,
-		 const struct step_compute *cs, struct S_memo *memo,
+		 const struct step_compute *cs, struct S_price *memo,
 		 struct search_result *r, struct errbuf *eb)
 {
 	struct step_result s;
@@ -345,14 +307,14 @@ static int S_try(const struct search_space *sp, const struct step_config *c,
 	r->tried++;
 	if (named)
 		r->named.tried++;
-	if (step_check(sp->w, c, &why) < 0) {
+	if (step_check(sp->w, c, &why) < 0 || S_chunks(sp->w, c, &why) < 0) {
 		S_refused(r, why.msg);
 		if (named && !r->named.refused++)
 			snprintf(r->named.refused_why, sizeof(r->named.refused_why), "%s", why.msg);
 		return 0;
 	}
 	r->valid++;
-	if (step_run(sp->w, c, cs, S_memo_coll, memo, &s, eb) < 0)
+	if (step_run_memo(sp->w, c, cs, memo->m, &memo->prices, &s, eb) < 0)
 		return -1;
 	fits = s.mem.total_B <= sp->gpu_memory && s.step_s > 0;
 	if (named && !fits) {
@@ -394,13 +356,17 @@ static int S_try(const struct search_space *sp, const struct step_config *c,
 
 /* The schedules, chunk counts and recomputation modes of one factorisation. */
 static int S_inner(const struct search_space *sp, struct step_config *c,
-		   const struct step_compute *cs, struct S_memo *memo,
+		   const struct step_compute *cs, struct S_price *memo,
 		   struct search_result *r, struct errbuf *eb)
 {
-	static const enum pp_schedule scheds[] = { PP_1F1B, PP_GPIPE, PP_INTERLEAVED };
+	/*
+	 * GPipe is not tried: the step model gives it 1F1B's time with every
+	 * micro-batch's activations in flight, so it never wins.
+	 */
+	static const enum pp_schedule scheds[] = { PP_1F1B, PP_INTERLEAVED };
 	size_t si;
 	unsigned long v;
-	int rc;
+	int rc, f;
 
 	for (si = 0; si < sizeof(scheds) / sizeof(scheds[0]); si++) {
 		if (c->pp == 1 && scheds[si] != PP_1F1B)
@@ -411,8 +377,12 @@ static int S_inner(const struct search_space *sp, struct step_config *c,
 			c->virt = v;
 			for (rc = 0; rc < RC_COUNT; rc++) {
 				c->recompute = (enum recompute)rc;
-				if (S_try(sp, c, cs, memo, r, eb) < 0)
-					return -1;
+				/* Both forms of context parallelism: ring attention, Llama 3's all-gather. */
+				for (f = 0; f < (c->cp > 1 ? CP_FORM_COUNT : 1); f++) {
+					c->cp_form = (enum step_cp_form)f;
+					if (S_try(sp, c, cs, memo, r, eb) < 0)
+						return -1;
+				}
 			}
 		}
 	}
@@ -428,7 +398,7 @@ static int S_inner(const struct search_space *sp, struct step_config *c,
  * (heads, layers, sequence, schedule) are step_check's, counted.
  */
 static int S_space(const struct search_space *sp, double N, const struct step_compute *cs,
-		   struct S_memo *memo, struct search_result *r, struct errbuf *eb)
+		   struct S_price *memo, struct search_result *r, struct errbuf *eb)
 {
 	const struct workload *w = sp->w;
 	unsigned long G = sp->gpus_per_node, maxtp = G ? G : 8;
@@ -483,19 +453,21 @@ static int S_space(const struct search_space *sp, double N, const struct step_co
 }
 
 int search_run(const struct search_space *sp, const double *gpus, size_t ngpus,
-	       const struct step_compute *cs, step_coll_fn coll, void *arg,
+	       const struct step_compute *cs, const struct cost_model *cm,
 	       struct search_result *r, struct errbuf *eb)
 {
-	struct S_memo memo = { coll, arg, NULL, 0, 0, 0, 0 };
+	struct S_price memo;
 	size_t gi;
 	int rc = 0;
 
+	memset(&memo, 0, sizeof(memo));
+	memo.m = cm;
 	r->named.unfit_memory_B = NAN;
 	for (gi = 0; gi < ngpus && !rc; gi++)
 		rc = S_space(sp, gpus[gi], cs, &memo, r, eb);
-	r->coll_calls += memo.calls;
-	r->coll_evals += memo.evals;
-	free(memo.t);
+	r->coll_calls += memo.prices.calls;
+	r->coll_evals += memo.prices.evals;
+	step_memo_release(&memo.prices);
 	if (rc < 0)
 		return -1;
 	if (r->n > 1)
@@ -550,9 +522,10 @@ void search_terms_of(const struct step_result *r, struct search_terms *t)
 			t->exposed_s[row->dim] += row->exposed_s * r->microbatches;
 	}
 	t->exposed_s[DIM_DP] = r->dp_exposed_s;
+	t->optim_s = r->optim_s;
 	t->step_s = r->step_s;
 	t->memory_B = r->mem.total_B;
-	sum = t->compute_s + t->bubble_s;
+	sum = t->compute_s + t->bubble_s + t->optim_s;
 	for (d = 0; d < DIM_COUNT; d++)
 		sum += t->exposed_s[d];
 	t->other_s = t->step_s - sum;

@@ -24,18 +24,23 @@ struct search_where {
 	double micro_batch;
 	int schedule;           /* enum pp_schedule, or -1 */
 	int recompute;          /* enum recompute, or -1 */
+	int cp_form;            /* enum step_cp_form, or -1 */
 };
 
 void search_where_init(struct search_where *wh);
 
 /*
  * Parse "tp=8,pp=16,dp=64,..." (keys gpus, tp, pp, dp, cp, ep, zero, mb
- * or micro_batch, v or virtual_stages, schedule, recompute; a key at most
- * once).  Returns 0, or -1 with eb naming the key or value at fault.
+ * or micro_batch, v or virtual_stages, schedule, recompute, cp_form; a key
+ * at most once).  Returns 0, or -1 with eb naming the key or value at fault.
  */
 int search_where_parse(const char *s, struct search_where *wh, struct errbuf *eb);
 
-/* 1 when configuration c of `gpus` GPUs is one that wh names. */
+/*
+ * 1 when configuration c of `gpus` GPUs is one that wh names.  When wh
+ * names tp, pp and dp but not cp, cp is 1: "tp=8,pp=16,dp=64" is the
+ * layout of 8192 GPUs, not one of 16384 with cp 2.
+ */
 int search_where_match(const struct search_where *wh, const struct step_config *c, double gpus);
 
 /* "tp 8, pp 16, dp 64" with the fields wh fixes, into buf; returns buf. */
@@ -83,6 +88,7 @@ struct search_reason {
 	char key[512];            /* the message, each number written '#' */
 	char example[512];       /* the first message of the group */
 	size_t count;
+	char last[512];          /* the group's latest message, to match the next one fast */
 };
 
 /* What became of the configurations search_space.where names. */
@@ -109,13 +115,13 @@ struct search_result {
  * Every configuration of `gpus` GPUs (each in gpus[], ngpus of them)
  * that the step model accepts and that fits in sp->gpu_memory, appended
  * to r, then r sorted by step_s (ties: less memory first).  cs must give
- * a peak or a compute time; coll gives collective times (each distinct
- * collective is asked once: the answers are kept for the search).
+ * a peak or a compute time; cm prices the collectives (each distinct
+ * collective is priced once: the answers are kept for the search).
  * Returns 0, or -1 with eb filled (a collective the model cannot time,
  * a price whose products overflow).
  */
 int search_run(const struct search_space *sp, const double *gpus, size_t ngpus,
-	       const struct step_compute *cs, step_coll_fn coll, void *arg,
+	       const struct step_compute *cs, const struct cost_model *cm,
 	       struct search_result *r, struct errbuf *eb);
 
 /*
@@ -137,13 +143,14 @@ size_t search_runner_up(const struct search_result *r);
 /*
  * A step split into terms that add up to it: compute, the pipeline
  * bubble, the exposed communication of each dimension (tp, cp, ep, pp
- * per micro-batch times the micro-batches; dp per step), and `other`,
- * whatever of step_s these leave (0 in the step model of models/step.md,
- * whose step is exactly their sum).
+ * per micro-batch times the micro-batches; dp per step), the optimizer's
+ * update, and `other`, whatever of step_s these leave (0 in the step
+ * model of models/step.md, whose step is exactly their sum).
  */
 struct search_terms {
 	double compute_s, bubble_s;
 	double exposed_s[DIM_COUNT];
+	double optim_s;           /* the optimizer's update (the kernel model's; 0 otherwise) */
 	double other_s, step_s, memory_B;
 };
 

@@ -3,14 +3,53 @@
  * GPU.  Formulas, their sources and worked examples: models/step.md.
  */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "errband.h"
 #include "step.h"
 
 static const char *const dim_names[DIM_COUNT] = { "tp", "cp", "ep", "pp", "dp" };
 static const char *const phase_names[PH_COUNT] = { "forward", "backward", "optimizer" };
 static const char *const rc_names[RC_COUNT] = { "none", "selective", "full" };
+static const char *const fw_names[FW_COUNT] = { "megatron", "deepspeed", "fsdp" };
+static const char *const cpf_names[CP_FORM_COUNT] = { "ring", "allgather" };
+
+const char *step_framework_name(enum step_framework f)
+{
+	return f < FW_COUNT ? fw_names[f] : "?";
+}
+
+int step_framework_lookup(const char *name, enum step_framework *f, struct errbuf *eb)
+{
+	int i;
+
+	for (i = 0; i < FW_COUNT; i++)
+		if (!strcmp(name, fw_names[i])) {
+			*f = (enum step_framework)i;
+			return 0;
+		}
+	return errbuf_set(eb, "unknown framework '%s' (megatron, deepspeed, fsdp)", name);
+}
+
+const char *step_cp_form_name(enum step_cp_form f)
+{
+	return f < CP_FORM_COUNT ? cpf_names[f] : "?";
+}
+
+int step_cp_form_lookup(const char *name, enum step_cp_form *f, struct errbuf *eb)
+{
+	int i;
+
+	for (i = 0; i < CP_FORM_COUNT; i++)
+		if (!strcmp(name, cpf_names[i])) {
+			*f = (enum step_cp_form)i;
+			return 0;
+		}
+	return errbuf_set(eb, "unknown context-parallel form '%s' (ring, allgather)", name);
+}
 
 const char *step_dim_name(enum step_dim d)
 {
@@ -66,9 +105,12 @@ int step_check(const struct workload *w, const struct step_config *c, struct err
 
 	if (!c->tp || !c->pp || !c->dp || !c->cp || !c->ep)
 		return errbuf_set(eb, "parallel sizes must be at least 1");
-	if (fmod(w->layers, (double)c->pp) != 0)
-		return errbuf_set(eb, "pipeline size %lu does not divide the %.15g layers",
-				  c->pp, w->layers);
+	{
+		double f, mid, l;
+
+		if (step_stage_layers(w, c, &f, &mid, &l, eb) < 0)
+			return -1;
+	}
 	if (fmod(w->heads, (double)c->tp) != 0 || fmod(w->kv_heads, (double)c->tp) != 0)
 		return errbuf_set(eb, "tensor-parallel size %lu does not divide the %.15g heads "
 				  "and %.15g key/value heads", c->tp, w->heads, w->kv_heads);
@@ -85,7 +127,7 @@ int step_check(const struct workload *w, const struct step_config *c, struct err
 				  c->ep, c->dp * c->cp);
 	if (c->zero < 0 || c->zero > 3)
 		return errbuf_set(eb, "ZeRO stage must be 0, 1, 2 or 3, got %d", c->zero);
-	if (c->zero >= 2 && c->pp > 1)
+	if (c->zero >= 3 && c->pp > 1)
 		return errbuf_set(eb, "ZeRO stage %d does not combine with pipeline parallelism "
 				  "(DeepSpeed and Megatron-LM refuse it)", c->zero);
 	if (!(c->micro_batch >= 1) || c->micro_batch != floor(c->micro_batch))
@@ -98,7 +140,14 @@ int step_check(const struct workload *w, const struct step_config *c, struct err
 	if (c->schedule != PP_INTERLEAVED && c->virt != 1)
 		return errbuf_set(eb, "virtual stages need the interleaved schedule");
 	if (c->schedule == PP_INTERLEAVED) {
-		if (c->virt < 1 || fmod(w->layers, (double)c->pp * (double)c->virt) != 0)
+		/*
+		 * Even stages split into v equal chunks; uneven ones (Llama 3's
+		 * 126 layers over 16) into v chunks as near equal as the layers
+		 * allow, which the model takes as L/v layers each.
+		 */
+		if (c->virt < 1 ||
+		    (fmod(w->layers, (double)c->pp) == 0 && !(c->layers_first > 0) &&
+		     !(c->layers_last > 0) && fmod(w->layers, (double)c->pp * (double)c->virt) != 0))
 			return errbuf_set(eb, "pp x virtual stages = %lu x %lu does not divide the "
 					  "%.15g layers", c->pp, c->virt, w->layers);
 		if (fmod(m, (double)c->pp) != 0)
@@ -108,6 +157,53 @@ int step_check(const struct workload *w, const struct step_config *c, struct err
 	if (!(c->grad_bytes > 0) || !(c->param_bytes > 0) || !(c->optim_bytes >= 0) ||
 	    !(c->act_bytes > 0) || !(c->capacity > 0))
 		return errbuf_set(eb, "bytes per value and the capacity factor must be positive");
+	return 0;
+}
+
+int step_stage_layers(const struct workload *w, const struct step_config *c, double *first,
+		      double *middle, double *last, struct errbuf *eb)
+{
+	double l = w->layers, p = (double)c->pp, f = c->layers_first, e = c->layers_last, rest;
+
+	if (p <= 1) {
+		if (f > 0 || e > 0)
+			return errbuf_set(eb, "layers on the first and last stage need pipeline parallelism");
+		*first = *middle = *last = l;
+		return 0;
+	}
+	if (f > 0 || e > 0) {
+		/* Megatron's num_layers_in_first/last_pipeline_stage: the rest even. */
+		if (!(f > 0))
+			f = e;
+		if (!(e > 0))
+			e = f;
+		rest = l - f - e;
+		if (f != floor(f) || e != floor(e) || rest < 0 || (p == 2 && rest != 0) ||
+		    (p > 2 && (fmod(rest, p - 2) != 0 || rest / (p - 2) < 1)))
+			return errbuf_set(eb, "%.15g layers on the first and %.15g on the last stage "
+					  "leave %.15g for %.15g middle stages: not an even split",
+					  f, e, rest, p - 2);
+		*first = f;
+		*last = e;
+		*middle = p > 2 ? rest / (p - 2) : f;
+		return 0;
+	}
+	if (fmod(l, p) == 0) {
+		*first = *middle = *last = l / p;
+		return 0;
+	}
+	/*
+	 * Uneven: the middle stages take ceil(l/p), the first and last the
+	 * rest, half each (Llama 3: one layer fewer on the first and last of
+	 * 16 stages for its 126 layers, section 3.3.2).
+	 */
+	*middle = ceil(l / p);
+	rest = l - (p - 2) * *middle;
+	if (p < 3 || rest < 2 || fmod(rest, 2) != 0)
+		return errbuf_set(eb, "pipeline size %lu does not divide the %.15g layers (and "
+				  "they do not split as ceil(l/p) per middle stage with the rest "
+				  "halved on the first and last; give --layers-first)", c->pp, l);
+	*first = *last = rest / 2;
 	return 0;
 }
 
@@ -138,21 +234,199 @@ double step_act_layer(double s, double b, double h, double a, double t, int sp,
 	}
 }
 
-/* Append a row of `count` collectives; exposed is the whole time unless overlap. */
-static int S_row(struct step_result *r, enum step_dim dim, enum step_phase ph, enum coll_op op,
-		 double count, double bytes, unsigned long ranks, unsigned long per_node,
-		 step_coll_fn coll, void *arg, struct errbuf *eb)
+double step_act_layer_w(const struct workload *w, double s, double b, double t, int sp,
+			enum recompute rc, int fused, double capacity)
+{
+	double h = w->hidden, a = w->heads, hkv = h * w->kv_heads / w->heads, f = w->ffn;
+	double E = w->experts > 1 ? w->experts : 1, k = w->experts > 1 ? w->top_k : 1;
+	double ts = sp ? t : 1, repl, split, scores = 0, F;
+	int gpt = w->arch == WL_GPT;
+
+	if (rc == RC_FULL)
+		return 2 * s * b * h / ts;
+	/*
+	 * Bytes per token, 16-bit values (Korthikanti et al. 2022, §4.1, for
+	 * GPT): replicated across the tensor-parallel ranks unless sequence
+	 * parallel, or split by t.
+	 *   attention: QKV's input 2h (GPT: + the dropout mask h); GPT's Q, K,
+	 *     V and the output projection's input 8h split, Llama's Q 2h, K
+	 *     and V 4h_kv, output projection's input 2h split
+	 *   the two norms' inputs 4h
+	 *   MLP: its input 2h (GPT: + the dropout mask h); GELU's 4h-wide
+	 *     output and activation 4f split; SwiGLU's gate, up and product 6f
+	 *   the scores without fused attention: softmax output 2as, GPT's
+	 *     dropout mask and output 3as more; fused, the kernel keeps only
+	 *     the softmax's fp32 log-sum-exp, 4a
+	 */
+	repl = (gpt ? 3 : 2) * h + 4 * h;
+	split = gpt ? 8 * h : 4 * h + 4 * hkv;
+	F = gpt ? 4 * f : 6 * f;
+	if (E > 1) {
+		/* MoE: the router's fp32 logits 4E, each routed copy of a token
+		 * (k·capacity of them) its expert's input 2h and inner values */
+		repl += 2 * h + 4 * E;
+		split += 0;
+		scores += k * capacity * (2 * h + F / t);
+	} else {
+		repl += (gpt ? 3 : 2) * h;
+		split += F;
+	}
+	if (!fused && rc == RC_NONE)
+		scores += (gpt ? 5 : 2) * a * s / t;
+	else if (fused)
+		scores += 4 * a / t;
+	return s * b * (repl / ts + split / t + scores);
+}
+
+/* ---- prices kept for many steps ---- */
+
+struct step_memo_ent {
+	double bytes, time_s;
+	unsigned long ranks, per_node;
+	const char *tier;
+	int op;                  /* -1: empty */
+};
+
+void step_memo_release(struct step_memo *m)
+{
+	free(m->t);
+	memset(m, 0, sizeof(*m));
+}
+
+/* FNV-1a over the key's fields. */
+static size_t S_hash(int op, unsigned long ranks, unsigned long per_node, double bytes)
+{
+	uint64_t b, h = 1469598103934665603ULL;
+
+	memcpy(&b, &bytes, sizeof(b));
+	h = (h ^ (uint64_t)op) * 1099511628211ULL;
+	h = (h ^ (uint64_t)ranks) * 1099511628211ULL;
+	h = (h ^ (uint64_t)per_node) * 1099511628211ULL;
+	h = (h ^ b) * 1099511628211ULL;
+	return (size_t)(h ^ (h >> 29));
+}
+
+static void S_memo_grow(struct step_memo *m)
+{
+	struct step_memo_ent *old = m->t;
+	size_t oc = m->cap, i, j;
+
+	m->cap = oc ? 2 * oc : 1024;
+	m->t = xmalloc(m->cap * sizeof(*m->t));
+	for (i = 0; i < m->cap; i++)
+		m->t[i].op = -1;
+	for (i = 0; i < oc; i++) {
+		if (old[i].op < 0)
+			continue;
+		j = S_hash(old[i].op, old[i].ranks, old[i].per_node, old[i].bytes) & (m->cap - 1);
+		while (m->t[j].op >= 0)
+			j = (j + 1) & (m->cap - 1);
+		m->t[j] = old[i];
+	}
+	free(old);
+}
+
+/* The slot of a key: its entry, or the empty one it goes into. */
+static struct step_memo_ent *S_memo_slot(struct step_memo *m, enum coll_op op,
+					 unsigned long ranks, unsigned long per_node, double bytes)
+{
+	size_t j;
+
+	if (2 * (m->n + 1) > m->cap)
+		S_memo_grow(m);
+	for (j = S_hash((int)op, ranks, per_node, bytes) & (m->cap - 1);; j = (j + 1) & (m->cap - 1)) {
+		struct step_memo_ent *e = &m->t[j];
+
+		if (e->op < 0 || (e->op == (int)op && e->ranks == ranks && e->per_node == per_node &&
+				  e->bytes == bytes))
+			return e;
+	}
+}
+
+static int S_price_model(struct step_pricing *pr, enum coll_op op, unsigned long ranks,
+			 unsigned long per_node, double bytes, double *t, const char **tier,
+			 struct errbuf *eb);
+
+/* One collective's time on the pricing's model, and its band. */
+static int S_price(struct step_pricing *pr, enum coll_op op, unsigned long ranks,
+		   unsigned long per_node, double bytes, double *t, const char **tier,
+		   struct errbuf *eb)
+{
+	struct step_memo_ent *e;
+
+	if (!pr->memo || pr->band != STEP_BAND_NONE)
+		return S_price_model(pr, op, ranks, per_node, bytes, t, tier, eb);
+	pr->memo->calls++;
+	e = S_memo_slot(pr->memo, op, ranks, per_node, bytes);
+	if (e->op >= 0) {
+		*t = e->time_s;
+		*tier = e->tier;
+		return 0;
+	}
+	pr->memo->evals++;
+	if (S_price_model(pr, op, ranks, per_node, bytes, t, tier, eb) < 0)
+		return -1;
+	e->op = (int)op;
+	e->ranks = ranks;
+	e->per_node = per_node;
+	e->bytes = bytes;
+	e->time_s = *t;
+	e->tier = *tier;
+	pr->memo->n++;
+	return 0;
+}
+
+static int S_price_model(struct step_pricing *pr, enum coll_op op, unsigned long ranks,
+			 unsigned long per_node, double bytes, double *t, const char **tier,
+			 struct errbuf *eb)
+{
+	struct group g = { ranks, per_node };
+	struct coll_cost cc;
+	enum coll_algo a = pr->algo;
+
+	if (a == ALGO_AUTO || !cost_algo_supported(pr->m, op, a))
+		a = cost_algo_preferred(pr->m, op);
+	if (cost_coll(pr->m, op, a, &g, bytes, &cc, eb) < 0)
+		return -1;
+	*t = cc.time_s;
+	*tier = pr->m->kind == COST_LINK || pr->m->kind == COST_FIT ? "link" : tier_name(cc.bound);
+	if (pr->band != STEP_BAND_NONE && ranks >= 2) {
+		const struct errband *b = NULL;
+		unsigned long nodes = 1;
+
+		if (pr->m->kind == COST_NCCL && op == OP_ALLREDUCE && pr->m->sys) {
+			nodes = per_node ? (ranks + per_node - 1) / per_node :
+				system_nodes(pr->m->sys, ranks);
+			b = errband_get(nodes, bytes);
+		}
+		if (!b) {
+			if (!pr->missing)
+				pr->missing = 1 + (int)op;
+		} else {
+			*t *= pr->band == STEP_BAND_HI ? b->hi : b->lo;
+			pr->cells |= errband_cell_bit(nodes, bytes);
+		}
+	}
+	return 0;
+}
+
+/* Append a row of `count` collectives, exposed until an overlap rule says otherwise. */
+static int S_row(struct step_result *r, struct step_pricing *pr, enum step_dim dim,
+		 enum step_phase ph, enum coll_op op, double count, double bytes,
+		 unsigned long ranks, unsigned long per_node, struct errbuf *eb)
 {
 	struct step_row *row;
-	struct step_coll one;
+	const char *tier;
+	double one;
 
 	if (count <= 0)
 		return 0;
 	if (r->nrows >= STEP_ROWS_MAX)
 		return errbuf_set(eb, "too many rows in the ledger");
-	if (coll(arg, op, ranks, per_node, bytes, &one, eb) < 0)
+	if (S_price(pr, op, ranks, per_node, bytes, &one, &tier, eb) < 0)
 		return -1;
 	row = &r->rows[r->nrows++];
+	memset(row, 0, sizeof(*row));
 	row->dim = dim;
 	row->phase = ph;
 	row->op = op;
@@ -160,26 +434,39 @@ static int S_row(struct step_result *r, enum step_dim dim, enum step_phase ph, e
 	row->bytes = bytes;
 	row->ranks = ranks;
 	row->per_node = per_node;
-	row->tier = one.tier;
-	row->one_s = one.time_s;
-	row->time_s = count * one.time_s;
+	row->tier = tier;
+	row->one_s = one;
+	row->time_s = count * one;
 	row->exposed_s = row->time_s;
-	row->stage = NULL;
 	return 0;
 }
 
-int step_dp_rows(double params, double layers, double m, int zero, unsigned long ranks,
-		 unsigned long per_node, double grad_bytes, double param_bytes,
-		 step_coll_fn coll, void *arg, struct step_result *r, struct errbuf *eb)
+/* Set a row's exposed time (clamped to [0, time]) and what it hides behind. */
+static void S_expose(struct step_row *row, double exposed, const char *behind)
 {
-	double G = params * grad_bytes, P = params * param_bytes;
+	exposed = fmax(0, fmin(row->time_s, exposed));
+	row->exposed_s = exposed;
+	row->hidden_s = row->time_s - exposed;
+	row->overlap = row->hidden_s > 0 ? behind : NULL;
+}
+
+/*
+ * The data-parallel rows; ZeRO-3 gathers ag_per_layer times per layer
+ * (1: one unit per layer, FSDP; 4: one per linear, DeepSpeed) and
+ * reduce-scatters per layer, or in buckets of rs_bucket parameters.
+ */
+static int S_dp(double params, double layers, double m, int zero, unsigned long ranks,
+		unsigned long per_node, double grad_bytes, double param_bytes, double ag_per_layer,
+		double rs_bucket, struct step_pricing *pr, struct step_result *r, struct errbuf *eb)
+{
+	double G = params * grad_bytes, P = params * param_bytes, nrs;
 	int first = r->nrows, i, st = 0;
 
 	if (ranks < 2 || params <= 0)
 		return 0;
 	switch (zero) {
 	case 0:
-		st = S_row(r, DIM_DP, PH_OPTIMIZER, OP_ALLREDUCE, 1, G, ranks, per_node, coll, arg, eb);
+		st = S_row(r, pr, DIM_DP, PH_OPTIMIZER, OP_ALLREDUCE, 1, G, ranks, per_node, eb);
 		break;
 	case 1:
 	case 2:
@@ -188,22 +475,22 @@ int step_dp_rows(double params, double layers, double m, int zero, unsigned long
 		 * only a shard of the gradient, so every micro-batch's gradient
 		 * is reduce-scattered as it is produced (DeepSpeed).
 		 */
-		st = S_row(r, DIM_DP, zero == 1 ? PH_OPTIMIZER : PH_BACKWARD, OP_REDUCESCATTER,
-			   zero == 1 ? 1 : m, G, ranks, per_node, coll, arg, eb);
+		st = S_row(r, pr, DIM_DP, zero == 1 ? PH_OPTIMIZER : PH_BACKWARD, OP_REDUCESCATTER,
+			   zero == 1 ? 1 : m, G, ranks, per_node, eb);
 		if (!st)
-			st = S_row(r, DIM_DP, PH_OPTIMIZER, OP_ALLGATHER, 1, P, ranks, per_node,
-				   coll, arg, eb);
+			st = S_row(r, pr, DIM_DP, PH_OPTIMIZER, OP_ALLGATHER, 1, P, ranks, per_node, eb);
 		break;
 	default:
 		/* One layer at a time, in every micro-batch (Rajbhandari et al. 2020, §5.3). */
-		st = S_row(r, DIM_DP, PH_FORWARD, OP_ALLGATHER, layers * m, P / layers, ranks,
-			   per_node, coll, arg, eb);
+		nrs = rs_bucket > 0 ? fmax(1, ceil(params / rs_bucket)) : layers;
+		st = S_row(r, pr, DIM_DP, PH_FORWARD, OP_ALLGATHER, layers * m * ag_per_layer,
+			   P / (layers * ag_per_layer), ranks, per_node, eb);
 		if (!st)
-			st = S_row(r, DIM_DP, PH_BACKWARD, OP_ALLGATHER, layers * m, P / layers,
-				   ranks, per_node, coll, arg, eb);
+			st = S_row(r, pr, DIM_DP, PH_BACKWARD, OP_ALLGATHER, layers * m * ag_per_layer,
+				   P / (layers * ag_per_layer), ranks, per_node, eb);
 		if (!st)
-			st = S_row(r, DIM_DP, PH_BACKWARD, OP_REDUCESCATTER, layers * m, G / layers,
-				   ranks, per_node, coll, arg, eb);
+			st = S_row(r, pr, DIM_DP, PH_BACKWARD, OP_REDUCESCATTER, nrs * m, G / nrs,
+				   ranks, per_node, eb);
 		break;
 	}
 	if (st < 0)
@@ -211,6 +498,14 @@ int step_dp_rows(double params, double layers, double m, int zero, unsigned long
 	for (i = first; i < r->nrows; i++)
 		r->dp_comm_s += r->rows[i].time_s;
 	return 0;
+}
+
+int step_dp_rows(double params, double layers, double m, int zero, unsigned long ranks,
+		 unsigned long per_node, double grad_bytes, double param_bytes,
+		 struct step_pricing *pr, struct step_result *r, struct errbuf *eb)
+{
+	return S_dp(params, layers, m, zero, ranks, per_node, grad_bytes, param_bytes, 1, 0, pr,
+		    r, eb);
 }
 
 /*
@@ -224,7 +519,7 @@ int step_dp_rows(double params, double layers, double m, int zero, unsigned long
  * between the first and last stage once per step (Narayanan et al. 2021).
  */
 static int S_edges(const struct workload *w, const struct step_config *c, double A,
-		   step_coll_fn coll, void *arg, struct step_result *r, struct errbuf *eb)
+		   struct step_pricing *pr, struct step_result *r, struct errbuf *eb)
 {
 	struct step_result e;
 	unsigned long G = c->gpus_per_node, pn = step_per_node(c->tp, 1, G);
@@ -234,13 +529,12 @@ static int S_edges(const struct workload *w, const struct step_config *c, double
 
 	memset(&e, 0, sizeof(e));
 	if (c->tp > 1) {
-		if (S_row(&e, DIM_TP, PH_FORWARD, op, 1, A, c->tp, pn, coll, arg, eb) < 0)
+		if (S_row(&e, pr, DIM_TP, PH_FORWARD, op, 1, A, c->tp, pn, eb) < 0)
 			return -1;
 		e.rows[e.nrows - 1].stage = "first";
 		first = e.nrows;
-		if (S_row(&e, DIM_TP, PH_FORWARD, OP_ALLREDUCE, 3, tokens * 4, c->tp, pn, coll,
-			  arg, eb) < 0 ||
-		    S_row(&e, DIM_TP, PH_BACKWARD, op, 1, A, c->tp, pn, coll, arg, eb) < 0)
+		if (S_row(&e, pr, DIM_TP, PH_FORWARD, OP_ALLREDUCE, 3, tokens * 4, c->tp, pn, eb) < 0 ||
+		    S_row(&e, pr, DIM_TP, PH_BACKWARD, op, 1, A, c->tp, pn, eb) < 0)
 			return -1;
 		for (i = first; i < e.nrows; i++)
 			e.rows[i].stage = "last";
@@ -249,8 +543,8 @@ static int S_edges(const struct workload *w, const struct step_config *c, double
 		double bytes = w->vocab * w->hidden / (double)c->tp * c->grad_bytes;
 
 		n = (int)step_per_node(c->pp, c->tp * c->cp * c->dp, G) > 1 ? 2 : 1;
-		if (S_row(&e, DIM_PP, PH_OPTIMIZER, OP_ALLREDUCE, 1, bytes, 2, (unsigned long)n, coll,
-			  arg, eb) < 0)
+		if (S_row(&e, pr, DIM_PP, PH_OPTIMIZER, OP_ALLREDUCE, 1, bytes, 2, (unsigned long)n,
+			  eb) < 0)
 			return -1;
 		e.rows[e.nrows - 1].stage = "first+last";
 	}
@@ -259,9 +553,94 @@ static int S_edges(const struct workload *w, const struct step_config *c, double
 	return 0;
 }
 
+/* Micro-batches whose activations a stage holds (Megatron's schedules.py). */
+static double S_inflight(const struct step_config *c, double rank, double m)
+{
+	double p = (double)c->pp, v = (double)c->virt, x;
+
+	if (c->pp <= 1)
+		return 1;
+	if (c->schedule == PP_GPIPE)
+		return m;
+	if (c->schedule == PP_INTERLEAVED) {
+		/* warm-up (p - rank - 1)·2 + (v - 1)·p chunks, plus one, of L/v layers each */
+		x = (2 * (p - rank - 1) + (v - 1) * p + 1) / v;
+		return fmin(x, m);
+	}
+	return fmin(p - rank, m);
+}
+
+/*
+ * DeepSpeed's ZeRO-3 gathers of one phase, module by module.  The
+ * coordinator prefetches the next module while the current one computes,
+ * but only while the parameters gathered stay under
+ * stage3_max_live_parameters = 10^9 (min(max_live - available,
+ * prefetch_bucket_size) in deepspeed/runtime/zero/
+ * partitioned_param_coordinator.py, fetch_sub_module): after a module of
+ * 10^9 parameters or more nothing is prefetched and the next gather waits
+ * whole.  Each module's gather is priced at its own size; its compute is
+ * the layer's, shared by the modules' sizes.  The first gather of each
+ * pass waits.
+ */
+#define STEP_DS_MAX_LIVE 1e9
+
+static int S_ds_gathers(struct step_pricing *pr, struct step_row *row, const double *mods,
+			int nmod, double m, double L, double fwd_l, double bwd_l, struct errbuf *eb)
+{
+	double ag[8], sum = 0, gl = 0, ex_l = 0, first = 0;
+	const char *tier;
+	int j, fw = row->phase == PH_FORWARD;
+
+	for (j = 0; j < nmod; j++)
+		sum += mods[j];
+	for (j = 0; j < nmod; j++) {
+		if (S_price(pr, OP_ALLGATHER, row->ranks, row->per_node,
+			    row->bytes * nmod * mods[j] / sum, &ag[j], &tier, eb) < 0)
+			return -1;
+		gl += ag[j];
+	}
+	for (j = 0; j < nmod; j++) {
+		int i = fw ? j : nmod - 1 - j;
+		int prev = fw ? (j ? i - 1 : nmod - 1) : (j ? i + 1 : 0);
+		double work = (fw ? fwd_l : bwd_l) * mods[prev] / sum;
+		double e = mods[prev] < STEP_DS_MAX_LIVE ? fmax(0, ag[i] - work) : ag[i];
+
+		ex_l += e;
+		if (!j)
+			first = ag[i] - e;
+	}
+	row->time_s = m * L * gl;
+	row->one_s = row->time_s / row->count;
+	S_expose(row, m * (L * ex_l + first),
+		 "the module before it (prefetch, under stage3_max_live_parameters)");
+	return 0;
+}
+
+static int S_run(const struct workload *w, const struct step_config *c,
+		 const struct step_compute *cs, struct step_pricing *prp, struct step_result *r,
+		 struct errbuf *eb);
+
 int step_run(const struct workload *w, const struct step_config *c,
-	     const struct step_compute *cs, step_coll_fn coll, void *arg,
+	     const struct step_compute *cs, const struct cost_model *cm, enum step_band band,
 	     struct step_result *r, struct errbuf *eb)
+{
+	struct step_pricing pr = { cm, ALGO_AUTO, band, 0, 0, NULL };
+
+	return S_run(w, c, cs, &pr, r, eb);
+}
+
+int step_run_memo(const struct workload *w, const struct step_config *c,
+		  const struct step_compute *cs, const struct cost_model *cm,
+		  struct step_memo *memo, struct step_result *r, struct errbuf *eb)
+{
+	struct step_pricing pr = { cm, ALGO_AUTO, STEP_BAND_NONE, 0, 0, memo };
+
+	return S_run(w, c, cs, &pr, r, eb);
+}
+
+static int S_run(const struct workload *w, const struct step_config *c,
+		 const struct step_compute *cs, struct step_pricing *prp, struct step_result *r,
+		 struct errbuf *eb)
 {
 	struct layer_params lp;
 	struct pp_config ppc;
@@ -270,22 +649,33 @@ int step_run(const struct workload *w, const struct step_config *c,
 	double e = (double)c->ep, v = (double)c->virt, b = c->micro_batch, s = c->seq;
 	double h = w->hidden, l = w->layers, hkv = h * w->kv_heads / w->heads;
 	double E = w->experts > 1 ? w->experts : 1, k = w->experts > 1 ? w->top_k : 1;
-	double L, m, sr, A, tok, rate = NAN, blk, dense, expert, emb, zd, ze;
+	double L, Lf, Lm, Ll, m, sr, A, tok, rate = NAN, blk, dense, expert, zd, ze;
+	double fwd_l = NAN, bwd_l = NAN, fwd_mb = NAN, bwd_mb = NAN, lay = NAN;
 	unsigned long G = c->gpus_per_node, ranks, pn;
-	int i, full = c->recompute == RC_FULL, moe = E > 1;
+	int i, full = c->recompute == RC_FULL, moe = E > 1, tp_rows, first_dp;
+	int megatron_layers = c->framework != FW_FSDP, nmod = 0;
+	double mods[8];
+	const struct kernel_gpu *kg = cs ? cs->kgpu : NULL;
 
 	if (step_check(w, c, eb) < 0)
 		return -1;
 	memset(r, 0, sizeof(*r));
+	if (step_stage_layers(w, c, &Lf, &Lm, &Ll, eb) < 0)
+		return -1;
 	workload_layer_params(w, &lp);
-	L = l / p;
+	/* The ledger's stage: a middle one, or the larger edge without one. */
+	L = c->pp > 2 ? Lm : fmax(Lf, Ll);
 	m = S_global(c) / (d * b);
 	sr = s / cp;                        /* tokens of one rank's chunk of a sequence */
 	A = b * sr * h * c->act_bytes;      /* one layer's input for one micro-batch */
 	r->layers = L;
+	r->layers_first = Lf;
+	r->layers_last = Ll;
 	r->microbatches = m;
 	r->gpus = t * p * d * cp;
 	r->tokens = m * d * b * s;
+	r->fused = c->attention == ATTN_FUSED ||
+		   (c->attention == ATTN_AUTO && (!kg || kg->fused_ok));
 
 	/*
 	 * FLOPs: 6 per parameter and token that multiplies (the layers'
@@ -305,14 +695,48 @@ int step_run(const struct workload *w, const struct step_config *c,
 		r->flops_hw += 4 * tok * l * s * h;
 
 	r->compute_s = r->mb_compute_s = r->bubble_s = r->step_s = NAN;
-	r->tokens_per_s = r->mfu = NAN;
-	if (cs && cs->step_compute_s > 0)
+	r->tokens_per_s = r->mfu = r->kernel_eff = NAN;
+	if (cs && cs->step_compute_s > 0) {
 		r->compute_s = cs->step_compute_s;
-	else if (cs && cs->peak_flops > 0 && cs->mfu > 0)
+	} else if (kg) {
+		/*
+		 * By kernel: one layer's kernels once for the shape, then the
+		 * slowest stage's layers per micro-batch; the last stage adds
+		 * the output layer and its loss.  Recomputation runs the
+		 * forward again (full) or the attention core (selective).
+		 */
+		struct kernel_shape sh = { b * sr, s, cp, t, c->sp && c->tp > 1, r->fused, e,
+					   c->capacity };
+		double tf, tl, tm;
+
+		if (kernel_layer(kg, w, &sh, &r->layer, eb) < 0)
+			return -1;
+		r->kernels = 1;
+		r->output_s = kernel_output_s(kg, w, &sh);
+		fwd_l = r->layer.fwd_s;
+		bwd_l = r->layer.bwd_s + (full ? r->layer.fwd_s :
+			c->recompute == RC_SELECTIVE ? r->layer.attn_fwd_s : 0);
+		lay = fwd_l + bwd_l;
+		tf = Lf * lay;
+		tl = Ll * lay + r->output_s;
+		tm = c->pp > 2 ? Lm * lay : 0;
+		r->mb_compute_s = c->pp > 1 ? fmax(tf, fmax(tl, tm)) : l * lay + r->output_s;
+		r->compute_s = r->mb_compute_s * m;
+		fwd_mb = L * fwd_l;
+		bwd_mb = L * bwd_l;
+	} else if (cs && cs->peak_flops > 0 && cs->mfu > 0)
 		r->compute_s = r->flops_hw / (r->gpus * cs->peak_flops * cs->mfu);
 	if (!isnan(r->compute_s)) {
-		r->mb_compute_s = r->compute_s / m;
+		if (!r->kernels) {
+			r->mb_compute_s = r->compute_s / m;
+			fwd_mb = r->mb_compute_s / 3;
+			bwd_mb = 2 * r->mb_compute_s / 3;
+			fwd_l = fwd_mb / L;
+			bwd_l = bwd_mb / L;
+		}
 		rate = r->flops_hw / (r->gpus * r->compute_s);   /* FLOP/s of one GPU */
+		if (cs && cs->peak_flops > 0)
+			r->kernel_eff = rate / cs->peak_flops;
 	}
 
 	/*
@@ -323,28 +747,51 @@ int step_run(const struct workload *w, const struct step_config *c,
 	 * a reduce-scatter of the same buffer.  Full recomputation repeats the
 	 * forward ones during backward.
 	 */
+	tp_rows = r->nrows;
 	if (c->tp > 1) {
 		double fw = 2 * L, bw = 2 * L + (full ? 2 * L : 0);
 
 		ranks = c->tp;
 		pn = step_per_node(ranks, 1, G);
 		if (!c->sp) {
-			if (S_row(r, DIM_TP, PH_FORWARD, OP_ALLREDUCE, fw, A, ranks, pn, coll, arg, eb) ||
-			    S_row(r, DIM_TP, PH_BACKWARD, OP_ALLREDUCE, bw, A, ranks, pn, coll, arg, eb))
+			if (S_row(r, prp, DIM_TP, PH_FORWARD, OP_ALLREDUCE, fw, A, ranks, pn, eb) ||
+			    S_row(r, prp, DIM_TP, PH_BACKWARD, OP_ALLREDUCE, bw, A, ranks, pn, eb))
 				return -1;
-		} else if (S_row(r, DIM_TP, PH_FORWARD, OP_ALLGATHER, fw, A, ranks, pn, coll, arg, eb) ||
-			   S_row(r, DIM_TP, PH_FORWARD, OP_REDUCESCATTER, fw, A, ranks, pn, coll, arg, eb) ||
-			   S_row(r, DIM_TP, PH_BACKWARD, OP_ALLGATHER, bw, A, ranks, pn, coll, arg, eb) ||
-			   S_row(r, DIM_TP, PH_BACKWARD, OP_REDUCESCATTER, bw, A, ranks, pn, coll, arg, eb))
+		} else if (S_row(r, prp, DIM_TP, PH_FORWARD, OP_ALLGATHER, fw, A, ranks, pn, eb) ||
+			   S_row(r, prp, DIM_TP, PH_FORWARD, OP_REDUCESCATTER, fw, A, ranks, pn, eb) ||
+			   S_row(r, prp, DIM_TP, PH_BACKWARD, OP_ALLGATHER, bw, A, ranks, pn, eb) ||
+			   S_row(r, prp, DIM_TP, PH_BACKWARD, OP_REDUCESCATTER, bw, A, ranks, pn, eb))
 			return -1;
+		/*
+		 * Megatron's column-parallel linears (QKV, the MLP's first
+		 * matrix) launch the backward all-reduce of their input's
+		 * gradient (a reduce-scatter with SP) asynchronously and run
+		 * the weight-gradient GEMM meanwhile (megatron/core/
+		 * tensor_parallel/layers.py, LinearWithGradAccumulationAnd-
+		 * AsyncCommunication.backward): each of the 2L such
+		 * collectives hides behind its linear's wgrad GEMM.
+		 */
+		if (r->kernels && megatron_layers)
+			for (i = tp_rows; i < r->nrows; i++) {
+				struct step_row *row = &r->rows[i];
+				double wg = r->layer.wgrad_in_s / 2;
+
+				if (row->phase != PH_BACKWARD || row->op == OP_ALLGATHER)
+					continue;
+				S_expose(row, row->time_s - 2 * L * fmin(row->one_s, wg),
+					 "the weight-gradient GEMMs of QKV and the MLP's first matrix");
+			}
 	}
 
 	/*
-	 * Context parallelism as ring attention (Liu et al. 2023; Megatron-
+	 * Context parallelism.  Ring attention (Liu et al. 2023; Megatron-
 	 * Core's CP): per layer the K and V of each chunk travel the ring of
 	 * c ranks in c-1 send/recv steps; backward passes K, V and their
 	 * gradients, twice the forward.  Each step overlaps the attention of
-	 * one block of s/c queries against s/c keys, 4b(s/c)²h/t FLOPs forward.
+	 * one block of s/c queries against s/c keys.  The all-gather form
+	 * (Llama 3, section 3.3.2): per layer the K and V of every chunk are
+	 * all-gathered before attention and their gradients reduce-scattered
+	 * after it, exposed (small with grouped-query attention).
 	 */
 	if (c->cp > 1) {
 		double kv = 2 * b * sr * (hkv / t) * c->act_bytes;
@@ -352,17 +799,33 @@ int step_run(const struct workload *w, const struct step_config *c,
 
 		ranks = c->cp;
 		pn = step_per_node(ranks, c->tp, G);
-		if (S_row(r, DIM_CP, PH_FORWARD, OP_SENDRECV, L * (cp - 1), kv, ranks, pn, coll, arg, eb) ||
-		    S_row(r, DIM_CP, PH_BACKWARD, OP_SENDRECV, (2 + full) * L * (cp - 1), kv, ranks, pn,
-			  coll, arg, eb))
-			return -1;
-		blk = 4 * b * sr * sr * h / t;
-		for (i = first; i < r->nrows; i++) {
-			struct step_row *row = &r->rows[i];
-			double work = row->phase == PH_FORWARD ? blk : 2 * blk;
+		if (c->cp_form == CP_ALLGATHER) {
+			if (S_row(r, prp, DIM_CP, PH_FORWARD, OP_ALLGATHER, L, kv * cp, ranks, pn, eb) ||
+			    S_row(r, prp, DIM_CP, PH_BACKWARD, OP_ALLGATHER, full ? L : 0, kv * cp, ranks,
+				  pn, eb) ||
+			    S_row(r, prp, DIM_CP, PH_BACKWARD, OP_REDUCESCATTER, L, kv * cp, ranks, pn,
+				  eb))
+				return -1;
+		} else {
+			if (S_row(r, prp, DIM_CP, PH_FORWARD, OP_SENDRECV, L * (cp - 1), kv, ranks, pn, eb) ||
+			    S_row(r, prp, DIM_CP, PH_BACKWARD, OP_SENDRECV, (2 + full) * L * (cp - 1), kv,
+				  ranks, pn, eb))
+				return -1;
+			blk = 4 * b * sr * sr * h / t;
+			for (i = first; i < r->nrows; i++) {
+				struct step_row *row = &r->rows[i];
+				double work;
 
-			row->exposed_s = isnan(rate) ? NAN
-				: row->count * fmax(0, row->one_s - work / rate);
+				if (r->kernels)
+					work = (row->phase == PH_FORWARD ? r->layer.attn_fwd_s :
+						r->layer.attn_bwd_s / 2) / cp;
+				else
+					work = isnan(rate) ? NAN
+						: (row->phase == PH_FORWARD ? blk : 2 * blk) / rate;
+				if (!isnan(work))
+					S_expose(row, row->count * fmax(0, row->one_s - work),
+						 "the attention of the block it feeds");
+			}
 		}
 	}
 
@@ -378,9 +841,8 @@ int step_run(const struct workload *w, const struct step_config *c,
 
 		ranks = c->ep;
 		pn = step_per_node(ranks, c->tp * c->cp, G);
-		if (S_row(r, DIM_EP, PH_FORWARD, OP_ALLTOALL, 2 * L, S, ranks, pn, coll, arg, eb) ||
-		    S_row(r, DIM_EP, PH_BACKWARD, OP_ALLTOALL, (2 + 2 * full) * L, S, ranks, pn, coll,
-			  arg, eb))
+		if (S_row(r, prp, DIM_EP, PH_FORWARD, OP_ALLTOALL, 2 * L, S, ranks, pn, eb) ||
+		    S_row(r, prp, DIM_EP, PH_BACKWARD, OP_ALLTOALL, (2 + 2 * full) * L, S, ranks, pn, eb))
 			return -1;
 	}
 
@@ -394,9 +856,24 @@ int step_run(const struct workload *w, const struct step_config *c,
 		unsigned long stride = c->tp * c->cp * c->dp;
 
 		pn = step_per_node(c->pp, stride, G) > 1 ? 2 : 1;
-		if (S_row(r, DIM_PP, PH_FORWARD, OP_SENDRECV, v, A / t, 2, pn, coll, arg, eb) ||
-		    S_row(r, DIM_PP, PH_BACKWARD, OP_SENDRECV, v, A / t, 2, pn, coll, arg, eb))
+		if (S_row(r, prp, DIM_PP, PH_FORWARD, OP_SENDRECV, v, A / t, 2, pn, eb) ||
+		    S_row(r, prp, DIM_PP, PH_BACKWARD, OP_SENDRECV, v, A / t, 2, pn, eb))
 			return -1;
+		/*
+		 * Megatron's interleaved schedule overlaps its sends and
+		 * receives with the next chunk's compute (overlap_p2p_comm, on
+		 * unless --no-overlap-p2p-communication: megatron/training/
+		 * arguments.py, megatron/core/pipeline_parallel/schedules.py);
+		 * 1F1B waits for them.
+		 */
+		if (c->framework == FW_MEGATRON && c->schedule == PP_INTERLEAVED && !isnan(fwd_l))
+			for (i = r->nrows - 2; i < r->nrows; i++) {
+				struct step_row *row = &r->rows[i];
+				double chunk = L / v * (row->phase == PH_FORWARD ? fwd_l : bwd_l);
+
+				S_expose(row, row->count * fmax(0, row->one_s - chunk),
+					 "the next model chunk's compute (overlap_p2p_comm)");
+			}
 	}
 
 	for (i = 0; i < r->nrows; i++) {
@@ -408,27 +885,164 @@ int step_run(const struct workload *w, const struct step_config *c,
 	 * Data parallelism: the weights of one GPU, dense ones reduced over
 	 * the d·c ranks that hold them (CP ranks hold the same weights), the
 	 * experts' over the d·c/e ranks that hold the same experts.  Norms and
-	 * the router are replicated across tensor-parallel ranks.
+	 * the router are replicated across tensor-parallel ranks.  Without a
+	 * pipeline the one stage also holds the embedding and output layer,
+	 * whose gradients are reduced with the rest.
 	 */
 	dense = L * (lp.attn / t + lp.other + (moe ? 0 : lp.mlp / t));
+	if (c->pp == 1)
+		dense += workload_embed_params(w) / t;
 	expert = moe ? L * E * lp.mlp / (t * e) : 0;
 	r->stage_params = dense + expert;
 	zd = d * cp;
 	ze = d * cp / e;
-	if (step_dp_rows(dense, L, m, c->zero, c->dp * c->cp, step_per_node(c->dp * c->cp, c->tp, G),
-			 c->grad_bytes, c->param_bytes, coll, arg, r, eb) < 0 ||
-	    step_dp_rows(expert, L, m, c->zero, (unsigned long)ze,
-			 step_per_node((unsigned long)ze, c->tp * c->cp * c->ep, G),
-			 c->grad_bytes, c->param_bytes, coll, arg, r, eb) < 0)
+	first_dp = r->nrows;
+	/*
+	 * DeepSpeed's ZeRO-3 gathers module by module: Megatron-DeepSpeed's
+	 * GPT layer has four linears (QKV, output, the MLP's two), a Llama
+	 * layer seven (q, k, v, o, gate, up, down); parameters of one GPU's
+	 * tensor-parallel share.
+	 */
+	if (c->framework == FW_DEEPSPEED && c->zero >= 3 && !moe) {
+		if (w->arch == WL_LLAMA) {
+			double lm[7] = { h * h, h * hkv, h * hkv, h * h, h * w->ffn, h * w->ffn,
+					 w->ffn * h };
+
+			nmod = 7;
+			memcpy(mods, lm, sizeof(lm));
+		} else {
+			double gm[4] = { h * (h + 2 * hkv), h * h, h * w->ffn, w->ffn * h };
+
+			nmod = 4;
+			memcpy(mods, gm, sizeof(gm));
+		}
+		for (i = 0; i < nmod; i++)
+			mods[i] /= t;
+	}
+	{
+		/*
+		 * ZeRO-3's gathers: FSDP (and Megatron's FSDP) one unit, a
+		 * transformer layer, at a time; DeepSpeed one per linear module,
+		 * four per layer, and its gradients reduce-scattered in buckets
+		 * of reduce_bucket_size = 5e8 elements (deepspeed/runtime/zero/
+		 * config.py).
+		 */
+		int ds = c->framework == FW_DEEPSPEED;
+		double agl = nmod ? nmod : ds && c->zero >= 3 ? 4 : 1, rsb = ds && c->zero >= 3 ? 5e8 : 0;
+
+		if (S_dp(dense, L, m, c->zero, c->dp * c->cp, step_per_node(c->dp * c->cp, c->tp, G),
+			 c->grad_bytes, c->param_bytes, agl, rsb, prp, r, eb) < 0 ||
+		    S_dp(expert, L, m, c->zero, (unsigned long)ze,
+			 step_per_node((unsigned long)ze, c->tp * c->cp * c->ep, G), c->grad_bytes,
+			 c->param_bytes, agl, rsb, prp, r, eb) < 0)
+			return -1;
+	}
+	if (!isnan(r->compute_s))
+		for (i = first_dp; i < r->nrows; i++) {
+			struct step_row *row = &r->rows[i];
+			unsigned long ranks_dp = row->ranks;
+			double G_all = row->bytes * row->count, bucket, rest, last_s;
+			const char *tier;
+			int k0;
+
+			if (c->zero >= 3) {
+				/*
+				 * Each layer's gather is prefetched behind the previous
+				 * layer's compute (FSDP: one unit ahead, at most two
+				 * gathers in flight, torch/distributed/fsdp; DeepSpeed:
+				 * the next modules up to stage3_prefetch_bucket_size);
+				 * the first layer's waits.  Backward: the gather and the
+				 * reduce-scatter share the network behind the layer's
+				 * backward; the last reduce-scatter waits.
+				 */
+				double per_mb = row->count / m, n_l = per_mb / L, g1 = row->one_s * n_l;
+
+				if (nmod && row->op == OP_ALLGATHER && row->ranks == c->dp * c->cp) {
+					if (S_ds_gathers(prp, row, mods, nmod, m, L, fwd_l, bwd_l, eb) < 0)
+						return -1;
+					continue;
+				}
+				if (row->phase == PH_FORWARD)
+					S_expose(row, m * (g1 + (L - 1) * fmax(0, g1 - fwd_l)),
+						 "the previous layer's forward (prefetch)");
+				else {
+					/* AG and RS of one layer together against its backward */
+					double ag = 0, rs = 0, both, ex;
+					int j;
+
+					for (j = first_dp; j < r->nrows; j++) {
+						if (r->rows[j].phase != PH_BACKWARD || r->rows[j].ranks != ranks_dp)
+							continue;
+						if (r->rows[j].op == OP_ALLGATHER)
+							ag = r->rows[j].time_s / (m * L);
+						else
+							rs = r->rows[j].time_s / (m * L);
+					}
+					both = ag + rs;
+					ex = m * L * fmax(0, both - bwd_l) * (both > 0 ? (row->op == OP_ALLGATHER ? ag : rs) / both : 0);
+					if (row->op == OP_REDUCESCATTER)
+						ex += m * rs;
+					S_expose(row, ex, "the layer's backward");
+				}
+				continue;
+			}
+			/*
+			 * Gradients reduced in buckets behind backward: Megatron's
+			 * --overlap-grad-reduce, buckets of max(4e7, 1e6·d)
+			 * parameters (megatron/core/distributed/distributed_data_
+			 * parallel.py), launched in the last micro-batch's backward
+			 * (gradient sync is off for the others); FSDP and DDP: 25 MiB
+			 * buckets.  The last bucket waits for the end of backward.
+			 * DeepSpeed ZeRO 0-2 leaves overlap_comm off by default:
+			 * exposed.  Megatron's --overlap-param-gather hides the
+			 * distributed optimizer's all-gather behind the next forward.
+			 */
+			if (c->framework == FW_DEEPSPEED)
+				continue;
+			if (c->framework == FW_MEGATRON)
+				bucket = fmax(4e7, 1e6 * (double)ranks_dp) *
+					 (row->op == OP_ALLGATHER ? c->param_bytes : c->grad_bytes);
+			else
+				bucket = 25.0 * 1024 * 1024;
+			if (row->op == OP_ALLGATHER && c->framework != FW_MEGATRON)
+				continue;
+			G_all = row->bytes;
+			k0 = (int)fmax(1, ceil(G_all / bucket));
+			rest = G_all - (k0 - 1) * bucket;
+			if (S_price(prp, row->op, row->ranks, row->per_node, rest, &last_s, &tier, eb) < 0)
+				return -1;
+			if (row->op == OP_ALLGATHER)
+				S_expose(row, fmax(last_s, row->one_s - fwd_mb),
+					 "the next step's first forward (--overlap-param-gather)");
+			else if (row->count > 1)
+				/*
+				 * ZeRO-2: a reduce-scatter in every micro-batch, each
+				 * behind the rest of that micro-batch's backward and the
+				 * next one's forward and backward (1F1B's steady state);
+				 * the last one behind its backward alone.
+				 */
+				S_expose(row, (row->count - 1) * fmax(last_s, row->one_s - fwd_mb - bwd_mb) +
+					 fmax(last_s, row->one_s - bwd_mb),
+					 "backward and the next micro-batch, in buckets");
+			else
+				S_expose(row, row->count * fmax(last_s, row->one_s - bwd_mb),
+					 "backward, in buckets");
+		}
+	for (i = first_dp; i < r->nrows; i++)
+		r->dp_exposed_s += r->rows[i].exposed_s;
+	if (S_edges(w, c, A, prp, r, eb) < 0)
 		return -1;
-	r->dp_exposed_s = r->dp_comm_s;
-	if (S_edges(w, c, A, coll, arg, r, eb) < 0)
-		return -1;
+
+	/* The optimizer's update of this GPU's share of the weights. */
+	if (r->kernels)
+		r->optim_s = kernel_adam_s(kg, (dense + expert +
+					      (c->pp > 1 ? w->vocab * h / t : 0)) /
+					   (c->zero >= 1 ? zd : 1));
 
 	/*
 	 * Step: m micro-batches of compute and exposed communication, the
 	 * pipeline bubble of (p-1)/v of them (Narayanan et al. 2021, §2.2),
-	 * then the data-parallel collectives, taken as not overlapped.
+	 * then the data-parallel collectives' exposed part and the update.
 	 */
 	ppc.schedule = c->pp > 1 ? c->schedule : PP_1F1B;
 	ppc.stages = c->pp;
@@ -442,33 +1056,68 @@ int step_run(const struct workload *w, const struct step_config *c,
 		double tmb = r->mb_compute_s + r->mb_exposed_s;
 
 		r->bubble_s = (p - 1) / (c->pp > 1 ? v : 1) * tmb;
-		r->step_s = m * tmb + r->bubble_s + r->dp_exposed_s;
+		r->step_s = m * tmb + r->bubble_s + r->dp_exposed_s + r->optim_s;
 		r->tokens_per_s = r->tokens / r->step_s;
 		if (cs->peak_flops > 0)
 			r->mfu = r->flops_model / (r->step_s * r->gpus * cs->peak_flops);
 	}
+	r->band_missing = prp->missing;
+	r->band_cells = prp->cells;
 
 	/*
-	 * Memory of the most loaded stage, the first: its layers and the
-	 * input embedding (and, with one stage, the output layer), each
-	 * split over the tensor-parallel ranks; ZeRO shards over the
-	 * data-parallel ranks (Rajbhandari et al. 2020).  Activations: one
-	 * layer times the layers times the micro-batches in flight.
+	 * Memory of the most loaded stage.  Each stage holds its layers (the
+	 * first also the input embedding, the last the output layer or the
+	 * tied embedding's copy; one stage both), split over the tensor-
+	 * parallel ranks; ZeRO shards over the data-parallel ranks
+	 * (Rajbhandari et al. 2020), ZeRO-3 holding two gathered layers (the
+	 * one computing and the one prefetched).  Activations: one layer
+	 * times its layers times the micro-batches the stage holds in flight;
+	 * the last stage adds one micro-batch's fp32 logits.
 	 */
-	emb = (c->pp > 1 ? w->vocab * h : workload_embed_params(w)) / t;
 	{
-		double zs = zd, dense_all = dense + emb;
+		static const char *const names[3] = { "first", "middle", "last" };
+		double layers_of[3] = { Lf, Lm, Ll }, rank_of[3] = { 0, 1, p - 1 };
+		double act = step_act_layer_w(w, sr, b, t, c->sp && c->tp > 1, c->recompute,
+					      r->fused, c->capacity);
 		double wd = c->param_bytes, gd = c->grad_bytes, od = c->optim_bytes;
-		struct step_memory *mm = &r->mem;
+		double layer_dense = lp.attn / t + lp.other + (moe ? 0 : lp.mlp / t);
+		double layer_exp = moe ? E * lp.mlp / (t * e) : 0;
+		int si, n = c->pp > 2 ? 3 : 1;
 
-		mm->weights_B = wd * (c->zero >= 3 ? dense_all / zs + expert / ze : dense_all + expert);
-		mm->grads_B = gd * (c->zero >= 2 ? dense_all / zs + expert / ze : dense_all + expert);
-		mm->optim_B = od * (c->zero >= 1 ? dense_all / zs + expert / ze : dense_all + expert);
-		mm->act_layer_B = step_act_layer(sr, b, h, w->heads, t, c->sp && c->tp > 1,
-						 c->recompute);
-		mm->inflight = c->pp > 1 ? ppr.inflight : 1;
-		mm->act_B = mm->act_layer_B * L * mm->inflight;
-		mm->total_B = mm->weights_B + mm->grads_B + mm->optim_B + mm->act_B;
+		r->mem.total_B = -1;
+		for (si = 0; si < (c->pp > 1 ? 3 : 1); si++) {
+			struct step_memory mm;
+			double Ls = layers_of[si], dn, ex, fl;
+
+			if (c->pp == 2 && si == 1)
+				continue;
+			(void)n;
+			dn = Ls * layer_dense;
+			ex = Ls * layer_exp;
+			if (c->pp == 1)
+				dn += workload_embed_params(w) / t;
+			else if (si != 1)
+				dn += w->vocab * h / t;
+			memset(&mm, 0, sizeof(mm));
+			mm.weights_B = wd * (c->zero >= 3 ? dn / zd + ex / ze : dn + ex);
+			if (c->zero >= 3)
+				mm.weights_B += wd * 2 * (layer_dense + layer_exp);
+			mm.grads_B = gd * (c->zero >= 2 ? dn / zd + ex / ze : dn + ex);
+			mm.optim_B = od * (c->zero >= 1 ? dn / zd + ex / ze : dn + ex);
+			mm.act_layer_B = act;
+			mm.inflight = S_inflight(c, rank_of[si], m);
+			mm.act_B = act * Ls * mm.inflight;
+			if (c->pp == 1 || si == 2) {
+				fl = 4 * b * sr * w->vocab / t;
+				mm.act_B += fl;
+			}
+			mm.reserve_B = STEP_RESERVE_B;
+			mm.total_B = mm.weights_B + mm.grads_B + mm.optim_B + mm.act_B + mm.reserve_B;
+			mm.stage = c->pp == 1 ? "only" : names[si];
+			mm.stage_layers = Ls;
+			if (mm.total_B > r->mem.total_B)
+				r->mem = mm;
+		}
 	}
 	return 0;
 }

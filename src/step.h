@@ -5,6 +5,7 @@
 #include "cost.h"
 #include "pipeline.h"
 #include "workload.h"
+#include "kernel.h"
 
 /*
  * One training step of a transformer under tensor, pipeline, data,
@@ -18,20 +19,23 @@
  * Sizes in bytes, times in seconds.
  */
 
-/* The collective times come from the cost model, through this callback. */
-struct step_coll {
-	double time_s;       /* s: one collective */
-	const char *tier;    /* the tier that bounds it: "link", "intra", "inter" */
-};
-
 /*
- * Time of one collective `op` of `bytes` (nccl-tests' meaning of size) on
- * a group of `ranks` ranks of which `per_node` share one node.  Returns 0,
- * or -1 with eb filled.
+ * The collective times come from the cost model (cost.h): every collective
+ * of a step is cost_coll of the model's preferred algorithm on its group.
+ * On NCCL's model a step can be priced again with every all-reduce at the
+ * low or high end of its stated error (errband.h).
  */
-typedef int (*step_coll_fn)(void *arg, enum coll_op op, unsigned long ranks,
-			    unsigned long per_node, double bytes, struct step_coll *out,
-			    struct errbuf *eb);
+enum step_band { STEP_BAND_NONE, STEP_BAND_LO, STEP_BAND_HI };
+
+/* What overlaps with what: the framework that runs the step (models/step.md). */
+enum step_framework { FW_MEGATRON, FW_DEEPSPEED, FW_FSDP, FW_COUNT };
+const char *step_framework_name(enum step_framework f);   /* "megatron", ... */
+int step_framework_lookup(const char *name, enum step_framework *f, struct errbuf *eb);
+
+/* Context parallelism: ring attention, or Llama 3's all-gather of K and V. */
+enum step_cp_form { CP_RING, CP_ALLGATHER, CP_FORM_COUNT };
+const char *step_cp_form_name(enum step_cp_form f);       /* "ring", "allgather" */
+int step_cp_form_lookup(const char *name, enum step_cp_form *f, struct errbuf *eb);
 
 enum step_dim { DIM_TP, DIM_CP, DIM_EP, DIM_PP, DIM_DP, DIM_COUNT };
 enum step_phase { PH_FORWARD, PH_BACKWARD, PH_OPTIMIZER, PH_COUNT };
@@ -48,7 +52,12 @@ int recompute_lookup(const char *name, enum recompute *r, struct errbuf *eb);
 #define STEP_OPTIM_BYTES 12.0   /* Adam: fp32 master copy, momentum, variance */
 #define STEP_ACT_BYTES 2.0      /* bf16 activations */
 #define STEP_CAPACITY 1.0       /* MoE capacity factor */
-#define STEP_MFU 0.5            /* share of the dense bf16 peak the math runs at */
+#define STEP_MFU 0.5            /* --mfu: the flat share of the peak, when no kernel model */
+/*
+ * Memory no model term holds: the CUDA context, NCCL's buffers and
+ * cuBLAS's workspace (models/step.md, "Memory per GPU").
+ */
+#define STEP_RESERVE_B (2.0 * 1024 * 1024 * 1024)
 
 struct step_config {
 	unsigned long tp, pp, dp, cp, ep;
@@ -63,6 +72,11 @@ struct step_config {
 	double grad_bytes, param_bytes, optim_bytes, act_bytes;
 	double capacity;           /* MoE capacity factor */
 	unsigned long gpus_per_node;  /* for placing ranks; 0 = every group in one node */
+	enum step_framework framework;   /* default megatron */
+	enum attention_kind attention;   /* auto: fused where the GPU has it */
+	enum step_cp_form cp_form;       /* default ring */
+	double layers_first, layers_last; /* layers on the first and last stage;
+					     0: even, or Megatron/Llama 3's uneven split */
 };
 
 /* tp = pp = dp = cp = ep = 1, zero 0, no SP, b = 1, 1F1B, the defaults above. */
@@ -72,10 +86,20 @@ void step_config_init(struct step_config *c);
  * Check a configuration against a workload: sizes >= 1, pp dividing the
  * layers (by v chunks too), tp dividing the heads and key/value heads,
  * cp dividing s, ep dividing the experts and d·c, B a multiple of d·b,
- * ZeRO 2-3 only without pipeline parallelism, v = 1 unless interleaved
+ * ZeRO 3 only without pipeline parallelism, v = 1 unless interleaved
  * and m a multiple of p for it.  Returns 0, or -1 with eb saying which.
  */
 int step_check(const struct workload *w, const struct step_config *c, struct errbuf *eb);
+
+/*
+ * Layers on the first, a middle and the last pipeline stage.  Even when p
+ * divides l; else as given in c (layers_first, layers_last), or as Llama 3
+ * split 126 layers over 16 stages (one layer fewer on the first and the
+ * last): middle stages ceil(l/p), the rest shared by the first and last.
+ * Returns 0, or -1 when the layers cannot be split so.
+ */
+int step_stage_layers(const struct workload *w, const struct step_config *c, double *first,
+		      double *middle, double *last, struct errbuf *eb);
 
 /* One row of the ledger: one kind of collective in one phase. */
 struct step_row {
@@ -88,17 +112,22 @@ struct step_row {
 	const char *tier;
 	double one_s;          /* s: one collective */
 	double time_s;         /* s: count × one_s */
-	double exposed_s;      /* s: the part not hidden behind compute; NaN if unknown */
+	double exposed_s;      /* s: the part not hidden behind compute */
+	double hidden_s;       /* s: time_s - exposed_s */
+	const char *overlap;   /* what it hides behind, or NULL when exposed */
 	const char *stage;     /* edges only: "first", "last", "first+last" */
 };
 
-#define STEP_ROWS_MAX 16
+#define STEP_ROWS_MAX 24
 
 struct step_memory {
 	double weights_B, grads_B, optim_B, act_B;
 	double act_layer_B;    /* one layer, one micro-batch */
 	double inflight;       /* micro-batches whose activations are held */
-	double total_B;
+	double reserve_B;      /* CUDA context, NCCL buffers (STEP_RESERVE_B) */
+	double total_B;        /* all of the above */
+	const char *stage;     /* "first", "middle", "last", "only": the most loaded */
+	double stage_layers;   /* its layers */
 };
 
 struct step_result {
@@ -126,14 +155,28 @@ struct step_result {
 	double step_s;
 	double tokens_per_s;
 	double mfu;             /* model FLOPs / (step · GPUs · peak); NaN without a peak */
+	double kernel_eff;      /* FLOPs the kernels run / (compute · GPUs · peak) */
+	double optim_s;         /* the optimizer's update (kernel model only) */
+	double layers_first, layers_last;   /* uneven stages (= layers when even) */
+	int kernels;            /* 1: compute by kernel; 0: a flat share of the peak */
+	struct kernel_layer layer;   /* one layer's kernels (kernel model) */
+	double output_s;        /* the last stage's output layer, one micro-batch */
+	int fused;              /* fused attention */
+	/* The band: all-reduces at the low or high end of their stated error. */
+	int band_missing;       /* 0, or 1 + the op of a collective without a band */
+	unsigned band_cells;    /* errband_cell_bit of every banded collective */
 	struct step_memory mem; /* the most loaded stage */
 };
 
-/* How compute time is found: from a peak, or given. */
+/*
+ * How compute time is found: by kernel (kgpu), from a flat share of a
+ * peak, or given.
+ */
 struct step_compute {
 	double peak_flops;      /* FLOP/s of one GPU (dense bf16); 0 if unknown */
-	double mfu;             /* share of it the math reaches, (0, 1] */
+	double mfu;             /* flat: share of the peak every FLOP runs at, (0, 1] */
 	double step_compute_s;  /* s: compute of one step on one GPU, given; 0 if not */
+	const struct kernel_gpu *kgpu;  /* the kernel model; NULL: flat */
 };
 
 /*
@@ -143,7 +186,7 @@ struct step_compute {
  * collective).
  */
 int step_run(const struct workload *w, const struct step_config *c,
-	     const struct step_compute *cs, step_coll_fn coll, void *arg,
+	     const struct step_compute *cs, const struct cost_model *m, enum step_band band,
 	     struct step_result *r, struct errbuf *eb);
 
 /*
@@ -158,6 +201,49 @@ int step_run(const struct workload *w, const struct step_config *c,
  */
 double step_act_layer(double s, double b, double h, double a, double t, int sp,
 		      enum recompute rc);
+
+/*
+ * The same for any layer of w, term by term (models/step.md): GPT with
+ * dropout as above, the scores' 5as²b only without fused attention;
+ * Llama (RMSNorm, grouped-query attention, SwiGLU, no dropout); an MoE
+ * layer's experts on the k·capacity routed copies of each token.
+ */
+double step_act_layer_w(const struct workload *w, double s, double b, double t, int sp,
+			enum recompute rc, int fused, double capacity);
+
+/*
+ * How a step's collectives are priced: the model, the algorithm (ALGO_AUTO:
+ * the model's preferred one for each collective, or a named one where the
+ * model has it for the collective), the band.
+ */
+struct step_memo;
+struct step_pricing {
+	const struct cost_model *m;
+	enum coll_algo algo;
+	enum step_band band;
+	int missing;            /* out: 1 + op of a collective without a band */
+	unsigned cells;         /* out: cells of the banded collectives */
+	struct step_memo *memo; /* NULL, or where prices are kept (no band) */
+};
+
+/*
+ * Prices kept for many steps on one cost model (the search asks the same
+ * collectives thousands of times): each distinct collective (op, ranks,
+ * per node, bytes) is priced once.  Zero-initialise; release with
+ * step_memo_release.
+ */
+struct step_memo_ent;
+struct step_memo {
+	struct step_memo_ent *t;
+	size_t cap, n;          /* cap a power of two */
+	size_t calls, evals;    /* collectives asked, and priced by the cost model */
+};
+void step_memo_release(struct step_memo *m);
+
+/* step_run without a band, its collectives' prices kept in memo. */
+int step_run_memo(const struct workload *w, const struct step_config *c,
+		  const struct step_compute *cs, const struct cost_model *m,
+		  struct step_memo *memo, struct step_result *r, struct errbuf *eb);
 
 /*
  * Data-parallel and ZeRO collectives of one step for `params` parameters
@@ -177,7 +263,7 @@ double step_act_layer(double s, double b, double h, double a, double t, int sp,
  */
 int step_dp_rows(double params, double layers, double m, int zero, unsigned long ranks,
 		 unsigned long per_node, double grad_bytes, double param_bytes,
-		 step_coll_fn coll, void *arg, struct step_result *r, struct errbuf *eb);
+		 struct step_pricing *pr, struct step_result *r, struct errbuf *eb);
 
 /*
  * Members of one node in a group of n ranks whose neighbours are `stride`

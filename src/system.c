@@ -202,7 +202,7 @@ static int check_kind(const struct preset *p, const char *kind, struct errbuf *e
 int gpu_from_preset(const struct preset *p, struct gpu_spec *g, struct errbuf *eb)
 {
 	struct gpu_spec t = { .arch = ARCH_UNKNOWN };
-	unsigned long links = 0, gen = 0;
+	unsigned long links = 0, gen = 0, sms = 0;
 	double tflops = 0;
 	int arch = ARCH_UNKNOWN, r;
 
@@ -232,6 +232,15 @@ int gpu_from_preset(const struct preset *p, struct gpu_spec *g, struct errbuf *e
 	if (get_count(p, "pcie_gen", 0, 1, 7, &gen, eb) < 0)
 		return -1;
 	t.pcie_gen = (unsigned)gen;
+	/* The kernel model's keys (models/step.md, "Compute by kernel"). */
+	if (get_count(p, "sms", 0, 1, 100000, &sms, eb) < 0 ||
+	    get_positive(p, "hbm_bandwidth", Q_RATE, 0, &t.hbm_Bps, eb) < 0 ||
+	    get_positive(p, "gemm_efficiency", Q_NUMBER, 0, &t.gemm_eff, eb) < 0)
+		return -1;
+	if (t.gemm_eff > 1)
+		return errbuf_set(eb, "%s:%d: gemm_efficiency: a share of the peak is at most 1, got %g",
+				  p->path, key_line(p, "gemm_efficiency"), t.gemm_eff);
+	t.sms = (unsigned)sms;
 	t.name = xstrdup(p->name);
 	t.description = xstrdup(p->description);
 	*g = t;
@@ -281,7 +290,8 @@ int tier_load(const struct preset_dirs *d, const char *name_or_path, const char 
 	double line;
 	int r;
 
-	r = preset_load(d, where, &p, eb);
+	/* a "did you mean" names a link; another kind is preset_link's error */
+	r = preset_load_kind(d, where, "link", &p, eb);
 	free(where);
 	if (r < 0)
 		return -1;
@@ -338,7 +348,7 @@ int system_from_preset(const struct preset_dirs *d, const struct preset *p,
 		goto fail;
 	}
 	where = resolve(gname, base);
-	r = preset_load(d, where, &gp, eb);
+	r = preset_load_kind(d, where, "gpu", &gp, eb);
 	free(where);
 	if (r < 0) {
 		wrap(p, "gpu", eb);
@@ -473,7 +483,7 @@ int system_load(const struct preset_dirs *d, const char *name_or_path,
 	struct preset p;
 	int r;
 
-	if (preset_load(d, name_or_path, &p, eb) < 0)
+	if (preset_load_kind(d, name_or_path, "system", &p, eb) < 0)
 		return -1;
 	r = system_from_preset(d, &p, s, eb);
 	preset_release(&p);
@@ -628,11 +638,10 @@ int system_preset_write(const char *path, const char *name, const struct system 
 			const char *comment, struct errbuf *eb)
 {
 	struct preset_kv kv[40];
-	struct outfile *out;
 	char num[64], *base = s->path ? dir_of(s->path) : NULL, *v;
 	char *desc = preset_text_clean(s->description ? s->description : "", 1000);
 	size_t n = 0, k;
-	int r = -1;
+	int r;
 
 	S_kv(kv, &n, "name", name);
 	S_kv(kv, &n, "kind", "system");
@@ -684,13 +693,8 @@ int system_preset_write(const char *path, const char *name, const struct system 
 			S_kv(kv, &n, "price_date", s->price_date);
 	}
 	free(base);
-	out = outfile_open(path, eb);
-	if (out) {
-		if (preset_write(outfile_stream(out), path, comment, kv, n, eb) < 0)
-			outfile_abort(out);
-		else
-			r = outfile_commit(out, eb);
-	}
+	/* the one writer of saved presets: no device, link or directory replaced */
+	r = preset_save(path, comment, kv, n, eb);
 	for (k = 0; k < n; k++) {
 		free(kv[k].key);
 		free(kv[k].value);

@@ -83,6 +83,10 @@ struct gpu_spec {
 	double nvlink_link_Bps;   /* B/s: one NVLink link, one direction */
 	unsigned pcie_gen;        /* PCIe generation of the host link (3, 4, 5, 6) */
 	double bf16_flops;        /* FLOP/s: dense bf16 peak (key tflops_bf16, in TFLOP/s) */
+	unsigned sms;             /* streaming multiprocessors (key sms; 0: not given) */
+	double hbm_Bps;           /* B/s: memory bandwidth (key hbm_bandwidth; 0: not given) */
+	double gemm_eff;          /* share of the peak a large bf16 GEMM reaches (key
+				     gemm_efficiency; 0: not given, kernel.h's default) */
 };
 
 /* One tier: the link preset it reads, and its line rate. */
@@ -173,7 +177,7 @@ int system_from_preset(const struct preset_dirs *d, const struct preset *p,
 /*
  * Load a gpu preset's values.  Returns 0 or -1 with "file:line: key: ..."
  * (required: arch, memory, tflops_bf16; nvlink_links and nvlink_link_beta
- * go together, pcie_gen optional).
+ * go together; pcie_gen, sms, hbm_bandwidth, gemm_efficiency optional).
  */
 int gpu_from_preset(const struct preset *p, struct gpu_spec *g, struct errbuf *eb);
 

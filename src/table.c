@@ -89,16 +89,6 @@ void out_abort(struct out *o)
 	out_free(o);
 }
 
-FILE *out_file(struct out *o)
-{
-	return o->f;
-}
-
-const char *out_tmp_path(const struct out *o)
-{
-	return outfile_tmp(o->file);
-}
-
 int out_failed(const struct out *o)
 {
 	return o->failed;

@@ -123,13 +123,5 @@ int out_close(struct out *o, struct errbuf *eb);
 /* Give up: remove the temporary file, free o. */
 void out_abort(struct out *o);
 
-/*
- * The stream of an output, for text that is not a table (gnuplot scripts),
- * and the temporary file it writes to before out_close() renames it (NULL
- * when writing to stdout or a device).
- */
-FILE *out_file(struct out *o);
-const char *out_tmp_path(const struct out *o);
-
 
 #endif

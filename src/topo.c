@@ -90,7 +90,7 @@ enum topo_path topo_widest_nic_path(const struct topo *t)
 #define SMI_MAX_COLS (TOPO_MAX_GPUS + TOPO_MAX_NICS + 8)
 #define SMI_NAME_MAX 32
 
-enum col_kind { COL_GPU, COL_DEV, COL_CPU_AFF, COL_NUMA_AFF, COL_GPU_NUMA };
+enum col_kind { COL_GPU, COL_DEV, COL_CPU_AFF, COL_NUMA_AFF, COL_GPU_NUMA, COL_OTHER };
 
 struct smi_cols {
 	int n, gpus, devs;
@@ -197,6 +197,10 @@ static int S_header(const char *s, size_t n, const char *file, int line, struct 
 			kind = COL_NUMA_AFF;
 		} else if (S_is(f[i], fl[i], "GPU NUMA ID")) {
 			kind = COL_GPU_NUMA;
+		} else if (S_is(f[i], fl[i], "NUMA") && c->n > c->gpus + c->devs) {
+			kind = COL_NUMA_AFF;   /* some copies shorten the header */
+		} else if (c->n > c->gpus + c->devs) {
+			kind = COL_OTHER;      /* a column after the affinity ones */
 		} else if ((g = S_gpu_index(f[i], fl[i])) >= 0) {
 			if (c->devs || g != c->gpus)
 				return errbuf_set(eb, "%s:%d: column '%.*s' out of order (GPU columns "
@@ -207,9 +211,6 @@ static int S_header(const char *s, size_t n, const char *file, int line, struct 
 						  TOPO_MAX_GPUS);
 			kind = COL_GPU;
 		} else {
-			if (c->n > c->gpus + c->devs)
-				return errbuf_set(eb, "%s:%d: column '%.*s' after the affinity columns",
-						  file, line, (int)fl[i], f[i]);
 			if (c->devs == TOPO_MAX_NICS)
 				return errbuf_set(eb, "%s:%d: more than %d NIC columns", file, line,
 						  TOPO_MAX_NICS);

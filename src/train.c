@@ -200,61 +200,6 @@ int zero_check(const struct zero_params *p, struct errbuf *eb)
 	return 0;
 }
 
-/*
- * Reduce-scatter and all-gather of `bytes` with the chosen algorithm: the
- * model's own when it has the algorithm for them (ring on a link; ring and
- * hier on a system), otherwise half the algorithm's all-reduce.
- */
-static int S_own(const struct zero_params *p, const struct cost_model *m, enum coll_op op)
-{
-	return p->algo == ALGO_RING ||
-	       (m->kind != COST_LINK && cost_algo_supported(m, op, p->algo));
-}
-
-static double S_rs(const struct zero_params *p, const struct cost_model *m, unsigned long n,
-		   double bytes)
-{
-	if (S_own(p, m, OP_REDUCESCATTER))
-		return cost_time(m, OP_REDUCESCATTER, p->algo, n, bytes);
-	return cost_time(m, OP_ALLREDUCE, p->algo, n, bytes) / 2;
-}
-
-static double S_ag(const struct zero_params *p, const struct cost_model *m, unsigned long n,
-		   double bytes)
-{
-	if (S_own(p, m, OP_ALLGATHER))
-		return cost_time(m, OP_ALLGATHER, p->algo, n, bytes);
-	return cost_time(m, OP_ALLREDUCE, p->algo, n, bytes) / 2;
-}
-
-/* The collectives of zero_cost, for the step ledger: p->algo on model m. */
-struct S_zero_link {
-	const struct zero_params *p;
-	const struct cost_model *m;
-};
-
-static int S_zero_coll(void *arg, enum coll_op op, unsigned long ranks, unsigned long per_node,
-		       double bytes, struct step_coll *out, struct errbuf *eb)
-{
-	const struct S_zero_link *z = arg;
-
-	(void)per_node;
-	out->tier = "link";
-	switch (op) {
-	case OP_ALLREDUCE:
-		out->time_s = cost_time(z->m, OP_ALLREDUCE, z->p->algo, ranks, bytes);
-		return 0;
-	case OP_REDUCESCATTER:
-		out->time_s = S_rs(z->p, z->m, ranks, bytes);
-		return 0;
-	case OP_ALLGATHER:
-		out->time_s = S_ag(z->p, z->m, ranks, bytes);
-		return 0;
-	default:
-		return errbuf_set(eb, "ZeRO has no %s", coll_op_name(op));
-	}
-}
-
 void zero_cost(const struct zero_params *p, const struct link *l, unsigned long ranks,
 	       int stage, struct zero_cost *c)
 {
@@ -269,7 +214,7 @@ void zero_cost_model(const struct zero_params *p, const struct cost_model *m,
 {
 	double psi = p->params, n = (double)ranks, share = (n - 1) / n;
 	double P = p->param_bytes * psi, G = p->grad_bytes * psi, K = p->optim_bytes * psi;
-	struct S_zero_link zl = { p, m };
+	struct step_pricing pr = { m, p->algo, STEP_BAND_NONE, 0, 0, NULL };
 	struct step_result r;
 	struct errbuf eb;
 
@@ -293,8 +238,9 @@ void zero_cost_model(const struct zero_params *p, const struct cost_model *m,
 		break;
 	}
 	memset(&r, 0, sizeof(r));
-	if (step_dp_rows(psi, p->layers >= 1 ? p->layers : 1, 1, stage, ranks, ranks,
-			 p->grad_bytes, p->param_bytes, S_zero_coll, &zl, &r, &eb) < 0)
+	/* Packed ranks (per_node 0), each collective by the cost core (step_dp_rows). */
+	if (step_dp_rows(psi, p->layers >= 1 ? p->layers : 1, 1, stage, ranks, 0,
+			 p->grad_bytes, p->param_bytes, &pr, &r, &eb) < 0)
 		r.dp_comm_s = NAN;
 	c->comm_s = r.dp_comm_s;
 }

@@ -92,13 +92,17 @@ int ddp_target_beta(const struct ddp_params *p, const struct link *l, unsigned l
 struct zero_params {
 	double params;       /* Ψ: parameter count, > 0 */
 	double param_bytes;  /* bytes per parameter (2: bf16/fp16) */
-	double grad_bytes;   /* bytes per gradient (2) */
+	double grad_bytes;   /* bytes per gradient (2 here; the command: 4) */
 	double optim_bytes;  /* K: optimizer bytes per parameter (12: fp32 copy, momentum, variance) */
 	double layers;       /* layers ZeRO-3 gathers one at a time; 1: the whole model at once */
 	enum coll_algo algo;   /* all-reduce of stage 0; ring gives ring RS/AG for 1-3 */
 };
 
-/* Mixed-precision Adam: 2, 2, 12, ring (Rajbhandari et al. 2020). */
+/*
+ * Mixed-precision Adam as the ZeRO paper counts it: 2, 2, 12, ring
+ * (Rajbhandari et al. 2020).  The zero command reduces fp32 gradients by
+ * default (4 bytes, models/ddp.md), as ddp and step do.
+ */
 void zero_params_init(struct zero_params *p);
 int zero_check(const struct zero_params *p, struct errbuf *eb);
 
@@ -122,8 +126,10 @@ struct zero_cost {
  *           (reduce-scatter of gradients, all-gather of parameters)
  *           3: (n-1)/n·(gΨ + 2pΨ) (all-gather in forward and in backward)
  *   time    0: AR(gΨ); 1, 2: RS(gΨ) + AG(pΨ); 3: RS(gΨ) + 2·AG(pΨ)
- * RS and AG are ring reduce-scatter and all-gather (cost_coll); for another
- * algorithm each is taken as half its all-reduce (exact for Rabenseifner).
+ * Every collective is priced by the cost core (cost_coll on packed ranks):
+ * RS and AG are the model's own reduce-scatter and all-gather with
+ * p->algo where the model has it for them, else its preferred algorithm
+ * (ring on a link), never half an all-reduce.
  * With p->layers = l > 1, stage 3 gathers layer by layer as ZeRO does:
  * l·(RS(gΨ/l) + 2·AG(pΨ/l)), the same bytes and l times the latency.
  * The times are the data-parallel rows of the step ledger (step_dp_rows,
@@ -132,11 +138,7 @@ struct zero_cost {
 void zero_cost(const struct zero_params *p, const struct link *l, unsigned long ranks,
 	       int stage, struct zero_cost *c);
 
-/*
- * The same on any cost model.  RS and AG are the model's own reduce-scatter
- * and all-gather when it has the algorithm for them (ring; on a system
- * also hier), otherwise half its all-reduce.
- */
+/* The same on any cost model. */
 void zero_cost_model(const struct zero_params *p, const struct cost_model *m,
 		     unsigned long ranks, int stage, struct zero_cost *c);
 

@@ -7,8 +7,8 @@
 #   golden   tests/golden/NNN-name.out from NNN-name.cmd (PATTERN: a part
 #            of the name, e.g. 7 or fit)
 #   models   the output of every ```console block of models/*.md
-#   readme   the output of every "    $ commtime" example of README.md
-#            (examples that elide output with "..." stay as they are)
+#   readme   the output of every ```console example of README.md and
+#            docs/*.md (examples that elide output with "..." stay as they are)
 #   man      the option lists of commtime.1, from the option tables
 #   all      all of these (the default)
 #
@@ -92,51 +92,15 @@ regen_models() {
 # backslash), then its output indented by four spaces up to the next
 # line of prose; blank lines at its end belong to the prose.
 regen_readme() {
-	f=README.md
-	: >"$tmp/new"
-	state=text
-	flush() {
-		if [ "$state" = out ]; then
-			if grep -q '[^ ]' "$tmp/buf" && ! grep -q '^    \.\.\.$\|^        \.\.\.' "$tmp/buf"; then
-				run "$args" both | sed -e 's/^/    /' -e 's/^ *$//' >>"$tmp/new"
-				# the blank lines that followed the output
-				awk '{ a[NR] = $0 } END { n = NR; while (n > 0 && a[n] == "") n--
-					for (i = n + 1; i <= NR; i++) print "" }' "$tmp/buf" >>"$tmp/new"
-			else
-				cat "$tmp/buf" >>"$tmp/new"
-			fi
-		fi
-		state=text
-	}
-	while IFS= read -r line || [ -n "$line" ]; do
-		case $state in
-		cont)
-			printf '%s\n' "$line" >>"$tmp/new"
-			l=${line#"    "}
-			case $l in *\\) args="$args ${l%\\}" ;; *) args="$args $l"; state=out; : >"$tmp/buf" ;; esac
-			continue ;;
-		out)
-			case $line in
-			'    $ commtime'*) flush ;;
-			'    '*|'')
-				printf '%s\n' "$line" >>"$tmp/buf"
-				continue ;;
-			*) flush ;;
-			esac ;;
-		esac
-		case $line in
-		'    $ commtime'*)
-			printf '%s\n' "$line" >>"$tmp/new"
-			args=${line#'    $ commtime'}
-			case $args in
-			*\\) args=${args%\\}; state=cont ;;
-			*) state=out; : >"$tmp/buf" ;;
-			esac ;;
-		*) printf '%s\n' "$line" >>"$tmp/new" ;;
-		esac
-	done <"$f"
-	flush
-	replace "$tmp/new" "$f"
+	# the ```console examples of README.md and docs/*.md, run as
+	# tests/t-readme.sh runs them (in order, in a scratch copy of the tree)
+	for f in README.md docs/*.md; do
+		[ -e "$f" ] || continue
+		cp "$f" "$tmp/before"
+		READMECHECK_REGEN=1 READMECHECK_INNER=1 READMECHECK_DIR="$tmp/readme" \
+			READMECHECK_FILES=$f COMMTIME=$COMMTIME sh tests/t-readme.sh >/dev/null
+		cmp -s "$tmp/before" "$f" || changed="$changed $f"
+	done
 }
 
 # commtime.1 holds each option list between

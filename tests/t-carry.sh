@@ -39,39 +39,5 @@ for pair in "l40s-x2-ring.txt l40s-x4-ring.txt" "l40s-x4-ring.txt l40s-x2-ring.t
 	else notok "without the prior: median $m % > 20 %"; fi
 done
 
-# The README's walk-through ("Measure your own machine"): its ```console
-# blocks run in order in a scratch directory (they save presets there and
-# read them back), each output compared with the block.  With
-# REGEN_WALKTHROUGH=1 the README's blocks are rewritten instead.
-w=$d/walk
-mkdir -p "$w" && ln -s "$top/tests" "$w/tests" || exit 1
-awk -v dir="$w" '
-	/^### / { inside = ($0 == "### Measure your own machine") }
-	inside && /^```console$/ { inb = 1; k++; f = sprintf("%s/%02d", dir, k); printf "" > (f ".out"); next }
-	inb && /^```$/ { inb = 0; close(f ".out"); next }
-	inb && /^\$ commtime/ && !seen[k]++ { sub(/^\$ commtime ?/, ""); print > (f ".cmd"); close(f ".cmd"); next }
-	inb { print >> (f ".out") }
-' "$top/README.md"
-nw=0
-for c in "$w"/*.cmd; do
-	[ -e "$c" ] || continue
-	nw=$((nw + 1))
-	e=${c%.cmd}
-	(cd "$w" && eval "set -- $(cat "$c")" && exec "$COMMTIME" "$@") >"$e.got" 2>&1
-	if [ "${REGEN_WALKTHROUGH:-}" = 1 ]; then cp "$e.got" "$e.out"
-	elif diff -u "$e.out" "$e.got" >"$e.diff"; then ok "README walk-through: $(cat "$c")"
-	else notok "README walk-through: $(cat "$c")"; head -20 "$e.diff"; fi
-done
-if [ "${REGEN_WALKTHROUGH:-}" = 1 ]; then
-	awk -v dir="$w" '
-		/^### / { inside = ($0 == "### Measure your own machine") }
-		inside && /^```console$/ { print; k++; f = sprintf("%s/%02d", dir, k)
-			getline; print; while ((getline l < (f ".out")) > 0) print l; close(f ".out")
-			skip = 1; next }
-		skip && /^```$/ { skip = 0; print; next }
-		skip { next }
-		{ print }
-	' "$top/README.md" >"$w/README.md" && mv "$w/README.md" "$top/README.md"
-	echo "rewrote the walk-through of README.md"
-elif [ $nw -ge 3 ]; then ok "README walk-through: $nw examples"
-else notok "README walk-through: $nw examples, want at least 3"; fi
+# The walk-through that uses such a calibration ("Measure your own machine"
+# in docs/rental.md) runs, in order and in a scratch copy, in t-readme.sh.

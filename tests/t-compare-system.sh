@@ -37,9 +37,14 @@ if cmp_run h100-x16-ib-untuned hgx-h100-ndr; then
 	check "untuned: no size below --large flagged low-busbw" \
 		[ "$(awk -F, 'NR > 1 && $1 < 67108864 && $0 ~ /low-busbw/' \
 		"$d/h100-x16-ib-untuned.csv" | wc -l)" = 0 ]
-	check "untuned: the table says what the system should give and a cause" \
-		grep -q "large-message busbw is .* of what hgx-h100-ndr should give.*NIC" \
+	check "untuned: the verdict says what the system should give" \
+		grep -q "^verdict: the fabric is NOT fine: large-message busbw is .* of what hgx-h100-ndr should give" \
 		"$d/h100-x16-ib-untuned.txt"
+	check "untuned: ... and why, the line under it" \
+		grep -q "^why: below half of what the node's NICs carry" "$d/h100-x16-ib-untuned.txt"
+	check "untuned: the verdict opens the summary, before its table" \
+		[ "$(grep -n '^verdict:' "$d/h100-x16-ib-untuned.txt" | cut -d: -f1)" -lt \
+		"$(grep -n '^summary$' "$d/h100-x16-ib-untuned.txt" | cut -d: -f1)" ]
 else
 	notok "untuned: compare runs ($(head -1 "$d/h100-x16-ib-untuned.err"))"
 fi
@@ -54,8 +59,8 @@ check "untuned: JSON summary names the cause" \
 if cmp_run h100-x16-ndr-xe9680 hgx-h100-ndr; then
 	check "xe9680: no size flagged low-busbw" \
 		[ "$(rows "$d/h100-x16-ndr-xe9680.csv" low-busbw)" = 0 ]
-	check "xe9680: no low-busbw note" \
-		sh -c "! grep -q 'large-message busbw' '$d/h100-x16-ndr-xe9680.txt'"
+	check "xe9680: the verdict is that the fabric is fine" \
+		grep -q '^verdict: the fabric is fine: ' "$d/h100-x16-ndr-xe9680.txt"
 	check "xe9680: every row names an algorithm and protocol" \
 		[ "$(awk -F, 'NR > 1 && $NF !~ /^[a-z]+\/(LL|LL128|Simple)$/' \
 		"$d/h100-x16-ndr-xe9680.csv" | wc -l)" = 0 ]
@@ -110,7 +115,7 @@ if cmp_run a100-tuning-interleaved hgx-a100-1node; then
 		grep -q "it differs at 512 KiB (NCCL ring/LL128, .* model ring/LL, .*), 1 MiB .*16 MiB (NCCL ring/Simple, .* model ring/LL128, .* measured 295 µs)$" \
 		"$d/a100-tuning-interleaved.txt"
 	t=$("$COMMTIME" --system "$sys/hgx-a100-1node.preset" --nccl-version 2.29.3 --proto LL128 \
-		allreduce --algo ring --ranks 8 --sizes 512K | awk '$3 == 512 { print $5 " " $6 }')
+		allreduce --algo ring --ranks 8 --sizes 512K | awk '$3 == 512 { printf "%.3g %s", $5, $6 }')
 	check "interleaved: NCCL's pair is timed as the allreduce command times it ($t)" \
 		grep -q "512 KiB (NCCL ring/LL128, $t in the model; model ring/LL" \
 		"$d/a100-tuning-interleaved.txt"

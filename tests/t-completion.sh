@@ -55,3 +55,31 @@ complete_has "pipeline --schedule " 1f1b interleaved
 complete_has "presets " h100-nvlink4 llama2-7b
 complete_has "help " ddp fit
 complete_has "fit --in-place --" --robust --holdout
+
+# Before install: "./commtime" in the tree completes, with the tree's own
+# presets, when no commtime is on PATH at all.
+if grep -q '^complete -F _commtime commtime ./commtime$' "$d/commtime.bash"; then
+	ok "the bash completion is registered for ./commtime too"
+else notok "the bash completion is registered for ./commtime too"; fi
+if grep -q "^#compdef commtime -p '\*/commtime'$" "$d/_commtime"; then
+	ok "the zsh completion is registered for */commtime too"
+else notok "the zsh completion is registered for */commtime too"; fi
+mkdir -p "$d/tree" && cp "$bin" "$d/tree/commtime" && cp -R "$top/presets" "$d/tree/presets" || exit 1
+tree_has() { # "WORDS" WANT...: as complete_has, for ./commtime in a tree
+	line=$1; shift
+	words=${line% *}; last=
+	# shellcheck disable=SC2086
+	got=$(cd "$d/tree" && PATH=/usr/bin:/bin bash -c '
+		. "$1"; shift
+		COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _commtime
+		printf "%s\n" "${COMPREPLY[@]}"' _ "$d/commtime.bash" ./commtime $words "$last")
+	for w in "$@"; do
+		if ! printf '%s\n' "$got" | grep -qx -- "$w"; then
+			notok "'./commtime $line' in a tree offers $w (got: $(echo $got))"; return; fi
+	done
+	ok "'./commtime $line' in a tree, no commtime on PATH, offers $*"
+}
+tree_has "--system " dgx-h100 aws-p5
+tree_has "--preset " h100-nvlink4
+tree_has "step --gpu " h100-sxm
+tree_has "presets " dgx-h100 h100-sxm llama2-7b h100-nvlink4

@@ -1,6 +1,6 @@
 #!/bin/sh
 # The stated error of NCCL's model: src/errband_table.c is what
-# bench/errband-gen draws from the rows bench/accuracy.sh writes now, so a
+# tools/errband-gen draws from the rows bench/accuracy.sh writes now, so a
 # change of the model or of a judged log that moves the band fails here
 # until `make errband` is run and its diff reviewed.  And the rows are
 # what the band stands on: every judged log, one row per size.
@@ -25,7 +25,7 @@ check "the two Polaris logs are one machine" \
 	sh -c "[ \"\$(awk '\$1 ~ /polaris/ { print \$7 }' '$d/rows' | sort -u)\" = polaris ]"
 check "the one-node A100 log (-g 8) is marked threaded, the 2-node p4d log is not" \
 	sh -c "grep -q '^a100-x8-nvswitch 1 1 ' '$d/rows' && grep -q '^a100-x16-p4d-efa 2 0 ' '$d/rows'"
-if "$top/bench/errband-gen" "$d/rows" >"$d/table.c" 2>"$d/gen.err"; then
+if "$top/tools/errband-gen" "$d/rows" >"$d/table.c" 2>"$d/gen.err"; then
 	if diff -u "$top/src/errband_table.c" "$d/table.c" >"$d/diff"; then
 		ok "src/errband_table.c is what the logs give now"
 	else
@@ -37,9 +37,9 @@ else
 fi
 printf 'x 1 0 4096 1e-5 1e-5\n' >"$d/bad-rows"
 check "errband-gen refuses a row with six fields (no machine), naming its line" \
-	sh -c "! '$top/bench/errband-gen' '$d/bad-rows' 2>'$d/bad.err' && grep -q ':1: ' '$d/bad.err'"
+	sh -c "! '$top/tools/errband-gen' '$d/bad-rows' 2>'$d/bad.err' && grep -q ':1: ' '$d/bad.err'"
 : >"$d/empty-rows"
-check "errband-gen refuses no rows" sh -c "! '$top/bench/errband-gen' '$d/empty-rows' 2>/dev/null"
+check "errband-gen refuses no rows" sh -c "! '$top/tools/errband-gen' '$d/empty-rows' 2>/dev/null"
 
 # The views: what carries the band and what does not.
 C=$COMMTIME
@@ -55,6 +55,13 @@ lo=$(awk '/\[ERRBAND_NODES\]/ { n = 1 } n && /\[ERRBAND_LARGE\]/ { sub(/.*\.lo =
 check "16 ranks, 1 GiB: time_lo_s / time_s is the table's low of several nodes, 64 MiB and up ($lo)" \
 	awk -F, -v lo="$lo" '$1 == 16 && $2 == 1073741824 { r = $9 / $4; f = 1 }
 		END { exit !(f && r - lo < 1e-9 && lo - r < 1e-9) }' "$d/ar.csv"
+# the prediction is inside its own band, everywhere (8 ranks, 4 KiB on dgx-h100 was not)
+"$C" --system dgx-h100 allreduce --ranks 2,8,16,64 --sizes 8,4K,64K,1M,64M,1G --format csv \
+	>"$d/grid.csv" 2>>"$d/err"
+check "every prediction lies inside its band: time_lo_s <= time_s <= time_hi_s (24 rows)" \
+	awk -F, 'NR > 1 { n++; if (!($9 <= $4 && $4 <= $10)) bad++ } END { exit !(n == 24 && !bad) }' "$d/grid.csv"
+check "8 ranks, 4 KiB: 15.1 us inside its band" \
+	awk -F, '$1 == 8 && $2 == 4096 { exit !($9 < 15.1e-6 && 15.1e-6 < $10) }' "$d/grid.csv"
 "$C" --system dgx-h100 allreduce --ranks 8 --sizes 1G --format json >"$d/ar.json" 2>>"$d/err"
 check "JSON: the stated_error table holds only the cell used (one node, 64 MiB and up)" \
 	sh -c "[ \"\$(grep -c '\"runs_on\"' '$d/ar.json')\" = 1 ] &&
@@ -119,14 +126,15 @@ check "--explain states the error of its cell, with the table's low" \
 "$C" --system dgx-h100 allgather --ranks 16 --sizes 1G --explain >"$d/explain-ag.txt" 2>>"$d/err"
 check "--explain of an all-gather states none" sh -c "! grep -q 'stated error' '$d/explain-ag.txt'"
 # step: one dp all-reduce of 2 nodes (large) and compute; the step's band is
-# compute + dp x the cell's low and high
+# compute + exposed dp x the cell's low and high + the optimizer's update
 hi=$(awk '/\[ERRBAND_NODES\]/ { n = 1 } n && /\[ERRBAND_LARGE\]/ { sub(/.*\.hi = /, ""); sub(/,.*/, ""); print; exit }' \
 	"$top/src/errband_table.c")
 "$C" --system dgx-h100 step --workload llama2-7b --dp 16 --format json >"$d/step.json" 2>>"$d/err"
-check "step: step_lo_s = compute + dp x $lo, step_hi_s = compute + dp x $hi" \
+check "step: step_lo_s = compute + dp x $lo + update, step_hi_s = compute + dp x $hi + update" \
 	awk -v lo="$lo" -v hi="$hi" '/"compute_s"/ {
 		for (i = 1; i <= NF; i++) { k = $i; gsub(/[",:{]/, "", k); v[k] = $(i + 1) + 0 }
-		a = v["compute_s"] + v["dp_s"] * lo; b = v["compute_s"] + v["dp_s"] * hi
+		a = v["compute_s"] + v["dp_s"] * lo + v["optimizer_s"]
+		b = v["compute_s"] + v["dp_s"] * hi + v["optimizer_s"]
 		ok = (v["step_lo_s"] - a) / a < 1e-9 && (a - v["step_lo_s"]) / a < 1e-9 &&
 		     (v["step_hi_s"] - b) / b < 1e-9 && (b - v["step_hi_s"]) / b < 1e-9 }
 		END { exit !ok }' "$d/step.json"

@@ -355,6 +355,19 @@ check "... with a warning" grep -q "^commtime: warning: --force: saved 'worse.pr
 check "... and the saved system loads" sh -c "'$COMMTIME' presets ./worse.preset >/dev/null"
 st=$(status sysfit "$one" "$two" --save better.preset)
 check "a calibration better than the spec saves without a word on stderr" [ "$st" = 0 ] && [ ! -s err ]
+# presets --save writes through the same writer.
+ln -s ptarget.preset plink.preset
+st=$(status "$COMMTIME" --system "$spec" presets --save plink.preset)
+check "presets --save onto a symbolic link exits 1" [ "$st" = 1 ] && [ -L plink.preset ] && [ ! -e ptarget.preset ]
+st=$(status "$COMMTIME" --system "$spec" presets --save 'My Sys.preset')
+check "presets --save 'My Sys.preset' exits 2 naming one that works" [ "$st" = 2 ] &&
+	grep -q "(such as 'my-sys.preset')" err
+mkdir -p "$(printf 'p\nname = x')"
+cp "$spec" "$(printf 'p\nname = x')/hgx-h100-ndr.preset"
+st=$(status "$COMMTIME" --system "$(printf 'p\nname = x')/hgx-h100-ndr.preset" presets --save pp.preset)
+check "presets --save from a path with a line break exits 0" [ "$st" = 0 ]
+check "... and writes the path escaped" grep -q 'p\\x0aname = x' pp.preset
+check "... and the saved system loads" sh -c "'$COMMTIME' presets ./pp.preset >/dev/null"
 check "fit --system --save leaves no temporary" no_temporary
 cd "$d" || exit 1
 

@@ -21,7 +21,7 @@ figures='compare-a100|compare tests/data/nccl/a100-x8-nvswitch.txt --preset a100
 compare-fitted|compare tests/data/nccl/a100-x8-nvswitch.txt --preset tests/data/nccl/a100-fit.preset --tolerance 5%
 compare-expected|compare tests/data/nccl/a100-x8-nvswitch.txt --preset a100-nvlink3 --expected tests/data/nccl/plan-a100.csv
 compare-allgather|compare tests/data/nccl/ag-x4-synthetic.txt --alpha 2us --beta 16GB/s --large 1G
-compare-one-row|compare tests/data/nccl/one-row.csv --op all_reduce --ranks 8
+compare-one-row|compare tests/data/nccl/one-row.csv --op all_reduce --ranks 8 --preset a100-nvlink3
 fit-a100|fit tests/data/nccl/a100-x8-nvswitch.txt
 fit-l40s|fit tests/data/nccl/l40s-x4-pcie-ring.txt
 fit-one-regime|fit tests/data/nccl/ag-x4-synthetic.txt --regimes 1

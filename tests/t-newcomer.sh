@@ -118,8 +118,10 @@ run "$COMMTIME" plan --help
 for op in alltoall broadcast reduce sendrecv; do
 	check "12: plan --help lists --ops $op, which it accepts" has "$op"
 done
-check "12: the README says ZeRO's volume is in gradient values times their bytes" \
-	grep -q "times the bytes of a gradient value" "$top/README.md"
+check "12: the docs say ZeRO's volume is in gradient values times their bytes" \
+	grep -q "times the bytes of a gradient value" "$top/docs/commands.md"
+check "12: the docs give ddp --grad-bytes the default its --help gives (4)" \
+	grep -q "grad-bytes\` (4: fp32" "$top/docs/commands.md"
 check "12: the man page no longer says plan writes one CSV" sh -c "! grep -q 'rental, one CSV' '$top/commtime.1'"
 
 # 11. figures: the README shows each figure once, with its own description

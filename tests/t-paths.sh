@@ -74,5 +74,13 @@ check "--gpus-per-process with the tiers model: usage error" \
 "$C" --gpus-per-process 8 allreduce --ranks 8 >/dev/null 2>"$d/gl.err"
 st=$?
 check "--gpus-per-process on a single link: usage error" [ $st = 2 ]
+# fit --machine reads the launch from the banner as compare does, and says so
+"$C" fit tests/data/nccl/a100-x8-nvswitch.txt --op all_reduce \
+	--machine tests/data/nccl/systems/hgx-a100-1node.preset >"$d/fit.txt" 2>>"$d/err"
+check "fit --machine on a -g 8 log: the banner's GPUs per process said" \
+	grep -q "^GPUs per process: 8 (from the log's banner: nGpus 8, nccl-tests -g 8)" "$d/fit.txt"
+"$C" --system tests/data/nccl/systems/hgx-a100-1node.preset compare tests/data/nccl/a100-x8-nvswitch.txt \
+	--op all_reduce --format json >"$d/cmp.json" 2>>"$d/err"
+check "compare JSON: inputs carry gpus_per_process" grep -q '"gpus_per_process": "8 (from' "$d/cmp.json"
 check "nothing else went to stderr" [ ! -s "$d/err" ]
 echo "1..$n"

@@ -47,15 +47,15 @@ assert w['named']['step_s'] == s[$want - 1]['step_s'] and w['best']['step_s'] ==
 	check "JSON why: the terms add up to step_s" py "
 import json
 for r in json.load(open('w.json'))['why']:
-    t = r['compute_s'] + r['bubble_s'] + sum(r['exposed_%s_s' % k] for k in ('tp', 'cp', 'ep', 'pp', 'dp')) + r['other_s']
+    t = r['compute_s'] + r['bubble_s'] + sum(r['exposed_%s_s' % k] for k in ('tp', 'cp', 'ep', 'pp', 'dp')) + r['optimizer_s'] + r['other_s']
     assert abs(t - r['step_s']) <= 1e-9 * r['step_s']"
 	check "JSON: cost per hour is the price times the GPUs" py "
 import json
 for r in json.load(open('w.json'))['search']:
     assert abs(r['cost_per_hour'] - 2.5 * r['gpus']) < 1e-9"
-	check "JSON refused: the counts add up to the configurations the step model refuses" py "
+	check "JSON refused: the counts add up to the configurations refused" py "
 import json, re; j = json.load(open('w.json'))
-m = re.match(r'(\d+) configurations, (\d+) the step model refuses', j['inputs']['searched'])
+m = re.match(r'(\d+) configurations, (\d+) refused', j['inputs']['searched'])
 assert sum(r['count'] for r in j['refused']) == int(m.group(2))"
 else
 	echo "ok $((n + 1)) # skip python3 is not installed"

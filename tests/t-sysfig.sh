@@ -28,8 +28,8 @@ check "each curve its own colour" \
 	[ "$(plots "$g" | sed -n "s/.* lc rgb '\(#[0-9A-Fa-f]*\)'.*/\1/p" | sort -u | wc -l)" -eq 3 ]
 check "the intra-node line rate, 450 GB/s, drawn and named" \
 	grep -q "^set label 'intra-node line rate 450 GB/s (h100-nvlink4)' at graph 0.01, first 450000000000 " "$g"
-check "titled with the system and the model" \
-	grep -q "^set title 'All-reduce bus bandwidth, dgx-h100 (nccl model)'" "$g"
+check "titled with the ranks, the nodes, the system and the model" \
+	grep -q "^set title 'All-reduce bus bandwidth on 8, 16 and 64 ranks (1, 2 and 8 nodes of 8 GPUs), dgx-h100 (nccl model)'" "$g"
 check "the NICs' line rate, 8 x 50 GB/s, drawn and named" \
 	grep -q "^set label 'NICs'' line rate 8 x ib-ndr = 400 GB/s per node' at graph 0.01, first 400000000000 " "$g"
 check "both line rates are horizontal lines" \

@@ -7,10 +7,12 @@
 #include "nccl_cost.h"
 #include "preset.h"
 #include "fit.h"
+#include "machine.h"
 #include "table.h"
 #include "plot.h"
 #include "opts.h"
 #include "step.h"
+#include "kernel.h"
 
 /*
  * What main.c hands every command: the global options, already parsed
@@ -18,30 +20,15 @@
  */
 struct ctx {
 	/*
-	 * The machine every command asks for collective times (cost.h):
-	 * model.kind is COST_LINK in the single-link mode, model.link the α,
-	 * β, γ after defaults, preset and options; with --system it is the
-	 * system's model (tiers, later NCCL's) and model.sys points at system.
+	 * The machine every command asks for collective times (machine.h):
+	 * its members under their own names (ctx->model, ctx->system,
+	 * ctx->alpha_src, ...) and as a whole (ctx->machine), which
+	 * machine_resolve() fills; both name the same storage.
 	 */
-	struct cost_model model;
-	int have_system;           /* --system or the ad-hoc system options were given */
-	struct system system;      /* the machine, when have_system */
-	struct nccl_cost nccl;     /* NCCL's model of system, when model.kind is COST_NCCL */
-	unsigned nccl_algo_mask;   /* --nccl-algo as NCCL_ALGO: bit per enum nccl_algo (~0u: all) */
-	const char *nccl_algo;     /* --nccl-algo as given (or as a log said, ctx_nccl_from_log), or NULL */
-	const char *nccl_proto;    /* --proto as given (or as a log said), or NULL */
-	struct nccl_params nccl_params; /* NCCL's constants: 2.30.7's, or --nccl-version's */
-	const char *nccl_version;  /* --nccl-version as given, or NULL */
-	const char *gpus_per_process; /* what the echo says of it (--gpus-per-process
-				       * or a log's banner), NULL: one, not said */
-	const char *alpha_src;     /* "default", "preset", "option" */
-	const char *beta_src;
-	const char *gamma_src;
-	int link_given;            /* --alpha, --beta or --preset was given */
-	int have_preset;
-	struct preset preset;      /* the --preset, when have_preset */
-	int have_fit;              /* the preset holds regimes: model.kind is COST_FIT */
-	struct fit_model fit;      /* its regimes, when have_fit */
+	union {
+		struct machine machine;
+		struct { MACHINE_MEMBERS };
+	};
 	struct preset_dirs dirs;   /* preset search path */
 	enum out_format format;    /* --format */
 	const char *output;        /* -o FILE, or NULL for stdout */
@@ -53,8 +40,8 @@ struct ctx {
 };
 
 /* The seed's link: α = 5 µs, β = 200 GB/s. */
-#define DEFAULT_ALPHA 5e-6
-#define DEFAULT_BETA 200e9
+#define DEFAULT_ALPHA MACHINE_ALPHA
+#define DEFAULT_BETA MACHINE_BETA
 
 /*
  * How to add a command:
@@ -186,26 +173,56 @@ struct workload;
 double workload_args_params(const struct ctx *ctx, const struct workload_args *w,
 			    struct workload *wl);
 
+/*
+ * A shape from the command line: each given value overrides the workload
+ * preset's, or without a preset they make the workload (--layers,
+ * --hidden, --heads and --vocab needed; --arch gpt by default, --ffn 4h
+ * for gpt, needed for llama; --kv-heads = --heads).
+ */
+struct shape_args {
+	unsigned long layers, hidden, heads, kv_heads, ffn, vocab;
+	const char *arch;
+};
+#define OPTS_SHAPE(sa) \
+	OPT_CALLBACK_("layers", "N", &(sa)->layers, opt_cb_whole, "transformer layers (overrides the workload's)"), \
+	OPT_CALLBACK_("hidden", "N", &(sa)->hidden, opt_cb_whole, "hidden size"), \
+	OPT_CALLBACK_("heads", "N", &(sa)->heads, opt_cb_whole, "attention heads"), \
+	OPT_CALLBACK_("kv-heads", "N", &(sa)->kv_heads, opt_cb_whole, \
+		      "key/value heads, grouped-query attention (default --heads)"), \
+	OPT_CALLBACK_("ffn", "N", &(sa)->ffn, opt_cb_whole, "MLP inner size (GPT default 4 x hidden)"), \
+	OPT_CALLBACK_("vocab", "N", &(sa)->vocab, opt_cb_whole, "vocabulary size"), \
+	{ .type = OPT_STRING, .long_name = "arch", .argh = "NAME", .value = &(sa)->arch, \
+	  .complete = "gpt llama", \
+	  .help = "layer type without a workload preset: gpt (default) or llama" }
+/*
+ * The workload of --workload NAME (may be NULL) with the shape options
+ * applied; dies (exit 2) when they make no model.
+ */
+void ctx_workload_shape(const struct ctx *ctx, const char *name, const struct shape_args *sa,
+			struct workload *wl);
+
 /* The workload preset name, into *wl; dies (exit 1) when it cannot be read. */
 void ctx_workload(const struct ctx *ctx, const char *name, struct workload *wl);
+
+/*
+ * Load the preset named by option opt, which takes presets of kind; dies
+ * with a "did you mean" toward a preset of that kind, or toward the option
+ * that takes a preset of another kind ('--preset dgx-h100' is a system:
+ * did you mean '--system dgx-h100'?).
+ */
+void ctx_preset_kind(const struct ctx *ctx, const char *opt, const char *name,
+		     const char *kind, struct preset *p);
 /* Echo the workload w as inputs: its name, and its parameter count described. */
 void ctx_echo_workload(struct out *o, const struct workload *w);
 
-/* Parse an option's value as quantity q; dies with exit 2 naming opt. */
-double opt_quantity(const char *opt, enum quantity q, const char *arg);
+/*
+ * Warn on stderr when arg, a value of opt as quantity q, is a bare number
+ * almost surely missing its unit ('--beta 200' is 200 B/s); what does not
+ * parse is left to the parser.  opt_quantity() does it for every value.
+ */
+void opt_warn_bare(const char *opt, enum quantity q, const char *arg);
 
-/* Same, and require x > 0: "--compute: time must be positive, got '0'". */
-double opt_positive(const char *opt, enum quantity q, const char *arg);
-
-/* Same, and require lo <= x <= hi (inclusive); dies with exit 2. */
-double opt_quantity_range(const char *opt, enum quantity q, const char *arg,
-			  double lo, double hi);
-
-/* A list option ("4,8,16", "8:8G:x2"); dies with exit 2 naming opt. */
-void opt_list(const char *opt, enum quantity q, const char *arg, struct dlist *l);
-
-/* A rank list: positive integers up to RANKS_MAX. */
-void opt_ranks(const char *opt, const char *arg, struct dlist *l, unsigned long min);
+/* The value parsers of the options (opt_quantity, opt_list, ...) are in opts.h. */
 
 /* The unit of the times of a human table. */
 struct time_unit {
@@ -285,6 +302,9 @@ void ctx_figure(const struct ctx *ctx, struct figure *f);
  */
 char *fig_size_text(char *buf, size_t len, double bytes);
 
+/* "16 ranks (2 nodes of 8 GPUs)", "8 and 64 ranks" on a link: a title's who. */
+void fig_ranks_text(const struct ctx *ctx, const struct dlist *ranks, char *buf, size_t len);
+
 /*
  * A log y axis spanning less than a decade gets one tic or none: widen it
  * to powers of ten around the data of p's series, with room for the key.
@@ -362,26 +382,8 @@ struct ctx_gpu {
 	double peak_flops;   /* FLOP/s: dense bf16 peak */
 	double memory_B;     /* B */
 	const char *from;
+	struct kernel_gpu kernel;   /* its kernel model (kernel.h) */
 };
 int ctx_gpu(const struct ctx *ctx, const char *name, const char *fallback, struct ctx_gpu *g);
-
-int ctx_step_coll(void *arg, enum coll_op op, unsigned long ranks, unsigned long per_node,
-		  double bytes, struct step_coll *out, struct errbuf *eb);
-
-/*
- * A step's collectives at one end of their stated error (src/cmd/cli_errband.c):
- * ctx_step_coll's time times the band's low (hi = 0) or high (hi = 1) of
- * the collective's cell, a group spanning ceil(ranks / per_node) nodes.
- * A collective without a band keeps its time and sets `missing` to its
- * op, so the step's band is not stated; `cells` gathers the cells used.
- */
-struct step_band {
-	const struct ctx *ctx;
-	int hi;
-	int missing;              /* 0, or 1 + the op of a collective without a band */
-	unsigned cells;           /* errband_cell_bit of every banded collective */
-};
-int ctx_step_coll_band(void *arg, enum coll_op op, unsigned long ranks, unsigned long per_node,
-		       double bytes, struct step_coll *out, struct errbuf *eb);
 
 #endif

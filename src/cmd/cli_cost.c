@@ -1,12 +1,11 @@
 /*
  * What commands ask the cost model beyond a time: NCCL's choice explained
- * for one call, a step's collective.
+ * for one call.
  */
 
 #include <stdio.h>
 
 #include "cli.h"
-#include "trace_cmd.h"
 #include "errband.h"
 
 /*
@@ -70,21 +69,4 @@ void ctx_explain(const struct ctx *ctx, struct out *o, enum coll_op op, enum col
 			 "(%s, %s: %u sizes of %u public logs; models/nccl.md)", eband->lo, eband->hi,
 			 errband_scope_name(errband_scope_of(c0->nodes)),
 			 errband_size_name(errband_size_of(bytes)), eband->sizes, eband->logs);
-}
-
-int ctx_step_coll(void *arg, enum coll_op op, unsigned long ranks, unsigned long per_node,
-		  double bytes, struct step_coll *out, struct errbuf *eb)
-{
-	const struct ctx *ctx = arg;
-	const struct cost_model *m = &ctx->model;
-	struct group g = { .ranks = ranks, .per_node = per_node };
-	struct coll_cost c;
-	enum coll_algo a = cost_algo_preferred(m, op);
-
-	if (cost_coll(m, op, a, &g, bytes, &c, eb) < 0)
-		return -1;
-	/* A system saved by fit --trace carries what a trace measured (compare_trace_fit.c). */
-	out->time_s = c.time_s * trace_calib_coll_factor(ctx, c.nodes > 1, bytes);
-	out->tier = m->kind == COST_LINK || m->kind == COST_FIT ? "link" : tier_name(c.bound);
-	return 0;
 }

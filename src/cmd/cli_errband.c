@@ -30,32 +30,6 @@ void ctx_errband_cell(const struct ctx *ctx, enum coll_op op, unsigned long rank
 		*cells |= errband_cell_bit(system_nodes(&ctx->system, ranks), bytes);
 }
 
-int ctx_step_coll_band(void *arg, enum coll_op op, unsigned long ranks, unsigned long per_node,
-		       double bytes, struct step_coll *out, struct errbuf *eb)
-{
-	struct step_band *sb = arg;
-	const struct errband *b = NULL;
-	unsigned long nodes = 1;
-
-	if (ctx_step_coll((void *)sb->ctx, op, ranks, per_node, bytes, out, eb) < 0)
-		return -1;
-	if (ranks < 2)
-		return 0;
-	if (ctx_has_errband(sb->ctx, op)) {
-		nodes = per_node ? (ranks + per_node - 1) / per_node :
-			system_nodes(&sb->ctx->system, ranks);
-		b = errband_get(nodes, bytes);
-	}
-	if (!b) {
-		if (!sb->missing)
-			sb->missing = 1 + (int)op;
-		return 0;
-	}
-	out->time_s *= sb->hi ? b->hi : b->lo;
-	sb->cells |= errband_cell_bit(nodes, bytes);
-	return 0;
-}
-
 static const struct column cols[] = {
 	{ .key = "runs_on", .label = "runs on", .type = COL_STR, .human = H_PLAIN, .width = 13 },
 	{ .key = "sizes", .label = "sizes", .type = COL_STR, .human = H_PLAIN, .width = 16 },

@@ -269,3 +269,30 @@ int ctx_wants_figure(const struct ctx *ctx)
 {
 	return ctx->plot || ctx->render;
 }
+
+/*
+ * "16 ranks (2 nodes of 8 GPUs)", "8 and 64 ranks (1 and 8 nodes of 8
+ * GPUs)" on a system, "8 ranks" on a link: who the figure is about.
+ */
+void fig_ranks_text(const struct ctx *ctx, const struct dlist *ranks, char *buf, size_t len)
+{
+	size_t i, used = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < ranks->n && used < len; i++)
+		used += (size_t)snprintf(buf + used, len - used, "%s%.0f",
+					 i == 0 ? "" : i + 1 == ranks->n ? " and " : ", ", ranks->v[i]);
+	if (used < len)
+		used += (size_t)snprintf(buf + used, len - used, " rank%s", ranks->n == 1 &&
+					 ranks->v[0] == 1 ? "" : "s");
+	if (!ctx->have_system)
+		return;
+	for (i = 0; i < ranks->n && used < len; i++)
+		used += (size_t)snprintf(buf + used, len - used, "%s%lu",
+					 i == 0 ? " (" : i + 1 == ranks->n ? " and " : ", ",
+					 system_nodes(&ctx->system, (unsigned long)ranks->v[i]));
+	if (used < len)
+		snprintf(buf + used, len - used, " node%s of %lu GPUs)",
+			 ranks->n == 1 && system_nodes(&ctx->system, (unsigned long)ranks->v[0]) == 1 ?
+			 "" : "s", ctx->system.gpus_per_node);
+}

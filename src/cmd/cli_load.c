@@ -1,3 +1,4 @@
+#include <math.h>
 /*
  * What commands load by name: a workload preset, a measurement file, a GPU
  * preset.
@@ -8,18 +9,117 @@
 #include "cli.h"
 #include "measfile.h"
 
+/* The option that takes a preset of kind, or NULL. */
+static const char *kind_option(const char *kind)
+{
+	static const char *const map[][2] = {
+		{ "link", "--preset" }, { "system", "--system" }, { "gpu", "--gpu" },
+		{ "workload", "--workload" },
+	};
+	size_t i;
+
+	for (i = 0; kind && i < sizeof(map) / sizeof(map[0]); i++)
+		if (!strcmp(kind, map[i][0]))
+			return map[i][1];
+	return NULL;
+}
+
+void ctx_preset_kind(const struct ctx *ctx, const char *opt, const char *name,
+		     const char *kind, struct preset *p)
+{
+	struct errbuf eb;
+	int r = preset_load_kind(&ctx->dirs, name, kind, p, &eb);
+	char got[32], where[600];
+	const char *to;
+
+	if (r < 0) {
+		if (!strcmp(opt, "--preset"))
+			die("%s", eb.msg);
+		die("%s: %s", opt, eb.msg);
+	}
+	if (r == 0)
+		return;
+	snprintf(got, sizeof(got), "%s", p->kind ? p->kind : "?");
+	snprintf(where, sizeof(where), "%s:%d: preset '%s'", p->path, preset_line(p, "kind"),
+		 p->name ? p->name : "?");
+	preset_release(p);
+	to = kind_option(got);
+	if (to && strcmp(to, opt))
+		die("%s is of kind '%s', not a %s; did you mean '%s %s'?", where, got, kind, to,
+		    name);
+	die("%s is of kind '%s', not a %s", where, got, kind);
+}
+
 void ctx_workload(const struct ctx *ctx, const char *name, struct workload *wl)
 {
 	struct errbuf eb;
 	struct preset p;
 
-	if (preset_load(&ctx->dirs, name, &p, &eb) < 0)
-		die("--workload: %s", eb.msg);
+	ctx_preset_kind(ctx, "--workload", name, "workload", &p);
 	if (workload_from_preset(&p, wl, &eb) < 0) {
 		preset_release(&p);
 		die("--workload: %s", eb.msg);
 	}
 	preset_release(&p);
+}
+
+void ctx_workload_shape(const struct ctx *ctx, const char *name, const struct shape_args *sa,
+			struct workload *wl)
+{
+	int any = sa->layers || sa->hidden || sa->heads || sa->kv_heads || sa->ffn || sa->vocab;
+
+	if (name) {
+		ctx_workload(ctx, name, wl);
+		if (sa->arch)
+			die_usage("--arch: the workload preset '%s' says its layer type", name);
+	} else {
+		memset(wl, 0, sizeof(*wl));
+		if (!sa->layers || !sa->hidden || !sa->heads || !sa->vocab)
+			die_usage("give the model with --workload NAME, or its shape with --layers, "
+				  "--hidden, --heads and --vocab");
+		if (!sa->arch || !strcmp(sa->arch, "gpt"))
+			wl->arch = WL_GPT;
+		else if (!strcmp(sa->arch, "llama"))
+			wl->arch = WL_LLAMA;
+		else
+			die_usage("--arch: unknown layer type '%s' (gpt, llama)", sa->arch);
+		if (wl->arch == WL_LLAMA && !sa->ffn)
+			die_usage("--ffn: a llama layer needs its MLP size");
+		snprintf(wl->name, sizeof(wl->name), "custom");
+		wl->tied = wl->arch == WL_GPT;
+		wl->experts = wl->top_k = 1;
+		wl->published = NAN;
+	}
+	if (sa->layers)
+		wl->layers = (double)sa->layers;
+	if (sa->hidden)
+		wl->hidden = (double)sa->hidden;
+	if (sa->heads) {
+		wl->heads = (double)sa->heads;
+		if (!sa->kv_heads && (!name || wl->kv_heads > wl->heads))
+			wl->kv_heads = wl->heads;
+	}
+	if (sa->kv_heads)
+		wl->kv_heads = (double)sa->kv_heads;
+	if (sa->ffn)
+		wl->ffn = (double)sa->ffn;
+	else if (!name || (sa->hidden && wl->arch == WL_GPT))
+		wl->ffn = 4 * wl->hidden;
+	if (sa->vocab)
+		wl->vocab = (double)sa->vocab;
+	if (fmod(wl->hidden, wl->heads) != 0)
+		die_usage("--heads: %.15g heads do not divide the hidden size %.15g", wl->heads,
+			  wl->hidden);
+	if (wl->kv_heads > wl->heads || fmod(wl->heads, wl->kv_heads) != 0)
+		die_usage("--kv-heads: %.15g key/value heads do not divide the %.15g heads",
+			  wl->kv_heads, wl->heads);
+	if (any && name) {
+		size_t n = strlen(wl->name);
+
+		if (n + 10 < sizeof(wl->name))
+			snprintf(wl->name + n, sizeof(wl->name) - n, " (shaped)");
+		wl->published = NAN;
+	}
 }
 
 void ctx_echo_workload(struct out *o, const struct workload *w)
@@ -65,12 +165,13 @@ int ctx_gpu(const struct ctx *ctx, const char *name, const char *fallback, struc
 		g->peak_flops = ctx->system.gpu.bf16_flops;
 		g->memory_B = ctx->system.gpu.memory_B;
 		g->from = "system";
+		kernel_gpu_init(&g->kernel, ctx->system.gpu.arch, g->peak_flops, ctx->system.gpu.sms,
+				ctx->system.gpu.hbm_Bps, ctx->system.gpu.gemm_eff);
 		return 1;
 	}
 	if (!name && !fallback)
 		return 0;
-	if (preset_load(&ctx->dirs, name ? name : fallback, &p, &eb) < 0)
-		die("--gpu: %s", eb.msg);
+	ctx_preset_kind(ctx, "--gpu", name ? name : fallback, "gpu", &p);
 	if (gpu_from_preset(&p, &s, &eb) < 0) {
 		preset_release(&p);
 		die("--gpu: %s", eb.msg);
@@ -80,6 +181,7 @@ int ctx_gpu(const struct ctx *ctx, const char *name, const char *fallback, struc
 	g->peak_flops = s.bf16_flops;
 	g->memory_B = s.memory_B;
 	g->from = name ? "option" : "default";
+	kernel_gpu_init(&g->kernel, s.arch, s.bf16_flops, s.sms, s.hbm_Bps, s.gemm_eff);
 	free(s.name);
 	free(s.description);
 	return 1;

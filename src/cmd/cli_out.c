@@ -172,6 +172,20 @@ static void echo_system(const struct ctx *ctx, struct out *o)
 	}
 	if (s->topo)
 		echo_topo(s, o);
+	else if (ctx->model.kind == COST_NCCL && !s->nvswitch && s->gpu.nvlink_links &&
+		 s->gpus_per_node > 1) {
+		/* NVLink without a switch and no file: say how the graph was assumed */
+		unsigned long peers = s->gpus_per_node - 1;
+		if (s->gpu.nvlink_links >= peers && s->gpus_per_node <= NCCL_MAX_LOCAL)
+			snprintf(line, sizeof(line), "assumed a full mesh of %lu links a pair (no "
+				 "topology file: --topo or the key topo gives the real one)",
+				 s->gpu.nvlink_links / peers);
+		else
+			snprintf(line, sizeof(line), "unknown: %u links for %lu peers, spread evenly "
+				 "(no topology file: --topo or the key topo gives which pairs have how many)",
+				 s->gpu.nvlink_links, peers);
+		out_input_str(o, "nvlink_graph", "NVLink graph", line);
+	}
 	out_input_str(o, "model", "model", cost_kind_name(ctx->model.kind));
 	if (ctx->model.kind == COST_NCCL) {
 		snprintf(line, sizeof(line), "%s%s", cpu_vendor_name(s->cpu),

@@ -55,8 +55,8 @@ void ctx_time_unit(const struct ctx *ctx, double tmin, double tmax, enum unit_ru
 		while (i + 1 < NTIME_UNITS && tmin >= time_units[i + 1].scale)
 			i++;
 	} else {
-		/* at most four digits before the point */
-		while (i + 1 < NTIME_UNITS && tmax / time_units[i].scale >= 1e4)
+		/* at most three digits before the point: 2.132 s, not 2131.6 ms */
+		while (i + 1 < NTIME_UNITS && tmax / time_units[i].scale >= 1e3)
 			i++;
 	}
 	/* seven digits before the point are too many to read: a larger unit */
@@ -177,6 +177,36 @@ void opt_cb_whole(const struct opt *o, const char *arg)
 	*(unsigned long *)o->value = (unsigned long)x;
 }
 
+/*
+ * A bare number that is almost surely missing its unit: a rate below
+ * 1 MB/s (a bare number is bytes per second: '--beta 200' is 200 B/s,
+ * slower than any link the tool models) or an --alpha of 10 ms or more
+ * (seconds: '--alpha 5' is 5 s a step, where links take microseconds).
+ * Said on stderr; the value stands and the exit status is unchanged.
+ */
+static void plausible(const char *opt, enum quantity q, const char *arg, double x)
+{
+	size_t n = strlen(arg);
+
+	if (n == 0 || strspn(arg, "0123456789.eE+-") != n || !strpbrk(arg, "0123456789"))
+		return;
+	if (q == Q_RATE && x > 0 && x < 1e6)
+		warning("%s: '%s' is %s B/s, a bare number being bytes per second; if you "
+			"meant %sGB/s or %sGb/s, write the unit", opt, arg, arg, arg, arg);
+	else if (q == Q_TIME && !strcmp(opt, "--alpha") && x >= 0.01)
+		warning("%s: '%s' is %s s a step, a bare number being seconds; if you "
+			"meant %sus, write the unit", opt, arg, arg, arg);
+}
+
+void opt_warn_bare(const char *opt, enum quantity q, const char *arg)
+{
+	struct errbuf eb;
+	double x;
+
+	if (arg && units_parse(q, arg, &x, &eb) == 0)
+		plausible(opt, q, arg, x);
+}
+
 double opt_quantity(const char *opt, enum quantity q, const char *arg)
 {
 	struct errbuf eb;
@@ -184,6 +214,7 @@ double opt_quantity(const char *opt, enum quantity q, const char *arg)
 
 	if (units_parse(q, arg, &x, &eb) < 0)
 		die_usage("%s: %s", opt, eb.msg);
+	plausible(opt, q, arg, x);
 	return x;
 }
 

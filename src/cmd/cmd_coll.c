@@ -41,12 +41,13 @@ static const char *const usage_lines[OP_COUNT][2] = {
 };
 
 static const char about[] =
-	"Time of one collective per rank count, message size and algorithm, with\n"
-	"algbw and busbw as nccl-tests defines them, the fastest algorithm, and the\n"
-	"message sizes where one algorithm overtakes another.  The size is nccl-tests'\n"
-	"size column for the collective.  On a system (--system) the table also says\n"
-	"how many nodes a run spans and which tier bounds its time (intra: the link\n"
-	"inside a node; inter: the node's NICs).  An all-reduce of NCCL's model also\n"
+	"Time of one collective per rank count, message size and algorithm, the\n"
+	"fastest algorithm, and the message sizes where one algorithm overtakes\n"
+	"another; CSV and JSON add algbw and busbw as nccl-tests defines them.  The\n"
+	"size is nccl-tests' size column for the collective.  On a system (--system)\n"
+	"the table also says how many nodes a run spans, the busbw of the fastest\n"
+	"time, and which tier bounds it (intra: the link inside a node; inter: the\n"
+	"node's NICs), each time in its own unit.  An all-reduce of NCCL's model also\n"
 	"gets its stated error: low and high, what a run should measure, from the\n"
 	"public nccl-tests logs the model is judged on (models/nccl.md).\n";
 
@@ -114,19 +115,36 @@ static int faster_width(const struct coll_run *r, const struct dlist *ranks)
 	return w;
 }
 
+/*
+ * A time column of the human table.  On one link all times share the
+ * unit of the smallest (the seed's table); on a system, whose sizes and
+ * node counts span microseconds to tens of milliseconds, each time reads
+ * in its own unit with four digits ("15.10 µs", "31.61 ms"), unless
+ * --time-unit fixes one.
+ */
+static void time_column(const struct coll_run *r, struct column *c, const struct time_unit *u)
+{
+	if (r->ctx->have_system && !r->ctx->time_unit) {
+		c->human = H_TIME;
+		c->prec = 4;
+		return;
+	}
+	column_time_unit(c, u);
+}
+
 /* The human table: one row per rank count and size, one column per algorithm. */
 static void write_wide(struct out *o, const struct coll_run *r, const struct dlist *ranks,
 		       const struct dlist *sizes, const struct time_unit *u)
 {
-	struct column cols[3 + ALGO_COUNT + 4];
-	struct cell cells[3 + ALGO_COUNT + 4];
+	struct column cols[3 + ALGO_COUNT + 5];
+	struct cell cells[3 + ALGO_COUNT + 5];
 	char title[96];
 	struct table t = { .name = r->name, .title = title, .cols = cols };
 	int sys = r->ctx->have_system;
 	/* the stated error of the one column NCCL's model fills (src/cmd/cli_errband.c) */
 	int band = r->nalgo == 1 && ctx_has_errband(r->ctx, r->op);
 	size_t i, j;
-	int k, nc = 0, first, lo = 0;
+	int k, nc = 0, first, lo = 0, bw = 0;
 
 	snprintf(title, sizeof(title), "%s time per rank count and message size", r->what);
 	cols[nc++] = (struct column){ .key = "ranks", .label = "ranks", .type = COL_INT,
@@ -141,16 +159,23 @@ static void write_wide(struct out *o, const struct coll_run *r, const struct dli
 		cols[nc++] = (struct column){ .key = algo_col(r->algos[k]),
 					      .label = algo_col(r->algos[k]), .type = COL_NUM,
 					      .width = 12, .flags = COL_ALL };
-		column_time_unit(&cols[nc - 1], u);
+		time_column(r, &cols[nc - 1], u);
 	}
 	if (band) {
 		lo = nc;
 		cols[nc++] = (struct column){ .key = "time_lo_s", .label = "low", .type = COL_NUM,
 					      .width = 12, .flags = COL_ALL };
-		column_time_unit(&cols[nc - 1], u);
+		time_column(r, &cols[nc - 1], u);
 		cols[nc++] = (struct column){ .key = "time_hi_s", .label = "high", .type = COL_NUM,
 					      .width = 12, .flags = COL_ALL };
-		column_time_unit(&cols[nc - 1], u);
+		time_column(r, &cols[nc - 1], u);
+	}
+	/* on a system, the busbw nccl-tests would print for the fastest time */
+	if (sys) {
+		bw = nc;
+		cols[nc++] = (struct column){ .key = "busbw_Bps", .label = "busbw", .type = COL_NUM,
+					      .human = H_RATE, .prec = 4, .width = 11,
+					      .flags = COL_ALL };
 	}
 	cols[nc++] = (struct column){ .key = "faster", .label = "faster", .type = COL_STR,
 				      .human = H_PLAIN, .width = faster_width(r, ranks),
@@ -195,6 +220,9 @@ static void write_wide(struct out *o, const struct coll_run *r, const struct dli
 				cells[lo] = (struct cell){ .x = tl };
 				cells[lo + 1] = (struct cell){ .x = th };
 			}
+			if (bw)
+				cells[bw] = (struct cell){ .x = n > 1 && best > 0 ? sizes->v[j] / best *
+							   busbw_factor(r->op, n) : NAN };
 			cells[nc - 1 - sys] = (struct cell){ .s =
 				n <= 1 ? "none (1 rank)" :
 				r->nalgo == 1 && r->algos[0] == ALGO_AUTO && cb.proto != PROTO_NONE ?

@@ -213,15 +213,18 @@ int cmd_fit(int argc, char **argv, struct ctx *ctx)
 		static const char *const opts[] = { "-o", "--plot", "--render", "--save" };
 
 		char *stem = preset_file_stem(save_path);
+		int other = stem && name && strcmp(name, stem);
 
 		outputs_distinct(paths, opts, 4);
-		if (stem && !name && preset_save_name(save_path, 0, &save_name, &eb) < 0)
+		if (stem && !name && preset_save_name(save_path, 0, &save_name, &eb) < 0) {
+			free(stem);
 			die_usage("--save: %s", eb.msg);
-		if (stem && name && strcmp(name, stem))
+		}
+		free(stem);
+		if (other)
 			die_usage("--name: '%s' is not the file name of '%s': a preset carries "
 				  "its file's name (leave --name out, or save as '%s.preset')",
 				  name, save_path, name);
-		free(stem);
 		if (!save_name)
 			save_name = name ? xstrdup(name) : fit_preset_name_of(save_path);
 		if (preset_save_check(save_path, &eb) < 0)
@@ -301,6 +304,10 @@ int cmd_fit(int argc, char **argv, struct ctx *ctx)
 		out_input_str(o, "machine", "machine", switches);
 		if (ctx->nccl_version)
 			out_input_str(o, "nccl_version", "NCCL version", ctx->nccl_version);
+		/* the launch of one thread driving several GPUs (the log's banner):
+		 * NCCL's times on the machine take it, its protocol switches not */
+		if (ctx->gpus_per_process)
+			out_input_str(o, "gpus_per_process", "GPUs per process", ctx->gpus_per_process);
 		out_input_str(o, "switches", "regimes", "none across a protocol switch of NCCL's "
 			      "model there");
 		if (line_from_machine > 0)

@@ -156,15 +156,7 @@ static void parse_args(int argc, char **argv, struct pipeline_args *a)
 struct pp_config pipeline_config(const struct pipeline_args *a, enum pp_schedule sched,
 				 unsigned long stages, unsigned long micro)
 {
-	struct pp_config c;
-
-	c.schedule = sched;
-	c.stages = stages;
-	c.microbatches = micro;
-	c.virt = sched == PP_INTERLEAVED ? a->virt : 1;
-	c.tf = a->tf;
-	c.tb = a->tb;
-	return c;
+	return pp_config_make(sched, stages, micro, a->virt, a->tf, a->tb);
 }
 
 struct pp_config pipeline_config_of(const struct pipeline_args *a, size_t i, size_t j, int k)

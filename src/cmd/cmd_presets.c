@@ -304,28 +304,29 @@ static int show_preset(const struct ctx *ctx, const struct preset *p)
 /* presets --save FILE: the system of the global options as a system preset. */
 static int save_system(const struct ctx *ctx, const char *path, int npos, const char *kind)
 {
-	const char *slash = strrchr(path, '/'), *stem = slash ? slash + 1 : path;
-	size_t len = strlen(stem);
-	char name[128], comment[1024];
+	char *name, comment[1024], *sys_path, *topo_path;
 	struct errbuf eb;
 
 	if (npos || kind)
 		die_usage("--save: writes the system of the global options; no NAME or --kind with it");
 	if (!ctx->have_system)
 		die_usage("--save: needs a system to write (--system NAME|FILE, --topo FILE)");
-	if (len < 8 || strcmp(stem + len - 7, ".preset"))
-		die_usage("--save: the file must end in .preset, got '%s'", path);
-	snprintf(name, sizeof name, "%.*s", (int)(len - 7 < sizeof name - 1 ? len - 7 : sizeof name - 1), stem);
-	if (!preset_name_valid(name))
-		die_usage("--save: '%s' is no preset name (lower-case letters, digits, '-', '_', '.')", name);
+	if (preset_save_name(path, 0, &name, &eb) < 0)
+		die_usage("--save: %s", eb.msg);
+	/* the file names as text that cannot break a comment line */
+	sys_path = preset_text_escape(ctx->system.path ? ctx->system.path : "");
+	topo_path = preset_text_escape(ctx->system.topo_path ? ctx->system.topo_path : "");
 	snprintf(comment, sizeof comment,
 		 "system preset written by 'commtime presets --save'%s%s%s%s\n"
 		 "every value resolved; the topology file gave what it holds\n",
-		 ctx->system.path ? " from " : "", ctx->system.path ? ctx->system.path : "",
-		 ctx->system.topo_path ? " and " : "", ctx->system.topo_path ? ctx->system.topo_path : "");
+		 ctx->system.path ? " from " : "", sys_path,
+		 ctx->system.topo_path ? " and " : "", topo_path);
+	free(sys_path);
+	free(topo_path);
 	if (system_preset_write(path, name, &ctx->system, comment, &eb) < 0)
 		die("%s", eb.msg);
 	printf("wrote system preset %s to %s\n", name, path);
+	free(name);
 	return EXIT_OK;
 }
 

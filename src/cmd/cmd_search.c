@@ -8,8 +8,8 @@
 #include <string.h>
 
 #include "cli.h"
-#include "search.h"
 #include "trace_cmd.h"
+#include "search.h"
 #include "step_fig.h"
 #include "workload.h"
 
@@ -22,15 +22,20 @@ static const char *const usage_lines[] = {
 static const struct opts_usage usage = {
 	.cmd = "search",
 	.lines = usage_lines,
-	.about = "Every tp x pp x dp x cp (x ep) factorisation of each GPU count, with ZeRO\n"
-		 "stage, micro-batch, pipeline schedule and recomputation, that fits in GPU\n"
-		 "memory, ordered by step time; the table shows the best few, CSV and JSON\n"
-		 "every one (models/search.md).\n",
+	.about = "Every tp x pp x dp x cp (x ep) factorisation of each GPU count (tp within a\n"
+		 "node, with sequence parallelism; cp as ring attention and as the all-gather\n"
+		 "of K and V), with ZeRO stage, micro-batch, pipeline schedule (interleaved,\n"
+		 "v up to 8) and recomputation, that the step model accepts and that fits\n"
+		 "in GPU memory, fastest first, priced; what is refused is counted by\n"
+		 "reason.  Below the table: where the --where configuration ranks, and why\n"
+		 "the best wins, term by term, against the runner-up.  The table shows the\n"
+		 "best few, CSV and JSON every one; exit 1 when none fits\n"
+		 "(models/search.md).\n",
 };
 
 /* The eleven columns of the contract, then the extras. */
 enum { C_TP, C_PP, C_DP, C_CP, C_EP, C_ZERO, C_MB, C_MEM, C_STEP, C_TOK, C_COST, C_COST_H, C_GPUS,
-       C_SCHED, C_VIRT, C_RC, C_MFU, C_PARETO, C_RUN_S, C_RUN_COST, C_NCOLS };
+       C_SCHED, C_VIRT, C_RC, C_MFU, C_PARETO, C_RUN_S, C_RUN_COST, C_CP_FORM, C_NCOLS };
 static const struct column columns[C_NCOLS] = {
 	[C_TP]       = { .key = "tp", .label = "tp", .type = COL_INT, .width = 2 },
 	[C_PP]       = { .key = "pp", .label = "pp", .type = COL_INT, .width = 2 },
@@ -60,6 +65,7 @@ static const struct column columns[C_NCOLS] = {
 		  .scale = 86400, .suffix = "days", .prec = 1, .width = 9 },
 	[C_RUN_COST] = { .key = "run_cost", .label = "run cost", .type = COL_NUM, .human = H_FIXED,
 		  .scale = 1, .width = 10 },
+	[C_CP_FORM]  = { .key = "cp_form", .label = "cp form", .type = COL_STR, .width = 9 },
 };
 
 
@@ -94,19 +100,20 @@ static void S_fill(struct cell *row, const struct search_cand *k)
 	row[C_PARETO].s = k->pareto ? "yes" : "";
 	row[C_RUN_S].x = k->run_s;
 	row[C_RUN_COST].x = k->run_cost;
+	row[C_CP_FORM].s = k->c.cp > 1 ? step_cp_form_name(k->c.cp_form) : "";
 }
 
-/* Why candidates were refused by the step model; secondary. */
+/* Why candidates were refused (the step model's rules, the search's chunk rule); secondary. */
 enum { R_COUNT, R_REASON, R_NCOLS };
 static const struct column rcols[R_NCOLS] = {
 	[R_COUNT]  = { .key = "count", .label = "count", .type = COL_INT, .width = 7 },
-	[R_REASON] = { .key = "reason", .label = "refused by the step model, e.g.", .type = COL_STR,
+	[R_REASON] = { .key = "reason", .label = "refused, e.g.", .type = COL_STR,
 		  .width = 1 },
 };
 
 /* The step of the best, the runner-up and the named configuration, term by term; secondary. */
 enum { W_WHICH, W_RANK, W_TP, W_PP, W_DP, W_CP, W_EP, W_COMPUTE, W_BUBBLE, W_XTP, W_XCP, W_XEP,
-       W_XPP, W_XDP, W_OTHER, W_STEP, W_GAP, W_MEM, W_NCOLS };
+       W_XPP, W_XDP, W_OPTIM, W_OTHER, W_STEP, W_GAP, W_MEM, W_NCOLS };
 #define W_TIME(k, l) { .key = k, .label = l, .type = COL_NUM, .human = H_TIME, .prec = 4, .width = 9 }
 static const struct column wcols[W_NCOLS] = {
 	[W_WHICH]   = { .key = "which", .label = "", .type = COL_STR, .width = 9 },
@@ -123,6 +130,7 @@ static const struct column wcols[W_NCOLS] = {
 	[W_XEP]     = W_TIME("exposed_ep_s", "ep"),
 	[W_XPP]     = W_TIME("exposed_pp_s", "pp"),
 	[W_XDP]     = W_TIME("exposed_dp_s", "dp"),
+	[W_OPTIM]   = W_TIME("optimizer_s", "update"),
 	[W_OTHER]   = W_TIME("other_s", "other"),
 	[W_STEP]    = W_TIME("step_s", "step"),
 	[W_GAP]     = { .key = "behind", .label = "behind", .type = COL_NUM, .human = H_PERCENT,
@@ -166,7 +174,7 @@ static int S_entry_of(struct S_entry *e, const char *which, const struct search_
 	e->which = which;
 	e->rank = i + 1;
 	e->k = &r->cand[i];
-	if (step_run(sp->w, &e->k->c, cs, ctx_step_coll, ctx, &s, &eb) < 0)
+	if (step_run(sp->w, &e->k->c, cs, &ctx->model, STEP_BAND_NONE, &s, &eb) < 0)
 		return 0;
 	search_terms_of(&s, &e->t);
 	e->ok = 1;
@@ -180,9 +188,10 @@ static char *S_config_text(char *buf, size_t len, const struct search_cand *k)
 
 	if (k->c.schedule == PP_INTERLEAVED)
 		snprintf(v, sizeof(v), " v %lu", k->c.virt);
-	snprintf(buf, len, "tp %lu pp %lu dp %lu cp %lu ep %lu on %.15g GPUs, ZeRO %d, micro-batch "
-		 "%.15g, %s%s, recompute %s", k->c.tp, k->c.pp, k->c.dp, k->c.cp, k->c.ep, k->gpus,
-		 k->c.zero, k->c.micro_batch, pp_schedule_name(k->c.schedule), v,
+	snprintf(buf, len, "tp %lu pp %lu dp %lu cp %lu%s%s ep %lu on %.15g GPUs, ZeRO %d, "
+		 "micro-batch %.15g, %s%s, recompute %s", k->c.tp, k->c.pp, k->c.dp, k->c.cp,
+		 k->c.cp > 1 ? " as " : "", k->c.cp > 1 ? step_cp_form_name(k->c.cp_form) : "",
+		 k->c.ep, k->gpus, k->c.zero, k->c.micro_batch, pp_schedule_name(k->c.schedule), v,
 		 recompute_name(k->c.recompute));
 	return buf;
 }
@@ -214,29 +223,31 @@ static void S_terms_list(char *buf, size_t len, const char *const *names, const 
 static void S_versus(struct out *o, const struct S_entry *best, const struct S_entry *x)
 {
 	static const char *const names[] = { "compute", "bubble", "exposed tp", "exposed cp",
-		"exposed ep", "exposed pp", "exposed dp", "other" };
-	double d[8], floor_s = 0.005 * best->t.step_s;
+		"exposed ep", "exposed pp", "exposed dp", "optimizer update", "other" };
+	enum { NT = 9 };
+	double d[NT], floor_s = 0.005 * best->t.step_s;
 	char gains[300], losses[300], a[32];
-	int i, j, idx[8];
+	int i, j, idx[NT];
 
-	for (i = 0; i < 8; i++) {
+	for (i = 0; i < NT; i++) {
 		double bv = i == 0 ? best->t.compute_s : i == 1 ? best->t.bubble_s :
-			    i == 7 ? best->t.other_s : best->t.exposed_s[i - 2];
+			    i == 7 ? best->t.optim_s : i == 8 ? best->t.other_s :
+			    best->t.exposed_s[i - 2];
 		double xv = i == 0 ? x->t.compute_s : i == 1 ? x->t.bubble_s :
-			    i == 7 ? x->t.other_s : x->t.exposed_s[i - 2];
+			    i == 7 ? x->t.optim_s : i == 8 ? x->t.other_s : x->t.exposed_s[i - 2];
 
 		d[i] = xv - bv;   /* > 0: the best spends less */
 		idx[i] = i;
 	}
-	for (i = 1; i < 8; i++)
+	for (i = 1; i < NT; i++)
 		for (j = i; j > 0 && fabs(d[idx[j]]) > fabs(d[idx[j - 1]]); j--) {
 			int t = idx[j];
 
 			idx[j] = idx[j - 1];
 			idx[j - 1] = t;
 		}
-	S_terms_list(gains, sizeof(gains), names, d, idx, 8, floor_s, 1);
-	S_terms_list(losses, sizeof(losses), names, d, idx, 8, floor_s, 0);
+	S_terms_list(gains, sizeof(gains), names, d, idx, NT, floor_s, 1);
+	S_terms_list(losses, sizeof(losses), names, d, idx, NT, floor_s, 0);
 	units_fmt_time(a, sizeof(a), x->t.step_s - best->t.step_s, 4);
 	if (!*gains && !*losses)
 		out_text(o, "  against the %s (rank %zu): %s behind, no term apart by 0.5 %% of the "
@@ -268,6 +279,7 @@ static void S_entry_row(struct out *o, const struct S_entry *e, double best_s)
 	row[W_XEP].x = e->t.exposed_s[DIM_EP];
 	row[W_XPP].x = e->t.exposed_s[DIM_PP];
 	row[W_XDP].x = e->t.exposed_s[DIM_DP];
+	row[W_OPTIM].x = e->t.optim_s;
 	row[W_OTHER].x = e->t.other_s;
 	row[W_STEP].x = e->t.step_s;
 	row[W_GAP].x = e->t.step_s / best_s - 1;
@@ -330,7 +342,7 @@ static size_t S_named(struct out *o, const struct search_space *sp, const struct
 			 r->named.refused ? " Refused besides: " : "",
 			 r->named.refused ? r->named.refused_why : "");
 	} else
-		out_text(o, "Named (%s): the step model refuses all %zu of its forms, e.g.: %s.",
+		out_text(o, "Named (%s): all %zu of its forms are refused, e.g.: %s.",
 			 what, r->named.tried, r->named.refused_why);
 	return r->n;
 }
@@ -371,7 +383,7 @@ static void S_why(struct out *o, const struct search_space *sp, const struct sea
 		S_versus(o, &e[0], &e[i]);
 
 	/* The best's ledger rows by exposed time per step, largest first. */
-	if (step_run(sp->w, &e[0].k->c, cs, ctx_step_coll, ctx, &s, &eb) < 0)
+	if (step_run(sp->w, &e[0].k->c, cs, &ctx->model, STEP_BAND_NONE, &s, &eb) < 0)
 		return;
 	for (i = 0; i < s.nrows; i++)
 		order[i] = i;
@@ -493,6 +505,9 @@ static void S_figure(const struct ctx *ctx, const struct workload *w, const stru
 			plot_add_label(pn, S_xcost(&r->cand[0], priced), r->cand[0].step_s, name, 1);
 		}
 		fig_whole_decades(pn);
+		/* Room below the fastest for its label. */
+		if (r->n && !(pn->ymin < 0.6 * r->cand[0].step_s))
+			pn->ymin = 0.6 * r->cand[0].step_s;
 	}
 
 	pn = plot_add_panel(&f, "step time against memory per GPU", "memory per GPU (GB)",
@@ -518,6 +533,8 @@ static void S_figure(const struct ctx *ctx, const struct workload *w, const stru
 		plot_add_label(pn, r->cand[0].memory_B / 1e9, r->cand[0].step_s, name, 2);
 	}
 	fig_whole_decades(pn);
+	if (r->n && !(pn->ymin < 0.6 * r->cand[0].step_s))
+		pn->ymin = 0.6 * r->cand[0].step_s;
 
 	/* The step of the best, the runner-up and the named one, in terms. */
 	if (r->n) {
@@ -541,7 +558,7 @@ static void S_figure(const struct ctx *ctx, const struct workload *w, const stru
 			struct step_result st;
 			struct errbuf eb;
 
-			if (step_run(sp->w, &r->cand[idx[j]].c, cs, ctx_step_coll, cctx, &st, &eb) < 0)
+			if (step_run(sp->w, &r->cand[idx[j]].c, cs, &cctx->model, STEP_BAND_NONE, &st, &eb) < 0)
 				break;
 			search_terms_of(&st, &bars[j].t);
 			snprintf(labels[j], sizeof(labels[j]), "%s, rank %zu: %s", wh[j], idx[j] + 1,
@@ -573,7 +590,7 @@ int cmd_search(int argc, char **argv, struct ctx *ctx)
 {
 	struct search_space sp;
 	struct search_where where;
-	struct step_compute cs = { 0, STEP_MFU, 0 };
+	struct step_compute cs = { 0, STEP_MFU, 0, NULL };
 	int from_trace;
 	struct search_result r = { 0 };
 	struct workload w;
@@ -585,6 +602,7 @@ int cmd_search(int argc, char **argv, struct ctx *ctx)
 	struct out *o;
 	const char *workload_arg = NULL, *gpu_arg = NULL;
 	struct ctx_gpu gpu;
+	struct shape_args shape = { 0 };
 	double seq = 0, gb = 0, price = 0, tokens = 0, gpu_memory = 0, grad_bytes = STEP_GRAD_BYTES;
 	unsigned long max_cp = 8, max_mb = 16, max_virt = 8, top = 10, seq_n = 0, gb_n = 0;
 	size_t i, shown, named = 0, refused;
@@ -594,6 +612,7 @@ int cmd_search(int argc, char **argv, struct ctx *ctx)
 		{ .type = OPT_STRING, .long_name = "workload", .argh = "NAME", .value = &workload_arg,
 		  .complete = "presets:workload",
 		  .help = "model shape from a workload preset (llama3-70b, ...)" },
+		OPTS_SHAPE(&shape),
 		OPT_RANKS_("gpus", &gpus, "GPU counts (64, 64,128,256, 64:1024:x2; default with\n"
 			   "--where: its tp x pp x dp x cp)"),
 		OPT_CALLBACK_("global-batch", "N", &gb_n, opt_cb_whole, "sequences per step"),
@@ -608,7 +627,8 @@ int cmd_search(int argc, char **argv, struct ctx *ctx)
 		OPT_POSITIVE_("peak", "RATE", Q_NUMBER, &cs.peak_flops,
 			      "dense bf16 peak of one GPU in FLOP/s (989e12)"),
 		OPT_POSITIVE_("mfu", "F", Q_NUMBER, &cs.mfu,
-			      "share of the peak the math reaches (default 0.5)"),
+			      "every FLOP at this flat share of the peak, in place of\n"
+			      "the kernel model (as before it; not the all-in MFU printed)"),
 		OPT_POSITIVE_("gpu-memory", "SIZE", Q_SIZE, &gpu_memory, "memory of one GPU (80GB)"),
 		OPT_POSITIVE_("price", "X", Q_NUMBER, &price,
 			      "price of one GPU-hour: cost per hour (all GPUs) and per Mtoken"),
@@ -625,7 +645,7 @@ int cmd_search(int argc, char **argv, struct ctx *ctx)
 		  .cb = cb_where,
 		  .help = "a configuration to place: its rank and gap to the best\n"
 			  "(tp=8,pp=16,dp=64; keys gpus tp pp dp cp ep zero mb v\n"
-			  "schedule recompute)" },
+			  "schedule recompute cp_form)" },
 		OPT_CALLBACK_("top", "N", &top, opt_cb_whole, "rows of the table (default 10; CSV and JSON: all)"),
 		OPT_END_()
 	};
@@ -638,7 +658,7 @@ int cmd_search(int argc, char **argv, struct ctx *ctx)
 		price = NAN;
 	if (cs.mfu > 1)
 		die_usage("--mfu: must be at most 1, got %g", cs.mfu);
-	if (!workload_arg)
+	if (!workload_arg && !shape.layers)
 		die_usage("search: give the model with --workload NAME");
 	if (!gpus.n && opts_given(options, "where") && where.tp && where.pp && where.dp) {
 		double n = (double)where.tp * (double)where.pp * (double)where.dp *
@@ -670,10 +690,15 @@ int cmd_search(int argc, char **argv, struct ctx *ctx)
 		cs.peak_flops = gpu.peak_flops;
 	if (!opts_given(options, "gpu-memory"))
 		gpu_memory = gpu.memory_B;
+	/* Compute by kernel, as step does, unless a flat --mfu is given. */
+	gpu.kernel.peak = cs.peak_flops;
+	if (!opts_given(options, "mfu"))
+		cs.kgpu = &gpu.kernel;
 	if (isnan(price) && ctx->have_system)
 		price = ctx->system.price_per_gpu_hour;
-	ctx_workload(ctx, workload_arg, &w);
-	from_trace = !opts_given(options, "mfu") && trace_calib_mfu(ctx, &cs, 0);   /* fit --trace */
+	ctx_workload_shape(ctx, workload_arg, &shape, &w);
+	if (!workload_arg && !seq)
+		die_usage("search: a shape without a workload preset needs --seq");
 
 	search_space_init(&sp, &w);
 	if (seq)
@@ -694,34 +719,48 @@ int cmd_search(int argc, char **argv, struct ctx *ctx)
 			if (system_check_ranks(&ctx->system, (unsigned long)gpus.v[i], &eb) < 0)
 				die("search: %s", eb.msg);
 	}
-	if (search_run(&sp, gpus.v, gpus.n, &cs, ctx_step_coll, ctx, &r, &eb) < 0)
+	/* A system saved by fit --trace: the compute and collectives it measured. */
+	from_trace = !opts_given(options, "mfu") && trace_calib_mfu(ctx, &cs, 0);
+	if (from_trace)
+		cs.kgpu = NULL;
+	trace_calib_push(ctx);
+	if (search_run(&sp, gpus.v, gpus.n, &cs, &ctx->model, &r, &eb) < 0)
 		die("search: %s", eb.msg);
+	trace_calib_pop(ctx);
 
 	o = ctx_out_open(ctx);
 	ctx_echo_link(ctx, o);
 	ctx_echo_workload(o, &w);
 	snprintf(note, sizeof(note), "%.15g sequences of %.15g tokens", gb, sp.seq);
 	out_input_str(o, "batch", "global batch", note);
-	snprintf(note, sizeof(note), "%s (%s%s): %.4g TFLOP/s dense bf16 x MFU %g, %.4g GB",
-		 gpu.name, !strcmp(gpu.from, "default") ? "default; set with --gpu" :
-		 !strcmp(gpu.from, "system") ? "the system's" : "--gpu",
-		 opts_given(options, "peak") || opts_given(options, "gpu-memory") ?
-		 ", overridden" : "", cs.peak_flops / 1e12, cs.mfu, gpu_memory / 1e9);
+	if (cs.kgpu)
+		snprintf(note, sizeof(note), "%s (%s%s): %.4g TFLOP/s dense bf16, compute by kernel, "
+			 "%.4g GB", gpu.name, !strcmp(gpu.from, "default") ? "default; set with --gpu" :
+			 !strcmp(gpu.from, "system") ? "the system's" : "--gpu",
+			 opts_given(options, "peak") || opts_given(options, "gpu-memory") ?
+			 ", overridden" : "", cs.peak_flops / 1e12, gpu_memory / 1e9);
+	else
+		snprintf(note, sizeof(note), "%s (%s%s): %.4g TFLOP/s dense bf16 x MFU %g, %.4g GB",
+			 gpu.name, !strcmp(gpu.from, "default") ? "default; set with --gpu" :
+			 !strcmp(gpu.from, "system") ? "the system's" : "--gpu",
+			 opts_given(options, "peak") || opts_given(options, "gpu-memory") ?
+			 ", overridden" : "", cs.peak_flops / 1e12, cs.mfu, gpu_memory / 1e9);
 	out_input_str(o, "gpu", "GPU", note);
 	if (ctx_trace_calib(ctx))
-		out_text(o, "started from a trace (%s, fit --trace): %scollectives x the measured/"
+		out_text(o, "started from a trace (%s; fit --trace): %scollectives x the measured/"
 			 "predicted time of their cell", ctx_trace_calib(ctx)->from,
-			 from_trace ? "the kernel efficiency it measured as MFU, " : "");
+			 from_trace ? "compute at the kernel efficiency it measured, " : "");
 	if (!isnan(price))
 		out_input(o, "price", "price per GPU-hour", price, H_PLAIN, 6, NULL);
 	refused = r.tried - r.valid;
-	snprintf(note, sizeof(note), "%zu configurations, %zu the step model refuses, %zu fit in "
+	snprintf(note, sizeof(note), "%zu configurations, %zu refused, %zu fit in "
 		 "%.4g GB", r.tried, refused, r.n, gpu_memory / 1e9);
 	out_input_str(o, "searched", "searched", note);
 
 	if (r.nreasons) {
-		struct cell rrow[R_NCOLS];
+		struct cell rrow[R_NCOLS] = { { 0 } };   /* .s NULL: a number */
 
+		memset(rrow, 0, sizeof(rrow));
 		out_table_begin(o, &rt);
 		for (i = 0; i < r.nreasons; i++) {
 			rrow[R_COUNT].x = (double)r.reason[i].count;
@@ -757,8 +796,8 @@ int cmd_search(int argc, char **argv, struct ctx *ctx)
 		S_figure(ctx, &w, &r, &gpus, price, gpu_memory, named, &sp, &cs, ctx);
 	ctx_out_close(ctx, o);
 	if (!r.n)
-		die("search: no configuration of %s fits in %.4g GB per GPU (%zu tried, %zu the step "
-		    "model refuses)", w.name, gpu_memory / 1e9, r.tried, refused);
+		die("search: no configuration of %s fits in %.4g GB per GPU (%zu tried, %zu refused)",
+		    w.name, gpu_memory / 1e9, r.tried, refused);
 	search_release(&r);
 	dlist_release(&gpus);
 	return EXIT_OK;

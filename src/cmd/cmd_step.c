@@ -27,7 +27,7 @@ static const struct opts_usage usage = {
 
 /* The ledger: the eight columns of the contract, then the extras. */
 enum { C_DIM, C_PHASE, C_OP, C_COUNT_, C_BYTES, C_TIER, C_TIME, C_EXPOSED, C_RANKS,
-       C_PER_NODE, C_ONE, C_NCOLS };
+       C_PER_NODE, C_ONE, C_HIDDEN, C_NCOLS };
 static const struct column columns[C_NCOLS] = {
 	[C_DIM]      = { .key = "dim", .label = "dim", .type = COL_STR, .width = 3 },
 	[C_PHASE]    = { .key = "phase", .label = "phase", .type = COL_STR, .width = 9 },
@@ -44,6 +44,8 @@ static const struct column columns[C_NCOLS] = {
 		  .flags = COL_DATA_ONLY },
 	[C_ONE]      = { .key = "one_s", .label = "each", .type = COL_NUM, .human = H_TIME, .prec = 4,
 		  .width = 10 },
+	[C_HIDDEN]   = { .key = "hidden_s", .label = "hidden", .type = COL_NUM, .human = H_TIME,
+		  .prec = 4, .width = 10 },
 };
 
 /* The first and last stages' own rows; secondary. */
@@ -61,8 +63,8 @@ static const struct column ecols[E_NCOLS] = {
 };
 
 /* The step, one row; secondary (not in CSV). */
-enum { T_COMPUTE, T_EXPOSED, T_BUBBLE, T_DP, T_STEP, T_TOKENS, T_MFU, T_STEP_LO, T_STEP_HI,
-       T_NCOLS };
+enum { T_COMPUTE, T_EXPOSED, T_BUBBLE, T_DP, T_OPTIM, T_STEP, T_TOKENS, T_MFU, T_KEFF,
+       T_STEP_LO, T_STEP_HI, T_NCOLS };
 static const struct column tcols[T_NCOLS] = {
 	[T_COMPUTE] = { .key = "compute_s", .label = "compute", .type = COL_NUM, .human = H_TIME,
 		  .prec = 4, .width = 10 },
@@ -72,12 +74,16 @@ static const struct column tcols[T_NCOLS] = {
 		  .prec = 4, .width = 10 },
 	[T_DP]      = { .key = "dp_s", .label = "dp", .type = COL_NUM, .human = H_TIME, .prec = 4,
 		  .width = 10 },
+	[T_OPTIM]   = { .key = "optimizer_s", .label = "update", .type = COL_NUM, .human = H_TIME,
+		  .prec = 4, .width = 10 },
 	[T_STEP]    = { .key = "step_s", .label = "step", .type = COL_NUM, .human = H_TIME, .prec = 4,
 		  .width = 10 },
 	[T_TOKENS]  = { .key = "tokens_per_s", .label = "tokens/s", .type = COL_NUM, .human = H_FIXED,
 		  .scale = 1, .width = 10 },
 	[T_MFU]     = { .key = "mfu", .label = "MFU", .type = COL_NUM, .human = H_PERCENT, .prec = 1,
 		  .width = 6 },
+	[T_KEFF]    = { .key = "kernel_efficiency", .label = "kernel eff", .type = COL_NUM,
+		  .human = H_PERCENT, .prec = 1, .width = 10 },
 	/* with a stated error for every collective (errband.h) */
 	[T_STEP_LO] = { .key = "step_lo_s", .label = "step low", .type = COL_NUM, .human = H_TIME,
 		  .prec = 4, .width = 10 },
@@ -85,17 +91,24 @@ static const struct column tcols[T_NCOLS] = {
 		  .prec = 4, .width = 10 },
 };
 
-/* Memory per GPU of the most loaded stage, one row; secondary. */
-enum { M_WEIGHTS, M_GRADS, M_OPTIM, M_ACT, M_TOTAL, M_CAP, M_FITS, M_NCOLS };
+/*
+ * Memory per GPU of the most loaded stage, one row; secondary.  Every
+ * column in decimal GB, as the GPU's memory is sold: a size that happens
+ * to be a whole number of GiB would otherwise read "77.5 GiB" beside
+ * "126.4 GB".
+ */
+#define MEM_GB .human = H_FIXED, .scale = 1e9, .suffix = "GB", .prec = 2
+enum { M_WEIGHTS, M_GRADS, M_OPTIM, M_ACT, M_RESERVE, M_TOTAL, M_CAP, M_FITS, M_NCOLS };
 static const struct column mcols[M_NCOLS] = {
-	[M_WEIGHTS] = { .key = "weights_B", .label = "weights", .type = COL_NUM, .human = H_SIZE, .width = 10 },
-	[M_GRADS]   = { .key = "grads_B", .label = "grads", .type = COL_NUM, .human = H_SIZE, .width = 10 },
-	[M_OPTIM]   = { .key = "optimizer_B", .label = "optimizer", .type = COL_NUM, .human = H_SIZE,
+	[M_WEIGHTS] = { .key = "weights_B", .label = "weights", .type = COL_NUM, MEM_GB, .width = 10 },
+	[M_GRADS]   = { .key = "grads_B", .label = "grads", .type = COL_NUM, MEM_GB, .width = 10 },
+	[M_OPTIM]   = { .key = "optimizer_B", .label = "optimizer", .type = COL_NUM, MEM_GB,
 		  .width = 10 },
-	[M_ACT]     = { .key = "activations_B", .label = "activations", .type = COL_NUM, .human = H_SIZE,
+	[M_ACT]     = { .key = "activations_B", .label = "activations", .type = COL_NUM, MEM_GB,
 		  .width = 11 },
-	[M_TOTAL]   = { .key = "memory_B", .label = "total", .type = COL_NUM, .human = H_SIZE, .width = 10 },
-	[M_CAP]     = { .key = "gpu_memory_B", .label = "GPU", .type = COL_NUM, .human = H_SIZE, .width = 10 },
+	[M_RESERVE] = { .key = "reserve_B", .label = "reserve", .type = COL_NUM, MEM_GB, .width = 10 },
+	[M_TOTAL]   = { .key = "memory_B", .label = "total", .type = COL_NUM, MEM_GB, .width = 10 },
+	[M_CAP]     = { .key = "gpu_memory_B", .label = "GPU", .type = COL_NUM, MEM_GB, .width = 10 },
 	[M_FITS]    = { .key = "fits", .label = "fits", .type = COL_STR, .width = 4 },
 };
 
@@ -125,6 +138,30 @@ static void cb_schedule(const struct opt *o, const char *arg)
 		die_usage("--schedule: %s", eb.msg);
 }
 
+static void cb_framework(const struct opt *o, const char *arg)
+{
+	struct errbuf eb;
+
+	if (step_framework_lookup(arg, o->value, &eb) < 0)
+		die_usage("--framework: %s", eb.msg);
+}
+
+static void cb_attention(const struct opt *o, const char *arg)
+{
+	struct errbuf eb;
+
+	if (attention_lookup(arg, o->value, &eb) < 0)
+		die_usage("--attention: %s", eb.msg);
+}
+
+static void cb_cp_form(const struct opt *o, const char *arg)
+{
+	struct errbuf eb;
+
+	if (step_cp_form_lookup(arg, o->value, &eb) < 0)
+		die_usage("--cp-form: %s", eb.msg);
+}
+
 static void S_explain(struct out *o, const struct workload *w, const struct step_config *c,
 		      const struct step_result *r)
 {
@@ -132,6 +169,28 @@ static void S_explain(struct out *o, const struct workload *w, const struct step
 
 	out_text(o, "Ranks are placed as Megatron-LM places them: tp fastest, then cp, ep, dp, pp,");
 	out_text(o, "so a tensor-parallel group stays inside one node when it fits.");
+	if (r->kernels) {
+		const struct kernel_layer *k = &r->layer;
+		char a[32], b[32], d[32], e[32], f[32], g[32], u[32];
+
+		units_fmt_time(a, sizeof(a), k->gemm_fwd_s, 4);
+		units_fmt_time(b, sizeof(b), k->gemm_bwd_s, 4);
+		units_fmt_time(d, sizeof(d), k->attn_fwd_s, 4);
+		units_fmt_time(e, sizeof(e), k->attn_bwd_s, 4);
+		units_fmt_time(f, sizeof(f), k->mem_fwd_s, 4);
+		units_fmt_time(g, sizeof(g), k->mem_bwd_s, 4);
+		out_text(o, "One layer, one micro-batch, by kernel (models/step.md, \"Compute by kernel\"):");
+		out_text(o, "  GEMMs %s forward, %s backward; attention (%s) %s forward, %s backward;",
+			 a, b, r->fused ? "fused" : "unfused", d, e);
+		out_text(o, "  norms, activations, residuals %s forward, %s backward", f, g);
+		units_fmt_time(a, sizeof(a), r->output_s, 4);
+		units_fmt_time(u, sizeof(u), r->optim_s, 4);
+		out_text(o, "  the last stage's output layer and loss %s; the optimizer's update %s", a, u);
+		out_text(o, "  kernel efficiency %.1f %% of the peak: the FLOPs run / (compute x GPUs x peak);",
+			 100 * r->kernel_eff);
+		out_text(o, "  MFU %.1f %%: the model's FLOPs / (step x GPUs x peak), everything counted",
+			 100 * r->mfu);
+	}
 	out_text(o, "On one stage of %.15g layers, per micro-batch (dp: per step):", r->layers);
 	for (i = 0; i < r->nrows; i++) {
 		const struct step_row *row = &r->rows[i];
@@ -143,10 +202,13 @@ static void S_explain(struct out *o, const struct workload *w, const struct step
 		out_text(o, "  %s %s: %.15g x %s of %s on %lu ranks (%lu per node, %s) = %s",
 			 step_dim_name(row->dim), step_phase_name(row->phase), row->count,
 			 coll_op_name(row->op), sz, row->ranks, row->per_node, row->tier, tot);
-		(void)one;
+		if (row->overlap) {
+			units_fmt_time(one, sizeof(one), row->hidden_s, 4);
+			out_text(o, "    %s hidden behind %s", one, row->overlap);
+		}
 	}
-	out_text(o, "Overlap: tp, ep and pp collectives and the dp collectives are exposed;");
-	out_text(o, "each cp ring step hides behind the attention of one block.");
+	out_text(o, "Overlap (%s): a row hides only what its line above says; the rest is exposed.",
+		 step_framework_name(c->framework));
 	if (!isnan(r->step_s)) {
 		char a[32], b[32], d[32], s[32];
 
@@ -154,9 +216,12 @@ static void S_explain(struct out *o, const struct workload *w, const struct step
 		units_fmt_time(b, sizeof(b), r->mb_exposed_s, 4);
 		units_fmt_time(d, sizeof(d), r->dp_exposed_s, 4);
 		units_fmt_time(s, sizeof(s), r->step_s, 4);
-		out_text(o, "step = (m + (p-1)/v) x (compute + exposed comm per micro-batch) + dp");
-		out_text(o, "     = (%.15g + %.15g) x (%s + %s) + %s = %s", r->microbatches,
-			 (double)(c->pp - 1) / (double)(c->pp > 1 ? c->virt : 1), a, b, d, s);
+		char u[32];
+
+		units_fmt_time(u, sizeof(u), r->optim_s, 4);
+		out_text(o, "step = (m + (p-1)/v) x (compute + exposed comm per micro-batch) + dp + update");
+		out_text(o, "     = (%.15g + %.15g) x (%s + %s) + %s + %s = %s", r->microbatches,
+			 (double)(c->pp - 1) / (double)(c->pp > 1 ? c->virt : 1), a, b, d, u, s);
 	}
 	(void)w;
 }
@@ -164,18 +229,21 @@ static void S_explain(struct out *o, const struct workload *w, const struct step
 int cmd_step(int argc, char **argv, struct ctx *ctx)
 {
 	struct step_config c;
-	struct step_compute cs = { 0, STEP_MFU, 0 };
+	struct step_compute cs = { 0, STEP_MFU, 0, NULL };
 	struct step_result r;
 	struct workload w;
 	struct errbuf eb;
 	struct table lt = { "ledger", "one middle stage: tp, cp, ep, pp per micro-batch, dp per step",
 			    columns, C_NCOLS, 0 };
 	struct table tt = { "step", "step:", tcols, T_NCOLS, 1 };
-	struct table mt = { "memory", "memory per GPU, first stage:", mcols, M_NCOLS, 1 };
+	struct table mt = { "memory", NULL, mcols, M_NCOLS, 1 };
+	char mtitle[96];
 	struct cell row[C_NCOLS], trow[T_NCOLS], mrow[M_NCOLS];
-	struct step_band band[2] = { { 0 }, { 0 } };
 	double step_band_s[2] = { NAN, NAN };
-	int banded = 0;
+	int banded = 0, missing = 0;
+	unsigned cells = 0;
+	struct shape_args shape = { 0 };
+	double kernel_eff = 0, layers_first = 0, layers_last = 0;
 	struct out *o;
 	const char *workload_arg = NULL, *gpu_arg = NULL;
 	struct ctx_gpu gpu;
@@ -183,12 +251,13 @@ int cmd_step(int argc, char **argv, struct ctx *ctx)
 	double gpu_memory = 0;
 	unsigned long mb = 1, gb = 0, seq = 0;
 	int explain = 0, i, from_trace;
-	char note[200];
+	char note[320];
 	struct opt options[] = {
 		OPT_GROUP_("the model"),
 		{ .type = OPT_STRING, .long_name = "workload", .argh = "NAME", .value = &workload_arg,
 		  .complete = "presets:workload",
 		  .help = "model shape from a workload preset (gpt3-175b, ...)" },
+		OPTS_SHAPE(&shape),
 		OPT_GROUP_("parallelism"),
 		OPT_CALLBACK_("tp", "N", &c.tp, opt_cb_whole, "tensor-parallel size (default 1)"),
 		OPT_CALLBACK_("pp", "N", &c.pp, opt_cb_whole, "pipeline-parallel size (default 1)"),
@@ -199,6 +268,19 @@ int cmd_step(int argc, char **argv, struct ctx *ctx)
 			      "ZeRO stage 0-3 over the data-parallel ranks (default 0)"),
 		OPT_FLAG_("sequence-parallel", &c.sp,
 			  "Megatron sequence parallelism in the tensor-parallel group"),
+		{ .type = OPT_CALLBACK, .long_name = "cp-form", .argh = "FORM", .value = &c.cp_form,
+		  .cb = cb_cp_form, .complete = "ring allgather",
+		  .help = "context parallelism as ring attention (default) or as\n"
+			  "Llama 3's all-gather of K and V" },
+		OPT_POSITIVE_("layers-first", "N", Q_NUMBER, &layers_first,
+			      "layers on the first pipeline stage (default even, or\n"
+			      "one fewer on the first and last when p does not divide l)"),
+		OPT_POSITIVE_("layers-last", "N", Q_NUMBER, &layers_last,
+			      "layers on the last pipeline stage (default --layers-first)"),
+		{ .type = OPT_CALLBACK, .long_name = "framework", .argh = "NAME", .value = &c.framework,
+		  .cb = cb_framework, .complete = "megatron deepspeed fsdp",
+		  .help = "what overlaps with what: megatron (default), deepspeed, fsdp\n"
+			  "(models/step.md, \"Overlap\")" },
 		OPT_GROUP_("the batch"),
 		OPT_CALLBACK_("micro-batch", "N", &mb, opt_cb_whole, "sequences per micro-batch (default 1)"),
 		OPT_CALLBACK_("global-batch", "N", &gb, opt_cb_whole,
@@ -215,6 +297,10 @@ int cmd_step(int argc, char **argv, struct ctx *ctx)
 		OPT_POSITIVE_("grad-bytes", "SIZE", Q_SIZE, &c.grad_bytes,
 			      "bytes per gradient value reduced (default 4, fp32)"),
 		OPT_POSITIVE_("capacity", "F", Q_NUMBER, &c.capacity, "MoE capacity factor (default 1)"),
+		{ .type = OPT_CALLBACK, .long_name = "attention", .argh = "KIND", .value = &c.attention,
+		  .cb = cb_attention, .complete = "fused unfused",
+		  .help = "fused (flash) attention, the default where the GPU has it\n"
+			  "(sm80 and newer), or unfused: scores stored" },
 		OPT_GROUP_("compute and memory"),
 		{ .type = OPT_STRING, .long_name = "gpu", .argh = "NAME", .value = &gpu_arg,
 		  .complete = "presets:gpu",
@@ -223,8 +309,13 @@ int cmd_step(int argc, char **argv, struct ctx *ctx)
 			      "compute of one step on one GPU (instead of a peak)"),
 		OPT_POSITIVE_("peak", "RATE", Q_NUMBER, &cs.peak_flops,
 			      "dense bf16 peak of one GPU in FLOP/s (989e12)"),
+		OPT_POSITIVE_("kernel-efficiency", "F", Q_NUMBER, &kernel_eff,
+			      "every GEMM at this share of the dense peak, in place of\n"
+			      "the shape model (attention and memory-bound work stay)"),
 		OPT_POSITIVE_("mfu", "F", Q_NUMBER, &cs.mfu,
-			      "share of the peak the math reaches (default 0.5)"),
+			      "the old flat model: every FLOP at this share of the peak\n"
+			      "(no kernel model, nothing by shape); not the all-in MFU\n"
+			      "printed, which counts bubble and communication too"),
 		OPT_POSITIVE_("gpu-memory", "SIZE", Q_SIZE, &gpu_memory,
 			      "memory of one GPU, to say whether the step fits (80GB)"),
 		OPT_FLAG_("explain", &explain, "say where each row comes from and what overlaps"),
@@ -236,21 +327,50 @@ int cmd_step(int argc, char **argv, struct ctx *ctx)
 	c.micro_batch = (double)mb;
 	c.global_batch = (double)gb;
 	c.seq = (double)seq;
-	if (!workload_arg)
+	if (!workload_arg && !shape.layers)
 		die_usage("step: give the model with --workload NAME");
-	ctx_workload(ctx, workload_arg, &w);
+	ctx_workload_shape(ctx, workload_arg, &shape, &w);
 	if (c.seq == 0)
 		c.seq = w.seq;
+	if (c.seq == 0)
+		die_usage("step: a shape without a workload preset needs --seq");
+	c.layers_first = layers_first;
+	c.layers_last = layers_last;
+	if (kernel_eff > 1)
+		die_usage("--kernel-efficiency: must be at most 1, got %g", kernel_eff);
+	if (kernel_eff > 0 && opts_given(options, "mfu"))
+		die_usage("step: --kernel-efficiency and --mfu are two compute models; give one");
+	/* DeepSpeed reduces gradients in the model's 16-bit type by default. */
+	if (c.framework == FW_DEEPSPEED && !opts_given(options, "grad-bytes"))
+		c.grad_bytes = 2;
 	have_gpu = ctx_gpu(ctx, gpu_arg, NULL, &gpu);
 	if (have_gpu && !cs.peak_flops)
 		cs.peak_flops = gpu.peak_flops;
+	/*
+	 * Compute by kernel when the GPU is known and no flat --mfu is asked
+	 * for; --peak alone keeps the flat model (no SMs, no bandwidth).
+	 */
+	if (have_gpu && !opts_given(options, "mfu") && !opts_given(options, "compute")) {
+		gpu.kernel.peak = cs.peak_flops;
+		gpu.kernel.fixed_eff = kernel_eff;
+		cs.kgpu = &gpu.kernel;
+	} else if (kernel_eff > 0) {
+		kernel_gpu_init(&gpu.kernel, ARCH_UNKNOWN, cs.peak_flops, 0, 0, kernel_eff);
+		gpu.kernel.fixed_eff = kernel_eff;
+		if (cs.peak_flops > 0)
+			cs.kgpu = &gpu.kernel;
+	}
 	if (have_gpu && !gpu_memory)
 		gpu_memory = gpu.memory_B;
 	if (ctx->have_system)
 		c.gpus_per_node = ctx->system.gpus_per_node;
 	if (cs.mfu > 1)
 		die_usage("--mfu: must be at most 1, got %g", cs.mfu);
-	from_trace = !opts_given(options, "mfu") && trace_calib_mfu(ctx, &cs, 0);   /* fit --trace */
+	/* A system saved by fit --trace: the compute it measured, flat (compare_trace_fit.c). */
+	from_trace = !opts_given(options, "mfu") && !opts_given(options, "compute") &&
+		     kernel_eff == 0 && trace_calib_mfu(ctx, &cs, 0);
+	if (from_trace)
+		cs.kgpu = NULL;
 	/* Interleaved takes 2 chunks per stage unless told; an explicit 1 is
 	 * kept (the bubble of 1F1B, as 'pipeline --virtual 1' gives it). */
 	if (c.schedule == PP_INTERLEAVED && !opts_given(options, "virtual-stages"))
@@ -260,19 +380,24 @@ int cmd_step(int argc, char **argv, struct ctx *ctx)
 	if (ctx->have_system &&
 	    system_check_ranks(&ctx->system, c.tp * c.pp * c.dp * c.cp, &eb) < 0)
 		die("step: %s", eb.msg);
-	if (step_run(&w, &c, &cs, ctx_step_coll, ctx, &r, &eb) < 0)
+	trace_calib_push(ctx);   /* and the collectives it measured */
+	if (step_run(&w, &c, &cs, &ctx->model, STEP_BAND_NONE, &r, &eb) < 0)
 		die("step: %s", eb.msg);
+	trace_calib_pop(ctx);
 	/* The same step with every collective at the low, then the high end of its band. */
 	if (ctx_has_errband(ctx, OP_ALLREDUCE) && !isnan(r.step_s)) {
 		struct step_result rb;
 
 		for (i = 0; i < 2; i++) {
-			band[i] = (struct step_band){ .ctx = ctx, .hi = i };
-			if (step_run(&w, &c, &cs, ctx_step_coll_band, &band[i], &rb, &eb) < 0)
+			if (step_run(&w, &c, &cs, &ctx->model, i ? STEP_BAND_HI : STEP_BAND_LO, &rb,
+				     &eb) < 0)
 				die("step: %s", eb.msg);
 			step_band_s[i] = rb.step_s;
+			cells |= rb.band_cells;
+			if (rb.band_missing && !missing)
+				missing = rb.band_missing;
 		}
-		banded = !band[0].missing && !band[1].missing;
+		banded = !missing;
 	}
 
 	if (ctx_wants_figure(ctx))
@@ -291,9 +416,29 @@ int cmd_step(int argc, char **argv, struct ctx *ctx)
 	snprintf(note, sizeof(note), "%s, v = %lu, recompute %s, gradients reduced in %g-byte values",
 		 pp_schedule_name(c.schedule), c.virt, recompute_name(c.recompute), c.grad_bytes);
 	out_input_str(o, "schedule", "schedule", note);
+	if (c.pp > 1 && (r.layers_first != r.layers || r.layers_last != r.layers)) {
+		snprintf(note, sizeof(note), "first %.15g layers, %lu middle stages of %.15g, last %.15g",
+			 r.layers_first, c.pp - 2, r.layers, r.layers_last);
+		out_input_str(o, "stages", "stages", note);
+	}
+	snprintf(note, sizeof(note), "%s; attention %s", step_framework_name(c.framework),
+		 r.fused ? "fused" : "unfused (scores stored)");
+	out_input_str(o, "framework", "framework", note);
 	if (cs.step_compute_s > 0)
 		snprintf(note, sizeof(note), "given: %g s per step on one GPU", cs.step_compute_s);
-	else if (cs.peak_flops > 0)
+	else if (cs.peak_flops > 0 && r.kernels) {
+		char gm[32];
+
+		units_fmt_time(gm, sizeof(gm), r.layer.fwd_s + r.layer.bwd_s, 4);
+		snprintf(note, sizeof(note), "%s%s%.4g TFLOP/s dense bf16, by kernel: GEMMs at %s "
+			 "of the peak%s, %d SMs, %.4g TB/s; one layer %s forward + backward; "
+			 "%.4g PFLOP per step",
+			 have_gpu && !opts_given(options, "peak") ? gpu.name : "",
+			 have_gpu && !opts_given(options, "peak") ? ": " : "",
+			 cs.peak_flops / 1e12, kernel_eff > 0 ? "--kernel-efficiency" : "a share by shape",
+			 kernel_eff > 0 ? "" : " (models/step.md)", (int)gpu.kernel.sms,
+			 gpu.kernel.hbm_Bps / 1e12, gm, r.flops_hw / 1e15);
+	} else if (cs.peak_flops > 0)
 		snprintf(note, sizeof(note), "%s%s%s%.4g TFLOP/s dense bf16 x MFU %g; %.4g PFLOP per step",
 			 have_gpu && !opts_given(options, "peak") ? gpu.name : "",
 			 have_gpu && !opts_given(options, "peak") ? " (" : "",
@@ -319,6 +464,7 @@ int cmd_step(int argc, char **argv, struct ctx *ctx)
 		row[C_RANKS].x = (double)sr->ranks;
 		row[C_PER_NODE].x = (double)sr->per_node;
 		row[C_ONE].x = sr->one_s;
+		row[C_HIDDEN].x = sr->hidden_s;
 		out_row(o, row);
 	}
 	out_table_end(o);
@@ -351,6 +497,8 @@ int cmd_step(int argc, char **argv, struct ctx *ctx)
 	trow[T_EXPOSED].x = r.mb_exposed_s;
 	trow[T_BUBBLE].x = r.bubble_s;
 	trow[T_DP].x = r.dp_exposed_s;
+	trow[T_OPTIM].x = r.optim_s;
+	trow[T_KEFF].x = r.kernel_eff;
 	trow[T_STEP].x = r.step_s;
 	trow[T_TOKENS].x = r.tokens_per_s;
 	trow[T_MFU].x = r.mfu;
@@ -364,19 +512,23 @@ int cmd_step(int argc, char **argv, struct ctx *ctx)
 	if (banded)
 		out_text(o, "step low, high: every collective at the low, then the high end of its "
 			 "stated error");
-	else if (band[0].missing)
+	else if (missing)
 		out_text(o, "no stated error for the step: its %s has none (the judged logs are "
 			 "all-reduce; models/nccl.md, \"The stated error\")",
-			 coll_op_name((enum coll_op)(band[0].missing - 1)));
+			 coll_op_name((enum coll_op)(missing - 1)));
 
 	memset(mrow, 0, sizeof(mrow));
 	mrow[M_WEIGHTS].x = r.mem.weights_B;
 	mrow[M_GRADS].x = r.mem.grads_B;
 	mrow[M_OPTIM].x = r.mem.optim_B;
 	mrow[M_ACT].x = r.mem.act_B;
+	mrow[M_RESERVE].x = r.mem.reserve_B;
 	mrow[M_TOTAL].x = r.mem.total_B;
 	mrow[M_CAP].x = gpu_memory > 0 ? gpu_memory : NAN;
 	mrow[M_FITS].s = gpu_memory > 0 ? (r.mem.total_B <= gpu_memory ? "yes" : "no") : "";
+	snprintf(mtitle, sizeof(mtitle), "memory per GPU, the most loaded stage (%s, %.15g layers):",
+		 r.mem.stage ? r.mem.stage : "?", r.mem.stage_layers);
+	mt.title = mtitle;
 	out_table_begin(o, &mt);
 	out_row(o, mrow);
 	out_table_end(o);
@@ -385,7 +537,7 @@ int cmd_step(int argc, char **argv, struct ctx *ctx)
 	if (explain)
 		S_explain(o, &w, &c, &r);
 	if (banded)
-		ctx_errband_table(ctx, o, band[0].cells | band[1].cells);
+		ctx_errband_table(ctx, o, cells);
 	ctx_out_close(ctx, o);
 	return EXIT_OK;
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "step.h"
 #include "train.h"
 #include "workload.h"
 
@@ -283,7 +284,8 @@ int cmd_zero(int argc, char **argv, struct ctx *ctx)
 		OPT_POSITIVE_("param-bytes", "SIZE", Q_SIZE, &p.param_bytes,
 			      "bytes per parameter (default 2, bf16)"),
 		OPT_POSITIVE_("grad-bytes", "SIZE", Q_SIZE, &p.grad_bytes,
-			      "bytes per gradient value (default 2, bf16)"),
+			      "bytes per gradient value reduced (default 4: fp32, as\n"
+			      "Megatron and PyTorch AMP reduce them; models/ddp.md)"),
 		OPT_NUMBER_("optim-bytes", "SIZE", Q_SIZE, &p.optim_bytes,
 			    "optimizer bytes per parameter, K (default 12: fp32 copy,\n"
 			    "momentum and variance of Adam)"),
@@ -293,12 +295,14 @@ int cmd_zero(int argc, char **argv, struct ctx *ctx)
 		{ .type = OPT_CALLBACK, .long_name = "algo", .argh = "NAME", .value = &p.algo,
 		  .cb = opt_cb_algo, .complete = "ring tree dbtree rd rabenseifner",
 		  .help = "collective algorithm: ring (default), tree, dbtree, rd,\n"
-			  "rabenseifner; RS and AG are half its all-reduce unless ring;\n"
-			  "on a system the model's names, and by default its own choice" },
+			  "rabenseifner; reduce-scatter and all-gather use it where the\n"
+			  "model has it for them, else ring (models/zero.md); on a system\n"
+			  "the model's names, and by default its own choice" },
 		OPT_END_()
 	};
 
 	zero_params_init(&p);
+	p.grad_bytes = STEP_GRAD_BYTES;
 	p.algo = cost_algo_preferred(&ctx->model, OP_ALLREDUCE);
 	opts_parse(argc, argv, options, &usage, 0);
 	for (i = 0; i < stages.n; i++)

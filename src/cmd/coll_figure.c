@@ -282,15 +282,16 @@ static void figure_system(const struct coll_run *r, const struct dlist *ranks,
 	struct figure f = { 0 };
 	struct panel *p;
 	double lo, hi, nics = 0, ymax = sy->intra.beta_line;
-	char title[256], text[200], sz[32], rate[32], what[32], link[128];
+	char title[480], text[200], sz[32], rate[32], what[32], link[128], who[200];
 	enum coll_algo one = r->nalgo == 1 ? r->algos[0] : ALGO_AUTO;
 	double *moves = NULL;   /* x, y where a curve's bound changes tier */
 	size_t i, j, nmoves = 0, shown_i = (size_t)-1;
 	int a, k = 0;
 
 	fig_range(sizes, &lo, &hi);
-	snprintf(title, sizeof(title), "%s bus bandwidth, %s", capital(what, sizeof(what), r->what),
-		 ctx_link_text(ctx, link, sizeof(link)));
+	fig_ranks_text(ctx, ranks, who, sizeof(who));
+	snprintf(title, sizeof(title), "%s bus bandwidth on %s, %s",
+		 capital(what, sizeof(what), r->what), who, ctx_link_text(ctx, link, sizeof(link)));
 	f.title = xstrdup(title);
 	snprintf(text, sizeof(text), "commtime --system %s %s: busbw against message size "
 		 "per node count", sy->name, r->name);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "compare.h"
+#include "errband.h"
 
 /* "dir/name.txt" -> "name.txt": the figure names files without their path. */
 static const char *base_name(const char *path)
@@ -78,6 +79,39 @@ static void prediction_series(const struct comparison *c, struct panel *p, const
 	}
 }
 
+/*
+ * The stated error around the prediction on a system (errband.h): the
+ * band a run should measure in, as times (factor 0) or busbw; NULL when
+ * the prediction has none (a plan's times, a fitted preset, another
+ * collective than all-reduce).
+ */
+static void band_series(const struct comparison *c, struct panel *p, double lo, double hi,
+			double factor)
+{
+	struct plot_series *s = NULL;
+	size_t j;
+
+	if (c->expected || c->fm || !c->on_system)
+		return;
+	for (j = 0; j <= 160; j++) {
+		double S = plot_log_point(lo, hi, j, 160), t = cmp_predict(c, S, NULL), row[3];
+		const struct errband *b = ctx_errband(c->ctx, c->op, c->ranks, S);
+		double tlo, thi;
+
+		if (!b || !(t > 0))
+			continue;
+		if (!s) {
+			s = plot_add_series(p, "stated error (where a run should measure)", PS_FILL);
+			s->color = C_PRED;
+		}
+		errband_range(b, t, &tlo, &thi);
+		row[0] = S;
+		row[1] = factor > 0 ? S / thi * factor : tlo;
+		row[2] = factor > 0 ? S / tlo * factor : thi;
+		plot_point(s, row);
+	}
+}
+
 /* Which measured points a series holds. */
 enum rows_of { ROWS_ALL, ROWS_FAR, ROWS_LOW };
 
@@ -139,8 +173,15 @@ void compare_figure(const struct comparison *c)
 		nexp += c->expected->rows[j].size >= lo && c->expected->rows[j].size <= hi;
 	draw_pred = !c->expected || nexp;
 	describe(c, link, sizeof(link), pred, sizeof(pred));
-	snprintf(title, sizeof(title), "%s on %lu ranks: %s against %s", op, c->ranks,
-		 base_name(m->path), link);
+	if (c->on_system) {
+		unsigned long nodes = system_nodes(&ctx->system, c->ranks);
+
+		snprintf(title, sizeof(title), "%s on %lu ranks (%lu node%s of %lu GPUs): %s "
+			 "against %s", op, c->ranks, nodes, nodes == 1 ? "" : "s",
+			 ctx->system.gpus_per_node, base_name(m->path), link);
+	} else
+		snprintf(title, sizeof(title), "%s on %lu ranks: %s against %s", op, c->ranks,
+			 base_name(m->path), link);
 	f.title = xstrdup(title);
 	f.comment = xstrdup("commtime compare: measured times and bus bandwidth against the prediction");
 	f.width = 1280;
@@ -149,6 +190,7 @@ void compare_figure(const struct comparison *c)
 	/* Left: time. */
 	snprintf(text, sizeof(text), "time of one %s", op);
 	p = plot_add_time_panel(&f, text, "message size", "time", lo, hi);
+	band_series(c, p, lo, hi, 0);
 	if (draw_pred)
 		prediction_series(c, p, pred, lo, hi, 0);
 	snprintf(meas, sizeof(meas), "measured (%s)", c->in_place ? "in-place" : "out-of-place");
@@ -161,11 +203,17 @@ void compare_figure(const struct comparison *c)
 	/* Right: bus bandwidth. */
 	p = plot_add_busbw_panel(&f, "bus bandwidth (nccl-tests busbw)", "message size", "busbw",
 				 lo, hi);
+	band_series(c, p, lo, hi, factor);
 	if (draw_pred)
 		prediction_series(c, p, pred, lo, hi, factor);
-	for (j = 0; p->nseries && j < p->series[0].n; j++)
-		if (p->series[0].data[2 * j + 1] > top)
-			top = p->series[0].data[2 * j + 1];
+	for (i = 0; i < p->nseries; i++)
+		for (j = 0; j < p->series[i].n; j++) {
+			const struct plot_series *q = &p->series[i];
+			double y = q->data[q->ncols * j + q->ncols - 1];
+
+			if (y > top)
+				top = y;
+		}
 	point_series(c, p, meas, C_MEAS, ROWS_ALL, 1);
 	for (i = 0; i < m->n; i++)
 		if (c->rows[i].busbw > top)
@@ -198,6 +246,40 @@ void compare_figure(const struct comparison *c)
 		s->dash = 3;
 		plot_xy(s, from / 1.2, c->minbw * c->line_rate);
 		plot_xy(s, hi, c->minbw * c->line_rate);
+	}
+	/*
+	 * On a system the busbw is judged against the prediction itself: the
+	 * threshold is --min-busbw of the predicted curve from --large up, and
+	 * the line rates are those of the tiers the inputs name.
+	 */
+	if (c->on_system && draw_pred && !c->expected) {
+		const struct system *sy = &ctx->system;
+
+		from = c->large <= c->rows[m->n - 1].size ? c->large : c->rows[m->n - 1].size;
+		snprintf(text, sizeof(text), "%g %% of the prediction, from %s", 100 * c->minbw,
+			 units_fmt_size(b, sizeof(b), from));
+		s = plot_add_series(p, text, PS_LINES);
+		s->color = C_LINE;
+		s->dash = 3;
+		for (j = 0; j <= 40; j++) {
+			double S = plot_log_point(from / 1.2, hi, j, 40), t = cmp_predict(c, S, NULL);
+
+			if (t > 0)
+				plot_xy(s, S, c->minbw * S / t * factor);
+		}
+		snprintf(text, sizeof(text), "intra-node line rate %s (%s)",
+			 units_fmt_rate(b, sizeof(b), sy->intra.beta_line, 4), sy->intra.name);
+		plot_add_hline(p, sy->intra.beta_line, text);
+		if (sy->intra.beta_line > top)
+			top = sy->intra.beta_line;
+		if (system_nodes(sy, c->ranks) > 1 && sy->have_inter && sy->nics_per_node) {
+			double nics = sy->nics_per_node * sy->inter.beta_line;
+
+			snprintf(text, sizeof(text), "NICs' line rate %u x %s = %s per node",
+				 sy->nics_per_node, sy->inter.name,
+				 units_fmt_rate(b, sizeof(b), nics, 4));
+			plot_add_hline(p, nics, text);
+		}
 	}
 	/*
 	 * The key stands top left, over the small sizes whose busbw is near

@@ -107,14 +107,95 @@ static void host_bound_note(const struct comparison *c, struct out *o)
 		 units_fmt_time(d, sizeof(d), r->measured / (double)g, 3));
 }
 
-/* The summary table and the notes under it. */
+/*
+ * The verdict, first: is the fabric fine, judged by the large-message
+ * busbw against what the machine should give (on a system: the predicted
+ * busbw; on a link: its line rate), and why.  With no machine at all
+ * nothing is judged, and it says so on the terminal and on stderr: the
+ * errors above are then against the default link, not this machine.
+ */
+static const char *compare_verdict(const struct comparison *c, struct out *o,
+				   const struct cmp_sum *sum, int plateau, int low, const char *cause,
+				   double rise, double before)
+{
+	const struct meas *m = c->m;
+	double largest = c->rows[m->n - 1].size;
+	double share = sum->peak / sum->peak_ref;
+	char b[32], d[32], e[160];
+	const char *q = "";
+
+	out_text(o, "%s", "");
+	if (!c->on_system && isnan(c->line_rate)) {
+		out_text(o, "verdict: NOT JUDGED: no machine was given, so nothing says what this "
+			 "fabric should reach (large-message busbw %s)",
+			 units_fmt_rate(b, sizeof(b), sum->peak, 4));
+		if (!c->expected && !c->ctx->link_given)
+			out_text(o, "the errors are against the default link (alpha 5 us, beta "
+				 "200 GB/s), not this machine: give --system NAME (a machine) or "
+				 "--preset LINK (a link and its line rate)");
+		else
+			out_text(o, "give --system NAME (a machine) or --preset LINK (a link "
+				 "and its line rate) to judge the busbw");
+		return "not judged";
+	}
+	if (!plateau) {
+		out_text(o, "verdict: NOT JUDGED: the log ends at %s, before the bandwidth "
+			 "plateau (busbw still rises %.0f %% from %s); measure to 1G or more "
+			 "(-e 8G)", units_fmt_size(b, sizeof(b), largest), 100 * rise,
+			 units_fmt_size(d, sizeof(d), before));
+		return "not judged";
+	}
+	/*
+	 * What the busbw is held against: a line rate is what the link
+	 * should carry; a link's β without one (--beta, a fitted preset) is
+	 * only what was given or measured before, and the verdict says so.
+	 */
+	if (c->on_system)
+		snprintf(e, sizeof(e), "what %s should give", c->ctx->system.name);
+	else if (c->ctx->have_preset && preset_get(&c->ctx->preset, "beta_line"))
+		snprintf(e, sizeof(e), "%s", "the line rate");
+	else if (c->fm) {
+		snprintf(e, sizeof(e), "%s", "the fitted beta");
+		q = "; what the machine did when fitted, not a line rate";
+	} else {
+		snprintf(e, sizeof(e), "%s", "beta");
+		q = "; no line rate given";
+	}
+	if (low) {
+		out_text(o, "verdict: the fabric is NOT fine: large-message busbw is %s, %.0f %% "
+			 "of %s (%s%s), below %.0f %%", units_fmt_rate(b, sizeof(b), sum->peak, 4),
+			 100 * share, e, units_fmt_rate(d, sizeof(d), sum->peak_ref, 4), q,
+			 100 * c->minbw);
+		out_text(o, "why: %s", cause ? cause : c->on_system ?
+			 "check links, topology and fabric (nvidia-smi topo -m, NCCL_DEBUG=INFO)" :
+			 "check links and topology (nvidia-smi topo -m, NCCL_DEBUG=INFO)");
+		return "not fine";
+	}
+	out_text(o, "verdict: the fabric is fine: large-message busbw is %s, %.0f %% of %s "
+		 "(%s%s), at least %.0f %%", units_fmt_rate(b, sizeof(b), sum->peak, 4),
+		 100 * share, e, units_fmt_rate(d, sizeof(d), sum->peak_ref, 4), q,
+		 100 * c->minbw);
+	if (sum->nfar)
+		out_text(o, "the times are another matter: %d of %zu sizes are off the "
+			 "prediction by more than %.0f %% (below)", sum->nfar, sum->nerr,
+			 100 * c->tol);
+	return "fine";
+}
+
+/* The verdict, the summary table and the notes under it. */
 void compare_summary(const struct comparison *c, struct out *o, const struct cmp_sum *sum,
 		     int range, int plateau, double rise, double before)
 {
 	const struct meas *m = c->m;
 	double largest = c->rows[m->n - 1].size;
 	double med = gsl_stats_median_from_sorted_data(sum->err, 1, sum->nerr);
-	struct column cols[NSUM - 2 + NSYS_REF];
+	struct column cols[NSUM - 2 + NSYS_REF + 1];
+	struct cell all[NSUM - 2 + NSYS_REF + 1];
+	/* JSON only: the verdict, for scripts ("fine", "not fine", "not judged") */
+	static const struct column verdict_col = { .key = "verdict", .label = "verdict",
+						   .type = COL_STR, .human = H_PLAIN,
+						   .flags = COL_DATA_ONLY };
+	const char *verdict;
 	struct table t = { .name = "summary", .title = "summary", .cols = cols, .ncols = NSUM,
 			   .secondary = 1 };
 	int low = plateau && !isnan(sum->peak_ref) && sum->peak < c->minbw * sum->peak_ref;
@@ -124,15 +205,19 @@ void compare_summary(const struct comparison *c, struct out *o, const struct cmp
 			      { .x = sum->peak }, { .x = sum->peak_ref },
 			      { .x = sum->peak / sum->peak_ref }, { .s = cause ? cause : "" },
 			      { .x = sum->nstated }, { .x = sum->nstated_inside } };
-	char b[32], d[32];
+	char b[32];
 
+	verdict = compare_verdict(c, o, sum, plateau, low, cause, rise, before);
 	memcpy(cols, sum_cols, sizeof(sum_cols));
 	if (c->on_system) {
 		memcpy(cols + NSUM - 2, sys_ref_cols, sizeof(sys_ref_cols));
 		t.ncols = NSUM - 2 + NSYS_REF;
 	}
+	memcpy(all, row, t.ncols * sizeof(*all));
+	cols[t.ncols] = verdict_col;
+	all[t.ncols++] = (struct cell){ .s = verdict };
 	out_table_begin(o, &t);
-	out_row(o, row);
+	out_row(o, all);
 	out_table_end(o);
 	if (sum->nfar)
 		out_text(o, "%d of %zu sizes are off the prediction by more than %.0f %%",
@@ -148,31 +233,10 @@ void compare_summary(const struct comparison *c, struct out *o, const struct cmp
 	if (largest < c->large)
 		out_text(o, "no size reaches %s; the bandwidth check uses the largest",
 			 units_fmt_size(b, sizeof(b), c->large));
-	if (!plateau)
-		out_text(o, "the log ends at %s, before the bandwidth plateau: busbw still "
-			 "rises %.0f %% from %s; busbw is not judged (measure to 1G or more, "
-			 "-e 8G)", units_fmt_size(b, sizeof(b), largest), 100 * rise,
-			 units_fmt_size(d, sizeof(d), before));
-	else if (isnan(c->line_rate) && !c->on_system)
-		out_text(o, "no link given: busbw is not judged against a line rate "
-			 "(--preset LINK or --beta RATE)");
 	if (c->on_system) {
 		host_bound_note(c, o);
 		compare_nccl_notes(c, o);
 	}
-	if (!low)
-		return;
-	if (!c->on_system) {
-		out_text(o, "large-message busbw is %.0f %% of the line rate, below %.0f %%: "
-			 "check links and topology (nvidia-smi topo -m, NCCL_DEBUG=INFO)",
-			 100 * sum->peak / sum->peak_ref, 100 * c->minbw);
-		return;
-	}
-	out_text(o, "large-message busbw is %.0f %% of what %s should give (%s), below "
-		 "%.0f %%: %s", 100 * sum->peak / sum->peak_ref, c->ctx->system.name,
-		 units_fmt_rate(b, sizeof(b), sum->peak_ref, 4), 100 * c->minbw,
-		 cause ? cause : "check links, topology and fabric (nvidia-smi topo -m, "
-		 "NCCL_DEBUG=INFO)");
 }
 
 /* The echo of the inputs. */
@@ -182,10 +246,17 @@ void compare_inputs(const struct comparison *c, struct out *o, const struct meas
 	const struct meas *m = c->m;
 	char fmt[64];
 
+	/* said before any output, so it leads on a terminal and in a file alike */
+	if (!c->on_system && isnan(c->line_rate))
+		warning("compare: no machine given (--system NAME or --preset LINK): the "
+			"fabric is not judged");
 	out_input_str(o, "file", "file", m->path);
 	snprintf(fmt, sizeof(fmt), "%s (detected)", meas_format_name(m->format));
 	out_input_str(o, "format", "format", fmt);
 	out_input_str(o, "op", "collective", coll_op_name(c->op));
+	if (m->op_inferred && ma->op == OP_COUNT)
+		out_input_str(o, "op_from", "collective told from",
+			      "every row's redop 'sum' and busbw/algbw = 2(n-1)/n (all_reduce_perf)");
 	out_input(o, "ranks", "ranks", (double)m->ranks, H_PLAIN, 10, ma->ranks ? "from --ranks" :
 		  m->format == MEAS_NCCL_TEXT ? "from the log's '# Rank' lines" : "from the file");
 	if (c->on_system)

@@ -131,7 +131,7 @@ static void S_ledger(const struct ctx *ctx, struct out *o, struct trace_run *run
 {
 	struct workload w;
 	struct step_result r;
-	struct step_compute cs = { 0, STEP_MFU, 0 };
+	struct step_compute cs = { 0, STEP_MFU, 0, NULL };
 	struct ctx_gpu gpu;
 	struct errbuf eb;
 	struct table lt = { "ledger_vs_trace",
@@ -148,7 +148,7 @@ static void S_ledger(const struct ctx *ctx, struct out *o, struct trace_run *run
 	if (ctx_gpu(ctx, NULL, NULL, &gpu))
 		cs.peak_flops = gpu.peak_flops;
 	trace_fit_compute(ctx, &cs);
-	if (step_run(&w, &run->c, &cs, ctx_step_coll, (void *)ctx, &r, &eb) < 0)
+	if (step_run(&w, &run->c, &cs, &ctx->model, STEP_BAND_NONE, &r, &eb) < 0)
 		die("compare --trace: %s", eb.msg);
 	g = xmalloc((size_t)(r.nrows + (int)t->nkinds + 1) * sizeof(*g));
 	for (i = 0; i < (size_t)r.nrows; i++) {

@@ -112,6 +112,56 @@ void trace_fit_compute(const struct ctx *ctx, struct step_compute *cs)
 /* Which end of the ranges the collectives take now: 0 median, 1 low, 2 high. */
 static int S_end;
 
+/*
+ * The model step and search run on a system saved by fit --trace: the
+ * system's own model, each collective's time times its cell's ratio.  It
+ * stands in ctx->model between trace_calib_push and trace_calib_pop.
+ */
+static struct cost_model S_inner;
+static int S_pushed;
+
+static int S_wrap_coll(const struct cost_model *m, enum coll_op op, enum coll_algo algo,
+		       const struct group *g, double bytes, struct coll_cost *out, struct errbuf *eb)
+{
+	const struct ctx *ctx = m->impl;
+	double f;
+
+	if (cost_coll(&S_inner, op, algo, g, bytes, out, eb) < 0)
+		return -1;
+	f = trace_calib_coll_factor(ctx, out->nodes > 1, bytes);
+	out->time_s *= f;
+	out->latency_s *= f;
+	out->bandwidth_s *= f;
+	return 0;
+}
+
+static int S_wrap_algo(const struct cost_model *m, enum coll_op op, enum coll_algo algo)
+{
+	(void)m;
+	return cost_algo_supported(&S_inner, op, algo);
+}
+
+int trace_calib_push(struct ctx *ctx)
+{
+	if (S_pushed || !ctx_trace_calib(ctx))
+		return 0;
+	S_inner = ctx->model;
+	ctx->model.kind = COST_NCCL;
+	ctx->model.coll = S_wrap_coll;
+	ctx->model.has_algo = S_wrap_algo;
+	ctx->model.impl = ctx;
+	S_pushed = 1;
+	return 1;
+}
+
+void trace_calib_pop(struct ctx *ctx)
+{
+	if (!S_pushed)
+		return;
+	ctx->model = S_inner;
+	S_pushed = 0;
+}
+
 double trace_calib_coll_factor(const struct ctx *ctx, int inter, double bytes)
 {
 	const struct trace_calib *c = ctx_trace_calib(ctx);
@@ -127,7 +177,7 @@ double trace_calib_coll_factor(const struct ctx *ctx, int inter, double bytes)
  * collective at its cell's low ratio and the kernel efficiency at its high,
  * the slow end the reverse.
  */
-void trace_calib_note(const struct ctx *ctx, struct out *o, const struct workload *w,
+void trace_calib_note(struct ctx *ctx, struct out *o, const struct workload *w,
 		      const struct step_config *c, const struct step_compute *cs_used, int mfu_from_trace)
 {
 	const struct trace_calib *tc = ctx_trace_calib(ctx);
@@ -159,14 +209,16 @@ void trace_calib_note(const struct ctx *ctx, struct out *o, const struct workloa
 			 ncell ? cells : "none measured");
 		out_text(o, "  (cells not measured keep the model's time)");
 	}
+	trace_calib_push(ctx);
 	for (i = 0; i < 2; i++) {
 		S_end = i + 1;
 		if (mfu_from_trace)
 			cs.mfu = i == 0 ? tc->mfu_hi : tc->mfu_lo;
-		if (step_run(w, c, &cs, ctx_step_coll, (void *)ctx, &r, &eb) == 0)
+		if (step_run(w, c, &cs, &ctx->model, STEP_BAND_NONE, &r, &eb) == 0)
 			ends[i] = r.step_s;
 	}
 	S_end = 0;
+	trace_calib_pop(ctx);
 	if (!isnan(ends[0]) && !isnan(ends[1])) {
 		units_fmt_time(a, sizeof(a), ends[0], 4);
 		units_fmt_time(b, sizeof(b), ends[1], 4);
@@ -290,7 +342,7 @@ int cmd_fit_trace(int argc, char **argv, struct ctx *ctx)
 	if (run.workload) {
 		struct workload w;
 		struct step_result r;
-		struct step_compute cs = { 0, STEP_MFU, 0 };
+		struct step_compute cs = { 0, STEP_MFU, 0, NULL };
 		struct ctx_gpu gpu;
 		struct errbuf eb;
 
@@ -299,7 +351,7 @@ int cmd_fit_trace(int argc, char **argv, struct ctx *ctx)
 		if (!ctx_gpu(ctx, NULL, NULL, &gpu) || !(gpu.peak_flops > 0))
 			die("fit --trace: the system's GPU has no peak; the kernel efficiency needs one");
 		cs.peak_flops = gpu.peak_flops;
-		if (step_run(&w, &run.c, &cs, ctx_step_coll, ctx, &r, &eb) < 0)
+		if (step_run(&w, &run.c, &cs, &ctx->model, STEP_BAND_NONE, &r, &eb) < 0)
 			die("fit --trace: %s", eb.msg);
 		eff = xmalloc((t.nsteps + 1) * sizeof(*eff));
 		for (k = 0; k < t.nsteps; k++)

@@ -104,189 +104,57 @@ static const char *build_presets(void)
 	return path;
 }
 
-static void resolve_link(struct ctx *ctx, const struct global_args *g)
+/*
+ * A --preset or --system that did not load as its kind: an unknown name
+ * or a preset of another kind says which preset or option was meant
+ * (ctx_preset_kind dies with it); any other error is eb's.
+ */
+static void say_unloaded(const struct ctx *ctx, const struct global_args *g, struct errbuf *eb)
 {
-	struct errbuf eb;
+	struct preset p;
 
-	ctx->model.link.alpha = DEFAULT_ALPHA;
-	ctx->model.link.beta = DEFAULT_BETA;
-	ctx->model.link.gamma = 0;
-	ctx->alpha_src = ctx->beta_src = ctx->gamma_src = "default";
-	preset_dirs_init(&ctx->dirs, g->presets_dir, build_presets());
-
-	if (g->preset) {
-		if (preset_load(&ctx->dirs, g->preset, &ctx->preset, &eb) < 0)
-			die("%s", eb.msg);
-		if (preset_link(&ctx->preset, &ctx->model.link, &eb) < 0)
-			die("%s", eb.msg);
-		ctx->have_preset = 1;
-		/* A preset written by 'fit' holds regimes: they predict. */
-		ctx->have_fit = fit_model_from_preset(&ctx->preset, &ctx->fit, &eb);
-		if (ctx->have_fit < 0)
-			die("%s", eb.msg);
-		ctx->alpha_src = ctx->beta_src = "preset";
-		if (preset_get(&ctx->preset, "gamma"))
-			ctx->gamma_src = "preset";
-		ctx->link_given = 1;
+	if (!strcmp(ctx->unloaded, "--preset")) {
+		ctx_preset_kind(ctx, "--preset", g->preset, "link", &p);
+		preset_release(&p);
+		return;
 	}
-	if (g->alpha) {
-		ctx->model.link.alpha = opt_quantity_range("--alpha", Q_TIME, g->alpha, 0, LINK_ALPHA_MAX);
-		ctx->alpha_src = "option";
-		ctx->link_given = 1;
-	}
-	if (g->beta) {
-		ctx->model.link.beta = opt_quantity_range("--beta", Q_RATE, g->beta, BETA_MIN, LINK_BETA_MAX);
-		if (ctx->model.link.beta <= 0)
-			die_usage("--beta: bandwidth must be positive, got '%s'", g->beta);
-		ctx->beta_src = "option";
-		ctx->link_given = 1;
-	}
-	if (g->gamma) {
-		/* γ is a time per byte; written as a plain number of s/B. */
-		ctx->model.link.gamma = opt_quantity_range("--gamma", Q_NUMBER, g->gamma, 0, LINK_GAMMA_MAX);
-		ctx->gamma_src = "option";
+	if (!strncmp(eb->msg, "unknown preset '", 16) ||
+	    preset_load_kind(&ctx->dirs, g->system, "system", &p, eb) == 1) {
+		ctx_preset_kind(ctx, "--system", g->system, "system", &p);
+		preset_release(&p);
 	}
 }
 
 /*
- * The machine as a system: --system, then the overrides on top of it (or,
- * without --system, a system made of the overrides alone, which then need
- * --gpus-per-node and --intra).  The cost model is --model, by default
- * COST_SYSTEM_DEFAULT.  --nccl-algo and --proto restrict NCCL's model as
- * NCCL_ALGO and NCCL_PROTO do; fit (fit: 1) takes --nccl-algo for the
- * system of its --machine as well.
+ * The machine of the global options (machine.h): the link, or the system
+ * and its cost model; fit (fit: 1) takes NCCL's options for the system
+ * of its --machine as well.  To add a machine key: a field of
+ * struct machine_args, one line here, its step in machine.c.
  */
-static void resolve_system(struct ctx *ctx, const struct global_args *g, int fit)
+static void resolve_machine(struct ctx *ctx, const struct global_args *g, int fit)
 {
-	struct system *s = &ctx->system;
-	enum cost_kind kind = COST_SYSTEM_DEFAULT;
+	const struct machine_args a = {
+		.alpha = g->alpha, .beta = g->beta, .gamma = g->gamma, .preset = g->preset,
+		.system = g->system, .model = g->model,
+		.gpus_per_node = g->gpus_per_node, .nics_per_node = g->nics_per_node,
+		.intra = g->intra, .inter = g->inter, .topo = g->topo,
+		.proto = g->proto, .nccl_algo = g->nccl_algo, .nccl_version = g->nccl_version,
+		.gpus_per_process = g->gpus_per_process,
+		.fit = fit,
+	};
 	struct errbuf eb;
-	double x;
+	int r;
 
-	ctx->nccl_algo_mask = ~0u;
-	ctx->nccl_algo = g->nccl_algo;
-	ctx->nccl_proto = g->proto;
-	ctx->nccl_params = nccl_params_default;
-	ctx->nccl_version = g->nccl_version;
-	if (g->nccl_version && nccl_params_version(g->nccl_version, &ctx->nccl_params, &eb) < 0)
-		die_usage("--nccl-version: %s", eb.msg);
-	/* They are written back into plan's run lines: keep them short. */
-	if (g->nccl_algo && strlen(g->nccl_algo) > NCCL_LIST_MAX)
-		die_usage("--nccl-algo: longer than %d characters", NCCL_LIST_MAX);
-	if (g->proto && strlen(g->proto) > NCCL_LIST_MAX)
-		die_usage("--proto: longer than %d characters", NCCL_LIST_MAX);
-	if (g->nccl_algo && nccl_algo_mask(g->nccl_algo, &ctx->nccl_algo_mask, &eb) < 0)
-		die_usage("--nccl-algo: %s", eb.msg);
-	if (!g->system && !g->gpus_per_node && !g->nics_per_node &&
-	    !g->intra && !g->inter && !g->topo) {
-		if (g->model)
-			die_usage("--model: needs a system (--system NAME|FILE)");
-		if (g->proto && !fit)
-			die_usage("--proto: needs a system (--system NAME|FILE) and NCCL's model, "
-				  "or fit --machine");
-		if (g->nccl_algo && !fit)
-			die_usage("--nccl-algo: needs a system (--system NAME|FILE) and NCCL's "
-				  "model, or fit --machine");
-		if (g->nccl_version && !fit)
-			die_usage("--nccl-version: needs a system (--system NAME|FILE) and NCCL's "
-				  "model, or fit --machine");
-		if (g->gpus_per_process && !fit)
-			die_usage("--gpus-per-process: needs a system (--system NAME|FILE) and "
-				  "NCCL's model, or fit --machine");
-		if (ctx->have_fit)
-			fit_cost_init(&ctx->model, &ctx->fit, &ctx->model.link);
-		else
-			cost_model_link(&ctx->model, &ctx->model.link);
-		return;
-	}
-	if (g->preset || g->alpha || g->beta)
-		die_usage("--system and its options describe the machine; --preset, --alpha "
-			  "and --beta describe one link: give one or the other");
-	if (g->gamma)
-		die_usage("--gamma: the reduction cost is modelled on a single link only, "
-			  "not on a system");
-	if (g->system) {
-		if (system_load(&ctx->dirs, g->system, s, &eb) < 0)
-			die("%s", eb.msg);
-	} else {
-		if ((!g->gpus_per_node && !g->topo) || !g->intra)
-			die_usage("a system without --system needs at least --intra and "
-				  "--gpus-per-node (or --topo)");
-		*s = (struct system){ .name = xstrdup("custom"),
-				      .description = xstrdup("from the command line"),
-				      .p2p = 1, .pcie_path = PCIE_PIX, .nic_path = PCIE_PIX,
-				      .cpu = CPU_INTEL,
-				      .price_per_gpu_hour = NAN };
-	}
-	if (g->gpus_per_node) {
-		x = opt_quantity_range("--gpus-per-node", Q_COUNT, g->gpus_per_node, 1, 1e6);
-		s->gpus_per_node = (unsigned long)x;
-		s->given |= SYS_GIVEN_GPN;
-	}
-	if (g->nics_per_node)
-		s->given |= SYS_GIVEN_NICS;
-
-	if (g->nics_per_node) {
-		x = opt_quantity_range("--nics-per-node", Q_COUNT, g->nics_per_node, 0, 1024);
-		s->nics_per_node = (unsigned)x;
-		s->nics_line = 0;
-		free(s->path);
-		s->path = NULL;
-	}
-	if (g->intra) {
-		free(s->intra.name);
-		if (tier_load(&ctx->dirs, g->intra, NULL, &s->intra, &eb) < 0)
-			die("--intra: %s", eb.msg);
-	}
-	if (g->inter) {
-		free(s->inter.name);
-		if (tier_load(&ctx->dirs, g->inter, NULL, &s->inter, &eb) < 0)
-			die("--inter: %s", eb.msg);
-		s->have_inter = 1;
-		if (!s->nics_per_node && !g->nics_per_node && !g->topo)
-			die_usage("--inter: say how many such ports a node has with --nics-per-node");
-	}
-	if (g->topo && system_set_topo(s, g->topo, &eb) < 0)
-		die("--topo: %s", eb.msg);
-	if (s->nics_per_node && !s->have_inter)
-		die_usage("--nics-per-node: the NICs need a link preset, --inter LINK");
-	if (g->model && cost_kind_lookup(g->model, &kind, &eb) < 0)
-		die_usage("--model: %s", eb.msg);
-	/* A calibrated system asks for the model its values belong to. */
-	if (!g->model && s->model == SYSTEM_MODEL_TIERS)
-		kind = COST_TIERS;
-	ctx->have_system = 1;
-	switch (kind) {
-	case COST_TIERS:
-		cost_model_tiers(&ctx->model, s);
-		break;
-	case COST_NCCL:
-	default: {
-		unsigned protos = ~0u;
-		if (g->proto && nccl_proto_mask(g->proto, &protos, &eb) < 0)
-			die_usage("--proto: %s", eb.msg);
-		if (nccl_cost_init(&ctx->nccl, &ctx->model, s, ctx->nccl_algo_mask, protos, &eb) < 0)
-			die("%s", eb.msg);
-		ctx->nccl.params = ctx->nccl_params;
-		if (g->gpus_per_process) {
-			static char said[48];
-			x = opt_quantity_range("--gpus-per-process", Q_COUNT, g->gpus_per_process,
-					       1, 1024);
-			ctx->nccl.gpus_per_process = (unsigned)x;
-			snprintf(said, sizeof(said), "%u", ctx->nccl.gpus_per_process);
-			ctx->gpus_per_process = said;
-		}
-		break;
-	}
-	}
-	if (g->proto && ctx->model.kind != COST_NCCL)
-		die_usage("--proto: protocols belong to NCCL's model (--model nccl)");
-	if (g->nccl_algo && ctx->model.kind != COST_NCCL)
-		die_usage("--nccl-algo: NCCL's algorithms belong to NCCL's model (--model nccl)");
-	if (g->nccl_version && ctx->model.kind != COST_NCCL)
-		die_usage("--nccl-version: belongs to NCCL's model (--model nccl)");
-	if (g->gpus_per_process && ctx->model.kind != COST_NCCL)
-		die_usage("--gpus-per-process: belongs to NCCL's model (--model nccl)");
+	opt_warn_bare("--alpha", Q_TIME, g->alpha);
+	opt_warn_bare("--beta", Q_RATE, g->beta);
+	preset_dirs_init(&ctx->dirs, g->presets_dir, build_presets());
+	r = machine_resolve(&ctx->machine, &a, &ctx->dirs, &eb);
+	if (r == MACHINE_USAGE)
+		die_usage("%s", eb.msg);
+	if (r < 0 && ctx->unloaded)
+		say_unloaded(ctx, g, &eb);
+	if (r < 0)
+		die("%s", eb.msg);
 }
 
 /*
@@ -358,6 +226,15 @@ int main(int argc, char **argv)
 			continue;
 		if (!cmd && argv[i][0] != '-') {
 			if (!strcmp(argv[i], "help")) {
+				if (i + 1 < argc && !strcmp(argv[i + 1], "help")) {
+					/* help on help: what it does, then the commands */
+					printf("commtime help COMMAND: the options of COMMAND, as "
+					       "'commtime COMMAND --help' prints them;\n"
+					       "commtime help: the commands and the global options.\n\n");
+					print_main_usage(stdout);
+					free(rest);
+					return finish_stdout(0);
+				}
 				if (i + 1 < argc && argv[i + 1][0] != '-') {
 					cmd = find_command(argv[i + 1]);
 					if (!cmd)
@@ -491,8 +368,7 @@ int main(int argc, char **argv)
 					  "link or system", o->long_name, cmd->name);
 		}
 	}
-	resolve_link(&ctx, g);
-	resolve_system(&ctx, g, !strcmp(cmd->name, "fit"));
+	resolve_machine(&ctx, g, !strcmp(cmd->name, "fit"));
 	if (ctx.have_system && !system_ready(cmd->name))
 		die_usage("%s: not available on a system yet; describe one link with "
 			  "--preset, --alpha and --beta", cmd->name);
@@ -500,10 +376,7 @@ int main(int argc, char **argv)
 	opt_model = ctx.have_system ? &ctx.model : NULL;
 	status = cmd->fn(1 + nrest, rest, &ctx);
 
-	if (ctx.have_preset)
-		preset_release(&ctx.preset);
-	if (ctx.have_system)
-		system_release(&ctx.system);
+	machine_release(&ctx.machine);
 	preset_dirs_release(&ctx.dirs);
 	free(rest);
 	return finish_stdout(status);

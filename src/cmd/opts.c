@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
 #include "opts.h"
+#include "util.h"
 
 /* The help text starts in this column at most; longer options get a line. */
 #define HELP_COL_MAX 26

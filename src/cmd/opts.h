@@ -4,6 +4,7 @@
 #include <stdio.h>
 
 #include "units.h"
+#include "util.h"
 
 /*
  * Declarative command-line options, after git's parse-options: each
@@ -128,5 +129,29 @@ void opts_print_roff(FILE *f, const struct opt *opts);
 
 /* The same for the completion scripts: "--name\tARGH\tCOMPLETE" lines. */
 void opts_print_complete(FILE *f, const struct opt *opts);
+
+/*
+ * The values of options, parsed as the option layer parses them
+ * (cli_values.c): a value that does not parse is a usage error (exit 2)
+ * naming the option.
+ */
+/* Parse an option's value as quantity q; dies with exit 2 naming opt. */
+double opt_quantity(const char *opt, enum quantity q, const char *arg);
+
+/* Same, and require x > 0: "--compute: time must be positive, got '0'". */
+double opt_positive(const char *opt, enum quantity q, const char *arg);
+
+/* Same, and require lo <= x <= hi (inclusive); dies with exit 2. */
+double opt_quantity_range(const char *opt, enum quantity q, const char *arg,
+			  double lo, double hi);
+
+/* A list option ("4,8,16", "8:8G:x2"); dies with exit 2 naming opt. */
+void opt_list(const char *opt, enum quantity q, const char *arg, struct dlist *l);
+
+/* A rank list: positive integers up to RANKS_MAX. */
+void opt_ranks(const char *opt, const char *arg, struct dlist *l, unsigned long min);
+
+/* The global options, which every --help lists after a command's own (cli.c). */
+extern struct opt global_options[];
 
 #endif

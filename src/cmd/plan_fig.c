@@ -67,7 +67,9 @@ void plan_figure(const struct planner *pl, const enum coll_op *ops, size_t nops,
 	struct plot_series *s, *cross = NULL;
 	double *crossing_ranks;
 	double lo = 8, hi = 8.0 * 1073741824, top = 0, line = NAN, x[CURVE_POINTS], y[CURVE_POINTS];
-	char title[320], link[160], text[160], b[32], suffix[48];
+	char title[480], link[160], text[160], b[32], suffix[48], who[200];
+	struct planner quiet = *pl;   /* the band's cells are the table's to count */
+	int nodes_max = 1;
 	size_t i, j, r, first;
 	int a, k;
 	struct errbuf eb;
@@ -82,14 +84,16 @@ void plan_figure(const struct planner *pl, const enum coll_op *ops, size_t nops,
 		lo = 1;
 	for (j = 0; j < CURVE_POINTS; j++)
 		x[j] = plot_log_point(lo, hi, j, CURVE_POINTS - 1);
+	quiet.cells = NULL;
+	fig_ranks_text(ctx, ranks, who, sizeof(who));
 	if (pl->fm)
-		snprintf(title, sizeof(title), "Expected nccl-tests busbw, regimes fitted in %s",
-			 ctx->preset.name);
+		snprintf(title, sizeof(title), "Expected nccl-tests busbw on %s, regimes fitted in %s",
+			 who, ctx->preset.name);
 	else if (ctx->have_system)
-		snprintf(title, sizeof(title), "Expected nccl-tests busbw, %s (%s model)",
-			 ctx->system.name, cost_kind_name(ctx->model.kind));
+		snprintf(title, sizeof(title), "Expected nccl-tests busbw on %s, %s (%s model)",
+			 who, ctx->system.name, cost_kind_name(ctx->model.kind));
 	else
-		snprintf(title, sizeof(title), "Expected nccl-tests busbw, %s",
+		snprintf(title, sizeof(title), "Expected nccl-tests busbw on %s, %s", who,
 			 ctx_link_text(ctx, link, sizeof(link)));
 	f.title = xstrdup(title);
 	f.comment = xstrdup("commtime plan: the busbw curves the first nccl-tests runs should show");
@@ -141,6 +145,25 @@ void plan_figure(const struct planner *pl, const enum coll_op *ops, size_t nops,
 					continue;
 				}
 				strcat(text, suffix);
+				/* the stated error of the model's own choice, as the
+				 * sheet's busbw low and high columns give it */
+				if (algo == ALGO_AUTO && plan_has_errband(pl, op)) {
+					char bt[200];
+					struct plot_series *band;
+
+					snprintf(bt, sizeof(bt), "stated error of %s", text);
+					band = plot_add_series(p, bt, PS_FILL);
+					band->color = k;
+					for (j = 0; j < CURVE_POINTS; j++) {
+						double t = plan_predict(pl, op, algo, n, x[j], NULL), row[3];
+
+						row[0] = x[j];
+						plan_busbw_band(&quiet, op, n, x[j], t, &row[1], &row[2]);
+						if (row[2] > top)
+							top = row[2];
+						plot_point(band, row);
+					}
+				}
 				s = plot_add_series(p, text, PS_LINES);
 				s->color = k++;
 				s->dash = (int)r;
@@ -162,6 +185,30 @@ void plan_figure(const struct planner *pl, const enum coll_op *ops, size_t nops,
 		plot_add_hline(p, line, text);
 		if (line > top)
 			top = line;
+	}
+	/* on a system the line rates the sheet's inputs name: the link
+	 * inside the node, and the node's NICs when a run leaves it */
+	if (ctx->have_system) {
+		const struct system *sy = &ctx->system;
+
+		for (r = 0; r < ranks->n; r++)
+			if (system_nodes(sy, (unsigned long)ranks->v[r]) > 1)
+				nodes_max = 2;
+		line = sy->intra.beta_line;
+		snprintf(text, sizeof(text), "intra-node line rate %s (%s)",
+			 units_fmt_rate(b, sizeof(b), line, 4), sy->intra.name);
+		plot_add_hline(p, line, text);
+		if (line > top)
+			top = line;
+		if (nodes_max > 1 && sy->have_inter && sy->nics_per_node) {
+			double nics = sy->nics_per_node * sy->inter.beta_line;
+
+			snprintf(text, sizeof(text), "NICs' line rate %u x %s = %s per node",
+				 sy->nics_per_node, sy->inter.name, units_fmt_rate(b, sizeof(b), nics, 4));
+			plot_add_hline(p, nics, text);
+			if (nics > top)
+				top = nics;
+		}
 	}
 
 	/*
@@ -210,7 +257,8 @@ void plan_figure(const struct planner *pl, const enum coll_op *ops, size_t nops,
 		double cx = cross->data[2 * j], cy = cross->data[2 * j + 1];
 		double px_per_octave = (f.width - 150) / log2(hi / lo), w;
 
-		fig_size_text(b, sizeof(b), cx);
+		/* in the units of the sheet's crossover line */
+		units_fmt_size(b, sizeof(b), cx);
 		if (ranks->n > 1)
 			snprintf(text, sizeof(text), "%s, %.0f ranks", b, crossing_ranks[j]);
 		else

@@ -10,12 +10,13 @@
 #include "step_fig.h"
 
 /* The segments left to right; the palette of plot.c (Okabe & Ito). */
-enum { SEG_COMPUTE, SEG_TP, SEG_CP, SEG_EP, SEG_PP, SEG_DP, SEG_BUBBLE, SEG_OTHER, SEG_COUNT };
+enum { SEG_COMPUTE, SEG_TP, SEG_CP, SEG_EP, SEG_PP, SEG_DP, SEG_BUBBLE, SEG_OPTIM, SEG_OTHER,
+       SEG_COUNT };
 static const char *const seg_name[SEG_COUNT] = {
 	"compute", "exposed tp", "exposed cp", "exposed ep", "exposed pp", "exposed dp",
-	"pipeline bubble", "other"
+	"pipeline bubble", "optimizer update", "other"
 };
-static const int seg_color[SEG_COUNT] = { 0, 1, 2, 3, 4, 5, 7, 6 };
+static const int seg_color[SEG_COUNT] = { 0, 1, 2, 3, 4, 5, 7, 6, 6 };
 
 static double S_seg(const struct search_terms *t, int k)
 {
@@ -27,6 +28,7 @@ static double S_seg(const struct search_terms *t, int k)
 	case SEG_PP: return t->exposed_s[DIM_PP];
 	case SEG_DP: return t->exposed_s[DIM_DP];
 	case SEG_BUBBLE: return t->bubble_s;
+	case SEG_OPTIM: return t->optim_s;
 	default: return t->other_s;
 	}
 }
@@ -50,7 +52,7 @@ void step_fig_bars(struct panel *p, const struct step_fig_bar *bars, size_t n)
 		if (used[k]) {
 			s = plot_add_series(p, seg_name[k], PS_BOXES);
 			s->color = seg_color[k];
-			s->opacity = k == SEG_OTHER ? 0.4 : 0.9;
+			s->opacity = k == SEG_OTHER ? 0.3 : k == SEG_OPTIM ? 0.6 : 0.9;
 		}
 	for (i = 0; i < n; i++) {
 		const struct search_terms *t = &bars[i].t;

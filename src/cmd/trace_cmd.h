@@ -93,8 +93,15 @@ int trace_calib_mfu(const struct ctx *ctx, struct step_compute *cs, int which);
  */
 double trace_calib_coll_factor(const struct ctx *ctx, int inter, double bytes);
 /* The lines step and search print when they start from a trace, and the step at its range's ends. */
-void trace_calib_note(const struct ctx *ctx, struct out *o, const struct workload *w,
+void trace_calib_note(struct ctx *ctx, struct out *o, const struct workload *w,
 		      const struct step_config *c, const struct step_compute *cs, int mfu_from_trace);
+/*
+ * Put the system's model with the trace's ratios in ctx->model (1), or
+ * nothing when the system has no trace keys (0); pop restores it.  step
+ * and search push around their runs and pop before echoing the system.
+ */
+int trace_calib_push(struct ctx *ctx);
+void trace_calib_pop(struct ctx *ctx);
 /* Kept for compare --trace: the system's measured efficiency, if any. */
 void trace_fit_compute(const struct ctx *ctx, struct step_compute *cs);
 

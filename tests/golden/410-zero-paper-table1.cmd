@@ -1,1 +1,1 @@
-zero --params 7.5e9
+zero --params 7.5e9 --grad-bytes 2

@@ -19,6 +19,7 @@
 #include "../fuzz/regime/fuzz_regime.c"
 #include "../fuzz/workload/fuzz_workload.c"
 #include "../fuzz/topo/fuzz_topo.c"
+#include "../fuzz/system/fuzz_system.c"
 
 typedef const char *(*fuzz_fn)(const uint8_t *data, size_t size);
 
@@ -102,4 +103,9 @@ void test_fuzzcorpus_workload(void)
 void test_fuzzcorpus_topo(void)
 {
 	CHECK(run_corpus("tests/fuzz/topo/corpus", fuzz_topo) > 0);
+}
+
+void test_fuzzcorpus_system(void)
+{
+	CHECK(run_corpus("tests/fuzz/system/corpus", fuzz_system) > 0);
 }

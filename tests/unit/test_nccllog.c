@@ -61,7 +61,10 @@ void test_nccllog_l40s_and_old_layout_agree(void)
 	INT_EQ(a.ranks, 4);
 	INT_EQ(b.ranks, 4);
 	INT_EQ(a.op, OP_ALLREDUCE);
-	INT_EQ(b.op, -1);        /* old builds do not name the collective */
+	/* old builds do not name the collective: told from redop and busbw/algbw */
+	INT_EQ(b.op, OP_ALLREDUCE);
+	INT_EQ(b.op_inferred, 1);
+	INT_EQ(a.op_inferred, 0);
 	INT_EQ(a.n, b.n);
 	for (i = 0; i < a.n && i < b.n; i++) {
 		DBL_NEAR(b.rows[i].size, a.rows[i].size, 0);
@@ -561,5 +564,53 @@ void test_nccllog_openmpi_tag(void)
 	STR_EQ(m.nccl_proto, "Simple");
 	if (m.n == 1)
 		DBL_NEAR(m.rows[0].time_ip, 11.00e-6, 1e-12);
+	meas_release(&m);
+}
+
+/*
+ * A log without "Collective test starting" is all_reduce_perf's only when
+ * every row says redop "sum" and busbw/algbw = 2(n-1)/n: on 4 ranks 1.5
+ * (all_reduce), not 0.75 (reduce_scatter, also "sum"), and never on 2
+ * ranks, where reduce has the same factor 1.
+ */
+static int infer(const char *ranks_lines, const char *rows, struct meas *m)
+{
+	char buf[2048];
+	struct errbuf eb;
+
+	snprintf(buf, sizeof(buf), "# Using devices\n%s#  size  count type redop root "
+		 "time algbw busbw #wrong time algbw busbw #wrong\n%s", ranks_lines, rows);
+	meas_init(m, "x");
+	return nccllog_parse(buf, strlen(buf), "x", m, &eb);
+}
+
+void test_nccllog_infers_allreduce(void)
+{
+	const char *four = "#  Rank  0 Pid 1 on a device 0\n#  Rank  1 Pid 1 on a device 1\n"
+			   "#  Rank  2 Pid 1 on a device 2\n#  Rank  3 Pid 1 on a device 3\n";
+	const char *two = "#  Rank  0 Pid 1 on a device 0\n#  Rank  1 Pid 1 on a device 1\n";
+	struct meas m;
+
+	/* 1 GiB in 10 ms: algbw 107.37 GB/s; all-reduce busbw x1.5 */
+	INT_EQ(infer(four, "1073741824 268435456 float sum -1 10000 107.37 161.06 0 "
+		     "10000 107.37 161.06 0\n", &m), 0);
+	INT_EQ(m.op, OP_ALLREDUCE);
+	INT_EQ(m.op_inferred, 1);
+	meas_release(&m);
+	/* the same row with reduce_scatter's factor 0.75 */
+	INT_EQ(infer(four, "1073741824 268435456 float sum -1 10000 107.37 80.53 0 "
+		     "10000 107.37 80.53 0\n", &m), 0);
+	INT_EQ(m.op, -1);
+	INT_EQ(m.op_inferred, 0);
+	meas_release(&m);
+	/* rows that do not reduce with "sum" (redop "none") */
+	INT_EQ(infer(four, "1073741824 268435456 float none -1 10000 107.37 161.06 0 "
+		     "10000 107.37 161.06 0\n", &m), 0);
+	INT_EQ(m.op, -1);
+	meas_release(&m);
+	/* two ranks: factor 1, as reduce's */
+	INT_EQ(infer(two, "1073741824 268435456 float sum -1 10000 107.37 107.37 0 "
+		     "10000 107.37 107.37 0\n", &m), 0);
+	INT_EQ(m.op, -1);
 	meas_release(&m);
 }

@@ -389,3 +389,17 @@ void test_pipeline_sim_limits(void)
 	c = cfg(PP_INTERLEAVED, PP_STAGES_MAX, PP_MICROBATCHES_MAX, PP_VIRTUAL_MAX, 1, 2);
 	CHECK(pp_sim_ops(&c) > PP_SIM_OPS_MAX);
 }
+
+/* --virtual holds for the interleaved schedule only. */
+void test_pp_config_make(void)
+{
+	struct pp_config c = pp_config_make(PP_INTERLEAVED, 4, 8, 2, 1, 2);
+
+	INT_EQ((int)c.virt, 2);
+	INT_EQ((int)c.stages, 4);
+	INT_EQ((int)c.microbatches, 8);
+	DBL_NEAR(c.tb, 2, 0);
+	c = pp_config_make(PP_1F1B, 4, 8, 2, 1, 2);
+	INT_EQ((int)c.virt, 1);
+	INT_EQ(c.schedule, PP_1F1B);
+}

@@ -496,3 +496,34 @@ void test_preset_shipped(void)
 	preset_list_free(list, n);
 	preset_dirs_release(&d);
 }
+
+/*
+ * preset_load_kind: an unknown name's suggestion is a preset of the kind
+ * asked for (the shipped presets: 'h100' is near the link h100-nvlink4,
+ * the GPU h100-sxm and the system dgx-h100), and a preset of another kind
+ * loads with 1 for the caller to name the option that takes it.
+ */
+void test_preset_load_kind_suggests_by_kind(void)
+{
+	struct preset_dirs d;
+	struct preset p;
+	struct errbuf eb;
+
+	preset_dirs_init(&d, "presets", NULL);
+	INT_EQ(preset_load_kind(&d, "h100", "link", &p, &eb), -1);
+	CHECK(strstr(eb.msg, "; did you mean 'h100-nvlink4'?") != NULL);
+	INT_EQ(preset_load_kind(&d, "h100", "gpu", &p, &eb), -1);
+	CHECK(strstr(eb.msg, "; did you mean 'h100-sxm'?") != NULL);
+	INT_EQ(preset_load_kind(&d, "h100", "system", &p, &eb), -1);
+	CHECK(strstr(eb.msg, "; did you mean 'dgx-h100'?") != NULL);
+	INT_EQ(preset_load_kind(&d, "llama3-7b", "workload", &p, &eb), -1);
+	CHECK(strstr(eb.msg, "; did you mean 'llama3-8b'?") != NULL);
+	INT_EQ(preset_load_kind(&d, "zz-nothing-near", "link", &p, &eb), -1);
+	CHECK(strstr(eb.msg, "did you mean") == NULL);
+	INT_EQ(preset_load_kind(&d, "dgx-h100", "link", &p, &eb), 1);
+	STR_EQ(p.kind, "system");
+	preset_release(&p);
+	INT_EQ(preset_load_kind(&d, "ib-ndr", "link", &p, &eb), 0);
+	preset_release(&p);
+	preset_dirs_release(&d);
+}

@@ -11,14 +11,14 @@
 
 #pragma GCC diagnostic ignored "-Wmissing-prototypes"
 
-/* Every collective: 10 µs + 1 ns per byte. */
-static int lin_coll(void *arg, enum coll_op op, unsigned long ranks, unsigned long per_node,
-		    double bytes, struct step_coll *out, struct errbuf *eb)
+/* Every collective on one link of 10 µs and 1 GB/s, priced by the cost core. */
+static struct cost_model S_model(void)
 {
-	(void)arg; (void)op; (void)per_node; (void)eb;
-	out->tier = "link";
-	out->time_s = ranks > 1 ? 10e-6 + bytes * 1e-9 : 0;
-	return 0;
+	static const struct link lk = { 10e-6, 1e9, 0 };
+	struct cost_model m;
+
+	cost_model_link(&m, &lk);
+	return m;
 }
 
 static struct workload small(void)
@@ -36,14 +36,15 @@ static struct workload small(void)
  * 4 GPUs, B = 4, 8 layers, no context parallelism, micro-batches up to 1:
  * (t, p, d) in (1,1,4) (1,2,2) (1,4,1) (2,1,2) (2,2,1) (4,1,1);
  * ZeRO 0-3 where d > 1 and p = 1, 0-1 where d > 1 and p > 1, 0 alone at
- * d = 1; schedules with p > 1: 1f1b, gpipe, interleaved v = 2 (m % p = 0
- * needed: m = 4/d); each with 3 recomputation modes.
+ * d = 1; schedules with p > 1: 1f1b and interleaved v = 2 (m % p = 0
+ * needed: m = 4/d; GPipe is not tried); each with 3 recomputation modes.
  */
 void test_search_enumeration(void)
 {
 	struct workload w = small();
 	struct search_space sp;
-	struct step_compute cs = { 100e12, 0.5, 0 };
+	struct step_compute cs = { 100e12, 0.5, 0, NULL };
+	struct cost_model cm = S_model();
 	struct search_result r = { 0 };
 	struct errbuf eb;
 	double gpus[] = { 4 };
@@ -55,13 +56,14 @@ void test_search_enumeration(void)
 	sp.max_cp = 1;
 	sp.max_mb = 1;
 	sp.max_virt = 2;
-	CHECK(search_run(&sp, gpus, 1, &cs, lin_coll, NULL, &r, &eb) == 0);
+	CHECK(search_run(&sp, gpus, 1, &cs, &cm, &r, &eb) == 0);
 	/*
-	 * (1,1,4): 4 zero x 1 sched = 4;  (1,2,2): 2 zero x (1f1b, gpipe, v2) = 6;
-	 * (1,4,1): 1 x 3 = 3;  (2,1,2): 4;  (2,2,1): 1 x 3 = 3;  (4,1,1): 1.
-	 * 21 configurations x 3 recomputation modes = 63.
+	 * (1,1,4): 4 zero x 1 sched = 4;  (1,2,2): 3 zero (0-2: ZeRO-2 shards
+	 * gradients with a pipeline) x (1f1b, v2) = 6;
+	 * (1,4,1): 1 x 2 = 2;  (2,1,2): 4;  (2,2,1): 1 x 2 = 2;  (4,1,1): 1.
+	 * 19 configurations x 3 recomputation modes = 57.
 	 */
-	INT_EQ(r.n, 63);
+	INT_EQ(r.n, 57);
 	for (i = 0; i < r.n; i++) {
 		const struct step_config *c = &r.cand[i].c;
 
@@ -79,7 +81,8 @@ void test_search_memory(void)
 {
 	struct workload w = small();
 	struct search_space sp;
-	struct step_compute cs = { 100e12, 0.5, 0 };
+	struct step_compute cs = { 100e12, 0.5, 0, NULL };
+	struct cost_model cm = S_model();
 	struct search_result r = { 0 }, r2 = { 0 };
 	struct errbuf eb;
 	double gpus[] = { 8, 16 };
@@ -87,13 +90,13 @@ void test_search_memory(void)
 
 	search_space_init(&sp, &w);
 	sp.global_batch = 64;
-	sp.gpu_memory = 2e9;
-	CHECK(search_run(&sp, gpus, 2, &cs, lin_coll, NULL, &r, &eb) == 0);
+	sp.gpu_memory = 2e9 + STEP_RESERVE_B;
+	CHECK(search_run(&sp, gpus, 2, &cs, &cm, &r, &eb) == 0);
 	CHECK(r.n > 0);
 	for (i = 0; i < r.n; i++)
-		CHECK(r.cand[i].memory_B <= 2e9);
-	sp.gpu_memory = 0.5e9;
-	CHECK(search_run(&sp, gpus, 2, &cs, lin_coll, NULL, &r2, &eb) == 0);
+		CHECK(r.cand[i].memory_B <= 2e9 + STEP_RESERVE_B);
+	sp.gpu_memory = 0.5e9 + STEP_RESERVE_B;
+	CHECK(search_run(&sp, gpus, 2, &cs, &cm, &r2, &eb) == 0);
 	CHECK(r2.n < r.n);
 	search_release(&r);
 	search_release(&r2);
@@ -136,7 +139,15 @@ void test_search_where_parse(void)
 	INT_EQ(wh.cp, 0);
 	INT_EQ(wh.zero, -1);
 	INT_EQ(wh.schedule, -1);
-	STR_EQ(search_where_text(buf, sizeof(buf), &wh), "tp 8, pp 16, dp 64");
+	STR_EQ(search_where_text(buf, sizeof(buf), &wh), "tp 8, pp 16, dp 64, cp 1");
+	/* tp, pp and dp without cp: cp 1, the layout of their product. */
+	step_config_init(&c);
+	c.tp = 8; c.pp = 16; c.dp = 64;
+	CHECK(search_where_match(&wh, &c, 8192));
+	c.cp = 2;
+	CHECK(!search_where_match(&wh, &c, 16384));
+	CHECK(search_where_parse("tp=8,pp=16", &wh, &eb) == 0);
+	CHECK(search_where_match(&wh, &c, 16384));
 	CHECK(search_where_parse("zero=0,micro_batch=2,schedule=interleaved,v=4,recompute=full,"
 				 "gpus=64", &wh, &eb) == 0);
 	INT_EQ(wh.zero, 0);
@@ -169,23 +180,26 @@ void test_search_where_parse(void)
 }
 
 /*
- * What the step model refuses is counted by reason.  6 layers on 4 GPUs,
- * B = 4, one micro-batch size, no context parallelism, v up to 3:
- * t = 1, 2, 4 (the 8 heads); p = 1, 2, 4 dividing 4/t; p = 4 does not
- * divide the 6 layers.  Refused, per recomputation mode (x 3):
- *   p = 4 (t = 1, d = 1): 1f1b, gpipe, v 2, v 3 = 4 layouts, ZeRO 0 only;
- *   p = 2, ZeRO 2 and 3 (d = 2 at t = 1): 2 stages x 4 schedules = 8;
- *   p = 2, v = 2: 2 x 2 = 4 does not divide 6: (t=1, d=2) ZeRO 0, 1 and
- *   (t=2, d=1) ZeRO 0: 3;
+ * What is refused is counted by reason.  6 layers on 4 GPUs, B = 4, one
+ * micro-batch size, no context parallelism, v up to 3: t = 1, 2, 4 (the 8
+ * heads); p = 1, 2, 4 dividing 4/t; p = 4 splits the 6 layers unevenly,
+ * 1, 2, 2, 1, which the step model accepts.  Refused, per recomputation
+ * mode (x 3):
+ *   p = 2, v = 2: 2 x 2 = 4 does not divide 6: (t=1, d=2) ZeRO 0, 1, 2
+ *   and (t=2, d=1) ZeRO 0: 4;
+ *   p = 2, ZeRO 3 (d = 2 at t = 1): 1f1b, v 2, v 3 = 3;
+ *   p = 4, v = 2 and 3 (t = 1, d = 1): a stage of 1 layer cannot hold 2
+ *   or 3 chunks (the search's own rule): 2;
  *   p = 2, v = 3: m = 4/d must be a multiple of 2: d = 2 gives m = 2, fine;
  *   d = 1, m = 4, fine: none.
- * 4 + 8 + 3 = 15 layouts, 45 configurations, in three groups.
+ * 4 + 3 + 2 = 9 layouts, 27 configurations, in three groups.
  */
 void test_search_refused_counted(void)
 {
 	struct workload w = small();
 	struct search_space sp;
-	struct step_compute cs = { 100e12, 0.5, 0 };
+	struct step_compute cs = { 100e12, 0.5, 0, NULL };
+	struct cost_model cm = S_model();
 	struct search_result r = { 0 };
 	struct errbuf eb;
 	double gpus[] = { 4 };
@@ -198,20 +212,20 @@ void test_search_refused_counted(void)
 	sp.max_cp = 1;
 	sp.max_mb = 1;
 	sp.max_virt = 3;
-	CHECK(search_run(&sp, gpus, 1, &cs, lin_coll, NULL, &r, &eb) == 0);
-	INT_EQ(r.tried - r.valid, 45);
+	CHECK(search_run(&sp, gpus, 1, &cs, &cm, &r, &eb) == 0);
+	INT_EQ(r.tried - r.valid, 27);
 	INT_EQ(r.nreasons, 3);
 	for (i = 0; i < r.nreasons; i++)
 		sum += r.reason[i].count;
-	INT_EQ(sum, 45);
-	/* The most frequent first: ZeRO 2-3 with a pipeline, 8 x 3. */
-	INT_EQ(r.reason[0].count, 24);
-	CHECK(strstr(r.reason[0].example, "ZeRO stage") != NULL);
-	CHECK(strstr(r.reason[0].key, "ZeRO stage # does not") != NULL);
-	INT_EQ(r.reason[1].count, 12);
-	CHECK(strstr(r.reason[1].example, "pipeline size 4 does not divide the 6 layers") != NULL);
-	INT_EQ(r.reason[2].count, 9);
-	CHECK(strstr(r.reason[2].example, "2 x 2 does not divide the 6 layers") != NULL);
+	INT_EQ(sum, 27);
+	INT_EQ(r.reason[2].count, 6);
+	CHECK(strstr(r.reason[2].key, "chunks per stage on a stage of # layers") != NULL);
+	/* The most frequent first: v = 2 on 3 layers a stage (4 x 3), ZeRO 3 with a pipeline (3 x 3). */
+	INT_EQ(r.reason[0].count, 12);
+	CHECK(strstr(r.reason[0].example, "2 x 2 does not divide the 6 layers") != NULL);
+	INT_EQ(r.reason[1].count, 9);
+	CHECK(strstr(r.reason[1].example, "ZeRO stage 3") != NULL);
+	CHECK(strstr(r.reason[1].key, "ZeRO stage # does not") != NULL);
 	INT_EQ(r.refused_other, 0);
 	search_release(&r);
 }
@@ -221,7 +235,8 @@ void test_search_memo(void)
 {
 	struct workload w = small();
 	struct search_space sp;
-	struct step_compute cs = { 100e12, 0.5, 0 };
+	struct step_compute cs = { 100e12, 0.5, 0, NULL };
+	struct cost_model cm = S_model();
 	struct search_result r = { 0 };
 	struct step_result s;
 	struct errbuf eb;
@@ -231,11 +246,11 @@ void test_search_memo(void)
 	search_space_init(&sp, &w);
 	sp.global_batch = 64;
 	sp.gpu_memory = 1e15;
-	CHECK(search_run(&sp, gpus, 1, &cs, lin_coll, NULL, &r, &eb) == 0);
+	CHECK(search_run(&sp, gpus, 1, &cs, &cm, &r, &eb) == 0);
 	CHECK(r.n > 100);
 	CHECK(r.coll_evals > 0 && r.coll_evals * 10 < r.coll_calls);
 	for (i = 0; i < r.n; i += 37) {
-		CHECK(step_run(&w, &r.cand[i].c, &cs, lin_coll, NULL, &s, &eb) == 0);
+		CHECK(step_run(&w, &r.cand[i].c, &cs, &cm, STEP_BAND_NONE, &s, &eb) == 0);
 		DBL_NEAR(r.cand[i].step_s, s.step_s, 0);
 		DBL_NEAR(r.cand[i].memory_B, s.mem.total_B, 0);
 	}
@@ -251,7 +266,8 @@ void test_search_terms(void)
 {
 	struct workload w = small();
 	struct step_config c;
-	struct step_compute cs = { 100e12, 0.5, 0 };
+	struct step_compute cs = { 100e12, 0.5, 0, NULL };
+	struct cost_model cm = S_model();
 	struct step_result s;
 	struct search_terms t;
 	struct errbuf eb;
@@ -263,7 +279,7 @@ void test_search_terms(void)
 	c.tp = 2; c.pp = 2; c.dp = 2; c.sp = 1;
 	c.global_batch = 16;
 	c.seq = 1024;
-	CHECK(step_run(&w, &c, &cs, lin_coll, NULL, &s, &eb) == 0);
+	CHECK(step_run(&w, &c, &cs, &cm, STEP_BAND_NONE, &s, &eb) == 0);
 	search_terms_of(&s, &t);
 	for (i = 0; i < s.nrows; i++)
 		if (s.rows[i].dim == DIM_TP)
@@ -312,7 +328,8 @@ void test_search_price_overflow(void)
 {
 	struct workload w = small();
 	struct search_space sp;
-	struct step_compute cs = { 100e12, 0.5, 0 };
+	struct step_compute cs = { 100e12, 0.5, 0, NULL };
+	struct cost_model cm = S_model();
 	struct search_result r = { 0 };
 	struct errbuf eb;
 	double gpus[] = { 8 };
@@ -321,7 +338,7 @@ void test_search_price_overflow(void)
 	sp.global_batch = 8;
 	sp.gpu_memory = 1e15;
 	sp.price = 1e308;
-	CHECK(search_run(&sp, gpus, 1, &cs, lin_coll, NULL, &r, &eb) < 0);
+	CHECK(search_run(&sp, gpus, 1, &cs, &cm, &r, &eb) < 0);
 	CHECK(strstr(eb.msg, "cost per hour overflows") != NULL);
 	CHECK(strstr(eb.msg, "1e+308") != NULL);
 	search_release(&r);
@@ -332,11 +349,11 @@ void test_search_price_overflow(void)
 	 */
 	sp.price = 1e300;
 	sp.run_tokens = 1e20;
-	CHECK(search_run(&sp, gpus, 1, &cs, lin_coll, NULL, &r, &eb) < 0);
+	CHECK(search_run(&sp, gpus, 1, &cs, &cm, &r, &eb) < 0);
 	CHECK(strstr(eb.msg, "the cost of the run overflows") != NULL);
 	search_release(&r);
 	sp.price = 2.5;
-	CHECK(search_run(&sp, gpus, 1, &cs, lin_coll, NULL, &r, &eb) == 0);
+	CHECK(search_run(&sp, gpus, 1, &cs, &cm, &r, &eb) == 0);
 	CHECK(r.n > 0 && isfinite(r.cand[0].run_cost));
 	DBL_NEAR(r.cand[0].cost_per_hour, 20, 1e-15);
 	search_release(&r);
@@ -351,7 +368,8 @@ void test_search_named(void)
 	struct workload w = small();
 	struct search_space sp;
 	struct search_where wh;
-	struct step_compute cs = { 100e12, 0.5, 0 };
+	struct step_compute cs = { 100e12, 0.5, 0, NULL };
+	struct cost_model cm = S_model();
 	struct search_result r = { 0 };
 	struct errbuf eb;
 	double gpus[] = { 4 };
@@ -363,25 +381,101 @@ void test_search_named(void)
 	sp.max_cp = 1;
 	sp.max_mb = 1;
 	sp.max_virt = 3;
-	CHECK(search_where_parse("pp=4", &wh, &eb) == 0);
+	CHECK(search_where_parse("pp=2,v=2,zero=0", &wh, &eb) == 0);
 	sp.where = &wh;
-	CHECK(search_run(&sp, gpus, 1, &cs, lin_coll, NULL, &r, &eb) == 0);
-	/* The 12 of test_search_refused_counted: all refused. */
-	INT_EQ(r.named.tried, 12);
-	INT_EQ(r.named.refused, 12);
+	CHECK(search_run(&sp, gpus, 1, &cs, &cm, &r, &eb) == 0);
+	/* v = 2 on 3 layers a stage, (t=1, d=2) and (t=2, d=1), x 3: all refused. */
+	INT_EQ(r.named.tried, 6);
+	INT_EQ(r.named.refused, 6);
 	INT_EQ(r.named.fit, 0);
 	CHECK(strstr(r.named.refused_why, "does not divide the 6 layers") != NULL);
 	search_release(&r);
 
 	CHECK(search_where_parse("tp=2,pp=2", &wh, &eb) == 0);
 	sp.gpu_memory = 1;   /* nothing fits */
-	CHECK(search_run(&sp, gpus, 1, &cs, lin_coll, NULL, &r, &eb) == 0);
+	CHECK(search_run(&sp, gpus, 1, &cs, &cm, &r, &eb) == 0);
 	INT_EQ(r.n, 0);
-	/* t = 2, p = 2, d = 1: ZeRO 0; 1f1b, gpipe, v 3 (v 2 refused); 3 modes. */
-	INT_EQ(r.named.tried, 12);
+	/* t = 2, p = 2, d = 1: ZeRO 0; 1f1b, v 3 (v 2 refused); 3 modes. */
+	INT_EQ(r.named.tried, 9);
 	INT_EQ(r.named.refused, 3);
-	INT_EQ(r.named.unfit, 9);
+	INT_EQ(r.named.unfit, 6);
 	CHECK(r.named.unfit_memory_B > 1);
 	INT_EQ(r.named.unfit_c.tp, 2);
+	search_release(&r);
+}
+
+/* Context parallelism in both forms the step model offers, and only with cp > 1. */
+void test_search_cp_forms(void)
+{
+	struct workload w = small();
+	struct search_space sp;
+	struct search_where wh;
+	struct step_compute cs = { 100e12, 0.5, 0, NULL };
+	struct cost_model cm = S_model();
+	struct search_result r = { 0 };
+	struct errbuf eb;
+	double gpus[] = { 4 };
+	size_t i, ring = 0, ag = 0, ag1 = 0;
+
+	search_space_init(&sp, &w);
+	sp.global_batch = 4;
+	sp.gpu_memory = 1e15;
+	sp.max_cp = 2;
+	sp.max_mb = 1;
+	CHECK(search_run(&sp, gpus, 1, &cs, &cm, &r, &eb) == 0);
+	for (i = 0; i < r.n; i++) {
+		const struct step_config *c = &r.cand[i].c;
+
+		if (c->cp > 1 && c->cp_form == CP_RING)
+			ring++;
+		if (c->cp > 1 && c->cp_form == CP_ALLGATHER)
+			ag++;
+		if (c->cp == 1 && c->cp_form != CP_RING)
+			ag1++;
+	}
+	CHECK(ring > 0);
+	INT_EQ(ag, ring);
+	INT_EQ(ag1, 0);
+	search_release(&r);
+	CHECK(search_where_parse("cp=2,cp_form=allgather", &wh, &eb) == 0);
+	INT_EQ(wh.cp_form, CP_ALLGATHER);
+	CHECK(search_where_parse("cp_form=zigzag", &wh, &eb) < 0);
+	CHECK(strstr(eb.msg, "cp_form") != NULL);
+}
+
+/*
+ * A stage holds at least one layer per chunk of the interleaved schedule:
+ * 6 layers on 4 stages split 1, 2, 2, 1 (the step model's uneven split),
+ * so v = 2 is refused there by the search's own rule, whatever the step
+ * model says, and counted with the others.
+ */
+void test_search_chunk_rule(void)
+{
+	struct workload w = small();
+	struct search_space sp;
+	struct step_compute cs = { 100e12, 0.5, 0, NULL };
+	struct cost_model cm = S_model();
+	struct search_result r = { 0 };
+	struct errbuf eb;
+	double gpus[] = { 4 };
+	size_t i, found = 0;
+
+	w.layers = 6;
+	search_space_init(&sp, &w);
+	sp.global_batch = 4;
+	sp.gpu_memory = 1e15;
+	sp.max_cp = 1;
+	sp.max_mb = 1;
+	sp.max_virt = 2;
+	CHECK(search_run(&sp, gpus, 1, &cs, &cm, &r, &eb) == 0);
+	for (i = 0; i < r.n; i++)
+		CHECK(!(r.cand[i].c.pp == 4 && r.cand[i].c.schedule == PP_INTERLEAVED));
+	for (i = 0; i < r.nreasons; i++)
+		if (strstr(r.reason[i].example, "2 chunks per stage on a stage of 1 layers (pp 4)")) {
+			/* t = 1, d = 1, ZeRO 0: one layout, 3 recomputation modes. */
+			INT_EQ(r.reason[i].count, 3);
+			found = 1;
+		}
+	CHECK(found);
 	search_release(&r);
 }

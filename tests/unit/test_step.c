@@ -13,39 +13,25 @@
 
 #pragma GCC diagnostic ignored "-Wmissing-prototypes"
 
-/* A ring on one link, from the model's own all-reduce; other ops 1 s each. */
+/* A ring on one link of 300 GB/s and no latency, priced by the cost core. */
 static struct link test_link = { 0, 300e9, 0 };
+/* A link where latency dominates: 1 ms a step, infinite bandwidth. */
+static struct link ms_link = { 1e-3, INFINITY, 0 };
 
-static int ring_coll(void *arg, enum coll_op op, unsigned long ranks, unsigned long per_node,
-		     double bytes, struct step_coll *out, struct errbuf *eb)
+static struct cost_model ring_model(void)
 {
-	(void)arg; (void)per_node; (void)eb;
-	out->tier = "link";
-	switch (op) {
-	case OP_ALLREDUCE:
-		out->time_s = t_link(OP_ALLREDUCE, ALGO_RING, &test_link, ranks, bytes);
-		break;
-	case OP_ALLGATHER:
-		out->time_s = t_link(OP_ALLGATHER, ALGO_RING, &test_link, ranks, bytes);
-		break;
-	case OP_REDUCESCATTER:
-		out->time_s = t_link(OP_REDUCESCATTER, ALGO_RING, &test_link, ranks, bytes);
-		break;
-	default:
-		out->time_s = 1;
-		break;
-	}
-	return 0;
+	struct cost_model m;
+
+	cost_model_link(&m, &test_link);
+	return m;
 }
 
-/* Every collective costs 1 ms: the ledger's counts show directly. */
-static int ms_coll(void *arg, enum coll_op op, unsigned long ranks, unsigned long per_node,
-		   double bytes, struct step_coll *out, struct errbuf *eb)
+static struct cost_model ms_model(void)
 {
-	(void)arg; (void)op; (void)ranks; (void)per_node; (void)bytes; (void)eb;
-	out->tier = "link";
-	out->time_s = 1e-3;
-	return 0;
+	struct cost_model m;
+
+	cost_model_link(&m, &ms_link);
+	return m;
 }
 
 static struct workload gpt3(void)
@@ -89,11 +75,15 @@ void test_step_tp_gpt3(void)
 	struct step_config c;
 	struct step_result r;
 	struct errbuf eb;
+	struct cost_model rm = ring_model(), mm = ms_model();
+	struct step_pricing pr = { &mm, ALGO_AUTO, STEP_BAND_NONE, 0, 0, NULL };
+
+	(void)rm; (void)mm; (void)pr;
 	const struct step_row *row;
 
 	step_config_init(&c);
 	c.tp = 8; c.pp = 12; c.dp = 16; c.micro_batch = 4; c.seq = 2048;
-	CHECK(step_run(&w, &c, NULL, ring_coll, NULL, &r, &eb) == 0);
+	CHECK(step_run(&w, &c, NULL, &rm, STEP_BAND_NONE, &r, &eb) == 0);
 	row = find(&r, DIM_TP, PH_FORWARD, OP_ALLREDUCE);
 	CHECK(row != NULL);
 	if (!row)
@@ -108,7 +98,7 @@ void test_step_tp_gpt3(void)
 
 	/* Sequence parallelism: all-gather + reduce-scatter of the same buffer. */
 	c.sp = 1;
-	CHECK(step_run(&w, &c, NULL, ring_coll, NULL, &r, &eb) == 0);
+	CHECK(step_run(&w, &c, NULL, &rm, STEP_BAND_NONE, &r, &eb) == 0);
 	DBL_NEAR(find(&r, DIM_TP, PH_FORWARD, OP_ALLGATHER)->time_s
 		 + find(&r, DIM_TP, PH_FORWARD, OP_REDUCESCATTER)->time_s, 0.01879048192, 1e-12);
 	CHECK(find(&r, DIM_TP, PH_FORWARD, OP_ALLREDUCE) == NULL);
@@ -116,7 +106,7 @@ void test_step_tp_gpt3(void)
 	/* Full recomputation repeats the forward all-reduces in backward. */
 	c.sp = 0;
 	c.recompute = RC_FULL;
-	CHECK(step_run(&w, &c, NULL, ring_coll, NULL, &r, &eb) == 0);
+	CHECK(step_run(&w, &c, NULL, &rm, STEP_BAND_NONE, &r, &eb) == 0);
 	DBL_NEAR(find(&r, DIM_TP, PH_BACKWARD, OP_ALLREDUCE)->count, 32, 0);
 }
 
@@ -145,39 +135,45 @@ void test_step_activations_korthikanti(void)
 
 /*
  * ZeRO-3 gathers one layer at a time: for l layers and m micro-batches,
- * 2lm all-gathers and lm reduce-scatters of 1/l of the model each.  With
- * every collective at 1 ms, 80 layers and 1 micro-batch: 240 ms, where
- * one whole-model collective of each kind would count 3 ms.
+ * 2lm all-gathers and lm reduce-scatters of 1/l of the model each.  On a
+ * link of 1 ms per step and no bandwidth term, a ring all-gather or
+ * reduce-scatter on 1024 ranks takes 1023 ms: 80 layers and 1
+ * micro-batch give 240 x 1.023 s, where one whole-model collective of
+ * each kind would count 3 x 1.023 s.
  */
 void test_step_zero3_per_layer(void)
 {
 	struct step_result r;
 	struct errbuf eb;
+	struct cost_model rm = ring_model(), mm = ms_model();
+	struct step_pricing pr = { &mm, ALGO_AUTO, STEP_BAND_NONE, 0, 0, NULL };
+
+	(void)rm; (void)mm; (void)pr;
 
 	memset(&r, 0, sizeof(r));
-	CHECK(step_dp_rows(70e9, 80, 1, 3, 1024, 8, 4, 2, ms_coll, NULL, &r, &eb) == 0);
+	CHECK(step_dp_rows(70e9, 80, 1, 3, 1024, 8, 4, 2, &pr, &r, &eb) == 0);
 	INT_EQ(r.nrows, 3);
 	DBL_NEAR(r.rows[0].count, 80, 0);
 	DBL_NEAR(r.rows[0].bytes, 70e9 * 2 / 80, 1e-15);
 	DBL_NEAR(r.rows[2].bytes, 70e9 * 4 / 80, 1e-15);
-	DBL_NEAR(r.dp_comm_s, 0.240, 1e-12);
+	DBL_NEAR(r.dp_comm_s, 240 * 1.023, 1e-9);
 
 	/* Stage 0: one all-reduce of the fp32 gradient. */
 	memset(&r, 0, sizeof(r));
-	CHECK(step_dp_rows(7e9, 32, 4, 0, 64, 8, 4, 2, ms_coll, NULL, &r, &eb) == 0);
+	CHECK(step_dp_rows(7e9, 32, 4, 0, 64, 8, 4, 2, &pr, &r, &eb) == 0);
 	INT_EQ(r.nrows, 1);
 	INT_EQ(r.rows[0].op, OP_ALLREDUCE);
 	DBL_NEAR(r.rows[0].bytes, 28e9, 0);
 	/* Stage 2 reduce-scatters every micro-batch, stage 1 once. */
 	memset(&r, 0, sizeof(r));
-	CHECK(step_dp_rows(7e9, 32, 4, 2, 64, 8, 4, 2, ms_coll, NULL, &r, &eb) == 0);
+	CHECK(step_dp_rows(7e9, 32, 4, 2, 64, 8, 4, 2, &pr, &r, &eb) == 0);
 	DBL_NEAR(r.rows[0].count, 4, 0);
 	memset(&r, 0, sizeof(r));
-	CHECK(step_dp_rows(7e9, 32, 4, 1, 64, 8, 4, 2, ms_coll, NULL, &r, &eb) == 0);
+	CHECK(step_dp_rows(7e9, 32, 4, 1, 64, 8, 4, 2, &pr, &r, &eb) == 0);
 	DBL_NEAR(r.rows[0].count, 1, 0);
 	/* One rank: nothing to reduce. */
 	memset(&r, 0, sizeof(r));
-	CHECK(step_dp_rows(7e9, 32, 4, 0, 1, 1, 4, 2, ms_coll, NULL, &r, &eb) == 0);
+	CHECK(step_dp_rows(7e9, 32, 4, 0, 1, 1, 4, 2, &pr, &r, &eb) == 0);
 	INT_EQ(r.nrows, 0);
 }
 
@@ -202,20 +198,24 @@ void test_step_flops(void)
 {
 	struct workload w = gpt3();
 	struct step_config c;
-	struct step_compute cs = { 312e12, 0.5, 0 };
+	struct step_compute cs = { 312e12, 0.5, 0, NULL };
 	struct step_result r;
 	struct errbuf eb;
+	struct cost_model rm = ring_model(), mm = ms_model();
+	struct step_pricing pr = { &mm, ALGO_AUTO, STEP_BAND_NONE, 0, 0, NULL };
+
+	(void)rm; (void)mm; (void)pr;
 	double B = 1536, s = 2048, l = 96, h = 12288, V = 50257, want;
 
 	step_config_init(&c);
 	c.tp = 8; c.pp = 12; c.dp = 16; c.micro_batch = 1; c.global_batch = B; c.seq = s;
-	CHECK(step_run(&w, &c, &cs, ring_coll, NULL, &r, &eb) == 0);
+	CHECK(step_run(&w, &c, &cs, &rm, STEP_BAND_NONE, &r, &eb) == 0);
 	want = 72 * B * s * l * h * h * (1 + s / (6 * h) + V / (12 * l * h));
 	DBL_NEAR(r.flops_model, want, 1e-12);
 	DBL_NEAR(r.flops_hw, want, 1e-12);
 	/* Full recomputation: Eq. 3 itself, 96Bslh²(1 + s/6h + V/16lh). */
 	c.recompute = RC_FULL;
-	CHECK(step_run(&w, &c, &cs, ring_coll, NULL, &r, &eb) == 0);
+	CHECK(step_run(&w, &c, &cs, &rm, STEP_BAND_NONE, &r, &eb) == 0);
 	DBL_NEAR(r.flops_hw, 96 * B * s * l * h * h * (1 + s / (6 * h) + V / (16 * l * h)), 1e-12);
 	DBL_NEAR(r.flops_model, want, 1e-12);
 	/* m = 1536/16 = 96; compute = FLOPs / (1536 GPUs · 156 TFLOP/s). */
@@ -240,13 +240,17 @@ void test_step_memory(void)
 	struct step_config c;
 	struct step_result r;
 	struct errbuf eb;
+	struct cost_model rm = ring_model(), mm = ms_model();
+	struct step_pricing pr = { &mm, ALGO_AUTO, STEP_BAND_NONE, 0, 0, NULL };
+
+	(void)rm; (void)mm; (void)pr;
 	double h = 12288, L = 8, t = 8, layer_split, P;
 
 	step_config_init(&c);
 	c.tp = 8; c.pp = 12; c.dp = 16; c.micro_batch = 1; c.global_batch = 1536; c.seq = 2048;
 	c.zero = 1;
 	c.recompute = RC_FULL;
-	CHECK(step_run(&w, &c, NULL, ring_coll, NULL, &r, &eb) == 0);
+	CHECK(step_run(&w, &c, NULL, &rm, STEP_BAND_NONE, &r, &eb) == 0);
 	/* attention 4h² + 4h and MLP 8h² + 5h split by t; LayerNorms 4h whole. */
 	layer_split = (4 * h * h + 4 * h + 8 * h * h + 5 * h) / t + 4 * h;
 	P = L * layer_split + 50257 * h / t;
@@ -264,13 +268,20 @@ void test_step_check(void)
 	struct workload w = gpt3();
 	struct step_config c;
 	struct errbuf eb;
+	struct cost_model rm = ring_model(), mm = ms_model();
+	struct step_pricing pr = { &mm, ALGO_AUTO, STEP_BAND_NONE, 0, 0, NULL };
+
+	(void)rm; (void)mm; (void)pr;
 
 	step_config_init(&c);
 	c.seq = 2048;
 	CHECK(step_check(&w, &c, &eb) == 0);
-	c.pp = 5;
+	c.pp = 64;
 	CHECK(step_check(&w, &c, &eb) < 0);
 	CHECK(strstr(eb.msg, "does not divide the 96 layers") != NULL);
+	/* 96 over 5: 20 on the 3 middle stages, 18 on the first and the last. */
+	c.pp = 5;
+	CHECK(step_check(&w, &c, &eb) == 0);
 	c.pp = 2;
 	c.zero = 3;
 	CHECK(step_check(&w, &c, &eb) < 0);
@@ -294,6 +305,10 @@ void test_step_moe(void)
 	struct step_config c;
 	struct step_result r;
 	struct errbuf eb;
+	struct cost_model rm = ring_model(), mm = ms_model();
+	struct step_pricing pr = { &mm, ALGO_AUTO, STEP_BAND_NONE, 0, 0, NULL };
+
+	(void)rm; (void)mm; (void)pr;
 	const struct step_row *row;
 	int i, dp_rows = 0;
 
@@ -303,7 +318,7 @@ void test_step_moe(void)
 	w.vocab = 32000; w.seq = 4096; w.experts = 8; w.top_k = 2;
 	step_config_init(&c);
 	c.dp = 8; c.ep = 8; c.seq = 4096;
-	CHECK(step_run(&w, &c, NULL, ms_coll, NULL, &r, &eb) == 0);
+	CHECK(step_run(&w, &c, NULL, &mm, STEP_BAND_NONE, &r, &eb) == 0);
 	row = find(&r, DIM_EP, PH_FORWARD, OP_ALLTOALL);
 	CHECK(row != NULL);
 	if (!row)
@@ -332,6 +347,10 @@ void test_step_agrees_with_ddp_and_zero(void)
 	struct step_config c;
 	struct step_result r;
 	struct errbuf eb;
+	struct cost_model rm = ring_model(), mm = ms_model();
+	struct step_pricing pr = { &mm, ALGO_AUTO, STEP_BAND_NONE, 0, 0, NULL };
+
+	(void)rm; (void)mm; (void)pr;
 	struct ddp_params dp;
 	struct ddp_step ds;
 	struct zero_params zp;
@@ -343,9 +362,10 @@ void test_step_agrees_with_ddp_and_zero(void)
 	step_config_init(&c);
 	c.dp = 64;
 	c.seq = 2048;
-	CHECK(step_run(&w, &c, NULL, ring_coll, NULL, &r, &eb) == 0);
+	CHECK(step_run(&w, &c, NULL, &rm, STEP_BAND_NONE, &r, &eb) == 0);
 	workload_layer_params(&w, &lp);
-	params = 4 * (lp.attn + lp.mlp + lp.other);
+	/* every parameter: the layers, the embedding and the output layer */
+	params = 4 * (lp.attn + lp.mlp + lp.other) + workload_embed_params(&w);
 	DBL_NEAR(r.stage_params, params, 1e-15);
 
 	ddp_params_init(&dp);
@@ -358,8 +378,211 @@ void test_step_agrees_with_ddp_and_zero(void)
 	zp.params = params;
 	zp.grad_bytes = 4;
 	zp.layers = 4;
+	zero_cost(&zp, &test_link, 64, 0, &zc);
+	DBL_NEAR(zc.comm_s, ds.comm_s, 1e-15);
 	zero_cost(&zp, &test_link, 64, 3, &zc);
 	c.zero = 3;
-	CHECK(step_run(&w, &c, NULL, ring_coll, NULL, &r, &eb) == 0);
+	CHECK(step_run(&w, &c, NULL, &rm, STEP_BAND_NONE, &r, &eb) == 0);
 	DBL_NEAR(r.dp_comm_s, zc.comm_s, 1e-15);
+}
+
+/*
+ * Llama 3 405B's 126 layers over 16 stages: 14 middle stages of
+ * ceil(126/16) = 8, the first and last 7 each (Llama 3, section 3.3.2);
+ * given ones are kept when they split the rest evenly.
+ */
+void test_step_uneven_stages(void)
+{
+	struct workload w = gpt3();
+	struct step_config c;
+	struct errbuf eb;
+	double f, mid, l;
+
+	w.layers = 126;
+	step_config_init(&c);
+	c.pp = 16;
+	CHECK(step_stage_layers(&w, &c, &f, &mid, &l, &eb) == 0);
+	DBL_NEAR(f, 7, 0);
+	DBL_NEAR(mid, 8, 0);
+	DBL_NEAR(l, 7, 0);
+	c.layers_first = 5;
+	c.layers_last = 9;
+	CHECK(step_stage_layers(&w, &c, &f, &mid, &l, &eb) == 0);
+	DBL_NEAR(mid, 8, 0);
+	c.layers_last = 8;      /* 113 left for 14 stages */
+	CHECK(step_stage_layers(&w, &c, &f, &mid, &l, &eb) < 0);
+	CHECK(strstr(eb.msg, "not an even split") != NULL);
+}
+
+/*
+ * One GEMM by hand (models/step.md, "A kernel worked by hand"): GPT-3
+ * 175B's QKV at t = 8, 2048 tokens, on an A100 SXM (108 SMs, 0.859 of
+ * 312 TFLOP/s, 2039 GB/s).  256x128 tiles: 8 x 36 = 288, 3 waves of 108,
+ * 288/324 = 8/9, eff = 0.859 x 8/9; 2·2048·4608·12288 FLOPs at that
+ * share, then the 2-byte output at 0.85 x 2039 GB/s.
+ */
+#include "kernel.h"
+
+void test_kernel_gemm_by_hand(void)
+{
+	struct kernel_gpu g;
+	double eff = 0.859 * 8.0 / 9.0, flops = 2.0 * 2048 * 4608 * 12288;
+	double bw = 2039e9 * 0.85;
+
+	kernel_gpu_init(&g, ARCH_SM80, 312e12, 108, 2039e9, 0.859);
+	DBL_NEAR(kernel_gemm_eff(&g, 2048, 4608, 1), eff, 1e-12);
+	DBL_NEAR(kernel_gemm_s(&g, 2048, 4608, 12288, 1),
+		 flops / (312e12 * eff) + 2.0 * 2048 * 4608 / bw, 1e-12);
+	DBL_NEAR(kernel_gemm_s(&g, 2048, 4608, 12288, 1), 0.98444e-3, 1e-4);
+	/* A full last wave and whole tiles: the benchmark's share itself. */
+	DBL_NEAR(kernel_gemm_eff(&g, 256 * 12, 128 * 9, 1), 0.859, 1e-12);
+	/* One tile on 108 SMs: 1/108 of the GPU works. */
+	DBL_NEAR(kernel_gemm_eff(&g, 256, 128, 1), 0.859 / 108, 1e-12);
+	/* A memory-bound GEMM (a thin one) runs at the bandwidth. */
+	CHECK(kernel_gemm_s(&g, 8, 8, 1e8, 1) >= 2 * (8 * 1e8 + 1e8 * 8) / bw);
+	/* --kernel-efficiency: every GEMM at the share given. */
+	g.fixed_eff = 0.5;
+	DBL_NEAR(kernel_gemm_eff(&g, 256, 128, 1), 0.5, 0);
+}
+
+/*
+ * Fused attention: 4·b·a/t·s·s·d/2 FLOPs forward for causal attention,
+ * 2.5 times that backward, at FlashAttention-2's 60 % and 50 % of the
+ * A100's peak.  Llama 3 8B, t = 1, 8192 tokens: a = 32, d = 128.
+ */
+void test_kernel_attention_fused(void)
+{
+	struct kernel_gpu g;
+	struct workload w;
+	struct kernel_layer k;
+	struct kernel_shape sh = { 8192, 8192, 1, 1, 0, 1, 1, 1 };
+	struct errbuf eb;
+	double fl = 4.0 * 32 * 8192 * 8192 * 128 / 2;
+
+	memset(&w, 0, sizeof(w));
+	w.arch = WL_LLAMA;
+	w.layers = 32; w.hidden = 4096; w.heads = 32; w.kv_heads = 8; w.ffn = 14336;
+	w.vocab = 128256; w.seq = 8192; w.experts = w.top_k = 1;
+	kernel_gpu_init(&g, ARCH_SM80, 312e12, 108, 2039e9, 0.859);
+	CHECK(kernel_layer(&g, &w, &sh, &k, &eb) == 0);
+	DBL_NEAR(k.attn_fwd_s, fl / (312e12 * 0.60), 1e-12);
+	DBL_NEAR(k.attn_bwd_s, 2.5 * fl / (312e12 * 0.50), 1e-12);
+	DBL_NEAR(k.fwd_s, k.gemm_fwd_s + k.attn_fwd_s + k.mem_fwd_s, 1e-15);
+	/* Unfused on the same GPU stores and streams the scores: slower. */
+	sh.fused = 0;
+	CHECK(kernel_layer(&g, &w, &sh, &k, &eb) == 0);
+	CHECK(k.attn_fwd_s > fl / (312e12 * 0.60));
+	/* Volta has no fused kernel. */
+	kernel_gpu_init(&g, ARCH_SM70, 125e12, 80, 900e9, 0);
+	INT_EQ(g.fused_ok, 0);
+	DBL_NEAR(g.gemm_eff, KERNEL_GEMM_EFF, 0);
+}
+
+/*
+ * Activations term by term: for GPT with f = 4h and unfused attention
+ * they are Korthikanti's Table 2 exactly; fused attention drops the
+ * 5as/h scores and keeps a fp32 log-sum-exp, 4a/t per token.  Llama 3
+ * 70B with SP, t = 8, 8192 tokens, fused: (12h + 4h_kv + 6f)/t + 4a/t =
+ * 34336 B per token (models/step.md's worked example).
+ */
+void test_step_activations_by_term(void)
+{
+	struct workload w = gpt3();
+	int t, sp;
+
+	for (t = 1; t <= 8; t *= 2)
+		for (sp = 0; sp <= 1; sp++) {
+			DBL_NEAR(step_act_layer_w(&w, 2048, 1, t, sp, RC_NONE, 0, 1),
+				 step_act_layer(2048, 1, 12288, 96, t, sp, RC_NONE), 1e-12);
+			DBL_NEAR(step_act_layer_w(&w, 2048, 1, t, sp, RC_SELECTIVE, 0, 1),
+				 step_act_layer(2048, 1, 12288, 96, t, sp, RC_SELECTIVE), 1e-12);
+			DBL_NEAR(step_act_layer_w(&w, 2048, 1, t, sp, RC_NONE, 1, 1),
+				 step_act_layer(2048, 1, 12288, 96, t, sp, RC_SELECTIVE) +
+				 2048.0 * 4 * 96 / t, 1e-12);
+			DBL_NEAR(step_act_layer_w(&w, 2048, 1, t, sp, RC_FULL, 1, 1),
+				 step_act_layer(2048, 1, 12288, 96, t, sp, RC_FULL), 1e-12);
+		}
+	memset(&w, 0, sizeof(w));
+	w.arch = WL_LLAMA;
+	w.layers = 80; w.hidden = 8192; w.heads = 64; w.kv_heads = 8; w.ffn = 28672;
+	w.experts = w.top_k = 1;
+	DBL_NEAR(step_act_layer_w(&w, 8192, 1, 8, 1, RC_NONE, 1, 1), 8192.0 * 34336, 1e-12);
+}
+
+/*
+ * Overlap as Megatron does it: on one DGX-like link, the dp all-reduce of
+ * a pure data-parallel step hides behind backward but for its last
+ * bucket; DeepSpeed's ZeRO-0 leaves it exposed.  ZeRO-2 with a pipeline
+ * is accepted (sharded gradients), ZeRO-3 with one is not.
+ */
+void test_step_overlap_frameworks(void)
+{
+	struct workload w = gpt3();
+	struct step_config c;
+	struct step_result r;
+	struct errbuf eb;
+	struct kernel_gpu g;
+	struct step_compute cs = { 312e12, 0.5, 0, &g };
+	struct cost_model rm = ring_model();
+	const struct step_row *row;
+
+	kernel_gpu_init(&g, ARCH_SM80, 312e12, 108, 2039e9, 0.859);
+	w.layers = 8;
+	step_config_init(&c);
+	c.dp = 8; c.global_batch = 64; c.seq = 2048;
+	CHECK(step_run(&w, &c, &cs, &rm, STEP_BAND_NONE, &r, &eb) == 0);
+	CHECK(r.kernels == 1);
+	row = find(&r, DIM_DP, PH_OPTIMIZER, OP_ALLREDUCE);
+	CHECK(row != NULL);
+	if (!row)
+		return;
+	CHECK(row->exposed_s < row->time_s);
+	DBL_NEAR(row->exposed_s + row->hidden_s, row->time_s, 1e-15);
+	CHECK(row->overlap != NULL);
+	c.framework = FW_DEEPSPEED;
+	CHECK(step_run(&w, &c, &cs, &rm, STEP_BAND_NONE, &r, &eb) == 0);
+	row = find(&r, DIM_DP, PH_OPTIMIZER, OP_ALLREDUCE);
+	DBL_NEAR(row->exposed_s, row->time_s, 0);
+	/* the step adds exactly what is exposed */
+	DBL_NEAR(r.step_s, r.microbatches * r.mb_compute_s + r.dp_exposed_s + r.optim_s, 1e-12);
+
+	c.framework = FW_MEGATRON;
+	c.pp = 2; c.dp = 4; c.zero = 2;
+	CHECK(step_check(&w, &c, &eb) == 0);
+	c.zero = 3;
+	CHECK(step_check(&w, &c, &eb) < 0);
+}
+
+/*
+ * DeepSpeed's ZeRO-3 prefetch stops while 10^9 parameters or more are
+ * gathered (stage3_max_live_parameters): with h = 32768 every GPT module
+ * holds at least h² = 1.07·10^9 parameters, so every gather waits whole;
+ * with h = 4096 each is prefetched behind the module before it.
+ */
+void test_step_deepspeed_max_live(void)
+{
+	struct workload w = gpt3();
+	struct step_config c;
+	struct step_result r;
+	struct errbuf eb;
+	struct kernel_gpu g;
+	struct step_compute cs = { 312e12, 0.5, 0, &g };
+	struct cost_model rm = ring_model();
+	const struct step_row *row;
+
+	kernel_gpu_init(&g, ARCH_SM80, 312e12, 108, 2039e9, 0.859);
+	step_config_init(&c);
+	c.dp = 64; c.zero = 3; c.framework = FW_DEEPSPEED; c.seq = 2048;
+	w.layers = 2; w.hidden = 32768; w.ffn = 4 * 32768; w.heads = w.kv_heads = 256;
+	CHECK(step_run(&w, &c, &cs, &rm, STEP_BAND_NONE, &r, &eb) == 0);
+	row = find(&r, DIM_DP, PH_FORWARD, OP_ALLGATHER);
+	CHECK(row != NULL);
+	if (!row)
+		return;
+	DBL_NEAR(row->count, 2 * 4, 0);
+	DBL_NEAR(row->exposed_s, row->time_s, 1e-12);
+	w.hidden = 4096; w.ffn = 4 * 4096; w.heads = w.kv_heads = 32;
+	CHECK(step_run(&w, &c, &cs, &rm, STEP_BAND_NONE, &r, &eb) == 0);
+	row = find(&r, DIM_DP, PH_FORWARD, OP_ALLGATHER);
+	CHECK(row->exposed_s < row->time_s);
 }

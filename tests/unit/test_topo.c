@@ -325,4 +325,92 @@ void test_system_topo_key(void)
 	INT_EQ(m.nvlinks, 6);
 	system_release(&c);
 	system_release(&s);
+	preset_dirs_release(&d);
+}
+
+/* The NVSwitch nodes of ml-engineering's examples: NV12 and NV18 for every pair. */
+void test_topo_switch_examples(void)
+{
+	struct topo t;
+	struct errbuf eb;
+
+	INT_EQ(topo_read("tests/data/topo/dgx-a100.txt", &t, &eb), 0);
+	INT_EQ(t.gpus, 8);
+	INT_EQ(t.nics, 0);
+	INT_EQ(t.nvl[3][6], 12);
+	INT_EQ(t.numa[5], 1);
+	INT_EQ(topo_nvswitch(&t, 12), 1);       /* 7 x 12 = 84 links of a GPU with 12 */
+	INT_EQ(topo_read("tests/data/topo/dgx-h100.txt", &t, &eb), 0);
+	INT_EQ(t.nvl[7][0], 18);
+	INT_EQ(topo_nvswitch(&t, 18), 1);
+	INT_EQ(topo_read("tests/data/topo/nvlink-bridge-2gpu.txt", &t, &eb), 0);
+	INT_EQ(t.gpus, 2);
+	INT_EQ(t.nvl[0][1], 2);
+	INT_EQ(t.numa[0], -1);                  /* N/A */
+	INT_EQ(topo_nvswitch(&t, 4), 0);        /* a bridge: 2 links, fewer than the GPU has */
+}
+
+/* An 8-GPU PCIe server: no NVLink, the paths as printed, the NIC on one socket. */
+void test_topo_pcie_server(void)
+{
+	struct topo t;
+	struct errbuf eb;
+
+	INT_EQ(topo_read("tests/data/topo/pcie-8gpu-2socket.txt", &t, &eb), 0);
+	INT_EQ(t.gpus, 8);
+	INT_EQ(t.nics, 1);
+	INT_EQ(topo_nvswitch(&t, 0), -1);
+	INT_EQ(t.gpu_path[0][1], TOPO_PATH_PIX);
+	INT_EQ(t.gpu_path[0][2], TOPO_PATH_PXB);
+	INT_EQ(t.gpu_path[3][4], TOPO_PATH_SYS);
+	INT_EQ(t.nic_path[0], TOPO_PATH_SYS);
+	INT_EQ(t.nic_path[4], TOPO_PATH_PHB);
+	INT_EQ(topo_widest_gpu_path(&t), TOPO_PATH_SYS);
+	INT_EQ(topo_widest_nic_path(&t), TOPO_PATH_SYS);
+}
+
+/*
+ * Four V100 in a full mesh of NV2 (Dell C4140; sm70, 40 GB/s a directed
+ * pair, totalBw 120): at 40 and 30 a pair carries one channel each way, and
+ * the 12 directed pairs of 4 GPUs hold only 2 disjoint directed rings (a
+ * third would need 0 2 and 1 3 both ways: two 2-cycles), 2 x 40 = 80; at 20
+ * a pair carries two, and the 6 directed rings of 4 GPUs use each pair
+ * exactly twice: 6 x 20 = 120, all of the links.
+ */
+void test_search_v100_mesh(void)
+{
+	struct topo t;
+	struct errbuf eb;
+	struct nccl_machine m;
+	struct nccl_found f;
+
+	INT_EQ(topo_read("tests/data/topo/v100-4gpu-mesh.txt", &t, &eb), 0);
+	INT_EQ(t.nics, 1);
+	INT_EQ(t.nic_path[3], TOPO_PATH_NODE);
+	INT_EQ(topo_nvswitch(&t, 6), 0);
+	S_mesh(&m, 70, &t);
+	INT_EQ(nccl_search_node(&m, NCCL_PATTERN_RING, 1, 32, &f), 0);
+	INT_EQ(f.nchannels, 6);
+	DBL_NEAR(f.bw_intra, 20, 1e-9);
+}
+
+/* A100 PCIe bridged in pairs: a ring of the first two GPUs stays on its NV12. */
+void test_search_bridged_pairs(void)
+{
+	struct topo t;
+	struct errbuf eb;
+	struct nccl_machine m;
+	struct nccl_found f;
+
+	INT_EQ(topo_read("tests/data/topo/a100-pcie-nvlink-pairs.txt", &t, &eb), 0);
+	INT_EQ(t.nvl[2][3], 12);
+	INT_EQ(t.gpu_path[0][2], TOPO_PATH_NODE);
+	INT_EQ(topo_nvswitch(&t, 12), 0);
+	S_mesh(&m, 80, &t);
+	m.gpus_per_node = 2;                    /* a communicator of GPUs 0 and 1 */
+	INT_EQ(nccl_search_node(&m, NCCL_PATTERN_RING, 1, 32, &f), 0);
+	/* 12 x 20 = 240 both ways: 6 x 40 fill it, duplicated (sm80 at 40) into 12 x 20 */
+	INT_EQ(f.nchannels, 12);
+	DBL_NEAR(f.bw_intra, 20, 1e-9);
+	INT_EQ(f.type_intra, 1);
 }

@@ -1,0 +1,52 @@
+#!/bin/sh
+# Published end-to-end training runs against commtime's step (make bench;
+# not a test, never part of make check, and no constant of the model comes
+# from it).  Each row is what a user would type for the run and the
+# per-GPU rate the run published; the step time follows from the model
+# FLOPs, so step error = published rate / predicted rate - 1
+# (predicted rate = achieved MFU x the GPU's dense peak).  Sources and the
+# assumptions each row makes: models/step.md, "Checks against published
+# runs".  Variables: COMMTIME (default ./commtime), PYTHON.
+cd "$(dirname "$0")/.." || exit 1
+COMMTIME=${COMMTIME:-./commtime}
+PYTHON=${PYTHON:-python3}
+[ -x "$COMMTIME" ] || { echo "step-check: build commtime first (make)" >&2; exit 1; }
+
+# label | published TFLOP/s per GPU | peak TFLOP/s | arguments
+rows() {
+	cat <<'EOF'
+mcore-1.7B|408.8|989.4|--system dgx-h100 step --arch gpt --layers 24 --hidden 2048 --heads 16 --vocab 131072 --seq 4096 --tp 1 --pp 1 --dp 48 --global-batch 192 --zero 1
+mcore-7.1B|465.9|989.4|--system dgx-h100 step --arch gpt --layers 30 --hidden 4096 --heads 32 --vocab 131072 --seq 4096 --tp 2 --pp 1 --dp 48 --global-batch 192 --zero 1 --sequence-parallel
+mcore-16B|489.1|989.4|--system dgx-h100 step --arch gpt --layers 32 --hidden 6144 --heads 48 --vocab 131072 --seq 4096 --tp 4 --pp 1 --dp 48 --global-batch 192 --zero 1 --sequence-parallel
+mcore-32B|459.6|989.4|--system dgx-h100 step --arch gpt --layers 48 --hidden 7168 --heads 56 --vocab 131072 --seq 4096 --tp 8 --pp 1 --dp 48 --global-batch 192 --zero 1 --sequence-parallel
+mcore-70B|419.7|989.4|--system dgx-h100 step --arch gpt --layers 84 --hidden 8192 --heads 64 --vocab 131072 --seq 4096 --tp 8 --pp 2 --dp 48 --global-batch 384 --zero 1 --sequence-parallel --schedule interleaved --virtual-stages 7
+mcore-119B|420.5|989.4|--system dgx-h100 step --arch gpt --layers 92 --hidden 10240 --heads 80 --vocab 131072 --seq 4096 --tp 8 --pp 4 --dp 48 --global-batch 768 --zero 1 --sequence-parallel
+mcore-177B|432.8|989.4|--system dgx-h100 step --arch gpt --layers 96 --hidden 12288 --heads 96 --vocab 131072 --seq 4096 --tp 8 --pp 6 --dp 48 --global-batch 1152 --zero 1 --sequence-parallel --schedule interleaved --virtual-stages 8
+mcore-314B|474.4|989.4|--system dgx-h100 step --arch gpt --layers 96 --hidden 16384 --heads 128 --vocab 131072 --seq 4096 --tp 8 --pp 8 --dp 48 --global-batch 1536 --zero 1 --sequence-parallel --schedule interleaved --virtual-stages 6
+mcore-462B|459.9|989.4|--system dgx-h100 step --arch gpt --layers 112 --hidden 18432 --heads 144 --vocab 131072 --seq 4096 --tp 8 --pp 16 --dp 48 --global-batch 3072 --zero 1 --sequence-parallel --schedule interleaved --virtual-stages 7
+llama3-405b-8k|430|989.4|--system dgx-h100 step --workload llama3-405b --tp 8 --pp 16 --dp 64 --global-batch 2048 --seq 8192 --sequence-parallel --zero 2
+llama3-405b-16k|400|989.4|--system dgx-h100 step --workload llama3-405b --tp 8 --pp 16 --dp 128 --global-batch 2048 --seq 8192 --sequence-parallel --zero 2
+mixtral-8x7b|468|989.4|--system dgx-h100 step --workload mixtral-8x7b --tp 1 --pp 4 --dp 8 --ep 8 --global-batch 128 --seq 4096 --zero 1
+llama3-405b-128k|380|989.4|--system dgx-h100 step --workload llama3-405b --tp 8 --pp 16 --dp 8 --cp 16 --cp-form allgather --global-batch 128 --seq 131072 --sequence-parallel --zero 2
+EOF
+}
+
+printf '%-18s %10s %10s %8s %6s  %s\n' run published predicted error fits note
+rows | while IFS='|' read -r label pub peak args; do
+	# shellcheck disable=SC2086
+	out=$($COMMTIME $args --format json 2>&1)
+	printf '%s\n' "$out" | $PYTHON -c '
+import json, sys
+label, pub, peak = sys.argv[1], float(sys.argv[2]), float(sys.argv[3])
+text = sys.stdin.read()
+try:
+    d = json.loads(text)
+except ValueError:
+    print("%-18s %10.1f %10s %8s %6s  %s" % (label, pub, "-", "-", "-", text.strip().splitlines()[-1][:60]))
+    sys.exit(0)
+mfu = d["step"][0]["mfu"]
+pred = mfu * peak
+err = pub / pred - 1
+print("%-18s %10.1f %10.1f %+7.1f%% %6s" % (label, pub, pred, 100 * err, d["memory"][0]["fits"]))
+' "$label" "$pub" "$peak"
+done | tee "${STEP_CHECK_OUT:-/dev/null}"

@@ -1,0 +1,239 @@
+/*
+ * The compute of a transformer layer by kernel (kernel.h).  Formulas and
+ * sources: models/step.md, "Compute by kernel".
+ */
+#include <math.h>
+#include <string.h>
+
+#include "kernel.h"
+
+static const char *const attn_names[ATTN_COUNT] = { "auto", "fused", "unfused" };
+
+const char *attention_name(enum attention_kind a)
+{
+	return a < ATTN_COUNT ? attn_names[a] : "?";
+}
+
+int attention_lookup(const char *name, enum attention_kind *a, struct errbuf *eb)
+{
+	int i;
+
+	for (i = 0; i < ATTN_COUNT; i++)
+		if (!strcmp(name, attn_names[i])) {
+			*a = (enum attention_kind)i;
+			return 0;
+		}
+	return errbuf_set(eb, "unknown attention '%s' (auto, fused, unfused)", name);
+}
+
+void kernel_gpu_init(struct kernel_gpu *g, enum gpu_arch arch, double peak, double sms,
+		     double hbm_Bps, double gemm_eff)
+{
+	memset(g, 0, sizeof(*g));
+	g->peak = peak;
+	g->sms = sms > 0 ? sms : 0;
+	g->hbm_Bps = hbm_Bps > 0 ? hbm_Bps : 0;
+	g->gemm_eff = gemm_eff > 0 && gemm_eff <= 1 ? gemm_eff : KERNEL_GEMM_EFF;
+	g->hbm_eff = KERNEL_HBM_EFF;
+	/*
+	 * Fused attention, causal, head dimension 128, 2k-16k tokens:
+	 * FlashAttention-2 reaches about 60 % of the A100's peak forward and
+	 * 50 % backward (Dao 2023, Figures 4-5); FlashAttention-3 about 60 %
+	 * and 45 % of the H100's (Shah et al. 2024, Figures 5-6).  Older GPUs
+	 * have no fused kernel.
+	 */
+	g->fused_ok = arch >= ARCH_SM80 || arch == ARCH_UNKNOWN;
+	if (arch >= ARCH_SM90) {
+		g->attn_fwd_eff = 0.60;
+		g->attn_bwd_eff = 0.45;
+	} else {
+		g->attn_fwd_eff = 0.60;
+		g->attn_bwd_eff = 0.50;
+	}
+}
+
+/* Useful share of one tile shape: tile quantisation x wave quantisation. */
+static double S_quant(const struct kernel_gpu *g, double M, double N, double batch, double tm,
+		      double tn)
+{
+	double tiles = ceil(M / tm) * ceil(N / tn) * batch;
+	double useful = M * N * batch / (tiles * tm * tn);
+	double waves = 1;
+
+	if (g->sms > 0)
+		waves = tiles / (ceil(tiles / g->sms) * g->sms);
+	return useful * waves;
+}
+
+double kernel_gemm_eff(const struct kernel_gpu *g, double M, double N, double batch)
+{
+	double a, b;
+
+	if (g->fixed_eff > 0)
+		return g->fixed_eff;
+	if (!(M >= 1) || !(N >= 1) || !(batch >= 1))
+		return g->gemm_eff;
+	a = S_quant(g, M, N, batch, KERNEL_TILE_M, KERNEL_TILE_N);
+	b = S_quant(g, M, N, batch, KERNEL_TILE_N, KERNEL_TILE_M);
+	return g->gemm_eff * fmax(a, b);
+}
+
+double kernel_mem_s(const struct kernel_gpu *g, double bytes)
+{
+	if (!(g->hbm_Bps > 0) || !(bytes > 0))
+		return 0;
+	return bytes / (g->hbm_Bps * g->hbm_eff);
+}
+
+/*
+ * A GEMM's time: the main loop at its share of the peak or, when the
+ * operands take longer to stream, at the bandwidth (a roofline), then the
+ * epilogue that writes the output tile, c_bytes per output element
+ * (CUTLASS's structure: the epilogue follows the main loop of each tile;
+ * NVIDIA, cutlass/media/docs/efficient_gemm.md).
+ */
+static double S_gemm(const struct kernel_gpu *g, double M, double N, double K, double batch,
+		     double c_bytes)
+{
+	double flops = 2 * M * N * K * batch, math, mem;
+
+	if (!(flops > 0))
+		return 0;
+	math = flops / (g->peak * kernel_gemm_eff(g, M, N, batch));
+	mem = kernel_mem_s(g, 2 * (M * K + K * N) * batch);
+	return fmax(math, mem) + kernel_mem_s(g, c_bytes * M * N * batch);
+}
+
+double kernel_gemm_s(const struct kernel_gpu *g, double M, double N, double K, double batch)
+{
+	return S_gemm(g, M, N, K, batch, 2);
+}
+
+/*
+ * Forward GEMM M x N x K and its backward: dgrad M x K x N, and wgrad
+ * K x N x M accumulated into the fp32 gradient (Megatron's
+ * gradient_accumulation_fusion, wgrad_gemm_accum_fp32: the K x N output
+ * read and written in fp32, 8 bytes an element).
+ */
+static void S_linear(const struct kernel_gpu *g, double M, double N, double K, double batch,
+		     struct kernel_layer *k, double *wgrad)
+{
+	double w = S_gemm(g, K, N, M, batch, 8);
+
+	k->gemm_fwd_s += kernel_gemm_s(g, M, N, K, batch);
+	k->gemm_bwd_s += kernel_gemm_s(g, M, K, N, batch) + w;
+	k->flops_fwd += 2 * M * N * K * batch;
+	if (wgrad)
+		*wgrad += w;
+}
+
+int kernel_layer(const struct kernel_gpu *g, const struct workload *w,
+		 const struct kernel_shape *sh, struct kernel_layer *k, struct errbuf *eb)
+{
+	double T = sh->tokens, t = sh->tp, h = w->hidden, a = w->heads / t;
+	double d = w->hidden / w->heads, hkv = h * w->kv_heads / w->heads, f = w->ffn;
+	double sq = sh->tokens, skv = sh->seq, b, et, te, mem;
+	double E = w->experts > 1 ? w->experts : 1, kk = w->experts > 1 ? w->top_k : 1;
+	int llama = w->arch == WL_LLAMA, moe = E > 1;
+
+	memset(k, 0, sizeof(*k));
+	if (!(g->peak > 0) || !(T > 0) || !(t >= 1) || !(sh->cp >= 1))
+		return errbuf_set(eb, "cannot time the kernels of this shape");
+	/* Sequences in the micro-batch; queries per sequence on this rank s/c. */
+	sq = sh->seq / sh->cp;
+	b = T / sq;
+
+	/* Attention's GEMMs: QKV (grouped-query: h + 2·h_kv columns), output. */
+	S_linear(g, T, (h + 2 * hkv) / t, h, 1, k, &k->wgrad_in_s);
+	S_linear(g, T, h, h / t, 1, k, NULL);
+
+	/* The MLP: GELU's two matrices, or SwiGLU's gate and up fused, then down. */
+	if (!moe) {
+		S_linear(g, T, (llama ? 2 : 1) * f / t, h, 1, k, &k->wgrad_in_s);
+		S_linear(g, T, h, f / t, 1, k, NULL);
+	} else {
+		/*
+		 * Mixture of experts: the router (T x E x h), then E/e experts
+		 * on this rank, each over the e·T·k·capacity/E tokens routed
+		 * to it (every rank's k choices spread evenly over E experts).
+		 */
+		double local = E / sh->ep;
+
+		te = sh->ep * T * kk * sh->capacity / E;
+		S_linear(g, T, E, h, 1, k, NULL);
+		S_linear(g, te, (llama ? 2 : 1) * f / t, h, local, k, &k->wgrad_in_s);
+		S_linear(g, te, h, f / t, local, k, NULL);
+	}
+
+	/*
+	 * The attention core.  Queries s/c of each sequence against s keys,
+	 * half of them masked away (causal): a fused kernel skips the masked
+	 * blocks, 4·b·a·sq·skv·d/2 FLOPs forward and 2.5 times that backward
+	 * (it recomputes the scores; Dao 2023, §3.1).  Unfused, the scores
+	 * are two batched GEMMs over every pair, then scale-mask-softmax and
+	 * dropout each read and write the b·a·sq·skv scores (Megatron's fused
+	 * softmax kernel: one read, one write; dropout: read, write, a 1-byte
+	 * mask), and backward the same again.
+	 */
+	if (sh->fused) {
+		double fl = 4 * b * a * sq * skv * d / 2;
+
+		k->attn_fwd_s = fl / (g->peak * g->attn_fwd_eff);
+		k->attn_bwd_s = 2.5 * fl / (g->peak * g->attn_bwd_eff);
+		k->flops_fwd += fl;
+	} else {
+		double sc = b * a * sq * skv, drop = llama ? 0 : 5 * sc;
+
+		k->attn_fwd_s = kernel_gemm_s(g, sq, skv, d, b * a) + kernel_gemm_s(g, sq, d, skv, b * a)
+			+ kernel_mem_s(g, 4 * sc + drop);
+		k->attn_bwd_s = 2 * kernel_gemm_s(g, sq, d, skv, b * a) +
+			2 * kernel_gemm_s(g, sq, skv, d, b * a) + kernel_mem_s(g, 6 * sc + drop);
+		k->flops_fwd += 4 * b * a * sq * skv * d;
+	}
+
+	/*
+	 * Memory-bound work outside the attention core, bytes per token
+	 * forward (bf16; Megatron's fused kernels: bias+GELU, bias+dropout+
+	 * residual add; a norm reads and writes its row):
+	 *   GPT:   2 LayerNorms 2·4h, 2 bias-dropout-adds 2·(6h + h mask),
+	 *          bias+GELU 4f/t
+	 *   Llama: 2 RMSNorms 2·4h, 2 residual adds 2·6h, SwiGLU 6f/t
+	 *          (reads gate and up, writes their product), rotary
+	 *          embedding of q and k 4(h + h_kv)/t
+	 * With sequence parallelism the h-wide work runs on T/t tokens.
+	 * Backward moves about twice as much (the gradient in and out and
+	 * the saved input).  An MoE layer's activation runs on the k routed
+	 * copies of each token, and its dispatch and combine permute them
+	 * (read and write k·h each way).
+	 */
+	et = sh->sp ? t : 1;
+	if (llama)
+		mem = T * (20 * h / et + 4 * (h + hkv) / t);
+	else
+		mem = T * 22 * h / et;
+	mem += T * (llama ? 6 : 4) * f / t * (moe ? kk * sh->capacity : 1);
+	if (moe)
+		mem += T * 2 * 2 * kk * sh->capacity * h * 2;
+	k->mem_fwd_s = kernel_mem_s(g, mem);
+	k->mem_bwd_s = 2 * k->mem_fwd_s;
+
+	k->fwd_s = k->gemm_fwd_s + k->attn_fwd_s + k->mem_fwd_s;
+	k->bwd_s = k->gemm_bwd_s + k->attn_bwd_s + k->mem_bwd_s;
+	return 0;
+}
+
+double kernel_output_s(const struct kernel_gpu *g, const struct workload *w,
+		       const struct kernel_shape *sh)
+{
+	double T = sh->tokens, V = w->vocab / sh->tp, h = w->hidden;
+
+	/* Logits T x V/t x h, their two gradient GEMMs, then a softmax over
+	 * fp32 logits: written, read back for the loss, gradient written. */
+	return kernel_gemm_s(g, T, V, h, 1) + kernel_gemm_s(g, T, h, V, 1) +
+	       kernel_gemm_s(g, h, V, T, 1) + kernel_mem_s(g, 3 * 4 * T * V);
+}
+
+double kernel_adam_s(const struct kernel_gpu *g, double params)
+{
+	return kernel_mem_s(g, 30 * params);
+}

@@ -1,0 +1,114 @@
+#ifndef COMMTIME_KERNEL_H
+#define COMMTIME_KERNEL_H
+
+#include "system.h"
+#include "workload.h"
+
+/*
+ * The compute of one transformer layer by kernel: each GEMM with its
+ * M x N x K after tensor parallelism, the attention core (fused or not)
+ * and the memory-bound work (norms, activations, residuals, dropout) from
+ * the bytes it moves.  A GEMM runs at a share of the dense peak that
+ * depends on its shape: the largest share a well-shaped GEMM reaches on
+ * the GPU (a kernel benchmark), times tile and wave quantisation against
+ * the SM count (NVIDIA, "Matrix Multiplication Background User's Guide",
+ * 2023); memory-bound kernels run at a share of the HBM bandwidth
+ * (a roofline).  Formulas and sources: models/step.md, "Compute by kernel".
+ * Times in seconds, sizes in bytes.
+ */
+
+/* Defaults when a gpu preset does not say (models/step.md says why). */
+#define KERNEL_GEMM_EFF 0.80     /* share of the peak a large bf16 GEMM reaches */
+#define KERNEL_HBM_EFF 0.85      /* share of the HBM bandwidth a streaming kernel reaches */
+#define KERNEL_TILE_M 256        /* cuBLAS's largest bf16 tile, 256 x 128 */
+#define KERNEL_TILE_N 128
+
+enum attention_kind { ATTN_AUTO, ATTN_FUSED, ATTN_UNFUSED, ATTN_COUNT };
+const char *attention_name(enum attention_kind a);           /* "auto", "fused", "unfused" */
+int attention_lookup(const char *name, enum attention_kind *a, struct errbuf *eb);
+
+/* What the kernels run on. */
+struct kernel_gpu {
+	double peak;          /* FLOP/s: dense bf16 peak, > 0 */
+	double sms;           /* streaming multiprocessors; 0: no wave quantisation */
+	double hbm_Bps;       /* B/s: HBM bandwidth; 0: memory-bound work is not timed */
+	double gemm_eff;      /* share of the peak a large GEMM reaches */
+	double hbm_eff;       /* share of hbm_Bps a streaming kernel reaches */
+	double attn_fwd_eff;  /* fused attention forward: share of the peak */
+	double attn_bwd_eff;  /* fused attention backward */
+	int fused_ok;         /* the GPU runs fused (flash) attention: sm80 and newer */
+	double fixed_eff;     /* > 0: every GEMM at this share (--kernel-efficiency) */
+};
+
+/*
+ * The kernel model of a gpu preset's values: arch, peak (FLOP/s), sms,
+ * HBM bandwidth (B/s), the large-GEMM share (NaN or 0: KERNEL_GEMM_EFF).
+ * Fused attention's shares: FlashAttention-2 on sm80/sm86/sm89,
+ * FlashAttention-3 on sm90 and newer (models/step.md).
+ */
+void kernel_gpu_init(struct kernel_gpu *g, enum gpu_arch arch, double peak, double sms,
+		     double hbm_Bps, double gemm_eff);
+
+/*
+ * Share of the peak a GEMM of M x N x K (batch of them) reaches:
+ * gemm_eff x (useful / computed tile area) x (tiles / (waves x SMs)),
+ * the better of a 256x128 and a 128x256 tile (or fixed_eff when set).
+ */
+double kernel_gemm_eff(const struct kernel_gpu *g, double M, double N, double batch);
+
+/* Time of batch GEMMs of M x N x K in bf16: max(math, memory) (a roofline). */
+double kernel_gemm_s(const struct kernel_gpu *g, double M, double N, double K, double batch);
+
+/* Time of a memory-bound kernel that moves `bytes`. */
+double kernel_mem_s(const struct kernel_gpu *g, double bytes);
+
+/* One layer's shape on one GPU for one micro-batch. */
+struct kernel_shape {
+	double tokens;        /* T: tokens of the micro-batch on this rank, b·s/c */
+	double seq;           /* s: whole sequence length (keys a query may see) */
+	double cp;            /* c: context-parallel size (queries s/c against s keys) */
+	double tp;            /* t */
+	int sp;               /* sequence parallelism: elementwise work on T/t tokens */
+	int fused;            /* fused attention */
+	double ep;            /* e: expert-parallel size */
+	double capacity;      /* MoE capacity factor */
+};
+
+/* One layer's compute, one micro-batch, one GPU. */
+struct kernel_layer {
+	double gemm_fwd_s;     /* the layer's GEMMs, forward */
+	double gemm_bwd_s;     /* their data- and weight-gradient GEMMs */
+	double wgrad_in_s;     /* weight-gradient GEMMs of QKV and the MLP's first matrix
+				  (what Megatron hides the backward TP collective behind) */
+	double attn_fwd_s;     /* the attention core, forward (fused kernel or the
+				  unfused GEMMs, softmax and dropout) */
+	double attn_bwd_s;
+	double mem_fwd_s;      /* memory-bound work outside the attention core */
+	double mem_bwd_s;
+	double fwd_s, bwd_s;   /* totals */
+	double flops_fwd;      /* FLOPs the kernels run forward (causal attention counted as run) */
+};
+
+/*
+ * The kernels of one layer of w with shape sh on g.  Returns 0, or -1
+ * with eb filled (a shape that cannot be timed).
+ */
+int kernel_layer(const struct kernel_gpu *g, const struct workload *w,
+		 const struct kernel_shape *sh, struct kernel_layer *k, struct errbuf *eb);
+
+/*
+ * The output layer and its cross-entropy on the last stage, forward and
+ * backward, one micro-batch: the logits GEMM T x V/t x h, its two gradient
+ * GEMMs, and the softmax over fp32 logits (memory-bound).
+ */
+double kernel_output_s(const struct kernel_gpu *g, const struct workload *w,
+		       const struct kernel_shape *sh);
+
+/*
+ * Adam's update of `params` parameters (fp32 master weights, momentum,
+ * variance and gradient read, the three written back, bf16 weights
+ * written): 30 bytes per parameter through HBM.
+ */
+double kernel_adam_s(const struct kernel_gpu *g, double params);
+
+#endif
