@@ -5,20 +5,13 @@
 # "named" row counts what became of every form; --where alone gives the
 # GPU count; the CSV keeps the columns design.md pins, in order.
 top=${top:-$(cd "$(dirname "$0")/.." && pwd)}
-COMMTIME=${COMMTIME:-$top/commtime}
-LC_ALL=C; export LC_ALL
+. "$top/tests/lib.sh"
 unset COMMTIME_PRESETS
 
 dir=$(mktemp -d "${TMPDIR:-/tmp}/commtime-t-search.XXXXXX") || exit 1
 trap 'rm -rf "$dir"' EXIT
 cd "$dir" || exit 1
 
-n=0
-check() { # description, then a command that succeeds when the check holds
-	n=$((n + 1))
-	d=$1; shift
-	if "$@"; then echo "ok $n - $d"; else echo "not ok $n - $d"; fi
-}
 ct() { "$COMMTIME" --presets-dir "$top/presets" "$@"; }
 py() { python3 -c "$1" 2>/dev/null; }
 

@@ -7,20 +7,13 @@
 # and the bars of the best and the runner-up; a step without a step time
 # refuses a figure before writing anything.
 top=${top:-$(cd "$(dirname "$0")/.." && pwd)}
-COMMTIME=${COMMTIME:-$top/commtime}
-LC_ALL=C; export LC_ALL
+. "$top/tests/lib.sh"
 unset COMMTIME_PRESETS
 
 dir=$(mktemp -d "${TMPDIR:-/tmp}/commtime-t-stepfig.XXXXXX") || exit 1
 trap 'rm -rf "$dir"' EXIT
 cd "$dir" || exit 1
 
-n=0
-check() { # description, then a command that succeeds when the check holds
-	n=$((n + 1))
-	d=$1; shift
-	if "$@"; then echo "ok $n - $d"; else echo "not ok $n - $d"; fi
-}
 ct() { "$COMMTIME" --presets-dir "$top/presets" "$@"; }
 # the k-th data row of the datablock $p1sS
 box() { awk -v s="\$p1s$1" -v k="$2" '$1 == s { on = 1; i = 0; next } on && $1 == "EOD" { on = 0 } on && ++i == k { print; exit }' "$3"; }

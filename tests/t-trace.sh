@@ -83,3 +83,73 @@ awk 'BEGIN { for (i = 0; i < 300; i++) printf "["; }' >"$d/deep.json"
 bad "nesting too deep" "deep.json:1: malformed JSON: nested deeper" "$d/deep.json"
 : >"$d/empty.json"
 bad "an empty file" "empty.json: empty file" "$d/empty.json"
+
+# The tuner file from real logs run with NCCL_ALGO and NCCL_PROTO each
+# (tests/data/nccl/cs244c), checked against the example plugin's reading
+# rules (plugins/tuner/example/plugin.c: fgets of 256 bytes, '#' and empty
+# lines skipped, 8 to 10 comma fields, its names), written here in awk.
+c=$top/tests/data/nccl/cs244c
+"$COMMTIME" --system "$top/tests/data/nccl/systems/l40s-x4.preset" tuner -o "$d/tuner.conf" \
+	ring="$c/l40s-x4-ring.txt" tree="$c/l40s-x4-tree.txt" /ll="$c/l40s-x4-auto-ll.txt" \
+	/ll128="$c/l40s-x4-auto-ll128.txt" /simple="$c/l40s-x4-auto-simple.txt" 2>"$d/err"
+check "tuner: written" test -s "$d/tuner.conf"
+check "tuner: every line is a rule the plugin loads, or a comment" awk -F, '
+	length($0) >= 255 { bad = 1 }
+	/^#/ || /^$/ { next }
+	{ n = 0; for (i = 1; i <= NF; i++) if ($i != "") { n++; f[n] = $i }
+	  if (n < 8 || n > 10) bad = 1
+	  if (f[1] !~ /^(broadcast|reduce|allgather|reducescatter|allreduce)$/) bad = 1
+	  if (f[2] !~ /^[0-9]+$/ || f[3] !~ /^[0-9]+$/ || f[2] + 0 > f[3] + 0) bad = 1
+	  if (f[4] !~ /^(tree|ring|collnet_direct|collnet_chain|nvls|nvls_tree|pat)$/) bad = 1
+	  if (f[5] !~ /^(ll|ll128|simple)$/) bad = 1
+	  for (i = 6; i <= n; i++) if (f[i] !~ /^-?[0-9]+$/) bad = 1
+	  rules++ }
+	END { exit bad || rules < 1 }' "$d/tuner.conf"
+check "tuner: the rules tile 0 B to 128 MiB without a gap" awk -F, '
+	/^#/ { next }
+	{ if ($2 != next_min) bad = 1; next_min = $3 + 1; last = $3 }
+	BEGIN { next_min = 0 } END { exit bad || last != 134217728 }' "$d/tuner.conf"
+check "tuner: above 256 KiB the Simple run was fastest (ring, the model's algorithm for NCCL_PROTO=simple)" \
+	grep -q '^allreduce,[0-9]*,134217728,ring,simple,-1,1,4,-1,-1$' "$d/tuner.conf"
+"$COMMTIME" tuner "$c/l40s-x4-ring.txt" >/dev/null 2>"$d/err"
+check "tuner: a log that does not say its NCCL_ALGO is a usage error" \
+	sh -c "[ $? = 2 ] && grep -q 'which NCCL_ALGO or NCCL_PROTO' '$d/err'"
+
+# The figure: one step per rank, measured beside predicted.
+"$COMMTIME" --system hgx-a100 compare --trace "$held0" "$held1" --step 551 --plot "$d/fig.gp" >/dev/null 2>"$d/err"
+check "figure: a panel of two ranks' kernels, compute and both kinds of communication" \
+	awk '/^\$p1s[123] << EOD/ { s = $1; next } /^EOD/ { s = ""; next } s != "" { n[s]++ }
+	     END { exit !(n["$p1s1"] > 0 && n["$p1s2"] > 0 && n["$p1s3"] > 0) }' "$d/fig.gp"
+"$COMMTIME" --system hgx-a100 compare --trace "$ddp" --workload gpt2-124m --dp 2 --plot "$d/fig2.gp" >/dev/null 2>"$d/err"
+check "figure with --workload: the predicted step beside the measured one" grep -q "predicted: one stage" "$d/fig2.gp"
+if command -v gnuplot >/dev/null 2>&1; then
+	check "figure: gnuplot draws it" sh -c "cd '$d' && gnuplot fig.gp 2>'$d/gp.err' && [ -s fig.svg ] && [ ! -s '$d/gp.err' ]"
+fi
+
+# Carrying a trace forward, on a synthetic trace of a known run (no real
+# transformer trace with NCCL's arguments is public within reach;
+# models/trace.md, "Limits"): GPT-2 124M on 8 H100 of one node, dp 8, 8
+# sequences per step.  Each of 3 steps computes 10 ms (50 kernels of
+# 200 µs); the all-reduce of the fp32 gradients step's ledger names (its
+# bytes read from step's CSV) runs 2 ms from 8 ms on, under the last
+# backward kernels as DDP overlaps it, in a step annotation of 10.3 ms.
+# fit --trace saves the kernel efficiency and the intra/large cell's ratio;
+# step on the saved system, same configuration, must give the trace's step
+# within 5 %.
+if [ -n "$py" ]; then
+	bytes=$("$COMMTIME" --system dgx-h100 step --workload gpt2-124m --dp 8 --global-batch 8 --format csv |
+		awk -F, '$1 == "dp" && $3 == "all_reduce" { print $5 }')
+	"$py" "$data/gpt2-synthetic.py" "$d/synth.json" "$bytes"
+	cfg="--workload gpt2-124m"
+	"$COMMTIME" --system dgx-h100 fit --trace "$d/synth.json" $cfg --global-batch 8 --save "$d/cal.preset" >"$d/fit.out" 2>"$d/err"
+	check "carry: fit --trace saves the kernel efficiency and the intra/large cell" \
+		sh -c "grep -q '^trace_kernel_efficiency = ' '$d/cal.preset' && grep -q '^trace_coll_intra_large = ' '$d/cal.preset'"
+	"$COMMTIME" --system "$d/cal.preset" --format json step $cfg --dp 8 --global-batch 8 >"$d/step.json" 2>"$d/err"
+	s=$(sed -n 's/.*"step_s": \([0-9.e+-]*\).*/\1/p' "$d/step.json" | head -1)
+	check "carry: the calibrated step, $s s, is the trace's 10.3 ms within 5 %" \
+		awk -v s="$s" 'BEGIN { exit !(s != "" && s / 0.0103 > 0.95 && s / 0.0103 < 1.05) }'
+	"$COMMTIME" --system "$d/cal.preset" step $cfg --dp 16 --global-batch 16 >"$d/step16.out" 2>"$d/err"
+	check "carry: twice the GPUs says it starts from the trace" grep -q "started from a trace" "$d/step16.out"
+	"$COMMTIME" --system "$d/cal.preset" step $cfg --dp 8 --global-batch 8 --mfu 0.5 >"$d/mfu.out" 2>"$d/err"
+	check "carry: --mfu keeps its value over the trace's" grep -q "kernel efficiency .* not used: --mfu given" "$d/mfu.out"
+fi

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "trace_cmd.h"
 #include "search.h"
 #include "step_fig.h"
 #include "workload.h"
@@ -598,6 +599,7 @@ int cmd_search(int argc, char **argv, struct ctx *ctx)
 	struct search_space sp;
 	struct search_where where;
 	struct step_compute cs = { 0, STEP_MFU, 0, NULL };
+	int from_trace;
 	struct search_result r = { 0 };
 	struct workload w;
 	struct errbuf eb;
@@ -734,8 +736,14 @@ int cmd_search(int argc, char **argv, struct ctx *ctx)
 			if (system_check_ranks(&ctx->system, (unsigned long)gpus.v[i], &eb) < 0)
 				die("search: %s", eb.msg);
 	}
+	/* A system saved by fit --trace: the compute and collectives it measured. */
+	from_trace = !opts_given(options, "mfu") && trace_calib_mfu(ctx, &cs, 0);
+	if (from_trace)
+		cs.kgpu = NULL;
+	trace_calib_push(ctx);
 	if (search_run(&sp, gpus.v, gpus.n, &cs, &ctx->model, &r, &eb) < 0)
 		die("search: %s", eb.msg);
+	trace_calib_pop(ctx);
 
 	o = ctx_out_open(ctx);
 	ctx_echo_link(ctx, o);
@@ -755,6 +763,10 @@ int cmd_search(int argc, char **argv, struct ctx *ctx)
 			 opts_given(options, "peak") || opts_given(options, "gpu-memory") ?
 			 ", overridden" : "", cs.peak_flops / 1e12, cs.mfu, gpu_memory / 1e9);
 	out_input_str(o, "gpu", "GPU", note);
+	if (ctx_trace_calib(ctx))
+		out_text(o, "started from a trace (%s; fit --trace): %scollectives x the measured/"
+			 "predicted time of their cell", ctx_trace_calib(ctx)->from,
+			 from_trace ? "compute at the kernel efficiency it measured, " : "");
 	if (!isnan(price))
 		out_input(o, "price", "price per GPU-hour", price, H_PLAIN, 6, NULL);
 	refused = r.tried - r.valid;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "trace_cmd.h"
 #include "step.h"
 #include "step_fig.h"
 #include "workload.h"
@@ -249,7 +250,7 @@ int cmd_step(int argc, char **argv, struct ctx *ctx)
 	int have_gpu;
 	double gpu_memory = 0;
 	unsigned long mb = 1, gb = 0, seq = 0;
-	int explain = 0, i;
+	int explain = 0, i, from_trace;
 	char note[320];
 	struct opt options[] = {
 		OPT_GROUP_("the model"),
@@ -365,6 +366,11 @@ int cmd_step(int argc, char **argv, struct ctx *ctx)
 		c.gpus_per_node = ctx->system.gpus_per_node;
 	if (cs.mfu > 1)
 		die_usage("--mfu: must be at most 1, got %g", cs.mfu);
+	/* A system saved by fit --trace: the compute it measured, flat (compare_trace_fit.c). */
+	from_trace = !opts_given(options, "mfu") && !opts_given(options, "compute") &&
+		     kernel_eff == 0 && trace_calib_mfu(ctx, &cs, 0);
+	if (from_trace)
+		cs.kgpu = NULL;
 	/* Interleaved takes 2 chunks per stage unless told; an explicit 1 is
 	 * kept (the bubble of 1F1B, as 'pipeline --virtual 1' gives it). */
 	if (c.schedule == PP_INTERLEAVED && !opts_given(options, "virtual-stages"))
@@ -374,8 +380,10 @@ int cmd_step(int argc, char **argv, struct ctx *ctx)
 	if (ctx->have_system &&
 	    system_check_ranks(&ctx->system, c.tp * c.pp * c.dp * c.cp, &eb) < 0)
 		die("step: %s", eb.msg);
+	trace_calib_push(ctx);   /* and the collectives it measured */
 	if (step_run(&w, &c, &cs, &ctx->model, STEP_BAND_NONE, &r, &eb) < 0)
 		die("step: %s", eb.msg);
+	trace_calib_pop(ctx);
 	/* The same step with every collective at the low, then the high end of its band. */
 	if (ctx_has_errband(ctx, OP_ALLREDUCE) && !isnan(r.step_s)) {
 		struct step_result rb;
@@ -524,6 +532,8 @@ int cmd_step(int argc, char **argv, struct ctx *ctx)
 	out_table_begin(o, &mt);
 	out_row(o, mrow);
 	out_table_end(o);
+	if (ctx_trace_calib(ctx))
+		trace_calib_note(ctx, o, &w, &c, &cs, from_trace);
 	if (explain)
 		S_explain(o, &w, &c, &r);
 	if (banded)

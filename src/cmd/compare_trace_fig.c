@@ -58,6 +58,45 @@ static void S_box(struct plot_series *s, double x0, double x1, double y0, double
 		plot_point(s, row);
 }
 
+/*
+ * The boxes of one row and kind, joined across gaps below eps: a step of
+ * 200 ms holds hundreds of kernels of a few µs, narrower than a pixel.
+ */
+static void S_boxes(struct plot_series *s, const struct trace_fig *f, size_t row,
+		    enum trace_iv what, double y0, double y1, double eps)
+{
+	double a = NAN, b = NAN;
+	size_t i;
+
+	for (i = 0; i < f->n; i++) {
+		const struct trace_fig_iv *v = &f->iv[i];
+
+		if (v->row != row || v->what != what)
+			continue;
+		if (!isnan(b) && v->t0 - b <= eps) {
+			if (v->t1 > b)
+				b = v->t1;
+			continue;
+		}
+		if (!isnan(a))
+			S_box(s, a, b, y0, y1);
+		a = v->t0;
+		b = v->t1;
+	}
+	if (!isnan(a))
+		S_box(s, a, b, y0, y1);
+}
+
+static struct plot_series *S_series(struct panel *p, const char *title, int color)
+{
+	struct plot_series *s = plot_add_series(p, title, PS_BOXES);
+
+	s->ncols = 4;
+	s->color = color;
+	s->opacity = 0.85;
+	return s;
+}
+
 void trace_fig_write(const struct ctx *ctx, const struct trace_fig *f, const struct trace *t,
 		     long number, const struct step_result *pred)
 {
@@ -65,75 +104,82 @@ void trace_fig_write(const struct ctx *ctx, const struct trace_fig *f, const str
 	struct panel *p;
 	struct plot_series *sc, *sh, *se;
 	char title[160];
+	double span = 0, eps;
 	size_t i;
 
 	memset(&fig, 0, sizeof(fig));
 	if (f->nrows == 0)
 		die("compare --trace --plot: no kernels in a profiler step to draw%s",
 		    number >= 0 ? " (is --step one of the trace's ProfilerStep numbers?)" : "");
+	for (i = 0; i < f->n; i++)
+		if (f->iv[i].t1 > span)
+			span = f->iv[i].t1;
+	eps = span / 2000;
 	snprintf(title, sizeof(title), "ProfilerStep#%ld: measured%s", number,
-		 pred ? " and predicted" : "");
+		 pred && !isnan(pred->step_s) ? " and predicted" : "");
 	fig.title = xstrdup(title);
 	fig.comment = xstrdup("commtime compare --trace: one step's timeline per rank");
-	p = plot_add_panel(&fig, "measured: GPU kernels of the step, per rank", "time from the step's first kernel",
-			   "rank");
+	p = plot_add_panel(&fig, "measured: GPU kernels launched in the step, per rank",
+			   "time from the step's first kernel", "rank");
 	p->xaxis = AX_TIME;
 	p->yaxis = AX_INTEGER;
 	p->key = xstrdup("outside bottom center horizontal");
+	p->xmin = 0;
+	p->xmax = span;
 	p->ymin = -0.6;
 	p->ymax = (double)f->nrows - 0.4;
-	sc = plot_add_series(p, "compute", PS_BOXES);
-	sh = plot_add_series(p, "communication hidden by compute", PS_BOXES);
-	se = plot_add_series(p, "communication exposed", PS_BOXES);
-	sc->ncols = sh->ncols = se->ncols = 4;
-	sc->color = C_COMPUTE;
-	sh->color = C_HIDDEN;
-	se->color = C_EXPOSED;
-	sc->opacity = sh->opacity = se->opacity = 0.8;
-	for (i = 0; i < f->n; i++) {
-		const struct trace_fig_iv *v = &f->iv[i];
-		double y = (double)v->row;
-
-		/* Compute below the row's line, communication above it. */
-		if (v->what == TRACE_IV_COMPUTE)
-			S_box(sc, v->t0, v->t1, y - 0.4, y);
-		else
-			S_box(v->what == TRACE_IV_COMM_HIDDEN ? sh : se, v->t0, v->t1, y, y + 0.4);
-	}
+	/* Compute below each rank's line, communication above it. */
+	S_series(p, "compute", C_COMPUTE);
+	S_series(p, "communication hidden by compute", C_HIDDEN);
+	S_series(p, "communication exposed", C_EXPOSED);
+	/* Adding a series may move the panel's array: take the pointers after. */
+	sc = &p->series[0];
+	sh = &p->series[1];
+	se = &p->series[2];
 	for (i = 0; i < f->nrows; i++) {
-		char lab[48];
-		snprintf(lab, sizeof(lab), "rank %ld", f->rows[i].rank);
-		(void)lab;
+		double y = (double)i;
+		S_boxes(sc, f, i, TRACE_IV_COMPUTE, y - 0.4, y, eps);
+		S_boxes(sh, f, i, TRACE_IV_COMM_HIDDEN, y, y + 0.4, eps);
+		S_boxes(se, f, i, TRACE_IV_COMM_EXPOSED, y, y + 0.4, eps);
 	}
 	if (pred && !isnan(pred->step_s)) {
-		struct plot_series *pc, *pe, *pb, *pd;
-		double x = 0, m = pred->microbatches;
-		double k;
+		struct plot_series *pc, *pe, *pd;
+		double x = 0, k, m = pred->microbatches;
+		size_t first;
 
 		p = plot_add_panel(&fig, "predicted: one stage (step's model)", "time from the step's start",
 				   "");
 		p->xaxis = AX_TIME;
 		p->yaxis = AX_INTEGER;
+		p->xmin = 0;
+		p->xmax = pred->step_s;
 		p->ymin = -0.6;
 		p->ymax = 0.6;
 		p->key = xstrdup("outside bottom center horizontal");
-		pb = plot_add_series(p, "pipeline bubble", PS_BOXES);
-		pc = plot_add_series(p, "compute", PS_BOXES);
-		pe = plot_add_series(p, "communication exposed", PS_BOXES);
-		pd = plot_add_series(p, "data-parallel", PS_BOXES);
-		pb->ncols = pc->ncols = pe->ncols = pd->ncols = 4;
-		pb->color = 3;
-		pc->color = C_COMPUTE;
-		pe->color = C_EXPOSED;
-		pd->color = 4;
-		pb->opacity = pc->opacity = pe->opacity = pd->opacity = 0.8;
-		S_box(pb, 0, pred->bubble_s, -0.4, 0.4);
-		x = pred->bubble_s;
-		for (k = 0; k < m && k < 4096; k++) {
-			S_box(pc, x, x + pred->mb_compute_s, -0.4, 0);
-			x += pred->mb_compute_s;
-			S_box(pe, x, x + pred->mb_exposed_s, 0, 0.4);
-			x += pred->mb_exposed_s;
+		if (pred->bubble_s > 0) {
+			S_box(S_series(p, "pipeline bubble", 3), 0, pred->bubble_s, -0.4, 0.4);
+			x = pred->bubble_s;
+		}
+		first = p->nseries;
+		S_series(p, "compute", C_COMPUTE);
+		S_series(p, "communication exposed", C_EXPOSED);
+		S_series(p, "data-parallel", 4);
+		pc = &p->series[first];
+		pe = &p->series[first + 1];
+		pd = &p->series[first + 2];
+		/* Many micro-batches draw as one band each way. */
+		if (m > 64) {
+			S_box(pc, x, x + m * pred->mb_compute_s, -0.4, 0);
+			S_box(pe, x + m * pred->mb_compute_s, x + m * (pred->mb_compute_s + pred->mb_exposed_s),
+			      0, 0.4);
+			x += m * (pred->mb_compute_s + pred->mb_exposed_s);
+		} else {
+			for (k = 0; k < m; k++) {
+				S_box(pc, x, x + pred->mb_compute_s, -0.4, 0);
+				x += pred->mb_compute_s;
+				S_box(pe, x, x + pred->mb_exposed_s, 0, 0.4);
+				x += pred->mb_exposed_s;
+			}
 		}
 		S_box(pd, x, x + pred->dp_exposed_s, 0, 0.4);
 	}

@@ -97,7 +97,7 @@ int trace_calib_mfu(const struct ctx *ctx, struct step_compute *cs, int which)
 	const struct trace_calib *c = ctx_trace_calib(ctx);
 	double v;
 
-	if (!c || isnan(c->mfu) || cs->mfu != STEP_MFU)
+	if (!c || isnan(c->mfu))
 		return 0;
 	v = which == 1 ? c->mfu_lo : which == 2 ? c->mfu_hi : c->mfu;
 	cs->mfu = v;
@@ -107,6 +107,123 @@ int trace_calib_mfu(const struct ctx *ctx, struct step_compute *cs, int which)
 void trace_fit_compute(const struct ctx *ctx, struct step_compute *cs)
 {
 	trace_calib_mfu(ctx, cs, 0);
+}
+
+/* Which end of the ranges the collectives take now: 0 median, 1 low, 2 high. */
+static int S_end;
+
+/*
+ * The model step and search run on a system saved by fit --trace: the
+ * system's own model, each collective's time times its cell's ratio.  It
+ * stands in ctx->model between trace_calib_push and trace_calib_pop.
+ */
+static struct cost_model S_inner;
+static int S_pushed;
+
+static int S_wrap_coll(const struct cost_model *m, enum coll_op op, enum coll_algo algo,
+		       const struct group *g, double bytes, struct coll_cost *out, struct errbuf *eb)
+{
+	const struct ctx *ctx = m->impl;
+	double f;
+
+	if (cost_coll(&S_inner, op, algo, g, bytes, out, eb) < 0)
+		return -1;
+	f = trace_calib_coll_factor(ctx, out->nodes > 1, bytes);
+	out->time_s *= f;
+	out->latency_s *= f;
+	out->bandwidth_s *= f;
+	return 0;
+}
+
+static int S_wrap_algo(const struct cost_model *m, enum coll_op op, enum coll_algo algo)
+{
+	(void)m;
+	return cost_algo_supported(&S_inner, op, algo);
+}
+
+int trace_calib_push(struct ctx *ctx)
+{
+	if (S_pushed || !ctx_trace_calib(ctx))
+		return 0;
+	S_inner = ctx->model;
+	ctx->model.kind = COST_NCCL;
+	ctx->model.coll = S_wrap_coll;
+	ctx->model.has_algo = S_wrap_algo;
+	ctx->model.impl = ctx;
+	S_pushed = 1;
+	return 1;
+}
+
+void trace_calib_pop(struct ctx *ctx)
+{
+	if (!S_pushed)
+		return;
+	ctx->model = S_inner;
+	S_pushed = 0;
+}
+
+double trace_calib_coll_factor(const struct ctx *ctx, int inter, double bytes)
+{
+	const struct trace_calib *c = ctx_trace_calib(ctx);
+	int cell = trace_calib_cell(inter, bytes);
+
+	if (!c || isnan(c->coll[cell][S_end]))
+		return 1;
+	return c->coll[cell][S_end];
+}
+
+/*
+ * The step at both ends of what the trace measured: the fast end with every
+ * collective at its cell's low ratio and the kernel efficiency at its high,
+ * the slow end the reverse.
+ */
+void trace_calib_note(struct ctx *ctx, struct out *o, const struct workload *w,
+		      const struct step_config *c, const struct step_compute *cs_used, int mfu_from_trace)
+{
+	const struct trace_calib *tc = ctx_trace_calib(ctx);
+	struct step_result r;
+	struct step_compute cs = *cs_used;
+	struct errbuf eb;
+	double ends[2] = { NAN, NAN };
+	int i, ncell = 0;
+	char a[32], b[32];
+
+	if (!tc)
+		return;
+	for (i = 0; i < TRACE_CELLS; i++)
+		ncell += !isnan(tc->coll[i][0]);
+	{
+		char cells[160] = "";
+		size_t len = 0;
+		for (i = 0; i < TRACE_CELLS; i++)
+			if (!isnan(tc->coll[i][0]) && len < sizeof(cells) - 40)
+				len += (size_t)snprintf(cells + len, sizeof(cells) - len, "%s%s x%.3g",
+							len ? ", " : "", cell_names[i], tc->coll[i][0]);
+		out_text(o, "started from a trace (%s; fit --trace):", tc->from);
+		if (mfu_from_trace)
+			out_text(o, "  compute at the kernel efficiency it measured, %.3g (%.3g to %.3g)",
+				 tc->mfu, tc->mfu_lo, tc->mfu_hi);
+		else if (!isnan(tc->mfu))
+			out_text(o, "  its kernel efficiency %.3g not used: --mfu given", tc->mfu);
+		out_text(o, "  collectives x measured/predicted of their cell: %s",
+			 ncell ? cells : "none measured");
+		out_text(o, "  (cells not measured keep the model's time)");
+	}
+	trace_calib_push(ctx);
+	for (i = 0; i < 2; i++) {
+		S_end = i + 1;
+		if (mfu_from_trace)
+			cs.mfu = i == 0 ? tc->mfu_hi : tc->mfu_lo;
+		if (step_run(w, c, &cs, &ctx->model, STEP_BAND_NONE, &r, &eb) == 0)
+			ends[i] = r.step_s;
+	}
+	S_end = 0;
+	trace_calib_pop(ctx);
+	if (!isnan(ends[0]) && !isnan(ends[1])) {
+		units_fmt_time(a, sizeof(a), ends[0], 4);
+		units_fmt_time(b, sizeof(b), ends[1], 4);
+		out_text(o, "the step over the trace's range: %s (fast end) to %s (slow end)", a, b);
+	}
 }
 
 /* ---- fit --trace ---- */

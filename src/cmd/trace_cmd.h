@@ -82,11 +82,26 @@ const struct trace_calib *ctx_trace_calib(const struct ctx *ctx);
 int trace_calib_cell(int inter, double bytes);
 const char *trace_calib_cell_name(int cell);   /* "intra_small", ... */
 /*
- * Set cs->mfu from the system's trace_kernel_efficiency unless --mfu was
- * given (cs->mfu already changed from STEP_MFU); which = 0 median, 1 low,
- * 2 high.  Returns 1 when it did.
+ * Set cs->mfu from the system's trace_kernel_efficiency (the caller skips
+ * it when --mfu was given); which = 0 median, 1 low, 2 high.  Returns 1
+ * when it did.
  */
 int trace_calib_mfu(const struct ctx *ctx, struct step_compute *cs, int which);
+/*
+ * The factor on a collective's predicted time: the cell's measured/predicted
+ * ratio (the median, or the end trace_calib_note is computing), 1 without.
+ */
+double trace_calib_coll_factor(const struct ctx *ctx, int inter, double bytes);
+/* The lines step and search print when they start from a trace, and the step at its range's ends. */
+void trace_calib_note(struct ctx *ctx, struct out *o, const struct workload *w,
+		      const struct step_config *c, const struct step_compute *cs, int mfu_from_trace);
+/*
+ * Put the system's model with the trace's ratios in ctx->model (1), or
+ * nothing when the system has no trace keys (0); pop restores it.  step
+ * and search push around their runs and pop before echoing the system.
+ */
+int trace_calib_push(struct ctx *ctx);
+void trace_calib_pop(struct ctx *ctx);
 /* Kept for compare --trace: the system's measured efficiency, if any. */
 void trace_fit_compute(const struct ctx *ctx, struct step_compute *cs);
 

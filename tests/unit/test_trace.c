@@ -2,6 +2,7 @@
  * The streaming JSON reader, the on-disk sort and the trace readers
  * (json.h, trace_spill.h, trace.h; models/trace.md).
  */
+#include <dirent.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,8 +10,10 @@
 #include "harness.h"
 #include "json.h"
 #include "meas.h"
+#include "measfile.h"
 #include "ntests_json.h"
 #include "trace.h"
+#include "tuner.h"
 
 static int S_count_num(void *ctx, const char *s, size_t len)
 {
@@ -201,4 +204,94 @@ void test_nccljson_refuses_duplicate_keys(void)
 	CHECK(nccljson_parse(doc, strlen(doc), "dup", &m, &eb) < 0);
 	STR_EQ(eb.msg, "dup:3: duplicate key \"time\" (also on line 3): which one holds?");
 	meas_release(&m);
+}
+
+/*
+ * Two runs of all-reduce on 8 ranks: ring/ll faster at 1 KiB and 4 KiB,
+ * tree/ll128 at 16 KiB.  Rules: 0..sqrt(4096*16384) = 8192 ring/ll, then
+ * 8193..16384 tree/ll128.
+ */
+void test_tuner_choose_by_hand(void)
+{
+	const struct tuner_point p[] = {
+		{ OP_ALLREDUCE, 8, 1, 1024, 10e-6, NCCL_RING, NCCL_LL, 0, 10 },
+		{ OP_ALLREDUCE, 8, 1, 1024, 12e-6, NCCL_TREE, NCCL_LL128, 1, 10 },
+		{ OP_ALLREDUCE, 8, 1, 4096, 11e-6, NCCL_RING, NCCL_LL, 0, 11 },
+		{ OP_ALLREDUCE, 8, 1, 4096, 13e-6, NCCL_TREE, NCCL_LL128, 1, 11 },
+		{ OP_ALLREDUCE, 8, 1, 16384, 20e-6, NCCL_RING, NCCL_LL, 0, 12 },
+		{ OP_ALLREDUCE, 8, 1, 16384, 15e-6, NCCL_TREE, NCCL_LL128, 1, 12 },
+	};
+	struct tuner_range *r;
+	struct errbuf eb;
+	char line[256];
+
+	INT_EQ(tuner_choose(p, 6, &r, &eb), 2);
+	DBL_NEAR(r[0].min_B, 0, 0);
+	DBL_NEAR(r[0].max_B, 8192, 0);
+	INT_EQ(r[0].sizes, 2);
+	DBL_NEAR(r[0].margin, 13.0 / 11.0, 1e-12);
+	DBL_NEAR(r[1].min_B, 8193, 0);
+	DBL_NEAR(r[1].max_B, 16384, 0);
+	tuner_format(&r[1], line, sizeof(line));
+	STR_EQ(line, "allreduce,8193,16384,tree,ll128,-1,1,8,-1,-1");
+	INT_EQ(tuner_check_line(line, &eb), 1);
+	free(r);
+}
+
+/* The example plugin's reading rules (plugins/tuner/example/plugin.c, loadConfig). */
+void test_tuner_check_line_rules(void)
+{
+	struct errbuf eb;
+	char longl[300];
+
+	INT_EQ(tuner_check_line("# a comment", &eb), 0);
+	INT_EQ(tuner_check_line("", &eb), 0);
+	INT_EQ(tuner_check_line("allreduce,0,65536,tree,simple,2,1,-1,-1,1", &eb), 1);
+	INT_EQ(tuner_check_line("allgather,0,4294967295,ring,simple,4,2,-1", &eb), 1);
+	INT_EQ(tuner_check_line(" allreduce , 0 , 10 , ring , ll , -1 , -1 , -1", &eb), 1);
+	CHECK(tuner_check_line("allreduce,0,10,ring,ll,-1,-1", &eb) < 0);         /* 7 fields */
+	CHECK(tuner_check_line("alltoall,0,10,ring,ll,-1,-1,-1", &eb) < 0);
+	CHECK(tuner_check_line("allreduce,0,10,nvlstree,ll,-1,-1,-1", &eb) < 0);  /* nvls_tree */
+	CHECK(tuner_check_line("allreduce,0,10,ring,LL,-1,-1,-1", &eb) < 0);      /* case matters */
+	CHECK(tuner_check_line("allreduce,20,10,ring,ll,-1,-1,-1", &eb) < 0);
+	memset(longl, 'x', sizeof(longl) - 1);
+	longl[sizeof(longl) - 1] = '\0';
+	memcpy(longl, "allreduce,0,10,ring,ll,-1,-1,-1,", 32);
+	CHECK(tuner_check_line(longl, &eb) < 0);
+}
+
+/* Every input of the fuzzer's corpus: read or refused with a message, never a crash. */
+void test_trace_fuzz_corpus(void)
+{
+	const char *dir = "tests/fuzz/trace/corpus";
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int files = 0;
+
+	CHECK(d != NULL);
+	while (d && (e = readdir(d))) {
+		char path[512], *buf;
+		size_t len;
+		struct trace t;
+		struct errbuf eb;
+		int rc;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		if (meas_read_file(path, &buf, &len, &eb) < 0)
+			continue;
+		trace_init(&t);
+		eb.msg[0] = '\0';
+		rc = trace_read_buffer(&t, e->d_name, buf, len, &eb);
+		if (rc == 0)
+			rc = trace_analyse(&t, -2, NULL, NULL, &eb);
+		CHECK(rc == 0 || eb.msg[0] != '\0');
+		trace_release(&t);
+		free(buf);
+		files++;
+	}
+	if (d)
+		closedir(d);
+	CHECK(files >= 4);
 }
