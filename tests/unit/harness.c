@@ -1,5 +1,7 @@
+#include <dirent.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "harness.h"
 
@@ -63,4 +65,48 @@ double t_link(enum coll_op op, enum coll_algo a, const struct link *l, unsigned 
 
 	cost_model_link(&m, l);
 	return cost_time(&m, op, a, ranks, bytes);
+}
+
+int h_each_file(const char *dir, h_file_fn *fn, void *arg)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int n = 0;
+
+	if (!d) {
+		h_report(__FILE__, __LINE__, "cannot open %s (run from the top of the repository)",
+			 dir);
+		return -1;
+	}
+	while ((e = readdir(d))) {
+		char path[512], *buf;
+		FILE *f;
+		long len;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		buf = NULL;
+		len = -1;
+		if ((f = fopen(path, "rb")) && fseek(f, 0, SEEK_END) == 0 && (len = ftell(f)) >= 0) {
+			rewind(f);
+			buf = malloc((size_t)len + 1);
+			if (buf && fread(buf, 1, (size_t)len, f) != (size_t)len) {
+				free(buf);
+				buf = NULL;
+			}
+		}
+		if (f)
+			fclose(f);
+		if (!buf) {
+			h_report(__FILE__, __LINE__, "cannot read %s", path);
+			continue;
+		}
+		buf[len] = '\0';
+		fn(e->d_name, path, buf, (size_t)len, arg);
+		free(buf);
+		n++;
+	}
+	closedir(d);
+	return n;
 }

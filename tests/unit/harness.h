@@ -19,6 +19,17 @@ void h_report(const char *file, int line, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 int h_near(double got, double want, double rel);
 
+/*
+ * Call fn once for every file of dir whose name does not start with '.',
+ * with its name, its path and its whole content (len bytes, NUL after
+ * them); a file that cannot be read is reported as a failure.  Returns
+ * the number of files fn saw, -1 (reported) when dir cannot be opened.
+ * The fuzz corpora's regression tests run through it.
+ */
+typedef void h_file_fn(const char *name, const char *path, const char *buf, size_t len,
+		       void *arg);
+int h_each_file(const char *dir, h_file_fn *fn, void *arg);
+
 #define CHECK(cond) do { \
 	if (cond) h_pass++; \
 	else h_report(__FILE__, __LINE__, "CHECK(%s)", #cond); \

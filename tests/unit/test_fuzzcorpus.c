@@ -23,46 +23,20 @@
 
 typedef const char *(*fuzz_fn)(const uint8_t *data, size_t size);
 
+static void S_one(const char *name, const char *path, const char *buf, size_t len, void *arg)
+{
+	const char *why = (*(fuzz_fn *)arg)((const uint8_t *)buf, len);
+
+	if (why)
+		h_report(__FILE__, __LINE__, "%s: %s", path, why);
+	else
+		h_pass++;
+}
+
 /* Feed every file of dir to fn; returns the number of files, -1 if none. */
 static int run_corpus(const char *dir, fuzz_fn fn)
 {
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	int n = 0;
-
-	if (!d) {
-		fprintf(stderr, "  cannot open %s (run from the top of the repository)\n", dir);
-		return -1;
-	}
-	while ((e = readdir(d))) {
-		char path[512];
-		uint8_t *buf;
-		const char *why;
-		FILE *f;
-		long len;
-
-		if (e->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-		if (!(f = fopen(path, "rb")))
-			continue;
-		fseek(f, 0, SEEK_END);
-		len = ftell(f);
-		rewind(f);
-		buf = malloc(len > 0 ? (size_t)len : 1);
-		if (buf && fread(buf, 1, (size_t)len, f) == (size_t)len) {
-			why = fn(buf, (size_t)len);
-			if (why)
-				h_report(__FILE__, __LINE__, "%s: %s", path, why);
-			else
-				h_pass++;
-			n++;
-		}
-		free(buf);
-		fclose(f);
-	}
-	closedir(d);
-	return n;
+	return h_each_file(dir, S_one, &fn);
 }
 
 void test_fuzzcorpus_units(void)

@@ -193,40 +193,26 @@ void test_measure_csv_edge(void)
 
 /* Every input of the CSV fuzz corpus reads cleanly or fails with a message. */
 
+static void test_measure_fuzz_corpus_one(const char *name, const char *path, const char *buf, size_t len,
+		    void *arg)
+{
+	struct meas m;
+	struct errbuf eb;
+	int rc;
+
+	meas_init(&m, path);
+	eb.msg[0] = '\0';
+	rc = meas_parse_csv(buf, len, name, &m, &eb);
+	if (rc == 0)
+		rc = meas_select(&m, OP_COUNT, 0, &eb);
+	CHECK(rc == 0 || rc == -1);
+	CHECK(rc == 0 ? m.n > 0 : eb.msg[0] != '\0');
+	meas_release(&m);
+}
+
 void test_measure_fuzz_corpus(void)
 {
-	const char *dir = "tests/fuzz/csv/corpus";
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	int files = 0;
-
-	CHECK(d != NULL);
-	while (d && (e = readdir(d))) {
-		char path[512], *buf;
-		size_t len;
-		struct meas m;
-		struct errbuf eb;
-		int rc;
-
-		if (e->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-		if (meas_read_file(path, &buf, &len, &eb) < 0)
-			continue;
-		meas_init(&m, path);
-		eb.msg[0] = '\0';
-		rc = meas_parse_csv(buf, len, e->d_name, &m, &eb);
-		if (rc == 0)
-			rc = meas_select(&m, OP_COUNT, 0, &eb);
-		CHECK(rc == 0 || rc == -1);
-		CHECK(rc == 0 ? m.n > 0 : eb.msg[0] != '\0');
-		meas_release(&m);
-		free(buf);
-		files++;
-	}
-	if (d)
-		closedir(d);
-	CHECK(files > 0);
+	CHECK(h_each_file("tests/fuzz/csv/corpus", test_measure_fuzz_corpus_one, NULL) > 0);
 }
 
 /* A byte order mark before the header, as spreadsheets write it. */

@@ -261,37 +261,23 @@ void test_tuner_check_line_rules(void)
 }
 
 /* Every input of the fuzzer's corpus: read or refused with a message, never a crash. */
+static void S_trace_one(const char *name, const char *path, const char *buf, size_t len,
+		       void *arg)
+{
+	struct trace t;
+	struct errbuf eb;
+	int rc;
+
+	trace_init(&t);
+	eb.msg[0] = '\0';
+	rc = trace_read_buffer(&t, name, buf, len, &eb);
+	if (rc == 0)
+		rc = trace_analyse(&t, -2, NULL, NULL, &eb);
+	CHECK(rc == 0 || eb.msg[0] != '\0');
+	trace_release(&t);
+}
+
 void test_trace_fuzz_corpus(void)
 {
-	const char *dir = "tests/fuzz/trace/corpus";
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	int files = 0;
-
-	CHECK(d != NULL);
-	while (d && (e = readdir(d))) {
-		char path[512], *buf;
-		size_t len;
-		struct trace t;
-		struct errbuf eb;
-		int rc;
-
-		if (e->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-		if (meas_read_file(path, &buf, &len, &eb) < 0)
-			continue;
-		trace_init(&t);
-		eb.msg[0] = '\0';
-		rc = trace_read_buffer(&t, e->d_name, buf, len, &eb);
-		if (rc == 0)
-			rc = trace_analyse(&t, -2, NULL, NULL, &eb);
-		CHECK(rc == 0 || eb.msg[0] != '\0');
-		trace_release(&t);
-		free(buf);
-		files++;
-	}
-	if (d)
-		closedir(d);
-	CHECK(files >= 4);
+	CHECK(h_each_file("tests/fuzz/trace/corpus", S_trace_one, NULL) >= 4);
 }
