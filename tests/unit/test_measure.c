@@ -9,6 +9,7 @@
 
 #include "harness.h"
 #include "measfile.h"
+#include "ntests_text.h"
 #include "model.h"
 
 #define DATA "tests/data/nccl/"
@@ -193,8 +194,12 @@ void test_measure_csv_edge(void)
 
 /* Every input of the CSV fuzz corpus reads cleanly or fails with a message. */
 
-static void test_measure_fuzz_corpus_one(const char *name, const char *path, const char *buf, size_t len,
-		    void *arg)
+typedef int S_parse_fn(const char *buf, size_t len, const char *name, struct meas *m,
+		       struct errbuf *eb);
+
+/* One corpus file through a reader: rows on success, a message on failure. */
+static void S_corpus_one(const char *name, const char *path, const char *buf, size_t len,
+			 void *arg)
 {
 	struct meas m;
 	struct errbuf eb;
@@ -202,7 +207,7 @@ static void test_measure_fuzz_corpus_one(const char *name, const char *path, con
 
 	meas_init(&m, path);
 	eb.msg[0] = '\0';
-	rc = meas_parse_csv(buf, len, name, &m, &eb);
+	rc = (*(S_parse_fn **)arg)(buf, len, name, &m, &eb);
 	if (rc == 0)
 		rc = meas_select(&m, OP_COUNT, 0, &eb);
 	CHECK(rc == 0 || rc == -1);
@@ -212,7 +217,20 @@ static void test_measure_fuzz_corpus_one(const char *name, const char *path, con
 
 void test_measure_fuzz_corpus(void)
 {
-	CHECK(h_each_file("tests/fuzz/csv/corpus", test_measure_fuzz_corpus_one, NULL) > 0);
+	S_parse_fn *fn = meas_parse_csv;
+
+	CHECK(h_each_file("tests/fuzz/csv/corpus", S_corpus_one, &fn) > 0);
+}
+
+/*
+ * The nccl-tests log parser's corpus (tests/fuzz/nccllog/corpus, crash
+ * inputs included once fixed): a clean success or a clean error.
+ */
+void test_nccllog_fuzz_corpus(void)
+{
+	S_parse_fn *fn = nccllog_parse;
+
+	CHECK(h_each_file("tests/fuzz/nccllog/corpus", S_corpus_one, &fn) > 0);
 }
 
 /* A byte order mark before the header, as spreadsheets write it. */

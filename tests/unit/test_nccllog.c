@@ -220,34 +220,6 @@ void test_nccllog_long_line(void)
 }
 
 /*
- * Every input of the fuzz corpus (tests/fuzz/nccllog/corpus, crash inputs
- * included once fixed) parses to a clean success or a clean error: a
- * message, rows only on success, the meas released.
- */
-
-static void test_nccllog_fuzz_corpus_one(const char *name, const char *path, const char *buf, size_t len,
-		    void *arg)
-{
-	struct meas m;
-	struct errbuf eb;
-	int rc;
-
-	meas_init(&m, path);
-	eb.msg[0] = '\0';
-	rc = nccllog_parse(buf, len, name, &m, &eb);
-	if (rc == 0)
-		rc = meas_select(&m, OP_COUNT, 0, &eb);
-	CHECK(rc == 0 || rc == -1);
-	CHECK(rc == 0 ? m.n > 0 : eb.msg[0] != '\0');
-	meas_release(&m);
-}
-
-void test_nccllog_fuzz_corpus(void)
-{
-	CHECK(h_each_file("tests/fuzz/nccllog/corpus", test_nccllog_fuzz_corpus_one, NULL) > 0);
-}
-
-/*
  * The JSON of nccl-tests -J says how many GPUs one thread drove in
  * config.ngpus, as the text log's "# nThread 1 nGpus 4" line does; a log
  * of one process per GPU says 1.
