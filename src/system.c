@@ -74,6 +74,15 @@ static int key_line(const struct preset *p, const char *key)
 	return line ? line : preset_line(p, "kind");
 }
 
+/* A key that is absent: 0, or -1 (eb filled) when it is required. */
+static int absent(const struct preset *p, const char *key, int required, struct errbuf *eb)
+{
+	if (required)
+		return errbuf_set(eb, "%s:%d: %s: required key missing from this %s preset",
+				  p->path, key_line(p, key), key, p->kind);
+	return 0;
+}
+
 /* A required or optional whole number in [lo, hi]; 1 found, 0 absent, -1 error. */
 static int get_count(const struct preset *p, const char *key, int required, double lo,
 		     double hi, unsigned long *x, struct errbuf *eb)
@@ -83,12 +92,8 @@ static int get_count(const struct preset *p, const char *key, int required, doub
 
 	if (r < 0)
 		return -1;
-	if (!r) {
-		if (required)
-			return errbuf_set(eb, "%s:%d: %s: required key missing from this %s preset",
-					  p->path, key_line(p, key), key, p->kind);
-		return 0;
-	}
+	if (!r)
+		return absent(p, key, required, eb);
 	if (v < lo || v > hi)
 		return errbuf_set(eb, "%s:%d: %s must be %s%g, got '%s'", p->path,
 				  key_line(p, key), key, v < lo ? "at least " : "at most ",
@@ -105,12 +110,8 @@ static int get_positive(const struct preset *p, const char *key, enum quantity q
 
 	if (r < 0)
 		return -1;
-	if (!r) {
-		if (required)
-			return errbuf_set(eb, "%s:%d: %s: required key missing from this %s preset",
-					  p->path, key_line(p, key), key, p->kind);
-		return 0;
-	}
+	if (!r)
+		return absent(p, key, required, eb);
 	if (!(*x > 0) || !isfinite(*x))
 		return errbuf_set(eb, "%s:%d: %s must be positive, got '%s'", p->path,
 				  key_line(p, key), key, preset_get(p, key));
@@ -133,12 +134,8 @@ static int get_bounded(const struct preset *p, const char *key, enum quantity q,
 
 	if (r < 0)
 		return -1;
-	if (!r) {
-		if (required)
-			return errbuf_set(eb, "%s:%d: %s: required key missing from this %s preset",
-					  p->path, key_line(p, key), key, p->kind);
-		return 0;
-	}
+	if (!r)
+		return absent(p, key, required, eb);
 	if (!(lo_zero ? v >= 0 : v > 0) || !(v <= hi))
 		return errbuf_set(eb, "%s:%d: %s must be %s and at most %g%s, got '%s'", p->path,
 				  key_line(p, key), key, lo_zero ? "0 or more" : "positive", hi,
