@@ -866,21 +866,104 @@ int preset_load_kind(const struct preset_dirs *d, const char *name_or_path, cons
 	return 0;
 }
 
+static int load_at(const struct preset_dirs *d, const char *name_or_path,
+		   struct preset *p, int depth, struct errbuf *eb);
+
+/* Directory part of path ("." when it has none), newly allocated. */
+static char *dir_of(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? xstrndup(path, (size_t)(slash - path) + (slash == path)) : xstrndup(".", 1);
+}
+
+/*
+ * like = NAME: every key of preset NAME (on the search path, of the same
+ * kind) that p does not set itself, as if written in p on the line of
+ * `like`.  A relative topo names a file beside NAME's preset, so it is
+ * made to say so.  At most PRESET_LIKE_DEPTH presets deep.
+ */
+static int inherit(const struct preset_dirs *d, struct preset *p, int depth,
+		   struct errbuf *eb)
+{
+	const struct preset_kv *like = find_kv(p, "like");
+	struct preset base;
+	struct errbuf inner;
+	char *dir;
+	size_t i;
+	int line;
+
+	if (!like || !d)
+		return 0;
+	line = like->line;
+	if (depth >= PRESET_LIKE_DEPTH)
+		return errbuf_set(eb, "%s:%d: like = %s: presets like one another more than %d "
+				  "deep (a cycle?)", p->path, line, like->value,
+				  PRESET_LIKE_DEPTH);
+	if (!strcmp(like->value, p->name) || is_path(like->value))
+		return errbuf_set(eb, "%s:%d: like = %s: name another preset (not itself, "
+				  "not a path)", p->path, line, like->value);
+	if (load_at(d, like->value, &base, depth + 1, &inner) < 0)
+		return errbuf_set(eb, "%s:%d: like = %s: %s", p->path, line, like->value,
+				  inner.msg);
+	if (strcmp(base.kind, p->kind)) {
+		errbuf_set(eb, "%s:%d: like = %s: that preset is a %s, this one a %s", p->path,
+			   line, like->value, base.kind, p->kind);
+		preset_release(&base);
+		return -1;
+	}
+	dir = dir_of(base.path);
+	for (i = 0; i < base.nkv; i++) {
+		const struct preset_kv *kv = &base.kv[i];
+		const char *skip[] = { "name", "kind", "description", "like" };
+		size_t j, n = sizeof(skip) / sizeof(skip[0]);
+
+		for (j = 0; j < n && strcmp(kv->key, skip[j]); j++)
+			;
+		if (j < n || find_kv(p, kv->key))
+			continue;
+		p->kv = xrealloc(p->kv, (p->nkv + 1) * sizeof(*p->kv));
+		p->kv[p->nkv].key = xstrndup(kv->key, strlen(kv->key));
+		if (!strcmp(kv->key, "topo") && kv->value[0] != '/') {
+			p->kv[p->nkv].value = xmalloc(strlen(dir) + strlen(kv->value) + 2);
+			sprintf(p->kv[p->nkv].value, "%s/%s", dir, kv->value);
+		} else {
+			p->kv[p->nkv].value = xstrndup(kv->value, strlen(kv->value));
+		}
+		p->kv[p->nkv].line = line;
+		p->nkv++;
+	}
+	free(dir);
+	preset_release(&base);
+	return 0;
+}
+
 int preset_load(const struct preset_dirs *d, const char *name_or_path,
 		struct preset *p, struct errbuf *eb)
 {
+	return load_at(d, name_or_path, p, 0, eb);
+}
+
+static int load_at(const struct preset_dirs *d, const char *name_or_path,
+		   struct preset *p, int depth, struct errbuf *eb)
+{
 	size_t i, used;
 	struct stat st;
+	int r;
 
 	memset(p, 0, sizeof(*p));
 	if (is_path(name_or_path)) {
 		char *stem = preset_file_stem(name_or_path);
-		int r = preset_load_file(name_or_path, p, eb);
+		r = preset_load_file(name_or_path, p, eb);
 
 		/* NAME.preset carries the name NAME, wherever it lies. */
 		if (r == 0 && stem)
 			r = check_stem(p, stem, eb);
 		free(stem);
+		if (r == 0 && inherit(d, p, depth, eb) < 0) {
+			preset_release(p);
+			return -1;
+		}
 		return r;
 	}
 	if (!preset_name_valid(name_or_path))
@@ -890,7 +973,6 @@ int preset_load(const struct preset_dirs *d, const char *name_or_path,
 				  " and are at most " PRESET_NAME_MAX_TEXT " bytes long" : "");
 	for (i = 0; i < d->n; i++) {
 		char *path = join(d->dirs[i], name_or_path);
-		int r;
 
 		r = stat(path, &st);
 		if (r < 0 && errno == ENOENT) {
@@ -904,9 +986,13 @@ int preset_load(const struct preset_dirs *d, const char *name_or_path,
 		}
 		r = preset_load_file(path, p, eb);
 		free(path);
-		if (r < 0)
+		if (r < 0 || check_stem(p, name_or_path, eb) < 0)
 			return -1;
-		return check_stem(p, name_or_path, eb);
+		if (inherit(d, p, depth, eb) < 0) {
+			preset_release(p);
+			return -1;
+		}
+		return 0;
 	}
 	used = (size_t)snprintf(eb->msg, sizeof(eb->msg), "unknown preset '%s'; searched:",
 				name_or_path);
@@ -1081,7 +1167,8 @@ int preset_list(const struct preset_dirs *d, struct preset **list, size_t *n,
 			seen[nseen++] = stems[j];
 			path = join(d->dirs[i], stems[j]);
 			if (preset_load_file(path, &p, &e2) < 0 ||
-			    check_stem(&p, stems[j], &e2) < 0) {
+			    check_stem(&p, stems[j], &e2) < 0 ||
+			    (inherit(d, &p, 0, &e2) < 0 && (preset_release(&p), 1))) {
 				if (!(*nbad)++ && eb)
 					*eb = e2;
 				free(path);

@@ -189,6 +189,7 @@ void preset_list_free(struct preset *list, size_t n);
  */
 #define PRESET_NAME_MAX 128
 #define PRESET_NAME_MAX_TEXT "128"
+#define PRESET_LIKE_DEPTH 8
 int preset_name_valid(const char *s);
 
 void preset_release(struct preset *p);

@@ -117,3 +117,35 @@ fi
 "$COMMTIME" --format csv -o out.csv presets --presets-dir cli x
 check "-o writes the file" grep -q '^x,link,' out.csv
 check "-o leaves no temporary file" test "$(ls -A | grep -c '^\.\?out\.csv.')" = 0
+
+# like = NAME: a preset starts from another of its kind, its own keys first
+mkdir -p like
+link like/base.preset base "the base" 8us 8GB/s
+printf 'name = kid\nkind = link\ndescription = like base but slower\nlike = base\nbeta = 4GB/s\n' >like/kid.preset
+printf 'name = grand\nkind = link\ndescription = like kid\nlike = kid\n' >like/grand.preset
+check "like: an own key wins over the base's" \
+	test "$("$COMMTIME" --format csv presets --presets-dir like kid | field beta)" = 4000000000
+check "like: a key it does not set comes from the base" \
+	test "$("$COMMTIME" --format csv presets --presets-dir like kid | field alpha)" = 8e-06
+check "like: two presets deep" \
+	test "$("$COMMTIME" --format csv presets --presets-dir like grand | field beta)" = 4000000000
+check "like: the description stays its own" \
+	test "$(desc --presets-dir like presets grand)" = "like kid"
+printf 'name = loop1\nkind = link\ndescription = a\nlike = loop2\n' >like/loop1.preset
+printf 'name = loop2\nkind = link\ndescription = b\nlike = loop1\n' >like/loop2.preset
+"$COMMTIME" presets --presets-dir like loop1 >loop.out 2>loop.err
+check "like: a cycle is refused, exit 1" test $? = 1
+check "like: the cycle is named" grep -q 'more than 8 deep (a cycle?)' loop.err
+printf 'name = odd\nkind = link\ndescription = a\nlike = w\n' >like/odd.preset
+"$COMMTIME" presets --presets-dir like odd >odd.out 2>odd.err
+check "like: a base of another kind is refused" \
+	grep -q 'like = w: that preset is a workload, this one a link' odd.err
+printf 'name = lost\nkind = link\ndescription = a\nlike = nowhere\n' >like/lost.preset
+"$COMMTIME" presets --presets-dir like lost >lost.out 2>lost.err
+check "like: an unknown base names the line" \
+	grep -q 'lost.preset:4: like = nowhere: unknown preset' lost.err
+"$COMMTIME" presets --presets-dir like >likes.out 2>likes.err
+check "like: the listing loads a preset through its base" grep -q '^grand ' likes.out
+check "dgx-a100 is hgx-a100 by another name" \
+	test "$("$COMMTIME" --system dgx-a100 --format csv allreduce --sizes 1GB | tail -n +2)" = \
+	"$("$COMMTIME" --system hgx-a100 --format csv allreduce --sizes 1GB | tail -n +2)"
