@@ -116,12 +116,17 @@ double kernel_gemm_s(const struct kernel_gpu *g, double M, double N, double K, d
  * read and written in fp32, 8 bytes an element).
  */
 static void S_linear(const struct kernel_gpu *g, double M, double N, double K, double batch,
-		     struct kernel_layer *k, double *wgrad)
+		     struct kernel_layer *k, int which, double *wgrad)
 {
 	double w = S_gemm(g, K, N, M, batch, 8);
+	double fw = kernel_gemm_s(g, M, N, K, batch), dg = kernel_gemm_s(g, M, K, N, batch);
 
-	k->gemm_fwd_s += kernel_gemm_s(g, M, N, K, batch);
-	k->gemm_bwd_s += kernel_gemm_s(g, M, K, N, batch) + w;
+	k->gemm_fwd_s += fw;
+	k->gemm_bwd_s += dg + w;
+	if (which >= 0) {
+		k->lin_fwd_s[which] += fw;
+		k->lin_dgrad_s[which] += dg;
+	}
 	k->flops_fwd += 2 * M * N * K * batch;
 	if (wgrad)
 		*wgrad += w;
@@ -144,13 +149,13 @@ int kernel_layer(const struct kernel_gpu *g, const struct workload *w,
 	b = T / sq;
 
 	/* Attention's GEMMs: QKV (grouped-query: h + 2·h_kv columns), output. */
-	S_linear(g, T, (h + 2 * hkv) / t, h, 1, k, &k->wgrad_in_s);
-	S_linear(g, T, h, h / t, 1, k, NULL);
+	S_linear(g, T, (h + 2 * hkv) / t, h, 1, k, 0, &k->wgrad_in_s);
+	S_linear(g, T, h, h / t, 1, k, 1, NULL);
 
 	/* The MLP: GELU's two matrices, or SwiGLU's gate and up fused, then down. */
 	if (!moe) {
-		S_linear(g, T, (llama ? 2 : 1) * f / t, h, 1, k, &k->wgrad_in_s);
-		S_linear(g, T, h, f / t, 1, k, NULL);
+		S_linear(g, T, (llama ? 2 : 1) * f / t, h, 1, k, 2, &k->wgrad_in_s);
+		S_linear(g, T, h, f / t, 1, k, 3, NULL);
 	} else {
 		/*
 		 * Mixture of experts: the router (T x E x h), then E/e experts
@@ -160,9 +165,9 @@ int kernel_layer(const struct kernel_gpu *g, const struct workload *w,
 		double local = E / sh->ep;
 
 		te = sh->ep * T * kk * sh->capacity / E;
-		S_linear(g, T, E, h, 1, k, NULL);
-		S_linear(g, te, (llama ? 2 : 1) * f / t, h, local, k, &k->wgrad_in_s);
-		S_linear(g, te, h, f / t, local, k, NULL);
+		S_linear(g, T, E, h, 1, k, -1, NULL);
+		S_linear(g, te, (llama ? 2 : 1) * f / t, h, local, k, 2, &k->wgrad_in_s);
+		S_linear(g, te, h, f / t, local, k, 3, NULL);
 	}
 
 	/*

@@ -75,11 +75,17 @@ struct kernel_shape {
 };
 
 /* One layer's compute, one micro-batch, one GPU. */
+#define KERNEL_LINEARS 4
+
 struct kernel_layer {
 	double gemm_fwd_s;     /* the layer's GEMMs, forward */
 	double gemm_bwd_s;     /* their data- and weight-gradient GEMMs */
 	double wgrad_in_s;     /* weight-gradient GEMMs of QKV and the MLP's first matrix
 				  (what Megatron hides the backward TP collective behind) */
+	/* Each linear's forward and data-gradient GEMM, in the order QKV,
+	 * attention output, the MLP's first (SwiGLU's gate and up), its
+	 * last: what --tp-comm-overlap pairs a TP collective with. */
+	double lin_fwd_s[KERNEL_LINEARS], lin_dgrad_s[KERNEL_LINEARS];
 	double attn_fwd_s;     /* the attention core, forward (fused kernel or the
 				  unfused GEMMs, softmax and dropout) */
 	double attn_bwd_s;

@@ -421,6 +421,7 @@ static int S_space(const struct search_space *sp, double N, const struct step_co
 							c.seq = sp->seq;
 							c.grad_bytes = sp->grad_bytes;
 							c.framework = sp->framework;
+							c.tp_overlap = sp->tp_overlap && t > 1;
 							c.gpus_per_node = G;
 							if (S_inner(sp, &c, cs, memo, r, eb) < 0)
 								return -1;

@@ -57,6 +57,7 @@ struct search_space {
 	unsigned long max_virt;   /* largest number of chunks for the interleaved schedule */
 	double grad_bytes;        /* bytes per gradient value */
 	enum step_framework framework;  /* what overlaps with what (default megatron) */
+	int tp_overlap;                 /* --tp-comm-overlap in every configuration with tp > 1 */
 	double price;             /* per GPU-hour, any currency; NaN if unknown */
 	double run_tokens;        /* tokens of the whole run; 0 if not asked */
 	const struct search_where *where;  /* a configuration to follow (search_named); NULL: none */

@@ -111,6 +111,10 @@ int step_check(const struct workload *w, const struct step_config *c, struct err
 		if (step_stage_layers(w, c, &f, &mid, &l, eb) < 0)
 			return -1;
 	}
+	if (c->tp_overlap && (c->tp < 2 || !c->sp || c->framework == FW_FSDP))
+		return errbuf_set(eb, "--tp-comm-overlap overlaps Megatron's sequence-parallel "
+				  "collectives: it needs tp above 1, --sequence-parallel and "
+				  "--framework megatron or deepspeed");
 	if (fmod(w->heads, (double)c->tp) != 0 || fmod(w->kv_heads, (double)c->tp) != 0)
 		return errbuf_set(eb, "tensor-parallel size %lu does not divide the %.15g heads "
 				  "and %.15g key/value heads", c->tp, w->heads, w->kv_heads);
@@ -463,6 +467,67 @@ static void S_expose(struct step_row *row, double exposed, const char *behind)
 	row->exposed_s = exposed;
 	row->hidden_s = row->time_s - exposed;
 	row->overlap = row->hidden_s > 0 ? behind : NULL;
+}
+
+/*
+ * A TP collective paired with a GEMM under --tp-comm-overlap (Transformer
+ * Engine's userbuffers: the GEMM split into t chunks, each chunk's
+ * communication behind the next chunk's GEMM): one chunk of t stays
+ * exposed, and whatever the GEMM cannot cover.
+ */
+static double S_tp_chunked(double one, double gemm, double t)
+{
+	return fmax(one - gemm, one / t);
+}
+
+/*
+ * Megatron's overlap of the TP collectives of one layer (models/step.md,
+ * "Overlap"), rows from `first` on; L layers, full recomputation or not.
+ * Always: the column-parallel linears (QKV, the MLP's first) reduce their
+ * input's gradient (a reduce-scatter with SP) behind their weight-gradient
+ * GEMMs, and with SP gather their input again for that GEMM behind their
+ * data-gradient GEMM (megatron/core/tensor_parallel/layers.py,
+ * LinearWithGradAccumulationAndAsyncCommunication.backward).  With
+ * --tp-comm-overlap also the forward all-gathers (before QKV and the MLP's
+ * first) and reduce-scatters (after the attention output and the MLP's
+ * last) behind the GEMM each feeds or follows, one chunk of t exposed; the
+ * recomputed forward's the same.
+ */
+static void S_tp_overlap(struct step_result *r, const struct step_config *c, int first,
+			 double L, int full)
+{
+	const struct kernel_layer *k = &r->layer;
+	double t = (double)c->tp;
+	int i;
+
+	for (i = first; i < r->nrows; i++) {
+		struct step_row *row = &r->rows[i];
+		double one = row->one_s, fwd_ag, fwd_rs;
+
+		fwd_ag = S_tp_chunked(one, k->lin_fwd_s[0], t) + S_tp_chunked(one, k->lin_fwd_s[2], t);
+		fwd_rs = S_tp_chunked(one, k->lin_fwd_s[1], t) + S_tp_chunked(one, k->lin_fwd_s[3], t);
+		if (row->phase == PH_FORWARD) {
+			if (c->tp_overlap && c->sp)
+				S_expose(row, L * (row->op == OP_ALLGATHER ? fwd_ag : fwd_rs),
+					 "the GEMM it feeds or follows, in chunks (--tp-comm-overlap)");
+			continue;
+		}
+		/* backward: 2L collectives of the backward itself, 2L more
+		 * of the recomputed forward with full recomputation */
+		if (row->op == OP_ALLGATHER && c->sp) {
+			double re = !full ? 0 : c->tp_overlap ? L * fwd_ag : 2 * L * one;
+
+			S_expose(row, L * (fmax(0, one - k->lin_dgrad_s[0]) +
+					   fmax(0, one - k->lin_dgrad_s[2])) + re,
+				 "the data-gradient GEMMs of QKV and the MLP's first matrix");
+		} else if (row->op != OP_ALLGATHER) {
+			double wg = k->wgrad_in_s / 2;
+			double re = !full ? 0 : !(c->tp_overlap && c->sp) ? 2 * L * one : L * fwd_rs;
+
+			S_expose(row, L * 2 * fmax(0, one - wg) + re,
+				 "the weight-gradient GEMMs of QKV and the MLP's first matrix");
+		}
+	}
 }
 
 /*
@@ -820,15 +885,7 @@ static int S_run(const struct workload *w, const struct step_config *c,
 		 * collectives hides behind its linear's wgrad GEMM.
 		 */
 		if (r->kernels && megatron_layers)
-			for (i = tp_rows; i < r->nrows; i++) {
-				struct step_row *row = &r->rows[i];
-				double wg = r->layer.wgrad_in_s / 2;
-
-				if (row->phase != PH_BACKWARD || row->op == OP_ALLGATHER)
-					continue;
-				S_expose(row, row->time_s - 2 * L * fmin(row->one_s, wg),
-					 "the weight-gradient GEMMs of QKV and the MLP's first matrix");
-			}
+			S_tp_overlap(r, c, tp_rows, L, full);
 	}
 
 	/*

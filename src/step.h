@@ -63,6 +63,7 @@ struct step_config {
 	unsigned long tp, pp, dp, cp, ep;
 	int zero;                  /* 0-3 */
 	int sp;                    /* Megatron sequence parallelism (needs tp > 1 to matter) */
+	int tp_overlap;            /* --tp-comm-overlap: forward TP collectives behind their GEMMs (needs sp) */
 	double micro_batch;        /* b: sequences */
 	double global_batch;       /* B: sequences; 0 = d·b (one micro-batch) */
 	double seq;                /* s: tokens per sequence */

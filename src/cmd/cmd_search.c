@@ -613,6 +613,7 @@ int cmd_search(int argc, char **argv, struct ctx *ctx)
 	struct shape_args shape = { 0 };
 	double seq = 0, gb = 0, price = 0, tokens = 0, gpu_memory = 0, grad_bytes = STEP_GRAD_BYTES;
 	enum step_framework framework = FW_MEGATRON;
+	int tp_overlap = 0;
 	unsigned long max_cp = 8, max_mb = 16, max_virt = 8, top = 10, seq_n = 0, gb_n = 0;
 	size_t i, shown, named = 0, refused;
 	char note[300];
@@ -648,6 +649,9 @@ int cmd_search(int argc, char **argv, struct ctx *ctx)
 		OPT_CALLBACK_("framework", "NAME", &framework, cb_search_framework,
 			      "what overlaps with what in every configuration: megatron\n"
 			      "(default), deepspeed or fsdp (models/step.md)"),
+		OPT_FLAG_("tp-comm-overlap", &tp_overlap,
+			  "every configuration with tp > 1 overlaps its forward TP\n"
+			  "collectives with their GEMMs (Megatron's --tp-comm-overlap)"),
 		OPT_CALLBACK_("max-cp", "N", &max_cp, opt_cb_whole,
 			      "largest context-parallel size tried (default 8)"),
 		OPT_CALLBACK_("max-micro-batch", "N", &max_mb, opt_cb_whole,
@@ -723,6 +727,9 @@ int cmd_search(int argc, char **argv, struct ctx *ctx)
 	sp.max_virt = max_virt;
 	sp.grad_bytes = grad_bytes;
 	sp.framework = framework;
+	sp.tp_overlap = tp_overlap;
+	if (tp_overlap && framework == FW_FSDP)
+		die_usage("--tp-comm-overlap: Megatron's overlap; not with --framework fsdp");
 	/* DeepSpeed reduces gradients in the model's 16-bit type by default (as step). */
 	if (framework == FW_DEEPSPEED && !opts_given(options, "grad-bytes"))
 		sp.grad_bytes = 2;

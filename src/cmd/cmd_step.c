@@ -268,6 +268,10 @@ int cmd_step(int argc, char **argv, struct ctx *ctx)
 			      "ZeRO stage 0-3 over the data-parallel ranks (default 0)"),
 		OPT_FLAG_("sequence-parallel", &c.sp,
 			  "Megatron sequence parallelism in the tensor-parallel group"),
+		OPT_FLAG_("tp-comm-overlap", &c.tp_overlap,
+			  "the forward TP all-gathers and reduce-scatters behind their\n"
+			  "GEMMs, in chunks (Megatron's --tp-comm-overlap; needs\n"
+			  "--sequence-parallel)"),
 		{ .type = OPT_CALLBACK, .long_name = "cp-form", .argh = "FORM", .value = &c.cp_form,
 		  .cb = cb_cp_form, .complete = "ring allgather",
 		  .help = "context parallelism as ring attention (default) or as\n"
@@ -405,9 +409,10 @@ int cmd_step(int argc, char **argv, struct ctx *ctx)
 	o = ctx_out_open(ctx);
 	ctx_echo_link(ctx, o);
 	ctx_echo_workload(o, &w);
-	snprintf(note, sizeof(note), "tp %lu, pp %lu, dp %lu, cp %lu, ep %lu = %.15g GPUs; ZeRO %d%s",
+	snprintf(note, sizeof(note), "tp %lu, pp %lu, dp %lu, cp %lu, ep %lu = %.15g GPUs; ZeRO %d%s%s",
 		 c.tp, c.pp, c.dp, c.cp, c.ep, r.gpus, c.zero,
-		 c.sp && c.tp > 1 ? "; sequence parallel" : "");
+		 c.sp && c.tp > 1 ? "; sequence parallel" : "",
+		 c.tp_overlap ? ", TP communication overlapped" : "");
 	out_input_str(o, "parallel", "parallel", note);
 	snprintf(note, sizeof(note), "global %.15g sequences of %.15g tokens, micro-batch %.15g, "
 		 "m = %.15g per step", r.microbatches * c.micro_batch * (double)c.dp, c.seq,

@@ -661,3 +661,73 @@ void test_step_deepspeed_max_live(void)
 	row = find(&r, DIM_DP, PH_FORWARD, OP_ALLGATHER);
 	CHECK(row->exposed_s < row->time_s);
 }
+
+/*
+ * Megatron's TP overlap, row by row on one layer (models/step.md,
+ * "Overlap"): with SP the backward all-gather (the input gathered again
+ * for the weight gradient) hides behind the data-gradient GEMMs of QKV and
+ * the MLP's first matrix, the backward reduce-scatter behind their weight-
+ * gradient GEMMs, the forward ones stay exposed; --tp-comm-overlap puts
+ * each forward collective behind its GEMM with one chunk of t exposed:
+ * exposed = max(one - gemm, one / t).
+ */
+void test_step_tp_overlap(void)
+{
+	struct workload w = gpt3();
+	struct step_config c;
+	struct step_result r;
+	struct errbuf eb;
+	struct kernel_gpu g;
+	struct step_compute cs = { 312e12, 0.5, 0, &g };
+	struct cost_model rm = ring_model();
+	const struct step_row *ag, *rs, *bag, *brs;
+	double one, t = 8, e;
+	const double *f, *d;
+
+	kernel_gpu_init(&g, ARCH_SM80, 312e12, 108, 2039e9, 0.859);
+	w.layers = 1;
+	step_config_init(&c);
+	c.tp = 8; c.sp = 1; c.seq = 2048;
+	CHECK(step_run(&w, &c, &cs, &rm, STEP_BAND_NONE, &r, &eb) == 0);
+	ag = find(&r, DIM_TP, PH_FORWARD, OP_ALLGATHER);
+	rs = find(&r, DIM_TP, PH_FORWARD, OP_REDUCESCATTER);
+	bag = find(&r, DIM_TP, PH_BACKWARD, OP_ALLGATHER);
+	brs = find(&r, DIM_TP, PH_BACKWARD, OP_REDUCESCATTER);
+	CHECK(ag && rs && bag && brs);
+	if (!ag || !rs || !bag || !brs)
+		return;
+	one = ag->one_s;
+	f = r.layer.lin_fwd_s;
+	d = r.layer.lin_dgrad_s;
+	/* the four linears add up to the layer's GEMMs */
+	DBL_NEAR(f[0] + f[1] + f[2] + f[3], r.layer.gemm_fwd_s, 1e-15);
+	DBL_NEAR(ag->exposed_s, 2 * one, 1e-15);
+	DBL_NEAR(rs->exposed_s, 2 * one, 1e-15);
+	DBL_NEAR(bag->exposed_s, fmax(0, one - d[0]) + fmax(0, one - d[2]), 1e-15);
+	DBL_NEAR(brs->exposed_s, 2 * fmax(0, one - r.layer.wgrad_in_s / 2), 1e-15);
+	CHECK(bag->exposed_s < bag->time_s);
+
+	c.tp_overlap = 1;
+	CHECK(step_run(&w, &c, &cs, &rm, STEP_BAND_NONE, &r, &eb) == 0);
+	ag = find(&r, DIM_TP, PH_FORWARD, OP_ALLGATHER);
+	rs = find(&r, DIM_TP, PH_FORWARD, OP_REDUCESCATTER);
+	e = fmax(one - f[0], one / t) + fmax(one - f[2], one / t);
+	DBL_NEAR(ag->exposed_s, e, 1e-15);
+	e = fmax(one - f[1], one / t) + fmax(one - f[3], one / t);
+	DBL_NEAR(rs->exposed_s, e, 1e-15);
+	CHECK(ag->exposed_s < 2 * one);
+
+	/* full recomputation: the recomputed forward's pair as the forward's */
+	c.recompute = RC_FULL;
+	CHECK(step_run(&w, &c, &cs, &rm, STEP_BAND_NONE, &r, &eb) == 0);
+	bag = find(&r, DIM_TP, PH_BACKWARD, OP_ALLGATHER);
+	DBL_NEAR(bag->count, 4, 0);
+	DBL_NEAR(bag->exposed_s, fmax(0, one - d[0]) + fmax(0, one - d[2]) +
+		 fmax(one - f[0], one / t) + fmax(one - f[2], one / t), 1e-15);
+
+	/* it needs SP, tp > 1 and Megatron's layers */
+	c.sp = 0;
+	CHECK(step_check(&w, &c, &eb) < 0);
+	c.sp = 1; c.framework = FW_FSDP;
+	CHECK(step_check(&w, &c, &eb) < 0);
+}
