@@ -105,6 +105,8 @@ struct coll_cost {
 	enum coll_algo algo;      /* the algorithm used (the fastest when ALGO_AUTO was asked) */
 	enum coll_proto proto;    /* protocol chosen, PROTO_NONE for α-β models */
 	unsigned long nodes;      /* nodes the group spans (1 on a link) */
+	int ctas;                 /* CTAs the collective's kernel holds while it runs (NCCL's
+				     channels at this size); 0 when the model does not say */
 };
 
 struct cost_model;

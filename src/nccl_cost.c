@@ -229,9 +229,12 @@ static void S_candidate(const struct nccl_cost *nc, const struct nccl_tune *t, i
 			const struct nccl_choice *ch, double bytes, const struct coll_cost *base,
 			struct cost_candidate *out)
 {
+	struct nccl_run run;
+
 	out->cost = *base;
 	out->cost.time_s = nccl_run_time(t, &nc->params, (enum nccl_func)f, ch->algo, ch->proto,
-					 bytes, NULL);
+					 bytes, &run);
+	out->cost.ctas = run.channels_algo;
 	out->cost.latency_s = ch->lat_s;
 	out->cost.bandwidth_s = out->cost.time_s - ch->lat_s;
 	{	/* the host's launches set the pace: the wait is latency */

@@ -301,6 +301,7 @@ double step_act_layer_w(const struct workload *w, double s, double b, double t, 
 
 struct step_memo_ent {
 	double bytes, time_s;
+	int ctas;
 	unsigned long ranks, per_node;
 	const char *tier;
 	int op;                  /* -1: empty */
@@ -364,26 +365,30 @@ static struct step_memo_ent *S_memo_slot(struct step_memo *m, enum coll_op op,
 
 static int S_price_model(struct step_pricing *pr, enum coll_op op, unsigned long ranks,
 			 unsigned long per_node, double bytes, double *t, const char **tier,
-			 struct errbuf *eb);
+			 int *ctas, struct errbuf *eb);
 
 /* One collective's time on the pricing's model, and its band. */
 static int S_price(struct step_pricing *pr, enum coll_op op, unsigned long ranks,
 		   unsigned long per_node, double bytes, double *t, const char **tier,
-		   struct errbuf *eb)
+		   int *ctas, struct errbuf *eb)
 {
 	struct step_memo_ent *e;
+	int k = 0;
 
+	if (!ctas)
+		ctas = &k;
 	if (!pr->memo || pr->band != STEP_BAND_NONE)
-		return S_price_model(pr, op, ranks, per_node, bytes, t, tier, eb);
+		return S_price_model(pr, op, ranks, per_node, bytes, t, tier, ctas, eb);
 	pr->memo->calls++;
 	e = S_memo_slot(pr->memo, op, ranks, per_node, bytes);
 	if (e->op >= 0) {
 		*t = e->time_s;
 		*tier = e->tier;
+		*ctas = e->ctas;
 		return 0;
 	}
 	pr->memo->evals++;
-	if (S_price_model(pr, op, ranks, per_node, bytes, t, tier, eb) < 0)
+	if (S_price_model(pr, op, ranks, per_node, bytes, t, tier, ctas, eb) < 0)
 		return -1;
 	e->op = (int)op;
 	e->ranks = ranks;
@@ -391,13 +396,14 @@ static int S_price(struct step_pricing *pr, enum coll_op op, unsigned long ranks
 	e->bytes = bytes;
 	e->time_s = *t;
 	e->tier = *tier;
+	e->ctas = *ctas;
 	pr->memo->n++;
 	return 0;
 }
 
 static int S_price_model(struct step_pricing *pr, enum coll_op op, unsigned long ranks,
 			 unsigned long per_node, double bytes, double *t, const char **tier,
-			 struct errbuf *eb)
+			 int *ctas, struct errbuf *eb)
 {
 	struct group g = { ranks, per_node };
 	struct coll_cost cc;
@@ -408,6 +414,7 @@ static int S_price_model(struct step_pricing *pr, enum coll_op op, unsigned long
 	if (cost_coll(pr->m, op, a, &g, bytes, &cc, eb) < 0)
 		return -1;
 	*t = cc.time_s;
+	*ctas = cc.ctas;
 	*tier = pr->m->kind == COST_LINK || pr->m->kind == COST_FIT ? "link" : tier_name(cc.bound);
 	if (pr->band != STEP_BAND_NONE && ranks >= 2) {
 		const struct errband *b = NULL;
@@ -437,12 +444,13 @@ static int S_row(struct step_result *r, struct step_pricing *pr, enum step_dim d
 	struct step_row *row;
 	const char *tier;
 	double one;
+	int ctas = 0;
 
 	if (count <= 0)
 		return 0;
 	if (r->nrows >= STEP_ROWS_MAX)
 		return errbuf_set(eb, "too many rows in the ledger");
-	if (S_price(pr, op, ranks, per_node, bytes, &one, &tier, eb) < 0)
+	if (S_price(pr, op, ranks, per_node, bytes, &one, &tier, &ctas, eb) < 0)
 		return -1;
 	row = &r->rows[r->nrows++];
 	memset(row, 0, sizeof(*row));
@@ -455,9 +463,34 @@ static int S_row(struct step_result *r, struct step_pricing *pr, enum step_dim d
 	row->per_node = per_node;
 	row->tier = tier;
 	row->one_s = one;
+	row->ctas = ctas;
 	row->time_s = count * one;
 	row->exposed_s = row->time_s;
 	return 0;
+}
+
+/*
+ * A collective hidden behind compute still holds its CTAs' SMs while it
+ * runs (NCCL: one CTA per channel, nccl_run_time's channels), so the
+ * compute beside it runs on the rest: of time C hidden behind work W the
+ * step still waits max(C − W, C × ctas/SMs) (models/step.md, "Overlap").
+ * Rows from `first` on; sms 0 (no kernel model) leaves them.
+ */
+static void S_sm_share(struct step_result *r, int first, double sms)
+{
+	int i;
+
+	if (!(sms > 0))
+		return;
+	for (i = first; i < r->nrows; i++) {
+		struct step_row *row = &r->rows[i];
+		double least = row->time_s * fmin(1, row->ctas / sms);
+
+		if (row->hidden_s > 0 && row->exposed_s < least) {
+			row->exposed_s = least;
+			row->hidden_s = row->time_s - least;
+		}
+	}
 }
 
 /* Set a row's exposed time (clamped to [0, time]) and what it hides behind. */
@@ -702,7 +735,7 @@ static int S_ds_gathers(struct step_pricing *pr, struct step_row *row, const dou
 	for (j = 0; j < nmod; j++) {
 		again[j] = fw ? 1 : step_ds_backward_gathers(mods, nmod, j, full);
 		each = row->bytes * nmod * mods[j] / sum;
-		if (S_price(pr, OP_ALLGATHER, row->ranks, row->per_node, each, &ag[j], &tier,
+		if (S_price(pr, OP_ALLGATHER, row->ranks, row->per_node, each, &ag[j], &tier, NULL,
 			    eb) < 0)
 			return -1;
 		ag[j] *= again[j];
@@ -769,6 +802,7 @@ static int S_run(const struct workload *w, const struct step_config *c,
 	int megatron_layers = c->framework != FW_FSDP, nmod = 0;
 	double mods[8];
 	const struct kernel_gpu *kg = cs ? cs->kgpu : NULL;
+	double sms = kg ? kg->sms : 0;
 
 	if (step_check(w, c, eb) < 0)
 		return -1;
@@ -981,6 +1015,7 @@ static int S_run(const struct workload *w, const struct step_config *c,
 			}
 	}
 
+	S_sm_share(r, 0, sms);
 	for (i = 0; i < r->nrows; i++) {
 		r->mb_comm_s += r->rows[i].time_s;
 		r->mb_exposed_s += r->rows[i].exposed_s;
@@ -1115,7 +1150,7 @@ static int S_run(const struct workload *w, const struct step_config *c,
 			G_all = row->bytes;
 			k0 = (int)fmax(1, ceil(G_all / bucket));
 			rest = G_all - (k0 - 1) * bucket;
-			if (S_price(prp, row->op, row->ranks, row->per_node, rest, &last_s, &tier, eb) < 0)
+			if (S_price(prp, row->op, row->ranks, row->per_node, rest, &last_s, &tier, NULL, eb) < 0)
 				return -1;
 			if (row->op == OP_ALLGATHER)
 				S_expose(row, fmax(last_s, row->one_s - fwd_mb),
@@ -1134,6 +1169,7 @@ static int S_run(const struct workload *w, const struct step_config *c,
 				S_expose(row, row->count * fmax(last_s, row->one_s - bwd_mb),
 					 "backward, in buckets");
 		}
+	S_sm_share(r, first_dp, sms);
 	for (i = first_dp; i < r->nrows; i++)
 		r->dp_exposed_s += r->rows[i].exposed_s;
 	if (S_edges(w, c, A, prp, r, eb) < 0)

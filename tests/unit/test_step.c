@@ -6,10 +6,14 @@
 #include <math.h>
 #include <string.h>
 
+#include <stdlib.h>
+
 #include "harness.h"
 #include "cost.h"
+#include "nccl_cost.h"
+#include "preset.h"
 #include "step.h"
-#include "cost.h"
+#include "system.h"
 
 #pragma GCC diagnostic ignored "-Wmissing-prototypes"
 
@@ -730,4 +734,59 @@ void test_step_tp_overlap(void)
 	CHECK(step_check(&w, &c, &eb) < 0);
 	c.sp = 1; c.framework = FW_FSDP;
 	CHECK(step_check(&w, &c, &eb) < 0);
+}
+
+/*
+ * A hidden collective holds its CTAs' SMs: NCCL's model says how many
+ * (cost_coll's ctas, a link model none), and of a hidden row the step
+ * still waits time x ctas / SMs at least (models/step.md, "Overlap").
+ * 48 GPT-3 layers in plain data parallelism on 2 DGX H100 nodes: the
+ * gradient all-reduce hides behind the backward but for that share, more
+ * than its last bucket.
+ */
+void test_step_sm_share(void)
+{
+	struct workload w = gpt3();
+	struct step_config c;
+	struct step_result r;
+	struct errbuf eb;
+	struct kernel_gpu g;
+	struct step_compute cs = { 989.4e12, 0.5, 0, &g };
+	struct preset_dirs d;
+	struct system sys;
+	struct nccl_cost nc;
+	struct cost_model cm, rm = ring_model();
+	struct coll_cost cc;
+	struct group grp = { 16, 8 };
+	const struct step_row *row;
+	int ok;
+
+	unsetenv("COMMTIME_PRESETS");
+	preset_dirs_init(&d, NULL, NULL);
+	ok = system_load(&d, "presets/dgx-h100.preset", &sys, &eb) == 0 &&
+	     nccl_cost_init(&nc, &cm, &sys, ~0u, ~0u, &eb) == 0;
+	preset_dirs_release(&d);
+	CHECK(ok);
+	if (!ok)
+		return;
+	CHECK(cost_coll(&cm, OP_ALLREDUCE, ALGO_AUTO, &grp, 1e9, &cc, &eb) == 0);
+	CHECK(cc.ctas >= 1 && cc.ctas <= 64);
+	CHECK(cost_coll(&rm, OP_ALLREDUCE, ALGO_RING, &grp, 1e9, &cc, &eb) == 0);
+	INT_EQ(cc.ctas, 0);
+
+	kernel_gpu_init(&g, ARCH_SM90, 989.4e12, 132, 3.35e12, 0.801);
+	w.layers = 48;
+	step_config_init(&c);
+	c.dp = 16; c.seq = 2048; c.gpus_per_node = 8; c.micro_batch = 4;
+	CHECK(step_run(&w, &c, &cs, &cm, STEP_BAND_NONE, &r, &eb) == 0);
+	row = find(&r, DIM_DP, PH_OPTIMIZER, OP_ALLREDUCE);
+	CHECK(row != NULL);
+	if (!row)
+		return;
+	CHECK(row->ctas >= 1);
+	CHECK(row->hidden_s > 0);
+	/* the last bucket alone would be far less: the SMs' share binds */
+	DBL_NEAR(row->exposed_s, row->time_s * row->ctas / 132, 1e-12);
+	DBL_NEAR(row->hidden_s, row->time_s * (1 - row->ctas / 132.0), 1e-12);
+	system_release(&sys);
 }
