@@ -232,10 +232,18 @@ double kernel_output_s(const struct kernel_gpu *g, const struct workload *w,
 {
 	double T = sh->tokens, V = w->vocab / sh->tp, h = w->hidden;
 
-	/* Logits T x V/t x h, their two gradient GEMMs, then a softmax over
-	 * fp32 logits: written, read back for the loss, gradient written. */
+	/*
+	 * Logits T x V/t x h and their two gradient GEMMs, then Megatron's
+	 * vocab-parallel cross-entropy, unfused (its default,
+	 * cross_entropy_loss_fusion = False), bytes per logit: forward the
+	 * cast to fp32 (read 2, write 4), the max (read 4), subtracting it
+	 * (read 4, write 4), exp (8), the sum (4), dividing by it for the
+	 * softmax kept for backward (8); backward the gradient scaled in
+	 * place (8) and cast back to bf16 (read 4, write 2): 52 bytes
+	 * (megatron/core/tensor_parallel/cross_entropy.py).
+	 */
 	return kernel_gemm_s(g, T, V, h, 1) + kernel_gemm_s(g, T, h, V, 1) +
-	       kernel_gemm_s(g, h, V, T, 1) + kernel_mem_s(g, 3 * 4 * T * V);
+	       kernel_gemm_s(g, h, V, T, 1) + kernel_mem_s(g, KERNEL_CE_BYTES * T * V);
 }
 
 double kernel_adam_s(const struct kernel_gpu *g, double params)

@@ -77,6 +77,10 @@ struct kernel_shape {
 /* One layer's compute, one micro-batch, one GPU. */
 #define KERNEL_LINEARS 4
 
+/* Bytes Megatron's unfused cross-entropy moves per logit, forward and
+ * backward (kernel_output_s). */
+#define KERNEL_CE_BYTES 52
+
 struct kernel_layer {
 	double gemm_fwd_s;     /* the layer's GEMMs, forward */
 	double gemm_bwd_s;     /* their data- and weight-gradient GEMMs */

@@ -525,6 +525,31 @@ void test_kernel_gemm_by_hand(void)
 }
 
 /*
+ * The output layer and Megatron's unfused cross-entropy: the logits GEMM
+ * T x V/t x h and its two gradient GEMMs, then 52 bytes a logit through
+ * HBM at 0.85 of its rate (forward cast 6, max 4, subtract 8, exp 8,
+ * sum 4, divide 8; backward scale 8, cast back 6).  Llama 3 8B, 8192
+ * tokens, t = 2, on an A100: 8192 x 64128 logits.
+ */
+void test_kernel_output_layer(void)
+{
+	struct kernel_gpu g;
+	struct workload w;
+	struct kernel_shape sh = { 8192, 8192, 1, 2, 0, 1, 1, 1 };
+	double T = 8192, V = 128256 / 2.0, h = 4096, ce;
+
+	memset(&w, 0, sizeof(w));
+	w.arch = WL_LLAMA;
+	w.layers = 32; w.hidden = 4096; w.heads = 32; w.kv_heads = 8; w.ffn = 14336;
+	w.vocab = 128256; w.seq = 8192; w.experts = w.top_k = 1;
+	kernel_gpu_init(&g, ARCH_SM80, 312e12, 108, 2039e9, 0.859);
+	ce = (6 + 4 + 8 + 8 + 4 + 8 + 8 + 6) * T * V / (2039e9 * 0.85);
+	DBL_NEAR(ce, 52 * T * V / (2039e9 * 0.85), 1e-15);
+	DBL_NEAR(kernel_output_s(&g, &w, &sh), kernel_gemm_s(&g, T, V, h, 1) +
+		 kernel_gemm_s(&g, T, h, V, 1) + kernel_gemm_s(&g, h, V, T, 1) + ce, 1e-12);
+}
+
+/*
  * Fused attention: 4·b·a/t·s·s·d/2 FLOPs forward for causal attention,
  * 2.5 times that backward, at FlashAttention-2's 60 % and 50 % of the
  * A100's peak.  Llama 3 8B, t = 1, 8192 tokens: a = 32, d = 128.
