@@ -9,12 +9,13 @@
 #include <string.h>
 
 #include "errband.h"
+#include "nccl_cost.h"
 #include "step.h"
 
 static const char *const dim_names[DIM_COUNT] = { "tp", "cp", "ep", "pp", "dp" };
 static const char *const phase_names[PH_COUNT] = { "forward", "backward", "optimizer" };
 static const char *const rc_names[RC_COUNT] = { "none", "selective", "full" };
-static const char *const fw_names[FW_COUNT] = { "megatron", "deepspeed", "fsdp" };
+static const char *const fw_names[FW_COUNT] = { "megatron", "deepspeed", "fsdp", "deepspeed-2021" };
 static const char *const cpf_names[CP_FORM_COUNT] = { "ring", "allgather" };
 
 const char *step_framework_name(enum step_framework f)
@@ -31,7 +32,13 @@ int step_framework_lookup(const char *name, enum step_framework *f, struct errbu
 			*f = (enum step_framework)i;
 			return 0;
 		}
-	return errbuf_set(eb, "unknown framework '%s' (megatron, deepspeed, fsdp)", name);
+	return errbuf_set(eb, "unknown framework '%s' (megatron, deepspeed, fsdp, deepspeed-2021)",
+			  name);
+}
+
+int step_framework_deepspeed(enum step_framework f)
+{
+	return f == FW_DEEPSPEED || f == FW_DEEPSPEED_2021;
 }
 
 const char *step_cp_form_name(enum step_cp_form f)
@@ -762,6 +769,62 @@ static int S_ds_gathers(struct step_pricing *pr, struct step_row *row, const dou
 	return 0;
 }
 
+/*
+ * DeepSpeed's ZeRO-3 as released in 2021 (v0.3.10 to v0.5.4; models/step.md,
+ * "Overlap"), on the ZeRO-3 rows from `first` on, over and above today's
+ * gathers (S_ds_gathers).  Every gather and every reduce-scatter went
+ * through PyTorch's list API, which copies each of the N ranks' pieces
+ * between a flat buffer and the list, one launch each, on the host before
+ * the module's compute is queued (ProcessGroupNCCL allgather /
+ * reduce_scatter, flatten_for_scatter_gather): N x NCCL_LAUNCH_S a call,
+ * exposed.  Gradients were reduce-scattered parameter by parameter, the
+ * small ones too (partition_parameters.py _reduce_scatter_gradients), and
+ * each module's fetch ended in torch.cuda.synchronize(), which waits for
+ * them: the reduce-scatters are exposed.  small[] are a layer's
+ * parameters below the persistence threshold (biases, norms): never
+ * gathered, but reduce-scattered.
+ */
+static int S_ds2021(struct step_pricing *pr, struct step_result *r, int first, const double *mods,
+		    int nmod, const double *small, int nsmall, double m, double L,
+		    double grad_bytes, const struct kernel_gpu *kg, struct errbuf *eb)
+{
+	int i, j;
+
+	for (i = first; i < r->nrows; i++) {
+		struct step_row *row = &r->rows[i];
+		double host = (double)row->ranks * NCCL_LAUNCH_S, per_layer = 0, bytes = 0, one;
+		double before = row->time_s, extra;
+		const char *tier;
+
+		if (row->op == OP_ALLGATHER) {
+			/* the N copies: launched by the host, or their bytes, read and written */
+			extra = fmax(host, kg ? kernel_mem_s(kg, 2 * row->bytes) : 0);
+			row->one_s += extra;
+			row->time_s += row->count * extra;
+			row->exposed_s += row->count * extra;
+			row->hidden_s = row->time_s - row->exposed_s;
+		} else if (row->op == OP_REDUCESCATTER) {
+			for (j = 0; j < nmod + nsmall; j++) {
+				double n = j < nmod ? mods[j] : small[j - nmod];
+
+				if (S_price(pr, OP_REDUCESCATTER, row->ranks, row->per_node,
+					    n * grad_bytes, &one, &tier, NULL, eb) < 0)
+					return -1;
+				extra = fmax(host, kg ? kernel_mem_s(kg, 2 * n * grad_bytes) : 0);
+				per_layer += one + extra;
+				bytes += n * grad_bytes;
+			}
+			row->count = m * L * (nmod + nsmall);
+			row->bytes = bytes / (nmod + nsmall);
+			row->time_s = m * L * per_layer;
+			row->one_s = row->time_s / row->count;
+			S_expose(row, row->time_s, NULL);
+		}
+		r->dp_comm_s += row->time_s - before;
+	}
+	return 0;
+}
+
 static int S_run(const struct workload *w, const struct step_config *c,
 		 const struct step_compute *cs, struct step_pricing *prp, struct step_result *r,
 		 struct errbuf *eb);
@@ -1043,7 +1106,7 @@ static int S_run(const struct workload *w, const struct step_config *c,
 	 * layer seven (q, k, v, o, gate, up, down); parameters of one GPU's
 	 * tensor-parallel share.
 	 */
-	if (c->framework == FW_DEEPSPEED && c->zero >= 3 && !moe) {
+	if (step_framework_deepspeed(c->framework) && c->zero >= 3 && !moe) {
 		if (w->arch == WL_LLAMA) {
 			double lm[7] = { h * h, h * hkv, h * hkv, h * h, h * w->ffn, h * w->ffn,
 					 w->ffn * h };
@@ -1067,7 +1130,7 @@ static int S_run(const struct workload *w, const struct step_config *c,
 		 * of reduce_bucket_size = 5e8 elements (deepspeed/runtime/zero/
 		 * config.py).
 		 */
-		int ds = c->framework == FW_DEEPSPEED;
+		int ds = step_framework_deepspeed(c->framework);
 		double agl = nmod ? nmod : ds && c->zero >= 3 ? 4 : 1, rsb = ds && c->zero >= 3 ? 5e8 : 0;
 
 		if (S_dp(dense, L, m, c->zero, c->dp * c->cp, step_per_node(c->dp * c->cp, c->tp, G),
@@ -1138,7 +1201,7 @@ static int S_run(const struct workload *w, const struct step_config *c,
 			 * exposed.  Megatron's --overlap-param-gather hides the
 			 * distributed optimizer's all-gather behind the next forward.
 			 */
-			if (c->framework == FW_DEEPSPEED)
+			if (step_framework_deepspeed(c->framework))
 				continue;
 			if (c->framework == FW_MEGATRON)
 				bucket = fmax(4e7, 1e6 * (double)ranks_dp) *
@@ -1169,6 +1232,16 @@ static int S_run(const struct workload *w, const struct step_config *c,
 				S_expose(row, row->count * fmax(last_s, row->one_s - bwd_mb),
 					 "backward, in buckets");
 		}
+	if (c->framework == FW_DEEPSPEED_2021 && c->zero >= 3 && nmod && !isnan(r->compute_s)) {
+		double f = w->ffn;
+		double gs[8] = { (h + 2 * hkv) / t, h, f / t, h, h, h, h, h };   /* GPT: biases, 2 LayerNorms */
+		double ls[2] = { h, h };                                          /* Llama: 2 RMSNorms */
+		int llama = w->arch == WL_LLAMA;
+
+		if (S_ds2021(prp, r, first_dp, mods, nmod, llama ? ls : gs, llama ? 2 : 8, m, L,
+			     c->grad_bytes, kg, eb) < 0)
+			return -1;
+	}
 	S_sm_share(r, first_dp, sms);
 	for (i = first_dp; i < r->nrows; i++)
 		r->dp_exposed_s += r->rows[i].exposed_s;

@@ -28,7 +28,11 @@
 enum step_band { STEP_BAND_NONE, STEP_BAND_LO, STEP_BAND_HI };
 
 /* What overlaps with what: the framework that runs the step (models/step.md). */
-enum step_framework { FW_MEGATRON, FW_DEEPSPEED, FW_FSDP, FW_COUNT };
+/* FW_DEEPSPEED_2021: DeepSpeed's ZeRO-3 as released in 2021 (v0.3.10-v0.5.4),
+ * before its gathers and reduce-scatters moved to flat buffers. */
+enum step_framework { FW_MEGATRON, FW_DEEPSPEED, FW_FSDP, FW_DEEPSPEED_2021, FW_COUNT };
+/* 1 for DeepSpeed of any time. */
+int step_framework_deepspeed(enum step_framework f);
 const char *step_framework_name(enum step_framework f);   /* "megatron", ... */
 int step_framework_lookup(const char *name, enum step_framework *f, struct errbuf *eb);
 

@@ -648,7 +648,7 @@ int cmd_search(int argc, char **argv, struct ctx *ctx)
 			      "--framework deepspeed)"),
 		OPT_CALLBACK_("framework", "NAME", &framework, cb_search_framework,
 			      "what overlaps with what in every configuration: megatron\n"
-			      "(default), deepspeed or fsdp (models/step.md)"),
+			      "(default), deepspeed, fsdp or deepspeed-2021 (models/step.md)"),
 		OPT_FLAG_("tp-comm-overlap", &tp_overlap,
 			  "every configuration with tp > 1 overlaps its forward TP\n"
 			  "collectives with their GEMMs (Megatron's --tp-comm-overlap)"),
@@ -731,7 +731,7 @@ int cmd_search(int argc, char **argv, struct ctx *ctx)
 	if (tp_overlap && framework == FW_FSDP)
 		die_usage("--tp-comm-overlap: Megatron's overlap; not with --framework fsdp");
 	/* DeepSpeed reduces gradients in the model's 16-bit type by default (as step). */
-	if (framework == FW_DEEPSPEED && !opts_given(options, "grad-bytes"))
+	if (step_framework_deepspeed(framework) && !opts_given(options, "grad-bytes"))
 		sp.grad_bytes = 2;
 	sp.price = price;
 	sp.run_tokens = tokens;

@@ -282,8 +282,9 @@ int cmd_step(int argc, char **argv, struct ctx *ctx)
 		OPT_POSITIVE_("layers-last", "N", Q_NUMBER, &layers_last,
 			      "layers on the last pipeline stage (default --layers-first)"),
 		{ .type = OPT_CALLBACK, .long_name = "framework", .argh = "NAME", .value = &c.framework,
-		  .cb = cb_framework, .complete = "megatron deepspeed fsdp",
-		  .help = "what overlaps with what: megatron (default), deepspeed, fsdp\n"
+		  .cb = cb_framework, .complete = "megatron deepspeed fsdp deepspeed-2021",
+		  .help = "what overlaps with what: megatron (default), deepspeed, fsdp,\n"
+			  "deepspeed-2021 (ZeRO-3 as DeepSpeed ran it in 2021)\n"
 			  "(models/step.md, \"Overlap\")" },
 		OPT_GROUP_("the batch"),
 		OPT_CALLBACK_("micro-batch", "N", &mb, opt_cb_whole, "sequences per micro-batch (default 1)"),
@@ -345,7 +346,7 @@ int cmd_step(int argc, char **argv, struct ctx *ctx)
 	if (kernel_eff > 0 && opts_given(options, "mfu"))
 		die_usage("step: --kernel-efficiency and --mfu are two compute models; give one");
 	/* DeepSpeed reduces gradients in the model's 16-bit type by default. */
-	if (c.framework == FW_DEEPSPEED && !opts_given(options, "grad-bytes"))
+	if (step_framework_deepspeed(c.framework) && !opts_given(options, "grad-bytes"))
 		c.grad_bytes = 2;
 	have_gpu = ctx_gpu(ctx, gpu_arg, NULL, &gpu);
 	if (have_gpu && !cs.peak_flops)

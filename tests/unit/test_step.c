@@ -815,3 +815,55 @@ void test_step_sm_share(void)
 	DBL_NEAR(row->hidden_s, row->time_s * (1 - row->ctas / 132.0), 1e-12);
 	system_release(&sys);
 }
+
+/*
+ * DeepSpeed's ZeRO-3 of 2021 against today's, the same gathers: each call
+ * gains its N copies through PyTorch's list API (N x 5 us launched, or the
+ * bytes read and written, the larger), exposed; the gradients are
+ * reduce-scattered parameter by parameter (a GPT layer's 4 weights, 4
+ * biases and 2 LayerNorms' 2 each: 12), all exposed.
+ */
+void test_step_deepspeed_2021(void)
+{
+	struct workload w = gpt3();
+	struct step_config c;
+	struct step_result now, old;
+	struct errbuf eb;
+	struct kernel_gpu g;
+	struct step_compute cs = { 312e12, 0.5, 0, &g };
+	struct cost_model rm = ring_model();
+	const struct step_row *a, *b;
+	double N = 64, extra, sum = 0;
+	int i;
+
+	kernel_gpu_init(&g, ARCH_SM80, 312e12, 108, 2039e9, 0.859);
+	w.layers = 4;
+	step_config_init(&c);
+	c.dp = 64; c.zero = 3; c.seq = 2048; c.global_batch = 128; c.grad_bytes = 2;
+	c.framework = FW_DEEPSPEED;
+	CHECK(step_run(&w, &c, &cs, &rm, STEP_BAND_NONE, &now, &eb) == 0);
+	c.framework = FW_DEEPSPEED_2021;
+	CHECK(step_run(&w, &c, &cs, &rm, STEP_BAND_NONE, &old, &eb) == 0);
+	a = find(&now, DIM_DP, PH_FORWARD, OP_ALLGATHER);
+	b = find(&old, DIM_DP, PH_FORWARD, OP_ALLGATHER);
+	CHECK(a && b);
+	if (!a || !b)
+		return;
+	extra = fmax(N * 5e-6, 2 * a->bytes / (2039e9 * 0.85));
+	DBL_NEAR(b->one_s, a->one_s + extra, 1e-12);
+	DBL_NEAR(b->exposed_s, a->exposed_s + a->count * extra, 1e-12);
+	b = find(&old, DIM_DP, PH_BACKWARD, OP_REDUCESCATTER);
+	DBL_NEAR(b->count, 2 * 4 * 12, 0);
+	DBL_NEAR(b->exposed_s, b->time_s, 0);
+	for (i = 0; i < old.nrows; i++)
+		if (old.rows[i].dim == DIM_DP)
+			sum += old.rows[i].time_s;
+	DBL_NEAR(old.dp_comm_s, sum, 1e-12);
+	CHECK(old.step_s > now.step_s);
+	/* not ZeRO-3: as today's DeepSpeed */
+	c.zero = 1;
+	CHECK(step_run(&w, &c, &cs, &rm, STEP_BAND_NONE, &old, &eb) == 0);
+	c.framework = FW_DEEPSPEED;
+	CHECK(step_run(&w, &c, &cs, &rm, STEP_BAND_NONE, &now, &eb) == 0);
+	DBL_NEAR(old.step_s, now.step_s, 0);
+}
