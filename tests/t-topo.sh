@@ -65,3 +65,12 @@ check "and predicts what the original does" test "$again" = "$csv"
 err=$("$COMMTIME" $P presets --save "$dir/x.preset" 2>&1)
 check "--save without a system is a usage error" sh -c 'echo "$1" | grep -q "needs a system"' - "$err"
 check "nothing written then" test ! -e "$dir/x.preset"
+
+# fit --system --save keeps the spec's topology: the calibrated DGX-1 is
+# still a hybrid cube mesh (its echo reads the same NVLink graph)
+( cd "$dir" && "$COMMTIME" $P --system dgx1-v100 fit "$top/tests/data/nccl/a100-x8-nvswitch.txt" \
+	--save fitted.preset --force >/dev/null 2>&1 )
+check "fit --save writes the topology key" grep -q "^topo = .*dgx1-v100.topo$" "$dir/fitted.preset"
+txt=$("$COMMTIME" $P --system "$dir/fitted.preset" allreduce --ranks 8 --sizes 1G 2>&1)
+check "the fitted system reads the same NVLink graph" \
+	sh -c 'echo "$1" | grep -q "^topology read: 8 GPUs; NVLink without a switch: 24 links in 16 pairs"' - "$txt"

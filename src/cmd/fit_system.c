@@ -295,6 +295,13 @@ static void save_system(const struct save_plan *sp, const struct system *s,
 	put(&l, "description", "%s calibrated from %zu log(s)", s->name, nfiles);
 	put(&l, "gpu", "%s", gpu);
 	put(&l, "gpus_per_node", "%lu", s->gpus_per_node);
+	if (s->topo_path) {
+		/* the NVLink graph and the paths stay the spec's topology's */
+		char *abs = realpath(s->topo_path, NULL);
+
+		put(&l, "topo", "%s", abs ? abs : s->topo_path);
+		free(abs);
+	}
 	put(&l, "intra", "./%s", lbase);
 	if (s->have_inter) {
 		put(&l, "nics_per_node", "%u", s->nics_per_node);
