@@ -149,3 +149,6 @@ check "like: the listing loads a preset through its base" grep -q '^grand ' like
 check "dgx-a100 is hgx-a100 by another name" \
 	test "$("$COMMTIME" --system dgx-a100 --format csv allreduce --sizes 1GB | tail -n +2)" = \
 	"$("$COMMTIME" --system hgx-a100 --format csv allreduce --sizes 1GB | tail -n +2)"
+"$COMMTIME" presets --presets-dir like kid >kid.out
+check "like: the listing of one preset says which keys came from the base" \
+	grep -q '^like: base, which gives alpha$' kid.out

@@ -247,6 +247,24 @@ static struct column show_cols[] = {
 };
 #define SHOW_NCOLS (sizeof(show_cols) / sizeof(show_cols[0]))
 
+/* like = NAME: which of the keys shown come from NAME (they carry its line). */
+static void show_like(struct out *o, const struct preset *p)
+{
+	const char *base = preset_get(p, "like");
+	int line = preset_line(p, "like");
+	char buf[2048];
+	size_t i, used;
+
+	if (!base)
+		return;
+	used = (size_t)snprintf(buf, sizeof(buf), "%s, which gives", base);
+	for (i = 0; i < p->nkv && used < sizeof(buf); i++)
+		if (p->kv[i].line == line && strcmp(p->kv[i].key, "like"))
+			used += (size_t)snprintf(buf + used, sizeof(buf) - used, " %s",
+						 p->kv[i].key);
+	out_input_str(o, "like", "like", buf);
+}
+
 static int show_preset(const struct ctx *ctx, const struct preset *p)
 {
 	struct table t = { "preset", NULL, show_cols, SHOW_NCOLS, 0 };
@@ -264,6 +282,7 @@ static int show_preset(const struct ctx *ctx, const struct preset *p)
 
 	o = ctx_out_open(ctx);
 	out_input_str(o, "file", "file", p->path);
+	show_like(o, p);
 	out_table_begin(o, &t);
 	for (i = 0; i < p->nkv; i++) {
 		const struct preset_kv *kv = &p->kv[i];
