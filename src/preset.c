@@ -798,10 +798,22 @@ static size_t name_distance(const char *a, const char *b)
  * of the name.  Every candidate is read for its kind, so a suggestion
  * always names a preset that loads as that kind.  "" when none is near.
  */
+static int cmp_cstr(const void *a, const void *b)
+{
+	return strcmp((const char *)a, (const char *)b);
+}
+
+/*
+ * The presets of `kind` nearest to name (by prefix, then as a part, then
+ * by edit distance), into best as "a" or "a', 'b' or 'c" (sorted, at most
+ * SUGGEST_MAX), to go between the quotes of "did you mean '...'?".
+ */
+#define SUGGEST_MAX 4
 static void suggest_kind(const struct preset_dirs *d, const char *name, const char *kind,
 			 char *best, size_t len)
 {
-	size_t i, nlen = strlen(name), bestd = (size_t)-1;
+	char found[SUGGEST_MAX][PRESET_NAME_MAX + 1];
+	size_t i, nlen = strlen(name), bestd = (size_t)-1, nf = 0, used = 0;
 
 	best[0] = '\0';
 	for (i = 0; i < d->n; i++) {
@@ -811,7 +823,7 @@ static void suggest_kind(const struct preset_dirs *d, const char *name, const ch
 		if (!dir)
 			continue;
 		while ((e = readdir(dir))) {
-			size_t elen = strlen(e->d_name), dist;
+			size_t elen = strlen(e->d_name), dist, k;
 			char stem[PRESET_NAME_MAX + 1], *path;
 			struct preset q;
 			struct errbuf eb;
@@ -824,27 +836,38 @@ static void suggest_kind(const struct preset_dirs *d, const char *name, const ch
 			stem[elen - SUFFIX_LEN] = '\0';
 			dist = !strncmp(stem, name, nlen) ? 0 : strstr(stem, name) ? 1 :
 			       name_distance(name, stem);
-			if (dist >= bestd || (dist > 2 && dist > nlen / 3))
+			if (dist > bestd || (dist > 2 && dist > nlen / 3))
 				continue;
+			for (k = 0; k < nf && strcmp(found[k], stem); k++)
+				;
+			if (k < nf && dist == bestd)
+				continue;    /* a later directory's file of a name already found */
 			path = join(d->dirs[i], stem);
 			ok = preset_load_file(path, &q, &eb) == 0;
 			free(path);
 			if (!ok)
 				continue;
 			if (q.kind && !strcmp(q.kind, kind) && q.name && !strcmp(q.name, stem)) {
+				if (dist < bestd)
+					nf = 0;
 				bestd = dist;
-				snprintf(best, len, "%s", stem);
+				if (nf < SUGGEST_MAX)
+					memcpy(found[nf++], stem, sizeof(stem));
 			}
 			preset_release(&q);
 		}
 		closedir(dir);
 	}
+	qsort(found, nf, sizeof(found[0]), cmp_cstr);
+	for (i = 0; i < nf && used < len; i++)
+		used += (size_t)snprintf(best + used, len - used, "%s%s", i == 0 ? "" :
+					 i + 1 == nf ? "' or '" : "', '", found[i]);
 }
 
 int preset_load_kind(const struct preset_dirs *d, const char *name_or_path, const char *kind,
 		     struct preset *p, struct errbuf *eb)
 {
-	char near[PRESET_NAME_MAX + 1], *cut;
+	char near[SUGGEST_MAX * (PRESET_NAME_MAX + 8)], *cut;
 	size_t used;
 
 	if (preset_load(d, name_or_path, p, eb) < 0) {

@@ -34,8 +34,11 @@ run --alpha -5 crossover
 check "a bad value is still an error (exit 2), not a warning" [ "$st" = 2 ]
 
 # Suggestions only toward something that works: each one is run.
-suggest() { # the suggestion of the last run's error: "--opt name" or "name"
-	sed -n "s/.*did you mean '\([^']*\)'?.*/\1/p" "$d/err"
+suggest() { # the (first) suggestion of the last run's error: "--opt name" or "name"
+	sed -n "s/.*did you mean '\([^']*\)'.*/\1/p" "$d/err"
+}
+suggestions() { # all it names: "'a', 'b' or 'c'"
+	sed -n "s/.*did you mean \('.*'\)?\$/\1/p" "$d/err"
 }
 run --preset dgx-h100 crossover --ranks 8
 check "--preset dgx-h100 (a system) is an error" [ "$st" = 1 ]
@@ -60,8 +63,8 @@ check "... that runs" sh -c "'$COMMTIME' ddp --workload '$s' --ranks 8 >/dev/nul
 run ddp --workload h100-sxm --ranks 8
 check "--workload h100-sxm (a GPU) points to --gpu h100-sxm" [ "$(suggest)" = "--gpu h100-sxm" ]
 run step --workload llama2-7b --gpu h100 --tp 2
-s=$(suggest)
-check "--gpu h100 suggests a GPU ($s)" [ "$s" = h100-sxm ]
+s=$(suggestions)
+check "--gpu h100 suggests the GPUs as near ($s)" [ "$s" = "'h100-nvl', 'h100-pcie' or 'h100-sxm'" ]
 run step --workload llama2-7b --gpu dgx-h100 --tp 2
 check "--gpu dgx-h100 (a system) points to --system dgx-h100" [ "$(suggest)" = "--system dgx-h100" ]
 run --preset zz-no-such-thing crossover
