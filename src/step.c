@@ -496,6 +496,7 @@ static void S_sm_share(struct step_result *r, int first, double sms)
 		if (row->hidden_s > 0 && row->exposed_s < least) {
 			row->exposed_s = least;
 			row->hidden_s = row->time_s - least;
+			row->sms = sms;
 		}
 	}
 }

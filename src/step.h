@@ -117,6 +117,7 @@ struct step_row {
 	const char *tier;
 	double one_s;          /* s: one collective */
 	int ctas;              /* SMs its kernel holds while it runs (0: not known) */
+	double sms;            /* > 0: the SMs of the GPU when those CTAs bound what hides */
 	double time_s;         /* s: count × one_s */
 	double exposed_s;      /* s: the part not hidden behind compute */
 	double hidden_s;       /* s: time_s - exposed_s */

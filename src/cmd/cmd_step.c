@@ -204,7 +204,11 @@ static void S_explain(struct out *o, const struct workload *w, const struct step
 			 coll_op_name(row->op), sz, row->ranks, row->per_node, row->tier, tot);
 		if (row->overlap) {
 			units_fmt_time(one, sizeof(one), row->hidden_s, 4);
-			out_text(o, "    %s hidden behind %s", one, row->overlap);
+			if (row->sms > 0)
+				out_text(o, "    %s hidden behind %s, less its %d CTAs' share "
+					 "of the %.15g SMs", one, row->overlap, row->ctas, row->sms);
+			else
+				out_text(o, "    %s hidden behind %s", one, row->overlap);
 		}
 	}
 	out_text(o, "Overlap (%s): a row hides only what its line above says; the rest is exposed.",
