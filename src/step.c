@@ -848,45 +848,82 @@ int step_run_memo(const struct workload *w, const struct step_config *c,
 	return S_run(w, c, cs, &pr, r, eb);
 }
 
-static int S_run(const struct workload *w, const struct step_config *c,
-		 const struct step_compute *cs, struct step_pricing *prp, struct step_result *r,
-		 struct errbuf *eb)
-{
+/*
+ * One configuration's run through the step model, the values every phase
+ * of S_run reads: the sizes as doubles, the stage, the micro-batches, the
+ * per-layer and per-micro-batch compute the overlap rules hide behind.
+ */
+struct run {
+	const struct workload *w;
+	const struct step_config *c;
+	const struct step_compute *cs;
+	struct step_pricing *prp;
+	struct step_result *r;
+	const struct kernel_gpu *kg;
 	struct layer_params lp;
-	struct pp_config ppc;
-	struct pp_result ppr;
-	double t = (double)c->tp, p = (double)c->pp, d = (double)c->dp, cp = (double)c->cp;
-	double e = (double)c->ep, v = (double)c->virt, b = c->micro_batch, s = c->seq;
-	double h = w->hidden, l = w->layers, hkv = h * w->kv_heads / w->heads;
-	double E = w->experts > 1 ? w->experts : 1, k = w->experts > 1 ? w->top_k : 1;
-	double L, Lf, Lm, Ll, m, sr, A, tok, rate = NAN, blk, dense, expert, zd, ze;
-	double fwd_l = NAN, bwd_l = NAN, fwd_mb = NAN, bwd_mb = NAN, lay = NAN;
-	unsigned long G = c->gpus_per_node, ranks, pn;
-	int i, full = c->recompute == RC_FULL, moe = E > 1, tp_rows, first_dp;
-	int megatron_layers = c->framework != FW_FSDP, nmod = 0;
-	double mods[8];
-	const struct kernel_gpu *kg = cs ? cs->kgpu : NULL;
-	double sms = kg ? kg->sms : 0;
+	double t, p, d, cp, e, v, b, s, h, l, hkv, E, k;
+	double L, Lf, Lm, Ll, m, sr, A, rate, sms;
+	double fwd_l, bwd_l, fwd_mb, bwd_mb;
+	double dense, expert, zd, ze;
+	double mods[8];            /* DeepSpeed's ZeRO-3 modules of a layer, parameters */
+	int nmod;
+	unsigned long G;
+	int full, moe, megatron_layers, first_dp;
+};
+
+/* The sizes, the stage and what the result says of them before any time. */
+static int S_run_init(struct run *u, const struct workload *w, const struct step_config *c,
+		      const struct step_compute *cs, struct step_pricing *prp,
+		      struct step_result *r, struct errbuf *eb)
+{
+	memset(u, 0, sizeof(*u));
+	u->w = w;
+	u->c = c;
+	u->cs = cs;
+	u->prp = prp;
+	u->r = r;
+	u->kg = cs ? cs->kgpu : NULL;
+	u->t = (double)c->tp, u->p = (double)c->pp, u->d = (double)c->dp, u->cp = (double)c->cp;
+	u->e = (double)c->ep, u->v = (double)c->virt, u->b = c->micro_batch, u->s = c->seq;
+	u->h = w->hidden, u->l = w->layers, u->hkv = u->h * w->kv_heads / w->heads;
+	u->E = w->experts > 1 ? w->experts : 1, u->k = w->experts > 1 ? w->top_k : 1;
+	u->rate = u->fwd_l = u->bwd_l = u->fwd_mb = u->bwd_mb = NAN;
+	u->G = c->gpus_per_node;
+	u->full = c->recompute == RC_FULL;
+	u->moe = u->E > 1;
+	u->megatron_layers = c->framework != FW_FSDP;
+	u->sms = u->kg ? u->kg->sms : 0;
 
 	if (step_check(w, c, eb) < 0)
 		return -1;
 	memset(r, 0, sizeof(*r));
-	if (step_stage_layers(w, c, &Lf, &Lm, &Ll, eb) < 0)
+	if (step_stage_layers(w, c, &u->Lf, &u->Lm, &u->Ll, eb) < 0)
 		return -1;
-	workload_layer_params(w, &lp);
+	workload_layer_params(w, &u->lp);
 	/* The ledger's stage: a middle one, or the larger edge without one. */
-	L = c->pp > 2 ? Lm : fmax(Lf, Ll);
-	m = S_global(c) / (d * b);
-	sr = s / cp;                        /* tokens of one rank's chunk of a sequence */
-	A = b * sr * h * c->act_bytes;      /* one layer's input for one micro-batch */
-	r->layers = L;
-	r->layers_first = Lf;
-	r->layers_last = Ll;
-	r->microbatches = m;
-	r->gpus = t * p * d * cp;
-	r->tokens = m * d * b * s;
+	u->L = c->pp > 2 ? u->Lm : fmax(u->Lf, u->Ll);
+	u->m = S_global(c) / (u->d * u->b);
+	u->sr = u->s / u->cp;                    /* tokens of one rank's chunk of a sequence */
+	u->A = u->b * u->sr * u->h * c->act_bytes;  /* one layer's input for one micro-batch */
+	r->layers = u->L;
+	r->layers_first = u->Lf;
+	r->layers_last = u->Ll;
+	r->microbatches = u->m;
+	r->gpus = u->t * u->p * u->d * u->cp;
+	r->tokens = u->m * u->d * u->b * u->s;
 	r->fused = c->attention == ATTN_FUSED ||
-		   (c->attention == ATTN_AUTO && (!kg || kg->fused_ok));
+		   (c->attention == ATTN_AUTO && (!u->kg || u->kg->fused_ok));
+	return 0;
+}
+
+static void S_run_flops(struct run *u)
+{
+	const struct workload *w = u->w;
+	const struct step_config *c = u->c;
+	struct step_result *r = u->r;
+	double l = u->l, s = u->s, h = u->h, tok;
+	int full = u->full;
+	const struct layer_params lp = u->lp;
 
 	/*
 	 * FLOPs: 6 per parameter and token that multiplies (the layers'
@@ -904,6 +941,21 @@ static int S_run(const struct workload *w, const struct step_config *c,
 		r->flops_hw += 2 * tok * l * lp.matmul + 4 * tok * l * s * h;
 	else if (c->recompute == RC_SELECTIVE)
 		r->flops_hw += 4 * tok * l * s * h;
+
+}
+
+/* The compute, by kernel, flat, or given; what the overlap rules hide behind. */
+static int S_run_compute(struct run *u, struct errbuf *eb)
+{
+	const struct workload *w = u->w;
+	const struct step_config *c = u->c;
+	const struct step_compute *cs = u->cs;
+	const struct kernel_gpu *kg = u->kg;
+	struct step_result *r = u->r;
+	double b = u->b, sr = u->sr, s = u->s, cp = u->cp, t = u->t, e = u->e, l = u->l;
+	double L = u->L, Lf = u->Lf, Lm = u->Lm, Ll = u->Ll, m = u->m;
+	double rate = NAN, fwd_l = NAN, bwd_l = NAN, fwd_mb = NAN, bwd_mb = NAN, lay = NAN;
+	int full = u->full;
 
 	r->compute_s = r->mb_compute_s = r->bubble_s = r->step_s = NAN;
 	r->tokens_per_s = r->mfu = r->kernel_eff = NAN;
@@ -950,6 +1002,21 @@ static int S_run(const struct workload *w, const struct step_config *c,
 			r->kernel_eff = rate / cs->peak_flops;
 	}
 
+	(void)lay;
+	u->rate = rate;
+	u->fwd_l = fwd_l, u->bwd_l = bwd_l, u->fwd_mb = fwd_mb, u->bwd_mb = bwd_mb;
+	return 0;
+}
+
+static int S_run_tp(struct run *u, struct errbuf *eb)
+{
+	const struct step_config *c = u->c;
+	struct step_pricing *prp = u->prp;
+	struct step_result *r = u->r;
+	double L = u->L, A = u->A;
+	unsigned long G = u->G, ranks, pn;
+	int full = u->full, megatron_layers = u->megatron_layers, tp_rows;
+
 	/*
 	 * Tensor parallelism (Shoeybi et al. 2019): per layer two all-reduces
 	 * of the layer's activations in forward (after attention and after
@@ -985,6 +1052,19 @@ static int S_run(const struct workload *w, const struct step_config *c,
 		if (r->kernels && megatron_layers)
 			S_tp_overlap(r, c, tp_rows, L, full);
 	}
+
+	return 0;
+}
+
+static int S_run_cp(struct run *u, struct errbuf *eb)
+{
+	const struct step_config *c = u->c;
+	struct step_pricing *prp = u->prp;
+	struct step_result *r = u->r;
+	double b = u->b, sr = u->sr, hkv = u->hkv, h = u->h, t = u->t, cp = u->cp, L = u->L;
+	double rate = u->rate, blk;
+	unsigned long G = u->G, ranks, pn;
+	int full = u->full, i;
 
 	/*
 	 * Context parallelism.  Ring attention (Liu et al. 2023; Megatron-
@@ -1032,6 +1112,18 @@ static int S_run(const struct workload *w, const struct step_config *c,
 		}
 	}
 
+	return 0;
+}
+
+static int S_run_ep(struct run *u, struct errbuf *eb)
+{
+	const struct step_config *c = u->c;
+	struct step_pricing *prp = u->prp;
+	struct step_result *r = u->r;
+	double b = u->b, sr = u->sr, t = u->t, h = u->h, k = u->k, L = u->L;
+	unsigned long G = u->G, ranks, pn;
+	int full = u->full, moe = u->moe;
+
 	/*
 	 * Expert parallelism (Lepikhin et al. 2021, GShard; Fedus et al. 2022):
 	 * per MoE layer an all-to-all dispatches each token to its k experts
@@ -1048,6 +1140,18 @@ static int S_run(const struct workload *w, const struct step_config *c,
 		    S_row(r, prp, DIM_EP, PH_BACKWARD, OP_ALLTOALL, (2 + 2 * full) * L, S, ranks, pn, eb))
 			return -1;
 	}
+
+	return 0;
+}
+
+static int S_run_pp(struct run *u, struct errbuf *eb)
+{
+	const struct step_config *c = u->c;
+	struct step_pricing *prp = u->prp;
+	struct step_result *r = u->r;
+	double v = u->v, A = u->A, t = u->t, L = u->L, fwd_l = u->fwd_l, bwd_l = u->bwd_l;
+	unsigned long G = u->G, pn;
+	int i;
 
 	/*
 	 * Pipeline: one send/recv of the activations per stage boundary and
@@ -1079,11 +1183,22 @@ static int S_run(const struct workload *w, const struct step_config *c,
 			}
 	}
 
-	S_sm_share(r, 0, sms);
-	for (i = 0; i < r->nrows; i++) {
-		r->mb_comm_s += r->rows[i].time_s;
-		r->mb_exposed_s += r->rows[i].exposed_s;
-	}
+	return 0;
+}
+
+/* The data-parallel rows of one GPU's weights (dense, and experts'). */
+static int S_run_dp_rows(struct run *u, struct errbuf *eb)
+{
+	const struct workload *w = u->w;
+	const struct step_config *c = u->c;
+	struct step_pricing *prp = u->prp;
+	struct step_result *r = u->r;
+	const struct layer_params lp = u->lp;
+	double L = u->L, t = u->t, e = u->e, d = u->d, cp = u->cp, E = u->E, h = u->h;
+	double hkv = u->hkv, m = u->m, dense, expert, zd, ze;
+	double *mods = u->mods;
+	unsigned long G = u->G;
+	int moe = u->moe, nmod = 0, first_dp, i;
 
 	/*
 	 * Data parallelism: the weights of one GPU, dense ones reduced over
@@ -1141,98 +1256,146 @@ static int S_run(const struct workload *w, const struct step_config *c,
 			 c->param_bytes, agl, rsb, prp, r, eb) < 0)
 			return -1;
 	}
-	if (!isnan(r->compute_s))
-		for (i = first_dp; i < r->nrows; i++) {
-			struct step_row *row = &r->rows[i];
-			unsigned long ranks_dp = row->ranks;
-			double G_all = row->bytes * row->count, bucket, rest, last_s;
-			const char *tier;
-			int k0;
+	u->dense = dense, u->expert = expert, u->zd = zd, u->ze = ze;
+	u->nmod = nmod;
+	u->first_dp = first_dp;
+	return 0;
+}
 
-			if (c->zero >= 3) {
-				/*
-				 * Each layer's gather is prefetched behind the previous
-				 * layer's compute (FSDP: one unit ahead, at most two
-				 * gathers in flight, torch/distributed/fsdp; DeepSpeed:
-				 * the next modules up to stage3_prefetch_bucket_size);
-				 * the first layer's waits.  Backward: the gather and the
-				 * reduce-scatter share the network behind the layer's
-				 * backward; the last reduce-scatter waits.
-				 */
-				double per_mb = row->count / m, n_l = per_mb / L, g1 = row->one_s * n_l;
+/*
+ * ZeRO-3's rows: each layer's gather prefetched behind the one before,
+ * DeepSpeed's module by module; backward, a layer's gather and
+ * reduce-scatter together behind its backward.
+ */
+static int S_zero3_expose(struct run *u, struct step_row *row, struct errbuf *eb)
+{
+	const struct step_config *c = u->c;
+	struct step_result *r = u->r;
+	double m = u->m, L = u->L, fwd_l = u->fwd_l, bwd_l = u->bwd_l;
+	unsigned long ranks_dp = row->ranks;
+	int first_dp = u->first_dp;
 
-				if (nmod && row->op == OP_ALLGATHER && row->ranks == c->dp * c->cp) {
-					if (S_ds_gathers(prp, row, mods, nmod, m, L, fwd_l, bwd_l, full,
-							 eb) < 0)
-						return -1;
-					continue;
-				}
-				if (row->phase == PH_FORWARD)
-					S_expose(row, m * (g1 + (L - 1) * fmax(0, g1 - fwd_l)),
-						 "the previous layer's forward (prefetch)");
-				else {
-					/* AG and RS of one layer together against its backward */
-					double ag = 0, rs = 0, both, ex;
-					int j;
+	/*
+	 * Each layer's gather is prefetched behind the previous layer's
+	 * compute (FSDP: one unit ahead, at most two gathers in flight,
+	 * torch/distributed/fsdp; DeepSpeed: the next modules up to
+	 * stage3_prefetch_bucket_size); the first layer's waits.
+	 * Backward: the gather and the reduce-scatter share the network
+	 * behind the layer's backward; the last reduce-scatter waits.
+	 */
+	double per_mb = row->count / m, n_l = per_mb / L, g1 = row->one_s * n_l;
 
-					for (j = first_dp; j < r->nrows; j++) {
-						if (r->rows[j].phase != PH_BACKWARD || r->rows[j].ranks != ranks_dp)
-							continue;
-						if (r->rows[j].op == OP_ALLGATHER)
-							ag = r->rows[j].time_s / (m * L);
-						else
-							rs = r->rows[j].time_s / (m * L);
-					}
-					both = ag + rs;
-					ex = m * L * fmax(0, both - bwd_l) * (both > 0 ? (row->op == OP_ALLGATHER ? ag : rs) / both : 0);
-					if (row->op == OP_REDUCESCATTER)
-						ex += m * rs;
-					S_expose(row, ex, "the layer's backward");
-				}
+	if (u->nmod && row->op == OP_ALLGATHER && row->ranks == c->dp * c->cp)
+		return S_ds_gathers(u->prp, row, u->mods, u->nmod, m, L, fwd_l, bwd_l, u->full, eb);
+	if (row->phase == PH_FORWARD)
+		S_expose(row, m * (g1 + (L - 1) * fmax(0, g1 - fwd_l)),
+			 "the previous layer's forward (prefetch)");
+	else {
+		/* AG and RS of one layer together against its backward */
+		double ag = 0, rs = 0, both, ex;
+		int j;
+
+		for (j = first_dp; j < r->nrows; j++) {
+			if (r->rows[j].phase != PH_BACKWARD || r->rows[j].ranks != ranks_dp)
 				continue;
-			}
-			/*
-			 * Gradients reduced in buckets behind backward: Megatron's
-			 * --overlap-grad-reduce, buckets of max(4e7, 1e6·d)
-			 * parameters (megatron/core/distributed/distributed_data_
-			 * parallel.py), launched in the last micro-batch's backward
-			 * (gradient sync is off for the others); FSDP and DDP: 25 MiB
-			 * buckets.  The last bucket waits for the end of backward.
-			 * DeepSpeed ZeRO 0-2 leaves overlap_comm off by default:
-			 * exposed.  Megatron's --overlap-param-gather hides the
-			 * distributed optimizer's all-gather behind the next forward.
-			 */
-			if (step_framework_deepspeed(c->framework))
-				continue;
-			if (c->framework == FW_MEGATRON)
-				bucket = fmax(4e7, 1e6 * (double)ranks_dp) *
-					 (row->op == OP_ALLGATHER ? c->param_bytes : c->grad_bytes);
+			if (r->rows[j].op == OP_ALLGATHER)
+				ag = r->rows[j].time_s / (m * L);
 			else
-				bucket = 25.0 * 1024 * 1024;
-			if (row->op == OP_ALLGATHER && c->framework != FW_MEGATRON)
-				continue;
-			G_all = row->bytes;
-			k0 = (int)fmax(1, ceil(G_all / bucket));
-			rest = G_all - (k0 - 1) * bucket;
-			if (S_price(prp, row->op, row->ranks, row->per_node, rest, &last_s, &tier, NULL, eb) < 0)
-				return -1;
-			if (row->op == OP_ALLGATHER)
-				S_expose(row, fmax(last_s, row->one_s - fwd_mb),
-					 "the next step's first forward (--overlap-param-gather)");
-			else if (row->count > 1)
-				/*
-				 * ZeRO-2: a reduce-scatter in every micro-batch, each
-				 * behind the rest of that micro-batch's backward and the
-				 * next one's forward and backward (1F1B's steady state);
-				 * the last one behind its backward alone.
-				 */
-				S_expose(row, (row->count - 1) * fmax(last_s, row->one_s - fwd_mb - bwd_mb) +
-					 fmax(last_s, row->one_s - bwd_mb),
-					 "backward and the next micro-batch, in buckets");
-			else
-				S_expose(row, row->count * fmax(last_s, row->one_s - bwd_mb),
-					 "backward, in buckets");
+				rs = r->rows[j].time_s / (m * L);
 		}
+		both = ag + rs;
+		ex = m * L * fmax(0, both - bwd_l) * (both > 0 ? (row->op == OP_ALLGATHER ? ag : rs) / both : 0);
+		if (row->op == OP_REDUCESCATTER)
+			ex += m * rs;
+		S_expose(row, ex, "the layer's backward");
+	}
+	return 0;
+}
+
+/* ZeRO 0-2's rows: buckets behind backward, by framework. */
+static int S_bucket_expose(struct run *u, struct step_row *row, struct errbuf *eb)
+{
+	const struct step_config *c = u->c;
+	double fwd_mb = u->fwd_mb, bwd_mb = u->bwd_mb, G_all, bucket, rest, last_s;
+	unsigned long ranks_dp = row->ranks;
+	const char *tier;
+	int k0;
+
+	/*
+	 * Gradients reduced in buckets behind backward: Megatron's
+	 * --overlap-grad-reduce, buckets of max(4e7, 1e6·d)
+	 * parameters (megatron/core/distributed/distributed_data_
+	 * parallel.py), launched in the last micro-batch's backward
+	 * (gradient sync is off for the others); FSDP and DDP: 25 MiB
+	 * buckets.  The last bucket waits for the end of backward.
+	 * DeepSpeed ZeRO 0-2 leaves overlap_comm off by default:
+	 * exposed.  Megatron's --overlap-param-gather hides the
+	 * distributed optimizer's all-gather behind the next forward.
+	 */
+	if (step_framework_deepspeed(c->framework))
+		return 0;
+	if (c->framework == FW_MEGATRON)
+		bucket = fmax(4e7, 1e6 * (double)ranks_dp) *
+			 (row->op == OP_ALLGATHER ? c->param_bytes : c->grad_bytes);
+	else
+		bucket = 25.0 * 1024 * 1024;
+	if (row->op == OP_ALLGATHER && c->framework != FW_MEGATRON)
+		return 0;
+	G_all = row->bytes;
+	k0 = (int)fmax(1, ceil(G_all / bucket));
+	rest = G_all - (k0 - 1) * bucket;
+	if (S_price(u->prp, row->op, row->ranks, row->per_node, rest, &last_s, &tier, NULL, eb) < 0)
+		return -1;
+	if (row->op == OP_ALLGATHER)
+		S_expose(row, fmax(last_s, row->one_s - fwd_mb),
+			 "the next step's first forward (--overlap-param-gather)");
+	else if (row->count > 1)
+		/*
+		 * ZeRO-2: a reduce-scatter in every micro-batch, each
+		 * behind the rest of that micro-batch's backward and the
+		 * next one's forward and backward (1F1B's steady state);
+		 * the last one behind its backward alone.
+		 */
+		S_expose(row, (row->count - 1) * fmax(last_s, row->one_s - fwd_mb - bwd_mb) +
+			 fmax(last_s, row->one_s - bwd_mb),
+			 "backward and the next micro-batch, in buckets");
+	else
+		S_expose(row, row->count * fmax(last_s, row->one_s - bwd_mb),
+			 "backward, in buckets");
+	return 0;
+}
+
+/* What of the data-parallel rows hides, by framework. */
+static int S_run_dp_expose(struct run *u, struct errbuf *eb)
+{
+	struct step_result *r = u->r;
+	int i;
+
+	if (isnan(r->compute_s))
+		return 0;
+	for (i = u->first_dp; i < r->nrows; i++)
+		if ((u->c->zero >= 3 ? S_zero3_expose(u, &r->rows[i], eb) :
+		     S_bucket_expose(u, &r->rows[i], eb)) < 0)
+			return -1;
+	return 0;
+}
+
+static int S_run_dp(struct run *u, struct errbuf *eb)
+{
+	const struct workload *w = u->w;
+	const struct step_config *c = u->c;
+	struct step_pricing *prp = u->prp;
+	struct step_result *r = u->r;
+	const struct kernel_gpu *kg = u->kg;
+	double h = u->h, hkv = u->hkv, t = u->t, m = u->m, L = u->L;
+	int i;
+
+	if (S_run_dp_rows(u, eb) < 0 || S_run_dp_expose(u, eb) < 0)
+		return -1;
+	{
+		const double *mods = u->mods;
+		int nmod = u->nmod, first_dp = u->first_dp;
+
 	if (c->framework == FW_DEEPSPEED_2021 && c->zero >= 3 && nmod && !isnan(r->compute_s)) {
 		double f = w->ffn;
 		double gs[8] = { (h + 2 * hkv) / t, h, f / t, h, h, h, h, h };   /* GPT: biases, 2 LayerNorms */
@@ -1243,11 +1406,26 @@ static int S_run(const struct workload *w, const struct step_config *c,
 			     c->grad_bytes, kg, eb) < 0)
 			return -1;
 	}
-	S_sm_share(r, first_dp, sms);
-	for (i = first_dp; i < r->nrows; i++)
-		r->dp_exposed_s += r->rows[i].exposed_s;
-	if (S_edges(w, c, A, prp, r, eb) < 0)
-		return -1;
+		S_sm_share(r, first_dp, u->sms);
+		for (i = first_dp; i < r->nrows; i++)
+			r->dp_exposed_s += r->rows[i].exposed_s;
+	}
+	return S_edges(w, c, u->A, prp, r, eb);
+}
+
+/* The update, the bubble and the step. */
+static int S_run_step(struct run *u, struct errbuf *eb)
+{
+	const struct workload *w = u->w;
+	const struct step_config *c = u->c;
+	const struct step_compute *cs = u->cs;
+	const struct kernel_gpu *kg = u->kg;
+	struct step_pricing *prp = u->prp;
+	struct step_result *r = u->r;
+	struct pp_config ppc;
+	struct pp_result ppr;
+	double dense = u->dense, expert = u->expert, zd = u->zd, h = u->h, t = u->t;
+	double p = u->p, v = u->v, m = u->m;
 
 	/* The optimizer's update of this GPU's share of the weights. */
 	if (r->kernels)
@@ -1279,6 +1457,19 @@ static int S_run(const struct workload *w, const struct step_config *c,
 	}
 	r->band_missing = prp->missing;
 	r->band_cells = prp->cells;
+
+	return 0;
+}
+
+static void S_run_memory(struct run *u)
+{
+	const struct workload *w = u->w;
+	const struct step_config *c = u->c;
+	struct step_result *r = u->r;
+	const struct layer_params lp = u->lp;
+	double Lf = u->Lf, Lm = u->Lm, Ll = u->Ll, p = u->p, sr = u->sr, b = u->b, t = u->t;
+	double e = u->e, E = u->E, h = u->h, m = u->m, zd = u->zd, ze = u->ze;
+	int moe = u->moe;
 
 	/*
 	 * Memory of the most loaded stage.  Each stage holds its layers (the
@@ -1335,5 +1526,29 @@ static int S_run(const struct workload *w, const struct step_config *c,
 				r->mem = mm;
 		}
 	}
+}
+
+static int S_run(const struct workload *w, const struct step_config *c,
+		 const struct step_compute *cs, struct step_pricing *prp, struct step_result *r,
+		 struct errbuf *eb)
+{
+	struct run u;
+	int i;
+
+	if (S_run_init(&u, w, c, cs, prp, r, eb) < 0)
+		return -1;
+	S_run_flops(&u);
+	if (S_run_compute(&u, eb) < 0 || S_run_tp(&u, eb) < 0 || S_run_cp(&u, eb) < 0 ||
+	    S_run_ep(&u, eb) < 0 || S_run_pp(&u, eb) < 0)
+		return -1;
+	/* the per-micro-batch rows: what hiding them costs, then their sums */
+	S_sm_share(r, 0, u.sms);
+	for (i = 0; i < r->nrows; i++) {
+		r->mb_comm_s += r->rows[i].time_s;
+		r->mb_exposed_s += r->rows[i].exposed_s;
+	}
+	if (S_run_dp(&u, eb) < 0 || S_run_step(&u, eb) < 0)
+		return -1;
+	S_run_memory(&u);
 	return 0;
 }
