@@ -230,6 +230,222 @@ static void S_explain(struct out *o, const struct workload *w, const struct step
 	(void)w;
 }
 
+/* The inputs the step was run with, above the tables. */
+static void S_echo(struct ctx *ctx, struct out *o, const struct workload *w,
+		   const struct step_config *c_, const struct step_compute *cs_,
+		   const struct step_result *r_, const struct ctx_gpu *gpu_, int have_gpu,
+		   int peak_given, double kernel_eff)
+{
+	const struct step_config c = *c_;
+	const struct step_compute cs = *cs_;
+	const struct step_result r = *r_;
+	const struct ctx_gpu gpu = *gpu_;
+	char note[320];
+
+	ctx_echo_link(ctx, o);
+	ctx_echo_workload(o, w);
+	snprintf(note, sizeof(note), "tp %lu, pp %lu, dp %lu, cp %lu, ep %lu = %.15g GPUs; ZeRO %d%s%s",
+		 c.tp, c.pp, c.dp, c.cp, c.ep, r.gpus, c.zero,
+		 c.sp && c.tp > 1 ? "; sequence parallel" : "",
+		 c.tp_overlap ? ", TP communication overlapped" : "");
+	out_input_str(o, "parallel", "parallel", note);
+	snprintf(note, sizeof(note), "global %.15g sequences of %.15g tokens, micro-batch %.15g, "
+		 "m = %.15g per step", r.microbatches * c.micro_batch * (double)c.dp, c.seq,
+		 c.micro_batch, r.microbatches);
+	out_input_str(o, "batch", "batch", note);
+	snprintf(note, sizeof(note), "%s, v = %lu, recompute %s, gradients reduced in %g-byte values",
+		 pp_schedule_name(c.schedule), c.virt, recompute_name(c.recompute), c.grad_bytes);
+	out_input_str(o, "schedule", "schedule", note);
+	if (c.pp > 1 && (r.layers_first != r.layers || r.layers_last != r.layers)) {
+		snprintf(note, sizeof(note), "first %.15g layers, %lu middle stages of %.15g, last %.15g",
+			 r.layers_first, c.pp - 2, r.layers, r.layers_last);
+		out_input_str(o, "stages", "stages", note);
+	}
+	snprintf(note, sizeof(note), "%s; attention %s", step_framework_name(c.framework),
+		 r.fused ? "fused" : "unfused (scores stored)");
+	out_input_str(o, "framework", "framework", note);
+	if (cs.step_compute_s > 0)
+		snprintf(note, sizeof(note), "given: %g s per step on one GPU", cs.step_compute_s);
+	else if (cs.peak_flops > 0 && r.kernels) {
+		char gm[32];
+
+		units_fmt_time(gm, sizeof(gm), r.layer.fwd_s + r.layer.bwd_s, 4);
+		snprintf(note, sizeof(note), "%s%s%.4g TFLOP/s dense bf16, by kernel: GEMMs at %s "
+			 "of the peak%s, %d SMs, %.4g TB/s; one layer %s forward + backward; "
+			 "%.4g PFLOP per step",
+			 have_gpu && !peak_given ? gpu.name : "",
+			 have_gpu && !peak_given ? ": " : "",
+			 cs.peak_flops / 1e12, kernel_eff > 0 ? "--kernel-efficiency" : "a share by shape",
+			 kernel_eff > 0 ? "" : " (models/step.md)", (int)gpu.kernel.sms,
+			 gpu.kernel.hbm_Bps / 1e12, gm, r.flops_hw / 1e15);
+	} else if (cs.peak_flops > 0)
+		snprintf(note, sizeof(note), "%s%s%s%.4g TFLOP/s dense bf16 x MFU %g; %.4g PFLOP per step",
+			 have_gpu && !peak_given ? gpu.name : "",
+			 have_gpu && !peak_given ? " (" : "",
+			 have_gpu && !peak_given ? (strcmp(gpu.from, "system") ? "--gpu): " : "the system's GPU): ") : "",
+			 cs.peak_flops / 1e12, cs.mfu, r.flops_hw / 1e15);
+	else
+		snprintf(note, sizeof(note), "unknown: give --gpu, --peak or --compute for the step time");
+	out_input_str(o, "compute", "compute", note);
+}
+
+/* The ledger of one middle stage, then the first and last stages' extra rows. */
+static void S_ledger(struct out *o, const struct step_result *r_)
+{
+	const struct step_result r = *r_;
+	struct table lt = { "ledger", "one middle stage: tp, cp, ep, pp per micro-batch, dp per step",
+			    columns, C_NCOLS, 0 };
+	struct cell row[C_NCOLS];
+	int i;
+
+	out_table_begin(o, &lt);
+	for (i = 0; i < r.nrows; i++) {
+		const struct step_row *sr = &r.rows[i];
+
+		memset(row, 0, sizeof(row));
+		row[C_DIM].s = step_dim_name(sr->dim);
+		row[C_PHASE].s = step_phase_name(sr->phase);
+		row[C_OP].s = coll_op_name(sr->op);
+		row[C_COUNT_].x = sr->count;
+		row[C_BYTES].x = sr->bytes;
+		row[C_TIER].s = sr->tier;
+		row[C_TIME].x = sr->time_s;
+		row[C_EXPOSED].x = sr->exposed_s;
+		row[C_RANKS].x = (double)sr->ranks;
+		row[C_PER_NODE].x = (double)sr->per_node;
+		row[C_ONE].x = sr->one_s;
+		row[C_HIDDEN].x = sr->hidden_s;
+		out_row(o, row);
+	}
+	out_table_end(o);
+
+	if (r.nedges) {
+		struct table et = { "edges", "first and last stages, besides the above:", ecols,
+				    E_NCOLS, 1 };
+		struct cell erow[E_NCOLS];
+
+		out_table_begin(o, &et);
+		for (i = 0; i < r.nedges; i++) {
+			const struct step_row *sr = &r.edges[i];
+
+			memset(erow, 0, sizeof(erow));
+			erow[E_STAGE].s = sr->stage;
+			erow[E_DIM].s = step_dim_name(sr->dim);
+			erow[E_PHASE].s = step_phase_name(sr->phase);
+			erow[E_OP].s = coll_op_name(sr->op);
+			erow[E_COUNT].x = sr->count;
+			erow[E_BYTES].x = sr->bytes;
+			erow[E_TIER].s = sr->tier;
+			erow[E_TIME].x = sr->time_s;
+			out_row(o, erow);
+		}
+		out_table_end(o);
+	}
+
+}
+
+/* The step's terms (and its band) and the memory of the most loaded stage. */
+static void S_totals(struct out *o, const struct step_result *r_, const double step_band_s[2],
+		     int banded, int missing, double gpu_memory)
+{
+	const struct step_result r = *r_;
+	struct table tt = { "step", "step:", tcols, T_NCOLS, 1 };
+	struct table mt = { "memory", NULL, mcols, M_NCOLS, 1 };
+	struct cell trow[T_NCOLS], mrow[M_NCOLS];
+	char mtitle[96];
+
+	memset(trow, 0, sizeof(trow));
+	trow[T_COMPUTE].x = r.compute_s;
+	trow[T_EXPOSED].x = r.mb_exposed_s;
+	trow[T_BUBBLE].x = r.bubble_s;
+	trow[T_DP].x = r.dp_exposed_s;
+	trow[T_OPTIM].x = r.optim_s;
+	trow[T_KEFF].x = r.kernel_eff;
+	trow[T_STEP].x = r.step_s;
+	trow[T_TOKENS].x = r.tokens_per_s;
+	trow[T_MFU].x = r.mfu;
+	trow[T_STEP_LO].x = step_band_s[0];
+	trow[T_STEP_HI].x = step_band_s[1];
+	if (!banded)
+		tt.ncols = T_STEP_LO;
+	out_table_begin(o, &tt);
+	out_row(o, trow);
+	out_table_end(o);
+	if (banded)
+		out_text(o, "step low, high: every collective at the low, then the high end of its "
+			 "stated error");
+	else if (missing)
+		out_text(o, "no stated error for the step: its %s has none (the judged logs are "
+			 "all-reduce; models/nccl.md, \"The stated error\")",
+			 coll_op_name((enum coll_op)(missing - 1)));
+
+	memset(mrow, 0, sizeof(mrow));
+	mrow[M_WEIGHTS].x = r.mem.weights_B;
+	mrow[M_GRADS].x = r.mem.grads_B;
+	mrow[M_OPTIM].x = r.mem.optim_B;
+	mrow[M_ACT].x = r.mem.act_B;
+	mrow[M_RESERVE].x = r.mem.reserve_B;
+	mrow[M_TOTAL].x = r.mem.total_B;
+	mrow[M_CAP].x = gpu_memory > 0 ? gpu_memory : NAN;
+	mrow[M_FITS].s = gpu_memory > 0 ? (r.mem.total_B <= gpu_memory ? "yes" : "no") : "";
+	snprintf(mtitle, sizeof(mtitle), "memory per GPU, the most loaded stage (%s, %.15g layers):",
+		 r.mem.stage ? r.mem.stage : "?", r.mem.stage_layers);
+	mt.title = mtitle;
+	out_table_begin(o, &mt);
+	out_row(o, mrow);
+	out_table_end(o);
+}
+
+/*
+ * The compute model: by kernel when the GPU is known and no flat --mfu
+ * or given --compute is asked for; --peak alone keeps the flat model (no
+ * SMs, no bandwidth), --kernel-efficiency alone a kernel model with every
+ * GEMM at that share.  Returns 1 when a GPU preset is known.
+ */
+static int S_compute_model(struct ctx *ctx, const char *gpu_arg, double kernel_eff, int flat,
+			   struct ctx_gpu *gpu, struct step_compute *cs)
+{
+	int have_gpu = ctx_gpu(ctx, gpu_arg, NULL, gpu);
+
+	if (have_gpu && !cs->peak_flops)
+		cs->peak_flops = gpu->peak_flops;
+	if (have_gpu && !flat) {
+		gpu->kernel.peak = cs->peak_flops;
+		gpu->kernel.fixed_eff = kernel_eff;
+		cs->kgpu = &gpu->kernel;
+	} else if (kernel_eff > 0) {
+		kernel_gpu_init(&gpu->kernel, ARCH_UNKNOWN, cs->peak_flops, 0, 0, kernel_eff);
+		gpu->kernel.fixed_eff = kernel_eff;
+		if (cs->peak_flops > 0)
+			cs->kgpu = &gpu->kernel;
+	}
+	return have_gpu;
+}
+
+/*
+ * The same step with every collective at the low, then the high end of
+ * its band: 1 when every collective has one (step_band_s, cells filled),
+ * else 0 with *missing naming the first without.
+ */
+static int S_band(struct ctx *ctx, const struct workload *w, const struct step_config *c,
+		  const struct step_compute *cs, double step_band_s[2], unsigned *cells,
+		  int *missing)
+{
+	struct step_result rb;
+	struct errbuf eb;
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		if (step_run(w, c, cs, &ctx->model, i ? STEP_BAND_HI : STEP_BAND_LO, &rb, &eb) < 0)
+			die("step: %s", eb.msg);
+		step_band_s[i] = rb.step_s;
+		*cells |= rb.band_cells;
+		if (rb.band_missing && !*missing)
+			*missing = rb.band_missing;
+	}
+	return !*missing;
+}
+
 int cmd_step(int argc, char **argv, struct ctx *ctx)
 {
 	struct step_config c;
@@ -237,12 +453,6 @@ int cmd_step(int argc, char **argv, struct ctx *ctx)
 	struct step_result r;
 	struct workload w;
 	struct errbuf eb;
-	struct table lt = { "ledger", "one middle stage: tp, cp, ep, pp per micro-batch, dp per step",
-			    columns, C_NCOLS, 0 };
-	struct table tt = { "step", "step:", tcols, T_NCOLS, 1 };
-	struct table mt = { "memory", NULL, mcols, M_NCOLS, 1 };
-	char mtitle[96];
-	struct cell row[C_NCOLS], trow[T_NCOLS], mrow[M_NCOLS];
 	double step_band_s[2] = { NAN, NAN };
 	int banded = 0, missing = 0;
 	unsigned cells = 0;
@@ -254,8 +464,7 @@ int cmd_step(int argc, char **argv, struct ctx *ctx)
 	int have_gpu;
 	double gpu_memory = 0;
 	unsigned long mb = 1, gb = 0, seq = 0;
-	int explain = 0, i, from_trace;
-	char note[320];
+	int explain = 0, from_trace;
 	struct opt options[] = {
 		OPT_GROUP_("the model"),
 		{ .type = OPT_STRING, .long_name = "workload", .argh = "NAME", .value = &workload_arg,
@@ -352,23 +561,9 @@ int cmd_step(int argc, char **argv, struct ctx *ctx)
 	/* DeepSpeed reduces gradients in the model's 16-bit type by default. */
 	if (step_framework_deepspeed(c.framework) && !opts_given(options, "grad-bytes"))
 		c.grad_bytes = 2;
-	have_gpu = ctx_gpu(ctx, gpu_arg, NULL, &gpu);
-	if (have_gpu && !cs.peak_flops)
-		cs.peak_flops = gpu.peak_flops;
-	/*
-	 * Compute by kernel when the GPU is known and no flat --mfu is asked
-	 * for; --peak alone keeps the flat model (no SMs, no bandwidth).
-	 */
-	if (have_gpu && !opts_given(options, "mfu") && !opts_given(options, "compute")) {
-		gpu.kernel.peak = cs.peak_flops;
-		gpu.kernel.fixed_eff = kernel_eff;
-		cs.kgpu = &gpu.kernel;
-	} else if (kernel_eff > 0) {
-		kernel_gpu_init(&gpu.kernel, ARCH_UNKNOWN, cs.peak_flops, 0, 0, kernel_eff);
-		gpu.kernel.fixed_eff = kernel_eff;
-		if (cs.peak_flops > 0)
-			cs.kgpu = &gpu.kernel;
-	}
+	have_gpu = S_compute_model(ctx, gpu_arg, kernel_eff,
+				   opts_given(options, "mfu") || opts_given(options, "compute"),
+				   &gpu, &cs);
 	if (have_gpu && !gpu_memory)
 		gpu_memory = gpu.memory_B;
 	if (ctx->have_system)
@@ -393,155 +588,16 @@ int cmd_step(int argc, char **argv, struct ctx *ctx)
 	if (step_run(&w, &c, &cs, &ctx->model, STEP_BAND_NONE, &r, &eb) < 0)
 		die("step: %s", eb.msg);
 	trace_calib_pop(ctx);
-	/* The same step with every collective at the low, then the high end of its band. */
-	if (ctx_has_errband(ctx, OP_ALLREDUCE) && !isnan(r.step_s)) {
-		struct step_result rb;
-
-		for (i = 0; i < 2; i++) {
-			if (step_run(&w, &c, &cs, &ctx->model, i ? STEP_BAND_HI : STEP_BAND_LO, &rb,
-				     &eb) < 0)
-				die("step: %s", eb.msg);
-			step_band_s[i] = rb.step_s;
-			cells |= rb.band_cells;
-			if (rb.band_missing && !missing)
-				missing = rb.band_missing;
-		}
-		banded = !missing;
-	}
+	if (ctx_has_errband(ctx, OP_ALLREDUCE) && !isnan(r.step_s))
+		banded = S_band(ctx, &w, &c, &cs, step_band_s, &cells, &missing);
 
 	if (ctx_wants_figure(ctx))
 		step_figure(ctx, &w, &c, &r);
 	o = ctx_out_open(ctx);
-	ctx_echo_link(ctx, o);
-	ctx_echo_workload(o, &w);
-	snprintf(note, sizeof(note), "tp %lu, pp %lu, dp %lu, cp %lu, ep %lu = %.15g GPUs; ZeRO %d%s%s",
-		 c.tp, c.pp, c.dp, c.cp, c.ep, r.gpus, c.zero,
-		 c.sp && c.tp > 1 ? "; sequence parallel" : "",
-		 c.tp_overlap ? ", TP communication overlapped" : "");
-	out_input_str(o, "parallel", "parallel", note);
-	snprintf(note, sizeof(note), "global %.15g sequences of %.15g tokens, micro-batch %.15g, "
-		 "m = %.15g per step", r.microbatches * c.micro_batch * (double)c.dp, c.seq,
-		 c.micro_batch, r.microbatches);
-	out_input_str(o, "batch", "batch", note);
-	snprintf(note, sizeof(note), "%s, v = %lu, recompute %s, gradients reduced in %g-byte values",
-		 pp_schedule_name(c.schedule), c.virt, recompute_name(c.recompute), c.grad_bytes);
-	out_input_str(o, "schedule", "schedule", note);
-	if (c.pp > 1 && (r.layers_first != r.layers || r.layers_last != r.layers)) {
-		snprintf(note, sizeof(note), "first %.15g layers, %lu middle stages of %.15g, last %.15g",
-			 r.layers_first, c.pp - 2, r.layers, r.layers_last);
-		out_input_str(o, "stages", "stages", note);
-	}
-	snprintf(note, sizeof(note), "%s; attention %s", step_framework_name(c.framework),
-		 r.fused ? "fused" : "unfused (scores stored)");
-	out_input_str(o, "framework", "framework", note);
-	if (cs.step_compute_s > 0)
-		snprintf(note, sizeof(note), "given: %g s per step on one GPU", cs.step_compute_s);
-	else if (cs.peak_flops > 0 && r.kernels) {
-		char gm[32];
-
-		units_fmt_time(gm, sizeof(gm), r.layer.fwd_s + r.layer.bwd_s, 4);
-		snprintf(note, sizeof(note), "%s%s%.4g TFLOP/s dense bf16, by kernel: GEMMs at %s "
-			 "of the peak%s, %d SMs, %.4g TB/s; one layer %s forward + backward; "
-			 "%.4g PFLOP per step",
-			 have_gpu && !opts_given(options, "peak") ? gpu.name : "",
-			 have_gpu && !opts_given(options, "peak") ? ": " : "",
-			 cs.peak_flops / 1e12, kernel_eff > 0 ? "--kernel-efficiency" : "a share by shape",
-			 kernel_eff > 0 ? "" : " (models/step.md)", (int)gpu.kernel.sms,
-			 gpu.kernel.hbm_Bps / 1e12, gm, r.flops_hw / 1e15);
-	} else if (cs.peak_flops > 0)
-		snprintf(note, sizeof(note), "%s%s%s%.4g TFLOP/s dense bf16 x MFU %g; %.4g PFLOP per step",
-			 have_gpu && !opts_given(options, "peak") ? gpu.name : "",
-			 have_gpu && !opts_given(options, "peak") ? " (" : "",
-			 have_gpu && !opts_given(options, "peak") ? (strcmp(gpu.from, "system") ? "--gpu): " : "the system's GPU): ") : "",
-			 cs.peak_flops / 1e12, cs.mfu, r.flops_hw / 1e15);
-	else
-		snprintf(note, sizeof(note), "unknown: give --gpu, --peak or --compute for the step time");
-	out_input_str(o, "compute", "compute", note);
-
-	out_table_begin(o, &lt);
-	for (i = 0; i < r.nrows; i++) {
-		const struct step_row *sr = &r.rows[i];
-
-		memset(row, 0, sizeof(row));
-		row[C_DIM].s = step_dim_name(sr->dim);
-		row[C_PHASE].s = step_phase_name(sr->phase);
-		row[C_OP].s = coll_op_name(sr->op);
-		row[C_COUNT_].x = sr->count;
-		row[C_BYTES].x = sr->bytes;
-		row[C_TIER].s = sr->tier;
-		row[C_TIME].x = sr->time_s;
-		row[C_EXPOSED].x = sr->exposed_s;
-		row[C_RANKS].x = (double)sr->ranks;
-		row[C_PER_NODE].x = (double)sr->per_node;
-		row[C_ONE].x = sr->one_s;
-		row[C_HIDDEN].x = sr->hidden_s;
-		out_row(o, row);
-	}
-	out_table_end(o);
-
-	if (r.nedges) {
-		struct table et = { "edges", "first and last stages, besides the above:", ecols,
-				    E_NCOLS, 1 };
-		struct cell erow[E_NCOLS];
-
-		out_table_begin(o, &et);
-		for (i = 0; i < r.nedges; i++) {
-			const struct step_row *sr = &r.edges[i];
-
-			memset(erow, 0, sizeof(erow));
-			erow[E_STAGE].s = sr->stage;
-			erow[E_DIM].s = step_dim_name(sr->dim);
-			erow[E_PHASE].s = step_phase_name(sr->phase);
-			erow[E_OP].s = coll_op_name(sr->op);
-			erow[E_COUNT].x = sr->count;
-			erow[E_BYTES].x = sr->bytes;
-			erow[E_TIER].s = sr->tier;
-			erow[E_TIME].x = sr->time_s;
-			out_row(o, erow);
-		}
-		out_table_end(o);
-	}
-
-	memset(trow, 0, sizeof(trow));
-	trow[T_COMPUTE].x = r.compute_s;
-	trow[T_EXPOSED].x = r.mb_exposed_s;
-	trow[T_BUBBLE].x = r.bubble_s;
-	trow[T_DP].x = r.dp_exposed_s;
-	trow[T_OPTIM].x = r.optim_s;
-	trow[T_KEFF].x = r.kernel_eff;
-	trow[T_STEP].x = r.step_s;
-	trow[T_TOKENS].x = r.tokens_per_s;
-	trow[T_MFU].x = r.mfu;
-	trow[T_STEP_LO].x = step_band_s[0];
-	trow[T_STEP_HI].x = step_band_s[1];
-	if (!banded)
-		tt.ncols = T_STEP_LO;
-	out_table_begin(o, &tt);
-	out_row(o, trow);
-	out_table_end(o);
-	if (banded)
-		out_text(o, "step low, high: every collective at the low, then the high end of its "
-			 "stated error");
-	else if (missing)
-		out_text(o, "no stated error for the step: its %s has none (the judged logs are "
-			 "all-reduce; models/nccl.md, \"The stated error\")",
-			 coll_op_name((enum coll_op)(missing - 1)));
-
-	memset(mrow, 0, sizeof(mrow));
-	mrow[M_WEIGHTS].x = r.mem.weights_B;
-	mrow[M_GRADS].x = r.mem.grads_B;
-	mrow[M_OPTIM].x = r.mem.optim_B;
-	mrow[M_ACT].x = r.mem.act_B;
-	mrow[M_RESERVE].x = r.mem.reserve_B;
-	mrow[M_TOTAL].x = r.mem.total_B;
-	mrow[M_CAP].x = gpu_memory > 0 ? gpu_memory : NAN;
-	mrow[M_FITS].s = gpu_memory > 0 ? (r.mem.total_B <= gpu_memory ? "yes" : "no") : "";
-	snprintf(mtitle, sizeof(mtitle), "memory per GPU, the most loaded stage (%s, %.15g layers):",
-		 r.mem.stage ? r.mem.stage : "?", r.mem.stage_layers);
-	mt.title = mtitle;
-	out_table_begin(o, &mt);
-	out_row(o, mrow);
-	out_table_end(o);
+	S_echo(ctx, o, &w, &c, &cs, &r, &gpu, have_gpu, opts_given(options, "peak") != NULL,
+	       kernel_eff);
+	S_ledger(o, &r);
+	S_totals(o, &r, step_band_s, banded, missing, gpu_memory);
 	if (ctx_trace_calib(ctx))
 		trace_calib_note(ctx, o, &w, &c, &cs, from_trace);
 	if (explain)
