@@ -41,6 +41,11 @@ int step_framework_deepspeed(enum step_framework f)
 	return f == FW_DEEPSPEED || f == FW_DEEPSPEED_2021;
 }
 
+double step_framework_grad_bytes(enum step_framework f)
+{
+	return step_framework_deepspeed(f) ? 2 : STEP_GRAD_BYTES;
+}
+
 const char *step_cp_form_name(enum step_cp_form f)
 {
 	return f < CP_FORM_COUNT ? cpf_names[f] : "?";

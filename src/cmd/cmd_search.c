@@ -730,9 +730,8 @@ int cmd_search(int argc, char **argv, struct ctx *ctx)
 	sp.tp_overlap = tp_overlap;
 	if (tp_overlap && framework == FW_FSDP)
 		die_usage("--tp-comm-overlap: Megatron's overlap; not with --framework fsdp");
-	/* DeepSpeed reduces gradients in the model's 16-bit type by default (as step). */
-	if (step_framework_deepspeed(framework) && !opts_given(options, "grad-bytes"))
-		sp.grad_bytes = 2;
+	if (!opts_given(options, "grad-bytes"))
+		sp.grad_bytes = step_framework_grad_bytes(framework);
 	sp.price = price;
 	sp.run_tokens = tokens;
 	if (opts_given(options, "where"))

@@ -558,9 +558,8 @@ int cmd_step(int argc, char **argv, struct ctx *ctx)
 		die_usage("--kernel-efficiency: must be at most 1, got %g", kernel_eff);
 	if (kernel_eff > 0 && opts_given(options, "mfu"))
 		die_usage("step: --kernel-efficiency and --mfu are two compute models; give one");
-	/* DeepSpeed reduces gradients in the model's 16-bit type by default. */
-	if (step_framework_deepspeed(c.framework) && !opts_given(options, "grad-bytes"))
-		c.grad_bytes = 2;
+	if (!opts_given(options, "grad-bytes"))
+		c.grad_bytes = step_framework_grad_bytes(c.framework);
 	have_gpu = S_compute_model(ctx, gpu_arg, kernel_eff,
 				   opts_given(options, "mfu") || opts_given(options, "compute"),
 				   &gpu, &cs);
