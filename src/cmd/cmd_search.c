@@ -594,6 +594,80 @@ static void cb_where(const struct opt *o, const char *arg)
 		die_usage("--where: %s", eb.msg);
 }
 
+/* The inputs of the search, above its tables. */
+static void S_echo(struct ctx *ctx, struct out *o, const struct workload *w,
+		   const struct search_space *sp_, const struct step_compute *cs_,
+		   const struct ctx_gpu *gpu_, double gb, double price, double gpu_memory,
+		   int overridden, int from_trace)
+{
+	const struct search_space sp = *sp_;
+	const struct step_compute cs = *cs_;
+	const struct ctx_gpu gpu = *gpu_;
+	char note[300];
+
+	ctx_echo_link(ctx, o);
+	ctx_echo_workload(o, w);
+	snprintf(note, sizeof(note), "%.15g sequences of %.15g tokens", gb, sp.seq);
+	out_input_str(o, "batch", "global batch", note);
+	if (cs.kgpu)
+		snprintf(note, sizeof(note), "%s (%s%s): %.4g TFLOP/s dense bf16, compute by kernel, "
+			 "%.4g GB", gpu.name, !strcmp(gpu.from, "default") ? "default; set with --gpu" :
+			 !strcmp(gpu.from, "system") ? "the system's" : "--gpu",
+			 overridden ?
+			 ", overridden" : "", cs.peak_flops / 1e12, gpu_memory / 1e9);
+	else
+		snprintf(note, sizeof(note), "%s (%s%s): %.4g TFLOP/s dense bf16 x MFU %g, %.4g GB",
+			 gpu.name, !strcmp(gpu.from, "default") ? "default; set with --gpu" :
+			 !strcmp(gpu.from, "system") ? "the system's" : "--gpu",
+			 overridden ?
+			 ", overridden" : "", cs.peak_flops / 1e12, cs.mfu, gpu_memory / 1e9);
+	out_input_str(o, "gpu", "GPU", note);
+	if (ctx_trace_calib(ctx))
+		out_text(o, "started from a trace (%s; fit --trace): %scollectives x the measured/"
+			 "predicted time of their cell", ctx_trace_calib(ctx)->from,
+			 from_trace ? "compute at the kernel efficiency it measured, " : "");
+	if (!isnan(price))
+		out_input(o, "price", "price per GPU-hour", price, H_PLAIN, 6, NULL);
+}
+
+/* What was refused and why, then the best configurations (CSV and JSON: all). */
+static void S_tables(struct out *o, const struct search_result *r_, unsigned long top)
+{
+	const struct search_result r = *r_;
+	struct table t = { "search", NULL, columns, C_NCOLS, 0 };
+	struct table rt = { "refused", NULL, rcols, R_NCOLS, 1 };
+	struct cell row[C_NCOLS];
+	size_t i, shown;
+
+	if (r.nreasons) {
+		struct cell rrow[R_NCOLS] = { { 0 } };   /* .s NULL: a number */
+
+		memset(rrow, 0, sizeof(rrow));
+		out_table_begin(o, &rt);
+		for (i = 0; i < r.nreasons; i++) {
+			rrow[R_COUNT].x = (double)r.reason[i].count;
+			rrow[R_REASON].s = r.reason[i].example;
+			out_row(o, rrow);
+		}
+		if (r.refused_other) {
+			rrow[R_COUNT].x = (double)r.refused_other;
+			rrow[R_REASON].s = "(other reasons)";
+			out_row(o, rrow);
+		}
+		out_table_end(o);
+	}
+
+	out_table_begin(o, &t);
+	shown = out_get_format(o) == FMT_TABLE && r.n > top ? top : r.n;
+	for (i = 0; i < shown; i++) {
+		S_fill(row, &r.cand[i]);
+		out_row(o, row);
+	}
+	out_table_end(o);
+	if (shown < r.n)
+		out_text(o, "(%zu more; --format csv lists every one)", r.n - shown);
+}
+
 int cmd_search(int argc, char **argv, struct ctx *ctx)
 {
 	struct search_space sp;
@@ -604,9 +678,6 @@ int cmd_search(int argc, char **argv, struct ctx *ctx)
 	struct workload w;
 	struct errbuf eb;
 	struct dlist gpus = { 0 };
-	struct table t = { "search", NULL, columns, C_NCOLS, 0 };
-	struct table rt = { "refused", NULL, rcols, R_NCOLS, 1 };
-	struct cell row[C_NCOLS];
 	struct out *o;
 	const char *workload_arg = NULL, *gpu_arg = NULL;
 	struct ctx_gpu gpu;
@@ -615,7 +686,7 @@ int cmd_search(int argc, char **argv, struct ctx *ctx)
 	enum step_framework framework = FW_MEGATRON;
 	int tp_overlap = 0;
 	unsigned long max_cp = 8, max_mb = 16, max_virt = 8, top = 10, seq_n = 0, gb_n = 0;
-	size_t i, shown, named = 0, refused;
+	size_t i, named = 0, refused;
 	char note[300];
 	struct opt options[] = {
 		OPT_GROUP_("the model and the run"),
@@ -752,61 +823,14 @@ int cmd_search(int argc, char **argv, struct ctx *ctx)
 	trace_calib_pop(ctx);
 
 	o = ctx_out_open(ctx);
-	ctx_echo_link(ctx, o);
-	ctx_echo_workload(o, &w);
-	snprintf(note, sizeof(note), "%.15g sequences of %.15g tokens", gb, sp.seq);
-	out_input_str(o, "batch", "global batch", note);
-	if (cs.kgpu)
-		snprintf(note, sizeof(note), "%s (%s%s): %.4g TFLOP/s dense bf16, compute by kernel, "
-			 "%.4g GB", gpu.name, !strcmp(gpu.from, "default") ? "default; set with --gpu" :
-			 !strcmp(gpu.from, "system") ? "the system's" : "--gpu",
-			 opts_given(options, "peak") || opts_given(options, "gpu-memory") ?
-			 ", overridden" : "", cs.peak_flops / 1e12, gpu_memory / 1e9);
-	else
-		snprintf(note, sizeof(note), "%s (%s%s): %.4g TFLOP/s dense bf16 x MFU %g, %.4g GB",
-			 gpu.name, !strcmp(gpu.from, "default") ? "default; set with --gpu" :
-			 !strcmp(gpu.from, "system") ? "the system's" : "--gpu",
-			 opts_given(options, "peak") || opts_given(options, "gpu-memory") ?
-			 ", overridden" : "", cs.peak_flops / 1e12, cs.mfu, gpu_memory / 1e9);
-	out_input_str(o, "gpu", "GPU", note);
-	if (ctx_trace_calib(ctx))
-		out_text(o, "started from a trace (%s; fit --trace): %scollectives x the measured/"
-			 "predicted time of their cell", ctx_trace_calib(ctx)->from,
-			 from_trace ? "compute at the kernel efficiency it measured, " : "");
-	if (!isnan(price))
-		out_input(o, "price", "price per GPU-hour", price, H_PLAIN, 6, NULL);
+	S_echo(ctx, o, &w, &sp, &cs, &gpu, gb, price, gpu_memory,
+	       opts_given(options, "peak") || opts_given(options, "gpu-memory"), from_trace);
 	refused = r.tried - r.valid;
 	snprintf(note, sizeof(note), "%zu configurations, %zu refused, %zu fit in "
 		 "%.4g GB", r.tried, refused, r.n, gpu_memory / 1e9);
 	out_input_str(o, "searched", "searched", note);
 
-	if (r.nreasons) {
-		struct cell rrow[R_NCOLS] = { { 0 } };   /* .s NULL: a number */
-
-		memset(rrow, 0, sizeof(rrow));
-		out_table_begin(o, &rt);
-		for (i = 0; i < r.nreasons; i++) {
-			rrow[R_COUNT].x = (double)r.reason[i].count;
-			rrow[R_REASON].s = r.reason[i].example;
-			out_row(o, rrow);
-		}
-		if (r.refused_other) {
-			rrow[R_COUNT].x = (double)r.refused_other;
-			rrow[R_REASON].s = "(other reasons)";
-			out_row(o, rrow);
-		}
-		out_table_end(o);
-	}
-
-	out_table_begin(o, &t);
-	shown = out_get_format(o) == FMT_TABLE && r.n > top ? top : r.n;
-	for (i = 0; i < shown; i++) {
-		S_fill(row, &r.cand[i]);
-		out_row(o, row);
-	}
-	out_table_end(o);
-	if (shown < r.n)
-		out_text(o, "(%zu more; --format csv lists every one)", r.n - shown);
+	S_tables(o, &r, top);
 	if (sp.where)
 		named = S_named(o, &sp, &r, gpu_memory);
 	else
