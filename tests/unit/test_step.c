@@ -762,6 +762,22 @@ void test_step_tp_overlap(void)
 	DBL_NEAR(bag->exposed_s, fmax(0, one - d[0]) + fmax(0, one - d[2]) +
 		 fmax(one - f[0], one / t) + fmax(one - f[2], one / t), 1e-15);
 
+	/* on a link slow enough that every gather outlasts its GEMM, the
+	 * backward all-gathers pay QKV's and the MLP's own data-gradient GEMMs */
+	{
+		static struct link slow = { 0, 3e9, 0 };
+		struct cost_model sm;
+
+		cost_model_link(&sm, &slow);
+		c.tp_overlap = 0; c.recompute = RC_NONE;
+		CHECK(step_run(&w, &c, &cs, &sm, STEP_BAND_NONE, &r, &eb) == 0);
+		bag = find(&r, DIM_TP, PH_BACKWARD, OP_ALLGATHER);
+		one = bag->one_s;
+		CHECK(one > d[0] && one > d[2] && d[0] != d[1]);
+		DBL_NEAR(bag->exposed_s, 2 * one - d[0] - d[2], 1e-12);
+		c.tp_overlap = 1;
+	}
+
 	/* it needs SP, tp > 1 and Megatron's layers */
 	c.sp = 0;
 	CHECK(step_check(&w, &c, &eb) < 0);
@@ -863,6 +879,24 @@ void test_step_deepspeed_2021(void)
 	b = find(&old, DIM_DP, PH_BACKWARD, OP_REDUCESCATTER);
 	DBL_NEAR(b->count, 2 * 4 * 12, 0);
 	DBL_NEAR(b->exposed_s, b->time_s, 0);
+	/* by hand, parameter by parameter: the four weights, four biases and
+	 * two LayerNorms' weight and bias, each at its own size */
+	{
+		double h = w.hidden, f = w.ffn, n[12], per = 0, one;
+		struct coll_cost cc;
+		struct group grp = { 64, 0 };
+
+		n[0] = h * 3 * h; n[1] = h * h; n[2] = h * f; n[3] = f * h;
+		n[4] = 3 * h; n[5] = h; n[6] = f; n[7] = h;
+		n[8] = n[9] = n[10] = n[11] = h;
+		for (i = 0; i < 12; i++) {
+			CHECK(cost_coll(&rm, OP_REDUCESCATTER, cost_algo_preferred(&rm, OP_REDUCESCATTER),
+					&grp, 2 * n[i], &cc, &eb) == 0);
+			one = cc.time_s;
+			per += one + fmax(N * 5e-6, 2 * 2 * n[i] / (2039e9 * 0.85));
+		}
+		DBL_NEAR(b->time_s, 2 * 4 * per, 1e-12);
+	}
 	for (i = 0; i < old.nrows; i++)
 		if (old.rows[i].dim == DIM_DP)
 			sum += old.rows[i].time_s;
