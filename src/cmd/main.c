@@ -199,53 +199,83 @@ static int finish_stdout(int status)
 	return status;
 }
 
-int main(int argc, char **argv)
+/*
+ * What commtime answers with no command: -h/--help, the lists for the
+ * completion scripts and the man page, --version.  1 when arg was one
+ * of them (printed), else 0.
+ */
+static int S_no_command(const char *arg)
 {
-	const struct global_args *g = &global_args;
+	size_t k;
+
+	if (!strcmp(arg, "-h") || !strcmp(arg, "--help"))
+		print_main_usage(stdout);
+	else if (!strcmp(arg, "--help-commands"))
+		/* for the completion scripts: the commands, then the global options */
+		for (k = 0; k < NCOMMANDS; k++)
+			printf("%s\t%s\n", commands[k].name, commands[k].summary);
+	else if (!strcmp(arg, "--help-complete"))
+		opts_print_complete(stdout, global_options);
+	else if (!strcmp(arg, "--help-roff"))
+		opts_print_roff(stdout, global_options);
+	else if (!strcmp(arg, "--version"))
+		puts("commtime " COMMTIME_VERSION);
+	else
+		return 0;
+	return 1;
+}
+
+/*
+ * "help", "help COMMAND", "help help" at argv[*i]: 1 when it printed
+ * (the caller is done), 0 with *cmd set and *i past it for "help COMMAND".
+ */
+static int S_help(int argc, char **argv, int *i, const struct command **cmd)
+{
+	if (*i + 1 < argc && !strcmp(argv[*i + 1], "help")) {
+		/* help on help: what it does, then the commands */
+		printf("commtime help COMMAND: the options of COMMAND, as "
+		       "'commtime COMMAND --help' prints them;\n"
+		       "commtime help: the commands and the global options.\n\n");
+		print_main_usage(stdout);
+		return 1;
+	}
+	if (*i + 1 < argc && argv[*i + 1][0] != '-') {
+		*cmd = find_command(argv[*i + 1]);
+		if (!*cmd)
+			die_usage("unknown command '%s'; see 'commtime --help'", argv[*i + 1]);
+		*i += 2;
+		return 0;
+	}
+	print_main_usage(stdout);
+	return 1;
+}
+
+/*
+ * Global options may stand before or after the command name; pull them
+ * out and keep the rest, in order, for the command (rest[1..*nrest]).
+ * After "--" everything belongs to the command.  Returns the command
+ * (the default one when none is named), or NULL when a help or version
+ * answer was printed and nothing is left to run.
+ */
+static const struct command *S_args(int argc, char **argv, char **rest, int *nrest)
+{
 	const struct command *cmd = NULL;
-	struct ctx ctx;
-	char **rest;
-	int nrest = 0, i = 1, status, want_help = 0;
-	struct errbuf eb;
+	int i = 1, want_help = 0;
 
-	memset(&ctx, 0, sizeof(ctx));
-	rest = xmalloc(sizeof(*rest) * ((size_t)argc + 2));
-
-	/*
-	 * Global options may stand before or after the command name; pull
-	 * them out and keep the rest, in order, for the command.  After "--"
-	 * everything belongs to the command.
-	 */
 	while (i < argc) {
 		if (!strcmp(argv[i], "--")) {
 			while (i < argc)
-				rest[1 + nrest++] = argv[i++];
+				rest[1 + (*nrest)++] = argv[i++];
 			break;
 		}
 		if (opts_take(global_options, argc, argv, &i, NULL))
 			continue;
 		if (!cmd && argv[i][0] != '-') {
 			if (!strcmp(argv[i], "help")) {
-				if (i + 1 < argc && !strcmp(argv[i + 1], "help")) {
-					/* help on help: what it does, then the commands */
-					printf("commtime help COMMAND: the options of COMMAND, as "
-					       "'commtime COMMAND --help' prints them;\n"
-					       "commtime help: the commands and the global options.\n\n");
-					print_main_usage(stdout);
-					free(rest);
-					return finish_stdout(0);
-				}
-				if (i + 1 < argc && argv[i + 1][0] != '-') {
-					cmd = find_command(argv[i + 1]);
-					if (!cmd)
-						die_usage("unknown command '%s'; see 'commtime --help'", argv[i + 1]);
-					want_help = 1;
-					i += 2;
-					continue;
-				}
-				print_main_usage(stdout);
-				free(rest);
-				return finish_stdout(0);
+				if (S_help(argc, argv, &i, &cmd))
+					return NULL;
+				want_help = 1;
+				continue;
 			}
 			cmd = find_command(argv[i]);
 			if (cmd) {
@@ -256,76 +286,55 @@ int main(int argc, char **argv)
 			 * "commtime --ranks 8" runs the default command: a word
 			 * after one of its options is that option's value.
 			 */
-			if (!(nrest > 0 && rest[nrest][0] == '-' && !strchr(rest[nrest], '=')))
+			if (!(*nrest > 0 && rest[*nrest][0] == '-' && !strchr(rest[*nrest], '=')))
 				die_usage("unknown command '%s'; see 'commtime --help'", argv[i]);
 		}
-		if (!cmd && (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))) {
-			print_main_usage(stdout);
-			free(rest);
-			return finish_stdout(0);
-		}
-		/* for the completion scripts: the commands, then the global options */
-		if (!cmd && !strcmp(argv[i], "--help-commands")) {
-			size_t k;
-
-			for (k = 0; k < NCOMMANDS; k++)
-				printf("%s\t%s\n", commands[k].name, commands[k].summary);
-			free(rest);
-			return finish_stdout(0);
-		}
-		if (!cmd && !strcmp(argv[i], "--help-complete")) {
-			opts_print_complete(stdout, global_options);
-			free(rest);
-			return finish_stdout(0);
-		}
-		if (!cmd && !strcmp(argv[i], "--help-roff")) {
-			opts_print_roff(stdout, global_options);
-			free(rest);
-			return finish_stdout(0);
-		}
-		if (!cmd && !strcmp(argv[i], "--version")) {
-			puts("commtime " COMMTIME_VERSION);
-			free(rest);
-			return finish_stdout(0);
-		}
-		rest[1 + nrest++] = argv[i++];
+		if (!cmd && S_no_command(argv[i]))
+			return NULL;
+		rest[1 + (*nrest)++] = argv[i++];
 	}
 	if (!cmd)
 		cmd = &commands[0];
 	if (want_help)
-		rest[1 + nrest++] = "--help";
+		rest[1 + (*nrest)++] = "--help";
 	rest[0] = (char *)cmd->name;
-	rest[1 + nrest] = NULL;
+	rest[1 + *nrest] = NULL;
+	return cmd;
+}
 
-	if (g->format && out_format_parse(g->format, &ctx.format, &eb) < 0)
+/* A name ending in suffix (".csv"). */
+static int S_ends(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), k = strlen(suffix);
+
+	return n > k && !strcmp(s + n - k, suffix);
+}
+
+/* The output options: format, -o, the time unit, the figure's files and size. */
+static void S_outputs(struct ctx *ctx, const struct global_args *g)
+{
+	struct errbuf eb;
+
+	if (g->format && out_format_parse(g->format, &ctx->format, &eb) < 0)
 		die_usage("--format: %s", eb.msg);
-	ctx.output = g->output;
+	ctx->output = g->output;
 	/* "-o expected.csv" with no --format means CSV; likewise .json. */
-	if (!g->format && ctx.output) {
-		size_t n = strlen(ctx.output);
-
-		if (n > 4 && !strcmp(ctx.output + n - 4, ".csv"))
-			ctx.format = FMT_CSV;
-		else if (n > 5 && !strcmp(ctx.output + n - 5, ".json"))
-			ctx.format = FMT_JSON;
-	}
+	if (!g->format && ctx->output)
+		ctx->format = S_ends(ctx->output, ".csv") ? FMT_CSV :
+			      S_ends(ctx->output, ".json") ? FMT_JSON : ctx->format;
 	/* "-o fig.png" would write the text table into an image file. */
-	if (ctx.output && plot_terminal_for(ctx.output))
+	if (ctx->output && plot_terminal_for(ctx->output))
 		die_usage("-o: '%s' names an image, and -o writes the table; "
-			  "draw the figure with --render %s", ctx.output, ctx.output);
-	if (ctx.output) {
-		size_t n = strlen(ctx.output);
-
-		if (n > 3 && !strcmp(ctx.output + n - 3, ".gp"))
-			die_usage("-o: '%s' names a gnuplot script, and -o writes the table; "
-				  "write the script with --plot %s", ctx.output, ctx.output);
-	}
+			  "draw the figure with --render %s", ctx->output, ctx->output);
+	if (ctx->output && S_ends(ctx->output, ".gp"))
+		die_usage("-o: '%s' names a gnuplot script, and -o writes the table; "
+			  "write the script with --plot %s", ctx->output, ctx->output);
 	if (g->time_unit && !time_unit_known(g->time_unit))
 		die_usage("--time-unit: unknown unit '%s' (choose from auto, ns, us, ms, s)",
 			  g->time_unit);
-	ctx.time_unit = g->time_unit && strcmp(g->time_unit, "auto") ? g->time_unit : NULL;
-	ctx.plot = g->plot;
-	ctx.render = g->render;
+	ctx->time_unit = g->time_unit && strcmp(g->time_unit, "auto") ? g->time_unit : NULL;
+	ctx->plot = g->plot;
+	ctx->render = g->render;
 	if (g->size) {
 		char *end;
 		long w = strtol(g->size, &end, 10), h = 0;
@@ -335,39 +344,63 @@ int main(int argc, char **argv)
 		if (*end || w < 100 || h < 100 || w > 10000 || h > 10000)
 			die_usage("--size: want WIDTHxHEIGHT in pixels, 100 to 10000 each, got '%s'",
 				  g->size);
-		ctx.fig_width = (int)w;
-		ctx.fig_height = (int)h;
+		ctx->fig_width = (int)w;
+		ctx->fig_height = (int)h;
 	}
-	ctx.fig_title = g->title;
-	if ((g->size || g->title) && !ctx.plot && !ctx.render)
+	ctx->fig_title = g->title;
+	if ((g->size || g->title) && !ctx->plot && !ctx->render)
 		die_usage("%s: only with --plot or --render", g->size ? "--size" : "--title");
-	if (ctx.render && !plot_terminal_for(ctx.render))
+	if (ctx->render && !plot_terminal_for(ctx->render))
 		die_usage("--render: cannot tell the image format of '%s' "
-			  "(use a name ending in .png, .svg or .pdf)", ctx.render);
+			  "(use a name ending in .png, .svg or .pdf)", ctx->render);
 	{
-		const char *paths[] = { ctx.output, ctx.plot, ctx.render };
+		const char *paths[] = { ctx->output, ctx->plot, ctx->render };
 		static const char *const opts[] = { "-o", "--plot", "--render" };
 
 		outputs_distinct(paths, opts, 3);
 	}
 	/* A script that cannot name its image is refused before any work. */
-	if (ctx.plot)
-		free(ctx_script_image(&ctx));
-	if (!uses_link(cmd->name)) {
-		const struct opt *o;
-		int help = 0, k, tagged = 0;
+	if (ctx->plot)
+		free(ctx_script_image(ctx));
+}
 
-		for (k = 1; k <= nrest; k++)
-			help |= !strcmp(rest[k], "-h") || !strcmp(rest[k], "--help");
-		for (o = global_options; o->type != OPT_END && !help; o++) {
-			if (o->type == OPT_GROUP)
-				tagged = (o->tag & OPT_TAG_LINK) != 0;
-			/* the search path harms nothing; the link itself would be ignored */
-			else if (tagged && o->given && strcmp(o->long_name, "presets-dir"))
-				die_usage("--%s: '%s' computes no communication time and uses no "
-					  "link or system", o->long_name, cmd->name);
-		}
+/* A link or system option given to a command that computes no communication time. */
+static void S_no_link(const struct command *cmd, char **rest, int nrest)
+{
+	const struct opt *o;
+	int help = 0, k, tagged = 0;
+
+	if (uses_link(cmd->name))
+		return;
+	for (k = 1; k <= nrest; k++)
+		help |= !strcmp(rest[k], "-h") || !strcmp(rest[k], "--help");
+	for (o = global_options; o->type != OPT_END && !help; o++) {
+		if (o->type == OPT_GROUP)
+			tagged = (o->tag & OPT_TAG_LINK) != 0;
+		/* the search path harms nothing; the link itself would be ignored */
+		else if (tagged && o->given && strcmp(o->long_name, "presets-dir"))
+			die_usage("--%s: '%s' computes no communication time and uses no "
+				  "link or system", o->long_name, cmd->name);
 	}
+}
+
+int main(int argc, char **argv)
+{
+	const struct global_args *g = &global_args;
+	const struct command *cmd;
+	struct ctx ctx;
+	char **rest;
+	int nrest = 0, status;
+
+	memset(&ctx, 0, sizeof(ctx));
+	rest = xmalloc(sizeof(*rest) * ((size_t)argc + 2));
+	cmd = S_args(argc, argv, rest, &nrest);
+	if (!cmd) {
+		free(rest);
+		return finish_stdout(0);
+	}
+	S_outputs(&ctx, g);
+	S_no_link(cmd, rest, nrest);
 	resolve_machine(&ctx, g, !strcmp(cmd->name, "fit"));
 	if (ctx.have_system && !system_ready(cmd->name))
 		die_usage("%s: not available on a system yet; describe one link with "
