@@ -121,6 +121,192 @@ static double S_spec_beta(const struct system *s, enum coll_op op, unsigned long
 	return 0;
 }
 
+/*
+ * The name the saved preset will carry must load again: refuse it before
+ * any work, and refuse --save onto another output of the run (the input
+ * itself may be replaced: it is read completely first).  Returns the
+ * name to save under.
+ */
+static char *S_save_name(struct ctx *ctx, const char *save_path, const char *name)
+{
+	char *save_name = NULL;
+	struct errbuf eb;
+
+	const char *paths[] = { ctx->output, ctx->plot, ctx->render, save_path };
+	static const char *const opts[] = { "-o", "--plot", "--render", "--save" };
+
+	char *stem = preset_file_stem(save_path);
+	int other = stem && name && strcmp(name, stem);
+
+	outputs_distinct(paths, opts, 4);
+	if (stem && !name && preset_save_name(save_path, 0, &save_name, &eb) < 0) {
+		free(stem);
+		die_usage("--save: %s", eb.msg);
+	}
+	free(stem);
+	if (other)
+		die_usage("--name: '%s' is not the file name of '%s': a preset carries "
+			  "its file's name (leave --name out, or save as '%s.preset')",
+			  name, save_path, name);
+	if (!save_name)
+		save_name = name ? xstrdup(name) : fit_preset_name_of(save_path);
+	if (preset_save_check(save_path, &eb) < 0)
+		die("--save: %s", eb.msg);
+	if (!preset_name_valid(save_name))
+		die_usage("%s: '%s' is not a valid preset name: names use a-z, 0-9, "
+			  "'.', '_' and '-', start with a letter or digit and are at most "
+			  PRESET_NAME_MAX_TEXT " bytes long%s",
+			  name ? "--name" : "--save", save_name,
+			  name ? "" : "; name the file so, or give --name");
+	return save_name;
+}
+
+/* What the fit was given and assumed, above its tables. */
+static void S_echo(const struct ctx *ctx, struct out *o, const struct meas *m_,
+		   const struct meas_args *ma_, const struct fit_opts *fo_,
+		   const struct link_coeffs *co_, const struct fit_model *fm_, const char *switches,
+		   double line_from_machine)
+{
+	const struct meas m = *m_;
+	const struct meas_args ma = *ma_;
+	const struct fit_opts fo = *fo_;
+	const struct link_coeffs co = *co_;
+	const struct fit_model fm = *fm_;
+	char note[96];
+
+	out_input_str(o, "file", "file", m.path);
+	{
+		char fmt[64];
+
+		snprintf(fmt, sizeof(fmt), "%s (detected)", meas_format_name(m.format));
+		out_input_str(o, "format", "format", fmt);
+	}
+	out_input_str(o, "op", "collective", coll_op_name((enum coll_op)m.op));
+	snprintf(note, sizeof(note), "%s", ma.ranks ? "from --ranks" :
+		 m.format == MEAS_NCCL_TEXT ? "from the log's '# Rank' lines" : "from the file");
+	out_input(o, "ranks", "ranks", (double)m.ranks, H_PLAIN, 10, note);
+	out_input_str(o, "algo", "algorithm", coll_algo_name(fo.algo));
+	snprintf(note, sizeof(note), "T(S) = %.6g*alpha + %.6g*S/beta", co.a, co.b);
+	out_input_str(o, "model", "model", note);
+	out_input_str(o, "times", "times", ma.in_place ? "in-place" : "out-of-place");
+	if (switches) {
+		out_input_str(o, "machine", "machine", switches);
+		if (ctx->nccl_version)
+			out_input_str(o, "nccl_version", "NCCL version", ctx->nccl_version);
+		/* the launch of one thread driving several GPUs (the log's banner):
+		 * NCCL's times on the machine take it, its protocol switches not */
+		if (ctx->gpus_per_process)
+			out_input_str(o, "gpus_per_process", "GPUs per process", ctx->gpus_per_process);
+		out_input_str(o, "switches", "regimes", "none across a protocol switch of NCCL's "
+			      "model there");
+		if (line_from_machine > 0)
+			out_input(o, "line_rate", "line rate", line_from_machine, H_RATE, 4,
+				  "the machine's intra link: no bandwidth above it");
+		if (fm.spec_last)
+			out_input(o, "spec_beta", "prior", fo.spec_beta, H_RATE, 4, "the machine's "
+				  "bandwidth for the last regime: the log ends below its n1/2");
+	}
+	out_input(o, "base_steps", "base latency", fm.base_steps, H_PLAIN, 10,
+		  fm.base_steps > 0 ? "per-step latencies per call, a prior; --base-steps" :
+		  "none (--base-steps 0)");
+}
+
+/*
+ * --machine SYSTEM: the system the log was measured on, whose NCCL model
+ * says where the protocol switches (regimes never cross one), the spec's
+ * bandwidth for a last regime below its n1/2, and on one node without
+ * NVLS the intra line rate as a bound.
+ */
+static void S_machine(struct ctx *ctx, const char *switches, const struct meas *m,
+		      const struct link_coeffs *co, struct fit_opts *fo, struct system *sw_sys,
+		      struct nccl_cost *sw_nc, struct cost_model *sw_model,
+		      double *line_from_machine)
+{
+	unsigned protos = ~0u;   /* --proto, as the system's model takes it (main.c) */
+	struct errbuf eb;
+
+	if (global_args.proto && nccl_proto_mask(global_args.proto, &protos, &eb) < 0)
+		die_usage("--proto: %s", eb.msg);
+	if (system_load(&ctx->dirs, switches, sw_sys, &eb) < 0 ||
+	    system_check_ranks(sw_sys, m->ranks, &eb) < 0 ||
+	    nccl_cost_init(sw_nc, sw_model, sw_sys, ctx->nccl_algo_mask, protos, &eb) < 0)
+		die("--machine: %s", eb.msg);
+	sw_nc->params = ctx->nccl_params;
+	ctx_nccl_from_log(ctx, m, sw_nc);
+	fo->switches = sw_model;
+	fo->spec_beta = S_spec_beta(sw_sys, (enum coll_op)m->op, m->ranks, co);
+	/*
+	 * On one node without NVLink SHARP the intra link's line rate
+	 * bounds every bandwidth; NVLS reduces in the switches and
+	 * trees across nodes carry less than a ring, so neither has a
+	 * bound of this form.
+	 */
+	if (!(fo->line_rate > 0) && !sw_sys->nvls && system_nodes(sw_sys, m->ranks) == 1)
+		fo->line_rate = *line_from_machine = sw_sys->intra.beta_line;
+	fo->switch_op = (enum coll_op)m->op;
+	fo->switch_ranks = m->ranks;
+}
+
+/* The alpha-beta fit, the regimes, the held-out accuracy and the residuals. */
+static void S_tables(struct out *o, const struct meas *m_, const double *S, const double *T,
+		     const struct ab_fit *ab_, const struct fit_model *fm_,
+		     const struct fit_model *fab_, const struct holdout *hp)
+{
+	const struct meas m = *m_;
+	const struct ab_fit ab = *ab_;
+	const struct fit_model fm = *fm_, fab = *fab_;
+	int holdout = hp != NULL;
+	struct holdout h;
+	size_t i;
+
+	if (hp)
+		h = *hp;
+	out_table_begin(o, &ab_table);
+	{
+		struct cell r[] = { { NULL, ab.alpha }, { NULL, ab.alpha_err },
+				    { NULL, ab.beta }, { NULL, ab.beta_err },
+				    { NULL, ab.n_half }, { NULL, ab.rms } };
+		out_row(o, r);
+	}
+	out_table_end(o);
+
+	out_table_begin(o, &reg_table);
+	for (i = 0; i < fm.nreg; i++) {
+		struct cell r[] = { { NULL, (double)(i + 1) }, { NULL, fm.reg[i].lo },
+				    { NULL, fm.reg[i].hi }, { NULL, fm.reg[i].alpha },
+				    { NULL, fm.reg[i].beta }, { NULL, (double)fm.reg[i].n },
+				    { NULL, fm.base_steps * fm.reg[i].alpha } };
+		out_row(o, r);
+	}
+	out_table_end(o);
+
+	if (holdout) {
+		struct cell r1[] = { { "regimes", 0 }, { NULL, h.median }, { NULL, h.p90 },
+				     { NULL, h.max }, { NULL, (double)h.n } };
+		struct cell r2[] = { { "alpha-beta", 0 }, { NULL, h.ab_median },
+				     { NULL, h.ab_p90 }, { NULL, h.ab_max }, { NULL, (double)h.n } };
+
+		out_table_begin(o, &hold_table);
+		out_row(o, r1);
+		out_row(o, r2);
+		out_table_end(o);
+	}
+
+	out_table_begin(o, &res_table);
+	for (i = 0; i < m.n; i++) {
+		double f = fit_model_time(&fm, (enum coll_op)m.op, m.ranks, S[i]);
+		double fa = fit_model_time(&fab, (enum coll_op)m.op, m.ranks, S[i]);
+		char rg[24];
+		struct cell r[] = { { NULL, S[i] }, { NULL, T[i] }, { rg, 0 }, { NULL, f },
+				    { NULL, fit_rel_err(f, T[i]) }, { NULL, fa }, { NULL, fit_rel_err(fa, T[i]) },
+				    { NULL, ab.alpha }, { NULL, ab.beta } };
+
+		fit_regime_of(&fm, S[i], rg, sizeof(rg));
+		out_row(o, r);
+	}
+	out_table_end(o);
+}
+
 int cmd_fit(int argc, char **argv, struct ctx *ctx)
 {
 	struct fit_opts fo = { .algo = ALGO_RING };
@@ -143,8 +329,6 @@ int cmd_fit(int argc, char **argv, struct ctx *ctx)
 	struct holdout h;
 	struct out *o;
 	double *S, *T;
-	char note[96];
-	size_t i;
 
 	struct opt options[] = {
 		OPTS_MEASUREMENT(&ma),
@@ -203,39 +387,8 @@ int cmd_fit(int argc, char **argv, struct ctx *ctx)
 	if (regimes && strcmp(regimes, "auto"))
 		fo.regimes = (int)opt_quantity_range("--regimes", Q_COUNT, regimes,
 						     1, FIT_REGIMES_MAX);
-	/*
-	 * The name the saved preset will carry must load again: refuse it
-	 * before any work, and refuse --save onto another output of the run
-	 * (the input itself may be replaced: it is read completely first).
-	 */
-	if (save_path) {
-		const char *paths[] = { ctx->output, ctx->plot, ctx->render, save_path };
-		static const char *const opts[] = { "-o", "--plot", "--render", "--save" };
-
-		char *stem = preset_file_stem(save_path);
-		int other = stem && name && strcmp(name, stem);
-
-		outputs_distinct(paths, opts, 4);
-		if (stem && !name && preset_save_name(save_path, 0, &save_name, &eb) < 0) {
-			free(stem);
-			die_usage("--save: %s", eb.msg);
-		}
-		free(stem);
-		if (other)
-			die_usage("--name: '%s' is not the file name of '%s': a preset carries "
-				  "its file's name (leave --name out, or save as '%s.preset')",
-				  name, save_path, name);
-		if (!save_name)
-			save_name = name ? xstrdup(name) : fit_preset_name_of(save_path);
-		if (preset_save_check(save_path, &eb) < 0)
-			die("--save: %s", eb.msg);
-		if (!preset_name_valid(save_name))
-			die_usage("%s: '%s' is not a valid preset name: names use a-z, 0-9, "
-				  "'.', '_' and '-', start with a letter or digit and are at most "
-				  PRESET_NAME_MAX_TEXT " bytes long%s",
-				  name ? "--name" : "--save", save_name,
-				  name ? "" : "; name the file so, or give --name");
-	}
+	if (save_path)
+		save_name = S_save_name(ctx, save_path, name);
 	meas_args_load(&ma, argv[0], &m);
 	if (fit_link_coeffs((enum coll_op)m.op, fo.algo, m.ranks, &co, &eb) < 0)
 		die("%s: %s", m.path, eb.msg);
@@ -245,31 +398,9 @@ int cmd_fit(int argc, char **argv, struct ctx *ctx)
 		die_usage("--nccl-version: only with --machine or a system");
 	if (global_args.proto && !switches && !ctx->have_system)
 		die_usage("--proto: only with --machine or a system");
-	if (switches) {
-		unsigned protos = ~0u;   /* --proto, as the system's model takes it (main.c) */
-
-		if (global_args.proto && nccl_proto_mask(global_args.proto, &protos, &eb) < 0)
-			die_usage("--proto: %s", eb.msg);
-		if (system_load(&ctx->dirs, switches, &sw_sys, &eb) < 0 ||
-		    system_check_ranks(&sw_sys, m.ranks, &eb) < 0 ||
-		    nccl_cost_init(&sw_nc, &sw_model, &sw_sys, ctx->nccl_algo_mask, protos, &eb) < 0)
-			die("--machine: %s", eb.msg);
-		sw_nc.params = ctx->nccl_params;
-		ctx_nccl_from_log(ctx, &m, &sw_nc);
-		fo.switches = &sw_model;
-		fo.spec_beta = S_spec_beta(&sw_sys, (enum coll_op)m.op, m.ranks, &co);
-		/*
-		 * On one node without NVLink SHARP the intra link's line rate
-		 * bounds every bandwidth; NVLS reduces in the switches and
-		 * trees across nodes carry less than a ring, so neither has a
-		 * bound of this form.
-		 */
-		if (!(fo.line_rate > 0) && !sw_sys.nvls && system_nodes(&sw_sys, m.ranks) == 1)
-			fo.line_rate = line_from_machine = sw_sys.intra.beta_line;
-		fo.switch_op = (enum coll_op)m.op;
-		fo.switch_ranks = m.ranks;
-	}
-
+	if (switches)
+		S_machine(ctx, switches, &m, &co, &fo, &sw_sys, &sw_nc, &sw_model,
+			  &line_from_machine);
 	fit_meas_rows(&m, ma.in_place, &S, &T);
 	if (fit_ab(S, T, m.n, &co, fo.robust, &ab, &eb) < 0 ||
 	    fit_model_fit(S, T, m.n, (enum coll_op)m.op, m.ranks, &fo, &fm, &eb) < 0)
@@ -285,86 +416,8 @@ int cmd_fit(int argc, char **argv, struct ctx *ctx)
 		fit_save_link(save_path, &m, &ab, &fm, holdout ? &h : NULL, ma.in_place, save_name);
 
 	o = ctx_out_open(ctx);
-	out_input_str(o, "file", "file", m.path);
-	{
-		char fmt[64];
-
-		snprintf(fmt, sizeof(fmt), "%s (detected)", meas_format_name(m.format));
-		out_input_str(o, "format", "format", fmt);
-	}
-	out_input_str(o, "op", "collective", coll_op_name((enum coll_op)m.op));
-	snprintf(note, sizeof(note), "%s", ma.ranks ? "from --ranks" :
-		 m.format == MEAS_NCCL_TEXT ? "from the log's '# Rank' lines" : "from the file");
-	out_input(o, "ranks", "ranks", (double)m.ranks, H_PLAIN, 10, note);
-	out_input_str(o, "algo", "algorithm", coll_algo_name(fo.algo));
-	snprintf(note, sizeof(note), "T(S) = %.6g*alpha + %.6g*S/beta", co.a, co.b);
-	out_input_str(o, "model", "model", note);
-	out_input_str(o, "times", "times", ma.in_place ? "in-place" : "out-of-place");
-	if (switches) {
-		out_input_str(o, "machine", "machine", switches);
-		if (ctx->nccl_version)
-			out_input_str(o, "nccl_version", "NCCL version", ctx->nccl_version);
-		/* the launch of one thread driving several GPUs (the log's banner):
-		 * NCCL's times on the machine take it, its protocol switches not */
-		if (ctx->gpus_per_process)
-			out_input_str(o, "gpus_per_process", "GPUs per process", ctx->gpus_per_process);
-		out_input_str(o, "switches", "regimes", "none across a protocol switch of NCCL's "
-			      "model there");
-		if (line_from_machine > 0)
-			out_input(o, "line_rate", "line rate", line_from_machine, H_RATE, 4,
-				  "the machine's intra link: no bandwidth above it");
-		if (fm.spec_last)
-			out_input(o, "spec_beta", "prior", fo.spec_beta, H_RATE, 4, "the machine's "
-				  "bandwidth for the last regime: the log ends below its n1/2");
-	}
-	out_input(o, "base_steps", "base latency", fm.base_steps, H_PLAIN, 10,
-		  fm.base_steps > 0 ? "per-step latencies per call, a prior; --base-steps" :
-		  "none (--base-steps 0)");
-
-	out_table_begin(o, &ab_table);
-	{
-		struct cell r[] = { { NULL, ab.alpha }, { NULL, ab.alpha_err },
-				    { NULL, ab.beta }, { NULL, ab.beta_err },
-				    { NULL, ab.n_half }, { NULL, ab.rms } };
-		out_row(o, r);
-	}
-	out_table_end(o);
-
-	out_table_begin(o, &reg_table);
-	for (i = 0; i < fm.nreg; i++) {
-		struct cell r[] = { { NULL, (double)(i + 1) }, { NULL, fm.reg[i].lo },
-				    { NULL, fm.reg[i].hi }, { NULL, fm.reg[i].alpha },
-				    { NULL, fm.reg[i].beta }, { NULL, (double)fm.reg[i].n },
-				    { NULL, fm.base_steps * fm.reg[i].alpha } };
-		out_row(o, r);
-	}
-	out_table_end(o);
-
-	if (holdout) {
-		struct cell r1[] = { { "regimes", 0 }, { NULL, h.median }, { NULL, h.p90 },
-				     { NULL, h.max }, { NULL, (double)h.n } };
-		struct cell r2[] = { { "alpha-beta", 0 }, { NULL, h.ab_median },
-				     { NULL, h.ab_p90 }, { NULL, h.ab_max }, { NULL, (double)h.n } };
-
-		out_table_begin(o, &hold_table);
-		out_row(o, r1);
-		out_row(o, r2);
-		out_table_end(o);
-	}
-
-	out_table_begin(o, &res_table);
-	for (i = 0; i < m.n; i++) {
-		double f = fit_model_time(&fm, (enum coll_op)m.op, m.ranks, S[i]);
-		double fa = fit_model_time(&fab, (enum coll_op)m.op, m.ranks, S[i]);
-		char rg[24];
-		struct cell r[] = { { NULL, S[i] }, { NULL, T[i] }, { rg, 0 }, { NULL, f },
-				    { NULL, fit_rel_err(f, T[i]) }, { NULL, fa }, { NULL, fit_rel_err(fa, T[i]) },
-				    { NULL, ab.alpha }, { NULL, ab.beta } };
-
-		fit_regime_of(&fm, S[i], rg, sizeof(rg));
-		out_row(o, r);
-	}
-	out_table_end(o);
+	S_echo(ctx, o, &m, &ma, &fo, &co, &fm, switches, line_from_machine);
+	S_tables(o, &m, S, T, &ab, &fm, &fab, holdout ? &h : NULL);
 	if (save_path)
 		out_text(o, "saved the fit as link preset '%s'", save_path);
 	fit_figure(ctx, &m, S, T, &ab, &fm, &fab, ma.in_place);
