@@ -49,6 +49,102 @@ static const struct column columns[C_COUNT] = {
 		  .human = H_RATE, .prec = 4, .width = 15 },
 };
 
+/* One unit for the times of the table, from the fastest to the slowest. */
+static void S_units(const struct ctx *ctx, const struct ddp_params *p, const struct dlist *ranks,
+		    int have_compute, struct column *cols)
+{
+	struct time_unit u;
+	double tmin = INFINITY, tmax = 0;
+	size_t i;
+
+	for (i = 0; i < ranks->n; i++) {
+		struct ddp_step s;
+
+		ddp_step_cost(p, &ctx->model, (unsigned long)ranks->v[i], &s);
+		if (s.exposed_s > 0)
+			tmin = fmin(tmin, s.exposed_s);
+		if (s.comm_s > 0)
+			tmin = fmin(tmin, s.comm_s);
+		tmax = fmax(tmax, have_compute ? s.step_s : s.comm_s);
+	}
+	ctx_time_unit(ctx, tmin, tmax, UNIT_BY_LARGEST, &u);
+	column_time_unit(&cols[C_COMM], &u);
+	column_time_unit(&cols[C_EXPOSED], &u);
+	column_time_unit(&cols[C_STEP], &u);
+}
+
+/* What the step was given, above the table; the target column's label. */
+static void S_echo(const struct ctx *ctx, struct out *o, const struct ddp_params *p_,
+		   const struct workload_args *wa_, const struct workload *w, double params,
+		   double grad_bytes, const char *grad_arg, int have_compute, double target,
+		   struct column *cols, char *label, size_t llen)
+{
+	const struct ddp_params p = *p_;
+	const struct workload_args wa = *wa_;
+	char note[160];
+
+	ctx_echo_link(ctx, o);
+	if (wa.workload) {
+		ctx_echo_workload(o, w);
+	} else if (wa.params_arg)
+		out_input(o, "params", "parameters", params, H_PLAIN, 12,
+			  workload_fmt_count(note, sizeof(note), params));
+	if (!grad_arg) {
+		snprintf(note, sizeof(note), "%.12g parameters x %g B", params, grad_bytes);
+		out_input(o, "grad_B", "gradient", p.grad_bytes, H_SIZE, 4, note);
+	} else
+		out_input(o, "grad_B", "gradient", p.grad_bytes, H_SIZE, 4, NULL);
+	if (have_compute)
+		out_input(o, "compute_s", "compute", p.compute, H_TIME, 4,
+			  "forward + backward, one step");
+	else
+		out_input_str(o, "compute", "compute",
+			      "not given: the all-reduce alone (--compute TIME for the step)");
+	out_input_str(o, "algo", "all-reduce", cost_algo_label(&ctx->model, p.algo));
+	if (p.bucket > 0) {
+		snprintf(note, sizeof(note), "%.0f buckets per step",
+			 p.bucket < p.grad_bytes ? ceil(p.grad_bytes / p.bucket) : 1);
+		out_input(o, "bucket_B", "bucket", p.bucket, H_SIZE, 4, note);
+	}
+	if (p.overlap > 0) {
+		snprintf(note, sizeof(note), "of backward, %.4g ms hidden at most",
+			 p.overlap * p.backward_share * p.compute * 1e3);
+		out_input(o, "overlap", "overlap", p.overlap, H_PERCENT, 1, note);
+		out_input(o, "backward_share", "backward share", p.backward_share, H_PERCENT, 1,
+			  "of compute");
+	}
+	if (target > 0) {
+		out_input(o, "target", "target share", target, H_PERCENT, 1, NULL);
+		snprintf(label, llen, "beta for %.4g %%", target * 100);
+		cols[C_TARGET].label = label;
+	}
+}
+
+/* Why a target share is out of reach: with infinite bandwidth only the latency is left. */
+static void S_unreachable(const struct ctx *ctx, struct out *o, const struct ddp_params *p,
+			  const struct dlist *ranks, double target)
+{
+	struct errbuf eb;
+	size_t i;
+
+	for (i = 0; i < ranks->n; i++) {
+		struct link inf = ctx->model.link;
+		struct ddp_step s;
+		enum target_result tr;
+		double beta;
+
+		if (ddp_target_beta(p, &ctx->model.link, (unsigned long)ranks->v[i], target,
+				    &tr, &beta, &eb) < 0 || tr != TARGET_UNREACHABLE)
+			continue;
+		inf.beta = INFINITY;
+		ddp_step(p, &inf, (unsigned long)ranks->v[i], &s);
+		out_text(o, "at %lu ranks no bandwidth reaches %.4g %%: latency alone "
+			 "takes %.1f ms, %.1f %% of the step",
+			 (unsigned long)ranks->v[i], target * 100, s.exposed_s * 1e3,
+			 s.fraction * 100);
+	}
+}
+
 int cmd_ddp(int argc, char **argv, struct ctx *ctx)
 {
 	struct ddp_params p;
@@ -63,7 +159,7 @@ int cmd_ddp(int argc, char **argv, struct ctx *ctx)
 	double params = 0, grad_bytes = STEP_GRAD_BYTES, target = 0;
 	int have_compute, unreachable = 0;
 	size_t i;
-	char note[160], label[40];
+	char label[40];
 	struct opt options[] = {
 		OPT_GROUP_("the model"),
 		OPT_POSITIVE_("grad", "SIZE", Q_SIZE, &p.grad_bytes,
@@ -139,63 +235,11 @@ int cmd_ddp(int argc, char **argv, struct ctx *ctx)
 		t.ncols = C_TARGET;
 	if (!have_compute)
 		cols[C_EXPOSED].flags = cols[C_STEP].flags = cols[C_FRACTION].flags = COL_DATA_ONLY;
-	{
-		/* one unit for the times of the table, from the fastest to the slowest */
-		struct time_unit u;
-		double tmin = INFINITY, tmax = 0;
-
-		for (i = 0; i < ranks.n; i++) {
-			struct ddp_step s;
-
-			ddp_step_cost(&p, &ctx->model, (unsigned long)ranks.v[i], &s);
-			if (s.exposed_s > 0)
-				tmin = fmin(tmin, s.exposed_s);
-			if (s.comm_s > 0)
-				tmin = fmin(tmin, s.comm_s);
-			tmax = fmax(tmax, have_compute ? s.step_s : s.comm_s);
-		}
-		ctx_time_unit(ctx, tmin, tmax, UNIT_BY_LARGEST, &u);
-		column_time_unit(&cols[C_COMM], &u);
-		column_time_unit(&cols[C_EXPOSED], &u);
-		column_time_unit(&cols[C_STEP], &u);
-	}
+	S_units(ctx, &p, &ranks, have_compute, cols);
 
 	o = ctx_out_open(ctx);
-	ctx_echo_link(ctx, o);
-	if (wa.workload) {
-		ctx_echo_workload(o, &w);
-	} else if (wa.params_arg)
-		out_input(o, "params", "parameters", params, H_PLAIN, 12,
-			  workload_fmt_count(note, sizeof(note), params));
-	if (!grad_arg) {
-		snprintf(note, sizeof(note), "%.12g parameters x %g B", params, grad_bytes);
-		out_input(o, "grad_B", "gradient", p.grad_bytes, H_SIZE, 4, note);
-	} else
-		out_input(o, "grad_B", "gradient", p.grad_bytes, H_SIZE, 4, NULL);
-	if (have_compute)
-		out_input(o, "compute_s", "compute", p.compute, H_TIME, 4,
-			  "forward + backward, one step");
-	else
-		out_input_str(o, "compute", "compute",
-			      "not given: the all-reduce alone (--compute TIME for the step)");
-	out_input_str(o, "algo", "all-reduce", cost_algo_label(&ctx->model, p.algo));
-	if (p.bucket > 0) {
-		snprintf(note, sizeof(note), "%.0f buckets per step",
-			 p.bucket < p.grad_bytes ? ceil(p.grad_bytes / p.bucket) : 1);
-		out_input(o, "bucket_B", "bucket", p.bucket, H_SIZE, 4, note);
-	}
-	if (p.overlap > 0) {
-		snprintf(note, sizeof(note), "of backward, %.4g ms hidden at most",
-			 p.overlap * p.backward_share * p.compute * 1e3);
-		out_input(o, "overlap", "overlap", p.overlap, H_PERCENT, 1, note);
-		out_input(o, "backward_share", "backward share", p.backward_share, H_PERCENT, 1,
-			  "of compute");
-	}
-	if (target > 0) {
-		out_input(o, "target", "target share", target, H_PERCENT, 1, NULL);
-		snprintf(label, sizeof(label), "beta for %.4g %%", target * 100);
-		cols[C_TARGET].label = label;
-	}
+	S_echo(ctx, o, &p, &wa, &w, params, grad_bytes, grad_arg, have_compute, target, cols,
+	       label, sizeof(label));
 
 	out_table_begin(o, &t);
 	for (i = 0; i < ranks.n; i++) {
@@ -233,25 +277,8 @@ int cmd_ddp(int argc, char **argv, struct ctx *ctx)
 	}
 	out_table_end(o);
 
-	if (unreachable) {
-		/* Say why: with infinite bandwidth only the latency terms are left. */
-		for (i = 0; i < ranks.n; i++) {
-			struct link inf = ctx->model.link;
-			struct ddp_step s;
-			enum target_result tr;
-			double beta;
-
-			if (ddp_target_beta(&p, &ctx->model.link, (unsigned long)ranks.v[i], target,
-					    &tr, &beta, &eb) < 0 || tr != TARGET_UNREACHABLE)
-				continue;
-			inf.beta = INFINITY;
-			ddp_step(&p, &inf, (unsigned long)ranks.v[i], &s);
-			out_text(o, "at %lu ranks no bandwidth reaches %.4g %%: latency alone "
-				 "takes %.1f ms, %.1f %% of the step",
-				 (unsigned long)ranks.v[i], target * 100, s.exposed_s * 1e3,
-				 s.fraction * 100);
-		}
-	}
+	if (unreachable)
+		S_unreachable(ctx, o, &p, &ranks, target);
 	if (ctx_wants_figure(ctx))
 		ddp_figure(ctx, &p, &ranks, target, have_compute);
 	ctx_out_close(ctx, o);
