@@ -468,13 +468,132 @@ static void tier_finish(const struct system *s, struct coll_cost *o, double lat_
 	o->bound = lat_e + bw_e > lat_i + bw_i ? TIER_INTER : TIER_INTRA;
 }
 
+/* What every algorithm of the tiers model reads: the two tiers' α and β,
+ * the group's NIC bandwidth, its ranks, ranks per node and nodes. */
+struct tier_in {
+	const struct system *s;
+	enum coll_op op;
+	double S, ai, bi, ae, be, Be, nn, GG, NN;
+	unsigned long N;
+};
+
+/* Ring: 0, or 1 when the op is not modelled so. */
+static int tiers_ring(const struct tier_in *t, struct coll_cost *out)
+{
+	enum coll_op op = t->op;
+	double S = t->S, ai = t->ai, bi = t->bi, ae = t->ae, Be = t->Be, nn = t->nn, NN = t->NN;
+
+	/*
+	 * One ring through all ranks (NCCL runs one per NIC): of its
+	 * steps, those that cross a node boundary pay the NIC's α; the
+	 * bandwidth is that of the slower of the intra link and the
+	 * node's NICs together.  Steps: 2(n-1) for all-reduce, n-1 for
+	 * the others; of them 2(N-1), resp. N-1, cross nodes.
+	 */
+	double steps = op == OP_ALLREDUCE ? 2 : 1;
+	double vol = op == OP_ALLREDUCE ? 2 * (nn - 1) / nn :
+		     op == OP_BROADCAST || op == OP_REDUCE ? 1 : (nn - 1) / nn;
+	double slow = bi < Be ? bi : Be, bw = vol * S / slow;
+
+	if (op == OP_ALLTOALL || op == OP_SENDRECV)
+		return 1;
+	tier_finish(t->s, out, steps * (nn - NN) * ai, steps * (NN - 1) * ae,
+		    bi <= Be ? bw : 0, bi <= Be ? 0 : bw, bw);
+	return 0;
+}
+
+/* Hierarchical, tier by tier: 0, or 1 when the op is not modelled so. */
+static int tiers_hier(const struct tier_in *t, struct coll_cost *out)
+{
+	enum coll_op op = t->op;
+	double S = t->S, ai = t->ai, bi = t->bi, ae = t->ae, Be = t->Be, GG = t->GG, NN = t->NN;
+
+	/*
+	 * All-reduce: reduce-scatter inside the node, all-reduce of
+	 * each GPU's 1/G across nodes over the node's NICs, all-gather
+	 * inside.  All-gather and reduce-scatter: one phase of each
+	 * tier.  Broadcast and reduce: a chain across nodes, then one
+	 * inside (the reverse for reduce).
+	 */
+	double li, le, wi, we;
+
+	if (op == OP_ALLREDUCE) {
+		li = 2 * (GG - 1) * ai;
+		wi = 2 * (GG - 1) / GG * S / bi;
+		le = 2 * (NN - 1) * ae;
+		we = 2 * (NN - 1) / NN * S / Be;
+	} else if (op == OP_ALLGATHER || op == OP_REDUCESCATTER) {
+		li = (GG - 1) * ai;
+		wi = (GG - 1) / GG * S / bi;
+		le = (NN - 1) * ae;
+		we = (NN - 1) / NN * S / Be;
+	} else if (op == OP_BROADCAST || op == OP_REDUCE) {
+		li = (GG - 1) * ai;
+		wi = S / bi;
+		le = (NN - 1) * ae;
+		we = S / Be;
+	} else {
+		return 1;
+	}
+	tier_finish(t->s, out, li, le, wi, we, wi + we);
+	return 0;
+}
+
+/* Gloo's hierarchical all-reduce: 0, or 1 for another op. */
+static int tiers_hierhd(const struct tier_in *t, struct coll_cost *out)
+{
+	enum coll_op op = t->op;
+	double S = t->S, ai = t->ai, bi = t->bi, ae = t->ae, Be = t->Be, GG = t->GG;
+
+	/*
+	 * All-reduce in three phases, as Gloo's hierarchical
+	 * all-reduce (Goyal et al. 2017, §4; gloo docs/algorithms.md):
+	 * reduce the node's G buffers into one (a pipelined chain,
+	 * (G-1)α_i + S/β_i), all-reduce the N node buffers by
+	 * recursive halving and doubling over the node's NICs
+	 * (Thakur, Rabenseifner & Gropp 2005: 2 log2 N steps moving
+	 * 2(N-1)/N of S; two more steps of S when N is not a power of
+	 * two, as rabenseifner_ar), broadcast back inside the node.
+	 */
+	unsigned long N = t->N, p2 = 1UL << floor_log2(N);
+	double k = floor_log2(N), f = (double)(p2 - 1) / (double)p2;
+	int extra = p2 != N;
+	double wi = 2 * S / bi, we = (2 * f + 2 * extra) * S / Be;
+
+	if (op != OP_ALLREDUCE)
+		return 1;
+	tier_finish(t->s, out, 2 * (GG - 1) * ai, (2 * k + 2 * extra) * ae, wi, we, wi + we);
+	return 0;
+}
+
+/* Pairwise all-to-all: 0, or 1 for another op. */
+static int tiers_pairwise(const struct tier_in *t, struct coll_cost *out)
+{
+	enum coll_op op = t->op;
+	double S = t->S, ai = t->ai, bi = t->bi, ae = t->ae, Be = t->Be, nn = t->nn, GG = t->GG;
+
+	/*
+	 * All-to-all: each GPU sends S/n to every other rank, G-1 of
+	 * them inside its node and n-G outside; the node's G GPUs push
+	 * G·S·(n-G)/n through its NICs while each GPU moves
+	 * S·(G-1)/n over the intra link, both at once.
+	 */
+	double wi = S * (GG - 1) / nn / bi, we = GG * S * (nn - GG) / nn / Be;
+
+	if (op != OP_ALLTOALL)
+		return 1;
+	tier_finish(t->s, out, (GG - 1) * ai, (nn - GG) * ae, wi, we, wi > we ? wi : we);
+	return 0;
+}
+
 static int tiers_coll(const struct system *s, enum coll_op op, enum coll_algo a,
 		      const struct group *g, double S, struct coll_cost *out,
 		      struct errbuf *eb)
 {
 	unsigned long n = g->ranks, G = g->per_node, N;
-	double ai, bi, ae, be, Be, nn, GG, NN;
 	struct nic_share K;
+	struct tier_in t;
+	int r = 1;
 
 	if (!G)
 		G = n < s->gpus_per_node ? n : s->gpus_per_node;
@@ -497,113 +616,38 @@ static int tiers_coll(const struct system *s, enum coll_op op, enum coll_algo a,
 	}
 	if (system_check_ranks(s, N * s->gpus_per_node, eb) < 0)
 		return -1;
-	ai = s->intra.link.alpha;
-	bi = s->intra.link.beta;
-	ae = s->inter.link.alpha;
-	be = s->inter.link.beta;
 	/* The group's share of the node's NICs, when other groups run beside it. */
 	cost_nic_share(s->nics_per_node, G, s->gpus_per_node, &K);
-	Be = K.nics * be;
-	nn = (double)n;
-	GG = (double)G;
-	NN = (double)N;
+	t = (struct tier_in){ s, op, S, s->intra.link.alpha, s->intra.link.beta,
+			      s->inter.link.alpha, s->inter.link.beta,
+			      K.nics * s->inter.link.beta, (double)n, (double)G, (double)N, N };
 	*out = (struct coll_cost){ .algo = a, .proto = PROTO_NONE, .nodes = N };
 
 	switch (a) {
-	case ALGO_RING: {
-		/*
-		 * One ring through all ranks (NCCL runs one per NIC): of its
-		 * steps, those that cross a node boundary pay the NIC's α; the
-		 * bandwidth is that of the slower of the intra link and the
-		 * node's NICs together.  Steps: 2(n-1) for all-reduce, n-1 for
-		 * the others; of them 2(N-1), resp. N-1, cross nodes.
-		 */
-		double steps = op == OP_ALLREDUCE ? 2 : 1;
-		double vol = op == OP_ALLREDUCE ? 2 * (nn - 1) / nn :
-			     op == OP_BROADCAST || op == OP_REDUCE ? 1 : (nn - 1) / nn;
-		double slow = bi < Be ? bi : Be, bw = vol * S / slow;
-
-		if (op == OP_ALLTOALL || op == OP_SENDRECV)
-			break;
-		tier_finish(s, out, steps * (nn - NN) * ai, steps * (NN - 1) * ae,
-			    bi <= Be ? bw : 0, bi <= Be ? 0 : bw, bw);
-		return 0;
-	}
-	case ALGO_HIER: {
-		/*
-		 * All-reduce: reduce-scatter inside the node, all-reduce of
-		 * each GPU's 1/G across nodes over the node's NICs, all-gather
-		 * inside.  All-gather and reduce-scatter: one phase of each
-		 * tier.  Broadcast and reduce: a chain across nodes, then one
-		 * inside (the reverse for reduce).
-		 */
-		double li, le, wi, we;
-
-		if (op == OP_ALLREDUCE) {
-			li = 2 * (GG - 1) * ai;
-			wi = 2 * (GG - 1) / GG * S / bi;
-			le = 2 * (NN - 1) * ae;
-			we = 2 * (NN - 1) / NN * S / Be;
-		} else if (op == OP_ALLGATHER || op == OP_REDUCESCATTER) {
-			li = (GG - 1) * ai;
-			wi = (GG - 1) / GG * S / bi;
-			le = (NN - 1) * ae;
-			we = (NN - 1) / NN * S / Be;
-		} else if (op == OP_BROADCAST || op == OP_REDUCE) {
-			li = (GG - 1) * ai;
-			wi = S / bi;
-			le = (NN - 1) * ae;
-			we = S / Be;
-		} else {
-			break;
-		}
-		tier_finish(s, out, li, le, wi, we, wi + we);
-		return 0;
-	}
-	case ALGO_HIERHD: {
-		/*
-		 * All-reduce in three phases, as Gloo's hierarchical
-		 * all-reduce (Goyal et al. 2017, §4; gloo docs/algorithms.md):
-		 * reduce the node's G buffers into one (a pipelined chain,
-		 * (G-1)α_i + S/β_i), all-reduce the N node buffers by
-		 * recursive halving and doubling over the node's NICs
-		 * (Thakur, Rabenseifner & Gropp 2005: 2 log2 N steps moving
-		 * 2(N-1)/N of S; two more steps of S when N is not a power of
-		 * two, as rabenseifner_ar), broadcast back inside the node.
-		 */
-		unsigned long p2 = 1UL << floor_log2(N);
-		double k = floor_log2(N), f = (double)(p2 - 1) / (double)p2;
-		int extra = p2 != N;
-		double wi = 2 * S / bi, we = (2 * f + 2 * extra) * S / Be;
-
-		if (op != OP_ALLREDUCE)
-			break;
-		tier_finish(s, out, 2 * (GG - 1) * ai, (2 * k + 2 * extra) * ae, wi, we, wi + we);
-		return 0;
-	}
-	case ALGO_PAIRWISE: {
-		/*
-		 * All-to-all: each GPU sends S/n to every other rank, G-1 of
-		 * them inside its node and n-G outside; the node's G GPUs push
-		 * G·S·(n-G)/n through its NICs while each GPU moves
-		 * S·(G-1)/n over the intra link, both at once.
-		 */
-		double wi = S * (GG - 1) / nn / bi, we = GG * S * (nn - GG) / nn / Be;
-
-		if (op != OP_ALLTOALL)
-			break;
-		tier_finish(s, out, (GG - 1) * ai, (nn - GG) * ae, wi, we, wi > we ? wi : we);
-		return 0;
-	}
+	case ALGO_RING:
+		r = tiers_ring(&t, out);
+		break;
+	case ALGO_HIER:
+		r = tiers_hier(&t, out);
+		break;
+	case ALGO_HIERHD:
+		r = tiers_hierhd(&t, out);
+		break;
+	case ALGO_PAIRWISE:
+		r = tiers_pairwise(&t, out);
+		break;
 	case ALGO_P2P:
 		/* Send/recv between nodes: one transfer through one NIC port. */
-		if (op != OP_SENDRECV)
-			break;
-		tier_finish(s, out, 0, ae, 0, S / be, S / be);
-		return 0;
+		if (op == OP_SENDRECV) {
+			tier_finish(s, out, 0, t.ae, 0, S / t.be, S / t.be);
+			r = 0;
+		}
+		break;
 	default:
 		break;
 	}
+	if (r == 0)
+		return 0;
 	return fail(eb, "algorithm '%s' is not modelled for %s in the tiers model",
 		       coll_algo_name(a), coll_op_name(op));
 }
