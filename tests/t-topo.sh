@@ -74,3 +74,12 @@ check "fit --save writes the topology key" grep -q "^topo = .*dgx1-v100.topo$" "
 txt=$("$COMMTIME" $P --system "$dir/fitted.preset" allreduce --ranks 8 --sizes 1G 2>&1)
 check "the fitted system reads the same NVLink graph" \
 	sh -c 'echo "$1" | grep -q "^topology read: 8 GPUs; NVLink without a switch: 24 links in 16 pairs"' - "$txt"
+
+# like = dgx1-v100 from another directory: the base's relative topo is
+# read beside the base, not beside the new file
+mkdir -p "$dir/mine"
+printf 'name = my-dgx1\nkind = system\ndescription = a DGX-1 of my own\nlike = dgx1-v100\n' \
+	>"$dir/mine/my-dgx1.preset"
+txt=$("$COMMTIME" $P --system "$dir/mine/my-dgx1.preset" allreduce --ranks 8 --sizes 1G 2>&1)
+check "like: a base's relative topo is read beside the base" \
+	sh -c 'echo "$1" | grep -q "^topology read: 8 GPUs; NVLink without a switch: 24 links in 16 pairs"' - "$txt"
