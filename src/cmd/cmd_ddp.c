@@ -74,43 +74,41 @@ static void S_units(const struct ctx *ctx, const struct ddp_params *p, const str
 }
 
 /* What the step was given, above the table; the target column's label. */
-static void S_echo(const struct ctx *ctx, struct out *o, const struct ddp_params *p_,
-		   const struct workload_args *wa_, const struct workload *w, double params,
+static void S_echo(const struct ctx *ctx, struct out *o, const struct ddp_params *p,
+		   const struct workload_args *wa, const struct workload *w, double params,
 		   double grad_bytes, const char *grad_arg, int have_compute, double target,
 		   struct column *cols, char *label, size_t llen)
 {
-	const struct ddp_params p = *p_;
-	const struct workload_args wa = *wa_;
 	char note[160];
 
 	ctx_echo_link(ctx, o);
-	if (wa.workload) {
+	if (wa->workload) {
 		ctx_echo_workload(o, w);
-	} else if (wa.params_arg)
+	} else if (wa->params_arg)
 		out_input(o, "params", "parameters", params, H_PLAIN, 12,
 			  workload_fmt_count(note, sizeof(note), params));
 	if (!grad_arg) {
 		snprintf(note, sizeof(note), "%.12g parameters x %g B", params, grad_bytes);
-		out_input(o, "grad_B", "gradient", p.grad_bytes, H_SIZE, 4, note);
+		out_input(o, "grad_B", "gradient", p->grad_bytes, H_SIZE, 4, note);
 	} else
-		out_input(o, "grad_B", "gradient", p.grad_bytes, H_SIZE, 4, NULL);
+		out_input(o, "grad_B", "gradient", p->grad_bytes, H_SIZE, 4, NULL);
 	if (have_compute)
-		out_input(o, "compute_s", "compute", p.compute, H_TIME, 4,
+		out_input(o, "compute_s", "compute", p->compute, H_TIME, 4,
 			  "forward + backward, one step");
 	else
 		out_input_str(o, "compute", "compute",
 			      "not given: the all-reduce alone (--compute TIME for the step)");
-	out_input_str(o, "algo", "all-reduce", cost_algo_label(&ctx->model, p.algo));
-	if (p.bucket > 0) {
+	out_input_str(o, "algo", "all-reduce", cost_algo_label(&ctx->model, p->algo));
+	if (p->bucket > 0) {
 		snprintf(note, sizeof(note), "%.0f buckets per step",
-			 p.bucket < p.grad_bytes ? ceil(p.grad_bytes / p.bucket) : 1);
-		out_input(o, "bucket_B", "bucket", p.bucket, H_SIZE, 4, note);
+			 p->bucket < p->grad_bytes ? ceil(p->grad_bytes / p->bucket) : 1);
+		out_input(o, "bucket_B", "bucket", p->bucket, H_SIZE, 4, note);
 	}
-	if (p.overlap > 0) {
+	if (p->overlap > 0) {
 		snprintf(note, sizeof(note), "of backward, %.4g ms hidden at most",
-			 p.overlap * p.backward_share * p.compute * 1e3);
-		out_input(o, "overlap", "overlap", p.overlap, H_PERCENT, 1, note);
-		out_input(o, "backward_share", "backward share", p.backward_share, H_PERCENT, 1,
+			 p->overlap * p->backward_share * p->compute * 1e3);
+		out_input(o, "overlap", "overlap", p->overlap, H_PERCENT, 1, note);
+		out_input(o, "backward_share", "backward share", p->backward_share, H_PERCENT, 1,
 			  "of compute");
 	}
 	if (target > 0) {

@@ -162,33 +162,28 @@ static char *S_save_name(struct ctx *ctx, const char *save_path, const char *nam
 }
 
 /* What the fit was given and assumed, above its tables. */
-static void S_echo(const struct ctx *ctx, struct out *o, const struct meas *m_,
-		   const struct meas_args *ma_, const struct fit_opts *fo_,
-		   const struct link_coeffs *co_, const struct fit_model *fm_, const char *switches,
+static void S_echo(const struct ctx *ctx, struct out *o, const struct meas *m,
+		   const struct meas_args *ma, const struct fit_opts *fo,
+		   const struct link_coeffs *co, const struct fit_model *fm, const char *switches,
 		   double line_from_machine)
 {
-	const struct meas m = *m_;
-	const struct meas_args ma = *ma_;
-	const struct fit_opts fo = *fo_;
-	const struct link_coeffs co = *co_;
-	const struct fit_model fm = *fm_;
 	char note[96];
 
-	out_input_str(o, "file", "file", m.path);
+	out_input_str(o, "file", "file", m->path);
 	{
 		char fmt[64];
 
-		snprintf(fmt, sizeof(fmt), "%s (detected)", meas_format_name(m.format));
+		snprintf(fmt, sizeof(fmt), "%s (detected)", meas_format_name(m->format));
 		out_input_str(o, "format", "format", fmt);
 	}
-	out_input_str(o, "op", "collective", coll_op_name((enum coll_op)m.op));
-	snprintf(note, sizeof(note), "%s", ma.ranks ? "from --ranks" :
-		 m.format == MEAS_NCCL_TEXT ? "from the log's '# Rank' lines" : "from the file");
-	out_input(o, "ranks", "ranks", (double)m.ranks, H_PLAIN, 10, note);
-	out_input_str(o, "algo", "algorithm", coll_algo_name(fo.algo));
-	snprintf(note, sizeof(note), "T(S) = %.6g*alpha + %.6g*S/beta", co.a, co.b);
+	out_input_str(o, "op", "collective", coll_op_name((enum coll_op)m->op));
+	snprintf(note, sizeof(note), "%s", ma->ranks ? "from --ranks" :
+		 m->format == MEAS_NCCL_TEXT ? "from the log's '# Rank' lines" : "from the file");
+	out_input(o, "ranks", "ranks", (double)m->ranks, H_PLAIN, 10, note);
+	out_input_str(o, "algo", "algorithm", coll_algo_name(fo->algo));
+	snprintf(note, sizeof(note), "T(S) = %.6g*alpha + %.6g*S/beta", co->a, co->b);
 	out_input_str(o, "model", "model", note);
-	out_input_str(o, "times", "times", ma.in_place ? "in-place" : "out-of-place");
+	out_input_str(o, "times", "times", ma->in_place ? "in-place" : "out-of-place");
 	if (switches) {
 		out_input_str(o, "machine", "machine", switches);
 		if (ctx->nccl_version)
@@ -202,12 +197,12 @@ static void S_echo(const struct ctx *ctx, struct out *o, const struct meas *m_,
 		if (line_from_machine > 0)
 			out_input(o, "line_rate", "line rate", line_from_machine, H_RATE, 4,
 				  "the machine's intra link: no bandwidth above it");
-		if (fm.spec_last)
-			out_input(o, "spec_beta", "prior", fo.spec_beta, H_RATE, 4, "the machine's "
+		if (fm->spec_last)
+			out_input(o, "spec_beta", "prior", fo->spec_beta, H_RATE, 4, "the machine's "
 				  "bandwidth for the last regime: the log ends below its n1/2");
 	}
-	out_input(o, "base_steps", "base latency", fm.base_steps, H_PLAIN, 10,
-		  fm.base_steps > 0 ? "per-step latencies per call, a prior; --base-steps" :
+	out_input(o, "base_steps", "base latency", fm->base_steps, H_PLAIN, 10,
+		  fm->base_steps > 0 ? "per-step latencies per call, a prior; --base-steps" :
 		  "none (--base-steps 0)");
 }
 
@@ -248,43 +243,36 @@ static void S_machine(struct ctx *ctx, const char *switches, const struct meas *
 }
 
 /* The alpha-beta fit, the regimes, the held-out accuracy and the residuals. */
-static void S_tables(struct out *o, const struct meas *m_, const double *S, const double *T,
-		     const struct ab_fit *ab_, const struct fit_model *fm_,
-		     const struct fit_model *fab_, const struct holdout *hp)
+static void S_tables(struct out *o, const struct meas *m, const double *S, const double *T,
+		     const struct ab_fit *ab, const struct fit_model *fm,
+		     const struct fit_model *fab, const struct holdout *h)
 {
-	const struct meas m = *m_;
-	const struct ab_fit ab = *ab_;
-	const struct fit_model fm = *fm_, fab = *fab_;
-	int holdout = hp != NULL;
-	struct holdout h;
 	size_t i;
 
-	if (hp)
-		h = *hp;
 	out_table_begin(o, &ab_table);
 	{
-		struct cell r[] = { { NULL, ab.alpha }, { NULL, ab.alpha_err },
-				    { NULL, ab.beta }, { NULL, ab.beta_err },
-				    { NULL, ab.n_half }, { NULL, ab.rms } };
+		struct cell r[] = { { NULL, ab->alpha }, { NULL, ab->alpha_err },
+				    { NULL, ab->beta }, { NULL, ab->beta_err },
+				    { NULL, ab->n_half }, { NULL, ab->rms } };
 		out_row(o, r);
 	}
 	out_table_end(o);
 
 	out_table_begin(o, &reg_table);
-	for (i = 0; i < fm.nreg; i++) {
-		struct cell r[] = { { NULL, (double)(i + 1) }, { NULL, fm.reg[i].lo },
-				    { NULL, fm.reg[i].hi }, { NULL, fm.reg[i].alpha },
-				    { NULL, fm.reg[i].beta }, { NULL, (double)fm.reg[i].n },
-				    { NULL, fm.base_steps * fm.reg[i].alpha } };
+	for (i = 0; i < fm->nreg; i++) {
+		struct cell r[] = { { NULL, (double)(i + 1) }, { NULL, fm->reg[i].lo },
+				    { NULL, fm->reg[i].hi }, { NULL, fm->reg[i].alpha },
+				    { NULL, fm->reg[i].beta }, { NULL, (double)fm->reg[i].n },
+				    { NULL, fm->base_steps * fm->reg[i].alpha } };
 		out_row(o, r);
 	}
 	out_table_end(o);
 
-	if (holdout) {
-		struct cell r1[] = { { "regimes", 0 }, { NULL, h.median }, { NULL, h.p90 },
-				     { NULL, h.max }, { NULL, (double)h.n } };
-		struct cell r2[] = { { "alpha-beta", 0 }, { NULL, h.ab_median },
-				     { NULL, h.ab_p90 }, { NULL, h.ab_max }, { NULL, (double)h.n } };
+	if (h) {
+		struct cell r1[] = { { "regimes", 0 }, { NULL, h->median }, { NULL, h->p90 },
+				     { NULL, h->max }, { NULL, (double)h->n } };
+		struct cell r2[] = { { "alpha-beta", 0 }, { NULL, h->ab_median },
+				     { NULL, h->ab_p90 }, { NULL, h->ab_max }, { NULL, (double)h->n } };
 
 		out_table_begin(o, &hold_table);
 		out_row(o, r1);
@@ -293,15 +281,15 @@ static void S_tables(struct out *o, const struct meas *m_, const double *S, cons
 	}
 
 	out_table_begin(o, &res_table);
-	for (i = 0; i < m.n; i++) {
-		double f = fit_model_time(&fm, (enum coll_op)m.op, m.ranks, S[i]);
-		double fa = fit_model_time(&fab, (enum coll_op)m.op, m.ranks, S[i]);
+	for (i = 0; i < m->n; i++) {
+		double f = fit_model_time(fm, (enum coll_op)m->op, m->ranks, S[i]);
+		double fa = fit_model_time(fab, (enum coll_op)m->op, m->ranks, S[i]);
 		char rg[24];
 		struct cell r[] = { { NULL, S[i] }, { NULL, T[i] }, { rg, 0 }, { NULL, f },
 				    { NULL, fit_rel_err(f, T[i]) }, { NULL, fa }, { NULL, fit_rel_err(fa, T[i]) },
-				    { NULL, ab.alpha }, { NULL, ab.beta } };
+				    { NULL, ab->alpha }, { NULL, ab->beta } };
 
-		fit_regime_of(&fm, S[i], rg, sizeof(rg));
+		fit_regime_of(fm, S[i], rg, sizeof(rg));
 		out_row(o, r);
 	}
 	out_table_end(o);

@@ -596,31 +596,28 @@ static void cb_where(const struct opt *o, const char *arg)
 
 /* The inputs of the search, above its tables. */
 static void S_echo(struct ctx *ctx, struct out *o, const struct workload *w,
-		   const struct search_space *sp_, const struct step_compute *cs_,
-		   const struct ctx_gpu *gpu_, double gb, double price, double gpu_memory,
+		   const struct search_space *sp, const struct step_compute *cs,
+		   const struct ctx_gpu *gpu, double gb, double price, double gpu_memory,
 		   int overridden, int from_trace)
 {
-	const struct search_space sp = *sp_;
-	const struct step_compute cs = *cs_;
-	const struct ctx_gpu gpu = *gpu_;
 	char note[300];
 
 	ctx_echo_link(ctx, o);
 	ctx_echo_workload(o, w);
-	snprintf(note, sizeof(note), "%.15g sequences of %.15g tokens", gb, sp.seq);
+	snprintf(note, sizeof(note), "%.15g sequences of %.15g tokens", gb, sp->seq);
 	out_input_str(o, "batch", "global batch", note);
-	if (cs.kgpu)
+	if (cs->kgpu)
 		snprintf(note, sizeof(note), "%s (%s%s): %.4g TFLOP/s dense bf16, compute by kernel, "
-			 "%.4g GB", gpu.name, !strcmp(gpu.from, "default") ? "default; set with --gpu" :
-			 !strcmp(gpu.from, "system") ? "the system's" : "--gpu",
+			 "%.4g GB", gpu->name, !strcmp(gpu->from, "default") ? "default; set with --gpu" :
+			 !strcmp(gpu->from, "system") ? "the system's" : "--gpu",
 			 overridden ?
-			 ", overridden" : "", cs.peak_flops / 1e12, gpu_memory / 1e9);
+			 ", overridden" : "", cs->peak_flops / 1e12, gpu_memory / 1e9);
 	else
 		snprintf(note, sizeof(note), "%s (%s%s): %.4g TFLOP/s dense bf16 x MFU %g, %.4g GB",
-			 gpu.name, !strcmp(gpu.from, "default") ? "default; set with --gpu" :
-			 !strcmp(gpu.from, "system") ? "the system's" : "--gpu",
+			 gpu->name, !strcmp(gpu->from, "default") ? "default; set with --gpu" :
+			 !strcmp(gpu->from, "system") ? "the system's" : "--gpu",
 			 overridden ?
-			 ", overridden" : "", cs.peak_flops / 1e12, cs.mfu, gpu_memory / 1e9);
+			 ", overridden" : "", cs->peak_flops / 1e12, cs->mfu, gpu_memory / 1e9);
 	out_input_str(o, "gpu", "GPU", note);
 	if (ctx_trace_calib(ctx))
 		out_text(o, "started from a trace (%s; fit --trace): %scollectives x the measured/"
@@ -631,26 +628,25 @@ static void S_echo(struct ctx *ctx, struct out *o, const struct workload *w,
 }
 
 /* What was refused and why, then the best configurations (CSV and JSON: all). */
-static void S_tables(struct out *o, const struct search_result *r_, unsigned long top)
+static void S_tables(struct out *o, const struct search_result *r, unsigned long top)
 {
-	const struct search_result r = *r_;
 	struct table t = { "search", NULL, columns, C_NCOLS, 0 };
 	struct table rt = { "refused", NULL, rcols, R_NCOLS, 1 };
 	struct cell row[C_NCOLS];
 	size_t i, shown;
 
-	if (r.nreasons) {
+	if (r->nreasons) {
 		struct cell rrow[R_NCOLS] = { { 0 } };   /* .s NULL: a number */
 
 		memset(rrow, 0, sizeof(rrow));
 		out_table_begin(o, &rt);
-		for (i = 0; i < r.nreasons; i++) {
-			rrow[R_COUNT].x = (double)r.reason[i].count;
-			rrow[R_REASON].s = r.reason[i].example;
+		for (i = 0; i < r->nreasons; i++) {
+			rrow[R_COUNT].x = (double)r->reason[i].count;
+			rrow[R_REASON].s = r->reason[i].example;
 			out_row(o, rrow);
 		}
-		if (r.refused_other) {
-			rrow[R_COUNT].x = (double)r.refused_other;
+		if (r->refused_other) {
+			rrow[R_COUNT].x = (double)r->refused_other;
 			rrow[R_REASON].s = "(other reasons)";
 			out_row(o, rrow);
 		}
@@ -658,14 +654,14 @@ static void S_tables(struct out *o, const struct search_result *r_, unsigned lon
 	}
 
 	out_table_begin(o, &t);
-	shown = out_get_format(o) == FMT_TABLE && r.n > top ? top : r.n;
+	shown = out_get_format(o) == FMT_TABLE && r->n > top ? top : r->n;
 	for (i = 0; i < shown; i++) {
-		S_fill(row, &r.cand[i]);
+		S_fill(row, &r->cand[i]);
 		out_row(o, row);
 	}
 	out_table_end(o);
-	if (shown < r.n)
-		out_text(o, "(%zu more; --format csv lists every one)", r.n - shown);
+	if (shown < r->n)
+		out_text(o, "(%zu more; --format csv lists every one)", r->n - shown);
 }
 
 int cmd_search(int argc, char **argv, struct ctx *ctx)

@@ -232,75 +232,70 @@ static void S_explain(struct out *o, const struct workload *w, const struct step
 
 /* The inputs the step was run with, above the tables. */
 static void S_echo(struct ctx *ctx, struct out *o, const struct workload *w,
-		   const struct step_config *c_, const struct step_compute *cs_,
-		   const struct step_result *r_, const struct ctx_gpu *gpu_, int have_gpu,
+		   const struct step_config *c, const struct step_compute *cs,
+		   const struct step_result *r, const struct ctx_gpu *gpu, int have_gpu,
 		   int peak_given, double kernel_eff)
 {
-	const struct step_config c = *c_;
-	const struct step_compute cs = *cs_;
-	const struct step_result r = *r_;
-	const struct ctx_gpu gpu = *gpu_;
 	char note[320];
 
 	ctx_echo_link(ctx, o);
 	ctx_echo_workload(o, w);
 	snprintf(note, sizeof(note), "tp %lu, pp %lu, dp %lu, cp %lu, ep %lu = %.15g GPUs; ZeRO %d%s%s",
-		 c.tp, c.pp, c.dp, c.cp, c.ep, r.gpus, c.zero,
-		 c.sp && c.tp > 1 ? "; sequence parallel" : "",
-		 c.tp_overlap ? ", TP communication overlapped" : "");
+		 c->tp, c->pp, c->dp, c->cp, c->ep, r->gpus, c->zero,
+		 c->sp && c->tp > 1 ? "; sequence parallel" : "",
+		 c->tp_overlap ? ", TP communication overlapped" : "");
 	out_input_str(o, "parallel", "parallel", note);
 	snprintf(note, sizeof(note), "global %.15g sequences of %.15g tokens, micro-batch %.15g, "
-		 "m = %.15g per step", r.microbatches * c.micro_batch * (double)c.dp, c.seq,
-		 c.micro_batch, r.microbatches);
+		 "m = %.15g per step", r->microbatches * c->micro_batch * (double)c->dp, c->seq,
+		 c->micro_batch, r->microbatches);
 	out_input_str(o, "batch", "batch", note);
 	snprintf(note, sizeof(note), "%s, v = %lu, recompute %s, gradients reduced in %g-byte values",
-		 pp_schedule_name(c.schedule), c.virt, recompute_name(c.recompute), c.grad_bytes);
+		 pp_schedule_name(c->schedule), c->virt, recompute_name(c->recompute), c->grad_bytes);
 	out_input_str(o, "schedule", "schedule", note);
-	if (c.pp > 1 && (r.layers_first != r.layers || r.layers_last != r.layers)) {
+	if (c->pp > 1 && (r->layers_first != r->layers || r->layers_last != r->layers)) {
 		snprintf(note, sizeof(note), "first %.15g layers, %lu middle stages of %.15g, last %.15g",
-			 r.layers_first, c.pp - 2, r.layers, r.layers_last);
+			 r->layers_first, c->pp - 2, r->layers, r->layers_last);
 		out_input_str(o, "stages", "stages", note);
 	}
-	snprintf(note, sizeof(note), "%s; attention %s", step_framework_name(c.framework),
-		 r.fused ? "fused" : "unfused (scores stored)");
+	snprintf(note, sizeof(note), "%s; attention %s", step_framework_name(c->framework),
+		 r->fused ? "fused" : "unfused (scores stored)");
 	out_input_str(o, "framework", "framework", note);
-	if (cs.step_compute_s > 0)
-		snprintf(note, sizeof(note), "given: %g s per step on one GPU", cs.step_compute_s);
-	else if (cs.peak_flops > 0 && r.kernels) {
+	if (cs->step_compute_s > 0)
+		snprintf(note, sizeof(note), "given: %g s per step on one GPU", cs->step_compute_s);
+	else if (cs->peak_flops > 0 && r->kernels) {
 		char gm[32];
 
-		units_fmt_time(gm, sizeof(gm), r.layer.fwd_s + r.layer.bwd_s, 4);
+		units_fmt_time(gm, sizeof(gm), r->layer.fwd_s + r->layer.bwd_s, 4);
 		snprintf(note, sizeof(note), "%s%s%.4g TFLOP/s dense bf16, by kernel: GEMMs at %s "
 			 "of the peak%s, %d SMs, %.4g TB/s; one layer %s forward + backward; "
 			 "%.4g PFLOP per step",
-			 have_gpu && !peak_given ? gpu.name : "",
+			 have_gpu && !peak_given ? gpu->name : "",
 			 have_gpu && !peak_given ? ": " : "",
-			 cs.peak_flops / 1e12, kernel_eff > 0 ? "--kernel-efficiency" : "a share by shape",
-			 kernel_eff > 0 ? "" : " (models/step.md)", (int)gpu.kernel.sms,
-			 gpu.kernel.hbm_Bps / 1e12, gm, r.flops_hw / 1e15);
-	} else if (cs.peak_flops > 0)
+			 cs->peak_flops / 1e12, kernel_eff > 0 ? "--kernel-efficiency" : "a share by shape",
+			 kernel_eff > 0 ? "" : " (models/step.md)", (int)gpu->kernel.sms,
+			 gpu->kernel.hbm_Bps / 1e12, gm, r->flops_hw / 1e15);
+	} else if (cs->peak_flops > 0)
 		snprintf(note, sizeof(note), "%s%s%s%.4g TFLOP/s dense bf16 x MFU %g; %.4g PFLOP per step",
-			 have_gpu && !peak_given ? gpu.name : "",
+			 have_gpu && !peak_given ? gpu->name : "",
 			 have_gpu && !peak_given ? " (" : "",
-			 have_gpu && !peak_given ? (strcmp(gpu.from, "system") ? "--gpu): " : "the system's GPU): ") : "",
-			 cs.peak_flops / 1e12, cs.mfu, r.flops_hw / 1e15);
+			 have_gpu && !peak_given ? (strcmp(gpu->from, "system") ? "--gpu): " : "the system's GPU): ") : "",
+			 cs->peak_flops / 1e12, cs->mfu, r->flops_hw / 1e15);
 	else
 		snprintf(note, sizeof(note), "unknown: give --gpu, --peak or --compute for the step time");
 	out_input_str(o, "compute", "compute", note);
 }
 
 /* The ledger of one middle stage, then the first and last stages' extra rows. */
-static void S_ledger(struct out *o, const struct step_result *r_)
+static void S_ledger(struct out *o, const struct step_result *r)
 {
-	const struct step_result r = *r_;
 	struct table lt = { "ledger", "one middle stage: tp, cp, ep, pp per micro-batch, dp per step",
 			    columns, C_NCOLS, 0 };
 	struct cell row[C_NCOLS];
 	int i;
 
 	out_table_begin(o, &lt);
-	for (i = 0; i < r.nrows; i++) {
-		const struct step_row *sr = &r.rows[i];
+	for (i = 0; i < r->nrows; i++) {
+		const struct step_row *sr = &r->rows[i];
 
 		memset(row, 0, sizeof(row));
 		row[C_DIM].s = step_dim_name(sr->dim);
@@ -319,14 +314,14 @@ static void S_ledger(struct out *o, const struct step_result *r_)
 	}
 	out_table_end(o);
 
-	if (r.nedges) {
+	if (r->nedges) {
 		struct table et = { "edges", "first and last stages, besides the above:", ecols,
 				    E_NCOLS, 1 };
 		struct cell erow[E_NCOLS];
 
 		out_table_begin(o, &et);
-		for (i = 0; i < r.nedges; i++) {
-			const struct step_row *sr = &r.edges[i];
+		for (i = 0; i < r->nedges; i++) {
+			const struct step_row *sr = &r->edges[i];
 
 			memset(erow, 0, sizeof(erow));
 			erow[E_STAGE].s = sr->stage;
@@ -345,25 +340,24 @@ static void S_ledger(struct out *o, const struct step_result *r_)
 }
 
 /* The step's terms (and its band) and the memory of the most loaded stage. */
-static void S_totals(struct out *o, const struct step_result *r_, const double step_band_s[2],
+static void S_totals(struct out *o, const struct step_result *r, const double step_band_s[2],
 		     int banded, int missing, double gpu_memory)
 {
-	const struct step_result r = *r_;
 	struct table tt = { "step", "step:", tcols, T_NCOLS, 1 };
 	struct table mt = { "memory", NULL, mcols, M_NCOLS, 1 };
 	struct cell trow[T_NCOLS], mrow[M_NCOLS];
 	char mtitle[96];
 
 	memset(trow, 0, sizeof(trow));
-	trow[T_COMPUTE].x = r.compute_s;
-	trow[T_EXPOSED].x = r.mb_exposed_s;
-	trow[T_BUBBLE].x = r.bubble_s;
-	trow[T_DP].x = r.dp_exposed_s;
-	trow[T_OPTIM].x = r.optim_s;
-	trow[T_KEFF].x = r.kernel_eff;
-	trow[T_STEP].x = r.step_s;
-	trow[T_TOKENS].x = r.tokens_per_s;
-	trow[T_MFU].x = r.mfu;
+	trow[T_COMPUTE].x = r->compute_s;
+	trow[T_EXPOSED].x = r->mb_exposed_s;
+	trow[T_BUBBLE].x = r->bubble_s;
+	trow[T_DP].x = r->dp_exposed_s;
+	trow[T_OPTIM].x = r->optim_s;
+	trow[T_KEFF].x = r->kernel_eff;
+	trow[T_STEP].x = r->step_s;
+	trow[T_TOKENS].x = r->tokens_per_s;
+	trow[T_MFU].x = r->mfu;
 	trow[T_STEP_LO].x = step_band_s[0];
 	trow[T_STEP_HI].x = step_band_s[1];
 	if (!banded)
@@ -380,16 +374,16 @@ static void S_totals(struct out *o, const struct step_result *r_, const double s
 			 coll_op_name((enum coll_op)(missing - 1)));
 
 	memset(mrow, 0, sizeof(mrow));
-	mrow[M_WEIGHTS].x = r.mem.weights_B;
-	mrow[M_GRADS].x = r.mem.grads_B;
-	mrow[M_OPTIM].x = r.mem.optim_B;
-	mrow[M_ACT].x = r.mem.act_B;
-	mrow[M_RESERVE].x = r.mem.reserve_B;
-	mrow[M_TOTAL].x = r.mem.total_B;
+	mrow[M_WEIGHTS].x = r->mem.weights_B;
+	mrow[M_GRADS].x = r->mem.grads_B;
+	mrow[M_OPTIM].x = r->mem.optim_B;
+	mrow[M_ACT].x = r->mem.act_B;
+	mrow[M_RESERVE].x = r->mem.reserve_B;
+	mrow[M_TOTAL].x = r->mem.total_B;
 	mrow[M_CAP].x = gpu_memory > 0 ? gpu_memory : NAN;
-	mrow[M_FITS].s = gpu_memory > 0 ? (r.mem.total_B <= gpu_memory ? "yes" : "no") : "";
+	mrow[M_FITS].s = gpu_memory > 0 ? (r->mem.total_B <= gpu_memory ? "yes" : "no") : "";
 	snprintf(mtitle, sizeof(mtitle), "memory per GPU, the most loaded stage (%s, %.15g layers):",
-		 r.mem.stage ? r.mem.stage : "?", r.mem.stage_layers);
+		 r->mem.stage ? r->mem.stage : "?", r->mem.stage_layers);
 	mt.title = mtitle;
 	out_table_begin(o, &mt);
 	out_row(o, mrow);
