@@ -62,3 +62,24 @@ check "--where outside the space: said so" grep -q "Named (tp 16): not in the se
 ct --alpha 5us --beta 300GB/s search --workload llama2-7b --gpus 8 --global-batch 16 --where pp=8,recompute=none,zero=0 --gpu-memory 20GB >u.txt
 check "--where that does not fit: the least memory of its forms" \
 	grep -q "Named (pp 8, ZeRO 0, recompute none): none of its .* forms fits in 20 GB; the least memory" u.txt
+
+# --kernel-efficiency: search prices its best as step prices that layout
+ct --system dgx-h100 search --workload llama3-8b --gpus 16 --global-batch 64 --max-cp 1 \
+	--kernel-efficiency 0.6 --format csv >k.csv
+row=$(awk -F, 'NR == 2 { print $1, $2, $3, $6, $7, $9 }' k.csv)
+set -- $row
+sched=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i } NR == 2 { print $h["schedule"], $h["virtual_stages"], $h["recompute"] }' k.csv)
+# shellcheck disable=SC2086
+set -- $row $sched
+vs=""
+[ "$7" = interleaved ] && vs="--schedule interleaved --virtual-stages $8"
+# shellcheck disable=SC2086
+st=$(ct --system dgx-h100 step --workload llama3-8b --tp $1 --pp $2 --dp $3 \
+	--zero $4 --micro-batch $5 --global-batch 64 --recompute $9 $vs \
+	$( [ "$1" -gt 1 ] && echo --sequence-parallel ) --kernel-efficiency 0.6 --format json |
+	python3 -c 'import json,sys; print(repr(json.load(sys.stdin)["step"][0]["step_s"]))' 2>/dev/null)
+check "--kernel-efficiency: the best of search is step's time for it ($6 = $st)" \
+	py "assert abs($6 - $st) <= 1e-12 * $6"
+ct --system dgx-h100 search --workload llama3-8b --gpus 16 --global-batch 64 --max-cp 1 --format csv >d.csv
+check "--kernel-efficiency 0.6 is slower than the shape model's H100 GEMMs" \
+	py "import csv; a=list(csv.DictReader(open('k.csv'))); b=list(csv.DictReader(open('d.csv'))); assert float(a[0]['step_s']) > float(b[0]['step_s'])"

@@ -607,11 +607,12 @@ static void S_echo(struct ctx *ctx, struct out *o, const struct workload *w,
 	snprintf(note, sizeof(note), "%.15g sequences of %.15g tokens", gb, sp->seq);
 	out_input_str(o, "batch", "global batch", note);
 	if (cs->kgpu)
-		snprintf(note, sizeof(note), "%s (%s%s): %.4g TFLOP/s dense bf16, compute by kernel, "
+		snprintf(note, sizeof(note), "%s (%s%s): %.4g TFLOP/s dense bf16, compute by kernel%s, "
 			 "%.4g GB", gpu->name, !strcmp(gpu->from, "default") ? "default; set with --gpu" :
 			 !strcmp(gpu->from, "system") ? "the system's" : "--gpu",
-			 overridden ?
-			 ", overridden" : "", cs->peak_flops / 1e12, gpu_memory / 1e9);
+			 overridden ? ", overridden" : "", cs->peak_flops / 1e12,
+			 cs->kgpu->fixed_eff > 0 ? " (every GEMM at --kernel-efficiency)" : "",
+			 gpu_memory / 1e9);
 	else
 		snprintf(note, sizeof(note), "%s (%s%s): %.4g TFLOP/s dense bf16 x MFU %g, %.4g GB",
 			 gpu->name, !strcmp(gpu->from, "default") ? "default; set with --gpu" :
@@ -679,6 +680,7 @@ int cmd_search(int argc, char **argv, struct ctx *ctx)
 	struct ctx_gpu gpu;
 	struct shape_args shape = { 0 };
 	double seq = 0, gb = 0, price = 0, tokens = 0, gpu_memory = 0, grad_bytes = STEP_GRAD_BYTES;
+	double kernel_eff = 0;
 	enum step_framework framework = FW_MEGATRON;
 	int tp_overlap = 0;
 	unsigned long max_cp = 8, max_mb = 16, max_virt = 8, top = 10, seq_n = 0, gb_n = 0;
@@ -703,6 +705,9 @@ int cmd_search(int argc, char **argv, struct ctx *ctx)
 			  "on a single link " SEARCH_DEFAULT_GPU ")" },
 		OPT_POSITIVE_("peak", "RATE", Q_NUMBER, &cs.peak_flops,
 			      "dense bf16 peak of one GPU in FLOP/s (989e12)"),
+		OPT_POSITIVE_("kernel-efficiency", "F", Q_NUMBER, &kernel_eff,
+			      "every GEMM at this share of the dense peak, in place of\n"
+			      "the shape model (attention and memory-bound work stay)"),
 		OPT_POSITIVE_("mfu", "F", Q_NUMBER, &cs.mfu,
 			      "every FLOP at this flat share of the peak, in place of\n"
 			      "the kernel model (as before it; not the all-in MFU printed)"),
@@ -775,7 +780,12 @@ int cmd_search(int argc, char **argv, struct ctx *ctx)
 	if (!opts_given(options, "gpu-memory"))
 		gpu_memory = gpu.memory_B;
 	/* Compute by kernel, as step does, unless a flat --mfu is given. */
+	if (kernel_eff > 1)
+		die_usage("--kernel-efficiency: must be at most 1, got %g", kernel_eff);
+	if (kernel_eff > 0 && opts_given(options, "mfu"))
+		die_usage("search: --kernel-efficiency and --mfu are two compute models; give one");
 	gpu.kernel.peak = cs.peak_flops;
+	gpu.kernel.fixed_eff = kernel_eff;
 	if (!opts_given(options, "mfu"))
 		cs.kgpu = &gpu.kernel;
 	if (isnan(price) && ctx->have_system)
