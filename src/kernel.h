@@ -74,12 +74,14 @@ struct kernel_shape {
 	double capacity;      /* MoE capacity factor */
 };
 
-/* One layer's compute, one micro-batch, one GPU. */
+/* The linears of a layer whose times kernel_layer keeps apart. */
 #define KERNEL_LINEARS 4
 
 /* Bytes Megatron's unfused cross-entropy moves per logit, forward and
  * backward (kernel_output_s). */
 #define KERNEL_CE_BYTES 52
+
+/* One layer's compute, one micro-batch, one GPU. */
 
 struct kernel_layer {
 	double gemm_fwd_s;     /* the layer's GEMMs, forward */

@@ -792,21 +792,19 @@ static size_t name_distance(const char *a, const char *b)
 	return row[lb];
 }
 
-/*
- * The preset of kind nearest to name, into best: one whose name starts
- * with name first, else the smallest edit distance, at most 2 or a third
- * of the name.  Every candidate is read for its kind, so a suggestion
- * always names a preset that loads as that kind.  "" when none is near.
- */
 static int cmp_cstr(const void *a, const void *b)
 {
 	return strcmp((const char *)a, (const char *)b);
 }
 
 /*
- * The presets of `kind` nearest to name (by prefix, then as a part, then
- * by edit distance), into best as "a" or "a', 'b' or 'c" (sorted, at most
- * SUGGEST_MAX), to go between the quotes of "did you mean '...'?".
+ * The presets of kind nearest to name, into best: those whose name starts
+ * with name first, else contains it, else the smallest edit distance, at
+ * most 2 or a third of the name; every one as near, sorted, at most
+ * SUGGEST_MAX, as "a" or "a', 'b' or 'c", to go between the quotes of
+ * "did you mean '...'?".  Every candidate is read for its kind, so a
+ * suggestion always names a preset that loads as that kind.  "" when
+ * none is near.
  */
 #define SUGGEST_MAX 4
 static void suggest_kind(const struct preset_dirs *d, const char *name, const char *kind,
@@ -1174,7 +1172,7 @@ int preset_list(const struct preset_dirs *d, struct preset **list, size_t *n,
 			struct errbuf e2;
 			struct preset p;
 			char *path;
-			int dup = 0;
+			int dup = 0, ok;
 
 			for (k = 0; k < nseen && !dup; k++)
 				dup = !strcmp(seen[k], stems[j]);
@@ -1189,9 +1187,13 @@ int preset_list(const struct preset_dirs *d, struct preset **list, size_t *n,
 			}
 			seen[nseen++] = stems[j];
 			path = join(d->dirs[i], stems[j]);
-			if (preset_load_file(path, &p, &e2) < 0 ||
-			    check_stem(&p, stems[j], &e2) < 0 ||
-			    (inherit(d, &p, 0, &e2) < 0 && (preset_release(&p), 1))) {
+			ok = preset_load_file(path, &p, &e2) == 0 &&
+			     check_stem(&p, stems[j], &e2) == 0;   /* each releases p when it fails */
+			if (ok && inherit(d, &p, 0, &e2) < 0) {
+				preset_release(&p);
+				ok = 0;
+			}
+			if (!ok) {
 				if (!(*nbad)++ && eb)
 					*eb = e2;
 				free(path);
