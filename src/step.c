@@ -41,6 +41,11 @@ int step_framework_deepspeed(enum step_framework f)
 	return f == FW_DEEPSPEED || f == FW_DEEPSPEED_2021;
 }
 
+int step_framework_tp_overlap(enum step_framework f)
+{
+	return f != FW_FSDP;
+}
+
 double step_framework_grad_bytes(enum step_framework f)
 {
 	return step_framework_deepspeed(f) ? 2 : STEP_GRAD_BYTES;
@@ -123,7 +128,7 @@ int step_check(const struct workload *w, const struct step_config *c, struct err
 		if (step_stage_layers(w, c, &f, &mid, &l, eb) < 0)
 			return -1;
 	}
-	if (c->tp_overlap && (c->tp < 2 || !c->sp || c->framework == FW_FSDP))
+	if (c->tp_overlap && (c->tp < 2 || !c->sp || !step_framework_tp_overlap(c->framework)))
 		return errbuf_set(eb, "--tp-comm-overlap overlaps Megatron's sequence-parallel "
 				  "collectives: it needs tp above 1, --sequence-parallel and "
 				  "--framework megatron or deepspeed");
@@ -484,9 +489,10 @@ static int S_row(struct step_result *r, struct step_pricing *pr, enum step_dim d
 /*
  * A collective hidden behind compute still holds its CTAs' SMs while it
  * runs (NCCL: one CTA per channel, nccl_run_time's channels), so the
- * compute beside it runs on the rest: of time C hidden behind work W the
- * step still waits max(C − W, C × ctas/SMs) (models/step.md, "Overlap").
- * Rows from `first` on; sms 0 (no kernel model) leaves them.
+ * compute beside it runs on the rest: of a row of time C whose overlap
+ * rules leave E exposed, the step still waits max(E, C × ctas/SMs)
+ * (models/step.md, "Overlap").  Rows from `first` on; sms 0 (no kernel
+ * model) leaves them.
  */
 static void S_sm_share(struct step_result *r, int first, double sms)
 {
@@ -782,8 +788,8 @@ static int S_ds_gathers(struct step_pricing *pr, struct step_row *row, const dou
  * through PyTorch's list API, which copies each of the N ranks' pieces
  * between a flat buffer and the list, one launch each, on the host before
  * the module's compute is queued (ProcessGroupNCCL allgather /
- * reduce_scatter, flatten_for_scatter_gather): N x NCCL_LAUNCH_S a call,
- * exposed.  Gradients were reduce-scattered parameter by parameter, the
+ * reduce_scatter, flatten_for_scatter_gather): a call waits the larger of
+ * N x NCCL_LAUNCH_S and the copies' bytes read and written, exposed.  Gradients were reduce-scattered parameter by parameter, the
  * small ones too (partition_parameters.py _reduce_scatter_gradients), and
  * each module's fetch ended in torch.cuda.synchronize(), which waits for
  * them: the reduce-scatters are exposed.  small[] are a layer's
@@ -896,7 +902,7 @@ static int S_run_init(struct run *u, const struct workload *w, const struct step
 	u->G = c->gpus_per_node;
 	u->full = c->recompute == RC_FULL;
 	u->moe = u->E > 1;
-	u->megatron_layers = c->framework != FW_FSDP;
+	u->megatron_layers = step_framework_tp_overlap(c->framework);
 	u->sms = u->kg ? u->kg->sms : 0;
 
 	if (step_check(w, c, eb) < 0)
