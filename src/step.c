@@ -41,7 +41,7 @@ int step_framework_deepspeed(enum step_framework f)
 	return f == FW_DEEPSPEED || f == FW_DEEPSPEED_2021;
 }
 
-int step_framework_tp_overlap(enum step_framework f)
+int step_framework_megatron_layers(enum step_framework f)
 {
 	return f != FW_FSDP;
 }
@@ -128,7 +128,7 @@ int step_check(const struct workload *w, const struct step_config *c, struct err
 		if (step_stage_layers(w, c, &f, &mid, &l, eb) < 0)
 			return -1;
 	}
-	if (c->tp_overlap && (c->tp < 2 || !c->sp || !step_framework_tp_overlap(c->framework)))
+	if (c->tp_overlap && (c->tp < 2 || !c->sp || !step_framework_megatron_layers(c->framework)))
 		return errbuf_set(eb, "--tp-comm-overlap overlaps Megatron's sequence-parallel "
 				  "collectives: it needs tp above 1, --sequence-parallel and "
 				  "--framework megatron or deepspeed");
@@ -902,7 +902,7 @@ static int S_run_init(struct run *u, const struct workload *w, const struct step
 	u->G = c->gpus_per_node;
 	u->full = c->recompute == RC_FULL;
 	u->moe = u->E > 1;
-	u->megatron_layers = step_framework_tp_overlap(c->framework);
+	u->megatron_layers = step_framework_megatron_layers(c->framework);
 	u->sms = u->kg ? u->kg->sms : 0;
 
 	if (step_check(w, c, eb) < 0)

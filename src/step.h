@@ -34,7 +34,7 @@ enum step_framework { FW_MEGATRON, FW_DEEPSPEED, FW_FSDP, FW_DEEPSPEED_2021, FW_
 /* 1 for DeepSpeed of any time. */
 int step_framework_deepspeed(enum step_framework f);
 /* 1 when the framework runs Megatron's layers, which --tp-comm-overlap needs. */
-int step_framework_tp_overlap(enum step_framework f);
+int step_framework_megatron_layers(enum step_framework f);
 /* The bytes of a gradient value the framework reduces by default: DeepSpeed
  * the model's 16-bit type (2), the others fp32 (4; models/ddp.md). */
 double step_framework_grad_bytes(enum step_framework f);

@@ -805,7 +805,7 @@ int cmd_search(int argc, char **argv, struct ctx *ctx)
 	sp.grad_bytes = grad_bytes;
 	sp.framework = framework;
 	sp.tp_overlap = tp_overlap;
-	if (tp_overlap && !step_framework_tp_overlap(framework))
+	if (tp_overlap && !step_framework_megatron_layers(framework))
 		die_usage("--tp-comm-overlap: Megatron's overlap; not with --framework fsdp");
 	if (!opts_given(options, "grad-bytes"))
 		sp.grad_bytes = step_framework_grad_bytes(framework);
