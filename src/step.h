@@ -57,6 +57,11 @@ int recompute_lookup(const char *name, enum recompute *r, struct errbuf *eb);
 
 /* Defaults (models/step.md says why). */
 #define STEP_GRAD_BYTES 4.0     /* fp32 gradient reduction (Megatron, PyTorch AMP) */
+/* The calculators' gradients: bf16, as the ZeRO paper counts them (Rajbhandari
+ * et al. 2020, sec. 3: 2 bytes a gradient, 16 a parameter at stage 0) and as
+ * the seed's DDP section reduces them (7B parameters, 14 GB). */
+#define ZERO_GRAD_BYTES 2.0     /* zero: the paper's fp16/bf16 gradients */
+#define DDP_GRAD_BYTES 2.0      /* ddp, plan: the seed's bf16 gradients */
 #define STEP_PARAM_BYTES 2.0    /* bf16 weights */
 #define STEP_OPTIM_BYTES 12.0   /* Adam: fp32 master copy, momentum, variance */
 #define STEP_ACT_BYTES 2.0      /* bf16 activations */

@@ -120,8 +120,9 @@ for op in alltoall broadcast reduce sendrecv; do
 done
 check "12: the docs say ZeRO's volume is in gradient values times their bytes" \
 	grep -q "times the bytes of a gradient value" "$top/docs/commands.md"
-check "12: the docs give ddp --grad-bytes the default its --help gives (4)" \
-	grep -q "grad-bytes\` (4: fp32" "$top/docs/commands.md"
+gdef=$("$COMMTIME" ddp --help | sed -n 's/.*--grad-bytes.*(default \([0-9]*\).*/\1/p')
+check "12: the docs give ddp --grad-bytes the default its --help gives ($gdef)" \
+	grep -q "grad-bytes\` ($gdef: " "$top/docs/commands.md"
 check "12: the man page no longer says plan writes one CSV" sh -c "! grep -q 'rental, one CSV' '$top/commtime.1'"
 
 # 11. figures: the README shows each figure once, with its own description

@@ -154,7 +154,7 @@ int cmd_ddp(int argc, char **argv, struct ctx *ctx)
 	struct out *o;
 	struct workload_args wa = { 0 };
 	const char *grad_arg = NULL;
-	double params = 0, grad_bytes = STEP_GRAD_BYTES, target = 0;
+	double params = 0, grad_bytes = DDP_GRAD_BYTES, target = 0;
 	int have_compute, unreachable = 0;
 	size_t i;
 	char label[40];
@@ -164,8 +164,8 @@ int cmd_ddp(int argc, char **argv, struct ctx *ctx)
 			      "gradient reduced per step (14G = 14 GiB)"),
 		OPTS_WORKLOAD(&wa),
 		OPT_POSITIVE_("grad-bytes", "SIZE", Q_SIZE, &grad_bytes,
-			      "bytes per gradient value with --params/--workload (default 4:\n"
-			      "fp32, as mixed precision reduces them; models/step.md)"),
+			      "bytes per gradient value with --params/--workload (default 2:\n"
+			      "bf16, as the seed reduces them; models/ddp.md)"),
 		OPT_GROUP_("the step"),
 		OPT_POSITIVE_("compute", "TIME", Q_TIME, &p.compute,
 			      "forward + backward time of one step on one rank; without\n"

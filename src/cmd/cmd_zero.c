@@ -284,8 +284,8 @@ int cmd_zero(int argc, char **argv, struct ctx *ctx)
 		OPT_POSITIVE_("param-bytes", "SIZE", Q_SIZE, &p.param_bytes,
 			      "bytes per parameter (default 2, bf16)"),
 		OPT_POSITIVE_("grad-bytes", "SIZE", Q_SIZE, &p.grad_bytes,
-			      "bytes per gradient value reduced (default 4: fp32, as\n"
-			      "Megatron and PyTorch AMP reduce them; models/ddp.md)"),
+			      "bytes per gradient value reduced (default 2: bf16, as the\n"
+			      "ZeRO paper and DeepSpeed reduce them; models/zero.md)"),
 		OPT_NUMBER_("optim-bytes", "SIZE", Q_SIZE, &p.optim_bytes,
 			    "optimizer bytes per parameter, K (default 12: fp32 copy,\n"
 			    "momentum and variance of Adam)"),
@@ -302,7 +302,7 @@ int cmd_zero(int argc, char **argv, struct ctx *ctx)
 	};
 
 	zero_params_init(&p);
-	p.grad_bytes = STEP_GRAD_BYTES;
+	p.grad_bytes = ZERO_GRAD_BYTES;
 	p.algo = cost_algo_preferred(&ctx->model, OP_ALLREDUCE);
 	opts_parse(argc, argv, options, &usage, 0);
 	for (i = 0; i < stages.n; i++)

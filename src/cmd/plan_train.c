@@ -49,7 +49,7 @@ void plan_ddp_rows(struct out *o, const struct ctx *ctx, double params,
 
 	ddp_params_init(&p);
 	p.algo = cost_algo_preferred(&ctx->model, OP_ALLREDUCE);
-	p.grad_bytes = STEP_GRAD_BYTES * params;    /* fp32 gradients (models/step.md) */
+	p.grad_bytes = DDP_GRAD_BYTES * params;     /* bf16 gradients, as its title says */
 	p.compute = compute;
 	if (sheet)
 		out_table_begin(o, &t);

@@ -1,1 +1,1 @@
-zero --params 7.5e9 --grad-bytes 2
+zero --params 7.5e9

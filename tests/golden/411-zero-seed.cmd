@@ -1,1 +1,1 @@
---alpha 5e-6 --beta 200e9 zero --weights 14G --grad-bytes 2 --ranks 64
+--alpha 5e-6 --beta 200e9 zero --weights 14G --ranks 64
