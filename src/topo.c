@@ -836,6 +836,13 @@ static int S_xml(const char *buf, size_t len, const char *file, struct topo *t, 
 				errbuf_set(eb, "%s:%d: <gpu> outside a <pci> of class 0x03...", file, n->line);
 				goto out;
 			}
+			/* NCCL's dump holds one <gpu> per PCI function (topo.cc
+			 * ncclTopoAddGpu); a second one would leave the first's
+			 * <nvlink> children with no GPU to belong to */
+			if (gpu[ngpu - 1].gpu_el >= 0) {
+				errbuf_set(eb, "%s:%d: a second <gpu> in one <pci>", file, n->line);
+				goto out;
+			}
 			if (S_xint(&d, i, "dev", 0, TOPO_MAX_GPUS - 1, -1, 10, &v, file, eb) < 0)
 				goto out;
 			gpu[ngpu - 1].dev = (int)v;
@@ -926,6 +933,11 @@ static int S_xml(const char *buf, size_t len, const char *file, struct topo *t, 
 		for (g = 0; g < ngpu; g++)
 			if (gpu[order[g]].gpu_el == d.node[i].parent)
 				from = g;
+		if (from < 0 || from >= ngpu) {   /* every index checked before use */
+			errbuf_set(eb, "%s:%d: <nvlink> of a <gpu> that is not one of the node's GPUs",
+				   file, d.node[i].line);
+			goto out;
+		}
 		target = S_attr(&d, i, "target");
 		tclass = S_attr(&d, i, "tclass");
 		if (!target || !tclass) {

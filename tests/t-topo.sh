@@ -83,3 +83,11 @@ printf 'name = my-dgx1\nkind = system\ndescription = a DGX-1 of my own\nlike = d
 txt=$("$COMMTIME" $P --system "$dir/mine/my-dgx1.preset" allreduce --ranks 8 --sizes 1G 2>&1)
 check "like: a base's relative topo is read beside the base" \
 	sh -c 'echo "$1" | grep -q "^topology read: 8 GPUs; NVLink without a switch: 24 links in 16 pairs"' - "$txt"
+
+# A <pci> with two <gpu> elements, the first with an <nvlink>: NCCL's
+# dump never holds one; it once wrote before the topology's block
+err=$("$COMMTIME" $P --topo "$top/tests/fuzz/topo/corpus/two-gpus-one-pci.xml" --intra v100-nvlink2 \
+	--model tiers allreduce --ranks 2 --sizes 1M 2>&1); rc=$?
+check "two <gpu> in one <pci>: status 1" test "$rc" = 1
+check "two <gpu> in one <pci>: file:line and why" \
+	sh -c 'echo "$1" | grep -q "two-gpus-one-pci.xml:7: a second <gpu> in one <pci>"' - "$err"
