@@ -406,7 +406,6 @@ int main(int argc, char **argv)
 		die_usage("%s: not available on a system yet; describe one link with "
 			  "--preset, --alpha and --beta", cmd->name);
 
-	opt_model = ctx.have_system ? &ctx.model : NULL;
 	status = cmd->fn(1 + nrest, rest, &ctx);
 
 	machine_release(&ctx.machine);
