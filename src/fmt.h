@@ -48,6 +48,8 @@ int fmt_shortest(uint64_t c, int q, uint64_t *d, int *k);
 const uint64_t *fmt_pow10(int e);
 #define FMT_POW10_MIN (-292)
 #define FMT_POW10_MAX 324
+/* The same, as fmt_double reads it: row e - FMT_POW10_MIN (src/fmt_pow10.c). */
+extern const uint64_t fmt_pow10_table[FMT_POW10_MAX - FMT_POW10_MIN + 1][2];
 
 /* Put back '.' where a locale with a decimal comma made printf write ','. */
 void fmt_fix_point(char *buf);
