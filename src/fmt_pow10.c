@@ -1,9 +1,8 @@
 /*
  * The table of Schubfach's 128-bit multipliers of the powers of ten, which
  * fmt_double (fmt.c) looks up once per number; apart because it is data,
- * 617 lines of it.
+ * 617 rows of it.
  */
-#include <stddef.h>
 #include <stdint.h>
 
 #include "fmt.h"
@@ -639,8 +638,3 @@ const uint64_t fmt_pow10_table[FMT_POW10_MAX - FMT_POW10_MIN + 1][2] = {
 	{ 0xfcf62c1dee382c42, 0x46729e03dd9ed7b6 }, /* 323 */
 	{ 0x9e19db92b4e31ba9, 0x6c07a2c26a8346d2 }, /* 324 */
 };
-
-const uint64_t *fmt_pow10(int e)
-{
-	return e < FMT_POW10_MIN || e > FMT_POW10_MAX ? NULL : fmt_pow10_table[e - FMT_POW10_MIN];
-}
