@@ -60,12 +60,15 @@ static const struct column cols[] = {
 	  .prec = 4, .width = 11 },
 	{ .key = "expected_busbw_hi_Bps", .label = "busbw high", .type = COL_NUM, .human = H_RATE,
 	  .prec = 4, .width = 11 },
+	/* on NCCL's model: the NCCL version priced (compare --expected reads it back) */
+	{ .key = "nccl_version", .label = "NCCL", .type = COL_STR, .human = H_PLAIN },
 };
-/* The plan table; the last two columns only when a curve states its error. */
+/* The plan table; the band's two columns only when a curve states its error
+ * or on NCCL's model, the version only on NCCL's model. */
 #define PLAN_COLS (sizeof(cols) / sizeof(cols[0]))
 static const struct table table = {
 	.name = "plan", .title = "expected results (busbw rows: one per size of the nccl-tests run)",
-	.cols = cols, .ncols = PLAN_COLS - 2
+	.cols = cols, .ncols = PLAN_COLS - 3
 };
 
 /* ---- what predicts ---- */
@@ -183,7 +186,8 @@ static void curve(struct out *o, const struct planner *pl, enum coll_op op, enum
 				      { .x = (double)ranks }, { .s = a < 0 ? "" : coll_algo_name(a) },
 				      { .x = S }, { .x = t }, { .x = S / t },
 				      { .x = S / t * busbw_factor(op, ranks) }, { .x = NAN },
-				      { .x = NAN }, { .s = note }, { .x = NAN }, { .x = NAN } };
+				      { .x = NAN }, { .s = note }, { .x = NAN }, { .x = NAN },
+				      { .s = ctx_nccl_priced(pl->ctx) } };
 
 		note[0] = '\0';
 		plan_busbw_band(pl, op, ranks, S, t, &row[12].x, &row[13].x);
@@ -214,7 +218,7 @@ static void crossover_row(struct out *o, const struct planner *pl, unsigned long
 				      { .x = S }, { .x = t }, { .x = S / t },
 				      { .x = S / t * busbw_factor(OP_ALLREDUCE, ranks) },
 				      { .x = NAN }, { .x = NAN }, { .s = note }, { .x = NAN },
-				      { .x = NAN } };
+				      { .x = NAN }, { .s = ctx_nccl_priced(pl->ctx) } };
 		out_row(o, row);
 	}
 }
@@ -291,6 +295,7 @@ int cmd_plan(int argc, char **argv, struct ctx *ctx)
 	};
 
 	opts_parse(argc, argv, options, &usage, 0);
+	ctx_nccl_say_default(ctx);
 	planner_init(&pl, ctx);
 	pl.cells = &cells;
 	if (ctx->have_system && !opts_given(options, "algo")) {
@@ -363,7 +368,9 @@ int cmd_plan(int argc, char **argv, struct ctx *ctx)
 	} else {
 		for (i = 0; i < nops; i++)
 			if (plan_has_errband(&pl, ops[i]))
-				t.ncols = PLAN_COLS;
+				t.ncols = PLAN_COLS - 1;
+		if (ctx->model.kind == COST_NCCL)
+			t.ncols = PLAN_COLS;
 		out_table_begin(o, &t);   /* the writer keeps t until out_table_end */
 	}
 	for (r = 0; r < ranks.n; r++) {

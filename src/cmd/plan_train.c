@@ -82,7 +82,7 @@ void plan_ddp_rows(struct out *o, const struct ctx *ctx, double params,
 					      { .x = p.grad_bytes / st.comm_s *
 						      busbw_factor(OP_ALLREDUCE, n) },
 					      { .x = st.step_s }, { .x = NAN }, { .s = note },
-					      { .x = NAN }, { .x = NAN } };
+					      { .x = NAN }, { .x = NAN }, { .s = ctx_nccl_priced(ctx) } };
 			out_row(o, row);
 		}
 	}
@@ -138,7 +138,8 @@ void plan_zero_rows(struct out *o, const struct ctx *ctx, double params,
 					      { .x = z.comm_B }, { .x = z.comm_s },
 					      { .x = NAN }, { .x = NAN },
 					      { .x = step }, { .x = z.memory_B },
-					      { .s = note }, { .x = NAN }, { .x = NAN } };
+					      { .s = note }, { .x = NAN }, { .x = NAN },
+					      { .s = ctx_nccl_priced(ctx) } };
 			out_row(o, row);
 		}
 	}
