@@ -765,33 +765,6 @@ static void suggest(const struct preset_dirs *d, const char *name, struct errbuf
 	}
 }
 
-/* Edit distance of two short names (at most 64 bytes each; longer: far). */
-static size_t name_distance(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b), i, j, row[65];
-
-	if (la > 64 || lb > 64)
-		return (size_t)-1;
-	for (j = 0; j <= lb; j++)
-		row[j] = j;
-	for (i = 1; i <= la; i++) {
-		size_t diag = row[0];
-
-		row[0] = i;
-		for (j = 1; j <= lb; j++) {
-			size_t up = row[j], best = diag + (a[i - 1] != b[j - 1]);
-
-			if (up + 1 < best)
-				best = up + 1;
-			if (row[j - 1] + 1 < best)
-				best = row[j - 1] + 1;
-			diag = up;
-			row[j] = best;
-		}
-	}
-	return row[lb];
-}
-
 static int cmp_cstr(const void *a, const void *b)
 {
 	return strcmp((const char *)a, (const char *)b);
@@ -833,7 +806,7 @@ static void suggest_kind(const struct preset_dirs *d, const char *name, const ch
 			memcpy(stem, e->d_name, elen - SUFFIX_LEN);
 			stem[elen - SUFFIX_LEN] = '\0';
 			dist = !strncmp(stem, name, nlen) ? 0 : strstr(stem, name) ? 1 :
-			       name_distance(name, stem);
+			       text_distance(name, stem);
 			if (dist > bestd || (dist > 2 && dist > nlen / 3))
 				continue;
 			for (k = 0; k < nf && strcmp(found[k], stem); k++)

@@ -150,7 +150,7 @@ run_part() {
 # follow in name order), so the last part to start is a short one and the
 # workers end together.  A worker claims a part by making its directory
 # $tmp/NAME.claim, which only one can do.
-slow="t-readme t-figures t-figures-fresh t-measfig t-hostile bad t-options unit t-install t-harden
+slow="t-readme t-figures t-measfig t-hostile bad t-options unit t-install t-harden
 	t-completion t-pipefig t-probe golden t-output models t-presets"
 queue=
 for p in $slow; do
