@@ -721,20 +721,24 @@ static char *join(const char *dir, const char *name)
 }
 
 /*
- * A file found by name on the search path must carry that name: the
- * listing and the lookup would disagree otherwise.
+ * A preset is called by its file name: NAME.preset is NAME, found by name
+ * on the search path or given as a path, so the listing and the lookup
+ * always agree.  A `name` line that differs (a shipped preset copied under
+ * another file name and edited, which is how a user starts one) is read
+ * as the file's name: the `name` key's value becomes the stem.  Never
+ * fails; eb is unused (kept for the callers' one shape).
  */
 static int check_stem(struct preset *p, const char *stem, struct errbuf *eb)
 {
-	const char *base;
+	struct preset_kv *kv;
 
-	if (!strcmp(p->name, stem))
+	(void)eb;
+	if (!strcmp(p->name, stem) || !(kv = (struct preset_kv *)find_kv(p, "name")))
 		return 0;
-	base = strrchr(p->path, '/');
-	errbuf_set(eb, "%s:%d: name '%s' does not match the file name '%s'", p->path,
-		   find_kv(p, "name")->line, p->name, base ? base + 1 : p->path);
-	preset_release(p);
-	return -1;
+	free(kv->value);
+	kv->value = xstrdup(stem);
+	p->name = kv->value;
+	return 0;
 }
 
 /* Append "; did you mean 'x'?" for presets whose names start with name. */
