@@ -61,4 +61,11 @@ void *xmalloc(size_t n);
 void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);
 
+/*
+ * Edit distance (Levenshtein: insertions, deletions, substitutions) of two
+ * short names, at most 64 bytes each; (size_t)-1 when either is longer.
+ * For "did you mean" suggestions.
+ */
+size_t text_distance(const char *a, const char *b);
+
 #endif

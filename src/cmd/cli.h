@@ -289,6 +289,15 @@ struct errband;
 void ctx_nccl_from_log(struct ctx *ctx, const struct meas *m, struct nccl_cost *nc);
 
 /*
+ * The NCCL version NCCL's model of ctx prices when no log says one: the
+ * global --nccl-version, else the model's own (NCCL_PARAMS_DEFAULT_NAME).
+ * ctx_nccl_say_default makes the echo of a system name it in the second
+ * case too (plan and compare, whose numbers a reader holds side by side).
+ */
+const char *ctx_nccl_priced(const struct ctx *ctx);
+void ctx_nccl_say_default(struct ctx *ctx);
+
+/*
  * Write the figure as a gnuplot script (--plot) and/or render it (--render)
  * by running gnuplot without a shell, the script on its standard input.
  * Does nothing when neither option was given.  Dies (exit 1) when a file
