@@ -39,6 +39,7 @@ static const struct command commands[] = {
 	{ "plan",      cmd_plan,      "expected results of the runs that start a GPU rental" },
 	{ "step",      cmd_step,      "one training step: every collective, step time, memory per GPU" },
 	{ "search",    cmd_search,    "parallel configurations that fit, fastest first, priced" },
+	{ "serve",     cmd_serve,     "serving: TTFT, TPOT, the collectives of prefill and decode" },
 	{ "tuner",     cmd_tuner,     "the CSV of NCCL's example tuner plugin, from logs or a system" },
 	{ "presets",   cmd_presets,   "list link and workload presets, or show one" },
 };
@@ -172,7 +173,7 @@ static int system_ready(const char *name)
 	static const char *const ready[] = {
 		"presets", "pipeline", "speedup", "fit", "allreduce", "allgather", "plan",
 		"reducescatter", "alltoall", "broadcast", "reduce", "sendrecv", "crossover",
-		"ddp", "zero", "step", "search", "compare", "tuner",
+		"ddp", "zero", "step", "search", "compare", "tuner", "serve",
 	};
 	size_t i;
 
