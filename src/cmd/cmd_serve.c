@@ -84,7 +84,7 @@ static const struct column kv_cols[K_NCOLS] = {
 		      .width = 9 },
 	[K_REQ]   = { .key = "request_B", .label = "per request", .type = COL_NUM, .human = H_SIZE,
 		      .width = 11 },
-	[K_LINK]  = { .key = "link", .label = "link", .type = COL_STR, .width = 12 },
+	[K_LINK]  = { .key = "link", .label = "link", .type = COL_STR, .width = 18 },
 	[K_TIME]  = { .key = "time_s", .label = "hand-off", .type = COL_NUM, .human = H_TIME,
 		      .prec = 4, .width = 9 },
 	[K_RATE]  = { .key = "rate", .label = "requests/s", .type = COL_NUM, .human = H_PLAIN,
@@ -113,23 +113,34 @@ static void cb_impl(const struct opt *o, const char *arg)
 		die_usage("--impl: %s", eb.msg);
 }
 
-/* The link the KV cache crosses: --kv-link, else one NIC port, else the node's link. */
-static void S_kv_link(const struct ctx *ctx, const char *name, struct serve_link *kl)
+/*
+ * The link the KV cache crosses: --kv-link, else one NIC port, else the
+ * node's link; striped over `nics` ports (Mooncake's Transfer Engine and
+ * NIXL split one transfer over several NICs), β times nics, α once.
+ */
+static void S_kv_link(const struct ctx *ctx, const char *name, unsigned long nics,
+		      struct serve_link *kl)
 {
 	struct errbuf eb;
 	struct tier t;
+	const char *what;
 
 	if (name) {
 		if (tier_load(&ctx->dirs, name, NULL, &t, &eb) < 0)
 			die("--kv-link: %s", eb.msg);
 		kl->link = t.link;
-		snprintf(kl->name, sizeof(kl->name), "%s", name);
+		what = name;
 		free(t.name);
-		return;
+	} else {
+		t = ctx->system.have_inter ? ctx->system.inter : ctx->system.intra;
+		kl->link = t.link;
+		what = t.name ? t.name : "?";
 	}
-	t = ctx->system.have_inter ? ctx->system.inter : ctx->system.intra;
-	kl->link = t.link;
-	snprintf(kl->name, sizeof(kl->name), "%s", t.name ? t.name : "?");
+	kl->link.beta *= (double)nics;
+	if (nics > 1)
+		snprintf(kl->name, sizeof(kl->name), "%lu x %s", nics, what);
+	else
+		snprintf(kl->name, sizeof(kl->name), "%s", what);
 }
 
 static void S_echo(const struct ctx *ctx, struct out *o, const struct workload *w,
@@ -253,7 +264,7 @@ int cmd_serve(int argc, char **argv, struct ctx *ctx)
 	struct errbuf eb;
 	struct out *o;
 	const char *workload_arg = NULL, *kv_link = NULL;
-	unsigned long batch = 0, prompt = 1024, output = 256;
+	unsigned long batch = 0, prompt = 1024, output = 256, kv_nics = 1;
 	enum serve_precision kvp = SERVE_BF16;
 	struct opt options[] = {
 		OPT_GROUP_("the model and the layout"),
@@ -268,7 +279,9 @@ int cmd_serve(int argc, char **argv, struct ctx *ctx)
 		OPT_GROUP_("the requests"),
 		OPT_CALLBACK_("batch", "N", &batch, opt_cb_whole, "requests decoded together"),
 		OPT_CALLBACK_("prompt", "N", &prompt, opt_cb_whole, "prompt tokens per request (default 1024)"),
-		OPT_CALLBACK_("output", "N", &output, opt_cb_whole, "output tokens per request (default 256)"),
+		OPT_CALLBACK_("output", "N", &output, opt_cb_whole,
+			      "output tokens per request (default 256); after 'serve'\n"
+			      "--output is this length: -o FILE writes to a file"),
 		{ .type = OPT_CALLBACK, .long_name = "precision", .argh = "P", .value = &p.precision,
 		  .cb = cb_precision, .complete = "bf16 fp8",
 		  .help = "weights in bf16 (default) or fp8" },
@@ -286,6 +299,8 @@ int cmd_serve(int argc, char **argv, struct ctx *ctx)
 		  .complete = "presets:link",
 		  .help = "link preset the KV cache crosses from prefill to decode\n"
 			  "(default one NIC port of the system, else its node link)" },
+		OPT_CALLBACK_("kv-nics", "N", &kv_nics, opt_cb_whole,
+			      "NIC ports one hand-off is striped over (default 1)"),
 		OPT_POSITIVE_("rate", "R", Q_NUMBER, &p.rate,
 			      "requests per second for the KV hand-off's traffic"),
 		OPT_END_()
@@ -318,7 +333,7 @@ int cmd_serve(int argc, char **argv, struct ctx *ctx)
 		    "it", gpu.name);
 	if (serve_run(&ctx->model, &ctx->system, &gpu.kernel, &w, &p, &r, &eb) < 0)
 		die("serve: %s", eb.msg);
-	S_kv_link(ctx, kv_link, &kl);
+	S_kv_link(ctx, kv_link, kv_nics, &kl);
 	serve_kv_handoff(&w, p.kv_bytes, p.prompt, p.rate, &kl.link, &kv);
 
 	if (ctx_wants_figure(ctx))

@@ -252,6 +252,17 @@ static int S_help(int argc, char **argv, int *i, const struct command **cmd)
 }
 
 /*
+ * A command's own option under the name of a global one: after the word
+ * "serve", --output is the output length design.md pins (serve --output
+ * N); -o FILE still names the output file there.
+ */
+static int S_shadowed(const struct command *cmd, const char *arg)
+{
+	return cmd && !strcmp(cmd->name, "serve") &&
+	       (!strcmp(arg, "--output") || !strncmp(arg, "--output=", 9));
+}
+
+/*
  * Global options may stand before or after the command name; pull them
  * out and keep the rest, in order, for the command (rest[1..*nrest]).
  * After "--" everything belongs to the command.  Returns the command
@@ -268,6 +279,14 @@ static const struct command *S_args(int argc, char **argv, char **rest, int *nre
 			while (i < argc)
 				rest[1 + (*nrest)++] = argv[i++];
 			break;
+		}
+		if (S_shadowed(cmd, argv[i])) {
+			int joined = strchr(argv[i], '=') != NULL;
+
+			rest[1 + (*nrest)++] = argv[i++];
+			if (!joined && i < argc)
+				rest[1 + (*nrest)++] = argv[i++];
+			continue;
 		}
 		if (opts_take(global_options, argc, argv, &i, NULL))
 			continue;
