@@ -27,9 +27,9 @@ enum ar_impl {
 			 cross_device_reduce_1stage, TensorRT-LLM ONESHOT) */
 	AR_TWOSHOT,   /* reduce-scatter by peer reads, a barrier, all-gather by
 			 peer reads (vLLM cross_device_reduce_2stage, TWOSHOT) */
-	AR_SYMM,      /* NCCL >= 2.27's symmetric-memory kernels: the fastest of
-			 its LL one-shot, its two-shot and, with NVLink SHARP,
-			 its multimem two-shot */
+	AR_SYMM,      /* NCCL >= 2.27 with symmetric memory: the fastest of its
+			 LL one-shot, its two-shot, with NVLink SHARP its
+			 multimem two-shot, and its regular algorithms */
 	AR_VLLM,      /* what vLLM picks: its custom kernel below 8 MiB on
 			 2, 4, 6 or 8 NVLink GPUs, one-shot or two-shot by size,
 			 NCCL otherwise */
@@ -104,9 +104,10 @@ struct serve_params {
 void serve_params_init(struct serve_params *p);
 
 /*
- * Check p against w: tp divides heads and is at most heads; tp ≥ kv_heads
- * or divides... (kv heads shard or replicate); ep > 1 only with experts,
- * ep divides tp and experts; pp divides layers; batch, prompt, output ≥ 1.
+ * Check p against w: tp divides the heads; tp divides the KV heads or is
+ * a multiple of them (split, or each copied tp/kv_heads times); ep > 1
+ * only with experts, ep divides tp and the experts; pp divides the
+ * layers; batch, prompt, output ≥ 1; imbalance ≥ 1.
  * Returns 0, or -1 with eb naming the value: "--tp 3 does not divide the
  * 64 attention heads of llama3-70b".
  */

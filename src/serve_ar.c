@@ -78,7 +78,9 @@ static double S_twoshot(const struct system *s, double n, double S)
  *               barriers of the LSA team;
  *   RSxLDMC_AGxSTMC with NVLink SHARP: multimem loads reduce in the switch,
  *               multimem stores broadcast, one GPU receives S in all.
- * kernel receives the name of the one chosen.
+ * kernel receives the name of the one chosen.  serve_ar() then keeps
+ * NCCL's regular choice where that is faster (large sizes), as NCCL's
+ * tuning picks among both.
  */
 static double S_symm(const struct system *s, double n, double S, const char **kernel)
 {
@@ -169,6 +171,17 @@ int serve_ar(const struct cost_model *m, const struct system *s, enum ar_impl im
 		break;
 	default:
 		out->time_s = S_symm(s, n, bytes, &out->kernel);
+		/* NCCL runs its symmetric kernels where they beat its others */
+		{
+			struct ar_cost nc;
+			struct errbuf ignore;
+
+			if (S_nccl(m, ranks, bytes, &nc, &ignore) == 0 && nc.time_s < out->time_s) {
+				*out = nc;
+				out->kernel = out->text;
+				out->used = AR_SYMM;
+			}
+		}
 		break;
 	}
 	return 0;

@@ -106,10 +106,14 @@ void test_serve_ar_kernels(void)
 	CHECK(serve_ar(&m, &s, AR_SYMM, 8, 4096, &a, &eb) == 0);
 	DBL_NEAR(a.time_s, 7e-6 + 14 * 4096 / B_H100, 1e-12);
 	CHECK(!strcmp(a.kernel, "symm-ll"));
-	/* at 64 MiB the multimem two-shot: 9 µs + S / B */
-	CHECK(serve_ar(&m, &s, AR_SYMM, 8, 64 * 1048576.0, &a, &eb) == 0);
+	/* at 1 MiB the multimem two-shot: 9 µs + S / B = 27.26 µs */
+	CHECK(serve_ar(&m, &s, AR_SYMM, 8, 1048576.0, &a, &eb) == 0);
 	CHECK(!strcmp(a.kernel, "symm-mc"));
-	DBL_NEAR(a.time_s, 9e-6 + 64 * 1048576.0 / B_H100, 1e-12);
+	DBL_NEAR(a.time_s, 9e-6 + 1048576.0 / B_H100, 1e-12);
+	/* at 64 MiB the ring of the tier model, 2·7·(4 µs + 8 MiB / 370 GB/s) = 373.4 µs,
+	 * beats the multimem kernel's 1.178 ms: NCCL keeps its regular algorithm */
+	CHECK(serve_ar(&m, &s, AR_SYMM, 8, 64 * 1048576.0, &a, &eb) == 0);
+	DBL_NEAR(a.time_s, 14 * (4e-6 + 8 * 1048576.0 / 370e9), 1e-9);
 	/* one rank costs nothing; 16 ranks span two nodes: no kernel */
 	CHECK(serve_ar(&m, &s, AR_ONESHOT, 1, 4096, &a, &eb) == 0);
 	DBL_NEAR(a.time_s, 0, 0);
