@@ -128,10 +128,11 @@ static int S_allreduce(struct S_led *l, enum serve_phase ph, const char *what, d
 /*
  * MoE dispatch and combine of `tokens` tokens over the ep ranks (each rank
  * sends its tokens/ep, k copies each, the busiest receiving imbalance × the
- * mean): the low-latency kernels' form on one NVLink node (a launch, one
- * flag flight, the busiest rank's bytes from its peers at the kernels'
- * read rate, as DeepEP's low-latency mode sends them: fp8 out with a
- * 4-byte scale per 128 values, bf16 back); across nodes NCCL's all-to-all.
+ * mean), as DeepEP's low-latency mode sends them: fp8 out with a 4-byte
+ * scale per 128 values, bf16 back.  A decode step on one NVLink node runs
+ * the low-latency kernels' form (a launch, one flag flight, the busiest
+ * rank's bytes at the serving kernels' read rate); a prefill, or ranks
+ * across nodes, NCCL's all-to-all.
  * Then an all-gather of the tokens' hidden states gives every rank of the
  * TP group all of them again.
  */
@@ -148,7 +149,7 @@ static int S_moe(struct S_led *l, enum serve_phase ph, double count, double toke
 	for (i = 0; i < 2; i++) {
 		double busiest = send[i] * (ep - 1) / ep * l->p->imbalance, t;
 
-		if (serve_ar_kernels_ok(l->s, l->p->ep)) {
+		if (ph == SERVE_DECODE && serve_ar_kernels_ok(l->s, l->p->ep)) {
 			t = SERVE_AR_LAUNCH_S + SERVE_AR_SYNC_S +
 			    busiest / (SERVE_AR_READ_SHARE * l->s->gpu.nvlink_links *
 				       l->s->gpu.nvlink_link_Bps);
