@@ -25,12 +25,17 @@ static void S_tp_panel(const struct ctx *ctx, struct figure *f, const struct ker
 {
 	struct panel *pn = plot_add_panel(f, "time per output token against TP size",
 					  "tensor-parallel size", "time");
-	struct plot_series *tpot = plot_add_series(pn, "TPOT", PS_LINESPOINTS);
-	struct plot_series *comp = plot_add_series(pn, "decode compute", PS_LINESPOINTS);
-	struct plot_series *comm = plot_add_series(pn, "decode communication", PS_LINESPOINTS);
+	struct plot_series *tpot, *comp, *comm;
 	unsigned long tp, most = ctx->system.gpus_per_node *
 				 (ctx->system.have_inter ? 8 : 1);
 
+	/* a series' pointer holds until the next one is added: take them after */
+	plot_add_series(pn, "TPOT", PS_LINESPOINTS);
+	plot_add_series(pn, "decode compute", PS_LINESPOINTS);
+	plot_add_series(pn, "decode communication", PS_LINESPOINTS);
+	tpot = &pn->series[0];
+	comp = &pn->series[1];
+	comm = &pn->series[2];
 	pn->xaxis = AX_INTEGER;
 	pn->yaxis = AX_TIME;
 	pn->logx = 1;
@@ -56,10 +61,13 @@ static void S_batch_panel(const struct ctx *ctx, struct figure *f, const struct 
 {
 	struct panel *pn = plot_add_panel(f, "decode communication against batch",
 					  "requests in the batch", "time per decode step");
-	struct plot_series *tpot = plot_add_series(pn, "TPOT", PS_LINES);
-	struct plot_series *comm = plot_add_series(pn, "decode communication", PS_LINES);
+	struct plot_series *tpot, *comm;
 	double b;
 
+	plot_add_series(pn, "TPOT", PS_LINES);
+	plot_add_series(pn, "decode communication", PS_LINES);
+	tpot = &pn->series[0];
+	comm = &pn->series[1];
 	pn->xaxis = AX_PLAIN;
 	pn->yaxis = AX_TIME;
 	pn->logx = 1;
