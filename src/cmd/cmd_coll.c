@@ -355,6 +355,63 @@ static int default_algos(const struct cost_model *m, enum coll_op op,
 	return n;
 }
 
+/*
+ * Every time once before any output: a run the machine cannot hold
+ * (more nodes than a system without NICs has) fails here, cleanly.  The
+ * human table's unit comes from the same pass.  One link holds any run,
+ * and its every model grows with the rank count and the size: the
+ * extremes are at the fewest ranks that communicate with the smallest
+ * size and at the most ranks with the largest, so a huge table starts at
+ * once instead of after a pass over the sweep.
+ */
+static void coll_time_unit(const struct coll_run *r, const struct dlist *ranks,
+			   const struct dlist *sizes, struct time_unit *u)
+{
+	double tmin = INFINITY, tmax = 0, tk;
+	size_t i, j;
+	int k;
+
+	if (!r->ctx->have_system) {
+		double nmin = INFINITY, nmax = 0, smin = INFINITY, smax = 0;
+		struct coll_cost c;
+
+		for (i = 0; i < ranks->n; i++) {
+			if (ranks->v[i] >= 2 && ranks->v[i] < nmin)
+				nmin = ranks->v[i];
+			if (ranks->v[i] > nmax)
+				nmax = ranks->v[i];
+		}
+		for (j = 0; j < sizes->n; j++) {
+			if (sizes->v[j] < smin)
+				smin = sizes->v[j];
+			if (sizes->v[j] > smax)
+				smax = sizes->v[j];
+		}
+		for (k = 0; k < r->nalgo && r->ctx->format == FMT_TABLE && isfinite(nmin); k++) {
+			tk = coll_run_cost(r, r->algos[k], (unsigned long)nmin, smin, &c);
+			if (tk > 0 && tk < tmin)
+				tmin = tk;
+			tk = coll_run_cost(r, r->algos[k], (unsigned long)nmax, smax, &c);
+			if (tk > tmax)
+				tmax = tk;
+		}
+	} else {
+		for (i = 0; i < ranks->n; i++)
+			for (j = 0; j < (r->ctx->format == FMT_TABLE ? sizes->n : 1); j++)
+				for (k = 0; k < r->nalgo; k++) {
+					struct coll_cost c;
+
+					tk = coll_run_cost(r, r->algos[k], (unsigned long)ranks->v[i],
+						  r->ctx->format == FMT_TABLE ? sizes->v[j] : 0, &c);
+					if (tk > 0 && tk < tmin)
+						tmin = tk;
+					if (tk > tmax)
+						tmax = tk;
+				}
+	}
+	ctx_time_unit(r->ctx, tmin, tmax, UNIT_BY_SMALLEST, u);
+}
+
 static int run_coll(enum coll_op op, int argc, char **argv, struct ctx *ctx)
 {
 	struct dlist ranks = { 0 }, sizes = { 0 };
@@ -385,7 +442,6 @@ static int run_coll(enum coll_op op, int argc, char **argv, struct ctx *ctx)
 	struct coll_run r = { .ctx = ctx, .op = op, .name = colls[op].name,
 			      .what = colls[op].what, .algos = algos };
 	struct time_unit u;
-	double tmin = INFINITY, tmax = 0, tk;
 	struct errbuf eb;
 	size_t i, j;
 	int k;
@@ -414,6 +470,9 @@ static int run_coll(enum coll_op op, int argc, char **argv, struct ctx *ctx)
 		r.nalgo = cost_algo_parse_list(&ctx->model, op, algo_arg, algos, &eb);
 		if (r.nalgo < 0)
 			die_usage("--algo: %s", eb.msg);
+	} else if (r.impl != AR_NCCL) {
+		r.nalgo = 1;   /* one column: the kernel, whatever the model's algorithms */
+		algos[0] = ALGO_AUTO;
 	} else {
 		r.nalgo = default_algos(&ctx->model, op, &ranks, algos);
 		if (r.nalgo == 0)
@@ -421,54 +480,7 @@ static int run_coll(enum coll_op op, int argc, char **argv, struct ctx *ctx)
 			    "name one with --algo", cost_kind_name(ctx->model.kind), colls[op].what);
 	}
 
-	/*
-	 * Every time once before any output: a run the machine cannot hold
-	 * (more nodes than a system without NICs has) fails here, cleanly.
-	 * The human table's unit comes from the same pass.  One link holds
-	 * any run, and its every model grows with the rank count and the
-	 * size: the extremes are at the fewest ranks that communicate with
-	 * the smallest size and at the most ranks with the largest, so a
-	 * huge table starts at once instead of after a pass over the sweep.
-	 */
-	if (!ctx->have_system) {
-		double nmin = INFINITY, nmax = 0, smin = INFINITY, smax = 0;
-		struct coll_cost c;
-
-		for (i = 0; i < ranks.n; i++) {
-			if (ranks.v[i] >= 2 && ranks.v[i] < nmin)
-				nmin = ranks.v[i];
-			if (ranks.v[i] > nmax)
-				nmax = ranks.v[i];
-		}
-		for (j = 0; j < sizes.n; j++) {
-			if (sizes.v[j] < smin)
-				smin = sizes.v[j];
-			if (sizes.v[j] > smax)
-				smax = sizes.v[j];
-		}
-		for (k = 0; k < r.nalgo && ctx->format == FMT_TABLE && isfinite(nmin); k++) {
-			tk = coll_run_cost(&r, algos[k], (unsigned long)nmin, smin, &c);
-			if (tk > 0 && tk < tmin)
-				tmin = tk;
-			tk = coll_run_cost(&r, algos[k], (unsigned long)nmax, smax, &c);
-			if (tk > tmax)
-				tmax = tk;
-		}
-	} else {
-		for (i = 0; i < ranks.n; i++)
-			for (j = 0; j < (ctx->format == FMT_TABLE ? sizes.n : 1); j++)
-				for (k = 0; k < r.nalgo; k++) {
-					struct coll_cost c;
-
-					tk = coll_run_cost(&r, algos[k], (unsigned long)ranks.v[i],
-						  ctx->format == FMT_TABLE ? sizes.v[j] : 0, &c);
-					if (tk > 0 && tk < tmin)
-						tmin = tk;
-					if (tk > tmax)
-						tmax = tk;
-				}
-	}
-	ctx_time_unit(ctx, tmin, tmax, UNIT_BY_SMALLEST, &u);
+	coll_time_unit(&r, &ranks, &sizes, &u);
 
 	o = ctx_out_open(ctx);
 	ctx_echo_link(ctx, o);
