@@ -231,7 +231,10 @@ static void S_decode(const struct kernel_gpu *g, const struct workload *w,
 	struct layer_params lp;
 	double wb = p->precision == SERVE_FP8 ? 1 : 2, tp = (double)p->tp, b = p->batch;
 	double E = w->experts > 1 ? w->experts : 1, k = w->experts > 1 ? w->top_k : 1;
+	/* the mean context over the output: the KV cache grows by a token a step */
 	double ctx = p->prompt + p->output / 2, hd = w->hidden / w->heads;
+	/* fp8 tensor cores run at twice bf16's dense rate (H100 datasheet: 1979
+	 * against 989 TFLOPS; the same ratio on sm89 and sm100) */
 	double peak = g->peak * (p->precision == SERVE_FP8 ? 2 : 1);
 	double eff = g->fixed_eff > 0 ? g->fixed_eff : g->gemm_eff;
 	double wlayer, kvlayer, flayer, out_w, out_f;
