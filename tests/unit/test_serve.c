@@ -201,3 +201,100 @@ void test_serve_decode_roofline(void)
 	CHECK(!r.fits);
 	DBL_NEAR(r.kv_B, 1280 * 327680.0, 1e-12);
 }
+
+/*
+ * One GPU of eight: 80 layers of (150 994 944 attention + 704 643 072 MLP)/8
+ * + 16 384 norms, and the embedding and output layer (2 · 128256 · 8192 +
+ * 8192 for the final norm) over 8: 8 820 360 192 parameters, 2 bytes each;
+ * the KV cache of 1280 tokens with one of the 8 KV heads: 1280 · 80 · 2 ·
+ * 128 · 2 B.
+ */
+void test_serve_memory_tp8(void)
+{
+	struct workload w = llama70();
+	struct serve_params p;
+	struct serve_result r;
+	struct kernel_gpu g;
+	struct system s;
+	struct cost_model m;
+	struct errbuf eb;
+
+	h100_node(&s);
+	cost_model_tiers(&m, &s);
+	kernel_gpu_init(&g, ARCH_SM90, 989.4e12, 132, 3.35e12, 0.801);
+	serve_params_init(&p);
+	p.tp = 8;
+	CHECK(serve_run(&m, &s, &g, &w, &p, &r, &eb) == 0);
+	DBL_NEAR(r.weights_B, 2 * 8820360192.0, 1e-12);
+	DBL_NEAR(r.kv_B, 1280.0 * 80 * 2 * 128 * 2, 1e-12);
+	CHECK(r.fits);
+	/* two all-reduces a layer in prefill and in decode: four rows */
+	INT_EQ(r.ncoll, 4);
+	DBL_NEAR(r.coll[3].bytes, 8192 * 2, 0);
+	DBL_NEAR(r.coll[3].count, 80, 0);
+}
+
+/* Mixtral 8x7B (Jiang et al. 2024, Table 1). */
+static struct workload mixtral(void)
+{
+	struct workload w = llama70();
+
+	snprintf(w.name, sizeof(w.name), "mixtral-8x7b");
+	w.layers = 32;
+	w.hidden = 4096;
+	w.heads = 32;
+	w.kv_heads = 8;
+	w.ffn = 14336;
+	w.vocab = 32000;
+	w.experts = 8;
+	w.top_k = 2;
+	return w;
+}
+
+/*
+ * Decode, batch 64 over ep 8: each rank dispatches 8 tokens to 2 experts,
+ * 16 · 4096 · (1 + 4/128) = 67 584 B in fp8 with scales, and combines
+ * 16 · 4096 · 2 = 131 072 B in bf16.  The busiest rank at imbalance 1.3
+ * receives 7/8 · 1.3 of it: 5 + 2 µs + 76 876.8 B / 57.42 GB/s = 8.339 µs
+ * and 7 µs + 149 094.4 B / 57.42 GB/s = 9.597 µs.
+ */
+void test_serve_moe_dispatch(void)
+{
+	struct workload w = mixtral();
+	struct serve_params p;
+	struct serve_result r;
+	struct kernel_gpu g;
+	struct system s;
+	struct cost_model m;
+	struct errbuf eb;
+	int i, seen = 0;
+
+	h100_node(&s);
+	cost_model_tiers(&m, &s);
+	kernel_gpu_init(&g, ARCH_SM90, 989.4e12, 132, 3.35e12, 0.801);
+	serve_params_init(&p);
+	p.tp = 8;
+	p.ep = 8;
+	p.batch = 64;
+	p.imbalance = 1.3;
+	CHECK(serve_run(&m, &s, &g, &w, &p, &r, &eb) == 0);
+	for (i = 0; i < r.ncoll; i++) {
+		const struct serve_coll *c = &r.coll[i];
+
+		if (c->phase != SERVE_DECODE || strcmp(c->dim, "ep"))
+			continue;
+		if (!strcmp(c->what, "MoE dispatch")) {
+			DBL_NEAR(c->bytes, 67584, 1e-12);
+			DBL_NEAR(c->time_s, 7e-6 + 67584 * 0.875 * 1.3 / B_H100, 1e-12);
+			DBL_NEAR(c->time_s, 8.339e-6, 1e-4);
+			seen++;
+		} else if (!strcmp(c->what, "MoE combine")) {
+			DBL_NEAR(c->bytes, 131072, 1e-12);
+			DBL_NEAR(c->time_s, 9.597e-6, 1e-4);
+			seen++;
+		}
+	}
+	INT_EQ(seen, 2);
+	/* 64 tokens reach all 8 experts: 8 · (1 − 0.75^64) */
+	DBL_NEAR(r.experts_touched, 8 * (1 - pow(0.75, 64)), 1e-12);
+}
