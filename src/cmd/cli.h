@@ -71,6 +71,7 @@ int cmd_plan(int argc, char **argv, struct ctx *ctx);
 int cmd_step(int argc, char **argv, struct ctx *ctx);
 int cmd_search(int argc, char **argv, struct ctx *ctx);
 int cmd_tuner(int argc, char **argv, struct ctx *ctx);
+int cmd_serve(int argc, char **argv, struct ctx *ctx);
 
 /*
  * Helpers shared by the commands (cli_*.c: values, loading, output and
