@@ -348,14 +348,21 @@ static void S_steps(struct out *o, const struct trace *t, int pp)
 		out_row(o, row);
 	}
 	out_table_end(o);
-	out_text(o, "median: step %.4g ms, compute %.4g ms, comm %.4g ms, exposed %.4g ms (%.1f %% of "
-		 "comm hidden)",
-		 1e3 * trace_steps_median(t, offsetof(struct trace_step, step_s)),
-		 1e3 * trace_steps_median(t, offsetof(struct trace_step, compute_s)),
-		 1e3 * trace_steps_median(t, offsetof(struct trace_step, comm_s)),
-		 1e3 * trace_steps_median(t, offsetof(struct trace_step, exposed_s)),
-		 100 * (1 - trace_steps_median(t, offsetof(struct trace_step, exposed_s)) /
-			trace_steps_median(t, offsetof(struct trace_step, comm_s))));
+	{
+		double step = trace_steps_median(t, offsetof(struct trace_step, step_s));
+		double comp = trace_steps_median(t, offsetof(struct trace_step, compute_s));
+		double comm = trace_steps_median(t, offsetof(struct trace_step, comm_s));
+		double exp = trace_steps_median(t, offsetof(struct trace_step, exposed_s));
+
+		/* No NCCL kernel, no share of it hidden: say so, not "nan %". */
+		if (comm > 0)
+			out_text(o, "median: step %.4g ms, compute %.4g ms, comm %.4g ms, exposed "
+				 "%.4g ms (%.1f %% of comm hidden)", 1e3 * step, 1e3 * comp,
+				 1e3 * comm, 1e3 * exp, 100 * (1 - exp / comm));
+		else
+			out_text(o, "median: step %.4g ms, compute %.4g ms; no NCCL kernel in "
+				 "these steps, so no communication to hide", 1e3 * step, 1e3 * comp);
+	}
 	out_text(o, "idle: the step's length less the union of all kernels%s", pp > 1 ?
 		 "; with pp > 1 it holds the pipeline bubble" : "");
 }
