@@ -395,9 +395,17 @@ int cmd_compare_trace(int argc, char **argv, struct ctx *ctx)
 		die_usage("compare --trace needs trace files; see 'commtime compare --help'");
 	if (tol < 0)
 		die_usage("--tolerance: '%s' is negative", opts_given(options, "tolerance"));
-	if (!run.workload && (opts_given(options, "tp") || opts_given(options, "pp") ||
-			      opts_given(options, "dp")))
-		die_usage("compare --trace: --tp, --pp and --dp describe a run; give its --workload");
+	if (!run.workload) {
+		/* Every option of the run's shape means nothing without its model. */
+		static const char *const shape[] = { "tp", "pp", "dp", "cp", "ep",
+			"sequence-parallel", "micro-batch", "global-batch", "seq", "grad-bytes" };
+		size_t k;
+
+		for (k = 0; k < sizeof(shape) / sizeof(shape[0]); k++)
+			if (opts_given(options, shape[k]))
+				die_usage("compare --trace: --%s describes a run; give its "
+					  "--workload", shape[k]);
+	}
 	trace_init(&t);
 	trace_fig_init(&fig);
 	if (opts_given(options, "step"))
