@@ -706,19 +706,10 @@ static int coll_one(const struct cost_model *m, enum coll_op op, enum coll_algo 
 
 /* ---- a model calibrated by a trace ---- */
 
-static const char *const calib_names[COST_CALIB_CELLS] = {
-	"intra_small", "intra_medium", "intra_large", "inter_small", "inter_medium", "inter_large"
-};
-
 int cost_calib_cell(int inter, double bytes)
 {
 	int band = bytes < 1048576.0 ? 0 : bytes < 64.0 * 1048576 ? 1 : 2;
 	return 3 * (inter ? 1 : 0) + band;
-}
-
-const char *cost_calib_cell_name(int cell)
-{
-	return cell >= 0 && cell < COST_CALIB_CELLS ? calib_names[cell] : "?";
 }
 
 void cost_model_calib(struct cost_model *m, const struct cost_model *inner,

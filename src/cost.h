@@ -156,11 +156,10 @@ struct cost_model {
 /*
  * The cells of a trace calibration: the tier a collective crosses (0
  * inside a node, 1 across nodes) times its size band (below 1 MiB, to
- * 64 MiB, above): 3·inter + band.  Names "intra_small" ... "inter_large"
- * (the keys trace_coll_NAME of a system preset, models/trace.md).
+ * 64 MiB, above): 3·inter + band; trace_calib_cell_name() (trace_calib.h)
+ * names them as the keys of a system preset.
  */
 int cost_calib_cell(int inter, double bytes);
-const char *cost_calib_cell_name(int cell);
 
 /*
  * m becomes inner (copied) calibrated by ratio[cell] (NaN: 1, the cell

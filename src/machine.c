@@ -301,6 +301,8 @@ static int S_model(struct machine *m, const struct machine_args *a, struct errbu
  * every command prices on it.  A system changed by options (no file) has
  * none: its ratios belonged to the machine as the file described it.
  */
+_Static_assert(TRACE_CELLS == COST_CALIB_CELLS, "a trace's cells are the cost model's");
+
 static int S_calib(struct machine *m, struct errbuf *eb)
 {
 	struct preset p;

@@ -152,8 +152,8 @@ static void S_rehash(struct trace *t)
 /*
  * The kind like k (added when new); a call of duration dur (s, NaN: none).
  * The one check of what a record gives before it is kept: a size past
- * BOUND_SIZE or a duration past BOUND_TIME returns -1 with "name:line: ..."
- * in eb.
+ * BOUND_SIZE or a duration past BOUND_TIME returns -1 with the reason in
+ * eb (the caller says where).
  */
 static int S_kind_add(struct trace *t, const struct trace_kind *k, double dur,
 		      struct errbuf *eb)
@@ -162,11 +162,10 @@ static int S_kind_add(struct trace *t, const struct trace_kind *k, double dur,
 	size_t j;
 
 	if (!isnan(k->size_B) && bound_check(BOUND_SIZE, k->size_B) < 0)
-		return errbuf_set(eb, "%s:%ld: %s of %g bytes: not %s", t->files[k->file].path,
-				  k->line, k->op, k->size_B, bound_what(BOUND_SIZE));
+		return errbuf_set(eb, "%s of %g bytes: not %s", k->op, k->size_B,
+				  bound_what(BOUND_SIZE));
 	if (!isnan(dur) && bound_check(BOUND_TIME, dur) < 0)
-		return errbuf_set(eb, "%s:%ld: %s of %g s: not %s", t->files[k->file].path,
-				  k->line, k->op, dur, bound_what(BOUND_TIME));
+		return errbuf_set(eb, "%s of %g s: not %s", k->op, dur, bound_what(BOUND_TIME));
 
 	if (2 * (t->nkinds + 1) > t->hash_size)
 		S_rehash(t);
@@ -906,7 +905,13 @@ static int S_info_line(struct trace *t, int file, const char *line, long lineno,
 		}
 	}
 	t->files[file].comm_kernels++;
-	return S_kind_add(t, &k, NAN, eb);
+	if (S_kind_add(t, &k, NAN, eb) < 0) {
+		char why[sizeof(eb->msg)];
+
+		memcpy(why, eb->msg, sizeof(why));
+		return errbuf_set(eb, "%s:%ld: %s", name, lineno, why);
+	}
+	return 0;
 }
 
 /* ---- files ---- */

@@ -9,6 +9,15 @@
 #include "trace_calib.h"
 #include "units.h"
 
+static const char *const S_names[TRACE_CELLS] = {
+	"intra_small", "intra_medium", "intra_large", "inter_small", "inter_medium", "inter_large"
+};
+
+const char *trace_calib_cell_name(int cell)
+{
+	return cell >= 0 && cell < TRACE_CELLS ? S_names[cell] : "?";
+}
+
 int trace_calib_check(const char *key, double x, struct errbuf *eb)
 {
 	if (!strncmp(key, "trace_kernel_efficiency", 23)) {
@@ -63,7 +72,7 @@ int trace_calib_read(const struct preset *p, struct trace_calib *c, struct errbu
 	for (i = 0; i < TRACE_CELLS; i++) {
 		for (j = 0; j < 3; j++) {
 			char key[64];
-			snprintf(key, sizeof(key), "trace_coll_%s%s", cost_calib_cell_name(i), suf[j]);
+			snprintf(key, sizeof(key), "trace_coll_%s%s", trace_calib_cell_name(i), suf[j]);
 			if (S_key(p, key, &c->coll[i][j], eb) < 0)
 				return -1;
 		}

@@ -1,7 +1,6 @@
 #ifndef COMMTIME_TRACE_CALIB_H
 #define COMMTIME_TRACE_CALIB_H
 
-#include "cost.h"
 #include "preset.h"
 #include "util.h"
 
@@ -17,7 +16,7 @@
  *   trace_kernel_efficiency[_lo|_hi]  a share of the peak, above 0, at most 1
  *   trace_source                      text: which trace
  */
-#define TRACE_CELLS COST_CALIB_CELLS
+#define TRACE_CELLS 6   /* cost_calib_cell()'s cells (cost.h, COST_CALIB_CELLS) */
 struct trace_calib {
 	int have;                              /* any of the keys below */
 	double mfu, mfu_lo, mfu_hi;            /* trace_kernel_efficiency[_lo,_hi]; NaN none */
@@ -40,6 +39,9 @@ int trace_calib_check(const char *key, double x, struct errbuf *eb);
 
 /* The ratios of one end (0 median, 1 low, 2 high), for cost_model_calib(). */
 void trace_calib_ratios(const struct trace_calib *c, int end, double ratio[TRACE_CELLS]);
+
+/* "intra_small", "intra_medium", ... "inter_large": cell i of cost_calib_cell(). */
+const char *trace_calib_cell_name(int cell);
 
 /* 1 when c holds at least one collective ratio. */
 int trace_calib_has_coll(const struct trace_calib *c);

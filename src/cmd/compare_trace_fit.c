@@ -63,7 +63,7 @@ void trace_calib_note(struct ctx *ctx, struct out *o, const struct workload *w,
 		for (i = 0; i < TRACE_CELLS; i++)
 			if (!isnan(tc->coll[i][0]) && len < sizeof(cells) - 40)
 				len += (size_t)snprintf(cells + len, sizeof(cells) - len, "%s%s x%.3g",
-							len ? ", " : "", cost_calib_cell_name(i), tc->coll[i][0]);
+							len ? ", " : "", trace_calib_cell_name(i), tc->coll[i][0]);
 		out_text(o, "started from a trace (%s; fit --trace):", tc->from);
 		if (mfu_from_trace)
 			out_text(o, "  compute at the kernel efficiency it measured, %.3g (%.3g to %.3g)",
@@ -255,9 +255,9 @@ int cmd_fit_trace(int argc, char **argv, struct ctx *ctx)
 
 		if (cells[i].n == 0)
 			continue;
-		snprintf(key, sizeof(key), "trace_coll_%s", cost_calib_cell_name(i));
+		snprintf(key, sizeof(key), "trace_coll_%s", trace_calib_cell_name(i));
 		memset(row, 0, sizeof(row));
-		row[0].s = cost_calib_cell_name(i);
+		row[0].s = trace_calib_cell_name(i);
 		row[1].x = (double)cells[i].n;
 		row[2].x = cells[i].calls;
 		row[3].x = S_median(cells[i].r, cells[i].n);
@@ -282,43 +282,43 @@ int cmd_fit_trace(int argc, char **argv, struct ctx *ctx)
 	out_text(o, "collectives: median time measured/predicted of the kinds in each cell "
 		 "(low, high: the extremes); kernel efficiency: per step and GPU");
 	if (save_path) {
-		FILE *in = fopen(ctx->system.path, "r"), *f;
-		struct outfile *of;
+		struct preset_kv kv[1 + 3 * TRACE_CELLS + 3];
+		char val[1 + 3 * TRACE_CELLS + 3][200], comment[300];
+		size_t n = 0;
 		struct errbuf eb;
-		char line[4096];
 
-		if (!in)
-			die("%s: cannot read: the system to save from", ctx->system.path);
-		if (!(of = outfile_open(save_path, &eb)))
-			die("%s", eb.msg);
-		f = outfile_stream(of);
-		fprintf(f, "# %s calibrated by commtime fit --trace (models/trace.md)\n",
-			ctx->system.name);
-		while (fgets(line, sizeof(line), in)) {
-			const char *p = line + strspn(line, " \t");
-			if (!strncmp(p, "trace_", 6))
-				continue;
-			if (!strncmp(p, "name", 4) && strchr(" \t=", p[4])) {
-				fprintf(f, "name = %s\n", save_name);
-				continue;
-			}
-			fputs(line, f);
-		}
-		fclose(in);
-		fprintf(f, "trace_source = %d file%s, first %s\n", nfiles, nfiles == 1 ? "" : "s",
-			t.files[0].path);
+#define KV(k, ...) (snprintf(val[n], sizeof(val[n]), __VA_ARGS__), \
+		    kv[n].key = (char *)(k), kv[n].value = val[n], kv[n].line = 0, n++)
+		static char keys[3 * TRACE_CELLS][48];
+		static const char *const suf[3] = { "", "_lo", "_hi" };
+		char *src = preset_text_clean(t.files[0].path, 150);
+
+		KV("trace_source", "%d file%s, first %s", nfiles, nfiles == 1 ? "" : "s", src);
+		free(src);
 		for (i = 0; i < TRACE_CELLS; i++) {
+			double v[3];
+			int j;
+
 			if (cells[i].n == 0)
 				continue;
-			fprintf(f, "trace_coll_%s = %.6g\n", cost_calib_cell_name(i),
-				S_median(cells[i].r, cells[i].n));
-			fprintf(f, "trace_coll_%s_lo = %.6g\n", cost_calib_cell_name(i), cells[i].r[0]);
-			fprintf(f, "trace_coll_%s_hi = %.6g\n", cost_calib_cell_name(i), cells[i].r[cells[i].n - 1]);
+			v[0] = S_median(cells[i].r, cells[i].n);
+			v[1] = cells[i].r[0];
+			v[2] = cells[i].r[cells[i].n - 1];
+			for (j = 0; j < 3; j++) {
+				snprintf(keys[3 * i + j], sizeof(keys[0]), "trace_coll_%s%s",
+					 trace_calib_cell_name(i), suf[j]);
+				KV(keys[3 * i + j], "%.6g", v[j]);
+			}
 		}
-		if (!isnan(mfu[0]))
-			fprintf(f, "trace_kernel_efficiency = %.6g\ntrace_kernel_efficiency_lo = %.6g\n"
-				"trace_kernel_efficiency_hi = %.6g\n", mfu[0], mfu[1], mfu[2]);
-		if (outfile_commit(of, &eb) < 0)
+		if (!isnan(mfu[0])) {
+			KV("trace_kernel_efficiency", "%.6g", mfu[0]);
+			KV("trace_kernel_efficiency_lo", "%.6g", mfu[1]);
+			KV("trace_kernel_efficiency_hi", "%.6g", mfu[2]);
+		}
+#undef KV
+		snprintf(comment, sizeof(comment), "%s calibrated by commtime fit --trace "
+			 "(models/trace.md); every value resolved\n", ctx->system.name);
+		if (system_preset_write(save_path, save_name, &ctx->system, comment, kv, n, &eb) < 0)
 			die("%s", eb.msg);
 		out_text(o, "saved the system with what the trace measured as '%s'", save_path);
 	}
