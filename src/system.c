@@ -14,6 +14,7 @@
 
 #include "outfile.h"
 #include "system.h"
+#include "trace_calib.h"
 
 static const char *const arch_names[ARCH_COUNT] = {
 	[ARCH_UNKNOWN] = "unknown", [ARCH_SM70] = "sm70", [ARCH_SM80] = "sm80",
@@ -609,9 +610,10 @@ static char *S_abs(const char *name, const char *base)
 }
 
 int system_preset_write(const char *path, const char *name, const struct system *s,
-			const char *comment, struct errbuf *eb)
+			const char *comment, const struct preset_kv *extra, size_t nextra,
+			struct errbuf *eb)
 {
-	struct preset_kv kv[40];
+	struct preset_kv kv[40 + 3 * TRACE_CELLS + 8];
 	char num[64], *base = s->path ? dir_of(s->path) : NULL, *v;
 	char *desc = preset_text_clean(s->description ? s->description : "", 1000);
 	size_t n = 0, k;
@@ -667,8 +669,26 @@ int system_preset_write(const char *path, const char *name, const struct system 
 			S_kv(kv, &n, "price_date", s->price_date);
 	}
 	free(base);
+	for (k = 0; k < nextra && n < sizeof(kv) / sizeof(kv[0]); k++)
+		S_kv(kv, &n, extra[k].key, extra[k].value);
+	/* the trace's keys bounded as the reader bounds them, before any write */
+	r = k < nextra ? errbuf_set(eb, "'%s': too many keys to save", path) : 0;
+	for (k = 0; r == 0 && k < nextra; k++) {
+		struct errbuf e;
+		double x;
+
+		if (strncmp(extra[k].key, "trace_coll_", 11) &&
+		    strncmp(extra[k].key, "trace_kernel_efficiency", 23))
+			continue;
+		if (units_decimal(extra[k].value, 0, &x) < 0)
+			r = errbuf_set(eb, "'%s' not saved: %s: '%s' is not a number", path,
+				       extra[k].key, extra[k].value);
+		else if (trace_calib_check(extra[k].key, x, &e) < 0)
+			r = errbuf_set(eb, "'%s' not saved: %s", path, e.msg);
+	}
 	/* the one writer of saved presets: no device, link or directory replaced */
-	r = preset_save(path, comment, kv, n, eb);
+	if (r == 0)
+		r = preset_save(path, comment, kv, n, eb);
 	for (k = 0; k < n; k++) {
 		free(kv[k].key);
 		free(kv[k].value);

@@ -154,10 +154,16 @@ int system_set_topo(struct system *s, const char *path, struct errbuf *eb);
  * Write s as a system preset named name to path (atomically): every key
  * resolved (gpus_per_node, nvswitch, paths and NICs as the topology gave
  * them), the topology file and the presets it names by absolute path when
- * they are files.  comment heads the file.  Returns 0, or -1 with eb.
+ * they are files, so they resolve to the same files wherever the preset
+ * goes.  extra (nextra pairs, may be NULL) follow: fit --trace's keys,
+ * each bounded as the reader bounds it (trace_calib.h) before anything
+ * is written.  comment heads the file.  The one writer of system presets
+ * (presets --save, fit --trace --save) through preset_save().  Returns 0,
+ * or -1 with eb.
  */
 int system_preset_write(const char *path, const char *name, const struct system *s,
-			const char *comment, struct errbuf *eb);
+			const char *comment, const struct preset_kv *extra, size_t nextra,
+			struct errbuf *eb);
 
 /*
  * Load a system preset by name or path, with its gpu preset and link

@@ -187,6 +187,11 @@ static void echo_system(const struct ctx *ctx, struct out *o)
 		out_input_str(o, "nvlink_graph", "NVLink graph", line);
 	}
 	out_input_str(o, "model", "model", cost_kind_name(ctx->model.kind));
+	if (ctx->model.calib_of) {
+		snprintf(line, sizeof(line), "every collective x measured/predicted of its cell "
+			 "(%s; fit --trace)", ctx->calib.from);
+		out_input_str(o, "calibration", "calibrated by a trace", line);
+	}
 	if (ctx->model.kind == COST_NCCL) {
 		snprintf(line, sizeof(line), "%s%s", cpu_vendor_name(s->cpu),
 			 s->cpu_given ? "" : s->cpu == CPU_INTEL ?

@@ -342,7 +342,7 @@ static int save_system(const struct ctx *ctx, const char *path, int npos, const 
 		 ctx->system.topo_path ? " and " : "", topo_path);
 	free(sys_path);
 	free(topo_path);
-	if (system_preset_write(path, name, &ctx->system, comment, &eb) < 0)
+	if (system_preset_write(path, name, &ctx->system, comment, NULL, 0, &eb) < 0)
 		die("%s", eb.msg);
 	printf("wrote system preset %s to %s\n", name, path);
 	free(name);
