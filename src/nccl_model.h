@@ -175,33 +175,6 @@ double nccl_pcie_bw(int gen, int width);
  */
 void nccl_graphs(const struct nccl_machine *m, int nodes, struct nccl_graph g[NCCL_NALGO]);
 
-/* NCCL's search patterns (src/include/graph.h). */
-enum { NCCL_PATTERN_BALANCED_TREE = 1, NCCL_PATTERN_SPLIT_TREE = 2, NCCL_PATTERN_TREE = 3,
-       NCCL_PATTERN_RING = 4 };
-
-/* What ncclTopoCompute leaves for one pattern inside one node. */
-struct nccl_found {
-	int nchannels;
-	double bw_intra, bw_inter;   /* GB/s per channel */
-	int type_intra;              /* NCCL's path type the channels were found on (1 NVL, 2 NVB, ...) */
-	int pattern;                 /* the pattern found (a balanced tree may become a tree) */
-	int order[32][NCCL_MAX_LOCAL];  /* GPUs of each channel, in order */
-	long steps;                  /* search steps taken (for the record) */
-};
-
-/*
- * NCCL's graph search (src/graph/search.cc ncclTopoCompute, one node, no
- * network) replayed on m's direct NVLink graph (m->mesh): the speeds tried,
- * the depth-first search for channel after channel with its time limits,
- * the same channels first, then any, the path types NVL, NVB, PCIe in
- * turn, the duplication and the second pass.  pattern is a
- * NCCL_PATTERN_*; min_ch and max_ch as NCCL sets them (init.cc:1175-1186:
- * ring 1 and 32, tree the ring's channels).  Returns 0, or -1 when m is
- * not a mesh NCCL's search can be replayed on.
- */
-int nccl_search_node(const struct nccl_machine *m, int pattern, int min_ch, int max_ch,
-		     struct nccl_found *f);
-
 /*
  * Fill the tuning table for `ranks` ranks on m (nodes = ⌈ranks /
  * gpus_per_node⌉), as ncclTopoTuneModel does, with NCCL_ALGO / NCCL_PROTO

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "nccl_model.h"
+#include "nccl_search.h"
 
 #define PATH_LOC 0
 #define PATH_NVL 1
