@@ -45,9 +45,14 @@ static const double speed_inter[] = { 48.0, 30.0, 28.0, 24.0, 20.0, 18.0, 15.0, 
 static const double sm90_intra[] = { 60.0, 50.0, 40.0, 30.0, 24.0, 20.0, 15.0, 12.0, 11.0, 6.0, 3.0 };
 static const double sm90_inter[] = { 48.0, 45.0, 42.0, 40.0, 30.0, 24.0, 22.0, 20.0, 17.5,
 				     15.0, 12.0, 6.0, 3.0, 2.4, 1.2, 0.24, 0.12 };
+/* RCCL's speeds, the same inside and across nodes (rccl src/graph/search.cc:901-902) */
+static const double rccl_speeds[] = { 48.0, 24.0, 20.0, 18.0, 15.0, 12.0, 10.0, 9.0, 7.0, 6.0, 5.0,
+				      4.0, 3.0, 2.4, 1.2, 0.24, 0.12 };
 static const double sm100_intra[] = { 90.0, 80.0, 70.0, 60.0, 50.0, 45.0, 40.0, 30.0, 24.0, 20.0, 19.0, 18.0 };
 static const double sm100_inter[] = { 96.0, 86.0, 80.0, 48.0, 45.1, 42.0, 40.0, 30.0, 24.0, 22.0,
 				      20.0, 17.5, 15.0, 12.0, 6.0, 3.0, 2.4, 1.2, 0.24, 0.12 };
+/* S_speeds' name for RCCL's speed list */
+#define NCCL_SM_RCCL (-1)
 #define NELEM(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
 #define MAX_RING_CHANNELS 32   /* MAXCHANNELS/2: device.h:91, init.cc:1177 */
@@ -190,7 +195,10 @@ static int S_fit(const struct caps *c, double s)
 
 static void S_speeds(int sm, int inter, const double **sp, int *n)
 {
-	if (sm >= 100) {
+	if (sm == NCCL_SM_RCCL) {
+		*sp = rccl_speeds;
+		*n = NELEM(rccl_speeds);
+	} else if (sm >= 100) {
 		*sp = inter ? sm100_inter : sm100_intra;
 		*n = inter ? NELEM(sm100_inter) : NELEM(sm100_intra);
 	} else if (sm >= 90) {
@@ -216,7 +224,7 @@ static void S_ring(const struct nccl_machine *m, const struct caps *c, struct nc
 	int n, i = 0, best_ch = 0;
 	double best = 0;
 
-	S_speeds(m->sm, c->nodes > 1, &sp, &n);
+	S_speeds(m->amd ? NCCL_SM_RCCL : m->sm, c->nodes > 1, &sp, &n);
 	while ((sp[i] > c->max_bw || sp[i] > c->total_bw) && i < n - 1)
 		i++;
 	for (; i < n; i++) {
@@ -232,8 +240,11 @@ static void S_ring(const struct nccl_machine *m, const struct caps *c, struct nc
 			break;
 	}
 	if (best_ch == 0) {     /* search.cc:1289-1296: the simple-order fallback */
-		best_ch = 1;
-		best = 0.1;
+		g->nchannels = 1;
+		g->bw_intra = g->bw_inter = 0.1;
+		g->nvlink = c->nvlink;
+		g->run_bw = S_min(c->intra, c->nodes > 1 ? c->gpu_net : c->intra);
+		return;
 	}
 	if (best >= 25.0 && !(m->sm > 80 && best < 50.0 && best_ch > 4)) {
 		int dup = 2 * best_ch < MAX_RING_CHANNELS ? 2 * best_ch : MAX_RING_CHANNELS;
@@ -270,7 +281,7 @@ static void S_nvls(const struct nccl_machine *m, const struct caps *c, struct nc
 		heads = c->nics;
 	if (heads < 1)
 		return;
-	S_speeds(m->sm, c->nodes > 1, &sp, &n);
+	S_speeds(m->amd ? NCCL_SM_RCCL : m->sm, c->nodes > 1, &sp, &n);
 	/* across nodes every head reaches the network; through the socket
 	 * link (nic_path = sys) all of them share it */
 	for (i = 0; i < n - 1; i++)
@@ -338,7 +349,7 @@ void nccl_graphs(const struct nccl_machine *m, int nodes, struct nccl_graph g[NC
 		int n, i;
 		struct caps in = c;
 		in.nodes = 1;
-		S_speeds(m->sm, 1, &sp, &n);
+		S_speeds(m->amd ? NCCL_SM_RCCL : m->sm, 1, &sp, &n);
 		for (i = 0; i < n - 1 && sp[i] > g[NCCL_TREE].bw_intra; i++)
 			;
 		while (i > 0 && sp[i - 1] < 2 * g[NCCL_TREE].bw_inter + 1e-9 &&

@@ -288,6 +288,12 @@ static int S_log2i(unsigned long long n)
 	return l;
 }
 
+/* RCCL's base latencies of Tree, Ring and CollNet, µs, LL, LL128, Simple
+ * (rccl src/graph/tuning.cc baseLat) */
+#define MAX_NVLS_LOCAL 32   /* NCCL_MAX_NVLS_ARITY, device.h:213 */
+
+static const double rccl_base_lat[NCCL_NPROTO] = { 12.0, 12.0, 17.0 };
+
 static double S_min(double a, double b) { return a < b ? a : b; }
 static double S_max(double a, double b) { return a > b ? a : b; }
 
@@ -461,6 +467,13 @@ int nccl_tune_init(struct nccl_tune *t, const struct nccl_params *p,
 				 * (tuning.cc:504-506).  No system describes one. */
 				if (collnet || (a == NCCL_NVLS && nodes > 1))
 					bus = 0;
+				/* NVLS and NVLSTree reduce-scatter and all-gather stop
+				 * at NCCL_MAX_NVLS_ARITY (32) local ranks: an NVLink
+				 * domain of 72 runs them on rings (enqueue.cc:2004-2006,
+				 * device.h:213) */
+				if ((a == NCCL_NVLS || a == NCCL_NVLS_TREE) && f != NCCL_ALLREDUCE &&
+				    ranks / nodes > MAX_NVLS_LOCAL)
+					bus = 0;
 				if (a == NCCL_NVLS_TREE && nodes == 1)
 					bus = 0;                            /* :502 */
 				{
@@ -485,12 +498,16 @@ int nccl_tune_init(struct nccl_tune *t, const struct nccl_params *p,
 				if (pr == NCCL_LL128 && proto_mask == ~0u &&
 				    (!g->nvlink || (nodes > 1 && (m->nic_path > NCCL_PATH_PXB || m->no_gdr))))
 					bus = 0;
+				/* RCCL enables LL128 by default on gfx90a alone
+				 * (rccl tuning.cc:512-514) */
+				if (pr == NCCL_LL128 && m->amd && proto_mask == ~0u)
+					bus = 0;
 				if (!(algo_mask >> a & 1) || !(proto_mask >> pr & 1))
 					bus = 0;
 				t->bw[f][a][pr] = bus;
 
 				/* latencies, tuning.cc:384-435 */
-				lat = p->base_lat[a][pr];
+				lat = m->amd && a <= NCCL_COLLNET_CHAIN ? rccl_base_lat[pr] : p->base_lat[a][pr];
 				intra_lat = p->hw_lat[hw_intra[a]][a][pr];
 				/* one GPU a node takes Tree's network latency from 2.23
 				 * (v2.21.5 :227) */
@@ -639,6 +656,10 @@ double nccl_run_time(const struct nccl_tune *t, const struct nccl_params *p,
 	 * past a CTA step (34.5 us at 63.9 KiB, 28.8 us at 90 KiB for
 	 * Ring/LL on 8 H100), which no run shows.  The CTAs given work only
 	 * set the bytes per channel of the fill below. */
+	/* NCCL's fallback graph: the tuning's 0.1 GB/s chose the pair, the
+	 * one channel moves at its path's rate (nccl_graph.run_bw). */
+	if (t->graph[a].run_bw > 0 && t->graph[a].bw_intra > 0)
+		bw *= t->graph[a].run_bw / t->graph[a].bw_intra;
 	run.xfer_s = bytes / bw;
 
 	/* Store-and-forward pipeline of NVLS and NVLSTree (Simple only):

@@ -92,7 +92,9 @@ int nccl_params_nearest(const char *s, struct nccl_params *p, int *nearest, stru
  * src/graph/topo.h; pcie_width: 16).
  */
 struct nccl_machine {
-	int sm;               /* compute capability × 10: 80, 89, 90, 100 */
+	int sm;               /* compute capability × 10: 80, 89, 90, 100; 90 for AMD's */
+	int amd;              /* 1: an AMD GPU run by RCCL: xGMI links as NVLink, RCCL's
+			       * search speeds, no LL128 (models/nccl.md, "AMD and RCCL") */
 	int gpus_per_node;
 	int nvlinks;          /* NVLinks per GPU; 0: the GPUs talk over PCIe */
 	double nvlink_bw;     /* GB/s per NVLink per direction, as NCCL counts it */
@@ -124,6 +126,10 @@ struct nccl_graph {
 	double bw_intra;      /* GB/s per channel inside a node */
 	double bw_inter;      /* GB/s per channel across nodes */
 	int nvlink;           /* 1: typeIntra is NVLink (NCCL_HW_NVLINK latencies) */
+	double run_bw;        /* > 0: the search found nothing and left its fallback (one
+			       * channel, 0.1 GB/s, search.cc:1289-1296), which steers the
+			       * choice; the channel still moves run_bw GB/s, its path's
+			       * narrowest link (models/nccl.md, "No graph") */
 };
 
 /* The tuning table of one communicator: ranks on nodes of the machine. */
