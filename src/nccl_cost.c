@@ -128,7 +128,10 @@ int nccl_machine_from_system(const struct system *s, struct nccl_machine *m,
 	m->pcie_path = (unsigned)s->pcie_path < PCIE_PATH_COUNT ? path[s->pcie_path] : NCCL_PATH_PIX;
 	m->nic_path = (unsigned)s->nic_path < PCIE_PATH_COUNT ? path[s->nic_path] : NCCL_PATH_PIX;
 	m->p2p = s->p2p;
-	m->no_gdr = s->gdr_off;
+	/* NCCL's socket transport takes host memory only (ptrSupport
+	 * NCCL_PTR_HOST, transport/net_socket.cc:170): every byte is staged
+	 * through the host as with gdr = no */
+	m->no_gdr = s->gdr_off || s->net == NET_SOCKET;
 	m->cpu = s->cpu == CPU_AMD ? NCCL_CPU_AMD : s->cpu == CPU_ARM ? NCCL_CPU_ARM : NCCL_CPU_INTEL;
 	nccl_machine_mesh(s, m);
 	if (s->have_inter && s->nics_per_node > 0) {

@@ -229,7 +229,7 @@ static int S_gpu_links(const struct preset *p, struct gpu_spec *t, struct errbuf
 	int r;
 
 	if (preset_get(p, other) || preset_get(p, amd ? "nvlink_link_beta" : "xgmi_link_beta"))
-		return errbuf_set(eb, "%s:%d: %s: not a link of a %s GPU (arch %s): use %s",
+		return errbuf_set(eb, "%s:%d: %s: not a link of an %s GPU (arch %s): use %s",
 				  p->path, key_line(p, other), other, amd ? "AMD" : "NVIDIA",
 				  gpu_arch_name(t->arch), lk);
 	if (get_count(p, lk, 0, 0, 64, &links, eb) < 0)
