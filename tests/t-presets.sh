@@ -152,3 +152,12 @@ check "dgx-a100 is hgx-a100 by another name" \
 "$COMMTIME" presets --presets-dir like kid >kid.out
 check "like: the listing of one preset says which keys came from the base" \
 	grep -q '^like: base, which gives alpha$' kid.out
+
+# an NVLink domain across hosts is saved as the hosts and the domain, and reads back the same
+"$COMMTIME" --presets-dir "$top/presets" --system gb200-nvl72 presets --save nvl.preset >/dev/null 2>&1
+check "save: an NVL72 rack keeps gpus_per_node 4, nvlink_domain 72, 4 NICs a host" \
+	sh -c "grep -q '^gpus_per_node = 4\$' nvl.preset && grep -q '^nvlink_domain = 72\$' nvl.preset &&
+		grep -q '^nics_per_node = 4\$' nvl.preset && grep -q '^net = ib\$' nvl.preset"
+check "save: the saved rack predicts what the shipped one does" \
+	test "$("$COMMTIME" --presets-dir "$top/presets" --system nvl.preset --format csv allreduce --ranks 144 --sizes 1G)" = \
+	"$("$COMMTIME" --presets-dir "$top/presets" --system gb200-nvl72 --format csv allreduce --ranks 144 --sizes 1G)"
