@@ -80,7 +80,6 @@ callbacks() {
 # Calls from a helper into its command's file that are known and being moved.
 known_callbacks() {
 	cat <<'EOF'
-compare_fig.c cmp_predict
 pipeline_fig.c pipeline_config
 pipeline_fig.c pipeline_config_of
 plan_fig.c plan_busbw_band

@@ -34,10 +34,8 @@ file src/nccl_model.c
 file src/preset.c
 file src/topo.c
 file src/trace.c
-func src/cmd/cmd_coll.c run_coll
 func src/cmd/cmd_ddp.c cmd_ddp
 func src/cmd/cmd_fit.c cmd_fit
-func src/cmd/cmd_plan.c cmd_plan
 func src/cmd/cmd_search.c S_figure
 func src/cmd/cmd_search.c cmd_search
 func src/cmd/cmd_step.c cmd_step
