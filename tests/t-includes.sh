@@ -47,6 +47,30 @@ c=$(grep -v '^src/table src/writer$\|^src/writer src/table$' "$top/tests/tmp/t-i
 check "no include circle among the modules of src/ and src/cmd/" [ -z "$c" ]
 [ -n "$c" ] && echo "# circles: $c"
 check "the graph was read (main.c includes cli.h)" grep -q '^src/cmd/main src/cmd/cli$' "$top/tests/tmp/t-includes.edges"
+# Commands call the library, never back: no file of src/cmd/ calls a
+# function a command file (cmd_*.c) exports, save main.c calling the
+# commands themselves; what a command shares with its sheet or figure lives
+# in a helper or the core.  ("NAME(" in another file's text is a call.)
+backcalls() { # FILES...: "fn (cmd file) <- caller" lines
+	for f in "$@"; do
+		awk '/^[a-z]/ && !/^static/ && /\(/ { l = $0; sub(/\(.*/, "", l)
+			n = split(l, w, /[ *]+/); print w[n] }' "$f" | while read -r fn; do
+			grep -l "\(^\|[^a-z_0-9]\)$fn(" src/cmd/*.c | grep -v "^$f\$" |
+				grep -v '^src/cmd/main.c$' | sed "s|^|$fn ($f) <- |"
+		done
+	done
+}
+b=$(backcalls src/cmd/cmd_*.c)
+check "no helper calls back into its command's file" [ -z "$b" ]
+[ -n "$b" ] && echo "# back calls: $b"
+# ... and the check has teeth: a helper that calls a command's function is found
+mkdir -p "$top/tests/tmp/t-includes.d/src/cmd"
+printf 'int cmd_x(int a)\n{\n\treturn x_share(a);\n}\nint x_share(int a)\n{\n\treturn a;\n}\n' \
+	>"$top/tests/tmp/t-includes.d/src/cmd/cmd_x.c"
+printf 'static int f(void)\n{\n\treturn x_share(1);\n}\n' >"$top/tests/tmp/t-includes.d/src/cmd/x_fig.c"
+b=$(cd "$top/tests/tmp/t-includes.d" && backcalls src/cmd/cmd_x.c)
+check "a helper's call into its command's file is found ($b)" [ "$b" = "x_share (src/cmd/cmd_x.c) <- src/cmd/x_fig.c" ]
+
 # the check has teeth: a circle put in by hand is found, a chain is not
 t=$(printf 'a b\nb c\nc a\n' | circles)
 check "a circle of three modules is found" [ -n "$t" ]
