@@ -11,17 +11,20 @@ top=${top:-$(cd "$(dirname "$0")/.." && pwd)}
 . "$top/tests/lib.sh"
 cd "$top" || exit 1
 
-# "FROM TO" lines: module FROM includes the header of module TO
+# "FROM TO" lines: module FROM includes the header of module TO (one awk:
+# a header is the including file's neighbour, else one of src/)
 edges() {
-	for f in src/*.[ch] src/cmd/*.[ch]; do
-		dir=${f%/*}
-		sed -n 's/^[ 	]*#[ 	]*include[ 	]*"\([^"]*\)".*/\1/p' "$f" | while read -r h; do
-			if [ -e "$dir/$h" ]; then to=$dir/$h
-			elif [ -e "src/$h" ]; then to=src/$h
-			else continue; fi
-			echo "${f%.[ch]} ${to%.[ch]}"
-		done
-	done | awk '$1 != $2' | sort -u
+	awk -v list="$(echo src/*.[ch] src/cmd/*.[ch])" '
+		BEGIN { n = split(list, f, " "); for (i = 1; i <= n; i++) have[f[i]] = 1 }
+		/^[ \t]*#[ \t]*include[ \t]*"/ {
+			h = $0; sub(/^[^"]*"/, "", h); sub(/".*/, "", h)
+			dir = FILENAME; sub(/\/[^\/]*$/, "", dir)
+			if ((dir "/" h) in have) to = dir "/" h
+			else if (("src/" h) in have) to = "src/" h
+			else next
+			from = FILENAME; sub(/\.[ch]$/, "", from); sub(/\.[ch]$/, "", to)
+			if (from != to) print from, to
+		}' src/*.[ch] src/cmd/*.[ch] | sort -u
 }
 
 # the modules on a circle of the graph of "FROM TO" lines on stdin
@@ -51,14 +54,16 @@ check "the graph was read (main.c includes cli.h)" grep -q '^src/cmd/main src/cm
 # function a command file (cmd_*.c) exports, save main.c calling the
 # commands themselves; what a command shares with its sheet or figure lives
 # in a helper or the core.  ("NAME(" in another file's text is a call.)
-backcalls() { # FILES...: "fn (cmd file) <- caller" lines
-	for f in "$@"; do
-		awk '/^[a-z]/ && !/^static/ && /\(/ { l = $0; sub(/\(.*/, "", l)
-			n = split(l, w, /[ *]+/); print w[n] }' "$f" | while read -r fn; do
-			grep -l "\(^\|[^a-z_0-9]\)$fn(" src/cmd/*.c | grep -v "^$f\$" |
-				grep -v '^src/cmd/main.c$' | sed "s|^|$fn ($f) <- |"
-		done
-	done
+backcalls() { # CMDFILES...: "fn (cmd file) <- caller" lines, one awk over src/cmd/*.c
+	awk -v cmds=" $* " '
+		FNR == 1 { iscmd = index(cmds, " " FILENAME " ") > 0; files[++nf] = FILENAME }
+		iscmd && /^[a-z]/ && !/^static/ && /\(/ { l = $0; sub(/\(.*/, "", l)
+			n = split(l, w, /[ *]+/); def[w[n]] = FILENAME }
+		{ text[FILENAME] = text[FILENAME] "\n" $0 }
+		END { for (fn in def) for (i = 1; i <= nf; i++) { f = files[i]
+			if (f == def[fn] || f == "src/cmd/main.c") continue
+			if (match(text[f], "(^|[^a-z_0-9])" fn "\\(")) print fn " (" def[fn] ") <- " f } }
+	' src/cmd/*.c
 }
 b=$(backcalls src/cmd/cmd_*.c)
 check "no helper calls back into its command's file" [ -z "$b" ]
