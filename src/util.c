@@ -137,16 +137,6 @@ void die_usage(const char *fmt, ...)
 	exit(EXIT_USAGE);
 }
 
-int error(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vreport("error: ", fmt, ap);
-	va_end(ap);
-	return -1;
-}
-
 void warning(const char *fmt, ...)
 {
 	va_list ap;

@@ -160,7 +160,7 @@ int cmd_compare(int argc, char **argv, struct ctx *ctx)
 	struct errbuf eb;
 	struct out *o;
 	struct opt options[] = {
-		OPTS_MEASUREMENT(&ma),
+		OPTS_MEASUREMENT(&ma, ctx_algo_model(ctx)),
 		OPT_GROUP_("the comparison"),
 		OPT_FILE_("expected", "FILE", &expected,
 			  "predict with the expected times of a 'plan' CSV"),

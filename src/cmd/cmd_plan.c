@@ -313,7 +313,7 @@ int cmd_plan(int argc, char **argv, struct ctx *ctx)
 		  .help = "collectives: all_reduce, all_gather, reduce_scatter, alltoall,\n"
 			  "broadcast, reduce, sendrecv (default the first three)" },
 		{ .type = OPT_CALLBACK, .long_name = "algo", .argh = "LIST", .value = &algoset,
-		  .cb = opt_cb_algos, .complete = "ring tree dbtree rd rabenseifner hier nvls "
+		  .cb = opt_cb_algos, .arg = ctx_algo_model(ctx), .complete = "ring tree dbtree rd rabenseifner hier nvls "
 		  "nvlstree collnet pat",
 		  .help = "all-reduce algorithms of the curves (default ring,dbtree;\n"
 			  "on a system the model's choice, then ring and its tree)" },

@@ -39,6 +39,7 @@ static const struct command commands[] = {
 	{ "plan",      cmd_plan,      "expected results of the runs that start a GPU rental" },
 	{ "step",      cmd_step,      "one training step: every collective, step time, memory per GPU" },
 	{ "search",    cmd_search,    "parallel configurations that fit, fastest first, priced" },
+	{ "serve",     cmd_serve,     "serving: TTFT, TPOT, the collectives of prefill and decode" },
 	{ "tuner",     cmd_tuner,     "the CSV of NCCL's example tuner plugin, from logs or a system" },
 	{ "presets",   cmd_presets,   "list link and workload presets, or show one" },
 };
@@ -196,7 +197,7 @@ static int system_ready(const char *name)
 	static const char *const ready[] = {
 		"presets", "pipeline", "speedup", "fit", "allreduce", "allgather", "plan",
 		"reducescatter", "alltoall", "broadcast", "reduce", "sendrecv", "crossover",
-		"ddp", "zero", "step", "search", "compare", "tuner",
+		"ddp", "zero", "step", "search", "compare", "tuner", "serve",
 	};
 	size_t i;
 
@@ -275,6 +276,17 @@ static int S_help(int argc, char **argv, int *i, const struct command **cmd)
 }
 
 /*
+ * A command's own option under the name of a global one: after the word
+ * "serve", --output is the output length design.md pins (serve --output
+ * N); -o FILE still names the output file there.
+ */
+static int S_shadowed(const struct command *cmd, const char *arg)
+{
+	return cmd && !strcmp(cmd->name, "serve") &&
+	       (!strcmp(arg, "--output") || !strncmp(arg, "--output=", 9));
+}
+
+/*
  * Global options may stand before or after the command name; pull them
  * out and keep the rest, in order, for the command (rest[1..*nrest]).
  * After "--" everything belongs to the command.  Returns the command
@@ -291,6 +303,14 @@ static const struct command *S_args(int argc, char **argv, char **rest, int *nre
 			while (i < argc)
 				rest[1 + (*nrest)++] = argv[i++];
 			break;
+		}
+		if (S_shadowed(cmd, argv[i])) {
+			int joined = strchr(argv[i], '=') != NULL;
+
+			rest[1 + (*nrest)++] = argv[i++];
+			if (!joined && i < argc)
+				rest[1 + (*nrest)++] = argv[i++];
+			continue;
 		}
 		if (opts_take(global_options, argc, argv, &i, NULL))
 			continue;
@@ -430,7 +450,6 @@ int main(int argc, char **argv)
 		die_usage("%s: not available on a system yet; describe one link with "
 			  "--preset, --alpha and --beta", cmd->name);
 
-	opt_model = ctx.have_system ? &ctx.model : NULL;
 	status = cmd->fn(1 + nrest, rest, &ctx);
 
 	machine_release(&ctx.machine);
