@@ -141,6 +141,18 @@ run_part() {
 	*) w=$tmp/$1.d && mkdir -p "$w" && "part_$1" 2>"$tmp/$1.err"; counts "$1" ;;
 	esac
 	times >"$tmp/$1.times"
+	progress "$1"
+}
+
+# One line as each part ends ("which suite it is in"): its name and counts.
+progress() {
+	case $1 in
+	t-*) pp=$(grep -c '^ok' "$tmp/$1.out") pf=$(grep -c '^not ok' "$tmp/$1.out")
+	     [ "$(cat "$tmp/$1.status" 2>/dev/null)" = 0 ] || [ "$pf" != 0 ] || pf=1 ;;
+	*) read -r pp pf <"$tmp/$1.count" ;;
+	esac
+	if [ "$pf" = 0 ]; then st=ok; else st=FAIL; fi
+	printf '  %-4s  %-18s %s passed, %s failed\n' "$st" "$1" "$pp" "$pf"
 }
 
 # ---- scheduling ----

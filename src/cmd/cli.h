@@ -334,6 +334,13 @@ char *ctx_script_image(const struct ctx *ctx);
 int ctx_wants_figure(const struct ctx *ctx);
 
 /*
+ * The link's half-bandwidth size n½ (models/crossover.md): one transfer
+ * (send/recv on 2 ranks) of ctx's link through the cost core, αβ for an
+ * α-β link; NaN when the model cannot say.  (cli_cost.c)
+ */
+double ctx_link_n_half(const struct ctx *ctx);
+
+/*
  * --explain: NCCL's choice for op on `ranks` ranks at `bytes` bytes, its
  * runners-up and the terms of its formula with their sources, as text
  * lines on o (the table format only).  algo restricts the choice as the

@@ -3,6 +3,7 @@
  * for one call.
  */
 
+#include <math.h>
 #include <stdio.h>
 
 #include "cli.h"
@@ -69,4 +70,15 @@ void ctx_explain(const struct ctx *ctx, struct out *o, enum coll_op op, enum col
 			 "(%s, %s: %u sizes of %u public logs; models/nccl.md)", eband->lo, eband->hi,
 			 errband_scope_name(errband_scope_of(c0->nodes)),
 			 errband_size_name(errband_size_of(bytes)), eband->sizes, eband->logs);
+}
+
+double ctx_link_n_half(const struct ctx *ctx)
+{
+	struct cost_model link;
+	struct group g = { .ranks = 2 };
+	struct errbuf eb;
+	double nh;
+
+	cost_model_link(&link, &ctx->model.link);
+	return cost_coll_n_half(&link, OP_SENDRECV, ALGO_P2P, &g, &nh, &eb) < 0 ? NAN : nh;
 }

@@ -488,7 +488,7 @@ static int run_coll(enum coll_op op, int argc, char **argv, struct ctx *ctx)
 		out_input_str(o, "size", "size", colls[op].size);
 	if (!ctx->have_system)
 		out_input(o, "n_half_B", "half-bandwidth size n\xc2\xbd = alpha*beta",
-			  cost_n_half(1, ctx->model.link.alpha, ctx->model.link.beta, 1), H_SIZE, 4,
+			  ctx_link_n_half(ctx), H_SIZE, 4,
 			  "below it one link is latency-bound");
 	if (ctx->format == FMT_TABLE)
 		write_wide(o, &r, &ranks, &sizes, &u);

@@ -202,7 +202,7 @@ int cmd_crossover(int argc, char **argv, struct ctx *ctx)
 	} else {
 		/* the link's n½: one transfer (a = b = 1), αβ */
 		out_input(o, "n_half_B", "half-bandwidth size n\xc2\xbd = alpha*beta",
-			  cost_n_half(1, ctx->model.link.alpha, ctx->model.link.beta, 1), H_SIZE, 4,
+			  ctx_link_n_half(ctx), H_SIZE, 4,
 			  "below it one link is latency-bound");
 	}
 	write_crossovers(o, ctx, OP_ALLREDUCE, &ranks, algos.v, algos.n, 0);

@@ -153,18 +153,6 @@ static void parse_args(int argc, char **argv, struct pipeline_args *a)
 			  "--stages, --microbatches and --schedule");
 }
 
-struct pp_config pipeline_config(const struct pipeline_args *a, enum pp_schedule sched,
-				 unsigned long stages, unsigned long micro)
-{
-	return pp_config_make(sched, stages, micro, a->virt, a->tf, a->tb);
-}
-
-struct pp_config pipeline_config_of(const struct pipeline_args *a, size_t i, size_t j, int k)
-{
-	return pipeline_config(a, a->scheds[k], (unsigned long)a->stages.v[i],
-			       (unsigned long)a->micro.v[j]);
-}
-
 static void echo_inputs(const struct pipeline_args *a, struct out *o)
 {
 	int i;

@@ -167,7 +167,7 @@ static void figure_link(const struct coll_run *r, const struct dlist *ranks,
 	struct figure f = { 0 };
 	struct panel *p;
 	double lo, hi;
-	double nhalf = cost_n_half(1, ctx->model.link.alpha, ctx->model.link.beta, 1);
+	double nhalf = ctx_link_n_half(ctx);
 	char title[256], link[128], text[160], sz[32], ylabel[64], what[32];
 	size_t i;
 	int a;

@@ -26,7 +26,11 @@ struct pipeline_args {
 /* Most operations drawn as boxes: beyond this they are thinner than a pixel. */
 #define PIPELINE_FIG_OPS_MAX 10000UL
 
-/* The configuration of schedule sched with stages stages and micro microbatches. */
+/*
+ * The configuration of schedule sched with stages stages and micro
+ * microbatches (pipeline_sched.c, with the other pieces the command and
+ * its figures share; no helper calls into cmd_pipeline.c).
+ */
 struct pp_config pipeline_config(const struct pipeline_args *a, enum pp_schedule sched,
 				 unsigned long stages, unsigned long micro);
 /* Element i of --stages, j of --microbatches and k of --schedule. */

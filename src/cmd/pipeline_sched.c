@@ -121,3 +121,15 @@ void pipeline_write_timeline(const struct pp_timeline *t, const struct pp_result
 	}
 	out_table_end(o);
 }
+
+struct pp_config pipeline_config(const struct pipeline_args *a, enum pp_schedule sched,
+				 unsigned long stages, unsigned long micro)
+{
+	return pp_config_make(sched, stages, micro, a->virt, a->tf, a->tb);
+}
+
+struct pp_config pipeline_config_of(const struct pipeline_args *a, size_t i, size_t j, int k)
+{
+	return pipeline_config(a, a->scheds[k], (unsigned long)a->stages.v[i],
+			       (unsigned long)a->micro.v[j]);
+}

@@ -18,6 +18,8 @@ struct planner {
 	unsigned *cells;              /* the stated-error cells the rows used (errband.h) */
 };
 
+/* What predicts, shared by the command, its sheet and its figure (plan_model.c). */
+
 /*
  * Set pl up for ctx: the preset's regimes (dies on malformed ones), and the
  * pair compared: on a link ring and dbtree (the seed's names), on a system
@@ -31,7 +33,8 @@ double plan_predict(const struct planner *pl, enum coll_op op, enum coll_algo al
 
 /*
  * Where cross_a and cross_b take equal time on `ranks` ranks, from the
- * machine's cost model (not the regimes); dies when the model cannot say.
+ * machine's cost model through the cost core (crossover_coll), whatever
+ * its kind; dies when the model cannot say.
  * time_s receives the time there (NaN when they do not cross).
  */
 void plan_crossover(const struct planner *pl, unsigned long ranks, struct crossing *c,
