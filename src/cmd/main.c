@@ -71,6 +71,30 @@ static void print_main_usage(FILE *f)
 	fputs(main_usage_tail, f);
 }
 
+/*
+ * "unknown command 'allredcue'; did you mean 'allreduce'?": the nearest
+ * command by edit distance, when at most a third of the name (at least
+ * 2) is wrong; then the help.
+ */
+static void S_unknown_command(const char *name) __attribute__((noreturn));
+static void S_unknown_command(const char *name)
+{
+	size_t i, best = (size_t)-1, max = strlen(name) / 3 > 2 ? strlen(name) / 3 : 2;
+	const char *near = NULL;
+
+	for (i = 0; i < NCOMMANDS; i++) {
+		size_t d = text_distance(name, commands[i].name);
+
+		if (d < best) {
+			best = d;
+			near = commands[i].name;
+		}
+	}
+	if (near && best <= max)
+		die_usage("unknown command '%s'; did you mean '%s'? see 'commtime --help'", name, near);
+	die_usage("unknown command '%s'; see 'commtime --help'", name);
+}
+
 static const struct command *find_command(const char *name)
 {
 	size_t i;
@@ -243,7 +267,7 @@ static int S_help(int argc, char **argv, int *i, const struct command **cmd)
 	if (*i + 1 < argc && argv[*i + 1][0] != '-') {
 		*cmd = find_command(argv[*i + 1]);
 		if (!*cmd)
-			die_usage("unknown command '%s'; see 'commtime --help'", argv[*i + 1]);
+			S_unknown_command(argv[*i + 1]);
 		*i += 2;
 		return 0;
 	}
@@ -307,7 +331,7 @@ static const struct command *S_args(int argc, char **argv, char **rest, int *nre
 			 * after one of its options is that option's value.
 			 */
 			if (!(*nrest > 0 && rest[*nrest][0] == '-' && !strchr(rest[*nrest], '=')))
-				die_usage("unknown command '%s'; see 'commtime --help'", argv[i]);
+				S_unknown_command(argv[i]);
 		}
 		if (!cmd && S_no_command(argv[i]))
 			return NULL;
@@ -426,7 +450,6 @@ int main(int argc, char **argv)
 		die_usage("%s: not available on a system yet; describe one link with "
 			  "--preset, --alpha and --beta", cmd->name);
 
-	opt_model = ctx.have_system ? &ctx.model : NULL;
 	status = cmd->fn(1 + nrest, rest, &ctx);
 
 	machine_release(&ctx.machine);
