@@ -91,7 +91,8 @@ struct S_led {
 };
 
 static int S_add(struct S_led *l, enum serve_phase ph, const char *dim, const char *what,
-		 enum coll_op op, double count, double bytes, double time_s, const char *impl)
+		 enum coll_op op, double count, double bytes, double time_s, const char *impl,
+		 enum tier_id tier)
 {
 	struct serve_coll *c;
 
@@ -106,6 +107,7 @@ static int S_add(struct S_led *l, enum serve_phase ph, const char *dim, const ch
 	c->bytes = bytes;
 	c->time_s = time_s;
 	snprintf(c->impl, sizeof(c->impl), "%s", impl);
+	c->tier = tier;
 	if (ph == SERVE_PREFILL)
 		l->r->prefill_comm_s += count * time_s;
 	else
@@ -122,7 +124,7 @@ static int S_allreduce(struct S_led *l, enum serve_phase ph, const char *what, d
 		return 0;
 	if (serve_ar(l->m, l->s, l->p->impl, l->p->tp, bytes, &a, l->eb) < 0)
 		return -1;
-	return S_add(l, ph, "tp", what, OP_ALLREDUCE, count, bytes, a.time_s, a.kernel);
+	return S_add(l, ph, "tp", what, OP_ALLREDUCE, count, bytes, a.time_s, a.kernel, a.bound);
 }
 
 /*
@@ -154,7 +156,7 @@ static int S_moe(struct S_led *l, enum serve_phase ph, double count, double toke
 			    busiest / (SERVE_AR_READ_SHARE * l->s->gpu.nvlink_links *
 				       l->s->gpu.nvlink_link_Bps);
 			if (S_add(l, ph, "ep", what[i], OP_ALLTOALL, count, send[i], t,
-				  "low-latency") < 0)
+				  "low-latency", TIER_INTRA) < 0)
 				return -1;
 			continue;
 		}
@@ -162,13 +164,13 @@ static int S_moe(struct S_led *l, enum serve_phase ph, double count, double toke
 			      l->eb) < 0)
 			return -1;
 		if (S_add(l, ph, "ep", what[i], OP_ALLTOALL, count, send[i], c.time_s,
-			  "nccl alltoall") < 0)
+			  "nccl alltoall", c.bound) < 0)
 			return -1;
 	}
 	if (cost_coll(l->m, OP_ALLGATHER, ALGO_AUTO, &g, tokens * h * 2, &c, l->eb) < 0)
 		return -1;
 	return S_add(l, ph, "ep", "MoE all-gather", OP_ALLGATHER, count, tokens * h * 2, c.time_s,
-		     "nccl");
+		     "nccl", c.bound);
 }
 
 /* The collectives of one step that runs `tokens` tokens through every layer. */
@@ -193,7 +195,7 @@ static int S_step_colls(struct S_led *l, enum serve_phase ph, const struct workl
 		if (cost_coll(l->m, OP_SENDRECV, ALGO_AUTO, &g, act, &c, l->eb) < 0)
 			return -1;
 		if (S_add(l, ph, "pp", "stage send", OP_SENDRECV, (double)(p->pp - 1), act,
-			  c.time_s, "nccl p2p") < 0)
+			  c.time_s, "nccl p2p", c.bound) < 0)
 			return -1;
 	}
 	return 0;

@@ -66,6 +66,7 @@ struct ar_cost {
 	const char *kernel;    /* "oneshot", "twoshot", "symm-ll", "symm-mc", or NCCL's
 				  "ring/LL"-style choice in text */
 	char text[32];         /* storage for NCCL's choice */
+	enum tier_id bound;    /* the tier that bounds it (the kernels: intra) */
 };
 
 /*
@@ -124,6 +125,7 @@ struct serve_coll {
 	double bytes;          /* per call: nccl-tests' size of op */
 	double time_s;         /* per call */
 	char impl[32];         /* what runs it: "oneshot", "nccl ring/LL", ... */
+	enum tier_id tier;     /* the tier that bounds it: intra (NVLink) or inter (NICs) */
 };
 #define SERVE_COLLS_MAX 12
 

@@ -128,6 +128,7 @@ static int S_nccl(const struct cost_model *m, unsigned long ranks, double bytes,
 		return -1;
 	out->time_s = c.time_s;
 	out->used = AR_NCCL;
+	out->bound = c.bound;
 	if (c.proto != PROTO_NONE)
 		snprintf(out->text, sizeof(out->text), "nccl %s/%s", coll_algo_name(c.algo),
 			 coll_proto_name(c.proto));
@@ -145,6 +146,7 @@ int serve_ar(const struct cost_model *m, const struct system *s, enum ar_impl im
 
 	memset(out, 0, sizeof(*out));
 	out->kernel = "-";
+	out->bound = TIER_INTRA;
 	out->used = impl;
 	if (ranks <= 1)
 		return 0;

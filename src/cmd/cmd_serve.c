@@ -60,7 +60,8 @@ static const struct column columns[C_COUNT] = {
 };
 
 /* The ledger: one row per kind of collective of each phase. */
-enum { L_PHASE, L_DIM, L_WHAT, L_OP, L_COUNT, L_BYTES, L_IMPL, L_TIME, L_TOTAL, L_NCOLS };
+enum { L_PHASE, L_DIM, L_WHAT, L_OP, L_COUNT, L_BYTES, L_IMPL, L_TIER, L_TIME, L_TOTAL,
+       L_NCOLS };
 static const struct column ledger_cols[L_NCOLS] = {
 	[L_PHASE] = { .key = "phase", .label = "phase", .type = COL_STR, .width = 7 },
 	[L_DIM]   = { .key = "dim", .label = "dim", .type = COL_STR, .width = 3 },
@@ -70,7 +71,8 @@ static const struct column ledger_cols[L_NCOLS] = {
 		      .prec = 6, .width = 5 },
 	[L_BYTES] = { .key = "bytes_B", .label = "size", .type = COL_NUM, .human = H_SIZE,
 		      .width = 10 },
-	[L_IMPL]  = { .key = "impl", .label = "runs as", .type = COL_STR, .width = 14 },
+	[L_IMPL]  = { .key = "impl", .label = "runs as", .type = COL_STR, .width = 20 },
+	[L_TIER]  = { .key = "tier", .label = "tier", .type = COL_STR, .width = 5 },
 	[L_TIME]  = { .key = "time_s", .label = "each", .type = COL_NUM, .human = H_TIME,
 		      .prec = 4, .width = 9 },
 	[L_TOTAL] = { .key = "total_s", .label = "total", .type = COL_NUM, .human = H_TIME,
@@ -226,6 +228,7 @@ static void S_ledger(struct out *o, const struct serve_result *r)
 		row[L_COUNT].x = c->count;
 		row[L_BYTES].x = c->bytes;
 		row[L_IMPL].s = c->impl;
+		row[L_TIER].s = tier_name(c->tier);
 		row[L_TIME].x = c->time_s;
 		row[L_TOTAL].x = c->count * c->time_s;
 		out_row(o, row);
