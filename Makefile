@@ -213,26 +213,39 @@ valgrind: all
 
 # fuzz: libFuzzer targets (clang) of the units parser, the list parser,
 # the preset reader and writer, the measurement readers, the gnuplot
-# script's quoting, the regime keys, the workload reader and the system
-# and GPU readers, each run
+# script's quoting, the regime keys, the workload reader, the system
+# and GPU readers, the topology and trace readers, each run
 # FUZZ_SECONDS; a crash is saved as
 # tests/tmp/fuzz/NAME/crash-*.  New inputs go to tests/tmp/fuzz/NAME/new;
 # copy the ones worth keeping into tests/fuzz/NAME/corpus.
-# The core is compiled into each target from source, apart from src/*.o.
-# fuzz-regress: every corpus file once through the sanitized targets.
+# Each target links only the core files it reads: tests/fuzz/closure.sh
+# follows its symbols through the plain build's objects, and those files
+# are compiled once, sanitized, under tests/tmp/fuzz/obj (shared by the
+# targets that read them).
+# fuzz-short: every target for FUZZ_RUNS inputs (the corpus first), the
+# run CI makes; fuzz-regress: every corpus file once through the targets.
 FUZZ_SECONDS ?= 60
+FUZZ_RUNS ?= 4000
 FUZZ_TARGETS = units list preset nccllog csv nccljson mpilog gpquote presetw regime workload topo trace system
 FUZZ_CC ?= clang
-FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-	-std=c11 -D_POSIX_C_SOURCE=200809L -Isrc $(GSL_CFLAGS)
+FUZZ_BASE = -std=c11 -D_POSIX_C_SOURCE=200809L -Isrc $(GSL_CFLAGS)
+FUZZ_SAN = -g -O1 -fno-sanitize-recover=all $(FUZZ_BASE)
+FUZZ_FLAGS = -fsanitize=fuzzer,address,undefined $(FUZZ_SAN)
 FUZZ_BIN = $(FUZZ_TARGETS:%=tests/tmp/fuzz/fuzz-%)
 
-define FUZZ_RULE
-tests/tmp/fuzz/fuzz-$(1): tests/fuzz/$(1)/fuzz_$(1).c $$(CORE_SRC) $$(wildcard src/*.h)
-	@mkdir -p $$(@D)
-	$$(Q_LD)$$(FUZZ_CC) $$(FUZZ_FLAGS) -o $$@ $$< $$(CORE_SRC) $$(LIBS)
-endef
-$(foreach t,$(FUZZ_TARGETS),$(eval $(call FUZZ_RULE,$(t))))
+tests/tmp/fuzz/obj/%.o: src/%.c $(wildcard src/*.h)
+	@mkdir -p $(@D)
+	$(Q_CC)$(FUZZ_CC) -fsanitize=fuzzer-no-link,address,undefined $(FUZZ_SAN) -c -o $@ $<
+
+.SECONDEXPANSION:
+tests/tmp/fuzz/fuzz-%: tests/fuzz/$$*/fuzz_$$*.c $(CORE_OBJ) $(wildcard src/*.h) tests/fuzz/closure.sh
+	@mkdir -p $(@D)
+	@$(CC) $(FUZZ_BASE) -c -o $@.plain.o $<
+	@objs=$$(sh tests/fuzz/closure.sh $@.plain.o | sed 's|^src/|tests/tmp/fuzz/obj/|; s|\.c$$|.o|'); \
+	rm -f $@.plain.o; \
+	$(MAKE) --no-print-directory $$objs && \
+	echo "  LD     $@ ($$(echo $$objs | wc -w) core files)" && \
+	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $< $$objs $(LIBS)
 
 fuzz: $(FUZZ_BIN)
 	@for t in $(FUZZ_TARGETS); do \
@@ -245,6 +258,17 @@ fuzz: $(FUZZ_BIN)
 		grep -E '^stat::number_of_executed_units|^Done' tests/tmp/fuzz/$$t/log; \
 	done
 
+fuzz-short: $(FUZZ_BIN)
+	@for t in $(FUZZ_TARGETS); do \
+		rm -rf tests/tmp/fuzz/$$t/short && mkdir -p tests/tmp/fuzz/$$t/short || exit 1; \
+		tests/tmp/fuzz/fuzz-$$t -runs=$(FUZZ_RUNS) -seed=1 -timeout=10 -rss_limit_mb=2048 \
+			-print_final_stats=1 -artifact_prefix=tests/tmp/fuzz/$$t/ \
+			tests/tmp/fuzz/$$t/short tests/fuzz/$$t/corpus 2>tests/tmp/fuzz/$$t/short.log || \
+			{ tail -40 tests/tmp/fuzz/$$t/short.log; exit 1; }; \
+		echo "fuzz-short $$t: $$(sed -n 's/^stat::number_of_executed_units: *//p' \
+			tests/tmp/fuzz/$$t/short.log) inputs, $$(ls tests/fuzz/$$t/corpus | wc -l) in the corpus, no reports"; \
+	done
+
 fuzz-regress: $(FUZZ_BIN)
 	@for t in $(FUZZ_TARGETS); do \
 		mkdir -p tests/tmp/fuzz/$$t || exit 1; \
@@ -253,6 +277,6 @@ fuzz-regress: $(FUZZ_BIN)
 		echo "fuzz-regress $$t: $$(ls tests/fuzz/$$t/corpus | wc -l) inputs, no reports"; \
 	done
 
-.PHONY: valgrind fuzz fuzz-regress
+.PHONY: valgrind fuzz fuzz-short fuzz-regress
 
 -include $(wildcard src/*.d src/cmd/*.d tests/unit/*.d bench/*.d)

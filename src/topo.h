@@ -52,6 +52,13 @@ struct topo {
  */
 int topo_read(const char *path, struct topo *t, struct errbuf *eb);
 
+/*
+ * The nvidia-smi matrix alone, into t as topo_parse() initialised it for
+ * TOPO_SMI (topo_parse tells the two formats apart and calls it).
+ */
+int topo_parse_smi(const char *buf, size_t len, const char *file, struct topo *t,
+		   struct errbuf *eb);
+
 /* The same from a buffer of len bytes; name is used in messages. */
 int topo_parse(const char *buf, size_t len, const char *name, struct topo *t,
 	       struct errbuf *eb);

@@ -150,4 +150,58 @@ double trace_dtype_size(const char *dtype);
  */
 int trace_coll_lookup(const char *name);
 
+/*
+ * The inside of struct trace that its readers share: trace.c reads a file
+ * and hands it to trace_kineto.c or trace_info.c, which add what they find
+ * through trace_store.c.  Only those files define TRACE_INSIDE; commands
+ * see the interface above.
+ */
+#ifdef TRACE_INSIDE
+#include "gz.h"
+
+#define CHUNK (1u << 20)               /* bytes read at a time */
+#define TEXT_LINE_MAX (64u << 10)      /* the longest line of NCCL INFO text */
+#define PROGRESS_EVERY (4.0 * 1048576) /* bytes between progress calls */
+
+struct reader {             /* a source of bytes: a file or a buffer */
+	struct gz_file *gz;
+	const char *buf;
+	size_t len, pos;
+};
+
+/* Up to n bytes of r into out: the count, 0 at the end, -1 with eb. */
+long trace_reader_read(struct reader *r, char *out, size_t n, struct errbuf *eb);
+
+struct lrec {               /* a kernel or a launch, by correlation */
+	uint32_t file, corr;
+	int64_t ts_ns;
+	uint32_t dur_ns;
+	uint16_t dev;
+	uint8_t type;           /* 0 launch, 1 compute kernel, 2 NCCL kernel */
+	uint8_t has_corr;
+};
+
+/* The order of struct lrec on disk: file, correlation, type, start. */
+int trace_lcmp(const void *a, const void *b);
+
+/* s[0..len) into dst of cap bytes, cut to fit, NUL-terminated. */
+void trace_copy(char *dst, size_t cap, const char *s, size_t len);
+
+/*
+ * The kind like k (added when new); a call of duration dur (s, NaN: none).
+ * The one check of what a record gives before it is kept: a size past
+ * BOUND_SIZE or a duration past BOUND_TIME returns -1 with the reason in
+ * eb (the caller says where).
+ */
+int trace_kind_add(struct trace *t, const struct trace_kind *k, double dur, struct errbuf *eb);
+
+/* A JSON file (Kineto or Inspector) from its first chunk (got bytes) on. */
+int trace_read_json(struct trace *t, int file, struct reader *r, char *chunk, long got,
+		    const char *name, trace_progress_fn fn, void *arg, struct errbuf *eb);
+/* NCCL INFO lines from the first chunk (got bytes) on. */
+int trace_read_text(struct trace *t, int file, struct reader *r, char *chunk, long got,
+		    const char *name, struct errbuf *eb);
+
+#endif /* TRACE_INSIDE */
+
 #endif

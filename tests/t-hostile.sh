@@ -389,4 +389,21 @@ cat "$top/tests/data/topo/dgx-h100.txt" >>bom-topo.txt
 "$COMMTIME" --topo bom-topo.txt --system dgx-h100 allreduce --ranks 8 --sizes 1G >bomtopo.out 2>&1
 check "an nvidia-smi matrix after a byte order mark reads 8 GPUs" grep -q "topology read: 8 GPUs" bomtopo.out
 
+
+# ---- -o as docs/cli.md says: a dangling link, a read-only file ----
+mkdir -p oo && ln -s 'no-such-dir/x.txt' oo/dangling
+st=$(status "$COMMTIME" --ranks 8 -o oo/dangling)
+check "-o onto a dangling link exits 0" [ "$st" = 0 ]
+check "... and the link is replaced by the file, as docs/cli.md says" \
+	sh -c '[ -f oo/dangling ] && [ ! -L oo/dangling ] && grep -q "^alpha:" oo/dangling'
+echo old >oo/ro.txt && chmod 0444 oo/ro.txt
+st=$(status "$COMMTIME" --ranks 8 -o oo/ro.txt)
+if [ "$(id -u)" = 0 ]; then
+	check "-o onto a 0444 file as root replaces it, as the shell's > does" [ "$st" = 0 ] &&
+		grep -q "^alpha:" oo/ro.txt
+	check "... and keeps its permissions" [ "$(stat -c %a oo/ro.txt)" = 444 ]
+else
+	check "-o onto a 0444 file is refused" [ "$st" = 1 ] && [ "$(cat oo/ro.txt)" = old ]
+fi
+check "-o leaves no temporary beside them" no_temporary oo
 exit 0
