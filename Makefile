@@ -26,6 +26,14 @@ YAJL_CFLAGS ?= $(shell $(PKG_CONFIG) --cflags yajl 2>/dev/null)
 YAJL_LIBS   ?= $(shell $(PKG_CONFIG) --libs yajl 2>/dev/null || echo -lyajl)
 ZLIB_CFLAGS ?= $(shell $(PKG_CONFIG) --cflags zlib 2>/dev/null)
 ZLIB_LIBS   ?= $(shell $(PKG_CONFIG) --libs zlib 2>/dev/null || echo -lz)
+# Asked once: a "?=" variable would run pkg-config again at every use,
+# hundreds of times a build.  A value given on the command line still wins.
+GSL_CFLAGS  := $(GSL_CFLAGS)
+GSL_LIBS    := $(GSL_LIBS)
+YAJL_CFLAGS := $(YAJL_CFLAGS)
+YAJL_LIBS   := $(YAJL_LIBS)
+ZLIB_CFLAGS := $(ZLIB_CFLAGS)
+ZLIB_LIBS   := $(ZLIB_LIBS)
 
 ALL_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Wshadow \
 	-Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter \
