@@ -64,12 +64,14 @@ part_golden() {
 
 # One process per line: the line is split, the output checked and the
 # temporary directory searched with the shell's own words, so the loop
-# forks nothing but commtime itself.  Each runs in tests/tmp, where the
-# arguments' relative paths (../data/...) lead, and must leave no
-# temporary file there.
+# forks nothing but commtime itself (the part runs in a subshell of its
+# own, so it changes into tests/tmp once, where the arguments' relative
+# paths (../data/...) lead).  Each must leave no temporary file there.
 part_bad() {
-	for f in tests/bad/*.txt; do
+	cd "$tmp" || { notok "bad: cannot change into $tmp"; return; }
+	for f in "$top"/tests/bad/*.txt; do
 		[ -e "$f" ] || continue
+		f=${f#"$top"/}
 		n=0
 		while IFS= read -r line; do
 			n=$((n + 1))
@@ -80,8 +82,8 @@ part_bad() {
 			rest=${line#*|}
 			args=${rest%%|*}
 			case $rest in *'|'*) msg=${rest#*|}; msg=${msg# } ;; *) msg= ;; esac
-			(cd "$tmp" && eval "set -- $args" && exec "$COMMTIME" "$@") \
-				</dev/null >"$w/out" 2>"$w/err"
+			eval "set -- $args"
+			"$COMMTIME" "$@" </dev/null >"$w/out" 2>"$w/err"
 			st=$?
 			left=
 			for g in "$tmp"/*commtime-* "$tmp"/.*commtime-* "$tmp"/bad-*; do
@@ -96,8 +98,9 @@ part_bad() {
 				notok "$f:$n: stderr '$(cat "$w/err")', want '$msg'"
 			elif [ -n "$left" ]; then notok "$f:$n: left a file behind"
 			else ok; fi
-		done <"$f"
+		done <"$top/$f"
 	done
+	cd "$top" || :
 }
 
 # The worked examples in models/*.md.
@@ -162,8 +165,9 @@ progress() {
 # follow in name order), so the last part to start is a short one and the
 # workers end together.  A worker claims a part by making its directory
 # $tmp/NAME.claim, which only one can do.
-slow="t-readme t-figures t-measfig t-hostile bad t-options unit t-install t-harden
-	t-completion t-pipefig t-probe golden t-output models t-presets"
+slow="t-trace t-figures t-readme t-hostile bad t-search t-install t-errband t-measfig
+	t-options unit t-completion t-layout t-stepfig t-pipefig t-harden golden models
+	t-first-steps t-includes t-compare-system t-presets t-output t-newcomer"
 queue=
 for p in $slow; do
 	case $p in t-*) [ -e "tests/$p.sh" ] || continue ;; esac
