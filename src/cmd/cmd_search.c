@@ -36,7 +36,8 @@ static const struct opts_usage usage = {
 
 /* The eleven columns of the contract, then the extras. */
 enum { C_TP, C_PP, C_DP, C_CP, C_EP, C_ZERO, C_MB, C_MEM, C_STEP, C_TOK, C_COST, C_COST_H, C_GPUS,
-       C_SCHED, C_VIRT, C_RC, C_MFU, C_PARETO, C_RUN_S, C_RUN_COST, C_CP_FORM, C_NCOLS };
+       C_SCHED, C_VIRT, C_RC, C_MFU, C_PARETO, C_RUN_S, C_RUN_COST, C_CP_FORM, C_ETP, C_REPL,
+       C_NCOLS };
 static const struct column columns[C_NCOLS] = {
 	[C_TP]       = { .key = "tp", .label = "tp", .type = COL_INT, .width = 2 },
 	[C_PP]       = { .key = "pp", .label = "pp", .type = COL_INT, .width = 2 },
@@ -67,6 +68,10 @@ static const struct column columns[C_NCOLS] = {
 	[C_RUN_COST] = { .key = "run_cost", .label = "run cost", .type = COL_NUM, .human = H_FIXED,
 		  .scale = 1, .width = 10 },
 	[C_CP_FORM]  = { .key = "cp_form", .label = "cp form", .type = COL_STR, .width = 9 },
+	[C_ETP]      = { .key = "etp", .label = "etp", .type = COL_INT, .width = 3,
+		  .flags = COL_DATA_ONLY },
+	[C_REPL]     = { .key = "dp_replicate", .label = "replicas", .type = COL_INT, .width = 8,
+		  .flags = COL_DATA_ONLY },
 };
 
 
@@ -102,6 +107,8 @@ static void S_fill(struct cell *row, const struct search_cand *k)
 	row[C_RUN_S].x = k->run_s;
 	row[C_RUN_COST].x = k->run_cost;
 	row[C_CP_FORM].s = k->c.cp > 1 ? step_cp_form_name(k->c.cp_form) : "";
+	row[C_ETP].x = (double)step_etp(&k->c);
+	row[C_REPL].x = (double)k->c.dp_replicate;
 }
 
 /* Why candidates were refused (the step model's rules, the search's chunk rule); secondary. */
@@ -185,15 +192,19 @@ static int S_entry_of(struct S_entry *e, const char *which, const struct search_
 /* "tp 8 pp 16 dp 64 cp 1 ep 1, ZeRO 1, micro-batch 1, interleaved v 2, recompute none" */
 static char *S_config_text(char *buf, size_t len, const struct search_cand *k)
 {
-	char v[24] = "";
+	char v[24] = "", etp[32] = "", repl[48] = "";
 
 	if (k->c.schedule == PP_INTERLEAVED)
 		snprintf(v, sizeof(v), " v %lu", k->c.virt);
-	snprintf(buf, len, "tp %lu pp %lu dp %lu cp %lu%s%s ep %lu on %.15g GPUs, ZeRO %d, "
+	if (k->c.etp && k->c.etp != k->c.tp)
+		snprintf(etp, sizeof(etp), " etp %lu", k->c.etp);
+	if (k->c.dp_replicate > 1)
+		snprintf(repl, sizeof(repl), " in %lu replicas", k->c.dp_replicate);
+	snprintf(buf, len, "tp %lu pp %lu dp %lu cp %lu%s%s ep %lu%s on %.15g GPUs, ZeRO %d%s, "
 		 "micro-batch %.15g, %s%s, recompute %s", k->c.tp, k->c.pp, k->c.dp, k->c.cp,
 		 k->c.cp > 1 ? " as " : "", k->c.cp > 1 ? step_cp_form_name(k->c.cp_form) : "",
-		 k->c.ep, k->gpus, k->c.zero, k->c.micro_batch, pp_schedule_name(k->c.schedule), v,
-		 recompute_name(k->c.recompute));
+		 k->c.ep, etp, k->gpus, k->c.zero, repl, k->c.micro_batch,
+		 pp_schedule_name(k->c.schedule), v, recompute_name(k->c.recompute));
 	return buf;
 }
 
@@ -748,6 +759,7 @@ int cmd_search(int argc, char **argv, struct ctx *ctx)
 	if (where.virt > max_virt)
 		max_virt = where.virt;
 	ctx_gpu(ctx, so.gpu, SEARCH_DEFAULT_GPU, &gpu);
+	step_opts_fp8_gpu(&so, &gpu, 1, "search");
 	cs.peak_flops = so.peak > 0 ? so.peak : gpu.peak_flops;
 	if (!so.gpu_memory)
 		so.gpu_memory = gpu.memory_B;
@@ -773,6 +785,12 @@ int cmd_search(int argc, char **argv, struct ctx *ctx)
 	sp.grad_bytes = so.grad_bytes;
 	sp.framework = so.framework;
 	sp.tp_overlap = so.tp_overlap;
+	sp.precision = so.precision;
+	sp.moe_imbalance = so.moe_imbalance;
+	sp.etp = so.etp;
+	sp.dp_replicate = so.dp_replicate;
+	if ((so.etp || so.moe_imbalance != 1) && !(w.experts > 1))
+		die_usage("search: --etp and --moe-imbalance describe experts; %s has none", w.name);
 	if (so.tp_overlap && !step_framework_megatron_layers(so.framework))
 		die_usage("--tp-comm-overlap: Megatron's overlap; not with --framework fsdp");
 	sp.price = price;

@@ -182,6 +182,49 @@ static void S_explain(struct out *o, const struct workload *w, const struct step
 	(void)w;
 }
 
+/*
+ * What a run configured today adds, only where it is not the default:
+ * FP8, the experts' folded grid and their load, hybrid sharding.
+ */
+static void S_echo_configured(struct out *o, const struct workload *w,
+			      const struct step_config *c, const struct step_result *r)
+{
+	char note[320];
+
+	if (c->precision == PREC_FP8) {
+		snprintf(note, sizeof(note), "fp8: the linears' GEMMs at the FP8 peak after "
+			 "Transformer Engine's casts%s; router, attention core and output layer "
+			 "bf16; %s", r->kernels ? "" : " (given compute)",
+			 step_framework_deepspeed(c->framework) ?
+			 "FP8 weight copies beside the bf16 ones" :
+			 "parameters held and gathered as FP8");
+		out_input_str(o, "precision", "precision", note);
+	}
+	if (w->experts > 1) {
+		unsigned long etp = step_etp(c);
+		double edp = (double)c->tp * (double)c->cp * (double)c->dp /
+			     ((double)etp * (double)c->ep);
+
+		snprintf(note, sizeof(note), "ep %lu x etp %lu x expert dp %.15g over tp x cp x dp "
+			 "= %lu; busiest expert %.4g x the mean (%s)%s", c->ep, etp, edp,
+			 c->tp * c->cp * c->dp, step_moe_load(c),
+			 c->capacity_given ? "padded to the capacity factor" : "dropless",
+			 step_moe_dropped(c) > 0 ? "" : "");
+		out_input_str(o, "experts", "experts", note);
+		if (step_moe_dropped(c) > 0) {
+			snprintf(note, sizeof(note), "%.1f %% of the busiest expert's tokens (capacity "
+				 "%g, imbalance %g)", 100 * step_moe_dropped(c), c->capacity,
+				 c->moe_imbalance);
+			out_input_str(o, "dropped", "dropped", note);
+		}
+	}
+	if (c->dp_replicate > 1) {
+		snprintf(note, sizeof(note), "ZeRO-3 within %lu ranks, %lu replicas",
+			 c->dp * c->cp / c->dp_replicate, c->dp_replicate);
+		out_input_str(o, "sharding", "sharding", note);
+	}
+}
+
 /* The inputs the step was run with, above the tables. */
 static void S_echo(struct ctx *ctx, struct out *o, const struct workload *w,
 		   const struct step_config *c, const struct step_compute *cs,
@@ -212,6 +255,7 @@ static void S_echo(struct ctx *ctx, struct out *o, const struct workload *w,
 	snprintf(note, sizeof(note), "%s; attention %s", step_framework_name(c->framework),
 		 r->fused ? "fused" : "unfused (scores stored)");
 	out_input_str(o, "framework", "framework", note);
+	S_echo_configured(o, w, c, r);
 	if (cs->step_compute_s > 0)
 		snprintf(note, sizeof(note), "given: %g s per step on one GPU", cs->step_compute_s);
 	else if (cs->peak_flops > 0 && r->kernels) {
@@ -422,7 +466,8 @@ int cmd_step(int argc, char **argv, struct ctx *ctx)
 		OPT_CALLBACK_("pp", "N", &c.pp, opt_cb_whole, "pipeline-parallel size (default 1)"),
 		OPT_CALLBACK_("dp", "N", &c.dp, opt_cb_whole, "data-parallel size (default 1)"),
 		OPT_CALLBACK_("cp", "N", &c.cp, opt_cb_whole, "context-parallel size, ring attention (default 1)"),
-		OPT_CALLBACK_("ep", "N", &c.ep, opt_cb_whole, "expert-parallel size, inside dp x cp (default 1)"),
+		OPT_CALLBACK_("ep", "N", &c.ep, opt_cb_whole, "expert-parallel size (default 1); ep x etp divides\n"
+			      "tp x cp x dp"),
 		OPT_CALLBACK_("zero", "N", &c.zero, step_opts_cb_zero,
 			      "ZeRO stage 0-3 over the data-parallel ranks (default 0)"),
 		OPT_FLAG_("sequence-parallel", &c.sp,
@@ -443,14 +488,16 @@ int cmd_step(int argc, char **argv, struct ctx *ctx)
 			      "sequences per step (default dp x micro-batch)"),
 		OPT_CALLBACK_("seq", "N", &seq, opt_cb_whole, "sequence length (default the workload's)"),
 		{ .type = OPT_CALLBACK, .long_name = "recompute", .argh = "MODE", .value = &c.recompute,
-		  .cb = step_opts_cb_recompute, .complete = "none selective full",
-		  .help = "activation recomputation: none (default), selective, full" },
+		  .cb = step_opts_cb_recompute, .complete = STEP_OPTS_RECOMPUTE_WORDS,
+		  .help = STEP_OPTS_RECOMPUTE_HELP },
 		{ .type = OPT_CALLBACK, .long_name = "schedule", .argh = "NAME", .value = &c.schedule,
 		  .cb = step_opts_cb_schedule, .complete = "1f1b gpipe interleaved",
 		  .help = "pipeline schedule: 1f1b (default), gpipe, interleaved" },
 		OPT_CALLBACK_("virtual-stages", "V", &c.virt, opt_cb_whole,
 			      "model chunks per stage of the interleaved schedule (default 2)"),
-		OPT_POSITIVE_("capacity", "F", Q_NUMBER, &c.capacity, "MoE capacity factor (default 1)"),
+		OPT_POSITIVE_("capacity", "F", Q_NUMBER, &c.capacity,
+			      "MoE capacity factor: each expert padded to F times the\n"
+			      "mean, the busiest one's surplus dropped (default: dropless)"),
 		{ .type = OPT_CALLBACK, .long_name = "attention", .argh = "KIND", .value = &c.attention,
 		  .cb = step_opts_cb_attention, .complete = "fused unfused",
 		  .help = "fused (flash) attention, the default where the GPU has it\n"
@@ -467,9 +514,8 @@ int cmd_step(int argc, char **argv, struct ctx *ctx)
 	step_opts_init(&so);
 	opts_parse(argc, argv, options, &usage, 0);
 	step_opts_check(options, &so, "step");
-	c.framework = so.framework;
-	c.tp_overlap = so.tp_overlap;
-	c.grad_bytes = so.grad_bytes;
+	step_opts_config(&so, &c);
+	c.capacity_given = opts_given(options, "capacity") != NULL;
 	cs.peak_flops = so.peak;
 	if (so.mfu > 0)
 		cs.mfu = so.mfu;
@@ -488,6 +534,7 @@ int cmd_step(int argc, char **argv, struct ctx *ctx)
 	have_gpu = S_compute_model(ctx, so.gpu, so.kernel_eff,
 				   opts_given(options, "mfu") || opts_given(options, "compute"),
 				   &gpu, &cs);
+	step_opts_fp8_gpu(&so, &gpu, have_gpu, "step");
 	if (have_gpu && !so.gpu_memory)
 		so.gpu_memory = gpu.memory_B;
 	if (ctx->have_system)
