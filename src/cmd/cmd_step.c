@@ -187,14 +187,15 @@ static void S_explain(struct out *o, const struct workload *w, const struct step
  * FP8, the experts' folded grid and their load, hybrid sharding.
  */
 static void S_echo_configured(struct out *o, const struct workload *w,
-			      const struct step_config *c, const struct step_result *r)
+			      const struct step_config *c, const struct step_result *r,
+			      const struct ctx_gpu *gpu)
 {
 	char note[320];
 
 	if (c->precision == PREC_FP8) {
-		snprintf(note, sizeof(note), "fp8: the linears' GEMMs at the FP8 peak after "
-			 "Transformer Engine's casts%s; router, attention core and output layer "
-			 "bf16; %s", r->kernels ? "" : " (given compute)",
+		snprintf(note, sizeof(note), "fp8: the linears' GEMMs at the FP8 peak (%.4g TFLOP/s) "
+			 "after Transformer Engine's casts%s; router, attention core and output layer "
+			 "bf16; %s", gpu->kernel.fp8_peak / 1e12, r->kernels ? "" : " (given compute)",
 			 step_framework_deepspeed(c->framework) ?
 			 "FP8 weight copies beside the bf16 ones" :
 			 "parameters held and gathered as FP8");
@@ -255,7 +256,7 @@ static void S_echo(struct ctx *ctx, struct out *o, const struct workload *w,
 	snprintf(note, sizeof(note), "%s; attention %s", step_framework_name(c->framework),
 		 r->fused ? "fused" : "unfused (scores stored)");
 	out_input_str(o, "framework", "framework", note);
-	S_echo_configured(o, w, c, r);
+	S_echo_configured(o, w, c, r, gpu);
 	if (cs->step_compute_s > 0)
 		snprintf(note, sizeof(note), "given: %g s per step on one GPU", cs->step_compute_s);
 	else if (cs->peak_flops > 0 && r->kernels) {
