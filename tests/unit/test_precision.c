@@ -10,6 +10,7 @@
 
 #include "harness.h"
 #include "kernel.h"
+#include "step.h"
 
 static void S_llama_8192(struct workload *w)
 {
@@ -88,4 +89,62 @@ void test_precision_moe_fold_shape(void)
 	sh.capacity = 1.5;
 	CHECK(kernel_layer(&g, &w, &sh, &ki, &eb) == 0);
 	DBL_NEAR(ki.lin_fwd_s[3], 1.5 * k1.lin_fwd_s[3], 1e-12);
+}
+
+/*
+ * Recomputation by operator, by hand, Llama 3 8B (h 4096, h_kv 1024,
+ * f 14336, 32 heads), t = 1, fused attention, 8192 tokens, bytes a token:
+ *   matmul-outputs: input, attention output projection, MLP down 3 x 2h;
+ *     QKV 2h + 4h_kv, attention 2h, gate and up 4f; log-sum-exp 4a:
+ *     24576 + 77824 + 128 = 102528
+ *   alternate-matmul-outputs: input and down 2 x 2h; q 2h, v 2h_kv,
+ *     attention 2h, gate 2f; 4a: 16384 + 47104 + 128 = 63616
+ * and FP8 keeps the four linears' inputs in one byte: 3h + f less a token.
+ */
+void test_precision_recompute_levels(void)
+{
+	struct workload w;
+	struct step_act_opts bf = { 0, 0 }, f8 = { 1, 0 };
+	double s = 8192, h = 4096, f = 14336;
+
+	memset(&w, 0, sizeof(w));
+	w.arch = WL_LLAMA;
+	w.layers = 32; w.hidden = 4096; w.heads = 32; w.kv_heads = 8; w.ffn = 14336;
+	w.vocab = 128256; w.seq = 8192; w.experts = w.top_k = 1;
+	DBL_NEAR(step_act_layer_x(&w, s, 1, 1, 0, RC_MATMUL, 1, 1, &bf), s * 102528, 1e-12);
+	DBL_NEAR(step_act_layer_x(&w, s, 1, 1, 0, RC_ALT_MATMUL, 1, 1, &bf), s * 63616, 1e-12);
+	/* the levels lie between selective and full */
+	CHECK(step_act_layer_x(&w, s, 1, 1, 0, RC_MATMUL, 1, 1, &bf) <
+	      step_act_layer_x(&w, s, 1, 1, 0, RC_SELECTIVE, 1, 1, &bf));
+	CHECK(step_act_layer_x(&w, s, 1, 1, 0, RC_ALT_MATMUL, 1, 1, &bf) >
+	      step_act_layer_x(&w, s, 1, 1, 0, RC_FULL, 1, 1, &bf));
+	/* bf16 is step_act_layer_w's; FP8 keeps QKV's, the output projection's,
+	 * the MLP's and down's inputs in one byte: h + h + h + f less a token */
+	DBL_NEAR(step_act_layer_x(&w, s, 1, 1, 0, RC_NONE, 1, 1, &bf),
+		 step_act_layer_w(&w, s, 1, 1, 0, RC_NONE, 1, 1), 1e-15);
+	DBL_NEAR(step_act_layer_x(&w, s, 1, 1, 0, RC_NONE, 1, 1, &bf) -
+		 step_act_layer_x(&w, s, 1, 1, 0, RC_NONE, 1, 1, &f8), s * (3 * h + f), 1e-12);
+}
+
+/*
+ * The busiest expert: dropless, it runs the imbalance (1.5 the mean);
+ * padded to a capacity of 1.25, every expert runs 1.25 and the busiest
+ * drops 1 - 1.25/1.5 = 1/6 of its tokens.
+ */
+void test_precision_moe_load(void)
+{
+	struct step_config c;
+
+	step_config_init(&c);
+	c.moe_imbalance = 1.5;
+	DBL_NEAR(step_moe_load(&c), 1.5, 1e-15);
+	CHECK(step_moe_dropped(&c) == 0);
+	c.capacity = 1.25;
+	c.capacity_given = 1;
+	DBL_NEAR(step_moe_load(&c), 1.25, 1e-15);
+	DBL_NEAR(step_moe_dropped(&c), 1.0 / 6, 1e-12);
+	c.tp = 4;
+	CHECK(step_etp(&c) == 4);
+	c.etp = 1;
+	CHECK(step_etp(&c) == 1);
 }
