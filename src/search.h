@@ -58,6 +58,10 @@ struct search_space {
 	double grad_bytes;        /* bytes per gradient value */
 	enum step_framework framework;  /* what overlaps with what (default megatron) */
 	int tp_overlap;                 /* --tp-comm-overlap in every configuration with tp > 1 */
+	enum step_precision precision;  /* every configuration's (default bf16) */
+	double moe_imbalance;           /* the busiest expert's tokens over the mean (1) */
+	unsigned long etp;              /* 0: tp, and 1 where only folding lets ep run */
+	unsigned long dp_replicate;     /* 0: 1, and one node's ranks a group for ZeRO-3 */
 	double price;             /* per GPU-hour, any currency; NaN if unknown */
 	double run_tokens;        /* tokens of the whole run; 0 if not asked */
 	const struct search_where *where;  /* a configuration to follow (search_named); NULL: none */

@@ -52,6 +52,9 @@ struct run {
 /* step_shape.c: the FLOPs of the step, then the compute (by kernel, flat or
  * given) and what the overlap rules hide behind. */
 void step_shape_flops(struct run *u);
+/* Parameters of the matmuls a layer of w recomputes under
+ * alternate-matmul-outputs (one GPU's share is this / t). */
+double step_alt_matmul_params(const struct workload *w);
 int step_shape_compute(struct run *u, struct errbuf *eb);
 
 /* step_ledger.c: one collective's time on the pricing's model (memo, band);

@@ -401,7 +401,9 @@ struct ctx_gpu {
 	double peak_flops;   /* FLOP/s: dense bf16 peak */
 	double memory_B;     /* B */
 	const char *from;
-	struct kernel_gpu kernel;   /* its kernel model (kernel.h) */
+	enum gpu_arch arch;  /* ARCH_UNKNOWN when no preset */
+	struct kernel_gpu kernel;   /* its kernel model (kernel.h); kernel.fp8_peak its
+				       dense FP8 peak, 0 without FP8 */
 };
 int ctx_gpu(const struct ctx *ctx, const char *name, const char *fallback, struct ctx_gpu *g);
 

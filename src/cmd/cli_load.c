@@ -167,6 +167,8 @@ int ctx_gpu(const struct ctx *ctx, const char *name, const char *fallback, struc
 		g->from = "system";
 		kernel_gpu_init(&g->kernel, ctx->system.gpu.arch, g->peak_flops, ctx->system.gpu.sms,
 				ctx->system.gpu.hbm_Bps, ctx->system.gpu.gemm_eff);
+		kernel_gpu_set_fp8(&g->kernel, ctx->system.gpu.fp8_flops);
+		g->arch = ctx->system.gpu.arch;
 		return 1;
 	}
 	if (!name && !fallback)
@@ -182,6 +184,8 @@ int ctx_gpu(const struct ctx *ctx, const char *name, const char *fallback, struc
 	g->memory_B = s.memory_B;
 	g->from = name ? "option" : "default";
 	kernel_gpu_init(&g->kernel, s.arch, s.bf16_flops, s.sms, s.hbm_Bps, s.gemm_eff);
+	kernel_gpu_set_fp8(&g->kernel, s.fp8_flops);
+	g->arch = s.arch;
 	free(s.name);
 	free(s.description);
 	return 1;
