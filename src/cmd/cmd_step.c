@@ -12,6 +12,7 @@
 #include "trace_cmd.h"
 #include "step.h"
 #include "step_fig.h"
+#include "step_expect.h"
 #include "workload.h"
 
 static const char *const usage_lines[] = { "commtime step --workload NAME [options]", NULL };
@@ -339,6 +340,59 @@ static void S_ledger(struct out *o, const struct step_result *r)
 
 }
 
+
+/*
+ * The expected step term by term (models/step.md, "The expected step"):
+ * what each term adds to the best case; the data formats carry the terms
+ * it is computed from too (bench/step-pool.py fits on them).
+ */
+enum { X_BEST, X_CLOCK, X_GAPS, X_INTERF, X_STRAG, X_HOUSE, X_STEP, X_MB, X_BOUND, X_KMB,
+       X_KSTEP, X_IMB, X_IDP, X_HOP, X_SLOTS, X_M, X_RANKS, X_POWER, X_NCOLS };
+#define XT(k, l, w) { .key = k, .label = l, .type = COL_NUM, .human = H_TIME, .prec = 4, .width = w }
+#define XD(k) { .key = k, .label = k, .type = COL_NUM, .flags = COL_DATA_ONLY, .width = 10 }
+static const struct column xcols[X_NCOLS] = {
+	[X_BEST] = XT("step_best_s", "best case", 10),
+	[X_CLOCK] = XT("clock_s", "+ clock", 10),
+	[X_GAPS] = XT("gaps_s", "+ gaps", 10),
+	[X_INTERF] = XT("interference_s", "+ interference", 14),
+	[X_STRAG] = XT("straggler_s", "+ stragglers", 12),
+	[X_HOUSE] = XT("housekeeping_s", "+ housekeeping", 14),
+	[X_STEP] = XT("step_s", "= expected", 10),
+	[X_MB] = XD("mb_best_s"), [X_BOUND] = XD("bound_share"), [X_KMB] = XD("kernels_mb"),
+	[X_KSTEP] = XD("kernels_step"), [X_IMB] = XD("interference_mb_s"), [X_IDP] = XD("interference_dp_s"), [X_HOP] = XD("hopper"),
+	[X_SLOTS] = XD("slots"), [X_M] = XD("microbatches"), [X_RANKS] = XD("ranks"),
+	[X_POWER] = XD("power_share"),
+};
+
+static void S_expected(struct out *o, const struct expect_terms *t, const struct expect_out *x)
+{
+	struct table xt = { "expected", "expected step, term by term:", xcols, X_NCOLS, 1 };
+	struct cell row[X_NCOLS];
+
+	memset(row, 0, sizeof(row));
+	row[X_BEST].x = t->step_best_s;
+	row[X_CLOCK].x = x->clock_s;
+	row[X_GAPS].x = x->gaps_s;
+	row[X_INTERF].x = x->interference_s;
+	row[X_STRAG].x = x->straggler_s;
+	row[X_HOUSE].x = x->house_s;
+	row[X_STEP].x = x->step_s;
+	row[X_MB].x = t->mb_s;
+	row[X_BOUND].x = t->bound_share;
+	row[X_KMB].x = t->kernels_mb;
+	row[X_KSTEP].x = t->kernels_step;
+	row[X_IMB].x = t->interf_mb_s;
+	row[X_IDP].x = t->interf_dp_s;
+	row[X_HOP].x = t->hopper;
+	row[X_SLOTS].x = t->slots;
+	row[X_M].x = t->m;
+	row[X_RANKS].x = t->ranks;
+	row[X_POWER].x = t->power_share;
+	out_table_begin(o, &xt);
+	out_row(o, row);
+	out_table_end(o);
+}
+
 /* The step's terms (and its band) and the memory of the most loaded stage. */
 static void S_totals(struct out *o, const struct step_result *r, const double step_band_s[2],
 		     int banded, int missing, double gpu_memory)
@@ -591,6 +645,14 @@ int cmd_step(int argc, char **argv, struct ctx *ctx)
 	       kernel_eff);
 	S_ledger(o, &r);
 	S_totals(o, &r, step_band_s, banded, missing, gpu_memory);
+	if (r.kernels && !isnan(r.step_s)) {
+		struct expect_terms xt;
+		struct expect_out xo;
+
+		expect_terms_of(&w, &c, &r, cs.kgpu, 1, &xt);
+		expect_apply(&xt, &EXPECT_FITTED, &xo);
+		S_expected(o, &xt, &xo);
+	}
 	if (ctx_trace_calib(ctx))
 		trace_calib_note(ctx, o, &w, &c, &cs, from_trace);
 	if (explain)
