@@ -31,7 +31,6 @@ void kernel_gpu_init(struct kernel_gpu *g, enum gpu_arch arch, double peak, doub
 {
 	memset(g, 0, sizeof(*g));
 	g->peak = peak;
-	g->arch = arch;
 	g->sms = sms > 0 ? sms : 0;
 	g->hbm_Bps = hbm_Bps > 0 ? hbm_Bps : 0;
 	g->gemm_eff = gemm_eff > 0 && gemm_eff <= 1 ? gemm_eff : KERNEL_GEMM_EFF;

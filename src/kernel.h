@@ -38,7 +38,6 @@ struct kernel_gpu {
 	double attn_bwd_eff;  /* fused attention backward */
 	int fused_ok;         /* the GPU runs fused (flash) attention: sm80 and newer */
 	double fixed_eff;     /* > 0: every GEMM at this share (--kernel-efficiency) */
-	enum gpu_arch arch;   /* the generation (the expected step's clock share) */
 };
 
 /*

@@ -14,10 +14,8 @@
  * (models/step.md, "The pool"; bench/step-pool.py), 2026-12-04.
  */
 const struct expect_params EXPECT_FITTED = {
-	.clock_ampere = 1.0,
-	.clock_hopper = 1.0,
+	.clock = 0.856,
 	.gap_s = 0.0,
-	.jitter = 0.0,
 };
 
 double expect_max_normal(double n)
@@ -132,7 +130,6 @@ void expect_terms_of(const struct workload *w, const struct step_config *c,
 	t->kernels_mb = r->layers * expect_layer_kernels(w, r->fused, c->recompute) +
 			EXPECT_OUTPUT_KERNELS;
 	t->kernels_step = EXPECT_UPDATE_KERNELS;
-	t->hopper = kg && kg->arch >= ARCH_SM90;
 	for (i = 0; i < r->nrows; i++) {
 		const struct step_row *row = &r->rows[i];
 		double lost = S_interference(row, kg) * (1 - t->bound_share);
@@ -151,7 +148,7 @@ void expect_terms_of(const struct workload *w, const struct step_config *c,
 void expect_apply(const struct expect_terms *t, const struct expect_params *p,
 		  struct expect_out *o)
 {
-	double clock = (t->hopper ? p->clock_hopper : p->clock_ampere) * t->power_share;
+	double clock = p->clock * t->power_share;
 	double mb_clock, mb_gaps, mb_int, mb_work;
 
 	memset(o, 0, sizeof(*o));
@@ -166,7 +163,7 @@ void expect_apply(const struct expect_terms *t, const struct expect_params *p,
 	mb_gaps = t->kernels_mb * p->gap_s;
 	mb_int = t->interf_mb_s;
 	mb_work = t->mb_s + mb_clock + mb_gaps + mb_int;
-	o->mb_s = mb_work * (1 + p->jitter * o->z);
+	o->mb_s = mb_work * (1 + EXPECT_JITTER * o->z);
 	o->compute_s = o->mb_s * t->m;
 	o->clock_s = t->slots * mb_clock;
 	o->gaps_s = t->slots * mb_gaps + t->kernels_step * p->gap_s;

@@ -347,7 +347,7 @@ static void S_ledger(struct out *o, const struct step_result *r)
  * it is computed from too (bench/step-pool.py fits on them).
  */
 enum { X_BEST, X_CLOCK, X_GAPS, X_INTERF, X_STRAG, X_HOUSE, X_STEP, X_MB, X_BOUND, X_KMB,
-       X_KSTEP, X_IMB, X_IDP, X_HOP, X_SLOTS, X_M, X_RANKS, X_POWER, X_NCOLS };
+       X_KSTEP, X_IMB, X_IDP, X_SLOTS, X_M, X_RANKS, X_POWER, X_NCOLS };
 #define XT(k, l, w) { .key = k, .label = l, .type = COL_NUM, .human = H_TIME, .prec = 4, .width = w }
 #define XD(k) { .key = k, .label = k, .type = COL_NUM, .flags = COL_DATA_ONLY, .width = 10 }
 static const struct column xcols[X_NCOLS] = {
@@ -359,7 +359,7 @@ static const struct column xcols[X_NCOLS] = {
 	[X_HOUSE] = XT("housekeeping_s", "+ housekeeping", 14),
 	[X_STEP] = XT("step_s", "= expected", 10),
 	[X_MB] = XD("mb_best_s"), [X_BOUND] = XD("bound_share"), [X_KMB] = XD("kernels_mb"),
-	[X_KSTEP] = XD("kernels_step"), [X_IMB] = XD("interference_mb_s"), [X_IDP] = XD("interference_dp_s"), [X_HOP] = XD("hopper"),
+	[X_KSTEP] = XD("kernels_step"), [X_IMB] = XD("interference_mb_s"), [X_IDP] = XD("interference_dp_s"),
 	[X_SLOTS] = XD("slots"), [X_M] = XD("microbatches"), [X_RANKS] = XD("ranks"),
 	[X_POWER] = XD("power_share"),
 };
@@ -383,7 +383,6 @@ static void S_expected(struct out *o, const struct expect_terms *t, const struct
 	row[X_KSTEP].x = t->kernels_step;
 	row[X_IMB].x = t->interf_mb_s;
 	row[X_IDP].x = t->interf_dp_s;
-	row[X_HOP].x = t->hopper;
 	row[X_SLOTS].x = t->slots;
 	row[X_M].x = t->m;
 	row[X_RANKS].x = t->ranks;
