@@ -1,0 +1,88 @@
+#ifndef COMMTIME_STEP_INT_H
+#define COMMTIME_STEP_INT_H
+
+#include "model.h"
+#include "util.h"
+#include "workload.h"
+
+/* Declared in step.h, which each file of the model includes first; this
+ * header, included by step.c, never includes step.h back (no circle). */
+struct step_config;
+struct step_compute;
+struct step_pricing;
+struct step_result;
+struct kernel_gpu;
+
+/*
+ * The inside of the step model, shared by its files (the table at the
+ * top of models/step.md): step.c checks a configuration and runs the
+ * phases below in order over one struct run; step_shape.c finds the
+ * stage's layers, the FLOPs and the compute; step_ledger.c prices the collectives and writes
+ * the ledger's rows, dimension by dimension; step_overlap.c says what of
+ * each row hides behind compute, by framework; step_sched.c holds the
+ * pipeline schedule (micro-batches in flight, the bubble, the step);
+ * step_memory.c the memory per GPU.  Nothing outside these files and their
+ * unit tests includes this header.
+ */
+
+/*
+ * One configuration's run through the step model, the values every phase
+ * of S_run reads: the sizes as doubles, the stage, the micro-batches, the
+ * per-layer and per-micro-batch compute the overlap rules hide behind.
+ */
+struct run {
+	const struct workload *w;
+	const struct step_config *c;
+	const struct step_compute *cs;
+	struct step_pricing *prp;
+	struct step_result *r;
+	const struct kernel_gpu *kg;
+	struct layer_params lp;
+	double t, p, d, cp, e, v, b, s, h, l, hkv, E, k;
+	double L, Lf, Lm, Ll, m, sr, A, rate, sms;
+	double fwd_l, bwd_l, fwd_mb, bwd_mb;
+	double dense, expert, zd, ze;
+	double mods[8];            /* DeepSpeed's ZeRO-3 modules of a layer, parameters */
+	int nmod;
+	unsigned long G;
+	int full, moe, megatron_layers;
+	int first_tp, first_cp, first_pp, first_dp;   /* each dimension's first row */
+};
+
+/* step_shape.c: the FLOPs of the step, then the compute (by kernel, flat or
+ * given) and what the overlap rules hide behind. */
+void step_shape_flops(struct run *u);
+int step_shape_compute(struct run *u, struct errbuf *eb);
+
+/* step_ledger.c: one collective's time on the pricing's model (memo, band);
+ * ctas may be NULL. */
+int step_price(struct step_pricing *pr, enum coll_op op, unsigned long ranks,
+	       unsigned long per_node, double bytes, double *t, const char **tier,
+	       int *ctas, struct errbuf *eb);
+/* The rows of each dimension, appended to u->r, all exposed; each notes its
+ * first row in u (first_tp, ...).  edges: the first and last stages' own. */
+int step_ledger_tp(struct run *u, struct errbuf *eb);
+int step_ledger_cp(struct run *u, struct errbuf *eb);
+int step_ledger_ep(struct run *u, struct errbuf *eb);
+int step_ledger_pp(struct run *u, struct errbuf *eb);
+int step_ledger_dp(struct run *u, struct errbuf *eb);
+int step_ledger_edges(struct run *u, struct errbuf *eb);
+
+/* step_overlap.c: what of each dimension's rows hides, and behind what. */
+void step_overlap_tp(struct run *u);
+void step_overlap_cp(struct run *u);
+void step_overlap_pp(struct run *u);
+/* dp: by framework, then the SMs' share, then r->dp_exposed_s. */
+int step_overlap_dp(struct run *u, struct errbuf *eb);
+/* Rows from `first` on: exposed at least their time × ctas/sms. */
+void step_overlap_sm_share(struct step_result *r, int first, double sms);
+
+/* step_sched.c: micro-batches whose activations the stage of pipeline rank
+ * `rank` holds; the update, the bubble and the step time. */
+double step_sched_inflight(const struct step_config *c, double rank, double m);
+int step_sched_step(struct run *u, struct errbuf *eb);
+
+/* step_memory.c: the memory of each stage, the most loaded kept in r->mem. */
+void step_memory_stages(struct run *u);
+
+#endif

@@ -1,0 +1,516 @@
+/*
+ * The ledger of a step: each collective priced on the cost model (kept in
+ * a memo across steps), and the rows of each parallel dimension (tp, cp,
+ * ep, pp per micro-batch, dp per step, the first and last stages' own).
+ * Every row starts exposed; step_overlap.c says what hides.
+ * models/step.md, "The ledger".
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "errband.h"
+#include "step.h"
+#include "step_int.h"
+
+unsigned long step_per_node(unsigned long n, unsigned long stride, unsigned long G)
+{
+	unsigned long k;
+
+	if (G == 0)
+		return n;
+	if (stride >= G)
+		return 1;
+	k = G / stride;
+	return k < n ? k : n;
+}
+
+/* ---- prices kept for many steps ---- */
+
+struct step_memo_ent {
+	double bytes, time_s;
+	int ctas;
+	unsigned long ranks, per_node;
+	const char *tier;
+	int op;                  /* -1: empty */
+};
+
+void step_memo_release(struct step_memo *m)
+{
+	free(m->t);
+	memset(m, 0, sizeof(*m));
+}
+
+/* FNV-1a over the key's fields. */
+static size_t S_hash(int op, unsigned long ranks, unsigned long per_node, double bytes)
+{
+	uint64_t b, h = 1469598103934665603ULL;
+
+	memcpy(&b, &bytes, sizeof(b));
+	h = (h ^ (uint64_t)op) * 1099511628211ULL;
+	h = (h ^ (uint64_t)ranks) * 1099511628211ULL;
+	h = (h ^ (uint64_t)per_node) * 1099511628211ULL;
+	h = (h ^ b) * 1099511628211ULL;
+	return (size_t)(h ^ (h >> 29));
+}
+
+static void S_memo_grow(struct step_memo *m)
+{
+	struct step_memo_ent *old = m->t;
+	size_t oc = m->cap, i, j;
+
+	m->cap = oc ? 2 * oc : 1024;
+	m->t = xmalloc(m->cap * sizeof(*m->t));
+	for (i = 0; i < m->cap; i++)
+		m->t[i].op = -1;
+	for (i = 0; i < oc; i++) {
+		if (old[i].op < 0)
+			continue;
+		j = S_hash(old[i].op, old[i].ranks, old[i].per_node, old[i].bytes) & (m->cap - 1);
+		while (m->t[j].op >= 0)
+			j = (j + 1) & (m->cap - 1);
+		m->t[j] = old[i];
+	}
+	free(old);
+}
+
+/* The slot of a key: its entry, or the empty one it goes into. */
+static struct step_memo_ent *S_memo_slot(struct step_memo *m, enum coll_op op,
+					 unsigned long ranks, unsigned long per_node, double bytes)
+{
+	size_t j;
+
+	if (2 * (m->n + 1) > m->cap)
+		S_memo_grow(m);
+	for (j = S_hash((int)op, ranks, per_node, bytes) & (m->cap - 1);; j = (j + 1) & (m->cap - 1)) {
+		struct step_memo_ent *e = &m->t[j];
+
+		if (e->op < 0 || (e->op == (int)op && e->ranks == ranks && e->per_node == per_node &&
+				  e->bytes == bytes))
+			return e;
+	}
+}
+
+/* The cost model's time of one collective, and its band (no memo). */
+static int S_price_model(struct step_pricing *pr, enum coll_op op, unsigned long ranks,
+			 unsigned long per_node, double bytes, double *t, const char **tier,
+			 int *ctas, struct errbuf *eb)
+{
+	struct group g = { ranks, per_node };
+	struct coll_cost cc;
+	enum coll_algo a = pr->algo;
+
+	if (a == ALGO_AUTO || !cost_algo_supported(pr->m, op, a))
+		a = cost_algo_preferred(pr->m, op);
+	if (cost_coll(pr->m, op, a, &g, bytes, &cc, eb) < 0)
+		return -1;
+	*t = cc.time_s;
+	*ctas = cc.ctas;
+	*tier = pr->m->kind == COST_LINK || pr->m->kind == COST_FIT ? "link" : tier_name(cc.bound);
+	if (pr->band != STEP_BAND_NONE && ranks >= 2) {
+		const struct errband *b = NULL;
+		unsigned long nodes = 1;
+
+		if (pr->m->kind == COST_NCCL && op == OP_ALLREDUCE && pr->m->sys) {
+			nodes = per_node ? (ranks + per_node - 1) / per_node :
+				system_nodes(pr->m->sys, ranks);
+			b = errband_get(nodes, bytes);
+		}
+		if (!b) {
+			if (!pr->missing)
+				pr->missing = 1 + (int)op;
+		} else {
+			*t *= pr->band == STEP_BAND_HI ? b->hi : b->lo;
+			pr->cells |= errband_cell_bit(nodes, bytes);
+		}
+	}
+	return 0;
+}
+
+/* One collective's time on the pricing's model, and its band. */
+int step_price(struct step_pricing *pr, enum coll_op op, unsigned long ranks,
+	       unsigned long per_node, double bytes, double *t, const char **tier,
+	       int *ctas, struct errbuf *eb)
+{
+	struct step_memo_ent *e;
+	int k = 0;
+
+	if (!ctas)
+		ctas = &k;
+	if (!pr->memo || pr->band != STEP_BAND_NONE)
+		return S_price_model(pr, op, ranks, per_node, bytes, t, tier, ctas, eb);
+	pr->memo->calls++;
+	e = S_memo_slot(pr->memo, op, ranks, per_node, bytes);
+	if (e->op >= 0) {
+		*t = e->time_s;
+		*tier = e->tier;
+		*ctas = e->ctas;
+		return 0;
+	}
+	pr->memo->evals++;
+	if (S_price_model(pr, op, ranks, per_node, bytes, t, tier, ctas, eb) < 0)
+		return -1;
+	e->op = (int)op;
+	e->ranks = ranks;
+	e->per_node = per_node;
+	e->bytes = bytes;
+	e->time_s = *t;
+	e->tier = *tier;
+	e->ctas = *ctas;
+	pr->memo->n++;
+	return 0;
+}
+
+/* Append a row of `count` collectives, exposed until an overlap rule says otherwise. */
+static int S_row(struct step_result *r, struct step_pricing *pr, enum step_dim dim,
+		 enum step_phase ph, enum coll_op op, double count, double bytes,
+		 unsigned long ranks, unsigned long per_node, struct errbuf *eb)
+{
+	struct step_row *row;
+	const char *tier;
+	double one;
+	int ctas = 0;
+
+	if (count <= 0)
+		return 0;
+	if (r->nrows >= STEP_ROWS_MAX)
+		return errbuf_set(eb, "too many rows in the ledger");
+	if (step_price(pr, op, ranks, per_node, bytes, &one, &tier, &ctas, eb) < 0)
+		return -1;
+	row = &r->rows[r->nrows++];
+	memset(row, 0, sizeof(*row));
+	row->dim = dim;
+	row->phase = ph;
+	row->op = op;
+	row->count = count;
+	row->bytes = bytes;
+	row->ranks = ranks;
+	row->per_node = per_node;
+	row->tier = tier;
+	row->one_s = one;
+	row->ctas = ctas;
+	row->time_s = count * one;
+	row->exposed_s = row->time_s;
+	return 0;
+}
+
+/*
+ * The data-parallel rows; ZeRO-3 gathers ag_per_layer times per layer
+ * (1: one unit per layer, FSDP; 4: one per linear, DeepSpeed) and
+ * reduce-scatters per layer, or in buckets of rs_bucket parameters.
+ */
+static int S_dp(double params, double layers, double m, int zero, unsigned long ranks,
+		unsigned long per_node, double grad_bytes, double param_bytes, double ag_per_layer,
+		double rs_bucket, struct step_pricing *pr, struct step_result *r, struct errbuf *eb)
+{
+	double G = params * grad_bytes, P = params * param_bytes, nrs;
+	int first = r->nrows, i, st = 0;
+
+	if (ranks < 2 || params <= 0)
+		return 0;
+	switch (zero) {
+	case 0:
+		st = S_row(r, pr, DIM_DP, PH_OPTIMIZER, OP_ALLREDUCE, 1, G, ranks, per_node, eb);
+		break;
+	case 1:
+	case 2:
+		/*
+		 * Stage 1 reduces the accumulated gradient once; stage 2 keeps
+		 * only a shard of the gradient, so every micro-batch's gradient
+		 * is reduce-scattered as it is produced (DeepSpeed).
+		 */
+		st = S_row(r, pr, DIM_DP, zero == 1 ? PH_OPTIMIZER : PH_BACKWARD, OP_REDUCESCATTER,
+			   zero == 1 ? 1 : m, G, ranks, per_node, eb);
+		if (!st)
+			st = S_row(r, pr, DIM_DP, PH_OPTIMIZER, OP_ALLGATHER, 1, P, ranks, per_node, eb);
+		break;
+	default:
+		/* One layer at a time, in every micro-batch (Rajbhandari et al. 2020, §5.3). */
+		nrs = rs_bucket > 0 ? fmax(1, ceil(params / rs_bucket)) : layers;
+		st = S_row(r, pr, DIM_DP, PH_FORWARD, OP_ALLGATHER, layers * m * ag_per_layer,
+			   P / (layers * ag_per_layer), ranks, per_node, eb);
+		if (!st)
+			st = S_row(r, pr, DIM_DP, PH_BACKWARD, OP_ALLGATHER, layers * m * ag_per_layer,
+				   P / (layers * ag_per_layer), ranks, per_node, eb);
+		if (!st)
+			st = S_row(r, pr, DIM_DP, PH_BACKWARD, OP_REDUCESCATTER, nrs * m, G / nrs,
+				   ranks, per_node, eb);
+		break;
+	}
+	if (st < 0)
+		return -1;
+	for (i = first; i < r->nrows; i++)
+		r->dp_comm_s += r->rows[i].time_s;
+	return 0;
+}
+
+int step_dp_rows(double params, double layers, double m, int zero, unsigned long ranks,
+		 unsigned long per_node, double grad_bytes, double param_bytes,
+		 struct step_pricing *pr, struct step_result *r, struct errbuf *eb)
+{
+	return S_dp(params, layers, m, zero, ranks, per_node, grad_bytes, param_bytes, 1, 0, pr,
+		    r, eb);
+}
+
+/*
+ * The first and last stages' own traffic, apart from the middle stage's
+ * ledger.  The vocabulary-parallel input embedding ends in an all-reduce
+ * of A over the t ranks in forward (a reduce-scatter with SP); the output
+ * layer's input gradient is all-reduced in backward (reduce-scatter with
+ * SP), and its cross-entropy reduces three values per token (max, sum of
+ * exponentials, target logit; fp32) across the vocabulary shards
+ * (Shoeybi et al. 2019, §3).  A tied embedding's gradient is all-reduced
+ * between the first and last stage once per step (Narayanan et al. 2021).
+ */
+static int S_edges(const struct workload *w, const struct step_config *c, double A,
+		   struct step_pricing *pr, struct step_result *r, struct errbuf *eb)
+{
+	struct step_result e;
+	unsigned long G = c->gpus_per_node, pn = step_per_node(c->tp, 1, G);
+	enum coll_op op = c->sp ? OP_REDUCESCATTER : OP_ALLREDUCE;
+	double tokens = c->micro_batch * c->seq / (double)c->cp;
+	int i, first, n;
+
+	memset(&e, 0, sizeof(e));
+	if (c->tp > 1) {
+		if (S_row(&e, pr, DIM_TP, PH_FORWARD, op, 1, A, c->tp, pn, eb) < 0)
+			return -1;
+		e.rows[e.nrows - 1].stage = "first";
+		first = e.nrows;
+		if (S_row(&e, pr, DIM_TP, PH_FORWARD, OP_ALLREDUCE, 3, tokens * 4, c->tp, pn, eb) < 0 ||
+		    S_row(&e, pr, DIM_TP, PH_BACKWARD, op, 1, A, c->tp, pn, eb) < 0)
+			return -1;
+		for (i = first; i < e.nrows; i++)
+			e.rows[i].stage = "last";
+	}
+	if (c->pp > 1 && w->tied) {
+		double bytes = w->vocab * w->hidden / (double)c->tp * c->grad_bytes;
+
+		n = (int)step_per_node(c->pp, c->tp * c->cp * c->dp, G) > 1 ? 2 : 1;
+		if (S_row(&e, pr, DIM_PP, PH_OPTIMIZER, OP_ALLREDUCE, 1, bytes, 2, (unsigned long)n,
+			  eb) < 0)
+			return -1;
+		e.rows[e.nrows - 1].stage = "first+last";
+	}
+	memcpy(r->edges, e.rows, sizeof(e.rows));
+	r->nedges = e.nrows;
+	return 0;
+}
+
+int step_ledger_tp(struct run *u, struct errbuf *eb)
+{
+	const struct step_config *c = u->c;
+	struct step_pricing *prp = u->prp;
+	struct step_result *r = u->r;
+	double L = u->L, A = u->A;
+	unsigned long G = u->G, ranks, pn;
+	int full = u->full;
+
+	/*
+	 * Tensor parallelism (Shoeybi et al. 2019): per layer two all-reduces
+	 * of the layer's activations in forward (after attention and after
+	 * the MLP) and two in backward; with sequence parallelism
+	 * (Korthikanti et al. 2022) each all-reduce becomes an all-gather and
+	 * a reduce-scatter of the same buffer.  Full recomputation repeats the
+	 * forward ones during backward.
+	 */
+	u->first_tp = r->nrows;
+	if (c->tp > 1) {
+		double fw = 2 * L, bw = 2 * L + (full ? 2 * L : 0);
+
+		ranks = c->tp;
+		pn = step_per_node(ranks, 1, G);
+		if (!c->sp) {
+			if (S_row(r, prp, DIM_TP, PH_FORWARD, OP_ALLREDUCE, fw, A, ranks, pn, eb) ||
+			    S_row(r, prp, DIM_TP, PH_BACKWARD, OP_ALLREDUCE, bw, A, ranks, pn, eb))
+				return -1;
+		} else if (S_row(r, prp, DIM_TP, PH_FORWARD, OP_ALLGATHER, fw, A, ranks, pn, eb) ||
+			   S_row(r, prp, DIM_TP, PH_FORWARD, OP_REDUCESCATTER, fw, A, ranks, pn, eb) ||
+			   S_row(r, prp, DIM_TP, PH_BACKWARD, OP_ALLGATHER, bw, A, ranks, pn, eb) ||
+			   S_row(r, prp, DIM_TP, PH_BACKWARD, OP_REDUCESCATTER, bw, A, ranks, pn, eb))
+			return -1;
+	}
+
+	return 0;
+}
+
+int step_ledger_cp(struct run *u, struct errbuf *eb)
+{
+	const struct step_config *c = u->c;
+	struct step_pricing *prp = u->prp;
+	struct step_result *r = u->r;
+	double b = u->b, sr = u->sr, hkv = u->hkv, t = u->t, cp = u->cp, L = u->L;
+	unsigned long G = u->G, ranks, pn;
+	int full = u->full;
+
+	/*
+	 * Context parallelism.  Ring attention (Liu et al. 2023; Megatron-
+	 * Core's CP): per layer the K and V of each chunk travel the ring of
+	 * c ranks in c-1 send/recv steps; backward passes K, V and their
+	 * gradients, twice the forward.  Each step overlaps the attention of
+	 * one block of s/c queries against s/c keys.  The all-gather form
+	 * (Llama 3, section 3.3.2): per layer the K and V of every chunk are
+	 * all-gathered before attention and their gradients reduce-scattered
+	 * after it, exposed (small with grouped-query attention).
+	 */
+	u->first_cp = r->nrows;
+	if (c->cp > 1) {
+		double kv = 2 * b * sr * (hkv / t) * c->act_bytes;
+
+		ranks = c->cp;
+		pn = step_per_node(ranks, c->tp, G);
+		if (c->cp_form == CP_ALLGATHER) {
+			if (S_row(r, prp, DIM_CP, PH_FORWARD, OP_ALLGATHER, L, kv * cp, ranks, pn, eb) ||
+			    S_row(r, prp, DIM_CP, PH_BACKWARD, OP_ALLGATHER, full ? L : 0, kv * cp, ranks,
+				  pn, eb) ||
+			    S_row(r, prp, DIM_CP, PH_BACKWARD, OP_REDUCESCATTER, L, kv * cp, ranks, pn,
+				  eb))
+				return -1;
+		} else {
+			if (S_row(r, prp, DIM_CP, PH_FORWARD, OP_SENDRECV, L * (cp - 1), kv, ranks, pn, eb) ||
+			    S_row(r, prp, DIM_CP, PH_BACKWARD, OP_SENDRECV, (2 + full) * L * (cp - 1), kv,
+				  ranks, pn, eb))
+				return -1;
+		}
+	}
+
+	return 0;
+}
+
+int step_ledger_ep(struct run *u, struct errbuf *eb)
+{
+	const struct step_config *c = u->c;
+	struct step_pricing *prp = u->prp;
+	struct step_result *r = u->r;
+	double b = u->b, sr = u->sr, t = u->t, h = u->h, k = u->k, L = u->L;
+	unsigned long G = u->G, ranks, pn;
+	int full = u->full, moe = u->moe;
+
+	/*
+	 * Expert parallelism (Lepikhin et al. 2021, GShard; Fedus et al. 2022):
+	 * per MoE layer an all-to-all dispatches each token to its k experts
+	 * and another combines the results, in forward and in backward; one
+	 * rank sends k·capacity·tokens·h values.
+	 */
+	if (moe && c->ep > 1) {
+		double tokens = b * sr / (c->sp ? t : 1);
+		double S = k * c->capacity * tokens * h * c->act_bytes;
+
+		ranks = c->ep;
+		pn = step_per_node(ranks, c->tp * c->cp, G);
+		if (S_row(r, prp, DIM_EP, PH_FORWARD, OP_ALLTOALL, 2 * L, S, ranks, pn, eb) ||
+		    S_row(r, prp, DIM_EP, PH_BACKWARD, OP_ALLTOALL, (2 + 2 * full) * L, S, ranks, pn, eb))
+			return -1;
+	}
+
+	return 0;
+}
+
+int step_ledger_pp(struct run *u, struct errbuf *eb)
+{
+	const struct step_config *c = u->c;
+	struct step_pricing *prp = u->prp;
+	struct step_result *r = u->r;
+	double v = u->v, A = u->A, t = u->t;
+	unsigned long G = u->G, pn;
+
+	/*
+	 * Pipeline: one send/recv of the activations per stage boundary and
+	 * micro-batch forward, one of their gradients backward; v of each
+	 * with v chunks.  Split across the tensor-parallel ranks (Narayanan
+	 * et al. 2021, §4.1 scatter/gather; with SP they are split already).
+	 */
+	u->first_pp = r->nrows;
+	if (c->pp > 1) {
+		unsigned long stride = c->tp * c->cp * c->dp;
+
+		pn = step_per_node(c->pp, stride, G) > 1 ? 2 : 1;
+		if (S_row(r, prp, DIM_PP, PH_FORWARD, OP_SENDRECV, v, A / t, 2, pn, eb) ||
+		    S_row(r, prp, DIM_PP, PH_BACKWARD, OP_SENDRECV, v, A / t, 2, pn, eb))
+			return -1;
+	}
+
+	return 0;
+}
+
+/* The data-parallel rows of one GPU's weights (dense, and experts'). */
+int step_ledger_dp(struct run *u, struct errbuf *eb)
+{
+	const struct workload *w = u->w;
+	const struct step_config *c = u->c;
+	struct step_pricing *prp = u->prp;
+	struct step_result *r = u->r;
+	const struct layer_params lp = u->lp;
+	double L = u->L, t = u->t, e = u->e, d = u->d, cp = u->cp, E = u->E, h = u->h;
+	double hkv = u->hkv, m = u->m, dense, expert, zd, ze;
+	double *mods = u->mods;
+	unsigned long G = u->G;
+	int moe = u->moe, nmod = 0, first_dp, i;
+
+	/*
+	 * Data parallelism: the weights of one GPU, dense ones reduced over
+	 * the d·c ranks that hold them (CP ranks hold the same weights), the
+	 * experts' over the d·c/e ranks that hold the same experts.  Norms and
+	 * the router are replicated across tensor-parallel ranks.  Without a
+	 * pipeline the one stage also holds the embedding and output layer,
+	 * whose gradients are reduced with the rest.
+	 */
+	dense = L * (lp.attn / t + lp.other + (moe ? 0 : lp.mlp / t));
+	if (c->pp == 1)
+		dense += workload_embed_params(w) / t;
+	expert = moe ? L * E * lp.mlp / (t * e) : 0;
+	r->stage_params = dense + expert;
+	zd = d * cp;
+	ze = d * cp / e;
+	first_dp = r->nrows;
+	/*
+	 * DeepSpeed's ZeRO-3 gathers module by module: Megatron-DeepSpeed's
+	 * GPT layer has four linears (QKV, output, the MLP's two), a Llama
+	 * layer seven (q, k, v, o, gate, up, down); parameters of one GPU's
+	 * tensor-parallel share.
+	 */
+	if (step_framework_deepspeed(c->framework) && c->zero >= 3 && !moe) {
+		if (w->arch == WL_LLAMA) {
+			double lm[7] = { h * h, h * hkv, h * hkv, h * h, h * w->ffn, h * w->ffn,
+					 w->ffn * h };
+
+			nmod = 7;
+			memcpy(mods, lm, sizeof(lm));
+		} else {
+			double gm[4] = { h * (h + 2 * hkv), h * h, h * w->ffn, w->ffn * h };
+
+			nmod = 4;
+			memcpy(mods, gm, sizeof(gm));
+		}
+		for (i = 0; i < nmod; i++)
+			mods[i] /= t;
+	}
+	{
+		/*
+		 * ZeRO-3's gathers: FSDP (and Megatron's FSDP) one unit, a
+		 * transformer layer, at a time; DeepSpeed one per linear module,
+		 * four per layer, and its gradients reduce-scattered in buckets
+		 * of reduce_bucket_size = 5e8 elements (deepspeed/runtime/zero/
+		 * config.py).
+		 */
+		int ds = step_framework_deepspeed(c->framework);
+		double agl = nmod ? nmod : ds && c->zero >= 3 ? 4 : 1, rsb = ds && c->zero >= 3 ? 5e8 : 0;
+
+		if (S_dp(dense, L, m, c->zero, c->dp * c->cp, step_per_node(c->dp * c->cp, c->tp, G),
+			 c->grad_bytes, c->param_bytes, agl, rsb, prp, r, eb) < 0 ||
+		    S_dp(expert, L, m, c->zero, (unsigned long)ze,
+			 step_per_node((unsigned long)ze, c->tp * c->cp * c->ep, G), c->grad_bytes,
+			 c->param_bytes, agl, rsb, prp, r, eb) < 0)
+			return -1;
+	}
+	u->dense = dense, u->expert = expert, u->zd = zd, u->ze = ze;
+	u->nmod = nmod;
+	u->first_dp = first_dp;
+	return 0;
+}
+
+int step_ledger_edges(struct run *u, struct errbuf *eb)
+{
+	return S_edges(u->w, u->c, u->A, u->prp, u->r, eb);
+}

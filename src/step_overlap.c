@@ -1,0 +1,467 @@
+/*
+ * What of a step's collectives hides behind compute, by framework:
+ * Megatron's TP overlap (and --tp-comm-overlap), ring attention's
+ * send/recv behind its blocks, the interleaved schedule's send/recv,
+ * ZeRO-3's prefetched gathers (FSDP, DeepSpeed module by module,
+ * DeepSpeed as of 2021), gradient buckets behind backward, and the SMs a
+ * hidden collective still takes.  models/step.md, "Overlap as the
+ * frameworks do it".
+ */
+#include <math.h>
+
+#include "nccl_cost.h"
+#include "step.h"
+#include "step_int.h"
+
+/*
+ * A collective hidden behind compute still holds its CTAs' SMs while it
+ * runs (NCCL: one CTA per channel, nccl_run_time's channels), so the
+ * compute beside it runs on the rest: of a row of time C whose overlap
+ * rules leave E exposed, the step still waits max(E, C × ctas/SMs)
+ * (models/step.md, "Overlap").  Rows from `first` on; sms 0 (no kernel
+ * model) leaves them.
+ */
+void step_overlap_sm_share(struct step_result *r, int first, double sms)
+{
+	int i;
+
+	if (!(sms > 0))
+		return;
+	for (i = first; i < r->nrows; i++) {
+		struct step_row *row = &r->rows[i];
+		double least = row->time_s * fmin(1, row->ctas / sms);
+
+		if (row->hidden_s > 0 && row->exposed_s < least) {
+			row->exposed_s = least;
+			row->hidden_s = row->time_s - least;
+			row->sms = sms;
+		}
+	}
+}
+
+/* Set a row's exposed time (clamped to [0, time]) and what it hides behind. */
+static void S_expose(struct step_row *row, double exposed, const char *behind)
+{
+	exposed = fmax(0, fmin(row->time_s, exposed));
+	row->exposed_s = exposed;
+	row->hidden_s = row->time_s - exposed;
+	row->overlap = row->hidden_s > 0 ? behind : NULL;
+}
+
+/*
+ * A TP collective paired with a GEMM under --tp-comm-overlap (Transformer
+ * Engine's userbuffers: the GEMM split into t chunks, each chunk's
+ * communication behind the next chunk's GEMM): one chunk of t stays
+ * exposed, and whatever the GEMM cannot cover.
+ */
+static double S_tp_chunked(double one, double gemm, double t)
+{
+	return fmax(one - gemm, one / t);
+}
+
+/*
+ * Megatron's overlap of the TP collectives of one layer (models/step.md,
+ * "Overlap"), rows from `first` on; L layers, full recomputation or not.
+ * Always: the column-parallel linears (QKV, the MLP's first) reduce their
+ * input's gradient (a reduce-scatter with SP) behind their weight-gradient
+ * GEMMs, and with SP gather their input again for that GEMM behind their
+ * data-gradient GEMM (megatron/core/tensor_parallel/layers.py,
+ * LinearWithGradAccumulationAndAsyncCommunication.backward).  With
+ * --tp-comm-overlap also the forward all-gathers (before QKV and the MLP's
+ * first) and reduce-scatters (after the attention output and the MLP's
+ * last) behind the GEMM each feeds or follows, one chunk of t exposed; the
+ * recomputed forward's the same.
+ */
+static void S_tp_overlap(struct step_result *r, const struct step_config *c, int first,
+			 double L, int full)
+{
+	const struct kernel_layer *k = &r->layer;
+	double t = (double)c->tp;
+	int i;
+
+	for (i = first; i < r->nrows; i++) {
+		struct step_row *row = &r->rows[i];
+		double one = row->one_s, fwd_ag, fwd_rs;
+
+		fwd_ag = S_tp_chunked(one, k->lin_fwd_s[0], t) + S_tp_chunked(one, k->lin_fwd_s[2], t);
+		fwd_rs = S_tp_chunked(one, k->lin_fwd_s[1], t) + S_tp_chunked(one, k->lin_fwd_s[3], t);
+		if (row->phase == PH_FORWARD) {
+			if (c->tp_overlap && c->sp)
+				S_expose(row, L * (row->op == OP_ALLGATHER ? fwd_ag : fwd_rs),
+					 "the GEMM it feeds or follows, in chunks (--tp-comm-overlap)");
+			continue;
+		}
+		/* backward: 2L collectives of the backward itself, 2L more
+		 * of the recomputed forward with full recomputation */
+		if (row->op == OP_ALLGATHER && c->sp) {
+			double re = !full ? 0 : c->tp_overlap ? L * fwd_ag : 2 * L * one;
+
+			S_expose(row, L * (fmax(0, one - k->lin_dgrad_s[0]) +
+					   fmax(0, one - k->lin_dgrad_s[2])) + re,
+				 "the data-gradient GEMMs of QKV and the MLP's first matrix");
+		} else if (row->op != OP_ALLGATHER) {
+			double wg = k->wgrad_in_s / 2;
+			double re = !full ? 0 : !(c->tp_overlap && c->sp) ? 2 * L * one : L * fwd_rs;
+
+			S_expose(row, L * 2 * fmax(0, one - wg) + re,
+				 "the weight-gradient GEMMs of QKV and the MLP's first matrix");
+		}
+	}
+}
+
+/*
+ * Megatron's column-parallel linears (QKV, the MLP's first
+ * matrix) launch the backward all-reduce of their input's
+ * gradient (a reduce-scatter with SP) asynchronously and run
+ * the weight-gradient GEMM meanwhile (megatron/core/
+ * tensor_parallel/layers.py, LinearWithGradAccumulationAnd-
+ * AsyncCommunication.backward): each of the 2L such
+ * collectives hides behind its linear's wgrad GEMM.
+ */
+void step_overlap_tp(struct run *u)
+{
+	struct step_result *r = u->r;
+
+	if (u->c->tp > 1 && r->kernels && u->megatron_layers)
+		S_tp_overlap(r, u->c, u->first_tp, u->L, u->full);
+}
+
+/*
+ * Ring attention: each send/recv step overlaps the attention of one block
+ * of s/c queries against s/c keys.  The all-gather form stays exposed.
+ */
+void step_overlap_cp(struct run *u)
+{
+	const struct step_config *c = u->c;
+	struct step_result *r = u->r;
+	double b = u->b, sr = u->sr, h = u->h, t = u->t, cp = u->cp;
+	double rate = u->rate, blk;
+	int i;
+
+	if (c->cp > 1 && c->cp_form != CP_ALLGATHER) {
+		blk = 4 * b * sr * sr * h / t;
+		for (i = u->first_cp; i < r->nrows; i++) {
+			struct step_row *row = &r->rows[i];
+			double work;
+
+			if (r->kernels)
+				work = (row->phase == PH_FORWARD ? r->layer.attn_fwd_s :
+					r->layer.attn_bwd_s / 2) / cp;
+			else
+				work = isnan(rate) ? NAN
+					: (row->phase == PH_FORWARD ? blk : 2 * blk) / rate;
+			if (!isnan(work))
+				S_expose(row, row->count * fmax(0, row->one_s - work),
+					 "the attention of the block it feeds");
+		}
+	}
+}
+
+void step_overlap_pp(struct run *u)
+{
+	const struct step_config *c = u->c;
+	struct step_result *r = u->r;
+	double v = u->v, L = u->L, fwd_l = u->fwd_l, bwd_l = u->bwd_l;
+	int i;
+
+	if (c->pp > 1) {
+		/*
+		 * Megatron's interleaved schedule overlaps its sends and
+		 * receives with the next chunk's compute (overlap_p2p_comm, on
+		 * unless --no-overlap-p2p-communication: megatron/training/
+		 * arguments.py, megatron/core/pipeline_parallel/schedules.py);
+		 * 1F1B waits for them.
+		 */
+		if (c->framework == FW_MEGATRON && c->schedule == PP_INTERLEAVED && !isnan(fwd_l))
+			for (i = u->first_pp; i < r->nrows; i++) {
+				struct step_row *row = &r->rows[i];
+				double chunk = L / v * (row->phase == PH_FORWARD ? fwd_l : bwd_l);
+
+				S_expose(row, row->count * fmax(0, row->one_s - chunk),
+					 "the next model chunk's compute (overlap_p2p_comm)");
+			}
+	}
+}
+
+
+/*
+ * DeepSpeed's ZeRO-3 gathers of one phase, module by module.  The
+ * coordinator prefetches the next module while the current one computes,
+ * but only while the parameters gathered stay under
+ * stage3_max_live_parameters = 10^9 (min(max_live - available,
+ * prefetch_bucket_size) in deepspeed/runtime/zero/
+ * partitioned_param_coordinator.py, fetch_sub_module): after a module of
+ * 10^9 parameters or more nothing is prefetched and the next gather waits
+ * whole.  Each module's gather is priced at its own size; its compute is
+ * the layer's, shared by the modules' sizes.  The first gather of each
+ * pass waits.
+ */
+#define STEP_DS_MAX_LIVE 1e9
+#define STEP_DS_MAX_REUSE 1e9   /* stage3_max_reuse_distance */
+
+/*
+ * Gathers of module j in one layer's backward under full recomputation:
+ * the checkpointed forward runs the layer's modules again, and each
+ * module's pre-forward hook gathers it (stage3.py,
+ * pre_sub_module_forward_function -> fetch_sub_module); after that
+ * forward a module is released unless it is used again within
+ * stage3_max_reuse_distance = 10^9 parameters (release_sub_module,
+ * _keep_for_later).  Between module j's recomputed forward and its
+ * backward run the recomputed forward of the modules after it and their
+ * backward: 2·sum_{k>j} mods[k] parameters.  So 2 gathers when that
+ * reaches 10^9, else 1; 1 without full recomputation.
+ */
+int step_ds_backward_gathers(const double *mods, int nmod, int j, int full)
+{
+	double dist = 0;
+	int k;
+
+	if (!full)
+		return 1;
+	for (k = j + 1; k < nmod; k++)
+		dist += 2 * mods[k];
+	return dist >= STEP_DS_MAX_REUSE ? 2 : 1;
+}
+
+static int S_ds_gathers(struct step_pricing *pr, struct step_row *row, const double *mods,
+			int nmod, double m, double L, double fwd_l, double bwd_l, int full,
+			struct errbuf *eb)
+{
+	double ag[8], sum = 0, gl = 0, ex_l = 0, first = 0, n = 0, bytes = 0, each;
+	const char *tier;
+	int j, fw = row->phase == PH_FORWARD, again[8];
+
+	for (j = 0; j < nmod; j++)
+		sum += mods[j];
+	for (j = 0; j < nmod; j++) {
+		again[j] = fw ? 1 : step_ds_backward_gathers(mods, nmod, j, full);
+		each = row->bytes * nmod * mods[j] / sum;
+		if (step_price(pr, OP_ALLGATHER, row->ranks, row->per_node, each, &ag[j], &tier, NULL,
+			    eb) < 0)
+			return -1;
+		ag[j] *= again[j];
+		gl += ag[j];
+		n += again[j];
+		bytes += again[j] * each;
+	}
+	row->count = m * L * n;
+	row->bytes = bytes / n;
+	for (j = 0; j < nmod; j++) {
+		int i = fw ? j : nmod - 1 - j;
+		int prev = fw ? (j ? i - 1 : nmod - 1) : (j ? i + 1 : 0);
+		double work = (fw ? fwd_l : bwd_l) * mods[prev] / sum;
+		double e = mods[prev] < STEP_DS_MAX_LIVE ? fmax(0, ag[i] - work) : ag[i];
+
+		ex_l += e;
+		if (!j)
+			first = ag[i] - e;
+	}
+	row->time_s = m * L * gl;
+	row->one_s = row->time_s / row->count;
+	S_expose(row, m * (L * ex_l + first),
+		 "the module before it (prefetch, under stage3_max_live_parameters)");
+	return 0;
+}
+
+/*
+ * DeepSpeed's ZeRO-3 as released in 2021 (v0.3.10 to v0.5.4; models/step.md,
+ * "Overlap"), on the ZeRO-3 rows from `first` on, over and above today's
+ * gathers (S_ds_gathers).  Every gather and every reduce-scatter went
+ * through PyTorch's list API, which copies each of the N ranks' pieces
+ * between a flat buffer and the list, one launch each, on the host before
+ * the module's compute is queued (ProcessGroupNCCL allgather /
+ * reduce_scatter, flatten_for_scatter_gather): a call waits the larger of
+ * N x NCCL_LAUNCH_S and the copies' bytes read and written, exposed.  Gradients were reduce-scattered parameter by parameter, the
+ * small ones too (partition_parameters.py _reduce_scatter_gradients), and
+ * each module's fetch ended in torch.cuda.synchronize(), which waits for
+ * them: the reduce-scatters are exposed.  small[] are a layer's
+ * parameters below the persistence threshold (biases, norms): never
+ * gathered, but reduce-scattered.
+ */
+static int S_ds2021(struct step_pricing *pr, struct step_result *r, int first, const double *mods,
+		    int nmod, const double *small, int nsmall, double m, double L,
+		    double grad_bytes, const struct kernel_gpu *kg, struct errbuf *eb)
+{
+	int i, j;
+
+	for (i = first; i < r->nrows; i++) {
+		struct step_row *row = &r->rows[i];
+		double host = (double)row->ranks * NCCL_LAUNCH_S, per_layer = 0, bytes = 0, one;
+		double before = row->time_s, extra;
+		const char *tier;
+
+		if (row->op == OP_ALLGATHER) {
+			/* the N copies: launched by the host, or their bytes, read and written */
+			extra = fmax(host, kg ? kernel_mem_s(kg, 2 * row->bytes) : 0);
+			row->one_s += extra;
+			row->time_s += row->count * extra;
+			row->exposed_s += row->count * extra;
+			row->hidden_s = row->time_s - row->exposed_s;
+		} else if (row->op == OP_REDUCESCATTER) {
+			for (j = 0; j < nmod + nsmall; j++) {
+				double n = j < nmod ? mods[j] : small[j - nmod];
+
+				if (step_price(pr, OP_REDUCESCATTER, row->ranks, row->per_node,
+					    n * grad_bytes, &one, &tier, NULL, eb) < 0)
+					return -1;
+				extra = fmax(host, kg ? kernel_mem_s(kg, 2 * n * grad_bytes) : 0);
+				per_layer += one + extra;
+				bytes += n * grad_bytes;
+			}
+			row->count = m * L * (nmod + nsmall);
+			row->bytes = bytes / (nmod + nsmall);
+			row->time_s = m * L * per_layer;
+			row->one_s = row->time_s / row->count;
+			S_expose(row, row->time_s, NULL);
+		}
+		r->dp_comm_s += row->time_s - before;
+	}
+	return 0;
+}
+
+/*
+ * ZeRO-3's rows: each layer's gather prefetched behind the one before,
+ * DeepSpeed's module by module; backward, a layer's gather and
+ * reduce-scatter together behind its backward.
+ */
+static int S_zero3_expose(struct run *u, struct step_row *row, struct errbuf *eb)
+{
+	const struct step_config *c = u->c;
+	struct step_result *r = u->r;
+	double m = u->m, L = u->L, fwd_l = u->fwd_l, bwd_l = u->bwd_l;
+	unsigned long ranks_dp = row->ranks;
+	int first_dp = u->first_dp;
+
+	/*
+	 * Each layer's gather is prefetched behind the previous layer's
+	 * compute (FSDP: one unit ahead, at most two gathers in flight,
+	 * torch/distributed/fsdp; DeepSpeed: the next modules up to
+	 * stage3_prefetch_bucket_size); the first layer's waits.
+	 * Backward: the gather and the reduce-scatter share the network
+	 * behind the layer's backward; the last reduce-scatter waits.
+	 */
+	double per_mb = row->count / m, n_l = per_mb / L, g1 = row->one_s * n_l;
+
+	if (u->nmod && row->op == OP_ALLGATHER && row->ranks == c->dp * c->cp)
+		return S_ds_gathers(u->prp, row, u->mods, u->nmod, m, L, fwd_l, bwd_l, u->full, eb);
+	if (row->phase == PH_FORWARD)
+		S_expose(row, m * (g1 + (L - 1) * fmax(0, g1 - fwd_l)),
+			 "the previous layer's forward (prefetch)");
+	else {
+		/* AG and RS of one layer together against its backward */
+		double ag = 0, rs = 0, both, ex;
+		int j;
+
+		for (j = first_dp; j < r->nrows; j++) {
+			if (r->rows[j].phase != PH_BACKWARD || r->rows[j].ranks != ranks_dp)
+				continue;
+			if (r->rows[j].op == OP_ALLGATHER)
+				ag = r->rows[j].time_s / (m * L);
+			else
+				rs = r->rows[j].time_s / (m * L);
+		}
+		both = ag + rs;
+		ex = m * L * fmax(0, both - bwd_l) * (both > 0 ? (row->op == OP_ALLGATHER ? ag : rs) / both : 0);
+		if (row->op == OP_REDUCESCATTER)
+			ex += m * rs;
+		S_expose(row, ex, "the layer's backward");
+	}
+	return 0;
+}
+
+/* ZeRO 0-2's rows: buckets behind backward, by framework. */
+static int S_bucket_expose(struct run *u, struct step_row *row, struct errbuf *eb)
+{
+	const struct step_config *c = u->c;
+	double fwd_mb = u->fwd_mb, bwd_mb = u->bwd_mb, G_all, bucket, rest, last_s;
+	unsigned long ranks_dp = row->ranks;
+	const char *tier;
+	int k0;
+
+	/*
+	 * Gradients reduced in buckets behind backward: Megatron's
+	 * --overlap-grad-reduce, buckets of max(4e7, 1e6·d)
+	 * parameters (megatron/core/distributed/distributed_data_
+	 * parallel.py), launched in the last micro-batch's backward
+	 * (gradient sync is off for the others); FSDP and DDP: 25 MiB
+	 * buckets.  The last bucket waits for the end of backward.
+	 * DeepSpeed ZeRO 0-2 leaves overlap_comm off by default:
+	 * exposed.  Megatron's --overlap-param-gather hides the
+	 * distributed optimizer's all-gather behind the next forward.
+	 */
+	if (step_framework_deepspeed(c->framework))
+		return 0;
+	if (c->framework == FW_MEGATRON)
+		bucket = fmax(4e7, 1e6 * (double)ranks_dp) *
+			 (row->op == OP_ALLGATHER ? c->param_bytes : c->grad_bytes);
+	else
+		bucket = 25.0 * 1024 * 1024;
+	if (row->op == OP_ALLGATHER && c->framework != FW_MEGATRON)
+		return 0;
+	G_all = row->bytes;
+	k0 = (int)fmax(1, ceil(G_all / bucket));
+	rest = G_all - (k0 - 1) * bucket;
+	if (step_price(u->prp, row->op, row->ranks, row->per_node, rest, &last_s, &tier, NULL, eb) < 0)
+		return -1;
+	if (row->op == OP_ALLGATHER)
+		S_expose(row, fmax(last_s, row->one_s - fwd_mb),
+			 "the next step's first forward (--overlap-param-gather)");
+	else if (row->count > 1)
+		/*
+		 * ZeRO-2: a reduce-scatter in every micro-batch, each
+		 * behind the rest of that micro-batch's backward and the
+		 * next one's forward and backward (1F1B's steady state);
+		 * the last one behind its backward alone.
+		 */
+		S_expose(row, (row->count - 1) * fmax(last_s, row->one_s - fwd_mb - bwd_mb) +
+			 fmax(last_s, row->one_s - bwd_mb),
+			 "backward and the next micro-batch, in buckets");
+	else
+		S_expose(row, row->count * fmax(last_s, row->one_s - bwd_mb),
+			 "backward, in buckets");
+	return 0;
+}
+
+/* What of the data-parallel rows hides, by framework. */
+static int S_run_dp_expose(struct run *u, struct errbuf *eb)
+{
+	struct step_result *r = u->r;
+	int i;
+
+	if (isnan(r->compute_s))
+		return 0;
+	for (i = u->first_dp; i < r->nrows; i++)
+		if ((u->c->zero >= 3 ? S_zero3_expose(u, &r->rows[i], eb) :
+		     S_bucket_expose(u, &r->rows[i], eb)) < 0)
+			return -1;
+	return 0;
+}
+
+int step_overlap_dp(struct run *u, struct errbuf *eb)
+{
+	const struct workload *w = u->w;
+	const struct step_config *c = u->c;
+	struct step_pricing *prp = u->prp;
+	struct step_result *r = u->r;
+	const struct kernel_gpu *kg = u->kg;
+	double h = u->h, hkv = u->hkv, t = u->t, m = u->m, L = u->L;
+	const double *mods = u->mods;
+	int nmod = u->nmod, first_dp = u->first_dp, i;
+
+	if (S_run_dp_expose(u, eb) < 0)
+		return -1;
+	if (c->framework == FW_DEEPSPEED_2021 && c->zero >= 3 && nmod && !isnan(r->compute_s)) {
+		double f = w->ffn;
+		double gs[8] = { (h + 2 * hkv) / t, h, f / t, h, h, h, h, h };   /* GPT: biases, 2 LayerNorms */
+		double ls[2] = { h, h };                                          /* Llama: 2 RMSNorms */
+		int llama = w->arch == WL_LLAMA;
+
+		if (S_ds2021(prp, r, first_dp, mods, nmod, llama ? ls : gs, llama ? 2 : 8, m, L,
+			     c->grad_bytes, kg, eb) < 0)
+			return -1;
+	}
+	step_overlap_sm_share(r, first_dp, u->sms);
+	for (i = first_dp; i < r->nrows; i++)
+		r->dp_exposed_s += r->rows[i].exposed_s;
+	return 0;
+}

@@ -1,0 +1,74 @@
+/*
+ * The pipeline schedule of a step: the micro-batches whose activations a
+ * stage holds, the bubble, and the step time that joins compute, exposed
+ * communication and the update.  models/step.md, "Step time".
+ */
+#include <math.h>
+
+#include "step.h"
+#include "step_int.h"
+
+/* Micro-batches whose activations a stage holds (Megatron's schedules.py). */
+double step_sched_inflight(const struct step_config *c, double rank, double m)
+{
+	double p = (double)c->pp, v = (double)c->virt, x;
+
+	if (c->pp <= 1)
+		return 1;
+	if (c->schedule == PP_GPIPE)
+		return m;
+	if (c->schedule == PP_INTERLEAVED) {
+		/* warm-up (p - rank - 1)·2 + (v - 1)·p chunks, plus one, of L/v layers each */
+		x = (2 * (p - rank - 1) + (v - 1) * p + 1) / v;
+		return fmin(x, m);
+	}
+	return fmin(p - rank, m);
+}
+
+/* The update, the bubble and the step. */
+int step_sched_step(struct run *u, struct errbuf *eb)
+{
+	const struct workload *w = u->w;
+	const struct step_config *c = u->c;
+	const struct step_compute *cs = u->cs;
+	const struct kernel_gpu *kg = u->kg;
+	struct step_pricing *prp = u->prp;
+	struct step_result *r = u->r;
+	struct pp_config ppc;
+	struct pp_result ppr;
+	double dense = u->dense, expert = u->expert, zd = u->zd, h = u->h, t = u->t;
+	double p = u->p, v = u->v, m = u->m;
+
+	/* The optimizer's update of this GPU's share of the weights. */
+	if (r->kernels)
+		r->optim_s = kernel_adam_s(kg, (dense + expert +
+					      (c->pp > 1 ? w->vocab * h / t : 0)) /
+					   (c->zero >= 1 ? zd : 1));
+
+	/*
+	 * Step: m micro-batches of compute and exposed communication, the
+	 * pipeline bubble of (p-1)/v of them (Narayanan et al. 2021, §2.2),
+	 * then the data-parallel collectives' exposed part and the update.
+	 */
+	ppc.schedule = c->pp > 1 ? c->schedule : PP_1F1B;
+	ppc.stages = c->pp;
+	ppc.microbatches = (unsigned long)m;
+	ppc.virt = c->pp > 1 ? c->virt : 1;
+	ppc.tf = 1;
+	ppc.tb = 2;
+	if (pp_bubble(&ppc, &ppr, eb) < 0)
+		return -1;
+	if (!isnan(r->compute_s) && !isnan(r->mb_exposed_s)) {
+		double tmb = r->mb_compute_s + r->mb_exposed_s;
+
+		r->bubble_s = (p - 1) / (c->pp > 1 ? v : 1) * tmb;
+		r->step_s = m * tmb + r->bubble_s + r->dp_exposed_s + r->optim_s;
+		r->tokens_per_s = r->tokens / r->step_s;
+		if (cs->peak_flops > 0)
+			r->mfu = r->flops_model / (r->step_s * r->gpus * cs->peak_flops);
+	}
+	r->band_missing = prp->missing;
+	r->band_cells = prp->cells;
+
+	return 0;
+}

@@ -1,0 +1,149 @@
+/*
+ * The shape of a step: the layers of each pipeline stage, the FLOPs, and
+ * the compute of one stage (by kernel through src/kernel.c, a flat share
+ * of the peak, or given).  models/step.md, "FLOPs" and
+ * "Compute by kernel".
+ */
+#include <math.h>
+
+#include "step.h"
+#include "step_int.h"
+
+int step_stage_layers(const struct workload *w, const struct step_config *c, double *first,
+		      double *middle, double *last, struct errbuf *eb)
+{
+	double l = w->layers, p = (double)c->pp, f = c->layers_first, e = c->layers_last, rest;
+
+	if (p <= 1) {
+		if (f > 0 || e > 0)
+			return errbuf_set(eb, "layers on the first and last stage need pipeline parallelism");
+		*first = *middle = *last = l;
+		return 0;
+	}
+	if (f > 0 || e > 0) {
+		/* Megatron's num_layers_in_first/last_pipeline_stage: the rest even. */
+		if (!(f > 0))
+			f = e;
+		if (!(e > 0))
+			e = f;
+		rest = l - f - e;
+		if (f != floor(f) || e != floor(e) || rest < 0 || (p == 2 && rest != 0) ||
+		    (p > 2 && (fmod(rest, p - 2) != 0 || rest / (p - 2) < 1)))
+			return errbuf_set(eb, "%.15g layers on the first and %.15g on the last stage "
+					  "leave %.15g for %.15g middle stages: not an even split",
+					  f, e, rest, p - 2);
+		*first = f;
+		*last = e;
+		*middle = p > 2 ? rest / (p - 2) : f;
+		return 0;
+	}
+	if (fmod(l, p) == 0) {
+		*first = *middle = *last = l / p;
+		return 0;
+	}
+	/*
+	 * Uneven: the middle stages take ceil(l/p), the first and last the
+	 * rest, half each (Llama 3: one layer fewer on the first and last of
+	 * 16 stages for its 126 layers, section 3.3.2).
+	 */
+	*middle = ceil(l / p);
+	rest = l - (p - 2) * *middle;
+	if (p < 3 || rest < 2 || fmod(rest, 2) != 0)
+		return errbuf_set(eb, "pipeline size %lu does not divide the %.15g layers (and "
+				  "they do not split as ceil(l/p) per middle stage with the rest "
+				  "halved on the first and last; give --layers-first)", c->pp, l);
+	*first = *last = rest / 2;
+	return 0;
+}
+
+void step_shape_flops(struct run *u)
+{
+	const struct workload *w = u->w;
+	const struct step_config *c = u->c;
+	struct step_result *r = u->r;
+	double l = u->l, s = u->s, h = u->h, tok;
+	int full = u->full;
+	const struct layer_params lp = u->lp;
+
+	/*
+	 * FLOPs: 6 per parameter and token that multiplies (the layers'
+	 * matrices, k experts of an MoE layer, the output layer), plus the
+	 * attention scores and their use, 4sh per token and layer forward,
+	 * times 3 for forward and backward (Narayanan et al. 2021, Eq. 3
+	 * without recomputation).  Full recomputation runs the layers'
+	 * forward again, selective only the attention core (Korthikanti et
+	 * al. 2022, §5).
+	 */
+	tok = r->tokens;
+	r->flops_model = 6 * tok * (l * lp.matmul + w->vocab * h) + 12 * tok * l * s * h;
+	r->flops_hw = r->flops_model;
+	if (full)
+		r->flops_hw += 2 * tok * l * lp.matmul + 4 * tok * l * s * h;
+	else if (c->recompute == RC_SELECTIVE)
+		r->flops_hw += 4 * tok * l * s * h;
+
+}
+
+/* The compute, by kernel, flat, or given; what the overlap rules hide behind. */
+int step_shape_compute(struct run *u, struct errbuf *eb)
+{
+	const struct workload *w = u->w;
+	const struct step_config *c = u->c;
+	const struct step_compute *cs = u->cs;
+	const struct kernel_gpu *kg = u->kg;
+	struct step_result *r = u->r;
+	double b = u->b, sr = u->sr, s = u->s, cp = u->cp, t = u->t, e = u->e, l = u->l;
+	double L = u->L, Lf = u->Lf, Lm = u->Lm, Ll = u->Ll, m = u->m;
+	double rate = NAN, fwd_l = NAN, bwd_l = NAN, fwd_mb = NAN, bwd_mb = NAN, lay = NAN;
+	int full = u->full;
+
+	r->compute_s = r->mb_compute_s = r->bubble_s = r->step_s = NAN;
+	r->tokens_per_s = r->mfu = r->kernel_eff = NAN;
+	if (cs && cs->step_compute_s > 0) {
+		r->compute_s = cs->step_compute_s;
+	} else if (kg) {
+		/*
+		 * By kernel: one layer's kernels once for the shape, then the
+		 * slowest stage's layers per micro-batch; the last stage adds
+		 * the output layer and its loss.  Recomputation runs the
+		 * forward again (full) or the attention core (selective).
+		 */
+		struct kernel_shape sh = { b * sr, s, cp, t, c->sp && c->tp > 1, r->fused, e,
+					   c->capacity };
+		double tf, tl, tm;
+
+		if (kernel_layer(kg, w, &sh, &r->layer, eb) < 0)
+			return -1;
+		r->kernels = 1;
+		r->output_s = kernel_output_s(kg, w, &sh);
+		fwd_l = r->layer.fwd_s;
+		bwd_l = r->layer.bwd_s + (full ? r->layer.fwd_s :
+			c->recompute == RC_SELECTIVE ? r->layer.attn_fwd_s : 0);
+		lay = fwd_l + bwd_l;
+		tf = Lf * lay;
+		tl = Ll * lay + r->output_s;
+		tm = c->pp > 2 ? Lm * lay : 0;
+		r->mb_compute_s = c->pp > 1 ? fmax(tf, fmax(tl, tm)) : l * lay + r->output_s;
+		r->compute_s = r->mb_compute_s * m;
+		fwd_mb = L * fwd_l;
+		bwd_mb = L * bwd_l;
+	} else if (cs && cs->peak_flops > 0 && cs->mfu > 0)
+		r->compute_s = r->flops_hw / (r->gpus * cs->peak_flops * cs->mfu);
+	if (!isnan(r->compute_s)) {
+		if (!r->kernels) {
+			r->mb_compute_s = r->compute_s / m;
+			fwd_mb = r->mb_compute_s / 3;
+			bwd_mb = 2 * r->mb_compute_s / 3;
+			fwd_l = fwd_mb / L;
+			bwd_l = bwd_mb / L;
+		}
+		rate = r->flops_hw / (r->gpus * r->compute_s);   /* FLOP/s of one GPU */
+		if (cs && cs->peak_flops > 0)
+			r->kernel_eff = rate / cs->peak_flops;
+	}
+
+	(void)lay;
+	u->rate = rate;
+	u->fwd_l = fwd_l, u->bwd_l = bwd_l, u->fwd_mb = fwd_mb, u->bwd_mb = bwd_mb;
+	return 0;
+}

@@ -1,0 +1,99 @@
+/*
+ * Unit tests of the kernel model (src/kernel.c): one GEMM, the output
+ * layer and fused attention, against values worked by hand.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "harness.h"
+#include "kernel.h"
+#include "step_fix.h"
+
+#pragma GCC diagnostic ignored "-Wmissing-prototypes"
+
+/*
+ * One GEMM by hand (models/step.md, "A kernel worked by hand"): GPT-3
+ * 175B's QKV at t = 8, 2048 tokens, on an A100 SXM (108 SMs, 0.859 of
+ * 312 TFLOP/s, 2039 GB/s).  256x128 tiles: 8 x 36 = 288, 3 waves of 108,
+ * 288/324 = 8/9, eff = 0.859 x 8/9; 2·2048·4608·12288 FLOPs at that
+ * share, then the 2-byte output at 0.85 x 2039 GB/s.
+ */
+void test_kernel_gemm_by_hand(void)
+{
+	struct kernel_gpu g;
+	double eff = 0.859 * 8.0 / 9.0, flops = 2.0 * 2048 * 4608 * 12288;
+	double bw = 2039e9 * 0.85;
+
+	kernel_gpu_init(&g, ARCH_SM80, 312e12, 108, 2039e9, 0.859);
+	DBL_NEAR(kernel_gemm_eff(&g, 2048, 4608, 1), eff, 1e-12);
+	DBL_NEAR(kernel_gemm_s(&g, 2048, 4608, 12288, 1),
+		 flops / (312e12 * eff) + 2.0 * 2048 * 4608 / bw, 1e-12);
+	DBL_NEAR(kernel_gemm_s(&g, 2048, 4608, 12288, 1), 0.98444e-3, 1e-4);
+	/* A full last wave and whole tiles: the benchmark's share itself. */
+	DBL_NEAR(kernel_gemm_eff(&g, 256 * 12, 128 * 9, 1), 0.859, 1e-12);
+	/* One tile on 108 SMs: 1/108 of the GPU works. */
+	DBL_NEAR(kernel_gemm_eff(&g, 256, 128, 1), 0.859 / 108, 1e-12);
+	/* A memory-bound GEMM (a thin one) runs at the bandwidth. */
+	CHECK(kernel_gemm_s(&g, 8, 8, 1e8, 1) >= 2 * (8 * 1e8 + 1e8 * 8) / bw);
+	/* --kernel-efficiency: every GEMM at the share given. */
+	g.fixed_eff = 0.5;
+	DBL_NEAR(kernel_gemm_eff(&g, 256, 128, 1), 0.5, 0);
+}
+
+/*
+ * The output layer and Megatron's unfused cross-entropy: the logits GEMM
+ * T x V/t x h and its two gradient GEMMs, then 52 bytes a logit through
+ * HBM at 0.85 of its rate (forward cast 6, max 4, subtract 8, exp 8,
+ * sum 4, divide 8; backward scale 8, cast back 6).  Llama 3 8B, 8192
+ * tokens, t = 2, on an A100: 8192 x 64128 logits.
+ */
+void test_kernel_output_layer(void)
+{
+	struct kernel_gpu g;
+	struct workload w;
+	struct kernel_shape sh = { 8192, 8192, 1, 2, 0, 1, 1, 1 };
+	double T = 8192, V = 128256 / 2.0, h = 4096, ce;
+
+	memset(&w, 0, sizeof(w));
+	w.arch = WL_LLAMA;
+	w.layers = 32; w.hidden = 4096; w.heads = 32; w.kv_heads = 8; w.ffn = 14336;
+	w.vocab = 128256; w.seq = 8192; w.experts = w.top_k = 1;
+	kernel_gpu_init(&g, ARCH_SM80, 312e12, 108, 2039e9, 0.859);
+	ce = (6 + 4 + 8 + 8 + 4 + 8 + 8 + 6) * T * V / (2039e9 * 0.85);
+	DBL_NEAR(ce, 52 * T * V / (2039e9 * 0.85), 1e-15);
+	DBL_NEAR(kernel_output_s(&g, &w, &sh), kernel_gemm_s(&g, T, V, h, 1) +
+		 kernel_gemm_s(&g, T, h, V, 1) + kernel_gemm_s(&g, h, V, T, 1) + ce, 1e-12);
+}
+
+/*
+ * Fused attention: 4·b·a/t·s·s·d/2 FLOPs forward for causal attention,
+ * 2.5 times that backward, at FlashAttention-2's 60 % and 50 % of the
+ * A100's peak.  Llama 3 8B, t = 1, 8192 tokens: a = 32, d = 128.
+ */
+void test_kernel_attention_fused(void)
+{
+	struct kernel_gpu g;
+	struct workload w;
+	struct kernel_layer k;
+	struct kernel_shape sh = { 8192, 8192, 1, 1, 0, 1, 1, 1 };
+	struct errbuf eb;
+	double fl = 4.0 * 32 * 8192 * 8192 * 128 / 2;
+
+	memset(&w, 0, sizeof(w));
+	w.arch = WL_LLAMA;
+	w.layers = 32; w.hidden = 4096; w.heads = 32; w.kv_heads = 8; w.ffn = 14336;
+	w.vocab = 128256; w.seq = 8192; w.experts = w.top_k = 1;
+	kernel_gpu_init(&g, ARCH_SM80, 312e12, 108, 2039e9, 0.859);
+	CHECK(kernel_layer(&g, &w, &sh, &k, &eb) == 0);
+	DBL_NEAR(k.attn_fwd_s, fl / (312e12 * 0.60), 1e-12);
+	DBL_NEAR(k.attn_bwd_s, 2.5 * fl / (312e12 * 0.50), 1e-12);
+	DBL_NEAR(k.fwd_s, k.gemm_fwd_s + k.attn_fwd_s + k.mem_fwd_s, 1e-15);
+	/* Unfused on the same GPU stores and streams the scores: slower. */
+	sh.fused = 0;
+	CHECK(kernel_layer(&g, &w, &sh, &k, &eb) == 0);
+	CHECK(k.attn_fwd_s > fl / (312e12 * 0.60));
+	/* Volta has no fused kernel. */
+	kernel_gpu_init(&g, ARCH_SM70, 125e12, 80, 900e9, 0);
+	INT_EQ(g.fused_ok, 0);
+	DBL_NEAR(g.gemm_eff, KERNEL_GEMM_EFF, 0);
+}

@@ -1,0 +1,199 @@
+/*
+ * Unit tests of the step's ledger (src/step_ledger.c): Megatron's per-layer
+ * TP volumes, the ZeRO rows, placement of groups on nodes, the MoE rows,
+ * each against a value worked out by hand.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "harness.h"
+#include "step_fix.h"
+
+#pragma GCC diagnostic ignored "-Wmissing-prototypes"
+
+/*
+ * GPT-3 175B, t = 8, p = 12, d = 16, b = 4, s = 2048, α = 0, β = 300 GB/s.
+ * One all-reduce of b·s·h·2 = 4·2048·12288·2 = 201326592 B on 8 ranks:
+ * 2·7/8 · 201326592 / 300e9 = 1.17440512 ms; 2 per layer, 96/12 = 8
+ * layers: 16 per micro-batch forward, 18.79048192 ms.  llm-analysis's
+ * Megatron example prints latency_fwd_tp_comm: 18.79 ms for this setting.
+ */
+void test_step_tp_gpt3(void)
+{
+	struct workload w = gpt3();
+	struct step_config c;
+	struct step_result r;
+	struct errbuf eb;
+	struct cost_model rm = ring_model(), mm = ms_model();
+	struct step_pricing pr = { &mm, ALGO_AUTO, STEP_BAND_NONE, 0, 0, NULL };
+
+	(void)rm; (void)mm; (void)pr;
+	const struct step_row *row;
+
+	step_config_init(&c);
+	c.tp = 8; c.pp = 12; c.dp = 16; c.micro_batch = 4; c.seq = 2048;
+	CHECK(step_run(&w, &c, NULL, &rm, STEP_BAND_NONE, &r, &eb) == 0);
+	row = find(&r, DIM_TP, PH_FORWARD, OP_ALLREDUCE);
+	CHECK(row != NULL);
+	if (!row)
+		return;
+	DBL_NEAR(row->count, 16, 0);
+	DBL_NEAR(row->bytes, 201326592.0, 0);
+	DBL_NEAR(row->time_s, 0.01879048192, 1e-12);
+	DBL_NEAR(find(&r, DIM_TP, PH_BACKWARD, OP_ALLREDUCE)->count, 16, 0);
+	DBL_NEAR(r.layers, 8, 0);
+	DBL_NEAR(r.microbatches, 1, 0);
+	CHECK(isnan(r.step_s));   /* no compute: no step time */
+
+	/* Sequence parallelism: all-gather + reduce-scatter of the same buffer. */
+	c.sp = 1;
+	CHECK(step_run(&w, &c, NULL, &rm, STEP_BAND_NONE, &r, &eb) == 0);
+	DBL_NEAR(find(&r, DIM_TP, PH_FORWARD, OP_ALLGATHER)->time_s
+		 + find(&r, DIM_TP, PH_FORWARD, OP_REDUCESCATTER)->time_s, 0.01879048192, 1e-12);
+	CHECK(find(&r, DIM_TP, PH_FORWARD, OP_ALLREDUCE) == NULL);
+
+	/* Full recomputation repeats the forward all-reduces in backward. */
+	c.sp = 0;
+	c.recompute = RC_FULL;
+	CHECK(step_run(&w, &c, NULL, &rm, STEP_BAND_NONE, &r, &eb) == 0);
+	DBL_NEAR(find(&r, DIM_TP, PH_BACKWARD, OP_ALLREDUCE)->count, 32, 0);
+}
+
+/*
+ * ZeRO-3 gathers one layer at a time: for l layers and m micro-batches,
+ * 2lm all-gathers and lm reduce-scatters of 1/l of the model each.  On a
+ * link of 1 ms per step and no bandwidth term, a ring all-gather or
+ * reduce-scatter on 1024 ranks takes 1023 ms: 80 layers and 1
+ * micro-batch give 240 x 1.023 s, where one whole-model collective of
+ * each kind would count 3 x 1.023 s.
+ */
+void test_step_zero3_per_layer(void)
+{
+	struct step_result r;
+	struct errbuf eb;
+	struct cost_model rm = ring_model(), mm = ms_model();
+	struct step_pricing pr = { &mm, ALGO_AUTO, STEP_BAND_NONE, 0, 0, NULL };
+
+	(void)rm; (void)mm; (void)pr;
+
+	memset(&r, 0, sizeof(r));
+	CHECK(step_dp_rows(70e9, 80, 1, 3, 1024, 8, 4, 2, &pr, &r, &eb) == 0);
+	INT_EQ(r.nrows, 3);
+	DBL_NEAR(r.rows[0].count, 80, 0);
+	DBL_NEAR(r.rows[0].bytes, 70e9 * 2 / 80, 1e-15);
+	DBL_NEAR(r.rows[2].bytes, 70e9 * 4 / 80, 1e-15);
+	DBL_NEAR(r.dp_comm_s, 240 * 1.023, 1e-9);
+
+	/* Stage 0: one all-reduce of the fp32 gradient. */
+	memset(&r, 0, sizeof(r));
+	CHECK(step_dp_rows(7e9, 32, 4, 0, 64, 8, 4, 2, &pr, &r, &eb) == 0);
+	INT_EQ(r.nrows, 1);
+	INT_EQ(r.rows[0].op, OP_ALLREDUCE);
+	DBL_NEAR(r.rows[0].bytes, 28e9, 0);
+	/* Stage 2 reduce-scatters every micro-batch, stage 1 once. */
+	memset(&r, 0, sizeof(r));
+	CHECK(step_dp_rows(7e9, 32, 4, 2, 64, 8, 4, 2, &pr, &r, &eb) == 0);
+	DBL_NEAR(r.rows[0].count, 4, 0);
+	memset(&r, 0, sizeof(r));
+	CHECK(step_dp_rows(7e9, 32, 4, 1, 64, 8, 4, 2, &pr, &r, &eb) == 0);
+	DBL_NEAR(r.rows[0].count, 1, 0);
+	/* One rank: nothing to reduce. */
+	memset(&r, 0, sizeof(r));
+	CHECK(step_dp_rows(7e9, 32, 4, 0, 1, 1, 4, 2, &pr, &r, &eb) == 0);
+	INT_EQ(r.nrows, 0);
+}
+
+/* Megatron's order on 8-GPU nodes: tp inside, dp across when tp = 8. */
+void test_step_placement(void)
+{
+	INT_EQ(step_per_node(8, 1, 8), 8);      /* tp 8: one node */
+	INT_EQ(step_per_node(16, 1, 8), 8);     /* tp 16: two nodes */
+	INT_EQ(step_per_node(64, 8, 8), 1);     /* dp after tp 8: one per node */
+	INT_EQ(step_per_node(64, 2, 8), 4);     /* dp after tp 2: 4 per node */
+	INT_EQ(step_per_node(2, 4, 8), 2);
+	INT_EQ(step_per_node(5, 1, 0), 5);      /* no nodes: all together */
+}
+
+/*
+ * Mixtral-like MoE: 8 experts, top 2, e = 8 over d = 8: dispatch and
+ * combine all-to-alls per layer, each of 2·b·s·h·2 bytes per rank; the
+ * expert weights are reduced over d·c/e = 1 rank: no expert dp row.
+ */
+void test_step_moe(void)
+{
+	struct workload w;
+	struct step_config c;
+	struct step_result r;
+	struct errbuf eb;
+	struct cost_model rm = ring_model(), mm = ms_model();
+	struct step_pricing pr = { &mm, ALGO_AUTO, STEP_BAND_NONE, 0, 0, NULL };
+
+	(void)rm; (void)mm; (void)pr;
+	const struct step_row *row;
+	int i, dp_rows = 0;
+
+	memset(&w, 0, sizeof(w));
+	w.arch = WL_LLAMA;
+	w.layers = 32; w.hidden = 4096; w.heads = 32; w.kv_heads = 8; w.ffn = 14336;
+	w.vocab = 32000; w.seq = 4096; w.experts = 8; w.top_k = 2;
+	step_config_init(&c);
+	c.dp = 8; c.ep = 8; c.seq = 4096;
+	CHECK(step_run(&w, &c, NULL, &mm, STEP_BAND_NONE, &r, &eb) == 0);
+	row = find(&r, DIM_EP, PH_FORWARD, OP_ALLTOALL);
+	CHECK(row != NULL);
+	if (!row)
+		return;
+	DBL_NEAR(row->count, 64, 0);
+	DBL_NEAR(row->bytes, 2 * 4096.0 * 4096 * 2, 1e-15);
+	for (i = 0; i < r.nrows; i++)
+		dp_rows += r.rows[i].dim == DIM_DP;
+	INT_EQ(dp_rows, 1);
+	/* Active matrices: attention 2h²+2h·h/4 and two of the eight experts. */
+	DBL_NEAR(r.flops_model, 6 * r.tokens * (32 * (2 * 4096.0 * 4096 + 2 * 4096.0 * 1024
+		 + 2 * 3 * 4096.0 * 14336) + 32000 * 4096.0) + 12 * r.tokens * 32 * 4096.0 * 4096,
+		 1e-12);
+}
+
+/*
+ * Prices kept for many steps: a step priced through the memo is the step
+ * priced directly, row by row; the same step again asks the same
+ * collectives and prices none of them anew.  GPT-3 175B at t = 8, p = 4,
+ * d = 4 with ZeRO-1 and SP: 4 TP rows, 2 PP rows, 2 DP rows.
+ */
+void test_step_memo(void)
+{
+	struct workload w = gpt3();
+	struct cost_model m = ring_model();
+	struct step_memo memo;
+	struct step_config c;
+	struct step_result a, b;
+	struct errbuf eb;
+	size_t calls, evals;
+	int i;
+
+	memset(&memo, 0, sizeof(memo));
+	step_config_init(&c);
+	c.tp = 8;
+	c.pp = 4;
+	c.dp = 4;
+	c.zero = 1;
+	c.sp = 1;
+	c.seq = 2048;
+	c.global_batch = 64;
+	CHECK(step_run(&w, &c, NULL, &m, STEP_BAND_NONE, &a, &eb) == 0);
+	CHECK(step_run_memo(&w, &c, NULL, &m, &memo, &b, &eb) == 0);
+	CHECK(a.nrows == 8 && b.nrows == a.nrows);
+	for (i = 0; i < a.nrows && i < b.nrows; i++) {
+		CHECK(a.rows[i].one_s == b.rows[i].one_s);
+		CHECK(a.rows[i].exposed_s == b.rows[i].exposed_s);
+	}
+	CHECK(a.dp_comm_s == b.dp_comm_s && a.mb_comm_s == b.mb_comm_s);
+	calls = memo.calls;
+	evals = memo.evals;
+	CHECK(calls >= 8 && evals <= calls && evals == memo.n);
+	CHECK(step_run_memo(&w, &c, NULL, &m, &memo, &b, &eb) == 0);
+	CHECK(memo.calls == 2 * calls);
+	CHECK(memo.evals == evals);
+	step_memo_release(&memo);
+	CHECK(memo.t == NULL && memo.n == 0);
+}

@@ -1,0 +1,100 @@
+/*
+ * Unit tests of memory per GPU (src/step_memory.c): Korthikanti's
+ * activation formula, activations term by term, and a stage's memory.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "harness.h"
+#include "step_fix.h"
+
+#pragma GCC diagnostic ignored "-Wmissing-prototypes"
+
+/*
+ * Korthikanti et al. 2022, Table 2, for GPT-3 175B: s = 2048, b = 1,
+ * h = 12288, a = 96, t = 8; sbh = 25165824 and 5as/h = 80:
+ *   none:            sbh(10 + 3 + 10)  = 23    sbh = 578813952
+ *   none + SP:       sbh(34 + 80)/8    = 14.25 sbh = 358612992
+ *   selective:       sbh(10 + 3)       = 13    sbh = 327155712
+ *   selective + SP:  sbh·34/8          = 4.25  sbh = 106954752
+ *   full:            2sbh = 50331648, with SP 2sbh/8 = 6291456
+ */
+void test_step_activations_korthikanti(void)
+{
+	DBL_NEAR(step_act_layer(2048, 1, 12288, 96, 8, 0, RC_NONE), 578813952.0, 1e-15);
+	DBL_NEAR(step_act_layer(2048, 1, 12288, 96, 8, 1, RC_NONE), 358612992.0, 1e-15);
+	DBL_NEAR(step_act_layer(2048, 1, 12288, 96, 8, 0, RC_SELECTIVE), 327155712.0, 1e-15);
+	DBL_NEAR(step_act_layer(2048, 1, 12288, 96, 8, 1, RC_SELECTIVE), 106954752.0, 1e-15);
+	DBL_NEAR(step_act_layer(2048, 1, 12288, 96, 8, 0, RC_FULL), 50331648.0, 1e-15);
+	DBL_NEAR(step_act_layer(2048, 1, 12288, 96, 8, 1, RC_FULL), 6291456.0, 1e-15);
+	/* t = 1: 34sbh + 5as²b, the paper's single-GPU count, either way. */
+	DBL_NEAR(step_act_layer(2048, 1, 12288, 96, 1, 0, RC_NONE),
+		 step_act_layer(2048, 1, 12288, 96, 1, 1, RC_NONE), 1e-15);
+	DBL_NEAR(step_act_layer(2048, 1, 12288, 96, 1, 0, RC_NONE), 25165824.0 * 114, 1e-15);
+}
+
+/*
+ * Activations term by term: for GPT with f = 4h and unfused attention
+ * they are Korthikanti's Table 2 exactly; fused attention drops the
+ * 5as/h scores and keeps a fp32 log-sum-exp, 4a/t per token.  Llama 3
+ * 70B with SP, t = 8, 8192 tokens, fused: (12h + 4h_kv + 6f)/t + 4a/t =
+ * 34336 B per token (models/step.md's worked example).
+ */
+void test_step_activations_by_term(void)
+{
+	struct workload w = gpt3();
+	int t, sp;
+
+	for (t = 1; t <= 8; t *= 2)
+		for (sp = 0; sp <= 1; sp++) {
+			DBL_NEAR(step_act_layer_w(&w, 2048, 1, t, sp, RC_NONE, 0, 1),
+				 step_act_layer(2048, 1, 12288, 96, t, sp, RC_NONE), 1e-12);
+			DBL_NEAR(step_act_layer_w(&w, 2048, 1, t, sp, RC_SELECTIVE, 0, 1),
+				 step_act_layer(2048, 1, 12288, 96, t, sp, RC_SELECTIVE), 1e-12);
+			DBL_NEAR(step_act_layer_w(&w, 2048, 1, t, sp, RC_NONE, 1, 1),
+				 step_act_layer(2048, 1, 12288, 96, t, sp, RC_SELECTIVE) +
+				 2048.0 * 4 * 96 / t, 1e-12);
+			DBL_NEAR(step_act_layer_w(&w, 2048, 1, t, sp, RC_FULL, 1, 1),
+				 step_act_layer(2048, 1, 12288, 96, t, sp, RC_FULL), 1e-12);
+		}
+	memset(&w, 0, sizeof(w));
+	w.arch = WL_LLAMA;
+	w.layers = 80; w.hidden = 8192; w.heads = 64; w.kv_heads = 8; w.ffn = 28672;
+	w.experts = w.top_k = 1;
+	DBL_NEAR(step_act_layer_w(&w, 8192, 1, 8, 1, RC_NONE, 1, 1), 8192.0 * 34336, 1e-12);
+}
+
+/*
+ * Memory of the first stage, GPT-3 175B, t = 8, p = 12, d = 16, ZeRO 1
+ * (Megatron's distributed optimizer), full recompute, b = 1, B = 1536:
+ * layers 8·(12h² + 13h)/8 = 1812381696 per GPU, embedding 50257·12288/8
+ * = 77194752 (norms 4h·8 = 393216 are not split: 8 layers hold
+ * 8·(12h²+9h)/8 + 8·4h in all) -> P = 1889576448 + ... worked below.
+ */
+void test_step_memory(void)
+{
+	struct workload w = gpt3();
+	struct step_config c;
+	struct step_result r;
+	struct errbuf eb;
+	struct cost_model rm = ring_model(), mm = ms_model();
+	struct step_pricing pr = { &mm, ALGO_AUTO, STEP_BAND_NONE, 0, 0, NULL };
+
+	(void)rm; (void)mm; (void)pr;
+	double h = 12288, L = 8, t = 8, layer_split, P;
+
+	step_config_init(&c);
+	c.tp = 8; c.pp = 12; c.dp = 16; c.micro_batch = 1; c.global_batch = 1536; c.seq = 2048;
+	c.zero = 1;
+	c.recompute = RC_FULL;
+	CHECK(step_run(&w, &c, NULL, &rm, STEP_BAND_NONE, &r, &eb) == 0);
+	/* attention 4h² + 4h and MLP 8h² + 5h split by t; LayerNorms 4h whole. */
+	layer_split = (4 * h * h + 4 * h + 8 * h * h + 5 * h) / t + 4 * h;
+	P = L * layer_split + 50257 * h / t;
+	DBL_NEAR(r.mem.weights_B, 2 * P, 1e-12);
+	DBL_NEAR(r.mem.grads_B, 4 * P, 1e-12);
+	DBL_NEAR(r.mem.optim_B, 12 * P / 16, 1e-12);
+	/* 1F1B: the first stage holds p = 12 micro-batches of 8 layers' inputs. */
+	DBL_NEAR(r.mem.inflight, 12, 0);
+	DBL_NEAR(r.mem.act_B, 12 * 8 * 2 * 2048 * h, 1e-12);
+}

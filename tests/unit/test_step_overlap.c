@@ -1,0 +1,358 @@
+/*
+ * Unit tests of what hides in a step (src/step_overlap.c): by framework,
+ * DeepSpeed's ZeRO-3 gathers (today's and 2021's), Megatron's TP overlap
+ * and --tp-comm-overlap, and the SMs a hidden collective holds.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+#include "nccl_cost.h"
+#include "preset.h"
+#include "step_fix.h"
+#include "system.h"
+
+#pragma GCC diagnostic ignored "-Wmissing-prototypes"
+
+/*
+ * DeepSpeed ZeRO-3 under full recomputation, GPT-3 175B (h = 12288):
+ * modules QKV 3h², output h², the MLP's 4h² and 4h².  Between a module's
+ * recomputed forward and its backward run 2·(the modules after it):
+ * 0 for the last (kept, 1 gather), 8h² = 1.21e9 for the MLP's first,
+ * 10h², 18h²: all >= 10^9, gathered twice.  At h = 4096, 18h² = 3.0e8:
+ * each once.  Backward gathers per layer 2+2+2+1 = 7, their mean size
+ * (2·(3+1+4) + 4)h² / 7 parameters of 2 bytes.
+ */
+void test_step_ds_recompute_gathers(void)
+{
+	double h = 12288, g[4] = { 3 * h * h, h * h, 4 * h * h, 4 * h * h };
+	double s[4] = { 3 * 4096.0 * 4096, 4096.0 * 4096, 4 * 4096.0 * 4096, 4 * 4096.0 * 4096 };
+	struct workload w = gpt3();
+	struct step_config c;
+	struct step_compute cs = { 312e12, 0.5, 0, NULL };
+	struct step_result r;
+	struct errbuf eb;
+	struct cost_model mm = ms_model();
+	const struct step_row *row;
+	double bwd_bytes;
+	int j;
+
+	INT_EQ(step_ds_backward_gathers(g, 4, 3, 1), 1);
+	INT_EQ(step_ds_backward_gathers(g, 4, 2, 1), 2);
+	INT_EQ(step_ds_backward_gathers(g, 4, 1, 1), 2);
+	INT_EQ(step_ds_backward_gathers(g, 4, 0, 1), 2);
+	for (j = 0; j < 4; j++) {
+		INT_EQ(step_ds_backward_gathers(g, 4, j, 0), 1);
+		INT_EQ(step_ds_backward_gathers(s, 4, j, 1), 1);
+	}
+	step_config_init(&c);
+	c.seq = 2048;
+	c.dp = 8;
+	c.zero = 3;
+	c.framework = FW_DEEPSPEED;
+	c.recompute = RC_FULL;
+	CHECK(step_run(&w, &c, &cs, &mm, STEP_BAND_NONE, &r, &eb) == 0);
+	row = find(&r, DIM_DP, PH_BACKWARD, OP_ALLGATHER);
+	CHECK(row != NULL);
+	if (!row)
+		return;
+	DBL_NEAR(row->count, 96 * 7, 0);
+	bwd_bytes = row->bytes;
+	/* Forward: the four modules once, a mean of one layer's share / 4. */
+	row = find(&r, DIM_DP, PH_FORWARD, OP_ALLGATHER);
+	CHECK(row != NULL);
+	if (!row)
+		return;
+	DBL_NEAR(row->count, 96 * 4, 0);
+	DBL_NEAR(bwd_bytes, row->bytes * 4 * (20.0 / 12) / 7, 1e-12);
+}
+
+/*
+ * Overlap as Megatron does it: on one DGX-like link, the dp all-reduce of
+ * a pure data-parallel step hides behind backward but for its last
+ * bucket; DeepSpeed's ZeRO-0 leaves it exposed.  ZeRO-2 with a pipeline
+ * is accepted (sharded gradients), ZeRO-3 with one is not.
+ */
+void test_step_overlap_frameworks(void)
+{
+	struct workload w = gpt3();
+	struct step_config c;
+	struct step_result r;
+	struct errbuf eb;
+	struct kernel_gpu g;
+	struct step_compute cs;
+	struct cost_model rm = ring_model();
+	const struct step_row *row;
+
+	cs = a100_kernels(&g);
+	w.layers = 8;
+	step_config_init(&c);
+	c.dp = 8; c.global_batch = 64; c.seq = 2048;
+	CHECK(step_run(&w, &c, &cs, &rm, STEP_BAND_NONE, &r, &eb) == 0);
+	CHECK(r.kernels == 1);
+	row = find(&r, DIM_DP, PH_OPTIMIZER, OP_ALLREDUCE);
+	CHECK(row != NULL);
+	if (!row)
+		return;
+	CHECK(row->exposed_s < row->time_s);
+	DBL_NEAR(row->exposed_s + row->hidden_s, row->time_s, 1e-15);
+	CHECK(row->overlap != NULL);
+	c.framework = FW_DEEPSPEED;
+	CHECK(step_run(&w, &c, &cs, &rm, STEP_BAND_NONE, &r, &eb) == 0);
+	row = find(&r, DIM_DP, PH_OPTIMIZER, OP_ALLREDUCE);
+	DBL_NEAR(row->exposed_s, row->time_s, 0);
+	/* the step adds exactly what is exposed */
+	DBL_NEAR(r.step_s, r.microbatches * r.mb_compute_s + r.dp_exposed_s + r.optim_s, 1e-12);
+
+	c.framework = FW_MEGATRON;
+	c.pp = 2; c.dp = 4; c.zero = 2;
+	CHECK(step_check(&w, &c, &eb) == 0);
+	c.zero = 3;
+	CHECK(step_check(&w, &c, &eb) < 0);
+}
+
+/*
+ * DeepSpeed's ZeRO-3 prefetch stops while 10^9 parameters or more are
+ * gathered (stage3_max_live_parameters): with h = 32768 every GPT module
+ * holds at least h² = 1.07·10^9 parameters, so every gather waits whole;
+ * with h = 4096 each is prefetched behind the module before it.
+ */
+void test_step_deepspeed_max_live(void)
+{
+	struct workload w = gpt3();
+	struct step_config c;
+	struct step_result r;
+	struct errbuf eb;
+	struct kernel_gpu g;
+	struct step_compute cs;
+	struct cost_model rm = ring_model();
+	const struct step_row *row;
+
+	cs = a100_kernels(&g);
+	step_config_init(&c);
+	c.dp = 64; c.zero = 3; c.framework = FW_DEEPSPEED; c.seq = 2048;
+	w.layers = 2; w.hidden = 32768; w.ffn = 4 * 32768; w.heads = w.kv_heads = 256;
+	CHECK(step_run(&w, &c, &cs, &rm, STEP_BAND_NONE, &r, &eb) == 0);
+	row = find(&r, DIM_DP, PH_FORWARD, OP_ALLGATHER);
+	CHECK(row != NULL);
+	if (!row)
+		return;
+	DBL_NEAR(row->count, 2 * 4, 0);
+	DBL_NEAR(row->exposed_s, row->time_s, 1e-12);
+	w.hidden = 4096; w.ffn = 4 * 4096; w.heads = w.kv_heads = 32;
+	CHECK(step_run(&w, &c, &cs, &rm, STEP_BAND_NONE, &r, &eb) == 0);
+	row = find(&r, DIM_DP, PH_FORWARD, OP_ALLGATHER);
+	CHECK(row->exposed_s < row->time_s);
+}
+
+/*
+ * Megatron's TP overlap, row by row on one layer (models/step.md,
+ * "Overlap"): with SP the backward all-gather (the input gathered again
+ * for the weight gradient) hides behind the data-gradient GEMMs of QKV and
+ * the MLP's first matrix, the backward reduce-scatter behind their weight-
+ * gradient GEMMs, the forward ones stay exposed; --tp-comm-overlap puts
+ * each forward collective behind its GEMM with one chunk of t exposed:
+ * exposed = max(one - gemm, one / t).
+ */
+void test_step_tp_overlap(void)
+{
+	struct workload w = gpt3();
+	struct step_config c;
+	struct step_result r;
+	struct errbuf eb;
+	struct kernel_gpu g;
+	struct step_compute cs;
+	struct cost_model rm = ring_model();
+	const struct step_row *ag, *rs, *bag, *brs;
+	double one, t = 8, e;
+	const double *f, *d;
+
+	cs = a100_kernels(&g);
+	w.layers = 1;
+	step_config_init(&c);
+	c.tp = 8; c.sp = 1; c.seq = 2048;
+	CHECK(step_run(&w, &c, &cs, &rm, STEP_BAND_NONE, &r, &eb) == 0);
+	ag = find(&r, DIM_TP, PH_FORWARD, OP_ALLGATHER);
+	rs = find(&r, DIM_TP, PH_FORWARD, OP_REDUCESCATTER);
+	bag = find(&r, DIM_TP, PH_BACKWARD, OP_ALLGATHER);
+	brs = find(&r, DIM_TP, PH_BACKWARD, OP_REDUCESCATTER);
+	CHECK(ag && rs && bag && brs);
+	if (!ag || !rs || !bag || !brs)
+		return;
+	one = ag->one_s;
+	f = r.layer.lin_fwd_s;
+	d = r.layer.lin_dgrad_s;
+	/* the four linears add up to the layer's GEMMs */
+	DBL_NEAR(f[0] + f[1] + f[2] + f[3], r.layer.gemm_fwd_s, 1e-15);
+	DBL_NEAR(ag->exposed_s, 2 * one, 1e-15);
+	DBL_NEAR(rs->exposed_s, 2 * one, 1e-15);
+	DBL_NEAR(bag->exposed_s, fmax(0, one - d[0]) + fmax(0, one - d[2]), 1e-15);
+	DBL_NEAR(brs->exposed_s, 2 * fmax(0, one - r.layer.wgrad_in_s / 2), 1e-15);
+	CHECK(bag->exposed_s < bag->time_s);
+
+	c.tp_overlap = 1;
+	CHECK(step_run(&w, &c, &cs, &rm, STEP_BAND_NONE, &r, &eb) == 0);
+	ag = find(&r, DIM_TP, PH_FORWARD, OP_ALLGATHER);
+	rs = find(&r, DIM_TP, PH_FORWARD, OP_REDUCESCATTER);
+	e = fmax(one - f[0], one / t) + fmax(one - f[2], one / t);
+	DBL_NEAR(ag->exposed_s, e, 1e-15);
+	e = fmax(one - f[1], one / t) + fmax(one - f[3], one / t);
+	DBL_NEAR(rs->exposed_s, e, 1e-15);
+	CHECK(ag->exposed_s < 2 * one);
+
+	/* full recomputation: the recomputed forward's pair as the forward's */
+	c.recompute = RC_FULL;
+	CHECK(step_run(&w, &c, &cs, &rm, STEP_BAND_NONE, &r, &eb) == 0);
+	bag = find(&r, DIM_TP, PH_BACKWARD, OP_ALLGATHER);
+	DBL_NEAR(bag->count, 4, 0);
+	DBL_NEAR(bag->exposed_s, fmax(0, one - d[0]) + fmax(0, one - d[2]) +
+		 fmax(one - f[0], one / t) + fmax(one - f[2], one / t), 1e-15);
+
+	/* on a link slow enough that every gather outlasts its GEMM, the
+	 * backward all-gathers pay QKV's and the MLP's own data-gradient GEMMs */
+	{
+		static struct link slow = { 0, 3e9, 0 };
+		struct cost_model sm;
+
+		cost_model_link(&sm, &slow);
+		c.tp_overlap = 0; c.recompute = RC_NONE;
+		CHECK(step_run(&w, &c, &cs, &sm, STEP_BAND_NONE, &r, &eb) == 0);
+		bag = find(&r, DIM_TP, PH_BACKWARD, OP_ALLGATHER);
+		one = bag->one_s;
+		CHECK(one > d[0] && one > d[2] && d[0] != d[1]);
+		DBL_NEAR(bag->exposed_s, 2 * one - d[0] - d[2], 1e-12);
+		c.tp_overlap = 1;
+	}
+
+	/* it needs SP, tp > 1 and Megatron's layers */
+	c.sp = 0;
+	CHECK(step_check(&w, &c, &eb) < 0);
+	c.sp = 1; c.framework = FW_FSDP;
+	CHECK(step_check(&w, &c, &eb) < 0);
+}
+
+/*
+ * A hidden collective holds its CTAs' SMs: NCCL's model says how many
+ * (cost_coll's ctas, a link model none), and of a hidden row the step
+ * still waits time x ctas / SMs at least (models/step.md, "Overlap").
+ * 48 GPT-3 layers in plain data parallelism on 2 DGX H100 nodes: the
+ * gradient all-reduce hides behind the backward but for that share, more
+ * than its last bucket.
+ */
+void test_step_sm_share(void)
+{
+	struct workload w = gpt3();
+	struct step_config c;
+	struct step_result r;
+	struct errbuf eb;
+	struct kernel_gpu g;
+	struct step_compute cs = { 989.4e12, 0.5, 0, &g };
+	struct preset_dirs d;
+	struct system sys;
+	struct nccl_cost nc;
+	struct cost_model cm, rm = ring_model();
+	struct coll_cost cc;
+	struct group grp = { 16, 8 };
+	const struct step_row *row;
+	int ok;
+
+	unsetenv("COMMTIME_PRESETS");
+	preset_dirs_init(&d, NULL, NULL);
+	ok = system_load(&d, "presets/dgx-h100.preset", &sys, &eb) == 0 &&
+	     nccl_cost_init(&nc, &cm, &sys, ~0u, ~0u, &eb) == 0;
+	preset_dirs_release(&d);
+	CHECK(ok);
+	if (!ok)
+		return;
+	CHECK(cost_coll(&cm, OP_ALLREDUCE, ALGO_AUTO, &grp, 1e9, &cc, &eb) == 0);
+	CHECK(cc.ctas >= 1 && cc.ctas <= 64);
+	CHECK(cost_coll(&rm, OP_ALLREDUCE, ALGO_RING, &grp, 1e9, &cc, &eb) == 0);
+	INT_EQ(cc.ctas, 0);
+
+	kernel_gpu_init(&g, ARCH_SM90, 989.4e12, 132, 3.35e12, 0.801);
+	w.layers = 48;
+	step_config_init(&c);
+	c.dp = 16; c.seq = 2048; c.gpus_per_node = 8; c.micro_batch = 4;
+	CHECK(step_run(&w, &c, &cs, &cm, STEP_BAND_NONE, &r, &eb) == 0);
+	row = find(&r, DIM_DP, PH_OPTIMIZER, OP_ALLREDUCE);
+	CHECK(row != NULL);
+	if (!row)
+		return;
+	CHECK(row->ctas >= 1);
+	CHECK(row->hidden_s > 0);
+	/* the last bucket alone would be far less: the SMs' share binds */
+	DBL_NEAR(row->exposed_s, row->time_s * row->ctas / 132, 1e-12);
+	DBL_NEAR(row->hidden_s, row->time_s * (1 - row->ctas / 132.0), 1e-12);
+	system_release(&sys);
+}
+
+/*
+ * DeepSpeed's ZeRO-3 of 2021 against today's, the same gathers: each call
+ * gains its N copies through PyTorch's list API (N x 5 us launched, or the
+ * bytes read and written, the larger), exposed; the gradients are
+ * reduce-scattered parameter by parameter (a GPT layer's 4 weights, 4
+ * biases and 2 LayerNorms' 2 each: 12), all exposed.
+ */
+void test_step_deepspeed_2021(void)
+{
+	struct workload w = gpt3();
+	struct step_config c;
+	struct step_result now, old;
+	struct errbuf eb;
+	struct kernel_gpu g;
+	struct step_compute cs;
+	struct cost_model rm = ring_model();
+	const struct step_row *a, *b;
+	double N = 64, extra, sum = 0;
+	int i;
+
+	cs = a100_kernels(&g);
+	w.layers = 4;
+	step_config_init(&c);
+	c.dp = 64; c.zero = 3; c.seq = 2048; c.global_batch = 128; c.grad_bytes = 2;
+	c.framework = FW_DEEPSPEED;
+	CHECK(step_run(&w, &c, &cs, &rm, STEP_BAND_NONE, &now, &eb) == 0);
+	c.framework = FW_DEEPSPEED_2021;
+	CHECK(step_run(&w, &c, &cs, &rm, STEP_BAND_NONE, &old, &eb) == 0);
+	a = find(&now, DIM_DP, PH_FORWARD, OP_ALLGATHER);
+	b = find(&old, DIM_DP, PH_FORWARD, OP_ALLGATHER);
+	CHECK(a && b);
+	if (!a || !b)
+		return;
+	extra = fmax(N * 5e-6, 2 * a->bytes / (2039e9 * 0.85));
+	DBL_NEAR(b->one_s, a->one_s + extra, 1e-12);
+	DBL_NEAR(b->exposed_s, a->exposed_s + a->count * extra, 1e-12);
+	b = find(&old, DIM_DP, PH_BACKWARD, OP_REDUCESCATTER);
+	DBL_NEAR(b->count, 2 * 4 * 12, 0);
+	DBL_NEAR(b->exposed_s, b->time_s, 0);
+	/* by hand, parameter by parameter: the four weights, four biases and
+	 * two LayerNorms' weight and bias, each at its own size */
+	{
+		double h = w.hidden, f = w.ffn, n[12], per = 0, one;
+		struct coll_cost cc;
+		struct group grp = { 64, 0 };
+
+		n[0] = h * 3 * h; n[1] = h * h; n[2] = h * f; n[3] = f * h;
+		n[4] = 3 * h; n[5] = h; n[6] = f; n[7] = h;
+		n[8] = n[9] = n[10] = n[11] = h;
+		for (i = 0; i < 12; i++) {
+			CHECK(cost_coll(&rm, OP_REDUCESCATTER, cost_algo_preferred(&rm, OP_REDUCESCATTER),
+					&grp, 2 * n[i], &cc, &eb) == 0);
+			one = cc.time_s;
+			per += one + fmax(N * 5e-6, 2 * 2 * n[i] / (2039e9 * 0.85));
+		}
+		DBL_NEAR(b->time_s, 2 * 4 * per, 1e-12);
+	}
+	for (i = 0; i < old.nrows; i++)
+		if (old.rows[i].dim == DIM_DP)
+			sum += old.rows[i].time_s;
+	DBL_NEAR(old.dp_comm_s, sum, 1e-12);
+	CHECK(old.step_s > now.step_s);
+	/* not ZeRO-3: as today's DeepSpeed */
+	c.zero = 1;
+	CHECK(step_run(&w, &c, &cs, &rm, STEP_BAND_NONE, &old, &eb) == 0);
+	c.framework = FW_DEEPSPEED;
+	CHECK(step_run(&w, &c, &cs, &rm, STEP_BAND_NONE, &now, &eb) == 0);
+	DBL_NEAR(old.step_s, now.step_s, 0);
+}

@@ -1,0 +1,80 @@
+/*
+ * Unit tests of the step's pipeline schedule (src/step_sched.c): the
+ * micro-batches a stage holds in flight and the bubble, against values
+ * worked by hand from Megatron's schedules and Narayanan et al. 2021.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "harness.h"
+#include "step_fix.h"
+#include "step.h"
+#include "step_int.h"
+
+#pragma GCC diagnostic ignored "-Wmissing-prototypes"
+
+/*
+ * Micro-batches in flight on pipeline rank r of p = 4, m = 8: 1F1B warms
+ * up p - r of them (4 on the first stage, 1 on the last); GPipe holds all
+ * m; the interleaved schedule with v = 2 warms up (p - r - 1)·2 + (v - 1)·p
+ * chunks plus one, of half a stage each: (6 + 4 + 1)/2 = 5.5 on the first
+ * stage, (0 + 4 + 1)/2 = 2.5 on the last.  Never more than m.
+ */
+void test_step_sched_inflight(void)
+{
+	struct step_config c;
+
+	step_config_init(&c);
+	DBL_NEAR(step_sched_inflight(&c, 0, 8), 1, 0);
+	c.pp = 4;
+	DBL_NEAR(step_sched_inflight(&c, 0, 8), 4, 0);
+	DBL_NEAR(step_sched_inflight(&c, 3, 8), 1, 0);
+	DBL_NEAR(step_sched_inflight(&c, 0, 2), 2, 0);
+	c.schedule = PP_GPIPE;
+	DBL_NEAR(step_sched_inflight(&c, 0, 8), 8, 0);
+	DBL_NEAR(step_sched_inflight(&c, 3, 8), 8, 0);
+	c.schedule = PP_INTERLEAVED;
+	c.virt = 2;
+	DBL_NEAR(step_sched_inflight(&c, 0, 8), 5.5, 0);
+	DBL_NEAR(step_sched_inflight(&c, 3, 8), 2.5, 0);
+	DBL_NEAR(step_sched_inflight(&c, 0, 4), 4, 0);
+}
+
+/*
+ * The bubble with free communication and a given compute: 8 s of compute
+ * a step over m = 8 micro-batches is 1 s a micro-batch; on p = 4 stages
+ * the bubble is (p - 1)/v micro-batches (Narayanan et al. 2021, §2.2):
+ * 3 s with 1F1B or GPipe, so the step is 8 + 3 = 11 s; 1.5 s with the
+ * interleaved schedule at v = 2, a step of 9.5 s.
+ */
+void test_step_sched_bubble(void)
+{
+	static struct link free_link = { 0, INFINITY, 0 };
+	struct workload w = gpt3();
+	struct step_compute cs = { 0, 0, 8, NULL };
+	struct step_config c;
+	struct step_result r;
+	struct cost_model m;
+	struct errbuf eb;
+
+	cost_model_link(&m, &free_link);
+	step_config_init(&c);
+	c.pp = 4;
+	c.seq = 2048;
+	c.global_batch = 8;
+	CHECK(step_run(&w, &c, &cs, &m, STEP_BAND_NONE, &r, &eb) == 0);
+	DBL_NEAR(r.microbatches, 8, 0);
+	DBL_NEAR(r.mb_compute_s, 1, 1e-15);
+	DBL_NEAR(r.mb_exposed_s, 0, 0);
+	DBL_NEAR(r.bubble_s, 3, 1e-15);
+	DBL_NEAR(r.step_s, 11, 1e-15);
+	DBL_NEAR(r.tokens_per_s, 8 * 2048 / 11.0, 1e-15);
+	c.schedule = PP_GPIPE;
+	CHECK(step_run(&w, &c, &cs, &m, STEP_BAND_NONE, &r, &eb) == 0);
+	DBL_NEAR(r.step_s, 11, 1e-15);
+	c.schedule = PP_INTERLEAVED;
+	c.virt = 2;
+	CHECK(step_run(&w, &c, &cs, &m, STEP_BAND_NONE, &r, &eb) == 0);
+	DBL_NEAR(r.bubble_s, 1.5, 1e-15);
+	DBL_NEAR(r.step_s, 9.5, 1e-15);
+}
