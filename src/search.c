@@ -313,6 +313,8 @@ static int S_try(const struct search_space *sp, const struct step_config *c,
 	k.gpus = s.gpus;
 	k.memory_B = s.mem.total_B;
 	k.step_s = s.step_s;
+	k.step_lo_s = s.step_lo_s;
+	k.step_hi_s = s.step_hi_s;
 	k.tokens_per_s = s.tokens_per_s;
 	k.mfu = s.mfu;
 	k.cost_per_hour = sp->price * s.gpus;

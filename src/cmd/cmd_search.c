@@ -35,7 +35,7 @@ static const struct opts_usage usage = {
 
 /* The eleven columns of the contract, then the extras. */
 enum { C_TP, C_PP, C_DP, C_CP, C_EP, C_ZERO, C_MB, C_MEM, C_STEP, C_TOK, C_COST, C_COST_H, C_GPUS,
-       C_SCHED, C_VIRT, C_RC, C_MFU, C_PARETO, C_RUN_S, C_RUN_COST, C_CP_FORM, C_NCOLS };
+       C_SCHED, C_VIRT, C_RC, C_MFU, C_PARETO, C_RUN_S, C_RUN_COST, C_CP_FORM, C_STEP_LO, C_STEP_HI, C_NCOLS };
 static const struct column columns[C_NCOLS] = {
 	[C_TP]       = { .key = "tp", .label = "tp", .type = COL_INT, .width = 2 },
 	[C_PP]       = { .key = "pp", .label = "pp", .type = COL_INT, .width = 2 },
@@ -66,6 +66,11 @@ static const struct column columns[C_NCOLS] = {
 	[C_RUN_COST] = { .key = "run_cost", .label = "run cost", .type = COL_NUM, .human = H_FIXED,
 		  .scale = 1, .width = 10 },
 	[C_CP_FORM]  = { .key = "cp_form", .label = "cp form", .type = COL_STR, .width = 9 },
+	/* the expected step's stated error (models/step.md, "The step's stated error") */
+	[C_STEP_LO]  = { .key = "step_lo_s", .label = "step low", .type = COL_NUM, .human = H_TIME,
+		  .prec = 4, .width = 9, .flags = COL_DATA_ONLY },
+	[C_STEP_HI]  = { .key = "step_hi_s", .label = "step high", .type = COL_NUM, .human = H_TIME,
+		  .prec = 4, .width = 9, .flags = COL_DATA_ONLY },
 };
 
 
@@ -109,6 +114,8 @@ static void S_fill(struct cell *row, const struct search_cand *k)
 	row[C_RUN_S].x = k->run_s;
 	row[C_RUN_COST].x = k->run_cost;
 	row[C_CP_FORM].s = k->c.cp > 1 ? step_cp_form_name(k->c.cp_form) : "";
+	row[C_STEP_LO].x = k->step_lo_s;
+	row[C_STEP_HI].x = k->step_hi_s;
 }
 
 /* Why candidates were refused (the step model's rules, the search's chunk rule); secondary. */
@@ -669,7 +676,7 @@ int cmd_search(int argc, char **argv, struct ctx *ctx)
 {
 	struct search_space sp;
 	struct search_where where;
-	struct step_compute cs = { 0, STEP_MFU, 0, NULL };
+	struct step_compute cs = { 0, STEP_MFU, 0, NULL, 0 };
 	int from_trace;
 	struct search_result r = { 0 };
 	struct workload w;

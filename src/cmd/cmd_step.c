@@ -65,7 +65,7 @@ static const struct column ecols[E_NCOLS] = {
 
 /* The step, one row; secondary (not in CSV). */
 enum { T_COMPUTE, T_EXPOSED, T_BUBBLE, T_DP, T_OPTIM, T_STEP, T_TOKENS, T_MFU, T_KEFF,
-       T_STEP_LO, T_STEP_HI, T_NCOLS };
+       T_STEP_LO, T_STEP_HI, T_STEP_BEST, T_MFU_BEST, T_NCOLS };
 static const struct column tcols[T_NCOLS] = {
 	[T_COMPUTE] = { .key = "compute_s", .label = "compute", .type = COL_NUM, .human = H_TIME,
 		  .prec = 4, .width = 10 },
@@ -90,6 +90,11 @@ static const struct column tcols[T_NCOLS] = {
 		  .prec = 4, .width = 10 },
 	[T_STEP_HI] = { .key = "step_hi_s", .label = "step high", .type = COL_NUM, .human = H_TIME,
 		  .prec = 4, .width = 10 },
+	/* the best case (models/step.md, "The expected step") */
+	[T_STEP_BEST] = { .key = "step_best_s", .label = "best case", .type = COL_NUM,
+		  .human = H_TIME, .prec = 4, .width = 10 },
+	[T_MFU_BEST] = { .key = "mfu_best", .label = "MFU best", .type = COL_NUM, .human = H_PERCENT,
+		  .prec = 1, .width = 8 },
 };
 
 /*
@@ -411,20 +416,28 @@ static void S_totals(struct out *o, const struct step_result *r, const double st
 	trow[T_STEP].x = r->step_s;
 	trow[T_TOKENS].x = r->tokens_per_s;
 	trow[T_MFU].x = r->mfu;
-	trow[T_STEP_LO].x = step_band_s[0];
-	trow[T_STEP_HI].x = step_band_s[1];
-	if (!banded)
-		tt.ncols = T_STEP_LO;
+	trow[T_STEP_LO].x = banded ? step_band_s[0] : r->step_lo_s;
+	trow[T_STEP_HI].x = banded ? step_band_s[1] : r->step_hi_s;
+	trow[T_STEP_BEST].x = r->step_best_s;
+	trow[T_MFU_BEST].x = r->mfu_best;
 	out_table_begin(o, &tt);
 	out_row(o, trow);
 	out_table_end(o);
-	if (banded)
-		out_text(o, "step low, high: every collective at the low, then the high end of its "
-			 "stated error");
-	else if (missing)
-		out_text(o, "no stated error for the step: its %s has none (the judged logs are "
-			 "all-reduce; models/nccl.md, \"The stated error\")",
-			 coll_op_name((enum coll_op)(missing - 1)));
+	if (isnan(r->step_s))
+		;
+	else if (banded)
+		out_text(o, "step: expected; low, high: every collective at the low, then the high "
+			 "end of its stated error, times %.3g and %.3g for the step's", EXPECT_BAND_LO,
+			 EXPECT_BAND_HI);
+	else
+		out_text(o, "step: expected; low, high: %.3g and %.3g times it, the step's stated "
+			 "error%s%s%s", EXPECT_BAND_LO, EXPECT_BAND_HI,
+			 missing ? " (its " : "", missing ? coll_op_name((enum coll_op)(missing - 1)) : "",
+			 missing ? " has no band of its own: models/nccl.md, \"The stated error\")" : "");
+	if (!isnan(r->step_s))
+		out_text(o, "(the share of the pool's runs inside it, each predicted without its "
+			 "source: %.0f %%; models/step.md, \"The step's stated error\")",
+			 100 * EXPECT_BAND_INSIDE);
 
 	memset(mrow, 0, sizeof(mrow));
 	mrow[M_WEIGHTS].x = r->mem.weights_B;
@@ -485,7 +498,7 @@ static int S_band(struct ctx *ctx, const struct workload *w, const struct step_c
 	for (i = 0; i < 2; i++) {
 		if (step_run(w, c, cs, &ctx->model, i ? STEP_BAND_HI : STEP_BAND_LO, &rb, &eb) < 0)
 			die("step: %s", eb.msg);
-		step_band_s[i] = rb.step_s;
+		step_band_s[i] = i ? rb.step_hi_s : rb.step_lo_s;
 		*cells |= rb.band_cells;
 		if (rb.band_missing && !*missing)
 			*missing = rb.band_missing;
@@ -496,7 +509,7 @@ static int S_band(struct ctx *ctx, const struct workload *w, const struct step_c
 int cmd_step(int argc, char **argv, struct ctx *ctx)
 {
 	struct step_config c;
-	struct step_compute cs = { 0, STEP_MFU, 0, NULL };
+	struct step_compute cs = { 0, STEP_MFU, 0, NULL, 0 };
 	struct step_result r;
 	struct workload w;
 	struct errbuf eb;
@@ -644,14 +657,8 @@ int cmd_step(int argc, char **argv, struct ctx *ctx)
 	       kernel_eff);
 	S_ledger(o, &r);
 	S_totals(o, &r, step_band_s, banded, missing, gpu_memory);
-	if (r.kernels && !isnan(r.step_s)) {
-		struct expect_terms xt;
-		struct expect_out xo;
-
-		expect_terms_of(&w, &c, &r, cs.kgpu, 1, &xt);
-		expect_apply(&xt, &EXPECT_FITTED, &xo);
-		S_expected(o, &xt, &xo);
-	}
+	if (r.kernels && !isnan(r.step_s))
+		S_expected(o, &r.expect_terms, &r.expect);
 	if (ctx_trace_calib(ctx))
 		trace_calib_note(ctx, o, &w, &c, &cs, from_trace);
 	if (explain)

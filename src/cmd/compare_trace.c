@@ -131,7 +131,7 @@ static void S_ledger(const struct ctx *ctx, struct out *o, struct trace_run *run
 {
 	struct workload w;
 	struct step_result r;
-	struct step_compute cs = { 0, STEP_MFU, 0, NULL };
+	struct step_compute cs = { 0, STEP_MFU, 0, NULL, 0 };
 	struct ctx_gpu gpu;
 	struct errbuf eb;
 	struct table lt = { "ledger_vs_trace",
