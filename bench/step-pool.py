@@ -197,7 +197,7 @@ def main():
                                                        summary(before)))
     print("%-34s %12.1f%% %+11.1f%% %9.0f%% %7.1f%%" % (("expected, leave one source out",) +
                                                        summary(after)))
-    print("band: published / expected %.3f to %.3f, the %.0fth and %.0fth percentile of the "
+    print("band: published / expected %.3f to %.3f, the %.3g %% and %.3g %% quantiles of the "
           "left-out predictions (widened from the 10th and 90th until 80 %% of the runs fall "
           "inside the band drawn without their source); %d of %d runs (%.0f %%) inside it" %
           (lo, hi, 100 * q, 100 * (1 - q), inside, len(runs), 100 * inside / len(runs)))

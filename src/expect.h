@@ -52,7 +52,7 @@ extern const struct expect_params EXPECT_FITTED;
 #define EXPECT_BAND_LO 0.785
 #define EXPECT_BAND_HI 1.340
 /* The share of the pool's left-out runs inside that band. */
-#define EXPECT_BAND_INSIDE 0.85
+#define EXPECT_BAND_INSIDE 0.83
 
 /* What the expected step is computed from: the best-case step's terms. */
 struct expect_terms {

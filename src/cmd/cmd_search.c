@@ -687,7 +687,7 @@ int cmd_search(int argc, char **argv, struct ctx *ctx)
 	struct ctx_gpu gpu;
 	struct shape_args shape = { 0 };
 	double seq = 0, gb = 0, price = 0, tokens = 0, gpu_memory = 0, grad_bytes = STEP_GRAD_BYTES;
-	double kernel_eff = 0;
+	double kernel_eff = 0, power_cap = 0, hbm_Bps = 0;
 	enum step_framework framework = FW_MEGATRON;
 	int tp_overlap = 0;
 	unsigned long max_cp = 8, max_mb = 16, max_virt = 8, top = 10, seq_n = 0, gb_n = 0;
@@ -719,6 +719,12 @@ int cmd_search(int argc, char **argv, struct ctx *ctx)
 			      "every FLOP at this flat share of the peak, in place of\n"
 			      "the kernel model (as before it; not the all-in MFU printed)"),
 		OPT_POSITIVE_("gpu-memory", "SIZE", Q_SIZE, &gpu_memory, "memory of one GPU (80GB)"),
+		OPT_POSITIVE_("power-cap", "W", Q_NUMBER, &power_cap,
+			      "the GPU run at this board power: its clock as the cube\n"
+			      "root of cap / the preset's power_w (models/step.md)"),
+		OPT_POSITIVE_("hbm-bandwidth", "RATE", Q_RATE, &hbm_Bps,
+			      "the GPU's memory bandwidth as rented, in place of its\n"
+			      "preset's (e.g. 2.4TB/s)"),
 		OPT_POSITIVE_("price", "X", Q_NUMBER, &price,
 			      "price of one GPU-hour: cost per hour (all GPUs) and per Mtoken"),
 		OPT_GROUP_("the search"),
@@ -786,6 +792,7 @@ int cmd_search(int argc, char **argv, struct ctx *ctx)
 		cs.peak_flops = gpu.peak_flops;
 	if (!opts_given(options, "gpu-memory"))
 		gpu_memory = gpu.memory_B;
+	ctx_gpu_as_rented(&gpu, power_cap, hbm_Bps, &cs);
 	/* Compute by kernel, as step does, unless a flat --mfu is given. */
 	if (kernel_eff > 1)
 		die_usage("--kernel-efficiency: must be at most 1, got %g", kernel_eff);

@@ -242,7 +242,7 @@ static void S_echo(struct ctx *ctx, struct out *o, const struct workload *w,
 		   const struct step_result *r, const struct ctx_gpu *gpu, int have_gpu,
 		   int peak_given, double kernel_eff)
 {
-	char note[320];
+	char note[400];
 
 	ctx_echo_link(ctx, o);
 	ctx_echo_workload(o, w);
@@ -280,6 +280,12 @@ static void S_echo(struct ctx *ctx, struct out *o, const struct workload *w,
 			 cs->peak_flops / 1e12, kernel_eff > 0 ? "--kernel-efficiency" : "a share by shape",
 			 kernel_eff > 0 ? "" : " (models/step.md)", (int)gpu->kernel.sms,
 			 gpu->kernel.hbm_Bps / 1e12, gm, r->flops_hw / 1e15);
+		if (cs->power_share > 0 && cs->power_share < 1) {
+			size_t n = strlen(note);
+
+			snprintf(note + n, sizeof(note) - n, "; power cap: clock x %.4g of the clock "
+				 "at %g W", cs->power_share, gpu->power_w);
+		}
 	} else if (cs->peak_flops > 0)
 		snprintf(note, sizeof(note), "%s%s%s%.4g TFLOP/s dense bf16 x MFU %g; %.4g PFLOP per step",
 			 have_gpu && !peak_given ? gpu->name : "",
@@ -522,7 +528,7 @@ int cmd_step(int argc, char **argv, struct ctx *ctx)
 	const char *workload_arg = NULL, *gpu_arg = NULL;
 	struct ctx_gpu gpu;
 	int have_gpu;
-	double gpu_memory = 0;
+	double gpu_memory = 0, power_cap = 0, hbm_Bps = 0;
 	unsigned long mb = 1, gb = 0, seq = 0;
 	int explain = 0, from_trace;
 	struct opt options[] = {
@@ -596,6 +602,12 @@ int cmd_step(int argc, char **argv, struct ctx *ctx)
 			      "printed, which counts bubble and communication too"),
 		OPT_POSITIVE_("gpu-memory", "SIZE", Q_SIZE, &gpu_memory,
 			      "memory of one GPU, to say whether the step fits (80GB)"),
+		OPT_POSITIVE_("power-cap", "W", Q_NUMBER, &power_cap,
+			      "the GPU run at this board power: its clock as the cube\n"
+			      "root of cap / the preset's power_w (models/step.md)"),
+		OPT_POSITIVE_("hbm-bandwidth", "RATE", Q_RATE, &hbm_Bps,
+			      "the GPU's memory bandwidth as rented, in place of its\n"
+			      "preset's (e.g. 2.4TB/s)"),
 		OPT_FLAG_("explain", &explain, "say where each row comes from and what overlaps"),
 		OPT_END_()
 	};
@@ -625,6 +637,10 @@ int cmd_step(int argc, char **argv, struct ctx *ctx)
 				   &gpu, &cs);
 	if (have_gpu && !gpu_memory)
 		gpu_memory = gpu.memory_B;
+	if ((power_cap > 0 || hbm_Bps > 0) && !have_gpu)
+		die_usage("step: --power-cap and --hbm-bandwidth describe a GPU: give a system or --gpu");
+	if (have_gpu)
+		ctx_gpu_as_rented(&gpu, power_cap, hbm_Bps, &cs);
 	if (ctx->have_system)
 		c.gpus_per_node = ctx->system.gpus_per_node;
 	if (cs.mfu > 1)
