@@ -8,7 +8,6 @@
 
 #include "step.h"
 #include "step_int.h"
-#include "step_expect.h"
 
 static const char *const dim_names[DIM_COUNT] = { "tp", "cp", "ep", "pp", "dp" };
 static const char *const phase_names[PH_COUNT] = { "forward", "backward", "optimizer" };

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "step_expect.h"
+#include "step_int.h"
 
 /*
  * Forward kernels of one layer (Megatron-Core's transformer layer with

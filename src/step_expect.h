@@ -29,16 +29,4 @@ void expect_terms_of(const struct workload *w, const struct step_config *c,
 		     const struct step_result *r, const struct kernel_gpu *kg,
 		     double power_share, struct expect_terms *t);
 
-/*
- * Make r's step the expected one: keep the best case in step_best_s,
- * compute_best_s, mb_compute_best_s, bubble_best_s and mfu_best; set
- * step_s, compute_s, mb_compute_s, bubble_s, tokens_per_s and mfu to the
- * expected ones under p (NULL: EXPECT_FITTED), and step_lo_s, step_hi_s to
- * the band around it.  peak (FLOP/s, 0 if unknown) counts the MFU.  A
- * result without a step time is left as it is.
- */
-void step_expect(const struct workload *w, const struct step_config *c,
-		 const struct kernel_gpu *kg, double power_share, double peak,
-		 const struct expect_params *p, struct step_result *r);
-
 #endif

@@ -118,7 +118,7 @@ static void S_band(struct panel *p, const struct step_result *r)
 	if (!(r->step_lo_s > 0) || !(r->step_hi_s > r->step_lo_s))
 		return;
 	s = plot_add_series(p, "expected: stated error", PS_LINES);
-	s->color = 7;
+	s->color = 6;
 	plot_point(s, a);
 	plot_point(s, b);
 	if (p->xmax < r->step_hi_s * 1.02)
