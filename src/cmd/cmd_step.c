@@ -426,6 +426,8 @@ static void S_totals(struct out *o, const struct step_result *r, const double st
 	trow[T_STEP_HI].x = banded ? step_band_s[1] : r->step_hi_s;
 	trow[T_STEP_BEST].x = r->step_best_s;
 	trow[T_MFU_BEST].x = r->mfu_best;
+	if (isnan(r->step_s))
+		tt.ncols = T_STEP_LO;
 	out_table_begin(o, &tt);
 	out_row(o, trow);
 	out_table_end(o);
