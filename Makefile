@@ -123,6 +123,16 @@ probe:
 	@sh tests/deps.sh probe
 	@$(MAKE) --no-print-directory commtime-probe
 
+# probe-run: the probe on NP local ranks (default 2), its table in PROBE_OUT
+# (default my.txt), PROBE_ARGS passed on (-e 64K ...).  Open MPI refuses to
+# start as root without --allow-run-as-root, which it gets when run as root.
+NP ?= 2
+PROBE_OUT ?= my.txt
+probe-run: probe
+	@root=; [ "$$(id -u)" = 0 ] && root=--allow-run-as-root; \
+	mpirun $$root --oversubscribe -np $(NP) ./commtime-probe $(PROBE_ARGS) > $(PROBE_OUT) && \
+	echo "probe: wrote $(PROBE_OUT) (commtime fit $(PROBE_OUT))"
+
 commtime-probe: probe/commtime-probe.c
 	@command -v $(MPICC) >/dev/null 2>&1 || { echo "make probe needs $(MPICC): apt-get install openmpi-bin libopenmpi-dev" >&2; exit 1; }
 	$(Q_LD)$(MPICC) -O2 -g -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra $(LDFLAGS) -o $@ $<
@@ -188,7 +198,7 @@ clean:
 	rm -f commtime commtime-probe tools/errband-gen tools/*.o tools/*.d bench/*.o bench/*.d tests/unit/run-unit tests/unit/list.h src/.flags src/.sharedir src/*.o src/*.d src/cmd/*.o src/cmd/*.d tests/unit/*.o tests/unit/*.d
 	rm -rf tests/tmp
 
-.PHONY: probe all deps run check asan figures bench accuracy heldout errband install uninstall clean FORCE
+.PHONY: probe probe-run all deps run check asan figures bench accuracy heldout errband install uninstall clean FORCE
 
 
 # ---- memory checking and fuzzing ----

@@ -9,7 +9,10 @@ LC_ALL=C
 export LC_ALL
 unset COMMTIME_PRESETS
 commtime=${COMMTIME:-../commtime}
-if ! command -v gnuplot >/dev/null 2>&1; then
+# FIGURES_SCRIPTS_ONLY=1: the gnuplot scripts alone, no image and no gnuplot
+# (tests/t-figures-fresh.sh compares them with the committed ones).
+if [ -n "${FIGURES_SCRIPTS_ONLY:-}" ]; then :
+elif ! command -v gnuplot >/dev/null 2>&1; then
 	echo "make-figures: gnuplot is not on PATH; install it (Debian: apt-get install gnuplot-nox)" >&2
 	exit 1
 fi
@@ -18,6 +21,10 @@ fi
 fig() {
 	name=$1
 	shift
+	if [ -n "${FIGURES_SCRIPTS_ONLY:-}" ]; then
+		"$commtime" --presets-dir ../presets "$@" --plot "$name.gp" >/dev/null
+		return
+	fi
 	"$commtime" --presets-dir ../presets "$@" --plot "$name.gp" --render "$name.svg" >/dev/null
 	echo "  FIG     plots/$name.svg"
 }

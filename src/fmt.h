@@ -41,13 +41,13 @@ int fmt_u64(char *buf, uint64_t v);
 int fmt_shortest(uint64_t c, int q, uint64_t *d, int *k);
 
 /*
- * The 128-bit multiplier of 10^e used by fmt_shortest, for -292 <= e <= 324:
- * g[0] is the high half, g[1] the low half of ⌊10^e·2^(127-⌊log2 10^e⌋)⌋ + 1.
- * Exposed for the unit tests, which check every entry.
+ * The 128-bit multipliers of 10^e used by fmt_shortest, for -292 <= e <= 324,
+ * row e - FMT_POW10_MIN (src/fmt_pow10.c): g[0] is the high half, g[1] the
+ * low half of ⌊10^e·2^(127-⌊log2 10^e⌋)⌋ + 1.  The unit tests check every row.
  */
-const uint64_t *fmt_pow10(int e);
 #define FMT_POW10_MIN (-292)
 #define FMT_POW10_MAX 324
+extern const uint64_t fmt_pow10_table[FMT_POW10_MAX - FMT_POW10_MIN + 1][2];
 
 /* Put back '.' where a locale with a decimal comma made printf write ','. */
 void fmt_fix_point(char *buf);

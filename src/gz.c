@@ -85,11 +85,6 @@ double gz_size(const struct gz_file *g)
 	return g->size;
 }
 
-int gz_compressed(const struct gz_file *g)
-{
-	return g->compressed;
-}
-
 void gz_close(struct gz_file *g)
 {
 	if (!g)

@@ -26,8 +26,6 @@ long gz_read(struct gz_file *g, char *buf, size_t n, struct errbuf *eb);
 /* Bytes of the file on disk read so far, and its size (0 if unknown). */
 double gz_done(const struct gz_file *g);
 double gz_size(const struct gz_file *g);
-/* 1 if the file is gzip-compressed. */
-int gz_compressed(const struct gz_file *g);
 
 void gz_close(struct gz_file *g);
 

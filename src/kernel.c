@@ -9,11 +9,6 @@
 
 static const char *const attn_names[ATTN_COUNT] = { "auto", "fused", "unfused" };
 
-const char *attention_name(enum attention_kind a)
-{
-	return a < ATTN_COUNT ? attn_names[a] : "?";
-}
-
 int attention_lookup(const char *name, enum attention_kind *a, struct errbuf *eb)
 {
 	int i;

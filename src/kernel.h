@@ -24,7 +24,7 @@
 #define KERNEL_TILE_N 128
 
 enum attention_kind { ATTN_AUTO, ATTN_FUSED, ATTN_UNFUSED, ATTN_COUNT };
-const char *attention_name(enum attention_kind a);           /* "auto", "fused", "unfused" */
+
 int attention_lookup(const char *name, enum attention_kind *a, struct errbuf *eb);
 
 /* What the kernels run on. */

@@ -163,7 +163,7 @@ int meas_load_file(const char *path, struct meas *m, struct errbuf *eb)
 
 /* ---- CSV ---- */
 
-enum csv_col { C_SIZE, C_TIME, C_RANKS, C_OP, C_ALGO, C_CHECK, C_COUNT };
+enum csv_col { C_SIZE, C_TIME, C_RANKS, C_OP, C_ALGO, C_CHECK, C_NCCL, C_COUNT };
 
 /*
  * Header names and how their unit turns into SI: times 10^exp10 (applied
@@ -188,6 +188,8 @@ static const struct {
 	{ "world_size", C_RANKS, 0, 1 },
 	{ "op", C_OP, 0, 1 }, { "collective", C_OP, 0, 1 }, { "algo", C_ALGO, 0, 1 },
 	{ "check", C_CHECK, 0, 1 },
+	/* a plan's: the NCCL version its times are priced with */
+	{ "nccl_version", C_NCCL, 0, 1 },
 };
 #define NCSV_NAMES (sizeof(csv_names) / sizeof(csv_names[0]))
 
@@ -298,6 +300,9 @@ static int S_csv_record(struct csvstate *cs)
 	if (cs->at_end)
 		return errbuf_set(cs->eb, "%s:%d: the file ends inside this row (no line break "
 				  "after it): cut short?", cs->name, cs->rec_line);
+	if (cs->col[C_NCCL] >= 0 && cs->val[C_NCCL][0] && !cs->m->nccl_version[0])
+		snprintf(cs->m->nccl_version, sizeof(cs->m->nccl_version), "%.15s",
+			 cs->val[C_NCCL]);
 	if (cs->col[C_CHECK] >= 0 && strcmp(cs->val[C_CHECK], "busbw"))
 		return 0;
 	memset(&r, 0, sizeof(r));

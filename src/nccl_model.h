@@ -61,6 +61,8 @@ struct nccl_params {
 };
 
 extern const struct nccl_params nccl_params_default;
+/* The version nccl_params_default is, as a log names it. */
+#define NCCL_PARAMS_DEFAULT_NAME "2.30.7"
 
 /*
  * The constants and formulas of NCCL version s ("2.21", "2.21.5", ...,

@@ -554,42 +554,11 @@ static void axis_limits(const struct panel *p, int col, int logscale, double wan
 
 static const char *const dashes[] = { "1", "2", "3", "4", "5" };
 
-static void write_panel(FILE *out, const struct panel *p, size_t pi)
+/* The panel's vertical and horizontal markers and its marked points. */
+static void write_markers(FILE *out, const struct panel *p)
 {
 	char q[1024], num1[32], num2[32];
-	double lo, hi, rlo, rhi;
 	size_t i;
-	int next_color = 0, drawn = 0;
-
-	fprintf(out, "\n# ---- panel %zu: ", pi + 1);
-	put_comment(out, p->title);
-	fputs("unset label\nunset arrow\nunset logscale\nset autoscale\n", out);
-	fprintf(out, "set title %s\n", plot_quote(q, sizeof(q), p->title));
-	fprintf(out, "set xlabel %s\n", plot_quote(q, sizeof(q), p->xlabel));
-	fprintf(out, "set ylabel %s\n", plot_quote(q, sizeof(q), p->ylabel));
-	for (i = 0; i < p->nseries && !p->series[i].n; i++)
-		;
-	if (i == p->nseries) {
-		/* Nothing to draw: gnuplot cannot scale empty axes, so say so. */
-		fputs("unset xtics\nunset ytics\nset xrange [0:1]\nset yrange [0:1]\n"
-		      "unset key\nset label 'nothing to draw' at graph 0.5, graph 0.5 center\n"
-		      "plot NaN notitle\n", out);
-		return;
-	}
-	axis_limits(p, 0, p->logx, p->xmin, p->xmax, &lo, &hi, &rlo, &rhi);
-	write_axis(out, "x", p->xaxis, p->logx, lo, hi);
-	write_range(out, "x", p->logx, rlo, rhi);
-	axis_limits(p, 1, p->logy, p->ymin, p->ymax, &lo, &hi, &rlo, &rhi);
-	write_axis(out, "y", p->yaxis, p->logy, lo, hi);
-	write_range(out, "y", p->logy, rlo, rhi);
-	fputs("set grid xtics ytics mxtics mytics lc rgb '#dddddd' lw 1, lc rgb '#f0f0f0' lw 1\n", out);
-	for (i = 0; i < p->nseries && !(p->series[i].title && p->series[i].n); i++)
-		;
-	/* With no titled series gnuplot would still draw an empty box. */
-	if (i < p->nseries)
-		fprintf(out, "set key %s opaque box lc rgb '#cccccc'\n", p->key ? p->key : "top left");
-	else
-		fputs("unset key\n", out);
 
 	if (p->nvlines)
 		fputs("# vertical markers\n", out);
@@ -631,6 +600,14 @@ static void write_panel(FILE *out, const struct panel *p, size_t pi)
 			p->labels[i].point ?
 			"point pt 7 ps 1.1 lc rgb '#000000' offset 0.8,-0.8" : "center");
 	}
+}
+
+/* The plot command: one datablock a series, in its style and colour. */
+static void write_plot(FILE *out, const struct panel *p, size_t pi)
+{
+	char q[1024];
+	size_t i;
+	int next_color = 0, drawn = 0;
 
 	fputs("plot \\\n", out);
 	for (i = 0; i < p->nseries; i++) {
@@ -675,6 +652,45 @@ static void write_panel(FILE *out, const struct panel *p, size_t pi)
 	}
 	/* nothing to draw still draws the axes */
 	fputs(drawn ? "\n" : "  NaN notitle\n", out);
+}
+
+static void write_panel(FILE *out, const struct panel *p, size_t pi)
+{
+	char q[1024];
+	double lo, hi, rlo, rhi;
+	size_t i;
+
+	fprintf(out, "\n# ---- panel %zu: ", pi + 1);
+	put_comment(out, p->title);
+	fputs("unset label\nunset arrow\nunset logscale\nset autoscale\n", out);
+	fprintf(out, "set title %s\n", plot_quote(q, sizeof(q), p->title));
+	fprintf(out, "set xlabel %s\n", plot_quote(q, sizeof(q), p->xlabel));
+	fprintf(out, "set ylabel %s\n", plot_quote(q, sizeof(q), p->ylabel));
+	for (i = 0; i < p->nseries && !p->series[i].n; i++)
+		;
+	if (i == p->nseries) {
+		/* Nothing to draw: gnuplot cannot scale empty axes, so say so. */
+		fputs("unset xtics\nunset ytics\nset xrange [0:1]\nset yrange [0:1]\n"
+		      "unset key\nset label 'nothing to draw' at graph 0.5, graph 0.5 center\n"
+		      "plot NaN notitle\n", out);
+		return;
+	}
+	axis_limits(p, 0, p->logx, p->xmin, p->xmax, &lo, &hi, &rlo, &rhi);
+	write_axis(out, "x", p->xaxis, p->logx, lo, hi);
+	write_range(out, "x", p->logx, rlo, rhi);
+	axis_limits(p, 1, p->logy, p->ymin, p->ymax, &lo, &hi, &rlo, &rhi);
+	write_axis(out, "y", p->yaxis, p->logy, lo, hi);
+	write_range(out, "y", p->logy, rlo, rhi);
+	fputs("set grid xtics ytics mxtics mytics lc rgb '#dddddd' lw 1, lc rgb '#f0f0f0' lw 1\n", out);
+	for (i = 0; i < p->nseries && !(p->series[i].title && p->series[i].n); i++)
+		;
+	/* With no titled series gnuplot would still draw an empty box. */
+	if (i < p->nseries)
+		fprintf(out, "set key %s opaque box lc rgb '#cccccc'\n", p->key ? p->key : "top left");
+	else
+		fputs("unset key\n", out);
+	write_markers(out, p);
+	write_plot(out, p, pi);
 }
 
 int plot_write(const struct figure *f, FILE *out, const char *term,

@@ -721,20 +721,24 @@ static char *join(const char *dir, const char *name)
 }
 
 /*
- * A file found by name on the search path must carry that name: the
- * listing and the lookup would disagree otherwise.
+ * A preset is called by its file name: NAME.preset is NAME, found by name
+ * on the search path or given as a path, so the listing and the lookup
+ * always agree.  A `name` line that differs (a shipped preset copied under
+ * another file name and edited, which is how a user starts one) is read
+ * as the file's name: the `name` key's value becomes the stem.  Never
+ * fails; eb is unused (kept for the callers' one shape).
  */
 static int check_stem(struct preset *p, const char *stem, struct errbuf *eb)
 {
-	const char *base;
+	struct preset_kv *kv;
 
-	if (!strcmp(p->name, stem))
+	(void)eb;
+	if (!strcmp(p->name, stem) || !(kv = (struct preset_kv *)find_kv(p, "name")))
 		return 0;
-	base = strrchr(p->path, '/');
-	errbuf_set(eb, "%s:%d: name '%s' does not match the file name '%s'", p->path,
-		   find_kv(p, "name")->line, p->name, base ? base + 1 : p->path);
-	preset_release(p);
-	return -1;
+	free(kv->value);
+	kv->value = xstrdup(stem);
+	p->name = kv->value;
+	return 0;
 }
 
 /* Append "; did you mean 'x'?" for presets whose names start with name. */
@@ -763,33 +767,6 @@ static void suggest(const struct preset_dirs *d, const char *name, struct errbuf
 		}
 		closedir(dir);
 	}
-}
-
-/* Edit distance of two short names (at most 64 bytes each; longer: far). */
-static size_t name_distance(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b), i, j, row[65];
-
-	if (la > 64 || lb > 64)
-		return (size_t)-1;
-	for (j = 0; j <= lb; j++)
-		row[j] = j;
-	for (i = 1; i <= la; i++) {
-		size_t diag = row[0];
-
-		row[0] = i;
-		for (j = 1; j <= lb; j++) {
-			size_t up = row[j], best = diag + (a[i - 1] != b[j - 1]);
-
-			if (up + 1 < best)
-				best = up + 1;
-			if (row[j - 1] + 1 < best)
-				best = row[j - 1] + 1;
-			diag = up;
-			row[j] = best;
-		}
-	}
-	return row[lb];
 }
 
 static int cmp_cstr(const void *a, const void *b)
@@ -833,7 +810,7 @@ static void suggest_kind(const struct preset_dirs *d, const char *name, const ch
 			memcpy(stem, e->d_name, elen - SUFFIX_LEN);
 			stem[elen - SUFFIX_LEN] = '\0';
 			dist = !strncmp(stem, name, nlen) ? 0 : strstr(stem, name) ? 1 :
-			       name_distance(name, stem);
+			       text_distance(name, stem);
 			if (dist > bestd || (dist > 2 && dist > nlen / 3))
 				continue;
 			for (k = 0; k < nf && strcmp(found[k], stem); k++)

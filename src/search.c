@@ -523,3 +523,43 @@ void search_release(struct search_result *r)
 	free(r->cand);
 	memset(r, 0, sizeof(*r));
 }
+
+/* 1 when some configuration of N GPUs fits; -1 on a model error. */
+static int S_fits_at(const struct search_space *sp, double N, const struct step_compute *cs,
+		     const struct cost_model *cm, struct errbuf *eb)
+{
+	struct search_result r;
+	int rc;
+
+	memset(&r, 0, sizeof(r));
+	rc = search_run(sp, &N, 1, cs, cm, &r, eb);
+	if (rc == 0)
+		rc = r.n > 0;
+	search_release(&r);
+	return rc;
+}
+
+int search_min_gpus(const struct search_space *sp, double from, const struct step_compute *cs,
+		    const struct cost_model *cm, double *gpus, struct errbuf *eb)
+{
+	struct search_space s = *sp;
+	double node = sp->gpus_per_node ? (double)sp->gpus_per_node : 8, N;
+	int rc;
+
+	s.where = NULL;   /* every layout, not only a named one */
+	*gpus = 0;
+	N = (floor(from / node) + 1) * node;
+	for (; N <= 4 * from && N <= SEARCH_MIN_GPUS_MAX; N += node)
+		if ((rc = S_fits_at(&s, N, cs, cm, eb)) != 0) {
+			if (rc > 0)
+				*gpus = N;
+			return rc < 0 ? -1 : 0;
+		}
+	for (N = 8 * from; N <= SEARCH_MIN_GPUS_MAX; N *= 2)
+		if ((rc = S_fits_at(&s, N, cs, cm, eb)) != 0) {
+			if (rc > 0)
+				*gpus = N;
+			return rc < 0 ? -1 : 0;
+		}
+	return 0;
+}

@@ -161,4 +161,15 @@ void search_terms_of(const struct step_result *r, struct search_terms *t);
 
 void search_release(struct search_result *r);
 
+/*
+ * The smallest GPU count above `from` at which some configuration fits
+ * (what search says when nothing fits at the counts asked): every
+ * multiple of the node (sp->gpus_per_node, 8 when 0) up to 4 x from, then
+ * from doubled until SEARCH_MIN_GPUS_MAX.  *gpus receives the count, 0 when
+ * none up to there fits.  Returns 0, or -1 with eb filled (as search_run).
+ */
+#define SEARCH_MIN_GPUS_MAX 65536.0
+int search_min_gpus(const struct search_space *sp, double from, const struct step_compute *cs,
+		    const struct cost_model *cm, double *gpus, struct errbuf *eb);
+
 #endif

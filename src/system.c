@@ -543,11 +543,6 @@ int system_check_ranks(const struct system *s, unsigned long ranks, struct errbu
 			  "%lu nodes of %lu GPUs", s->name, ranks, nodes, s->gpus_per_node);
 }
 
-static char *dup_or_null(const char *s)
-{
-	return s ? xstrdup(s) : NULL;
-}
-
 static enum pcie_path S_path_of(enum topo_path p)
 {
 	switch (p) {
@@ -609,24 +604,6 @@ int system_set_topo(struct system *s, const char *path, struct errbuf *eb)
 		s->from_topo |= SYS_GIVEN_CPU;
 	}
 	return 0;
-}
-
-void system_copy(struct system *dst, const struct system *src)
-{
-	*dst = *src;
-	dst->name = dup_or_null(src->name);
-	dst->path = dup_or_null(src->path);
-	dst->description = dup_or_null(src->description);
-	dst->gpu.name = dup_or_null(src->gpu.name);
-	dst->gpu.description = dup_or_null(src->gpu.description);
-	dst->intra.name = dup_or_null(src->intra.name);
-	dst->inter.name = dup_or_null(src->inter.name);
-	dst->price_date = dup_or_null(src->price_date);
-	dst->topo_path = dup_or_null(src->topo_path);
-	if (src->topo) {
-		dst->topo = xmalloc(sizeof *dst->topo);
-		*dst->topo = *src->topo;
-	}
 }
 
 void system_release(struct system *s)

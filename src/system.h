@@ -210,9 +210,6 @@ unsigned long system_nodes(const struct system *s, unsigned long ranks);
  */
 int system_check_ranks(const struct system *s, unsigned long ranks, struct errbuf *eb);
 
-/* Deep copy (every string duplicated). */
-void system_copy(struct system *dst, const struct system *src);
-
 void system_release(struct system *s);
 
 #endif

@@ -18,7 +18,6 @@ enum exit_code {
  *
  * die() prints "commtime: error: ..." and exits with EXIT_DATA.
  * die_usage() prints the same and exits with EXIT_USAGE.
- * error() prints and returns -1, so callers can write "return error(...)".
  * warning() prints "commtime: warning: ..." and returns.
  * A format that ends in ':' gets ": strerror(errno)" appended.  The
  * message reaches the terminal through text_visible(): a file name or a
@@ -26,7 +25,6 @@ enum exit_code {
  */
 void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 void die_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
-int error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /*
@@ -62,5 +60,12 @@ char *text_visible(const char *s, int keep_tab);
 void *xmalloc(size_t n);
 void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);
+
+/*
+ * Edit distance (Levenshtein: insertions, deletions, substitutions) of two
+ * short names, at most 64 bytes each; (size_t)-1 when either is longer.
+ * For "did you mean" suggestions.
+ */
+size_t text_distance(const char *a, const char *b);
 
 #endif

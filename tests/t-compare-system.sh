@@ -42,9 +42,14 @@ if cmp_run h100-x16-ib-untuned hgx-h100-ndr; then
 		"$d/h100-x16-ib-untuned.txt"
 	check "untuned: ... and why, the line under it" \
 		grep -q "^why: below half of what the node's NICs carry" "$d/h100-x16-ib-untuned.txt"
-	check "untuned: the verdict opens the summary, before its table" \
-		[ "$(grep -n '^verdict:' "$d/h100-x16-ib-untuned.txt" | cut -d: -f1)" -lt \
+	check "untuned: the verdict is the first line of the output" \
+		[ "$(head -1 "$d/h100-x16-ib-untuned.txt" | cut -c1-32)" = "verdict: the fabric is NOT fine:" ]
+	check "untuned: ... and opens the summary, before its table" \
+		[ "$(grep -n '^verdict:' "$d/h100-x16-ib-untuned.txt" | sed -n '2s/:.*//p')" -lt \
 		"$(grep -n '^summary$' "$d/h100-x16-ib-untuned.txt" | cut -d: -f1)" ]
+	"$COMMTIME" --system "$sys/hgx-h100-ndr.preset" compare "$data/h100-x16-ib-untuned.txt" \
+		--check >/dev/null 2>&1
+	check "untuned: --check exits 1 on a fabric that is NOT fine" [ $? = 1 ]
 else
 	notok "untuned: compare runs ($(head -1 "$d/h100-x16-ib-untuned.err"))"
 fi
@@ -61,6 +66,9 @@ if cmp_run h100-x16-ndr-xe9680 hgx-h100-ndr; then
 		[ "$(rows "$d/h100-x16-ndr-xe9680.csv" low-busbw)" = 0 ]
 	check "xe9680: the verdict is that the fabric is fine" \
 		grep -q '^verdict: the fabric is fine: ' "$d/h100-x16-ndr-xe9680.txt"
+	"$COMMTIME" --system "$sys/hgx-h100-ndr.preset" compare "$data/h100-x16-ndr-xe9680.txt" \
+		--check >/dev/null 2>&1
+	check "xe9680: --check exits 0 on a fine fabric" [ $? = 0 ]
 	check "xe9680: every row names an algorithm and protocol" \
 		[ "$(awk -F, 'NR > 1 && $NF !~ /^[a-z]+\/(LL|LL128|Simple)$/' \
 		"$d/h100-x16-ndr-xe9680.csv" | wc -l)" = 0 ]

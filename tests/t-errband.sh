@@ -83,8 +83,8 @@ check "single link: the six columns design.md pins" \
 
 # plan: the band as busbw, last in the CSV; none on a link
 "$C" --system dgx-h100 plan --ranks 16 --ops all_reduce,all_gather --format csv >"$d/plan.csv" 2>>"$d/err"
-check "plan CSV on a system: expected_busbw_lo_Bps, expected_busbw_hi_Bps after the note" \
-	sh -c "head -1 '$d/plan.csv' | grep -q ',note,expected_busbw_lo_Bps,expected_busbw_hi_Bps\$'"
+check "plan CSV on a system: expected_busbw_lo_Bps, expected_busbw_hi_Bps after the note, then the NCCL version" \
+	sh -c "head -1 '$d/plan.csv' | grep -q ',note,expected_busbw_lo_Bps,expected_busbw_hi_Bps,nccl_version\$'"
 check "plan: each all-reduce busbw row has a band, 0 < low < high; all-gather none" \
 	awk -F, 'NR > 1 && $1 == "busbw" && $3 == "all_reduce" && !($13 > 0 && $13 < $14) { exit 1 }
 		NR > 1 && $3 == "all_gather" && $13 != "" { exit 1 }' "$d/plan.csv"

@@ -37,6 +37,8 @@ zero-stage3 --preset eth-100g-roce zero --workload llama2-70b --stage 3,1 --rank
 speedup speedup --ratio 0.05,0.15,0.5
 speedup-comm speedup --comm 20ms --compute 300ms --ranks 1:1024:x2
 speedup-fit speedup --measured 2:89,4:170,8:300 --ranks 16,32
+serve --system dgx-h100 serve --workload llama3-70b --tp 8 --batch 4
+allreduce-impl --system dgx-h100 allreduce --impl vllm --ranks 2,8 --sizes 512:8M:x2
 EOF
 }
 

@@ -90,3 +90,26 @@ else
 fi
 
 echo "1..$n"
+
+# plan -o FILE.csv writes the CSV and still shows the sheet; with a workload
+# that does not fit, every such row says so and points to search; the NCCL
+# version priced is named, and compare --expected of a log that goes beyond the
+# plan's sizes prices those with the model and says so (no NaN), warning that
+# the log ran another NCCL.
+(cd "$d" && "$COMMTIME" --system dgx-h100 plan --ranks 16 --workload llama3-70b -o e.csv) \
+	>"$d/o.txt" 2>"$d/err"
+check "plan -o FILE: the CSV is written" grep -q '^check,run,op,ranks,algo,size_B' "$d/e.csv"
+check "plan -o FILE: the sheet is shown" grep -q '^run 1: mpirun -np 16 all_reduce_perf' "$d/o.txt"
+check "plan: the NCCL version priced is named" grep -q '^NCCL version: 2.30.7 (the model' "$d/o.txt"
+check "plan: 4 DDP and 3 ZeRO rows of Llama-3-70B on 16 H100 do not fit (stage 3 does)" \
+	[ "$(grep -c 'does not fit$' "$d/o.txt")" = 7 ]
+check "plan: ... and the CSV says so on the same rows" \
+	[ "$(grep -c '^ddp,.*does not fit\|^zero,.*does not fit' "$d/e.csv")" = 7 ]
+check "plan: ... pointing to search" grep -q "^7 rows marked 'does not fit' .* search --workload llama3-70b" "$d/o.txt"
+"$COMMTIME" --system dgx-h100 compare "$data/h100-x16-ndr-xe9680.txt" --expected "$d/e.csv" \
+	>"$d/cmp.txt" 2>"$d/cmp.err"
+check "compare --expected: no NaN" eval '! grep -qi nan "$d/cmp.txt"'
+check "compare --expected: the size beyond the plan is priced by the model and said so" \
+	grep -q '^beyond the plan: 1 of 32 sizes, which the plan does not hold: predicted by the nccl model of dgx-h100' "$d/cmp.txt"
+check "compare --expected: the plan's NCCL and the log's differ: a warning" \
+	grep -q "priced NCCL 2.30.7, the log ran NCCL 2.26.2" "$d/cmp.err"

@@ -152,3 +152,12 @@ check "dgx-a100 is hgx-a100 by another name" \
 "$COMMTIME" presets --presets-dir like kid >kid.out
 check "like: the listing of one preset says which keys came from the base" \
 	grep -q '^like: base, which gives alpha$' kid.out
+
+# A shipped preset copied under another name and edited loads, called by its file name.
+mkdir -p "$top/tests/tmp/t-presets-copy"
+sed 's/^beta = .*/beta = 300GB\/s/' "$top/presets/h100-nvlink4.preset" >"$top/tests/tmp/t-presets-copy/my-link.preset"
+"$COMMTIME" --preset "$top/tests/tmp/t-presets-copy/my-link.preset" --ranks 8 --sizes 1G >"$top/tests/tmp/t-presets-copy/out" 2>&1
+check "a copied and edited preset loads under its file name" \
+	sh -c "grep -q '^preset: my-link' '$top/tests/tmp/t-presets-copy/out' && grep -q '^beta: 300 GB/s' '$top/tests/tmp/t-presets-copy/out'"
+"$COMMTIME" --presets-dir "$top/tests/tmp/t-presets-copy" --preset my-link --ranks 8 --sizes 1G >/dev/null 2>&1
+check "... and by its file name on the search path" [ $? = 0 ]

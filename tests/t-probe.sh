@@ -12,8 +12,15 @@ n=0
 ok() { n=$((n + 1)); echo "ok $n - $*"; }
 notok() { n=$((n + 1)); echo "not ok $n - $*"; }
 
+# make probe-run passes Open MPI's --allow-run-as-root exactly when run as root
+# (the README's probe line; checked without MPI, from the commands make would run)
+line=$(cd "$top" && make -n --no-print-directory probe-run 2>/dev/null | tr -d '\\\n')
+if printf '%s\n' "$line" | grep -q '"$(id -u)" = 0 ] && root=--allow-run-as-root; *mpirun $root '; then
+	ok "make probe-run adds --allow-run-as-root when run as root"
+else notok "make probe-run adds --allow-run-as-root when run as root: $line"; fi
+
 if ! command -v mpicc >/dev/null 2>&1 || ! command -v mpirun >/dev/null 2>&1; then
-	echo "ok 1 - # skip: no MPI (mpicc, mpirun); 'make probe' installs Open MPI"
+	echo "ok $((n + 1)) - # skip: no MPI (mpicc, mpirun); 'make probe' installs Open MPI"
 	exit 0
 fi
 cd "$top" || exit 1

@@ -83,3 +83,15 @@ check "--kernel-efficiency: the best of search is step's time for it ($6 = $st)"
 ct --system dgx-h100 search --workload llama3-8b --gpus 16 --global-batch 64 --max-cp 1 --format csv >d.csv
 check "--kernel-efficiency 0.6 is slower than the shape model's H100 GEMMs" \
 	py "import csv; a=list(csv.DictReader(open('k.csv'))); b=list(csv.DictReader(open('d.csv'))); assert float(a[0]['step_s']) > float(b[0]['step_s'])"
+
+# nothing fits on 16 H100: search names the fewest GPUs that would, and a
+# search there finds a configuration that fits, one node fewer none
+ct --system dgx-h100 search --workload llama3-70b --gpus 16 --global-batch 1024 >n.txt 2>n.err
+st=$?
+need=$(sed -n 's/.*needs at least \([0-9]*\) GPUs.*/\1/p' n.txt)
+check "nothing fits: exit 1 and 'needs at least N GPUs' on both streams ($st, $need)" \
+	test "$st" = 1 -a -n "$need" -a "$(grep -c "needs at least $need GPUs" n.err)" = 1
+ct --system dgx-h100 search --workload llama3-70b --gpus "$need" --global-batch 1024 >/dev/null 2>&1
+check "nothing fits: $need GPUs do fit" test $? = 0
+ct --system dgx-h100 search --workload llama3-70b --gpus $((need - 8)) --global-batch 1024 >/dev/null 2>&1
+check "nothing fits: $((need - 8)) GPUs do not" test $? = 1

@@ -60,6 +60,9 @@ check "NCCL INFO: the all-gather of 1 Mi bf16 per rank on 8 ranks is 16 MiB, no 
 	grep -q '^all_gather,16777216,8,1,,' "$d/info.csv"
 check "NCCL INFO: 5 collectives in 4 kinds" \
 	awk -F, 'NR > 1 { n++; c += $4 } END { exit !(n == 4 && c == 5) }' "$d/info.csv"
+"$COMMTIME" --system dgx-h100 compare --trace "$data/nccl-info-synthetic.txt" >"$d/info.txt"
+check "NCCL INFO: no measured time, so no count of those off the prediction" \
+	sh -c "grep -q 'none with a measured time' '$d/info.txt' && ! grep -q 'off the prediction' '$d/info.txt'"
 
 # Bad input: exit 1 with file:line.
 bad() { # bad DESCRIPTION PATTERN FILE
@@ -152,4 +155,14 @@ if [ -n "$py" ]; then
 	check "carry: twice the GPUs says it starts from the trace" grep -q "started from a trace" "$d/step16.out"
 	"$COMMTIME" --system "$d/cal.preset" step $cfg --dp 8 --global-batch 8 --mfu 0.5 >"$d/mfu.out" 2>"$d/err"
 	check "carry: --mfu keeps its value over the trace's" grep -q "kernel efficiency .* not used: --mfu given" "$d/mfu.out"
+	# compare --trace --check: the spec's step (2.4 ms of 10.3) is outside its band,
+	# the calibrated one inside
+	"$COMMTIME" --system dgx-h100 compare --trace "$d/synth.json" $cfg --dp 8 --global-batch 8 \
+		--check >"$d/chk.out" 2>"$d/err"
+	check "compare --trace --check: exit 1 when the step is outside its band" \
+		sh -c "[ $? = 1 ] && grep -q '^check: the measured step (median) 10.30 ms is outside' '$d/chk.out'"
+	"$COMMTIME" --system "$d/cal.preset" compare --trace "$d/synth.json" $cfg --dp 8 --global-batch 8 \
+		--check >"$d/chk.out" 2>"$d/err"
+	check "compare --trace --check: exit 0 when it is inside" \
+		sh -c "[ $? = 0 ] && grep -q '^check: .* is inside' '$d/chk.out'"
 fi

@@ -71,6 +71,7 @@ int cmd_plan(int argc, char **argv, struct ctx *ctx);
 int cmd_step(int argc, char **argv, struct ctx *ctx);
 int cmd_search(int argc, char **argv, struct ctx *ctx);
 int cmd_tuner(int argc, char **argv, struct ctx *ctx);
+int cmd_serve(int argc, char **argv, struct ctx *ctx);
 
 /*
  * Helpers shared by the commands (cli_*.c: values, loading, output and
@@ -105,10 +106,11 @@ struct algo_set {
 	int n;
 };
 /*
- * The cost model whose algorithm names --algo accepts for all-reduce
- * (main sets it to ctx.model); NULL: the single-link names.
+ * The algorithm options' callbacks take the names of the cost model in
+ * the option's .arg (a const struct cost_model *): ctx_algo_model(ctx),
+ * the system's model, or NULL on a single link, whose names they are then.
  */
-extern const struct cost_model *opt_model;
+const struct cost_model *ctx_algo_model(const struct ctx *ctx);
 opt_cb opt_cb_algo;    /* value: enum coll_algo *, one algorithm */
 opt_cb opt_cb_algos;   /* value: struct algo_set *, a list without repeats */
 opt_cb opt_cb_meas_algo;  /* value: enum coll_algo *, one algorithm of any collective */
@@ -125,7 +127,8 @@ struct meas_args {
 	int in_place;           /* use the in-place times */
 };
 #define MEAS_ARGS_INIT { .op = OP_COUNT, .ranks = 0, .algo = ALGO_RING, .in_place = 0 }
-#define OPTS_MEASUREMENT(m) \
+/* model: ctx_algo_model(ctx), whose names --algo takes */
+#define OPTS_MEASUREMENT(m, model) \
 	OPT_GROUP_("measurement"), \
 	{ .type = OPT_CALLBACK, .long_name = "op", .argh = "NAME", .value = &(m)->op, \
 	  .cb = opt_cb_op, .complete = "all_reduce all_gather reduce_scatter alltoall " \
@@ -135,7 +138,7 @@ struct meas_args {
 	OPT_CALLBACK_("ranks", "N", &(m)->ranks, opt_cb_count2, \
 		      "rank count (default: the log's '# Rank' lines)"), \
 	{ .type = OPT_CALLBACK, .long_name = "algo", .argh = "NAME", .value = &(m)->algo, \
-	  .cb = opt_cb_meas_algo, .complete = "ring tree dbtree rd rabenseifner hier nvls nvlstree " \
+	  .cb = opt_cb_meas_algo, .arg = (model), .complete = "ring tree dbtree rd rabenseifner hier nvls nvlstree " \
 	  "collnet pat", \
 	  .help = "algorithm of the model (default ring): tree, dbtree, rd,\n" \
 		  "rabenseifner for all-reduce on a link; on a system NCCL's\n" \
@@ -285,6 +288,15 @@ void ctx_echo_link_values(const struct ctx *ctx, struct out *o);
 struct meas;
 struct errband;
 void ctx_nccl_from_log(struct ctx *ctx, const struct meas *m, struct nccl_cost *nc);
+
+/*
+ * The NCCL version NCCL's model of ctx prices when no log says one: the
+ * global --nccl-version, else the model's own (NCCL_PARAMS_DEFAULT_NAME).
+ * ctx_nccl_say_default makes the echo of a system name it in the second
+ * case too (plan and compare, whose numbers a reader holds side by side).
+ */
+const char *ctx_nccl_priced(const struct ctx *ctx);
+void ctx_nccl_say_default(struct ctx *ctx);
 
 /*
  * Write the figure as a gnuplot script (--plot) and/or render it (--render)

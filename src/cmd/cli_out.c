@@ -285,6 +285,18 @@ void ctx_nccl_from_log(struct ctx *ctx, const struct meas *m, struct nccl_cost *
 	ctx->nccl_version = said;
 }
 
+const char *ctx_nccl_priced(const struct ctx *ctx)
+{
+	return global_args.nccl_version ? global_args.nccl_version : NCCL_PARAMS_DEFAULT_NAME;
+}
+
+void ctx_nccl_say_default(struct ctx *ctx)
+{
+	if (ctx->model.kind == COST_NCCL && !ctx->nccl_version)
+		ctx->nccl_version = NCCL_PARAMS_DEFAULT_NAME " (the model's own; a log's version or "
+				    "--nccl-version V prices another)";
+}
+
 void ctx_echo_link_values(const struct ctx *ctx, struct out *o)
 {
 	const char *pname = ctx->have_preset ? ctx->preset.name : NULL;

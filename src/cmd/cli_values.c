@@ -76,13 +76,17 @@ void column_time_unit(struct column *c, const struct time_unit *u)
 	c->prec = u->prec;
 }
 
-const struct cost_model *opt_model;
+const struct cost_model *ctx_algo_model(const struct ctx *ctx)
+{
+	return ctx->have_system ? &ctx->model : NULL;
+}
 
 void opt_cb_algo(const struct opt *o, const char *arg)
 {
+	const struct cost_model *model = o->arg;
 	struct errbuf eb;
-	int r = opt_model ? cost_algo_lookup(opt_model, OP_ALLREDUCE, arg, o->value, &eb)
-			  : ar_algo_lookup(arg, o->value, &eb);
+	int r = model ? cost_algo_lookup(model, OP_ALLREDUCE, arg, o->value, &eb)
+		      : ar_algo_lookup(arg, o->value, &eb);
 
 	if (r < 0)
 		die_usage("--%s: %s", o->long_name, eb.msg);
@@ -90,16 +94,17 @@ void opt_cb_algo(const struct opt *o, const char *arg)
 
 void opt_cb_meas_algo(const struct opt *o, const char *arg)
 {
+	const struct cost_model *model = o->arg;
 	struct errbuf eb, first;
 	int op;
 
-	if (!opt_model) {
+	if (!model) {
 		opt_cb_algo(o, arg);
 		return;
 	}
 	/* The log says the collective later: any of the model's names will do. */
 	for (op = 0; op < OP_COUNT; op++)
-		if (cost_algo_lookup(opt_model, (enum coll_op)op, arg, o->value,
+		if (cost_algo_lookup(model, (enum coll_op)op, arg, o->value,
 				     op == OP_ALLREDUCE ? &first : &eb) == 0)
 			return;
 	die_usage("--%s: %s", o->long_name, first.msg);
@@ -107,11 +112,12 @@ void opt_cb_meas_algo(const struct opt *o, const char *arg)
 
 void opt_cb_algos(const struct opt *o, const char *arg)
 {
+	const struct cost_model *model = o->arg;
 	struct algo_set *s = o->value;
 	struct errbuf eb;
 
-	s->n = opt_model ? cost_algo_parse_list(opt_model, OP_ALLREDUCE, arg, s->v, &eb)
-			 : ar_algo_parse_list(arg, s->v, &eb);
+	s->n = model ? cost_algo_parse_list(model, OP_ALLREDUCE, arg, s->v, &eb)
+		     : ar_algo_parse_list(arg, s->v, &eb);
 	if (s->n < 0)
 		die_usage("--%s: %s", o->long_name, eb.msg);
 }

@@ -79,6 +79,25 @@ static const char *algo_col(enum coll_algo a)
 	return a == ALGO_AUTO ? "nccl" : coll_algo_name(a);
 }
 
+/* The column of algorithm a in run r: a serving kernel's name under --impl. */
+static const char *run_col(const struct coll_run *r, enum coll_algo a)
+{
+	return r->impl != AR_NCCL ? ar_impl_name(r->impl) : algo_col(a);
+}
+
+/* What runs an all-reduce of --impl on n ranks at S bytes ("oneshot", "nccl ring/LL"). */
+static const char *impl_text(const struct coll_run *r, unsigned long n, double S, char *buf,
+			     size_t len)
+{
+	struct ar_cost a;
+	struct errbuf eb;
+
+	if (serve_ar(&r->ctx->model, &r->ctx->system, r->impl, n, S, &a, &eb) < 0)
+		return "-";
+	snprintf(buf, len, "%s", a.kernel);
+	return buf;
+}
+
 /* "ring/LL": the algorithm and protocol NCCL's model chose, in buf. */
 static const char *choice_text(char *buf, size_t len, const struct coll_cost *c)
 {
@@ -109,6 +128,9 @@ static int faster_width(const struct coll_run *r, const struct dlist *ranks)
 				w = n > w ? n : w;
 			}
 	}
+	/* a serving kernel's rule may fall back to NCCL: "nccl nvlstree/Simple" */
+	if (r->impl != AR_NCCL && w < (int)strlen("nccl nvlstree/Simple"))
+		w = (int)strlen("nccl nvlstree/Simple");
 	for (i = 0; i < ranks->n; i++)
 		if (ranks->v[i] <= 1 && w < (int)strlen("none (1 rank)"))
 			w = (int)strlen("none (1 rank)");
@@ -142,7 +164,7 @@ static void write_wide(struct out *o, const struct coll_run *r, const struct dli
 	struct table t = { .name = r->name, .title = title, .cols = cols };
 	int sys = r->ctx->have_system;
 	/* the stated error of the one column NCCL's model fills (src/cmd/cli_errband.c) */
-	int band = r->nalgo == 1 && ctx_has_errband(r->ctx, r->op);
+	int band = r->nalgo == 1 && r->impl == AR_NCCL && ctx_has_errband(r->ctx, r->op);
 	size_t i, j;
 	int k, nc = 0, first, lo = 0, bw = 0;
 
@@ -156,8 +178,8 @@ static void write_wide(struct out *o, const struct coll_run *r, const struct dli
 				      .human = H_SIZE, .width = 9, .flags = COL_ALL };
 	first = nc;
 	for (k = 0; k < r->nalgo; k++) {
-		cols[nc++] = (struct column){ .key = algo_col(r->algos[k]),
-					      .label = algo_col(r->algos[k]), .type = COL_NUM,
+		cols[nc++] = (struct column){ .key = run_col(r, r->algos[k]),
+					      .label = run_col(r, r->algos[k]), .type = COL_NUM,
 					      .width = 12, .flags = COL_ALL };
 		time_column(r, &cols[nc - 1], u);
 	}
@@ -225,6 +247,7 @@ static void write_wide(struct out *o, const struct coll_run *r, const struct dli
 							   busbw_factor(r->op, n) : NAN };
 			cells[nc - 1 - sys] = (struct cell){ .s =
 				n <= 1 ? "none (1 rank)" :
+				r->impl != AR_NCCL ? impl_text(r, n, sizes->v[j], chose, sizeof(chose)) :
 				r->nalgo == 1 && r->algos[0] == ALGO_AUTO && cb.proto != PROTO_NONE ?
 				choice_text(chose, sizeof(chose), &cb) :
 				r->nalgo == 1 ? "-" : tie ? "tie" : algo_col(r->algos[b]) };
@@ -240,7 +263,8 @@ static void write_wide(struct out *o, const struct coll_run *r, const struct dli
 static void write_long(struct out *o, const struct coll_run *r, const struct dlist *ranks,
 		       const struct dlist *sizes)
 {
-	int sys = r->ctx->have_system, band = ctx_has_errband(r->ctx, r->op);
+	int sys = r->ctx->have_system;
+	int band = r->impl == AR_NCCL && ctx_has_errband(r->ctx, r->op);
 	struct table t = { .name = r->name, .cols = long_cols,
 			   .ncols = band ? LONG_BAND : sys ? LONG_SYSTEM : LONG_LINK };
 	struct cell cells[LONG_BAND];
@@ -263,7 +287,10 @@ static void write_long(struct out *o, const struct coll_run *r, const struct dli
 				double algbw = tk > 0 ? sizes->v[j] / tk : NAN;
 				char chose[48];
 
-				cells[2] = (struct cell){ .s = r->algos[k] == ALGO_AUTO &&
+				cells[2] = (struct cell){ .s = r->impl != AR_NCCL ?
+							  impl_text(r, n, sizes->v[j], chose,
+								    sizeof(chose)) :
+							  r->algos[k] == ALGO_AUTO &&
 							  c.proto != PROTO_NONE ?
 							  choice_text(chose, sizeof(chose), &c) :
 							  algo_col(r->algos[k]) };
@@ -328,10 +355,67 @@ static int default_algos(const struct cost_model *m, enum coll_op op,
 	return n;
 }
 
+/*
+ * Every time once before any output: a run the machine cannot hold
+ * (more nodes than a system without NICs has) fails here, cleanly.  The
+ * human table's unit comes from the same pass.  One link holds any run,
+ * and its every model grows with the rank count and the size: the
+ * extremes are at the fewest ranks that communicate with the smallest
+ * size and at the most ranks with the largest, so a huge table starts at
+ * once instead of after a pass over the sweep.
+ */
+static void coll_time_unit(const struct coll_run *r, const struct dlist *ranks,
+			   const struct dlist *sizes, struct time_unit *u)
+{
+	double tmin = INFINITY, tmax = 0, tk;
+	size_t i, j;
+	int k;
+
+	if (!r->ctx->have_system) {
+		double nmin = INFINITY, nmax = 0, smin = INFINITY, smax = 0;
+		struct coll_cost c;
+
+		for (i = 0; i < ranks->n; i++) {
+			if (ranks->v[i] >= 2 && ranks->v[i] < nmin)
+				nmin = ranks->v[i];
+			if (ranks->v[i] > nmax)
+				nmax = ranks->v[i];
+		}
+		for (j = 0; j < sizes->n; j++) {
+			if (sizes->v[j] < smin)
+				smin = sizes->v[j];
+			if (sizes->v[j] > smax)
+				smax = sizes->v[j];
+		}
+		for (k = 0; k < r->nalgo && r->ctx->format == FMT_TABLE && isfinite(nmin); k++) {
+			tk = coll_run_cost(r, r->algos[k], (unsigned long)nmin, smin, &c);
+			if (tk > 0 && tk < tmin)
+				tmin = tk;
+			tk = coll_run_cost(r, r->algos[k], (unsigned long)nmax, smax, &c);
+			if (tk > tmax)
+				tmax = tk;
+		}
+	} else {
+		for (i = 0; i < ranks->n; i++)
+			for (j = 0; j < (r->ctx->format == FMT_TABLE ? sizes->n : 1); j++)
+				for (k = 0; k < r->nalgo; k++) {
+					struct coll_cost c;
+
+					tk = coll_run_cost(r, r->algos[k], (unsigned long)ranks->v[i],
+						  r->ctx->format == FMT_TABLE ? sizes->v[j] : 0, &c);
+					if (tk > 0 && tk < tmin)
+						tmin = tk;
+					if (tk > tmax)
+						tmax = tk;
+				}
+	}
+	ctx_time_unit(r->ctx, tmin, tmax, UNIT_BY_SMALLEST, u);
+}
+
 static int run_coll(enum coll_op op, int argc, char **argv, struct ctx *ctx)
 {
 	struct dlist ranks = { 0 }, sizes = { 0 };
-	const char *algo_arg = NULL;
+	const char *algo_arg = NULL, *impl_arg = NULL;
 	int explain = 0;
 	struct opts_usage usage = { .cmd = colls[op].name, .lines = usage_lines[op],
 				    .about = about };
@@ -346,13 +430,18 @@ static int run_coll(enum coll_op op, int argc, char **argv, struct ctx *ctx)
 			  "p2p for sendrecv" },
 		OPT_FLAG_("explain", &explain, "NCCL's model: per rank count and size, the chosen\n"
 			  "algorithm and protocol, their terms with sources, the runners-up"),
+		{ .type = OPT_STRING, .long_name = "impl", .argh = "NAME", .value = &impl_arg,
+		  .complete = "nccl oneshot twoshot symm vllm",
+		  .help = "on a system, the all-reduce as NCCL (default) or as the\n"
+			  "serving engines' kernels on one NVLink node: oneshot,\n"
+			  "twoshot, symm (NCCL 2.27's symmetric kernels), vllm (its\n"
+			  "choice by size) (models/serve.md)" },
 		OPT_END_()
 	};
 	enum coll_algo algos[ALGO_COUNT];
 	struct coll_run r = { .ctx = ctx, .op = op, .name = colls[op].name,
 			      .what = colls[op].what, .algos = algos };
 	struct time_unit u;
-	double tmin = INFINITY, tmax = 0, tk;
 	struct errbuf eb;
 	size_t i, j;
 	int k;
@@ -360,13 +449,30 @@ static int run_coll(enum coll_op op, int argc, char **argv, struct ctx *ctx)
 
 	opt_ranks("--ranks", "4,8,16,64", &ranks, 1);
 	opt_list("--sizes", Q_SIZE, "4K,4M,1G", &sizes);
+	/* the serving kernels are all-reduces: the other collectives have no --impl */
+	if (op != OP_ALLREDUCE)
+		options[sizeof(options) / sizeof(options[0]) - 2] = (struct opt)OPT_END_();
 	opts_parse(argc, argv, options, &usage, 0);
+	r.impl = AR_NCCL;
+	if (impl_arg) {
+		if (ar_impl_lookup(impl_arg, &r.impl, &eb) < 0)
+			die_usage("--impl: %s", eb.msg);
+		if (r.impl != AR_NCCL && !ctx->have_system)
+			die_usage("--impl %s: the serving kernels run on a system's NVLink GPUs; "
+				  "give --system", impl_arg);
+		if (r.impl != AR_NCCL && (algo_arg || explain))
+			die_usage("--impl %s: %s restricts NCCL's model; give one or the other",
+				  impl_arg, algo_arg ? "--algo" : "--explain");
+	}
 	/* a run the machine cannot hold, whatever the algorithm: file:line: key */
 	ctx_check_ranks(ctx, &ranks);
 	if (algo_arg) {
 		r.nalgo = cost_algo_parse_list(&ctx->model, op, algo_arg, algos, &eb);
 		if (r.nalgo < 0)
 			die_usage("--algo: %s", eb.msg);
+	} else if (r.impl != AR_NCCL) {
+		r.nalgo = 1;   /* one column: the kernel, whatever the model's algorithms */
+		algos[0] = ALGO_AUTO;
 	} else {
 		r.nalgo = default_algos(&ctx->model, op, &ranks, algos);
 		if (r.nalgo == 0)
@@ -374,54 +480,7 @@ static int run_coll(enum coll_op op, int argc, char **argv, struct ctx *ctx)
 			    "name one with --algo", cost_kind_name(ctx->model.kind), colls[op].what);
 	}
 
-	/*
-	 * Every time once before any output: a run the machine cannot hold
-	 * (more nodes than a system without NICs has) fails here, cleanly.
-	 * The human table's unit comes from the same pass.  One link holds
-	 * any run, and its every model grows with the rank count and the
-	 * size: the extremes are at the fewest ranks that communicate with
-	 * the smallest size and at the most ranks with the largest, so a
-	 * huge table starts at once instead of after a pass over the sweep.
-	 */
-	if (!ctx->have_system) {
-		double nmin = INFINITY, nmax = 0, smin = INFINITY, smax = 0;
-		struct coll_cost c;
-
-		for (i = 0; i < ranks.n; i++) {
-			if (ranks.v[i] >= 2 && ranks.v[i] < nmin)
-				nmin = ranks.v[i];
-			if (ranks.v[i] > nmax)
-				nmax = ranks.v[i];
-		}
-		for (j = 0; j < sizes.n; j++) {
-			if (sizes.v[j] < smin)
-				smin = sizes.v[j];
-			if (sizes.v[j] > smax)
-				smax = sizes.v[j];
-		}
-		for (k = 0; k < r.nalgo && ctx->format == FMT_TABLE && isfinite(nmin); k++) {
-			tk = coll_run_cost(&r, algos[k], (unsigned long)nmin, smin, &c);
-			if (tk > 0 && tk < tmin)
-				tmin = tk;
-			tk = coll_run_cost(&r, algos[k], (unsigned long)nmax, smax, &c);
-			if (tk > tmax)
-				tmax = tk;
-		}
-	} else {
-		for (i = 0; i < ranks.n; i++)
-			for (j = 0; j < (ctx->format == FMT_TABLE ? sizes.n : 1); j++)
-				for (k = 0; k < r.nalgo; k++) {
-					struct coll_cost c;
-
-					tk = coll_run_cost(&r, algos[k], (unsigned long)ranks.v[i],
-						  ctx->format == FMT_TABLE ? sizes.v[j] : 0, &c);
-					if (tk > 0 && tk < tmin)
-						tmin = tk;
-					if (tk > tmax)
-						tmax = tk;
-				}
-	}
-	ctx_time_unit(ctx, tmin, tmax, UNIT_BY_SMALLEST, &u);
+	coll_time_unit(&r, &ranks, &sizes, &u);
 
 	o = ctx_out_open(ctx);
 	ctx_echo_link(ctx, o);
@@ -443,7 +502,7 @@ static int run_coll(enum coll_op op, int argc, char **argv, struct ctx *ctx)
 				for (j = 0; j < sizes.n; j++)
 					ctx_explain(ctx, o, op, r.algos[k], (unsigned long)ranks.v[i],
 						    sizes.v[j]);
-	if (ctx_has_errband(ctx, op)) {
+	if (r.impl == AR_NCCL && ctx_has_errband(ctx, op)) {
 		unsigned cells = 0;
 
 		for (i = 0; i < ranks.n; i++)

@@ -43,31 +43,6 @@ static const struct opts_usage usage = {
 		  "(JSON summary: stated_sizes, stated_inside).\n",
 };
 
-/* The columns design.md pins, then the band of --range or the model's choice. */
-static const struct column base_cols[] = {
-	{ .key = "size_B", .label = "size", .type = COL_NUM, .human = H_SIZE, .prec = 3, .width = 8 },
-	{ .key = "measured_s", .label = "measured", .type = COL_NUM, .human = H_TIME, .prec = 4,
-	  .width = 9 },
-	{ .key = "predicted_s", .label = "predicted", .type = COL_NUM, .human = H_TIME, .prec = 4,
-	  .width = 9 },
-	{ .key = "rel_error", .label = "error", .type = COL_NUM, .human = H_PERCENT, .prec = 1,
-	  .width = 7 },
-	{ .key = "measured_busbw_Bps", .label = "busbw", .type = COL_NUM, .human = H_RATE,
-	  .prec = 4, .width = 11 },
-	{ .key = "predicted_busbw_Bps", .label = "predicted", .type = COL_NUM, .human = H_RATE,
-	  .prec = 4, .width = 11 },
-	{ .key = "flag", .label = "flag", .type = COL_STR, .human = H_PLAIN },
-};
-enum { NBASE = sizeof(base_cols) / sizeof(base_cols[0]), COL_FLAG = NBASE - 1 };
-static const struct column range_cols[] = {
-	{ .key = "low_s", .label = "low", .type = COL_NUM, .human = H_TIME, .prec = 4, .width = 9 },
-	{ .key = "high_s", .label = "high", .type = COL_NUM, .human = H_TIME, .prec = 4, .width = 9 },
-	{ .key = "in_band", .label = "in band", .type = COL_STR, .human = H_PLAIN },
-};
-static const struct column algo_col = {
-	.key = "algo", .label = "algo", .type = COL_STR, .human = H_PLAIN
-};
-
 /* Expected times of a plan CSV for the log's collective, ranks and algo. */
 static void load_expected(const char *path, const struct meas *log, int algo,
 			  struct meas *e)
@@ -104,129 +79,6 @@ static void load_expected(const char *path, const struct meas *log, int algo,
 			die("%s: no expected times for algorithm '%s'", path,
 			    coll_algo_name((enum coll_algo)algo));
 		die("%s", eb.msg);
-	}
-}
-
-/*
- * 1 when the largest sizes of the log reach the bandwidth plateau: busbw
- * at the largest size is at most 3 % above busbw at half that size (or
- * the nearest size below).  Otherwise sets *rise to that growth and
- * *before to the smaller size: the curve still climbs (an A100 log that
- * stops at 128 MiB shows 167 GB/s and 4 % per doubling, where the same
- * machine plateaus at 232 GB/s from 1 GiB), and the log cannot tell a
- * slow link from a short sweep.
- */
-static int reaches_plateau(const struct comparison *c, double *rise, double *before)
-{
-	const struct cmp_row *last = &c->rows[c->m->n - 1], *prev = NULL;
-	size_t i;
-
-	for (i = 0; i < c->m->n; i++)
-		if (c->rows[i].size <= last->size / 2)
-			prev = &c->rows[i];
-	if (!prev || !(last->busbw > 1.03 * prev->busbw))
-		return 1;
-	*rise = last->busbw / prev->busbw - 1;
-	*before = prev->size;
-	return 0;
-}
-
-double cmp_predict(const struct comparison *c, double size, struct coll_cost *cc)
-{
-	size_t i;
-
-	if (!c->expected)
-		return cost_predict(&c->ctx->model, c->op, c->fm ? ALGO_AUTO : c->algo, c->ranks,
-				    size, cc);
-	for (i = 0; i < c->expected->n; i++)
-		if (c->expected->rows[i].size == size)
-			return c->expected->rows[i].time;
-	return NAN;
-}
-
-/* "tree/LL": what the model chose at one size ("-" for a plan's time). */
-static const char *choice_text(const struct comparison *c, const struct coll_cost *cc,
-			       char *buf, size_t len)
-{
-	if (c->expected || c->fm)
-		return "-";
-	return cost_choice_text(cc, buf, len);
-}
-
-/* Fill the rows of c (measured, predicted, flags), write them, and sum up. */
-static void compare_rows(struct comparison *c, struct out *o, int range, int judge_bw,
-			 const struct fit_model *fm, struct cmp_sum *sum)
-{
-	const struct meas *m = c->m;
-	size_t i;
-
-	for (i = 0; i < m->n; i++) {
-		struct cmp_row *r = &c->rows[i];
-		double ref = c->on_system ? r->pbusbw : c->line_rate;
-		double re = fit_rel_err(r->predicted, r->measured);
-		char flag[32] = "", alg[64];
-		struct cell row[NBASE + 4];   /* the band of --range, the choice on a system */
-		struct coll_cost cc = { .time_s = NAN };
-		int k = NBASE;
-
-		cmp_predict(c, r->size, &cc);
-		r->cc = cc;
-		if (!c->expected) {
-			const struct errband *b = ctx_errband(c->ctx, c->op, c->ranks, r->size);
-
-			if (b && r->predicted > 0) {
-				sum->nstated++;
-				sum->nstated_inside += errband_inside(b, r->measured, r->predicted);
-			}
-		}
-		if (!isnan(re)) {
-			sum->err[sum->nerr++] = fabs(re);
-			if (fabs(re) > fabs(sum->worst) || isnan(sum->worst_size)) {
-				sum->worst = re;
-				sum->worst_size = r->size;
-			}
-			if (fabs(re) > c->tol) {
-				strcat(flag, "far");
-				r->far = 1;
-				sum->nfar++;
-			}
-		}
-		if (judge_bw && r->size >= c->large && r->busbw < c->minbw * ref) {
-			strcat(flag, *flag ? ",low-busbw" : "low-busbw");
-			r->low = 1;
-		}
-		/* The best large message, or the largest when none is large. */
-		if ((r->size >= c->large && (isnan(sum->peak) || r->busbw > sum->peak)) ||
-		    (i == m->n - 1 && isnan(sum->peak))) {
-			sum->peak = r->busbw;
-			sum->peak_ref = ref;
-		}
-		row[0] = (struct cell){ .x = r->size };
-		row[1] = (struct cell){ .x = r->measured };
-		row[2] = (struct cell){ .x = r->predicted };
-		row[3] = (struct cell){ .x = re };
-		row[4] = (struct cell){ .x = r->busbw };
-		row[5] = (struct cell){ .x = r->pbusbw };
-		row[COL_FLAG] = (struct cell){ .s = flag };
-		if (range) {
-			double lo, hi;
-			int in;
-
-			if (c->on_system && !c->fm)
-				fit_spec_band(cc.latency_s, cc.bandwidth_s, &lo, &hi);
-			else
-				fit_model_range(fm, c->op, c->ranks, r->size, &lo, &hi);
-			in = r->measured >= lo && r->measured <= hi;
-			sum->ninside += in;
-			sum->nband++;
-			row[k++] = (struct cell){ .x = lo };
-			row[k++] = (struct cell){ .x = hi };
-			row[k++] = (struct cell){ .s = in ? "inside" : r->measured < lo ? "below" :
-						  "above" };
-		}
-		if (c->on_system)
-			row[k++] = (struct cell){ .s = choice_text(c, &cc, alg, sizeof(alg)) };
-		out_row(o, row);
 	}
 }
 
@@ -274,24 +126,41 @@ static enum coll_algo compare_algo(const struct ctx *ctx, const struct opt *opti
 	return asked;
 }
 
+/*
+ * The NCCL version a plan priced (its nccl_version column) against the
+ * one this comparison prices (the log's, else --nccl-version's, else the
+ * model's default): a warning when they differ, since the plan's times
+ * then belong to another NCCL's tuning.
+ */
+static void compare_plan_version(const struct ctx *ctx, const struct meas *log,
+				 const struct meas *plan, char *buf, size_t len)
+{
+	const char *now = log->nccl_version[0] ? log->nccl_version : ctx_nccl_priced(ctx);
+
+	snprintf(buf, len, "%s", plan->nccl_version);
+	if (ctx->model.kind == COST_NCCL && plan->nccl_version[0] &&
+	    strcmp(plan->nccl_version, now))
+		warning("compare: the plan '%s' priced NCCL %s, %s NCCL %s: plan again with "
+			"--nccl-version %s for the same tuning", plan->path, plan->nccl_version,
+			log->nccl_version[0] ? "the log ran" : "this comparison prices", now, now);
+}
+
 int cmd_compare(int argc, char **argv, struct ctx *ctx)
 {
 	const char *expected = NULL;
 	double tol = 0.25, minbw = 0.70, large = 64.0 * 1048576;
 	struct meas_args ma = MEAS_ARGS_INIT;
-	int have_regimes = 0, plateau, range = 0;
-	double rise = 0, before = 0, factor;
+	int have_regimes = 0, range = 0, check = 0;
 	size_t i;
 	struct meas m, e;
 	struct fit_model fm;
 	struct comparison c;
 	struct cmp_sum sum = { .worst = 0, .worst_size = NAN, .peak = NAN, .peak_ref = NAN };
-	struct column cols[NBASE + 4];
-	struct table t = { .name = "compare", .cols = cols, .ncols = NBASE };
+	struct cmp_verdict v;
 	struct errbuf eb;
 	struct out *o;
 	struct opt options[] = {
-		OPTS_MEASUREMENT(&ma),
+		OPTS_MEASUREMENT(&ma, ctx_algo_model(ctx)),
 		OPT_GROUP_("the comparison"),
 		OPT_FILE_("expected", "FILE", &expected,
 			  "predict with the expected times of a 'plan' CSV"),
@@ -307,6 +176,9 @@ int cmd_compare(int argc, char **argv, struct ctx *ctx)
 			  "measurement is in it: a fitted preset's 95 % intervals (at\n"
 			  "another rank count also the base-latency prior's spread),\n"
 			  "else the documented spread of a spec (models/fit.md)"),
+		OPT_FLAG_("check", &check,
+			  "exit 1 when the verdict is that the fabric is NOT fine\n"
+			  "(with --trace: when the step falls outside its band)"),
 		OPT_END_()
 	};
 
@@ -322,6 +194,7 @@ int cmd_compare(int argc, char **argv, struct ctx *ctx)
 	meas_args_load(&ma, argv[0], &m);
 	if (ctx->model.kind == COST_NCCL)
 		ctx_nccl_from_log(ctx, &m, &ctx->nccl);
+	ctx_nccl_say_default(ctx);
 	c = (struct comparison){ .ctx = ctx, .m = &m, .op = (enum coll_op)m.op,
 				 .ranks = m.ranks, .in_place = ma.in_place,
 				 .on_system = ctx->have_system, .tol = tol, .minbw = minbw,
@@ -345,44 +218,19 @@ int cmd_compare(int argc, char **argv, struct ctx *ctx)
 		fit_model_from_link(&fm, c.op, c.algo, m.ranks, &ctx->model.link);
 	if (!ctx->have_system)
 		c.line_rate = link_line_rate(ctx);
+	if (expected)
+		compare_plan_version(ctx, &m, &e, c.plan_nccl, sizeof(c.plan_nccl));
 
-	factor = busbw_factor(c.op, c.ranks);
-	c.rows = xmalloc(m.n * sizeof(*c.rows));
-	sum.err = xmalloc(m.n * sizeof(*sum.err));
-	for (i = 0; i < m.n; i++) {
-		const struct meas_row *r = &m.rows[i];
-		double tm = ma.in_place ? r->time_ip : r->time, p;
-
-		if (isnan(tm))
-			die("%s:%d: no in-place time", m.path, r->line);
-		p = cmp_predict(&c, r->size, NULL);
-		c.rows[i] = (struct cmp_row){ .size = r->size, .measured = tm,
-					      .busbw = r->size / tm * factor, .predicted = p,
-					      .pbusbw = p > 0 ? r->size / p * factor : NAN };
-	}
-	plateau = reaches_plateau(&c, &rise, &before);
-
-	o = ctx_out_open(ctx);
-	compare_inputs(&c, o, &ma);
-	out_input(o, "tolerance", "tolerance", tol, H_PERCENT, 0, NULL);
-	memcpy(cols, base_cols, sizeof(base_cols));
-	t.title = "measured against predicted (error = predicted/measured - 1)";
-	if (range) {
-		t.title = "measured against predicted (error = predicted/measured - 1), with the band";
-		cols[COL_FLAG].width = 14;
-		memcpy(cols + NBASE, range_cols, sizeof(range_cols));
-		t.ncols += sizeof(range_cols) / sizeof(range_cols[0]);
-	}
-	if (c.on_system)
-		cols[t.ncols++] = algo_col;
-	out_table_begin(o, &t);
-	compare_rows(&c, o, range, plateau && (c.on_system || !isnan(c.line_rate)), &fm, &sum);
-	out_table_end(o);
-	if (sum.nerr == 0)
+	if (compare_run(&c, range, &fm, &sum, &v) < 0)
 		die("%s: no size of the log has an expected time in '%s'", m.path,
 		    expected ? expected : "-");
-	gsl_sort(sum.err, 1, sum.nerr);
-	compare_summary(&c, o, &sum, range, plateau, rise, before);
+	o = ctx_out_open(ctx);
+	out_text(o, "%s", v.line);
+	compare_inputs(&c, o, &ma);
+	out_input(o, "tolerance", "tolerance", tol, H_PERCENT, 0, NULL);
+	out_text(o, "%s", "");
+	compare_rows_write(&c, o, range);
+	compare_summary(&c, o, &sum, &v, range);
 	compare_figure(&c);
 	ctx_out_close(ctx, o);
 
@@ -391,5 +239,5 @@ int cmd_compare(int argc, char **argv, struct ctx *ctx)
 	if (expected)
 		meas_release(&e);
 	meas_release(&m);
-	return 0;
+	return check && !strcmp(v.word, "not fine") ? EXIT_DATA : EXIT_OK;
 }

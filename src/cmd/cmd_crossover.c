@@ -174,7 +174,7 @@ int cmd_crossover(int argc, char **argv, struct ctx *ctx)
 	struct opt options[] = {
 		OPT_RANKS_("ranks", &ranks, "rank counts (default 2:1024:x2)"),
 		{ .type = OPT_CALLBACK, .long_name = "algo", .argh = "A,B", .value = &algos,
-		  .cb = opt_cb_algos, .complete = "ring tree dbtree rd rabenseifner hier hierhd nvls nvlstree",
+		  .cb = opt_cb_algos, .arg = ctx_algo_model(ctx), .complete = "ring tree dbtree rd rabenseifner hier hierhd nvls nvlstree",
 		  .help = "the algorithms to compare (default ring,tree; the tiers\n"
 			  "model: ring,hier); with more than two, every pair" },
 		OPT_END_()

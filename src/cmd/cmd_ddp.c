@@ -172,7 +172,7 @@ int cmd_ddp(int argc, char **argv, struct ctx *ctx)
 			      "it, the all-reduce alone"),
 		OPT_RANKS_("ranks", &ranks, "rank counts (default 8,16,64,256)"),
 		{ .type = OPT_CALLBACK, .long_name = "algo", .argh = "NAME", .value = &p.algo,
-		  .cb = opt_cb_algo, .complete = "ring tree dbtree rd rabenseifner",
+		  .cb = opt_cb_algo, .arg = ctx_algo_model(ctx), .complete = "ring tree dbtree rd rabenseifner",
 		  .help = "all-reduce algorithm: ring (default), tree, dbtree, rd,\n"
 			  "rabenseifner; on a system the model's names, and by default\n"
 			  "its own choice per size" },

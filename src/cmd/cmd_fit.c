@@ -319,7 +319,7 @@ int cmd_fit(int argc, char **argv, struct ctx *ctx)
 	double *S, *T;
 
 	struct opt options[] = {
-		OPTS_MEASUREMENT(&ma),
+		OPTS_MEASUREMENT(&ma, ctx_algo_model(ctx)),
 		OPT_GROUP_("the fit"),
 		OPT_STRING_("regimes", "N|auto", &regimes,
 			    "regimes of the model, 1 = plain alpha-beta (default auto,\n"

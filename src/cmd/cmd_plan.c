@@ -60,12 +60,15 @@ static const struct column cols[] = {
 	  .prec = 4, .width = 11 },
 	{ .key = "expected_busbw_hi_Bps", .label = "busbw high", .type = COL_NUM, .human = H_RATE,
 	  .prec = 4, .width = 11 },
+	/* on NCCL's model: the NCCL version priced (compare --expected reads it back) */
+	{ .key = "nccl_version", .label = "NCCL", .type = COL_STR, .human = H_PLAIN },
 };
-/* The plan table; the last two columns only when a curve states its error. */
+/* The plan table; the band's two columns only when a curve states its error
+ * or on NCCL's model, the version only on NCCL's model. */
 #define PLAN_COLS (sizeof(cols) / sizeof(cols[0]))
 static const struct table table = {
 	.name = "plan", .title = "expected results (busbw rows: one per size of the nccl-tests run)",
-	.cols = cols, .ncols = PLAN_COLS - 2
+	.cols = cols, .ncols = PLAN_COLS - 3
 };
 
 /* ---- what predicts ---- */
@@ -183,7 +186,8 @@ static void curve(struct out *o, const struct planner *pl, enum coll_op op, enum
 				      { .x = (double)ranks }, { .s = a < 0 ? "" : coll_algo_name(a) },
 				      { .x = S }, { .x = t }, { .x = S / t },
 				      { .x = S / t * busbw_factor(op, ranks) }, { .x = NAN },
-				      { .x = NAN }, { .s = note }, { .x = NAN }, { .x = NAN } };
+				      { .x = NAN }, { .s = note }, { .x = NAN }, { .x = NAN },
+				      { .s = ctx_nccl_priced(pl->ctx) } };
 
 		note[0] = '\0';
 		plan_busbw_band(pl, op, ranks, S, t, &row[12].x, &row[13].x);
@@ -214,7 +218,7 @@ static void crossover_row(struct out *o, const struct planner *pl, unsigned long
 				      { .x = S }, { .x = t }, { .x = S / t },
 				      { .x = S / t * busbw_factor(OP_ALLREDUCE, ranks) },
 				      { .x = NAN }, { .x = NAN }, { .s = note }, { .x = NAN },
-				      { .x = NAN } };
+				      { .x = NAN }, { .s = ctx_nccl_priced(pl->ctx) } };
 		out_row(o, row);
 	}
 }
@@ -249,24 +253,151 @@ static void cb_ops(const struct opt *o, const char *arg)
 	set->n = n;
 }
 
+/* What one plan is made of, resolved from the options. */
+struct plan_req {
+	const enum coll_op *ops;
+	size_t nops;
+	const enum coll_algo *algos;
+	int nalgos;
+	struct dlist *ranks, *sizes;
+	const char *workload, *params_arg;
+	struct workload_args *wa;
+	double params, compute;
+	unsigned long maxranks;
+};
+
+/* The echo of the plan's inputs: the machine, the tree, the model trained. */
+static void plan_echo(struct out *o, struct ctx *ctx, const struct planner *pl,
+		      struct plan_req *q)
+{
+	ctx_echo_link(ctx, o);
+	/* Which tree the crossover means (on a link, only when it is not the default pair). */
+	if (pl->cross_a == ALGO_TREE || pl->cross_b == ALGO_TREE)
+		out_input_str(o, "tree", "tree", ctx->have_system ? pl->tree :
+			      "the seed's binomial tree, 2 ceil(log2 n) (alpha + S/beta)");
+	if (q->workload) {
+		struct workload w;
+		char note[160];
+
+		q->params = workload_args_params(ctx, q->wa, &w);
+		out_input_str(o, "workload", "workload", w.name);
+		out_input(o, "params", "parameters", q->params, H_PLAIN, 4,
+			  workload_describe(note, sizeof(note), &w));
+	} else if (q->params_arg)
+		out_input(o, "params", "parameters", q->params, H_PLAIN, 4, NULL);
+	if (q->compute > 0)
+		out_input(o, "compute_s", "compute", q->compute, H_TIME, 4, "one step on one rank");
+}
+
+/* The curves and crossovers of every rank count: sheet tables, or rows of t. */
+static void plan_curves(struct out *o, const struct planner *pl, const struct plan_req *q,
+			int sheet)
+{
+	size_t i, j, r;
+	int nrun = 0;
+
+	for (r = 0; r < q->ranks->n; r++) {
+		unsigned long n = (unsigned long)q->ranks->v[r];
+
+		for (i = 0; i < q->nops; i++) {
+			if (q->ops[i] != OP_ALLREDUCE) {
+				if (sheet)
+					sheet_curve(o, pl, q->ops[i], ALGO_AUTO, n, q->sizes, &nrun);
+				else
+					curve(o, pl, q->ops[i], ALGO_AUTO, n, q->sizes);
+				continue;
+			}
+			for (j = 0; j < (size_t)q->nalgos; j++)
+				if (sheet)
+					sheet_curve(o, pl, OP_ALLREDUCE, q->algos[j], n, q->sizes, &nrun);
+				else
+					curve(o, pl, OP_ALLREDUCE, q->algos[j], n, q->sizes);
+			if (sheet)
+				sheet_crossover(o, pl, n);
+			else
+				crossover_row(o, pl, n, q->sizes);
+		}
+	}
+}
+
+/*
+ * One whole plan into o: the sheet when o is a human table, else the plan
+ * table (CSV, JSON); *cells gathers the stated-error cells it used.
+ */
+static void plan_write(struct out *o, struct ctx *ctx, struct planner *pl, struct plan_req *q)
+{
+	struct table t = table;
+	int sheet = out_get_format(o) == FMT_TABLE, unfit = 0;
+	size_t i;
+
+	plan_echo(o, ctx, pl, q);
+	if (sheet) {
+		out_text(o, "%s", "");
+		out_text(o, "the nccl-tests runs and what they should print%s",
+			 q->sizes->n <= SHEET_SIZES + 2 ? "" :
+			 " (a few sizes; the CSV holds every size)");
+		if (ctx->model.kind == COST_NCCL && !pl->fm)
+			out_text(o, "(with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=TUNING a run also logs "
+				 "NCCL's own algorithm/protocol per size; 'commtime --system %s "
+				 "compare LOG' sets it against the column below)",
+				 global_args.system ? global_args.system : "SYSTEM");
+	} else {
+		for (i = 0; i < q->nops; i++)
+			if (plan_has_errband(pl, q->ops[i]))
+				t.ncols = PLAN_COLS - 1;
+		if (ctx->model.kind == COST_NCCL)
+			t.ncols = PLAN_COLS;
+		out_table_begin(o, &t);   /* the writer keeps t until out_table_end */
+	}
+	plan_curves(o, pl, q, sheet);
+	if (q->params > 0) {
+		unsigned long m = q->maxranks;
+
+		unfit += plan_ddp_rows(o, ctx, q->params, q->compute, m < 2 ? 2 : m, sheet);
+		unfit += plan_zero_rows(o, ctx, q->params, q->compute, m, sheet);
+	}
+	if (!sheet)
+		out_table_end(o);
+	plan_fit_note(o, ctx, q->workload, unfit);
+	ctx_errband_table(ctx, o, *pl->cells);
+}
+
+/* The options together: one model, sizes that increase, the ranks on the system. */
+static void plan_check(struct plan_req *q, struct ctx *ctx)
+{
+	struct dlist *ranks = q->ranks, *sizes = q->sizes;
+	size_t i;
+
+	if (q->workload && q->params_arg)
+		die_usage("plan: give the model with one of --workload or --params");
+	if (q->compute > 0 && !q->workload && !q->params_arg)
+		die_usage("plan: --compute needs --workload or --params");
+	if (ranks->n == 0)
+		dlist_push(ranks, 8);
+	for (i = 0; i < ranks->n; i++)
+		if ((unsigned long)ranks->v[i] > q->maxranks)
+			q->maxranks = (unsigned long)ranks->v[i];
+	if (sizes->n == 0)
+		opt_list("--sizes", Q_SIZE, "8:8G:x2", sizes);
+	for (i = 1; i < sizes->n; i++)
+		if (sizes->v[i] <= sizes->v[i - 1])
+			die_usage("--sizes: sizes must increase");
+	if (ctx->have_system)
+		ctx_check_ranks(ctx, ranks);
+}
+
 int cmd_plan(int argc, char **argv, struct ctx *ctx)
 {
 	struct op_set opset = { .v = { OP_ALLREDUCE, OP_ALLGATHER, OP_REDUCESCATTER }, .n = 3 };
 	struct algo_set algoset = { .v = { ALGO_RING, ALGO_DBTREE }, .n = 2 };
 	struct workload_args wa = { 0 };
-	enum coll_op *ops = opset.v;
-	enum coll_algo *algos = algoset.v;
-	size_t nops, i, j, r;
-	int nalgos;
-	const char *workload, *params_arg;
-	double params, compute = 0;
-	unsigned long maxranks = 0;
+	double compute = 0;
 	struct dlist ranks = { 0 }, sizes = { 0 };
 	struct planner pl;
 	unsigned cells = 0;   /* the stated-error cells of the rows */
-	struct table t = table;
+	struct plan_req q;
+	struct ctx csv;
 	struct out *o;
-	int sheet, nrun = 0;
 	struct opt options[] = {
 		OPT_GROUP_("the runs"),
 		OPT_CALLBACK_("ranks", "LIST", &ranks, opt_cb_ranks2, "rank counts (default 8)"),
@@ -278,7 +409,7 @@ int cmd_plan(int argc, char **argv, struct ctx *ctx)
 		  .help = "collectives: all_reduce, all_gather, reduce_scatter, alltoall,\n"
 			  "broadcast, reduce, sendrecv (default the first three)" },
 		{ .type = OPT_CALLBACK, .long_name = "algo", .argh = "LIST", .value = &algoset,
-		  .cb = opt_cb_algos, .complete = "ring tree dbtree rd rabenseifner hier nvls "
+		  .cb = opt_cb_algos, .arg = ctx_algo_model(ctx), .complete = "ring tree dbtree rd rabenseifner hier nvls "
 		  "nvlstree collnet pat",
 		  .help = "all-reduce algorithms of the curves (default ring,dbtree;\n"
 			  "on a system the model's choice, then ring and its tree)" },
@@ -291,6 +422,7 @@ int cmd_plan(int argc, char **argv, struct ctx *ctx)
 	};
 
 	opts_parse(argc, argv, options, &usage, 0);
+	ctx_nccl_say_default(ctx);
 	planner_init(&pl, ctx);
 	pl.cells = &cells;
 	if (ctx->have_system && !opts_given(options, "algo")) {
@@ -301,102 +433,36 @@ int cmd_plan(int argc, char **argv, struct ctx *ctx)
 		pl.cross_a = algoset.v[0];
 		pl.cross_b = algoset.v[1];
 	}
-	nops = opset.n;
-	nalgos = algoset.n;
-	workload = wa.workload;
-	params_arg = wa.params_arg;
-	params = wa.params;
-	if (workload && params_arg)
-		die_usage("plan: give the model with one of --workload or --params");
-	if (compute > 0 && !workload && !params_arg)
-		die_usage("plan: --compute needs --workload or --params");
-	if (ranks.n == 0)
-		dlist_push(&ranks, 8);
-	for (r = 0; r < ranks.n; r++)
-		if ((unsigned long)ranks.v[r] > maxranks)
-			maxranks = (unsigned long)ranks.v[r];
-	if (sizes.n == 0)
-		opt_list("--sizes", Q_SIZE, "8:8G:x2", &sizes);
-	for (i = 1; i < sizes.n; i++)
-		if (sizes.v[i] <= sizes.v[i - 1])
-			die_usage("--sizes: sizes must increase");
+	q = (struct plan_req){ .ops = opset.v, .nops = opset.n, .algos = algoset.v,
+			       .nalgos = algoset.n, .ranks = &ranks, .sizes = &sizes,
+			       .workload = wa.workload, .params_arg = wa.params_arg, .wa = &wa,
+			       .params = wa.params, .compute = compute };
+	plan_check(&q, ctx);
 
-	/* The plan is meant to be kept as CSV: "-o expected.csv" writes CSV. */
+	/* The plan is meant to be kept as CSV: "-o expected.csv" writes CSV, and
+	 * a plan written to a file in another format than the sheet also shows
+	 * the sheet on the terminal. */
+	csv = *ctx;
 	if (ctx->format == FMT_TABLE && ctx->output && strlen(ctx->output) > 4 &&
-	    !strcmp(ctx->output + strlen(ctx->output) - 4, ".csv")) {
-		struct ctx csv = *ctx;
-
+	    !strcmp(ctx->output + strlen(ctx->output) - 4, ".csv"))
 		csv.format = FMT_CSV;
-		o = ctx_out_open(&csv);
-	} else
-		o = ctx_out_open(ctx);
-	ctx_echo_link(ctx, o);
-	if (ctx->have_system)
-		ctx_check_ranks(ctx, &ranks);
-	/* Which tree the crossover means (on a link, only when it is not the default pair). */
-	if (pl.cross_a == ALGO_TREE || pl.cross_b == ALGO_TREE)
-		out_input_str(o, "tree", "tree", ctx->have_system ? pl.tree :
-			      "the seed's binomial tree, 2 ceil(log2 n) (alpha + S/beta)");
-	if (workload) {
-		struct workload w;
-		char note[160];
+	o = ctx_out_open(&csv);
+	plan_write(o, ctx, &pl, &q);
+	if (ctx->output && csv.format != FMT_TABLE) {
+		struct ctx term = *ctx;
+		struct out *so;
 
-		params = workload_args_params(ctx, &wa, &w);
-		out_input_str(o, "workload", "workload", w.name);
-		out_input(o, "params", "parameters", params, H_PLAIN, 4,
-			  workload_describe(note, sizeof(note), &w));
-	} else if (params_arg)
-		out_input(o, "params", "parameters", params, H_PLAIN, 4, NULL);
-	if (compute > 0)
-		out_input(o, "compute_s", "compute", compute, H_TIME, 4, "one step on one rank");
-	sheet = out_get_format(o) == FMT_TABLE;
-	if (sheet) {
-		out_text(o, "%s", "");
-		out_text(o, "the nccl-tests runs and what they should print%s",
-			 sizes.n <= SHEET_SIZES + 2 ? "" :
-			 " (a few sizes; the CSV holds every size)");
-		if (ctx->model.kind == COST_NCCL && !pl.fm)
-			out_text(o, "(with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=TUNING a run also logs "
-				 "NCCL's own algorithm/protocol per size; 'commtime --system %s "
-				 "compare LOG' sets it against the column below)",
-				 global_args.system ? global_args.system : "SYSTEM");
-	} else {
-		for (i = 0; i < nops; i++)
-			if (plan_has_errband(&pl, ops[i]))
-				t.ncols = PLAN_COLS;
-		out_table_begin(o, &t);   /* the writer keeps t until out_table_end */
+		term.format = FMT_TABLE;
+		term.output = NULL;
+		so = ctx_out_open(&term);
+		plan_write(so, ctx, &pl, &q);
+		out_text(so, "%s", "");
+		out_text(so, "the plan, every size, written to '%s' (compare LOG --expected %s)",
+			 ctx->output, ctx->output);
+		ctx_out_close(&term, so);
 	}
-	for (r = 0; r < ranks.n; r++) {
-		unsigned long n = (unsigned long)ranks.v[r];
-
-		for (i = 0; i < nops; i++) {
-			if (ops[i] != OP_ALLREDUCE) {
-				if (sheet)
-					sheet_curve(o, &pl, ops[i], ALGO_AUTO, n, &sizes, &nrun);
-				else
-					curve(o, &pl, ops[i], ALGO_AUTO, n, &sizes);
-				continue;
-			}
-			for (j = 0; j < (size_t)nalgos; j++)
-				if (sheet)
-					sheet_curve(o, &pl, OP_ALLREDUCE, algos[j], n, &sizes, &nrun);
-				else
-					curve(o, &pl, OP_ALLREDUCE, algos[j], n, &sizes);
-			if (sheet)
-				sheet_crossover(o, &pl, n);
-			else
-				crossover_row(o, &pl, n, &sizes);
-		}
-	}
-	if (params > 0) {
-		plan_ddp_rows(o, ctx, params, compute, maxranks < 2 ? 2 : maxranks, sheet);
-		plan_zero_rows(o, ctx, params, compute, maxranks, sheet);
-	}
-	if (!sheet)
-		out_table_end(o);
-	ctx_errband_table(ctx, o, cells);
-	plan_figure(&pl, ops, nops, algos, nalgos, &ranks, &sizes);
-	ctx_out_close(ctx, o);
+	plan_figure(&pl, q.ops, q.nops, q.algos, q.nalgos, &ranks, &sizes);
+	ctx_out_close(&csv, o);
 	dlist_release(&ranks);
 	dlist_release(&sizes);
 	return 0;

@@ -636,6 +636,20 @@ static void S_echo(struct ctx *ctx, struct out *o, const struct workload *w,
 }
 
 /* What was refused and why, then the best configurations (CSV and JSON: all). */
+/*
+ * Nothing fits at the counts asked: say so, and the fewest GPUs at which
+ * something would (search_min_gpus; 0: none up to its limit).
+ */
+static void S_needs(struct out *o, const struct workload *w, double gpu_memory, double need)
+{
+	if (need > 0)
+		out_text(o, "No configuration fits in %.4g GB: %s needs at least %.0f GPUs "
+			 "(search --gpus %.0f)", gpu_memory / 1e9, w->name, need, need);
+	else
+		out_text(o, "No configuration fits in %.4g GB, not even on %.0f GPUs.",
+			 gpu_memory / 1e9, SEARCH_MIN_GPUS_MAX);
+}
+
 static void S_tables(struct out *o, const struct search_result *r, unsigned long top)
 {
 	struct table t = { "search", NULL, columns, C_NCOLS, 0 };
@@ -687,7 +701,8 @@ int cmd_search(int argc, char **argv, struct ctx *ctx)
 	struct ctx_gpu gpu;
 	struct shape_args shape = { 0 };
 	double seq = 0, gb = 0, price = 0, tokens = 0, gpu_memory = 0, grad_bytes = STEP_GRAD_BYTES;
-	double kernel_eff = 0, power_cap = 0, hbm_Bps = 0;
+	double kernel_eff = 0, need = 0;   /* need: the fewest GPUs that fit, when none does */
+	double power_cap = 0, hbm_Bps = 0;
 	enum step_framework framework = FW_MEGATRON;
 	int tp_overlap = 0;
 	unsigned long max_cp = 8, max_mb = 16, max_virt = 8, top = 10, seq_n = 0, gb_n = 0;
@@ -840,6 +855,8 @@ int cmd_search(int argc, char **argv, struct ctx *ctx)
 	trace_calib_push(ctx);
 	if (search_run(&sp, gpus.v, gpus.n, &cs, &ctx->model, &r, &eb) < 0)
 		die("search: %s", eb.msg);
+	if (!r.n && search_min_gpus(&sp, gpus.v[gpus.n - 1], &cs, &ctx->model, &need, &eb) < 0)
+		die("search: %s", eb.msg);
 	trace_calib_pop(ctx);
 
 	o = ctx_out_open(ctx);
@@ -858,10 +875,13 @@ int cmd_search(int argc, char **argv, struct ctx *ctx)
 	if (r.n)
 		S_why(o, &sp, &r, named, &cs, ctx);
 	else
-		out_text(o, "No configuration fits in %.4g GB.", gpu_memory / 1e9);
+		S_needs(o, &w, gpu_memory, need);
 	if (ctx_wants_figure(ctx))
 		S_figure(ctx, &w, &r, &gpus, price, gpu_memory, named, &sp, &cs, ctx);
 	ctx_out_close(ctx, o);
+	if (!r.n && need > 0)
+		die("search: no configuration of %s fits in %.4g GB per GPU (%zu tried, %zu refused); "
+		    "it needs at least %.0f GPUs", w.name, gpu_memory / 1e9, r.tried, refused, need);
 	if (!r.n)
 		die("search: no configuration of %s fits in %.4g GB per GPU (%zu tried, %zu refused)",
 		    w.name, gpu_memory / 1e9, r.tried, refused);

@@ -112,10 +112,165 @@ static int S_model(const struct ctx *ctx, const struct src *s, enum coll_op op,
 	return 0;
 }
 
+/* The points the rules are chosen from: (collective, ranks, size) and its time. */
+struct points {
+	struct tuner_point *v;
+	size_t n, alloc;
+};
+
+static void S_push(struct points *p, struct tuner_point t)
+{
+	if (p->n == p->alloc) {
+		p->alloc = p->alloc ? 2 * p->alloc : 256;
+		p->v = xrealloc(p->v, p->alloc * sizeof(*p->v));
+	}
+	p->v[p->n++] = t;
+}
+
+/* Without logs: the model's choice for each collective of ops at each size. */
+static void S_from_model(const struct ctx *ctx, unsigned long ranks, const char *ops,
+			 const char *sizes, struct points *p)
+{
+	struct dlist sl = { NULL, 0, 0 };
+	const char *opl = ops ? ops : "all_reduce,all_gather,reduce_scatter";
+	char *copy = xstrdup(opl), *tok, *save = NULL;
+	struct errbuf eb;
+
+	if (!ctx->have_system || ctx->model.kind != COST_NCCL)
+		die_usage("tuner: give nccl-tests logs, or --system S (NCCL's model) and --ranks N");
+	if (!ranks)
+		die_usage("tuner: the model's rules need --ranks N");
+	opt_list("--sizes", Q_SIZE, sizes ? sizes : "8:8G:x2", &sl);
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		enum coll_op op;
+		size_t k;
+
+		if (coll_op_lookup(tok, &op, &eb) < 0)
+			die_usage("--op: %s", eb.msg);
+		if (!tuner_coll_name(op))
+			die_usage("--op: the example tuner plugin does not tune %s", coll_op_name(op));
+		for (k = 0; k < sl.n; k++) {
+			struct coll_cost cc;
+			struct group g = { .ranks = ranks, .per_node = 0 };
+			int a;
+
+			if (cost_coll(&ctx->model, op, ALGO_AUTO, &g, sl.v[k], &cc, &eb) < 0)
+				die("tuner: %s", eb.msg);
+			for (a = 0; a < NCCL_NALGO; a++)
+				if (nccl_algo_bits(cc.algo) & (1u << a))
+					break;
+			S_push(p, (struct tuner_point){
+				.op = op, .ranks = ranks,
+				.nodes = (long)((ranks + ctx->system.gpus_per_node - 1) /
+						ctx->system.gpus_per_node),
+				.size = sl.v[k], .time = cc.time_s, .algo = (enum nccl_algo)a,
+				.proto = (enum nccl_proto)cc.proto, .src = 0 });
+		}
+	}
+	free(copy);
+	dlist_release(&sl);
+}
+
+/* The points of log i, as given by arg ([ALGO/PROTO=]LOG); s says what it ran with. */
+static void S_from_log(const struct ctx *ctx, const char *arg, int i, struct src *s,
+		       struct points *p)
+{
+	struct errbuf eb;
+	struct meas m;
+	size_t k;
+
+	S_source(arg, s);
+	meas_init(&m, s->path);
+	if (meas_load_file(s->path, &m, &eb) < 0 || meas_select(&m, OP_COUNT, 0, &eb) < 0)
+		die("%s", eb.msg);
+	if (m.op < 0)
+		die("%s: cannot tell which collective was measured", s->path);
+	if (!m.ranks)
+		die("%s: cannot tell the rank count", s->path);
+	if (!tuner_coll_name((enum coll_op)m.op))
+		die("%s: the example tuner plugin does not tune %s", s->path,
+		    coll_op_name((enum coll_op)m.op));
+	if (s->algo < 0 && (s->algo = S_one(m.nccl_algo, nccl_algo_lookup)) >= 0)
+		s->algo_from = "the log's NCCL_ALGO";
+	if (s->proto < 0 && (s->proto = S_one(m.nccl_proto, nccl_proto_lookup)) >= 0)
+		s->proto_from = "the log's NCCL_PROTO";
+	if (s->algo < 0 && s->proto < 0)
+		die_usage("tuner: %s: which NCCL_ALGO or NCCL_PROTO did it run with? write "
+			  "ALGO/PROTO=%s (ring/ll128=, tree=, /simple=)", s->path, s->path);
+	if ((s->algo < 0 || s->proto < 0) && (!ctx->have_system || ctx->model.kind != COST_NCCL))
+		die_usage("tuner: %s ran with only the %s set; give both (ALGO/PROTO=%s) or "
+			  "--system S, whose model then chooses the %s", s->path,
+			  s->algo >= 0 ? "algorithm" : "protocol", s->path,
+			  s->algo >= 0 ? "protocol" : "algorithm");
+	for (k = 0; k < m.n; k++) {
+		int a = s->algo, pr = s->proto;
+
+		if ((a < 0 || pr < 0) && S_model(ctx, s, (enum coll_op)m.op, m.ranks, m.rows[k].size,
+						 &a, &pr) < 0)
+			die("tuner: no model");
+		S_push(p, (struct tuner_point){
+			.op = (enum coll_op)m.op, .ranks = m.ranks,
+			.nodes = ctx->have_system ? (long)((m.ranks + ctx->system.gpus_per_node - 1) /
+							  ctx->system.gpus_per_node) : -1,
+			.size = m.rows[k].size, .time = m.rows[k].time, .algo = (enum nccl_algo)a,
+			.proto = (enum nccl_proto)pr, .src = i, .line = m.rows[k].line });
+	}
+	meas_release(&m);
+}
+
+/* The file's head: its columns and where its rules come from. */
+static void S_write_head(FILE *f, const struct ctx *ctx, const struct src *srcs, int nlog,
+			 int from_model)
+{
+	int i;
+
+	fprintf(f, "# NCCL tuner configuration for the example plugin (NCCL_TUNER_CONFIG_FILE)\n");
+	fprintf(f, "# written by commtime tuner (models/trace.md, \"A tuner file\")\n");
+	fprintf(f, "# collective,minBytes,maxBytes,algorithm,protocol,channels,nNodes,nRanks,numPipeOps,regBuff\n");
+	fprintf(f, "# channels, numPipeOps and regBuff -1: NCCL's own; nNodes -1: any node count\n");
+	if (from_model)
+		fprintf(f, "# from the model of %s (%s), not from measurements\n", ctx->system.name,
+			cost_kind_name(ctx->model.kind));
+	else
+		for (i = 0; i < nlog; i++)
+			fprintf(f, "# log %d: %.200s (algorithm %s, protocol %s)\n", i + 1, srcs[i].path,
+				srcs[i].algo >= 0 ? tuner_algo_name(srcs[i].algo) : "left to NCCL",
+				srcs[i].proto >= 0 ? tuner_proto_name(srcs[i].proto) : "left to NCCL");
+}
+
+/* One rule, with the comment that says where it comes from. */
+static void S_write_rule(FILE *f, const struct ctx *ctx, const struct tuner_range *r,
+			 const struct src *s, int from_model)
+{
+	char line[256], a[32], b[32];
+
+	units_fmt_size(a, sizeof(a), r->first);
+	units_fmt_size(b, sizeof(b), r->last);
+	if (from_model)
+		fprintf(f, "#\n# %s on %lu ranks, %s to %s: the model's choice at %d size%s\n",
+			coll_op_name(r->op), r->ranks, a, b, r->sizes, r->sizes == 1 ? "" : "s");
+	else {
+		fprintf(f, "#\n# %s on %lu ranks, %s to %s: fastest at %d measured size%s, log %d",
+			coll_op_name(r->op), r->ranks, a, b, r->sizes,
+			r->sizes == 1 ? "" : "s", r->src + 1);
+		if (!isnan(r->margin))
+			fprintf(f, "; the next best took %.2fx its time or more", r->margin);
+		else
+			fprintf(f, "; nothing else measured there");
+		fputc('\n', f);
+		if (s->algo < 0 || s->proto < 0)
+			fprintf(f, "# (%s: the %s's choice for a run with NCCL_%s=%s)\n",
+				s->algo < 0 ? "algorithm" : "protocol", ctx->system.name,
+				s->algo < 0 ? "PROTO" : "ALGO",
+				s->algo < 0 ? tuner_proto_name(s->proto) : tuner_algo_name(s->algo));
+	}
+	tuner_format(r, line, sizeof(line));
+	fprintf(f, "%s\n", line);
+}
+
 int cmd_tuner(int argc, char **argv, struct ctx *ctx)
 {
-	struct tuner_point *pts = NULL;
-	size_t npts = 0, alloc = 0;
+	struct points pts = { NULL, 0, 0 };
 	struct tuner_range *r;
 	struct src *srcs;
 	struct outfile *of;
@@ -136,146 +291,25 @@ int cmd_tuner(int argc, char **argv, struct ctx *ctx)
 	nlog = opts_parse(argc, argv, options, &usage, 65536);
 	srcs = xmalloc(((size_t)nlog + 1) * sizeof(*srcs));
 	if (nlog == 0) {
-		struct dlist sl = { NULL, 0, 0 };
-		const char *opl = ops ? ops : "all_reduce,all_gather,reduce_scatter";
-		char *copy = xstrdup(opl), *tok, *save = NULL;
-
-		if (!ctx->have_system || ctx->model.kind != COST_NCCL)
-			die_usage("tuner: give nccl-tests logs, or --system S (NCCL's model) and --ranks N");
-		if (!ranks)
-			die_usage("tuner: the model's rules need --ranks N");
-		opt_list("--sizes", Q_SIZE, sizes ? sizes : "8:8G:x2", &sl);
 		from_model = 1;
 		srcs[0] = (struct src){ .path = ctx->system.name, .algo = -1, .proto = -1 };
-		for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-			enum coll_op op;
-			size_t k;
-
-			if (coll_op_lookup(tok, &op, &eb) < 0)
-				die_usage("--op: %s", eb.msg);
-			if (!tuner_coll_name(op))
-				die_usage("--op: the example tuner plugin does not tune %s", coll_op_name(op));
-			for (k = 0; k < sl.n; k++) {
-				struct coll_cost cc;
-				struct group g = { .ranks = ranks, .per_node = 0 };
-				int a;
-
-				if (cost_coll(&ctx->model, op, ALGO_AUTO, &g, sl.v[k], &cc, &eb) < 0)
-					die("tuner: %s", eb.msg);
-				for (a = 0; a < NCCL_NALGO; a++)
-					if (nccl_algo_bits(cc.algo) & (1u << a))
-						break;
-				if (npts == alloc) {
-					alloc = alloc ? 2 * alloc : 256;
-					pts = xrealloc(pts, alloc * sizeof(*pts));
-				}
-				pts[npts++] = (struct tuner_point){
-					.op = op, .ranks = ranks,
-					.nodes = (long)((ranks + ctx->system.gpus_per_node - 1) /
-							ctx->system.gpus_per_node),
-					.size = sl.v[k], .time = cc.time_s, .algo = (enum nccl_algo)a,
-					.proto = (enum nccl_proto)cc.proto, .src = 0 };
-			}
-		}
-		free(copy);
-		dlist_release(&sl);
+		S_from_model(ctx, ranks, ops, sizes, &pts);
 	}
-	for (i = 0; i < nlog; i++) {
-		struct src *s = &srcs[i];
-		struct meas m;
-		size_t k;
-
-		S_source(argv[i], s);
-		meas_init(&m, s->path);
-		if (meas_load_file(s->path, &m, &eb) < 0 || meas_select(&m, OP_COUNT, 0, &eb) < 0)
-			die("%s", eb.msg);
-		if (m.op < 0)
-			die("%s: cannot tell which collective was measured", s->path);
-		if (!m.ranks)
-			die("%s: cannot tell the rank count", s->path);
-		if (!tuner_coll_name((enum coll_op)m.op))
-			die("%s: the example tuner plugin does not tune %s", s->path,
-			    coll_op_name((enum coll_op)m.op));
-		if (s->algo < 0 && (s->algo = S_one(m.nccl_algo, nccl_algo_lookup)) >= 0)
-			s->algo_from = "the log's NCCL_ALGO";
-		if (s->proto < 0 && (s->proto = S_one(m.nccl_proto, nccl_proto_lookup)) >= 0)
-			s->proto_from = "the log's NCCL_PROTO";
-		if (s->algo < 0 && s->proto < 0)
-			die_usage("tuner: %s: which NCCL_ALGO or NCCL_PROTO did it run with? write "
-				  "ALGO/PROTO=%s (ring/ll128=, tree=, /simple=)", s->path, s->path);
-		if ((s->algo < 0 || s->proto < 0) && (!ctx->have_system || ctx->model.kind != COST_NCCL))
-			die_usage("tuner: %s ran with only the %s set; give both (ALGO/PROTO=%s) or "
-				  "--system S, whose model then chooses the %s", s->path,
-				  s->algo >= 0 ? "algorithm" : "protocol", s->path,
-				  s->algo >= 0 ? "protocol" : "algorithm");
-		for (k = 0; k < m.n; k++) {
-			int a = s->algo, p = s->proto;
-
-			if ((a < 0 || p < 0) && S_model(ctx, s, (enum coll_op)m.op, m.ranks, m.rows[k].size,
-							&a, &p) < 0)
-				die("tuner: no model");
-			if (npts == alloc) {
-				alloc = alloc ? 2 * alloc : 256;
-				pts = xrealloc(pts, alloc * sizeof(*pts));
-			}
-			pts[npts++] = (struct tuner_point){
-				.op = (enum coll_op)m.op, .ranks = m.ranks,
-				.nodes = ctx->have_system ? (long)((m.ranks + ctx->system.gpus_per_node - 1) /
-								  ctx->system.gpus_per_node) : -1,
-				.size = m.rows[k].size, .time = m.rows[k].time, .algo = (enum nccl_algo)a,
-				.proto = (enum nccl_proto)p, .src = i, .line = m.rows[k].line };
-		}
-		meas_release(&m);
-	}
-	if ((nr = tuner_choose(pts, npts, &r, &eb)) < 0)
+	for (i = 0; i < nlog; i++)
+		S_from_log(ctx, argv[i], i, &srcs[i], &pts);
+	if ((nr = tuner_choose(pts.v, pts.n, &r, &eb)) < 0)
 		die("tuner: %s", eb.msg);
 
 	if (!(of = outfile_open(ctx->output, &eb)))
 		die("%s", eb.msg);
 	f = outfile_stream(of);
-	fprintf(f, "# NCCL tuner configuration for the example plugin (NCCL_TUNER_CONFIG_FILE)\n");
-	fprintf(f, "# written by commtime tuner (models/trace.md, \"A tuner file\")\n");
-	fprintf(f, "# collective,minBytes,maxBytes,algorithm,protocol,channels,nNodes,nRanks,numPipeOps,regBuff\n");
-	fprintf(f, "# channels, numPipeOps and regBuff -1: NCCL's own; nNodes -1: any node count\n");
-	if (from_model)
-		fprintf(f, "# from the model of %s (%s), not from measurements\n", ctx->system.name,
-			cost_kind_name(ctx->model.kind));
-	else
-		for (i = 0; i < nlog; i++)
-			fprintf(f, "# log %d: %.200s (algorithm %s, protocol %s)\n", i + 1, srcs[i].path,
-				srcs[i].algo >= 0 ? tuner_algo_name(srcs[i].algo) : "left to NCCL",
-				srcs[i].proto >= 0 ? tuner_proto_name(srcs[i].proto) : "left to NCCL");
-	for (i = 0; i < nr; i++) {
-		char line[256], a[32], b[32];
-		const struct src *s = &srcs[r[i].src];
-
-		units_fmt_size(a, sizeof(a), r[i].first);
-		units_fmt_size(b, sizeof(b), r[i].last);
-		if (from_model)
-			fprintf(f, "#\n# %s on %lu ranks, %s to %s: the model's choice at %d size%s\n",
-				coll_op_name(r[i].op), r[i].ranks, a, b, r[i].sizes, r[i].sizes == 1 ? "" : "s");
-		else {
-			fprintf(f, "#\n# %s on %lu ranks, %s to %s: fastest at %d measured size%s, log %d",
-				coll_op_name(r[i].op), r[i].ranks, a, b, r[i].sizes,
-				r[i].sizes == 1 ? "" : "s", r[i].src + 1);
-			if (!isnan(r[i].margin))
-				fprintf(f, "; the next best took %.2fx its time or more", r[i].margin);
-			else
-				fprintf(f, "; nothing else measured there");
-			fputc('\n', f);
-			if (s->algo < 0 || s->proto < 0)
-				fprintf(f, "# (%s: the %s's choice for a run with NCCL_%s=%s)\n",
-					s->algo < 0 ? "algorithm" : "protocol", ctx->system.name,
-					s->algo < 0 ? "PROTO" : "ALGO",
-					s->algo < 0 ? tuner_proto_name(s->proto) : tuner_algo_name(s->algo));
-		}
-		tuner_format(&r[i], line, sizeof(line));
-		fprintf(f, "%s\n", line);
-	}
+	S_write_head(f, ctx, srcs, nlog, from_model);
+	for (i = 0; i < nr; i++)
+		S_write_rule(f, ctx, &r[i], &srcs[r[i].src], from_model);
 	if (outfile_commit(of, &eb) < 0)
 		die("%s", eb.msg);
 	free(r);
-	free(pts);
+	free(pts.v);
 	free(srcs);
 	return EXIT_OK;
 }

@@ -293,7 +293,7 @@ int cmd_zero(int argc, char **argv, struct ctx *ctx)
 		OPT_RANKS_("ranks", &ranks, "data-parallel rank counts (default 1,4,16,64,256,1024)"),
 		OPT_LIST_("stage", "LIST", Q_NUMBER, &stages, "stages to show, 0 to 3 (default 0,1,2,3)"),
 		{ .type = OPT_CALLBACK, .long_name = "algo", .argh = "NAME", .value = &p.algo,
-		  .cb = opt_cb_algo, .complete = "ring tree dbtree rd rabenseifner",
+		  .cb = opt_cb_algo, .arg = ctx_algo_model(ctx), .complete = "ring tree dbtree rd rabenseifner",
 		  .help = "collective algorithm: ring (default), tree, dbtree, rd,\n"
 			  "rabenseifner; reduce-scatter and all-gather use it where the\n"
 			  "model has it for them, else ring (models/zero.md); on a system\n"

@@ -23,6 +23,19 @@ double coll_run_cost(const struct coll_run *r, enum coll_algo a, unsigned long n
 	struct group g = { .ranks = n };
 	struct errbuf eb;
 
+	if (r->impl != AR_NCCL) {
+		struct ar_cost ac;
+
+		if (serve_ar(&r->ctx->model, &r->ctx->system, r->impl, n, S, &ac, &eb) < 0)
+			die("--impl %s on %lu ranks: %s", ar_impl_name(r->impl), n, eb.msg);
+		memset(c, 0, sizeof(*c));
+		c->time_s = ac.time_s;
+		c->algo = ALGO_AUTO;
+		c->proto = PROTO_NONE;
+		c->bound = TIER_INTRA;
+		c->nodes = system_nodes(&r->ctx->system, n);
+		return c->time_s;
+	}
 	if (cost_coll(&r->ctx->model, r->op, a, &g, S, c, &eb) < 0)
 		die("%s on %lu ranks: %s", a == ALGO_AUTO ? "nccl" : coll_algo_name(a), n, eb.msg);
 	return c->time_s;

@@ -2,6 +2,7 @@
 #define COMMTIME_COLL_FIGURE_H
 
 #include "cli.h"
+#include "serve.h"
 
 /*
  * One run of a collective command (cmd_coll.c): the machine, the
@@ -15,6 +16,7 @@ struct coll_run {
 	const char *what;             /* "all-reduce" in titles */
 	const enum coll_algo *algos;
 	int nalgo;
+	enum ar_impl impl;            /* all-reduce: NCCL (its model) or a serving kernel */
 };
 
 /*

@@ -15,6 +15,9 @@ struct cmp_row {
 	double size, measured, busbw;   /* B, s, B/s */
 	double predicted, pbusbw;       /* s, B/s: the prediction at this size */
 	int far, low;                   /* its flags */
+	int beyond_plan;                /* with --expected: a size the plan lacks, priced by the model */
+	char flag[32];                  /* "far", "low-busbw", both or "" */
+	double lo, hi;                  /* s: the band of --range (NaN without) */
 	struct coll_cost cc;            /* what the model answered (time_s NaN: no model) */
 };
 
@@ -32,11 +35,14 @@ struct comparison {
 	double tol, minbw, large;        /* --tolerance, --min-busbw, --large */
 	double line_rate;                /* B/s on a link (NaN: unknown); NaN on a system */
 	struct cmp_row *rows;            /* m->n of them */
+	size_t beyond_plan;              /* with --expected: the sizes the plan lacks */
+	char plan_nccl[16];              /* with --expected: the NCCL version the plan priced, or "" */
 };
 
 /*
  * The predicted time at `size` (NaN when there is none: a size the plan
  * does not hold); cc (may be NULL) receives the model's choice.
+ * (compare_run.c)
  */
 double cmp_predict(const struct comparison *c, double size, struct coll_cost *cc);
 
@@ -50,12 +56,38 @@ struct cmp_sum {
 	double peak, peak_ref;     /* the best large-message busbw, and its reference (B/s) */
 };
 
+/* Is the fabric fine: the verdict and the lines that explain it. */
+struct cmp_verdict {
+	const char *word;          /* "fine", "not fine" or "not judged" (JSON summary: verdict) */
+	char line[512];            /* "verdict: ...", the first line of the output */
+	char note[2][512];         /* why, or what else to know; "" when none */
+	const char *cause;         /* on a system, the likely cause of a low busbw, or NULL */
+};
+
+/*
+ * The comparison itself (compare_run.c): every row of c (the prediction,
+ * its flags and with range its band), the sums, and the verdict.
+ * Returns -1 when no size has a prediction.
+ */
+int compare_run(struct comparison *c, int range, struct fit_model *fm, struct cmp_sum *sum,
+		struct cmp_verdict *v);
+
+/* The rows as a table (compare_report.c). */
+void compare_rows_write(const struct comparison *c, struct out *o, int range);
+
+/*
+ * The verdict of the sums (compare_report.c): plateau 0 when the log ends
+ * before the bandwidth plateau, which rose by `rise` from `before` B.
+ */
+void compare_judge(const struct comparison *c, const struct cmp_sum *sum, int plateau,
+		   double rise, double before, struct cmp_verdict *v);
+
 /*
  * The summary table and the notes under it (sum->err sorted), and the
  * echo of the inputs.
  */
 void compare_summary(const struct comparison *c, struct out *o, const struct cmp_sum *sum,
-		     int range, int plateau, double rise, double before);
+		     const struct cmp_verdict *v, int range);
 struct meas_args;
 void compare_inputs(const struct comparison *c, struct out *o, const struct meas_args *ma);
 

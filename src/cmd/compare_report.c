@@ -48,6 +48,32 @@ static const struct column sys_ref_cols[] = {
 enum { NSYS_REF = sizeof(sys_ref_cols) / sizeof(sys_ref_cols[0]) };
 enum { NSUM = sizeof(sum_cols) / sizeof(sum_cols[0]) };
 
+/* The columns design.md pins, then the band of --range or the model's choice. */
+static const struct column base_cols[] = {
+	{ .key = "size_B", .label = "size", .type = COL_NUM, .human = H_SIZE, .prec = 3, .width = 8 },
+	{ .key = "measured_s", .label = "measured", .type = COL_NUM, .human = H_TIME, .prec = 4,
+	  .width = 9 },
+	{ .key = "predicted_s", .label = "predicted", .type = COL_NUM, .human = H_TIME, .prec = 4,
+	  .width = 9 },
+	{ .key = "rel_error", .label = "error", .type = COL_NUM, .human = H_PERCENT, .prec = 1,
+	  .width = 7 },
+	{ .key = "measured_busbw_Bps", .label = "busbw", .type = COL_NUM, .human = H_RATE,
+	  .prec = 4, .width = 11 },
+	{ .key = "predicted_busbw_Bps", .label = "predicted", .type = COL_NUM, .human = H_RATE,
+	  .prec = 4, .width = 11 },
+	{ .key = "flag", .label = "flag", .type = COL_STR, .human = H_PLAIN },
+};
+enum { NBASE = sizeof(base_cols) / sizeof(base_cols[0]), COL_FLAG = NBASE - 1 };
+static const struct column range_cols[] = {
+	{ .key = "low_s", .label = "low", .type = COL_NUM, .human = H_TIME, .prec = 4, .width = 9 },
+	{ .key = "high_s", .label = "high", .type = COL_NUM, .human = H_TIME, .prec = 4, .width = 9 },
+	{ .key = "in_band", .label = "in band", .type = COL_STR, .human = H_PLAIN },
+};
+static const struct column algo_col = {
+	.key = "algo", .label = "algo", .type = COL_STR, .human = H_PLAIN
+};
+
+
 /*
  * The likely cause of a low large-message busbw on the system, as the
  * machine explains it (nccl_model.h), or NULL.
@@ -108,42 +134,44 @@ static void host_bound_note(const struct comparison *c, struct out *o)
 }
 
 /*
- * The verdict, first: is the fabric fine, judged by the large-message
- * busbw against what the machine should give (on a system: the predicted
+ * The verdict: is the fabric fine, judged by the large-message busbw
+ * against what the machine should give (on a system: the predicted
  * busbw; on a link: its line rate), and why.  With no machine at all
  * nothing is judged, and it says so on the terminal and on stderr: the
- * errors above are then against the default link, not this machine.
+ * errors are then against the default link, not this machine.
  */
-static const char *compare_verdict(const struct comparison *c, struct out *o,
-				   const struct cmp_sum *sum, int plateau, int low, const char *cause,
-				   double rise, double before)
+void compare_judge(const struct comparison *c, const struct cmp_sum *sum, int plateau,
+		   double rise, double before, struct cmp_verdict *v)
 {
-	const struct meas *m = c->m;
-	double largest = c->rows[m->n - 1].size;
+	double largest = c->rows[c->m->n - 1].size;
 	double share = sum->peak / sum->peak_ref;
+	int low = plateau && !isnan(sum->peak_ref) && sum->peak < c->minbw * sum->peak_ref;
 	char b[32], d[32], e[160];
 	const char *q = "";
 
-	out_text(o, "%s", "");
+	memset(v, 0, sizeof(*v));
+	v->cause = low && c->on_system ? low_busbw_cause(c, sum->peak) : NULL;
 	if (!c->on_system && isnan(c->line_rate)) {
-		out_text(o, "verdict: NOT JUDGED: no machine was given, so nothing says what this "
-			 "fabric should reach (large-message busbw %s)",
+		snprintf(v->line, sizeof(v->line), "verdict: NOT JUDGED: no machine was given, so "
+			 "nothing says what this fabric should reach (large-message busbw %s)",
 			 units_fmt_rate(b, sizeof(b), sum->peak, 4));
 		if (!c->expected && !c->ctx->link_given)
-			out_text(o, "the errors are against the default link (alpha 5 us, beta "
-				 "200 GB/s), not this machine: give --system NAME (a machine) or "
-				 "--preset LINK (a link and its line rate)");
+			snprintf(v->note[0], sizeof(v->note[0]), "the errors are against the default "
+				 "link (alpha 5 us, beta 200 GB/s), not this machine: give --system "
+				 "NAME (a machine) or --preset LINK (a link and its line rate)");
 		else
-			out_text(o, "give --system NAME (a machine) or --preset LINK (a link "
-				 "and its line rate) to judge the busbw");
-		return "not judged";
+			snprintf(v->note[0], sizeof(v->note[0]), "give --system NAME (a machine) or "
+				 "--preset LINK (a link and its line rate) to judge the busbw");
+		v->word = "not judged";
+		return;
 	}
 	if (!plateau) {
-		out_text(o, "verdict: NOT JUDGED: the log ends at %s, before the bandwidth "
-			 "plateau (busbw still rises %.0f %% from %s); measure to 1G or more "
-			 "(-e 8G)", units_fmt_size(b, sizeof(b), largest), 100 * rise,
+		snprintf(v->line, sizeof(v->line), "verdict: NOT JUDGED: the log ends at %s, before "
+			 "the bandwidth plateau (busbw still rises %.0f %% from %s); measure to 1G "
+			 "or more (-e 8G)", units_fmt_size(b, sizeof(b), largest), 100 * rise,
 			 units_fmt_size(d, sizeof(d), before));
-		return "not judged";
+		v->word = "not judged";
+		return;
 	}
 	/*
 	 * What the busbw is held against: a line rate is what the link
@@ -161,30 +189,76 @@ static const char *compare_verdict(const struct comparison *c, struct out *o,
 		snprintf(e, sizeof(e), "%s", "beta");
 		q = "; no line rate given";
 	}
-	if (low) {
-		out_text(o, "verdict: the fabric is NOT fine: large-message busbw is %s, %.0f %% "
-			 "of %s (%s%s), below %.0f %%", units_fmt_rate(b, sizeof(b), sum->peak, 4),
-			 100 * share, e, units_fmt_rate(d, sizeof(d), sum->peak_ref, 4), q,
-			 100 * c->minbw);
-		out_text(o, "why: %s", cause ? cause : c->on_system ?
-			 "check links, topology and fabric (nvidia-smi topo -m, NCCL_DEBUG=INFO)" :
-			 "check links and topology (nvidia-smi topo -m, NCCL_DEBUG=INFO)");
-		return "not fine";
-	}
-	out_text(o, "verdict: the fabric is fine: large-message busbw is %s, %.0f %% of %s "
-		 "(%s%s), at least %.0f %%", units_fmt_rate(b, sizeof(b), sum->peak, 4),
-		 100 * share, e, units_fmt_rate(d, sizeof(d), sum->peak_ref, 4), q,
+	snprintf(v->line, sizeof(v->line), "verdict: the fabric is %s: large-message busbw is %s, "
+		 "%.0f %% of %s (%s%s), %s %.0f %%", low ? "NOT fine" : "fine",
+		 units_fmt_rate(b, sizeof(b), sum->peak, 4), 100 * share, e,
+		 units_fmt_rate(d, sizeof(d), sum->peak_ref, 4), q, low ? "below" : "at least",
 		 100 * c->minbw);
+	if (low) {
+		snprintf(v->note[0], sizeof(v->note[0]), "why: %s", v->cause ? v->cause :
+			 c->on_system ? "check links, topology and fabric (nvidia-smi topo -m, "
+			 "NCCL_DEBUG=INFO)" : "check links and topology (nvidia-smi topo -m, "
+			 "NCCL_DEBUG=INFO)");
+		v->word = "not fine";
+		return;
+	}
 	if (sum->nfar)
-		out_text(o, "the times are another matter: %d of %zu sizes are off the "
-			 "prediction by more than %.0f %% (below)", sum->nfar, sum->nerr,
-			 100 * c->tol);
-	return "fine";
+		snprintf(v->note[0], sizeof(v->note[0]), "the times are another matter: %d of %zu "
+			 "sizes are off the prediction by more than %.0f %% (below)", sum->nfar,
+			 sum->nerr, 100 * c->tol);
+	v->word = "fine";
 }
 
-/* The verdict, the summary table and the notes under it. */
+/* The rows as a table: the pinned columns, the band of --range, the model's choice. */
+void compare_rows_write(const struct comparison *c, struct out *o, int range)
+{
+	struct column cols[NBASE + 4];
+	struct table t = { .name = "compare", .cols = cols, .ncols = NBASE,
+			   .title = "measured against predicted (error = predicted/measured - 1)" };
+	size_t i;
+
+	memcpy(cols, base_cols, sizeof(base_cols));
+	if (range) {
+		t.title = "measured against predicted (error = predicted/measured - 1), with the band";
+		cols[COL_FLAG].width = 14;
+		memcpy(cols + NBASE, range_cols, sizeof(range_cols));
+		t.ncols += sizeof(range_cols) / sizeof(range_cols[0]);
+	}
+	if (c->on_system)
+		cols[t.ncols++] = algo_col;
+	out_table_begin(o, &t);
+	for (i = 0; i < c->m->n; i++) {
+		const struct cmp_row *r = &c->rows[i];
+		struct cell row[NBASE + 4];
+		char alg[64];
+		int k = NBASE;
+
+		row[0] = (struct cell){ .x = r->size };
+		row[1] = (struct cell){ .x = r->measured };
+		row[2] = (struct cell){ .x = r->predicted };
+		row[3] = (struct cell){ .x = fit_rel_err(r->predicted, r->measured) };
+		row[4] = (struct cell){ .x = r->busbw };
+		row[5] = (struct cell){ .x = r->pbusbw };
+		row[COL_FLAG] = (struct cell){ .s = r->flag };
+		if (range) {
+			int in = r->measured >= r->lo && r->measured <= r->hi;
+
+			row[k++] = (struct cell){ .x = r->lo };
+			row[k++] = (struct cell){ .x = r->hi };
+			row[k++] = (struct cell){ .s = in ? "inside" : r->measured < r->lo ? "below" :
+						  "above" };
+		}
+		if (c->on_system)
+			row[k++] = (struct cell){ .s = c->expected && !r->beyond_plan ? "-" :
+						  c->fm ? "-" : cost_choice_text(&r->cc, alg, sizeof(alg)) };
+		out_row(o, row);
+	}
+	out_table_end(o);
+}
+
+/* The summary table and the notes under it (the verdict leads the output). */
 void compare_summary(const struct comparison *c, struct out *o, const struct cmp_sum *sum,
-		     int range, int plateau, double rise, double before)
+		     const struct cmp_verdict *v, int range)
 {
 	const struct meas *m = c->m;
 	double largest = c->rows[m->n - 1].size;
@@ -195,19 +269,19 @@ void compare_summary(const struct comparison *c, struct out *o, const struct cmp
 	static const struct column verdict_col = { .key = "verdict", .label = "verdict",
 						   .type = COL_STR, .human = H_PLAIN,
 						   .flags = COL_DATA_ONLY };
-	const char *verdict;
 	struct table t = { .name = "summary", .title = "summary", .cols = cols, .ncols = NSUM,
 			   .secondary = 1 };
-	int low = plateau && !isnan(sum->peak_ref) && sum->peak < c->minbw * sum->peak_ref;
-	const char *cause = low && c->on_system ? low_busbw_cause(c, sum->peak) : NULL;
 	struct cell row[] = { { .x = (double)sum->nerr }, { .x = med }, { .x = sum->worst },
 			      { .x = sum->worst_size }, { .x = (double)sum->nfar },
 			      { .x = sum->peak }, { .x = sum->peak_ref },
-			      { .x = sum->peak / sum->peak_ref }, { .s = cause ? cause : "" },
+			      { .x = sum->peak / sum->peak_ref }, { .s = v->cause ? v->cause : "" },
 			      { .x = sum->nstated }, { .x = sum->nstated_inside } };
 	char b[32];
 
-	verdict = compare_verdict(c, o, sum, plateau, low, cause, rise, before);
+	out_text(o, "%s", "");
+	out_text(o, "%s", v->line);
+	if (v->note[0][0])
+		out_text(o, "%s", v->note[0]);
 	memcpy(cols, sum_cols, sizeof(sum_cols));
 	if (c->on_system) {
 		memcpy(cols + NSUM - 2, sys_ref_cols, sizeof(sys_ref_cols));
@@ -215,7 +289,7 @@ void compare_summary(const struct comparison *c, struct out *o, const struct cmp
 	}
 	memcpy(all, row, t.ncols * sizeof(*all));
 	cols[t.ncols] = verdict_col;
-	all[t.ncols++] = (struct cell){ .s = verdict };
+	all[t.ncols++] = (struct cell){ .s = v->word };
 	out_table_begin(o, &t);
 	out_row(o, all);
 	out_table_end(o);
@@ -264,6 +338,18 @@ void compare_inputs(const struct comparison *c, struct out *o, const struct meas
 			  H_PLAIN, 10, "ranks / GPUs per node, rounded up");
 	if (c->expected) {
 		out_input_str(o, "expected", "expected", c->expected_path);
+		if (c->plan_nccl[0])
+			out_input_str(o, "expected_nccl_version", "the plan's NCCL version",
+				      c->plan_nccl);
+		if (c->beyond_plan) {
+			char note[256];
+
+			snprintf(note, sizeof(note), "%zu of %zu sizes, which the plan does not "
+				 "hold: predicted by the %s model%s%s", c->beyond_plan, m->n,
+				 cost_kind_name(ctx->model.kind), c->on_system ? " of " : "",
+				 c->on_system ? ctx->system.name : "");
+			out_input_str(o, "beyond_plan", "beyond the plan", note);
+		}
 	} else {
 		ctx_echo_link_values(ctx, o);
 		out_input_str(o, "algo", "algorithm", c->fm ? "the preset's regimes" :

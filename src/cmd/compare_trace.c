@@ -250,7 +250,7 @@ static void S_kinds(const struct ctx *ctx, struct out *o, const struct trace *t,
 	struct table kt = { "trace", "collectives: median GPU time of one call against the model",
 			    kcols, K_NCOLS, 0 };
 	size_t *idx = xmalloc((t->nkinds + 1) * sizeof(*idx)), i;
-	int nfar = 0, npred = 0;
+	int nfar = 0, npred = 0, ncmp = 0;   /* ncmp: predicted and measured */
 	unsigned long G = ctx->have_system ? ctx->system.gpus_per_node : 0;
 
 	for (i = 0; i < t->nkinds; i++)
@@ -290,6 +290,7 @@ static void S_kinds(const struct ctx *ctx, struct out *o, const struct trace *t,
 		} else {
 			snprintf(flag, sizeof(flag), isnan(k->size_B) ? "no-size" : "no-ranks");
 		}
+		ncmp += !isnan(p) && !isnan(med) && med > 0;
 		if (!isnan(p) && !isnan(med) && med > 0 && fabs(p / med - 1) > tol) {
 			snprintf(flag, sizeof(flag), "far");
 			nfar++;
@@ -313,9 +314,62 @@ static void S_kinds(const struct ctx *ctx, struct out *o, const struct trace *t,
 		out_row(o, row);
 	}
 	out_table_end(o);
-	out_text(o, "%zu kinds of collective, %d predicted, %d off the prediction by more than %.0f %%",
-		 t->nkinds, npred, nfar, 100 * tol);
+	if (ncmp)
+		out_text(o, "%zu kinds of collective, %d predicted, %d of %d measured off the "
+			 "prediction by more than %.0f %%", t->nkinds, npred, nfar, ncmp, 100 * tol);
+	else
+		out_text(o, "%zu kinds of collective, %d predicted, none with a measured time (the "
+			 "input holds no kernel durations), so none is compared", t->nkinds, npred);
 	free(idx);
+}
+
+/*
+ * With --check: is the trace's median step inside the predicted step's
+ * band?  The band is the step priced with every collective at the low and
+ * the high end of its stated error (errband.h), widened to the tolerance
+ * around the step, which stands for the compute's own uncertainty (the
+ * step model states none yet).  Says so, and returns 1 when it is outside
+ * (or nothing was measured).
+ */
+static int S_step_check(const struct ctx *ctx, struct out *o, const struct trace_run *run,
+			const struct trace *t, const struct step_result *pred, double tol)
+{
+	double meas = t->nsteps ? trace_steps_median(t, offsetof(struct trace_step, step_s)) : NAN;
+	double lo = pred->step_s * (1 - tol), hi = pred->step_s * (1 + tol);
+	const char *band = "the tolerance";
+	char a[32], b[32], c[32], d[32];
+	int out;
+
+	if (ctx_has_errband(ctx, OP_ALLREDUCE)) {
+		struct workload w;
+		struct step_compute cs = { 0, STEP_MFU, 0, NULL };
+		struct ctx_gpu gpu;
+		struct step_result r;
+		struct errbuf eb;
+		int i;
+
+		ctx_workload(ctx, run->workload, &w);
+		if (ctx_gpu(ctx, NULL, NULL, &gpu))
+			cs.peak_flops = gpu.peak_flops;
+		trace_fit_compute(ctx, &cs);
+		for (i = 0; i < 2; i++) {
+			if (step_run(&w, &run->c, &cs, &ctx->model, i ? STEP_BAND_HI : STEP_BAND_LO,
+				     &r, &eb) < 0)
+				die("compare --trace: %s", eb.msg);
+			if (i ? r.step_s > hi : r.step_s < lo)
+				*(i ? &hi : &lo) = r.step_s;
+		}
+		band = "the stated error of its collectives, at least the tolerance";
+	}
+	out = !(meas >= lo && meas <= hi);
+	if (isnan(meas))
+		out_text(o, "check: no profiler step was measured, so the step is not inside its band");
+	else
+		out_text(o, "check: the measured step (median) %s is %s the predicted %s's band, %s "
+			 "to %s (%s)", units_fmt_time(a, sizeof(a), meas, 4),
+			 out ? "outside" : "inside", units_fmt_time(b, sizeof(b), pred->step_s, 4),
+			 units_fmt_time(c, sizeof(c), lo, 4), units_fmt_time(d, sizeof(d), hi, 4), band);
+	return out;
 }
 
 static void S_steps(struct out *o, const struct trace *t, int pp)
@@ -365,7 +419,7 @@ int cmd_compare_trace(int argc, char **argv, struct ctx *ctx)
 	struct trace t;
 	struct trace_run run;
 	struct out *o;
-	int trace_flag = 0, nfiles, i;
+	int trace_flag = 0, check = 0, nfiles, i, outside = 0;
 	long step_number = -2;
 	unsigned long stepn = 0;
 	double tol = 0.25;
@@ -378,6 +432,9 @@ int cmd_compare_trace(int argc, char **argv, struct ctx *ctx)
 			      "the step of the figure (ProfilerStep#N; default the last)"),
 		OPT_NUMBER_("tolerance", "FRAC", Q_FRACTION, &tol,
 			    "flag errors larger than this (default 25%)"),
+		OPT_FLAG_("check", &check,
+			  "exit 1 when the measured step falls outside the band of\n"
+			  "the predicted step (needs --workload)"),
 		OPTS_TRACE_RUN(&run),
 		OPT_END_()
 	};
@@ -391,6 +448,8 @@ int cmd_compare_trace(int argc, char **argv, struct ctx *ctx)
 	if (!run.workload && (opts_given(options, "tp") || opts_given(options, "pp") ||
 			      opts_given(options, "dp")))
 		die_usage("compare --trace: --tp, --pp and --dp describe a run; give its --workload");
+	if (check && !run.workload)
+		die_usage("compare --trace --check: the step's band needs the run: give --workload");
 	trace_init(&t);
 	trace_fig_init(&fig);
 	if (opts_given(options, "step"))
@@ -419,10 +478,12 @@ int cmd_compare_trace(int argc, char **argv, struct ctx *ctx)
 	S_steps(o, &t, (int)run.c.pp);
 	if (run.workload)
 		S_ledger(ctx, o, &run, &t, opts_given(options, "dp") != NULL, &pred);
+	if (check)
+		outside = S_step_check(ctx, o, &run, &t, &pred, tol);
 	if (ctx_wants_figure(ctx))
 		trace_fig_write(ctx, &fig, &t, step_number, run.workload ? &pred : NULL);
 	ctx_out_close(ctx, o);
 	trace_fig_release(&fig);
 	trace_release(&t);
-	return EXIT_OK;
+	return outside ? EXIT_DATA : EXIT_OK;
 }

@@ -39,6 +39,7 @@ static const struct command commands[] = {
 	{ "plan",      cmd_plan,      "expected results of the runs that start a GPU rental" },
 	{ "step",      cmd_step,      "one training step: every collective, step time, memory per GPU" },
 	{ "search",    cmd_search,    "parallel configurations that fit, fastest first, priced" },
+	{ "serve",     cmd_serve,     "serving: TTFT, TPOT, the collectives of prefill and decode" },
 	{ "tuner",     cmd_tuner,     "the CSV of NCCL's example tuner plugin, from logs or a system" },
 	{ "presets",   cmd_presets,   "list link and workload presets, or show one" },
 };
@@ -68,6 +69,30 @@ static void print_main_usage(FILE *f)
 	fputs("  help       show this text, or a command's options\n\n", f);
 	opts_print_help(f, global_options);
 	fputs(main_usage_tail, f);
+}
+
+/*
+ * "unknown command 'allredcue'; did you mean 'allreduce'?": the nearest
+ * command by edit distance, when at most a third of the name (at least
+ * 2) is wrong; then the help.
+ */
+static void S_unknown_command(const char *name) __attribute__((noreturn));
+static void S_unknown_command(const char *name)
+{
+	size_t i, best = (size_t)-1, max = strlen(name) / 3 > 2 ? strlen(name) / 3 : 2;
+	const char *near = NULL;
+
+	for (i = 0; i < NCOMMANDS; i++) {
+		size_t d = text_distance(name, commands[i].name);
+
+		if (d < best) {
+			best = d;
+			near = commands[i].name;
+		}
+	}
+	if (near && best <= max)
+		die_usage("unknown command '%s'; did you mean '%s'? see 'commtime --help'", name, near);
+	die_usage("unknown command '%s'; see 'commtime --help'", name);
 }
 
 static const struct command *find_command(const char *name)
@@ -172,7 +197,7 @@ static int system_ready(const char *name)
 	static const char *const ready[] = {
 		"presets", "pipeline", "speedup", "fit", "allreduce", "allgather", "plan",
 		"reducescatter", "alltoall", "broadcast", "reduce", "sendrecv", "crossover",
-		"ddp", "zero", "step", "search", "compare", "tuner",
+		"ddp", "zero", "step", "search", "compare", "tuner", "serve",
 	};
 	size_t i;
 
@@ -242,12 +267,23 @@ static int S_help(int argc, char **argv, int *i, const struct command **cmd)
 	if (*i + 1 < argc && argv[*i + 1][0] != '-') {
 		*cmd = find_command(argv[*i + 1]);
 		if (!*cmd)
-			die_usage("unknown command '%s'; see 'commtime --help'", argv[*i + 1]);
+			S_unknown_command(argv[*i + 1]);
 		*i += 2;
 		return 0;
 	}
 	print_main_usage(stdout);
 	return 1;
+}
+
+/*
+ * A command's own option under the name of a global one: after the word
+ * "serve", --output is the output length design.md pins (serve --output
+ * N); -o FILE still names the output file there.
+ */
+static int S_shadowed(const struct command *cmd, const char *arg)
+{
+	return cmd && !strcmp(cmd->name, "serve") &&
+	       (!strcmp(arg, "--output") || !strncmp(arg, "--output=", 9));
 }
 
 /*
@@ -268,6 +304,14 @@ static const struct command *S_args(int argc, char **argv, char **rest, int *nre
 				rest[1 + (*nrest)++] = argv[i++];
 			break;
 		}
+		if (S_shadowed(cmd, argv[i])) {
+			int joined = strchr(argv[i], '=') != NULL;
+
+			rest[1 + (*nrest)++] = argv[i++];
+			if (!joined && i < argc)
+				rest[1 + (*nrest)++] = argv[i++];
+			continue;
+		}
 		if (opts_take(global_options, argc, argv, &i, NULL))
 			continue;
 		if (!cmd && argv[i][0] != '-') {
@@ -287,7 +331,7 @@ static const struct command *S_args(int argc, char **argv, char **rest, int *nre
 			 * after one of its options is that option's value.
 			 */
 			if (!(*nrest > 0 && rest[*nrest][0] == '-' && !strchr(rest[*nrest], '=')))
-				die_usage("unknown command '%s'; see 'commtime --help'", argv[i]);
+				S_unknown_command(argv[i]);
 		}
 		if (!cmd && S_no_command(argv[i]))
 			return NULL;
@@ -406,7 +450,6 @@ int main(int argc, char **argv)
 		die_usage("%s: not available on a system yet; describe one link with "
 			  "--preset, --alpha and --beta", cmd->name);
 
-	opt_model = ctx.have_system ? &ctx.model : NULL;
 	status = cmd->fn(1 + nrest, rest, &ctx);
 
 	machine_release(&ctx.machine);

@@ -53,6 +53,7 @@ struct opt {
 	void *value;             /* where the value goes (see enum opt_type) */
 	enum quantity q;         /* OPT_NUMBER, OPT_POSITIVE, OPT_LIST */
 	opt_cb *cb;              /* OPT_CALLBACK */
+	const void *arg;         /* OPT_CALLBACK: what cb reads beside the value, or NULL */
 	/*
 	 * What the shell completes for the value: "files", "presets:link",
 	 * "presets:workload", or the words to offer ("table csv json").

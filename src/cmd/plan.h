@@ -77,10 +77,14 @@ void sheet_crossover(struct out *o, const struct planner *pl, unsigned long rank
  * maxranks (ZeRO stages 0-3): sheet tables, or rows of the plan table.
  * compute: one step's compute in s, 0 to leave the step out.
  */
-void plan_ddp_rows(struct out *o, const struct ctx *ctx, double params, double compute,
-		   unsigned long maxranks, int sheet);
-void plan_zero_rows(struct out *o, const struct ctx *ctx, double params, double compute,
-		    unsigned long n, int sheet);
+int plan_ddp_rows(struct out *o, const struct ctx *ctx, double params, double compute,
+		  unsigned long maxranks, int sheet);
+int plan_zero_rows(struct out *o, const struct ctx *ctx, double params, double compute,
+		   unsigned long n, int sheet);
+/* Each returns the rows it marked "does not fit" (on a system: the model
+ * states of a rank beyond the GPU's memory); plan_fit_note says what that
+ * means and points to search, when there are any. */
+void plan_fit_note(struct out *o, const struct ctx *ctx, const char *workload, int unfit);
 
 /* The figure of --plot/--render: the expected busbw curves. */
 void plan_figure(const struct planner *pl, const enum coll_op *ops, size_t nops,

@@ -1,0 +1,1 @@
+--alpha 5e-6 --beta 200e9 allreduce --impl nccl

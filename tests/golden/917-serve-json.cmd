@@ -1,0 +1,1 @@
+--system dgx-h100 serve --workload llama3-70b --tp 4 --pp 2 --batch 8 --prompt 2048 --output 512 --precision fp8 --format json
