@@ -117,12 +117,25 @@ static void S_band(struct panel *p, const struct step_result *r)
 
 	if (!(r->step_lo_s > 0) || !(r->step_hi_s > r->step_lo_s))
 		return;
-	s = plot_add_series(p, "expected: stated error", PS_LINES);
+	size_t i;
+	double old = p->xmax;
+
+	char name[96], lo[32], hi[32];
+
+	units_fmt_time(lo, sizeof(lo), r->step_lo_s, 3);
+	units_fmt_time(hi, sizeof(hi), r->step_hi_s, 3);
+	snprintf(name, sizeof(name), "expected: stated error, %s to %s", lo, hi);
+	s = plot_add_series(p, name, PS_LINES);
 	s->color = 6;
 	plot_point(s, a);
 	plot_point(s, b);
-	if (p->xmax < r->step_hi_s * 1.02)
+	if (p->xmax < r->step_hi_s * 1.02) {
 		p->xmax = r->step_hi_s * 1.02;
+		/* the bars' titles, centred on the wider axis */
+		for (i = 0; i < p->nlabels; i++)
+			if (p->labels[i].point == 0 && p->labels[i].x == old / 1.02 / 2)
+				p->labels[i].x = p->xmax / 2;
+	}
 }
 
 void step_figure(const struct ctx *ctx, const struct workload *w, const struct step_config *c,
@@ -131,7 +144,7 @@ void step_figure(const struct ctx *ctx, const struct workload *w, const struct s
 	struct figure f = { 0 };
 	struct panel *p;
 	struct step_fig_bar bars[2];
-	char title[400], where[160], label[2][700], v[32], lo[32], hi[32], chunks[32] = "";
+	char title[400], where[160], label[2][700], v[32], chunks[32] = "";
 	char terms[5][32];
 	const struct expect_out *x = &r->expect;
 
@@ -149,21 +162,18 @@ void step_figure(const struct ctx *ctx, const struct workload *w, const struct s
 		 w->name, where, v, r->tokens_per_s);
 	if (c->schedule == PP_INTERLEAVED)
 		snprintf(chunks, sizeof(chunks), " v %lu", c->virt);
-	units_fmt_time(lo, sizeof(lo), r->step_lo_s, 3);
-	units_fmt_time(hi, sizeof(hi), r->step_hi_s, 3);
 	units_fmt_time(terms[0], sizeof(terms[0]), x->clock_s, 3);
 	units_fmt_time(terms[1], sizeof(terms[1]), x->gaps_s, 3);
 	units_fmt_time(terms[2], sizeof(terms[2]), x->interference_s, 3);
 	units_fmt_time(terms[3], sizeof(terms[3]), x->straggler_s, 3);
 	units_fmt_time(terms[4], sizeof(terms[4]), x->house_s, 3);
-	snprintf(label[0], sizeof(label[0]), "expected (%s to %s): tp %lu pp %lu dp %lu cp %lu ep %lu, "
-		 "ZeRO %d, %.15g micro-batches of %.15g, %s%s, recompute %s; over the best case: "
-		 "clock %s, gaps %s, interference %s, stragglers %s, housekeeping %s", lo, hi,
-		 c->tp, c->pp, c->dp, c->cp, c->ep, c->zero, r->microbatches, c->micro_batch,
-		 pp_schedule_name(c->schedule), chunks, recompute_name(c->recompute), terms[0],
-		 terms[1], terms[2], terms[3], terms[4]);
-	snprintf(label[1], sizeof(label[1]), "best case: every kernel at its best, every GPU "
-		 "equally fast");
+	snprintf(label[0], sizeof(label[0]), "expected: the best case + clock %s + gaps %s + "
+		 "interference %s + stragglers %s + housekeeping %s", terms[0], terms[1], terms[2],
+		 terms[3], terms[4]);
+	snprintf(label[1], sizeof(label[1]), "best case, tp %lu pp %lu dp %lu cp %lu ep %lu, ZeRO %d, "
+		 "%.15g micro-batches of %.15g, %s%s, recompute %s", c->tp, c->pp, c->dp, c->cp, c->ep,
+		 c->zero, r->microbatches, c->micro_batch, pp_schedule_name(c->schedule), chunks,
+		 recompute_name(c->recompute));
 	bars[0].label = label[0];
 	search_terms_of(r, &bars[0].t);
 	bars[1].label = label[1];
@@ -171,7 +181,7 @@ void step_figure(const struct ctx *ctx, const struct workload *w, const struct s
 	f.title = xstrdup(title);
 	f.comment = xstrdup("commtime step: the expected step and the best case by term, exposed "
 			    "communication by dimension, the expected step's stated error");
-	f.width = 1100;
+	f.width = 1400;
 	f.height = 420;
 	p = plot_add_panel(&f, title, "time per step (compute, exposed communication, bubble)", "");
 	step_fig_bars(p, bars, 2);
