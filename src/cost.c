@@ -704,12 +704,87 @@ static int coll_one(const struct cost_model *m, enum coll_op op, enum coll_algo 
 	}
 }
 
+/* ---- a model calibrated by a trace ---- */
+
+int cost_calib_cell(int inter, double bytes)
+{
+	int band = bytes < 1048576.0 ? 0 : bytes < 64.0 * 1048576 ? 1 : 2;
+	return 3 * (inter ? 1 : 0) + band;
+}
+
+void cost_model_calib(struct cost_model *m, const struct cost_model *inner,
+		      const double ratio[COST_CALIB_CELLS])
+{
+	*m = *inner;
+	m->calib_of = inner;
+	memcpy(m->calib, ratio, sizeof(m->calib));
+}
+
+const char *cost_model_label(const struct cost_model *m)
+{
+	static const char *const calibrated[COST_KIND_COUNT] = {
+		"link, calibrated by a trace", "tiers, calibrated by a trace",
+		"nccl, calibrated by a trace", "fit, calibrated by a trace" };
+
+	return m->calib_of && (unsigned)m->kind < COST_KIND_COUNT ? calibrated[m->kind] :
+		cost_kind_name(m->kind);
+}
+
+static void explain_term(struct cost_explain *x, const char *name, double value,
+			 const char *unit, const char *source);
+
+/* The ratio of c's cell; 1 for a cell the trace did not measure. */
+static double calib_ratio(const struct cost_model *m, const struct coll_cost *c, double bytes)
+{
+	double f = m->calib[cost_calib_cell(c->nodes > 1, bytes)];
+	return isnan(f) ? 1 : f;
+}
+
+static void calib_scale(struct coll_cost *c, double f)
+{
+	c->time_s *= f;
+	c->latency_s *= f;
+	c->bandwidth_s *= f;
+}
+
+static int calib_explain(const struct cost_model *m, enum coll_op op, enum coll_algo algo,
+			 const struct group *g, double bytes, struct cost_explain *x,
+			 struct errbuf *eb)
+{
+	double f;
+	int i;
+
+	if (cost_explain(m->calib_of, op, algo, g, bytes, x, eb) < 0)
+		return -1;
+	if (x->n == 0)
+		return 0;
+	f = calib_ratio(m, &x->cand[0].cost, bytes);
+	for (i = 0; i < x->n; i++) {
+		calib_scale(&x->cand[i].cost, f);
+		x->cand[i].rank_s *= f;
+	}
+	if (g->ranks > 1) {
+		explain_term(x, "measured/predicted of the trace's cell", f, "x",
+			     "fit --trace: the system preset's trace_coll_* keys (models/trace.md)");
+		explain_term(x, "calibrated time", x->cand[0].cost.time_s * 1e6, "us",
+			     "time above x the ratio");
+	}
+	return 0;
+}
+
 int cost_coll(const struct cost_model *m, enum coll_op op, enum coll_algo algo,
 	      const struct group *g, double bytes, struct coll_cost *out,
 	      struct errbuf *eb)
 {
 	const enum coll_algo *l;
 	int found = 0;
+
+	if (m->calib_of) {
+		if (cost_coll(m->calib_of, op, algo, g, bytes, out, eb) < 0)
+			return -1;
+		calib_scale(out, calib_ratio(m, out, bytes));
+		return 0;
+	}
 
 	if (g->ranks < 1)
 		return fail(eb, "a group needs at least one rank");
@@ -798,6 +873,8 @@ int cost_explain(const struct cost_model *m, enum coll_op op, enum coll_algo alg
 		 struct errbuf *eb)
 {
 	memset(x, 0, sizeof *x);
+	if (m->calib_of)
+		return calib_explain(m, op, algo, g, bytes, x, eb);
 	if (m->explain)
 		return m->explain(m, op, algo, g, bytes, x, eb);
 	return explain_ab(m, op, algo, g, bytes, x, eb);
@@ -836,8 +913,8 @@ int cost_affine(const struct cost_model *m, enum coll_op op, enum coll_algo algo
 	const double S = 1099511627776.0;
 	struct coll_cost c0, c1;
 
-	/* NCCL's protocol switches and the regimes' are not affine. */
-	if (m->kind == COST_NCCL || m->kind == COST_FIT || algo == ALGO_AUTO)
+	/* NCCL's protocol switches, the regimes' and a calibration's cells are not affine. */
+	if (m->kind == COST_NCCL || m->kind == COST_FIT || m->calib_of || algo == ALGO_AUTO)
 		return 0;
 	if (cost_coll(m, op, algo, g, 0, &c0, eb) < 0 ||
 	    cost_coll(m, op, algo, g, S, &c1, eb) < 0)

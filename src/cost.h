@@ -22,6 +22,11 @@
  *               regimes' time for the algorithm they were fitted for;
  *               implemented in fit.c through the same hook; models/fit.md
  *
+ * Any of these may be calibrated by a trace (cost_model_calib below): the
+ * model keeps its kind, every answer of cost_coll() and cost_explain() is
+ * its uncalibrated model's times the ratio measured/predicted that
+ * fit --trace saved for the collective's cell (models/trace.md).
+ *
  * S is nccl-tests' size column for the collective (all-reduce, reduce,
  * broadcast: the buffer; all-gather: the whole output buffer;
  * reduce-scatter: the whole input buffer; all-to-all: one rank's send
@@ -112,6 +117,8 @@ struct coll_cost {
 struct cost_model;
 struct cost_explain;
 
+#define COST_CALIB_CELLS 6   /* tiers intra, inter x sizes below 1 MiB, to 64 MiB, above */
+
 /*
  * The hook of COST_NCCL: fills out for op, algo (ALGO_AUTO: choose) on g
  * for bytes, or returns -1 with eb filled.  Set by the code that builds an
@@ -140,7 +147,33 @@ struct cost_model {
 	cost_explain_fn explain;      /* COST_NCCL: its explanation (NULL: the α-β one) */
 	const void *impl;             /* COST_NCCL, COST_FIT: its state (not owned) */
 	enum coll_algo fit_algo;      /* COST_FIT: the all-reduce algorithm of the regimes */
+	const struct cost_model *calib_of;  /* calibrated: the model it corrects (not
+	                                       owned); NULL: not calibrated */
+	double calib[COST_CALIB_CELLS];     /* calibrated: measured/predicted time of each
+	                                       cell (cost_calib_cell); NaN: 1 */
 };
+
+/*
+ * The cells of a trace calibration: the tier a collective crosses (0
+ * inside a node, 1 across nodes) times its size band (below 1 MiB, to
+ * 64 MiB, above): 3·inter + band; trace_calib_cell_name() (trace_calib.h)
+ * names them as the keys of a system preset.
+ */
+int cost_calib_cell(int inter, double bytes);
+
+/*
+ * m becomes inner (copied) calibrated by ratio[cell] (NaN: 1, the cell
+ * not measured); inner must outlive m and be uncalibrated itself.
+ * cost_coll(m) is cost_coll(inner) with time, latency and size terms
+ * times the ratio of the answer's cell (nodes > 1: inter); cost_explain(m)
+ * is inner's with every candidate scaled alike and the ratio as a term;
+ * cost_affine(m) is 0 (the ratio steps between cells).
+ */
+void cost_model_calib(struct cost_model *m, const struct cost_model *inner,
+		      const double ratio[COST_CALIB_CELLS]);
+
+/* What to print for m's model: "nccl", or "nccl, calibrated by a trace". */
+const char *cost_model_label(const struct cost_model *m);
 
 /* A single-link model of l. */
 void cost_model_link(struct cost_model *m, const struct link *l);

@@ -41,11 +41,65 @@ const char *errband_scope_name(enum errband_scope k)
 	return k >= 0 && k < ERRBAND_SCOPE_COUNT ? names[k] : "?";
 }
 
+static int S_stated(const struct errband *b)
+{
+	return b->logs >= ERRBAND_MIN_LOGS && b->machines >= ERRBAND_MIN_MACHINES;
+}
+
+/*
+ * log2 of the size each cell's band stands for: the geometric middle of the
+ * sizes nccl-tests' default sweeps give it (8 B to 64 KiB, 64 KiB to 64 MiB,
+ * 64 MiB to 8 GiB).  Between two middles lo, mid and hi move linearly in
+ * log size (in log ratio), so the band has no step where the cells meet;
+ * below the first and above the last they are the cell's.
+ */
+static const double S_centre[ERRBAND_SIZE_COUNT] = { 9.5, 21.0, 29.5 };
+
+/* The band at log2(bytes) = x in scope k for a size of cell c, into *out
+ * (its counts the cell's own). */
+static void S_smooth(enum errband_scope k, enum errband_size c, double x, struct errband *out)
+{
+	const struct errband *row = errband_table[k];
+	int a = x < S_centre[c] ? (int)c - 1 : (int)c, b = a + 1;
+	double f;
+
+	*out = row[c];
+	if (a < 0 || b >= ERRBAND_SIZE_COUNT || !S_stated(&row[a]) || !S_stated(&row[b]))
+		return;
+	f = (x - S_centre[a]) / (S_centre[b] - S_centre[a]);
+	out->lo = exp((1 - f) * log(row[a].lo) + f * log(row[b].lo));
+	out->mid = exp((1 - f) * log(row[a].mid) + f * log(row[b].mid));
+	out->hi = exp((1 - f) * log(row[a].hi) + f * log(row[b].hi));
+}
+
+/* Quarter octaves from 1 B to 2^48 B: the sizes a smoothed band is kept for. */
+#define S_STEPS 4
+#define S_NBANDS (48 * S_STEPS + 1)
+
 const struct errband *errband_get(unsigned long nodes, double bytes)
 {
-	const struct errband *b = &errband_table[errband_scope_of(nodes)][errband_size_of(bytes)];
+	static struct errband smooth[ERRBAND_SCOPE_COUNT][ERRBAND_SIZE_COUNT][S_NBANDS];
+	static int ready;
+	enum errband_scope k = errband_scope_of(nodes);
+	enum errband_size c = errband_size_of(bytes);
+	double x = bytes > 1 ? log2(bytes) : 0;
+	int i;
 
-	return b->logs >= ERRBAND_MIN_LOGS && b->machines >= ERRBAND_MIN_MACHINES ? b : NULL;
+	if (!S_stated(&errband_table[k][c]))
+		return NULL;
+	if (!ready) {
+		int j, m;
+		for (j = 0; j < ERRBAND_SCOPE_COUNT; j++)
+			for (m = 0; m < ERRBAND_SIZE_COUNT; m++)
+				for (i = 0; i < S_NBANDS; i++)
+					S_smooth((enum errband_scope)j, (enum errband_size)m,
+						 (double)i / S_STEPS, &smooth[j][m][i]);
+		ready = 1;
+	}
+	i = (int)floor(x * S_STEPS + 0.5);
+	if (i >= S_NBANDS)
+		i = S_NBANDS - 1;
+	return &smooth[k][c][i];
 }
 
 unsigned errband_bit(enum errband_scope scope, enum errband_size size)

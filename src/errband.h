@@ -37,6 +37,8 @@ enum errband_size {
 
 #define ERRBAND_SMALL_END_B 65536.0      /* 64 KiB */
 #define ERRBAND_MID_END_B 67108864.0     /* 64 MiB */
+#define ERRBAND_SMALL_END_LOG2 16.0      /* log2 of ERRBAND_SMALL_END_B */
+#define ERRBAND_MID_END_LOG2 26.0        /* log2 of ERRBAND_MID_END_B */
 
 /* The percentiles a band spans: 10th to 90th. */
 #define ERRBAND_LO_P 0.1
@@ -74,8 +76,11 @@ const char *errband_scope_name(enum errband_scope k);   /* "one node", "several 
 
 /*
  * The stated band of NCCL's model for an all-reduce on `nodes` nodes of
- * `bytes` bytes, from the generated table; NULL when the logs behind it are
- * too few (fewer than ERRBAND_MIN_LOGS).
+ * `bytes` bytes, from the generated table; NULL when the logs behind the
+ * size's cell are too few (fewer than ERRBAND_MIN_LOGS).  Smooth in size:
+ * lo, mid and hi go linearly in log ratio between the middles of the cells
+ * (log2 size 9.5, 21, 29.5), kept per quarter octave; the counts are the
+ * size's own cell's (models/nccl.md, "The stated error").
  */
 const struct errband *errband_get(unsigned long nodes, double bytes);
 

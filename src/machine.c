@@ -295,6 +295,34 @@ static int S_model(struct machine *m, const struct machine_args *a, struct errbu
 	return 0;
 }
 
+/*
+ * What fit --trace saved in the system's file (trace_calib.h): the ratios
+ * make the model a calibrated one, built here once, so that every view of
+ * every command prices on it.  A system changed by options (no file) has
+ * none: its ratios belonged to the machine as the file described it.
+ */
+_Static_assert(TRACE_CELLS == COST_CALIB_CELLS, "a trace's cells are the cost model's");
+
+static int S_calib(struct machine *m, struct errbuf *eb)
+{
+	struct preset p;
+	double ratio[TRACE_CELLS];
+	int r;
+
+	if (!m->system.path)
+		return 0;
+	if (preset_load_file(m->system.path, &p, eb) < 0)
+		return -1;
+	r = trace_calib_read(&p, &m->calib, eb);
+	preset_release(&p);
+	if (r < 0 || !trace_calib_has_coll(&m->calib))
+		return r;
+	m->base = m->model;
+	trace_calib_ratios(&m->calib, 0, ratio);
+	cost_model_calib(&m->model, &m->base, ratio);
+	return 0;
+}
+
 int machine_resolve(struct machine *m, const struct machine_args *a,
 		    const struct preset_dirs *dirs, struct errbuf *eb)
 {
@@ -306,9 +334,10 @@ int machine_resolve(struct machine *m, const struct machine_args *a,
 	if (!S_wants_system(a))
 		return S_link_only(m, a, eb);
 	if ((r = S_system_base(m, a, dirs, eb)) < 0 ||
-	    (r = S_system_overrides(m, a, dirs, eb)) < 0)
+	    (r = S_system_overrides(m, a, dirs, eb)) < 0 ||
+	    (r = S_model(m, a, eb)) < 0)
 		return r;
-	return S_model(m, a, eb);
+	return S_calib(m, eb);
 }
 
 void machine_release(struct machine *m)

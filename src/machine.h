@@ -15,6 +15,7 @@
 #include "nccl_cost.h"
 #include "preset.h"
 #include "system.h"
+#include "trace_calib.h"
 
 /*
  * What the command line says of the machine, as given (NULL: not given).
@@ -48,6 +49,10 @@ struct machine_args {
 	 * for a preset with regimes; with a system its tiers or NCCL's model, \
 	 * model.sys pointing at system. */                                   \
 	struct cost_model model;                                              \
+	struct cost_model base;    /* with a trace calibration: the model     \
+				    * it corrects (model.calib_of points here) */ \
+	struct trace_calib calib;  /* fit --trace's keys of the system's file \
+				    * (calib.have 0: none) */                 \
 	int have_system;           /* a system was given */                   \
 	struct system system;      /* the machine, when have_system */        \
 	struct nccl_cost nccl;     /* NCCL's model of system (COST_NCCL) */   \

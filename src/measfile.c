@@ -11,6 +11,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "bound.h"
 #include "measfile.h"
 #include "model.h"
 #include "mpilog.h"
@@ -129,6 +130,29 @@ static enum meas_format S_sniff(const char *buf, size_t len)
 	return csv > 0 ? MEAS_CSV : MEAS_NCCL_TEXT;
 }
 
+/*
+ * Every reader's rows pass the same bounds before any model sees them: a
+ * size and each time (bound.h), whatever the format parsed.
+ */
+static int S_bounded(const struct meas *m, const char *path, struct errbuf *eb)
+{
+	size_t i;
+
+	for (i = 0; i < m->n; i++) {
+		const struct meas_row *r = &m->rows[i];
+
+		if (bound_check(BOUND_SIZE, r->size) < 0)
+			return errbuf_set(eb, "%s:%d: size %g is not %s", path, r->line, r->size,
+					  bound_what(BOUND_SIZE));
+		if (bound_check(BOUND_TIME, r->time) < 0 ||
+		    (!isnan(r->time_ip) && bound_check(BOUND_TIME, r->time_ip) < 0))
+			return errbuf_set(eb, "%s:%d: time %g s is not %s", path, r->line,
+					  bound_check(BOUND_TIME, r->time) < 0 ? r->time : r->time_ip,
+					  bound_what(BOUND_TIME));
+	}
+	return 0;
+}
+
 int meas_load_file(const char *path, struct meas *m, struct errbuf *eb)
 {
 	char *buf;
@@ -138,8 +162,7 @@ int meas_load_file(const char *path, struct meas *m, struct errbuf *eb)
 	if (meas_read_file(path, &buf, &len, eb) < 0)
 		return -1;
 	/* Spreadsheets save CSV with a UTF-8 byte order mark; it is not data. */
-	if (len >= 3 && !memcmp(buf, "\xEF\xBB\xBF", 3))
-		skip = 3;
+	skip = bound_bom(buf, len);
 	m->format = S_sniff(buf + skip, len - skip);
 	switch (m->format) {
 	case MEAS_CSV:
@@ -158,7 +181,7 @@ int meas_load_file(const char *path, struct meas *m, struct errbuf *eb)
 		rc = nccllog_parse(buf + skip, len - skip, path, m, eb);
 	}
 	free(buf);
-	return rc;
+	return rc < 0 ? rc : S_bounded(m, path, eb);
 }
 
 /* ---- CSV ---- */

@@ -88,8 +88,12 @@ int nccl_machine_from_system(const struct system *s, struct nccl_machine *m,
 			     struct errbuf *eb)
 {
 	static const int sm[ARCH_COUNT] = {
-		[ARCH_SM70] = 70, [ARCH_SM80] = 80, [ARCH_SM86] = 86, [ARCH_SM89] = 89,
-		[ARCH_SM90] = 90, [ARCH_SM100] = 100, [ARCH_SM120] = 120,
+		[ARCH_SM70] = 70, [ARCH_SM75] = 75, [ARCH_SM80] = 80, [ARCH_SM86] = 86,
+		[ARCH_SM89] = 89, [ARCH_SM90] = 90, [ARCH_SM100] = 100, [ARCH_SM103] = 103,
+		[ARCH_SM120] = 120, [ARCH_SM121] = 121,
+		/* RCCL reports no compute capability NCCL's tables know; its
+		 * tuning reads the Hopper column (tuning.cc compCapIndex) */
+		[ARCH_GFX942] = 90, [ARCH_GFX950] = 90,
 	};
 	static const enum nccl_path path[PCIE_PATH_COUNT] = {
 		[PCIE_PIX] = NCCL_PATH_PIX, [PCIE_PXB] = NCCL_PATH_PXB,
@@ -112,6 +116,11 @@ int nccl_machine_from_system(const struct system *s, struct nccl_machine *m,
 	 * (topo.h:19-24), not at the line rate of the GPU preset. */
 	m->nvlinks = (int)s->gpu.nvlink_links;
 	m->nvlink_bw = 0;
+	m->amd = gpu_arch_amd(s->gpu.arch);
+	/* RCCL counts every xGMI link of gfx94x and gfx95x at 48 GB/s
+	 * (rccl src/graph/topo.h GFX94X_XGMI_WIDTH, GFX95X_XGMI_WIDTH) */
+	if (m->amd && m->nvlinks > 0)
+		m->nvlink_bw = 48.0;
 	m->nvswitch = s->nvswitch;
 	m->nvls = s->nvls;
 	m->pcie_gen = (int)s->gpu.pcie_gen;
@@ -119,7 +128,10 @@ int nccl_machine_from_system(const struct system *s, struct nccl_machine *m,
 	m->pcie_path = (unsigned)s->pcie_path < PCIE_PATH_COUNT ? path[s->pcie_path] : NCCL_PATH_PIX;
 	m->nic_path = (unsigned)s->nic_path < PCIE_PATH_COUNT ? path[s->nic_path] : NCCL_PATH_PIX;
 	m->p2p = s->p2p;
-	m->no_gdr = s->gdr_off;
+	/* NCCL's socket transport takes host memory only (ptrSupport
+	 * NCCL_PTR_HOST, transport/net_socket.cc:170): every byte is staged
+	 * through the host as with gdr = no */
+	m->no_gdr = s->gdr_off || s->net == NET_SOCKET;
 	m->cpu = s->cpu == CPU_AMD ? NCCL_CPU_AMD : s->cpu == CPU_ARM ? NCCL_CPU_ARM : NCCL_CPU_INTEL;
 	nccl_machine_mesh(s, m);
 	if (s->have_inter && s->nics_per_node > 0) {

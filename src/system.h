@@ -23,17 +23,24 @@
 enum gpu_arch {
 	ARCH_UNKNOWN,
 	ARCH_SM70,    /* Volta (V100) */
+	ARCH_SM75,    /* Turing (T4, RTX 20xx) */
 	ARCH_SM80,    /* Ampere data centre (A100) */
 	ARCH_SM86,    /* Ampere (A40, RTX 30xx) */
 	ARCH_SM89,    /* Ada Lovelace (L40S, RTX 4090) */
 	ARCH_SM90,    /* Hopper (H100, H200, H20, GH200) */
 	ARCH_SM100,   /* Blackwell data centre (B200, GB200) */
+	ARCH_SM103,   /* Blackwell Ultra (B300, GB300) */
 	ARCH_SM120,   /* Blackwell (RTX 50xx, RTX PRO 6000) */
+	ARCH_SM121,   /* Blackwell (GB10, DGX Spark) */
+	ARCH_GFX942,  /* AMD CDNA 3 (MI300X, MI325X), read with RCCL's model */
+	ARCH_GFX950,  /* AMD CDNA 4 (MI355X) */
 	ARCH_COUNT
 };
 
 /* "sm90" for ARCH_SM90; "?" out of range. */
 const char *gpu_arch_name(enum gpu_arch a);
+/* 1 for AMD's architectures (gfx942, gfx950): RCCL, xGMI links. */
+int gpu_arch_amd(enum gpu_arch a);
 
 /*
  * 1 when the arch has FP8 tensor cores: NVIDIA's from Ada (sm89) and Hopper
@@ -62,6 +69,17 @@ enum cpu_vendor {
 };
 const char *cpu_vendor_name(enum cpu_vendor c); /* "intel", ... */
 
+/*
+ * The network transport (key net): how NCCL moves bytes between nodes.
+ * RDMA transports (ib, roce, efa, slingshot; the default) are priced at
+ * the NIC's line rate; socket is NCCL's socket transport (net_socket.cc):
+ * host copies through the kernel's TCP stack (models/nccl.md, "Sockets").
+ */
+enum system_net {
+	NET_RDMA, NET_IB, NET_ROCE, NET_EFA, NET_SLINGSHOT, NET_SOCKET, NET_COUNT
+};
+const char *system_net_name(enum system_net n);   /* "rdma", "ib", ... */
+
 /* The cost model a system preset asks for (key `model`); --model overrides it. */
 enum system_model {
 	SYSTEM_MODEL_DEFAULT,     /* no key: the default model (NCCL's) */
@@ -87,8 +105,9 @@ struct gpu_spec {
 	char *description;
 	enum gpu_arch arch;
 	double memory_B;          /* B: device memory */
-	unsigned nvlink_links;    /* NVLink links per GPU (0: none) */
-	double nvlink_link_Bps;   /* B/s: one NVLink link, one direction */
+	unsigned nvlink_links;    /* NVLink links per GPU (0: none); for an AMD GPU, its
+				     xGMI links (key xgmi_links) */
+	double nvlink_link_Bps;   /* B/s: one NVLink (xGMI) link, one direction */
 	unsigned pcie_gen;        /* PCIe generation of the host link (3, 4, 5, 6) */
 	double bf16_flops;        /* FLOP/s: dense bf16 peak (key tflops_bf16, in TFLOP/s) */
 	unsigned sms;             /* streaming multiprocessors (key sms; 0: not given) */
@@ -133,6 +152,11 @@ struct system {
 	int gdr_off;                  /* key gdr = no: no GPUDirect RDMA, the network is
 				       * staged through host memory (default 0: gdr = yes) */
 	enum cpu_vendor cpu;          /* default intel */
+	unsigned long host_gpus;      /* GPUs of one host (the key gpus_per_node) when an
+				       * NVLink domain spans hosts; then gpus_per_node is the
+				       * domain, NCCL's node (key nvlink_domain); else equal */
+	enum system_net net;          /* key net: the network transport (default: rdma) */
+	int collnet;                  /* key collnet: SHARP in the network switch (default no) */
 	int cpu_given;                /* 0: the default was taken */
 	enum system_model model;      /* the model the preset asks for (default: none) */
 	double price_per_gpu_hour;    /* USD per GPU-hour; NaN when not known */
@@ -165,10 +189,16 @@ int system_set_topo(struct system *s, const char *path, struct errbuf *eb);
  * Write s as a system preset named name to path (atomically): every key
  * resolved (gpus_per_node, nvswitch, paths and NICs as the topology gave
  * them), the topology file and the presets it names by absolute path when
- * they are files.  comment heads the file.  Returns 0, or -1 with eb.
+ * they are files, so they resolve to the same files wherever the preset
+ * goes.  extra (nextra pairs, may be NULL) follow: fit --trace's keys,
+ * each bounded as the reader bounds it (trace_calib.h) before anything
+ * is written.  comment heads the file.  The one writer of system presets
+ * (presets --save, fit --trace --save) through preset_save().  Returns 0,
+ * or -1 with eb.
  */
 int system_preset_write(const char *path, const char *name, const struct system *s,
-			const char *comment, struct errbuf *eb);
+			const char *comment, const struct preset_kv *extra, size_t nextra,
+			struct errbuf *eb);
 
 /*
  * Load a system preset by name or path, with its gpu preset and link

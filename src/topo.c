@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bound.h"
 #include "topo.h"
 
 static const char *const path_names[TOPO_PATH_COUNT] = {
@@ -990,14 +991,15 @@ out:
 
 int topo_parse(const char *buf, size_t len, const char *name, struct topo *t, struct errbuf *eb)
 {
-	size_t i = 0;
+	size_t bom = bound_bom(buf, len), i;
 
 	if (len > TOPO_FILE_MAX)
 		return errbuf_set(eb, "%s: larger than %u MiB", name, TOPO_FILE_MAX >> 20);
-	if (len >= 3 && !memcmp(buf, "\xEF\xBB\xBF", 3))
-		i = 3;
-	while (i < len && isspace((unsigned char)buf[i]))
-		i++;
+	/* Both readers start after a byte order mark, which is not text. */
+	buf += bom;
+	len -= bom;
+	for (i = 0; i < len && isspace((unsigned char)buf[i]); i++)
+		;
 	if (i < len && buf[i] == '<')
 		return S_xml(buf, len, name, t, eb);
 	return S_smi(buf, len, name, t, eb);

@@ -9,9 +9,11 @@
 #include <string.h>
 #include <strings.h>
 
+#include "bound.h"
 #include "gz.h"
 #include "json.h"
 #include "trace.h"
+#include "units.h"
 
 #define CHUNK (1u << 20)
 #define TEXT_LINE_MAX (64u << 10)
@@ -147,11 +149,23 @@ static void S_rehash(struct trace *t)
 	}
 }
 
-/* The kind like k (added when new); a call of duration dur (s, NaN: none). */
-static void S_kind_add(struct trace *t, const struct trace_kind *k, double dur)
+/*
+ * The kind like k (added when new); a call of duration dur (s, NaN: none).
+ * The one check of what a record gives before it is kept: a size past
+ * BOUND_SIZE or a duration past BOUND_TIME returns -1 with the reason in
+ * eb (the caller says where).
+ */
+static int S_kind_add(struct trace *t, const struct trace_kind *k, double dur,
+		      struct errbuf *eb)
 {
 	struct trace_kind *kk;
 	size_t j;
+
+	if (!isnan(k->size_B) && bound_check(BOUND_SIZE, k->size_B) < 0)
+		return errbuf_set(eb, "%s of %g bytes: not %s", k->op, k->size_B,
+				  bound_what(BOUND_SIZE));
+	if (!isnan(dur) && bound_check(BOUND_TIME, dur) < 0)
+		return errbuf_set(eb, "%s of %g s: not %s", k->op, dur, bound_what(BOUND_TIME));
 
 	if (2 * (t->nkinds + 1) > t->hash_size)
 		S_rehash(t);
@@ -178,6 +192,7 @@ static void S_kind_add(struct trace *t, const struct trace_kind *k, double dur)
 		}
 		kk->dur[kk->n++] = dur;
 	}
+	return 0;
 }
 
 static int S_dcmp(const void *a, const void *b)
@@ -338,16 +353,26 @@ static int S_us_to_ns(const char *s, size_t len, int64_t *ns)
 	return 0;
 }
 
+/* A JSON number through the one number reader (units_decimal). */
 static int S_num(const char *s, size_t len, double *x)
 {
-	char buf[64], *end;
+	char buf[64];
 
 	if (len >= sizeof(buf))
 		return -1;
 	memcpy(buf, s, len);
 	buf[len] = '\0';
-	*x = strtod(buf, &end);
-	return *end == '\0' && isfinite(*x) ? 0 : -1;
+	return units_decimal(buf, 0, x);
+}
+
+/* A number of the event bounded as its kind is, else a file:line refusal. */
+static int S_bounded(struct jctx *c, const char *key, const char *s, size_t len,
+		     enum bound b, double scale, double *x)
+{
+	if (S_num(s, len, x) < 0 || bound_check(b, *x * scale) < 0)
+		return json_stream_fail(c->js, "\"%s\" is %.*s, not %s", key,
+					(int)(len > 40 ? 40 : len), s, bound_what(b));
+	return 1;
 }
 
 /* "[0, 1, 2, 3]": the first rank, the stride when regular (else 0), the count. */
@@ -406,6 +431,15 @@ static int S_bad(struct jctx *c, const char *key, const char *what)
 	return json_stream_fail(c->js, "\"%s\" %s", key, what);
 }
 
+/* "traceEvents" holds an array; any other value is refused, not read as no events. */
+static int S_events_type(struct jctx *c, int d, const char *what)
+{
+	if (d == 1 && !strcmp(S_key(c, 1), "traceEvents"))
+		return json_stream_fail(c->js, "\"traceEvents\" is %s; expected an array of "
+					"events", what);
+	return 1;
+}
+
 static int S_j_number(void *ctx, const char *s, size_t len)
 {
 	struct jctx *c = ctx;
@@ -414,6 +448,8 @@ static int S_j_number(void *ctx, const char *s, size_t len)
 	const char *k;
 	double x;
 
+	if (!S_events_type(c, d, "a number"))
+		return 0;
 	if (where == 1) {
 		k = S_key(c, idx);
 		if (!strcmp(k, "ts")) {
@@ -433,39 +469,44 @@ static int S_j_number(void *ctx, const char *s, size_t len)
 	}
 	if (where == 2) {
 		k = S_key(c, idx);
+		if (!strcmp(k, "In msg nelems"))
+			return S_bounded(c, k, s, len, BOUND_COUNT, 1, &c->e.in_n);
+		if (!strcmp(k, "Out msg nelems"))
+			return S_bounded(c, k, s, len, BOUND_COUNT, 1, &c->e.out_n);
+		if (!strcmp(k, "Group size"))
+			return S_bounded(c, k, s, len, BOUND_RANKS, 1, &c->e.group);
 		if (S_num(s, len, &x) < 0)
 			return 1;
-		if (!strcmp(k, "In msg nelems"))
-			c->e.in_n = x;
-		else if (!strcmp(k, "Out msg nelems"))
-			c->e.out_n = x;
-		else if (!strcmp(k, "Group size"))
-			c->e.group = x;
-		else if (!strcmp(k, "correlation"))
+		if (!strcmp(k, "correlation"))
 			c->e.corr = x;
 		else if (!strcmp(k, "device"))
 			c->e.dev = x;
 		return 1;
 	}
 	/* distributedInfo, Inspector's header and coll_perf / p2p_perf. */
-	if (d == 2 && S_num(s, len, &x) == 0) {
+	if (d == 2) {
 		const char *top = S_key(c, 1);
 		k = S_key(c, 2);
 		if (!strcmp(top, "distributedInfo")) {
-			if (!strcmp(k, "rank") && x >= 0 && x == floor(x))
+			if (!strcmp(k, "rank")) {
+				if (!S_bounded(c, k, s, len, BOUND_RANK, 1, &x))
+					return 0;
 				c->t->files[c->file].rank = (long)x;
-			else if (!strcmp(k, "world_size") && x >= 1 && x == floor(x))
+			} else if (!strcmp(k, "world_size")) {
+				if (!S_bounded(c, k, s, len, BOUND_RANKS, 1, &x))
+					return 0;
 				c->t->files[c->file].world = (long)x;
+			}
 		} else if (!strcmp(top, "header")) {
 			if (!strcmp(k, "rank"))
-				c->e.rank = x;
-			else if (!strcmp(k, "n_ranks"))
-				c->e.nranks = x;
+				return S_bounded(c, k, s, len, BOUND_RANK, 1, &c->e.rank);
+			if (!strcmp(k, "n_ranks"))
+				return S_bounded(c, k, s, len, BOUND_RANKS, 1, &c->e.nranks);
 		} else if (!strcmp(top, "coll_perf") || !strcmp(top, "p2p_perf")) {
 			if (!strcmp(k, "coll_msg_size_bytes") || !strcmp(k, "p2p_msg_size_bytes"))
-				c->e.msg_B = x;
-			else if (!strcmp(k, "coll_exec_time_us") || !strcmp(k, "p2p_exec_time_us"))
-				c->e.exec_us = x;
+				return S_bounded(c, k, s, len, BOUND_SIZE, 1, &c->e.msg_B);
+			if (!strcmp(k, "coll_exec_time_us") || !strcmp(k, "p2p_exec_time_us"))
+				return S_bounded(c, k, s, len, BOUND_TIME, 1e-6, &c->e.exec_us);
 		}
 	}
 	return 1;
@@ -478,6 +519,8 @@ static int S_j_string(void *ctx, const char *s, size_t len)
 	int where = S_where(c, &idx);
 	const char *k;
 
+	if (!S_events_type(c, d, "a string"))
+		return 0;
 	if (where == 1) {
 		k = S_key(c, idx);
 		if (!strcmp(k, "ph"))
@@ -569,10 +612,26 @@ static int S_j_end_array(void *ctx)
 	return 1;
 }
 
+static int S_j_null(void *ctx)
+{
+	struct jctx *c = ctx;
+	return S_events_type(c, json_stream_depth(c->js), "null");
+}
+
+static int S_j_bool(void *ctx, int b)
+{
+	struct jctx *c = ctx;
+	(void)b;
+	return S_events_type(c, json_stream_depth(c->js), "true or false");
+}
+
 static int S_j_start_map(void *ctx)
 {
 	struct jctx *c = ctx;
 	int d = json_stream_depth(c->js);
+
+	if (!S_events_type(c, d - 1, "an object"))
+		return 0;
 
 	if (d < PATH_DEPTH)
 		c->path[d][0] = '\0';
@@ -708,7 +767,8 @@ static int S_kineto_event(struct jctx *c)
 			k.ranks = e->pg_count;
 		if (e->pg_count > 0 && e->pg_count == k.ranks)
 			k.stride = e->pg_stride;
-		S_kind_add(c->t, &k, (double)e->dur_ns * 1e-9);
+		if (S_kind_add(c->t, &k, (double)e->dur_ns * 1e-9, c->eb) < 0)
+			return json_stream_fail(c->js, "%s", c->eb->msg);
 	}
 	return 1;
 }
@@ -734,7 +794,7 @@ static int S_inspector_object(struct jctx *c)
 	snprintf(k.source, sizeof(k.source), "inspector");
 	k.coll = trace_coll_lookup(e->icoll);
 	snprintf(k.op, sizeof(k.op), "%s", k.coll >= 0 ? coll_op_name(k.coll) : e->icoll);
-	if (e->nranks >= 1 && e->nranks <= (double)RANKS_MAX)
+	if (!isnan(e->nranks))
 		k.ranks = (unsigned long)e->nranks;
 	if (!isnan(e->rank) && f->rank < 0)
 		f->rank = (long)e->rank;
@@ -746,7 +806,8 @@ static int S_inspector_object(struct jctx *c)
 	k.elems = NAN;
 	snprintf(k.pg, sizeof(k.pg), "%s", e->comm);
 	f->comm_kernels++;
-	S_kind_add(c->t, &k, e->exec_us * 1e-6);
+	if (S_kind_add(c->t, &k, e->exec_us * 1e-6, c->eb) < 0)
+		return json_stream_fail(c->js, "%s", c->eb->msg);
 	return 1;
 }
 
@@ -763,7 +824,7 @@ static int S_j_end_map(void *ctx)
 }
 
 static const struct json_cb S_jcb = {
-	NULL, NULL, S_j_number, S_j_string, S_j_start_map, S_j_key, S_j_end_map,
+	S_j_null, S_j_bool, S_j_number, S_j_string, S_j_start_map, S_j_key, S_j_end_map,
 	S_j_start_array, S_j_end_array
 };
 
@@ -784,9 +845,11 @@ static int S_field(const char *line, const char *key, double *x)
 
 	while ((p = strstr(p, key)) != NULL) {
 		if ((p == line || p[-1] == ' ' || p[-1] == '[') && (p[n] == ' ' || p[n] == '=')) {
-			char *end;
-			*x = strtod(p + n + 1, &end);
-			return end > p + n + 1 ? 0 : -1;
+			const char *v = p + n + 1;
+			size_t got = units_scan_decimal(v, 0, x);
+			/* "count 0x10", "count inf", "count 12abc": not a number. */
+			return got && (v[got] == '\0' || v[got] == ' ' || v[got] == ']') &&
+				isfinite(*x) ? 0 : -1;
 		}
 		p += n;
 	}
@@ -810,9 +873,9 @@ static int S_info_line(struct trace *t, int file, const char *line, long lineno,
 	S_copy(coll, sizeof(coll), p, (size_t)(colon - p));
 	if (strchr(coll, ' '))
 		return 0;
-	if (S_field(colon, "count", &count) < 0 || count < 0 || count != floor(count))
-		return errbuf_set(eb, "%s:%ld: %s line without a whole element count", name,
-				  lineno, coll);
+	if (S_field(colon, "count", &count) < 0 || bound_check(BOUND_COUNT, count) < 0)
+		return errbuf_set(eb, "%s:%ld: %s line: its count is not %s in plain decimal",
+				  name, lineno, coll, bound_what(BOUND_COUNT));
 	if (S_field(colon, "datatype", &dt) < 0 || dt < 0 || dt != floor(dt) ||
 	    dt >= (double)(sizeof(S_nccl_dtype_size) / sizeof(S_nccl_dtype_size[0])))
 		return errbuf_set(eb, "%s:%ld: %s line without a known datatype (0-11)", name,
@@ -824,7 +887,7 @@ static int S_info_line(struct trace *t, int file, const char *line, long lineno,
 	k.coll = trace_coll_lookup(coll);
 	snprintf(k.op, sizeof(k.op), "%s", k.coll >= 0 ? coll_op_name(k.coll) : coll);
 	snprintf(k.dtype, sizeof(k.dtype), "%s", S_nccl_dtype_name[(int)dt]);
-	if (S_field(colon, "nranks", &nranks) == 0 && nranks >= 1 && nranks <= (double)RANKS_MAX)
+	if (S_field(colon, "nranks", &nranks) == 0 && bound_check(BOUND_RANKS, nranks) == 0)
 		k.ranks = (unsigned long)nranks;
 	k.elems = count;
 	k.size_B = count * S_nccl_dtype_size[(int)dt];
@@ -842,7 +905,12 @@ static int S_info_line(struct trace *t, int file, const char *line, long lineno,
 		}
 	}
 	t->files[file].comm_kernels++;
-	S_kind_add(t, &k, NAN);
+	if (S_kind_add(t, &k, NAN, eb) < 0) {
+		char why[sizeof(eb->msg)];
+
+		memcpy(why, eb->msg, sizeof(why));
+		return errbuf_set(eb, "%s:%ld: %s", name, lineno, why);
+	}
 	return 0;
 }
 
@@ -907,7 +975,10 @@ static int S_read_json(struct trace *t, int file, struct reader *r, char *chunk,
 	if (rc == 0)
 		rc = json_stream_finish(c.js, eb);
 	if (rc == 0) {
-		if (c.kineto)
+		if (c.kineto && t->files[file].events == 0)
+			rc = errbuf_set(eb, "%s: a PyTorch profiler trace with no event in it "
+					"(an empty \"traceEvents\")", name);
+		else if (c.kineto)
 			t->files[file].format = TRACE_KINETO;
 		else if (c.inspector)
 			t->files[file].format = TRACE_INSPECTOR;
@@ -979,6 +1050,11 @@ static int S_read_any(struct trace *t, struct reader *r, const char *name,
 	if (got < 0) {
 		free(chunk);
 		return -1;
+	}
+	i = (long)bound_bom(chunk, (size_t)got);
+	if (i) {
+		memmove(chunk, chunk + i, (size_t)(got - i));
+		got -= i;
 	}
 	for (i = 0; i < got && isspace((unsigned char)chunk[i]); i++)
 		;

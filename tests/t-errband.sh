@@ -102,16 +102,23 @@ check "a plan with the band reads back with compare --expected" \
 "$C" --system "$top/tests/data/nccl/systems/polaris.preset" compare \
 	"$top/tests/data/nccl/a100-x8-polaris-slingshot.txt" --op all_reduce \
 	--nccl-version 2.21.5 --format json >"$d/cmp.json" 2>>"$d/err"
-inside=$(grep '^a100-x8-polaris-slingshot ' "$d/rows" | awk '
-	{ r = $5 / $6; s = $4; c = (s < 65536 ? "SMALL" : s < 67108864 ? "MID" : "LARGE"); print c, r }' |
-	while read -r c r; do
-		b=$(awk -v c="$c" '/\[ERRBAND_NODES\]/ { n = 1 } n && $0 ~ "\\[ERRBAND_" c "\\]" {
-			l = $0; sub(/.*\.lo = /, "", l); sub(/,.*/, "", l)
-			h = $0; sub(/.*\.hi = /, "", h); sub(/,.*/, "", h); print l, h; exit }' \
-			"$top/src/errband_table.c")
-		set -- $b
-		awk -v r="$r" -v l="$1" -v h="$2" 'BEGIN { print (r >= l && r <= h) }'
-	done | awk '{ s += $1 } END { print s }')
+# the band of each size as errband_get draws it: the cells' lo and hi,
+# linear in log ratio between the cells' middles (log2 size 9.5, 21, 29.5),
+# at the size's quarter octave
+cells=$(awk '/\[ERRBAND_NODES\]/ { n = 1 } n && /\.lo = / {
+	l = $0; sub(/.*\.lo = /, "", l); sub(/,.*/, "", l)
+	h = $0; sub(/.*\.hi = /, "", h); sub(/,.*/, "", h); printf "%s %s ", l, h }' \
+	"$top/src/errband_table.c")
+inside=$(grep '^a100-x8-polaris-slingshot ' "$d/rows" | awk -v cells="$cells" '
+	BEGIN { split(cells, v, " "); for (i = 0; i < 3; i++) { lo[i] = log(v[2 * i + 1]); hi[i] = log(v[2 * i + 2]) }
+		c[0] = 9.5; c[1] = 21; c[2] = 29.5 }
+	{ s = $4; r = $5 / $6; x = int(log(s) / log(2) * 4 + 0.5) / 4
+	  k = s < 65536 ? 0 : s < 67108864 ? 1 : 2
+	  a = x < c[k] ? k - 1 : k; b = a + 1
+	  if (a < 0 || b > 2) { l = lo[k]; h = hi[k] }
+	  else { f = (x - c[a]) / (c[b] - c[a]); l = (1 - f) * lo[a] + f * lo[b]; h = (1 - f) * hi[a] + f * hi[b] }
+	  n += (log(r) >= l - 1e-12 && log(r) <= h + 1e-12) }
+	END { print n + 0 }')
 check "compare JSON: stated_sizes 29 and stated_inside $inside, as the rows and the table say" \
 	sh -c "grep -q '\"stated_sizes\": 29, \"stated_inside\": $inside' '$d/cmp.json'"
 "$C" --system "$top/tests/data/nccl/systems/polaris.preset" compare \

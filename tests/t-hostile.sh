@@ -371,4 +371,22 @@ check "... and the saved system loads" sh -c "'$COMMTIME' presets ./pp.preset >/
 check "fit --system --save leaves no temporary" no_temporary
 cd "$d" || exit 1
 
+# ---- numbers and shapes a trace must not carry into the model ----
+th=$top/tests/data/trace/hostile
+st=$(status "$COMMTIME" --system dgx-h100 compare --trace "$th/bom-kineto.json")
+check "a Kineto trace after a UTF-8 byte order mark is read as JSON" [ "$st" = 0 ]
+"$COMMTIME" --system dgx-h100 compare --trace "$th/bom-kineto.json" --format csv >bom.csv 2>/dev/null
+check "... and gives its all_reduce row" grep -q '^all_reduce,4096,8,1,' bom.csv
+"$COMMTIME" --system dgx-h100 compare --trace "$th/no-nccl.json" >nonccl.out 2>&1
+check "a trace with no NCCL kernel says so" grep -q "no NCCL kernel in these steps" nonccl.out
+check "... and prints no nan" not grep -qi nan nonccl.out
+for f in "$th"/*-1e30*.json* "$th"/info-count-*.txt; do
+	"$COMMTIME" --system dgx-h100 compare --trace "$f" >big.out 2>&1
+	check "$(basename "$f"): no inf or nan reaches the output" not grep -Eqi 'inf (B|s|%)|-?nan ' big.out
+done
+printf '\357\273\277' >bom-topo.txt
+cat "$top/tests/data/topo/dgx-h100.txt" >>bom-topo.txt
+"$COMMTIME" --topo bom-topo.txt --system dgx-h100 allreduce --ranks 8 --sizes 1G >bomtopo.out 2>&1
+check "an nvidia-smi matrix after a byte order mark reads 8 GPUs" grep -q "topology read: 8 GPUs" bomtopo.out
+
 exit 0

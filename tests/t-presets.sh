@@ -161,3 +161,11 @@ check "a copied and edited preset loads under its file name" \
 	sh -c "grep -q '^preset: my-link' '$top/tests/tmp/t-presets-copy/out' && grep -q '^beta: 300 GB/s' '$top/tests/tmp/t-presets-copy/out'"
 "$COMMTIME" --presets-dir "$top/tests/tmp/t-presets-copy" --preset my-link --ranks 8 --sizes 1G >/dev/null 2>&1
 check "... and by its file name on the search path" [ $? = 0 ]
+# an NVLink domain across hosts is saved as the hosts and the domain, and reads back the same
+"$COMMTIME" --presets-dir "$top/presets" --system gb200-nvl72 presets --save nvl.preset >/dev/null 2>&1
+check "save: an NVL72 rack keeps gpus_per_node 4, nvlink_domain 72, 4 NICs a host" \
+	sh -c "grep -q '^gpus_per_node = 4\$' nvl.preset && grep -q '^nvlink_domain = 72\$' nvl.preset &&
+		grep -q '^nics_per_node = 4\$' nvl.preset && grep -q '^net = ib\$' nvl.preset"
+check "save: the saved rack predicts what the shipped one does" \
+	test "$("$COMMTIME" --presets-dir "$top/presets" --system nvl.preset --format csv allreduce --ranks 144 --sizes 1G)" = \
+	"$("$COMMTIME" --presets-dir "$top/presets" --system gb200-nvl72 --format csv allreduce --ranks 144 --sizes 1G)"

@@ -166,3 +166,35 @@ if [ -n "$py" ]; then
 	check "compare --trace --check: exit 0 when it is inside" \
 		sh -c "[ $? = 0 ] && grep -q '^check: .* is inside' '$d/chk.out'"
 fi
+
+# A calibrated system is one model for every view: dgx-h100 with every
+# cell's measured/predicted at 3.  search's ranked table and its "why"
+# table give the best configuration the same step; step's band is the
+# calibrated step's (it brackets it), and the calibration moves the step.
+if [ -n "$py" ]; then
+	sed 's/^name = dgx-h100/name = x3/' "$top/presets/dgx-h100.preset" >"$d/x3.preset"
+	for c in intra_small intra_medium intra_large inter_small inter_medium inter_large; do
+		echo "trace_coll_$c = 3" >>"$d/x3.preset"
+	done
+	"$COMMTIME" --system "$d/x3.preset" --format json search --workload llama3-8b --gpus 64 \
+		--global-batch 256 >"$d/x3s.json" 2>"$d/err"
+	check "calibrated search: the ranked table's best step is the why table's" "$py" -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+best = [w for w in d["why"] if w["which"] == "best"][0]
+sys.exit(not (abs(d["search"][0]["step_s"] - best["step_s"]) <= 1e-9 * best["step_s"]))' "$d/x3s.json"
+	cfg="--workload llama3-8b --tp 8 --dp 8 --global-batch 256"
+	"$COMMTIME" --system "$d/x3.preset" --format json step $cfg >"$d/x3.json" 2>"$d/err"
+	"$COMMTIME" --system dgx-h100 --format json step $cfg >"$d/x1.json" 2>"$d/err"
+	check "calibrated step: its band brackets the calibrated step" "$py" -c '
+import json, sys
+s = json.load(open(sys.argv[1]))["step"][0]
+sys.exit(not (s["step_lo_s"] < s["step_s"] < s["step_hi_s"]))' "$d/x3.json"
+	check "calibrated step: every collective of the ledger takes 3 times as long, and the step is longer" "$py" -c '
+import json, sys
+a = json.load(open(sys.argv[1])); b = json.load(open(sys.argv[2]))
+ok = len(a["ledger"]) == len(b["ledger"]) > 0 and a["step"][0]["step_s"] > b["step"][0]["step_s"]
+for r3, r1 in zip(a["ledger"], b["ledger"]):
+    ok = ok and abs(r3["time_s"] - 3 * r1["time_s"]) <= 1e-9 * r3["time_s"]
+sys.exit(not ok)' "$d/x3.json" "$d/x1.json"
+fi

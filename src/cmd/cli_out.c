@@ -139,6 +139,13 @@ static void echo_system(const struct ctx *ctx, struct out *o)
 	if (s->gpu.name)
 		out_input_str(o, "gpu", "gpu", s->gpu.name);
 	out_input(o, "gpus_per_node", "GPUs per node", (double)s->gpus_per_node, H_PLAIN, 6, NULL);
+	if (s->host_gpus && s->host_gpus != s->gpus_per_node && table) {
+		snprintf(line, sizeof(line), "%lu GPUs over %lu hosts of %lu: NCCL's node",
+			 s->gpus_per_node, s->gpus_per_node / s->host_gpus, s->host_gpus);
+		out_input_str(o, "nvlink_domain", "NVLink domain", line);
+	}
+	if (s->net != NET_RDMA)
+		out_input_str(o, "net", "network transport", system_net_name(s->net));
 	units_fmt_time(a, sizeof(a), s->intra.link.alpha, 3);
 	units_fmt_rate(b, sizeof(b), s->intra.link.beta, 4);
 	units_fmt_rate(l, sizeof(l), s->intra.beta_line, 4);
@@ -187,6 +194,11 @@ static void echo_system(const struct ctx *ctx, struct out *o)
 		out_input_str(o, "nvlink_graph", "NVLink graph", line);
 	}
 	out_input_str(o, "model", "model", cost_kind_name(ctx->model.kind));
+	if (ctx->model.calib_of) {
+		snprintf(line, sizeof(line), "every collective x measured/predicted of its cell "
+			 "(%s; fit --trace)", ctx->calib.from);
+		out_input_str(o, "calibration", "calibrated by a trace", line);
+	}
 	if (ctx->model.kind == COST_NCCL) {
 		snprintf(line, sizeof(line), "%s%s", cpu_vendor_name(s->cpu),
 			 s->cpu_given ? "" : s->cpu == CPU_INTEL ?

@@ -195,9 +195,10 @@ static void show_system(const struct ctx *ctx, struct out *o, const struct prese
 	units_fmt_rate(rate, sizeof(rate), s.gpu.nvlink_link_Bps, 3);
 	out_text(o, "%s", "");
 	out_text(o, "resolved:");
-	out_text(o, "  gpu: %lu x %s (%s, %s, %u NVLink x %s, PCIe %u, %.4g TFLOP/s bf16 dense)",
+	out_text(o, "  gpu: %lu x %s (%s, %s, %u %s x %s, PCIe %u, %.4g TFLOP/s bf16 dense)",
 		 s.gpus_per_node, s.gpu.name, gpu_arch_name(s.gpu.arch), mem,
-		 s.gpu.nvlink_links, s.gpu.nvlink_links ? rate : "-", s.gpu.pcie_gen,
+		 s.gpu.nvlink_links, gpu_arch_amd(s.gpu.arch) ? "xGMI" : "NVLink",
+		 s.gpu.nvlink_links ? rate : "-", s.gpu.pcie_gen,
 		 s.gpu.bf16_flops / 1e12);
 	show_tier(o, "intra", 0, &s.intra);
 	if (s.have_inter && s.nics_per_node) {
@@ -372,7 +373,7 @@ static int save_system(const struct ctx *ctx, const char *path, int npos, const 
 		 ctx->system.topo_path ? " and " : "", topo_path);
 	free(sys_path);
 	free(topo_path);
-	if (system_preset_write(path, name, &ctx->system, comment, &eb) < 0)
+	if (system_preset_write(path, name, &ctx->system, comment, NULL, 0, &eb) < 0)
 		die("%s", eb.msg);
 	printf("wrote system preset %s to %s\n", name, path);
 	free(name);

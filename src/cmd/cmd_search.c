@@ -793,6 +793,13 @@ int cmd_search(int argc, char **argv, struct ctx *ctx)
 	}
 	if (!gpus.n)
 		die_usage("search: give the GPU counts with --gpus LIST");
+	for (i = 0; i < gpus.n; i++)
+		if (gpus.v[i] > SEARCH_GPUS_MAX)
+			die_usage("--gpus: %.15g GPUs is more than search takes (at most %.0f)",
+				  gpus.v[i], SEARCH_GPUS_MAX);
+	if (max_virt > SEARCH_VIRT_MAX)
+		die_usage("--max-virtual-stages: %lu is more than search takes (at most %d)",
+			  max_virt, SEARCH_VIRT_MAX);
 	if (!gb)
 		die_usage("search: give the global batch with --global-batch N");
 	/* The named configuration is always in the space searched. */

@@ -402,14 +402,21 @@ static void S_steps(struct out *o, const struct trace *t, int pp)
 		out_row(o, row);
 	}
 	out_table_end(o);
-	out_text(o, "median: step %.4g ms, compute %.4g ms, comm %.4g ms, exposed %.4g ms (%.1f %% of "
-		 "comm hidden)",
-		 1e3 * trace_steps_median(t, offsetof(struct trace_step, step_s)),
-		 1e3 * trace_steps_median(t, offsetof(struct trace_step, compute_s)),
-		 1e3 * trace_steps_median(t, offsetof(struct trace_step, comm_s)),
-		 1e3 * trace_steps_median(t, offsetof(struct trace_step, exposed_s)),
-		 100 * (1 - trace_steps_median(t, offsetof(struct trace_step, exposed_s)) /
-			trace_steps_median(t, offsetof(struct trace_step, comm_s))));
+	{
+		double step = trace_steps_median(t, offsetof(struct trace_step, step_s));
+		double comp = trace_steps_median(t, offsetof(struct trace_step, compute_s));
+		double comm = trace_steps_median(t, offsetof(struct trace_step, comm_s));
+		double exp = trace_steps_median(t, offsetof(struct trace_step, exposed_s));
+
+		/* No NCCL kernel, no share of it hidden: say so, not "nan %". */
+		if (comm > 0)
+			out_text(o, "median: step %.4g ms, compute %.4g ms, comm %.4g ms, exposed "
+				 "%.4g ms (%.1f %% of comm hidden)", 1e3 * step, 1e3 * comp,
+				 1e3 * comm, 1e3 * exp, 100 * (1 - exp / comm));
+		else
+			out_text(o, "median: step %.4g ms, compute %.4g ms; no NCCL kernel in "
+				 "these steps, so no communication to hide", 1e3 * step, 1e3 * comp);
+	}
 	out_text(o, "idle: the step's length less the union of all kernels%s", pp > 1 ?
 		 "; with pp > 1 it holds the pipeline bubble" : "");
 }
@@ -445,9 +452,17 @@ int cmd_compare_trace(int argc, char **argv, struct ctx *ctx)
 		die_usage("compare --trace needs trace files; see 'commtime compare --help'");
 	if (tol < 0)
 		die_usage("--tolerance: '%s' is negative", opts_given(options, "tolerance"));
-	if (!run.workload && (opts_given(options, "tp") || opts_given(options, "pp") ||
-			      opts_given(options, "dp")))
-		die_usage("compare --trace: --tp, --pp and --dp describe a run; give its --workload");
+	if (!run.workload) {
+		/* Every option of the run's shape means nothing without its model. */
+		static const char *const shape[] = { "tp", "pp", "dp", "cp", "ep",
+			"sequence-parallel", "micro-batch", "global-batch", "seq", "grad-bytes" };
+		size_t k;
+
+		for (k = 0; k < sizeof(shape) / sizeof(shape[0]); k++)
+			if (opts_given(options, shape[k]))
+				die_usage("compare --trace: --%s describes a run; give its "
+					  "--workload", shape[k]);
+	}
 	if (check && !run.workload)
 		die_usage("compare --trace --check: the step's band needs the run: give --workload");
 	trace_init(&t);

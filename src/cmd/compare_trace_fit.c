@@ -15,81 +15,9 @@
 #include "outfile.h"
 #include "trace_cmd.h"
 
-static const char *const cell_names[TRACE_CELLS] = {
-	"intra_small", "intra_medium", "intra_large", "inter_small", "inter_medium", "inter_large"
-};
-
-int trace_calib_cell(int inter, double bytes)
-{
-	int band = bytes < 1048576.0 ? 0 : bytes < 64.0 * 1048576 ? 1 : 2;
-	return 3 * (inter ? 1 : 0) + band;
-}
-
-const char *trace_calib_cell_name(int cell)
-{
-	return cell >= 0 && cell < TRACE_CELLS ? cell_names[cell] : "?";
-}
-
-static double S_key(const struct preset *p, const char *key)
-{
-	const char *v = preset_get(p, key);
-	char *end;
-	double x;
-
-	if (!v)
-		return NAN;
-	x = strtod(v, &end);
-	if (*end != '\0' || !(x > 0) || !isfinite(x))
-		die("%s:%d: %s: '%s' is not a positive number", p->path, preset_line(p, key), key, v);
-	return x;
-}
-
 const struct trace_calib *ctx_trace_calib(const struct ctx *ctx)
 {
-	static struct trace_calib c;
-	static char *loaded;
-	struct preset p;
-	struct errbuf eb;
-	int i, j;
-
-	if (!ctx->have_system || !ctx->system.path)
-		return NULL;
-	if (loaded && !strcmp(loaded, ctx->system.path))
-		return c.have ? &c : NULL;
-	free(loaded);
-	loaded = xstrdup(ctx->system.path);
-	memset(&c, 0, sizeof(c));
-	if (preset_load_file(ctx->system.path, &p, &eb) < 0)
-		die("%s", eb.msg);
-	c.mfu = S_key(&p, "trace_kernel_efficiency");
-	c.mfu_lo = S_key(&p, "trace_kernel_efficiency_lo");
-	c.mfu_hi = S_key(&p, "trace_kernel_efficiency_hi");
-	if (!isnan(c.mfu) && c.mfu > 1)
-		die("%s:%d: trace_kernel_efficiency: %g is above 1", p.path,
-		    preset_line(&p, "trace_kernel_efficiency"), c.mfu);
-	if (isnan(c.mfu_lo))
-		c.mfu_lo = c.mfu;
-	if (isnan(c.mfu_hi))
-		c.mfu_hi = c.mfu;
-	c.have = !isnan(c.mfu);
-	for (i = 0; i < TRACE_CELLS; i++) {
-		static const char *const suf[3] = { "", "_lo", "_hi" };
-		for (j = 0; j < 3; j++) {
-			char key[64];
-			snprintf(key, sizeof(key), "trace_coll_%s%s", cell_names[i], suf[j]);
-			c.coll[i][j] = S_key(&p, key);
-		}
-		if (isnan(c.coll[i][1]))
-			c.coll[i][1] = c.coll[i][0];
-		if (isnan(c.coll[i][2]))
-			c.coll[i][2] = c.coll[i][0];
-		if (!isnan(c.coll[i][0]))
-			c.have = 1;
-	}
-	snprintf(c.from, sizeof(c.from), "%s", preset_get(&p, "trace_source") ?
-		 preset_get(&p, "trace_source") : "a trace");
-	preset_release(&p);
-	return c.have ? &c : NULL;
+	return ctx->have_system && ctx->calib.have ? &ctx->calib : NULL;
 }
 
 int trace_calib_mfu(const struct ctx *ctx, struct step_compute *cs, int which)
@@ -107,69 +35,6 @@ int trace_calib_mfu(const struct ctx *ctx, struct step_compute *cs, int which)
 void trace_fit_compute(const struct ctx *ctx, struct step_compute *cs)
 {
 	trace_calib_mfu(ctx, cs, 0);
-}
-
-/* Which end of the ranges the collectives take now: 0 median, 1 low, 2 high. */
-static int S_end;
-
-/*
- * The model step and search run on a system saved by fit --trace: the
- * system's own model, each collective's time times its cell's ratio.  It
- * stands in ctx->model between trace_calib_push and trace_calib_pop.
- */
-static struct cost_model S_inner;
-static int S_pushed;
-
-static int S_wrap_coll(const struct cost_model *m, enum coll_op op, enum coll_algo algo,
-		       const struct group *g, double bytes, struct coll_cost *out, struct errbuf *eb)
-{
-	const struct ctx *ctx = m->impl;
-	double f;
-
-	if (cost_coll(&S_inner, op, algo, g, bytes, out, eb) < 0)
-		return -1;
-	f = trace_calib_coll_factor(ctx, out->nodes > 1, bytes);
-	out->time_s *= f;
-	out->latency_s *= f;
-	out->bandwidth_s *= f;
-	return 0;
-}
-
-static int S_wrap_algo(const struct cost_model *m, enum coll_op op, enum coll_algo algo)
-{
-	(void)m;
-	return cost_algo_supported(&S_inner, op, algo);
-}
-
-int trace_calib_push(struct ctx *ctx)
-{
-	if (S_pushed || !ctx_trace_calib(ctx))
-		return 0;
-	S_inner = ctx->model;
-	ctx->model.kind = COST_NCCL;
-	ctx->model.coll = S_wrap_coll;
-	ctx->model.has_algo = S_wrap_algo;
-	ctx->model.impl = ctx;
-	S_pushed = 1;
-	return 1;
-}
-
-void trace_calib_pop(struct ctx *ctx)
-{
-	if (!S_pushed)
-		return;
-	ctx->model = S_inner;
-	S_pushed = 0;
-}
-
-double trace_calib_coll_factor(const struct ctx *ctx, int inter, double bytes)
-{
-	const struct trace_calib *c = ctx_trace_calib(ctx);
-	int cell = trace_calib_cell(inter, bytes);
-
-	if (!c || isnan(c->coll[cell][S_end]))
-		return 1;
-	return c->coll[cell][S_end];
 }
 
 /*
@@ -198,7 +63,7 @@ void trace_calib_note(struct ctx *ctx, struct out *o, const struct workload *w,
 		for (i = 0; i < TRACE_CELLS; i++)
 			if (!isnan(tc->coll[i][0]) && len < sizeof(cells) - 40)
 				len += (size_t)snprintf(cells + len, sizeof(cells) - len, "%s%s x%.3g",
-							len ? ", " : "", cell_names[i], tc->coll[i][0]);
+							len ? ", " : "", trace_calib_cell_name(i), tc->coll[i][0]);
 		out_text(o, "started from a trace (%s; fit --trace):", tc->from);
 		if (mfu_from_trace)
 			out_text(o, "  compute at the kernel efficiency it measured, %.3g (%.3g to %.3g)",
@@ -209,16 +74,21 @@ void trace_calib_note(struct ctx *ctx, struct out *o, const struct workload *w,
 			 ncell ? cells : "none measured");
 		out_text(o, "  (cells not measured keep the model's time)");
 	}
-	trace_calib_push(ctx);
 	for (i = 0; i < 2; i++) {
-		S_end = i + 1;
+		struct cost_model end;
+		double ratio[TRACE_CELLS];
+
+		/* The same calibrated model at one end of each cell's range. */
+		trace_calib_ratios(tc, i + 1, ratio);
+		if (ctx->model.calib_of)
+			cost_model_calib(&end, ctx->model.calib_of, ratio);
+		else
+			end = ctx->model;
 		if (mfu_from_trace)
 			cs.mfu = i == 0 ? tc->mfu_hi : tc->mfu_lo;
-		if (step_run(w, c, &cs, &ctx->model, STEP_BAND_NONE, &r, &eb) == 0)
+		if (step_run(w, c, &cs, &end, STEP_BAND_NONE, &r, &eb) == 0)
 			ends[i] = r.step_s;
 	}
-	S_end = 0;
-	trace_calib_pop(ctx);
 	if (!isnan(ends[0]) && !isnan(ends[1])) {
 		units_fmt_time(a, sizeof(a), ends[0], 4);
 		units_fmt_time(b, sizeof(b), ends[1], 4);
@@ -299,6 +169,8 @@ int cmd_fit_trace(int argc, char **argv, struct ctx *ctx)
 		OPT_END_()
 	};
 	char *save_name = NULL;
+	/* A trace is measured against the system's own model, never a calibration of it. */
+	const struct cost_model *spec = ctx->model.calib_of ? ctx->model.calib_of : &ctx->model;
 
 	trace_run_init(&run);
 	nfiles = opts_parse(argc, argv, options, &usage, 65536);
@@ -330,11 +202,11 @@ int cmd_fit_trace(int argc, char **argv, struct ctx *ctx)
 			continue;
 		if (kd->stride && ctx->system.gpus_per_node)
 			g.per_node = step_per_node(kd->ranks, kd->stride, ctx->system.gpus_per_node);
-		if (cost_coll(&ctx->model, (enum coll_op)kd->coll,
-			      cost_algo_preferred(&ctx->model, (enum coll_op)kd->coll), &g, kd->size_B,
+		if (cost_coll(spec, (enum coll_op)kd->coll,
+			      cost_algo_preferred(spec, (enum coll_op)kd->coll), &g, kd->size_B,
 			      &cc, &eb) < 0 || !(cc.time_s > 0))
 			continue;
-		cell = trace_calib_cell(cc.nodes > 1, kd->size_B);
+		cell = cost_calib_cell(cc.nodes > 1, kd->size_B);
 		cells[cell].r = xrealloc(cells[cell].r, (cells[cell].n + 1) * sizeof(double));
 		cells[cell].r[cells[cell].n++] = med / cc.time_s;
 		cells[cell].calls += kd->count;
@@ -351,7 +223,7 @@ int cmd_fit_trace(int argc, char **argv, struct ctx *ctx)
 		if (!ctx_gpu(ctx, NULL, NULL, &gpu) || !(gpu.peak_flops > 0))
 			die("fit --trace: the system's GPU has no peak; the kernel efficiency needs one");
 		cs.peak_flops = gpu.peak_flops;
-		if (step_run(&w, &run.c, &cs, &ctx->model, STEP_BAND_NONE, &r, &eb) < 0)
+		if (step_run(&w, &run.c, &cs, spec, STEP_BAND_NONE, &r, &eb) < 0)
 			die("fit --trace: %s", eb.msg);
 		eff = xmalloc((t.nsteps + 1) * sizeof(*eff));
 		for (k = 0; k < t.nsteps; k++)
@@ -383,9 +255,9 @@ int cmd_fit_trace(int argc, char **argv, struct ctx *ctx)
 
 		if (cells[i].n == 0)
 			continue;
-		snprintf(key, sizeof(key), "trace_coll_%s", cell_names[i]);
+		snprintf(key, sizeof(key), "trace_coll_%s", trace_calib_cell_name(i));
 		memset(row, 0, sizeof(row));
-		row[0].s = cell_names[i];
+		row[0].s = trace_calib_cell_name(i);
 		row[1].x = (double)cells[i].n;
 		row[2].x = cells[i].calls;
 		row[3].x = S_median(cells[i].r, cells[i].n);
@@ -410,43 +282,43 @@ int cmd_fit_trace(int argc, char **argv, struct ctx *ctx)
 	out_text(o, "collectives: median time measured/predicted of the kinds in each cell "
 		 "(low, high: the extremes); kernel efficiency: per step and GPU");
 	if (save_path) {
-		FILE *in = fopen(ctx->system.path, "r"), *f;
-		struct outfile *of;
+		struct preset_kv kv[1 + 3 * TRACE_CELLS + 3];
+		char val[1 + 3 * TRACE_CELLS + 3][200], comment[300];
+		size_t n = 0;
 		struct errbuf eb;
-		char line[4096];
 
-		if (!in)
-			die("%s: cannot read: the system to save from", ctx->system.path);
-		if (!(of = outfile_open(save_path, &eb)))
-			die("%s", eb.msg);
-		f = outfile_stream(of);
-		fprintf(f, "# %s calibrated by commtime fit --trace (models/trace.md)\n",
-			ctx->system.name);
-		while (fgets(line, sizeof(line), in)) {
-			const char *p = line + strspn(line, " \t");
-			if (!strncmp(p, "trace_", 6))
-				continue;
-			if (!strncmp(p, "name", 4) && strchr(" \t=", p[4])) {
-				fprintf(f, "name = %s\n", save_name);
-				continue;
-			}
-			fputs(line, f);
-		}
-		fclose(in);
-		fprintf(f, "trace_source = %d file%s, first %s\n", nfiles, nfiles == 1 ? "" : "s",
-			t.files[0].path);
+#define KV(k, ...) (snprintf(val[n], sizeof(val[n]), __VA_ARGS__), \
+		    kv[n].key = (char *)(k), kv[n].value = val[n], kv[n].line = 0, n++)
+		static char keys[3 * TRACE_CELLS][48];
+		static const char *const suf[3] = { "", "_lo", "_hi" };
+		char *src = preset_text_clean(t.files[0].path, 150);
+
+		KV("trace_source", "%d file%s, first %s", nfiles, nfiles == 1 ? "" : "s", src);
+		free(src);
 		for (i = 0; i < TRACE_CELLS; i++) {
+			double v[3];
+			int j;
+
 			if (cells[i].n == 0)
 				continue;
-			fprintf(f, "trace_coll_%s = %.6g\n", cell_names[i],
-				S_median(cells[i].r, cells[i].n));
-			fprintf(f, "trace_coll_%s_lo = %.6g\n", cell_names[i], cells[i].r[0]);
-			fprintf(f, "trace_coll_%s_hi = %.6g\n", cell_names[i], cells[i].r[cells[i].n - 1]);
+			v[0] = S_median(cells[i].r, cells[i].n);
+			v[1] = cells[i].r[0];
+			v[2] = cells[i].r[cells[i].n - 1];
+			for (j = 0; j < 3; j++) {
+				snprintf(keys[3 * i + j], sizeof(keys[0]), "trace_coll_%s%s",
+					 trace_calib_cell_name(i), suf[j]);
+				KV(keys[3 * i + j], "%.6g", v[j]);
+			}
 		}
-		if (!isnan(mfu[0]))
-			fprintf(f, "trace_kernel_efficiency = %.6g\ntrace_kernel_efficiency_lo = %.6g\n"
-				"trace_kernel_efficiency_hi = %.6g\n", mfu[0], mfu[1], mfu[2]);
-		if (outfile_commit(of, &eb) < 0)
+		if (!isnan(mfu[0])) {
+			KV("trace_kernel_efficiency", "%.6g", mfu[0]);
+			KV("trace_kernel_efficiency_lo", "%.6g", mfu[1]);
+			KV("trace_kernel_efficiency_hi", "%.6g", mfu[2]);
+		}
+#undef KV
+		snprintf(comment, sizeof(comment), "%s calibrated by commtime fit --trace "
+			 "(models/trace.md); every value resolved\n", ctx->system.name);
+		if (system_preset_write(save_path, save_name, &ctx->system, comment, kv, n, &eb) < 0)
 			die("%s", eb.msg);
 		out_text(o, "saved the system with what the trace measured as '%s'", save_path);
 	}

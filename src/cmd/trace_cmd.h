@@ -66,42 +66,28 @@ int cmd_compare_trace(int argc, char **argv, struct ctx *ctx);
 int cmd_fit_trace(int argc, char **argv, struct ctx *ctx);
 
 /*
- * What a trace measured, as fit --trace saves it in a system preset
- * (models/trace.md, "Carrying a trace forward").  Read from the system's
- * file; have = 0 when it holds none of the keys.
+ * What a trace measured, as fit --trace saved it in the system's preset
+ * (trace_calib.h), or NULL when the system holds none of its keys.  The
+ * collectives' ratios are already in ctx->model: machine_resolve() built
+ * the calibrated model once, so every view prices on it.
  */
-#define TRACE_CELLS 6   /* tiers intra, inter x sizes below 1 MiB, to 64 MiB, above */
-struct trace_calib {
-	int have;
-	double mfu, mfu_lo, mfu_hi;            /* trace_kernel_efficiency[_lo,_hi]; NaN none */
-	double coll[TRACE_CELLS][3];           /* measured/predicted time: median, low, high; NaN none */
-	char from[160];                        /* trace_source */
-};
 const struct trace_calib *ctx_trace_calib(const struct ctx *ctx);
-/* The cell of a collective: tier (0 intra, 1 inter) and size band. */
-int trace_calib_cell(int inter, double bytes);
-const char *trace_calib_cell_name(int cell);   /* "intra_small", ... */
 /*
  * Set cs->mfu from the system's trace_kernel_efficiency (the caller skips
  * it when --mfu was given); which = 0 median, 1 low, 2 high.  Returns 1
  * when it did.
  */
 int trace_calib_mfu(const struct ctx *ctx, struct step_compute *cs, int which);
-/*
- * The factor on a collective's predicted time: the cell's measured/predicted
- * ratio (the median, or the end trace_calib_note is computing), 1 without.
- */
-double trace_calib_coll_factor(const struct ctx *ctx, int inter, double bytes);
 /* The lines step and search print when they start from a trace, and the step at its range's ends. */
 void trace_calib_note(struct ctx *ctx, struct out *o, const struct workload *w,
 		      const struct step_config *c, const struct step_compute *cs, int mfu_from_trace);
 /*
- * Put the system's model with the trace's ratios in ctx->model (1), or
- * nothing when the system has no trace keys (0); pop restores it.  step
- * and search push around their runs and pop before echoing the system.
+ * Nothing to do: ctx->model is the calibrated model from the start.
+ * step and search still call these around their main run; they may drop
+ * the calls.
  */
-int trace_calib_push(struct ctx *ctx);
-void trace_calib_pop(struct ctx *ctx);
+static inline int trace_calib_push(struct ctx *ctx) { (void)ctx; return 0; }
+static inline void trace_calib_pop(struct ctx *ctx) { (void)ctx; }
 /* Kept for compare --trace: the system's measured efficiency, if any. */
 void trace_fit_compute(const struct ctx *ctx, struct step_compute *cs);
 

@@ -4,6 +4,7 @@
  * and the rule that one node is exactly the single-link model.
  */
 #include <math.h>
+#include <string.h>
 
 #include "harness.h"
 #include "cost.h"
@@ -501,4 +502,39 @@ void test_cost_tiers_pairwise_hand(void)
 	cost_model_tiers(&m, &s);
 	DBL_NEAR(tcoll(&m, OP_ALLTOALL, ALGO_PAIRWISE, 16, 0, 1e9),
 		 28e-6 + 32e-6 + 8 * 1e9 * 0.5 / (8 * 48e9), 1e-12);
+}
+
+/*
+ * A model calibrated by a trace: the seed's link, ring all-reduce on 8
+ * ranks, T(S) = 14(α + S/(8β)).  4 MiB is in the cell intra_medium:
+ * T = 14 × (5e-6 + 4194304 / 1.6e12) = 1.0670016e-4 s, × 3 measured/
+ * predicted = 3.2010048e-4 s, latency and size terms alike.  512 B is
+ * in intra_small, not measured (NaN): the model's own 14 × (5e-6 +
+ * 3.2e-10) = 7.000448e-5 s.  explain's chosen candidate is cost_coll's answer.
+ */
+void test_cost_calibrated(void)
+{
+	struct link l = { 5e-6, 200e9, 0 };
+	struct cost_model inner, m;
+	struct group g = { 8, 0 };
+	struct coll_cost c;
+	struct cost_explain x;
+	double ratio[COST_CALIB_CELLS] = { NAN, 3, NAN, NAN, NAN, NAN }, a, b;
+
+	CHECK(cost_calib_cell(0, 4194304) == 1);
+	CHECK(cost_calib_cell(1, 512) == 3);
+	CHECK(cost_calib_cell(1, 64.0 * 1048576) == 5);
+	cost_model_link(&inner, &l);
+	cost_model_calib(&m, &inner, ratio);
+	CHECK(cost_coll(&m, OP_ALLREDUCE, ALGO_RING, &g, 4194304, &c, NULL) == 0);
+	DBL_NEAR(c.time_s, 3.2010048e-4, 1e-12);
+	DBL_NEAR(c.latency_s, 3 * 14 * 5e-6, 1e-12);
+	DBL_NEAR(c.bandwidth_s, 3 * 14 * 2.62144e-6, 1e-12);
+	CHECK(cost_coll(&m, OP_ALLREDUCE, ALGO_RING, &g, 512, &c, NULL) == 0);
+	DBL_NEAR(c.time_s, 7.000448e-5, 1e-12);
+	CHECK(cost_explain(&m, OP_ALLREDUCE, ALGO_RING, &g, 4194304, &x, NULL) == 0);
+	DBL_NEAR(x.cand[0].cost.time_s, 3.2010048e-4, 1e-12);
+	CHECK(cost_affine(&m, OP_ALLREDUCE, ALGO_RING, &g, &a, &b, NULL) == 0);
+	CHECK(!strcmp(cost_model_label(&m), "link, calibrated by a trace"));
+	CHECK(!strcmp(cost_model_label(&inner), "link"));
 }

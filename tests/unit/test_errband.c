@@ -107,11 +107,37 @@ void test_errband_cells(void)
 	INT_EQ(errband_cell_bit(1, 8), 1);
 	INT_EQ(errband_cell_bit(2, 1e9), 1 << (ERRBAND_NODES * ERRBAND_SIZE_COUNT + ERRBAND_LARGE));
 	CHECK((errband_cell_bit(16, 1 << 20) & ~ERRBAND_ALL_CELLS) == 0);
-	/* the lookup answers from the table's cell of the size and node count */
-	CHECK(errband_get(2, 1 << 20) == NULL ||
-	      errband_get(2, 1 << 20) == &errband_table[ERRBAND_NODES][ERRBAND_MID]);
-	CHECK(errband_get(1, 1e9) == NULL ||
-	      errband_get(1, 1e9) == &errband_table[ERRBAND_ONE_NODE][ERRBAND_LARGE]);
+	/* the lookup answers with the cell's counts, and its ratios at the
+	 * middle of the cell (2 MiB = 2^21 for the middle cell) */
+	{
+		const struct errband *b = errband_get(2, 1 << 21);
+		const struct errband *t = &errband_table[ERRBAND_NODES][ERRBAND_MID];
+		CHECK(b != NULL);
+		INT_EQ(b->sizes, t->sizes);
+		INT_EQ(b->machines, t->machines);
+		DBL_NEAR(b->lo, t->lo, 1e-12);
+		DBL_NEAR(b->hi, t->hi, 1e-12);
+	}
+}
+
+void test_errband_smooth_in_size(void)
+{
+	/* No step where the cells meet: at 64 MiB less a byte and at 64 MiB
+	 * the band differs by no more than a quarter octave's move; by hand,
+	 * halfway between the middles 2^21 and 2^29.5 (2^25.25) hi is the
+	 * geometric mean of the two cells' hi. */
+	const struct errband *a = errband_get(2, 67108863.0), *b = errband_get(2, 67108864.0);
+	const struct errband *m = errband_get(2, pow(2, 25.25));
+	const struct errband *mid = &errband_table[ERRBAND_NODES][ERRBAND_MID];
+	const struct errband *big = &errband_table[ERRBAND_NODES][ERRBAND_LARGE];
+
+	CHECK(a && b && m);
+	CHECK(fabs(log(a->hi / b->hi)) < 0.25 * fabs(log(mid->hi / big->hi)) / 8.5 * 4 + 1e-12);
+	CHECK(fabs(log(a->lo / b->lo)) < 0.25 * fabs(log(mid->lo / big->lo)) / 8.5 * 4 + 1e-12);
+	DBL_NEAR(m->hi, sqrt(mid->hi * big->hi), 1e-12);
+	DBL_NEAR(m->lo, sqrt(mid->lo * big->lo), 1e-12);
+	/* beyond the last middle the band is the cell's */
+	DBL_NEAR(errband_get(2, 1e12)->hi, big->hi, 1e-12);
 }
 
 void test_errband_inside(void)

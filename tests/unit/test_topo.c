@@ -11,7 +11,7 @@
 
 #include "harness.h"
 #include "nccl_cost.h"
-#include "nccl_model.h"
+#include "nccl_search.h"
 #include "system.h"
 #include "topo.h"
 

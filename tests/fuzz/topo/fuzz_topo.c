@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "nccl_model.h"
+#include "nccl_search.h"
 #include "topo.h"
 #include "../fuzz_entry.h"
 

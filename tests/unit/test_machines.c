@@ -1,0 +1,132 @@
+/*
+ * Machines beyond NVIDIA's data-centre nodes: AMD's xGMI boards read with
+ * RCCL's constants, NVLink domains across hosts, NCCL's no-graph fallback
+ * and the NVLS arity limit, each against values worked by hand from the
+ * sources named in src/nccl_graph.c, src/nccl_model.c and src/system.c.
+ */
+#include <stdlib.h>
+
+#include "harness.h"
+#include "nccl_cost.h"
+#include "nccl_model.h"
+#include "preset.h"
+#include "system.h"
+
+/* A shipped system preset and NCCL's view of it; 0 when it cannot be read. */
+static int S_load(const char *path, struct system *s, struct nccl_machine *m)
+{
+	struct preset_dirs d;
+	struct errbuf eb;
+	int ok;
+
+	unsetenv("COMMTIME_PRESETS");
+	preset_dirs_init(&d, NULL, NULL);
+	ok = system_load(&d, path, s, &eb) == 0 && nccl_machine_from_system(s, m, &eb) == 0;
+	preset_dirs_release(&d);
+	return ok;
+}
+
+void test_machines_no_graph_fallback(void)
+{
+	/* 8 sm120 GPUs on PCIe 5 across two AMD sockets: every channel
+	 * crosses the 16 GB/s socket link (AMD_BW, topo.h), below the
+	 * slowest speed Blackwell's search tries (18, search.cc:1063), so
+	 * NCCL keeps its fallback, 1 channel of 0.1 GB/s; the run moves 16. */
+	struct nccl_machine m = { .sm = 120, .gpus_per_node = 8, .pcie_gen = 5,
+		.pcie_path = NCCL_PATH_SYS, .p2p = 1, .cpu = NCCL_CPU_AMD };
+	struct nccl_graph g[NCCL_NALGO];
+	struct nccl_tune t;
+	struct nccl_run r;
+	struct errbuf eb;
+	double s = 134217728, busbw;
+
+	nccl_graphs(&m, 1, g);
+	INT_EQ(g[NCCL_RING].nchannels, 1);
+	DBL_NEAR(g[NCCL_RING].bw_intra, 0.1, 0);
+	DBL_NEAR(g[NCCL_RING].run_bw, 16.0, 0);
+	/* the run of ring/Simple at 128 MiB: the tuning bandwidth times
+	 * 16 / 0.1; bus bandwidth 2·7/8 · S / time, the Simple ring's 16 GB/s
+	 * less the latency: between 15 and 16 GB/s */
+	INT_EQ(nccl_tune_init(&t, &nccl_params_default, &m, 8, ~0u, ~0u, &eb), 0);
+	CHECK(nccl_run_time(&t, &nccl_params_default, NCCL_ALLREDUCE, NCCL_RING, NCCL_SIMPLE, s,
+			    &r) > 0);
+	DBL_NEAR(r.xfer_s, s / (r.bw_Bps * 160), 1e-12);
+	busbw = 2.0 * 7 / 8 * s / r.time_s / 1e9;
+	CHECK(busbw > 15 && busbw < 16);
+	/* sm89 tries 15 GB/s, which fits: a graph, no fallback */
+	m.sm = 89;
+	nccl_graphs(&m, 1, g);
+	DBL_NEAR(g[NCCL_RING].bw_intra, 15.0, 0);
+	DBL_NEAR(g[NCCL_RING].run_bw, 0, 0);
+}
+
+void test_machines_amd_xgmi(void)
+{
+	/* 8 MI300X, each with one xGMI link to each peer, counted at RCCL's
+	 * 48 GB/s (GFX94X_XGMI_WIDTH): rings of one link each at RCCL's
+	 * first speed, 48.  The complete graph of 8 holds 7 edge-disjoint
+	 * directed rings; the search takes rings one by one, depth first,
+	 * and the rings it took first leave no 7th within its time limit:
+	 * 6 or 7.  Not duplicated (48 < 50 with more than 4 channels,
+	 * search.cc ncclTopoDupChannels). */
+	struct system s;
+	struct nccl_machine m;
+	struct nccl_graph g[NCCL_NALGO];
+	struct nccl_tune t;
+	struct errbuf eb;
+
+	CHECK(S_load("presets/azure-nd-mi300x-v5.preset", &s, &m));
+	INT_EQ(m.amd, 1);
+	DBL_NEAR(m.nvlink_bw, 48.0, 0);
+	INT_EQ(m.mesh, 1);
+	INT_EQ(m.nvl[0][1], 1);
+	INT_EQ(m.nvl[3][7], 1);
+	nccl_graphs(&m, 1, g);
+	CHECK(g[NCCL_RING].nchannels >= 6 && g[NCCL_RING].nchannels <= 7);
+	DBL_NEAR(g[NCCL_RING].bw_intra, 48.0, 0);
+	/* RCCL: no LL128 by default off gfx90a, Simple's base latency 17 us */
+	INT_EQ(nccl_tune_init(&t, &nccl_params_default, &m, 8, ~0u, ~0u, &eb), 0);
+	DBL_NEAR(t.bw[NCCL_ALLREDUCE][NCCL_RING][NCCL_LL128], 0, 0);
+	CHECK(t.lat[NCCL_ALLREDUCE][NCCL_RING][NCCL_SIMPLE] > 17);
+	system_release(&s);
+}
+
+void test_machines_nvlink_domain(void)
+{
+	/* GB200 NVL72: 18 hosts of 4 in one domain: NCCL's node is the
+	 * domain, 72 GPUs, 18 × 4 = 72 NICs. */
+	struct system s;
+	struct nccl_machine m;
+	struct nccl_tune t;
+	struct errbuf eb;
+
+	CHECK(S_load("presets/gb200-nvl72.preset", &s, &m));
+	INT_EQ((int)s.gpus_per_node, 72);
+	INT_EQ((int)s.host_gpus, 4);
+	INT_EQ((int)s.nics_per_node, 72);
+	INT_EQ(m.gpus_per_node, 72);
+	INT_EQ((int)system_nodes(&s, 144), 2);
+	/* NVLS all-gather stops above 32 local ranks (enqueue.cc:2004-2006);
+	 * all-reduce keeps it */
+	INT_EQ(nccl_tune_init(&t, &nccl_params_default, &m, 72, ~0u, ~0u, &eb), 0);
+	DBL_NEAR(t.bw[NCCL_ALLGATHER][NCCL_NVLS][NCCL_SIMPLE], 0, 0);
+	CHECK(t.bw[NCCL_ALLREDUCE][NCCL_NVLS][NCCL_SIMPLE] > 0);
+	INT_EQ(nccl_tune_init(&t, &nccl_params_default, &m, 32, ~0u, ~0u, &eb), 0);
+	CHECK(t.bw[NCCL_ALLGATHER][NCCL_NVLS][NCCL_SIMPLE] > 0);
+	system_release(&s);
+}
+
+void test_machines_socket_stages_through_host(void)
+{
+	/* net = socket: NCCL's socket transport takes host memory only
+	 * (net_socket.cc:170), as gdr = no */
+	struct system s;
+	struct nccl_machine m;
+
+	CHECK(S_load("presets/dgx-h100.preset", &s, &m));
+	INT_EQ(m.no_gdr, 0);
+	s.net = NET_SOCKET;
+	INT_EQ(nccl_machine_from_system(&s, &m, NULL), 0);
+	INT_EQ(m.no_gdr, 1);
+	system_release(&s);
+}
