@@ -1,7 +1,9 @@
 #!/bin/sh
-# Published end-to-end training runs against commtime's step (make bench;
-# not a test, never part of make check, and no constant of the model comes
-# from it).  Each row is what a user would type for the run and the
+# Published end-to-end training runs against commtime's expected step
+# (make bench; not a test, never part of make check).  The best case takes
+# no constant from these runs; they are 13 of the 41 of bench/step-pool.txt,
+# on which the expected step's clock share is fitted (bench/step-pool.py
+# states its errors left out source by source).  Each row is what a user would type for the run and the
 # per-GPU rate the run published; the step time follows from the model
 # FLOPs, so step error = published rate / predicted rate - 1
 # (predicted rate = achieved MFU x the GPU's dense peak).  Sources and the

@@ -286,6 +286,8 @@ static int S_keep(const struct search_space *sp, const struct step_config *c,
 	k.gpus = s0->gpus;
 	k.memory_B = s0->mem.total_B;
 	k.step_s = s0->step_s;
+	k.step_lo_s = s0->step_lo_s;
+	k.step_hi_s = s0->step_hi_s;
 	k.tokens_per_s = s0->tokens_per_s;
 	k.mfu = s0->mfu;
 	k.cost_per_hour = sp->price * s0->gpus;

@@ -74,7 +74,8 @@ struct search_cand {
 	struct step_config c;
 	double gpus;
 	double memory_B;
-	double step_s;
+	double step_s;            /* the expected step (models/step.md, "The expected step") */
+	double step_lo_s, step_hi_s;  /* its stated error */
 	double tokens_per_s;
 	double mfu;
 	double cost_per_Mtoken;   /* price × GPUs × step / 3600 / (tokens / 1e6); NaN without a price */

@@ -6,6 +6,7 @@
 #include "pipeline.h"
 #include "workload.h"
 #include "kernel.h"
+#include "expect.h"
 
 /*
  * One training step of a transformer under tensor, pipeline, data,
@@ -202,13 +203,19 @@ struct step_result {
 	double mb_exposed_s;
 	/* Per step. */
 	double dp_comm_s, dp_exposed_s;
-	/* Known only with compute (NaN otherwise). */
+	/* Known only with compute (NaN otherwise).  The step, its compute,
+	 * bubble, tokens/s and MFU are the expected ones (models/step.md,
+	 * "The expected step"); the best case's are kept beside them. */
 	double compute_s;       /* all micro-batches' forward and backward on one GPU */
 	double mb_compute_s;
 	double bubble_s;
 	double step_s;
 	double tokens_per_s;
 	double mfu;             /* model FLOPs / (step · GPUs · peak); NaN without a peak */
+	double step_best_s, compute_best_s, mb_compute_best_s, bubble_best_s, mfu_best;
+	double step_lo_s, step_hi_s;  /* the step's stated error (EXPECT_BAND_LO, _HI) */
+	struct expect_terms expect_terms;  /* what the expected step is computed from */
+	struct expect_out expect;          /* its terms */
 	double kernel_eff;      /* FLOPs the kernels run / (compute · GPUs · peak) */
 	double optim_s;         /* the optimizer's update (kernel model only) */
 	double layers_first, layers_last;   /* uneven stages (= layers when even) */
@@ -231,6 +238,7 @@ struct step_compute {
 	double mfu;             /* flat: share of the peak every FLOP runs at, (0, 1] */
 	double step_compute_s;  /* s: compute of one step on one GPU, given; 0 if not */
 	const struct kernel_gpu *kgpu;  /* the kernel model; NULL: flat */
+	double power_share;     /* the clock under a power cap, expect_power_share; 0: none */
 };
 
 /*

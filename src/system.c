@@ -29,21 +29,6 @@ const char *gpu_arch_name(enum gpu_arch a)
 	return (unsigned)a < ARCH_COUNT ? arch_names[a] : "?";
 }
 
-int gpu_arch_amd(enum gpu_arch a)
-{
-	return a == ARCH_GFX942 || a == ARCH_GFX950;
-}
-
-static const char *const net_names[NET_COUNT] = {
-	[NET_RDMA] = "rdma", [NET_IB] = "ib", [NET_ROCE] = "roce", [NET_EFA] = "efa",
-	[NET_SLINGSHOT] = "slingshot", [NET_SOCKET] = "socket",
-};
-
-const char *system_net_name(enum system_net n)
-{
-	return (unsigned)n < NET_COUNT ? net_names[n] : "?";
-}
-
 int gpu_arch_has_fp8(enum gpu_arch a)
 {
 	switch (a) {
@@ -57,6 +42,21 @@ int gpu_arch_has_fp8(enum gpu_arch a)
 	default:
 		return 1;
 	}
+}
+
+int gpu_arch_amd(enum gpu_arch a)
+{
+	return a == ARCH_GFX942 || a == ARCH_GFX950;
+}
+
+static const char *const net_names[NET_COUNT] = {
+	[NET_RDMA] = "rdma", [NET_IB] = "ib", [NET_ROCE] = "roce", [NET_EFA] = "efa",
+	[NET_SLINGSHOT] = "slingshot", [NET_SOCKET] = "socket",
+};
+
+const char *system_net_name(enum system_net n)
+{
+	return (unsigned)n < NET_COUNT ? net_names[n] : "?";
 }
 
 static const char *const path_names[PCIE_PATH_COUNT] = {
@@ -230,6 +230,27 @@ static int check_kind(const struct preset *p, const char *kind, struct errbuf *e
 /* ---- gpu ---- */
 
 /*
+ * tflops_fp8 and power_w, both optional.  FP8 tensor cores came with Ada
+ * (sm89) and Hopper (sm90) (NVIDIA Hopper architecture whitepaper, 2022;
+ * Ada Lovelace whitepaper, 2022): an FP8 peak on an older arch is refused.
+ */
+static int gpu_fp8_power(const struct preset *p, struct gpu_spec *t, struct errbuf *eb)
+{
+	double tflops = 0;
+
+	if (get_bounded(p, "tflops_fp8", Q_NUMBER, 0, 0, GPU_TFLOPS_MAX, " TFLOP/s", &tflops,
+			eb) < 0 ||
+	    get_bounded(p, "power_w", Q_NUMBER, 0, 0, GPU_POWER_MAX, " W", &t->power_w, eb) < 0)
+		return -1;
+	if (tflops > 0 && !gpu_arch_has_fp8(t->arch))
+		return errbuf_set(eb, "%s:%d: tflops_fp8: %s has no FP8 tensor cores (FP8 came "
+				  "with sm89 and sm90)", p->path, key_line(p, "tflops_fp8"),
+				  gpu_arch_name(t->arch));
+	t->fp8_flops = tflops * 1e12;
+	return 0;
+}
+
+/*
  * The GPU's links to its peers: nvlink_links and nvlink_link_beta for
  * NVIDIA's GPUs, xgmi_links and xgmi_link_beta for AMD's (design.md,
  * section four); each pair both or neither, and each kind only on its
@@ -258,27 +279,6 @@ static int S_gpu_links(const struct preset *p, struct gpu_spec *t, struct errbuf
 	if (r && !links)
 		return errbuf_set(eb, "%s:%d: %s given but %s is 0 or missing", p->path,
 				  key_line(p, bk), bk, lk);
-	return 0;
-}
-
-/*
- * tflops_fp8 and power_w, both optional.  FP8 tensor cores came with Ada
- * (sm89) and Hopper (sm90) (NVIDIA Hopper architecture whitepaper, 2022;
- * Ada Lovelace whitepaper, 2022): an FP8 peak on an older arch is refused.
- */
-static int gpu_fp8_power(const struct preset *p, struct gpu_spec *t, struct errbuf *eb)
-{
-	double tflops = 0;
-
-	if (get_bounded(p, "tflops_fp8", Q_NUMBER, 0, 0, GPU_TFLOPS_MAX, " TFLOP/s", &tflops,
-			eb) < 0 ||
-	    get_bounded(p, "power_w", Q_NUMBER, 0, 0, GPU_POWER_MAX, " W", &t->power_w, eb) < 0)
-		return -1;
-	if (tflops > 0 && !gpu_arch_has_fp8(t->arch))
-		return errbuf_set(eb, "%s:%d: tflops_fp8: %s has no FP8 tensor cores (FP8 came "
-				  "with sm89 and sm90)", p->path, key_line(p, "tflops_fp8"),
-				  gpu_arch_name(t->arch));
-	t->fp8_flops = tflops * 1e12;
 	return 0;
 }
 

@@ -37,7 +37,7 @@ static const struct opts_usage usage = {
 /* The eleven columns of the contract, then the extras. */
 enum { C_TP, C_PP, C_DP, C_CP, C_EP, C_ZERO, C_MB, C_MEM, C_STEP, C_TOK, C_COST, C_COST_H, C_GPUS,
        C_SCHED, C_VIRT, C_RC, C_MFU, C_PARETO, C_RUN_S, C_RUN_COST, C_CP_FORM, C_ETP, C_REPL,
-       C_NCOLS };
+       C_STEP_LO, C_STEP_HI, C_NCOLS };
 static const struct column columns[C_NCOLS] = {
 	[C_TP]       = { .key = "tp", .label = "tp", .type = COL_INT, .width = 2 },
 	[C_PP]       = { .key = "pp", .label = "pp", .type = COL_INT, .width = 2 },
@@ -72,6 +72,11 @@ static const struct column columns[C_NCOLS] = {
 		  .flags = COL_DATA_ONLY },
 	[C_REPL]     = { .key = "dp_replicate", .label = "replicas", .type = COL_INT, .width = 8,
 		  .flags = COL_DATA_ONLY },
+	/* the expected step's stated error (models/step.md, "The step's stated error") */
+	[C_STEP_LO]  = { .key = "step_lo_s", .label = "step low", .type = COL_NUM, .human = H_TIME,
+		  .prec = 4, .width = 9, .flags = COL_DATA_ONLY },
+	[C_STEP_HI]  = { .key = "step_hi_s", .label = "step high", .type = COL_NUM, .human = H_TIME,
+		  .prec = 4, .width = 9, .flags = COL_DATA_ONLY },
 };
 
 
@@ -109,6 +114,8 @@ static void S_fill(struct cell *row, const struct search_cand *k)
 	row[C_CP_FORM].s = k->c.cp > 1 ? step_cp_form_name(k->c.cp_form) : "";
 	row[C_ETP].x = (double)step_etp(&k->c);
 	row[C_REPL].x = (double)k->c.dp_replicate;
+	row[C_STEP_LO].x = k->step_lo_s;
+	row[C_STEP_HI].x = k->step_hi_s;
 }
 
 /* Why candidates were refused (the step model's rules, the search's chunk rule); secondary. */
@@ -687,7 +694,7 @@ int cmd_search(int argc, char **argv, struct ctx *ctx)
 {
 	struct search_space sp;
 	struct search_where where;
-	struct step_compute cs = { 0, STEP_MFU, 0, NULL };
+	struct step_compute cs = { 0, STEP_MFU, 0, NULL, 0 };
 	int from_trace;
 	struct search_result r = { 0 };
 	struct workload w;
@@ -785,6 +792,7 @@ int cmd_search(int argc, char **argv, struct ctx *ctx)
 	cs.peak_flops = so.peak > 0 ? so.peak : gpu.peak_flops;
 	if (!so.gpu_memory)
 		so.gpu_memory = gpu.memory_B;
+	ctx_gpu_as_rented(&gpu, so.power_cap, so.hbm_Bps, &cs);
 	/* Compute by kernel, as step does, unless a flat --mfu is given. */
 	gpu.kernel.peak = cs.peak_flops;
 	gpu.kernel.fixed_eff = so.kernel_eff;

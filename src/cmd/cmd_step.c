@@ -13,6 +13,7 @@
 #include "step.h"
 #include "step_fig.h"
 #include "opts_step.h"
+#include "step_expect.h"
 #include "workload.h"
 
 static const char *const usage_lines[] = { "commtime step --workload NAME [options]", NULL };
@@ -65,7 +66,7 @@ static const struct column ecols[E_NCOLS] = {
 
 /* The step, one row; secondary (not in CSV). */
 enum { T_COMPUTE, T_EXPOSED, T_BUBBLE, T_DP, T_OPTIM, T_STEP, T_TOKENS, T_MFU, T_KEFF,
-       T_STEP_LO, T_STEP_HI, T_NCOLS };
+       T_STEP_LO, T_STEP_HI, T_STEP_BEST, T_MFU_BEST, T_NCOLS };
 static const struct column tcols[T_NCOLS] = {
 	[T_COMPUTE] = { .key = "compute_s", .label = "compute", .type = COL_NUM, .human = H_TIME,
 		  .prec = 4, .width = 10 },
@@ -90,6 +91,11 @@ static const struct column tcols[T_NCOLS] = {
 		  .prec = 4, .width = 10 },
 	[T_STEP_HI] = { .key = "step_hi_s", .label = "step high", .type = COL_NUM, .human = H_TIME,
 		  .prec = 4, .width = 10 },
+	/* the best case (models/step.md, "The expected step") */
+	[T_STEP_BEST] = { .key = "step_best_s", .label = "best case", .type = COL_NUM,
+		  .human = H_TIME, .prec = 4, .width = 10 },
+	[T_MFU_BEST] = { .key = "mfu_best", .label = "MFU best", .type = COL_NUM, .human = H_PERCENT,
+		  .prec = 1, .width = 8 },
 };
 
 /*
@@ -232,7 +238,7 @@ static void S_echo(struct ctx *ctx, struct out *o, const struct workload *w,
 		   const struct step_result *r, const struct ctx_gpu *gpu, int have_gpu,
 		   int peak_given, double kernel_eff)
 {
-	char note[320];
+	char note[400];
 
 	ctx_echo_link(ctx, o);
 	ctx_echo_workload(o, w);
@@ -271,6 +277,12 @@ static void S_echo(struct ctx *ctx, struct out *o, const struct workload *w,
 			 cs->peak_flops / 1e12, kernel_eff > 0 ? "--kernel-efficiency" : "a share by shape",
 			 kernel_eff > 0 ? "" : " (models/step.md)", (int)gpu->kernel.sms,
 			 gpu->kernel.hbm_Bps / 1e12, gm, r->flops_hw / 1e15);
+		if (cs->power_share > 0 && cs->power_share < 1) {
+			size_t n = strlen(note);
+
+			snprintf(note + n, sizeof(note) - n, "; power cap: clock x %.4g of the clock "
+				 "at %g W", cs->power_share, gpu->power_w);
+		}
 	} else if (cs->peak_flops > 0)
 		snprintf(note, sizeof(note), "%s%s%s%.4g TFLOP/s dense bf16 x MFU %g; %.4g PFLOP per step",
 			 have_gpu && !peak_given ? gpu->name : "",
@@ -336,6 +348,58 @@ static void S_ledger(struct out *o, const struct step_result *r)
 
 }
 
+
+/*
+ * The expected step term by term (models/step.md, "The expected step"):
+ * what each term adds to the best case; the data formats carry the terms
+ * it is computed from too (bench/step-pool.py fits on them).
+ */
+enum { X_BEST, X_CLOCK, X_GAPS, X_INTERF, X_STRAG, X_HOUSE, X_STEP, X_MB, X_BOUND, X_KMB,
+       X_KSTEP, X_IMB, X_IDP, X_SLOTS, X_M, X_RANKS, X_POWER, X_NCOLS };
+#define XT(k, l, w) { .key = k, .label = l, .type = COL_NUM, .human = H_TIME, .prec = 4, .width = w }
+#define XD(k) { .key = k, .label = k, .type = COL_NUM, .flags = COL_DATA_ONLY, .width = 10 }
+static const struct column xcols[X_NCOLS] = {
+	[X_BEST] = XT("step_best_s", "best case", 10),
+	[X_CLOCK] = XT("clock_s", "+ clock", 10),
+	[X_GAPS] = XT("gaps_s", "+ gaps", 10),
+	[X_INTERF] = XT("interference_s", "+ interference", 14),
+	[X_STRAG] = XT("straggler_s", "+ stragglers", 12),
+	[X_HOUSE] = XT("housekeeping_s", "+ housekeeping", 14),
+	[X_STEP] = XT("step_s", "= expected", 10),
+	[X_MB] = XD("mb_best_s"), [X_BOUND] = XD("bound_share"), [X_KMB] = XD("kernels_mb"),
+	[X_KSTEP] = XD("kernels_step"), [X_IMB] = XD("interference_mb_s"), [X_IDP] = XD("interference_dp_s"),
+	[X_SLOTS] = XD("slots"), [X_M] = XD("microbatches"), [X_RANKS] = XD("ranks"),
+	[X_POWER] = XD("power_share"),
+};
+
+static void S_expected(struct out *o, const struct expect_terms *t, const struct expect_out *x)
+{
+	struct table xt = { "expected", "expected step, term by term:", xcols, X_NCOLS, 1 };
+	struct cell row[X_NCOLS];
+
+	memset(row, 0, sizeof(row));
+	row[X_BEST].x = t->step_best_s;
+	row[X_CLOCK].x = x->clock_s;
+	row[X_GAPS].x = x->gaps_s;
+	row[X_INTERF].x = x->interference_s;
+	row[X_STRAG].x = x->straggler_s;
+	row[X_HOUSE].x = x->house_s;
+	row[X_STEP].x = x->step_s;
+	row[X_MB].x = t->mb_s;
+	row[X_BOUND].x = t->bound_share;
+	row[X_KMB].x = t->kernels_mb;
+	row[X_KSTEP].x = t->kernels_step;
+	row[X_IMB].x = t->interf_mb_s;
+	row[X_IDP].x = t->interf_dp_s;
+	row[X_SLOTS].x = t->slots;
+	row[X_M].x = t->m;
+	row[X_RANKS].x = t->ranks;
+	row[X_POWER].x = t->power_share;
+	out_table_begin(o, &xt);
+	out_row(o, row);
+	out_table_end(o);
+}
+
 /* The step's terms (and its band) and the memory of the most loaded stage. */
 static void S_totals(struct out *o, const struct step_result *r, const double step_band_s[2],
 		     int banded, int missing, double gpu_memory)
@@ -355,20 +419,30 @@ static void S_totals(struct out *o, const struct step_result *r, const double st
 	trow[T_STEP].x = r->step_s;
 	trow[T_TOKENS].x = r->tokens_per_s;
 	trow[T_MFU].x = r->mfu;
-	trow[T_STEP_LO].x = step_band_s[0];
-	trow[T_STEP_HI].x = step_band_s[1];
-	if (!banded)
+	trow[T_STEP_LO].x = banded ? step_band_s[0] : r->step_lo_s;
+	trow[T_STEP_HI].x = banded ? step_band_s[1] : r->step_hi_s;
+	trow[T_STEP_BEST].x = r->step_best_s;
+	trow[T_MFU_BEST].x = r->mfu_best;
+	if (isnan(r->step_s))
 		tt.ncols = T_STEP_LO;
 	out_table_begin(o, &tt);
 	out_row(o, trow);
 	out_table_end(o);
-	if (banded)
-		out_text(o, "step low, high: every collective at the low, then the high end of its "
-			 "stated error");
-	else if (missing)
-		out_text(o, "no stated error for the step: its %s has none (the judged logs are "
-			 "all-reduce; models/nccl.md, \"The stated error\")",
-			 coll_op_name((enum coll_op)(missing - 1)));
+	if (isnan(r->step_s))
+		;
+	else if (banded)
+		out_text(o, "step: expected; low, high: every collective at the low, then the high "
+			 "end of its stated error, times %.3g and %.3g for the step's", EXPECT_BAND_LO,
+			 EXPECT_BAND_HI);
+	else
+		out_text(o, "step: expected; low, high: %.3g and %.3g times it, the step's stated "
+			 "error%s%s%s", EXPECT_BAND_LO, EXPECT_BAND_HI,
+			 missing ? " (its " : "", missing ? coll_op_name((enum coll_op)(missing - 1)) : "",
+			 missing ? " has no band of its own: models/nccl.md, \"The stated error\")" : "");
+	if (!isnan(r->step_s))
+		out_text(o, "(the share of the pool's runs inside it, each predicted without its "
+			 "source: %.0f %%; models/step.md, \"The step's stated error\")",
+			 100 * EXPECT_BAND_INSIDE);
 
 	memset(mrow, 0, sizeof(mrow));
 	mrow[M_WEIGHTS].x = r->mem.weights_B;
@@ -429,7 +503,7 @@ static int S_band(struct ctx *ctx, const struct workload *w, const struct step_c
 	for (i = 0; i < 2; i++) {
 		if (step_run(w, c, cs, &ctx->model, i ? STEP_BAND_HI : STEP_BAND_LO, &rb, &eb) < 0)
 			die("step: %s", eb.msg);
-		step_band_s[i] = rb.step_s;
+		step_band_s[i] = i ? rb.step_hi_s : rb.step_lo_s;
 		*cells |= rb.band_cells;
 		if (rb.band_missing && !*missing)
 			*missing = rb.band_missing;
@@ -440,7 +514,7 @@ static int S_band(struct ctx *ctx, const struct workload *w, const struct step_c
 int cmd_step(int argc, char **argv, struct ctx *ctx)
 {
 	struct step_config c;
-	struct step_compute cs = { 0, STEP_MFU, 0, NULL };
+	struct step_compute cs = { 0, STEP_MFU, 0, NULL, 0 };
 	struct step_result r;
 	struct workload w;
 	struct errbuf eb;
@@ -538,6 +612,10 @@ int cmd_step(int argc, char **argv, struct ctx *ctx)
 	step_opts_fp8_gpu(&so, &gpu, have_gpu, "step");
 	if (have_gpu && !so.gpu_memory)
 		so.gpu_memory = gpu.memory_B;
+	if ((so.power_cap > 0 || so.hbm_Bps > 0) && !have_gpu)
+		die_usage("step: --power-cap and --hbm-bandwidth describe a GPU: give a system or --gpu");
+	if (have_gpu)
+		ctx_gpu_as_rented(&gpu, so.power_cap, so.hbm_Bps, &cs);
 	if (ctx->have_system)
 		c.gpus_per_node = ctx->system.gpus_per_node;
 	/* A system saved by fit --trace: the compute it measured, flat (compare_trace_fit.c). */
@@ -566,6 +644,8 @@ int cmd_step(int argc, char **argv, struct ctx *ctx)
 	       so.kernel_eff);
 	S_ledger(o, &r);
 	S_totals(o, &r, step_band_s, banded, missing, so.gpu_memory);
+	if (r.kernels && !isnan(r.step_s))
+		S_expected(o, &r.expect_terms, &r.expect);
 	if (ctx_trace_calib(ctx))
 		trace_calib_note(ctx, o, &w, &c, &cs, from_trace);
 	if (explain)

@@ -23,6 +23,8 @@ struct step_opts {
 	unsigned long etp;              /* --etp; 0: not given (tp) */
 	double moe_imbalance;           /* --moe-imbalance (default 1) */
 	unsigned long dp_replicate;     /* --dp-replicate; 0: not given (1) */
+	double power_cap;               /* --power-cap W; 0: the preset's power */
+	double hbm_Bps;                 /* --hbm-bandwidth B/s; 0: the preset's */
 };
 
 /* megatron, no overlap, nothing given. */
@@ -98,7 +100,13 @@ opt_cb step_opts_cb_precision;  /* enum step_precision * */
 		      "(no kernel model, nothing by shape); not the all-in MFU\n" \
 		      "printed, which counts bubble and communication too"), \
 	OPT_POSITIVE_("gpu-memory", "SIZE", Q_SIZE, &(so)->gpu_memory, \
-		      "memory of one GPU, to say whether the step fits (80GB)")
+		      "memory of one GPU, to say whether the step fits (80GB)"), \
+	OPT_POSITIVE_("power-cap", "W", Q_NUMBER, &(so)->power_cap, \
+		      "the GPU run at this board power: its clock as the cube\n" \
+		      "root of cap / the preset's power_w (models/step.md)"), \
+	OPT_POSITIVE_("hbm-bandwidth", "RATE", Q_RATE, &(so)->hbm_Bps, \
+		      "the GPU's memory bandwidth as rented, in place of its\n" \
+		      "preset's (e.g. 2.4TB/s)")
 
 /*
  * After parsing: the shares at most 1, one compute model, the gradient
