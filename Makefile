@@ -156,10 +156,13 @@ figures: all
 	@sh plots/make-figures.sh
 
 # Speed and memory against the seed's Python script and plain C loops
-# (bench/run.sh; not a test, never part of check).
+# (bench/run.sh); published runs against the step (bench/step-check.sh) and
+# the expected step's pool, left out source by source (bench/step-pool.py).
+# Not tests, never part of check.
 bench: all
 	@sh bench/run.sh
 	@sh bench/step-check.sh
+	@python3 bench/step-pool.py check
 
 # The stated error of NCCL's model (src/errband_table.c), drawn by
 # tools/errband-gen from the rows of bench/accuracy.sh; review the diff.

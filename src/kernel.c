@@ -47,6 +47,12 @@ void kernel_gpu_init(struct kernel_gpu *g, enum gpu_arch arch, double peak, doub
 	}
 }
 
+void kernel_gpu_set_fp8(struct kernel_gpu *g, double fp8_peak)
+{
+	g->fp8_peak = fp8_peak > 0 ? fp8_peak : 0;
+	g->fp8_gemm_eff = KERNEL_FP8_GEMM_EFF;
+}
+
 /* Useful share of one tile shape: tile quantisation x wave quantisation. */
 static double S_quant(const struct kernel_gpu *g, double M, double N, double batch, double tm,
 		      double tn)
@@ -87,16 +93,29 @@ double kernel_mem_s(const struct kernel_gpu *g, double bytes)
  * (CUTLASS's structure: the epilogue follows the main loop of each tile;
  * NVIDIA, cutlass/media/docs/efficient_gemm.md).
  */
-static double S_gemm(const struct kernel_gpu *g, double M, double N, double K, double batch,
-		     double c_bytes)
+static double S_gemm_at(const struct kernel_gpu *g, double M, double N, double K, double batch,
+			double c_bytes, int fp8)
 {
-	double flops = 2 * M * N * K * batch, math, mem;
+	double flops = 2 * M * N * K * batch, math, mem, share;
 
 	if (!(flops > 0))
 		return 0;
-	math = flops / (g->peak * kernel_gemm_eff(g, M, N, batch));
-	mem = kernel_mem_s(g, 2 * (M * K + K * N) * batch);
+	share = kernel_gemm_eff(g, M, N, batch);
+	/* FP8: the same tile and wave quantisation, its own large-GEMM share
+	 * (the fixed share of --kernel-efficiency, when given, for both). */
+	if (fp8)
+		math = flops / (g->fp8_peak * (g->fixed_eff > 0 ? share :
+					       share / g->gemm_eff * g->fp8_gemm_eff));
+	else
+		math = flops / (g->peak * share);
+	mem = kernel_mem_s(g, (fp8 ? 1 : 2) * (M * K + K * N) * batch);
 	return fmax(math, mem) + kernel_mem_s(g, c_bytes * M * N * batch);
+}
+
+static double S_gemm(const struct kernel_gpu *g, double M, double N, double K, double batch,
+		     double c_bytes)
+{
+	return S_gemm_at(g, M, N, K, batch, c_bytes, 0);
 }
 
 double kernel_gemm_s(const struct kernel_gpu *g, double M, double N, double K, double batch)
@@ -104,20 +123,39 @@ double kernel_gemm_s(const struct kernel_gpu *g, double M, double N, double K, d
 	return S_gemm(g, M, N, K, batch, 2);
 }
 
+/* The linears of one layer: each one's shape, and how it runs. */
+struct S_lin {
+	int fp8;              /* its GEMMs in FP8, with the casts they need */
+	double wshare;        /* 1/m: the share of the weight casts one micro-batch pays */
+};
+
 /*
  * Forward GEMM M x N x K and its backward: dgrad M x K x N, and wgrad
  * K x N x M accumulated into the fp32 gradient (Megatron's
  * gradient_accumulation_fusion, wgrad_gemm_accum_fp32: the K x N output
- * read and written in fp32, 8 bytes an element).
+ * read and written in fp32, 8 bytes an element).  In FP8 the three run at
+ * the FP8 peak on 1-byte operands, after a cast-transpose of the input
+ * (M x K, forward), of the output gradient (M x N, backward) and, once a
+ * step, of the weight (K x N).
  */
-static void S_linear(const struct kernel_gpu *g, double M, double N, double K, double batch,
-		     struct kernel_layer *k, int which, double *wgrad)
+static void S_linear(const struct kernel_gpu *g, const struct S_lin *l, double M, double N,
+		     double K, double batch, struct kernel_layer *k, int which, double *wgrad)
 {
-	double w = S_gemm(g, K, N, M, batch, 8);
-	double fw = kernel_gemm_s(g, M, N, K, batch), dg = kernel_gemm_s(g, M, K, N, batch);
+	double w = S_gemm_at(g, K, N, M, batch, 8, l->fp8);
+	double fw = S_gemm_at(g, M, N, K, batch, 2, l->fp8);
+	double dg = S_gemm_at(g, M, K, N, batch, 2, l->fp8);
 
 	k->gemm_fwd_s += fw;
 	k->gemm_bwd_s += dg + w;
+	if (l->fp8) {
+		double cf = kernel_mem_s(g, KERNEL_FP8_CAST_BYTES * batch *
+					 (M * K + l->wshare * K * N));
+		double cb = kernel_mem_s(g, KERNEL_FP8_CAST_BYTES * batch * M * N);
+
+		k->mem_fwd_s += cf;
+		k->mem_bwd_s += cb;
+		k->cast_s += cf + cb;
+	}
 	if (which >= 0) {
 		k->lin_fwd_s[which] += fw;
 		k->lin_dgrad_s[which] += dg;
@@ -135,8 +173,13 @@ int kernel_layer(const struct kernel_gpu *g, const struct workload *w,
 	double sq = sh->tokens, skv = sh->seq, b, et, te, mem;
 	double E = w->experts > 1 ? w->experts : 1, kk = w->experts > 1 ? w->top_k : 1;
 	int llama = w->arch == WL_LLAMA, moe = E > 1;
+	struct S_lin bf = { 0, 0 }, lin = { 0, 0 };
 
 	memset(k, 0, sizeof(*k));
+	if (sh->fp8 && !(g->fp8_peak > 0))
+		return errbuf_set(eb, "FP8 GEMMs on a GPU without an FP8 peak");
+	lin.fp8 = sh->fp8;
+	lin.wshare = sh->microbatches > 1 ? 1 / sh->microbatches : 1;
 	if (!(g->peak > 0) || !(T > 0) || !(t >= 1) || !(sh->cp >= 1))
 		return errbuf_set(eb, "cannot time the kernels of this shape");
 	/* Sequences in the micro-batch; queries per sequence on this rank s/c. */
@@ -144,25 +187,32 @@ int kernel_layer(const struct kernel_gpu *g, const struct workload *w,
 	b = T / sq;
 
 	/* Attention's GEMMs: QKV (grouped-query: h + 2·h_kv columns), output. */
-	S_linear(g, T, (h + 2 * hkv) / t, h, 1, k, 0, &k->wgrad_in_s);
-	S_linear(g, T, h, h / t, 1, k, 1, NULL);
+	S_linear(g, &lin, T, (h + 2 * hkv) / t, h, 1, k, 0, &k->wgrad_in_s);
+	S_linear(g, &lin, T, h, h / t, 1, k, 1, NULL);
 
 	/* The MLP: GELU's two matrices, or SwiGLU's gate and up fused, then down. */
 	if (!moe) {
-		S_linear(g, T, (llama ? 2 : 1) * f / t, h, 1, k, 2, &k->wgrad_in_s);
-		S_linear(g, T, h, f / t, 1, k, 3, NULL);
+		S_linear(g, &lin, T, (llama ? 2 : 1) * f / t, h, 1, k, 2, &k->wgrad_in_s);
+		S_linear(g, &lin, T, h, f / t, 1, k, 3, NULL);
 	} else {
 		/*
-		 * Mixture of experts: the router (T x E x h), then E/e experts
-		 * on this rank, each over the e·T·k·capacity/E tokens routed
-		 * to it (every rank's k choices spread evenly over E experts).
+		 * Mixture of experts: the router (T x E x h, bf16), then E/e
+		 * experts on this rank, each over the e·T·(etp/t)·k·capacity/E
+		 * tokens routed to it (every rank's k choices spread evenly
+		 * over E experts; the busiest expert `capacity` times the
+		 * mean), its matrices split over the etp expert-tensor-parallel
+		 * ranks.  Megatron-Core folds the experts over their own grid:
+		 * with sequence parallelism each rank routes its T/t tokens,
+		 * and an expert-tensor-parallel group of etp ranks gathers
+		 * etp of those slices (megatron/core/transformer/moe/
+		 * token_dispatcher.py); etp = t is the layout before folding.
 		 */
-		double local = E / sh->ep;
+		double local = E / sh->ep, etp = sh->etp >= 1 ? sh->etp : t;
 
-		te = sh->ep * T * kk * sh->capacity / E;
-		S_linear(g, T, E, h, 1, k, -1, NULL);
-		S_linear(g, te, (llama ? 2 : 1) * f / t, h, local, k, 2, &k->wgrad_in_s);
-		S_linear(g, te, h, f / t, local, k, 3, NULL);
+		te = sh->ep * T * (etp / t) * kk * sh->capacity / E;
+		S_linear(g, &bf, T, E, h, 1, k, -1, NULL);
+		S_linear(g, &lin, te, (llama ? 2 : 1) * f / etp, h, local, k, 2, &k->wgrad_in_s);
+		S_linear(g, &lin, te, h, f / etp, local, k, 3, NULL);
 	}
 
 	/*
@@ -214,8 +264,8 @@ int kernel_layer(const struct kernel_gpu *g, const struct workload *w,
 	mem += T * (llama ? 6 : 4) * f / t * (moe ? kk * sh->capacity : 1);
 	if (moe)
 		mem += T * 2 * 2 * kk * sh->capacity * h * 2;
-	k->mem_fwd_s = kernel_mem_s(g, mem);
-	k->mem_bwd_s = 2 * k->mem_fwd_s;
+	k->mem_fwd_s += kernel_mem_s(g, mem);
+	k->mem_bwd_s += 2 * kernel_mem_s(g, mem);
 
 	k->fwd_s = k->gemm_fwd_s + k->attn_fwd_s + k->mem_fwd_s;
 	k->bwd_s = k->gemm_bwd_s + k->attn_bwd_s + k->mem_bwd_s;

@@ -20,6 +20,17 @@
 /* Defaults when a gpu preset does not say (models/step.md says why). */
 #define KERNEL_GEMM_EFF 0.80     /* share of the peak a large bf16 GEMM reaches */
 #define KERNEL_HBM_EFF 0.85      /* share of the HBM bandwidth a streaming kernel reaches */
+/* Share of the FP8 peak a large FP8 GEMM reaches: 1,550 of H800's 1,979
+ * dense TFLOP/s (DeepGEMM README, deepseek-ai/DeepGEMM, 2025: "up to 1550
+ * TFLOPS on H800"); an 8192 x 8192 x 16384 FP8 GEMM on H800 reaches 1,523
+ * (tile-ai/tilelang, benchmark/matmul_fp8/README.md). */
+#define KERNEL_FP8_GEMM_EFF 0.78
+/* Bytes a fused cast-transpose moves per element: it reads the bf16 value
+ * (2) and writes its FP8 copy and the FP8 copy of the transpose (1 + 1),
+ * its amax reduced on the way (Transformer Engine's cast_transpose
+ * kernels; Hopper's FP8 GEMM takes only the TN layout, so the weight- and
+ * data-gradient GEMMs need the transposes). */
+#define KERNEL_FP8_CAST_BYTES 4
 #define KERNEL_TILE_M 256        /* cuBLAS's largest bf16 tile, 256 x 128 */
 #define KERNEL_TILE_N 128
 
@@ -38,7 +49,15 @@ struct kernel_gpu {
 	double attn_bwd_eff;  /* fused attention backward */
 	int fused_ok;         /* the GPU runs fused (flash) attention: sm80 and newer */
 	double fixed_eff;     /* > 0: every GEMM at this share (--kernel-efficiency) */
+	double fp8_peak;      /* FLOP/s: dense FP8 peak; 0: no FP8 */
+	double fp8_gemm_eff;  /* share of fp8_peak a large FP8 GEMM reaches */
 };
+
+/*
+ * The FP8 peak of the GPU (FLOP/s; 0: none), its large GEMMs at
+ * KERNEL_FP8_GEMM_EFF of it, or at fixed_eff when that is set.
+ */
+void kernel_gpu_set_fp8(struct kernel_gpu *g, double fp8_peak);
 
 /*
  * The kernel model of a gpu preset's values: arch, peak (FLOP/s), sms,
@@ -71,7 +90,13 @@ struct kernel_shape {
 	int sp;               /* sequence parallelism: elementwise work on T/t tokens */
 	int fused;            /* fused attention */
 	double ep;            /* e: expert-parallel size */
-	double capacity;      /* MoE capacity factor */
+	double capacity;      /* MoE: tokens the busiest expert computes over the mean
+				 (the capacity factor when padded to it, else the imbalance) */
+	int fp8;              /* the linears' GEMMs in FP8 (Transformer Engine's recipe):
+				 QKV, attention output, the MLP or the experts; the
+				 router, the attention core and the output layer stay bf16 */
+	double microbatches;  /* m: the FP8 weight copies are cast once per step (<= 1: 1) */
+	double etp;           /* expert tensor-parallel size (0: t) */
 };
 
 /* The linears of a layer whose times kernel_layer keeps apart. */
@@ -97,6 +122,8 @@ struct kernel_layer {
 	double attn_bwd_s;
 	double mem_fwd_s;      /* memory-bound work outside the attention core */
 	double mem_bwd_s;
+	double cast_s;         /* FP8 casts of inputs, output gradients and weights
+				  (part of mem_fwd_s and mem_bwd_s) */
 	double fwd_s, bwd_s;   /* totals */
 	double flops_fwd;      /* FLOPs the kernels run forward (causal attention counted as run) */
 };

@@ -20,6 +20,8 @@ void search_space_init(struct search_space *sp, const struct workload *w)
 	sp->max_virt = 8;
 	sp->grad_bytes = STEP_GRAD_BYTES;
 	sp->framework = FW_MEGATRON;
+	sp->precision = PREC_BF16;
+	sp->moe_imbalance = 1;
 	sp->price = NAN;
 }
 
@@ -273,13 +275,47 @@ static void S_refused(struct search_result *r, const char *msg)
 	r->nreasons++;
 }
 
-/* Evaluate one configuration; keep it when it fits. */
+/* A configuration that fits, with its step s0, into the result. */
+static int S_keep(const struct search_space *sp, const struct step_config *c,
+		  const struct step_result *s0, struct search_result *r, struct errbuf *eb)
+{
+	struct search_cand k;
+
+	memset(&k, 0, sizeof(k));
+	k.c = *c;
+	k.gpus = s0->gpus;
+	k.memory_B = s0->mem.total_B;
+	k.step_s = s0->step_s;
+	k.step_lo_s = s0->step_lo_s;
+	k.step_hi_s = s0->step_hi_s;
+	k.tokens_per_s = s0->tokens_per_s;
+	k.mfu = s0->mfu;
+	k.cost_per_hour = sp->price * s0->gpus;
+	k.cost_per_Mtoken = k.cost_per_hour * s0->step_s / 3600 / (s0->tokens / 1e6);
+	k.run_s = sp->run_tokens > 0 ? sp->run_tokens / s0->tokens_per_s : NAN;
+	k.run_cost = k.run_s / 3600 * k.cost_per_hour;
+	if (!isnan(sp->price) && !isfinite(k.cost_per_hour))
+		return errbuf_set(eb, "the cost per hour overflows: price %g per GPU-hour x %.15g GPUs "
+				  "is beyond the largest number (1.8e308)", sp->price, s0->gpus);
+	if (!isnan(sp->price) && !isfinite(k.cost_per_Mtoken))
+		return errbuf_set(eb, "the cost per million tokens overflows: price %g per GPU-hour x "
+				  "%.15g GPUs x %.4g s per step / %.15g tokens per step", sp->price, s0->gpus,
+				  s0->step_s, s0->tokens);
+	if (!isnan(sp->price) && sp->run_tokens > 0 && !isfinite(k.run_cost))
+		return errbuf_set(eb, "the cost of the run overflows: %g tokens at %.6g tokens/s on "
+				  "%.15g GPUs at a price of %g per GPU-hour is beyond the largest "
+				  "number (1.8e308)", sp->run_tokens, s0->tokens_per_s, s0->gpus, sp->price);
+	S_push(r, &k);
+	return 2;
+}
+
+/* Evaluate one configuration; keep it when it fits.  -1 on error, 0
+ * refused, 1 valid but too large, 2 kept. */
 static int S_try(const struct search_space *sp, const struct step_config *c,
 		 const struct step_compute *cs, struct S_price *memo,
 		 struct search_result *r, struct errbuf *eb)
 {
 	struct step_result s;
-	struct search_cand k;
 	struct errbuf why;
 	double gpus = (double)c->tp * (double)c->pp * (double)c->dp * (double)c->cp;
 	int named = sp->where && search_where_match(sp->where, c, gpus), fits;
@@ -305,32 +341,41 @@ static int S_try(const struct search_space *sp, const struct step_config *c,
 		r->named.unfit++;
 	}
 	if (!fits)
-		return 0;
+		return 1;
 	if (named)
 		r->named.fit++;
-	memset(&k, 0, sizeof(k));
-	k.c = *c;
-	k.gpus = s.gpus;
-	k.memory_B = s.mem.total_B;
-	k.step_s = s.step_s;
-	k.tokens_per_s = s.tokens_per_s;
-	k.mfu = s.mfu;
-	k.cost_per_hour = sp->price * s.gpus;
-	k.cost_per_Mtoken = k.cost_per_hour * s.step_s / 3600 / (s.tokens / 1e6);
-	k.run_s = sp->run_tokens > 0 ? sp->run_tokens / s.tokens_per_s : NAN;
-	k.run_cost = k.run_s / 3600 * k.cost_per_hour;
-	if (!isnan(sp->price) && !isfinite(k.cost_per_hour))
-		return errbuf_set(eb, "the cost per hour overflows: price %g per GPU-hour x %.15g GPUs "
-				  "is beyond the largest number (1.8e308)", sp->price, s.gpus);
-	if (!isnan(sp->price) && !isfinite(k.cost_per_Mtoken))
-		return errbuf_set(eb, "the cost per million tokens overflows: price %g per GPU-hour x "
-				  "%.15g GPUs x %.4g s per step / %.15g tokens per step", sp->price, s.gpus,
-				  s.step_s, s.tokens);
-	if (!isnan(sp->price) && sp->run_tokens > 0 && !isfinite(k.run_cost))
-		return errbuf_set(eb, "the cost of the run overflows: %g tokens at %.6g tokens/s on "
-				  "%.15g GPUs at a price of %g per GPU-hour is beyond the largest "
-				  "number (1.8e308)", sp->run_tokens, s.tokens_per_s, s.gpus, sp->price);
-	S_push(r, &k);
+	return S_keep(sp, c, &s, r, eb);
+}
+
+/*
+ * The recomputation levels of one configuration: none, selective, full,
+ * and the per-operator levels only when nothing recomputed is valid but
+ * too large (where none fits, every level that recomputes is slower on
+ * the same collectives, so none of them can rank above it).
+ */
+static int S_levels(const struct search_space *sp, struct step_config *c,
+		    const struct step_compute *cs, struct S_price *memo,
+		    struct search_result *r, struct errbuf *eb)
+{
+	static const enum recompute base[] = { RC_NONE, RC_SELECTIVE, RC_FULL };
+	static const enum recompute per_op[] = { RC_MATMUL, RC_ALT_MATMUL };
+	size_t i;
+	int got = 0, none = 0;
+
+	for (i = 0; i < sizeof(base) / sizeof(base[0]); i++) {
+		c->recompute = base[i];
+		if ((got = S_try(sp, c, cs, memo, r, eb)) < 0)
+			return -1;
+		if (i == 0)
+			none = got;
+	}
+	if (none != 1)
+		return 0;
+	for (i = 0; i < sizeof(per_op) / sizeof(per_op[0]); i++) {
+		c->recompute = per_op[i];
+		if (S_try(sp, c, cs, memo, r, eb) < 0)
+			return -1;
+	}
 	return 0;
 }
 
@@ -346,7 +391,7 @@ static int S_inner(const struct search_space *sp, struct step_config *c,
 	static const enum pp_schedule scheds[] = { PP_1F1B, PP_INTERLEAVED };
 	size_t si;
 	unsigned long v;
-	int rc, f;
+	int f;
 
 	for (si = 0; si < sizeof(scheds) / sizeof(scheds[0]); si++) {
 		if (c->pp == 1 && scheds[si] != PP_1F1B)
@@ -355,16 +400,97 @@ static int S_inner(const struct search_space *sp, struct step_config *c,
 		for (v = scheds[si] == PP_INTERLEAVED ? 2 : 1;
 		     v <= (scheds[si] == PP_INTERLEAVED ? sp->max_virt : 1); v++) {
 			c->virt = v;
-			for (rc = 0; rc < RC_COUNT; rc++) {
-				c->recompute = (enum recompute)rc;
-				/* Both forms of context parallelism: ring attention, Llama 3's all-gather. */
-				for (f = 0; f < (c->cp > 1 ? CP_FORM_COUNT : 1); f++) {
-					c->cp_form = (enum step_cp_form)f;
-					if (S_try(sp, c, cs, memo, r, eb) < 0)
-						return -1;
-				}
+			/* Both forms of context parallelism: ring attention, Llama 3's all-gather. */
+			for (f = 0; f < (c->cp > 1 ? CP_FORM_COUNT : 1); f++) {
+				c->cp_form = (enum step_cp_form)f;
+				if (S_levels(sp, c, cs, memo, r, eb) < 0)
+					return -1;
 			}
 		}
+	}
+	return 0;
+}
+
+/* The sharding and micro-batches of one layout t, p, c, d, e, etp. */
+static int S_zero_mb(const struct search_space *sp, const double lay[6], double per_dp,
+		     const struct step_compute *cs, struct S_price *memo,
+		     struct search_result *r, struct errbuf *eb)
+{
+	double t = lay[0], p = lay[1], cp = lay[2], d = lay[3], e = lay[4], etp = lay[5];
+	double z, b, Rs[2];
+	unsigned long G = sp->gpus_per_node;
+	int nr, ri;
+
+	for (z = 0; z <= 3; z++) {
+		/* ZeRO shards over nothing on one data-parallel rank. */
+		if (z > 0 && d * cp == 1)
+			break;
+		/* Hybrid sharding for ZeRO-3: the whole group, and one node's ranks a group. */
+		nr = 0;
+		Rs[nr++] = sp->dp_replicate && z >= 3 ? (double)sp->dp_replicate : 1;
+		/* (only where ZeRO-3 runs at all: no pipeline, or FSDP2's) */
+		if (!sp->dp_replicate && z >= 3 && (p == 1 || sp->framework == FW_FSDP)) {
+			double inner = (double)step_per_node((unsigned long)(d * cp), (unsigned long)t,
+							     G ? G : 8);
+
+			if (inner >= 2 && inner < d * cp && S_divides(d * cp / inner, d))
+				Rs[nr++] = d * cp / inner;
+		}
+		for (ri = 0; ri < nr; ri++)
+			for (b = 1; b <= per_dp && b <= (double)sp->max_mb; b++) {
+				struct step_config c;
+
+				if (!S_divides(b, per_dp))
+					continue;
+				step_config_init(&c);
+				c.tp = (unsigned long)t;
+				c.pp = (unsigned long)p;
+				c.dp = (unsigned long)d;
+				c.cp = (unsigned long)cp;
+				c.ep = (unsigned long)e;
+				c.etp = etp == t ? 0 : (unsigned long)etp;
+				c.zero = (int)z;
+				c.dp_replicate = (unsigned long)Rs[ri];
+				c.sp = t > 1;
+				c.micro_batch = b;
+				c.global_batch = sp->global_batch;
+				c.seq = sp->seq;
+				c.grad_bytes = sp->grad_bytes;
+				c.framework = sp->framework;
+				c.tp_overlap = sp->tp_overlap && t > 1;
+				c.precision = sp->precision;
+				c.moe_imbalance = sp->moe_imbalance;
+				c.gpus_per_node = G;
+				if (S_inner(sp, &c, cs, memo, r, eb) < 0)
+					return -1;
+			}
+	}
+	return 0;
+}
+
+/*
+ * The expert grids of one layout: etp = t with e dividing d·c, as before
+ * folding; etp = 1 (or --etp) where e divides t·c·d but not d·c, the
+ * layouts only Megatron-Core's folding runs.
+ */
+static int S_experts(const struct search_space *sp, double N, double t, double p, double cp,
+		     double d, double e, double per_dp, const struct step_compute *cs,
+		     struct S_price *memo, struct search_result *r, struct errbuf *eb)
+{
+	double lay[6] = { t, p, cp, d, e, t };
+
+	(void)N;
+	if (sp->etp) {
+		lay[5] = (double)sp->etp;
+		if (!S_divides(e * lay[5], t * cp * d))
+			return 0;
+		return S_zero_mb(sp, lay, per_dp, cs, memo, r, eb);
+	}
+	if (S_divides(e, d * cp))
+		return S_zero_mb(sp, lay, per_dp, cs, memo, r, eb);
+	if (t > 1 && S_divides(e, t * d * cp)) {
+		lay[5] = 1;
+		return S_zero_mb(sp, lay, per_dp, cs, memo, r, eb);
 	}
 	return 0;
 }
@@ -382,7 +508,7 @@ static int S_space(const struct search_space *sp, double N, const struct step_co
 {
 	const struct workload *w = sp->w;
 	unsigned long G = sp->gpus_per_node, maxtp = G ? G : 8;
-	double E = w->experts > 1 ? w->experts : 1, t, p, cp, e, z, b;
+	double E = w->experts > 1 ? w->experts : 1, t, p, cp, e;
 
 	for (t = 1; t <= N && t <= (double)maxtp; t++) {
 		if (!S_divides(t, N))
@@ -397,36 +523,11 @@ static int S_space(const struct search_space *sp, double N, const struct step_co
 					continue;
 				per_dp = sp->global_batch / d;
 				for (e = 1; e <= E; e++) {
-					struct step_config c;
-
-					if (!S_divides(e, E) || !S_divides(e, d * cp))
+					if (!S_divides(e, E))
 						continue;
-					for (z = 0; z <= 3; z++) {
-						/* ZeRO shards over nothing on one data-parallel rank. */
-						if (z > 0 && d * cp == 1)
-							break;
-						for (b = 1; b <= per_dp && b <= (double)sp->max_mb; b++) {
-							if (!S_divides(b, per_dp))
-								continue;
-							step_config_init(&c);
-							c.tp = (unsigned long)t;
-							c.pp = (unsigned long)p;
-							c.dp = (unsigned long)d;
-							c.cp = (unsigned long)cp;
-							c.ep = (unsigned long)e;
-							c.zero = (int)z;
-							c.sp = t > 1;
-							c.micro_batch = b;
-							c.global_batch = sp->global_batch;
-							c.seq = sp->seq;
-							c.grad_bytes = sp->grad_bytes;
-							c.framework = sp->framework;
-							c.tp_overlap = sp->tp_overlap && t > 1;
-							c.gpus_per_node = G;
-							if (S_inner(sp, &c, cs, memo, r, eb) < 0)
-								return -1;
-						}
-					}
+					if (S_experts(sp, N, t, p, cp, d, e, per_dp, cs, memo, r,
+						      eb) < 0)
+						return -1;
 				}
 			}
 		}

@@ -58,6 +58,10 @@ struct search_space {
 	double grad_bytes;        /* bytes per gradient value */
 	enum step_framework framework;  /* what overlaps with what (default megatron) */
 	int tp_overlap;                 /* --tp-comm-overlap in every configuration with tp > 1 */
+	enum step_precision precision;  /* every configuration's (default bf16) */
+	double moe_imbalance;           /* the busiest expert's tokens over the mean (1) */
+	unsigned long etp;              /* 0: tp, and 1 where only folding lets ep run */
+	unsigned long dp_replicate;     /* 0: 1, and one node's ranks a group for ZeRO-3 */
 	double price;             /* per GPU-hour, any currency; NaN if unknown */
 	double run_tokens;        /* tokens of the whole run; 0 if not asked */
 	const struct search_where *where;  /* a configuration to follow (search_named); NULL: none */
@@ -70,7 +74,8 @@ struct search_cand {
 	struct step_config c;
 	double gpus;
 	double memory_B;
-	double step_s;
+	double step_s;            /* the expected step (models/step.md, "The expected step") */
+	double step_lo_s, step_hi_s;  /* its stated error */
 	double tokens_per_s;
 	double mfu;
 	double cost_per_Mtoken;   /* price × GPUs × step / 3600 / (tokens / 1e6); NaN without a price */

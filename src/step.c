@@ -11,7 +11,18 @@
 
 static const char *const dim_names[DIM_COUNT] = { "tp", "cp", "ep", "pp", "dp" };
 static const char *const phase_names[PH_COUNT] = { "forward", "backward", "optimizer" };
-static const char *const rc_names[RC_COUNT] = { "none", "selective", "full" };
+static const char *const rc_names[RC_COUNT] = { "none", "selective", "full", "matmul-outputs",
+	"alternate-matmul-outputs" };
+static const char *const rc_about[RC_COUNT] = {
+	"keeps every activation backward needs",
+	"keeps all but the attention core's scores, recomputed (Megatron)",
+	"keeps each layer's input, the layer's forward recomputed",
+	"keeps every matmul's and the attention kernel's output; norms,\n"
+	"activation functions and elementwise work recomputed",
+	"as matmul-outputs with every second matmul of a layer\n"
+	"recomputed too (torchtitan's per-op checkpointing)",
+};
+static const char *const prec_names[PREC_COUNT] = { "bf16", "fp8" };
 static const char *const fw_names[FW_COUNT] = { "megatron", "deepspeed", "fsdp", "deepspeed-2021" };
 static const char *const cpf_names[CP_FORM_COUNT] = { "ring", "allgather" };
 
@@ -89,7 +100,46 @@ int recompute_lookup(const char *name, enum recompute *r, struct errbuf *eb)
 			*r = (enum recompute)i;
 			return 0;
 		}
-	return errbuf_set(eb, "unknown recompute mode '%s' (none, selective, full)", name);
+	return errbuf_set(eb, "unknown recompute mode '%s' (none, selective, full, matmul-outputs, "
+			  "alternate-matmul-outputs)", name);
+}
+
+const char *recompute_about(enum recompute r)
+{
+	return r < RC_COUNT ? rc_about[r] : "?";
+}
+
+const char *step_precision_name(enum step_precision p)
+{
+	return p < PREC_COUNT ? prec_names[p] : "?";
+}
+
+int step_precision_lookup(const char *name, enum step_precision *p, struct errbuf *eb)
+{
+	int i;
+
+	for (i = 0; i < PREC_COUNT; i++)
+		if (!strcmp(name, prec_names[i])) {
+			*p = (enum step_precision)i;
+			return 0;
+		}
+	return errbuf_set(eb, "unknown precision '%s' (bf16, fp8)", name);
+}
+
+unsigned long step_etp(const struct step_config *c)
+{
+	return c->etp ? c->etp : c->tp;
+}
+
+double step_moe_load(const struct step_config *c)
+{
+	return c->capacity_given ? c->capacity : c->moe_imbalance;
+}
+
+double step_moe_dropped(const struct step_config *c)
+{
+	return c->capacity_given && c->moe_imbalance > c->capacity ?
+	       1 - c->capacity / c->moe_imbalance : 0;
 }
 
 void step_config_init(struct step_config *c)
@@ -105,12 +155,70 @@ void step_config_init(struct step_config *c)
 	c->optim_bytes = STEP_OPTIM_BYTES;
 	c->act_bytes = STEP_ACT_BYTES;
 	c->capacity = STEP_CAPACITY;
+	c->moe_imbalance = 1;
+	c->dp_replicate = 1;
+	c->precision = PREC_BF16;
 }
 
 /* B, or d·b when no global batch was given. */
 static double S_global(const struct step_config *c)
 {
 	return c->global_batch > 0 ? c->global_batch : (double)c->dp * c->micro_batch;
+}
+
+/*
+ * Experts folded as Megatron-Core folds them (megatron/core/
+ * parallel_state.py, the expert grid "tp-ep-dp-pp" beside the dense
+ * "tp-cp-ep-dp-pp"): the t·c·d ranks of a stage hold ep·etp·edp expert
+ * ranks, so ep·etp need only divide t·c·d.
+ */
+static int S_check_moe(const struct workload *w, const struct step_config *c, struct errbuf *eb)
+{
+	double tcd = (double)c->tp * (double)c->cp * (double)c->dp;
+	unsigned long etp = step_etp(c);
+
+	if (w->experts < 2 && c->etp)
+		return errbuf_set(eb, "--etp: expert tensor parallelism needs experts; %s has none",
+				  w->name[0] ? w->name : "the model");
+	if (w->experts < 2 && (c->moe_imbalance != 1 || c->capacity_given))
+		return errbuf_set(eb, "--moe-imbalance and --capacity describe experts; %s has none",
+				  w->name[0] ? w->name : "the model");
+	if (!(c->moe_imbalance >= 1) || !(c->moe_imbalance <= 1e3))
+		return errbuf_set(eb, "--moe-imbalance: the busiest expert's tokens over the mean "
+				  "is 1 to 1000, got %g", c->moe_imbalance);
+	if (w->experts >= 2 && c->tp > 1 && etp != c->tp && !c->sp)
+		return errbuf_set(eb, "--etp %lu with tp %lu: Megatron-Core folds the experts only "
+				  "with sequence parallelism", etp, c->tp);
+	if (fmod(tcd, (double)c->ep * (double)etp) != 0)
+		return errbuf_set(eb, "expert-parallel x expert-tensor-parallel size %lu x %lu does "
+				  "not divide tp x cp x dp = %.15g", c->ep, etp, tcd);
+	if (w->experts >= 2 && fmod(w->ffn, (double)etp) != 0)
+		return errbuf_set(eb, "expert-tensor-parallel size %lu does not divide the experts' "
+				  "inner size %.15g", etp, w->ffn);
+	return 0;
+}
+
+/*
+ * ZeRO and hybrid sharding.  ZeRO-3 with a pipeline only as FSDP2
+ * frameworks run it (torchtitan; DeepSpeed's pipeline engine and
+ * Megatron-LM refuse it).  --dp-replicate N: ZeRO-3/FSDP within groups
+ * of d·c/N ranks, N replicas (PyTorch's HSDP, FSDP2's 2-D device mesh).
+ */
+static int S_check_sharding(const struct step_config *c, struct errbuf *eb)
+{
+	if (c->zero < 0 || c->zero > 3)
+		return errbuf_set(eb, "ZeRO stage must be 0, 1, 2 or 3, got %d", c->zero);
+	if (c->zero >= 3 && c->pp > 1 && c->framework != FW_FSDP)
+		return errbuf_set(eb, "ZeRO stage %d does not combine with pipeline parallelism "
+				  "under %s (DeepSpeed and Megatron-LM refuse it; FSDP2 frameworks "
+				  "run it: --framework fsdp)", c->zero, step_framework_name(c->framework));
+	if (c->dp_replicate > 1 && c->zero < 3)
+		return errbuf_set(eb, "--dp-replicate %lu: hybrid sharding shards ZeRO-3/FSDP within "
+				  "groups; it needs --zero 3", c->dp_replicate);
+	if (c->dp_replicate < 1 || c->dp % c->dp_replicate != 0)
+		return errbuf_set(eb, "--dp-replicate %lu does not divide dp = %lu", c->dp_replicate,
+				  c->dp);
+	return 0;
 }
 
 int step_check(const struct workload *w, const struct step_config *c, struct errbuf *eb)
@@ -140,14 +248,8 @@ int step_check(const struct workload *w, const struct step_config *c, struct err
 	if (c->ep > 1 && (w->experts < 2 || fmod(w->experts, (double)c->ep) != 0))
 		return errbuf_set(eb, "expert-parallel size %lu does not divide the %.15g experts",
 				  c->ep, w->experts);
-	if (((double)c->dp * (double)c->cp / (double)c->ep) != floor((double)c->dp * (double)c->cp / (double)c->ep))
-		return errbuf_set(eb, "expert-parallel size %lu does not divide dp x cp = %lu",
-				  c->ep, c->dp * c->cp);
-	if (c->zero < 0 || c->zero > 3)
-		return errbuf_set(eb, "ZeRO stage must be 0, 1, 2 or 3, got %d", c->zero);
-	if (c->zero >= 3 && c->pp > 1)
-		return errbuf_set(eb, "ZeRO stage %d does not combine with pipeline parallelism "
-				  "(DeepSpeed and Megatron-LM refuse it)", c->zero);
+	if (S_check_moe(w, c, eb) < 0 || S_check_sharding(c, eb) < 0)
+		return -1;
 	if (!(c->micro_batch >= 1) || c->micro_batch != floor(c->micro_batch))
 		return errbuf_set(eb, "micro-batch must be a whole number >= 1, got %g",
 				  c->micro_batch);
@@ -292,6 +394,9 @@ static int S_run(const struct workload *w, const struct step_config *c,
 	if (step_ledger_dp(&u, eb) < 0 || step_overlap_dp(&u, eb) < 0 ||
 	    step_ledger_edges(&u, eb) < 0 || step_sched_step(&u, eb) < 0)
 		return -1;
+	/* the best case becomes the expected step (step_expect.h) */
+	step_expect(w, c, r->kernels ? u.kg : NULL, cs ? cs->power_share : 0,
+		    cs ? cs->peak_flops : 0, NULL, r);
 	step_memory_stages(&u);
 	return 0;
 }

@@ -6,6 +6,7 @@
 #include "pipeline.h"
 #include "workload.h"
 #include "kernel.h"
+#include "expect.h"
 
 /*
  * One training step of a transformer under tensor, pipeline, data,
@@ -48,11 +49,26 @@ int step_cp_form_lookup(const char *name, enum step_cp_form *f, struct errbuf *e
 
 enum step_dim { DIM_TP, DIM_CP, DIM_EP, DIM_PP, DIM_DP, DIM_COUNT };
 enum step_phase { PH_FORWARD, PH_BACKWARD, PH_OPTIMIZER, PH_COUNT };
-enum recompute { RC_NONE, RC_SELECTIVE, RC_FULL, RC_COUNT };
+/*
+ * Activation recomputation, named for what the forward keeps
+ * (models/step.md, "Recomputation"): none; selective (Megatron: all but
+ * the attention core's scores); full (each layer's input); matmul-outputs
+ * (the outputs of every matmul and of the attention kernel, the rest
+ * recomputed); alternate-matmul-outputs (torchtitan's per-op policy: the
+ * same with every second matmul of a layer recomputed too).
+ */
+enum recompute { RC_NONE, RC_SELECTIVE, RC_FULL, RC_MATMUL, RC_ALT_MATMUL, RC_COUNT };
+
+/* The precision of the linears' GEMMs: bf16, or FP8 as Transformer Engine runs it. */
+enum step_precision { PREC_BF16, PREC_FP8, PREC_COUNT };
+const char *step_precision_name(enum step_precision p);   /* "bf16", "fp8" */
+int step_precision_lookup(const char *name, enum step_precision *p, struct errbuf *eb);
 
 const char *step_dim_name(enum step_dim d);       /* "tp", "cp", ... */
 const char *step_phase_name(enum step_phase p);   /* "forward", ... */
-const char *recompute_name(enum recompute r);     /* "none", "selective", "full" */
+const char *recompute_name(enum recompute r);     /* "none", "selective", "full", ... */
+/* What each level keeps and recomputes, one line for --help and the echo. */
+const char *recompute_about(enum recompute r);
 int recompute_lookup(const char *name, enum recompute *r, struct errbuf *eb);
 
 /* Defaults (models/step.md says why). */
@@ -85,7 +101,14 @@ struct step_config {
 	enum pp_schedule schedule;
 	unsigned long virt;        /* v: model chunks per stage (interleaved) */
 	double grad_bytes, param_bytes, optim_bytes, act_bytes;
-	double capacity;           /* MoE capacity factor */
+	double capacity;           /* MoE capacity factor (with capacity_given; else dropless) */
+	int capacity_given;        /* 1: each expert padded to capacity x the mean, the busiest
+				      expert's surplus dropped; 0: dropless, the busiest runs
+				      moe_imbalance x the mean */
+	double moe_imbalance;      /* the busiest expert's tokens / the mean (>= 1; default 1) */
+	unsigned long etp;         /* expert tensor-parallel size (0: tp, Megatron's default) */
+	unsigned long dp_replicate; /* hybrid sharding: ZeRO within dp/N ranks, N replicas (1) */
+	enum step_precision precision;   /* default bf16 */
 	unsigned long gpus_per_node;  /* for placing ranks; 0 = every group in one node */
 	enum step_framework framework;   /* default megatron */
 	enum attention_kind attention;   /* auto: fused where the GPU has it */
@@ -97,12 +120,26 @@ struct step_config {
 /* tp = pp = dp = cp = ep = 1, zero 0, no SP, b = 1, 1F1B, the defaults above. */
 void step_config_init(struct step_config *c);
 
+/* The expert tensor-parallel size: etp, or tp when not given. */
+unsigned long step_etp(const struct step_config *c);
+
+/*
+ * Tokens the busiest expert computes over the mean: the capacity factor
+ * when experts are padded to it (capacity_given), else the imbalance.
+ */
+double step_moe_load(const struct step_config *c);
+
+/* Share of the busiest expert's tokens dropped: 1 - capacity/imbalance when
+ * a capacity is given below the imbalance, else 0. */
+double step_moe_dropped(const struct step_config *c);
+
 /*
  * Check a configuration against a workload: sizes >= 1, pp dividing the
  * layers (by v chunks too), tp dividing the heads and key/value heads,
- * cp dividing s, ep dividing the experts and d·c, B a multiple of d·b,
- * ZeRO 3 only without pipeline parallelism, v = 1 unless interleaved
- * and m a multiple of p for it.  Returns 0, or -1 with eb saying which.
+ * cp dividing s, ep dividing the experts and ep·etp dividing t·c·d (the
+ * experts folded over their own grid, as Megatron-Core folds them), B a
+ * multiple of d·b, dp_replicate dividing d with ZeRO, v = 1 unless
+ * interleaved and m a multiple of p for it.  Returns 0, or -1 with eb saying which.
  */
 int step_check(const struct workload *w, const struct step_config *c, struct errbuf *eb);
 
@@ -142,6 +179,7 @@ struct step_memory {
 	double act_layer_B;    /* one layer, one micro-batch */
 	double inflight;       /* micro-batches whose activations are held */
 	double reserve_B;      /* CUDA context, NCCL buffers (STEP_RESERVE_B) */
+	double fp8_weights_B;  /* part of weights_B: FP8 copies of the linears' weights */
 	double total_B;        /* all of the above */
 	const char *stage;     /* "first", "middle", "last", "only": the most loaded */
 	double stage_layers;   /* its layers */
@@ -165,13 +203,19 @@ struct step_result {
 	double mb_exposed_s;
 	/* Per step. */
 	double dp_comm_s, dp_exposed_s;
-	/* Known only with compute (NaN otherwise). */
+	/* Known only with compute (NaN otherwise).  The step, its compute,
+	 * bubble, tokens/s and MFU are the expected ones (models/step.md,
+	 * "The expected step"); the best case's are kept beside them. */
 	double compute_s;       /* all micro-batches' forward and backward on one GPU */
 	double mb_compute_s;
 	double bubble_s;
 	double step_s;
 	double tokens_per_s;
 	double mfu;             /* model FLOPs / (step · GPUs · peak); NaN without a peak */
+	double step_best_s, compute_best_s, mb_compute_best_s, bubble_best_s, mfu_best;
+	double step_lo_s, step_hi_s;  /* the step's stated error (EXPECT_BAND_LO, _HI) */
+	struct expect_terms expect_terms;  /* what the expected step is computed from */
+	struct expect_out expect;          /* its terms */
 	double kernel_eff;      /* FLOPs the kernels run / (compute · GPUs · peak) */
 	double optim_s;         /* the optimizer's update (kernel model only) */
 	double layers_first, layers_last;   /* uneven stages (= layers when even) */
@@ -194,6 +238,7 @@ struct step_compute {
 	double mfu;             /* flat: share of the peak every FLOP runs at, (0, 1] */
 	double step_compute_s;  /* s: compute of one step on one GPU, given; 0 if not */
 	const struct kernel_gpu *kgpu;  /* the kernel model; NULL: flat */
+	double power_share;     /* the clock under a power cap, expect_power_share; 0: none */
 };
 
 /*
@@ -227,6 +272,22 @@ double step_act_layer(double s, double b, double h, double a, double t, int sp,
  */
 double step_act_layer_w(const struct workload *w, double s, double b, double t, int sp,
 			enum recompute rc, int fused, double capacity);
+
+/*
+ * step_act_layer_w with the precision and the expert grid: fp8 keeps each
+ * linear's input as its FP8 copy (Transformer Engine), etp the experts'
+ * tensor-parallel size (0: t); `capacity` is the busiest expert's load
+ * over the mean (step_moe_load).  The per-operator levels
+ * (matmul-outputs, alternate-matmul-outputs) count what they keep, term
+ * by term (models/step.md, "Recomputation").
+ */
+struct step_act_opts {
+	int fp8;
+	double etp;
+};
+double step_act_layer_x(const struct workload *w, double s, double b, double t, int sp,
+			enum recompute rc, int fused, double capacity,
+			const struct step_act_opts *o);
 
 /*
  * How a step's collectives are priced: the model, the algorithm (ALGO_AUTO:

@@ -12,6 +12,7 @@ struct step_compute;
 struct step_pricing;
 struct step_result;
 struct kernel_gpu;
+struct expect_params;
 
 /*
  * The inside of the step model, shared by its files (the table at the
@@ -21,7 +22,8 @@ struct kernel_gpu;
  * the ledger's rows, dimension by dimension; step_overlap.c says what of
  * each row hides behind compute, by framework; step_sched.c holds the
  * pipeline schedule (micro-batches in flight, the bubble, the step);
- * step_memory.c the memory per GPU.  Nothing outside these files and their
+ * step_memory.c the memory per GPU; step_expect.c turns the best case into
+ * the expected step.  Nothing outside these files and their
  * unit tests includes this header.
  */
 
@@ -52,6 +54,9 @@ struct run {
 /* step_shape.c: the FLOPs of the step, then the compute (by kernel, flat or
  * given) and what the overlap rules hide behind. */
 void step_shape_flops(struct run *u);
+/* Parameters of the matmuls a layer of w recomputes under
+ * alternate-matmul-outputs (one GPU's share is this / t). */
+double step_alt_matmul_params(const struct workload *w);
 int step_shape_compute(struct run *u, struct errbuf *eb);
 
 /* step_ledger.c: one collective's time on the pricing's model (memo, band);
@@ -84,5 +89,19 @@ int step_sched_step(struct run *u, struct errbuf *eb);
 
 /* step_memory.c: the memory of each stage, the most loaded kept in r->mem. */
 void step_memory_stages(struct run *u);
+
+/*
+ * step_expect.c: make r's step the expected one (models/step.md, "The
+ * expected step"): keep the best case in step_best_s, compute_best_s,
+ * mb_compute_best_s, bubble_best_s and mfu_best; set step_s, compute_s,
+ * mb_compute_s, bubble_s, tokens_per_s and mfu to the expected ones under
+ * p (NULL: EXPECT_FITTED) on kernel GPU kg (NULL: compute not by kernel)
+ * at clock share power_share (0: no cap), and step_lo_s, step_hi_s to its
+ * band.  peak (FLOP/s, 0 if unknown) counts the MFU.  A result without a
+ * step time keeps NaN.
+ */
+void step_expect(const struct workload *w, const struct step_config *c,
+		 const struct kernel_gpu *kg, double power_share, double peak,
+		 const struct expect_params *p, struct step_result *r);
 
 #endif

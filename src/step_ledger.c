@@ -395,10 +395,17 @@ int step_ledger_ep(struct run *u, struct errbuf *eb)
 	 */
 	if (moe && c->ep > 1) {
 		double tokens = b * sr / (c->sp ? t : 1);
-		double S = k * c->capacity * tokens * h * c->act_bytes;
+		double S = k * step_moe_load(c) * tokens * h * c->act_bytes;
 
+		/*
+		 * The folded grid (Megatron-Core): an expert-parallel group's
+		 * ep ranks stand etp apart (the expert grid's order is
+		 * etp, ep, edp: it does not cross cp); each sends its
+		 * sequence-parallel slice of T/t tokens.  The busiest rank
+		 * receives load times the mean (step_moe_load).
+		 */
 		ranks = c->ep;
-		pn = step_per_node(ranks, c->tp * c->cp, G);
+		pn = step_per_node(ranks, step_etp(c), G);
 		if (S_row(r, prp, DIM_EP, PH_FORWARD, OP_ALLTOALL, 2 * L, S, ranks, pn, eb) ||
 		    S_row(r, prp, DIM_EP, PH_BACKWARD, OP_ALLTOALL, (2 + 2 * full) * L, S, ranks, pn, eb))
 			return -1;
@@ -435,17 +442,65 @@ int step_ledger_pp(struct run *u, struct errbuf *eb)
 }
 
 /* The data-parallel rows of one GPU's weights (dense, and experts'). */
+/*
+ * The data-parallel rows of `params` parameters a GPU holds, sharded (or
+ * reduced) over `ranks` ranks `stride` apart:
+ *   ZeRO-3 with a pipeline (FSDP2 under PyTorch's pipeline schedules:
+ *     torchtitan keeps a stage's parameters gathered from forward to
+ *     backward, reshard_after_forward = False with pp, and the schedule
+ *     reduces gradients only in the last micro-batch's backward,
+ *     torch/distributed/pipelining/stage.py): per layer one all-gather
+ *     and one reduce-scatter a step;
+ *   hybrid sharding (--dp-replicate N): ZeRO-3 within the group, then
+ *     per layer and micro-batch the gradient shard all-reduced across
+ *     the N replicas (FSDP2's HSDP reduces right after its reduce-scatter);
+ *   FP8 with Megatron or FSDP: parameters gathered as FP8, one byte
+ *     (Megatron's --fp8-param-gather, torchao's FSDP2 float8 all-gather).
+ */
+static int S_dp_sharded(struct run *u, double params, double ranks, unsigned long stride,
+			int replicated, double agl, double rsb, struct errbuf *eb)
+{
+	const struct step_config *c = u->c;
+	struct step_result *r = u->r;
+	double L = u->L, m = u->m, gb = c->grad_bytes;
+	double pb = c->precision == PREC_FP8 && !step_framework_deepspeed(c->framework) ? 1 :
+		    c->param_bytes;
+	unsigned long n = (unsigned long)ranks, pn = step_per_node(n, stride, u->G);
+	int first = r->nrows, i;
+
+	if (c->zero >= 3 && c->pp > 1) {
+		if (n < 2 || params <= 0)
+			return 0;
+		if (S_row(r, u->prp, DIM_DP, PH_FORWARD, OP_ALLGATHER, L, params * pb / L, n, pn, eb) ||
+		    S_row(r, u->prp, DIM_DP, PH_BACKWARD, OP_REDUCESCATTER, L, params * gb / L, n, pn,
+			  eb))
+			return -1;
+	} else if (S_dp(params, L, m, c->zero, n, pn, gb, pb, agl, rsb, u->prp, r, eb) < 0)
+		return -1;
+	if (c->zero >= 3 && c->dp_replicate > 1 && params > 0 && replicated) {
+		unsigned long R = c->dp_replicate;
+
+		if (S_row(r, u->prp, DIM_DP, PH_BACKWARD, OP_ALLREDUCE, L * (c->pp > 1 ? 1 : m),
+			  params * gb / (L * ranks), R, step_per_node(R, stride * n, u->G), eb))
+			return -1;
+		for (i = r->nrows - 1; i < r->nrows; i++)
+			r->dp_comm_s += r->rows[i].time_s;
+	}
+	if (c->zero >= 3 && c->pp > 1)
+		for (i = first; i < r->nrows; i++)
+			r->dp_comm_s += r->rows[i].time_s;
+	return 0;
+}
+
 int step_ledger_dp(struct run *u, struct errbuf *eb)
 {
 	const struct workload *w = u->w;
 	const struct step_config *c = u->c;
-	struct step_pricing *prp = u->prp;
 	struct step_result *r = u->r;
 	const struct layer_params lp = u->lp;
 	double L = u->L, t = u->t, e = u->e, d = u->d, cp = u->cp, E = u->E, h = u->h;
-	double hkv = u->hkv, m = u->m, dense, expert, zd, ze;
+	double hkv = u->hkv, dense, expert, zd, ze;
 	double *mods = u->mods;
-	unsigned long G = u->G;
 	int moe = u->moe, nmod = 0, first_dp, i;
 
 	/*
@@ -459,10 +514,10 @@ int step_ledger_dp(struct run *u, struct errbuf *eb)
 	dense = L * (lp.attn / t + lp.other + (moe ? 0 : lp.mlp / t));
 	if (c->pp == 1)
 		dense += workload_embed_params(w) / t;
-	expert = moe ? L * E * lp.mlp / (t * e) : 0;
+	expert = moe ? L * E * lp.mlp / ((double)step_etp(c) * e) : 0;
 	r->stage_params = dense + expert;
-	zd = d * cp;
-	ze = d * cp / e;
+	zd = d * cp / (double)c->dp_replicate;
+	ze = t * d * cp / ((double)step_etp(c) * e);
 	first_dp = r->nrows;
 	/*
 	 * DeepSpeed's ZeRO-3 gathers module by module: Megatron-DeepSpeed's
@@ -497,11 +552,8 @@ int step_ledger_dp(struct run *u, struct errbuf *eb)
 		int ds = step_framework_deepspeed(c->framework);
 		double agl = nmod ? nmod : ds && c->zero >= 3 ? 4 : 1, rsb = ds && c->zero >= 3 ? 5e8 : 0;
 
-		if (S_dp(dense, L, m, c->zero, c->dp * c->cp, step_per_node(c->dp * c->cp, c->tp, G),
-			 c->grad_bytes, c->param_bytes, agl, rsb, prp, r, eb) < 0 ||
-		    S_dp(expert, L, m, c->zero, (unsigned long)ze,
-			 step_per_node((unsigned long)ze, c->tp * c->cp * c->ep, G), c->grad_bytes,
-			 c->param_bytes, agl, rsb, prp, r, eb) < 0)
+		if (S_dp_sharded(u, dense, zd, c->tp, 1, agl, rsb, eb) < 0 ||
+		    S_dp_sharded(u, expert, ze, step_etp(c) * c->ep, 0, agl, rsb, eb) < 0)
 			return -1;
 	}
 	u->dense = dense, u->expert = expert, u->zd = zd, u->ze = ze;

@@ -26,13 +26,67 @@ double step_act_layer(double s, double b, double h, double a, double t, int sp,
 double step_act_layer_w(const struct workload *w, double s, double b, double t, int sp,
 			enum recompute rc, int fused, double capacity)
 {
+	struct step_act_opts o = { 0, 0 };
+
+	return step_act_layer_x(w, s, b, t, sp, rc, fused, capacity, &o);
+}
+
+/*
+ * The per-operator levels, bytes per token (models/step.md,
+ * "Recomputation"): what the forward saves is the layer's input 2h, and
+ *   matmul-outputs: every matmul's output (QKV: Llama 2h + 4h_kv, GPT 6h;
+ *     the attention output projection 2h; the MLP's first matrices,
+ *     SwiGLU's gate and up 4f or GPT's 2f; the last 2h) and the attention
+ *     kernel's output 2h with its log-sum-exp 4a (unfused: the scores'
+ *     matmul output 2as);
+ *   alternate-matmul-outputs: torchtitan's count of a layer's matmuls,
+ *     every even one recomputed: Llama's q, v, gate and down kept (2h,
+ *     2h_kv, 2f, 2h), k, o and up recomputed; GPT's QKV and first MLP
+ *     matrix kept (6h, 2f).
+ * An MoE layer keeps its router's logits 4E and, for each routed copy
+ * (k·load of them), the dispatched token 2h, its expert's first outputs and
+ * last output 2h; an expert's matrices split over etp ranks, its tokens
+ * over t/etp.
+ */
+static double S_act_per_op(const struct workload *w, double s, double t, double ts,
+			   enum recompute rc, int fused, double load, double etp)
+{
 	double h = w->hidden, a = w->heads, hkv = h * w->kv_heads / w->heads, f = w->ffn;
 	double E = w->experts > 1 ? w->experts : 1, k = w->experts > 1 ? w->top_k : 1;
-	double ts = sp ? t : 1, repl, split, scores = 0, F;
+	double repl = 2 * h, split, fm = w->arch == WL_GPT ? 2 * f : 4 * f, scores;
+	int gpt = w->arch == WL_GPT, alt = rc == RC_ALT_MATMUL;
+
+	if (alt)
+		split = (gpt ? 6 * h : 2 * h + 2 * hkv) + 2 * h;
+	else {
+		split = (gpt ? 6 * h : 2 * h + 4 * hkv) + 2 * h;
+		repl += 2 * h;
+	}
+	if (E > 1) {
+		repl += 4 * E;
+		scores = k * load * (2 * h * 2 * etp / t + fm / t);
+	} else {
+		split += alt ? fm / 2 : fm;
+		repl += alt && gpt ? 0 : 2 * h;
+		scores = 0;
+	}
+	scores += fused ? 4 * a / t : 2 * a * s / t;
+	return repl / ts + split / t + scores;
+}
+
+double step_act_layer_x(const struct workload *w, double s, double b, double t, int sp,
+			enum recompute rc, int fused, double capacity,
+			const struct step_act_opts *o)
+{
+	double h = w->hidden, a = w->heads, hkv = h * w->kv_heads / w->heads, f = w->ffn;
+	double E = w->experts > 1 ? w->experts : 1, k = w->experts > 1 ? w->top_k : 1;
+	double ts = sp ? t : 1, repl, split, scores = 0, F, in, etp = o->etp >= 1 ? o->etp : t;
 	int gpt = w->arch == WL_GPT;
 
 	if (rc == RC_FULL)
 		return 2 * s * b * h / ts;
+	if (rc == RC_MATMUL || rc == RC_ALT_MATMUL)
+		return s * b * S_act_per_op(w, s, t, ts, rc, fused, capacity, etp);
 	/*
 	 * Bytes per token, 16-bit values (Korthikanti et al. 2022, §4.1, for
 	 * GPT): replicated across the tensor-parallel ranks unless sequence
@@ -46,18 +100,23 @@ double step_act_layer_w(const struct workload *w, double s, double b, double t, 
 	 *   the scores without fused attention: softmax output 2as, GPT's
 	 *     dropout mask and output 3as more; fused, the kernel keeps only
 	 *     the softmax's fp32 log-sum-exp, 4a
+	 * FP8 (Transformer Engine): each linear keeps its input as the FP8
+	 * copy it cast for the GEMM, one byte a value: QKV's, the output
+	 * projection's, the MLP's first and last matrices' inputs (h, h, h,
+	 * and f of GELU's output or SwiGLU's product) each half.
 	 */
-	repl = (gpt ? 3 : 2) * h + 4 * h;
-	split = gpt ? 8 * h : 4 * h + 4 * hkv;
-	F = gpt ? 4 * f : 6 * f;
+	in = o->fp8 ? 1 : 2;
+	repl = (gpt ? 1 + in : in) * h + 4 * h;
+	split = gpt ? 6 * h + in * h : 2 * h + 4 * hkv + in * h;
+	F = gpt ? 2 * f + in * f : 4 * f + in * f;
 	if (E > 1) {
 		/* MoE: the router's fp32 logits 4E, each routed copy of a token
-		 * (k·capacity of them) its expert's input 2h and inner values */
+		 * (k·load of them) its expert's input and inner values, the
+		 * inputs over t/etp ranks, the inner values over etp */
 		repl += 2 * h + 4 * E;
-		split += 0;
-		scores += k * capacity * (2 * h + F / t);
+		scores += k * capacity * (in * h * etp / t + F / t);
 	} else {
-		repl += (gpt ? 3 : 2) * h;
+		repl += (gpt ? 1 + in : in) * h;
 		split += F;
 	}
 	if (!fused && rc == RC_NONE)
@@ -90,11 +149,27 @@ void step_memory_stages(struct run *u)
 	{
 		static const char *const names[3] = { "first", "middle", "last" };
 		double layers_of[3] = { Lf, Lm, Ll }, rank_of[3] = { 0, 1, p - 1 };
-		double act = step_act_layer_w(w, sr, b, t, c->sp && c->tp > 1, c->recompute,
-					      r->fused, c->capacity);
+		struct step_act_opts ao = { c->precision == PREC_FP8, (double)step_etp(c) };
+		double act = step_act_layer_x(w, sr, b, t, c->sp && c->tp > 1, c->recompute,
+					      r->fused, step_moe_load(c), &ao);
 		double wd = c->param_bytes, gd = c->grad_bytes, od = c->optim_bytes;
 		double layer_dense = lp.attn / t + lp.other + (moe ? 0 : lp.mlp / t);
-		double layer_exp = moe ? E * lp.mlp / (t * e) : 0;
+		double layer_exp = moe ? E * lp.mlp / ((double)step_etp(c) * e) : 0;
+		/*
+		 * ZeRO-3 with a pipeline, as FSDP2 runs it under PyTorch's
+		 * schedules: a stage's parameters stay gathered and its
+		 * gradients unsharded from the first forward to the last
+		 * backward; only the optimizer's state stays sharded.
+		 */
+		int z3 = c->zero >= 3 && c->pp == 1, zg = c->zero >= 2 && !(c->zero >= 3 && c->pp > 1);
+		/*
+		 * FP8 (Transformer Engine) keeps an FP8 copy of each linear's
+		 * weight and of its transpose, 2 bytes a parameter; Megatron's
+		 * --fp8-param-gather and FSDP2's float8 all-gather hold them in
+		 * place of the bf16 copy, DeepSpeed beside it.
+		 */
+		double fp8w = c->precision == PREC_FP8 && step_framework_deepspeed(c->framework) ? 2 : 0;
+		double lin_dense = lp.attn / t + (moe ? 0 : lp.mlp / t);
 		int si, n = c->pp > 2 ? 3 : 1;
 
 		r->mem.total_B = -1;
@@ -112,10 +187,12 @@ void step_memory_stages(struct run *u)
 			else if (si != 1)
 				dn += w->vocab * h / t;
 			memset(&mm, 0, sizeof(mm));
-			mm.weights_B = wd * (c->zero >= 3 ? dn / zd + ex / ze : dn + ex);
-			if (c->zero >= 3)
+			mm.weights_B = wd * (z3 ? dn / zd + ex / ze : dn + ex);
+			if (z3)
 				mm.weights_B += wd * 2 * (layer_dense + layer_exp);
-			mm.grads_B = gd * (c->zero >= 2 ? dn / zd + ex / ze : dn + ex);
+			mm.fp8_weights_B = fp8w * Ls * (lin_dense + layer_exp);
+			mm.weights_B += mm.fp8_weights_B;
+			mm.grads_B = gd * (zg ? dn / zd + ex / ze : dn + ex);
 			mm.optim_B = od * (c->zero >= 1 ? dn / zd + ex / ze : dn + ex);
 			mm.act_layer_B = act;
 			mm.inflight = step_sched_inflight(c, rank_of[si], m);

@@ -56,6 +56,20 @@ int step_stage_layers(const struct workload *w, const struct step_config *c, dou
 	return 0;
 }
 
+double step_alt_matmul_params(const struct workload *w)
+{
+	double h = w->hidden, hkv = h * w->kv_heads / w->heads, f = w->ffn;
+	int gpt = w->arch == WL_GPT, moe = w->experts > 1;
+
+	/* torchtitan counts a layer's matmuls and recomputes the even ones:
+	 * Llama's k, o and up (q, k, v, o, gate, up, down), GPT's attention
+	 * output and the MLP's last (QKV, output, first, last); an MoE layer's
+	 * experts run grouped GEMMs, which it does not count. */
+	if (gpt)
+		return h * h + (moe ? 0 : f * h);
+	return h * hkv + h * h + (moe ? 0 : h * f);
+}
+
 void step_shape_flops(struct run *u)
 {
 	const struct workload *w = u->w;
@@ -81,7 +95,42 @@ void step_shape_flops(struct run *u)
 		r->flops_hw += 2 * tok * l * lp.matmul + 4 * tok * l * s * h;
 	else if (c->recompute == RC_SELECTIVE)
 		r->flops_hw += 4 * tok * l * s * h;
+	else if (c->recompute == RC_ALT_MATMUL)
+		r->flops_hw += 2 * tok * l * step_alt_matmul_params(w);
 
+}
+
+/*
+ * The forward work backward runs again, one layer: all of it (full), the
+ * attention core (selective), the memory-bound work of norms, activation
+ * functions and casts (matmul-outputs), and with it the even matmuls'
+ * forward GEMMs (alternate-matmul-outputs: Llama's k, o and up, GPT's
+ * attention output and last MLP matrix, their shares of kernel_layer's
+ * linears).
+ */
+static double S_recomputed_s(const struct workload *w, const struct step_config *c,
+			     const struct kernel_layer *k, int full)
+{
+	double h = w->hidden, hkv = h * w->kv_heads / w->heads, alt;
+	int moe = w->experts > 1;
+
+	if (full)
+		return k->fwd_s;
+	switch (c->recompute) {
+	case RC_SELECTIVE:
+		return k->attn_fwd_s;
+	case RC_MATMUL:
+		return k->mem_fwd_s;
+	case RC_ALT_MATMUL:
+		if (w->arch == WL_GPT)
+			alt = k->lin_fwd_s[1] + (moe ? 0 : k->lin_fwd_s[3]);
+		else
+			alt = k->lin_fwd_s[0] * hkv / (h + 2 * hkv) + k->lin_fwd_s[1] +
+			      (moe ? 0 : k->lin_fwd_s[2] / 2);
+		return k->mem_fwd_s + alt;
+	default:
+		return 0;
+	}
 }
 
 /* The compute, by kernel, flat, or given; what the overlap rules hide behind. */
@@ -108,8 +157,12 @@ int step_shape_compute(struct run *u, struct errbuf *eb)
 		 * the output layer and its loss.  Recomputation runs the
 		 * forward again (full) or the attention core (selective).
 		 */
-		struct kernel_shape sh = { b * sr, s, cp, t, c->sp && c->tp > 1, r->fused, e,
-					   c->capacity };
+		struct kernel_shape sh = {
+			.tokens = b * sr, .seq = s, .cp = cp, .tp = t, .sp = c->sp && c->tp > 1,
+			.fused = r->fused, .ep = e, .capacity = step_moe_load(c),
+			.fp8 = c->precision == PREC_FP8, .microbatches = m,
+			.etp = (double)step_etp(c),
+		};
 		double tf, tl, tm;
 
 		if (kernel_layer(kg, w, &sh, &r->layer, eb) < 0)
@@ -117,8 +170,7 @@ int step_shape_compute(struct run *u, struct errbuf *eb)
 		r->kernels = 1;
 		r->output_s = kernel_output_s(kg, w, &sh);
 		fwd_l = r->layer.fwd_s;
-		bwd_l = r->layer.bwd_s + (full ? r->layer.fwd_s :
-			c->recompute == RC_SELECTIVE ? r->layer.attn_fwd_s : 0);
+		bwd_l = r->layer.bwd_s + S_recomputed_s(w, c, &r->layer, full);
 		lay = fwd_l + bwd_l;
 		tf = Lf * lay;
 		tl = Ll * lay + r->output_s;

@@ -29,6 +29,21 @@ const char *gpu_arch_name(enum gpu_arch a)
 	return (unsigned)a < ARCH_COUNT ? arch_names[a] : "?";
 }
 
+int gpu_arch_has_fp8(enum gpu_arch a)
+{
+	switch (a) {
+	case ARCH_UNKNOWN:
+	case ARCH_SM70:
+	case ARCH_SM75:
+	case ARCH_SM80:
+	case ARCH_SM86:
+	case ARCH_COUNT:
+		return 0;
+	default:
+		return 1;
+	}
+}
+
 int gpu_arch_amd(enum gpu_arch a)
 {
 	return a == ARCH_GFX942 || a == ARCH_GFX950;
@@ -215,6 +230,27 @@ static int check_kind(const struct preset *p, const char *kind, struct errbuf *e
 /* ---- gpu ---- */
 
 /*
+ * tflops_fp8 and power_w, both optional.  FP8 tensor cores came with Ada
+ * (sm89) and Hopper (sm90) (NVIDIA Hopper architecture whitepaper, 2022;
+ * Ada Lovelace whitepaper, 2022): an FP8 peak on an older arch is refused.
+ */
+static int gpu_fp8_power(const struct preset *p, struct gpu_spec *t, struct errbuf *eb)
+{
+	double tflops = 0;
+
+	if (get_bounded(p, "tflops_fp8", Q_NUMBER, 0, 0, GPU_TFLOPS_MAX, " TFLOP/s", &tflops,
+			eb) < 0 ||
+	    get_bounded(p, "power_w", Q_NUMBER, 0, 0, GPU_POWER_MAX, " W", &t->power_w, eb) < 0)
+		return -1;
+	if (tflops > 0 && !gpu_arch_has_fp8(t->arch))
+		return errbuf_set(eb, "%s:%d: tflops_fp8: %s has no FP8 tensor cores (FP8 came "
+				  "with sm89 and sm90)", p->path, key_line(p, "tflops_fp8"),
+				  gpu_arch_name(t->arch));
+	t->fp8_flops = tflops * 1e12;
+	return 0;
+}
+
+/*
  * The GPU's links to its peers: nvlink_links and nvlink_link_beta for
  * NVIDIA's GPUs, xgmi_links and xgmi_link_beta for AMD's (design.md,
  * section four); each pair both or neither, and each kind only on its
@@ -280,6 +316,8 @@ int gpu_from_preset(const struct preset *p, struct gpu_spec *g, struct errbuf *e
 		return errbuf_set(eb, "%s:%d: gemm_efficiency: a share of the peak is at most 1, got %g",
 				  p->path, key_line(p, "gemm_efficiency"), t.gemm_eff);
 	t.sms = (unsigned)sms;
+	if (gpu_fp8_power(p, &t, eb) < 0)
+		return -1;
 	t.name = xstrdup(p->name);
 	t.description = xstrdup(p->description);
 	*g = t;

@@ -42,6 +42,13 @@ const char *gpu_arch_name(enum gpu_arch a);
 /* 1 for AMD's architectures (gfx942, gfx950): RCCL, xGMI links. */
 int gpu_arch_amd(enum gpu_arch a);
 
+/*
+ * 1 when the arch has FP8 tensor cores: NVIDIA's from Ada (sm89) and Hopper
+ * (sm90) on (Hopper and Ada Lovelace architecture whitepapers, 2022); 0 for
+ * Volta and Ampere and an unknown arch.
+ */
+int gpu_arch_has_fp8(enum gpu_arch a);
+
 /* Where two GPUs of a node meet on PCIe, as `nvidia-smi topo -m` prints it. */
 enum pcie_path {
 	PCIE_PIX,    /* through at most one PCIe switch */
@@ -89,6 +96,7 @@ const char *system_model_name(enum system_model m); /* "nccl", "tiers" */
  */
 #define GPU_MEMORY_MAX 1e15           /* B: 1 PB, over 3000 times a B300's 288 GB */
 #define GPU_TFLOPS_MAX 1e6            /* TFLOP/s: 1 EFLOP/s, over 400 times a B200 */
+#define GPU_POWER_MAX 1e5             /* W: 100 kW, over 80 times a GB200's 1200 W GPU */
 #define PRICE_PER_GPU_HOUR_MAX 1e4    /* USD: over 800 times the dearest shipped price */
 
 /* A preset of kind `gpu`. */
@@ -106,6 +114,9 @@ struct gpu_spec {
 	double hbm_Bps;           /* B/s: memory bandwidth (key hbm_bandwidth; 0: not given) */
 	double gemm_eff;          /* share of the peak a large bf16 GEMM reaches (key
 				     gemm_efficiency; 0: not given, kernel.h's default) */
+	double fp8_flops;         /* FLOP/s: dense FP8 peak (key tflops_fp8, in TFLOP/s;
+				     0: the GPU has no FP8 tensor cores or it is not given) */
+	double power_w;           /* W: board power limit as sold (key power_w; 0: not given) */
 };
 
 /* One tier: the link preset it reads, and its line rate. */

@@ -31,10 +31,21 @@ stepv=$(json_key step_s s.json)
 c1=$(box 1 1 s.gp)
 check "step --plot: the compute box runs from 0 to compute_s ($compute)" \
 	sh -c "set -- $c1; [ \"\$1\" = 0 ] && awk -v a=\"\$2\" -v b='$compute' 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(b > 0 && d <= 1e-12 * b) }'"
-last=$(grep -c '^\$p1s[0-9]* << EOD' s.gp)
+# the expected step's bar on top; its band last, after the boxes
+last=$(($(grep -c '^\$p1s[0-9]* << EOD' s.gp) - 1))
 cl=$(box "$last" 1 s.gp)
-check "step --plot: the last box ends at step_s ($stepv)" \
+check "step --plot: the expected bar's last box ends at step_s ($stepv)" \
 	sh -c "set -- $cl; awk -v a=\"\$2\" -v b='$stepv' 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= 1e-9 * b) }'"
+lo=$(json_key step_lo_s s.json)
+hi=$(json_key step_hi_s s.json)
+b1=$(box $((last + 1)) 1 s.gp)
+b2=$(box $((last + 1)) 2 s.gp)
+check "step --plot: the band runs from step_lo_s to step_hi_s across the expected bar" \
+	sh -c "set -- $b1 $b2; awk -v a=\"\$1\" -v b=\"\$3\" -v y=\"\$2\" -v lo='$lo' -v hi='$hi' 'BEGIN { exit !(y == 0.5 && a - lo < 1e-9 * lo && lo - a < 1e-9 * lo && b - hi < 1e-9 * hi && hi - b < 1e-9 * hi) }'"
+best=$(json_key step_best_s s.json)
+c2=$(box 1 2 s.gp)
+check "step --plot: the best case's bar below, its compute shorter than the expected's" \
+	sh -c "set -- $c2; awk -v a=\"\$2\" -v b='$compute' -v s='$best' 'BEGIN { exit !(a > 0 && a < b && s > 0) }'"
 check "step --plot: the key names compute, exposed tp and the bubble" \
 	sh -c "grep -q \"title 'compute'\" s.gp && grep -q \"title 'exposed tp'\" s.gp && grep -q \"title 'pipeline bubble'\" s.gp"
 check "step --plot: the title gives GPUs, nodes and the system" \

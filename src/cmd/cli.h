@@ -401,8 +401,20 @@ struct ctx_gpu {
 	double peak_flops;   /* FLOP/s: dense bf16 peak */
 	double memory_B;     /* B */
 	const char *from;
-	struct kernel_gpu kernel;   /* its kernel model (kernel.h) */
+	enum gpu_arch arch;  /* ARCH_UNKNOWN when no preset */
+	double power_w;      /* W: the board power as sold (gpu key power_w; 0: not given) */
+	struct kernel_gpu kernel;   /* its kernel model (kernel.h); kernel.fp8_peak its
+				       dense FP8 peak, 0 without FP8 */
 };
 int ctx_gpu(const struct ctx *ctx, const char *name, const char *fallback, struct ctx_gpu *g);
+
+/*
+ * The GPU as rented (step and search): --hbm-bandwidth hbm_Bps (> 0) in
+ * place of the preset's, and --power-cap cap_w (> 0) as the clock share
+ * expect_power_share gives against the preset's power_w, set in cs.  Dies
+ * (exit 1) when a cap is asked of a GPU whose preset gives no power_w.
+ */
+struct step_compute;
+void ctx_gpu_as_rented(struct ctx_gpu *g, double cap_w, double hbm_Bps, struct step_compute *cs);
 
 #endif

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "step.h"
 #include "measfile.h"
 
 /* The option that takes a preset of kind, or NULL. */
@@ -165,8 +166,11 @@ int ctx_gpu(const struct ctx *ctx, const char *name, const char *fallback, struc
 		g->peak_flops = ctx->system.gpu.bf16_flops;
 		g->memory_B = ctx->system.gpu.memory_B;
 		g->from = "system";
+		g->power_w = ctx->system.gpu.power_w;
 		kernel_gpu_init(&g->kernel, ctx->system.gpu.arch, g->peak_flops, ctx->system.gpu.sms,
 				ctx->system.gpu.hbm_Bps, ctx->system.gpu.gemm_eff);
+		kernel_gpu_set_fp8(&g->kernel, ctx->system.gpu.fp8_flops);
+		g->arch = ctx->system.gpu.arch;
 		return 1;
 	}
 	if (!name && !fallback)
@@ -181,8 +185,23 @@ int ctx_gpu(const struct ctx *ctx, const char *name, const char *fallback, struc
 	g->peak_flops = s.bf16_flops;
 	g->memory_B = s.memory_B;
 	g->from = name ? "option" : "default";
+	g->power_w = s.power_w;
 	kernel_gpu_init(&g->kernel, s.arch, s.bf16_flops, s.sms, s.hbm_Bps, s.gemm_eff);
+	kernel_gpu_set_fp8(&g->kernel, s.fp8_flops);
+	g->arch = s.arch;
 	free(s.name);
 	free(s.description);
 	return 1;
+}
+
+void ctx_gpu_as_rented(struct ctx_gpu *g, double cap_w, double hbm_Bps, struct step_compute *cs)
+{
+	if (hbm_Bps > 0)
+		g->kernel.hbm_Bps = hbm_Bps;
+	if (cap_w > 0) {
+		if (!(g->power_w > 0))
+			die("--power-cap: the GPU '%s' has no power_w in its preset, so a cap has "
+			    "nothing to be a share of", g->name[0] ? g->name : "?");
+		cs->power_share = expect_power_share(cap_w, g->power_w);
+	}
 }

@@ -248,11 +248,18 @@ static struct column show_cols[] = {
 };
 #define SHOW_NCOLS (sizeof(show_cols) / sizeof(show_cols[0]))
 
-/* like = NAME: which of the keys shown come from NAME (they carry its line). */
-static void show_like(struct out *o, const struct preset *p)
+/*
+ * like = NAME: which of the keys shown come from NAME (they carry its
+ * line), and what the preset sets otherwise than NAME: each key of its own
+ * (sources and the name, kind and description aside) with NAME's value, or
+ * "new" where NAME has none.
+ */
+static void show_like(const struct ctx *ctx, struct out *o, const struct preset *p)
 {
 	const char *base = preset_get(p, "like");
 	int line = preset_line(p, "like");
+	struct preset b;
+	struct errbuf eb;
 	char buf[2048];
 	size_t i, used;
 
@@ -264,6 +271,29 @@ static void show_like(struct out *o, const struct preset *p)
 			used += (size_t)snprintf(buf + used, sizeof(buf) - used, " %s",
 						 p->kv[i].key);
 	out_input_str(o, "like", "like", buf);
+	/* The preset loaded, so its base does too; a failure shows nothing. */
+	if (preset_load(&ctx->dirs, base, &b, &eb) < 0)
+		return;
+	used = 0;
+	buf[0] = '\0';
+	for (i = 0; i < p->nkv && used < sizeof(buf); i++) {
+		const struct preset_kv *kv = &p->kv[i];
+		const char *was = preset_get(&b, kv->key);
+		const char *skip[] = { "name", "kind", "description", "like" };
+		size_t j, n = sizeof(skip) / sizeof(skip[0]);
+
+		for (j = 0; j < n && strcmp(kv->key, skip[j]); j++)
+			;
+		if (j < n || kv->line == line || !strncmp(kv->key, "source_", 7) ||
+		    (was && !strcmp(was, kv->value)))
+			continue;
+		used += (size_t)snprintf(buf + used, sizeof(buf) - used, "%s%s %s (%s %s)",
+					 used ? ", " : "", kv->key, kv->value, base,
+					 was ? was : "has none");
+	}
+	if (used)
+		out_input_str(o, "differs", "differs from the base", buf);
+	preset_release(&b);
 }
 
 static int show_preset(const struct ctx *ctx, const struct preset *p)
@@ -283,7 +313,7 @@ static int show_preset(const struct ctx *ctx, const struct preset *p)
 
 	o = ctx_out_open(ctx);
 	out_input_str(o, "file", "file", p->path);
-	show_like(o, p);
+	show_like(ctx, o, p);
 	out_table_begin(o, &t);
 	for (i = 0; i < p->nkv; i++) {
 		const struct preset_kv *kv = &p->kv[i];

@@ -11,6 +11,7 @@
 #include "trace_cmd.h"
 #include "search.h"
 #include "step_fig.h"
+#include "opts_step.h"
 #include "workload.h"
 
 /* The GPU of a search on a single link when --gpu is not given. */
@@ -35,7 +36,8 @@ static const struct opts_usage usage = {
 
 /* The eleven columns of the contract, then the extras. */
 enum { C_TP, C_PP, C_DP, C_CP, C_EP, C_ZERO, C_MB, C_MEM, C_STEP, C_TOK, C_COST, C_COST_H, C_GPUS,
-       C_SCHED, C_VIRT, C_RC, C_MFU, C_PARETO, C_RUN_S, C_RUN_COST, C_CP_FORM, C_NCOLS };
+       C_SCHED, C_VIRT, C_RC, C_MFU, C_PARETO, C_RUN_S, C_RUN_COST, C_CP_FORM, C_ETP, C_REPL,
+       C_STEP_LO, C_STEP_HI, C_NCOLS };
 static const struct column columns[C_NCOLS] = {
 	[C_TP]       = { .key = "tp", .label = "tp", .type = COL_INT, .width = 2 },
 	[C_PP]       = { .key = "pp", .label = "pp", .type = COL_INT, .width = 2 },
@@ -66,16 +68,17 @@ static const struct column columns[C_NCOLS] = {
 	[C_RUN_COST] = { .key = "run_cost", .label = "run cost", .type = COL_NUM, .human = H_FIXED,
 		  .scale = 1, .width = 10 },
 	[C_CP_FORM]  = { .key = "cp_form", .label = "cp form", .type = COL_STR, .width = 9 },
+	[C_ETP]      = { .key = "etp", .label = "etp", .type = COL_INT, .width = 3,
+		  .flags = COL_DATA_ONLY },
+	[C_REPL]     = { .key = "dp_replicate", .label = "replicas", .type = COL_INT, .width = 8,
+		  .flags = COL_DATA_ONLY },
+	/* the expected step's stated error (models/step.md, "The step's stated error") */
+	[C_STEP_LO]  = { .key = "step_lo_s", .label = "step low", .type = COL_NUM, .human = H_TIME,
+		  .prec = 4, .width = 9, .flags = COL_DATA_ONLY },
+	[C_STEP_HI]  = { .key = "step_hi_s", .label = "step high", .type = COL_NUM, .human = H_TIME,
+		  .prec = 4, .width = 9, .flags = COL_DATA_ONLY },
 };
 
-
-static void cb_search_framework(const struct opt *o, const char *arg)
-{
-	struct errbuf eb;
-
-	if (step_framework_lookup(arg, o->value, &eb) < 0)
-		die_usage("--framework: %s", eb.msg);
-}
 
 static void cb_tokens(const struct opt *o, const char *arg)
 {
@@ -109,6 +112,10 @@ static void S_fill(struct cell *row, const struct search_cand *k)
 	row[C_RUN_S].x = k->run_s;
 	row[C_RUN_COST].x = k->run_cost;
 	row[C_CP_FORM].s = k->c.cp > 1 ? step_cp_form_name(k->c.cp_form) : "";
+	row[C_ETP].x = (double)step_etp(&k->c);
+	row[C_REPL].x = (double)k->c.dp_replicate;
+	row[C_STEP_LO].x = k->step_lo_s;
+	row[C_STEP_HI].x = k->step_hi_s;
 }
 
 /* Why candidates were refused (the step model's rules, the search's chunk rule); secondary. */
@@ -192,15 +199,19 @@ static int S_entry_of(struct S_entry *e, const char *which, const struct search_
 /* "tp 8 pp 16 dp 64 cp 1 ep 1, ZeRO 1, micro-batch 1, interleaved v 2, recompute none" */
 static char *S_config_text(char *buf, size_t len, const struct search_cand *k)
 {
-	char v[24] = "";
+	char v[24] = "", etp[32] = "", repl[48] = "";
 
 	if (k->c.schedule == PP_INTERLEAVED)
 		snprintf(v, sizeof(v), " v %lu", k->c.virt);
-	snprintf(buf, len, "tp %lu pp %lu dp %lu cp %lu%s%s ep %lu on %.15g GPUs, ZeRO %d, "
+	if (k->c.etp && k->c.etp != k->c.tp)
+		snprintf(etp, sizeof(etp), " etp %lu", k->c.etp);
+	if (k->c.dp_replicate > 1)
+		snprintf(repl, sizeof(repl), " in %lu replicas", k->c.dp_replicate);
+	snprintf(buf, len, "tp %lu pp %lu dp %lu cp %lu%s%s ep %lu%s on %.15g GPUs, ZeRO %d%s, "
 		 "micro-batch %.15g, %s%s, recompute %s", k->c.tp, k->c.pp, k->c.dp, k->c.cp,
 		 k->c.cp > 1 ? " as " : "", k->c.cp > 1 ? step_cp_form_name(k->c.cp_form) : "",
-		 k->c.ep, k->gpus, k->c.zero, k->c.micro_batch, pp_schedule_name(k->c.schedule), v,
-		 recompute_name(k->c.recompute));
+		 k->c.ep, etp, k->gpus, k->c.zero, repl, k->c.micro_batch,
+		 pp_schedule_name(k->c.schedule), v, recompute_name(k->c.recompute));
 	return buf;
 }
 
@@ -683,20 +694,19 @@ int cmd_search(int argc, char **argv, struct ctx *ctx)
 {
 	struct search_space sp;
 	struct search_where where;
-	struct step_compute cs = { 0, STEP_MFU, 0, NULL };
+	struct step_compute cs = { 0, STEP_MFU, 0, NULL, 0 };
 	int from_trace;
 	struct search_result r = { 0 };
 	struct workload w;
 	struct errbuf eb;
 	struct dlist gpus = { 0 };
 	struct out *o;
-	const char *workload_arg = NULL, *gpu_arg = NULL;
+	const char *workload_arg = NULL;
+	struct step_opts so;
 	struct ctx_gpu gpu;
 	struct shape_args shape = { 0 };
-	double seq = 0, gb = 0, price = 0, tokens = 0, gpu_memory = 0, grad_bytes = STEP_GRAD_BYTES;
-	double kernel_eff = 0, need = 0;   /* need: the fewest GPUs that fit, when none does */
-	enum step_framework framework = FW_MEGATRON;
-	int tp_overlap = 0;
+	double seq = 0, gb = 0, price = 0, tokens = 0;
+	double need = 0;   /* need: the fewest GPUs that fit, when none does */
 	unsigned long max_cp = 8, max_mb = 16, max_virt = 8, top = 10, seq_n = 0, gb_n = 0;
 	size_t i, named = 0, refused;
 	char note[300];
@@ -713,31 +723,11 @@ int cmd_search(int argc, char **argv, struct ctx *ctx)
 		OPT_CALLBACK_("tokens", "N", &tokens, cb_tokens,
 			      "tokens of the whole run (15T): its time and cost"),
 		OPT_GROUP_("the GPU"),
-		{ .type = OPT_STRING, .long_name = "gpu", .argh = "NAME", .value = &gpu_arg,
-		  .complete = "presets:gpu",
-		  .help = "peak and memory from a gpu preset (default: the system's GPU;\n"
-			  "on a single link " SEARCH_DEFAULT_GPU ")" },
-		OPT_POSITIVE_("peak", "RATE", Q_NUMBER, &cs.peak_flops,
-			      "dense bf16 peak of one GPU in FLOP/s (989e12)"),
-		OPT_POSITIVE_("kernel-efficiency", "F", Q_NUMBER, &kernel_eff,
-			      "every GEMM at this share of the dense peak, in place of\n"
-			      "the shape model (attention and memory-bound work stay)"),
-		OPT_POSITIVE_("mfu", "F", Q_NUMBER, &cs.mfu,
-			      "every FLOP at this flat share of the peak, in place of\n"
-			      "the kernel model (as before it; not the all-in MFU printed)"),
-		OPT_POSITIVE_("gpu-memory", "SIZE", Q_SIZE, &gpu_memory, "memory of one GPU (80GB)"),
+		OPTS_STEP_GPU(&so),
 		OPT_POSITIVE_("price", "X", Q_NUMBER, &price,
 			      "price of one GPU-hour: cost per hour (all GPUs) and per Mtoken"),
 		OPT_GROUP_("the search"),
-		OPT_POSITIVE_("grad-bytes", "SIZE", Q_SIZE, &grad_bytes,
-			      "bytes per gradient value reduced (default 4, fp32; 2 with\n"
-			      "--framework deepspeed)"),
-		OPT_CALLBACK_("framework", "NAME", &framework, cb_search_framework,
-			      "what overlaps with what in every configuration: megatron\n"
-			      "(default), deepspeed, fsdp or deepspeed-2021 (models/step.md)"),
-		OPT_FLAG_("tp-comm-overlap", &tp_overlap,
-			  "every configuration with tp > 1 overlaps its forward TP\n"
-			  "collectives with their GEMMs (Megatron's --tp-comm-overlap)"),
+		OPTS_STEP_RUN(&so),
 		OPT_CALLBACK_("max-cp", "N", &max_cp, opt_cb_whole,
 			      "largest context-parallel size tried (default 8)"),
 		OPT_CALLBACK_("max-micro-batch", "N", &max_mb, opt_cb_whole,
@@ -754,13 +744,15 @@ int cmd_search(int argc, char **argv, struct ctx *ctx)
 	};
 
 	search_where_init(&where);
+	step_opts_init(&so);
 	opts_parse(argc, argv, options, &usage, 0);
+	step_opts_check(options, &so, "search");
+	if (so.mfu > 0)
+		cs.mfu = so.mfu;
 	seq = (double)seq_n;
 	gb = (double)gb_n;
 	if (!opts_given(options, "price"))
 		price = NAN;
-	if (cs.mfu > 1)
-		die_usage("--mfu: must be at most 1, got %g", cs.mfu);
 	if (!workload_arg && !shape.layers)
 		die_usage("search: give the model with --workload NAME");
 	if (!gpus.n && opts_given(options, "where") && where.tp && where.pp && where.dp) {
@@ -795,18 +787,15 @@ int cmd_search(int argc, char **argv, struct ctx *ctx)
 		max_mb = (unsigned long)where.micro_batch;
 	if (where.virt > max_virt)
 		max_virt = where.virt;
-	ctx_gpu(ctx, gpu_arg, SEARCH_DEFAULT_GPU, &gpu);
-	if (!opts_given(options, "peak"))
-		cs.peak_flops = gpu.peak_flops;
-	if (!opts_given(options, "gpu-memory"))
-		gpu_memory = gpu.memory_B;
+	ctx_gpu(ctx, so.gpu, SEARCH_DEFAULT_GPU, &gpu);
+	step_opts_fp8_gpu(&so, &gpu, 1, "search");
+	cs.peak_flops = so.peak > 0 ? so.peak : gpu.peak_flops;
+	if (!so.gpu_memory)
+		so.gpu_memory = gpu.memory_B;
+	ctx_gpu_as_rented(&gpu, so.power_cap, so.hbm_Bps, &cs);
 	/* Compute by kernel, as step does, unless a flat --mfu is given. */
-	if (kernel_eff > 1)
-		die_usage("--kernel-efficiency: must be at most 1, got %g", kernel_eff);
-	if (kernel_eff > 0 && opts_given(options, "mfu"))
-		die_usage("search: --kernel-efficiency and --mfu are two compute models; give one");
 	gpu.kernel.peak = cs.peak_flops;
-	gpu.kernel.fixed_eff = kernel_eff;
+	gpu.kernel.fixed_eff = so.kernel_eff;
 	if (!opts_given(options, "mfu"))
 		cs.kgpu = &gpu.kernel;
 	if (isnan(price) && ctx->have_system)
@@ -819,17 +808,21 @@ int cmd_search(int argc, char **argv, struct ctx *ctx)
 	if (seq)
 		sp.seq = seq;
 	sp.global_batch = gb;
-	sp.gpu_memory = gpu_memory;
+	sp.gpu_memory = so.gpu_memory;
 	sp.max_cp = max_cp;
 	sp.max_mb = max_mb;
 	sp.max_virt = max_virt;
-	sp.grad_bytes = grad_bytes;
-	sp.framework = framework;
-	sp.tp_overlap = tp_overlap;
-	if (tp_overlap && !step_framework_megatron_layers(framework))
+	sp.grad_bytes = so.grad_bytes;
+	sp.framework = so.framework;
+	sp.tp_overlap = so.tp_overlap;
+	sp.precision = so.precision;
+	sp.moe_imbalance = so.moe_imbalance;
+	sp.etp = so.etp;
+	sp.dp_replicate = so.dp_replicate;
+	if ((so.etp || so.moe_imbalance != 1) && !(w.experts > 1))
+		die_usage("search: --etp and --moe-imbalance describe experts; %s has none", w.name);
+	if (so.tp_overlap && !step_framework_megatron_layers(so.framework))
 		die_usage("--tp-comm-overlap: Megatron's overlap; not with --framework fsdp");
-	if (!opts_given(options, "grad-bytes"))
-		sp.grad_bytes = step_framework_grad_bytes(framework);
 	sp.price = price;
 	sp.run_tokens = tokens;
 	if (opts_given(options, "where"))
@@ -844,39 +837,37 @@ int cmd_search(int argc, char **argv, struct ctx *ctx)
 	from_trace = !opts_given(options, "mfu") && trace_calib_mfu(ctx, &cs, 0);
 	if (from_trace)
 		cs.kgpu = NULL;
-	trace_calib_push(ctx);
 	if (search_run(&sp, gpus.v, gpus.n, &cs, &ctx->model, &r, &eb) < 0)
 		die("search: %s", eb.msg);
 	if (!r.n && search_min_gpus(&sp, gpus.v[gpus.n - 1], &cs, &ctx->model, &need, &eb) < 0)
 		die("search: %s", eb.msg);
-	trace_calib_pop(ctx);
 
 	o = ctx_out_open(ctx);
-	S_echo(ctx, o, &w, &sp, &cs, &gpu, gb, price, gpu_memory,
+	S_echo(ctx, o, &w, &sp, &cs, &gpu, gb, price, so.gpu_memory,
 	       opts_given(options, "peak") || opts_given(options, "gpu-memory"), from_trace);
 	refused = r.tried - r.valid;
 	snprintf(note, sizeof(note), "%zu configurations, %zu refused, %zu fit in "
-		 "%.4g GB", r.tried, refused, r.n, gpu_memory / 1e9);
+		 "%.4g GB", r.tried, refused, r.n, so.gpu_memory / 1e9);
 	out_input_str(o, "searched", "searched", note);
 
 	S_tables(o, &r, top);
 	if (sp.where)
-		named = S_named(o, &sp, &r, gpu_memory);
+		named = S_named(o, &sp, &r, so.gpu_memory);
 	else
 		named = r.n;
 	if (r.n)
 		S_why(o, &sp, &r, named, &cs, ctx);
 	else
-		S_needs(o, &w, gpu_memory, need);
+		S_needs(o, &w, so.gpu_memory, need);
 	if (ctx_wants_figure(ctx))
-		S_figure(ctx, &w, &r, &gpus, price, gpu_memory, named, &sp, &cs, ctx);
+		S_figure(ctx, &w, &r, &gpus, price, so.gpu_memory, named, &sp, &cs, ctx);
 	ctx_out_close(ctx, o);
 	if (!r.n && need > 0)
 		die("search: no configuration of %s fits in %.4g GB per GPU (%zu tried, %zu refused); "
-		    "it needs at least %.0f GPUs", w.name, gpu_memory / 1e9, r.tried, refused, need);
+		    "it needs at least %.0f GPUs", w.name, so.gpu_memory / 1e9, r.tried, refused, need);
 	if (!r.n)
 		die("search: no configuration of %s fits in %.4g GB per GPU (%zu tried, %zu refused)",
-		    w.name, gpu_memory / 1e9, r.tried, refused);
+		    w.name, so.gpu_memory / 1e9, r.tried, refused);
 	search_release(&r);
 	dlist_release(&gpus);
 	return EXIT_OK;

@@ -12,6 +12,8 @@
 #include "trace_cmd.h"
 #include "step.h"
 #include "step_fig.h"
+#include "opts_step.h"
+#include "step_expect.h"
 #include "workload.h"
 
 static const char *const usage_lines[] = { "commtime step --workload NAME [options]", NULL };
@@ -64,7 +66,7 @@ static const struct column ecols[E_NCOLS] = {
 
 /* The step, one row; secondary (not in CSV). */
 enum { T_COMPUTE, T_EXPOSED, T_BUBBLE, T_DP, T_OPTIM, T_STEP, T_TOKENS, T_MFU, T_KEFF,
-       T_STEP_LO, T_STEP_HI, T_NCOLS };
+       T_STEP_LO, T_STEP_HI, T_STEP_BEST, T_MFU_BEST, T_NCOLS };
 static const struct column tcols[T_NCOLS] = {
 	[T_COMPUTE] = { .key = "compute_s", .label = "compute", .type = COL_NUM, .human = H_TIME,
 		  .prec = 4, .width = 10 },
@@ -89,6 +91,11 @@ static const struct column tcols[T_NCOLS] = {
 		  .prec = 4, .width = 10 },
 	[T_STEP_HI] = { .key = "step_hi_s", .label = "step high", .type = COL_NUM, .human = H_TIME,
 		  .prec = 4, .width = 10 },
+	/* the best case (models/step.md, "The expected step") */
+	[T_STEP_BEST] = { .key = "step_best_s", .label = "best case", .type = COL_NUM,
+		  .human = H_TIME, .prec = 4, .width = 10 },
+	[T_MFU_BEST] = { .key = "mfu_best", .label = "MFU best", .type = COL_NUM, .human = H_PERCENT,
+		  .prec = 1, .width = 8 },
 };
 
 /*
@@ -112,55 +119,6 @@ static const struct column mcols[M_NCOLS] = {
 	[M_FITS]    = { .key = "fits", .label = "fits", .type = COL_STR, .width = 4 },
 };
 
-
-static void cb_zero(const struct opt *o, const char *arg)
-{
-	double x = opt_quantity("--zero", Q_NUMBER, arg);
-
-	if (x != 0 && x != 1 && x != 2 && x != 3)
-		die_usage("--zero: stage %s is not 0, 1, 2 or 3", arg);
-	*(int *)o->value = (int)x;
-}
-
-static void cb_recompute(const struct opt *o, const char *arg)
-{
-	struct errbuf eb;
-
-	if (recompute_lookup(arg, o->value, &eb) < 0)
-		die_usage("--recompute: %s", eb.msg);
-}
-
-static void cb_schedule(const struct opt *o, const char *arg)
-{
-	struct errbuf eb;
-
-	if (pp_schedule_lookup(arg, o->value, &eb) < 0)
-		die_usage("--schedule: %s", eb.msg);
-}
-
-static void cb_framework(const struct opt *o, const char *arg)
-{
-	struct errbuf eb;
-
-	if (step_framework_lookup(arg, o->value, &eb) < 0)
-		die_usage("--framework: %s", eb.msg);
-}
-
-static void cb_attention(const struct opt *o, const char *arg)
-{
-	struct errbuf eb;
-
-	if (attention_lookup(arg, o->value, &eb) < 0)
-		die_usage("--attention: %s", eb.msg);
-}
-
-static void cb_cp_form(const struct opt *o, const char *arg)
-{
-	struct errbuf eb;
-
-	if (step_cp_form_lookup(arg, o->value, &eb) < 0)
-		die_usage("--cp-form: %s", eb.msg);
-}
 
 static void S_explain(struct out *o, const struct workload *w, const struct step_config *c,
 		      const struct step_result *r)
@@ -230,13 +188,57 @@ static void S_explain(struct out *o, const struct workload *w, const struct step
 	(void)w;
 }
 
+/*
+ * What a run configured today adds, only where it is not the default:
+ * FP8, the experts' folded grid and their load, hybrid sharding.
+ */
+static void S_echo_configured(struct out *o, const struct workload *w,
+			      const struct step_config *c, const struct step_result *r,
+			      const struct ctx_gpu *gpu)
+{
+	char note[320];
+
+	if (c->precision == PREC_FP8) {
+		snprintf(note, sizeof(note), "fp8: the linears' GEMMs at the FP8 peak (%.4g TFLOP/s) "
+			 "after Transformer Engine's casts%s; router, attention core and output layer "
+			 "bf16; %s", gpu->kernel.fp8_peak / 1e12, r->kernels ? "" : " (given compute)",
+			 step_framework_deepspeed(c->framework) ?
+			 "FP8 weight copies beside the bf16 ones" :
+			 "parameters held and gathered as FP8");
+		out_input_str(o, "precision", "precision", note);
+	}
+	if (w->experts > 1) {
+		unsigned long etp = step_etp(c);
+		double edp = (double)c->tp * (double)c->cp * (double)c->dp /
+			     ((double)etp * (double)c->ep);
+
+		snprintf(note, sizeof(note), "ep %lu x etp %lu x expert dp %.15g over tp x cp x dp "
+			 "= %lu; busiest expert %.4g x the mean (%s)%s", c->ep, etp, edp,
+			 c->tp * c->cp * c->dp, step_moe_load(c),
+			 c->capacity_given ? "padded to the capacity factor" : "dropless",
+			 step_moe_dropped(c) > 0 ? "" : "");
+		out_input_str(o, "experts", "experts", note);
+		if (step_moe_dropped(c) > 0) {
+			snprintf(note, sizeof(note), "%.1f %% of the busiest expert's tokens (capacity "
+				 "%g, imbalance %g)", 100 * step_moe_dropped(c), c->capacity,
+				 c->moe_imbalance);
+			out_input_str(o, "dropped", "dropped", note);
+		}
+	}
+	if (c->dp_replicate > 1) {
+		snprintf(note, sizeof(note), "ZeRO-3 within %lu ranks, %lu replicas",
+			 c->dp * c->cp / c->dp_replicate, c->dp_replicate);
+		out_input_str(o, "sharding", "sharding", note);
+	}
+}
+
 /* The inputs the step was run with, above the tables. */
 static void S_echo(struct ctx *ctx, struct out *o, const struct workload *w,
 		   const struct step_config *c, const struct step_compute *cs,
 		   const struct step_result *r, const struct ctx_gpu *gpu, int have_gpu,
 		   int peak_given, double kernel_eff)
 {
-	char note[320];
+	char note[400];
 
 	ctx_echo_link(ctx, o);
 	ctx_echo_workload(o, w);
@@ -260,6 +262,7 @@ static void S_echo(struct ctx *ctx, struct out *o, const struct workload *w,
 	snprintf(note, sizeof(note), "%s; attention %s", step_framework_name(c->framework),
 		 r->fused ? "fused" : "unfused (scores stored)");
 	out_input_str(o, "framework", "framework", note);
+	S_echo_configured(o, w, c, r, gpu);
 	if (cs->step_compute_s > 0)
 		snprintf(note, sizeof(note), "given: %g s per step on one GPU", cs->step_compute_s);
 	else if (cs->peak_flops > 0 && r->kernels) {
@@ -274,6 +277,12 @@ static void S_echo(struct ctx *ctx, struct out *o, const struct workload *w,
 			 cs->peak_flops / 1e12, kernel_eff > 0 ? "--kernel-efficiency" : "a share by shape",
 			 kernel_eff > 0 ? "" : " (models/step.md)", (int)gpu->kernel.sms,
 			 gpu->kernel.hbm_Bps / 1e12, gm, r->flops_hw / 1e15);
+		if (cs->power_share > 0 && cs->power_share < 1) {
+			size_t n = strlen(note);
+
+			snprintf(note + n, sizeof(note) - n, "; power cap: clock x %.4g of the clock "
+				 "at %g W", cs->power_share, gpu->power_w);
+		}
 	} else if (cs->peak_flops > 0)
 		snprintf(note, sizeof(note), "%s%s%s%.4g TFLOP/s dense bf16 x MFU %g; %.4g PFLOP per step",
 			 have_gpu && !peak_given ? gpu->name : "",
@@ -339,6 +348,58 @@ static void S_ledger(struct out *o, const struct step_result *r)
 
 }
 
+
+/*
+ * The expected step term by term (models/step.md, "The expected step"):
+ * what each term adds to the best case; the data formats carry the terms
+ * it is computed from too (bench/step-pool.py fits on them).
+ */
+enum { X_BEST, X_CLOCK, X_GAPS, X_INTERF, X_STRAG, X_HOUSE, X_STEP, X_MB, X_BOUND, X_KMB,
+       X_KSTEP, X_IMB, X_IDP, X_SLOTS, X_M, X_RANKS, X_POWER, X_NCOLS };
+#define XT(k, l, w) { .key = k, .label = l, .type = COL_NUM, .human = H_TIME, .prec = 4, .width = w }
+#define XD(k) { .key = k, .label = k, .type = COL_NUM, .flags = COL_DATA_ONLY, .width = 10 }
+static const struct column xcols[X_NCOLS] = {
+	[X_BEST] = XT("step_best_s", "best case", 10),
+	[X_CLOCK] = XT("clock_s", "+ clock", 10),
+	[X_GAPS] = XT("gaps_s", "+ gaps", 10),
+	[X_INTERF] = XT("interference_s", "+ interference", 14),
+	[X_STRAG] = XT("straggler_s", "+ stragglers", 12),
+	[X_HOUSE] = XT("housekeeping_s", "+ housekeeping", 14),
+	[X_STEP] = XT("step_s", "= expected", 10),
+	[X_MB] = XD("mb_best_s"), [X_BOUND] = XD("bound_share"), [X_KMB] = XD("kernels_mb"),
+	[X_KSTEP] = XD("kernels_step"), [X_IMB] = XD("interference_mb_s"), [X_IDP] = XD("interference_dp_s"),
+	[X_SLOTS] = XD("slots"), [X_M] = XD("microbatches"), [X_RANKS] = XD("ranks"),
+	[X_POWER] = XD("power_share"),
+};
+
+static void S_expected(struct out *o, const struct expect_terms *t, const struct expect_out *x)
+{
+	struct table xt = { "expected", "expected step, term by term:", xcols, X_NCOLS, 1 };
+	struct cell row[X_NCOLS];
+
+	memset(row, 0, sizeof(row));
+	row[X_BEST].x = t->step_best_s;
+	row[X_CLOCK].x = x->clock_s;
+	row[X_GAPS].x = x->gaps_s;
+	row[X_INTERF].x = x->interference_s;
+	row[X_STRAG].x = x->straggler_s;
+	row[X_HOUSE].x = x->house_s;
+	row[X_STEP].x = x->step_s;
+	row[X_MB].x = t->mb_s;
+	row[X_BOUND].x = t->bound_share;
+	row[X_KMB].x = t->kernels_mb;
+	row[X_KSTEP].x = t->kernels_step;
+	row[X_IMB].x = t->interf_mb_s;
+	row[X_IDP].x = t->interf_dp_s;
+	row[X_SLOTS].x = t->slots;
+	row[X_M].x = t->m;
+	row[X_RANKS].x = t->ranks;
+	row[X_POWER].x = t->power_share;
+	out_table_begin(o, &xt);
+	out_row(o, row);
+	out_table_end(o);
+}
+
 /* The step's terms (and its band) and the memory of the most loaded stage. */
 static void S_totals(struct out *o, const struct step_result *r, const double step_band_s[2],
 		     int banded, int missing, double gpu_memory)
@@ -358,20 +419,30 @@ static void S_totals(struct out *o, const struct step_result *r, const double st
 	trow[T_STEP].x = r->step_s;
 	trow[T_TOKENS].x = r->tokens_per_s;
 	trow[T_MFU].x = r->mfu;
-	trow[T_STEP_LO].x = step_band_s[0];
-	trow[T_STEP_HI].x = step_band_s[1];
-	if (!banded)
+	trow[T_STEP_LO].x = banded ? step_band_s[0] : r->step_lo_s;
+	trow[T_STEP_HI].x = banded ? step_band_s[1] : r->step_hi_s;
+	trow[T_STEP_BEST].x = r->step_best_s;
+	trow[T_MFU_BEST].x = r->mfu_best;
+	if (isnan(r->step_s))
 		tt.ncols = T_STEP_LO;
 	out_table_begin(o, &tt);
 	out_row(o, trow);
 	out_table_end(o);
-	if (banded)
-		out_text(o, "step low, high: every collective at the low, then the high end of its "
-			 "stated error");
-	else if (missing)
-		out_text(o, "no stated error for the step: its %s has none (the judged logs are "
-			 "all-reduce; models/nccl.md, \"The stated error\")",
-			 coll_op_name((enum coll_op)(missing - 1)));
+	if (isnan(r->step_s))
+		;
+	else if (banded)
+		out_text(o, "step: expected; low, high: every collective at the low, then the high "
+			 "end of its stated error, times %.3g and %.3g for the step's", EXPECT_BAND_LO,
+			 EXPECT_BAND_HI);
+	else
+		out_text(o, "step: expected; low, high: %.3g and %.3g times it, the step's stated "
+			 "error%s%s%s", EXPECT_BAND_LO, EXPECT_BAND_HI,
+			 missing ? " (its " : "", missing ? coll_op_name((enum coll_op)(missing - 1)) : "",
+			 missing ? " has no band of its own: models/nccl.md, \"The stated error\")" : "");
+	if (!isnan(r->step_s))
+		out_text(o, "(the share of the pool's runs inside it, each predicted without its "
+			 "source: %.0f %%; models/step.md, \"The step's stated error\")",
+			 100 * EXPECT_BAND_INSIDE);
 
 	memset(mrow, 0, sizeof(mrow));
 	mrow[M_WEIGHTS].x = r->mem.weights_B;
@@ -432,7 +503,7 @@ static int S_band(struct ctx *ctx, const struct workload *w, const struct step_c
 	for (i = 0; i < 2; i++) {
 		if (step_run(w, c, cs, &ctx->model, i ? STEP_BAND_HI : STEP_BAND_LO, &rb, &eb) < 0)
 			die("step: %s", eb.msg);
-		step_band_s[i] = rb.step_s;
+		step_band_s[i] = i ? rb.step_hi_s : rb.step_lo_s;
 		*cells |= rb.band_cells;
 		if (rb.band_missing && !*missing)
 			*missing = rb.band_missing;
@@ -443,7 +514,7 @@ static int S_band(struct ctx *ctx, const struct workload *w, const struct step_c
 int cmd_step(int argc, char **argv, struct ctx *ctx)
 {
 	struct step_config c;
-	struct step_compute cs = { 0, STEP_MFU, 0, NULL };
+	struct step_compute cs = { 0, STEP_MFU, 0, NULL, 0 };
 	struct step_result r;
 	struct workload w;
 	struct errbuf eb;
@@ -451,12 +522,12 @@ int cmd_step(int argc, char **argv, struct ctx *ctx)
 	int banded = 0, missing = 0;
 	unsigned cells = 0;
 	struct shape_args shape = { 0 };
-	double kernel_eff = 0, layers_first = 0, layers_last = 0;
+	double layers_first = 0, layers_last = 0;
 	struct out *o;
-	const char *workload_arg = NULL, *gpu_arg = NULL;
+	const char *workload_arg = NULL;
+	struct step_opts so;
 	struct ctx_gpu gpu;
 	int have_gpu;
-	double gpu_memory = 0;
 	unsigned long mb = 1, gb = 0, seq = 0;
 	int explain = 0, from_trace;
 	struct opt options[] = {
@@ -470,17 +541,14 @@ int cmd_step(int argc, char **argv, struct ctx *ctx)
 		OPT_CALLBACK_("pp", "N", &c.pp, opt_cb_whole, "pipeline-parallel size (default 1)"),
 		OPT_CALLBACK_("dp", "N", &c.dp, opt_cb_whole, "data-parallel size (default 1)"),
 		OPT_CALLBACK_("cp", "N", &c.cp, opt_cb_whole, "context-parallel size, ring attention (default 1)"),
-		OPT_CALLBACK_("ep", "N", &c.ep, opt_cb_whole, "expert-parallel size, inside dp x cp (default 1)"),
-		OPT_CALLBACK_("zero", "N", &c.zero, cb_zero,
+		OPT_CALLBACK_("ep", "N", &c.ep, opt_cb_whole, "expert-parallel size (default 1); ep x etp divides\n"
+			      "tp x cp x dp"),
+		OPT_CALLBACK_("zero", "N", &c.zero, step_opts_cb_zero,
 			      "ZeRO stage 0-3 over the data-parallel ranks (default 0)"),
 		OPT_FLAG_("sequence-parallel", &c.sp,
 			  "Megatron sequence parallelism in the tensor-parallel group"),
-		OPT_FLAG_("tp-comm-overlap", &c.tp_overlap,
-			  "the forward TP all-gathers and reduce-scatters behind their\n"
-			  "GEMMs, in chunks (Megatron's --tp-comm-overlap; needs\n"
-			  "--sequence-parallel)"),
 		{ .type = OPT_CALLBACK, .long_name = "cp-form", .argh = "FORM", .value = &c.cp_form,
-		  .cb = cb_cp_form, .complete = "ring allgather",
+		  .cb = step_opts_cb_cp_form, .complete = "ring allgather",
 		  .help = "context parallelism as ring attention (default) or as\n"
 			  "Llama 3's all-gather of K and V" },
 		OPT_POSITIVE_("layers-first", "N", Q_NUMBER, &layers_first,
@@ -488,54 +556,44 @@ int cmd_step(int argc, char **argv, struct ctx *ctx)
 			      "one fewer on the first and last when p does not divide l)"),
 		OPT_POSITIVE_("layers-last", "N", Q_NUMBER, &layers_last,
 			      "layers on the last pipeline stage (default --layers-first)"),
-		{ .type = OPT_CALLBACK, .long_name = "framework", .argh = "NAME", .value = &c.framework,
-		  .cb = cb_framework, .complete = "megatron deepspeed fsdp deepspeed-2021",
-		  .help = "what overlaps with what: megatron (default), deepspeed, fsdp,\n"
-			  "deepspeed-2021 (ZeRO-3 as DeepSpeed ran it in 2021)\n"
-			  "(models/step.md, \"Overlap\")" },
+		OPTS_STEP_RUN(&so),
 		OPT_GROUP_("the batch"),
 		OPT_CALLBACK_("micro-batch", "N", &mb, opt_cb_whole, "sequences per micro-batch (default 1)"),
 		OPT_CALLBACK_("global-batch", "N", &gb, opt_cb_whole,
 			      "sequences per step (default dp x micro-batch)"),
 		OPT_CALLBACK_("seq", "N", &seq, opt_cb_whole, "sequence length (default the workload's)"),
 		{ .type = OPT_CALLBACK, .long_name = "recompute", .argh = "MODE", .value = &c.recompute,
-		  .cb = cb_recompute, .complete = "none selective full",
-		  .help = "activation recomputation: none (default), selective, full" },
+		  .cb = step_opts_cb_recompute, .complete = STEP_OPTS_RECOMPUTE_WORDS,
+		  .help = STEP_OPTS_RECOMPUTE_HELP },
 		{ .type = OPT_CALLBACK, .long_name = "schedule", .argh = "NAME", .value = &c.schedule,
-		  .cb = cb_schedule, .complete = "1f1b gpipe interleaved",
+		  .cb = step_opts_cb_schedule, .complete = "1f1b gpipe interleaved",
 		  .help = "pipeline schedule: 1f1b (default), gpipe, interleaved" },
 		OPT_CALLBACK_("virtual-stages", "V", &c.virt, opt_cb_whole,
 			      "model chunks per stage of the interleaved schedule (default 2)"),
-		OPT_POSITIVE_("grad-bytes", "SIZE", Q_SIZE, &c.grad_bytes,
-			      "bytes per gradient value reduced (default 4, fp32)"),
-		OPT_POSITIVE_("capacity", "F", Q_NUMBER, &c.capacity, "MoE capacity factor (default 1)"),
+		OPT_POSITIVE_("capacity", "F", Q_NUMBER, &c.capacity,
+			      "MoE capacity factor: each expert padded to F times the\n"
+			      "mean, the busiest one's surplus dropped (default: dropless)"),
 		{ .type = OPT_CALLBACK, .long_name = "attention", .argh = "KIND", .value = &c.attention,
-		  .cb = cb_attention, .complete = "fused unfused",
+		  .cb = step_opts_cb_attention, .complete = "fused unfused",
 		  .help = "fused (flash) attention, the default where the GPU has it\n"
 			  "(sm80 and newer), or unfused: scores stored" },
 		OPT_GROUP_("compute and memory"),
-		{ .type = OPT_STRING, .long_name = "gpu", .argh = "NAME", .value = &gpu_arg,
-		  .complete = "presets:gpu",
-		  .help = "the GPU's peak and memory from a gpu preset (default the system's)" },
+		OPTS_STEP_GPU(&so),
 		OPT_POSITIVE_("compute", "TIME", Q_TIME, &cs.step_compute_s,
 			      "compute of one step on one GPU (instead of a peak)"),
-		OPT_POSITIVE_("peak", "RATE", Q_NUMBER, &cs.peak_flops,
-			      "dense bf16 peak of one GPU in FLOP/s (989e12)"),
-		OPT_POSITIVE_("kernel-efficiency", "F", Q_NUMBER, &kernel_eff,
-			      "every GEMM at this share of the dense peak, in place of\n"
-			      "the shape model (attention and memory-bound work stay)"),
-		OPT_POSITIVE_("mfu", "F", Q_NUMBER, &cs.mfu,
-			      "the old flat model: every FLOP at this share of the peak\n"
-			      "(no kernel model, nothing by shape); not the all-in MFU\n"
-			      "printed, which counts bubble and communication too"),
-		OPT_POSITIVE_("gpu-memory", "SIZE", Q_SIZE, &gpu_memory,
-			      "memory of one GPU, to say whether the step fits (80GB)"),
 		OPT_FLAG_("explain", &explain, "say where each row comes from and what overlaps"),
 		OPT_END_()
 	};
 
 	step_config_init(&c);
+	step_opts_init(&so);
 	opts_parse(argc, argv, options, &usage, 0);
+	step_opts_check(options, &so, "step");
+	step_opts_config(&so, &c);
+	c.capacity_given = opts_given(options, "capacity") != NULL;
+	cs.peak_flops = so.peak;
+	if (so.mfu > 0)
+		cs.mfu = so.mfu;
 	c.micro_batch = (double)mb;
 	c.global_batch = (double)gb;
 	c.seq = (double)seq;
@@ -548,24 +606,21 @@ int cmd_step(int argc, char **argv, struct ctx *ctx)
 		die_usage("step: a shape without a workload preset needs --seq");
 	c.layers_first = layers_first;
 	c.layers_last = layers_last;
-	if (kernel_eff > 1)
-		die_usage("--kernel-efficiency: must be at most 1, got %g", kernel_eff);
-	if (kernel_eff > 0 && opts_given(options, "mfu"))
-		die_usage("step: --kernel-efficiency and --mfu are two compute models; give one");
-	if (!opts_given(options, "grad-bytes"))
-		c.grad_bytes = step_framework_grad_bytes(c.framework);
-	have_gpu = S_compute_model(ctx, gpu_arg, kernel_eff,
+	have_gpu = S_compute_model(ctx, so.gpu, so.kernel_eff,
 				   opts_given(options, "mfu") || opts_given(options, "compute"),
 				   &gpu, &cs);
-	if (have_gpu && !gpu_memory)
-		gpu_memory = gpu.memory_B;
+	step_opts_fp8_gpu(&so, &gpu, have_gpu, "step");
+	if (have_gpu && !so.gpu_memory)
+		so.gpu_memory = gpu.memory_B;
+	if ((so.power_cap > 0 || so.hbm_Bps > 0) && !have_gpu)
+		die_usage("step: --power-cap and --hbm-bandwidth describe a GPU: give a system or --gpu");
+	if (have_gpu)
+		ctx_gpu_as_rented(&gpu, so.power_cap, so.hbm_Bps, &cs);
 	if (ctx->have_system)
 		c.gpus_per_node = ctx->system.gpus_per_node;
-	if (cs.mfu > 1)
-		die_usage("--mfu: must be at most 1, got %g", cs.mfu);
 	/* A system saved by fit --trace: the compute it measured, flat (compare_trace_fit.c). */
 	from_trace = !opts_given(options, "mfu") && !opts_given(options, "compute") &&
-		     kernel_eff == 0 && trace_calib_mfu(ctx, &cs, 0);
+		     so.kernel_eff == 0 && trace_calib_mfu(ctx, &cs, 0);
 	if (from_trace)
 		cs.kgpu = NULL;
 	/* Interleaved takes 2 chunks per stage unless told; an explicit 1 is
@@ -577,10 +632,8 @@ int cmd_step(int argc, char **argv, struct ctx *ctx)
 	if (ctx->have_system &&
 	    system_check_ranks(&ctx->system, c.tp * c.pp * c.dp * c.cp, &eb) < 0)
 		die("step: %s", eb.msg);
-	trace_calib_push(ctx);   /* and the collectives it measured */
 	if (step_run(&w, &c, &cs, &ctx->model, STEP_BAND_NONE, &r, &eb) < 0)
 		die("step: %s", eb.msg);
-	trace_calib_pop(ctx);
 	if (ctx_has_errband(ctx, OP_ALLREDUCE) && !isnan(r.step_s))
 		banded = S_band(ctx, &w, &c, &cs, step_band_s, &cells, &missing);
 
@@ -588,9 +641,11 @@ int cmd_step(int argc, char **argv, struct ctx *ctx)
 		step_figure(ctx, &w, &c, &r);
 	o = ctx_out_open(ctx);
 	S_echo(ctx, o, &w, &c, &cs, &r, &gpu, have_gpu, opts_given(options, "peak") != NULL,
-	       kernel_eff);
+	       so.kernel_eff);
 	S_ledger(o, &r);
-	S_totals(o, &r, step_band_s, banded, missing, gpu_memory);
+	S_totals(o, &r, step_band_s, banded, missing, so.gpu_memory);
+	if (r.kernels && !isnan(r.step_s))
+		S_expected(o, &r.expect_terms, &r.expect);
 	if (ctx_trace_calib(ctx))
 		trace_calib_note(ctx, o, &w, &c, &cs, from_trace);
 	if (explain)

@@ -214,7 +214,7 @@ int cmd_fit_trace(int argc, char **argv, struct ctx *ctx)
 	if (run.workload) {
 		struct workload w;
 		struct step_result r;
-		struct step_compute cs = { 0, STEP_MFU, 0, NULL };
+		struct step_compute cs = { 0, STEP_MFU, 0, NULL, 0 };
 		struct ctx_gpu gpu;
 		struct errbuf eb;
 

@@ -98,13 +98,55 @@ void step_fig_bars(struct panel *p, const struct step_fig_bar *bars, size_t n)
 	p->key = xstrdup("rmargin top vertical");
 }
 
+/* The best case's terms: the expected step's, with the best compute and bubble. */
+static void S_best_terms(const struct step_result *r, struct search_terms *t)
+{
+	struct step_result b = *r;
+
+	b.compute_s = r->compute_best_s;
+	b.bubble_s = r->bubble_best_s;
+	b.step_s = r->step_best_s;
+	search_terms_of(&b, t);
+}
+
+/* The expected step's stated error as a line across its bar (row 0). */
+static void S_band(struct panel *p, const struct step_result *r)
+{
+	struct plot_series *s;
+	double a[2] = { r->step_lo_s, 0.5 }, b[2] = { r->step_hi_s, 0.5 };
+
+	if (!(r->step_lo_s > 0) || !(r->step_hi_s > r->step_lo_s))
+		return;
+	size_t i;
+	double old = p->xmax;
+
+	char name[96], lo[32], hi[32];
+
+	units_fmt_time(lo, sizeof(lo), r->step_lo_s, 3);
+	units_fmt_time(hi, sizeof(hi), r->step_hi_s, 3);
+	snprintf(name, sizeof(name), "expected: stated error, %s to %s", lo, hi);
+	s = plot_add_series(p, name, PS_LINES);
+	s->color = 6;
+	plot_point(s, a);
+	plot_point(s, b);
+	if (p->xmax < r->step_hi_s * 1.02) {
+		p->xmax = r->step_hi_s * 1.02;
+		/* the bars' titles, centred on the wider axis */
+		for (i = 0; i < p->nlabels; i++)
+			if (p->labels[i].point == 0 && p->labels[i].x == old / 1.02 / 2)
+				p->labels[i].x = p->xmax / 2;
+	}
+}
+
 void step_figure(const struct ctx *ctx, const struct workload *w, const struct step_config *c,
 		 const struct step_result *r)
 {
 	struct figure f = { 0 };
 	struct panel *p;
-	struct step_fig_bar bar;
-	char title[400], where[160], label[200], v[32], chunks[32] = "";
+	struct step_fig_bar bars[2];
+	char title[400], where[160], label[2][700], v[32], chunks[32] = "";
+	char terms[5][32];
+	const struct expect_out *x = &r->expect;
 
 	if (isnan(r->step_s))
 		die_usage("step: the figure needs the step time: give --gpu, --peak or --compute");
@@ -116,23 +158,34 @@ void step_figure(const struct ctx *ctx, const struct workload *w, const struct s
 	} else
 		snprintf(where, sizeof(where), "%.15g GPUs on one link", r->gpus);
 	units_fmt_time(v, sizeof(v), r->step_s, 4);
-	snprintf(title, sizeof(title), "%s, one training step on %s: %s, %.0f tokens/s", w->name,
-		 where, v, r->tokens_per_s);
+	snprintf(title, sizeof(title), "%s, one training step on %s: %s expected, %.0f tokens/s",
+		 w->name, where, v, r->tokens_per_s);
 	if (c->schedule == PP_INTERLEAVED)
 		snprintf(chunks, sizeof(chunks), " v %lu", c->virt);
-	snprintf(label, sizeof(label), "tp %lu pp %lu dp %lu cp %lu ep %lu, ZeRO %d, %.15g "
-		 "micro-batches of %.15g, %s%s, recompute %s", c->tp, c->pp, c->dp, c->cp, c->ep,
+	units_fmt_time(terms[0], sizeof(terms[0]), x->clock_s, 3);
+	units_fmt_time(terms[1], sizeof(terms[1]), x->gaps_s, 3);
+	units_fmt_time(terms[2], sizeof(terms[2]), x->interference_s, 3);
+	units_fmt_time(terms[3], sizeof(terms[3]), x->straggler_s, 3);
+	units_fmt_time(terms[4], sizeof(terms[4]), x->house_s, 3);
+	snprintf(label[0], sizeof(label[0]), "expected: the best case + clock %s + gaps %s + "
+		 "interference %s + stragglers %s + housekeeping %s", terms[0], terms[1], terms[2],
+		 terms[3], terms[4]);
+	snprintf(label[1], sizeof(label[1]), "best case, tp %lu pp %lu dp %lu cp %lu ep %lu, ZeRO %d, "
+		 "%.15g micro-batches of %.15g, %s%s, recompute %s", c->tp, c->pp, c->dp, c->cp, c->ep,
 		 c->zero, r->microbatches, c->micro_batch, pp_schedule_name(c->schedule), chunks,
 		 recompute_name(c->recompute));
-	bar.label = label;
-	search_terms_of(r, &bar.t);
+	bars[0].label = label[0];
+	search_terms_of(r, &bars[0].t);
+	bars[1].label = label[1];
+	S_best_terms(r, &bars[1].t);
 	f.title = xstrdup(title);
-	f.comment = xstrdup("commtime step: the step's time by term, exposed communication by "
-			    "dimension");
-	f.width = 1100;
-	f.height = 320;
+	f.comment = xstrdup("commtime step: the expected step and the best case by term, exposed "
+			    "communication by dimension, the expected step's stated error");
+	f.width = 1400;
+	f.height = 420;
 	p = plot_add_panel(&f, title, "time per step (compute, exposed communication, bubble)", "");
-	step_fig_bars(p, &bar, 1);
+	step_fig_bars(p, bars, 2);
+	S_band(p, r);
 	ctx_figure(ctx, &f);
 	plot_release(&f);
 }

@@ -81,13 +81,6 @@ int trace_calib_mfu(const struct ctx *ctx, struct step_compute *cs, int which);
 /* The lines step and search print when they start from a trace, and the step at its range's ends. */
 void trace_calib_note(struct ctx *ctx, struct out *o, const struct workload *w,
 		      const struct step_config *c, const struct step_compute *cs, int mfu_from_trace);
-/*
- * Nothing to do: ctx->model is the calibrated model from the start.
- * step and search still call these around their main run; they may drop
- * the calls.
- */
-static inline int trace_calib_push(struct ctx *ctx) { (void)ctx; return 0; }
-static inline void trace_calib_pop(struct ctx *ctx) { (void)ctx; }
 /* Kept for compare --trace: the system's measured efficiency, if any. */
 void trace_fit_compute(const struct ctx *ctx, struct step_compute *cs);
 

@@ -33,7 +33,7 @@ static inline struct cost_model ring_model(void)
 static inline struct step_compute a100_kernels(struct kernel_gpu *g)
 {
 	kernel_gpu_init(g, ARCH_SM80, 312e12, 108, 2039e9, 0.859);
-	return (struct step_compute){ 312e12, 0.5, 0, g };
+	return (struct step_compute){ 312e12, 0.5, 0, g, 0 };
 }
 
 /* A link where latency dominates: 1 ms a step, infinite bandwidth. */

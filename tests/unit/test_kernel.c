@@ -51,7 +51,7 @@ void test_kernel_output_layer(void)
 {
 	struct kernel_gpu g;
 	struct workload w;
-	struct kernel_shape sh = { 8192, 8192, 1, 2, 0, 1, 1, 1 };
+	struct kernel_shape sh = { 8192, 8192, 1, 2, 0, 1, 1, 1, 0, 0, 0 };
 	double T = 8192, V = 128256 / 2.0, h = 4096, ce;
 
 	memset(&w, 0, sizeof(w));
@@ -75,7 +75,7 @@ void test_kernel_attention_fused(void)
 	struct kernel_gpu g;
 	struct workload w;
 	struct kernel_layer k;
-	struct kernel_shape sh = { 8192, 8192, 1, 1, 0, 1, 1, 1 };
+	struct kernel_shape sh = { 8192, 8192, 1, 1, 0, 1, 1, 1, 0, 0, 0 };
 	struct errbuf eb;
 	double fl = 4.0 * 32 * 8192 * 8192 * 128 / 2;
 

@@ -9,6 +9,7 @@
 
 #include "harness.h"
 #include "preset.h"
+#include "system.h"
 
 /* The tests, declared for -Wmissing-prototypes; the harness finds them by name. */
 void test_preset_parse_good(void);
@@ -527,6 +528,50 @@ void test_preset_load_kind_suggests_by_kind(void)
 	STR_EQ(p.kind, "system");
 	preset_release(&p);
 	INT_EQ(preset_load_kind(&d, "ib-ndr", "link", &p, &eb), 0);
+	preset_release(&p);
+	preset_dirs_release(&d);
+}
+
+/*
+ * tflops_fp8 and power_w of the shipped GPUs: gb200 is like b200 with its
+ * own memory, peaks and power (NVIDIA GB200 NVL72 specifications: 5 and 10
+ * PFLOPS BF16 and FP8 with sparsity, 1,200 W); h800 is h100-sxm's compute
+ * with 8 NVLink links; an Ampere GPU has no FP8 peak.
+ */
+void test_preset_gpu_fp8_power(void)
+{
+	struct preset_dirs d;
+	struct preset p;
+	struct errbuf eb;
+	struct gpu_spec g;
+
+	preset_dirs_init(&d, "presets", NULL);
+	INT_EQ(preset_load(&d, "gb200", &p, &eb), 0);
+	INT_EQ(gpu_from_preset(&p, &g, &eb), 0);
+	DBL_NEAR(g.fp8_flops, 5e15, 1e-12);
+	DBL_NEAR(g.bf16_flops, 2.5e15, 1e-12);
+	DBL_NEAR(g.power_w, 1200, 1e-12);
+	DBL_NEAR(g.memory_B, 186e9, 1e-12);
+	INT_EQ((int)g.sms, 148);
+	free(g.name);
+	free(g.description);
+	preset_release(&p);
+	INT_EQ(preset_load(&d, "h800", &p, &eb), 0);
+	INT_EQ(gpu_from_preset(&p, &g, &eb), 0);
+	INT_EQ((int)g.nvlink_links, 8);
+	DBL_NEAR(g.fp8_flops, 1979e12, 1e-12);
+	DBL_NEAR(g.bf16_flops, 989.4e12, 1e-12);
+	free(g.name);
+	free(g.description);
+	preset_release(&p);
+	INT_EQ(preset_load(&d, "a100-sxm", &p, &eb), 0);
+	INT_EQ(gpu_from_preset(&p, &g, &eb), 0);
+	CHECK(g.fp8_flops == 0);
+	DBL_NEAR(g.power_w, 400, 1e-12);
+	INT_EQ(gpu_arch_has_fp8(g.arch), 0);
+	INT_EQ(gpu_arch_has_fp8(ARCH_SM89), 1);
+	free(g.name);
+	free(g.description);
 	preset_release(&p);
 	preset_dirs_release(&d);
 }

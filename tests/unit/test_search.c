@@ -43,7 +43,7 @@ void test_search_enumeration(void)
 {
 	struct workload w = small();
 	struct search_space sp;
-	struct step_compute cs = { 100e12, 0.5, 0, NULL };
+	struct step_compute cs = { 100e12, 0.5, 0, NULL, 0 };
 	struct cost_model cm = S_model();
 	struct search_result r = { 0 };
 	struct errbuf eb;
@@ -81,7 +81,7 @@ void test_search_memory(void)
 {
 	struct workload w = small();
 	struct search_space sp;
-	struct step_compute cs = { 100e12, 0.5, 0, NULL };
+	struct step_compute cs = { 100e12, 0.5, 0, NULL, 0 };
 	struct cost_model cm = S_model();
 	struct search_result r = { 0 }, r2 = { 0 };
 	struct errbuf eb;
@@ -198,7 +198,7 @@ void test_search_refused_counted(void)
 {
 	struct workload w = small();
 	struct search_space sp;
-	struct step_compute cs = { 100e12, 0.5, 0, NULL };
+	struct step_compute cs = { 100e12, 0.5, 0, NULL, 0 };
 	struct cost_model cm = S_model();
 	struct search_result r = { 0 };
 	struct errbuf eb;
@@ -235,7 +235,7 @@ void test_search_memo(void)
 {
 	struct workload w = small();
 	struct search_space sp;
-	struct step_compute cs = { 100e12, 0.5, 0, NULL };
+	struct step_compute cs = { 100e12, 0.5, 0, NULL, 0 };
 	struct cost_model cm = S_model();
 	struct search_result r = { 0 };
 	struct step_result s;
@@ -266,7 +266,7 @@ void test_search_terms(void)
 {
 	struct workload w = small();
 	struct step_config c;
-	struct step_compute cs = { 100e12, 0.5, 0, NULL };
+	struct step_compute cs = { 100e12, 0.5, 0, NULL, 0 };
 	struct cost_model cm = S_model();
 	struct step_result s;
 	struct search_terms t;
@@ -328,7 +328,7 @@ void test_search_price_overflow(void)
 {
 	struct workload w = small();
 	struct search_space sp;
-	struct step_compute cs = { 100e12, 0.5, 0, NULL };
+	struct step_compute cs = { 100e12, 0.5, 0, NULL, 0 };
 	struct cost_model cm = S_model();
 	struct search_result r = { 0 };
 	struct errbuf eb;
@@ -368,7 +368,7 @@ void test_search_named(void)
 	struct workload w = small();
 	struct search_space sp;
 	struct search_where wh;
-	struct step_compute cs = { 100e12, 0.5, 0, NULL };
+	struct step_compute cs = { 100e12, 0.5, 0, NULL, 0 };
 	struct cost_model cm = S_model();
 	struct search_result r = { 0 };
 	struct errbuf eb;
@@ -395,10 +395,12 @@ void test_search_named(void)
 	sp.gpu_memory = 1;   /* nothing fits */
 	CHECK(search_run(&sp, gpus, 1, &cs, &cm, &r, &eb) == 0);
 	INT_EQ(r.n, 0);
-	/* t = 2, p = 2, d = 1: ZeRO 0; 1f1b, v 3 (v 2 refused); 3 modes. */
-	INT_EQ(r.named.tried, 9);
+	/* t = 2, p = 2, d = 1: ZeRO 0; 1f1b, v 3 (v 2 refused); 3 modes, and
+	 * where none is valid but does not fit (1f1b, v 3) the 2 per-operator
+	 * levels too: 3 + 3 + 3 + 2 + 2 tried, 3 refused, 6 + 4 unfit. */
+	INT_EQ(r.named.tried, 13);
 	INT_EQ(r.named.refused, 3);
-	INT_EQ(r.named.unfit, 6);
+	INT_EQ(r.named.unfit, 10);
 	CHECK(r.named.unfit_memory_B > 1);
 	INT_EQ(r.named.unfit_c.tp, 2);
 	search_release(&r);
@@ -410,7 +412,7 @@ void test_search_cp_forms(void)
 	struct workload w = small();
 	struct search_space sp;
 	struct search_where wh;
-	struct step_compute cs = { 100e12, 0.5, 0, NULL };
+	struct step_compute cs = { 100e12, 0.5, 0, NULL, 0 };
 	struct cost_model cm = S_model();
 	struct search_result r = { 0 };
 	struct errbuf eb;
@@ -453,7 +455,7 @@ void test_search_chunk_rule(void)
 {
 	struct workload w = small();
 	struct search_space sp;
-	struct step_compute cs = { 100e12, 0.5, 0, NULL };
+	struct step_compute cs = { 100e12, 0.5, 0, NULL, 0 };
 	struct cost_model cm = S_model();
 	struct search_result r = { 0 };
 	struct errbuf eb;

@@ -51,7 +51,7 @@ void test_step_sched_bubble(void)
 {
 	static struct link free_link = { 0, INFINITY, 0 };
 	struct workload w = gpt3();
-	struct step_compute cs = { 0, 0, 8, NULL };
+	struct step_compute cs = { 0, 0, 8, NULL, 0 };
 	struct step_config c;
 	struct step_result r;
 	struct cost_model m;

@@ -1,0 +1,62 @@
+/*
+ * The expected step from the best case's terms (expect.h).  Formulas,
+ * sources and the fit: models/step.md, "The expected step".
+ */
+#include <math.h>
+#include <string.h>
+
+#include <gsl/gsl_cdf.h>
+
+#include "expect.h"
+
+/*
+ * Fitted on the pool of published runs in bench/step-pool.txt
+ * (models/step.md, "The pool"; bench/step-pool.py), 2026-12-04.
+ */
+const struct expect_params EXPECT_FITTED = {
+	.clock = 0.856,
+	.gap_s = 0.0,
+};
+
+double expect_max_normal(double n)
+{
+	if (!(n > 1))
+		return 0;
+	return gsl_cdf_ugaussian_Pinv((n - 0.375) / (n + 0.25));
+}
+
+double expect_power_share(double cap_w, double tdp_w)
+{
+	if (!(cap_w > 0) || !(tdp_w > 0) || cap_w >= tdp_w)
+		return 1;
+	return cbrt(cap_w / tdp_w);
+}
+
+void expect_apply(const struct expect_terms *t, const struct expect_params *p,
+		  struct expect_out *o)
+{
+	double clock = p->clock * t->power_share;
+	double mb_clock, mb_gaps, mb_int, mb_work;
+
+	memset(o, 0, sizeof(*o));
+	o->z = expect_max_normal(t->ranks);
+	if (!t->kernels || isnan(t->step_best_s)) {
+		o->mb_s = t->mb_s;
+		o->compute_s = t->mb_s * t->m;
+		o->step_s = t->step_best_s;
+		return;
+	}
+	mb_clock = t->mb_s * t->bound_share * (1 / clock - 1);
+	mb_gaps = t->kernels_mb * p->gap_s;
+	mb_int = t->interf_mb_s;
+	mb_work = t->mb_s + mb_clock + mb_gaps + mb_int;
+	o->mb_s = mb_work * (1 + EXPECT_JITTER * o->z);
+	o->compute_s = o->mb_s * t->m;
+	o->clock_s = t->slots * mb_clock;
+	o->gaps_s = t->slots * mb_gaps + t->kernels_step * p->gap_s;
+	o->interference_s = t->slots * mb_int + t->interf_dp_s;
+	o->straggler_s = t->slots * (o->mb_s - mb_work);
+	o->house_s = t->house_s;
+	o->step_s = t->step_best_s + o->clock_s + o->gaps_s + o->interference_s +
+		    o->straggler_s + o->house_s;
+}
