@@ -47,7 +47,6 @@ func src/nccl_model.c nccl_tune_init
 func src/nccl_search.c nccl_search_node
 func src/pipeline.c pp_simulate
 func src/system.c system_from_preset
-func src/topo_smi.c topo_parse_smi
 func src/topo.c S_xml
 func src/topo.c S_xml_parse
 EOF
