@@ -45,7 +45,6 @@ func src/fit.c fit_model_fit
 func src/nccl_model.c nccl_terms
 func src/nccl_model.c nccl_tune_init
 func src/nccl_search.c nccl_search_node
-func src/pipeline.c pp_simulate
 func src/system.c system_from_preset
 func src/topo.c S_xml
 func src/topo.c S_xml_parse
