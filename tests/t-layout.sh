@@ -44,7 +44,6 @@ func src/cmd/pipeline_fig.c pipeline_figure_bubble
 func src/fit.c fit_model_fit
 func src/nccl_model.c nccl_terms
 func src/nccl_model.c nccl_tune_init
-func src/system.c system_from_preset
 func src/topo.c S_xml
 func src/topo.c S_xml_parse
 EOF
