@@ -143,10 +143,191 @@ static int S_xname(const char *b, size_t len, size_t *p, char *out, const char *
 	return 0;
 }
 
+/* The quoted value at *p into a->value, the quotes and entities read. */
+static int S_xvalue(const char *b, size_t len, size_t *pp, struct xattr *a, const char *file,
+		    int line, struct errbuf *eb)
+{
+	size_t p = *pp, q;
+	char quote;
+
+	if (p >= len || (b[p] != '"' && b[p] != '\''))
+		return errbuf_set(eb, "%s:%d: a quoted value expected for %s", file, line,
+				  a->name);
+	quote = b[p++];
+	for (q = 0; p < len && b[p] != quote; p++) {
+		char ch = b[p];
+		if (ch == '<' || ch == '\n')
+			return errbuf_set(eb, "%s:%d: value of %s not closed", file, line,
+					  a->name);
+		if (ch == '&') {
+			static const struct { const char *e; char c; } ent[] = {
+				{ "&lt;", '<' }, { "&gt;", '>' }, { "&amp;", '&' },
+				{ "&quot;", '"' }, { "&apos;", '\'' },
+			};
+			size_t e;
+			for (e = 0; e < 5; e++)
+				if (len - p >= strlen(ent[e].e) &&
+				    !memcmp(b + p, ent[e].e, strlen(ent[e].e)))
+					break;
+			if (e == 5)
+				return errbuf_set(eb, "%s:%d: value of %s: an '&' that is no "
+						  "entity", file, line, a->name);
+			ch = ent[e].c;
+			p += strlen(ent[e].e) - 1;
+		} else if ((unsigned char)ch < 32) {
+			return errbuf_set(eb, "%s:%d: value of %s: a control character",
+					  file, line, a->name);
+		}
+		if (q + 1 >= XML_MAX_VALUE)
+			return errbuf_set(eb, "%s:%d: value of %s longer than %d "
+					  "characters", file, line, a->name, XML_MAX_VALUE - 1);
+		a->value[q++] = ch;
+	}
+	if (p >= len)
+		return errbuf_set(eb, "%s:%d: value of %s not closed", file, line, a->name);
+	p++;
+	a->value[q] = '\0';
+	*pp = p;
+	return 0;
+}
+
+/* The attributes of node n up to its '>' or '/>' (*self: which). */
+static int S_xattrs(const char *b, size_t len, size_t *pp, int *linep, const char *file,
+		    struct xdoc *d, struct xnode *n, int *self, struct errbuf *eb)
+{
+	size_t p = *pp;
+	int line = *linep, r = 0;
+
+	for (;;) {
+		struct xattr *a;
+		int ws = 0;
+
+		while (p < len && isspace((unsigned char)b[p])) {
+			line += b[p] == '\n';
+			p++;
+			ws = 1;
+		}
+		if (p >= len) {
+			r = errbuf_set(eb, "%s:%d: <%s not closed", file, line, n->name);
+			break;
+		}
+		if (b[p] == '>') {
+			p++;
+			break;
+		}
+		if (b[p] == '/') {
+			if (p + 1 >= len || b[p + 1] != '>') {
+				r = errbuf_set(eb, "%s:%d: '/>' expected", file, line);
+				break;
+			}
+			p += 2;
+			*self = 1;
+			break;
+		}
+		if (!ws) {
+			r = errbuf_set(eb, "%s:%d: a blank expected before an attribute of <%s>",
+				       file, line, n->name);
+			break;
+		}
+		if (n->nattr == XML_MAX_ATTRS) {
+			r = errbuf_set(eb, "%s:%d: more than %d attributes in <%s>", file,
+				       line, XML_MAX_ATTRS, n->name);
+			break;
+		}
+		if (d->nattrs == d->attr_alloc) {
+			d->attr_alloc *= 2;
+			d->attr = xrealloc(d->attr, sizeof(struct xattr) * (size_t)d->attr_alloc);
+		}
+		a = &d->attr[d->nattrs];
+		if (S_xname(b, len, &p, a->name, file, line, eb) < 0) {
+			r = -1;
+			break;
+		}
+		if (S_attr(d, (int)(n - d->node), a->name)) {
+			r = errbuf_set(eb, "%s:%d: attribute %s given twice", file, line, a->name);
+			break;
+		}
+		if (p >= len || b[p] != '=') {
+			r = errbuf_set(eb, "%s:%d: '=' expected after %s", file, line, a->name);
+			break;
+		}
+		p++;
+		if (S_xvalue(b, len, &p, a, file, line, eb) < 0) {
+			r = -1;
+			break;
+		}
+		n->nattr++;
+		d->nattrs++;
+	}
+	*pp = p;
+	*linep = line;
+	return r;
+}
+
+/* A comment or a '<?' declaration at *p, skipped: 1, or 0 when it is none. */
+static int S_xskip(const char *b, size_t len, size_t *pp, int *linep, const char *file,
+		   const struct xdoc *d, struct errbuf *eb)
+{
+	size_t p = *pp;
+	int line = *linep;
+
+	if (len - p >= 4 && !memcmp(b + p, "<!--", 4)) {
+		const char *e = NULL;
+		size_t q;
+		for (q = p + 4; q + 2 < len; q++)
+			if (!memcmp(b + q, "-->", 3)) {
+				e = b + q;
+				break;
+			}
+		if (!e)
+			return errbuf_set(eb, "%s:%d: comment not closed", file, line);
+		for (; p < (size_t)(e - b); p++)
+			line += b[p] == '\n';
+		p += 3;
+	} else if (len - p >= 2 && b[p + 1] == '?') {
+		if (d->nnodes)
+			return errbuf_set(eb, "%s:%d: '<?' after the first element", file, line);
+		while (p + 1 < len && !(b[p] == '?' && b[p + 1] == '>')) {
+			line += b[p] == '\n';
+			p++;
+		}
+		if (p + 1 >= len)
+			return errbuf_set(eb, "%s:%d: '<?' not closed", file, line);
+		p += 2;
+	} else {
+		return 0;
+	}
+	*pp = p;
+	*linep = line;
+	return 1;
+}
+
+/* The end tag at *p, which must close the element open at the top of stack. */
+static int S_xend(const char *b, size_t len, size_t *pp, int line, const char *file,
+		  const struct xdoc *d, const int *stack, int depth, struct errbuf *eb)
+{
+	char name[XML_MAX_NAME];
+	size_t p = *pp + 2;
+
+	if (S_xname(b, len, &p, name, file, line, eb) < 0)
+		return -1;
+	while (p < len && (b[p] == ' ' || b[p] == '\t'))
+		p++;
+	if (p >= len || b[p] != '>')
+		return errbuf_set(eb, "%s:%d: '>' expected after </%s", file, line, name);
+	p++;
+	if (!depth || strcmp(d->node[stack[depth - 1]].name, name))
+		return errbuf_set(eb, "%s:%d: </%s> closes %s%s%s", file, line, name,
+				  depth ? "<" : "nothing", depth ? d->node[stack[depth - 1]].name : "",
+				  depth ? ">" : "");
+	*pp = p;
+	return 0;
+}
+
 static int S_xml_parse(const char *b, size_t len, const char *file, struct xdoc *d,
 		       struct errbuf *eb)
 {
-	int stack[XML_MAX_DEPTH], depth = 0, line = 1, root_done = 0;
+	int stack[XML_MAX_DEPTH], depth = 0, line = 1, root_done = 0, r;
 	size_t p = 0;
 
 	d->node = xmalloc(sizeof(struct xnode) * 64);
@@ -165,49 +346,15 @@ static int S_xml_parse(const char *b, size_t len, const char *file, struct xdoc 
 		}
 		if (b[p] != '<')
 			return errbuf_set(eb, "%s:%d: text outside a tag ('%c')", file, line, b[p]);
-		if (len - p >= 4 && !memcmp(b + p, "<!--", 4)) {
-			const char *e = NULL;
-			size_t q;
-			for (q = p + 4; q + 2 < len; q++)
-				if (!memcmp(b + q, "-->", 3)) {
-					e = b + q;
-					break;
-				}
-			if (!e)
-				return errbuf_set(eb, "%s:%d: comment not closed", file, line);
-			for (; p < (size_t)(e - b); p++)
-				line += b[p] == '\n';
-			p += 3;
+		if ((r = S_xskip(b, len, &p, &line, file, d, eb)) < 0)
+			return -1;
+		if (r)
 			continue;
-		}
-		if (len - p >= 2 && b[p + 1] == '?') {
-			if (d->nnodes)
-				return errbuf_set(eb, "%s:%d: '<?' after the first element", file, line);
-			while (p + 1 < len && !(b[p] == '?' && b[p + 1] == '>')) {
-				line += b[p] == '\n';
-				p++;
-			}
-			if (p + 1 >= len)
-				return errbuf_set(eb, "%s:%d: '<?' not closed", file, line);
-			p += 2;
-			continue;
-		}
 		if (len - p >= 2 && b[p + 1] == '!')
 			return errbuf_set(eb, "%s:%d: '<!' declarations are not read", file, line);
 		if (len - p >= 2 && b[p + 1] == '/') {
-			char name[XML_MAX_NAME];
-			p += 2;
-			if (S_xname(b, len, &p, name, file, line, eb) < 0)
+			if (S_xend(b, len, &p, line, file, d, stack, depth, eb) < 0)
 				return -1;
-			while (p < len && (b[p] == ' ' || b[p] == '\t'))
-				p++;
-			if (p >= len || b[p] != '>')
-				return errbuf_set(eb, "%s:%d: '>' expected after </%s", file, line, name);
-			p++;
-			if (!depth || strcmp(d->node[stack[depth - 1]].name, name))
-				return errbuf_set(eb, "%s:%d: </%s> closes %s%s%s", file, line, name,
-						  depth ? "<" : "nothing", depth ? d->node[stack[depth - 1]].name : "",
-						  depth ? ">" : "");
 			if (--depth == 0)
 				root_done = 1;
 			continue;
@@ -234,88 +381,8 @@ static int S_xml_parse(const char *b, size_t len, const char *file, struct xdoc 
 			n->line = line;
 			n->nattr = 0;
 			n->first_attr = d->nattrs;
-			for (;;) {
-				struct xattr *a;
-				size_t q;
-				char quote;
-				int ws = 0;
-
-				while (p < len && isspace((unsigned char)b[p])) {
-					line += b[p] == '\n';
-					p++;
-					ws = 1;
-				}
-				if (p >= len)
-					return errbuf_set(eb, "%s:%d: <%s not closed", file, line, n->name);
-				if (b[p] == '>') {
-					p++;
-					break;
-				}
-				if (b[p] == '/') {
-					if (p + 1 >= len || b[p + 1] != '>')
-						return errbuf_set(eb, "%s:%d: '/>' expected", file, line);
-					p += 2;
-					self = 1;
-					break;
-				}
-				if (!ws)
-					return errbuf_set(eb, "%s:%d: a blank expected before an attribute of <%s>",
-							  file, line, n->name);
-				if (n->nattr == XML_MAX_ATTRS)
-					return errbuf_set(eb, "%s:%d: more than %d attributes in <%s>", file,
-							  line, XML_MAX_ATTRS, n->name);
-				if (d->nattrs == d->attr_alloc) {
-					d->attr_alloc *= 2;
-					d->attr = xrealloc(d->attr, sizeof(struct xattr) * (size_t)d->attr_alloc);
-				}
-				a = &d->attr[d->nattrs];
-				if (S_xname(b, len, &p, a->name, file, line, eb) < 0)
-					return -1;
-				if (S_attr(d, (int)(n - d->node), a->name))
-					return errbuf_set(eb, "%s:%d: attribute %s given twice", file, line, a->name);
-				if (p >= len || b[p] != '=')
-					return errbuf_set(eb, "%s:%d: '=' expected after %s", file, line, a->name);
-				p++;
-				if (p >= len || (b[p] != '"' && b[p] != '\''))
-					return errbuf_set(eb, "%s:%d: a quoted value expected for %s", file, line,
-							  a->name);
-				quote = b[p++];
-				for (q = 0; p < len && b[p] != quote; p++) {
-					char ch = b[p];
-					if (ch == '<' || ch == '\n')
-						return errbuf_set(eb, "%s:%d: value of %s not closed", file, line,
-								  a->name);
-					if (ch == '&') {
-						static const struct { const char *e; char c; } ent[] = {
-							{ "&lt;", '<' }, { "&gt;", '>' }, { "&amp;", '&' },
-							{ "&quot;", '"' }, { "&apos;", '\'' },
-						};
-						size_t e;
-						for (e = 0; e < 5; e++)
-							if (len - p >= strlen(ent[e].e) &&
-							    !memcmp(b + p, ent[e].e, strlen(ent[e].e)))
-								break;
-						if (e == 5)
-							return errbuf_set(eb, "%s:%d: value of %s: an '&' that is no "
-									  "entity", file, line, a->name);
-						ch = ent[e].c;
-						p += strlen(ent[e].e) - 1;
-					} else if ((unsigned char)ch < 32) {
-						return errbuf_set(eb, "%s:%d: value of %s: a control character",
-								  file, line, a->name);
-					}
-					if (q + 1 >= XML_MAX_VALUE)
-						return errbuf_set(eb, "%s:%d: value of %s longer than %d "
-								  "characters", file, line, a->name, XML_MAX_VALUE - 1);
-					a->value[q++] = ch;
-				}
-				if (p >= len)
-					return errbuf_set(eb, "%s:%d: value of %s not closed", file, line, a->name);
-				p++;
-				a->value[q] = '\0';
-				n->nattr++;
-				d->nattrs++;
-			}
+			if (S_xattrs(b, len, &p, &line, file, d, n, &self, eb) < 0)
+				return -1;
 			if (self) {
 				if (!depth)
 					root_done = 1;

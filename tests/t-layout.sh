@@ -45,7 +45,6 @@ func src/fit.c fit_model_fit
 func src/nccl_model.c nccl_terms
 func src/nccl_model.c nccl_tune_init
 func src/topo.c S_xml
-func src/topo.c S_xml_parse
 EOF
 }
 # "func FILE NAME" for each function over 120 lines, "file FILE" for each file over 1000
