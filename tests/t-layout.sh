@@ -43,7 +43,6 @@ func src/cmd/fit_system.c fit_system
 func src/cmd/pipeline_fig.c pipeline_figure_bubble
 func src/fit.c fit_model_fit
 func src/nccl_model.c nccl_terms
-func src/nccl_model.c nccl_tune_init
 EOF
 }
 # "func FILE NAME" for each function over 120 lines, "file FILE" for each file over 1000
