@@ -802,19 +802,17 @@ int nccl_rank(const struct nccl_tune *t, const struct nccl_params *p,
 	k++; \
 } while (0)
 
-int nccl_terms(const struct nccl_tune *t, const struct nccl_params *p,
-	       enum nccl_func f, enum nccl_algo a, enum nccl_proto pr, double bytes,
-	       struct nccl_term *out, int max)
+/* The terms of the bandwidth: channels, speeds, factors, caps (the TERM list from k on). */
+static int S_terms_bw(const struct nccl_tune *t, const struct nccl_params *p,
+			enum nccl_func f, enum nccl_algo a, enum nccl_proto pr, double bytes,
+			struct nccl_term *out, int max, int k)
 {
 	const struct nccl_graph *g = &t->graph[a];
-	int k = 0, nodes = t->nodes, ranks = t->ranks, idx2 = nodes <= 2 ? nodes - 1 : 2;
-	int hw = g->nvlink ? NCCL_HW_NVLINK : NCCL_HW_PCI;
+	int nodes = t->nodes, ranks = t->ranks, idx2 = nodes <= 2 ? nodes - 1 : 2;
 	int nsteps = f == NCCL_ALLREDUCE ? 2 * (ranks - 1) :
 		     f == NCCL_REDUCESCATTER || f == NCCL_ALLGATHER ? ranks - 1 : ranks;
-	double lat, bw, ratio;
+	double ratio;
 
-	if (ranks <= 1 || nccl_time(t, p, f, a, pr, bytes, &lat, &bw) < 0)
-		return 0;
 	TERM("channels", g->nchannels, "",
 	     "search.cc:1162-1287 (search), 1036-1049 (duplication)");
 	TERM(nodes <= 2 ? "bw per channel (bwIntra)" : "bw per channel (bwInter)",
@@ -865,7 +863,20 @@ int nccl_terms(const struct nccl_tune *t, const struct nccl_params *p,
 			TERM("tree correction at this size", p->tree_correction[pr][ls], "",
 			     "tuning.cc:623-627, 639-642");
 	}
-	TERM("bandwidth", bw / 1e9, "GB/s", "algorithm bandwidth after the factors above");
+	return k;
+}
+
+/* The terms of the latency, lat the total (s). */
+static int S_terms_lat(const struct nccl_tune *t, const struct nccl_params *p,
+			enum nccl_func f, enum nccl_algo a, enum nccl_proto pr, double lat,
+			struct nccl_term *out, int max, int k)
+{
+	const struct nccl_graph *g = &t->graph[a];
+	int nodes = t->nodes, ranks = t->ranks;
+	int hw = g->nvlink ? NCCL_HW_NVLINK : NCCL_HW_PCI;
+	int nsteps = f == NCCL_ALLREDUCE ? 2 * (ranks - 1) :
+		     f == NCCL_REDUCESCATTER || f == NCCL_ALLGATHER ? ranks - 1 : ranks;
+
 	TERM("base latency", p->base_lat[a][pr], "us", "tuning.cc:151-155");
 	if (a != NCCL_NVLS || nodes == 1)
 		TERM(hw == NCCL_HW_NVLINK ? "NVLink latency per step" : "PCI latency per step",
@@ -899,34 +910,56 @@ int nccl_terms(const struct nccl_tune *t, const struct nccl_params *p,
 		TERM("ring plateau latency factor", t->arch < NCCL_AMPERE ? 1.9 : 1.4, "",
 		     "tuning.cc:647-650");
 	TERM("latency", lat * 1e6, "us", "base + steps x per-step latencies");
-	{
-		struct nccl_run r;
-		int nvls = a == NCCL_NVLS || a == NCCL_NVLS_TREE;
-		nccl_run_time(t, p, f, a, pr, bytes, &r);
-		TERM("tuning time (the choice)", r.tune_s * 1e6, "us",
-		     "tuning.cc:630-655, latency + S / bandwidth");
-		TERM("CTAs the bandwidth stands for", r.channels, "",
-		     nvls ? "transport/nvls.cc:155-157, 207-214 (nvlsChannels)"
-			  : "comm->nChannels: the ring channels, doubled");
-		if (!nvls) {
-			TERM("threads per CTA", r.threads, "", "tuning.cc:244-257, device.h:93-114");
-			TERM("CTAs after the size check", r.channels_algo, "",
-			     "enqueue.cc:2092-2097, thresholds comm.h:49-51, tuning.cc:589-593");
-		}
-		TERM("CTAs given work", r.channels_used, "",
-		     "enqueue.cc:585, 655-663: 32 KiB of traffic per CTA at least");
-		TERM("transfer", r.xfer_s * 1e6, "us", "S / bandwidth, tuning.cc:653");
-		if (r.stages) {
-			TERM("chunk per head", r.chunk_B / 1024, "KiB",
-			     "nvls.cc:160, 226-229; enqueue.cc:2260-2286");
-			TERM("pipeline stages", r.stages, "", a == NCCL_NVLS ?
-			     "device/all_reduce.h:390-458 (reduce into the heads, multicast)" :
-			     "device/all_reduce.h:527-635 (NVLS reduce, tree up and down, multicast)");
-			TERM("pipeline fill", r.fill_s * 1e6, "us",
-			     "(stages - 1) x chunk / bandwidth per CTA");
-		}
-		TERM("predicted run time", r.time_s * 1e6, "us", "latency + transfer + fill");
+	return k;
+}
+
+/* The terms of the run: the choice, the CTAs, the transfer, the pipeline. */
+static int S_terms_run(const struct nccl_tune *t, const struct nccl_params *p,
+			enum nccl_func f, enum nccl_algo a, enum nccl_proto pr, double bytes,
+			struct nccl_term *out, int max, int k)
+{
+	struct nccl_run r;
+	int nvls = a == NCCL_NVLS || a == NCCL_NVLS_TREE;
+	nccl_run_time(t, p, f, a, pr, bytes, &r);
+	TERM("tuning time (the choice)", r.tune_s * 1e6, "us",
+	     "tuning.cc:630-655, latency + S / bandwidth");
+	TERM("CTAs the bandwidth stands for", r.channels, "",
+	     nvls ? "transport/nvls.cc:155-157, 207-214 (nvlsChannels)"
+		  : "comm->nChannels: the ring channels, doubled");
+	if (!nvls) {
+		TERM("threads per CTA", r.threads, "", "tuning.cc:244-257, device.h:93-114");
+		TERM("CTAs after the size check", r.channels_algo, "",
+		     "enqueue.cc:2092-2097, thresholds comm.h:49-51, tuning.cc:589-593");
 	}
+	TERM("CTAs given work", r.channels_used, "",
+	     "enqueue.cc:585, 655-663: 32 KiB of traffic per CTA at least");
+	TERM("transfer", r.xfer_s * 1e6, "us", "S / bandwidth, tuning.cc:653");
+	if (r.stages) {
+		TERM("chunk per head", r.chunk_B / 1024, "KiB",
+		     "nvls.cc:160, 226-229; enqueue.cc:2260-2286");
+		TERM("pipeline stages", r.stages, "", a == NCCL_NVLS ?
+		     "device/all_reduce.h:390-458 (reduce into the heads, multicast)" :
+		     "device/all_reduce.h:527-635 (NVLS reduce, tree up and down, multicast)");
+		TERM("pipeline fill", r.fill_s * 1e6, "us",
+		     "(stages - 1) x chunk / bandwidth per CTA");
+	}
+	TERM("predicted run time", r.time_s * 1e6, "us", "latency + transfer + fill");
+	return k;
+}
+
+int nccl_terms(const struct nccl_tune *t, const struct nccl_params *p,
+	       enum nccl_func f, enum nccl_algo a, enum nccl_proto pr, double bytes,
+	       struct nccl_term *out, int max)
+{
+	int k = 0, ranks = t->ranks;
+	double lat, bw;
+
+	if (ranks <= 1 || nccl_time(t, p, f, a, pr, bytes, &lat, &bw) < 0)
+		return 0;
+	k = S_terms_bw(t, p, f, a, pr, bytes, out, max, k);
+	TERM("bandwidth", bw / 1e9, "GB/s", "algorithm bandwidth after the factors above");
+	k = S_terms_lat(t, p, f, a, pr, lat, out, max, k);
+	k = S_terms_run(t, p, f, a, pr, bytes, out, max, k);
 	return k < max ? k : max;
 }
 
