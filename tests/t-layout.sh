@@ -41,7 +41,6 @@ func src/cmd/compare_fig.c compare_figure
 func src/cmd/compare_trace_fit.c cmd_fit_trace
 func src/cmd/fit_system.c fit_system
 func src/cmd/pipeline_fig.c pipeline_figure_bubble
-func src/fit.c fit_model_fit
 EOF
 }
 # "func FILE NAME" for each function over 120 lines, "file FILE" for each file over 1000
