@@ -462,13 +462,82 @@ static void S_switch_edges(const struct fit_opts *o, struct fit_model *m)
 	}
 }
 
+/*
+ * cost[i*(n+1)+j]: squared relative residual of one regime over rows
+ * [i, j), infinite across a protocol switch (run[] differs).
+ */
+static int S_costs(const double *size, const double *time, size_t n, const size_t *run,
+		   const struct link_coeffs *c, double *cost, struct errbuf *eb)
+{
+	struct lsq q;
+	size_t i, j;
+
+	for (i = 0; i < n; i++)
+		for (j = i + 2; j <= n; j++) {
+			if (run && run[i] != run[j - 1]) {
+				cost[i * (n + 1) + j] = INFINITY;
+				continue;
+			}
+			if (S_lsq(size + i, time + i, j - i, c, 0, 0, &q, eb) < 0)
+				return -1;
+			cost[i * (n + 1) + j] = q.rss;
+		}
+	return 0;
+}
+
+/*
+ * best[k*(n+1)+j]: least cost of rows [0, j) in k regimes of 2 rows at
+ * least, the last one starting at from[k*(n+1)+j].
+ */
+static void S_partition(const double *cost, size_t n, size_t kmax, double *best, size_t *from)
+{
+	size_t i, j, k;
+
+	for (k = 0; k <= kmax; k++)
+		for (j = 0; j <= n; j++)
+			best[k * (n + 1) + j] = INFINITY;
+	best[0] = 0;
+	for (k = 1; k <= kmax; k++)
+		for (j = 2 * k; j <= n; j++)
+			for (i = 2 * (k - 1); i + 2 <= j; i++) {
+				double v = best[(k - 1) * (n + 1) + i];
+
+				if (!isfinite(v))
+					continue;
+				v += cost[i * (n + 1) + j];
+				if (v < best[k * (n + 1) + j]) {
+					best[k * (n + 1) + j] = v;
+					from[k * (n + 1) + j] = i;
+				}
+			}
+}
+
+/* The regime count, nruns to kmax, of least BIC. */
+static size_t S_pick_regimes(const double *best, size_t n, size_t nruns, size_t kmax)
+{
+	double bic_best = INFINITY;
+	size_t K, kbest = 1;
+
+	for (K = nruns; K <= kmax; K++) {
+		double rss = best[K * (n + 1) + n];
+		double bic = (double)n * log(fmax(rss / (double)n, NOISE_FLOOR)) +
+			(double)(3 * K - 1) * log((double)n);
+
+		if (bic < bic_best) {
+			bic_best = bic;
+			kbest = K;
+		}
+	}
+	return kbest;
+}
+
 int fit_model_fit(const double *size, const double *time, size_t n,
 		  enum coll_op op, unsigned long ranks, const struct fit_opts *o,
 		  struct fit_model *m, struct errbuf *eb)
 {
 	struct link_coeffs c;
-	double *cost = NULL, *best = NULL, bic_best = INFINITY;
-	size_t *from = NULL, *run = NULL, i, j, k, K, kmax, kbest = 1, nruns = 1;
+	double *cost = NULL, *best = NULL;
+	size_t *from = NULL, *run = NULL, i, j, K, kmax, kbest = 1, nruns = 1;
 	int *lab = NULL;
 	struct lsq q;
 	int rc = -1;
@@ -526,46 +595,10 @@ int fit_model_fit(const double *size, const double *time, size_t n,
 	cost = xmalloc((n + 1) * (n + 1) * sizeof(*cost));
 	best = xmalloc((kmax + 1) * (n + 1) * sizeof(*best));
 	from = xmalloc((kmax + 1) * (n + 1) * sizeof(*from));
-	for (i = 0; i < n; i++)
-		for (j = i + 2; j <= n; j++) {
-			if (run && run[i] != run[j - 1]) {
-				cost[i * (n + 1) + j] = INFINITY;
-				continue;
-			}
-			if (S_lsq(size + i, time + i, j - i, &c, 0, 0, &q, eb) < 0)
-				goto out;
-			cost[i * (n + 1) + j] = q.rss;
-		}
-	for (k = 0; k <= kmax; k++)
-		for (j = 0; j <= n; j++)
-			best[k * (n + 1) + j] = INFINITY;
-	best[0] = 0;
-	for (k = 1; k <= kmax; k++)
-		for (j = 2 * k; j <= n; j++)
-			for (i = 2 * (k - 1); i + 2 <= j; i++) {
-				double v = best[(k - 1) * (n + 1) + i];
-
-				if (!isfinite(v))
-					continue;
-				v += cost[i * (n + 1) + j];
-				if (v < best[k * (n + 1) + j]) {
-					best[k * (n + 1) + j] = v;
-					from[k * (n + 1) + j] = i;
-				}
-			}
-	if (o->regimes)
-		kbest = (size_t)o->regimes;
-	else
-		for (K = nruns; K <= kmax; K++) {
-			double rss = best[K * (n + 1) + n];
-			double bic = (double)n * log(fmax(rss / (double)n, NOISE_FLOOR)) +
-				(double)(3 * K - 1) * log((double)n);
-
-			if (bic < bic_best) {
-				bic_best = bic;
-				kbest = K;
-			}
-		}
+	if (S_costs(size, time, n, run, &c, cost, eb) < 0)
+		goto out;
+	S_partition(cost, n, kmax, best, from);
+	kbest = o->regimes ? (size_t)o->regimes : S_pick_regimes(best, n, nruns, kmax);
 	/* Walk back through from[] and fit each run for good. */
 	m->nreg = kbest;
 	for (K = kbest, j = n; K >= 1; K--) {

@@ -351,12 +351,187 @@ static double S_nvls_bw_old(const struct nccl_params *p, const struct nccl_graph
 	return S_min(g->bw_intra, a == NCCL_NVLS || nodes <= 2 ? g->bw_inter : g->bw_inter / 2);
 }
 
+/* What every entry of the table shares: the machine, the communicator's shape. */
+struct tune_ctx {
+	const struct nccl_params *p;
+	const struct nccl_machine *m;
+	int ranks, nodes, arch, idx1, idx2, hw_intra[NCCL_NALGO];
+	unsigned algo_mask, proto_mask;
+	double ppn;
+};
+
+/* Whether NCCL tunes algorithm a for collective f at all (tuning.cc:294-298). */
+static int S_tune_skip(const struct nccl_params *p, int f, int a)
+{
+	if ((f == NCCL_BROADCAST || f == NCCL_REDUCE) && a != NCCL_RING)
+		return 1;                                   /* :294 */
+	if ((f == NCCL_REDUCESCATTER || f == NCCL_ALLGATHER) &&
+	    a != NCCL_PAT && a != NCCL_RING && a != NCCL_NVLS && a != NCCL_COLLNET_DIRECT)
+		return 1;                                   /* :295-297 */
+	if (f == NCCL_ALLREDUCE && a == NCCL_PAT)
+		return 1;                                   /* :298 */
+	if (a == NCCL_PAT && p->version < 223)
+		return 1;                   /* PAT came with 2.23 */
+	return 0;
+}
+
+/* The bus bandwidth of (f, a, pr) on graph g, in *busp; 0 when NCCL leaves the entry unset. */
+static int S_tune_bw(const struct tune_ctx *c, const struct nccl_graph *g, int f, int a, int pr,
+		     int nsteps, double *busp)
+{
+	const struct nccl_params *p = c->p;
+	const struct nccl_machine *m = c->m;
+	int ranks = c->ranks, nodes = c->nodes, arch = c->arch, idx1 = c->idx1, idx2 = c->idx2;
+	unsigned algo_mask = c->algo_mask, proto_mask = c->proto_mask;
+	double ppn = c->ppn, bw, bus;
+	int collnet = a == NCCL_COLLNET_DIRECT || a == NCCL_COLLNET_CHAIN;
+	if ((a == NCCL_NVLS || a == NCCL_NVLS_TREE) && pr != NCCL_SIMPLE)
+		return 0;                           /* :301 */
+	/* PAT needs one GPU per node (tuning.cc:216-223, 302-304) */
+	if (a == NCCL_PAT && (pr != NCCL_SIMPLE || nodes != ranks))
+		return 0;
+	if (g->nchannels == 0)
+		return 0;
+	bw = nodes <= 2 || collnet ? g->bw_intra : g->bw_inter;  /* :306 */
+	/* 2.31's tree takes the slower of its two speeds
+	 * (2.31.0a7 src/tuning/tree.cc:28) */
+	if (a == NCCL_TREE && p->version >= 231)
+		bw = S_min(g->bw_intra, g->bw_inter);
+	if ((a == NCCL_NVLS || a == NCCL_NVLS_TREE) && p->version < 228) {
+		bw = S_nvls_bw_old(p, g, f, a, nodes, ppn);
+	} else if (a == NCCL_NVLS || a == NCCL_NVLS_TREE) {
+		double ib, eb2;
+		if (g->nchannels < 2)
+			return 0;                   /* :309 */
+		ib = g->bw_intra * p->nvls_eff[arch] * (g->nchannels - 1) / g->nchannels;
+		ib *= f == NCCL_ALLREDUCE ? 2.0 : (ppn - 1) / ppn;   /* :314-318 */
+		eb2 = g->bw_inter * (nodes <= 2 && a == NCCL_NVLS_TREE ? 2 : 1);  /* :320 */
+		bw = S_min(ib, eb2);
+		if (a == NCCL_NVLS_TREE)
+			bw = S_min(bw, p->perch_nvls_tree[arch][idx2]);
+	}
+	bus = g->nchannels * bw;                    /* :324 */
+	/* tuning.cc:327-337 */
+	if (a == NCCL_RING && pr == NCCL_LL)
+		bus = S_min(p->ll_max_bw[idx1][idx2], bus * S_ring_ll_factor(p, f, nodes));
+	if (a == NCCL_RING && pr == NCCL_LL128)
+		bus = S_min(bus * (p->version < 223 && ppn < 2 ? 0.7 : 0.92),  /* v2.21.5 :181 */
+			    g->nchannels * p->perch_ring_ll128[arch][idx2]);
+	if (a == NCCL_TREE && f == NCCL_ALLREDUCE)
+		bus = S_min(bus * .92, g->nchannels * p->perch_tree[arch][idx2]);
+	if (a == NCCL_TREE && pr == NCCL_LL)
+		bus = S_min(bus * 1.0 / 3.8, p->ll_max_bw[idx1][idx2]);
+	if (a == NCCL_TREE && pr == NCCL_LL128)
+		bus = S_min(bus * (nodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0),
+			    g->nchannels * p->perch_tree_ll128[arch][idx2]);
+	if (a == NCCL_PAT)
+		bus *= p->version < 224 ? .85 : .75;   /* v2.23.4 :193 */
+	/* CollNet needs a SHARP-capable network and
+	 * NCCL_COLLNET_ENABLE; multi-node NVLS needs CollNet too
+	 * (tuning.cc:504-506).  No system describes one. */
+	if (collnet || (a == NCCL_NVLS && nodes > 1))
+		bus = 0;
+	/* NVLS and NVLSTree reduce-scatter and all-gather stop
+	 * at NCCL_MAX_NVLS_ARITY (32) local ranks: an NVLink
+	 * domain of 72 runs them on rings (enqueue.cc:2004-2006,
+	 * device.h:213) */
+	if ((a == NCCL_NVLS || a == NCCL_NVLS_TREE) && f != NCCL_ALLREDUCE &&
+	    ranks / nodes > MAX_NVLS_LOCAL)
+		bus = 0;
+	if (a == NCCL_NVLS_TREE && nodes == 1)
+		bus = 0;                            /* :502 */
+	{
+		double ratio;
+		S_bus_ratio(p, f, a, ranks, nsteps, &ratio);
+		bus *= ratio;
+	}
+	/* LL128: only over NVLink (typeIntra <= NVB), and
+	 * across nodes only when the inter-node graph reaches
+	 * its NICs by PXN at worst on Hopper and later, PXB
+	 * before (typeInter, :518-536).  A GPU whose nearest
+	 * NIC is behind the host bridge (PHB) or further has
+	 * no PXN route either: PXN relays through a peer GPU
+	 * that reaches the NIC by P2C or better (paths.cc:
+	 * 816-841), and every GPU is that far. */
+	/* Those checks hold only for LL128's default: a
+	 * NCCL_PROTO that enables it (a list naming it, or
+	 * ^ of others) sets it on outright (parseList,
+	 * :55-115, 452-456; pEnable 1, not 2). */
+	/* Without GDR the path to the NIC goes through the
+	 * CPU, PHB at best (paths.cc:844-856). */
+	if (pr == NCCL_LL128 && proto_mask == ~0u &&
+	    (!g->nvlink || (nodes > 1 && (m->nic_path > NCCL_PATH_PXB || m->no_gdr))))
+		bus = 0;
+	/* RCCL enables LL128 by default on gfx90a alone
+	 * (rccl tuning.cc:512-514) */
+	if (pr == NCCL_LL128 && m->amd && proto_mask == ~0u)
+		bus = 0;
+	if (!(algo_mask >> a & 1) || !(proto_mask >> pr & 1))
+		bus = 0;
+	*busp = bus;
+	return 1;
+}
+
+/* The latency of (f, a, pr), tuning.cc:384-435. */
+static double S_tune_lat(const struct tune_ctx *c, int f, int a, int pr, int nsteps)
+{
+	const struct nccl_params *p = c->p;
+	const struct nccl_machine *m = c->m;
+	int ranks = c->ranks, nodes = c->nodes;
+	const int *hw_intra = c->hw_intra;
+	double ppn = c->ppn, lat, intra_lat, inter_lat;
+
+	/* latencies, tuning.cc:384-435 */
+	lat = m->amd && a <= NCCL_COLLNET_CHAIN ? rccl_base_lat[pr] : p->base_lat[a][pr];
+	intra_lat = p->hw_lat[hw_intra[a]][a][pr];
+	/* one GPU a node takes Tree's network latency from 2.23
+	 * (v2.21.5 :227) */
+	inter_lat = ppn == 1 && p->version >= 223 ? p->hw_lat[NCCL_HW_NET][NCCL_TREE][pr]
+						  : p->hw_lat[NCCL_HW_NET][a][pr];
+	/* + the graph's latencyInter, the latency the network
+	 * plugin reports (search.cc:745), once more for Simple,
+	 * the flush (tuning.cc:389-391).  0 for NCCL's IB and
+	 * socket transports; AWS's EFA plugin reports 75 µs. */
+	inter_lat += m->net_latency * (pr == NCCL_SIMPLE ? 2 : 1);
+	if (a == NCCL_RING) {
+		int hw = nodes == 1 ? hw_intra[a] : NCCL_HW_NET;
+		double l = p->hw_lat[hw][a][pr];
+		if (f == NCCL_REDUCE || f == NCCL_BROADCAST) {
+			/* sameChannels = 1 is assumed: the ring search tries it first */
+			lat += l;
+		} else {
+			double over = 0;
+			int inter_steps;
+			if (nodes > 1) {
+				over = p->net_overhead[m->cpu];
+				if (pr == NCCL_SIMPLE)
+					over *= 3;
+			}
+			intra_lat = S_max(intra_lat, over);
+			inter_steps = S_inter_steps(p, f, nodes);
+			lat += (nsteps - inter_steps) * intra_lat + inter_steps * inter_lat;
+		}
+	} else if (a == NCCL_TREE) {
+		if (f == NCCL_ALLREDUCE)
+			lat += 2 * ((ranks / nodes - 1) * intra_lat + S_log2i(nodes) * inter_lat);
+	} else if (a == NCCL_NVLS) {
+		lat = intra_lat + (nodes > 1 ? inter_lat : 0);
+	} else if (a == NCCL_NVLS_TREE) {
+		lat += intra_lat + 2 * S_log2i(nodes) * inter_lat;
+	} else if (a == NCCL_PAT) {
+		if (f == NCCL_ALLGATHER || f == NCCL_REDUCESCATTER)
+			lat += S_log2i(nodes) * (inter_lat / 3.5) + ranks * 2.8;
+	}
+	return lat;
+}
+
 int nccl_tune_init(struct nccl_tune *t, const struct nccl_params *p,
 		   const struct nccl_machine *m, int ranks,
 		   unsigned algo_mask, unsigned proto_mask, struct errbuf *eb)
 {
 	int nodes, idx2, arch, idx1, hw_intra[NCCL_NALGO];
 	double ppn;
+	struct tune_ctx c;
 
 	memset(t, 0, sizeof *t);
 	if (ranks < 1)
@@ -404,150 +579,29 @@ int nccl_tune_init(struct nccl_tune *t, const struct nccl_params *p,
 	for (int a = 0; a < NCCL_NALGO; a++)
 		hw_intra[a] = t->graph[a].nvlink ? NCCL_HW_NVLINK : NCCL_HW_PCI;  /* tuning.cc:283-286 */
 
+	c.p = p;
+	c.m = m;
+	c.ranks = ranks;
+	c.nodes = nodes;
+	c.arch = arch;
+	c.idx1 = idx1;
+	c.idx2 = idx2;
+	memcpy(c.hw_intra, hw_intra, sizeof c.hw_intra);
+	c.algo_mask = algo_mask;
+	c.proto_mask = proto_mask;
+	c.ppn = ppn;
 	for (int f = 0; f < NCCL_NFUNC; f++) {
 		int nsteps = f == NCCL_ALLREDUCE ? 2 * (ranks - 1) :
 			     f == NCCL_REDUCESCATTER || f == NCCL_ALLGATHER ? ranks - 1 : ranks;  /* :289-291 */
 		for (int a = 0; a < NCCL_NALGO; a++) {
-			const struct nccl_graph *g = &t->graph[a];
-			if ((f == NCCL_BROADCAST || f == NCCL_REDUCE) && a != NCCL_RING)
-				continue;                                   /* :294 */
-			if ((f == NCCL_REDUCESCATTER || f == NCCL_ALLGATHER) &&
-			    a != NCCL_PAT && a != NCCL_RING && a != NCCL_NVLS && a != NCCL_COLLNET_DIRECT)
-				continue;                                   /* :295-297 */
-			if (f == NCCL_ALLREDUCE && a == NCCL_PAT)
-				continue;                                   /* :298 */
-			if (a == NCCL_PAT && p->version < 223)
-				continue;                   /* PAT came with 2.23 */
+			if (S_tune_skip(p, f, a))
+				continue;
 			for (int pr = 0; pr < NCCL_NPROTO; pr++) {
-				double bw, bus, lat, intra_lat, inter_lat;
-				int collnet = a == NCCL_COLLNET_DIRECT || a == NCCL_COLLNET_CHAIN;
-				if ((a == NCCL_NVLS || a == NCCL_NVLS_TREE) && pr != NCCL_SIMPLE)
-					continue;                           /* :301 */
-				/* PAT needs one GPU per node (tuning.cc:216-223, 302-304) */
-				if (a == NCCL_PAT && (pr != NCCL_SIMPLE || nodes != ranks))
+				double bus;
+				if (!S_tune_bw(&c, &t->graph[a], f, a, pr, nsteps, &bus))
 					continue;
-				if (g->nchannels == 0)
-					continue;
-				bw = nodes <= 2 || collnet ? g->bw_intra : g->bw_inter;  /* :306 */
-				/* 2.31's tree takes the slower of its two speeds
-				 * (2.31.0a7 src/tuning/tree.cc:28) */
-				if (a == NCCL_TREE && p->version >= 231)
-					bw = S_min(g->bw_intra, g->bw_inter);
-				if ((a == NCCL_NVLS || a == NCCL_NVLS_TREE) && p->version < 228) {
-					bw = S_nvls_bw_old(p, g, f, a, nodes, ppn);
-				} else if (a == NCCL_NVLS || a == NCCL_NVLS_TREE) {
-					double ib, eb2;
-					if (g->nchannels < 2)
-						continue;                   /* :309 */
-					ib = g->bw_intra * p->nvls_eff[arch] * (g->nchannels - 1) / g->nchannels;
-					ib *= f == NCCL_ALLREDUCE ? 2.0 : (ppn - 1) / ppn;   /* :314-318 */
-					eb2 = g->bw_inter * (nodes <= 2 && a == NCCL_NVLS_TREE ? 2 : 1);  /* :320 */
-					bw = S_min(ib, eb2);
-					if (a == NCCL_NVLS_TREE)
-						bw = S_min(bw, p->perch_nvls_tree[arch][idx2]);
-				}
-				bus = g->nchannels * bw;                    /* :324 */
-				/* tuning.cc:327-337 */
-				if (a == NCCL_RING && pr == NCCL_LL)
-					bus = S_min(p->ll_max_bw[idx1][idx2], bus * S_ring_ll_factor(p, f, nodes));
-				if (a == NCCL_RING && pr == NCCL_LL128)
-					bus = S_min(bus * (p->version < 223 && ppn < 2 ? 0.7 : 0.92),  /* v2.21.5 :181 */
-						    g->nchannels * p->perch_ring_ll128[arch][idx2]);
-				if (a == NCCL_TREE && f == NCCL_ALLREDUCE)
-					bus = S_min(bus * .92, g->nchannels * p->perch_tree[arch][idx2]);
-				if (a == NCCL_TREE && pr == NCCL_LL)
-					bus = S_min(bus * 1.0 / 3.8, p->ll_max_bw[idx1][idx2]);
-				if (a == NCCL_TREE && pr == NCCL_LL128)
-					bus = S_min(bus * (nodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0),
-						    g->nchannels * p->perch_tree_ll128[arch][idx2]);
-				if (a == NCCL_PAT)
-					bus *= p->version < 224 ? .85 : .75;   /* v2.23.4 :193 */
-				/* CollNet needs a SHARP-capable network and
-				 * NCCL_COLLNET_ENABLE; multi-node NVLS needs CollNet too
-				 * (tuning.cc:504-506).  No system describes one. */
-				if (collnet || (a == NCCL_NVLS && nodes > 1))
-					bus = 0;
-				/* NVLS and NVLSTree reduce-scatter and all-gather stop
-				 * at NCCL_MAX_NVLS_ARITY (32) local ranks: an NVLink
-				 * domain of 72 runs them on rings (enqueue.cc:2004-2006,
-				 * device.h:213) */
-				if ((a == NCCL_NVLS || a == NCCL_NVLS_TREE) && f != NCCL_ALLREDUCE &&
-				    ranks / nodes > MAX_NVLS_LOCAL)
-					bus = 0;
-				if (a == NCCL_NVLS_TREE && nodes == 1)
-					bus = 0;                            /* :502 */
-				{
-					double ratio;
-					S_bus_ratio(p, f, a, ranks, nsteps, &ratio);
-					bus *= ratio;
-				}
-				/* LL128: only over NVLink (typeIntra <= NVB), and
-				 * across nodes only when the inter-node graph reaches
-				 * its NICs by PXN at worst on Hopper and later, PXB
-				 * before (typeInter, :518-536).  A GPU whose nearest
-				 * NIC is behind the host bridge (PHB) or further has
-				 * no PXN route either: PXN relays through a peer GPU
-				 * that reaches the NIC by P2C or better (paths.cc:
-				 * 816-841), and every GPU is that far. */
-				/* Those checks hold only for LL128's default: a
-				 * NCCL_PROTO that enables it (a list naming it, or
-				 * ^ of others) sets it on outright (parseList,
-				 * :55-115, 452-456; pEnable 1, not 2). */
-				/* Without GDR the path to the NIC goes through the
-				 * CPU, PHB at best (paths.cc:844-856). */
-				if (pr == NCCL_LL128 && proto_mask == ~0u &&
-				    (!g->nvlink || (nodes > 1 && (m->nic_path > NCCL_PATH_PXB || m->no_gdr))))
-					bus = 0;
-				/* RCCL enables LL128 by default on gfx90a alone
-				 * (rccl tuning.cc:512-514) */
-				if (pr == NCCL_LL128 && m->amd && proto_mask == ~0u)
-					bus = 0;
-				if (!(algo_mask >> a & 1) || !(proto_mask >> pr & 1))
-					bus = 0;
 				t->bw[f][a][pr] = bus;
-
-				/* latencies, tuning.cc:384-435 */
-				lat = m->amd && a <= NCCL_COLLNET_CHAIN ? rccl_base_lat[pr] : p->base_lat[a][pr];
-				intra_lat = p->hw_lat[hw_intra[a]][a][pr];
-				/* one GPU a node takes Tree's network latency from 2.23
-				 * (v2.21.5 :227) */
-				inter_lat = ppn == 1 && p->version >= 223 ? p->hw_lat[NCCL_HW_NET][NCCL_TREE][pr]
-									  : p->hw_lat[NCCL_HW_NET][a][pr];
-				/* + the graph's latencyInter, the latency the network
-				 * plugin reports (search.cc:745), once more for Simple,
-				 * the flush (tuning.cc:389-391).  0 for NCCL's IB and
-				 * socket transports; AWS's EFA plugin reports 75 µs. */
-				inter_lat += m->net_latency * (pr == NCCL_SIMPLE ? 2 : 1);
-				if (a == NCCL_RING) {
-					int hw = nodes == 1 ? hw_intra[a] : NCCL_HW_NET;
-					double l = p->hw_lat[hw][a][pr];
-					if (f == NCCL_REDUCE || f == NCCL_BROADCAST) {
-						/* sameChannels = 1 is assumed: the ring search tries it first */
-						lat += l;
-					} else {
-						double over = 0;
-						int inter_steps;
-						if (nodes > 1) {
-							over = p->net_overhead[m->cpu];
-							if (pr == NCCL_SIMPLE)
-								over *= 3;
-						}
-						intra_lat = S_max(intra_lat, over);
-						inter_steps = S_inter_steps(p, f, nodes);
-						lat += (nsteps - inter_steps) * intra_lat + inter_steps * inter_lat;
-					}
-				} else if (a == NCCL_TREE) {
-					if (f == NCCL_ALLREDUCE)
-						lat += 2 * ((ranks / nodes - 1) * intra_lat + S_log2i(nodes) * inter_lat);
-				} else if (a == NCCL_NVLS) {
-					lat = intra_lat + (nodes > 1 ? inter_lat : 0);
-				} else if (a == NCCL_NVLS_TREE) {
-					lat += intra_lat + 2 * S_log2i(nodes) * inter_lat;
-				} else if (a == NCCL_PAT) {
-					if (f == NCCL_ALLGATHER || f == NCCL_REDUCESCATTER)
-						lat += S_log2i(nodes) * (inter_lat / 3.5) + ranks * 2.8;
-				}
-				t->lat[f][a][pr] = lat;
+				t->lat[f][a][pr] = S_tune_lat(&c, f, a, pr, nsteps);
 			}
 		}
 	}
@@ -748,19 +802,17 @@ int nccl_rank(const struct nccl_tune *t, const struct nccl_params *p,
 	k++; \
 } while (0)
 
-int nccl_terms(const struct nccl_tune *t, const struct nccl_params *p,
-	       enum nccl_func f, enum nccl_algo a, enum nccl_proto pr, double bytes,
-	       struct nccl_term *out, int max)
+/* The terms of the bandwidth: channels, speeds, factors, caps (the TERM list from k on). */
+static int S_terms_bw(const struct nccl_tune *t, const struct nccl_params *p,
+			enum nccl_func f, enum nccl_algo a, enum nccl_proto pr, double bytes,
+			struct nccl_term *out, int max, int k)
 {
 	const struct nccl_graph *g = &t->graph[a];
-	int k = 0, nodes = t->nodes, ranks = t->ranks, idx2 = nodes <= 2 ? nodes - 1 : 2;
-	int hw = g->nvlink ? NCCL_HW_NVLINK : NCCL_HW_PCI;
+	int nodes = t->nodes, ranks = t->ranks, idx2 = nodes <= 2 ? nodes - 1 : 2;
 	int nsteps = f == NCCL_ALLREDUCE ? 2 * (ranks - 1) :
 		     f == NCCL_REDUCESCATTER || f == NCCL_ALLGATHER ? ranks - 1 : ranks;
-	double lat, bw, ratio;
+	double ratio;
 
-	if (ranks <= 1 || nccl_time(t, p, f, a, pr, bytes, &lat, &bw) < 0)
-		return 0;
 	TERM("channels", g->nchannels, "",
 	     "search.cc:1162-1287 (search), 1036-1049 (duplication)");
 	TERM(nodes <= 2 ? "bw per channel (bwIntra)" : "bw per channel (bwInter)",
@@ -811,7 +863,20 @@ int nccl_terms(const struct nccl_tune *t, const struct nccl_params *p,
 			TERM("tree correction at this size", p->tree_correction[pr][ls], "",
 			     "tuning.cc:623-627, 639-642");
 	}
-	TERM("bandwidth", bw / 1e9, "GB/s", "algorithm bandwidth after the factors above");
+	return k;
+}
+
+/* The terms of the latency, lat the total (s). */
+static int S_terms_lat(const struct nccl_tune *t, const struct nccl_params *p,
+			enum nccl_func f, enum nccl_algo a, enum nccl_proto pr, double lat,
+			struct nccl_term *out, int max, int k)
+{
+	const struct nccl_graph *g = &t->graph[a];
+	int nodes = t->nodes, ranks = t->ranks;
+	int hw = g->nvlink ? NCCL_HW_NVLINK : NCCL_HW_PCI;
+	int nsteps = f == NCCL_ALLREDUCE ? 2 * (ranks - 1) :
+		     f == NCCL_REDUCESCATTER || f == NCCL_ALLGATHER ? ranks - 1 : ranks;
+
 	TERM("base latency", p->base_lat[a][pr], "us", "tuning.cc:151-155");
 	if (a != NCCL_NVLS || nodes == 1)
 		TERM(hw == NCCL_HW_NVLINK ? "NVLink latency per step" : "PCI latency per step",
@@ -845,34 +910,56 @@ int nccl_terms(const struct nccl_tune *t, const struct nccl_params *p,
 		TERM("ring plateau latency factor", t->arch < NCCL_AMPERE ? 1.9 : 1.4, "",
 		     "tuning.cc:647-650");
 	TERM("latency", lat * 1e6, "us", "base + steps x per-step latencies");
-	{
-		struct nccl_run r;
-		int nvls = a == NCCL_NVLS || a == NCCL_NVLS_TREE;
-		nccl_run_time(t, p, f, a, pr, bytes, &r);
-		TERM("tuning time (the choice)", r.tune_s * 1e6, "us",
-		     "tuning.cc:630-655, latency + S / bandwidth");
-		TERM("CTAs the bandwidth stands for", r.channels, "",
-		     nvls ? "transport/nvls.cc:155-157, 207-214 (nvlsChannels)"
-			  : "comm->nChannels: the ring channels, doubled");
-		if (!nvls) {
-			TERM("threads per CTA", r.threads, "", "tuning.cc:244-257, device.h:93-114");
-			TERM("CTAs after the size check", r.channels_algo, "",
-			     "enqueue.cc:2092-2097, thresholds comm.h:49-51, tuning.cc:589-593");
-		}
-		TERM("CTAs given work", r.channels_used, "",
-		     "enqueue.cc:585, 655-663: 32 KiB of traffic per CTA at least");
-		TERM("transfer", r.xfer_s * 1e6, "us", "S / bandwidth, tuning.cc:653");
-		if (r.stages) {
-			TERM("chunk per head", r.chunk_B / 1024, "KiB",
-			     "nvls.cc:160, 226-229; enqueue.cc:2260-2286");
-			TERM("pipeline stages", r.stages, "", a == NCCL_NVLS ?
-			     "device/all_reduce.h:390-458 (reduce into the heads, multicast)" :
-			     "device/all_reduce.h:527-635 (NVLS reduce, tree up and down, multicast)");
-			TERM("pipeline fill", r.fill_s * 1e6, "us",
-			     "(stages - 1) x chunk / bandwidth per CTA");
-		}
-		TERM("predicted run time", r.time_s * 1e6, "us", "latency + transfer + fill");
+	return k;
+}
+
+/* The terms of the run: the choice, the CTAs, the transfer, the pipeline. */
+static int S_terms_run(const struct nccl_tune *t, const struct nccl_params *p,
+			enum nccl_func f, enum nccl_algo a, enum nccl_proto pr, double bytes,
+			struct nccl_term *out, int max, int k)
+{
+	struct nccl_run r;
+	int nvls = a == NCCL_NVLS || a == NCCL_NVLS_TREE;
+	nccl_run_time(t, p, f, a, pr, bytes, &r);
+	TERM("tuning time (the choice)", r.tune_s * 1e6, "us",
+	     "tuning.cc:630-655, latency + S / bandwidth");
+	TERM("CTAs the bandwidth stands for", r.channels, "",
+	     nvls ? "transport/nvls.cc:155-157, 207-214 (nvlsChannels)"
+		  : "comm->nChannels: the ring channels, doubled");
+	if (!nvls) {
+		TERM("threads per CTA", r.threads, "", "tuning.cc:244-257, device.h:93-114");
+		TERM("CTAs after the size check", r.channels_algo, "",
+		     "enqueue.cc:2092-2097, thresholds comm.h:49-51, tuning.cc:589-593");
 	}
+	TERM("CTAs given work", r.channels_used, "",
+	     "enqueue.cc:585, 655-663: 32 KiB of traffic per CTA at least");
+	TERM("transfer", r.xfer_s * 1e6, "us", "S / bandwidth, tuning.cc:653");
+	if (r.stages) {
+		TERM("chunk per head", r.chunk_B / 1024, "KiB",
+		     "nvls.cc:160, 226-229; enqueue.cc:2260-2286");
+		TERM("pipeline stages", r.stages, "", a == NCCL_NVLS ?
+		     "device/all_reduce.h:390-458 (reduce into the heads, multicast)" :
+		     "device/all_reduce.h:527-635 (NVLS reduce, tree up and down, multicast)");
+		TERM("pipeline fill", r.fill_s * 1e6, "us",
+		     "(stages - 1) x chunk / bandwidth per CTA");
+	}
+	TERM("predicted run time", r.time_s * 1e6, "us", "latency + transfer + fill");
+	return k;
+}
+
+int nccl_terms(const struct nccl_tune *t, const struct nccl_params *p,
+	       enum nccl_func f, enum nccl_algo a, enum nccl_proto pr, double bytes,
+	       struct nccl_term *out, int max)
+{
+	int k = 0, ranks = t->ranks;
+	double lat, bw;
+
+	if (ranks <= 1 || nccl_time(t, p, f, a, pr, bytes, &lat, &bw) < 0)
+		return 0;
+	k = S_terms_bw(t, p, f, a, pr, bytes, out, max, k);
+	TERM("bandwidth", bw / 1e9, "GB/s", "algorithm bandwidth after the factors above");
+	k = S_terms_lat(t, p, f, a, pr, lat, out, max, k);
+	k = S_terms_run(t, p, f, a, pr, bytes, out, max, k);
 	return k < max ? k : max;
 }
 

@@ -398,6 +398,63 @@ static int S_split_nvlink(const struct sys *s)
 	return domains == 2;
 }
 
+/* The intra-node bandwidths the search tries, fastest first, for M's GPUs (count in *N). */
+static const float *S_speeds(const struct nccl_machine *m, int *n)
+{
+	if (m->amd) {
+		*n = (int)(sizeof rccl_intra / sizeof rccl_intra[0]);
+		return rccl_intra;
+	} else if (m->sm >= 100) {
+		*n = (int)(sizeof sm100_intra / sizeof sm100_intra[0]);
+		return sm100_intra;
+	} else if (m->sm >= 90) {
+		*n = (int)(sizeof sm90_intra / sizeof sm90_intra[0]);
+		return sm90_intra;
+	}
+	*n = (int)(sizeof speed_intra / sizeof speed_intra[0]);
+	return speed_intra;
+}
+
+/* The graph the search starts from. */
+static void S_graph_init(struct graph *graph, const struct sys *s, int pattern, int min_ch,
+			 int max_ch, int try_same)
+{
+	memset(graph, 0, sizeof *graph);
+	graph->pattern = pattern;
+	graph->min_ch = min_ch < 1 ? 1 : min_ch;
+	graph->max_ch = max_ch > MAX_CH || max_ch < 1 ? MAX_CH : max_ch;
+	graph->type_intra = s->min_type;
+	graph->same_channels = try_same;
+	if (pattern == NCCL_PATTERN_RING && S_split_nvlink(s) && graph->max_ch >= 2 && graph->min_ch == 1)
+		graph->min_ch = 2;
+}
+
+/* The graph found, or the simple order when none was, into F. */
+static void S_result(struct graph *graph, const struct sys *s, const struct search *x,
+		     struct nccl_found *f)
+{
+	int i, j;
+
+	if (graph->nchannels == 0) {
+		/* "falling back to simple order" */
+		for (i = 0; i < s->n; i++)
+			graph->intra[0][i] = i;
+		graph->bw_intra = 0.1f;
+		graph->bw_inter = 0;
+		graph->type_intra = PATH_SYS;
+		graph->nchannels = 1;
+	}
+	f->nchannels = graph->nchannels;
+	f->bw_intra = graph->bw_intra;
+	f->bw_inter = graph->bw_inter;
+	f->type_intra = graph->type_intra;
+	f->pattern = graph->pattern;
+	for (i = 0; i < graph->nchannels && i < 32; i++)
+		for (j = 0; j < s->n; j++)
+			f->order[i][j] = graph->intra[i][j];
+	f->steps = x->steps;
+}
+
 int nccl_search_node(const struct nccl_machine *m, int pattern, int min_ch, int max_ch,
 		     struct nccl_found *f)
 {
@@ -405,7 +462,7 @@ int nccl_search_node(const struct nccl_machine *m, int pattern, int min_ch, int 
 	struct graph *graph = malloc(sizeof *graph), *tmp = malloc(sizeof *tmp);
 	struct search x;
 	const float *sp;
-	int nsp, si = 0, pass = 1, i, j, try_same = 1;
+	int nsp, si = 0, pass = 1, try_same = 1;
 	float max_bw, total_bw;
 	long long global = GLOBAL_TIMEOUT;
 	long time = 0;
@@ -417,28 +474,9 @@ int nccl_search_node(const struct nccl_machine *m, int pattern, int min_ch, int 
 	memset(&x, 0, sizeof x);
 	x.s = s;
 	x.save = graph;
-	memset(graph, 0, sizeof *graph);
-	graph->pattern = pattern;
-	graph->min_ch = min_ch < 1 ? 1 : min_ch;
-	graph->max_ch = max_ch > MAX_CH || max_ch < 1 ? MAX_CH : max_ch;
-	graph->type_intra = s->min_type;
-	graph->same_channels = try_same;
-	if (pattern == NCCL_PATTERN_RING && S_split_nvlink(s) && graph->max_ch >= 2 && graph->min_ch == 1)
-		graph->min_ch = 2;
+	S_graph_init(graph, s, pattern, min_ch, max_ch, try_same);
 	*tmp = *graph;
-	if (m->amd) {
-		sp = rccl_intra;
-		nsp = (int)(sizeof rccl_intra / sizeof sp[0]);
-	} else if (m->sm >= 100) {
-		sp = sm100_intra;
-		nsp = (int)(sizeof sm100_intra / sizeof sp[0]);
-	} else if (m->sm >= 90) {
-		sp = sm90_intra;
-		nsp = (int)(sizeof sm90_intra / sizeof sp[0]);
-	} else {
-		sp = speed_intra;
-		nsp = (int)(sizeof speed_intra / sizeof sp[0]);
-	}
+	sp = S_speeds(m, &nsp);
 	max_bw = s->max_bw;
 	total_bw = s->total_bw;
 	/* "algo other than RING do not need to close to the starting NET" */
@@ -510,24 +548,7 @@ int nccl_search_node(const struct nccl_machine *m, int pattern, int min_ch, int 
 		}
 		break;
 	}
-	if (graph->nchannels == 0) {
-		/* "falling back to simple order" */
-		for (i = 0; i < s->n; i++)
-			graph->intra[0][i] = i;
-		graph->bw_intra = 0.1f;
-		graph->bw_inter = 0;
-		graph->type_intra = PATH_SYS;
-		graph->nchannels = 1;
-	}
-	f->nchannels = graph->nchannels;
-	f->bw_intra = graph->bw_intra;
-	f->bw_inter = graph->bw_inter;
-	f->type_intra = graph->type_intra;
-	f->pattern = graph->pattern;
-	for (i = 0; i < graph->nchannels && i < 32; i++)
-		for (j = 0; j < s->n; j++)
-			f->order[i][j] = graph->intra[i][j];
-	f->steps = x.steps;
+	S_result(graph, s, &x, f);
 	rc = 0;
 out:
 	free(s);

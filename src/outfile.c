@@ -160,10 +160,108 @@ static char *tmp_name(const char *target)
 	return tmp;
 }
 
-struct outfile *outfile_open(const char *path, struct errbuf *eb)
+/* A device or a pipe, written to directly. */
+static struct outfile *open_special(const char *path, struct errbuf *eb)
+{
+	struct outfile *o;
+	FILE *f;
+
+	if (!(f = fopen(path, "w"))) {
+		errbuf_set(eb, "cannot create '%s': %s", path, strerror(errno));
+		return NULL;
+	}
+	o = outfile_new(f);
+	o->path = xstrdup(path);
+	return o;
+}
+
+/*
+ * The file to replace: what a symbolic link points to, not the link itself
+ * (a dangling link is replaced by the file); NULL with the message set when
+ * it cannot be.
+ */
+static char *resolve_target(const char *path, int exists, struct errbuf *eb)
 {
 	const char *slash, *base;
-	struct stat st, lst;
+	struct stat lst;
+	char *target;
+	int saved;
+
+	target = NULL;
+	if (lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode))
+		target = realpath(path, NULL);
+	if (!target)
+		target = xstrdup(path);
+	/* A read-only file stays as it is, as with the shell's '>'. */
+	if (exists && access(target, W_OK) < 0) {
+		saved = errno;
+		free(target);
+		errbuf_set(eb, "cannot create '%s': %s", path, strerror(saved));
+		return NULL;
+	}
+
+	slash = strrchr(target, '/');
+	base = slash ? slash + 1 : target;
+	if (!*base) {
+		free(target);
+		errbuf_set(eb, "cannot create '%s': %s", path, strerror(EISDIR));
+		return NULL;
+	}
+	return target;
+}
+
+/*
+ * Creates the temporary TMP and registers it for removal, the signals
+ * blocked meanwhile; its descriptor in *FD (-1 and errno in *SAVED when
+ * it fails).
+ */
+static struct outfile *create_temp(char *tmp, int *fdp, int *saved)
+{
+	struct outfile *o;
+	sigset_t all, old;
+	int fd;
+
+	install_cleanup();
+	sigfillset(&all);
+	sigprocmask(SIG_BLOCK, &all, &old);
+	fd = mkstemp(tmp);
+	*saved = errno;
+	/*
+	 * With stdin, stdout or stderr closed the temporary would get
+	 * its descriptor, and a message meant for the terminal would
+	 * land in the output file: move it above them.
+	 */
+	if (fd >= 0 && fd <= 2) {
+		int high = fcntl(fd, F_DUPFD, 3);
+
+		close(fd);
+		fd = high;
+		*saved = errno;
+		if (fd < 0)
+			unlink(tmp);
+	}
+	o = NULL;
+	if (fd >= 0) {
+		int slot = pending_add(tmp);
+
+		if (slot < 0) {
+			unlink(tmp);
+			close(fd);
+			fd = -1;
+			*saved = EMFILE;
+		} else {
+			o = outfile_new(NULL);
+			o->slot = slot;
+		}
+	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	*fdp = fd;
+	return o;
+}
+
+struct outfile *outfile_open(const char *path, struct errbuf *eb)
+{
+	struct stat st;
 	int exists, fd, saved;
 	mode_t mode, mask;
 	char *tmp, *target;
@@ -185,81 +283,12 @@ struct outfile *outfile_open(const char *path, struct errbuf *eb)
 	 * A device or a pipe (/dev/null, /dev/stdout, a FIFO) cannot be
 	 * replaced by renaming: write to it directly.
 	 */
-	if (exists && !S_ISREG(st.st_mode)) {
-		if (!(f = fopen(path, "w"))) {
-			errbuf_set(eb, "cannot create '%s': %s", path, strerror(errno));
-			return NULL;
-		}
-		o = outfile_new(f);
-		o->path = xstrdup(path);
-		return o;
-	}
-
-	/*
-	 * Replace what a symbolic link points to, not the link itself
-	 * (a dangling link is replaced by the file).
-	 */
-	target = NULL;
-	if (lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode))
-		target = realpath(path, NULL);
-	if (!target)
-		target = xstrdup(path);
-	/* A read-only file stays as it is, as with the shell's '>'. */
-	if (exists && access(target, W_OK) < 0) {
-		saved = errno;
-		free(target);
-		errbuf_set(eb, "cannot create '%s': %s", path, strerror(saved));
+	if (exists && !S_ISREG(st.st_mode))
+		return open_special(path, eb);
+	if (!(target = resolve_target(path, exists, eb)))
 		return NULL;
-	}
-
-	slash = strrchr(target, '/');
-	base = slash ? slash + 1 : target;
-	if (!*base) {
-		free(target);
-		errbuf_set(eb, "cannot create '%s': %s", path, strerror(EISDIR));
-		return NULL;
-	}
 	tmp = tmp_name(target);
-
-	/* Block the signals while the name is made and registered. */
-	install_cleanup();
-	{
-		sigset_t all, old;
-
-		sigfillset(&all);
-		sigprocmask(SIG_BLOCK, &all, &old);
-		fd = mkstemp(tmp);
-		saved = errno;
-		/*
-		 * With stdin, stdout or stderr closed the temporary would get
-		 * its descriptor, and a message meant for the terminal would
-		 * land in the output file: move it above them.
-		 */
-		if (fd >= 0 && fd <= 2) {
-			int high = fcntl(fd, F_DUPFD, 3);
-
-			close(fd);
-			fd = high;
-			saved = errno;
-			if (fd < 0)
-				unlink(tmp);
-		}
-		o = NULL;
-		if (fd >= 0) {
-			int slot = pending_add(tmp);
-
-			if (slot < 0) {
-				unlink(tmp);
-				close(fd);
-				fd = -1;
-				saved = EMFILE;
-			} else {
-				o = outfile_new(NULL);
-				o->slot = slot;
-			}
-		}
-		sigprocmask(SIG_SETMASK, &old, NULL);
-	}
+	o = create_temp(tmp, &fd, &saved);
 	if (fd < 0) {
 		free(tmp);
 		free(target);

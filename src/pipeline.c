@@ -252,13 +252,142 @@ static void stage_order(const struct pp_config *c, unsigned long s, struct slot 
 	}
 }
 
-int pp_simulate(const struct pp_config *c, struct pp_timeline *t, struct errbuf *eb)
-{
-	unsigned long P, M, v, Q, s;
-	size_t nops, per_stage, i, *next, qhead = 0, qlen = 0, *queue;
+/* The state of one simulation: its sizes, the orders, the times so far, the queue. */
+struct sim {
+	unsigned long P, M, Q;
+	size_t per_stage, *next, qhead, qlen, *queue;
 	struct slot *order;
 	double *end_f, *end_b, *free_at;
 	unsigned char *queued;
+};
+
+static void sim_init(struct sim *m, const struct pp_config *c)
+{
+	unsigned long s;
+	size_t i;
+
+	m->P = c->stages;
+	m->M = c->microbatches;
+	m->Q = m->P * c->virt;    /* virtual stages: chunk k of stage s is q = kP + s */
+	m->per_stage = 2 * (size_t)m->M * c->virt;
+	m->order = xmalloc(pp_sim_ops(c) * sizeof(*m->order));
+	for (s = 0; s < m->P; s++)
+		stage_order(c, s, m->order + s * m->per_stage);
+
+	/* End time of each pass of each microbatch on each virtual stage; -1: not run. */
+	m->end_f = xmalloc((size_t)m->Q * m->M * sizeof(*m->end_f));
+	m->end_b = xmalloc((size_t)m->Q * m->M * sizeof(*m->end_b));
+	for (i = 0; i < (size_t)m->Q * m->M; i++)
+		m->end_f[i] = m->end_b[i] = -1;
+	m->next = xmalloc(m->P * sizeof(*m->next));
+	m->free_at = xmalloc(m->P * sizeof(*m->free_at));
+	m->queue = xmalloc(m->P * sizeof(*m->queue));
+	m->queued = xmalloc(m->P);
+	for (s = 0; s < m->P; s++) {
+		m->next[s] = 0;
+		m->free_at[s] = 0;
+		m->queue[s] = s;
+		m->queued[s] = 1;
+	}
+	m->qhead = 0;
+	m->qlen = m->P;
+}
+
+static void sim_release(struct sim *m)
+{
+	free(m->order);
+	free(m->end_f);
+	free(m->end_b);
+	free(m->next);
+	free(m->free_at);
+	free(m->queue);
+	free(m->queued);
+}
+
+/*
+ * When slot SL of stage S (virtual stage Q) can start, in *START, and how
+ * long it runs, in *DUR; 0 when an input is missing yet.
+ */
+static int sim_ready(const struct sim *m, const struct pp_config *c, unsigned long s,
+		     const struct slot *sl, unsigned long q, double *startp, double *dur)
+{
+	double start = m->free_at[s];
+
+	if (sl->pass == PP_FORWARD) {
+		if (q > 0) {
+			double e = m->end_f[(q - 1) * m->M + sl->mb];
+			if (e < 0)
+				return 0;
+			if (e > start)
+				start = e;
+		}
+		*dur = 1;
+	} else {
+		double own = m->end_f[q * m->M + sl->mb];
+		if (own < 0)
+			return 0;
+		if (own > start)
+			start = own;
+		if (q + 1 < m->Q) {
+			double e = m->end_b[(q + 1) * m->M + sl->mb];
+			if (e < 0)
+				return 0;
+			if (e > start)
+				start = e;
+		}
+		*dur = c->tb / c->tf;
+	}
+	*startp = start;
+	return 1;
+}
+
+/* Stage S runs the operations of its order until one must wait for its input. */
+static void sim_stage(struct sim *m, const struct pp_config *c, unsigned long s,
+		      struct pp_timeline *t)
+{
+	unsigned long P = m->P, M = m->M;
+
+	while (m->next[s] < m->per_stage) {
+		const struct slot *sl = &m->order[s * m->per_stage + m->next[s]];
+		unsigned long q = sl->chunk * P + s, wake;
+		double start, dur;
+		struct pp_op *op;
+
+		if (!sim_ready(m, c, s, sl, q, &start, &dur))
+			break;
+		op = &t->ops[s * m->per_stage + m->next[s]];
+		op->stage = s;
+		op->microbatch = sl->mb;
+		op->chunk = sl->chunk;
+		op->pass = sl->pass;
+		op->start = start;
+		op->end = start + dur;
+		m->free_at[s] = op->end;
+		if (op->end > t->makespan)
+			t->makespan = op->end;
+		m->next[s]++;
+
+		/* The stage that consumes this result may now go on. */
+		if (sl->pass == PP_FORWARD) {
+			m->end_f[q * M + sl->mb] = op->end;
+			wake = q + 1 < m->Q ? (q + 1) % P : s;
+		} else {
+			m->end_b[q * M + sl->mb] = op->end;
+			wake = q > 0 ? (q - 1) % P : s;
+		}
+		if (wake != s && !m->queued[wake]) {
+			m->queue[(m->qhead + m->qlen) % P] = wake;
+			m->qlen++;
+			m->queued[wake] = 1;
+		}
+	}
+}
+
+int pp_simulate(const struct pp_config *c, struct pp_timeline *t, struct errbuf *eb)
+{
+	unsigned long P, v, s;
+	size_t nops, i;
+	struct sim m;
 	int ret = 0;
 
 	memset(t, 0, sizeof(*t));
@@ -271,10 +400,8 @@ int pp_simulate(const struct pp_config *c, struct pp_timeline *t, struct errbuf 
 				  "simulated", c->stages, c->microbatches, c->virt,
 				  nops, PP_SIM_OPS_MAX);
 	P = c->stages;
-	M = c->microbatches;
 	v = c->virt;
-	Q = P * v;               /* virtual stages: chunk k of stage s is q = kP + s */
-	per_stage = 2 * (size_t)M * v;
+	sim_init(&m, c);
 
 	t->stages = P;
 	t->virt = v;
@@ -282,28 +409,7 @@ int pp_simulate(const struct pp_config *c, struct pp_timeline *t, struct errbuf 
 	t->ops = xmalloc(nops * sizeof(*t->ops));
 	t->first = xmalloc((P + 1) * sizeof(*t->first));
 	for (s = 0; s <= P; s++)
-		t->first[s] = s * per_stage;
-
-	order = xmalloc(nops * sizeof(*order));
-	for (s = 0; s < P; s++)
-		stage_order(c, s, order + s * per_stage);
-
-	/* End time of each pass of each microbatch on each virtual stage; -1: not run. */
-	end_f = xmalloc((size_t)Q * M * sizeof(*end_f));
-	end_b = xmalloc((size_t)Q * M * sizeof(*end_b));
-	for (i = 0; i < (size_t)Q * M; i++)
-		end_f[i] = end_b[i] = -1;
-	next = xmalloc(P * sizeof(*next));
-	free_at = xmalloc(P * sizeof(*free_at));
-	queue = xmalloc(P * sizeof(*queue));
-	queued = xmalloc(P);
-	for (s = 0; s < P; s++) {
-		next[s] = 0;
-		free_at[s] = 0;
-		queue[s] = s;
-		queued[s] = 1;
-	}
-	qlen = P;
+		t->first[s] = s * m.per_stage;
 
 	/*
 	 * Times run in units of one chunk forward (tf/v) and are scaled at
@@ -317,67 +423,12 @@ int pp_simulate(const struct pp_config *c, struct pp_timeline *t, struct errbuf 
 	 * is thus placed once, after everything it depends on: the times are
 	 * the earliest the order and the dependencies allow.
 	 */
-	while (qlen > 0) {
-		s = queue[qhead];
-		qhead = (qhead + 1) % P;
-		qlen--;
-		queued[s] = 0;
-		while (next[s] < per_stage) {
-			const struct slot *sl = &order[s * per_stage + next[s]];
-			unsigned long q = sl->chunk * P + s, wake;
-			double start = free_at[s], dur;
-			struct pp_op *op;
-
-			if (sl->pass == PP_FORWARD) {
-				if (q > 0) {
-					double e = end_f[(q - 1) * M + sl->mb];
-					if (e < 0)
-						break;
-					if (e > start)
-						start = e;
-				}
-				dur = 1;
-			} else {
-				double own = end_f[q * M + sl->mb];
-				if (own < 0)
-					break;
-				if (own > start)
-					start = own;
-				if (q + 1 < Q) {
-					double e = end_b[(q + 1) * M + sl->mb];
-					if (e < 0)
-						break;
-					if (e > start)
-						start = e;
-				}
-				dur = c->tb / c->tf;
-			}
-			op = &t->ops[s * per_stage + next[s]];
-			op->stage = s;
-			op->microbatch = sl->mb;
-			op->chunk = sl->chunk;
-			op->pass = sl->pass;
-			op->start = start;
-			op->end = start + dur;
-			free_at[s] = op->end;
-			if (op->end > t->makespan)
-				t->makespan = op->end;
-			next[s]++;
-
-			/* The stage that consumes this result may now go on. */
-			if (sl->pass == PP_FORWARD) {
-				end_f[q * M + sl->mb] = op->end;
-				wake = q + 1 < Q ? (q + 1) % P : s;
-			} else {
-				end_b[q * M + sl->mb] = op->end;
-				wake = q > 0 ? (q - 1) % P : s;
-			}
-			if (wake != s && !queued[wake]) {
-				queue[(qhead + qlen) % P] = wake;
-				qlen++;
-				queued[wake] = 1;
-			}
-		}
+	while (m.qlen > 0) {
+		s = m.queue[m.qhead];
+		m.qhead = (m.qhead + 1) % P;
+		m.qlen--;
+		m.queued[s] = 0;
+		sim_stage(&m, c, s, t);
 	}
 
 	for (i = 0; i < nops; i++) {
@@ -386,20 +437,14 @@ int pp_simulate(const struct pp_config *c, struct pp_timeline *t, struct errbuf 
 	}
 	t->makespan = t->makespan * c->tf / (double)v;
 	for (s = 0; s < P; s++) {
-		if (next[s] < per_stage) {
+		if (m.next[s] < m.per_stage) {
 			ret = errbuf_set(eb, "the %s schedule deadlocks on stage %lu after "
 					 "%zu of %zu operations", pp_schedule_name(c->schedule),
-					 s, next[s], per_stage);
+					 s, m.next[s], m.per_stage);
 			break;
 		}
 	}
-	free(order);
-	free(end_f);
-	free(end_b);
-	free(next);
-	free(free_at);
-	free(queue);
-	free(queued);
+	sim_release(&m);
 	if (ret < 0)
 		pp_timeline_release(t);
 	return ret;

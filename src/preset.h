@@ -33,6 +33,11 @@ struct preset {
 };
 
 #define PRESET_DIRS_MAX 16
+
+/* The longest line of a preset file, and the suffix of a preset's file name. */
+#define PRESET_LINE_MAX 4096
+#define PRESET_SUFFIX ".preset"
+
 struct preset_dirs {
 	char *dirs[PRESET_DIRS_MAX];
 	size_t n;
@@ -82,6 +87,19 @@ int preset_load_kind(const struct preset_dirs *d, const char *name_or_path, cons
 int preset_load_file(const char *path, struct preset *p, struct errbuf *eb);
 
 /*
+ * Parse the n bytes of buf (NUL-terminated) as the preset file path into
+ * p.  buf is freed.  Returns 0, or -1 with eb filled and p empty.  The
+ * reader of preset_load_file, and the check of the writer.
+ */
+int preset_parse(const char *path, char *buf, size_t n, struct preset *p,
+		 struct errbuf *eb);
+
+/* "name" of "dir/name.preset"; NULL when path does not end in ".preset". */
+char *preset_file_stem(const char *path);
+
+/* ---- writing (src/preset_write.c) ---- */
+
+/*
  * Write a preset to f: each line of comment (may be NULL) as a '#' line,
  * then "key = value" for each of the nkv pairs; a pair with a NULL key is
  * a comment line between the pairs (its value is the text).  Nothing the
@@ -110,9 +128,6 @@ char *preset_text_clean(const char *s, size_t max);
  * file names copied into a saved preset.  The caller frees the result.
  */
 char *preset_text_escape(const char *s);
-
-/* "name" of "dir/name.preset"; NULL when path does not end in ".preset". */
-char *preset_file_stem(const char *path);
 
 /*
  * The name a preset saved at path carries: its file name less ".preset",

@@ -435,39 +435,149 @@ static int S_nvlink_domain(const struct preset *p, struct system *t, struct errb
 	return 0;
 }
 
-int system_from_preset(const struct preset_dirs *d, const struct preset *p,
-		       struct system *s, struct errbuf *eb)
+/* The system's GPU, from the gpu preset its 'gpu' key names. */
+static int S_gpu(const struct preset_dirs *d, const struct preset *p, const char *base,
+		 struct system *t, struct errbuf *eb)
 {
-	struct system t = { .pcie_path = PCIE_PIX, .nic_path = PCIE_PIX, .cpu = CPU_INTEL, .p2p = 1,
-			    .nic_ports = 1, .price_per_gpu_hour = NAN };
-	unsigned long gpn = 0, nics = 0, ports = 1;
-	const char *gname, *intra, *inter;
+	const char *gname;
 	struct preset gp;
-	char *base = NULL, *where;
-	int v, r, gdr = 1;
+	char *where;
+	int r;
 
-	if (check_kind(p, "system", eb) < 0)
-		return -1;
-	base = dir_of(p->path);
 	gname = preset_get(p, "gpu");
-	if (!gname) {
-		errbuf_set(eb, "%s:%d: gpu: required key missing from this system preset",
-			   p->path, key_line(p, "gpu"));
-		goto fail;
-	}
+	if (!gname)
+		return errbuf_set(eb, "%s:%d: gpu: required key missing from this system preset",
+				  p->path, key_line(p, "gpu"));
 	where = resolve(gname, base);
 	r = preset_load_kind(d, where, "gpu", &gp, eb);
 	free(where);
 	if (r < 0) {
 		wrap(p, "gpu", eb);
-		goto fail;
+		return -1;
 	}
-	r = gpu_from_preset(&gp, &t.gpu, eb);
+	r = gpu_from_preset(&gp, &t->gpu, eb);
 	preset_release(&gp);
 	if (r < 0) {
 		wrap(p, "gpu", eb);
-		goto fail;
+		return -1;
 	}
+	return 0;
+}
+
+/* The GPUs of a node, its intra-node link, its NICs and their network link. */
+static int S_links(const struct preset_dirs *d, const struct preset *p, const char *base,
+		   struct system *t, struct errbuf *eb)
+{
+	unsigned long gpn = 0, nics = 0, ports = 1;
+	const char *intra, *inter;
+	int r;
+
+	r = get_count(p, "gpus_per_node", !t->topo_path, 1, 1e6, &gpn, eb);
+	if (r < 0)
+		return -1;
+	if (r)
+		t->given |= SYS_GIVEN_GPN;
+	t->gpus_per_node = gpn ? gpn : 1;
+	intra = preset_get(p, "intra");
+	if (!intra)
+		return errbuf_set(eb, "%s:%d: intra: required key missing from this system preset",
+				  p->path, key_line(p, "intra"));
+	if (tier_load(d, intra, base, &t->intra, eb) < 0) {
+		wrap(p, "intra", eb);
+		return -1;
+	}
+	r = get_count(p, "nics_per_node", 0, 0, 1024, &nics, eb);
+	if (r < 0)
+		return -1;
+	t->nics_per_node = (unsigned)nics;
+	t->nics_line = preset_line(p, "nics_per_node");
+	if (!t->nics_line)
+		t->nics_line = preset_line(p, "gpus_per_node");
+	inter = preset_get(p, "inter");
+	if (inter) {
+		if (tier_load(d, inter, base, &t->inter, eb) < 0) {
+			wrap(p, "inter", eb);
+			return -1;
+		}
+		t->have_inter = 1;
+	}
+	if (r)
+		t->given |= SYS_GIVEN_NICS;
+	if (inter && !r && !t->topo_path)
+		return errbuf_set(eb, "%s:%d: inter: given without nics_per_node (how many such "
+				  "ports a node has)", p->path, key_line(p, "inter"));
+	if (!inter && nics > 0)
+		return errbuf_set(eb, "%s:%d: nics_per_node: %lu NICs but no 'inter' link preset "
+				  "for them", p->path, key_line(p, "nics_per_node"), nics);
+	if (get_count(p, "nic_ports", 0, 1, 16, &ports, eb) < 0)
+		return -1;
+	t->nic_ports = (unsigned)ports;
+	if (nics % ports)
+		return errbuf_set(eb, "%s:%d: nic_ports: %lu ports per NIC do not divide the %lu NIC "
+				  "ports of a node", p->path, key_line(p, "nic_ports"), ports, nics);
+	if (get_bounded(p, "net_latency", Q_TIME, 0, 1, LINK_ALPHA_MAX, " s", &t->net_latency_s,
+			eb) < 0)
+		return -1;
+	return 0;
+}
+
+/* The switches, paths, CPU, network kind, cost model and price. */
+static int S_flags(const struct preset *p, struct system *t, struct errbuf *eb)
+{
+	int v, gdr = 1;
+
+	t->nvswitch = t->gpu.nvlink_links > 0;
+	if (get_bool(p, "nvls", &t->nvls, eb) < 0 || get_bool(p, "p2p", &t->p2p, eb) < 0 ||
+	    get_bool(p, "nvswitch", &t->nvswitch, eb) < 0 || get_bool(p, "gdr", &gdr, eb) < 0)
+		return -1;
+	t->given |= (preset_get(p, "nvswitch") ? SYS_GIVEN_NVSWITCH : 0) |
+		    (preset_get(p, "pcie_path") ? SYS_GIVEN_PCIE_PATH : 0) |
+		    (preset_get(p, "nic_path") ? SYS_GIVEN_NIC_PATH : 0) |
+		    (preset_get(p, "cpu") ? SYS_GIVEN_CPU : 0);
+	t->gdr_off = !gdr;
+	v = PCIE_PIX;
+	if (get_enum(p, "pcie_path", path_names, 0, PCIE_PATH_COUNT, &v, eb) < 0)
+		return -1;
+	t->pcie_path = (enum pcie_path)v;
+	v = PCIE_PIX;
+	if (get_enum(p, "nic_path", path_names, 0, PCIE_PATH_COUNT, &v, eb) < 0)
+		return -1;
+	t->nic_path = (enum pcie_path)v;
+	v = CPU_INTEL;
+	if (get_enum(p, "cpu", cpu_names, 0, CPU_VENDOR_COUNT, &v, eb) < 0)
+		return -1;
+	t->cpu = (enum cpu_vendor)v;
+	t->cpu_given = preset_get(p, "cpu") != NULL;
+	v = NET_RDMA;
+	if (get_enum(p, "net", net_names, NET_IB, NET_COUNT, &v, eb) < 0 ||
+	    get_bool(p, "collnet", &t->collnet, eb) < 0)
+		return -1;
+	t->net = (enum system_net)v;
+	v = SYSTEM_MODEL_DEFAULT;
+	if (get_enum(p, "model", model_names, SYSTEM_MODEL_NCCL, SYSTEM_MODEL_COUNT, &v, eb) < 0)
+		return -1;
+	t->model = (enum system_model)v;
+	if (get_bounded(p, "price_per_gpu_hour", Q_NUMBER, 0, 1, PRICE_PER_GPU_HOUR_MAX, " USD",
+			&t->price_per_gpu_hour, eb) < 0)
+		return -1;
+	if (preset_get(p, "price_date"))
+		t->price_date = xstrdup(preset_get(p, "price_date"));
+	return 0;
+}
+
+int system_from_preset(const struct preset_dirs *d, const struct preset *p,
+		       struct system *s, struct errbuf *eb)
+{
+	struct system t = { .pcie_path = PCIE_PIX, .nic_path = PCIE_PIX, .cpu = CPU_INTEL, .p2p = 1,
+			    .nic_ports = 1, .price_per_gpu_hour = NAN };
+	char *base = NULL;
+	int r;
+
+	if (check_kind(p, "system", eb) < 0)
+		return -1;
+	base = dir_of(p->path);
+	if (S_gpu(d, p, base, &t, eb) < 0)
+		goto fail;
 	if (preset_get(p, "topo")) {
 		/* a path relative to the preset file, even without a slash */
 		const char *tp = preset_get(p, "topo");
@@ -478,96 +588,8 @@ int system_from_preset(const struct preset_dirs *d, const struct preset *p,
 			sprintf(where_t, "%s/%s", base, tp);
 		t.topo_path = where_t;
 	}
-	r = get_count(p, "gpus_per_node", !t.topo_path, 1, 1e6, &gpn, eb);
-	if (r < 0)
+	if (S_links(d, p, base, &t, eb) < 0 || S_flags(p, &t, eb) < 0)
 		goto fail;
-	if (r)
-		t.given |= SYS_GIVEN_GPN;
-	t.gpus_per_node = gpn ? gpn : 1;
-	intra = preset_get(p, "intra");
-	if (!intra) {
-		errbuf_set(eb, "%s:%d: intra: required key missing from this system preset",
-			   p->path, key_line(p, "intra"));
-		goto fail;
-	}
-	if (tier_load(d, intra, base, &t.intra, eb) < 0) {
-		wrap(p, "intra", eb);
-		goto fail;
-	}
-	r = get_count(p, "nics_per_node", 0, 0, 1024, &nics, eb);
-	if (r < 0)
-		goto fail;
-	t.nics_per_node = (unsigned)nics;
-	t.nics_line = preset_line(p, "nics_per_node");
-	if (!t.nics_line)
-		t.nics_line = preset_line(p, "gpus_per_node");
-	inter = preset_get(p, "inter");
-	if (inter) {
-		if (tier_load(d, inter, base, &t.inter, eb) < 0) {
-			wrap(p, "inter", eb);
-			goto fail;
-		}
-		t.have_inter = 1;
-	}
-	if (r)
-		t.given |= SYS_GIVEN_NICS;
-	if (inter && !r && !t.topo_path) {
-		errbuf_set(eb, "%s:%d: inter: given without nics_per_node (how many such "
-			   "ports a node has)", p->path, key_line(p, "inter"));
-		goto fail;
-	}
-	if (!inter && nics > 0) {
-		errbuf_set(eb, "%s:%d: nics_per_node: %lu NICs but no 'inter' link preset "
-			   "for them", p->path, key_line(p, "nics_per_node"), nics);
-		goto fail;
-	}
-	if (get_count(p, "nic_ports", 0, 1, 16, &ports, eb) < 0)
-		goto fail;
-	t.nic_ports = (unsigned)ports;
-	if (nics % ports) {
-		errbuf_set(eb, "%s:%d: nic_ports: %lu ports per NIC do not divide the %lu NIC "
-			   "ports of a node", p->path, key_line(p, "nic_ports"), ports, nics);
-		goto fail;
-	}
-	if (get_bounded(p, "net_latency", Q_TIME, 0, 1, LINK_ALPHA_MAX, " s", &t.net_latency_s,
-			eb) < 0)
-		goto fail;
-	t.nvswitch = t.gpu.nvlink_links > 0;
-	if (get_bool(p, "nvls", &t.nvls, eb) < 0 || get_bool(p, "p2p", &t.p2p, eb) < 0 ||
-	    get_bool(p, "nvswitch", &t.nvswitch, eb) < 0 || get_bool(p, "gdr", &gdr, eb) < 0)
-		goto fail;
-	t.given |= (preset_get(p, "nvswitch") ? SYS_GIVEN_NVSWITCH : 0) |
-		   (preset_get(p, "pcie_path") ? SYS_GIVEN_PCIE_PATH : 0) |
-		   (preset_get(p, "nic_path") ? SYS_GIVEN_NIC_PATH : 0) |
-		   (preset_get(p, "cpu") ? SYS_GIVEN_CPU : 0);
-	t.gdr_off = !gdr;
-	v = PCIE_PIX;
-	if (get_enum(p, "pcie_path", path_names, 0, PCIE_PATH_COUNT, &v, eb) < 0)
-		goto fail;
-	t.pcie_path = (enum pcie_path)v;
-	v = PCIE_PIX;
-	if (get_enum(p, "nic_path", path_names, 0, PCIE_PATH_COUNT, &v, eb) < 0)
-		goto fail;
-	t.nic_path = (enum pcie_path)v;
-	v = CPU_INTEL;
-	if (get_enum(p, "cpu", cpu_names, 0, CPU_VENDOR_COUNT, &v, eb) < 0)
-		goto fail;
-	t.cpu = (enum cpu_vendor)v;
-	t.cpu_given = preset_get(p, "cpu") != NULL;
-	v = NET_RDMA;
-	if (get_enum(p, "net", net_names, NET_IB, NET_COUNT, &v, eb) < 0 ||
-	    get_bool(p, "collnet", &t.collnet, eb) < 0)
-		goto fail;
-	t.net = (enum system_net)v;
-	v = SYSTEM_MODEL_DEFAULT;
-	if (get_enum(p, "model", model_names, SYSTEM_MODEL_NCCL, SYSTEM_MODEL_COUNT, &v, eb) < 0)
-		goto fail;
-	t.model = (enum system_model)v;
-	if (get_bounded(p, "price_per_gpu_hour", Q_NUMBER, 0, 1, PRICE_PER_GPU_HOUR_MAX, " USD",
-			&t.price_per_gpu_hour, eb) < 0)
-		goto fail;
-	if (preset_get(p, "price_date"))
-		t.price_date = xstrdup(preset_get(p, "price_date"));
 	t.name = xstrdup(p->name);
 	t.path = xstrdup(p->path);
 	t.description = xstrdup(p->description);

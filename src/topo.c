@@ -143,10 +143,191 @@ static int S_xname(const char *b, size_t len, size_t *p, char *out, const char *
 	return 0;
 }
 
+/* The quoted value at *p into a->value, the quotes and entities read. */
+static int S_xvalue(const char *b, size_t len, size_t *pp, struct xattr *a, const char *file,
+		    int line, struct errbuf *eb)
+{
+	size_t p = *pp, q;
+	char quote;
+
+	if (p >= len || (b[p] != '"' && b[p] != '\''))
+		return errbuf_set(eb, "%s:%d: a quoted value expected for %s", file, line,
+				  a->name);
+	quote = b[p++];
+	for (q = 0; p < len && b[p] != quote; p++) {
+		char ch = b[p];
+		if (ch == '<' || ch == '\n')
+			return errbuf_set(eb, "%s:%d: value of %s not closed", file, line,
+					  a->name);
+		if (ch == '&') {
+			static const struct { const char *e; char c; } ent[] = {
+				{ "&lt;", '<' }, { "&gt;", '>' }, { "&amp;", '&' },
+				{ "&quot;", '"' }, { "&apos;", '\'' },
+			};
+			size_t e;
+			for (e = 0; e < 5; e++)
+				if (len - p >= strlen(ent[e].e) &&
+				    !memcmp(b + p, ent[e].e, strlen(ent[e].e)))
+					break;
+			if (e == 5)
+				return errbuf_set(eb, "%s:%d: value of %s: an '&' that is no "
+						  "entity", file, line, a->name);
+			ch = ent[e].c;
+			p += strlen(ent[e].e) - 1;
+		} else if ((unsigned char)ch < 32) {
+			return errbuf_set(eb, "%s:%d: value of %s: a control character",
+					  file, line, a->name);
+		}
+		if (q + 1 >= XML_MAX_VALUE)
+			return errbuf_set(eb, "%s:%d: value of %s longer than %d "
+					  "characters", file, line, a->name, XML_MAX_VALUE - 1);
+		a->value[q++] = ch;
+	}
+	if (p >= len)
+		return errbuf_set(eb, "%s:%d: value of %s not closed", file, line, a->name);
+	p++;
+	a->value[q] = '\0';
+	*pp = p;
+	return 0;
+}
+
+/* The attributes of node n up to its '>' or '/>' (*self: which). */
+static int S_xattrs(const char *b, size_t len, size_t *pp, int *linep, const char *file,
+		    struct xdoc *d, struct xnode *n, int *self, struct errbuf *eb)
+{
+	size_t p = *pp;
+	int line = *linep, r = 0;
+
+	for (;;) {
+		struct xattr *a;
+		int ws = 0;
+
+		while (p < len && isspace((unsigned char)b[p])) {
+			line += b[p] == '\n';
+			p++;
+			ws = 1;
+		}
+		if (p >= len) {
+			r = errbuf_set(eb, "%s:%d: <%s not closed", file, line, n->name);
+			break;
+		}
+		if (b[p] == '>') {
+			p++;
+			break;
+		}
+		if (b[p] == '/') {
+			if (p + 1 >= len || b[p + 1] != '>') {
+				r = errbuf_set(eb, "%s:%d: '/>' expected", file, line);
+				break;
+			}
+			p += 2;
+			*self = 1;
+			break;
+		}
+		if (!ws) {
+			r = errbuf_set(eb, "%s:%d: a blank expected before an attribute of <%s>",
+				       file, line, n->name);
+			break;
+		}
+		if (n->nattr == XML_MAX_ATTRS) {
+			r = errbuf_set(eb, "%s:%d: more than %d attributes in <%s>", file,
+				       line, XML_MAX_ATTRS, n->name);
+			break;
+		}
+		if (d->nattrs == d->attr_alloc) {
+			d->attr_alloc *= 2;
+			d->attr = xrealloc(d->attr, sizeof(struct xattr) * (size_t)d->attr_alloc);
+		}
+		a = &d->attr[d->nattrs];
+		if (S_xname(b, len, &p, a->name, file, line, eb) < 0) {
+			r = -1;
+			break;
+		}
+		if (S_attr(d, (int)(n - d->node), a->name)) {
+			r = errbuf_set(eb, "%s:%d: attribute %s given twice", file, line, a->name);
+			break;
+		}
+		if (p >= len || b[p] != '=') {
+			r = errbuf_set(eb, "%s:%d: '=' expected after %s", file, line, a->name);
+			break;
+		}
+		p++;
+		if (S_xvalue(b, len, &p, a, file, line, eb) < 0) {
+			r = -1;
+			break;
+		}
+		n->nattr++;
+		d->nattrs++;
+	}
+	*pp = p;
+	*linep = line;
+	return r;
+}
+
+/* A comment or a '<?' declaration at *p, skipped: 1, or 0 when it is none. */
+static int S_xskip(const char *b, size_t len, size_t *pp, int *linep, const char *file,
+		   const struct xdoc *d, struct errbuf *eb)
+{
+	size_t p = *pp;
+	int line = *linep;
+
+	if (len - p >= 4 && !memcmp(b + p, "<!--", 4)) {
+		const char *e = NULL;
+		size_t q;
+		for (q = p + 4; q + 2 < len; q++)
+			if (!memcmp(b + q, "-->", 3)) {
+				e = b + q;
+				break;
+			}
+		if (!e)
+			return errbuf_set(eb, "%s:%d: comment not closed", file, line);
+		for (; p < (size_t)(e - b); p++)
+			line += b[p] == '\n';
+		p += 3;
+	} else if (len - p >= 2 && b[p + 1] == '?') {
+		if (d->nnodes)
+			return errbuf_set(eb, "%s:%d: '<?' after the first element", file, line);
+		while (p + 1 < len && !(b[p] == '?' && b[p + 1] == '>')) {
+			line += b[p] == '\n';
+			p++;
+		}
+		if (p + 1 >= len)
+			return errbuf_set(eb, "%s:%d: '<?' not closed", file, line);
+		p += 2;
+	} else {
+		return 0;
+	}
+	*pp = p;
+	*linep = line;
+	return 1;
+}
+
+/* The end tag at *p, which must close the element open at the top of stack. */
+static int S_xend(const char *b, size_t len, size_t *pp, int line, const char *file,
+		  const struct xdoc *d, const int *stack, int depth, struct errbuf *eb)
+{
+	char name[XML_MAX_NAME];
+	size_t p = *pp + 2;
+
+	if (S_xname(b, len, &p, name, file, line, eb) < 0)
+		return -1;
+	while (p < len && (b[p] == ' ' || b[p] == '\t'))
+		p++;
+	if (p >= len || b[p] != '>')
+		return errbuf_set(eb, "%s:%d: '>' expected after </%s", file, line, name);
+	p++;
+	if (!depth || strcmp(d->node[stack[depth - 1]].name, name))
+		return errbuf_set(eb, "%s:%d: </%s> closes %s%s%s", file, line, name,
+				  depth ? "<" : "nothing", depth ? d->node[stack[depth - 1]].name : "",
+				  depth ? ">" : "");
+	*pp = p;
+	return 0;
+}
+
 static int S_xml_parse(const char *b, size_t len, const char *file, struct xdoc *d,
 		       struct errbuf *eb)
 {
-	int stack[XML_MAX_DEPTH], depth = 0, line = 1, root_done = 0;
+	int stack[XML_MAX_DEPTH], depth = 0, line = 1, root_done = 0, r;
 	size_t p = 0;
 
 	d->node = xmalloc(sizeof(struct xnode) * 64);
@@ -165,49 +346,15 @@ static int S_xml_parse(const char *b, size_t len, const char *file, struct xdoc 
 		}
 		if (b[p] != '<')
 			return errbuf_set(eb, "%s:%d: text outside a tag ('%c')", file, line, b[p]);
-		if (len - p >= 4 && !memcmp(b + p, "<!--", 4)) {
-			const char *e = NULL;
-			size_t q;
-			for (q = p + 4; q + 2 < len; q++)
-				if (!memcmp(b + q, "-->", 3)) {
-					e = b + q;
-					break;
-				}
-			if (!e)
-				return errbuf_set(eb, "%s:%d: comment not closed", file, line);
-			for (; p < (size_t)(e - b); p++)
-				line += b[p] == '\n';
-			p += 3;
+		if ((r = S_xskip(b, len, &p, &line, file, d, eb)) < 0)
+			return -1;
+		if (r)
 			continue;
-		}
-		if (len - p >= 2 && b[p + 1] == '?') {
-			if (d->nnodes)
-				return errbuf_set(eb, "%s:%d: '<?' after the first element", file, line);
-			while (p + 1 < len && !(b[p] == '?' && b[p + 1] == '>')) {
-				line += b[p] == '\n';
-				p++;
-			}
-			if (p + 1 >= len)
-				return errbuf_set(eb, "%s:%d: '<?' not closed", file, line);
-			p += 2;
-			continue;
-		}
 		if (len - p >= 2 && b[p + 1] == '!')
 			return errbuf_set(eb, "%s:%d: '<!' declarations are not read", file, line);
 		if (len - p >= 2 && b[p + 1] == '/') {
-			char name[XML_MAX_NAME];
-			p += 2;
-			if (S_xname(b, len, &p, name, file, line, eb) < 0)
+			if (S_xend(b, len, &p, line, file, d, stack, depth, eb) < 0)
 				return -1;
-			while (p < len && (b[p] == ' ' || b[p] == '\t'))
-				p++;
-			if (p >= len || b[p] != '>')
-				return errbuf_set(eb, "%s:%d: '>' expected after </%s", file, line, name);
-			p++;
-			if (!depth || strcmp(d->node[stack[depth - 1]].name, name))
-				return errbuf_set(eb, "%s:%d: </%s> closes %s%s%s", file, line, name,
-						  depth ? "<" : "nothing", depth ? d->node[stack[depth - 1]].name : "",
-						  depth ? ">" : "");
 			if (--depth == 0)
 				root_done = 1;
 			continue;
@@ -234,88 +381,8 @@ static int S_xml_parse(const char *b, size_t len, const char *file, struct xdoc 
 			n->line = line;
 			n->nattr = 0;
 			n->first_attr = d->nattrs;
-			for (;;) {
-				struct xattr *a;
-				size_t q;
-				char quote;
-				int ws = 0;
-
-				while (p < len && isspace((unsigned char)b[p])) {
-					line += b[p] == '\n';
-					p++;
-					ws = 1;
-				}
-				if (p >= len)
-					return errbuf_set(eb, "%s:%d: <%s not closed", file, line, n->name);
-				if (b[p] == '>') {
-					p++;
-					break;
-				}
-				if (b[p] == '/') {
-					if (p + 1 >= len || b[p + 1] != '>')
-						return errbuf_set(eb, "%s:%d: '/>' expected", file, line);
-					p += 2;
-					self = 1;
-					break;
-				}
-				if (!ws)
-					return errbuf_set(eb, "%s:%d: a blank expected before an attribute of <%s>",
-							  file, line, n->name);
-				if (n->nattr == XML_MAX_ATTRS)
-					return errbuf_set(eb, "%s:%d: more than %d attributes in <%s>", file,
-							  line, XML_MAX_ATTRS, n->name);
-				if (d->nattrs == d->attr_alloc) {
-					d->attr_alloc *= 2;
-					d->attr = xrealloc(d->attr, sizeof(struct xattr) * (size_t)d->attr_alloc);
-				}
-				a = &d->attr[d->nattrs];
-				if (S_xname(b, len, &p, a->name, file, line, eb) < 0)
-					return -1;
-				if (S_attr(d, (int)(n - d->node), a->name))
-					return errbuf_set(eb, "%s:%d: attribute %s given twice", file, line, a->name);
-				if (p >= len || b[p] != '=')
-					return errbuf_set(eb, "%s:%d: '=' expected after %s", file, line, a->name);
-				p++;
-				if (p >= len || (b[p] != '"' && b[p] != '\''))
-					return errbuf_set(eb, "%s:%d: a quoted value expected for %s", file, line,
-							  a->name);
-				quote = b[p++];
-				for (q = 0; p < len && b[p] != quote; p++) {
-					char ch = b[p];
-					if (ch == '<' || ch == '\n')
-						return errbuf_set(eb, "%s:%d: value of %s not closed", file, line,
-								  a->name);
-					if (ch == '&') {
-						static const struct { const char *e; char c; } ent[] = {
-							{ "&lt;", '<' }, { "&gt;", '>' }, { "&amp;", '&' },
-							{ "&quot;", '"' }, { "&apos;", '\'' },
-						};
-						size_t e;
-						for (e = 0; e < 5; e++)
-							if (len - p >= strlen(ent[e].e) &&
-							    !memcmp(b + p, ent[e].e, strlen(ent[e].e)))
-								break;
-						if (e == 5)
-							return errbuf_set(eb, "%s:%d: value of %s: an '&' that is no "
-									  "entity", file, line, a->name);
-						ch = ent[e].c;
-						p += strlen(ent[e].e) - 1;
-					} else if ((unsigned char)ch < 32) {
-						return errbuf_set(eb, "%s:%d: value of %s: a control character",
-								  file, line, a->name);
-					}
-					if (q + 1 >= XML_MAX_VALUE)
-						return errbuf_set(eb, "%s:%d: value of %s longer than %d "
-								  "characters", file, line, a->name, XML_MAX_VALUE - 1);
-					a->value[q++] = ch;
-				}
-				if (p >= len)
-					return errbuf_set(eb, "%s:%d: value of %s not closed", file, line, a->name);
-				p++;
-				a->value[q] = '\0';
-				n->nattr++;
-				d->nattrs++;
-			}
+			if (S_xattrs(b, len, &p, &line, file, d, n, &self, eb) < 0)
+				return -1;
 			if (self) {
 				if (!depth)
 					root_done = 1;
@@ -420,15 +487,224 @@ static int S_strcasecmp(const char *a, const char *b)
 	return *a != *b;
 }
 
+/* The GPUs and NICs found in the dump, and the GPUs' order. */
+struct xfound {
+	struct xdev gpu[TOPO_MAX_GPUS], nic[TOPO_MAX_NICS];
+	int ngpu, nnic, order[TOPO_MAX_GPUS];
+};
+
+/* A <pci> element: a GPU (class 0x03...) or a NIC (0x02...) with one entry per port. */
+static int S_xpci(const struct xdoc *d, int i, const int *nets_under, struct xfound *x,
+		  const char *file, struct errbuf *eb)
+{
+	const struct xnode *n = &d->node[i];
+	const char *cls = S_attr(d, i, "class"), *bus = S_attr(d, i, "busid");
+	int j;
+
+	if (!cls || !bus)
+		return errbuf_set(eb, "%s:%d: <pci> without %s", file, n->line, cls ? "busid" : "class");
+	if (!strncmp(cls, "0x03", 4)) {
+		if (x->ngpu == TOPO_MAX_GPUS)
+			return errbuf_set(eb, "%s:%d: more than %d GPUs", file, n->line, TOPO_MAX_GPUS);
+		x->gpu[x->ngpu].node = i;
+		x->gpu[x->ngpu].dev = -1;
+		x->gpu[x->ngpu].gpu_el = -1;
+		snprintf(x->gpu[x->ngpu].busid, sizeof x->gpu[x->ngpu].busid, "%s", bus);
+		x->ngpu++;
+	} else if (!strncmp(cls, "0x02", 4)) {
+		int nets = nets_under[i];
+		for (j = 0; j < (nets ? nets : 1); j++) {
+			if (x->nnic == TOPO_MAX_NICS)
+				return errbuf_set(eb, "%s:%d: more than %d NICs", file, n->line,
+						  TOPO_MAX_NICS);
+			x->nic[x->nnic].node = i;
+			snprintf(x->nic[x->nnic].busid, sizeof x->nic[x->nnic].busid, "%s", bus);
+			x->nnic++;
+		}
+	}
+	return 0;
+}
+
+/* A <gpu> element, in the <pci> read just before it. */
+static int S_xgpu(const struct xdoc *d, int i, struct xfound *x, struct topo *t,
+		  const char *file, struct errbuf *eb)
+{
+	const struct xnode *n = &d->node[i];
+	const char *par = n->parent >= 0 ? d->node[n->parent].name : "";
+	long v;
+
+	if (strcmp(par, "pci") || !x->ngpu || x->gpu[x->ngpu - 1].node != n->parent)
+		return errbuf_set(eb, "%s:%d: <gpu> outside a <pci> of class 0x03...", file, n->line);
+	/* NCCL's dump holds one <gpu> per PCI function (topo.cc
+	 * ncclTopoAddGpu); a second one would leave the first's
+	 * <nvlink> children with no GPU to belong to */
+	if (x->gpu[x->ngpu - 1].gpu_el >= 0)
+		return errbuf_set(eb, "%s:%d: a second <gpu> in one <pci>", file, n->line);
+	if (S_xint(d, i, "dev", 0, TOPO_MAX_GPUS - 1, -1, 10, &v, file, eb) < 0)
+		return -1;
+	x->gpu[x->ngpu - 1].dev = (int)v;
+	x->gpu[x->ngpu - 1].gpu_el = i;
+	if (S_xint(d, i, "sm", 10, 200, 0, 10, &v, file, eb) < 0)
+		return -1;
+	if (v && !t->sm)
+		t->sm = (int)v;
+	return 0;
+}
+
+/* Element i of the dump (not an <nvlink>, read later). */
+static int S_xelement(const struct xdoc *d, int i, const int *nets_in, const int *nets_under,
+		      struct xfound *x, struct topo *t, const char *file, struct errbuf *eb)
+{
+	const struct xnode *n = &d->node[i];
+	const char *par = n->parent >= 0 ? d->node[n->parent].name : "";
+	long v;
+	int j;
+
+	if (!strcmp(n->name, "cpu")) {
+		const char *ven = S_attr(d, i, "vendor"), *arch = S_attr(d, i, "arch");
+		if (S_xint(d, i, "numaid", -1, 1023, -1, 10, &v, file, eb) < 0)
+			return -1;
+		if (t->cpu_vendor < 0 && ven && !strcmp(ven, "GenuineIntel"))
+			t->cpu_vendor = 0;
+		else if (t->cpu_vendor < 0 && ven && !strcmp(ven, "AuthenticAMD"))
+			t->cpu_vendor = 1;
+		else if (t->cpu_vendor < 0 && arch && (!strcmp(arch, "arm64") || !strcmp(arch, "aarch64")))
+			t->cpu_vendor = 2;
+	} else if (!strcmp(n->name, "pci")) {
+		return S_xpci(d, i, nets_under, x, file, eb);
+	} else if (!strcmp(n->name, "gpu")) {
+		return S_xgpu(d, i, x, t, file, eb);
+	} else if (!strcmp(n->name, "nic")) {
+		if (strcmp(par, "pci") && strcmp(par, "cpu"))
+			return errbuf_set(eb, "%s:%d: <nic> outside a <pci> or <cpu>", file, n->line);
+		if (!strcmp(par, "cpu")) {
+			/* a NIC without a PCIe place (a virtual one): its nets count */
+			int nets = nets_in[i];
+			for (j = 0; j < nets; j++) {
+				if (x->nnic == TOPO_MAX_NICS)
+					return errbuf_set(eb, "%s:%d: more than %d NICs", file, n->line,
+							  TOPO_MAX_NICS);
+				x->nic[x->nnic].node = n->parent;
+				x->nic[x->nnic].busid[0] = '\0';
+				x->nnic++;
+			}
+		}
+	} else if (!strcmp(n->name, "net")) {
+		if (strcmp(par, "nic"))
+			return errbuf_set(eb, "%s:%d: <net> outside a <nic>", file, n->line);
+		if (S_xint(d, i, "speed", 0, 100000000, 0, 10, &v, file, eb) < 0)
+			return -1;
+		if (v && !t->nic_speed_Bps)
+			t->nic_speed_Bps = (double)v * 1e6 / 8;   /* Mbit/s, as NCCL reads it */
+	}
+	return 0;
+}
+
+/* GPUs in the order of their dev numbers when every one has one */
+static int S_xorder(const struct xdoc *d, struct xfound *x, const char *file,
+		    struct errbuf *eb)
+{
+	int i, by_dev = 1;
+
+	for (i = 0; i < x->ngpu; i++) {
+		x->order[i] = i;
+		if (x->gpu[i].dev < 0 || x->gpu[i].dev >= x->ngpu)
+			by_dev = 0;
+	}
+	if (by_dev) {
+		int seen[TOPO_MAX_GPUS] = { 0 };
+		for (i = 0; i < x->ngpu; i++) {
+			if (seen[x->gpu[i].dev]++)
+				return errbuf_set(eb, "%s:%d: two GPUs with dev %d", file,
+						  d->node[x->gpu[i].gpu_el].line, x->gpu[i].dev);
+			x->order[x->gpu[i].dev] = i;
+		}
+	}
+	return 0;
+}
+
+/* Each GPU's NUMA node, its PCIe paths to the other GPUs and to its nearest NIC. */
+static void S_xpaths(const struct xdoc *d, const struct xfound *x, struct topo *t,
+		     const char *file, struct errbuf *eb)
+{
+	int i, j;
+	long v;
+
+	for (i = 0; i < x->ngpu; i++) {
+		const struct xdev *a = &x->gpu[x->order[i]];
+		int cpu = S_cpu_of(d, a->node);
+		if (cpu >= 0 && S_xint(d, cpu, "numaid", -1, 1023, -1, 10, &v, file, eb) == 0)
+			t->numa[i] = (int)v;
+		for (j = 0; j < x->ngpu; j++)
+			if (i != j)
+				t->gpu_path[i][j] = (signed char)S_xpath(d, a->node, x->gpu[x->order[j]].node);
+		for (j = 0; j < x->nnic; j++) {
+			enum topo_path p = S_xpath(d, a->node, x->nic[j].node);
+			if (t->nic_path[i] == TOPO_PATH_NONE || p < t->nic_path[i])
+				t->nic_path[i] = (signed char)p;
+		}
+	}
+}
+
+/* The <nvlink> element i, now that every GPU is known. */
+static int S_xnvlink(const struct xdoc *d, int i, const struct xfound *x, struct topo *t,
+		     const char *file, struct errbuf *eb)
+{
+	const char *target, *tclass;
+	int from = -1, to = -1, g, ngpu = x->ngpu;
+	long v;
+
+	if (d->node[i].parent < 0 || strcmp(d->node[d->node[i].parent].name, "gpu"))
+		return errbuf_set(eb, "%s:%d: <nvlink> outside a <gpu>", file, d->node[i].line);
+	for (g = 0; g < ngpu; g++)
+		if (x->gpu[x->order[g]].gpu_el == d->node[i].parent)
+			from = g;
+	if (from < 0 || from >= ngpu)   /* every index checked before use */
+		return errbuf_set(eb, "%s:%d: <nvlink> of a <gpu> that is not one of the node's GPUs",
+				  file, d->node[i].line);
+	target = S_attr(d, i, "target");
+	tclass = S_attr(d, i, "tclass");
+	if (!target || !tclass)
+		return errbuf_set(eb, "%s:%d: <nvlink> without %s", file, d->node[i].line,
+				  target ? "tclass" : "target");
+	if (S_xint(d, i, "count", 1, 64, 1, 10, &v, file, eb) < 0)
+		return -1;
+	if (!strcmp(tclass, "0x068000")) {          /* an NVSwitch (topo.cc kvDictPciClass) */
+		if (t->nvs[from] + v > 255)
+			return errbuf_set(eb, "%s:%d: more than 255 NVLinks from one GPU", file,
+					  d->node[i].line);
+		t->nvs[from] = (unsigned char)(t->nvs[from] + v);
+	} else if (!strcmp(tclass, "0x068001")) {   /* a CPU (C2C, POWER) */
+		t->ignored_links += (int)v;
+	} else if (!strncmp(tclass, "0x03", 4)) {
+		for (g = 0; g < ngpu; g++)
+			if (!S_strcasecmp(x->gpu[x->order[g]].busid, target))
+				to = g;
+		/* a link to itself, or to a GPU outside this dump: NCCL finds
+		 * no device there and makes no link (topo.cc ncclTopoAddNvLinks) */
+		if (to < 0 || to == from) {
+			t->ignored_links += (int)v;
+			return 0;
+		}
+		if (t->nvl[from][to] + v > 255)
+			return errbuf_set(eb, "%s:%d: more than 255 NVLinks between two GPUs", file,
+					  d->node[i].line);
+		t->nvl[from][to] = (unsigned char)(t->nvl[from][to] + v);
+	} else {
+		return errbuf_set(eb, "%s:%d: <nvlink tclass=\"%s\">: not a GPU (0x03...), an NVSwitch "
+				  "(0x068000) or a CPU (0x068001)", file, d->node[i].line, tclass);
+	}
+	return 0;
+}
+
 static int S_xml(const char *buf, size_t len, const char *file, struct topo *t, struct errbuf *eb)
 {
 	struct xdoc d = { 0 };
-	struct xdev gpu[TOPO_MAX_GPUS], nic[TOPO_MAX_NICS];
-	int ngpu = 0, nnic = 0, i, j, rc = -1, by_dev = 1;
-	int order[TOPO_MAX_GPUS];
+	struct xfound xf, *x = &xf;
+	int i, rc = -1;
 	int *nets_in = NULL, *nets_under = NULL;
-	long v;
 
+	xf.ngpu = xf.nnic = 0;
 	S_init(t, TOPO_XML);
 	if (S_xml_parse(buf, len, file, &d, eb) < 0)
 		goto out;
@@ -457,195 +733,23 @@ static int S_xml(const char *buf, size_t len, const char *file, struct topo *t, 
 		if (d.node[par].parent >= 0)
 			nets_under[d.node[par].parent]++;
 	}
-	for (i = 1; i < d.nnodes; i++) {
-		const struct xnode *n = &d.node[i];
-		const char *par = n->parent >= 0 ? d.node[n->parent].name : "";
-
-		if (!strcmp(n->name, "cpu")) {
-			const char *ven = S_attr(&d, i, "vendor"), *arch = S_attr(&d, i, "arch");
-			if (S_xint(&d, i, "numaid", -1, 1023, -1, 10, &v, file, eb) < 0)
-				goto out;
-			if (t->cpu_vendor < 0 && ven && !strcmp(ven, "GenuineIntel"))
-				t->cpu_vendor = 0;
-			else if (t->cpu_vendor < 0 && ven && !strcmp(ven, "AuthenticAMD"))
-				t->cpu_vendor = 1;
-			else if (t->cpu_vendor < 0 && arch && (!strcmp(arch, "arm64") || !strcmp(arch, "aarch64")))
-				t->cpu_vendor = 2;
-		} else if (!strcmp(n->name, "pci")) {
-			const char *cls = S_attr(&d, i, "class"), *bus = S_attr(&d, i, "busid");
-			if (!cls || !bus) {
-				errbuf_set(eb, "%s:%d: <pci> without %s", file, n->line, cls ? "busid" : "class");
-				goto out;
-			}
-			if (!strncmp(cls, "0x03", 4)) {
-				if (ngpu == TOPO_MAX_GPUS) {
-					errbuf_set(eb, "%s:%d: more than %d GPUs", file, n->line, TOPO_MAX_GPUS);
-					goto out;
-				}
-				gpu[ngpu].node = i;
-				gpu[ngpu].dev = -1;
-				gpu[ngpu].gpu_el = -1;
-				snprintf(gpu[ngpu].busid, sizeof gpu[ngpu].busid, "%s", bus);
-				ngpu++;
-			} else if (!strncmp(cls, "0x02", 4)) {
-				int nets = nets_under[i];
-				for (j = 0; j < (nets ? nets : 1); j++) {
-					if (nnic == TOPO_MAX_NICS) {
-						errbuf_set(eb, "%s:%d: more than %d NICs", file, n->line,
-							   TOPO_MAX_NICS);
-						goto out;
-					}
-					nic[nnic].node = i;
-					snprintf(nic[nnic].busid, sizeof nic[nnic].busid, "%s", bus);
-					nnic++;
-				}
-			}
-		} else if (!strcmp(n->name, "gpu")) {
-			if (strcmp(par, "pci") || !ngpu || gpu[ngpu - 1].node != n->parent) {
-				errbuf_set(eb, "%s:%d: <gpu> outside a <pci> of class 0x03...", file, n->line);
-				goto out;
-			}
-			/* NCCL's dump holds one <gpu> per PCI function (topo.cc
-			 * ncclTopoAddGpu); a second one would leave the first's
-			 * <nvlink> children with no GPU to belong to */
-			if (gpu[ngpu - 1].gpu_el >= 0) {
-				errbuf_set(eb, "%s:%d: a second <gpu> in one <pci>", file, n->line);
-				goto out;
-			}
-			if (S_xint(&d, i, "dev", 0, TOPO_MAX_GPUS - 1, -1, 10, &v, file, eb) < 0)
-				goto out;
-			gpu[ngpu - 1].dev = (int)v;
-			gpu[ngpu - 1].gpu_el = i;
-			if (S_xint(&d, i, "sm", 10, 200, 0, 10, &v, file, eb) < 0)
-				goto out;
-			if (v && !t->sm)
-				t->sm = (int)v;
-		} else if (!strcmp(n->name, "nic")) {
-			if (strcmp(par, "pci") && strcmp(par, "cpu")) {
-				errbuf_set(eb, "%s:%d: <nic> outside a <pci> or <cpu>", file, n->line);
-				goto out;
-			}
-			if (!strcmp(par, "cpu")) {
-				/* a NIC without a PCIe place (a virtual one): its nets count */
-				int nets = nets_in[i];
-				for (j = 0; j < nets; j++) {
-					if (nnic == TOPO_MAX_NICS) {
-						errbuf_set(eb, "%s:%d: more than %d NICs", file, n->line,
-							   TOPO_MAX_NICS);
-						goto out;
-					}
-					nic[nnic].node = n->parent;
-					nic[nnic].busid[0] = '\0';
-					nnic++;
-				}
-			}
-		} else if (!strcmp(n->name, "net")) {
-			if (strcmp(par, "nic")) {
-				errbuf_set(eb, "%s:%d: <net> outside a <nic>", file, n->line);
-				goto out;
-			}
-			if (S_xint(&d, i, "speed", 0, 100000000, 0, 10, &v, file, eb) < 0)
-				goto out;
-			if (v && !t->nic_speed_Bps)
-				t->nic_speed_Bps = (double)v * 1e6 / 8;   /* Mbit/s, as NCCL reads it */
-		}
-	}
-	if (!ngpu) {
+	for (i = 1; i < d.nnodes; i++)
+		if (S_xelement(&d, i, nets_in, nets_under, x, t, file, eb) < 0)
+			goto out;
+	if (!x->ngpu) {
 		errbuf_set(eb, "%s:%d: no GPU (a <pci> of class 0x03...) in the topology", file,
 			   d.node[0].line);
 		goto out;
 	}
-	/* GPUs in the order of their dev numbers when every one has one */
-	for (i = 0; i < ngpu; i++) {
-		order[i] = i;
-		if (gpu[i].dev < 0 || gpu[i].dev >= ngpu)
-			by_dev = 0;
-	}
-	if (by_dev) {
-		int seen[TOPO_MAX_GPUS] = { 0 };
-		for (i = 0; i < ngpu; i++) {
-			if (seen[gpu[i].dev]++) {
-				errbuf_set(eb, "%s:%d: two GPUs with dev %d", file,
-					   d.node[gpu[i].gpu_el].line, gpu[i].dev);
-				goto out;
-			}
-			order[gpu[i].dev] = i;
-		}
-	}
-	t->gpus = ngpu;
-	t->nics = nnic;
-	for (i = 0; i < ngpu; i++) {
-		const struct xdev *a = &gpu[order[i]];
-		int cpu = S_cpu_of(&d, a->node);
-		if (cpu >= 0 && S_xint(&d, cpu, "numaid", -1, 1023, -1, 10, &v, file, eb) == 0)
-			t->numa[i] = (int)v;
-		for (j = 0; j < ngpu; j++)
-			if (i != j)
-				t->gpu_path[i][j] = (signed char)S_xpath(&d, a->node, gpu[order[j]].node);
-		for (j = 0; j < nnic; j++) {
-			enum topo_path p = S_xpath(&d, a->node, nic[j].node);
-			if (t->nic_path[i] == TOPO_PATH_NONE || p < t->nic_path[i])
-				t->nic_path[i] = (signed char)p;
-		}
-	}
+	if (S_xorder(&d, x, file, eb) < 0)
+		goto out;
+	t->gpus = x->ngpu;
+	t->nics = x->nnic;
+	S_xpaths(&d, x, t, file, eb);
 	/* NVLinks, now that every GPU is known */
-	for (i = 0; i < d.nnodes; i++) {
-		const char *target, *tclass;
-		int from = -1, to = -1, g;
-
-		if (strcmp(d.node[i].name, "nvlink"))
-			continue;
-		if (d.node[i].parent < 0 || strcmp(d.node[d.node[i].parent].name, "gpu")) {
-			errbuf_set(eb, "%s:%d: <nvlink> outside a <gpu>", file, d.node[i].line);
+	for (i = 0; i < d.nnodes; i++)
+		if (!strcmp(d.node[i].name, "nvlink") && S_xnvlink(&d, i, x, t, file, eb) < 0)
 			goto out;
-		}
-		for (g = 0; g < ngpu; g++)
-			if (gpu[order[g]].gpu_el == d.node[i].parent)
-				from = g;
-		if (from < 0 || from >= ngpu) {   /* every index checked before use */
-			errbuf_set(eb, "%s:%d: <nvlink> of a <gpu> that is not one of the node's GPUs",
-				   file, d.node[i].line);
-			goto out;
-		}
-		target = S_attr(&d, i, "target");
-		tclass = S_attr(&d, i, "tclass");
-		if (!target || !tclass) {
-			errbuf_set(eb, "%s:%d: <nvlink> without %s", file, d.node[i].line,
-				   target ? "tclass" : "target");
-			goto out;
-		}
-		if (S_xint(&d, i, "count", 1, 64, 1, 10, &v, file, eb) < 0)
-			goto out;
-		if (!strcmp(tclass, "0x068000")) {          /* an NVSwitch (topo.cc kvDictPciClass) */
-			if (t->nvs[from] + v > 255) {
-				errbuf_set(eb, "%s:%d: more than 255 NVLinks from one GPU", file, d.node[i].line);
-				goto out;
-			}
-			t->nvs[from] = (unsigned char)(t->nvs[from] + v);
-		} else if (!strcmp(tclass, "0x068001")) {   /* a CPU (C2C, POWER) */
-			t->ignored_links += (int)v;
-		} else if (!strncmp(tclass, "0x03", 4)) {
-			for (g = 0; g < ngpu; g++)
-				if (!S_strcasecmp(gpu[order[g]].busid, target))
-					to = g;
-			/* a link to itself, or to a GPU outside this dump: NCCL finds
-			 * no device there and makes no link (topo.cc ncclTopoAddNvLinks) */
-			if (to < 0 || to == from) {
-				t->ignored_links += (int)v;
-				continue;
-			}
-			if (t->nvl[from][to] + v > 255) {
-				errbuf_set(eb, "%s:%d: more than 255 NVLinks between two GPUs", file,
-					   d.node[i].line);
-				goto out;
-			}
-			t->nvl[from][to] = (unsigned char)(t->nvl[from][to] + v);
-		} else {
-			errbuf_set(eb, "%s:%d: <nvlink tclass=\"%s\">: not a GPU (0x03...), an NVSwitch "
-				   "(0x068000) or a CPU (0x068001)", file, d.node[i].line, tclass);
-			goto out;
-		}
-	}
 	rc = 0;
 out:
 	free(nets_in);

@@ -187,12 +187,134 @@ static int S_cell(const char *f, size_t n)
 	return -1;
 }
 
+/* Refuses a control character in line S of N bytes; *BLANK: whether it is all space. */
+static int S_line_chars(const char *s, size_t n, const char *file, int line, int *blank,
+			struct errbuf *eb)
+{
+	int i;
+
+	*blank = 1;
+	for (i = 0; i < (int)n; i++) {
+		if (!isspace((unsigned char)s[i]))
+			*blank = 0;
+		if (!s[i] || ((unsigned char)s[i] < 32 && s[i] != '\t' && s[i] != '\r'))
+			return errbuf_set(eb, "%s:%d: a control character (0x%02x) in the matrix",
+					  file, line, (unsigned char)s[i]);
+	}
+	return 0;
+}
+
+/* Whether S of N bytes, leading space aside, begins with WORD. */
+static int S_starts(const char *s, size_t n, const char *word)
+{
+	size_t a = 0, w = strlen(word);
+
+	while (a < n && isspace((unsigned char)s[a]))
+		a++;
+	return n - a >= w && !memcmp(s + a, word, w);
+}
+
+/* The cells of row G (K fields F, FL), into T's links and NICP. */
+static int S_row_cells(const struct smi_cols *c, const char **f, const size_t *fl, int g,
+		       struct topo *t, signed char nicp[][TOPO_MAX_NICS], const char *file,
+		       int line, struct errbuf *eb)
+{
+	int i;
+
+	for (i = 0; i < c->gpus + c->devs; i++) {
+		int v = S_cell(f[1 + i], fl[1 + i]);
+		if (v == -1)
+			return errbuf_set(eb, "%s:%d: row %s, column %s: '%.*s' is not X, NV#, PIX, "
+					  "PXB, PHB, NODE or SYS", file, line, c->name[g], c->name[i],
+					  (int)(fl[1 + i] < 20 ? fl[1 + i] : 20), f[1 + i]);
+		if ((v == -2) != (i == g))
+			return errbuf_set(eb, "%s:%d: row %s, column %s: %s", file, line, c->name[g],
+					  c->name[i], v == -2 ? "X (self) off the diagonal" :
+					  "the diagonal must be X");
+		if (g >= c->gpus) {
+			/* a NIC's row: NVLink to a NIC is not a thing */
+			if (v >= 100)
+				return errbuf_set(eb, "%s:%d: row %s, column %s: NVLink from a NIC",
+						  file, line, c->name[g], c->name[i]);
+			continue;
+		}
+		if (i < c->gpus) {
+			if (v >= 100)
+				t->nvl[g][i] = (unsigned char)(v - 100);
+			else if (v >= 0)
+				t->gpu_path[g][i] = (signed char)v;
+		} else {
+			if (v >= 100)
+				return errbuf_set(eb, "%s:%d: row %s, column %s: NVLink to a NIC",
+						  file, line, c->name[g], c->name[i]);
+			nicp[g][i - c->gpus] = (signed char)v;
+		}
+	}
+	return 0;
+}
+
+/* The NUMA Affinity of GPU row G (K fields F, FL), into T. */
+static int S_row_numa(const struct smi_cols *c, const char **f, const size_t *fl, int k,
+		      int tabbed, int g, struct topo *t, const char *file, int line,
+		      struct errbuf *eb)
+{
+	int i, j;
+
+	for (i = c->gpus + c->devs, j = 1 + i; i < c->n; i++, j++) {
+		if (c->kind[i] != COL_NUMA_AFF)
+			continue;
+		/* blank-separated fields lose their empty cells: read the
+		 * NUMA node only where every field is there */
+		if ((tabbed || k == 1 + c->n) && j < k && fl[j] && !S_is(f[j], fl[j], "N/A")) {
+			char tmp[16];
+			char *end;
+			long v;
+			snprintf(tmp, sizeof tmp, "%.*s", (int)(fl[j] < 15 ? fl[j] : 15), f[j]);
+			errno = 0;
+			v = strtol(tmp, &end, 10);
+			if (*end || errno || v < 0 || v > 1023 || fl[j] > 15)
+				return errbuf_set(eb, "%s:%d: row %s: NUMA Affinity '%s' is not "
+						  "a NUMA node", file, line, c->name[g], tmp);
+			t->numa[g] = (int)v;
+		}
+	}
+	return 0;
+}
+
+/* After the rows: every GPU has one, the links agree, each GPU's nearest NIC. */
+static int S_finish(const struct smi_cols *c, const unsigned char *seen,
+		    signed char nicp[][TOPO_MAX_NICS], int hdr, struct topo *t,
+		    const char *file, struct errbuf *eb)
+{
+	int i, j;
+
+	if (!hdr)
+		return errbuf_set(eb, "%s:1: neither an nvidia-smi topo -m matrix (no header line "
+				  "beginning GPU0) nor NCCL's XML topology (no '<')", file);
+	for (i = 0; i < c->gpus; i++)
+		if (!seen[i])
+			return errbuf_set(eb, "%s:%d: no row for %s", file, hdr, c->name[i]);
+	t->gpus = c->gpus;
+	t->nics = c->devs;
+	for (i = 0; i < c->gpus; i++)
+		for (j = 0; j < c->gpus; j++) {
+			if (t->nvl[i][j] != t->nvl[j][i] || t->gpu_path[i][j] != t->gpu_path[j][i])
+				return errbuf_set(eb, "%s:%d: GPU%d and GPU%d disagree about the link "
+						  "between them", file, hdr, i, j);
+		}
+	for (i = 0; i < c->gpus; i++)
+		for (j = 0; j < c->devs; j++)
+			if (t->nic_path[i] == TOPO_PATH_NONE || nicp[i][j] < t->nic_path[i])
+				t->nic_path[i] = nicp[i][j];
+	return 0;
+}
+
 int topo_parse_smi(const char *buf, size_t len, const char *file, struct topo *t,
 		    struct errbuf *eb)
 {
 	struct smi_cols c;
 	size_t pos = 0;
-	int line = 0, hdr = 0, rows = 0, done = 0, i, j;
+	int line = 0, hdr = 0, rows = 0, done = 0, i;
 	unsigned char seen[TOPO_MAX_GPUS] = { 0 };
 	signed char nicp[TOPO_MAX_GPUS][TOPO_MAX_NICS];
 
@@ -201,24 +323,16 @@ int topo_parse_smi(const char *buf, size_t len, const char *file, struct topo *t
 		size_t n = nl ? (size_t)(nl - s) : len - pos;
 		const char *f[SMI_MAX_COLS * 2];
 		size_t fl[SMI_MAX_COLS * 2];
-		int k, g, tabbed, blank = 1;
+		int k, g, tabbed, blank;
 
 		pos += n + (nl != NULL);
 		line++;
 		if (n > TOPO_LINE_MAX)
 			return errbuf_set(eb, "%s:%d: line longer than %d bytes", file, line, TOPO_LINE_MAX);
-		for (i = 0; i < (int)n; i++) {
-			if (!isspace((unsigned char)s[i]))
-				blank = 0;
-			if (!s[i] || ((unsigned char)s[i] < 32 && s[i] != '\t' && s[i] != '\r'))
-				return errbuf_set(eb, "%s:%d: a control character (0x%02x) in the matrix",
-						  file, line, (unsigned char)s[i]);
-		}
+		if (S_line_chars(s, n, file, line, &blank, eb) < 0)
+			return -1;
 		if (done) {
-			size_t a = 0;
-			while (a < n && isspace((unsigned char)s[a]))
-				a++;
-			if (n - a >= 7 && !memcmp(s + a, "Legend:", 7))
+			if (S_starts(s, n, "Legend:"))
 				t->legend = 1;
 			continue;
 		}
@@ -266,78 +380,16 @@ int topo_parse_smi(const char *buf, size_t len, const char *file, struct topo *t
 		if (k - 1 < c.gpus + c.devs)
 			return errbuf_set(eb, "%s:%d: row %s has %d cells, the header %d GPU and NIC "
 					  "columns", file, line, c.name[g], k - 1, c.gpus + c.devs);
-		for (i = 0; i < c.gpus + c.devs; i++) {
-			int v = S_cell(f[1 + i], fl[1 + i]);
-			if (v == -1)
-				return errbuf_set(eb, "%s:%d: row %s, column %s: '%.*s' is not X, NV#, PIX, "
-						  "PXB, PHB, NODE or SYS", file, line, c.name[g], c.name[i],
-						  (int)(fl[1 + i] < 20 ? fl[1 + i] : 20), f[1 + i]);
-			if ((v == -2) != (i == g))
-				return errbuf_set(eb, "%s:%d: row %s, column %s: %s", file, line, c.name[g],
-						  c.name[i], v == -2 ? "X (self) off the diagonal" :
-						  "the diagonal must be X");
-			if (g >= c.gpus) {
-				/* a NIC's row: NVLink to a NIC is not a thing */
-				if (v >= 100)
-					return errbuf_set(eb, "%s:%d: row %s, column %s: NVLink from a NIC",
-							  file, line, c.name[g], c.name[i]);
-				continue;
-			}
-			if (i < c.gpus) {
-				if (v >= 100)
-					t->nvl[g][i] = (unsigned char)(v - 100);
-				else if (v >= 0)
-					t->gpu_path[g][i] = (signed char)v;
-			} else {
-				if (v >= 100)
-					return errbuf_set(eb, "%s:%d: row %s, column %s: NVLink to a NIC",
-							  file, line, c.name[g], c.name[i]);
-				nicp[g][i - c.gpus] = (signed char)v;
-			}
-		}
+		if (S_row_cells(&c, f, fl, g, t, nicp, file, line, eb) < 0)
+			return -1;
 		if (g < c.gpus) {
 			if (seen[g])
 				return errbuf_set(eb, "%s:%d: a second row for %s", file, line, c.name[g]);
 			seen[g] = 1;
-			for (i = c.gpus + c.devs, j = 1 + i; i < c.n; i++, j++) {
-				if (c.kind[i] != COL_NUMA_AFF)
-					continue;
-				/* blank-separated fields lose their empty cells: read the
-				 * NUMA node only where every field is there */
-				if ((tabbed || k == 1 + c.n) && j < k && fl[j] && !S_is(f[j], fl[j], "N/A")) {
-					char tmp[16];
-					char *end;
-					long v;
-					snprintf(tmp, sizeof tmp, "%.*s", (int)(fl[j] < 15 ? fl[j] : 15), f[j]);
-					errno = 0;
-					v = strtol(tmp, &end, 10);
-					if (*end || errno || v < 0 || v > 1023 || fl[j] > 15)
-						return errbuf_set(eb, "%s:%d: row %s: NUMA Affinity '%s' is not "
-								  "a NUMA node", file, line, c.name[g], tmp);
-					t->numa[g] = (int)v;
-				}
-			}
+			if (S_row_numa(&c, f, fl, k, tabbed, g, t, file, line, eb) < 0)
+				return -1;
 		}
 		rows++;
 	}
-	if (!hdr)
-		return errbuf_set(eb, "%s:1: neither an nvidia-smi topo -m matrix (no header line "
-				  "beginning GPU0) nor NCCL's XML topology (no '<')", file);
-	for (i = 0; i < c.gpus; i++)
-		if (!seen[i])
-			return errbuf_set(eb, "%s:%d: no row for %s", file, hdr, c.name[i]);
-	t->gpus = c.gpus;
-	t->nics = c.devs;
-	for (i = 0; i < c.gpus; i++)
-		for (j = 0; j < c.gpus; j++) {
-			if (t->nvl[i][j] != t->nvl[j][i] || t->gpu_path[i][j] != t->gpu_path[j][i])
-				return errbuf_set(eb, "%s:%d: GPU%d and GPU%d disagree about the link "
-						  "between them", file, hdr, i, j);
-		}
-	for (i = 0; i < c.gpus; i++)
-		for (j = 0; j < c.devs; j++)
-			if (t->nic_path[i] == TOPO_PATH_NONE || nicp[i][j] < t->nic_path[i])
-				t->nic_path[i] = nicp[i][j];
-	return 0;
+	return S_finish(&c, seen, nicp, hdr, t, file, eb);
 }
-
