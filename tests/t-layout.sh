@@ -38,7 +38,6 @@ func src/cmd/cmd_zero.c cmd_zero
 func src/cmd/compare_fig.c compare_figure
 func src/cmd/compare_trace_fit.c cmd_fit_trace
 func src/cmd/fit_system.c fit_system
-func src/cmd/pipeline_fig.c pipeline_figure_bubble
 func src/fit.c fit_model_fit
 func src/nccl_model.c nccl_terms
 func src/nccl_model.c nccl_tune_init
