@@ -33,7 +33,6 @@ size_known() {
 file src/preset.c
 func src/cmd/cmd_search.c S_figure
 func src/cmd/cmd_search.c cmd_search
-func src/cmd/compare_fig.c compare_figure
 func src/cmd/compare_trace_fit.c cmd_fit_trace
 func src/cmd/fit_system.c fit_system
 func src/fit.c fit_model_fit
