@@ -31,7 +31,6 @@ check "no command file in the core" sh -c "! ls src/cmd_*.c src/main.c 2>/dev/nu
 size_known() {
 	cat <<'EOF'
 file src/preset.c
-func src/cmd/fit_system.c fit_system
 func src/fit.c fit_model_fit
 func src/nccl_model.c nccl_terms
 func src/nccl_model.c nccl_tune_init
