@@ -563,6 +563,31 @@ static int S_compute(struct ctx *ctx, const struct opt *options, struct step_opt
 	return from_trace;
 }
 
+/* The model: a workload preset, or a shape given whole; its sequence length. */
+static void S_workload(const struct ctx *ctx, const char *workload_arg,
+		       const struct shape_args *shape, struct workload *w, struct step_config *c)
+{
+	if (!workload_arg && !shape->layers)
+		die_usage("step: give the model with --workload NAME");
+	ctx_workload_shape(ctx, workload_arg, shape, w);
+	if (c->seq == 0)
+		c->seq = w->seq;
+	if (c->seq == 0)
+		die_usage("step: a shape without a workload preset needs --seq");
+}
+
+/* The configuration against the model, and its ranks against the system. */
+static void S_check(const struct ctx *ctx, const struct workload *w, const struct step_config *c)
+{
+	struct errbuf eb;
+
+	if (step_check(w, c, &eb) < 0)
+		die_usage("step: %s", eb.msg);
+	if (ctx->have_system &&
+	    system_check_ranks(&ctx->system, c->tp * c->pp * c->dp * c->cp, &eb) < 0)
+		die("step: %s", eb.msg);
+}
+
 int cmd_step(int argc, char **argv, struct ctx *ctx)
 {
 	struct step_config c;
@@ -641,19 +666,9 @@ int cmd_step(int argc, char **argv, struct ctx *ctx)
 	step_opts_init(&so);
 	opts_parse(argc, argv, options, &usage, 0);
 	S_config(options, &so, mb, gb, seq, layers_first, layers_last, &c, &cs);
-	if (!workload_arg && !shape.layers)
-		die_usage("step: give the model with --workload NAME");
-	ctx_workload_shape(ctx, workload_arg, &shape, &w);
-	if (c.seq == 0)
-		c.seq = w.seq;
-	if (c.seq == 0)
-		die_usage("step: a shape without a workload preset needs --seq");
+	S_workload(ctx, workload_arg, &shape, &w, &c);
 	from_trace = S_compute(ctx, options, &so, &c, &gpu, &have_gpu, &cs);
-	if (step_check(&w, &c, &eb) < 0)
-		die_usage("step: %s", eb.msg);
-	if (ctx->have_system &&
-	    system_check_ranks(&ctx->system, c.tp * c.pp * c.dp * c.cp, &eb) < 0)
-		die("step: %s", eb.msg);
+	S_check(ctx, &w, &c);
 	if (step_run(&w, &c, &cs, &ctx->model, STEP_BAND_NONE, &r, &eb) < 0)
 		die("step: %s", eb.msg);
 	if (ctx_has_errband(ctx, OP_ALLREDUCE) && !isnan(r.step_s))
