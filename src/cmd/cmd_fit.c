@@ -295,6 +295,18 @@ static void S_tables(struct out *o, const struct meas *m, const double *S, const
 	out_table_end(o);
 }
 
+/* A plain fit, of one log on one link: the options it takes and refuses. */
+static void S_plain(int force, const char *check, const char *regimes, struct fit_opts *fo)
+{
+	if (force)
+		die_usage("--force: only with --system and --save");
+	if (check)
+		die_usage("--check: only with --system (a plain fit: compare LOG --preset FILE)");
+	if (regimes && strcmp(regimes, "auto"))
+		fo->regimes = (int)opt_quantity_range("--regimes", Q_COUNT, regimes,
+						      1, FIT_REGIMES_MAX);
+}
+
 /* The options that need a machine to model: --machine or a system. */
 static void S_check_machine(const struct ctx *ctx, const char *switches)
 {
@@ -401,13 +413,7 @@ int cmd_fit(int argc, char **argv, struct ctx *ctx)
 	}
 	if (ctx->have_system)
 		return fit_system(argv, (size_t)npos, check, &ma, &fo, save_path, force, ctx);
-	if (force)
-		die_usage("--force: only with --system and --save");
-	if (check)
-		die_usage("--check: only with --system (a plain fit: compare LOG --preset FILE)");
-	if (regimes && strcmp(regimes, "auto"))
-		fo.regimes = (int)opt_quantity_range("--regimes", Q_COUNT, regimes,
-						     1, FIT_REGIMES_MAX);
+	S_plain(force, check, regimes, &fo);
 	if (save_path)
 		save_name = S_save_name(ctx, save_path, name);
 	meas_args_load(&ma, argv[0], &m);
