@@ -143,6 +143,91 @@ static void S_unreachable(const struct ctx *ctx, struct out *o, const struct ddp
 	}
 }
 
+/* The checks of the options among themselves, once parsed. */
+static void S_check(const struct opt *options, const struct ddp_params *p,
+		    const struct workload_args *wa, const char *grad_arg, int have_compute,
+		    double target)
+{
+	if (opts_given(options, "backward-share") && !(p->backward_share > 0))
+		die_usage("--backward-share: must be above 0, got '%s'",
+			  opts_given(options, "backward-share"));
+	if (opts_given(options, "bucket") && p->bucket < 1)
+		die_usage("--bucket: a bucket holds at least one byte, got '%s'",
+			  opts_given(options, "bucket"));
+	if (opts_given(options, "target") && !(target > 0 && target < 1))
+		die_usage("--target: share must be between 0 and 100%%, got '%s'",
+			  opts_given(options, "target"));
+	if (!!grad_arg + !!wa->params_arg + !!wa->workload != 1)
+		die_usage("ddp: give the gradient with exactly one of --grad, --params or --workload");
+	/* Without the compute time there is no step: the all-reduce alone. */
+	if (!have_compute && (opts_given(options, "overlap") || opts_given(options, "target")))
+		die_usage("ddp: %s needs the compute time of one step; give --compute (e.g. 300ms)",
+			  opts_given(options, "overlap") ? "--overlap" : "--target");
+}
+
+/* Which columns show: the bucket ones with --bucket, the target one with --target. */
+static void S_columns(const struct ctx *ctx, const struct ddp_params *p,
+		      const struct dlist *ranks, int have_compute, double target,
+		      struct column *cols, struct table *t)
+{
+	memcpy(cols, columns, sizeof(columns));
+	if (p->bucket > 0) {
+		cols[C_BUCKETS].flags = cols[C_BUCKET_B].flags = COL_ALL;
+		cols[C_BUCKET_S].flags = COL_ALL;
+	}
+	if (!(target > 0))
+		t->ncols = C_TARGET;
+	if (!have_compute)
+		cols[C_EXPOSED].flags = cols[C_STEP].flags = cols[C_FRACTION].flags = COL_DATA_ONLY;
+	S_units(ctx, p, ranks, have_compute, cols);
+}
+
+/* The table, one row per rank count; returns how many miss the target share. */
+static int S_rows(struct ctx *ctx, struct out *o, const struct ddp_params *p,
+		  const struct dlist *ranks, double target, const struct table *t)
+{
+	struct errbuf eb;
+	int unreachable = 0;
+	size_t i;
+
+	out_table_begin(o, t);
+	for (i = 0; i < ranks->n; i++) {
+		unsigned long n = (unsigned long)ranks->v[i];
+		struct ddp_step s;
+		struct cell row[C_COUNT];
+		enum target_result tr = TARGET_FOUND;
+		double beta = NAN;
+
+		ddp_step_cost(p, &ctx->model, n, &s);
+		if (target > 0) {
+			if (ddp_target_beta(p, &ctx->model.link, n, target, &tr, &beta, &eb) < 0) {
+				out_abort(o);
+				die("ddp: %s", eb.msg);
+			}
+			if (tr == TARGET_UNREACHABLE) {
+				beta = NAN;
+				unreachable++;
+			} else if (tr == TARGET_ANY)
+				beta = TARGET_BETA_LO;
+		}
+		memset(row, 0, sizeof(row));
+		row[C_RANKS].x = (double)n;
+		row[C_BUCKETS].x = s.buckets;
+		row[C_BUCKET_B].x = s.bucket_bytes;
+		row[C_BUCKET_S].x = s.bucket_s;
+		row[C_COMM].x = s.comm_s;
+		row[C_EXPOSED].x = s.exposed_s;
+		row[C_STEP].x = s.step_s;
+		row[C_FRACTION].x = s.fraction;
+		row[C_TARGET].x = beta;
+		if (target > 0 && tr == TARGET_UNREACHABLE && out_get_format(o) == FMT_TABLE)
+			row[C_TARGET].s = "unreachable";
+		out_row(o, row);
+	}
+	out_table_end(o);
+	return unreachable;
+}
+
 int cmd_ddp(int argc, char **argv, struct ctx *ctx)
 {
 	struct ddp_params p;
@@ -193,21 +278,7 @@ int cmd_ddp(int argc, char **argv, struct ctx *ctx)
 	opts_parse(argc, argv, options, &usage, 0);
 	grad_arg = opts_given(options, "grad");
 	have_compute = opts_given(options, "compute") != NULL;
-	if (opts_given(options, "backward-share") && !(p.backward_share > 0))
-		die_usage("--backward-share: must be above 0, got '%s'",
-			  opts_given(options, "backward-share"));
-	if (opts_given(options, "bucket") && p.bucket < 1)
-		die_usage("--bucket: a bucket holds at least one byte, got '%s'",
-			  opts_given(options, "bucket"));
-	if (opts_given(options, "target") && !(target > 0 && target < 1))
-		die_usage("--target: share must be between 0 and 100%%, got '%s'",
-			  opts_given(options, "target"));
-	if (!!grad_arg + !!wa.params_arg + !!wa.workload != 1)
-		die_usage("ddp: give the gradient with exactly one of --grad, --params or --workload");
-	/* Without the compute time there is no step: the all-reduce alone. */
-	if (!have_compute && (opts_given(options, "overlap") || opts_given(options, "target")))
-		die_usage("ddp: %s needs the compute time of one step; give --compute (e.g. 300ms)",
-			  opts_given(options, "overlap") ? "--overlap" : "--target");
+	S_check(options, &p, &wa, grad_arg, have_compute, target);
 	if (wa.workload || wa.params_arg)
 		params = workload_args_params(ctx, &wa, &w);
 	if (!grad_arg)
@@ -224,56 +295,13 @@ int cmd_ddp(int argc, char **argv, struct ctx *ctx)
 		die_usage("--target: solves for the beta of one link; not on a system");
 	ctx_check_ranks(ctx, &ranks);
 
-	memcpy(cols, columns, sizeof(cols));
-	if (p.bucket > 0) {
-		cols[C_BUCKETS].flags = cols[C_BUCKET_B].flags = COL_ALL;
-		cols[C_BUCKET_S].flags = COL_ALL;
-	}
-	if (!(target > 0))
-		t.ncols = C_TARGET;
-	if (!have_compute)
-		cols[C_EXPOSED].flags = cols[C_STEP].flags = cols[C_FRACTION].flags = COL_DATA_ONLY;
-	S_units(ctx, &p, &ranks, have_compute, cols);
+	S_columns(ctx, &p, &ranks, have_compute, target, cols, &t);
 
 	o = ctx_out_open(ctx);
 	S_echo(ctx, o, &p, &wa, &w, params, grad_bytes, grad_arg, have_compute, target, cols,
 	       label, sizeof(label));
 
-	out_table_begin(o, &t);
-	for (i = 0; i < ranks.n; i++) {
-		unsigned long n = (unsigned long)ranks.v[i];
-		struct ddp_step s;
-		struct cell row[C_COUNT];
-		enum target_result tr = TARGET_FOUND;
-		double beta = NAN;
-
-		ddp_step_cost(&p, &ctx->model, n, &s);
-		if (target > 0) {
-			if (ddp_target_beta(&p, &ctx->model.link, n, target, &tr, &beta, &eb) < 0) {
-				out_abort(o);
-				die("ddp: %s", eb.msg);
-			}
-			if (tr == TARGET_UNREACHABLE) {
-				beta = NAN;
-				unreachable++;
-			} else if (tr == TARGET_ANY)
-				beta = TARGET_BETA_LO;
-		}
-		memset(row, 0, sizeof(row));
-		row[C_RANKS].x = (double)n;
-		row[C_BUCKETS].x = s.buckets;
-		row[C_BUCKET_B].x = s.bucket_bytes;
-		row[C_BUCKET_S].x = s.bucket_s;
-		row[C_COMM].x = s.comm_s;
-		row[C_EXPOSED].x = s.exposed_s;
-		row[C_STEP].x = s.step_s;
-		row[C_FRACTION].x = s.fraction;
-		row[C_TARGET].x = beta;
-		if (target > 0 && tr == TARGET_UNREACHABLE && out_get_format(o) == FMT_TABLE)
-			row[C_TARGET].s = "unreachable";
-		out_row(o, row);
-	}
-	out_table_end(o);
+	unreachable = S_rows(ctx, o, &p, &ranks, target, &t);
 
 	if (unreachable)
 		S_unreachable(ctx, o, &p, &ranks, target);

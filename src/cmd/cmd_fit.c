@@ -295,6 +295,51 @@ static void S_tables(struct out *o, const struct meas *m, const double *S, const
 	out_table_end(o);
 }
 
+/* A plain fit, of one log on one link: the options it takes and refuses. */
+static void S_plain(int force, const char *check, const char *regimes, struct fit_opts *fo)
+{
+	if (force)
+		die_usage("--force: only with --system and --save");
+	if (check)
+		die_usage("--check: only with --system (a plain fit: compare LOG --preset FILE)");
+	if (regimes && strcmp(regimes, "auto"))
+		fo->regimes = (int)opt_quantity_range("--regimes", Q_COUNT, regimes,
+						      1, FIT_REGIMES_MAX);
+}
+
+/* The options that need a machine to model: --machine or a system. */
+static void S_check_machine(const struct ctx *ctx, const char *switches)
+{
+	if (ctx->nccl_algo && !switches && !ctx->have_system)
+		die_usage("--nccl-algo: only with --machine or a system");
+	if (ctx->nccl_version && !switches && !ctx->have_system)
+		die_usage("--nccl-version: only with --machine or a system");
+	if (global_args.proto && !switches && !ctx->have_system)
+		die_usage("--proto: only with --machine or a system");
+}
+
+/*
+ * The fits of the log: plain alpha-beta, the regime model, the held-out
+ * accuracy when asked, and the alpha-beta line as a model to compare.
+ */
+static void S_fit(const struct meas *m, int in_place, const struct fit_opts *fo,
+		  const struct link_coeffs *co, int holdout, double **S, double **T,
+		  struct ab_fit *ab, struct fit_model *fm, struct fit_model *fab,
+		  struct holdout *h)
+{
+	struct errbuf eb;
+	struct link l;
+
+	fit_meas_rows(m, in_place, S, T);
+	if (fit_ab(*S, *T, m->n, co, fo->robust, ab, &eb) < 0 ||
+	    fit_model_fit(*S, *T, m->n, (enum coll_op)m->op, m->ranks, fo, fm, &eb) < 0)
+		die("%s: %s", m->path, eb.msg);
+	if (holdout && fit_holdout(*S, *T, m->n, (enum coll_op)m->op, m->ranks, fo, h, &eb) < 0)
+		die("%s: %s", m->path, eb.msg);
+	l = (struct link){ ab->alpha, ab->beta, 0 };
+	fit_model_from_link(fab, (enum coll_op)m->op, fo->algo, m->ranks, &l);
+}
+
 int cmd_fit(int argc, char **argv, struct ctx *ctx)
 {
 	struct fit_opts fo = { .algo = ALGO_RING };
@@ -368,38 +413,17 @@ int cmd_fit(int argc, char **argv, struct ctx *ctx)
 	}
 	if (ctx->have_system)
 		return fit_system(argv, (size_t)npos, check, &ma, &fo, save_path, force, ctx);
-	if (force)
-		die_usage("--force: only with --system and --save");
-	if (check)
-		die_usage("--check: only with --system (a plain fit: compare LOG --preset FILE)");
-	if (regimes && strcmp(regimes, "auto"))
-		fo.regimes = (int)opt_quantity_range("--regimes", Q_COUNT, regimes,
-						     1, FIT_REGIMES_MAX);
+	S_plain(force, check, regimes, &fo);
 	if (save_path)
 		save_name = S_save_name(ctx, save_path, name);
 	meas_args_load(&ma, argv[0], &m);
 	if (fit_link_coeffs((enum coll_op)m.op, fo.algo, m.ranks, &co, &eb) < 0)
 		die("%s: %s", m.path, eb.msg);
-	if (ctx->nccl_algo && !switches && !ctx->have_system)
-		die_usage("--nccl-algo: only with --machine or a system");
-	if (ctx->nccl_version && !switches && !ctx->have_system)
-		die_usage("--nccl-version: only with --machine or a system");
-	if (global_args.proto && !switches && !ctx->have_system)
-		die_usage("--proto: only with --machine or a system");
+	S_check_machine(ctx, switches);
 	if (switches)
 		S_machine(ctx, switches, &m, &co, &fo, &sw_sys, &sw_nc, &sw_model,
 			  &line_from_machine);
-	fit_meas_rows(&m, ma.in_place, &S, &T);
-	if (fit_ab(S, T, m.n, &co, fo.robust, &ab, &eb) < 0 ||
-	    fit_model_fit(S, T, m.n, (enum coll_op)m.op, m.ranks, &fo, &fm, &eb) < 0)
-		die("%s: %s", m.path, eb.msg);
-	if (holdout && fit_holdout(S, T, m.n, (enum coll_op)m.op, m.ranks, &fo, &h, &eb) < 0)
-		die("%s: %s", m.path, eb.msg);
-	{
-		struct link l = { ab.alpha, ab.beta, 0 };
-
-		fit_model_from_link(&fab, (enum coll_op)m.op, fo.algo, m.ranks, &l);
-	}
+	S_fit(&m, ma.in_place, &fo, &co, holdout, &S, &T, &ab, &fm, &fab, &h);
 	if (save_path)
 		fit_save_link(save_path, &m, &ab, &fm, holdout ? &h : NULL, ma.in_place, save_name);
 

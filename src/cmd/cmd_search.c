@@ -450,25 +450,15 @@ static char *S_layout(char *buf, size_t len, const struct search_cand *k)
 	return buf;
 }
 
-/*
- * The figure, panels side by side: with several GPU counts, step time
- * against cost per million tokens (GPU-hours per million tokens without
- * a price), one colour per count, the Pareto front in black through the
- * configurations no other beats on both; step time against memory per
- * GPU, one colour per recomputation mode, the GPU's memory marked; the
- * step of the best, the runner-up and the named configuration in terms.
- */
-static void S_figure(const struct ctx *ctx, const struct workload *w, const struct search_result *r,
-		     const struct dlist *gpus, double price, double gpu_memory, size_t named,
-		     const struct search_space *sp, const struct step_compute *cs, struct ctx *cctx)
+/* The figure's title: the model, the GPUs and where, the batch, how many fit. */
+static void S_figure_title(const struct ctx *ctx, const struct workload *w,
+			   const struct search_result *r, const struct dlist *gpus,
+			   double gpu_memory, const struct search_space *sp, char *title,
+			   size_t size)
 {
-	struct figure f = { 0 };
-	struct panel *pn;
-	struct plot_series *s;
-	char title[400], name[96], where[160], lay[64], v[32];
-	size_t i, g;
-	int priced = !isnan(price), rc;
+	char where[160];
 	double lo = INFINITY, hi = 0;
+	size_t g;
 
 	for (g = 0; g < gpus->n; g++) {
 		lo = fmin(lo, gpus->v[g]);
@@ -487,49 +477,63 @@ static void S_figure(const struct ctx *ctx, const struct workload *w, const stru
 		snprintf(where, sizeof(where), "%.15g GPUs on one link", lo);
 	else
 		snprintf(where, sizeof(where), "%.15g to %.15g GPUs on one link", lo, hi);
-	snprintf(title, sizeof(title), "%s on %s, %.15g sequences of %.15g tokens per step: %zu "
+	snprintf(title, size, "%s on %s, %.15g sequences of %.15g tokens per step: %zu "
 		 "configurations fit in %.4g GB", w->name, where, sp->global_batch, sp->seq, r->n,
 		 gpu_memory / 1e9);
-	f.title = xstrdup(title);
-	f.comment = xstrdup("commtime search: every fitting configuration, the Pareto front, "
-			    "memory, and why the best wins");
-	f.height = 600;
+}
 
-	if (gpus->n > 1) {
-		pn = plot_add_panel(&f, priced ? "step time against cost (Pareto front in black)" :
-				    "step time against GPU time (Pareto front in black)",
-				    priced ? "cost per million tokens (price per GPU-hour x GPU-hours)" :
-				    "GPU-hours per million tokens", "step time");
-		pn->xaxis = AX_PLAIN;
-		pn->yaxis = AX_TIME;
-		pn->logx = pn->logy = 1;
-		pn->xmin = pn->xmax = pn->ymin = pn->ymax = NAN;
-		pn->key = xstrdup("top left");
-		for (g = 0; g < gpus->n; g++) {
-			snprintf(name, sizeof(name), "%.15g GPUs", gpus->v[g]);
-			s = plot_add_series(pn, name, PS_POINTS);
-			for (i = 0; i < r->n; i++)
-				if (r->cand[i].gpus == gpus->v[g])
-					plot_xy(s, S_xcost(&r->cand[i], priced), r->cand[i].step_s);
-		}
-		s = plot_add_series(pn, "Pareto front", PS_LINESPOINTS);
-		s->color = 6;
-		for (i = r->n; i-- > 0;)
-			if (r->cand[i].pareto)
+/* Step time against cost (or GPU time) with several GPU counts, the Pareto front in black. */
+static void S_figure_cost(struct figure *f, const struct search_result *r,
+			  const struct dlist *gpus, int priced)
+{
+	struct panel *pn;
+	struct plot_series *s;
+	char name[96], lay[64], v[32];
+	size_t i, g;
+
+	pn = plot_add_panel(f, priced ? "step time against cost (Pareto front in black)" :
+			    "step time against GPU time (Pareto front in black)",
+			    priced ? "cost per million tokens (price per GPU-hour x GPU-hours)" :
+			    "GPU-hours per million tokens", "step time");
+	pn->xaxis = AX_PLAIN;
+	pn->yaxis = AX_TIME;
+	pn->logx = pn->logy = 1;
+	pn->xmin = pn->xmax = pn->ymin = pn->ymax = NAN;
+	pn->key = xstrdup("top left");
+	for (g = 0; g < gpus->n; g++) {
+		snprintf(name, sizeof(name), "%.15g GPUs", gpus->v[g]);
+		s = plot_add_series(pn, name, PS_POINTS);
+		for (i = 0; i < r->n; i++)
+			if (r->cand[i].gpus == gpus->v[g])
 				plot_xy(s, S_xcost(&r->cand[i], priced), r->cand[i].step_s);
-		if (r->n) {
-			units_fmt_time(v, sizeof(v), r->cand[0].step_s, 4);
-			snprintf(name, sizeof(name), "fastest: %s, %.15g GPUs, %s",
-				 S_layout(lay, sizeof(lay), &r->cand[0]), r->cand[0].gpus, v);
-			plot_add_label(pn, S_xcost(&r->cand[0], priced), r->cand[0].step_s, name, 1);
-		}
-		fig_whole_decades(pn);
-		/* Room below the fastest for its label. */
-		if (r->n && !(pn->ymin < 0.6 * r->cand[0].step_s))
-			pn->ymin = 0.6 * r->cand[0].step_s;
 	}
+	s = plot_add_series(pn, "Pareto front", PS_LINESPOINTS);
+	s->color = 6;
+	for (i = r->n; i-- > 0;)
+		if (r->cand[i].pareto)
+			plot_xy(s, S_xcost(&r->cand[i], priced), r->cand[i].step_s);
+	if (r->n) {
+		units_fmt_time(v, sizeof(v), r->cand[0].step_s, 4);
+		snprintf(name, sizeof(name), "fastest: %s, %.15g GPUs, %s",
+			 S_layout(lay, sizeof(lay), &r->cand[0]), r->cand[0].gpus, v);
+		plot_add_label(pn, S_xcost(&r->cand[0], priced), r->cand[0].step_s, name, 1);
+	}
+	fig_whole_decades(pn);
+	/* Room below the fastest for its label. */
+	if (r->n && !(pn->ymin < 0.6 * r->cand[0].step_s))
+		pn->ymin = 0.6 * r->cand[0].step_s;
+}
 
-	pn = plot_add_panel(&f, "step time against memory per GPU", "memory per GPU (GB)",
+/* Step time against memory per GPU, one colour per recomputation mode. */
+static void S_figure_memory(struct figure *f, const struct search_result *r, double gpu_memory)
+{
+	struct panel *pn;
+	struct plot_series *s;
+	char name[96], lay[64];
+	size_t i;
+	int rc;
+
+	pn = plot_add_panel(f, "step time against memory per GPU", "memory per GPU (GB)",
 			    "step time");
 	pn->xaxis = AX_PLAIN;
 	pn->yaxis = AX_TIME;
@@ -554,44 +558,77 @@ static void S_figure(const struct ctx *ctx, const struct workload *w, const stru
 	fig_whole_decades(pn);
 	if (r->n && !(pn->ymin < 0.6 * r->cand[0].step_s))
 		pn->ymin = 0.6 * r->cand[0].step_s;
+}
 
-	/* The step of the best, the runner-up and the named one, in terms. */
-	if (r->n) {
-		struct step_fig_bar bars[3];
-		char labels[3][128];
-		size_t idx[3], nb = 0, ru = search_runner_up(r), j;
-		static const char *const which[3] = { "best", "runner-up", "named" };
-		const char *wh[3];
+/* The step of the best, the runner-up and the named one, in terms. */
+static void S_figure_terms(struct figure *f, const struct search_result *r,
+			   const struct dlist *gpus, size_t named, const struct search_space *sp,
+			   const struct step_compute *cs, struct ctx *cctx)
+{
+	struct panel *pn;
+	struct step_fig_bar bars[3];
+	char labels[3][128], lay[64];
+	size_t idx[3], nb = 0, ru = search_runner_up(r), j;
+	static const char *const which[3] = { "best", "runner-up", "named" };
+	const char *wh[3];
 
-		idx[nb] = 0;
-		wh[nb++] = which[0];
-		if (ru < r->n) {
-			idx[nb] = ru;
-			wh[nb++] = which[1];
-		}
-		if (named < r->n && named != 0 && named != ru) {
-			idx[nb] = named;
-			wh[nb++] = which[2];
-		}
-		for (j = 0; j < nb; j++) {
-			struct step_result st;
-			struct errbuf eb;
-
-			if (step_run(sp->w, &r->cand[idx[j]].c, cs, &cctx->model, STEP_BAND_NONE, &st, &eb) < 0)
-				break;
-			search_terms_of(&st, &bars[j].t);
-			snprintf(labels[j], sizeof(labels[j]), "%s, rank %zu: %s", wh[j], idx[j] + 1,
-				 S_layout(lay, sizeof(lay), &r->cand[idx[j]]));
-			if (gpus->n > 1)
-				snprintf(labels[j] + strlen(labels[j]), sizeof(labels[j]) - strlen(labels[j]),
-					 " on %.15g", r->cand[idx[j]].gpus);
-			bars[j].label = labels[j];
-		}
-		pn = plot_add_panel(&f, "why the best wins: the step in terms", "", "");
-		step_fig_bars(pn, bars, j);
-		free(pn->key);
-		pn->key = xstrdup("below horizontal");
+	idx[nb] = 0;
+	wh[nb++] = which[0];
+	if (ru < r->n) {
+		idx[nb] = ru;
+		wh[nb++] = which[1];
 	}
+	if (named < r->n && named != 0 && named != ru) {
+		idx[nb] = named;
+		wh[nb++] = which[2];
+	}
+	for (j = 0; j < nb; j++) {
+		struct step_result st;
+		struct errbuf eb;
+
+		if (step_run(sp->w, &r->cand[idx[j]].c, cs, &cctx->model, STEP_BAND_NONE, &st, &eb) < 0)
+			break;
+		search_terms_of(&st, &bars[j].t);
+		snprintf(labels[j], sizeof(labels[j]), "%s, rank %zu: %s", wh[j], idx[j] + 1,
+			 S_layout(lay, sizeof(lay), &r->cand[idx[j]]));
+		if (gpus->n > 1)
+			snprintf(labels[j] + strlen(labels[j]), sizeof(labels[j]) - strlen(labels[j]),
+				 " on %.15g", r->cand[idx[j]].gpus);
+		bars[j].label = labels[j];
+	}
+	pn = plot_add_panel(f, "why the best wins: the step in terms", "", "");
+	step_fig_bars(pn, bars, j);
+	free(pn->key);
+	pn->key = xstrdup("below horizontal");
+}
+
+/*
+ * The figure, panels side by side: with several GPU counts, step time
+ * against cost per million tokens (GPU-hours per million tokens without
+ * a price), one colour per count, the Pareto front in black through the
+ * configurations no other beats on both; step time against memory per
+ * GPU, one colour per recomputation mode, the GPU's memory marked; the
+ * step of the best, the runner-up and the named configuration in terms.
+ */
+static void S_figure(const struct ctx *ctx, const struct workload *w, const struct search_result *r,
+		     const struct dlist *gpus, double price, double gpu_memory, size_t named,
+		     const struct search_space *sp, const struct step_compute *cs, struct ctx *cctx)
+{
+	struct figure f = { 0 };
+	char title[400];
+	int priced = !isnan(price);
+
+	S_figure_title(ctx, w, r, gpus, gpu_memory, sp, title, sizeof(title));
+	f.title = xstrdup(title);
+	f.comment = xstrdup("commtime search: every fitting configuration, the Pareto front, "
+			    "memory, and why the best wins");
+	f.height = 600;
+
+	if (gpus->n > 1)
+		S_figure_cost(&f, r, gpus, priced);
+	S_figure_memory(&f, r, gpu_memory);
+	if (r->n)
+		S_figure_terms(&f, r, gpus, named, sp, cs, cctx);
 	f.width = f.npanels == 3 ? 1800 : 1300;
 	ctx_figure(ctx, &f);
 	plot_release(&f);
@@ -690,6 +727,128 @@ static void S_tables(struct out *o, const struct search_result *r, unsigned long
 		out_text(o, "(%zu more; --format csv lists every one)", r->n - shown);
 }
 
+/* The GPU counts: --gpus, or the one --where names; none too many. */
+static void S_gpus(const struct opt *options, const struct search_where *where, struct dlist *gpus)
+{
+	size_t i;
+
+	if (!gpus->n && opts_given(options, "where") && where->tp && where->pp && where->dp) {
+		double n = (double)where->tp * (double)where->pp * (double)where->dp *
+			   (double)(where->cp ? where->cp : 1);
+
+		if (where->gpus && where->gpus != n)
+			die_usage("--where: gpus=%.15g is not tp x pp x dp x cp = %.15g", where->gpus, n);
+		gpus->v = xmalloc(sizeof(*gpus->v));
+		gpus->v[0] = n;
+		gpus->n = 1;
+	} else if (!gpus->n && opts_given(options, "where") && where->gpus) {
+		gpus->v = xmalloc(sizeof(*gpus->v));
+		gpus->v[0] = where->gpus;
+		gpus->n = 1;
+	}
+	if (!gpus->n)
+		die_usage("search: give the GPU counts with --gpus LIST");
+	for (i = 0; i < gpus->n; i++)
+		if (gpus->v[i] > SEARCH_GPUS_MAX)
+			die_usage("--gpus: %.15g GPUs is more than search takes (at most %.0f)",
+				  gpus->v[i], SEARCH_GPUS_MAX);
+}
+
+/*
+ * The limits of the space searched; the named configuration is always
+ * in it.
+ */
+static void S_limits(const struct search_where *where, unsigned long max_cp,
+		     unsigned long max_mb, unsigned long max_virt, struct search_space *sp)
+{
+	if (where->cp > max_cp)
+		max_cp = where->cp;
+	if (where->micro_batch > (double)max_mb)
+		max_mb = (unsigned long)where->micro_batch;
+	if (where->virt > max_virt)
+		max_virt = where->virt;
+	sp->max_cp = max_cp;
+	sp->max_mb = max_mb;
+	sp->max_virt = max_virt;
+}
+
+/* The GPU as rented and its compute, by kernel as step does unless a flat --mfu is given. */
+static void S_compute(struct ctx *ctx, const struct opt *options, struct step_opts *so,
+		      struct ctx_gpu *gpu, struct step_compute *cs)
+{
+	ctx_gpu(ctx, so->gpu, SEARCH_DEFAULT_GPU, gpu);
+	step_opts_fp8_gpu(so, gpu, 1, "search");
+	cs->peak_flops = so->peak > 0 ? so->peak : gpu->peak_flops;
+	if (!so->gpu_memory)
+		so->gpu_memory = gpu->memory_B;
+	ctx_gpu_as_rented(gpu, so->power_cap, so->hbm_Bps, cs);
+	/* Compute by kernel, as step does, unless a flat --mfu is given. */
+	gpu->kernel.peak = cs->peak_flops;
+	gpu->kernel.fixed_eff = so->kernel_eff;
+	if (!opts_given(options, "mfu"))
+		cs->kgpu = &gpu->kernel;
+}
+
+/* The space searched, from the options; on a system, every GPU count checked on it. */
+static void S_space(const struct ctx *ctx, const struct opt *options, const struct step_opts *so,
+		    const struct workload *w, double seq, double gb, double price, double tokens,
+		    const struct dlist *gpus, struct search_where *where, struct search_space *sp)
+{
+	struct errbuf eb;
+	size_t i;
+
+	search_space_init(sp, w);
+	if (seq)
+		sp->seq = seq;
+	sp->global_batch = gb;
+	sp->gpu_memory = so->gpu_memory;
+	sp->grad_bytes = so->grad_bytes;
+	sp->framework = so->framework;
+	sp->tp_overlap = so->tp_overlap;
+	sp->precision = so->precision;
+	sp->moe_imbalance = so->moe_imbalance;
+	sp->etp = so->etp;
+	sp->dp_replicate = so->dp_replicate;
+	if ((so->etp || so->moe_imbalance != 1) && !(w->experts > 1))
+		die_usage("search: --etp and --moe-imbalance describe experts; %s has none", w->name);
+	if (so->tp_overlap && !step_framework_megatron_layers(so->framework))
+		die_usage("--tp-comm-overlap: Megatron's overlap; not with --framework fsdp");
+	sp->price = price;
+	sp->run_tokens = tokens;
+	if (opts_given(options, "where"))
+		sp->where = where;
+	if (ctx->have_system) {
+		sp->gpus_per_node = ctx->system.gpus_per_node;
+		for (i = 0; i < gpus->n; i++)
+			if (system_check_ranks(&ctx->system, (unsigned long)gpus->v[i], &eb) < 0)
+				die("search: %s", eb.msg);
+	}
+}
+
+/* The count of configurations tried, refused and fitting; returns the refused. */
+static size_t S_searched(struct out *o, const struct search_result *r, double gpu_memory)
+{
+	char note[300];
+	size_t refused;
+
+	refused = r->tried - r->valid;
+	snprintf(note, sizeof(note), "%zu configurations, %zu refused, %zu fit in "
+		 "%.4g GB", r->tried, refused, r->n, gpu_memory / 1e9);
+	out_input_str(o, "searched", "searched", note);
+	return refused;
+}
+
+/* None fits: the refusal, with the fewest GPUs that would fit when known. */
+static void S_refuse(const struct workload *w, const struct search_result *r, double gpu_memory,
+		     size_t refused, double need)
+{
+	if (need > 0)
+		die("search: no configuration of %s fits in %.4g GB per GPU (%zu tried, %zu refused); "
+		    "it needs at least %.0f GPUs", w->name, gpu_memory / 1e9, r->tried, refused, need);
+	die("search: no configuration of %s fits in %.4g GB per GPU (%zu tried, %zu refused)",
+	    w->name, gpu_memory / 1e9, r->tried, refused);
+}
+
 int cmd_search(int argc, char **argv, struct ctx *ctx)
 {
 	struct search_space sp;
@@ -708,8 +867,7 @@ int cmd_search(int argc, char **argv, struct ctx *ctx)
 	double seq = 0, gb = 0, price = 0, tokens = 0;
 	double need = 0;   /* need: the fewest GPUs that fit, when none does */
 	unsigned long max_cp = 8, max_mb = 16, max_virt = 8, top = 10, seq_n = 0, gb_n = 0;
-	size_t i, named = 0, refused;
-	char note[300];
+	size_t named = 0, refused;
 	struct opt options[] = {
 		OPT_GROUP_("the model and the run"),
 		{ .type = OPT_STRING, .long_name = "workload", .argh = "NAME", .value = &workload_arg,
@@ -755,84 +913,21 @@ int cmd_search(int argc, char **argv, struct ctx *ctx)
 		price = NAN;
 	if (!workload_arg && !shape.layers)
 		die_usage("search: give the model with --workload NAME");
-	if (!gpus.n && opts_given(options, "where") && where.tp && where.pp && where.dp) {
-		double n = (double)where.tp * (double)where.pp * (double)where.dp *
-			   (double)(where.cp ? where.cp : 1);
-
-		if (where.gpus && where.gpus != n)
-			die_usage("--where: gpus=%.15g is not tp x pp x dp x cp = %.15g", where.gpus, n);
-		gpus.v = xmalloc(sizeof(*gpus.v));
-		gpus.v[0] = n;
-		gpus.n = 1;
-	} else if (!gpus.n && opts_given(options, "where") && where.gpus) {
-		gpus.v = xmalloc(sizeof(*gpus.v));
-		gpus.v[0] = where.gpus;
-		gpus.n = 1;
-	}
-	if (!gpus.n)
-		die_usage("search: give the GPU counts with --gpus LIST");
-	for (i = 0; i < gpus.n; i++)
-		if (gpus.v[i] > SEARCH_GPUS_MAX)
-			die_usage("--gpus: %.15g GPUs is more than search takes (at most %.0f)",
-				  gpus.v[i], SEARCH_GPUS_MAX);
+	S_gpus(options, &where, &gpus);
 	if (max_virt > SEARCH_VIRT_MAX)
 		die_usage("--max-virtual-stages: %lu is more than search takes (at most %d)",
 			  max_virt, SEARCH_VIRT_MAX);
 	if (!gb)
 		die_usage("search: give the global batch with --global-batch N");
-	/* The named configuration is always in the space searched. */
-	if (where.cp > max_cp)
-		max_cp = where.cp;
-	if (where.micro_batch > (double)max_mb)
-		max_mb = (unsigned long)where.micro_batch;
-	if (where.virt > max_virt)
-		max_virt = where.virt;
-	ctx_gpu(ctx, so.gpu, SEARCH_DEFAULT_GPU, &gpu);
-	step_opts_fp8_gpu(&so, &gpu, 1, "search");
-	cs.peak_flops = so.peak > 0 ? so.peak : gpu.peak_flops;
-	if (!so.gpu_memory)
-		so.gpu_memory = gpu.memory_B;
-	ctx_gpu_as_rented(&gpu, so.power_cap, so.hbm_Bps, &cs);
-	/* Compute by kernel, as step does, unless a flat --mfu is given. */
-	gpu.kernel.peak = cs.peak_flops;
-	gpu.kernel.fixed_eff = so.kernel_eff;
-	if (!opts_given(options, "mfu"))
-		cs.kgpu = &gpu.kernel;
+	S_compute(ctx, options, &so, &gpu, &cs);
 	if (isnan(price) && ctx->have_system)
 		price = ctx->system.price_per_gpu_hour;
 	ctx_workload_shape(ctx, workload_arg, &shape, &w);
 	if (!workload_arg && !seq)
 		die_usage("search: a shape without a workload preset needs --seq");
 
-	search_space_init(&sp, &w);
-	if (seq)
-		sp.seq = seq;
-	sp.global_batch = gb;
-	sp.gpu_memory = so.gpu_memory;
-	sp.max_cp = max_cp;
-	sp.max_mb = max_mb;
-	sp.max_virt = max_virt;
-	sp.grad_bytes = so.grad_bytes;
-	sp.framework = so.framework;
-	sp.tp_overlap = so.tp_overlap;
-	sp.precision = so.precision;
-	sp.moe_imbalance = so.moe_imbalance;
-	sp.etp = so.etp;
-	sp.dp_replicate = so.dp_replicate;
-	if ((so.etp || so.moe_imbalance != 1) && !(w.experts > 1))
-		die_usage("search: --etp and --moe-imbalance describe experts; %s has none", w.name);
-	if (so.tp_overlap && !step_framework_megatron_layers(so.framework))
-		die_usage("--tp-comm-overlap: Megatron's overlap; not with --framework fsdp");
-	sp.price = price;
-	sp.run_tokens = tokens;
-	if (opts_given(options, "where"))
-		sp.where = &where;
-	if (ctx->have_system) {
-		sp.gpus_per_node = ctx->system.gpus_per_node;
-		for (i = 0; i < gpus.n; i++)
-			if (system_check_ranks(&ctx->system, (unsigned long)gpus.v[i], &eb) < 0)
-				die("search: %s", eb.msg);
-	}
+	S_space(ctx, options, &so, &w, seq, gb, price, tokens, &gpus, &where, &sp);
+	S_limits(&where, max_cp, max_mb, max_virt, &sp);
 	/* A system saved by fit --trace: the compute and collectives it measured. */
 	from_trace = !opts_given(options, "mfu") && trace_calib_mfu(ctx, &cs, 0);
 	if (from_trace)
@@ -845,10 +940,7 @@ int cmd_search(int argc, char **argv, struct ctx *ctx)
 	o = ctx_out_open(ctx);
 	S_echo(ctx, o, &w, &sp, &cs, &gpu, gb, price, so.gpu_memory,
 	       opts_given(options, "peak") || opts_given(options, "gpu-memory"), from_trace);
-	refused = r.tried - r.valid;
-	snprintf(note, sizeof(note), "%zu configurations, %zu refused, %zu fit in "
-		 "%.4g GB", r.tried, refused, r.n, so.gpu_memory / 1e9);
-	out_input_str(o, "searched", "searched", note);
+	refused = S_searched(o, &r, so.gpu_memory);
 
 	S_tables(o, &r, top);
 	if (sp.where)
@@ -862,12 +954,8 @@ int cmd_search(int argc, char **argv, struct ctx *ctx)
 	if (ctx_wants_figure(ctx))
 		S_figure(ctx, &w, &r, &gpus, price, so.gpu_memory, named, &sp, &cs, ctx);
 	ctx_out_close(ctx, o);
-	if (!r.n && need > 0)
-		die("search: no configuration of %s fits in %.4g GB per GPU (%zu tried, %zu refused); "
-		    "it needs at least %.0f GPUs", w.name, so.gpu_memory / 1e9, r.tried, refused, need);
 	if (!r.n)
-		die("search: no configuration of %s fits in %.4g GB per GPU (%zu tried, %zu refused)",
-		    w.name, so.gpu_memory / 1e9, r.tried, refused);
+		S_refuse(&w, &r, so.gpu_memory, refused, need);
 	search_release(&r);
 	dlist_release(&gpus);
 	return EXIT_OK;

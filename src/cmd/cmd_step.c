@@ -511,6 +511,83 @@ static int S_band(struct ctx *ctx, const struct workload *w, const struct step_c
 	return !*missing;
 }
 
+/* The run's configuration from the options once parsed and checked. */
+static void S_config(const struct opt *options, struct step_opts *so, unsigned long mb,
+		     unsigned long gb, unsigned long seq, double layers_first,
+		     double layers_last, struct step_config *c, struct step_compute *cs)
+{
+	step_opts_check(options, so, "step");
+	step_opts_config(so, c);
+	c->capacity_given = opts_given(options, "capacity") != NULL;
+	cs->peak_flops = so->peak;
+	if (so->mfu > 0)
+		cs->mfu = so->mfu;
+	c->micro_batch = (double)mb;
+	c->global_batch = (double)gb;
+	c->seq = (double)seq;
+	c->layers_first = layers_first;
+	c->layers_last = layers_last;
+	/* Interleaved takes 2 chunks per stage unless told; an explicit 1 is
+	 * kept (the bubble of 1F1B, as 'pipeline --virtual 1' gives it). */
+	if (c->schedule == PP_INTERLEAVED && !opts_given(options, "virtual-stages"))
+		c->virt = 2;
+}
+
+/*
+ * The compute of one step: the GPU's as rented, or a system's measured
+ * one; returns whether it comes from a trace calibration.
+ */
+static int S_compute(struct ctx *ctx, const struct opt *options, struct step_opts *so,
+		     struct step_config *c, struct ctx_gpu *gpu, int *have_gpu,
+		     struct step_compute *cs)
+{
+	int from_trace;
+
+	*have_gpu = S_compute_model(ctx, so->gpu, so->kernel_eff,
+				    opts_given(options, "mfu") || opts_given(options, "compute"),
+				    gpu, cs);
+	step_opts_fp8_gpu(so, gpu, *have_gpu, "step");
+	if (*have_gpu && !so->gpu_memory)
+		so->gpu_memory = gpu->memory_B;
+	if ((so->power_cap > 0 || so->hbm_Bps > 0) && !*have_gpu)
+		die_usage("step: --power-cap and --hbm-bandwidth describe a GPU: give a system or --gpu");
+	if (*have_gpu)
+		ctx_gpu_as_rented(gpu, so->power_cap, so->hbm_Bps, cs);
+	if (ctx->have_system)
+		c->gpus_per_node = ctx->system.gpus_per_node;
+	/* A system saved by fit --trace: the compute it measured, flat (compare_trace_fit.c). */
+	from_trace = !opts_given(options, "mfu") && !opts_given(options, "compute") &&
+		     so->kernel_eff == 0 && trace_calib_mfu(ctx, cs, 0);
+	if (from_trace)
+		cs->kgpu = NULL;
+	return from_trace;
+}
+
+/* The model: a workload preset, or a shape given whole; its sequence length. */
+static void S_workload(const struct ctx *ctx, const char *workload_arg,
+		       const struct shape_args *shape, struct workload *w, struct step_config *c)
+{
+	if (!workload_arg && !shape->layers)
+		die_usage("step: give the model with --workload NAME");
+	ctx_workload_shape(ctx, workload_arg, shape, w);
+	if (c->seq == 0)
+		c->seq = w->seq;
+	if (c->seq == 0)
+		die_usage("step: a shape without a workload preset needs --seq");
+}
+
+/* The configuration against the model, and its ranks against the system. */
+static void S_check(const struct ctx *ctx, const struct workload *w, const struct step_config *c)
+{
+	struct errbuf eb;
+
+	if (step_check(w, c, &eb) < 0)
+		die_usage("step: %s", eb.msg);
+	if (ctx->have_system &&
+	    system_check_ranks(&ctx->system, c->tp * c->pp * c->dp * c->cp, &eb) < 0)
+		die("step: %s", eb.msg);
+}
+
 int cmd_step(int argc, char **argv, struct ctx *ctx)
 {
 	struct step_config c;
@@ -588,50 +665,10 @@ int cmd_step(int argc, char **argv, struct ctx *ctx)
 	step_config_init(&c);
 	step_opts_init(&so);
 	opts_parse(argc, argv, options, &usage, 0);
-	step_opts_check(options, &so, "step");
-	step_opts_config(&so, &c);
-	c.capacity_given = opts_given(options, "capacity") != NULL;
-	cs.peak_flops = so.peak;
-	if (so.mfu > 0)
-		cs.mfu = so.mfu;
-	c.micro_batch = (double)mb;
-	c.global_batch = (double)gb;
-	c.seq = (double)seq;
-	if (!workload_arg && !shape.layers)
-		die_usage("step: give the model with --workload NAME");
-	ctx_workload_shape(ctx, workload_arg, &shape, &w);
-	if (c.seq == 0)
-		c.seq = w.seq;
-	if (c.seq == 0)
-		die_usage("step: a shape without a workload preset needs --seq");
-	c.layers_first = layers_first;
-	c.layers_last = layers_last;
-	have_gpu = S_compute_model(ctx, so.gpu, so.kernel_eff,
-				   opts_given(options, "mfu") || opts_given(options, "compute"),
-				   &gpu, &cs);
-	step_opts_fp8_gpu(&so, &gpu, have_gpu, "step");
-	if (have_gpu && !so.gpu_memory)
-		so.gpu_memory = gpu.memory_B;
-	if ((so.power_cap > 0 || so.hbm_Bps > 0) && !have_gpu)
-		die_usage("step: --power-cap and --hbm-bandwidth describe a GPU: give a system or --gpu");
-	if (have_gpu)
-		ctx_gpu_as_rented(&gpu, so.power_cap, so.hbm_Bps, &cs);
-	if (ctx->have_system)
-		c.gpus_per_node = ctx->system.gpus_per_node;
-	/* A system saved by fit --trace: the compute it measured, flat (compare_trace_fit.c). */
-	from_trace = !opts_given(options, "mfu") && !opts_given(options, "compute") &&
-		     so.kernel_eff == 0 && trace_calib_mfu(ctx, &cs, 0);
-	if (from_trace)
-		cs.kgpu = NULL;
-	/* Interleaved takes 2 chunks per stage unless told; an explicit 1 is
-	 * kept (the bubble of 1F1B, as 'pipeline --virtual 1' gives it). */
-	if (c.schedule == PP_INTERLEAVED && !opts_given(options, "virtual-stages"))
-		c.virt = 2;
-	if (step_check(&w, &c, &eb) < 0)
-		die_usage("step: %s", eb.msg);
-	if (ctx->have_system &&
-	    system_check_ranks(&ctx->system, c.tp * c.pp * c.dp * c.cp, &eb) < 0)
-		die("step: %s", eb.msg);
+	S_config(options, &so, mb, gb, seq, layers_first, layers_last, &c, &cs);
+	S_workload(ctx, workload_arg, &shape, &w, &c);
+	from_trace = S_compute(ctx, options, &so, &c, &gpu, &have_gpu, &cs);
+	S_check(ctx, &w, &c);
 	if (step_run(&w, &c, &cs, &ctx->model, STEP_BAND_NONE, &r, &eb) < 0)
 		die("step: %s", eb.msg);
 	if (ctx_has_errband(ctx, OP_ALLREDUCE) && !isnan(r.step_s))

@@ -262,6 +262,91 @@ static void S_figure(const struct ctx *ctx, const struct zero_params *p,
 	dlist_release(&once);
 }
 
+/* The inputs above the table: the link, the model and its bytes, the collectives. */
+static void S_echo(const struct ctx *ctx, struct out *o, const struct zero_params *p,
+		   const struct workload_args *wa, const struct workload *w,
+		   const char *weights_arg)
+{
+	char note[160];
+
+	ctx_echo_link(ctx, o);
+	if (wa->workload) {
+		ctx_echo_workload(o, w);
+	} else if (weights_arg) {
+		snprintf(note, sizeof(note), "%s of weights / %g B", weights_arg, p->param_bytes);
+		out_input(o, "params", "parameters", p->params, H_PLAIN, 12, note);
+	} else
+		out_input(o, "params", "parameters", p->params, H_PLAIN, 12,
+			  workload_fmt_count(note, sizeof(note), p->params));
+	snprintf(note, sizeof(note), "bytes per parameter: %g param + %g grad + %g optimizer",
+		 p->param_bytes, p->grad_bytes, p->optim_bytes);
+	out_input_str(o, "bytes", "model states", note);
+	out_input_str(o, "algo", "collectives", cost_algo_label(&ctx->model, p->algo));
+	if (p->layers > 1) {
+		snprintf(note, sizeof(note), "stage 3 gathers layer by layer: %.15g layers, "
+			 "3 collectives each per step", p->layers);
+		out_input_str(o, "zero3", "ZeRO-3", note);
+	}
+}
+
+/* One unit for the comm times, from the fastest to the slowest. */
+static void S_units(const struct ctx *ctx, const struct zero_params *p,
+		    const struct dlist *ranks, const struct dlist *stages, struct column *cols)
+{
+	struct time_unit u;
+	double tmin = INFINITY, tmax = 0;
+	size_t i, j;
+
+	memcpy(cols, columns, sizeof(columns));
+	for (i = 0; i < ranks->n; i++)
+		for (j = 0; j < stages->n; j++) {
+			struct zero_cost z;
+
+			zero_cost_model(p, &ctx->model, (unsigned long)ranks->v[i],
+					(int)stages->v[j], &z);
+			if (z.comm_s > 0)
+				tmin = fmin(tmin, z.comm_s);
+			tmax = fmax(tmax, z.comm_s);
+		}
+	ctx_time_unit(ctx, tmin, tmax, UNIT_BY_LARGEST, &u);
+	column_time_unit(&cols[C_COMM_S], &u);
+}
+
+/* The table: one row per rank count and stage, with the ratio to stage 0. */
+static void S_rows(const struct ctx *ctx, struct out *o, const struct zero_params *p,
+		   const struct dlist *ranks, const struct dlist *stages, const struct table *t)
+{
+	size_t i, j;
+
+	out_table_begin(o, t);
+	for (i = 0; i < ranks->n; i++) {
+		unsigned long n = (unsigned long)ranks->v[i];
+		struct zero_cost base;
+
+		zero_cost_model(p, &ctx->model, n, 0, &base);
+		for (j = 0; j < stages->n; j++) {
+			struct zero_cost z;
+			struct cell row[C_COUNT];
+
+			zero_cost_model(p, &ctx->model, n, (int)stages->v[j], &z);
+			memset(row, 0, sizeof(row));
+			row[C_RANKS].x = (double)n;
+			row[C_STAGE].x = z.stage;
+			row[C_SHARDS].s = shards[z.stage];
+			row[C_MEMORY].x = z.memory_B;
+			row[C_MEMORY_GIB].x = z.memory_B;
+			row[C_COMM_B].x = z.comm_B;
+			row[C_COMM_S].x = z.comm_s;
+			row[C_RATIO].x = base.comm_s > 0 ? z.comm_s / base.comm_s : NAN;
+			row[C_PARAM_B].x = z.param_B;
+			row[C_GRAD_B].x = z.grad_B;
+			row[C_OPTIM_B].x = z.optim_B;
+			out_row(o, row);
+		}
+	}
+	out_table_end(o);
+}
+
 int cmd_zero(int argc, char **argv, struct ctx *ctx)
 {
 	struct zero_params p;
@@ -274,8 +359,7 @@ int cmd_zero(int argc, char **argv, struct ctx *ctx)
 	struct workload_args wa = { 0 };
 	const char *weights_arg;
 	double weights = 0;
-	size_t i, j;
-	char note[160];
+	size_t i;
 	struct opt options[] = {
 		OPT_GROUP_("the model"),
 		OPTS_WORKLOAD(&wa),
@@ -333,71 +417,9 @@ int cmd_zero(int argc, char **argv, struct ctx *ctx)
 			dlist_push(&stages, (double)i);
 
 	o = ctx_out_open(ctx);
-	ctx_echo_link(ctx, o);
-	if (wa.workload) {
-		ctx_echo_workload(o, &w);
-	} else if (weights_arg) {
-		snprintf(note, sizeof(note), "%s of weights / %g B", weights_arg, p.param_bytes);
-		out_input(o, "params", "parameters", p.params, H_PLAIN, 12, note);
-	} else
-		out_input(o, "params", "parameters", p.params, H_PLAIN, 12,
-			  workload_fmt_count(note, sizeof(note), p.params));
-	snprintf(note, sizeof(note), "bytes per parameter: %g param + %g grad + %g optimizer",
-		 p.param_bytes, p.grad_bytes, p.optim_bytes);
-	out_input_str(o, "bytes", "model states", note);
-	out_input_str(o, "algo", "collectives", cost_algo_label(&ctx->model, p.algo));
-	if (p.layers > 1) {
-		snprintf(note, sizeof(note), "stage 3 gathers layer by layer: %.15g layers, "
-			 "3 collectives each per step", p.layers);
-		out_input_str(o, "zero3", "ZeRO-3", note);
-	}
-
-	memcpy(cols, columns, sizeof(cols));
-	{
-		/* one unit for the comm times, from the fastest to the slowest */
-		struct time_unit u;
-		double tmin = INFINITY, tmax = 0;
-
-		for (i = 0; i < ranks.n; i++)
-			for (j = 0; j < stages.n; j++) {
-				struct zero_cost z;
-
-				zero_cost_model(&p, &ctx->model, (unsigned long)ranks.v[i],
-					  (int)stages.v[j], &z);
-				if (z.comm_s > 0)
-					tmin = fmin(tmin, z.comm_s);
-				tmax = fmax(tmax, z.comm_s);
-			}
-		ctx_time_unit(ctx, tmin, tmax, UNIT_BY_LARGEST, &u);
-		column_time_unit(&cols[C_COMM_S], &u);
-	}
-	out_table_begin(o, &t);
-	for (i = 0; i < ranks.n; i++) {
-		unsigned long n = (unsigned long)ranks.v[i];
-		struct zero_cost base;
-
-		zero_cost_model(&p, &ctx->model, n, 0, &base);
-		for (j = 0; j < stages.n; j++) {
-			struct zero_cost z;
-			struct cell row[C_COUNT];
-
-			zero_cost_model(&p, &ctx->model, n, (int)stages.v[j], &z);
-			memset(row, 0, sizeof(row));
-			row[C_RANKS].x = (double)n;
-			row[C_STAGE].x = z.stage;
-			row[C_SHARDS].s = shards[z.stage];
-			row[C_MEMORY].x = z.memory_B;
-			row[C_MEMORY_GIB].x = z.memory_B;
-			row[C_COMM_B].x = z.comm_B;
-			row[C_COMM_S].x = z.comm_s;
-			row[C_RATIO].x = base.comm_s > 0 ? z.comm_s / base.comm_s : NAN;
-			row[C_PARAM_B].x = z.param_B;
-			row[C_GRAD_B].x = z.grad_B;
-			row[C_OPTIM_B].x = z.optim_B;
-			out_row(o, row);
-		}
-	}
-	out_table_end(o);
+	S_echo(ctx, o, &p, &wa, &w, weights_arg);
+	S_units(ctx, &p, &ranks, &stages, cols);
+	S_rows(ctx, o, &p, &ranks, &stages, &t);
 	if (ctx_wants_figure(ctx))
 		S_figure(ctx, &p, &ranks, &stages);
 	ctx_out_close(ctx, o);

@@ -143,18 +143,102 @@ static void point_series(const struct comparison *c, struct panel *p, const char
  * under --min-busbw of the line rate (on a system: of the prediction) are
  * purple on the right, where the threshold is drawn from --large up.
  */
+/* The title: the collective, its ranks (and nodes on a system), the log and the link. */
+static void figure_title(const struct comparison *c, const char *link, char *title,
+			 size_t size)
+{
+	const struct ctx *ctx = c->ctx;
+	const char *op = coll_op_name(c->op);
+
+	if (c->on_system) {
+		unsigned long nodes = system_nodes(&ctx->system, c->ranks);
+
+		snprintf(title, size, "%s on %lu ranks (%lu node%s of %lu GPUs): %s "
+			 "against %s", op, c->ranks, nodes, nodes == 1 ? "" : "s",
+			 ctx->system.gpus_per_node, base_name(c->m->path), link);
+	} else
+		snprintf(title, size, "%s on %lu ranks: %s against %s", op, c->ranks,
+			 base_name(c->m->path), link);
+}
+
+/* Without a system: the line rate, and --min-busbw of it from --large up. */
+static void line_rate_lines(const struct comparison *c, struct panel *p, double hi)
+{
+	const struct ctx *ctx = c->ctx;
+	const struct meas *m = c->m;
+	struct plot_series *s;
+	char text[160], b[32];
+	double from;
+
+	snprintf(text, sizeof(text), "line rate %s%s",
+		 units_fmt_rate(b, sizeof(b), c->line_rate, 4),
+		 ctx->have_preset && preset_get(&ctx->preset, "beta_line") ?
+		 " (beta_line)" : " (\xce\xb2)");
+	plot_add_hline(p, c->line_rate, text);
+	/* The busbw check starts at --large, or at the largest size when none
+	 * reaches it (as the summary does). */
+	from = c->large <= c->rows[m->n - 1].size ? c->large : c->rows[m->n - 1].size;
+	snprintf(text, sizeof(text), "%g %% of the line rate, from %s", 100 * c->minbw,
+		 units_fmt_size(b, sizeof(b), from));
+	s = plot_add_series(p, text, PS_LINES);
+	s->color = C_LINE;
+	s->dash = 3;
+	plot_xy(s, from / 1.2, c->minbw * c->line_rate);
+	plot_xy(s, hi, c->minbw * c->line_rate);
+}
+
+/*
+ * On a system the busbw is judged against the prediction itself: the
+ * threshold is --min-busbw of the predicted curve from --large up, and
+ * the line rates are those of the tiers the inputs name.
+ */
+static double system_lines(const struct comparison *c, struct panel *p, double hi,
+			   double factor)
+{
+	const struct system *sy = &c->ctx->system;
+	const struct meas *m = c->m;
+	struct plot_series *s;
+	char text[160], b[32];
+	double from;
+	size_t j;
+
+	from = c->large <= c->rows[m->n - 1].size ? c->large : c->rows[m->n - 1].size;
+	snprintf(text, sizeof(text), "%g %% of the prediction, from %s", 100 * c->minbw,
+		 units_fmt_size(b, sizeof(b), from));
+	s = plot_add_series(p, text, PS_LINES);
+	s->color = C_LINE;
+	s->dash = 3;
+	for (j = 0; j <= 40; j++) {
+		double S = plot_log_point(from / 1.2, hi, j, 40), t = cmp_predict(c, S, NULL);
+
+		if (t > 0)
+			plot_xy(s, S, c->minbw * S / t * factor);
+	}
+	snprintf(text, sizeof(text), "intra-node line rate %s (%s)",
+		 units_fmt_rate(b, sizeof(b), sy->intra.beta_line, 4), sy->intra.name);
+	plot_add_hline(p, sy->intra.beta_line, text);
+	if (system_nodes(sy, c->ranks) > 1 && sy->have_inter && sy->nics_per_node) {
+		double nics = sy->nics_per_node * sy->inter.beta_line;
+
+		snprintf(text, sizeof(text), "NICs' line rate %u x %s = %s per node",
+			 sy->nics_per_node, sy->inter.name,
+			 units_fmt_rate(b, sizeof(b), nics, 4));
+		plot_add_hline(p, nics, text);
+	}
+	return sy->intra.beta_line;   /* the panel reaches up to it */
+}
+
 void compare_figure(const struct comparison *c)
 {
 	const struct ctx *ctx = c->ctx;
 	const struct meas *m = c->m;
 	struct figure f = { 0 };
 	struct panel *p;
-	struct plot_series *s;
 	double factor = busbw_factor(c->op, c->ranks);
-	double lo = c->rows[0].size, hi = c->rows[m->n - 1].size, from;
+	double lo = c->rows[0].size, hi = c->rows[m->n - 1].size;
 	double top = isnan(c->line_rate) ? 0 : c->line_rate, widen;
 	const char *op = coll_op_name(c->op);
-	char title[512], link[256], text[160], b[32], pred[160], meas[64], far[64];
+	char title[512], link[256], text[160], pred[160], meas[64], far[64];
 	size_t i, j, nexp = 0;
 	int nfar = 0, nlow = 0, draw_pred;
 
@@ -173,15 +257,7 @@ void compare_figure(const struct comparison *c)
 		nexp += c->expected->rows[j].size >= lo && c->expected->rows[j].size <= hi;
 	draw_pred = !c->expected || nexp;
 	describe(c, link, sizeof(link), pred, sizeof(pred));
-	if (c->on_system) {
-		unsigned long nodes = system_nodes(&ctx->system, c->ranks);
-
-		snprintf(title, sizeof(title), "%s on %lu ranks (%lu node%s of %lu GPUs): %s "
-			 "against %s", op, c->ranks, nodes, nodes == 1 ? "" : "s",
-			 ctx->system.gpus_per_node, base_name(m->path), link);
-	} else
-		snprintf(title, sizeof(title), "%s on %lu ranks: %s against %s", op, c->ranks,
-			 base_name(m->path), link);
+	figure_title(c, link, title, sizeof(title));
 	f.title = xstrdup(title);
 	f.comment = xstrdup("commtime compare: measured times and bus bandwidth against the prediction");
 	f.width = 1280;
@@ -229,57 +305,13 @@ void compare_figure(const struct comparison *c)
 				 100 * c->minbw);
 		point_series(c, p, text, C_LOW, ROWS_LOW, 1);
 	}
-	/* without a link there is no line rate to draw */
-	if (!isnan(c->line_rate)) {
-		snprintf(text, sizeof(text), "line rate %s%s",
-			 units_fmt_rate(b, sizeof(b), c->line_rate, 4),
-			 ctx->have_preset && preset_get(&ctx->preset, "beta_line") ?
-			 " (beta_line)" : " (\xce\xb2)");
-		plot_add_hline(p, c->line_rate, text);
-		/* The busbw check starts at --large, or at the largest size when none
-		 * reaches it (as the summary does). */
-		from = c->large <= c->rows[m->n - 1].size ? c->large : c->rows[m->n - 1].size;
-		snprintf(text, sizeof(text), "%g %% of the line rate, from %s", 100 * c->minbw,
-			 units_fmt_size(b, sizeof(b), from));
-		s = plot_add_series(p, text, PS_LINES);
-		s->color = C_LINE;
-		s->dash = 3;
-		plot_xy(s, from / 1.2, c->minbw * c->line_rate);
-		plot_xy(s, hi, c->minbw * c->line_rate);
-	}
-	/*
-	 * On a system the busbw is judged against the prediction itself: the
-	 * threshold is --min-busbw of the predicted curve from --large up, and
-	 * the line rates are those of the tiers the inputs name.
-	 */
+	if (!isnan(c->line_rate))
+		line_rate_lines(c, p, hi);
 	if (c->on_system && draw_pred && !c->expected) {
-		const struct system *sy = &ctx->system;
+		double intra = system_lines(c, p, hi, factor);
 
-		from = c->large <= c->rows[m->n - 1].size ? c->large : c->rows[m->n - 1].size;
-		snprintf(text, sizeof(text), "%g %% of the prediction, from %s", 100 * c->minbw,
-			 units_fmt_size(b, sizeof(b), from));
-		s = plot_add_series(p, text, PS_LINES);
-		s->color = C_LINE;
-		s->dash = 3;
-		for (j = 0; j <= 40; j++) {
-			double S = plot_log_point(from / 1.2, hi, j, 40), t = cmp_predict(c, S, NULL);
-
-			if (t > 0)
-				plot_xy(s, S, c->minbw * S / t * factor);
-		}
-		snprintf(text, sizeof(text), "intra-node line rate %s (%s)",
-			 units_fmt_rate(b, sizeof(b), sy->intra.beta_line, 4), sy->intra.name);
-		plot_add_hline(p, sy->intra.beta_line, text);
-		if (sy->intra.beta_line > top)
-			top = sy->intra.beta_line;
-		if (system_nodes(sy, c->ranks) > 1 && sy->have_inter && sy->nics_per_node) {
-			double nics = sy->nics_per_node * sy->inter.beta_line;
-
-			snprintf(text, sizeof(text), "NICs' line rate %u x %s = %s per node",
-				 sy->nics_per_node, sy->inter.name,
-				 units_fmt_rate(b, sizeof(b), nics, 4));
-			plot_add_hline(p, nics, text);
-		}
+		if (intra > top)
+			top = intra;
 	}
 	/*
 	 * The key stands top left, over the small sizes whose busbw is near

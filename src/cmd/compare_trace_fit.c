@@ -145,52 +145,15 @@ struct fit_cell {
 	double calls;
 };
 
-int cmd_fit_trace(int argc, char **argv, struct ctx *ctx)
+/* Each cell's measured/predicted of the collective kinds the trace timed. */
+static void S_cells(const struct ctx *ctx, const struct cost_model *spec, const struct trace *t,
+		    struct fit_cell *cells)
 {
-	struct trace t;
-	struct trace_run run;
-	const char *save_path = NULL, *name = NULL;
-	int trace_flag = 0, nfiles, i;
-	struct fit_cell cells[TRACE_CELLS];
-	double mfu[3] = { NAN, NAN, NAN };
-	double *eff = NULL;
-	size_t neff = 0, k;
-	struct out *o;
-	struct table ct = { "trace_calibration", "measured against the model (time measured/predicted; "
-			    "kernel efficiency)", ccols, sizeof(ccols) / sizeof(ccols[0]), 0 };
-	struct opt options[] = {
-		OPT_GROUP_("the trace"),
-		OPT_FLAG_("trace", &trace_flag, "read profiler traces, Inspector JSON or NCCL INFO lines"),
-		OPT_FILE_("save", "FILE", &save_path,
-			  "save the system preset with what the trace measured"),
-		OPT_STRING_("name", "NAME", &name,
-			    "name inside the saved preset (default: FILE's base name)"),
-		OPTS_TRACE_RUN(&run),
-		OPT_END_()
-	};
-	char *save_name = NULL;
-	/* A trace is measured against the system's own model, never a calibration of it. */
-	const struct cost_model *spec = ctx->model.calib_of ? ctx->model.calib_of : &ctx->model;
+	size_t k;
 
-	trace_run_init(&run);
-	nfiles = opts_parse(argc, argv, options, &usage, 65536);
-	if (nfiles < 1)
-		die_usage("fit --trace needs trace files; see 'commtime fit --trace --help'");
-	if (!ctx->have_system)
-		die_usage("fit --trace: give the system the run ran on (--system S)");
-	if (save_path) {
-		save_name = name ? xstrdup(name) : fit_preset_name_of(save_path);
-		if (!preset_name_valid(save_name))
-			die_usage("--save: '%s' is not a valid preset name (letters, digits, '-', '_', '.'); "
-				  "give --name", save_name);
-		if (!ctx->system.path)
-			die_usage("fit --trace --save: the system must come from a preset file, not options");
-	}
-	trace_init(&t);
-	trace_cmd_load(&t, nfiles, argv, -1, NULL, NULL);
-	memset(cells, 0, sizeof(cells));
-	for (k = 0; k < t.nkinds; k++) {
-		const struct trace_kind *kd = &t.kinds[k];
+	memset(cells, 0, TRACE_CELLS * sizeof(*cells));
+	for (k = 0; k < t->nkinds; k++) {
+		const struct trace_kind *kd = &t->kinds[k];
 		double med = trace_kind_median(kd);
 		struct group g = { .ranks = kd->ranks, .per_node = 0 };
 		struct coll_cost cc;
@@ -211,42 +174,62 @@ int cmd_fit_trace(int argc, char **argv, struct ctx *ctx)
 		cells[cell].r[cells[cell].n++] = med / cc.time_s;
 		cells[cell].calls += kd->count;
 	}
-	if (run.workload) {
-		struct workload w;
-		struct step_result r;
-		struct step_compute cs = { 0, STEP_MFU, 0, NULL, 0 };
-		struct ctx_gpu gpu;
-		struct errbuf eb;
+}
 
-		ctx_workload(ctx, run.workload, &w);
-		trace_run_settle(ctx, &run, &w, &t, opts_given(options, "dp") != NULL);
-		if (!ctx_gpu(ctx, NULL, NULL, &gpu) || !(gpu.peak_flops > 0))
-			die("fit --trace: the system's GPU has no peak; the kernel efficiency needs one");
-		cs.peak_flops = gpu.peak_flops;
-		if (step_run(&w, &run.c, &cs, spec, STEP_BAND_NONE, &r, &eb) < 0)
-			die("fit --trace: %s", eb.msg);
-		eff = xmalloc((t.nsteps + 1) * sizeof(*eff));
-		for (k = 0; k < t.nsteps; k++)
-			if (t.steps[k].compute_s > 0)
-				eff[neff++] = r.flops_hw / r.gpus / (gpu.peak_flops * t.steps[k].compute_s);
-		if (neff == 0)
-			die("fit --trace: no profiler step with compute kernels; the kernel efficiency "
-			    "needs ProfilerStep annotations");
-		mfu[0] = S_median(eff, neff);
-		mfu[1] = eff[0];
-		mfu[2] = eff[neff - 1];
-		if (mfu[2] > 1)
-			die("fit --trace: a kernel efficiency of %.3g is above 1: is --workload the model "
-			    "the run trained, with its batch (--global-batch, --micro-batch, --seq)?",
-			    mfu[2]);
-	}
+/*
+ * The kernel efficiency of each profiler step against the workload's
+ * FLOPs: its median, low and high in mfu[0..2]; returns the step count.
+ */
+static size_t S_kernel_eff(struct ctx *ctx, const struct opt *options,
+			   const struct cost_model *spec, struct trace_run *run,
+			   const struct trace *t, double mfu[3])
+{
+	double *eff;
+	size_t neff = 0, k;
+	struct workload w;
+	struct step_result r;
+	struct step_compute cs = { 0, STEP_MFU, 0, NULL, 0 };
+	struct ctx_gpu gpu;
+	struct errbuf eb;
 
-	o = ctx_out_open(ctx);
+	ctx_workload(ctx, run->workload, &w);
+	trace_run_settle(ctx, run, &w, t, opts_given(options, "dp") != NULL);
+	if (!ctx_gpu(ctx, NULL, NULL, &gpu) || !(gpu.peak_flops > 0))
+		die("fit --trace: the system's GPU has no peak; the kernel efficiency needs one");
+	cs.peak_flops = gpu.peak_flops;
+	if (step_run(&w, &run->c, &cs, spec, STEP_BAND_NONE, &r, &eb) < 0)
+		die("fit --trace: %s", eb.msg);
+	eff = xmalloc((t->nsteps + 1) * sizeof(*eff));
+	for (k = 0; k < t->nsteps; k++)
+		if (t->steps[k].compute_s > 0)
+			eff[neff++] = r.flops_hw / r.gpus / (gpu.peak_flops * t->steps[k].compute_s);
+	if (neff == 0)
+		die("fit --trace: no profiler step with compute kernels; the kernel efficiency "
+		    "needs ProfilerStep annotations");
+	mfu[0] = S_median(eff, neff);
+	mfu[1] = eff[0];
+	mfu[2] = eff[neff - 1];
+	if (mfu[2] > 1)
+		die("fit --trace: a kernel efficiency of %.3g is above 1: is --workload the model "
+		    "the run trained, with its batch (--global-batch, --micro-batch, --seq)?",
+		    mfu[2]);
+	free(eff);
+	return neff;
+}
+
+/* The trace's files and the table: each cell, then the kernel efficiency. */
+static void S_table(const struct ctx *ctx, struct out *o, const struct trace *t,
+		    const struct fit_cell *cells, const double mfu[3], size_t neff)
+{
+	struct table ct = { "trace_calibration", "measured against the model (time measured/predicted; "
+			    "kernel efficiency)", ccols, sizeof(ccols) / sizeof(ccols[0]), 0 };
+	int i;
+
 	ctx_echo_link(ctx, o);
-	for (i = 0; i < (int)t.nfiles && i < 16; i++) {
+	for (i = 0; i < (int)t->nfiles && i < 16; i++) {
 		static char keys[16][16];
 		snprintf(keys[i], sizeof(keys[i]), i ? "trace_%d" : "trace", i);
-		out_input_str(o, keys[i], "trace", t.files[i].path);
+		out_input_str(o, keys[i], "trace", t->files[i].path);
 	}
 	out_table_begin(o, &ct);
 	for (i = 0; i < TRACE_CELLS; i++) {
@@ -281,51 +264,106 @@ int cmd_fit_trace(int argc, char **argv, struct ctx *ctx)
 	out_table_end(o);
 	out_text(o, "collectives: median time measured/predicted of the kinds in each cell "
 		 "(low, high: the extremes); kernel efficiency: per step and GPU");
-	if (save_path) {
-		struct preset_kv kv[1 + 3 * TRACE_CELLS + 3];
-		char val[1 + 3 * TRACE_CELLS + 3][200], comment[300];
-		size_t n = 0;
-		struct errbuf eb;
+}
+
+/* The system saved as a preset with what the trace measured. */
+static void S_save(const struct ctx *ctx, struct out *o, const char *save_path,
+		   const char *save_name, const struct trace *t, int nfiles,
+		   const struct fit_cell *cells, const double mfu[3])
+{
+	struct preset_kv kv[1 + 3 * TRACE_CELLS + 3];
+	char val[1 + 3 * TRACE_CELLS + 3][200], comment[300];
+	size_t n = 0;
+	struct errbuf eb;
+	int i;
 
 #define KV(k, ...) (snprintf(val[n], sizeof(val[n]), __VA_ARGS__), \
-		    kv[n].key = (char *)(k), kv[n].value = val[n], kv[n].line = 0, n++)
-		static char keys[3 * TRACE_CELLS][48];
-		static const char *const suf[3] = { "", "_lo", "_hi" };
-		char *src = preset_text_clean(t.files[0].path, 150);
+	    kv[n].key = (char *)(k), kv[n].value = val[n], kv[n].line = 0, n++)
+	static char keys[3 * TRACE_CELLS][48];
+	static const char *const suf[3] = { "", "_lo", "_hi" };
+	char *src = preset_text_clean(t->files[0].path, 150);
 
-		KV("trace_source", "%d file%s, first %s", nfiles, nfiles == 1 ? "" : "s", src);
-		free(src);
-		for (i = 0; i < TRACE_CELLS; i++) {
-			double v[3];
-			int j;
+	KV("trace_source", "%d file%s, first %s", nfiles, nfiles == 1 ? "" : "s", src);
+	free(src);
+	for (i = 0; i < TRACE_CELLS; i++) {
+		double v[3];
+		int j;
 
-			if (cells[i].n == 0)
-				continue;
-			v[0] = S_median(cells[i].r, cells[i].n);
-			v[1] = cells[i].r[0];
-			v[2] = cells[i].r[cells[i].n - 1];
-			for (j = 0; j < 3; j++) {
-				snprintf(keys[3 * i + j], sizeof(keys[0]), "trace_coll_%s%s",
-					 trace_calib_cell_name(i), suf[j]);
-				KV(keys[3 * i + j], "%.6g", v[j]);
-			}
+		if (cells[i].n == 0)
+			continue;
+		v[0] = S_median(cells[i].r, cells[i].n);
+		v[1] = cells[i].r[0];
+		v[2] = cells[i].r[cells[i].n - 1];
+		for (j = 0; j < 3; j++) {
+			snprintf(keys[3 * i + j], sizeof(keys[0]), "trace_coll_%s%s",
+				 trace_calib_cell_name(i), suf[j]);
+			KV(keys[3 * i + j], "%.6g", v[j]);
 		}
-		if (!isnan(mfu[0])) {
-			KV("trace_kernel_efficiency", "%.6g", mfu[0]);
-			KV("trace_kernel_efficiency_lo", "%.6g", mfu[1]);
-			KV("trace_kernel_efficiency_hi", "%.6g", mfu[2]);
-		}
-#undef KV
-		snprintf(comment, sizeof(comment), "%s calibrated by commtime fit --trace "
-			 "(models/trace.md); every value resolved\n", ctx->system.name);
-		if (system_preset_write(save_path, save_name, &ctx->system, comment, kv, n, &eb) < 0)
-			die("%s", eb.msg);
-		out_text(o, "saved the system with what the trace measured as '%s'", save_path);
 	}
+	if (!isnan(mfu[0])) {
+		KV("trace_kernel_efficiency", "%.6g", mfu[0]);
+		KV("trace_kernel_efficiency_lo", "%.6g", mfu[1]);
+		KV("trace_kernel_efficiency_hi", "%.6g", mfu[2]);
+	}
+#undef KV
+	snprintf(comment, sizeof(comment), "%s calibrated by commtime fit --trace "
+		 "(models/trace.md); every value resolved\n", ctx->system.name);
+	if (system_preset_write(save_path, save_name, &ctx->system, comment, kv, n, &eb) < 0)
+		die("%s", eb.msg);
+	out_text(o, "saved the system with what the trace measured as '%s'", save_path);
+}
+
+int cmd_fit_trace(int argc, char **argv, struct ctx *ctx)
+{
+	struct trace t;
+	struct trace_run run;
+	const char *save_path = NULL, *name = NULL;
+	int trace_flag = 0, nfiles, i;
+	struct fit_cell cells[TRACE_CELLS];
+	double mfu[3] = { NAN, NAN, NAN };
+	size_t neff = 0;
+	struct out *o;
+	struct opt options[] = {
+		OPT_GROUP_("the trace"),
+		OPT_FLAG_("trace", &trace_flag, "read profiler traces, Inspector JSON or NCCL INFO lines"),
+		OPT_FILE_("save", "FILE", &save_path,
+			  "save the system preset with what the trace measured"),
+		OPT_STRING_("name", "NAME", &name,
+			    "name inside the saved preset (default: FILE's base name)"),
+		OPTS_TRACE_RUN(&run),
+		OPT_END_()
+	};
+	char *save_name = NULL;
+	/* A trace is measured against the system's own model, never a calibration of it. */
+	const struct cost_model *spec = ctx->model.calib_of ? ctx->model.calib_of : &ctx->model;
+
+	trace_run_init(&run);
+	nfiles = opts_parse(argc, argv, options, &usage, 65536);
+	if (nfiles < 1)
+		die_usage("fit --trace needs trace files; see 'commtime fit --trace --help'");
+	if (!ctx->have_system)
+		die_usage("fit --trace: give the system the run ran on (--system S)");
+	if (save_path) {
+		save_name = name ? xstrdup(name) : fit_preset_name_of(save_path);
+		if (!preset_name_valid(save_name))
+			die_usage("--save: '%s' is not a valid preset name (letters, digits, '-', '_', '.'); "
+				  "give --name", save_name);
+		if (!ctx->system.path)
+			die_usage("fit --trace --save: the system must come from a preset file, not options");
+	}
+	trace_init(&t);
+	trace_cmd_load(&t, nfiles, argv, -1, NULL, NULL);
+	S_cells(ctx, spec, &t, cells);
+	if (run.workload)
+		neff = S_kernel_eff(ctx, options, spec, &run, &t, mfu);
+
+	o = ctx_out_open(ctx);
+	S_table(ctx, o, &t, cells, mfu, neff);
+	if (save_path)
+		S_save(ctx, o, save_path, save_name, &t, nfiles, cells, mfu);
 	ctx_out_close(ctx, o);
 	for (i = 0; i < TRACE_CELLS; i++)
 		free(cells[i].r);
-	free(eff);
 	free(save_name);
 	trace_release(&t);
 	return EXIT_OK;

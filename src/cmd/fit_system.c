@@ -447,6 +447,165 @@ static char *calibrated_from(const struct system *s, int *line)
 	return r;
 }
 
+/* The spec a saved system was calibrated from, and its model. */
+static void load_spec(const struct ctx *ctx, const char *from, int from_line,
+		      struct system *spec_sys, struct cost_model *spec_model,
+		      struct nccl_cost *spec_nc)
+{
+	struct errbuf eb;
+
+	if (system_load(&ctx->dirs, from, spec_sys, &eb) < 0)
+		die("%s:%d: calibrated_from: %s", ctx->system.path, from_line, eb.msg);
+	if (spec_sys->model == SYSTEM_MODEL_TIERS)
+		cost_model_tiers(spec_model, spec_sys);
+	else {
+		if (nccl_cost_init(spec_nc, spec_model, spec_sys, ctx->nccl_algo_mask, ~0u,
+				   &eb) < 0)
+			die("%s", eb.msg);
+		spec_nc->params = ctx->nccl_params;
+	}
+}
+
+/* Saves the calibrated system and checks that, read back, it predicts as calibrated. */
+static void save_checked(const struct ctx *ctx, const struct save_plan *sp,
+			 const struct system *s, const struct calib_tier *t,
+			 const struct calib_nic *nic, char **files, size_t nfiles,
+			 const struct meas *m, double *const *S, double *const *T,
+			 enum coll_algo algo, double med_cal)
+{
+	struct errbuf eb;
+	struct system back;
+
+	save_system(sp, s, t, nic, files, nfiles);
+	/* What the next run loads predicts what was calibrated. */
+	if (system_load(&ctx->dirs, sp->path, &back, &eb) < 0)
+		die("--save: %s", eb.msg);
+	if (back.model != SYSTEM_MODEL_TIERS ||
+	    input_median(&back, NULL, m, S, T, nfiles, algo) != med_cal)
+		die("--save: '%s' read back does not predict as calibrated", sp->path);
+	system_release(&back);
+}
+
+/* The inputs, and the table of the tiers: fitted, or the spec's. */
+static void echo_tiers(const struct ctx *ctx, struct out *o, const struct system *s,
+		       const char *from, size_t nfiles, const struct calib_tier *t,
+		       size_t nmulti, const struct calib_nic *nic)
+{
+	out_input_str(o, "system", "system", ctx->system.name);
+	if (from)
+		out_input_str(o, "calibrated_from", "calibrated from", from);
+	out_input(o, "logs", "logs", (double)nfiles, H_PLAIN, 10, NULL);
+	out_input(o, "rank_counts", "one-node rank counts", (double)t->rank_counts, H_PLAIN, 10,
+		  t->rank_counts >= 2 ? "base and per-step latency told apart by the logs" :
+		  t->rank_counts == 1 ? "one, so the base latency is the prior of --base-steps" :
+		  "none, so the intra tier is the spec's");
+	if (s->have_inter)
+		out_input(o, "multi_node_logs", "multi-node logs", (double)nmulti, H_PLAIN, 10,
+			  nmulti ? "the NICs calibrated, the intra tier held" :
+			  "none, so the NICs are the spec's");
+	out_table_begin(o, &cal_table);
+	tier_row(o, "intra", &t->base, &t->alpha, &t->beta, s->intra.beta_line);
+	if (s->have_inter && nmulti)
+		tier_row(o, "inter", NULL, &nic->alpha, &nic->beta, s->inter.beta_line);
+	else if (s->have_inter) {
+		struct calib_value a = { .value = s->inter.link.alpha, .ci95 = NAN,
+					 .source = CALIB_SPEC };
+		struct calib_value b = { .value = s->inter.link.beta, .ci95 = NAN,
+					 .source = CALIB_SPEC };
+
+		tier_row(o, "inter", NULL, &a, &b, s->inter.beta_line);
+	}
+	out_table_end(o);
+}
+
+/* One row per log: its ranks, nodes, rows and the calibrated system's median error. */
+static void log_rows(struct out *o, const struct system *s, const struct system *cal,
+		     const struct calib_tier *t, const struct meas *m, double *const *S,
+		     double *const *T, size_t nall, size_t nfiles, enum coll_algo algo)
+{
+	size_t i;
+
+	out_table_begin(o, &cal_log_table);
+	for (i = 0; i < nall; i++) {
+		unsigned long nodes = system_nodes(s, m[i].ranks);
+		struct cell r[] = {
+			{ m[i].path, 0 }, { NULL, (double)m[i].ranks }, { NULL, (double)nodes },
+			{ NULL, (double)m[i].n }, { NULL, log_median(cal, t, &m[i], S[i], T[i], algo) },
+			{ i == nfiles ? "check (held out)" : nodes == 1 ? "intra" : "inter", 0 },
+		};
+
+		out_row(o, r);
+	}
+	out_table_end(o);
+}
+
+/* The check of a saved calibration: its median error and the spec's, on the same rows. */
+static void check_rows(struct out *o, const char *cal_name, const char *spec_name,
+		       enum coll_algo algo, const struct cost_model *um, size_t nrows,
+		       double med_cal, double med_spec)
+{
+	char mc[64], ms[64], nc[PRESET_NAME_MAX + 16], ns[PRESET_NAME_MAX + 16];
+	struct cell r1[] = { { nc, 0 }, { mc, 0 }, { NULL, (double)nrows },
+			     { NULL, med_cal } };
+	struct cell r2[] = { { ns, 0 }, { ms, 0 }, { NULL, (double)nrows },
+			     { NULL, med_spec } };
+
+	out_table_begin(o, &check_table);
+	snprintf(nc, sizeof(nc), "%s (calibrated)", cal_name);
+	snprintf(ns, sizeof(ns), "%s (spec)", spec_name);
+	snprintf(mc, sizeof(mc), "tiers, %s", coll_algo_name(algo));
+	snprintf(ms, sizeof(ms), "%s", cost_kind_name(um->kind));
+	out_row(o, r1);
+	out_row(o, r2);
+	out_table_end(o);
+}
+
+/* The spec file calibrated, absolute, when the system is a preset file as it stands. */
+static char *spec_file_of(const struct system *s)
+{
+	char *real = s->path && !global_args.gpus_per_node && !global_args.nics_per_node &&
+		     !global_args.intra && !global_args.inter ? realpath(s->path, NULL) : NULL;
+	char *r = real ? xstrdup(real) : NULL;
+
+	free(real);
+	return r;
+}
+
+/*
+ * The intra tier from the one-node logs (the spec's without any), the
+ * NICs from the multi-node ones, and the calibrated system of both.
+ */
+static void fit_tiers(const struct system *s, const struct calib_log *one, size_t none,
+		      const struct calib_log *multi, size_t nmulti, const struct fit_opts *fo,
+		      struct calib_tier *t, struct calib_nic *nic, struct system *cal)
+{
+	struct errbuf eb;
+
+	if (none == 0)
+		calib_tier_spec(&s->intra, t);
+	else if (calib_tier_fit(one, none, s->intra.beta_line,
+				fo->base_steps > 0 ? fo->base_steps : 0, t, &eb) < 0)
+		die("%s", eb.msg);
+	if (nmulti && calib_nic_fit(multi, nmulti, s, t, nic, &eb) < 0)
+		die("%s", eb.msg);
+	calib_apply(cal, s, t, nmulti ? nic : NULL);
+}
+
+/* The logs loaded and their rows. */
+static void logs_release(struct meas *m, double **S, double **T, size_t nall)
+{
+	size_t i;
+
+	for (i = 0; i < nall; i++) {
+		free(S[i]);
+		free(T[i]);
+		meas_release(&m[i]);
+	}
+	free(S);
+	free(T);
+	free(m);
+}
+
 int fit_system(char **files, size_t nfiles, const char *check, const struct meas_args *ma,
 	       const struct fit_opts *fo, const char *save_path, int force, struct ctx *ctx)
 {
@@ -480,26 +639,12 @@ int fit_system(char **files, size_t nfiles, const char *check, const struct meas
 	 * spec, so that a refit on the same logs saves the same values.
 	 */
 	if (from) {
-		if (system_load(&ctx->dirs, from, &spec_sys, &eb) < 0)
-			die("%s:%d: calibrated_from: %s", s->path, from_line, eb.msg);
+		load_spec(ctx, from, from_line, &spec_sys, &spec_model, &spec_nc);
 		s = &spec_sys;
-		if (s->model == SYSTEM_MODEL_TIERS)
-			cost_model_tiers(&spec_model, s);
-		else {
-			if (nccl_cost_init(&spec_nc, &spec_model, s, ctx->nccl_algo_mask, ~0u,
-					   &eb) < 0)
-				die("%s", eb.msg);
-			spec_nc.params = ctx->nccl_params;
-		}
 		um = &spec_model;
 	}
-	if (save_path) {
-		char *real = s->path && !global_args.gpus_per_node && !global_args.nics_per_node &&
-			     !global_args.intra && !global_args.inter ? realpath(s->path, NULL) : NULL;
-
-		sp.spec_file = real ? xstrdup(real) : NULL;
-		free(real);
-	}
+	if (save_path)
+		sp.spec_file = spec_file_of(s);
 	m = xmalloc(nall * sizeof(*m));
 	one = xmalloc(nall * sizeof(*one));
 	multi = xmalloc(nall * sizeof(*multi));
@@ -522,89 +667,23 @@ int fit_system(char **files, size_t nfiles, const char *check, const struct meas
 				multi[nmulti++] = l;
 		}
 	}
-	if (none == 0)
-		calib_tier_spec(&s->intra, &t);
-	else if (calib_tier_fit(one, none, s->intra.beta_line,
-				fo->base_steps > 0 ? fo->base_steps : 0, &t, &eb) < 0)
-		die("%s", eb.msg);
-	if (nmulti && calib_nic_fit(multi, nmulti, s, &t, &nic, &eb) < 0)
-		die("%s", eb.msg);
-	calib_apply(&cal, s, &t, nmulti ? &nic : NULL);
+	fit_tiers(s, one, none, multi, nmulti, fo, &t, &nic, &cal);
 	/* The calibration checks itself: against its own logs, and the spec. */
 	med_cal = save_path ? input_median(&cal, NULL, m, S, T, nfiles, fo->algo) : NAN;
 	med_spec = save_path ? input_median(NULL, um, m, S, T, nfiles, fo->algo) : NAN;
 	worse = save_path && !(med_cal <= med_spec);
-	if (save_path && (!worse || force)) {
-		struct system back;
-
-		save_system(&sp, s, &t, nmulti ? &nic : NULL, files, nfiles);
-		/* What the next run loads predicts what was calibrated. */
-		if (system_load(&ctx->dirs, save_path, &back, &eb) < 0)
-			die("--save: %s", eb.msg);
-		if (back.model != SYSTEM_MODEL_TIERS ||
-		    input_median(&back, NULL, m, S, T, nfiles, fo->algo) != med_cal)
-			die("--save: '%s' read back does not predict as calibrated", save_path);
-		system_release(&back);
-	}
+	if (save_path && (!worse || force))
+		save_checked(ctx, &sp, s, &t, nmulti ? &nic : NULL, files, nfiles, m, S, T,
+			     fo->algo, med_cal);
 
 	o = ctx_out_open(ctx);
-	out_input_str(o, "system", "system", ctx->system.name);
-	if (from)
-		out_input_str(o, "calibrated_from", "calibrated from", from);
-	out_input(o, "logs", "logs", (double)nfiles, H_PLAIN, 10, NULL);
-	out_input(o, "rank_counts", "one-node rank counts", (double)t.rank_counts, H_PLAIN, 10,
-		  t.rank_counts >= 2 ? "base and per-step latency told apart by the logs" :
-		  t.rank_counts == 1 ? "one, so the base latency is the prior of --base-steps" :
-		  "none, so the intra tier is the spec's");
-	if (s->have_inter)
-		out_input(o, "multi_node_logs", "multi-node logs", (double)nmulti, H_PLAIN, 10,
-			  nmulti ? "the NICs calibrated, the intra tier held" :
-			  "none, so the NICs are the spec's");
-	out_table_begin(o, &cal_table);
-	tier_row(o, "intra", &t.base, &t.alpha, &t.beta, s->intra.beta_line);
-	if (s->have_inter && nmulti)
-		tier_row(o, "inter", NULL, &nic.alpha, &nic.beta, s->inter.beta_line);
-	else if (s->have_inter) {
-		struct calib_value a = { .value = s->inter.link.alpha, .ci95 = NAN,
-					 .source = CALIB_SPEC };
-		struct calib_value b = { .value = s->inter.link.beta, .ci95 = NAN,
-					 .source = CALIB_SPEC };
-
-		tier_row(o, "inter", NULL, &a, &b, s->inter.beta_line);
-	}
-	out_table_end(o);
-	out_table_begin(o, &cal_log_table);
-	for (i = 0; i < nall; i++) {
-		unsigned long nodes = system_nodes(s, m[i].ranks);
-		struct cell r[] = {
-			{ m[i].path, 0 }, { NULL, (double)m[i].ranks }, { NULL, (double)nodes },
-			{ NULL, (double)m[i].n }, { NULL, log_median(&cal, &t, &m[i], S[i], T[i], fo->algo) },
-			{ i == nfiles ? "check (held out)" : nodes == 1 ? "intra" : "inter", 0 },
-		};
-
-		out_row(o, r);
-	}
-	out_table_end(o);
+	echo_tiers(ctx, o, s, from, nfiles, &t, nmulti, &nic);
+	log_rows(o, s, &cal, &t, m, S, T, nall, nfiles, fo->algo);
 	if (s->have_inter && nmulti && nic.beta.source == CALIB_SPEC)
 		out_text(o, "inter beta: these logs are bound by the intra tier, so the NICs' "
 			 "bandwidth is kept from the spec (%s)", s->inter.name);
-	if (save_path) {
-		out_table_begin(o, &check_table);
-		char mc[64], ms[64], nc[PRESET_NAME_MAX + 16], ns[PRESET_NAME_MAX + 16];
-		struct cell r1[] = { { nc, 0 }, { mc, 0 }, { NULL, (double)nrows },
-				     { NULL, med_cal } };
-		struct cell r2[] = { { ns, 0 }, { ms, 0 }, { NULL, (double)nrows },
-				     { NULL, med_spec } };
-
-		snprintf(nc, sizeof(nc), "%s (calibrated)", sp.name);
-		snprintf(ns, sizeof(ns), "%s (spec)", s->name);
-
-		snprintf(mc, sizeof(mc), "tiers, %s", coll_algo_name(fo->algo));
-		snprintf(ms, sizeof(ms), "%s", cost_kind_name(um->kind));
-		out_row(o, r1);
-		out_row(o, r2);
-		out_table_end(o);
-	}
+	if (save_path)
+		check_rows(o, sp.name, s->name, fo->algo, um, nrows, med_cal, med_spec);
 	snprintf(what, sizeof(what), "median |error| on the %zu rows of the input logs: "
 		 "calibrated %.1f %%, uncalibrated %.1f %%", nrows, 100 * med_cal, 100 * med_spec);
 	if (save_path && (!worse || force))
@@ -616,14 +695,7 @@ int fit_system(char **files, size_t nfiles, const char *check, const struct meas
 	if (worse && save_path && !force)
 		die("--save: not saved: the calibrated system is worse than the uncalibrated "
 		    "one (%s); --force saves it anyway", what);
-	for (i = 0; i < nall; i++) {
-		free(S[i]);
-		free(T[i]);
-		meas_release(&m[i]);
-	}
-	free(S);
-	free(T);
-	free(m);
+	logs_release(m, S, T, nall);
 	free(one);
 	free(multi);
 	if (save_path)

@@ -60,21 +60,19 @@ static double bubble_percent(const struct pipeline_args *a, enum pp_schedule sch
 	return 100 * r.bubble_fraction;
 }
 
-void pipeline_figure_bubble(const struct ctx *ctx, const struct pipeline_args *a)
+/* The longest name of a curve: "gpipe and 1f1b", "interleaved, v = V". */
+enum { NAME_LEN = 48 };
+
+/*
+ * GPipe and 1F1B have the same bubble: one curve for both, named for
+ * both, rather than two drawn on top of each other. Returns the count of
+ * curves per stage count.
+ */
+static int bubble_groups(const struct pipeline_args *a, enum pp_schedule *groups,
+			 char (*names)[NAME_LEN])
 {
-	struct figure f = { 0 };
-	struct panel *p;
-	enum pp_schedule groups[PP_COUNT];
-	char title[256], text[160], names[PP_COUNT][48];
-	double lo = INFINITY, hi = 0, top = 0, step, grid[FIG_CURVE_POINTS];
-	struct mark { double x, y; } marks[3];
-	size_t i, j, n, nlabel;
 	int k, g, ngroups = 0;
 
-	/*
-	 * GPipe and 1F1B have the same bubble: one curve for both, named for
-	 * both, rather than two drawn on top of each other.
-	 */
 	for (k = 0; k < a->nsched; k++) {
 		enum pp_schedule s = a->scheds[k];
 
@@ -84,16 +82,47 @@ void pipeline_figure_bubble(const struct ctx *ctx, const struct pipeline_args *a
 		if (g < ngroups) {
 			size_t len = strlen(names[g]);
 
-			snprintf(names[g] + len, sizeof(names[g]) - len, " and %s", pp_schedule_name(s));
+			snprintf(names[g] + len, NAME_LEN - len, " and %s", pp_schedule_name(s));
 			continue;
 		}
 		groups[ngroups] = s;
 		if (s == PP_INTERLEAVED)
-			snprintf(names[ngroups], sizeof(names[ngroups]), "interleaved, v = %lu", a->virt);
+			snprintf(names[ngroups], NAME_LEN, "interleaved, v = %lu", a->virt);
 		else
-			snprintf(names[ngroups], sizeof(names[ngroups]), "%s", pp_schedule_name(s));
+			snprintf(names[ngroups], NAME_LEN, "%s", pp_schedule_name(s));
 		ngroups++;
 	}
+	return ngroups;
+}
+
+/* The figure's title: the formula of the one schedule drawn, or of all. */
+static void bubble_title(const struct pipeline_args *a, const enum pp_schedule *groups,
+			 char (*names)[NAME_LEN], int ngroups, char *title, size_t size)
+{
+	if (ngroups == 1 && groups[0] == PP_INTERLEAVED)
+		snprintf(title, size, "Pipeline bubble of the interleaved schedule (v = %lu): "
+			 "(P-1)/(vM+P-1) of each step idle", a->virt);
+	else if (ngroups == 1)
+		snprintf(title, size, "Pipeline bubble of the %s schedule%s: "
+			 "(P-1)/(M+P-1) of each step idle", names[0],
+			 strchr(names[0], ' ') ? "s" : "");
+	else
+		snprintf(title, size, "Pipeline bubble: (P-1)/(vM+P-1) of each step idle "
+			 "(v = 1 for gpipe and 1f1b)");
+}
+
+void pipeline_figure_bubble(const struct ctx *ctx, const struct pipeline_args *a)
+{
+	struct figure f = { 0 };
+	struct panel *p;
+	enum pp_schedule groups[PP_COUNT];
+	char title[256], text[160], names[PP_COUNT][NAME_LEN];
+	double lo = INFINITY, hi = 0, top = 0, step, grid[FIG_CURVE_POINTS];
+	struct mark { double x, y; } marks[3];
+	size_t i, j, n, nlabel;
+	int g, ngroups;
+
+	ngroups = bubble_groups(a, groups, names);
 
 	/* A few counts close together say little: widen around them. */
 	for (j = 0; j < a->micro.n; j++) {
@@ -105,16 +134,7 @@ void pipeline_figure_bubble(const struct ctx *ctx, const struct pipeline_args *a
 		hi = fmin((double)PP_MICROBATCHES_MAX, hi * 4);
 	}
 
-	if (ngroups == 1 && groups[0] == PP_INTERLEAVED)
-		snprintf(title, sizeof(title), "Pipeline bubble of the interleaved schedule (v = %lu): "
-			 "(P-1)/(vM+P-1) of each step idle", a->virt);
-	else if (ngroups == 1)
-		snprintf(title, sizeof(title), "Pipeline bubble of the %s schedule%s: "
-			 "(P-1)/(M+P-1) of each step idle", names[0],
-			 strchr(names[0], ' ') ? "s" : "");
-	else
-		snprintf(title, sizeof(title), "Pipeline bubble: (P-1)/(vM+P-1) of each step idle "
-			 "(v = 1 for gpipe and 1f1b)");
+	bubble_title(a, groups, names, ngroups, title, sizeof(title));
 	f.title = xstrdup(title);
 	f.comment = xstrdup("commtime pipeline: the bubble's share of the step against microbatches");
 	p = plot_add_panel(&f, title, "microbatches per step M", "bubble (share of the step)");
