@@ -38,49 +38,42 @@ struct machine_args {
 #define MACHINE_FROM_SYSTEM "system"   /* the system preset (or its ad-hoc defaults) */
 #define MACHINE_FROM_TOPO "topo"       /* the --topo file */
 
-/*
- * The members of a machine, as a macro so that a command's context can
- * hold them under their own names (struct ctx, src/cmd/cli.h) as well
- * as a struct machine: both have the same members in the same order.
- */
-#define MACHINE_MEMBERS                                                       \
-	/* The cost model (cost.h): COST_LINK in the single-link mode, its     \
-	 * link the α, β, γ after defaults, preset and options; COST_FIT      \
-	 * for a preset with regimes; with a system its tiers or NCCL's model, \
-	 * model.sys pointing at system. */                                   \
-	struct cost_model model;                                              \
-	struct cost_model base;    /* with a trace calibration: the model     \
-				    * it corrects (model.calib_of points here) */ \
-	struct trace_calib calib;  /* fit --trace's keys of the system's file \
-				    * (calib.have 0: none) */                 \
-	int have_system;           /* a system was given */                   \
-	struct system system;      /* the machine, when have_system */        \
-	struct nccl_cost nccl;     /* NCCL's model of system (COST_NCCL) */   \
-	unsigned nccl_algo_mask;   /* --nccl-algo as NCCL_ALGO (~0u: all) */  \
-	const char *nccl_algo;     /* --nccl-algo as given (or a log's), NULL */ \
-	const char *nccl_proto;    /* --proto as given (or a log's), NULL */  \
-	struct nccl_params nccl_params; /* 2.30.7's, or --nccl-version's */   \
-	const char *nccl_version;  /* --nccl-version as given, or NULL */     \
-	const char *gpus_per_process; /* what the echo says of it (--gpus-per-process \
-				       * or a log's banner), NULL: one, not said */ \
-	const char *alpha_src;     /* MACHINE_FROM_DEFAULT, _PRESET, _OPTION */ \
-	const char *beta_src;                                                 \
-	const char *gamma_src;                                                \
-	const char *gpus_per_node_src;   /* with a system: _SYSTEM, _TOPO, _OPTION */ \
-	const char *nics_per_node_src;                                        \
-	const char *intra_src;                                                \
-	const char *inter_src;                                                \
-	int link_given;            /* --alpha, --beta or --preset was given */ \
-	int have_preset;                                                      \
-	struct preset preset;      /* the --preset, when have_preset */       \
-	int have_fit;              /* the preset holds regimes (COST_FIT) */  \
-	struct fit_model fit;      /* its regimes, when have_fit */           \
-	char gpus_per_process_text[24];                                       \
-	const char *unloaded;      /* "--preset" or "--system" when that preset \
-				      did not load as its kind, else NULL */
-
+/* A machine: its cost model, its system, where each value came from. */
 struct machine {
-	MACHINE_MEMBERS
+	/* The cost model (cost.h): COST_LINK in the single-link mode, its
+	 * link the α, β, γ after defaults, preset and options; COST_FIT
+	 * for a preset with regimes; with a system its tiers or NCCL's model,
+	 * model.sys pointing at system. */
+	struct cost_model model;
+	struct cost_model base;    /* with a trace calibration: the model
+				    * it corrects (model.calib_of points here) */
+	struct trace_calib calib;  /* fit --trace's keys of the system's file
+				    * (calib.have 0: none) */
+	int have_system;           /* a system was given */
+	struct system system;      /* the machine, when have_system */
+	struct nccl_cost nccl;     /* NCCL's model of system (COST_NCCL) */
+	unsigned nccl_algo_mask;   /* --nccl-algo as NCCL_ALGO (~0u: all) */
+	const char *nccl_algo;     /* --nccl-algo as given (or a log's), NULL */
+	const char *nccl_proto;    /* --proto as given (or a log's), NULL */
+	struct nccl_params nccl_params; /* 2.30.7's, or --nccl-version's */
+	const char *nccl_version;  /* --nccl-version as given, or NULL */
+	const char *gpus_per_process; /* what the echo says of it (--gpus-per-process
+				       * or a log's banner), NULL: one, not said */
+	const char *alpha_src;     /* MACHINE_FROM_DEFAULT, _PRESET, _OPTION */
+	const char *beta_src;
+	const char *gamma_src;
+	const char *gpus_per_node_src;   /* with a system: _SYSTEM, _TOPO, _OPTION */
+	const char *nics_per_node_src;
+	const char *intra_src;
+	const char *inter_src;
+	int link_given;            /* --alpha, --beta or --preset was given */
+	int have_preset;
+	struct preset preset;      /* the --preset, when have_preset */
+	int have_fit;              /* the preset holds regimes (COST_FIT) */
+	struct fit_model fit;      /* its regimes, when have_fit */
+	char gpus_per_process_text[24];
+	const char *unloaded;      /* "--preset" or "--system" when that preset
+				      did not load as its kind, else NULL */
 };
 
 /* The seed's link: α = 5 µs, β = 200 GB/s. */

@@ -21,14 +21,11 @@
 struct ctx {
 	/*
 	 * The machine every command asks for collective times (machine.h):
-	 * its members under their own names (ctx->model, ctx->system,
-	 * ctx->alpha_src, ...) and as a whole (ctx->machine), which
-	 * machine_resolve() fills; both name the same storage.
+	 * the cost model, the system, where each value came from
+	 * (ctx->machine.model, ctx->machine.system, ...), which
+	 * machine_resolve() fills.
 	 */
-	union {
-		struct machine machine;
-		struct { MACHINE_MEMBERS };
-	};
+	struct machine machine;
 	struct preset_dirs dirs;   /* preset search path */
 	enum out_format format;    /* --format */
 	const char *output;        /* -o FILE, or NULL for stdout */

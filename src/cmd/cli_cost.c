@@ -28,14 +28,14 @@ void ctx_explain(const struct ctx *ctx, struct out *o, enum coll_op op, enum col
 	const struct errband *eband;
 
 	units_fmt_size(sz, sizeof(sz), bytes);
-	if (ctx->model.kind != COST_NCCL) {
+	if (ctx->machine.model.kind != COST_NCCL) {
 		out_text(o, "explain: %s of %s on %lu ranks: the %s model has no protocols to explain",
-			 coll_op_name(op), sz, ranks, cost_kind_name(ctx->model.kind));
+			 coll_op_name(op), sz, ranks, cost_kind_name(ctx->machine.model.kind));
 		return;
 	}
 	if (algo != ALGO_AUTO)
 		snprintf(only, sizeof(only), ", --algo %s", coll_algo_name(algo));
-	if (cost_explain(&ctx->model, op, algo, &g, bytes, &x, &eb) < 0)
+	if (cost_explain(&ctx->machine.model, op, algo, &g, bytes, &x, &eb) < 0)
 		die("%s", eb.msg);
 	if (x.note) {
 		out_text(o, "explain: %s of %s on %lu ranks: %s", coll_op_name(op), sz, ranks, x.note);
@@ -79,6 +79,6 @@ double ctx_link_n_half(const struct ctx *ctx)
 	struct errbuf eb;
 	double nh;
 
-	cost_model_link(&link, &ctx->model.link);
+	cost_model_link(&link, &ctx->machine.model.link);
 	return cost_coll_n_half(&link, OP_SENDRECV, ALGO_P2P, &g, &nh, &eb) < 0 ? NAN : nh;
 }

@@ -12,7 +12,7 @@
 
 int ctx_has_errband(const struct ctx *ctx, enum coll_op op)
 {
-	return ctx->have_system && ctx->model.kind == COST_NCCL && op == OP_ALLREDUCE;
+	return ctx->machine.have_system && ctx->machine.model.kind == COST_NCCL && op == OP_ALLREDUCE;
 }
 
 const struct errband *ctx_errband(const struct ctx *ctx, enum coll_op op, unsigned long ranks,
@@ -20,14 +20,14 @@ const struct errband *ctx_errband(const struct ctx *ctx, enum coll_op op, unsign
 {
 	if (!ctx_has_errband(ctx, op) || ranks < 2)
 		return NULL;
-	return errband_get(system_nodes(&ctx->system, ranks), bytes);
+	return errband_get(system_nodes(&ctx->machine.system, ranks), bytes);
 }
 
 void ctx_errband_cell(const struct ctx *ctx, enum coll_op op, unsigned long ranks, double bytes,
 		      unsigned *cells)
 {
 	if (ctx_errband(ctx, op, ranks, bytes))
-		*cells |= errband_cell_bit(system_nodes(&ctx->system, ranks), bytes);
+		*cells |= errband_cell_bit(system_nodes(&ctx->machine.system, ranks), bytes);
 }
 
 static const struct column cols[] = {

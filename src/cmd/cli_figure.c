@@ -217,15 +217,15 @@ char *ctx_link_text(const struct ctx *ctx, char *buf, size_t len)
 {
 	char a[32], b[32];
 
-	if (ctx->have_system) {
-		snprintf(buf, len, "%s (%s model)", ctx->system.name,
-			 cost_kind_name(ctx->model.kind));
+	if (ctx->machine.have_system) {
+		snprintf(buf, len, "%s (%s model)", ctx->machine.system.name,
+			 cost_kind_name(ctx->machine.model.kind));
 		return buf;
 	}
-	units_fmt_time(a, sizeof(a), ctx->model.link.alpha, 3);
-	units_fmt_rate(b, sizeof(b), ctx->model.link.beta, 4);
-	if (ctx->have_preset)
-		snprintf(buf, len, "\xce\xb1 = %s, \xce\xb2 = %s (%s)", a, b, ctx->preset.name);
+	units_fmt_time(a, sizeof(a), ctx->machine.model.link.alpha, 3);
+	units_fmt_rate(b, sizeof(b), ctx->machine.model.link.beta, 4);
+	if (ctx->machine.have_preset)
+		snprintf(buf, len, "\xce\xb1 = %s, \xce\xb2 = %s (%s)", a, b, ctx->machine.preset.name);
 	else
 		snprintf(buf, len, "\xce\xb1 = %s, \xce\xb2 = %s", a, b);
 	return buf;
@@ -285,14 +285,14 @@ void fig_ranks_text(const struct ctx *ctx, const struct dlist *ranks, char *buf,
 	if (used < len)
 		used += (size_t)snprintf(buf + used, len - used, " rank%s", ranks->n == 1 &&
 					 ranks->v[0] == 1 ? "" : "s");
-	if (!ctx->have_system)
+	if (!ctx->machine.have_system)
 		return;
 	for (i = 0; i < ranks->n && used < len; i++)
 		used += (size_t)snprintf(buf + used, len - used, "%s%lu",
 					 i == 0 ? " (" : i + 1 == ranks->n ? " and " : ", ",
-					 system_nodes(&ctx->system, (unsigned long)ranks->v[i]));
+					 system_nodes(&ctx->machine.system, (unsigned long)ranks->v[i]));
 	if (used < len)
 		snprintf(buf + used, len - used, " node%s of %lu GPUs)",
-			 ranks->n == 1 && system_nodes(&ctx->system, (unsigned long)ranks->v[0]) == 1 ?
-			 "" : "s", ctx->system.gpus_per_node);
+			 ranks->n == 1 && system_nodes(&ctx->machine.system, (unsigned long)ranks->v[0]) == 1 ?
+			 "" : "s", ctx->machine.system.gpus_per_node);
 }

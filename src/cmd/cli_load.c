@@ -161,16 +161,16 @@ int ctx_gpu(const struct ctx *ctx, const char *name, const char *fallback, struc
 	struct errbuf eb;
 
 	memset(g, 0, sizeof(*g));
-	if (!name && ctx->have_system) {
-		snprintf(g->name, sizeof(g->name), "%s", ctx->system.gpu.name ? ctx->system.gpu.name : "?");
-		g->peak_flops = ctx->system.gpu.bf16_flops;
-		g->memory_B = ctx->system.gpu.memory_B;
+	if (!name && ctx->machine.have_system) {
+		snprintf(g->name, sizeof(g->name), "%s", ctx->machine.system.gpu.name ? ctx->machine.system.gpu.name : "?");
+		g->peak_flops = ctx->machine.system.gpu.bf16_flops;
+		g->memory_B = ctx->machine.system.gpu.memory_B;
 		g->from = "system";
-		g->power_w = ctx->system.gpu.power_w;
-		kernel_gpu_init(&g->kernel, ctx->system.gpu.arch, g->peak_flops, ctx->system.gpu.sms,
-				ctx->system.gpu.hbm_Bps, ctx->system.gpu.gemm_eff);
-		kernel_gpu_set_fp8(&g->kernel, ctx->system.gpu.fp8_flops);
-		g->arch = ctx->system.gpu.arch;
+		g->power_w = ctx->machine.system.gpu.power_w;
+		kernel_gpu_init(&g->kernel, ctx->machine.system.gpu.arch, g->peak_flops, ctx->machine.system.gpu.sms,
+				ctx->machine.system.gpu.hbm_Bps, ctx->machine.system.gpu.gemm_eff);
+		kernel_gpu_set_fp8(&g->kernel, ctx->machine.system.gpu.fp8_flops);
+		g->arch = ctx->machine.system.gpu.arch;
 		return 1;
 	}
 	if (!name && !fallback)

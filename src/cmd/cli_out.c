@@ -131,7 +131,7 @@ static void echo_topo(const struct system *s, struct out *o)
  */
 static void echo_system(const struct ctx *ctx, struct out *o)
 {
-	const struct system *s = &ctx->system;
+	const struct system *s = &ctx->machine.system;
 	char a[32], b[32], l[32], line[320];
 	int table = out_get_format(o) == FMT_TABLE;
 
@@ -179,7 +179,7 @@ static void echo_system(const struct ctx *ctx, struct out *o)
 	}
 	if (s->topo)
 		echo_topo(s, o);
-	else if (ctx->model.kind == COST_NCCL && !s->nvswitch && s->gpu.nvlink_links &&
+	else if (ctx->machine.model.kind == COST_NCCL && !s->nvswitch && s->gpu.nvlink_links &&
 		 s->gpus_per_node > 1) {
 		/* NVLink without a switch and no file: say how the graph was assumed */
 		unsigned long peers = s->gpus_per_node - 1;
@@ -193,13 +193,13 @@ static void echo_system(const struct ctx *ctx, struct out *o)
 				 s->gpu.nvlink_links, peers);
 		out_input_str(o, "nvlink_graph", "NVLink graph", line);
 	}
-	out_input_str(o, "model", "model", cost_kind_name(ctx->model.kind));
-	if (ctx->model.calib_of) {
+	out_input_str(o, "model", "model", cost_kind_name(ctx->machine.model.kind));
+	if (ctx->machine.model.calib_of) {
 		snprintf(line, sizeof(line), "every collective x measured/predicted of its cell "
-			 "(%s; fit --trace)", ctx->calib.from);
+			 "(%s; fit --trace)", ctx->machine.calib.from);
 		out_input_str(o, "calibration", "calibrated by a trace", line);
 	}
-	if (ctx->model.kind == COST_NCCL) {
+	if (ctx->machine.model.kind == COST_NCCL) {
 		snprintf(line, sizeof(line), "%s%s", cpu_vendor_name(s->cpu),
 			 s->cpu_given ? "" : s->cpu == CPU_INTEL ?
 			 " (assumed: the system does not say; NCCL's constants for a Sapphire Rapids Xeon)" :
@@ -216,18 +216,18 @@ static void echo_system(const struct ctx *ctx, struct out *o)
 		if (s->have_inter && s->net_latency_s > 0)
 			out_input(o, "net_latency_s", "network plugin latency", s->net_latency_s,
 				  H_TIME, 4, NULL);
-		if (ctx->nccl_version)
-			out_input_str(o, "nccl_version", "NCCL version", ctx->nccl_version);
+		if (ctx->machine.nccl_version)
+			out_input_str(o, "nccl_version", "NCCL version", ctx->machine.nccl_version);
 		if (s->gdr_off)
 			out_input_str(o, "gdr", "GPUDirect RDMA",
 				      "no (the network is staged through host memory)");
-		if (ctx->gpus_per_process)
+		if (ctx->machine.gpus_per_process)
 			out_input_str(o, "gpus_per_process", "GPUs per process",
-				      ctx->gpus_per_process);
-		if (ctx->nccl_algo)
-			out_input_str(o, "nccl_algo", "NCCL_ALGO", ctx->nccl_algo);
-		if (ctx->nccl_proto)
-			out_input_str(o, "nccl_proto", "NCCL_PROTO", ctx->nccl_proto);
+				      ctx->machine.gpus_per_process);
+		if (ctx->machine.nccl_algo)
+			out_input_str(o, "nccl_algo", "NCCL_ALGO", ctx->machine.nccl_algo);
+		if (ctx->machine.nccl_proto)
+			out_input_str(o, "nccl_proto", "NCCL_PROTO", ctx->machine.nccl_proto);
 	}
 }
 
@@ -263,9 +263,9 @@ void ctx_nccl_from_log(struct ctx *ctx, const struct meas *m, struct nccl_cost *
 	int nearest;
 
 	S_list_from_log(m->nccl_algo, global_args.nccl_algo, nccl_algo_mask,
-			&nc->algo_mask, algo_said, sizeof(algo_said), &ctx->nccl_algo);
+			&nc->algo_mask, algo_said, sizeof(algo_said), &ctx->machine.nccl_algo);
 	S_list_from_log(m->nccl_proto, global_args.proto, nccl_proto_mask,
-			&nc->proto_mask, proto_said, sizeof(proto_said), &ctx->nccl_proto);
+			&nc->proto_mask, proto_said, sizeof(proto_said), &ctx->machine.nccl_proto);
 	/* nccl-tests' banner, "# nThread 1 nGpus 8": one host thread launched
 	 * 8 GPUs (-g 8); one GPU a thread is the default and not said */
 	if (!global_args.gpus_per_process && m->gpus_per_thread > 1) {
@@ -273,9 +273,9 @@ void ctx_nccl_from_log(struct ctx *ctx, const struct meas *m, struct nccl_cost *
 		nc->gpus_per_process = (unsigned)(m->gpus_per_thread > 1024 ? 1024 : m->gpus_per_thread);
 		snprintf(gsaid, sizeof(gsaid), "%u (from the log's banner: nGpus %lu, nccl-tests -g %lu)",
 			 nc->gpus_per_process, m->gpus_per_thread, m->gpus_per_thread);
-		ctx->gpus_per_process = gsaid;
+		ctx->machine.gpus_per_process = gsaid;
 	}
-	if (ctx->nccl_version || !m->nccl_version[0])
+	if (ctx->machine.nccl_version || !m->nccl_version[0])
 		return;
 	if (nccl_params_nearest(m->nccl_version, &v, &nearest, &eb) < 0)
 		snprintf(said, sizeof(said), "%s (from the log; not read: 2.30.7's tuning)",
@@ -294,7 +294,7 @@ void ctx_nccl_from_log(struct ctx *ctx, const struct meas *m, struct nccl_cost *
 		nc->params = v;
 		snprintf(said, sizeof(said), "%s (from the log)", m->nccl_version);
 	}
-	ctx->nccl_version = said;
+	ctx->machine.nccl_version = said;
 }
 
 const char *ctx_nccl_priced(const struct ctx *ctx)
@@ -304,38 +304,38 @@ const char *ctx_nccl_priced(const struct ctx *ctx)
 
 void ctx_nccl_say_default(struct ctx *ctx)
 {
-	if (ctx->model.kind == COST_NCCL && !ctx->nccl_version)
-		ctx->nccl_version = NCCL_PARAMS_DEFAULT_NAME " (the model's own; a log's version or "
+	if (ctx->machine.model.kind == COST_NCCL && !ctx->machine.nccl_version)
+		ctx->machine.nccl_version = NCCL_PARAMS_DEFAULT_NAME " (the model's own; a log's version or "
 				    "--nccl-version V prices another)";
 }
 
 void ctx_echo_link_values(const struct ctx *ctx, struct out *o)
 {
-	const char *pname = ctx->have_preset ? ctx->preset.name : NULL;
+	const char *pname = ctx->machine.have_preset ? ctx->machine.preset.name : NULL;
 	char note[160];
 
-	if (ctx->have_system) {
+	if (ctx->machine.have_system) {
 		echo_system(ctx, o);
 		return;
 	}
 
 	if (pname)
 		out_input_str(o, "preset", "preset", pname);
-	snprintf(note, sizeof(note), "%s", !strcmp(ctx->alpha_src, "preset") && pname ?
-		 "from the preset" : !strcmp(ctx->alpha_src, "default") ?
+	snprintf(note, sizeof(note), "%s", !strcmp(ctx->machine.alpha_src, "preset") && pname ?
+		 "from the preset" : !strcmp(ctx->machine.alpha_src, "default") ?
 		 "default; set with --alpha or --preset" : "");
-	out_input(o, "alpha_s", "alpha", ctx->model.link.alpha, H_TIME, 3, note[0] ? note : NULL);
-	snprintf(note, sizeof(note), "%s", !strcmp(ctx->beta_src, "preset") && pname ?
-		 "from the preset" : !strcmp(ctx->beta_src, "default") ?
+	out_input(o, "alpha_s", "alpha", ctx->machine.model.link.alpha, H_TIME, 3, note[0] ? note : NULL);
+	snprintf(note, sizeof(note), "%s", !strcmp(ctx->machine.beta_src, "preset") && pname ?
+		 "from the preset" : !strcmp(ctx->machine.beta_src, "default") ?
 		 "default; set with --beta or --preset" : "");
-	out_input(o, "beta_Bps", "beta", ctx->model.link.beta, H_RATE, 4, note[0] ? note : NULL);
-	if (ctx->model.link.gamma > 0)
-		out_input(o, "gamma_sPerB", "gamma", ctx->model.link.gamma, H_PLAIN, 4, "s/B");
+	out_input(o, "beta_Bps", "beta", ctx->machine.model.link.beta, H_RATE, 4, note[0] ? note : NULL);
+	if (ctx->machine.model.link.gamma > 0)
+		out_input(o, "gamma_sPerB", "gamma", ctx->machine.model.link.gamma, H_PLAIN, 4, "s/B");
 }
 
 void ctx_echo_link(const struct ctx *ctx, struct out *o)
 {
 	ctx_echo_link_values(ctx, o);
-	if (ctx->have_fit && !ctx->have_system)
+	if (ctx->machine.have_fit && !ctx->machine.have_system)
 		out_input_str(o, "model", "model", "the preset's regimes");
 }

@@ -78,7 +78,7 @@ void column_time_unit(struct column *c, const struct time_unit *u)
 
 const struct cost_model *ctx_algo_model(const struct ctx *ctx)
 {
-	return ctx->have_system ? &ctx->model : NULL;
+	return ctx->machine.have_system ? &ctx->machine.model : NULL;
 }
 
 void opt_cb_algo(const struct opt *o, const char *arg)
@@ -127,10 +127,10 @@ void ctx_check_ranks(const struct ctx *ctx, const struct dlist *ranks)
 	struct errbuf eb;
 	size_t i;
 
-	if (!ctx->have_system)
+	if (!ctx->machine.have_system)
 		return;
 	for (i = 0; i < ranks->n; i++)
-		if (system_check_ranks(&ctx->system, (unsigned long)ranks->v[i], &eb) < 0)
+		if (system_check_ranks(&ctx->machine.system, (unsigned long)ranks->v[i], &eb) < 0)
 			die("%s", eb.msg);
 }
 

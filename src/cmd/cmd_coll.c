@@ -92,7 +92,7 @@ static const char *impl_text(const struct coll_run *r, unsigned long n, double S
 	struct ar_cost a;
 	struct errbuf eb;
 
-	if (serve_ar(&r->ctx->model, &r->ctx->system, r->impl, n, S, &a, &eb) < 0)
+	if (serve_ar(&r->ctx->machine.model, &r->ctx->machine.system, r->impl, n, S, &a, &eb) < 0)
 		return "-";
 	snprintf(buf, len, "%s", a.kernel);
 	return buf;
@@ -122,7 +122,7 @@ static int faster_width(const struct coll_run *r, const struct dlist *ranks)
 			continue;
 		/* NCCL's model may choose any of its algorithms with any protocol */
 		for (p = 0; p < ALGO_COUNT; p++)
-			if (cost_algo_supported(&r->ctx->model, r->op, (enum coll_algo)p)) {
+			if (cost_algo_supported(&r->ctx->machine.model, r->op, (enum coll_algo)p)) {
 				n = (int)(strlen(coll_algo_name((enum coll_algo)p)) + 1 +
 					  strlen(coll_proto_name(PROTO_SIMPLE)));
 				w = n > w ? n : w;
@@ -146,7 +146,7 @@ static int faster_width(const struct coll_run *r, const struct dlist *ranks)
  */
 static void time_column(const struct coll_run *r, struct column *c, const struct time_unit *u)
 {
-	if (r->ctx->have_system && !r->ctx->time_unit) {
+	if (r->ctx->machine.have_system && !r->ctx->time_unit) {
 		c->human = H_TIME;
 		c->prec = 4;
 		return;
@@ -162,7 +162,7 @@ static void write_wide(struct out *o, const struct coll_run *r, const struct dli
 	struct cell cells[3 + ALGO_COUNT + 5];
 	char title[96];
 	struct table t = { .name = r->name, .title = title, .cols = cols };
-	int sys = r->ctx->have_system;
+	int sys = r->ctx->machine.have_system;
 	/* the stated error of the one column NCCL's model fills (src/cmd/cli_errband.c) */
 	int band = r->nalgo == 1 && r->impl == AR_NCCL && ctx_has_errband(r->ctx, r->op);
 	size_t i, j;
@@ -219,7 +219,7 @@ static void write_wide(struct out *o, const struct coll_run *r, const struct dli
 
 			cells[0] = (struct cell){ .x = ranks->v[i] };
 			if (sys)
-				cells[1] = (struct cell){ .x = (double)system_nodes(&r->ctx->system, n) };
+				cells[1] = (struct cell){ .x = (double)system_nodes(&r->ctx->machine.system, n) };
 			cells[first - 1] = (struct cell){ .x = sizes->v[j] };
 			for (k = 0; k < r->nalgo; k++) {
 				double tk = coll_run_cost(r, r->algos[k], n, sizes->v[j], &c);
@@ -263,7 +263,7 @@ static void write_wide(struct out *o, const struct coll_run *r, const struct dli
 static void write_long(struct out *o, const struct coll_run *r, const struct dlist *ranks,
 		       const struct dlist *sizes)
 {
-	int sys = r->ctx->have_system;
+	int sys = r->ctx->machine.have_system;
 	int band = r->impl == AR_NCCL && ctx_has_errband(r->ctx, r->op);
 	struct table t = { .name = r->name, .cols = long_cols,
 			   .ncols = band ? LONG_BAND : sys ? LONG_SYSTEM : LONG_LINK };
@@ -371,7 +371,7 @@ static void coll_time_unit(const struct coll_run *r, const struct dlist *ranks,
 	size_t i, j;
 	int k;
 
-	if (!r->ctx->have_system) {
+	if (!r->ctx->machine.have_system) {
 		double nmin = INFINITY, nmax = 0, smin = INFINITY, smax = 0;
 		struct coll_cost c;
 
@@ -457,7 +457,7 @@ static int run_coll(enum coll_op op, int argc, char **argv, struct ctx *ctx)
 	if (impl_arg) {
 		if (ar_impl_lookup(impl_arg, &r.impl, &eb) < 0)
 			die_usage("--impl: %s", eb.msg);
-		if (r.impl != AR_NCCL && !ctx->have_system)
+		if (r.impl != AR_NCCL && !ctx->machine.have_system)
 			die_usage("--impl %s: the serving kernels run on a system's NVLink GPUs; "
 				  "give --system", impl_arg);
 		if (r.impl != AR_NCCL && (algo_arg || explain))
@@ -467,17 +467,17 @@ static int run_coll(enum coll_op op, int argc, char **argv, struct ctx *ctx)
 	/* a run the machine cannot hold, whatever the algorithm: file:line: key */
 	ctx_check_ranks(ctx, &ranks);
 	if (algo_arg) {
-		r.nalgo = cost_algo_parse_list(&ctx->model, op, algo_arg, algos, &eb);
+		r.nalgo = cost_algo_parse_list(&ctx->machine.model, op, algo_arg, algos, &eb);
 		if (r.nalgo < 0)
 			die_usage("--algo: %s", eb.msg);
 	} else if (r.impl != AR_NCCL) {
 		r.nalgo = 1;   /* one column: the kernel, whatever the model's algorithms */
 		algos[0] = ALGO_AUTO;
 	} else {
-		r.nalgo = default_algos(&ctx->model, op, &ranks, algos);
+		r.nalgo = default_algos(&ctx->machine.model, op, &ranks, algos);
 		if (r.nalgo == 0)
 			die("no algorithm of the %s model runs %s on every rank count asked for; "
-			    "name one with --algo", cost_kind_name(ctx->model.kind), colls[op].what);
+			    "name one with --algo", cost_kind_name(ctx->machine.model.kind), colls[op].what);
 	}
 
 	coll_time_unit(&r, &ranks, &sizes, &u);
@@ -486,7 +486,7 @@ static int run_coll(enum coll_op op, int argc, char **argv, struct ctx *ctx)
 	ctx_echo_link(ctx, o);
 	if (op != OP_ALLREDUCE)
 		out_input_str(o, "size", "size", colls[op].size);
-	if (!ctx->have_system)
+	if (!ctx->machine.have_system)
 		out_input(o, "n_half_B", "half-bandwidth size n\xc2\xbd = alpha*beta",
 			  ctx_link_n_half(ctx), H_SIZE, 4,
 			  "below it one link is latency-bound");

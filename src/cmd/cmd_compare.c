@@ -85,16 +85,16 @@ static void load_expected(const char *path, const struct meas *log, int algo,
 /* The line rate of the link: the preset's beta_line, else β; NaN when no link was given. */
 static double link_line_rate(const struct ctx *ctx)
 {
-	double line = ctx->link_given ? ctx->model.link.beta : NAN;
+	double line = ctx->machine.link_given ? ctx->machine.model.link.beta : NAN;
 	struct errbuf eb;
 	int r;
 
-	if (!ctx->have_preset)
+	if (!ctx->machine.have_preset)
 		return line;
-	r = preset_get_quantity(&ctx->preset, "beta_line", Q_RATE, &line, &eb);
+	r = preset_get_quantity(&ctx->machine.preset, "beta_line", Q_RATE, &line, &eb);
 	if (r < 0)
 		die("%s", eb.msg);
-	return r == 0 ? ctx->model.link.beta : line;
+	return r == 0 ? ctx->machine.model.link.beta : line;
 }
 
 /* The algorithm of the prediction, checked against the log's collective. */
@@ -102,7 +102,7 @@ static enum coll_algo compare_algo(const struct ctx *ctx, const struct opt *opti
 				   enum coll_algo asked, enum coll_op op, unsigned long ranks,
 				   double bytes)
 {
-	if (!ctx->have_system) {
+	if (!ctx->machine.have_system) {
 		if (op != OP_ALLREDUCE && asked != ALGO_RING)
 			die_usage("--algo: '%s' is modelled for all_reduce only; %s uses ring",
 				  coll_algo_name(asked), coll_op_name(op));
@@ -110,8 +110,8 @@ static enum coll_algo compare_algo(const struct ctx *ctx, const struct opt *opti
 	}
 	if (!opts_given(options, "algo"))
 		return ALGO_AUTO;
-	if (!cost_algo_supported(&ctx->model, op, asked))
-		die_usage("--algo: the %s model has no '%s' for %s", cost_kind_name(ctx->model.kind),
+	if (!cost_algo_supported(&ctx->machine.model, op, asked))
+		die_usage("--algo: the %s model has no '%s' for %s", cost_kind_name(ctx->machine.model.kind),
 			  coll_algo_name(asked), coll_op_name(op));
 	{
 		/* An algorithm the machine cannot run (NVLS without NVLink SHARP). */
@@ -119,9 +119,9 @@ static enum coll_algo compare_algo(const struct ctx *ctx, const struct opt *opti
 		struct coll_cost c;
 		struct errbuf eb;
 
-		if (cost_coll(&ctx->model, op, asked, &g, bytes, &c, &eb) < 0)
+		if (cost_coll(&ctx->machine.model, op, asked, &g, bytes, &c, &eb) < 0)
 			die("--algo %s on %lu ranks of %s: %s", coll_algo_name(asked), ranks,
-			    ctx->system.name, eb.msg);
+			    ctx->machine.system.name, eb.msg);
 	}
 	return asked;
 }
@@ -138,7 +138,7 @@ static void compare_plan_version(const struct ctx *ctx, const struct meas *log,
 	const char *now = log->nccl_version[0] ? log->nccl_version : ctx_nccl_priced(ctx);
 
 	snprintf(buf, len, "%s", plan->nccl_version);
-	if (ctx->model.kind == COST_NCCL && plan->nccl_version[0] &&
+	if (ctx->machine.model.kind == COST_NCCL && plan->nccl_version[0] &&
 	    strcmp(plan->nccl_version, now))
 		warning("compare: the plan '%s' priced NCCL %s, %s NCCL %s: plan again with "
 			"--nccl-version %s for the same tuning", plan->path, plan->nccl_version,
@@ -192,31 +192,31 @@ int cmd_compare(int argc, char **argv, struct ctx *ctx)
 	if (range && expected)
 		die_usage("--range: a plan's times have no band (compare with the system or preset)");
 	meas_args_load(&ma, argv[0], &m);
-	if (ctx->model.kind == COST_NCCL)
-		ctx_nccl_from_log(ctx, &m, &ctx->nccl);
+	if (ctx->machine.model.kind == COST_NCCL)
+		ctx_nccl_from_log(ctx, &m, &ctx->machine.nccl);
 	ctx_nccl_say_default(ctx);
 	c = (struct comparison){ .ctx = ctx, .m = &m, .op = (enum coll_op)m.op,
 				 .ranks = m.ranks, .in_place = ma.in_place,
-				 .on_system = ctx->have_system, .tol = tol, .minbw = minbw,
+				 .on_system = ctx->machine.have_system, .tol = tol, .minbw = minbw,
 				 .large = large, .line_rate = NAN };
-	if (ctx->have_system && system_check_ranks(&ctx->system, m.ranks, &eb) < 0)
+	if (ctx->machine.have_system && system_check_ranks(&ctx->machine.system, m.ranks, &eb) < 0)
 		die("%s", eb.msg);
 	c.algo = compare_algo(ctx, options, ma.algo, c.op, m.ranks, m.rows[m.n - 1].size);
 	if (expected) {
 		load_expected(expected, &m, (int)c.algo, &e);
 		c.expected = &e;
 		c.expected_path = expected;
-	} else if (ctx->have_fit) {
+	} else if (ctx->machine.have_fit) {
 		have_regimes = 1;
-		fm = ctx->fit;
+		fm = ctx->machine.fit;
 	}
 	c.fm = have_regimes ? &fm : NULL;
 	/* No fit measured this run: the band is the spec's spread around the
 	 * link's α and β (fit_model_range of a model without intervals), or
 	 * on a system around the model's own terms (fit_spec_band). */
-	if (range && !have_regimes && !ctx->have_system)
-		fit_model_from_link(&fm, c.op, c.algo, m.ranks, &ctx->model.link);
-	if (!ctx->have_system)
+	if (range && !have_regimes && !ctx->machine.have_system)
+		fit_model_from_link(&fm, c.op, c.algo, m.ranks, &ctx->machine.model.link);
+	if (!ctx->machine.have_system)
 		c.line_rate = link_line_rate(ctx);
 	if (expected)
 		compare_plan_version(ctx, &m, &e, c.plan_nccl, sizeof(c.plan_nccl));

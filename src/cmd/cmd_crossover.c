@@ -82,7 +82,7 @@ static void figure_crossover(const struct ctx *ctx, const struct dlist *ranks,
 				struct errbuf eb;
 				double edge;
 
-				if (crossover_coll(&ctx->model, OP_ALLREDUCE, algos[a], algos[b], &g,
+				if (crossover_coll(&ctx->machine.model, OP_ALLREDUCE, algos[a], algos[b], &g,
 						   CROSS_LO, CROSS_HI, &c, &eb) < 0)
 					die("%lu ranks: %s", n, eb.msg);
 				if (c.result == CROSS_FOUND)
@@ -161,7 +161,7 @@ static void check_runs(const struct ctx *ctx, const struct dlist *ranks,
 			struct coll_cost c;
 			struct errbuf eb;
 
-			if (cost_coll(&ctx->model, OP_ALLREDUCE, algos->v[k], &g, 1, &c, &eb) < 0)
+			if (cost_coll(&ctx->machine.model, OP_ALLREDUCE, algos->v[k], &g, 1, &c, &eb) < 0)
 				die("%lu ranks, %s: %s", g.ranks, coll_algo_name(algos->v[k]),
 				    eb.msg);
 		}
@@ -184,7 +184,7 @@ int cmd_crossover(int argc, char **argv, struct ctx *ctx)
 
 	opt_ranks("--ranks", "2:1024:x2", &ranks, 1);
 	opts_parse(argc, argv, options, &usage, 0);
-	if (!opts_given(options, "algo") && ctx->model.kind == COST_TIERS)
+	if (!opts_given(options, "algo") && ctx->machine.model.kind == COST_TIERS)
 		algos = (struct algo_set){ .v = { ALGO_RING, ALGO_HIER }, .n = 2 };
 	if (algos.n < 2)
 		die_usage("--algo: need two algorithms to compare, got '%s'",
@@ -194,11 +194,11 @@ int cmd_crossover(int argc, char **argv, struct ctx *ctx)
 
 	o = ctx_out_open(ctx);
 	ctx_echo_link(ctx, o);
-	if (ctx->have_system) {
+	if (ctx->machine.have_system) {
 		/* which ring and which tree: the names belong to the model */
 		for (i = 0; i < (size_t)algos.n; i++)
 			out_input_str(o, coll_algo_name(algos.v[i]), coll_algo_name(algos.v[i]),
-				      cost_algo_describe(&ctx->model, algos.v[i]));
+				      cost_algo_describe(&ctx->machine.model, algos.v[i]));
 	} else {
 		/* the link's n½: one transfer (a = b = 1), αβ */
 		out_input(o, "n_half_B", "half-bandwidth size n\xc2\xbd = alpha*beta",

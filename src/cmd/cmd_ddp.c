@@ -60,7 +60,7 @@ static void S_units(const struct ctx *ctx, const struct ddp_params *p, const str
 	for (i = 0; i < ranks->n; i++) {
 		struct ddp_step s;
 
-		ddp_step_cost(p, &ctx->model, (unsigned long)ranks->v[i], &s);
+		ddp_step_cost(p, &ctx->machine.model, (unsigned long)ranks->v[i], &s);
 		if (s.exposed_s > 0)
 			tmin = fmin(tmin, s.exposed_s);
 		if (s.comm_s > 0)
@@ -98,7 +98,7 @@ static void S_echo(const struct ctx *ctx, struct out *o, const struct ddp_params
 	else
 		out_input_str(o, "compute", "compute",
 			      "not given: the all-reduce alone (--compute TIME for the step)");
-	out_input_str(o, "algo", "all-reduce", cost_algo_label(&ctx->model, p->algo));
+	out_input_str(o, "algo", "all-reduce", cost_algo_label(&ctx->machine.model, p->algo));
 	if (p->bucket > 0) {
 		snprintf(note, sizeof(note), "%.0f buckets per step",
 			 p->bucket < p->grad_bytes ? ceil(p->grad_bytes / p->bucket) : 1);
@@ -126,12 +126,12 @@ static void S_unreachable(const struct ctx *ctx, struct out *o, const struct ddp
 	size_t i;
 
 	for (i = 0; i < ranks->n; i++) {
-		struct link inf = ctx->model.link;
+		struct link inf = ctx->machine.model.link;
 		struct ddp_step s;
 		enum target_result tr;
 		double beta;
 
-		if (ddp_target_beta(p, &ctx->model.link, (unsigned long)ranks->v[i], target,
+		if (ddp_target_beta(p, &ctx->machine.model.link, (unsigned long)ranks->v[i], target,
 				    &tr, &beta, &eb) < 0 || tr != TARGET_UNREACHABLE)
 			continue;
 		inf.beta = INFINITY;
@@ -198,9 +198,9 @@ static int S_rows(struct ctx *ctx, struct out *o, const struct ddp_params *p,
 		enum target_result tr = TARGET_FOUND;
 		double beta = NAN;
 
-		ddp_step_cost(p, &ctx->model, n, &s);
+		ddp_step_cost(p, &ctx->machine.model, n, &s);
 		if (target > 0) {
-			if (ddp_target_beta(p, &ctx->model.link, n, target, &tr, &beta, &eb) < 0) {
+			if (ddp_target_beta(p, &ctx->machine.model.link, n, target, &tr, &beta, &eb) < 0) {
 				out_abort(o);
 				die("ddp: %s", eb.msg);
 			}
@@ -274,7 +274,7 @@ int cmd_ddp(int argc, char **argv, struct ctx *ctx)
 	};
 
 	ddp_params_init(&p);
-	p.algo = cost_algo_preferred(&ctx->model, OP_ALLREDUCE);
+	p.algo = cost_algo_preferred(&ctx->machine.model, OP_ALLREDUCE);
 	opts_parse(argc, argv, options, &usage, 0);
 	grad_arg = opts_given(options, "grad");
 	have_compute = opts_given(options, "compute") != NULL;
@@ -291,7 +291,7 @@ int cmd_ddp(int argc, char **argv, struct ctx *ctx)
 	}
 	if (ddp_check(&p, &eb) < 0)
 		die_usage("ddp: %s", eb.msg);
-	if (ctx->have_system && target > 0)
+	if (ctx->machine.have_system && target > 0)
 		die_usage("--target: solves for the beta of one link; not on a system");
 	ctx_check_ranks(ctx, &ranks);
 

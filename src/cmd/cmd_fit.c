@@ -186,12 +186,12 @@ static void S_echo(const struct ctx *ctx, struct out *o, const struct meas *m,
 	out_input_str(o, "times", "times", ma->in_place ? "in-place" : "out-of-place");
 	if (switches) {
 		out_input_str(o, "machine", "machine", switches);
-		if (ctx->nccl_version)
-			out_input_str(o, "nccl_version", "NCCL version", ctx->nccl_version);
+		if (ctx->machine.nccl_version)
+			out_input_str(o, "nccl_version", "NCCL version", ctx->machine.nccl_version);
 		/* the launch of one thread driving several GPUs (the log's banner):
 		 * NCCL's times on the machine take it, its protocol switches not */
-		if (ctx->gpus_per_process)
-			out_input_str(o, "gpus_per_process", "GPUs per process", ctx->gpus_per_process);
+		if (ctx->machine.gpus_per_process)
+			out_input_str(o, "gpus_per_process", "GPUs per process", ctx->machine.gpus_per_process);
 		out_input_str(o, "switches", "regimes", "none across a protocol switch of NCCL's "
 			      "model there");
 		if (line_from_machine > 0)
@@ -224,9 +224,9 @@ static void S_machine(struct ctx *ctx, const char *switches, const struct meas *
 		die_usage("--proto: %s", eb.msg);
 	if (system_load(&ctx->dirs, switches, sw_sys, &eb) < 0 ||
 	    system_check_ranks(sw_sys, m->ranks, &eb) < 0 ||
-	    nccl_cost_init(sw_nc, sw_model, sw_sys, ctx->nccl_algo_mask, protos, &eb) < 0)
+	    nccl_cost_init(sw_nc, sw_model, sw_sys, ctx->machine.nccl_algo_mask, protos, &eb) < 0)
 		die("--machine: %s", eb.msg);
-	sw_nc->params = ctx->nccl_params;
+	sw_nc->params = ctx->machine.nccl_params;
 	ctx_nccl_from_log(ctx, m, sw_nc);
 	fo->switches = sw_model;
 	fo->spec_beta = S_spec_beta(sw_sys, (enum coll_op)m->op, m->ranks, co);
@@ -310,11 +310,11 @@ static void S_plain(int force, const char *check, const char *regimes, struct fi
 /* The options that need a machine to model: --machine or a system. */
 static void S_check_machine(const struct ctx *ctx, const char *switches)
 {
-	if (ctx->nccl_algo && !switches && !ctx->have_system)
+	if (ctx->machine.nccl_algo && !switches && !ctx->machine.have_system)
 		die_usage("--nccl-algo: only with --machine or a system");
-	if (ctx->nccl_version && !switches && !ctx->have_system)
+	if (ctx->machine.nccl_version && !switches && !ctx->machine.have_system)
 		die_usage("--nccl-version: only with --machine or a system");
-	if (global_args.proto && !switches && !ctx->have_system)
+	if (global_args.proto && !switches && !ctx->machine.have_system)
 		die_usage("--proto: only with --machine or a system");
 }
 
@@ -402,7 +402,7 @@ int cmd_fit(int argc, char **argv, struct ctx *ctx)
 	for (npos = 1; npos < argc && strcmp(argv[npos], "--"); npos++)
 		if (!strcmp(argv[npos], "--trace"))
 			return cmd_fit_trace(argc, argv, ctx);   /* compare_trace_fit.c */
-	npos = opts_parse(argc, argv, options, &usage, ctx->have_system ? 64 : 1);
+	npos = opts_parse(argc, argv, options, &usage, ctx->machine.have_system ? 64 : 1);
 	if (npos < 1)
 		die_usage("fit needs a measurement file; see 'commtime fit --help'");
 	fo.algo = ma.algo;
@@ -411,7 +411,7 @@ int cmd_fit(int argc, char **argv, struct ctx *ctx)
 		if (fo.base_steps == 0)
 			fo.base_steps = -1;
 	}
-	if (ctx->have_system)
+	if (ctx->machine.have_system)
 		return fit_system(argv, (size_t)npos, check, &ma, &fo, save_path, force, ctx);
 	S_plain(force, check, regimes, &fo);
 	if (save_path)

@@ -77,7 +77,7 @@ static const struct table table = {
 static void curve(struct out *o, const struct planner *pl, enum coll_op op, enum coll_algo algo,
 		  unsigned long ranks, const struct dlist *sizes)
 {
-	int system = pl->ctx->have_system;
+	int system = pl->ctx->machine.have_system;
 	enum coll_algo a = algo != ALGO_AUTO || system ? algo : ALGO_RING;
 	char run[1024], note[96];
 	size_t i;
@@ -177,7 +177,7 @@ static void plan_echo(struct out *o, struct ctx *ctx, const struct planner *pl,
 	ctx_echo_link(ctx, o);
 	/* Which tree the crossover means (on a link, only when it is not the default pair). */
 	if (pl->cross_a == ALGO_TREE || pl->cross_b == ALGO_TREE)
-		out_input_str(o, "tree", "tree", ctx->have_system ? pl->tree :
+		out_input_str(o, "tree", "tree", ctx->machine.have_system ? pl->tree :
 			      "the seed's binomial tree, 2 ceil(log2 n) (alpha + S/beta)");
 	if (q->workload) {
 		struct workload w;
@@ -240,7 +240,7 @@ static void plan_write(struct out *o, struct ctx *ctx, struct planner *pl, struc
 		out_text(o, "the nccl-tests runs and what they should print%s",
 			 q->sizes->n <= SHEET_SIZES + 2 ? "" :
 			 " (a few sizes; the CSV holds every size)");
-		if (ctx->model.kind == COST_NCCL && !pl->fm)
+		if (ctx->machine.model.kind == COST_NCCL && !pl->fm)
 			out_text(o, "(with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=TUNING a run also logs "
 				 "NCCL's own algorithm/protocol per size; 'commtime --system %s "
 				 "compare LOG' sets it against the column below)",
@@ -249,7 +249,7 @@ static void plan_write(struct out *o, struct ctx *ctx, struct planner *pl, struc
 		for (i = 0; i < q->nops; i++)
 			if (plan_has_errband(pl, q->ops[i]))
 				t.ncols = PLAN_COLS - 1;
-		if (ctx->model.kind == COST_NCCL)
+		if (ctx->machine.model.kind == COST_NCCL)
 			t.ncols = PLAN_COLS;
 		out_table_begin(o, &t);   /* the writer keeps t until out_table_end */
 	}
@@ -286,7 +286,7 @@ static void plan_check(struct plan_req *q, struct ctx *ctx)
 	for (i = 1; i < sizes->n; i++)
 		if (sizes->v[i] <= sizes->v[i - 1])
 			die_usage("--sizes: sizes must increase");
-	if (ctx->have_system)
+	if (ctx->machine.have_system)
 		ctx_check_ranks(ctx, ranks);
 }
 
@@ -329,7 +329,7 @@ int cmd_plan(int argc, char **argv, struct ctx *ctx)
 	ctx_nccl_say_default(ctx);
 	planner_init(&pl, ctx);
 	pl.cells = &cells;
-	if (ctx->have_system && !opts_given(options, "algo")) {
+	if (ctx->machine.have_system && !opts_given(options, "algo")) {
 		/* NCCL's own choice, then the pair whose crossover is given. */
 		algoset = (struct algo_set){ .v = { ALGO_AUTO, pl.cross_a, pl.cross_b }, .n = 3 };
 	} else if (algoset.n >= 2) {

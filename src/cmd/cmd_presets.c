@@ -359,21 +359,21 @@ static int save_system(const struct ctx *ctx, const char *path, int npos, const 
 
 	if (npos || kind)
 		die_usage("--save: writes the system of the global options; no NAME or --kind with it");
-	if (!ctx->have_system)
+	if (!ctx->machine.have_system)
 		die_usage("--save: needs a system to write (--system NAME|FILE, --topo FILE)");
 	if (preset_save_name(path, 0, &name, &eb) < 0)
 		die_usage("--save: %s", eb.msg);
 	/* the file names as text that cannot break a comment line */
-	sys_path = preset_text_escape(ctx->system.path ? ctx->system.path : "");
-	topo_path = preset_text_escape(ctx->system.topo_path ? ctx->system.topo_path : "");
+	sys_path = preset_text_escape(ctx->machine.system.path ? ctx->machine.system.path : "");
+	topo_path = preset_text_escape(ctx->machine.system.topo_path ? ctx->machine.system.topo_path : "");
 	snprintf(comment, sizeof comment,
 		 "system preset written by 'commtime presets --save'%s%s%s%s\n"
 		 "every value resolved; the topology file gave what it holds\n",
-		 ctx->system.path ? " from " : "", sys_path,
-		 ctx->system.topo_path ? " and " : "", topo_path);
+		 ctx->machine.system.path ? " from " : "", sys_path,
+		 ctx->machine.system.topo_path ? " and " : "", topo_path);
 	free(sys_path);
 	free(topo_path);
-	if (system_preset_write(path, name, &ctx->system, comment, NULL, 0, &eb) < 0)
+	if (system_preset_write(path, name, &ctx->machine.system, comment, NULL, 0, &eb) < 0)
 		die("%s", eb.msg);
 	printf("wrote system preset %s to %s\n", name, path);
 	free(name);
@@ -439,7 +439,7 @@ int cmd_presets(int argc, char **argv, struct ctx *ctx)
 		preset_release(&p);
 		return status;
 	}
-	if (ctx->have_preset && !kind)
-		return show_preset(ctx, &ctx->preset);
+	if (ctx->machine.have_preset && !kind)
+		return show_preset(ctx, &ctx->machine.preset);
 	return list_presets(ctx, kind);
 }

@@ -189,7 +189,7 @@ static int S_entry_of(struct S_entry *e, const char *which, const struct search_
 	e->which = which;
 	e->rank = i + 1;
 	e->k = &r->cand[i];
-	if (step_run(sp->w, &e->k->c, cs, &ctx->model, STEP_BAND_NONE, &s, &eb) < 0)
+	if (step_run(sp->w, &e->k->c, cs, &ctx->machine.model, STEP_BAND_NONE, &s, &eb) < 0)
 		return 0;
 	search_terms_of(&s, &e->t);
 	e->ok = 1;
@@ -402,7 +402,7 @@ static void S_why(struct out *o, const struct search_space *sp, const struct sea
 		S_versus(o, &e[0], &e[i]);
 
 	/* The best's ledger rows by exposed time per step, largest first. */
-	if (step_run(sp->w, &e[0].k->c, cs, &ctx->model, STEP_BAND_NONE, &s, &eb) < 0)
+	if (step_run(sp->w, &e[0].k->c, cs, &ctx->machine.model, STEP_BAND_NONE, &s, &eb) < 0)
 		return;
 	for (i = 0; i < s.nrows; i++)
 		order[i] = i;
@@ -464,15 +464,15 @@ static void S_figure_title(const struct ctx *ctx, const struct workload *w,
 		lo = fmin(lo, gpus->v[g]);
 		hi = fmax(hi, gpus->v[g]);
 	}
-	if (ctx->have_system && ctx->system.gpus_per_node > 0) {
-		double G = (double)ctx->system.gpus_per_node;
+	if (ctx->machine.have_system && ctx->machine.system.gpus_per_node > 0) {
+		double G = (double)ctx->machine.system.gpus_per_node;
 
 		if (lo == hi)
 			snprintf(where, sizeof(where), "%.15g GPUs (%.15g nodes of %.15g, %s)", lo,
-				 ceil(lo / G), G, ctx->system.name);
+				 ceil(lo / G), G, ctx->machine.system.name);
 		else
 			snprintf(where, sizeof(where), "%.15g to %.15g GPUs (%.15g to %.15g nodes of "
-				 "%.15g, %s)", lo, hi, ceil(lo / G), ceil(hi / G), G, ctx->system.name);
+				 "%.15g, %s)", lo, hi, ceil(lo / G), ceil(hi / G), G, ctx->machine.system.name);
 	} else if (lo == hi)
 		snprintf(where, sizeof(where), "%.15g GPUs on one link", lo);
 	else
@@ -586,7 +586,7 @@ static void S_figure_terms(struct figure *f, const struct search_result *r,
 		struct step_result st;
 		struct errbuf eb;
 
-		if (step_run(sp->w, &r->cand[idx[j]].c, cs, &cctx->model, STEP_BAND_NONE, &st, &eb) < 0)
+		if (step_run(sp->w, &r->cand[idx[j]].c, cs, &cctx->machine.model, STEP_BAND_NONE, &st, &eb) < 0)
 			break;
 		search_terms_of(&st, &bars[j].t);
 		snprintf(labels[j], sizeof(labels[j]), "%s, rank %zu: %s", wh[j], idx[j] + 1,
@@ -817,10 +817,10 @@ static void S_space(const struct ctx *ctx, const struct opt *options, const stru
 	sp->run_tokens = tokens;
 	if (opts_given(options, "where"))
 		sp->where = where;
-	if (ctx->have_system) {
-		sp->gpus_per_node = ctx->system.gpus_per_node;
+	if (ctx->machine.have_system) {
+		sp->gpus_per_node = ctx->machine.system.gpus_per_node;
 		for (i = 0; i < gpus->n; i++)
-			if (system_check_ranks(&ctx->system, (unsigned long)gpus->v[i], &eb) < 0)
+			if (system_check_ranks(&ctx->machine.system, (unsigned long)gpus->v[i], &eb) < 0)
 				die("search: %s", eb.msg);
 	}
 }
@@ -920,8 +920,8 @@ int cmd_search(int argc, char **argv, struct ctx *ctx)
 	if (!gb)
 		die_usage("search: give the global batch with --global-batch N");
 	S_compute(ctx, options, &so, &gpu, &cs);
-	if (isnan(price) && ctx->have_system)
-		price = ctx->system.price_per_gpu_hour;
+	if (isnan(price) && ctx->machine.have_system)
+		price = ctx->machine.system.price_per_gpu_hour;
 	ctx_workload_shape(ctx, workload_arg, &shape, &w);
 	if (!workload_arg && !seq)
 		die_usage("search: a shape without a workload preset needs --seq");
@@ -932,9 +932,9 @@ int cmd_search(int argc, char **argv, struct ctx *ctx)
 	from_trace = !opts_given(options, "mfu") && trace_calib_mfu(ctx, &cs, 0);
 	if (from_trace)
 		cs.kgpu = NULL;
-	if (search_run(&sp, gpus.v, gpus.n, &cs, &ctx->model, &r, &eb) < 0)
+	if (search_run(&sp, gpus.v, gpus.n, &cs, &ctx->machine.model, &r, &eb) < 0)
 		die("search: %s", eb.msg);
-	if (!r.n && search_min_gpus(&sp, gpus.v[gpus.n - 1], &cs, &ctx->model, &need, &eb) < 0)
+	if (!r.n && search_min_gpus(&sp, gpus.v[gpus.n - 1], &cs, &ctx->machine.model, &need, &eb) < 0)
 		die("search: %s", eb.msg);
 
 	o = ctx_out_open(ctx);

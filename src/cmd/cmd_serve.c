@@ -134,7 +134,7 @@ static void S_kv_link(const struct ctx *ctx, const char *name, unsigned long nic
 		what = name;
 		free(t.name);
 	} else {
-		t = ctx->system.have_inter ? ctx->system.inter : ctx->system.intra;
+		t = ctx->machine.system.have_inter ? ctx->machine.system.inter : ctx->machine.system.intra;
 		kl->link = t.link;
 		what = t.name ? t.name : "?";
 	}
@@ -311,7 +311,7 @@ int cmd_serve(int argc, char **argv, struct ctx *ctx)
 
 	serve_params_init(&p);
 	opts_parse(argc, argv, options, &usage, 0);
-	if (!ctx->have_system)
+	if (!ctx->machine.have_system)
 		die_usage("serve: needs a machine; give --system (dgx-h100, ...)");
 	if (!workload_arg)
 		die_usage("serve: give the model with --workload NAME");
@@ -328,13 +328,13 @@ int cmd_serve(int argc, char **argv, struct ctx *ctx)
 	p.kv_bytes = kvp == SERVE_FP8 ? 1 : 2;
 	if (serve_check(&w, &p, &eb) < 0)
 		die_usage("serve: %s", eb.msg);
-	if (system_check_ranks(&ctx->system, p.tp * p.pp, &eb) < 0)
+	if (system_check_ranks(&ctx->machine.system, p.tp * p.pp, &eb) < 0)
 		die("serve: %s", eb.msg);
 	ctx_gpu(ctx, NULL, NULL, &gpu);
 	if (!(gpu.kernel.hbm_Bps > 0))
 		die("serve: the gpu preset '%s' gives no hbm_bandwidth; decode reads weights at "
 		    "it", gpu.name);
-	if (serve_run(&ctx->model, &ctx->system, &gpu.kernel, &w, &p, &r, &eb) < 0)
+	if (serve_run(&ctx->machine.model, &ctx->machine.system, &gpu.kernel, &w, &p, &r, &eb) < 0)
 		die("serve: %s", eb.msg);
 	S_kv_link(ctx, kv_link, kv_nics, &kl);
 	serve_kv_handoff(&w, p.kv_bytes, p.prompt, p.rate, &kl.link, &kv);

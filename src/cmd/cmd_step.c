@@ -501,7 +501,7 @@ static int S_band(struct ctx *ctx, const struct workload *w, const struct step_c
 	int i;
 
 	for (i = 0; i < 2; i++) {
-		if (step_run(w, c, cs, &ctx->model, i ? STEP_BAND_HI : STEP_BAND_LO, &rb, &eb) < 0)
+		if (step_run(w, c, cs, &ctx->machine.model, i ? STEP_BAND_HI : STEP_BAND_LO, &rb, &eb) < 0)
 			die("step: %s", eb.msg);
 		step_band_s[i] = i ? rb.step_hi_s : rb.step_lo_s;
 		*cells |= rb.band_cells;
@@ -553,8 +553,8 @@ static int S_compute(struct ctx *ctx, const struct opt *options, struct step_opt
 		die_usage("step: --power-cap and --hbm-bandwidth describe a GPU: give a system or --gpu");
 	if (*have_gpu)
 		ctx_gpu_as_rented(gpu, so->power_cap, so->hbm_Bps, cs);
-	if (ctx->have_system)
-		c->gpus_per_node = ctx->system.gpus_per_node;
+	if (ctx->machine.have_system)
+		c->gpus_per_node = ctx->machine.system.gpus_per_node;
 	/* A system saved by fit --trace: the compute it measured, flat (compare_trace_fit.c). */
 	from_trace = !opts_given(options, "mfu") && !opts_given(options, "compute") &&
 		     so->kernel_eff == 0 && trace_calib_mfu(ctx, cs, 0);
@@ -583,8 +583,8 @@ static void S_check(const struct ctx *ctx, const struct workload *w, const struc
 
 	if (step_check(w, c, &eb) < 0)
 		die_usage("step: %s", eb.msg);
-	if (ctx->have_system &&
-	    system_check_ranks(&ctx->system, c->tp * c->pp * c->dp * c->cp, &eb) < 0)
+	if (ctx->machine.have_system &&
+	    system_check_ranks(&ctx->machine.system, c->tp * c->pp * c->dp * c->cp, &eb) < 0)
 		die("step: %s", eb.msg);
 }
 
@@ -669,7 +669,7 @@ int cmd_step(int argc, char **argv, struct ctx *ctx)
 	S_workload(ctx, workload_arg, &shape, &w, &c);
 	from_trace = S_compute(ctx, options, &so, &c, &gpu, &have_gpu, &cs);
 	S_check(ctx, &w, &c);
-	if (step_run(&w, &c, &cs, &ctx->model, STEP_BAND_NONE, &r, &eb) < 0)
+	if (step_run(&w, &c, &cs, &ctx->machine.model, STEP_BAND_NONE, &r, &eb) < 0)
 		die("step: %s", eb.msg);
 	if (ctx_has_errband(ctx, OP_ALLREDUCE) && !isnan(r.step_s))
 		banded = S_band(ctx, &w, &c, &cs, step_band_s, &cells, &missing);

@@ -99,9 +99,9 @@ static int S_model(const struct ctx *ctx, const struct src *s, enum coll_op op,
 	unsigned am = s->algo >= 0 ? 1u << s->algo : ~0u, pm = s->proto >= 0 ? 1u << s->proto : ~0u;
 	int a;
 
-	if (!ctx->have_system || ctx->model.kind != COST_NCCL)
+	if (!ctx->machine.have_system || ctx->machine.model.kind != COST_NCCL)
 		return -1;
-	if (nccl_cost_init(&nc, &cm, &ctx->system, am, pm, &eb) < 0 ||
+	if (nccl_cost_init(&nc, &cm, &ctx->machine.system, am, pm, &eb) < 0 ||
 	    cost_coll(&cm, op, ALGO_AUTO, &g, size, &cc, &eb) < 0)
 		die("tuner: %s: %s", s->path, eb.msg);
 	*proto = (int)cc.proto;
@@ -136,7 +136,7 @@ static void S_from_model(const struct ctx *ctx, unsigned long ranks, const char 
 	char *copy = xstrdup(opl), *tok, *save = NULL;
 	struct errbuf eb;
 
-	if (!ctx->have_system || ctx->model.kind != COST_NCCL)
+	if (!ctx->machine.have_system || ctx->machine.model.kind != COST_NCCL)
 		die_usage("tuner: give nccl-tests logs, or --system S (NCCL's model) and --ranks N");
 	if (!ranks)
 		die_usage("tuner: the model's rules need --ranks N");
@@ -154,15 +154,15 @@ static void S_from_model(const struct ctx *ctx, unsigned long ranks, const char 
 			struct group g = { .ranks = ranks, .per_node = 0 };
 			int a;
 
-			if (cost_coll(&ctx->model, op, ALGO_AUTO, &g, sl.v[k], &cc, &eb) < 0)
+			if (cost_coll(&ctx->machine.model, op, ALGO_AUTO, &g, sl.v[k], &cc, &eb) < 0)
 				die("tuner: %s", eb.msg);
 			for (a = 0; a < NCCL_NALGO; a++)
 				if (nccl_algo_bits(cc.algo) & (1u << a))
 					break;
 			S_push(p, (struct tuner_point){
 				.op = op, .ranks = ranks,
-				.nodes = (long)((ranks + ctx->system.gpus_per_node - 1) /
-						ctx->system.gpus_per_node),
+				.nodes = (long)((ranks + ctx->machine.system.gpus_per_node - 1) /
+						ctx->machine.system.gpus_per_node),
 				.size = sl.v[k], .time = cc.time_s, .algo = (enum nccl_algo)a,
 				.proto = (enum nccl_proto)cc.proto, .src = 0 });
 		}
@@ -197,7 +197,7 @@ static void S_from_log(const struct ctx *ctx, const char *arg, int i, struct src
 	if (s->algo < 0 && s->proto < 0)
 		die_usage("tuner: %s: which NCCL_ALGO or NCCL_PROTO did it run with? write "
 			  "ALGO/PROTO=%s (ring/ll128=, tree=, /simple=)", s->path, s->path);
-	if ((s->algo < 0 || s->proto < 0) && (!ctx->have_system || ctx->model.kind != COST_NCCL))
+	if ((s->algo < 0 || s->proto < 0) && (!ctx->machine.have_system || ctx->machine.model.kind != COST_NCCL))
 		die_usage("tuner: %s ran with only the %s set; give both (ALGO/PROTO=%s) or "
 			  "--system S, whose model then chooses the %s", s->path,
 			  s->algo >= 0 ? "algorithm" : "protocol", s->path,
@@ -210,8 +210,8 @@ static void S_from_log(const struct ctx *ctx, const char *arg, int i, struct src
 			die("tuner: no model");
 		S_push(p, (struct tuner_point){
 			.op = (enum coll_op)m.op, .ranks = m.ranks,
-			.nodes = ctx->have_system ? (long)((m.ranks + ctx->system.gpus_per_node - 1) /
-							  ctx->system.gpus_per_node) : -1,
+			.nodes = ctx->machine.have_system ? (long)((m.ranks + ctx->machine.system.gpus_per_node - 1) /
+							  ctx->machine.system.gpus_per_node) : -1,
 			.size = m.rows[k].size, .time = m.rows[k].time, .algo = (enum nccl_algo)a,
 			.proto = (enum nccl_proto)pr, .src = i, .line = m.rows[k].line });
 	}
@@ -229,8 +229,8 @@ static void S_write_head(FILE *f, const struct ctx *ctx, const struct src *srcs,
 	fprintf(f, "# collective,minBytes,maxBytes,algorithm,protocol,channels,nNodes,nRanks,numPipeOps,regBuff\n");
 	fprintf(f, "# channels, numPipeOps and regBuff -1: NCCL's own; nNodes -1: any node count\n");
 	if (from_model)
-		fprintf(f, "# from the model of %s (%s), not from measurements\n", ctx->system.name,
-			cost_kind_name(ctx->model.kind));
+		fprintf(f, "# from the model of %s (%s), not from measurements\n", ctx->machine.system.name,
+			cost_kind_name(ctx->machine.model.kind));
 	else
 		for (i = 0; i < nlog; i++)
 			fprintf(f, "# log %d: %.200s (algorithm %s, protocol %s)\n", i + 1, srcs[i].path,
@@ -260,7 +260,7 @@ static void S_write_rule(FILE *f, const struct ctx *ctx, const struct tuner_rang
 		fputc('\n', f);
 		if (s->algo < 0 || s->proto < 0)
 			fprintf(f, "# (%s: the %s's choice for a run with NCCL_%s=%s)\n",
-				s->algo < 0 ? "algorithm" : "protocol", ctx->system.name,
+				s->algo < 0 ? "algorithm" : "protocol", ctx->machine.system.name,
 				s->algo < 0 ? "PROTO" : "ALGO",
 				s->algo < 0 ? tuner_proto_name(s->proto) : tuner_algo_name(s->algo));
 	}
@@ -292,7 +292,7 @@ int cmd_tuner(int argc, char **argv, struct ctx *ctx)
 	srcs = xmalloc(((size_t)nlog + 1) * sizeof(*srcs));
 	if (nlog == 0) {
 		from_model = 1;
-		srcs[0] = (struct src){ .path = ctx->system.name, .algo = -1, .proto = -1 };
+		srcs[0] = (struct src){ .path = ctx->machine.system.name, .algo = -1, .proto = -1 };
 		S_from_model(ctx, ranks, ops, sizes, &pts);
 	}
 	for (i = 0; i < nlog; i++)

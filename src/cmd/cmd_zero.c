@@ -131,7 +131,7 @@ static void S_panel(struct panel *pn, const struct zero_params *p, const struct 
 		for (k = 0; k < n; k++) {
 			struct zero_cost z;
 
-			zero_cost_model(p, &ctx->model, (unsigned long)grid[k], (int)stages->v[i], &z);
+			zero_cost_model(p, &ctx->machine.model, (unsigned long)grid[k], (int)stages->v[i], &z);
 			y[i][k] = memory ? z.memory_B : z.comm_s;
 		}
 	}
@@ -153,7 +153,7 @@ static void S_panel(struct panel *pn, const struct zero_params *p, const struct 
 		for (i = 0; i < ranks->n; i++) {
 			struct zero_cost z;
 
-			zero_cost_model(p, &ctx->model, (unsigned long)ranks->v[i], curves[c].stages[0], &z);
+			zero_cost_model(p, &ctx->machine.model, (unsigned long)ranks->v[i], curves[c].stages[0], &z);
 			if ((memory ? z.memory_B : z.comm_s) > 0)
 				plot_xy(s, ranks->v[i], memory ? z.memory_B : z.comm_s);
 		}
@@ -216,7 +216,7 @@ static void S_figure(const struct ctx *ctx, const struct zero_params *p,
 	snprintf(title, sizeof(title),
 		 "ZeRO per rank: %s parameters, %g+%g+%g bytes per parameter, %s; %s",
 		 workload_fmt_count(count, sizeof(count), p->params), p->param_bytes,
-		 p->grad_bytes, p->optim_bytes, cost_algo_label(&ctx->model, p->algo),
+		 p->grad_bytes, p->optim_bytes, cost_algo_label(&ctx->machine.model, p->algo),
 		 ctx_link_text(ctx, link, sizeof(link)));
 	f.title = xstrdup(title);
 	f.comment = xstrdup("commtime zero: model-state memory and communication time per rank "
@@ -281,7 +281,7 @@ static void S_echo(const struct ctx *ctx, struct out *o, const struct zero_param
 	snprintf(note, sizeof(note), "bytes per parameter: %g param + %g grad + %g optimizer",
 		 p->param_bytes, p->grad_bytes, p->optim_bytes);
 	out_input_str(o, "bytes", "model states", note);
-	out_input_str(o, "algo", "collectives", cost_algo_label(&ctx->model, p->algo));
+	out_input_str(o, "algo", "collectives", cost_algo_label(&ctx->machine.model, p->algo));
 	if (p->layers > 1) {
 		snprintf(note, sizeof(note), "stage 3 gathers layer by layer: %.15g layers, "
 			 "3 collectives each per step", p->layers);
@@ -302,7 +302,7 @@ static void S_units(const struct ctx *ctx, const struct zero_params *p,
 		for (j = 0; j < stages->n; j++) {
 			struct zero_cost z;
 
-			zero_cost_model(p, &ctx->model, (unsigned long)ranks->v[i],
+			zero_cost_model(p, &ctx->machine.model, (unsigned long)ranks->v[i],
 					(int)stages->v[j], &z);
 			if (z.comm_s > 0)
 				tmin = fmin(tmin, z.comm_s);
@@ -323,12 +323,12 @@ static void S_rows(const struct ctx *ctx, struct out *o, const struct zero_param
 		unsigned long n = (unsigned long)ranks->v[i];
 		struct zero_cost base;
 
-		zero_cost_model(p, &ctx->model, n, 0, &base);
+		zero_cost_model(p, &ctx->machine.model, n, 0, &base);
 		for (j = 0; j < stages->n; j++) {
 			struct zero_cost z;
 			struct cell row[C_COUNT];
 
-			zero_cost_model(p, &ctx->model, n, (int)stages->v[j], &z);
+			zero_cost_model(p, &ctx->machine.model, n, (int)stages->v[j], &z);
 			memset(row, 0, sizeof(row));
 			row[C_RANKS].x = (double)n;
 			row[C_STAGE].x = z.stage;
@@ -387,7 +387,7 @@ int cmd_zero(int argc, char **argv, struct ctx *ctx)
 
 	zero_params_init(&p);
 	p.grad_bytes = ZERO_GRAD_BYTES;
-	p.algo = cost_algo_preferred(&ctx->model, OP_ALLREDUCE);
+	p.algo = cost_algo_preferred(&ctx->machine.model, OP_ALLREDUCE);
 	opts_parse(argc, argv, options, &usage, 0);
 	for (i = 0; i < stages.n; i++)
 		if (stages.v[i] != floor(stages.v[i]) || stages.v[i] < 0 ||

@@ -26,17 +26,17 @@ double coll_run_cost(const struct coll_run *r, enum coll_algo a, unsigned long n
 	if (r->impl != AR_NCCL) {
 		struct ar_cost ac;
 
-		if (serve_ar(&r->ctx->model, &r->ctx->system, r->impl, n, S, &ac, &eb) < 0)
+		if (serve_ar(&r->ctx->machine.model, &r->ctx->machine.system, r->impl, n, S, &ac, &eb) < 0)
 			die("--impl %s on %lu ranks: %s", ar_impl_name(r->impl), n, eb.msg);
 		memset(c, 0, sizeof(*c));
 		c->time_s = ac.time_s;
 		c->algo = ALGO_AUTO;
 		c->proto = PROTO_NONE;
 		c->bound = TIER_INTRA;
-		c->nodes = system_nodes(&r->ctx->system, n);
+		c->nodes = system_nodes(&r->ctx->machine.system, n);
 		return c->time_s;
 	}
-	if (cost_coll(&r->ctx->model, r->op, a, &g, S, c, &eb) < 0)
+	if (cost_coll(&r->ctx->machine.model, r->op, a, &g, S, c, &eb) < 0)
 		die("%s on %lu ranks: %s", a == ALGO_AUTO ? "nccl" : coll_algo_name(a), n, eb.msg);
 	return c->time_s;
 }
@@ -116,7 +116,7 @@ static double curve_time(double S, const void *arg)
 static void mark_crossings(struct panel *p, const struct coll_run *r, unsigned long n,
 			   double lo, double hi)
 {
-	const struct cost_model *m = &r->ctx->model;
+	const struct cost_model *m = &r->ctx->machine.model;
 	char text[160], sz[32];
 	int a, b;
 
@@ -195,7 +195,7 @@ static void figure_link(const struct coll_run *r, const struct dlist *ranks,
 		if (!drawn(ranks, i))
 			continue;
 		for (a = 0; a < r->nalgo; a++) {
-			struct curve c = { .m = &ctx->model, .op = r->op, .algo = r->algos[a],
+			struct curve c = { .m = &ctx->machine.model, .op = r->op, .algo = r->algos[a],
 					   .ranks = n };
 			struct plot_series *s;
 
@@ -262,7 +262,7 @@ static double nic_bound_size(const struct coll_run *r, enum coll_algo a, double 
 			     double lo, double hi)
 {
 	struct bound_probe b = { .r = r, .algo = a, .rate = rate,
-				 .ranks = r->ctx->system.gpus_per_node };
+				 .ranks = r->ctx->machine.system.gpus_per_node };
 	size_t j;
 
 	if (b.ranks < 2 || !under_rate(lo, &b))
@@ -291,7 +291,7 @@ static void figure_system(const struct coll_run *r, const struct dlist *ranks,
 			  const struct dlist *sizes)
 {
 	const struct ctx *ctx = r->ctx;
-	const struct system *sy = &ctx->system;
+	const struct system *sy = &ctx->machine.system;
 	struct figure f = { 0 };
 	struct panel *p;
 	double lo, hi, nics = 0, ymax = sy->intra.beta_line;
@@ -406,7 +406,7 @@ static void figure_system(const struct coll_run *r, const struct dlist *ranks,
 void coll_figure(const struct coll_run *r, const struct dlist *ranks,
 		 const struct dlist *sizes)
 {
-	if (r->ctx->have_system)
+	if (r->ctx->machine.have_system)
 		figure_system(r, ranks, sizes);
 	else
 		figure_link(r, ranks, sizes);

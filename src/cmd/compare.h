@@ -26,7 +26,7 @@ struct comparison {
 	const struct meas *m;            /* the log, sizes increasing */
 	const struct meas *expected;     /* the rows of a plan CSV (--expected), or NULL */
 	const char *expected_path;
-	const struct fit_model *fm;      /* the preset's regimes (ctx->model is COST_FIT), or NULL */
+	const struct fit_model *fm;      /* the preset's regimes (ctx->machine.model is COST_FIT), or NULL */
 	enum coll_op op;
 	enum coll_algo algo;             /* asked for; ALGO_AUTO: the model's choice */
 	unsigned long ranks;

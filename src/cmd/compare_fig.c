@@ -34,16 +34,16 @@ static void describe(const struct comparison *c, char *link, size_t llen,
 		struct ctx plain = *ctx;
 
 		/* The preset's name once, then the single α-β it also holds. */
-		plain.have_preset = 0;
+		plain.machine.have_preset = 0;
 		snprintf(link, llen, "the %zu regimes fitted in %s (single fit %s)",
-			 c->fm->nreg, ctx->preset.name, ctx_link_text(&plain, l, sizeof(l)));
+			 c->fm->nreg, ctx->machine.preset.name, ctx_link_text(&plain, l, sizeof(l)));
 		snprintf(pred, plen, "predicted (%zu regimes)", c->fm->nreg);
 	} else if (c->on_system) {
 		const char *algo = c->algo == ALGO_AUTO ? "its own choice" : coll_algo_name(c->algo);
 
-		snprintf(link, llen, "%s's model on %s, %s", cost_kind_name(ctx->model.kind),
-			 ctx->system.name, algo);
-		snprintf(pred, plen, "predicted (%s, %s)", cost_kind_name(ctx->model.kind), algo);
+		snprintf(link, llen, "%s's model on %s, %s", cost_kind_name(ctx->machine.model.kind),
+			 ctx->machine.system.name, algo);
+		snprintf(pred, plen, "predicted (%s, %s)", cost_kind_name(ctx->machine.model.kind), algo);
 	} else {
 		const char *algo = c->op == OP_ALLREDUCE ? coll_algo_name(c->algo) : "ring";
 
@@ -151,11 +151,11 @@ static void figure_title(const struct comparison *c, const char *link, char *tit
 	const char *op = coll_op_name(c->op);
 
 	if (c->on_system) {
-		unsigned long nodes = system_nodes(&ctx->system, c->ranks);
+		unsigned long nodes = system_nodes(&ctx->machine.system, c->ranks);
 
 		snprintf(title, size, "%s on %lu ranks (%lu node%s of %lu GPUs): %s "
 			 "against %s", op, c->ranks, nodes, nodes == 1 ? "" : "s",
-			 ctx->system.gpus_per_node, base_name(c->m->path), link);
+			 ctx->machine.system.gpus_per_node, base_name(c->m->path), link);
 	} else
 		snprintf(title, size, "%s on %lu ranks: %s against %s", op, c->ranks,
 			 base_name(c->m->path), link);
@@ -172,7 +172,7 @@ static void line_rate_lines(const struct comparison *c, struct panel *p, double 
 
 	snprintf(text, sizeof(text), "line rate %s%s",
 		 units_fmt_rate(b, sizeof(b), c->line_rate, 4),
-		 ctx->have_preset && preset_get(&ctx->preset, "beta_line") ?
+		 ctx->machine.have_preset && preset_get(&ctx->machine.preset, "beta_line") ?
 		 " (beta_line)" : " (\xce\xb2)");
 	plot_add_hline(p, c->line_rate, text);
 	/* The busbw check starts at --large, or at the largest size when none
@@ -195,7 +195,7 @@ static void line_rate_lines(const struct comparison *c, struct panel *p, double 
 static double system_lines(const struct comparison *c, struct panel *p, double hi,
 			   double factor)
 {
-	const struct system *sy = &c->ctx->system;
+	const struct system *sy = &c->ctx->machine.system;
 	const struct meas *m = c->m;
 	struct plot_series *s;
 	char text[160], b[32];

@@ -35,8 +35,8 @@ static double tuned_pair_time(const struct comparison *c, const struct meas_tune
 	struct errbuf eb;
 	enum coll_algo a = nccl_algo_to_coll(t->algo);
 
-	if (c->ctx->model.kind != COST_NCCL ||
-	    cost_explain(&c->ctx->model, c->op, a, &g, size, &x, &eb) < 0 || x.note)
+	if (c->ctx->machine.model.kind != COST_NCCL ||
+	    cost_explain(&c->ctx->machine.model, c->op, a, &g, size, &x, &eb) < 0 || x.note)
 		return NAN;
 	for (int i = 0; i < x.n; i++)
 		if (x.cand[i].cost.algo == a && x.cand[i].cost.proto == (enum coll_proto)t->proto)
@@ -197,7 +197,7 @@ static void variants_note(const struct comparison *c, struct out *o, const struc
 {
 	struct ncclt_variant v[VARIANTS_LISTED];
 	char list[VARIANTS_LISTED * 80] = "";
-	int n = ncclt_variants(&c->ctx->system, &c->ctx->nccl, g, &c->m->ncclt, f, v,
+	int n = ncclt_variants(&c->ctx->machine.system, &c->ctx->machine.nccl, g, &c->m->ncclt, f, v,
 			       VARIANTS_LISTED);
 
 	if (out_get_format(o) == FMT_JSON) {
@@ -250,7 +250,7 @@ static void rule_note(const struct comparison *c, struct out *o, const struct nc
 		const struct meas_tuned *tu = meas_tuned_find(c->m, (int)c->op, size);
 		struct coll_cost x, y;
 
-		if (!tu || nccl_cost_rule(&c->ctx->nccl, &t, c->op, size, &x) < 0)
+		if (!tu || nccl_cost_rule(&c->ctx->machine.nccl, &t, c->op, size, &x) < 0)
 			continue;
 		if (x.algo == nccl_algo_to_coll(tu->algo) && x.proto == (enum coll_proto)tu->proto) {
 			same++, n++;
@@ -284,8 +284,8 @@ static void ncclt_table(const struct comparison *c, struct out *o)
 	struct errbuf eb;
 	char title[160];
 
-	if (!nt->have || f < 0 || c->ctx->model.kind != COST_NCCL || c->fm || c->expected ||
-	    nccl_cost_tune(&c->ctx->nccl, &g, &t, &eb) < 0)
+	if (!nt->have || f < 0 || c->ctx->machine.model.kind != COST_NCCL || c->fm || c->expected ||
+	    nccl_cost_tune(&c->ctx->machine.nccl, &g, &t, &eb) < 0)
 		return;
 	snprintf(title, sizeof(title), "NCCL's tuning table (the log's, from line %d) against the "
 		 "model's, %s on %lu ranks", nt->line, coll_op_name(c->op), c->ranks);

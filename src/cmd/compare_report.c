@@ -82,9 +82,9 @@ static const char *low_busbw_cause(const struct comparison *c, double busbw)
 {
 	struct nccl_machine mach;
 	struct errbuf eb;
-	unsigned long nodes = system_nodes(&c->ctx->system, c->ranks);
+	unsigned long nodes = system_nodes(&c->ctx->machine.system, c->ranks);
 
-	if (nccl_machine_from_system(&c->ctx->system, &mach, &eb) < 0)
+	if (nccl_machine_from_system(&c->ctx->machine.system, &mach, &eb) < 0)
 		return NULL;
 	return nccl_low_busbw_cause(&mach, (int)nodes, busbw);
 }
@@ -109,14 +109,14 @@ static void host_bound_note(const struct comparison *c, struct out *o)
 
 	if (g < 2 || !(r->predicted > 0))
 		return;
-	if (c->ctx->model.kind == COST_NCCL && c->ctx->nccl.gpus_per_process == g &&
-	    r->predicted <= g * c->ctx->nccl.launch_s * (1 + 1e-9)) {
+	if (c->ctx->machine.model.kind == COST_NCCL && c->ctx->machine.nccl.gpus_per_process == g &&
+	    r->predicted <= g * c->ctx->machine.nccl.launch_s * (1 + 1e-9)) {
 		/* the model priced the launches (--gpus-per-process, the banner) */
 		out_text(o, "the smallest size is held by the host in the model: one host thread "
 			 "launches %lu GPUs (nGpus %lu, nccl-tests -g), at least %lu x %s = %s a "
 			 "call; measured %s, %s per GPU; a job with one process per GPU "
 			 "(mpirun -np N ... -g 1) does not wait for it", g, g, g,
-			 units_fmt_time(a, sizeof(a), c->ctx->nccl.launch_s, 3),
+			 units_fmt_time(a, sizeof(a), c->ctx->machine.nccl.launch_s, 3),
 			 units_fmt_time(b, sizeof(b), r->predicted, 3),
 			 units_fmt_time(d, sizeof(d), r->measured, 3),
 			 units_fmt_time(e, sizeof(e), r->measured / (double)g, 3));
@@ -155,7 +155,7 @@ void compare_judge(const struct comparison *c, const struct cmp_sum *sum, int pl
 		snprintf(v->line, sizeof(v->line), "verdict: NOT JUDGED: no machine was given, so "
 			 "nothing says what this fabric should reach (large-message busbw %s)",
 			 units_fmt_rate(b, sizeof(b), sum->peak, 4));
-		if (!c->expected && !c->ctx->link_given)
+		if (!c->expected && !c->ctx->machine.link_given)
 			snprintf(v->note[0], sizeof(v->note[0]), "the errors are against the default "
 				 "link (alpha 5 us, beta 200 GB/s), not this machine: give --system "
 				 "NAME (a machine) or --preset LINK (a link and its line rate)");
@@ -179,8 +179,8 @@ void compare_judge(const struct comparison *c, const struct cmp_sum *sum, int pl
 	 * only what was given or measured before, and the verdict says so.
 	 */
 	if (c->on_system)
-		snprintf(e, sizeof(e), "what %s should give", c->ctx->system.name);
-	else if (c->ctx->have_preset && preset_get(&c->ctx->preset, "beta_line"))
+		snprintf(e, sizeof(e), "what %s should give", c->ctx->machine.system.name);
+	else if (c->ctx->machine.have_preset && preset_get(&c->ctx->machine.preset, "beta_line"))
 		snprintf(e, sizeof(e), "%s", "the line rate");
 	else if (c->fm) {
 		snprintf(e, sizeof(e), "%s", "the fitted beta");
@@ -334,7 +334,7 @@ void compare_inputs(const struct comparison *c, struct out *o, const struct meas
 	out_input(o, "ranks", "ranks", (double)m->ranks, H_PLAIN, 10, ma->ranks ? "from --ranks" :
 		  m->format == MEAS_NCCL_TEXT ? "from the log's '# Rank' lines" : "from the file");
 	if (c->on_system)
-		out_input(o, "nodes", "nodes", (double)system_nodes(&ctx->system, c->ranks),
+		out_input(o, "nodes", "nodes", (double)system_nodes(&ctx->machine.system, c->ranks),
 			  H_PLAIN, 10, "ranks / GPUs per node, rounded up");
 	if (c->expected) {
 		out_input_str(o, "expected", "expected", c->expected_path);
@@ -346,8 +346,8 @@ void compare_inputs(const struct comparison *c, struct out *o, const struct meas
 
 			snprintf(note, sizeof(note), "%zu of %zu sizes, which the plan does not "
 				 "hold: predicted by the %s model%s%s", c->beyond_plan, m->n,
-				 cost_kind_name(ctx->model.kind), c->on_system ? " of " : "",
-				 c->on_system ? ctx->system.name : "");
+				 cost_kind_name(ctx->machine.model.kind), c->on_system ? " of " : "",
+				 c->on_system ? ctx->machine.system.name : "");
 			out_input_str(o, "beyond_plan", "beyond the plan", note);
 		}
 	} else {
@@ -364,6 +364,6 @@ void compare_inputs(const struct comparison *c, struct out *o, const struct meas
 			      "unknown: give --preset LINK or --beta RATE for the busbw check");
 	else
 		out_input(o, "line_rate_Bps", "line rate", c->line_rate, H_RATE, 4,
-			  ctx->have_preset && preset_get(&ctx->preset, "beta_line") ?
+			  ctx->machine.have_preset && preset_get(&ctx->machine.preset, "beta_line") ?
 			  "beta_line of the preset" : "beta");
 }

@@ -17,7 +17,7 @@ double cmp_predict(const struct comparison *c, double size, struct coll_cost *cc
 	size_t i;
 
 	if (!c->expected)
-		return cost_predict(&c->ctx->model, c->op, c->fm ? ALGO_AUTO : c->algo, c->ranks,
+		return cost_predict(&c->ctx->machine.model, c->op, c->fm ? ALGO_AUTO : c->algo, c->ranks,
 				    size, cc);
 	for (i = 0; i < c->expected->n; i++)
 		if (c->expected->rows[i].size == size)
@@ -35,7 +35,7 @@ static double S_row_predict(struct comparison *c, struct cmp_row *r)
 	double p = cmp_predict(c, r->size, NULL);
 
 	if (c->expected && isnan(p)) {
-		p = cost_predict(&c->ctx->model, c->op, c->algo, c->ranks, r->size, NULL);
+		p = cost_predict(&c->ctx->machine.model, c->op, c->algo, c->ranks, r->size, NULL);
 		r->beyond_plan = 1;
 		c->beyond_plan++;
 	}
@@ -97,7 +97,7 @@ static void S_judge_row(struct comparison *c, size_t i, int range, int judge_bw,
 	struct coll_cost cc = { .time_s = NAN };
 
 	if (r->beyond_plan)
-		cost_predict(&c->ctx->model, c->op, c->algo, c->ranks, r->size, &cc);
+		cost_predict(&c->ctx->machine.model, c->op, c->algo, c->ranks, r->size, &cc);
 	else
 		cmp_predict(c, r->size, &cc);
 	r->cc = cc;

@@ -148,7 +148,7 @@ static void S_ledger(const struct ctx *ctx, struct out *o, struct trace_run *run
 	if (ctx_gpu(ctx, NULL, NULL, &gpu))
 		cs.peak_flops = gpu.peak_flops;
 	trace_fit_compute(ctx, &cs);
-	if (step_run(&w, &run->c, &cs, &ctx->model, STEP_BAND_NONE, &r, &eb) < 0)
+	if (step_run(&w, &run->c, &cs, &ctx->machine.model, STEP_BAND_NONE, &r, &eb) < 0)
 		die("compare --trace: %s", eb.msg);
 	g = xmalloc((size_t)(r.nrows + (int)t->nkinds + 1) * sizeof(*g));
 	for (i = 0; i < (size_t)r.nrows; i++) {
@@ -251,7 +251,7 @@ static void S_kinds(const struct ctx *ctx, struct out *o, const struct trace *t,
 			    kcols, K_NCOLS, 0 };
 	size_t *idx = xmalloc((t->nkinds + 1) * sizeof(*idx)), i;
 	int nfar = 0, npred = 0, ncmp = 0;   /* ncmp: predicted and measured */
-	unsigned long G = ctx->have_system ? ctx->system.gpus_per_node : 0;
+	unsigned long G = ctx->machine.have_system ? ctx->machine.system.gpus_per_node : 0;
 
 	for (i = 0; i < t->nkinds; i++)
 		idx[i] = i;
@@ -268,13 +268,13 @@ static void S_kinds(const struct ctx *ctx, struct out *o, const struct trace *t,
 
 		if (k->coll >= 0 && k->ranks >= 1 && !isnan(k->size_B)) {
 			struct group gr = { .ranks = k->ranks, .per_node = 0 };
-			enum coll_algo a = cost_algo_preferred(&ctx->model, (enum coll_op)k->coll);
+			enum coll_algo a = cost_algo_preferred(&ctx->machine.model, (enum coll_op)k->coll);
 
 			if (G && k->stride)
 				gr.per_node = step_per_node(k->ranks, k->stride, G);
-			if (ctx->have_system && G && gr.per_node == 0 && k->ranks > G * 1024)
+			if (ctx->machine.have_system && G && gr.per_node == 0 && k->ranks > G * 1024)
 				gr.per_node = 0;
-			if (cost_coll(&ctx->model, (enum coll_op)k->coll, a, &gr, k->size_B, &cc, &eb) == 0) {
+			if (cost_coll(&ctx->machine.model, (enum coll_op)k->coll, a, &gr, k->size_B, &cc, &eb) == 0) {
 				p = cc.time_s;
 				npred++;
 				if (cc.proto != PROTO_NONE)
@@ -353,7 +353,7 @@ static int S_step_check(const struct ctx *ctx, struct out *o, const struct trace
 			cs.peak_flops = gpu.peak_flops;
 		trace_fit_compute(ctx, &cs);
 		for (i = 0; i < 2; i++) {
-			if (step_run(&w, &run->c, &cs, &ctx->model, i ? STEP_BAND_HI : STEP_BAND_LO,
+			if (step_run(&w, &run->c, &cs, &ctx->machine.model, i ? STEP_BAND_HI : STEP_BAND_LO,
 				     &r, &eb) < 0)
 				die("compare --trace: %s", eb.msg);
 			if (i ? r.step_s > hi : r.step_s < lo)

@@ -17,7 +17,7 @@
 
 const struct trace_calib *ctx_trace_calib(const struct ctx *ctx)
 {
-	return ctx->have_system && ctx->calib.have ? &ctx->calib : NULL;
+	return ctx->machine.have_system && ctx->machine.calib.have ? &ctx->machine.calib : NULL;
 }
 
 int trace_calib_mfu(const struct ctx *ctx, struct step_compute *cs, int which)
@@ -80,10 +80,10 @@ void trace_calib_note(struct ctx *ctx, struct out *o, const struct workload *w,
 
 		/* The same calibrated model at one end of each cell's range. */
 		trace_calib_ratios(tc, i + 1, ratio);
-		if (ctx->model.calib_of)
-			cost_model_calib(&end, ctx->model.calib_of, ratio);
+		if (ctx->machine.model.calib_of)
+			cost_model_calib(&end, ctx->machine.model.calib_of, ratio);
 		else
-			end = ctx->model;
+			end = ctx->machine.model;
 		if (mfu_from_trace)
 			cs.mfu = i == 0 ? tc->mfu_hi : tc->mfu_lo;
 		if (step_run(w, c, &cs, &end, STEP_BAND_NONE, &r, &eb) == 0)
@@ -163,8 +163,8 @@ static void S_cells(const struct ctx *ctx, const struct cost_model *spec, const 
 		if (kd->coll < 0 || !kd->ranks || isnan(kd->size_B) || isnan(med) || med <= 0 ||
 		    kd->ranks < 2)
 			continue;
-		if (kd->stride && ctx->system.gpus_per_node)
-			g.per_node = step_per_node(kd->ranks, kd->stride, ctx->system.gpus_per_node);
+		if (kd->stride && ctx->machine.system.gpus_per_node)
+			g.per_node = step_per_node(kd->ranks, kd->stride, ctx->machine.system.gpus_per_node);
 		if (cost_coll(spec, (enum coll_op)kd->coll,
 			      cost_algo_preferred(spec, (enum coll_op)kd->coll), &g, kd->size_B,
 			      &cc, &eb) < 0 || !(cc.time_s > 0))
@@ -307,8 +307,8 @@ static void S_save(const struct ctx *ctx, struct out *o, const char *save_path,
 	}
 #undef KV
 	snprintf(comment, sizeof(comment), "%s calibrated by commtime fit --trace "
-		 "(models/trace.md); every value resolved\n", ctx->system.name);
-	if (system_preset_write(save_path, save_name, &ctx->system, comment, kv, n, &eb) < 0)
+		 "(models/trace.md); every value resolved\n", ctx->machine.system.name);
+	if (system_preset_write(save_path, save_name, &ctx->machine.system, comment, kv, n, &eb) < 0)
 		die("%s", eb.msg);
 	out_text(o, "saved the system with what the trace measured as '%s'", save_path);
 }
@@ -335,20 +335,20 @@ int cmd_fit_trace(int argc, char **argv, struct ctx *ctx)
 	};
 	char *save_name = NULL;
 	/* A trace is measured against the system's own model, never a calibration of it. */
-	const struct cost_model *spec = ctx->model.calib_of ? ctx->model.calib_of : &ctx->model;
+	const struct cost_model *spec = ctx->machine.model.calib_of ? ctx->machine.model.calib_of : &ctx->machine.model;
 
 	trace_run_init(&run);
 	nfiles = opts_parse(argc, argv, options, &usage, 65536);
 	if (nfiles < 1)
 		die_usage("fit --trace needs trace files; see 'commtime fit --trace --help'");
-	if (!ctx->have_system)
+	if (!ctx->machine.have_system)
 		die_usage("fit --trace: give the system the run ran on (--system S)");
 	if (save_path) {
 		save_name = name ? xstrdup(name) : fit_preset_name_of(save_path);
 		if (!preset_name_valid(save_name))
 			die_usage("--save: '%s' is not a valid preset name (letters, digits, '-', '_', '.'); "
 				  "give --name", save_name);
-		if (!ctx->system.path)
+		if (!ctx->machine.system.path)
 			die_usage("fit --trace --save: the system must come from a preset file, not options");
 	}
 	trace_init(&t);

@@ -96,8 +96,8 @@ double trace_run_settle(const struct ctx *ctx, struct trace_run *r, const struct
 	c->micro_batch = (double)r->mb;
 	c->global_batch = (double)r->gb;
 	c->seq = r->seq ? (double)r->seq : w->seq;
-	if (ctx->have_system)
-		c->gpus_per_node = ctx->system.gpus_per_node;
+	if (ctx->machine.have_system)
+		c->gpus_per_node = ctx->machine.system.gpus_per_node;
 	if (step_check(w, c, &eb) < 0)
 		die_usage("compare --trace: %s", eb.msg);
 	return (double)(c->tp * c->pp * c->dp * c->cp);

@@ -65,14 +65,14 @@ void write_crossovers(struct out *o, const struct ctx *ctx, enum coll_op op,
 
 				struct group g = { .ranks = n };
 
-				if (crossover_coll(&ctx->model, op, algos[a], algos[b], &g,
+				if (crossover_coll(&ctx->machine.model, op, algos[a], algos[b], &g,
 						   CROSS_LO, CROSS_HI, &c, &eb) < 0)
 					die("%d ranks, %s vs %s: %s", (int)n, na, nb, eb.msg);
 				switch (c.result) {
 				case CROSS_FOUND:
 					snprintf(note, sizeof(note), "%s faster below, %s above",
 						 c.below ? nb : na, c.below ? na : nb);
-					tc = cost_time(&ctx->model, op, algos[a], n, c.bytes);
+					tc = cost_time(&ctx->machine.model, op, algos[a], n, c.bytes);
 					break;
 				case CROSS_A_ALWAYS:
 					snprintf(note, sizeof(note), "%s always faster", na);

@@ -75,14 +75,14 @@ static void figure_comm(const struct ctx *ctx, const struct ddp_params *p,
 	for (i = 0; i < n; i++) {
 		struct ddp_step s;
 
-		ddp_step_cost(p, &ctx->model, (unsigned long)grid[i], &s);
+		ddp_step_cost(p, &ctx->machine.model, (unsigned long)grid[i], &s);
 		plot_xy(comm, grid[i], s.comm_s);
 		tmax = fmax(tmax, s.comm_s);
 	}
 	for (i = 0; i < ranks->n; i++) {
 		struct ddp_step s;
 
-		ddp_step_cost(p, &ctx->model, (unsigned long)ranks->v[i], &s);
+		ddp_step_cost(p, &ctx->machine.model, (unsigned long)ranks->v[i], &s);
 		units_fmt_time(text, sizeof(text), s.comm_s, 4);
 		plot_add_label(pt, ranks->v[i], s.comm_s, ranks->n <= 8 ? text : "", 1);
 	}
@@ -156,7 +156,7 @@ static void S_figure(const struct ctx *ctx, const struct ddp_params *p,
 	for (i = 0; i < n; i++) {
 		struct ddp_step s;
 
-		ddp_step_cost(p, &ctx->model, (unsigned long)grid[i], &s);
+		ddp_step_cost(p, &ctx->machine.model, (unsigned long)grid[i], &s);
 		plot_xy(step, grid[i], s.step_s);
 		plot_xy(compute, grid[i], p->compute);
 		plot_xy(comm, grid[i], s.comm_s);
@@ -172,7 +172,7 @@ static void S_figure(const struct ctx *ctx, const struct ddp_params *p,
 	for (i = 0; i < ranks->n; i++) {
 		struct ddp_step s;
 
-		ddp_step_cost(p, &ctx->model, (unsigned long)ranks->v[i], &s);
+		ddp_step_cost(p, &ctx->machine.model, (unsigned long)ranks->v[i], &s);
 		snprintf(text, sizeof(text), "%.1f %%", 100 * s.fraction);
 		plot_add_label(ps, ranks->v[i], 100 * s.fraction, ranks->n <= 8 ? text : "", 1);
 	}

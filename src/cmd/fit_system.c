@@ -455,14 +455,14 @@ static void load_spec(const struct ctx *ctx, const char *from, int from_line,
 	struct errbuf eb;
 
 	if (system_load(&ctx->dirs, from, spec_sys, &eb) < 0)
-		die("%s:%d: calibrated_from: %s", ctx->system.path, from_line, eb.msg);
+		die("%s:%d: calibrated_from: %s", ctx->machine.system.path, from_line, eb.msg);
 	if (spec_sys->model == SYSTEM_MODEL_TIERS)
 		cost_model_tiers(spec_model, spec_sys);
 	else {
-		if (nccl_cost_init(spec_nc, spec_model, spec_sys, ctx->nccl_algo_mask, ~0u,
+		if (nccl_cost_init(spec_nc, spec_model, spec_sys, ctx->machine.nccl_algo_mask, ~0u,
 				   &eb) < 0)
 			die("%s", eb.msg);
-		spec_nc->params = ctx->nccl_params;
+		spec_nc->params = ctx->machine.nccl_params;
 	}
 }
 
@@ -491,7 +491,7 @@ static void echo_tiers(const struct ctx *ctx, struct out *o, const struct system
 		       const char *from, size_t nfiles, const struct calib_tier *t,
 		       size_t nmulti, const struct calib_nic *nic)
 {
-	out_input_str(o, "system", "system", ctx->system.name);
+	out_input_str(o, "system", "system", ctx->machine.system.name);
 	if (from)
 		out_input_str(o, "calibrated_from", "calibrated from", from);
 	out_input(o, "logs", "logs", (double)nfiles, H_PLAIN, 10, NULL);
@@ -609,7 +609,7 @@ static void logs_release(struct meas *m, double **S, double **T, size_t nall)
 int fit_system(char **files, size_t nfiles, const char *check, const struct meas_args *ma,
 	       const struct fit_opts *fo, const char *save_path, int force, struct ctx *ctx)
 {
-	const struct system *s = &ctx->system;
+	const struct system *s = &ctx->machine.system;
 	size_t nall = nfiles + (check != NULL);
 	struct meas *m;
 	struct calib_log *one, *multi;
@@ -619,7 +619,7 @@ int fit_system(char **files, size_t nfiles, const char *check, const struct meas
 	struct calib_nic nic;
 	struct system cal, spec_sys;
 	struct cost_model spec_model;
-	const struct cost_model *um = &ctx->model;
+	const struct cost_model *um = &ctx->machine.model;
 	struct nccl_cost spec_nc;
 	struct save_plan sp;
 	struct errbuf eb;

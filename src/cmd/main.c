@@ -138,7 +138,7 @@ static void say_unloaded(const struct ctx *ctx, const struct global_args *g, str
 {
 	struct preset p;
 
-	if (!strcmp(ctx->unloaded, "--preset")) {
+	if (!strcmp(ctx->machine.unloaded, "--preset")) {
 		ctx_preset_kind(ctx, "--preset", g->preset, "link", &p);
 		preset_release(&p);
 		return;
@@ -176,7 +176,7 @@ static void resolve_machine(struct ctx *ctx, const struct global_args *g, int fi
 	r = machine_resolve(&ctx->machine, &a, &ctx->dirs, &eb);
 	if (r == MACHINE_USAGE)
 		die_usage("%s", eb.msg);
-	if (r < 0 && ctx->unloaded)
+	if (r < 0 && ctx->machine.unloaded)
 		say_unloaded(ctx, g, &eb);
 	if (r < 0)
 		die("%s", eb.msg);
@@ -446,7 +446,7 @@ int main(int argc, char **argv)
 	S_outputs(&ctx, g);
 	S_no_link(cmd, rest, nrest);
 	resolve_machine(&ctx, g, !strcmp(cmd->name, "fit"));
-	if (ctx.have_system && !system_ready(cmd->name))
+	if (ctx.machine.have_system && !system_ready(cmd->name))
 		die_usage("%s: not available on a system yet; describe one link with "
 			  "--preset, --alpha and --beta", cmd->name);
 

@@ -12,7 +12,7 @@
 
 struct planner {
 	const struct ctx *ctx;
-	const struct fit_model *fm;   /* the preset's regimes (ctx->model is COST_FIT), or NULL */
+	const struct fit_model *fm;   /* the preset's regimes (ctx->machine.model is COST_FIT), or NULL */
 	enum coll_algo cross_a, cross_b;   /* the all-reduce pair whose crossover is given */
 	const char *tree;             /* which tree cross_b is, in words */
 	unsigned *cells;              /* the stated-error cells the rows used (errband.h) */

@@ -67,10 +67,10 @@ static void fig_title(const struct planner *pl, const struct dlist *ranks, char 
 	fig_ranks_text(ctx, ranks, who, sizeof(who));
 	if (pl->fm)
 		snprintf(title, len, "Expected nccl-tests busbw on %s, regimes fitted in %s",
-			 who, ctx->preset.name);
-	else if (ctx->have_system)
+			 who, ctx->machine.preset.name);
+	else if (ctx->machine.have_system)
 		snprintf(title, len, "Expected nccl-tests busbw on %s, %s (%s model)",
-			 who, ctx->system.name, cost_kind_name(ctx->model.kind));
+			 who, ctx->machine.system.name, cost_kind_name(ctx->machine.model.kind));
 	else
 		snprintf(title, len, "Expected nccl-tests busbw on %s, %s", who,
 			 ctx_link_text(ctx, link, sizeof(link)));
@@ -112,7 +112,7 @@ static void fig_curve(struct panel *p, const struct planner *pl, const struct fi
 	}
 	if (op == OP_ALLREDUCE && algo == ALGO_AUTO)
 		snprintf(text, sizeof(text), "%s (%s's choice)", coll_op_name(op),
-			 cost_kind_name(ctx->model.kind));
+			 cost_kind_name(ctx->machine.model.kind));
 	else if (op == OP_ALLREDUCE)
 		snprintf(text, sizeof(text), "%s %s", coll_op_name(op), coll_algo_name(algo));
 	else
@@ -177,7 +177,7 @@ static void fig_all_curves(struct panel *p, const struct planner *pl, const stru
 
 			for (a = 0; a < na; a++)
 				fig_curve(p, pl, q, op, op == OP_ALLREDUCE ? q->algos[a] :
-					  pl->ctx->have_system ? ALGO_AUTO : ALGO_RING, r, first,
+					  pl->ctx->machine.have_system ? ALGO_AUTO : ALGO_RING, r, first,
 					  suffix, &k, top);
 		}
 	}
@@ -196,8 +196,8 @@ static double fig_line_rates(struct panel *p, const struct ctx *ctx, const struc
 	struct errbuf eb;
 	size_t r;
 
-	if (ctx->have_preset) {
-		int got = preset_get_quantity(&ctx->preset, "beta_line", Q_RATE, &line, &eb);
+	if (ctx->machine.have_preset) {
+		int got = preset_get_quantity(&ctx->machine.preset, "beta_line", Q_RATE, &line, &eb);
 
 		if (got < 0)
 			die("%s", eb.msg);
@@ -210,8 +210,8 @@ static double fig_line_rates(struct panel *p, const struct ctx *ctx, const struc
 		if (line > *top)
 			*top = line;
 	}
-	if (ctx->have_system) {
-		const struct system *sy = &ctx->system;
+	if (ctx->machine.have_system) {
+		const struct system *sy = &ctx->machine.system;
 		int nodes_max = 1;
 
 		for (r = 0; r < ranks->n; r++)

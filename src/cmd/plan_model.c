@@ -12,12 +12,12 @@
 
 void planner_init(struct planner *pl, const struct ctx *ctx)
 {
-	const struct cost_model *m = &ctx->model;
+	const struct cost_model *m = &ctx->machine.model;
 
-	*pl = (struct planner){ .ctx = ctx, .fm = ctx->have_fit ? &ctx->fit : NULL,
+	*pl = (struct planner){ .ctx = ctx, .fm = ctx->machine.have_fit ? &ctx->machine.fit : NULL,
 				.cross_a = ALGO_RING, .cross_b = ALGO_DBTREE,
 				.tree = "dbtree, the pipelined double binary tree" };
-	if (!ctx->have_system)
+	if (!ctx->machine.have_system)
 		return;
 	if (cost_algo_supported(m, OP_ALLREDUCE, ALGO_TREE)) {
 		pl->cross_b = ALGO_TREE;
@@ -32,7 +32,7 @@ void planner_init(struct planner *pl, const struct ctx *ctx)
 double plan_predict(const struct planner *pl, enum coll_op op, enum coll_algo algo,
 		    unsigned long ranks, double bytes, struct coll_cost *cc)
 {
-	return cost_predict(&pl->ctx->model, op, algo, ranks, bytes, cc);
+	return cost_predict(&pl->ctx->machine.model, op, algo, ranks, bytes, cc);
 }
 
 int plan_has_errband(const struct planner *pl, enum coll_op op)
@@ -58,7 +58,7 @@ void plan_busbw_band(const struct planner *pl, enum coll_op op, unsigned long ra
 void plan_crossover(const struct planner *pl, unsigned long ranks, struct crossing *c,
 		    double *time_s)
 {
-	const struct cost_model *m = &pl->ctx->model;
+	const struct cost_model *m = &pl->ctx->machine.model;
 	struct group g = { .ranks = ranks };
 	struct errbuf eb;
 

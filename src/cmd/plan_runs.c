@@ -125,19 +125,19 @@ static void run_env(const struct planner *pl, char *env, size_t len, enum coll_o
 	size_t l;
 
 	env[0] = '\0';
-	if (!ctx->have_system) {
+	if (!ctx->machine.have_system) {
 		/* The seed's names: dbtree and tree are both NCCL's Tree here. */
 		if (op == OP_ALLREDUCE && algo != ALGO_AUTO)
 			snprintf(env, len, "%s", algo == ALGO_RING ? "NCCL_ALGO=Ring " :
 				 algo == ALGO_DBTREE || algo == ALGO_TREE ? "NCCL_ALGO=Tree " : "");
 		return;
 	}
-	if (ctx->model.kind == COST_NCCL)
+	if (ctx->machine.model.kind == COST_NCCL)
 		name = nccl_algo_env(algo);
 	if (name)
 		snprintf(env, len, "NCCL_ALGO=%s ", name);
-	else if (ctx->nccl_algo)
-		snprintf(env, len, "NCCL_ALGO=%s ", ctx->nccl_algo);
+	else if (ctx->machine.nccl_algo)
+		snprintf(env, len, "NCCL_ALGO=%s ", ctx->machine.nccl_algo);
 	l = strlen(env);
 	if (global_args.proto)
 		snprintf(env + l, len - l, "NCCL_PROTO=%s ", global_args.proto);
@@ -149,7 +149,7 @@ void plan_run_line(const struct planner *pl, char *buf, size_t len, enum coll_op
 	char args[8][128], env[2 * NCCL_LIST_MAX + 32];
 	size_t i, n = sweep_args(args, 8, sizes);
 	/* One process with -g N on one node; MPI beyond (8 GPUs a node on a link). */
-	unsigned long node = pl->ctx->have_system ? pl->ctx->system.gpus_per_node : 8;
+	unsigned long node = pl->ctx->machine.have_system ? pl->ctx->machine.system.gpus_per_node : 8;
 
 	run_env(pl, env, sizeof(env), op, algo);
 	buf[0] = '\0';

@@ -46,8 +46,8 @@ void sheet_curve(struct out *o, const struct planner *pl, enum coll_op op, enum 
 		 unsigned long ranks, const struct dlist *sizes, int *nrun)
 {
 	char run[1024], title[1100], choice[64];
-	enum coll_algo a = algo != ALGO_AUTO || pl->ctx->have_system ? algo : ALGO_RING;
-	int system = pl->ctx->have_system;
+	enum coll_algo a = algo != ALGO_AUTO || pl->ctx->machine.have_system ? algo : ALGO_RING;
+	int system = pl->ctx->machine.have_system;
 	int band = plan_has_errband(pl, op);
 	struct table t = { .name = "run", .title = title, .cols = sheet_cols,
 			   .ncols = band ? NSHEET : system ? NSHEET - 2 : NSHEET - 3,

@@ -43,7 +43,7 @@ static const struct column zero_sheet_cols[] = {
  */
 static const char *S_fits(const struct ctx *ctx, double memory_B)
 {
-	return ctx->have_system && memory_B > ctx->system.gpu.memory_B ? "does not fit" : "";
+	return ctx->machine.have_system && memory_B > ctx->machine.system.gpu.memory_B ? "does not fit" : "";
 }
 
 /* Under the checks: what "does not fit" means, and where the layouts that fit are. */
@@ -57,8 +57,8 @@ void plan_fit_note(struct out *o, const struct ctx *ctx, const char *workload, i
 		 "states alone (weights, gradients, Adam; activations come on top): 'commtime "
 		 "--system %s search --workload %s --gpus N --global-batch B' finds the layouts "
 		 "that fit and says how many GPUs it needs", unfit, unfit > 1 ? "s" : "",
-		 units_fmt_size(m, sizeof(m), ctx->system.gpu.memory_B),
-		 global_args.system ? global_args.system : ctx->system.name,
+		 units_fmt_size(m, sizeof(m), ctx->machine.system.gpu.memory_B),
+		 global_args.system ? global_args.system : ctx->machine.system.name,
 		 workload ? workload : "W");
 }
 
@@ -86,7 +86,7 @@ int plan_ddp_rows(struct out *o, const struct ctx *ctx, double params,
 	zero_params_init(&zp);
 	zp.params = params;
 	ddp_params_init(&p);
-	p.algo = cost_algo_preferred(&ctx->model, OP_ALLREDUCE);
+	p.algo = cost_algo_preferred(&ctx->machine.model, OP_ALLREDUCE);
 	p.grad_bytes = DDP_GRAD_BYTES * params;     /* bf16 gradients, as its title says */
 	p.compute = compute;
 	if (sheet)
@@ -98,9 +98,9 @@ int plan_ddp_rows(struct out *o, const struct ctx *ctx, double params,
 		struct zero_cost z;
 		const char *fits;
 
-		ddp_step_cost(&p, &ctx->model, n, &st);
+		ddp_step_cost(&p, &ctx->machine.model, n, &st);
 		/* every rank holds the whole model: ZeRO stage 0's memory */
-		zero_cost_model(&zp, &ctx->model, n, 0, &z);
+		zero_cost_model(&zp, &ctx->machine.model, n, 0, &z);
 		fits = S_fits(ctx, z.memory_B);
 		unfit += *fits != '\0';
 		if (sheet) {
@@ -128,7 +128,7 @@ int plan_ddp_rows(struct out *o, const struct ctx *ctx, double params,
 		}
 		{
 			struct cell row[] = { { .s = "ddp" }, { .s = run }, { .s = "all_reduce" },
-					      { .x = (double)n }, { .s = cost_algo_label(&ctx->model, p.algo) },
+					      { .x = (double)n }, { .s = cost_algo_label(&ctx->machine.model, p.algo) },
 					      { .x = p.grad_bytes }, { .x = st.comm_s },
 					      { .x = p.grad_bytes / st.comm_s },
 					      { .x = p.grad_bytes / st.comm_s *
@@ -156,7 +156,7 @@ int plan_zero_rows(struct out *o, const struct ctx *ctx, double params,
 	int stage;
 
 	zero_params_init(&p);
-	p.algo = cost_algo_preferred(&ctx->model, OP_ALLREDUCE);
+	p.algo = cost_algo_preferred(&ctx->machine.model, OP_ALLREDUCE);
 	p.params = params;
 	snprintf(title, sizeof(title), "DeepSpeed ZeRO on %lu ranks, bf16 gradients: %sread the "
 		 "memory per rank",
@@ -175,7 +175,7 @@ int plan_zero_rows(struct out *o, const struct ctx *ctx, double params,
 
 		const char *fits;
 
-		zero_cost_model(&p, &ctx->model, n, stage, &z);
+		zero_cost_model(&p, &ctx->machine.model, n, stage, &z);
 		fits = S_fits(ctx, z.memory_B);
 		unfit += *fits != '\0';
 		step = compute > 0 ? compute + z.comm_s : NAN;
@@ -195,7 +195,7 @@ int plan_zero_rows(struct out *o, const struct ctx *ctx, double params,
 		{
 			struct cell row[] = { { .s = "zero" }, { .s = run },
 					      { .s = stage == 0 ? "all_reduce" : "reduce_scatter+all_gather" },
-					      { .x = (double)n }, { .s = cost_algo_label(&ctx->model, p.algo) },
+					      { .x = (double)n }, { .s = cost_algo_label(&ctx->machine.model, p.algo) },
 					      { .x = z.comm_B }, { .x = z.comm_s },
 					      { .x = NAN }, { .x = NAN },
 					      { .x = step }, { .x = z.memory_B },

@@ -14,9 +14,9 @@ static int S_at(const struct ctx *ctx, const struct kernel_gpu *g, const struct 
 {
 	struct errbuf eb;
 
-	if (system_check_ranks(&ctx->system, p->tp * p->pp, &eb) < 0)
+	if (system_check_ranks(&ctx->machine.system, p->tp * p->pp, &eb) < 0)
 		return 0;
-	return serve_run(&ctx->model, &ctx->system, g, w, p, r, &eb) == 0;
+	return serve_run(&ctx->machine.model, &ctx->machine.system, g, w, p, r, &eb) == 0;
 }
 
 /* Left: TPOT, its compute and its communication against the TP size. */
@@ -26,8 +26,8 @@ static void S_tp_panel(const struct ctx *ctx, struct figure *f, const struct ker
 	struct panel *pn = plot_add_panel(f, "time per output token against TP size",
 					  "tensor-parallel size", "time");
 	struct plot_series *tpot, *comp, *comm;
-	unsigned long tp, most = ctx->system.gpus_per_node *
-				 (ctx->system.have_inter ? 8 : 1);
+	unsigned long tp, most = ctx->machine.system.gpus_per_node *
+				 (ctx->machine.system.have_inter ? 8 : 1);
 
 	/* a series' pointer holds until the next one is added: take them after */
 	plot_add_series(pn, "TPOT", PS_LINESPOINTS);

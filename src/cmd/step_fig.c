@@ -150,11 +150,11 @@ void step_figure(const struct ctx *ctx, const struct workload *w, const struct s
 
 	if (isnan(r->step_s))
 		die_usage("step: the figure needs the step time: give --gpu, --peak or --compute");
-	if (ctx->have_system && ctx->system.gpus_per_node > 0) {
-		double nodes = ceil(r->gpus / (double)ctx->system.gpus_per_node);
+	if (ctx->machine.have_system && ctx->machine.system.gpus_per_node > 0) {
+		double nodes = ceil(r->gpus / (double)ctx->machine.system.gpus_per_node);
 
 		snprintf(where, sizeof(where), "%.15g GPUs, %.15g node%s of %lu (%s)", r->gpus, nodes,
-			 nodes == 1 ? "" : "s", ctx->system.gpus_per_node, ctx->system.name);
+			 nodes == 1 ? "" : "s", ctx->machine.system.gpus_per_node, ctx->machine.system.name);
 	} else
 		snprintf(where, sizeof(where), "%.15g GPUs on one link", r->gpus);
 	units_fmt_time(v, sizeof(v), r->step_s, 4);

@@ -68,7 +68,7 @@ int cmd_fit_trace(int argc, char **argv, struct ctx *ctx);
 /*
  * What a trace measured, as fit --trace saved it in the system's preset
  * (trace_calib.h), or NULL when the system holds none of its keys.  The
- * collectives' ratios are already in ctx->model: machine_resolve() built
+ * collectives' ratios are already in ctx->machine.model: machine_resolve() built
  * the calibrated model once, so every view prices on it.
  */
 const struct trace_calib *ctx_trace_calib(const struct ctx *ctx);
