@@ -13,7 +13,9 @@ trap 'rm -rf "$dir"' EXIT
 cd "$dir" || exit 1
 
 ct() { "$COMMTIME" --presets-dir "$top/presets" "$@"; }
-py() { python3 -c "$1" 2>/dev/null; }
+# (a pyenv shim for python3 takes a second a call: the system's, if any)
+python=$(command -v /usr/bin/python3 || command -v python3)
+py() { "$python" -c "$1" 2>/dev/null; }
 
 base="--system dgx-h100 search --workload llama3-70b --gpus 64 --global-batch 512 --price 2.5"
 # shellcheck disable=SC2086
@@ -29,7 +31,7 @@ check "CSV: the pinned columns first, then schedule and recompute" \
 want=$(awk -F, 'NR > 1 && $1 == 8 && $2 == 4 { print NR - 1; exit }' all.csv)
 check "--where: the rank is the first CSV row of tp 8, pp 4 (row $want)" \
 	grep -q "rank $want of $(($(wc -l <all.csv) - 1))," w.txt
-if command -v python3 >/dev/null 2>&1; then
+if [ -n "$python" ]; then
 	check "JSON named: rank $want, tried = refused + unfit + fit" py "
 import json; d = json.load(open('w.json'))['named'][0]
 assert d['rank'] == $want and d['tried'] == d['refused'] + d['unfit'] + d['fit'] and d['fit'] > 0"
@@ -77,7 +79,7 @@ vs=""
 st=$(ct --system dgx-h100 step --workload llama3-8b --tp $1 --pp $2 --dp $3 \
 	--zero $4 --micro-batch $5 --global-batch 64 --recompute $9 $vs \
 	$( [ "$1" -gt 1 ] && echo --sequence-parallel ) --kernel-efficiency 0.6 --format json |
-	python3 -c 'import json,sys; print(repr(json.load(sys.stdin)["step"][0]["step_s"]))' 2>/dev/null)
+	"$python" -c 'import json,sys; print(repr(json.load(sys.stdin)["step"][0]["step_s"]))' 2>/dev/null)
 check "--kernel-efficiency: the best of search is step's time for it ($6 = $st)" \
 	py "assert abs($6 - $st) <= 1e-12 * $6"
 ct --system dgx-h100 search --workload llama3-8b --gpus 16 --global-batch 64 --max-cp 1 --format csv >d.csv

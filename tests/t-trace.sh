@@ -11,7 +11,8 @@ top=${top:-$(cd "$(dirname "$0")/.." && pwd)}
 d=$top/tests/tmp/t-trace
 data=$top/tests/data/trace
 rm -rf "$d" && mkdir -p "$d" || exit 1
-py=$(command -v python3)
+# (a pyenv shim for python3 takes a second a call: the system's, if any)
+py=$(command -v /usr/bin/python3 || command -v python3)
 
 ddp=$data/hta-ddp-resnet50-a100-rank0.json.gz
 held0=$data/hta-sampled-rank0.json.gz
