@@ -202,6 +202,10 @@ void ctx_gpu_as_rented(struct ctx_gpu *g, double cap_w, double hbm_Bps, struct s
 		if (!(g->power_w > 0))
 			die("--power-cap: the GPU '%s' has no power_w in its preset, so a cap has "
 			    "nothing to be a share of", g->name[0] ? g->name : "?");
+		/* a board runs at most at its own limit: nvidia-smi -pl refuses more */
+		if (cap_w > g->power_w)
+			die_usage("--power-cap: %g W is above the power limit of '%s', %g W (its "
+				  "preset's power_w)", cap_w, g->name[0] ? g->name : "?", g->power_w);
 		cs->power_share = expect_power_share(cap_w, g->power_w);
 	}
 }
