@@ -16,12 +16,20 @@ check() { desc=$1; shift; if "$@"; then ok "$desc"; else notok "$desc"; fi; }
 cp -Rp "$top/Makefile" "$top/commtime.1" "$top/presets" "$d/" &&
 cp -p "$top"/src/*.c "$top"/src/*.h "$d/src/" &&
 cp -p "$top"/src/cmd/*.c "$top"/src/cmd/*.h "$d/src/cmd/" || exit 1
-for f in "$top"/src/*.o "$top"/src/*.d "$top"/src/.flags; do
-	[ -e "$f" ] && cp -p "$f" "$d/src/"
-done
-for f in "$top"/src/cmd/*.o "$top"/src/cmd/*.d; do
-	[ -e "$f" ] && cp -p "$f" "$d/src/cmd/"
-done
+# one cp -p of the FILEs that exist (a pattern that matched nothing is left out)
+cp_some() { # DIR FILE...
+	dest=$1
+	shift
+	k=$#
+	while [ "$k" -gt 0 ]; do
+		[ -e "$1" ] && set -- "$@" "$1"
+		shift
+		k=$((k - 1))
+	done
+	[ $# = 0 ] || cp -p "$@" "$dest"
+}
+cp_some "$d/src/" "$top"/src/*.o "$top"/src/*.d "$top"/src/.flags || exit 1
+cp_some "$d/src/cmd/" "$top"/src/cmd/*.o "$top"/src/cmd/*.d || exit 1
 mkdir -p "$d/tests/unit" && cp "$top"/tests/unit/*.c "$top"/tests/unit/*.h "$d/tests/unit/"
 mkdir -p "$d/completion" && cp "$top/completion/gen.sh" "$d/completion/"
 
