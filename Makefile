@@ -48,7 +48,9 @@ LIBS = $(GSL_LIBS) $(LIBCSV_LIBS) $(YAJL_LIBS) $(ZLIB_LIBS) -lm
 # LINK_STATIC=no links them all shared.  libc and libm stay shared.
 LINK_STATIC ?= yes
 ifeq ($(LINK_STATIC),yes)
-static_a = $(firstword $(foreach a,$(2),$(filter /%,$(shell $(CC) -print-file-name=$(a) 2>/dev/null))) $(1))
+# (the compiler is asked once for the directories it links from)
+lib_dirs := $(subst :, ,$(shell $(CC) -print-search-dirs 2>/dev/null | sed -n 's/^libraries: =//p'))
+static_a = $(firstword $(foreach a,$(2),$(wildcard $(addsuffix /$(a),$(lib_dirs:%/=%)))) $(1))
 static_libs = $(foreach w,$(1),$(if $(filter -lgsl -lgslcblas -lcsv -lz,$(w)),$(call static_a,$(w),lib$(w:-l%=%).a),$(if $(filter -lyajl,$(w)),$(call static_a,$(w),libyajl.a libyajl_s.a),$(w))))
 LIBS := $(call static_libs,$(LIBS))
 endif
