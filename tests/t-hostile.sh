@@ -34,20 +34,29 @@ if [ -n "$has_gnuplot" ]; then
 	check "--render '|cmd/x.png' exits 0" [ "$st" = 0 ]
 	check "--render '|cmd/x.png' runs no command" [ ! -e PWNED ]
 	check "--render '|cmd/x.png' draws the file of that name" [ -s '|touch PWNED;/x.png' ]
+	# The scripts written below then run alone, all in one gnuplot (with
+	# HOME=home), as alone.gp loads them in turn.
 	"$COMMTIME" --ranks 8 --plot f.gp --render '|touch P.png' >/dev/null 2>&1
 	rm -f '|touch P.png'
-	(gnuplot f.gp) 2>/dev/null
-	check "a script naming '|touch P.png' runs no command" [ ! -e P.png ]
-	check "a script naming '|touch P.png' draws that file" [ -s '|touch P.png' ]
 	mkdir -p home '~'
 	"$COMMTIME" --ranks 8 --plot t.gp --render '~/x.svg' >/dev/null 2>&1
-	(HOME=$d/home gnuplot t.gp) 2>/dev/null
+	printf "load 'f.gp'\nreset\nload 't.gp'\nreset\n" >alone.gp
+	k=0
+	for name in '<x.svg' '`touch BQ`.svg' '@x.svg' "it's.svg" '$(touch D).svg'; do
+		k=$((k + 1))
+		rm -f "$name"
+		status "$COMMTIME" --ranks 8 --plot "q$k.gp" --render "$name" >"q$k.status"
+		printf "load 'q%s.gp'\nreset\n" "$k" >>alone.gp
+	done
+	(HOME=$d/home gnuplot alone.gp) 2>/dev/null
+	check "a script naming '|touch P.png' runs no command" [ ! -e P.png ]
+	check "a script naming '|touch P.png' draws that file" [ -s '|touch P.png' ]
 	check "a script naming '~/x.svg' writes ./~/x.svg" [ -s '~/x.svg' ]
 	check "a script naming '~/x.svg' writes nothing in HOME" [ -z "$(ls -A home)" ]
+	k=0
 	for name in '<x.svg' '`touch BQ`.svg' '@x.svg' "it's.svg" '$(touch D).svg'; do
-		rm -f "$name"
-		st=$(status "$COMMTIME" --ranks 8 --plot q.gp --render "$name")
-		(gnuplot q.gp) 2>/dev/null
+		k=$((k + 1))
+		read -r st <"q$k.status"
 		check "a script naming $name draws that very file" \
 			[ "$st" = 0 ] && [ -s "$name" ]
 	done
