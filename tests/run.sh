@@ -43,22 +43,53 @@ part_unit() {
 		pass=$up fail=$uf; fi
 }
 
+# The names NAME of the files DIR2/NAME.out that differ from DIR1/NAME.out
+# or have none there, each followed by a space, into $w/differ, from one
+# "diff -rq" for all (a diff -u each only to show a failure).
+differing() { # DIR1 DIR2
+	diff -rq "$1" "$2" >"$w/diffq" 2>"$w/diffq.err"
+	[ $? -le 1 ] || { notok "diff -rq $1 $2 failed: $(cat "$w/diffq.err")"; return 1; }
+	: >"$w/differ"
+	while IFS= read -r l; do
+		case $l in
+		"Files $1/"*".out and $2/"*" differ") l=${l#"Files $1/"}; printf '%s ' "${l%%.out and *}" ;;
+		"Only in $2: "*.out) l=${l#"Only in $2: "}; printf '%s ' "${l%.out}" ;;
+		esac
+	done <"$w/diffq" >"$w/differ"
+}
+
+# Every command runs first, its output into $w/got/NAME.out; one diff
+# then finds the outputs that differ; the verdicts follow in order.
 part_golden() {
+	mkdir -p "$w/got" "$w/errs" || return
+	bad=
 	for cmd in tests/golden/*.cmd; do
 		[ -e "$cmd" ] || continue
-		base=${cmd%.cmd}
+		base=${cmd%.cmd} name=${cmd##*/} name=${name%.cmd}
 		want=0
 		[ -f "$base.status" ] && read -r want <"$base.status"
 		args=
 		IFS= read -r args <"$cmd" || :
 		eval "set -- $args"
-		"$COMMTIME" "$@" >"$w/out" 2>"$w/err"
+		"$COMMTIME" "$@" >"$w/got/$name.out" 2>"$w/errs/$name"
 		st=$?
-		if [ "$st" != "$want" ]; then
-			notok "$cmd: exit status $st, want $want"; cat "$w/err" >&2
-		elif ! diff -u "$base.out" "$w/out" >"$w/diff"; then
-			notok "$cmd: output differs"; head -40 "$w/diff" >&2
-		else ok; fi
+		[ "$st" = "$want" ] || bad="$bad $name:$st:$want "
+	done
+	differing tests/golden "$w/got" || return
+	read -r differ <"$w/differ" || :
+	for cmd in tests/golden/*.cmd; do
+		[ -e "$cmd" ] || continue
+		base=${cmd%.cmd} name=${cmd##*/} name=${name%.cmd}
+		case $bad in
+		*" $name:"*)
+			st=${bad#*" $name:"} st=${st%% *} want=${st#*:} st=${st%%:*}
+			notok "$cmd: exit status $st, want $want"; cat "$w/errs/$name" >&2 ;;
+		*) case " $differ " in
+			*" $name "*) notok "$cmd: output differs"
+				diff -u "$base.out" "$w/got/$name.out" | head -40 >&2 ;;
+			*) ok ;;
+			esac ;;
+		esac
 	done
 }
 
@@ -103,29 +134,49 @@ part_bad() {
 	cd "$top" || :
 }
 
-# The worked examples in models/*.md.
+# The worked examples in models/*.md: one awk cuts every document's
+# examples into $w/want/M.N.out (the output) and $w/cmd/M.N.cmd (the
+# arguments), M the document's place in models/*.md, N the example's in
+# the document; each runs into $w/got/M.N.out, and one diff compares.
 part_models() {
-	for md in models/*.md; do
-		[ -e "$md" ] || continue
-		awk -v dir="$w/ex" '
-			BEGIN { n = 0; inb = 0 }
-			/^```console$/ { inb = 1; n++; f = dir "." n; printf "" > (f ".out"); next }
-			inb && /^```$/ { inb = 0; close(f ".out"); next }
-			inb && /^\$ commtime/ && !cmdseen[n]++ { sub(/^\$ commtime ?/, ""); print > (f ".cmd"); close(f ".cmd"); next }
-			inb { print >> (f ".out") }
-		' "$md"
-		for c in "$w"/ex.*.cmd; do
+	mkdir -p "$w/want" "$w/cmd" "$w/got" || return
+	set -- models/*.md
+	[ -e "$1" ] || return
+	awk -v dir="$w" '
+		FNR == 1 { m++; n = 0; inb = 0 }
+		/^```console$/ { inb = 1; n++; f = m "." n; printf "" > (dir "/want/" f ".out"); next }
+		inb && /^```$/ { inb = 0; close(dir "/want/" f ".out"); next }
+		inb && /^\$ commtime/ && !cmdseen[f]++ { sub(/^\$ commtime ?/, ""); print > (dir "/cmd/" f ".cmd"); close(dir "/cmd/" f ".cmd"); next }
+		inb { print >> (dir "/want/" f ".out") }
+	' "$@"
+	m=0
+	for md in "$@"; do
+		m=$((m + 1))
+		for c in "$w/cmd/$m".*.cmd; do
 			[ -e "$c" ] || continue
-			e=${c%.cmd}
+			e=${c##*/} e=${e%.cmd}
 			args=
 			IFS= read -r args <"$c" || :
 			eval "set -- $args"
-			"$COMMTIME" "$@" >"$w/out" 2>"$w/err"
-			if ! diff -u "$e.out" "$w/out" >"$w/diff"; then
-				notok "$md: example 'commtime $args' differs"; head -30 "$w/diff" >&2
-			else ok; fi
+			"$COMMTIME" "$@" >"$w/got/$e.out" 2>"$w/err"
 		done
-		rm -f "$w"/ex.*
+	done
+	differing "$w/want" "$w/got" || return
+	read -r differ <"$w/differ" || :
+	m=0
+	for md in models/*.md; do
+		m=$((m + 1))
+		for c in "$w/cmd/$m".*.cmd; do
+			[ -e "$c" ] || continue
+			e=${c##*/} e=${e%.cmd}
+			args=
+			IFS= read -r args <"$c" || :
+			case " $differ " in
+			*" $e "*) notok "$md: example 'commtime $args' differs"
+				diff -u "$w/want/$e.out" "$w/got/$e.out" | head -30 >&2 ;;
+			*) ok ;;
+			esac
+		done
 	done
 }
 
