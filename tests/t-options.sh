@@ -23,6 +23,16 @@ status_is() { # want, then the command; stdout and stderr to $d/out, $d/err
 	"$@" >"$d/out" 2>"$d/err" </dev/null
 	[ "$?" = "$want" ]
 }
+nl='
+'
+tab=$(printf '\t')
+has_line() { # PATTERN FILE: a line of FILE matches the shell pattern (read without a fork)
+	while IFS= read -r _l || [ -n "$_l" ]; do
+		# shellcheck disable=SC2254
+		case $_l in $1) return 0 ;; esac
+	done <"$2"
+	return 1
+}
 short_error() { # at most three lines, the first an error naming $1 (read without a fork)
 	_n=0 _first=
 	while IFS= read -r _l; do
@@ -36,15 +46,24 @@ cmds=$("$COMMTIME" --help-commands | cut -f1)
 check "--help-commands lists the commands" test -n "$cmds"
 for c in $cmds; do
 	check "$c --help exits 0 on stdout" status_is 0 "$COMMTIME" "$c" --help
-	check "$c --help starts with its usage" grep -q "^usage: commtime.*$c" "$d/out"
-	help=$(cat "$d/out")
+	# the help read once, without a fork: whole, and whether a line is
+	# "usage: commtime ...$c..."
+	help= usage=false
+	while IFS= read -r _l || [ -n "$_l" ]; do
+		help=$help$_l$nl
+		case $_l in "usage: commtime"*"$c"*) usage=true ;; esac
+	done <"$d/out"
+	check "$c --help starts with its usage" $usage
 	check "$c: an unknown option is exit 2" status_is 2 "$COMMTIME" "$c" --no-such-option
 	check "$c: an unknown option takes at most three lines" short_error "'--no-such-option'"
-	check "$c: the error says where to look" grep -q "commtime $c --help" "$d/err"
+	check "$c: the error says where to look" has_line "*commtime $c --help*" "$d/err"
 	# every option of the table is in the help, and is refused twice
-	"$COMMTIME" "$c" --help-complete | cut -f1,2 >"$d/opts"
+	"$COMMTIME" "$c" --help-complete >"$d/opts"
 	check "$c --help-complete lists options" test -s "$d/opts"
-	while IFS="$(printf '\t')" read -r opt argh; do
+	# (the first two fields of each line, as cut -f1,2 gives them)
+	while IFS= read -r _l; do
+		opt=${_l%%"$tab"*} argh=
+		case $_l in *"$tab"*) argh=${_l#*"$tab"} argh=${argh%%"$tab"*} ;; esac
 		case $help in
 		*"$opt"*) ok "$c: $opt is in the help" ;;
 		*) notok "$c: $opt is in the help" ;;
@@ -83,9 +102,17 @@ check "after -- everything is an argument" status_is 2 "$COMMTIME" crossover -- 
 check "... an unexpected one" grep -q "unexpected argument '--ranks'" "$d/err"
 
 # the man page's option lists are the tables' (tests/regen.sh man rewrites them)
+# (one awk cuts every command's list, as one awk each would: from its
+# header line to the first end line after it)
+awk -v cs="global $(echo $cmds)" -v dir="$d" '
+	BEGIN { n = split(cs, c, " ") }
+	{ for (i = 1; i <= n; i++) {
+		if (fin[i]) continue
+		if (on[i]) { if ($0 == ".\\\" end of options") { fin[i] = 1; close(dir "/man." c[i]) }
+			     else print > (dir "/man." c[i]) }
+		else if ($0 == ".\\\" options: " c[i]) { on[i] = 1; printf "" > (dir "/man." c[i]) } } }
+	END { for (i = 1; i <= n; i++) if (!on[i]) printf "" > (dir "/man." c[i]) }' commtime.1
 for c in global $cmds; do
-	awk -v c="$c" '$0 == ".\\\" options: " c { on = 1; next }
-		on && $0 == ".\\\" end of options" { exit } on' commtime.1 >"$d/man.$c"
 	if [ "$c" = global ]; then "$COMMTIME" --help-roff; else "$COMMTIME" "$c" --help-roff; fi >"$d/roff.$c"
 	check "commtime.1 lists the options of $c as its table does" cmp -s "$d/man.$c" "$d/roff.$c"
 done
