@@ -9,7 +9,9 @@ top=${top:-$(cd "$(dirname "$0")/.." && pwd)}
 . "$top/tests/lib.sh"
 unset COMMTIME_PRESETS
 d=$top/tests/tmp/t-figures
-rm -rf "$d" && mkdir -p "$d" || exit 1
+# (the folders of the checks before the figures, made at once)
+rm -rf "$d" && mkdir -p "$d" "$d/plot-only" "$d/nobin" "$d/nognuplot" "$d/failbin" \
+	"$d/quitbin" "$d/fail" "$d/ext" "$d/unwritable" || exit 1
 n=0
 
 # Temporaries of the atomic writes: ".NAME.commtime-XXXXXX".
@@ -46,7 +48,6 @@ EOF
 # What needs no gnuplot runs first, so it is tested everywhere.
 
 # --plot alone writes the script and no image; it names the image beside it.
-mkdir -p "$d/plot-only"
 (cd "$d/plot-only" && "$COMMTIME" --presets-dir "$top/presets" zero --params 7.5e9 \
 	--plot z.gp >/dev/null 2>err)
 check "--plot alone exits 0" [ $? = 0 ]
@@ -96,7 +97,6 @@ check "allreduce: the marked sizes and times are those the solver prints" \
 	[ -z "$(comm -13 "$d/ar.want" "$d/ar.got")" ]
 
 # No gnuplot on PATH: exit 1, say how to install it, no image, the script kept.
-mkdir -p "$d/nobin" "$d/nognuplot"
 (cd "$d/nognuplot" && PATH=$d/nobin "$COMMTIME" --alpha 5e-6 --beta 200e9 allreduce \
 	--plot f.gp --render f.png >/dev/null 2>err)
 st=$?
@@ -116,7 +116,6 @@ check "no gnuplot, --render alone: nothing but the error left" \
 	[ "$(ls -A "$d/nognuplot")" = err ]
 
 # A gnuplot that fails, and one that stops reading at once.
-mkdir -p "$d/failbin" "$d/quitbin" "$d/fail"
 printf '#!/bin/sh\nwhile read -r l; do :; done\necho "gnuplot: no such terminal" >&2\nexit 1\n' \
 	>"$d/failbin/gnuplot"
 printf '#!/bin/sh\nexit 0\n' >"$d/quitbin/gnuplot"
@@ -139,7 +138,6 @@ commtime: error: gnuplot drew nothing into 'big.svg'" ]
 check "gnuplot that draws nothing: no image, no temporary" [ "$(ls -A "$d/fail")" = err ]
 
 # --render with a format gnuplot is not asked for: a usage error, nothing written.
-mkdir -p "$d/ext"
 for name in f.jpg f f.gp f.PNG; do
 	(cd "$d/ext" && "$COMMTIME" ddp --grad 1G --compute 1s --render "$name" >/dev/null 2>err)
 	st=$?
@@ -149,7 +147,6 @@ for name in f.jpg f f.gp f.PNG; do
 done
 
 # --plot or --render where no file can be made: exit 1, nothing left.
-mkdir -p "$d/unwritable"
 echo x >"$d/unwritable/file"
 for target in "$d/unwritable/missing/f.gp" "$d/unwritable/file/f.gp"; do
 	"$COMMTIME" speedup --ratio 0.1 --plot "$target" --render "$d/unwritable/r.svg" \
@@ -184,15 +181,17 @@ fi
 # an empty folder.  The figures take PNG, SVG and PDF in turn, so each
 # format is drawn by three figures and each figure twice: by commtime and
 # by its script alone.
-mkdir -p "$d/render" "$d/alone"
 figures >"$d/figures"
+# each figure's two folders, made at once
+set -- "$d/render" "$d/alone"
+while read -r name args; do set -- "$@" "$d/render/$name" "$d/alone/$name"; done <"$d/figures"
+mkdir -p "$@" || exit 1
 : >"$d/alone/all.gp"
 k=0
 while read -r name args; do
 	case $((k % 3)) in 0) ext=png ;; 1) ext=svg ;; *) ext=pdf ;; esac
 	k=$((k + 1))
 	w=$d/render/$name
-	mkdir -p "$w" "$d/alone/$name"
 	# shellcheck disable=SC2086
 	(cd "$w" && "$COMMTIME" --presets-dir "$top/presets" $args \
 		--plot fig.gp --render "fig.$ext" >/dev/null 2>err)
@@ -255,14 +254,21 @@ EOF
 # then run alone, all in one gnuplot, each from its own folder.
 i=0
 : >"$d/hostile/all.gp"
+# the folder of each run, run-PRESET-COMMAND, made at once (the commands
+# are those of the loop below)
+set --
 for pf in "$d"/hostile/hostile*.preset; do
-	base=$(basename "$pf" .preset)
+	base=${pf##*/} base=${base%.preset}
+	for c in allreduce crossover ddp zero; do set -- "$@" "$d/hostile/run-$base-$c"; done
+done
+mkdir -p "$@" || exit 1
+for pf in "$d"/hostile/hostile*.preset; do
+	base=${pf##*/} base=${base%.preset}
 	j=0
 	for cmd in "allreduce --ranks 8,64" "crossover" "ddp --grad 14G --compute 300ms" \
 		"zero --params 7.5e9"; do
 		run=run-$base-${cmd%% *}
 		w=$d/hostile/$run
-		mkdir -p "$w"
 		render=
 		[ $(((i + j) % 4)) = 0 ] && render="--render f.svg"
 		j=$((j + 1))
@@ -288,7 +294,7 @@ done
 # Each renders, then its script runs alone (copied as s.gp into a folder
 # of its own), all in one gnuplot.
 w=$d/hostile/names
-mkdir -p "$w"
+mkdir -p "$w" "$w/alone1" "$w/alone2" "$w/alone3" "$w/alone4" "$w/alone5" "$w/alone6" || exit 1
 k=0
 : >"$w/all.gp"
 for name in "x'; system('touch P'); '" "x\"; system(\"touch P\"); \"" \
@@ -297,7 +303,7 @@ for name in "x'; system('touch P'); '" "x\"; system(\"touch P\"); \"" \
 	(cd "$w" && "$COMMTIME" --alpha 5e-6 --beta 200e9 allreduce --plot "$name.gp" \
 		--render "$name.png" >/dev/null 2>err)
 	echo $? >"$w/status$k"
-	mkdir -p "$w/alone$k" && cp "$w/$name.gp" "$w/alone$k/s.gp"
+	cp "$w/$name.gp" "$w/alone$k/s.gp"
 	printf "cd 'alone%s'\nload 's.gp'\nreset\ncd '..'\n" "$k" >>"$w/all.gp"
 done
 (cd "$w" && gnuplot all.gp >/dev/null 2>&1)
