@@ -55,16 +55,30 @@ is_svg() { grep -q '<svg' "$1" && grep -q '</svg>' "$1"; }
 # each (stderr) is told apart by a line printed before it.
 k=0
 : >"$d/all.gp"
+# the two folders of each figure, made at once
+set --
+while IFS='|' read -r name args; do set -- "$@" "$d/$name.w" "$d/$name.run"; done <<EOF
+$figures
+EOF
+mkdir -p "$@" || exit 1
 while IFS='|' read -r name args; do
 	if [ $((k % 2)) = 0 ]; then f=png; else f=svg; fi
 	k=$((k + 1))
-	mkdir -p "$d/$name.w" "$d/$name.run"
-	abs=$(echo " $args" | sed "s# tests/# $top/tests/#g")
+	# " tests/" made " $top/tests/" throughout, as sed "s# tests/# $top/tests/#g" would
+	rest=" $args" abs=
+	while :; do
+		case $rest in
+		*" tests/"*) abs=$abs${rest%%" tests/"*}" $top/tests/" rest=${rest#*" tests/"} ;;
+		*) abs=$abs$rest; break ;;
+		esac
+	done
 	# shellcheck disable=SC2086
 	(cd "$d/$name.w" && "$COMMTIME" --presets-dir "$top/presets" $abs --plot "$name.gp" \
 		--render "$name.$f" >/dev/null 2>"$d/$name.$f.err"
 	 echo $? >"$d/$name.$f.status")
-	check "$name: --render $f exits 0" [ "$(cat "$d/$name.$f.status")" = 0 ]
+	st=
+	read -r st <"$d/$name.$f.status"
+	check "$name: --render $f exits 0" [ "$st" = 0 ]
 	check "$name: --render $f says nothing on stderr" [ ! -s "$d/$name.$f.err" ]
 	check "$name: the image is a $f" "is_$f" "$d/$name.w/$name.$f"
 	cp "$d/$name.w/$name.gp" "$d/$name.run/" 2>/dev/null
