@@ -165,12 +165,54 @@ static void S_linear(const struct kernel_gpu *g, const struct S_lin *l, double M
 		*wgrad += w;
 }
 
+/*
+ * Memory-bound work outside the attention core, bytes per token forward
+ * (bf16; Megatron's fused kernels: bias+GELU, bias+dropout+residual add;
+ * a norm reads and writes its row):
+ *   GPT:   2 LayerNorms 2·4h, 2 bias-dropout-adds 2·(6h + h mask),
+ *          bias+GELU 4f/t
+ *   Llama: 2 RMSNorms 2·4h, 2 residual adds 2·6h, SwiGLU 6f/t (reads
+ *          gate and up, writes their product), rotary embedding of q
+ *          and k 4(h + h_kv)/t
+ * Llama as eager PyTorch runs it (FSDP without torch.compile; torchtitan,
+ * torchtitan/models/llama/model.py and models/norms.py, 2024), an
+ * operator a kernel, each reading and writing its whole tensor:
+ *   RMSNorm x.float() 6h, pow(2) 8h, mean 4h, x·rsqrt 8h, type_as 6h,
+ *   ·weight 4h: 36h each, two 72h; residual adds 12h; rotary of q:
+ *   float() 6, the complex product 8, type_as 6: 20(h + h_kv)/t;
+ *   repeat_kv's copies of k and v 4(h + h_kv)/t; the attention output
+ *   made contiguous 4h/t; SwiGLU silu 4f/t and the product 6f/t.
+ * With sequence parallelism the h-wide work runs on T/t tokens.  An MoE
+ * layer's activation runs on the k routed copies of each token, and its
+ * dispatch and combine permute them (read and write k·h each way).
+ * Backward moves about twice as much (the gradient in and out and the
+ * saved input).
+ */
+static double S_elementwise_bytes(const struct workload *w, const struct kernel_shape *sh,
+				  double T, double t)
+{
+	double h = w->hidden, hkv = h * w->kv_heads / w->heads, f = w->ffn;
+	double E = w->experts > 1 ? w->experts : 1, kk = w->experts > 1 ? w->top_k : 1;
+	double et = sh->sp ? t : 1, fk = f / t * (E > 1 ? kk * sh->capacity : 1), mem;
+	int llama = w->arch == WL_LLAMA;
+
+	if (llama && sh->eager)
+		mem = T * (84 * h / et + (28 * h + 24 * hkv) / t) + T * 10 * fk;
+	else if (llama)
+		mem = T * (20 * h / et + 4 * (h + hkv) / t) + T * 6 * fk;
+	else
+		mem = T * 22 * h / et + T * 4 * fk;
+	if (E > 1)
+		mem += T * 2 * 2 * kk * sh->capacity * h * 2;
+	return mem;
+}
+
 int kernel_layer(const struct kernel_gpu *g, const struct workload *w,
 		 const struct kernel_shape *sh, struct kernel_layer *k, struct errbuf *eb)
 {
 	double T = sh->tokens, t = sh->tp, h = w->hidden, a = w->heads / t;
 	double d = w->hidden / w->heads, hkv = h * w->kv_heads / w->heads, f = w->ffn;
-	double sq = sh->tokens, skv = sh->seq, b, et, te, mem;
+	double sq = sh->tokens, skv = sh->seq, b, te, mem;
 	double E = w->experts > 1 ? w->experts : 1, kk = w->experts > 1 ? w->top_k : 1;
 	int llama = w->arch == WL_LLAMA, moe = E > 1;
 	struct S_lin bf = { 0, 0 }, lin = { 0, 0 };
@@ -241,29 +283,7 @@ int kernel_layer(const struct kernel_gpu *g, const struct workload *w,
 		k->flops_fwd += 4 * b * a * sq * skv * d;
 	}
 
-	/*
-	 * Memory-bound work outside the attention core, bytes per token
-	 * forward (bf16; Megatron's fused kernels: bias+GELU, bias+dropout+
-	 * residual add; a norm reads and writes its row):
-	 *   GPT:   2 LayerNorms 2·4h, 2 bias-dropout-adds 2·(6h + h mask),
-	 *          bias+GELU 4f/t
-	 *   Llama: 2 RMSNorms 2·4h, 2 residual adds 2·6h, SwiGLU 6f/t
-	 *          (reads gate and up, writes their product), rotary
-	 *          embedding of q and k 4(h + h_kv)/t
-	 * With sequence parallelism the h-wide work runs on T/t tokens.
-	 * Backward moves about twice as much (the gradient in and out and
-	 * the saved input).  An MoE layer's activation runs on the k routed
-	 * copies of each token, and its dispatch and combine permute them
-	 * (read and write k·h each way).
-	 */
-	et = sh->sp ? t : 1;
-	if (llama)
-		mem = T * (20 * h / et + 4 * (h + hkv) / t);
-	else
-		mem = T * 22 * h / et;
-	mem += T * (llama ? 6 : 4) * f / t * (moe ? kk * sh->capacity : 1);
-	if (moe)
-		mem += T * 2 * 2 * kk * sh->capacity * h * 2;
+	mem = S_elementwise_bytes(w, sh, T, t);
 	k->mem_fwd_s += kernel_mem_s(g, mem);
 	k->mem_bwd_s += 2 * kernel_mem_s(g, mem);
 

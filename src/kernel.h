@@ -97,6 +97,8 @@ struct kernel_shape {
 				 router, the attention core and the output layer stay bf16 */
 	double microbatches;  /* m: the FP8 weight copies are cast once per step (<= 1: 1) */
 	double etp;           /* expert tensor-parallel size (0: t) */
+	int eager;            /* elementwise work as eager PyTorch runs it, an operator a
+				 kernel (FSDP without torch.compile) */
 };
 
 /* The linears of a layer whose times kernel_layer keeps apart. */

@@ -458,6 +458,7 @@ static int S_zero_mb(const struct search_space *sp, const double lay[6], double 
 				c.grad_bytes = sp->grad_bytes;
 				c.framework = sp->framework;
 				c.tp_overlap = sp->tp_overlap && t > 1;
+				c.eager = sp->eager;
 				c.precision = sp->precision;
 				c.moe_imbalance = sp->moe_imbalance;
 				c.gpus_per_node = G;

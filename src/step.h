@@ -94,6 +94,8 @@ struct step_config {
 	int zero;                  /* 0-3 */
 	int sp;                    /* Megatron sequence parallelism (needs tp > 1 to matter) */
 	int tp_overlap;            /* --tp-comm-overlap: forward TP collectives behind their GEMMs (needs sp) */
+	int eager;                 /* elementwise work an operator a kernel, as eager PyTorch runs it
+				      (--elementwise eager; the default with --framework fsdp) */
 	double micro_batch;        /* b: sequences */
 	double global_batch;       /* B: sequences; 0 = d·b (one micro-batch) */
 	double seq;                /* s: tokens per sequence */

@@ -805,6 +805,7 @@ static void S_space(const struct ctx *ctx, const struct opt *options, const stru
 	sp->grad_bytes = so->grad_bytes;
 	sp->framework = so->framework;
 	sp->tp_overlap = so->tp_overlap;
+	sp->eager = step_opts_eager(so);
 	sp->precision = so->precision;
 	sp->moe_imbalance = so->moe_imbalance;
 	sp->etp = so->etp;

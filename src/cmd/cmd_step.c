@@ -259,8 +259,9 @@ static void S_echo(struct ctx *ctx, struct out *o, const struct workload *w,
 			 r->layers_first, c->pp - 2, r->layers, r->layers_last);
 		out_input_str(o, "stages", "stages", note);
 	}
-	snprintf(note, sizeof(note), "%s; attention %s", step_framework_name(c->framework),
-		 r->fused ? "fused" : "unfused (scores stored)");
+	snprintf(note, sizeof(note), "%s; attention %s%s", step_framework_name(c->framework),
+		 r->fused ? "fused" : "unfused (scores stored)",
+		 c->eager ? "; elementwise eager (an operator a kernel)" : "");
 	out_input_str(o, "framework", "framework", note);
 	S_echo_configured(o, w, c, r, gpu);
 	if (cs->step_compute_s > 0)
