@@ -11,6 +11,15 @@
 
 #pragma GCC diagnostic ignored "-Wmissing-prototypes"
 
+/* Llama 3 8B's shape, the workload the tests below time. */
+static void S_llama3_8b(struct workload *w)
+{
+	memset(w, 0, sizeof(*w));
+	w->arch = WL_LLAMA;
+	w->layers = 32; w->hidden = 4096; w->heads = 32; w->kv_heads = 8; w->ffn = 14336;
+	w->vocab = 128256; w->seq = 8192; w->experts = w->top_k = 1;
+}
+
 /*
  * One GEMM by hand (models/step.md, "A kernel worked by hand"): GPT-3
  * 175B's QKV at t = 8, 2048 tokens, on an A100 SXM (108 SMs, 0.859 of
@@ -54,10 +63,7 @@ void test_kernel_output_layer(void)
 	struct kernel_shape sh = { 8192, 8192, 1, 2, 0, 1, 1, 1, 0, 0, 0, 0 };
 	double T = 8192, V = 128256 / 2.0, h = 4096, ce;
 
-	memset(&w, 0, sizeof(w));
-	w.arch = WL_LLAMA;
-	w.layers = 32; w.hidden = 4096; w.heads = 32; w.kv_heads = 8; w.ffn = 14336;
-	w.vocab = 128256; w.seq = 8192; w.experts = w.top_k = 1;
+	S_llama3_8b(&w);
 	kernel_gpu_init(&g, ARCH_SM80, 312e12, 108, 2039e9, 0.859);
 	ce = (6 + 4 + 8 + 8 + 4 + 8 + 8 + 6) * T * V / (2039e9 * 0.85);
 	DBL_NEAR(ce, 52 * T * V / (2039e9 * 0.85), 1e-15);
@@ -79,10 +85,7 @@ void test_kernel_attention_fused(void)
 	struct errbuf eb;
 	double fl = 4.0 * 32 * 8192 * 8192 * 128 / 2;
 
-	memset(&w, 0, sizeof(w));
-	w.arch = WL_LLAMA;
-	w.layers = 32; w.hidden = 4096; w.heads = 32; w.kv_heads = 8; w.ffn = 14336;
-	w.vocab = 128256; w.seq = 8192; w.experts = w.top_k = 1;
+	S_llama3_8b(&w);
 	kernel_gpu_init(&g, ARCH_SM80, 312e12, 108, 2039e9, 0.859);
 	CHECK(kernel_layer(&g, &w, &sh, &k, &eb) == 0);
 	DBL_NEAR(k.attn_fwd_s, fl / (312e12 * 0.60), 1e-12);
@@ -116,10 +119,7 @@ void test_kernel_elementwise_eager(void)
 	struct errbuf eb;
 	double bw = 2039e9 * 0.85, T = 8192;
 
-	memset(&w, 0, sizeof(w));
-	w.arch = WL_LLAMA;
-	w.layers = 32; w.hidden = 4096; w.heads = 32; w.kv_heads = 8; w.ffn = 14336;
-	w.vocab = 128256; w.seq = 8192; w.experts = w.top_k = 1;
+	S_llama3_8b(&w);
 	kernel_gpu_init(&g, ARCH_SM80, 312e12, 108, 2039e9, 0.859);
 	CHECK(kernel_layer(&g, &w, &sh, &fu, &eb) == 0);
 	DBL_NEAR(fu.mem_fwd_s, 188416 * T / bw, 1e-12);
