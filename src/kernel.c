@@ -196,7 +196,8 @@ int kernel_layer(const struct kernel_gpu *g, const struct workload *w,
 		S_linear(g, &lin, T, h, f / t, 1, k, 3, NULL);
 	} else {
 		/*
-		 * Mixture of experts: the router (T x E x h, bf16), then E/e
+		 * Mixture of experts: the router (T x E x h, bf16; T/t with
+		 * sequence parallelism, each rank routing its slice), then E/e
 		 * experts on this rank, each over the e·T·(etp/t)·k·capacity/E
 		 * tokens routed to it (every rank's k choices spread evenly
 		 * over E experts; the busiest expert `capacity` times the
@@ -210,8 +211,8 @@ int kernel_layer(const struct kernel_gpu *g, const struct workload *w,
 		double local = E / sh->ep, etp = sh->etp >= 1 ? sh->etp : t;
 
 		te = sh->ep * T * (etp / t) * kk * sh->capacity / E;
-		S_linear(g, &bf, T, E, h, 1, k, -1, NULL);
-		S_linear(g, &lin, te, (llama ? 2 : 1) * f / etp, h, local, k, 2, &k->wgrad_in_s);
+		S_linear(g, &bf, sh->sp ? T / t : T, E, h, 1, k, -1, NULL);
+		S_linear(g, &lin, te, (llama ? 2 : 1) * f / etp, h, local, k, 2, NULL);
 		S_linear(g, &lin, te, h, f / etp, local, k, 3, NULL);
 	}
 

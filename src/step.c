@@ -186,9 +186,15 @@ static int S_check_moe(const struct workload *w, const struct step_config *c, st
 	if (!(c->moe_imbalance >= 1) || !(c->moe_imbalance <= 1e3))
 		return errbuf_set(eb, "--moe-imbalance: the busiest expert's tokens over the mean "
 				  "is 1 to 1000, got %g", c->moe_imbalance);
+	/* Megatron-Core's MoE layer refuses to train with tensor parallelism
+	 * but no sequence parallelism (megatron/core/transformer/moe/
+	 * moe_layer.py, forward): its dispatcher routes each rank's slice. */
 	if (w->experts >= 2 && c->tp > 1 && etp != c->tp && !c->sp)
 		return errbuf_set(eb, "--etp %lu with tp %lu: Megatron-Core folds the experts only "
 				  "with sequence parallelism", etp, c->tp);
+	if (w->experts >= 2 && c->tp > 1 && !c->sp)
+		return errbuf_set(eb, "tp %lu with experts needs --sequence-parallel (Megatron-Core's "
+				  "MoE layer refuses tensor parallelism without it)", c->tp);
 	if (fmod(tcd, (double)c->ep * (double)etp) != 0)
 		return errbuf_set(eb, "expert-parallel x expert-tensor-parallel size %lu x %lu does "
 				  "not divide tp x cp x dp = %.15g", c->ep, etp, tcd);

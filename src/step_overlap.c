@@ -73,37 +73,43 @@ static double S_tp_chunked(double one, double gemm, double t)
  * recomputed forward's the same.
  */
 static void S_tp_overlap(struct step_result *r, const struct step_config *c, int first,
-			 double L, int full)
+			 double L, int full, int moe)
 {
 	const struct kernel_layer *k = &r->layer;
-	double t = (double)c->tp;
+	double t = (double)c->tp, mlp = moe ? 0 : 1;
 	int i;
 
 	for (i = first; i < r->nrows; i++) {
 		struct step_row *row = &r->rows[i];
 		double one = row->one_s, fwd_ag, fwd_rs;
 
-		fwd_ag = S_tp_chunked(one, k->lin_fwd_s[0], t) + S_tp_chunked(one, k->lin_fwd_s[2], t);
-		fwd_rs = S_tp_chunked(one, k->lin_fwd_s[1], t) + S_tp_chunked(one, k->lin_fwd_s[3], t);
+		fwd_ag = S_tp_chunked(one, k->lin_fwd_s[0], t) +
+			 mlp * S_tp_chunked(one, k->lin_fwd_s[2], t);
+		fwd_rs = S_tp_chunked(one, k->lin_fwd_s[1], t) +
+			 mlp * S_tp_chunked(one, k->lin_fwd_s[3], t);
 		if (row->phase == PH_FORWARD) {
 			if (c->tp_overlap && c->sp)
 				S_expose(row, L * (row->op == OP_ALLGATHER ? fwd_ag : fwd_rs),
 					 "the GEMM it feeds or follows, in chunks (--tp-comm-overlap)");
 			continue;
 		}
-		/* backward: 2L collectives of the backward itself, 2L more
-		 * of the recomputed forward with full recomputation */
+		/* backward: 2L collectives of the backward itself (L in an MoE
+		 * layer, the attention's), as many more of the recomputed
+		 * forward with full recomputation */
 		if (row->op == OP_ALLGATHER && c->sp) {
-			double re = !full ? 0 : c->tp_overlap ? L * fwd_ag : 2 * L * one;
+			double re = !full ? 0 : c->tp_overlap ? L * fwd_ag : (1 + mlp) * L * one;
 
 			S_expose(row, L * (fmax(0, one - k->lin_dgrad_s[0]) +
-					   fmax(0, one - k->lin_dgrad_s[2])) + re,
+					   mlp * fmax(0, one - k->lin_dgrad_s[2])) + re,
+				 moe ? "the data-gradient GEMM of QKV" :
 				 "the data-gradient GEMMs of QKV and the MLP's first matrix");
 		} else if (row->op != OP_ALLGATHER) {
-			double wg = k->wgrad_in_s / 2;
-			double re = !full ? 0 : !(c->tp_overlap && c->sp) ? 2 * L * one : L * fwd_rs;
+			double wg = k->wgrad_in_s / (1 + mlp);
+			double re = !full ? 0 : !(c->tp_overlap && c->sp) ? (1 + mlp) * L * one :
+				    L * fwd_rs;
 
-			S_expose(row, L * 2 * fmax(0, one - wg) + re,
+			S_expose(row, L * (1 + mlp) * fmax(0, one - wg) + re,
+				 moe ? "the weight-gradient GEMM of QKV" :
 				 "the weight-gradient GEMMs of QKV and the MLP's first matrix");
 		}
 	}
@@ -123,7 +129,7 @@ void step_overlap_tp(struct run *u)
 	struct step_result *r = u->r;
 
 	if (u->c->tp > 1 && r->kernels && u->megatron_layers)
-		S_tp_overlap(r, u->c, u->first_tp, u->L, u->full);
+		S_tp_overlap(r, u->c, u->first_tp, u->L, u->full, u->moe);
 }
 
 /*
