@@ -169,7 +169,8 @@ int kernel_layer(const struct kernel_gpu *g, const struct workload *w,
 		 const struct kernel_shape *sh, struct kernel_layer *k, struct errbuf *eb)
 {
 	double T = sh->tokens, t = sh->tp, h = w->hidden, a = w->heads / t;
-	double d = w->hidden / w->heads, hkv = h * w->kv_heads / w->heads, f = w->ffn;
+	double d = workload_head_dim(w), hkv = workload_kv_width(w), f = w->ffn;
+	double hq = workload_q_width(w);
 	double sq = sh->tokens, skv = sh->seq, b, et, te, mem;
 	double E = w->experts > 1 ? w->experts : 1, kk = w->experts > 1 ? w->top_k : 1;
 	int llama = w->arch == WL_LLAMA, moe = E > 1;
@@ -186,9 +187,10 @@ int kernel_layer(const struct kernel_gpu *g, const struct workload *w,
 	sq = sh->seq / sh->cp;
 	b = T / sq;
 
-	/* Attention's GEMMs: QKV (grouped-query: h + 2·h_kv columns), output. */
-	S_linear(g, &lin, T, (h + 2 * hkv) / t, h, 1, k, 0, &k->wgrad_in_s);
-	S_linear(g, &lin, T, h, h / t, 1, k, 1, NULL);
+	/* Attention's GEMMs: QKV (grouped-query: h_q + 2·h_kv columns, h_q =
+	 * a·d the queries' width, h unless head_dim says), output. */
+	S_linear(g, &lin, T, (hq + 2 * hkv) / t, h, 1, k, 0, &k->wgrad_in_s);
+	S_linear(g, &lin, T, h, hq / t, 1, k, 1, NULL);
 
 	/* The MLP: GELU's two matrices, or SwiGLU's gate and up fused, then down. */
 	if (!moe) {
@@ -259,7 +261,7 @@ int kernel_layer(const struct kernel_gpu *g, const struct workload *w,
 	 */
 	et = sh->sp ? t : 1;
 	if (llama)
-		mem = T * (20 * h / et + 4 * (h + hkv) / t);
+		mem = T * (20 * h / et + 4 * (hq + hkv) / t);
 	else
 		mem = T * 22 * h / et;
 	mem += T * (llama ? 6 : 4) * f / t * (moe ? kk * sh->capacity : 1);

@@ -337,7 +337,8 @@ static int S_run_init(struct run *u, const struct workload *w, const struct step
 	u->kg = cs ? cs->kgpu : NULL;
 	u->t = (double)c->tp, u->p = (double)c->pp, u->d = (double)c->dp, u->cp = (double)c->cp;
 	u->e = (double)c->ep, u->v = (double)c->virt, u->b = c->micro_batch, u->s = c->seq;
-	u->h = w->hidden, u->l = w->layers, u->hkv = u->h * w->kv_heads / w->heads;
+	u->h = w->hidden, u->l = w->layers, u->hkv = workload_kv_width(w);
+	u->hq = workload_q_width(w);
 	u->E = w->experts > 1 ? w->experts : 1, u->k = w->experts > 1 ? w->top_k : 1;
 	u->rate = u->fwd_l = u->bwd_l = u->fwd_mb = u->bwd_mb = NAN;
 	u->G = c->gpus_per_node;

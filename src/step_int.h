@@ -41,6 +41,7 @@ struct run {
 	const struct kernel_gpu *kg;
 	struct layer_params lp;
 	double t, p, d, cp, e, v, b, s, h, l, hkv, E, k;
+	double hq;                 /* the queries' width a·d (h without head_dim) */
 	double L, Lf, Lm, Ll, m, sr, A, rate, sms;
 	double fwd_l, bwd_l, fwd_mb, bwd_mb;
 	double dense, expert, zd, ze;

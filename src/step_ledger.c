@@ -529,7 +529,7 @@ int step_ledger_dp(struct run *u, struct errbuf *eb)
 	struct step_result *r = u->r;
 	const struct layer_params lp = u->lp;
 	double L = u->L, t = u->t, e = u->e, d = u->d, cp = u->cp, E = u->E, h = u->h;
-	double hkv = u->hkv, dense, expert, zd, ze;
+	double hkv = u->hkv, hq = u->hq, dense, expert, zd, ze;
 	double *mods = u->mods;
 	int moe = u->moe, nmod = 0, first_dp, i;
 
@@ -557,13 +557,13 @@ int step_ledger_dp(struct run *u, struct errbuf *eb)
 	 */
 	if (step_framework_deepspeed(c->framework) && c->zero >= 3 && !moe) {
 		if (w->arch == WL_LLAMA) {
-			double lm[7] = { h * h, h * hkv, h * hkv, h * h, h * w->ffn, h * w->ffn,
+			double lm[7] = { h * hq, h * hkv, h * hkv, hq * h, h * w->ffn, h * w->ffn,
 					 w->ffn * h };
 
 			nmod = 7;
 			memcpy(mods, lm, sizeof(lm));
 		} else {
-			double gm[4] = { h * (h + 2 * hkv), h * h, h * w->ffn, w->ffn * h };
+			double gm[4] = { h * (hq + 2 * hkv), hq * h, h * w->ffn, w->ffn * h };
 
 			nmod = 4;
 			memcpy(mods, gm, sizeof(gm));

@@ -140,7 +140,7 @@ void step_overlap_cp(struct run *u)
 {
 	const struct step_config *c = u->c;
 	struct step_result *r = u->r;
-	double b = u->b, sr = u->sr, h = u->h, t = u->t, cp = u->cp;
+	double b = u->b, sr = u->sr, h = u->hq, t = u->t, cp = u->cp;
 	double rate = u->rate, blk;
 	int i;
 

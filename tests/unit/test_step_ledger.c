@@ -236,6 +236,34 @@ void test_step_moe_etp(void)
 }
 
 /*
+ * The attention's FLOPs follow the queries' width a·d, not h, when the
+ * head_dim key sets d (Qwen3-30B-A3B: 32 heads of 128 on h = 2048): model
+ * FLOPs 6·T·(l·matmul + V·h) + 12·T·l·s·4096, matmul = 56623104 a layer
+ * (tests/unit/test_workload.c); the context-parallel K and V chunks carry
+ * a_kv·d = 512 values a token: 2·b·(s/c)·512·2 bytes.
+ */
+void test_step_head_dim(void)
+{
+	struct workload w;
+	struct step_config c;
+	struct step_result r;
+	struct errbuf eb;
+	struct cost_model rm = ring_model();
+
+	memset(&w, 0, sizeof(w));
+	w.arch = WL_LLAMA;
+	w.layers = 48; w.hidden = 2048; w.heads = 32; w.kv_heads = 4; w.head_dim = 128;
+	w.ffn = 768; w.vocab = 151936; w.seq = 4096; w.experts = 128; w.top_k = 8;
+	step_config_init(&c);
+	c.dp = 4; c.cp = 2; c.ep = 8; c.seq = 4096;
+	CHECK(step_run(&w, &c, NULL, &rm, STEP_BAND_NONE, &r, &eb) == 0);
+	DBL_NEAR(r.tokens, 4 * 4096.0, 0);
+	DBL_NEAR(r.flops_model, 6 * r.tokens * (48 * 56623104.0 + 151936 * 2048.0) +
+		 12 * r.tokens * 48 * 4096.0 * 4096, 1e-12);
+	DBL_NEAR(find(&r, DIM_CP, PH_FORWARD, OP_SENDRECV)->bytes, 2 * 2048.0 * 512 * 2, 0);
+}
+
+/*
  * Prices kept for many steps: a step priced through the memo is the step
  * priced directly, row by row; the same step again asks the same
  * collectives and prices none of them anew.  GPT-3 175B at t = 8, p = 4,
