@@ -25,10 +25,12 @@ PYTHON=${PYTHON:-python3}
 # docs/performance-summary-archive.md, "25.11 NeMo Container", DGX-H100;
 # force-balanced routing, dropless); Qwen3-235B-A22B folds EP 32 over
 # TP 2 x DP 16 with ETP 1 and puts the embedding and the loss in the
-# pipeline split as a layer each, 11 layers on the first and last stages
-# (src/megatron/bridge/recipes/qwen/h100/qwen3_moe.py:
-# expert_tensor_parallel_size = 1, account_for_embedding_in_pipeline_split,
-# account_for_loss_in_pipeline_split).
+# pipeline split as a layer each, 11 layers on the first and last stages;
+# both overlap the EP all-to-all (Megatron-Bridge at 487bbaa8f, Dec 2025,
+# scripts/performance/configs/qwen/qwen3_workload_base_configs.py:
+# expert_tensor_parallel_size = 1, moe_a2a_overlap = True;
+# src/megatron/bridge/recipes/qwen/h100/qwen3_moe.py:
+# account_for_embedding_in_pipeline_split, account_for_loss_in_pipeline_split).
 rows() {
 	cat <<'EOF'
 mcore-1.7B|408.8|989.4|--system dgx-h100 step --arch gpt --layers 24 --hidden 2048 --heads 16 --vocab 131072 --seq 4096 --tp 1 --pp 1 --dp 48 --global-batch 192 --zero 1
@@ -46,8 +48,8 @@ mixtral-8x7b|468|989.4|--system dgx-h100 step --workload mixtral-8x7b --tp 1 --p
 nemo-70b-fp8|771.2|989.4|--system dgx-h100 step --workload llama3-70b --tp 4 --pp 8 --dp 2 --global-batch 128 --seq 8192 --sequence-parallel --zero 1 --schedule interleaved --virtual-stages 5 --precision fp8
 nemo-8b-fp8-fsdp|836.9|989.4|--system dgx-h100 step --workload llama3-8b --dp 8 --global-batch 128 --seq 8192 --zero 3 --framework fsdp --precision fp8
 nemo-405b-fp8|766.6|989.4|--system dgx-h100 step --workload llama3-405b --tp 8 --pp 8 --cp 2 --dp 8 --global-batch 512 --seq 8192 --sequence-parallel --zero 1 --schedule interleaved --virtual-stages 8 --precision fp8
-nemo-q3-235b-fp8|263.0|989.4|--system dgx-h100 step --workload qwen3-235b-a22b --tp 2 --pp 8 --dp 16 --ep 32 --etp 1 --global-batch 2048 --seq 4096 --sequence-parallel --zero 1 --schedule interleaved --virtual-stages 4 --layers-first 11 --layers-last 11 --precision fp8
-nemo-q3-30b-fp8|146.8|989.4|--system dgx-h100 step --workload qwen3-30b-a3b --pp 2 --dp 8 --ep 8 --global-batch 512 --micro-batch 2 --seq 4096 --zero 1 --schedule interleaved --virtual-stages 24 --precision fp8
+nemo-q3-235b-fp8|263.0|989.4|--system dgx-h100 step --workload qwen3-235b-a22b --tp 2 --pp 8 --dp 16 --ep 32 --etp 1 --global-batch 2048 --seq 4096 --sequence-parallel --zero 1 --schedule interleaved --virtual-stages 4 --layers-first 11 --layers-last 11 --precision fp8 --overlap-moe-expert-parallel-comm
+nemo-q3-30b-fp8|146.8|989.4|--system dgx-h100 step --workload qwen3-30b-a3b --pp 2 --dp 8 --ep 8 --global-batch 512 --micro-batch 2 --seq 4096 --zero 1 --schedule interleaved --virtual-stages 24 --precision fp8 --overlap-moe-expert-parallel-comm
 llama3-405b-128k|380|989.4|--system dgx-h100 step --workload llama3-405b --tp 8 --pp 16 --dp 8 --cp 16 --cp-form allgather --global-batch 128 --seq 131072 --sequence-parallel --zero 2
 EOF
 }

@@ -195,6 +195,18 @@ static int S_check_moe(const struct workload *w, const struct step_config *c, st
 	if (w->experts >= 2 && c->tp > 1 && !c->sp)
 		return errbuf_set(eb, "tp %lu with experts needs --sequence-parallel (Megatron-Core's "
 				  "MoE layer refuses tensor parallelism without it)", c->tp);
+	/* Megatron-Core's EP all-to-all overlap (transformer_config.py,
+	 * overlap_moe_expert_parallel_comm): expert parallelism, the
+	 * interleaved schedule when pipelined, no full recomputation. */
+	if (c->ep_overlap && (w->experts < 2 || c->ep < 2 || c->framework != FW_MEGATRON))
+		return errbuf_set(eb, "--overlap-moe-expert-parallel-comm overlaps Megatron-Core's "
+				  "expert-parallel all-to-all: it needs experts, ep above 1 and "
+				  "--framework megatron");
+	if (c->ep_overlap && ((c->pp > 1 && c->schedule != PP_INTERLEAVED) ||
+			      c->recompute == RC_FULL))
+		return errbuf_set(eb, "--overlap-moe-expert-parallel-comm: Megatron-Core runs it "
+				  "with the interleaved schedule when pipelined and without full "
+				  "recomputation");
 	if (fmod(tcd, (double)c->ep * (double)etp) != 0)
 		return errbuf_set(eb, "expert-parallel x expert-tensor-parallel size %lu x %lu does "
 				  "not divide tp x cp x dp = %.15g", c->ep, etp, tcd);
@@ -388,7 +400,10 @@ static int S_run(const struct workload *w, const struct step_config *c,
 	if (step_ledger_cp(&u, eb) < 0)
 		return -1;
 	step_overlap_cp(&u);
-	if (step_ledger_ep(&u, eb) < 0 || step_ledger_pp(&u, eb) < 0)
+	if (step_ledger_ep(&u, eb) < 0)
+		return -1;
+	step_overlap_ep(&u);
+	if (step_ledger_pp(&u, eb) < 0)
 		return -1;
 	step_overlap_pp(&u);
 	/* the per-micro-batch rows: what hiding them costs, then their sums */

@@ -414,6 +414,8 @@ int step_ledger_ep(struct run *u, struct errbuf *eb)
 	 * (step_moe_load). */
 	double S = moe ? k * step_moe_load(c) * b * sr / (c->sp ? t : 1) * h * c->act_bytes : 0;
 
+	u->first_ep = r->nrows;
+
 	/*
 	 * The folded grid (Megatron-Core, parallel_state.py: the expert
 	 * ranks ordered etp, ep, edp over the t·c·d ranks of a stage): an

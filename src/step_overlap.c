@@ -163,6 +163,44 @@ void step_overlap_cp(struct run *u)
 	}
 }
 
+/*
+ * Megatron-Core's EP all-to-all overlap (--overlap-moe-expert-parallel-comm;
+ * megatron/core/pipeline_parallel/combined_1f1b.py): in the steady state
+ * of the schedule the forward of one micro-batch (a model chunk's, with
+ * the interleaved schedule) runs layer by layer beside the backward of
+ * another, the forward's dispatch and combine all-to-alls behind the
+ * backward's compute and the backward's behind the forward's.  The passes
+ * outside those pairs wait whole: the warm-up forwards and as many
+ * cool-down backwards, 2(p - 1) + (v - 1)·p + 1 of the m·v chunk passes
+ * on the first stage (schedules.py, get_pp_rank_microbatches: one more
+ * forward before the steady state with the overlap), the first forward
+ * and last backward of m without a pipeline.  A paired layer leaves
+ * exposed what its two all-to-alls take beyond the other pass's layer.
+ * The expert-tensor-parallel all-gather and reduce-scatter stay exposed.
+ */
+void step_overlap_ep(struct run *u)
+{
+	const struct step_config *c = u->c;
+	struct step_result *r = u->r;
+	double m = u->m, v = u->v, p = u->p, L = u->L, alone, pairs;
+	int i;
+
+	if (!c->ep_overlap || isnan(u->fwd_l))
+		return;
+	alone = p > 1 ? 2 * (p - 1) + (v - 1) * p + 1 : 1;
+	pairs = fmax(0, 1 - alone / (m * v));
+	for (i = u->first_ep; i < r->nrows; i++) {
+		struct step_row *row = &r->rows[i];
+		double other = row->phase == PH_FORWARD ? u->bwd_l : u->fwd_l;
+		double per_layer = row->count / L * row->one_s;
+
+		if (row->op != OP_ALLTOALL)
+			continue;
+		S_expose(row, (1 - pairs) * row->time_s + pairs * L * fmax(0, per_layer - other),
+			 "the other micro-batch's compute (--overlap-moe-expert-parallel-comm)");
+	}
+}
+
 void step_overlap_pp(struct run *u)
 {
 	const struct step_config *c = u->c;

@@ -236,6 +236,55 @@ void test_step_moe_etp(void)
 }
 
 /*
+ * Megatron-Core's EP all-to-all overlap (combined_1f1b.py): with the
+ * compute far longer than the all-to-all (a flat 1 TFLOP/s GPU), a paired
+ * layer hides its all-to-alls whole, and only the passes outside the
+ * steady state's pairs wait.  Mixtral's shape, dp 8, ep 8, m = 4 without a
+ * pipeline: the first forward and the last backward alone, 1 of 4, so a
+ * quarter of each row is exposed.  pp 2 with 2 chunks a stage and m = 4:
+ * 2(2-1) + (2-1)·2 + 1 = 5 of the 8 chunk passes alone on the first stage,
+ * 5/8 exposed.  Full recomputation, or 1F1B with a pipeline, is refused.
+ */
+void test_step_ep_overlap(void)
+{
+	struct workload w;
+	struct step_config c;
+	struct step_result r;
+	struct errbuf eb;
+	struct cost_model rm = ring_model();
+	struct step_compute cs = { 1e12, 0.5, 0, NULL, 0 };
+	const struct step_row *row;
+
+	memset(&w, 0, sizeof(w));
+	w.arch = WL_LLAMA;
+	w.layers = 32; w.hidden = 4096; w.heads = 32; w.kv_heads = 8; w.ffn = 14336;
+	w.vocab = 32000; w.seq = 4096; w.experts = 8; w.top_k = 2;
+	step_config_init(&c);
+	c.dp = 8; c.ep = 8; c.seq = 4096; c.global_batch = 32; c.ep_overlap = 1;
+	CHECK(step_run(&w, &c, &cs, &rm, STEP_BAND_NONE, &r, &eb) == 0);
+	row = find(&r, DIM_EP, PH_FORWARD, OP_ALLTOALL);
+	CHECK(row != NULL);
+	if (!row)
+		return;
+	DBL_NEAR(row->exposed_s, row->time_s / 4, 1e-12);
+	DBL_NEAR(find(&r, DIM_EP, PH_BACKWARD, OP_ALLTOALL)->exposed_s,
+		 find(&r, DIM_EP, PH_BACKWARD, OP_ALLTOALL)->time_s / 4, 1e-12);
+
+	c.pp = 2; c.dp = 4; c.ep = 4; c.global_batch = 16;
+	c.schedule = PP_INTERLEAVED; c.virt = 2;
+	CHECK(step_run(&w, &c, &cs, &rm, STEP_BAND_NONE, &r, &eb) == 0);
+	DBL_NEAR(r.microbatches, 4, 0);
+	row = find(&r, DIM_EP, PH_FORWARD, OP_ALLTOALL);
+	DBL_NEAR(row->exposed_s, row->time_s * 5 / 8, 1e-12);
+
+	c.schedule = PP_1F1B; c.virt = 1;
+	CHECK(step_run(&w, &c, &cs, &rm, STEP_BAND_NONE, &r, &eb) < 0);
+	c.pp = 1; c.dp = 8; c.ep = 8; c.global_batch = 32; c.recompute = RC_FULL;
+	CHECK(step_run(&w, &c, &cs, &rm, STEP_BAND_NONE, &r, &eb) < 0);
+	CHECK(strstr(eb.msg, "full recomputation") != NULL);
+}
+
+/*
  * The attention's FLOPs follow the queries' width a·d, not h, when the
  * head_dim key sets d (Qwen3-30B-A3B: 32 heads of 128 on h = 2048): model
  * FLOPs 6·T·(l·matmul + V·h) + 12·T·l·s·4096, matmul = 56623104 a layer
