@@ -19,7 +19,18 @@ PYTHON=${PYTHON:-python3}
 # summary, NeMo 25.11 container): their tokens/s per GPU (1602, 14451,
 # 292) times commtime's model FLOPs per token of the shape, so that the
 # published rate and the prediction count FLOPs alike (the summary's own
-# TFLOP/s come from a count of about 7 % fewer FLOPs a token).
+# TFLOP/s come from a count of about 7 % fewer FLOPs a token).  The
+# nemo-q3-* rows are FP8 mixtures of experts from the same table
+# (1575 and 5275 tokens/s per GPU, Megatron-Bridge
+# docs/performance-summary-archive.md, "25.11 NeMo Container", DGX-H100;
+# force-balanced routing, dropless); Qwen3-235B-A22B folds EP 32 over
+# TP 2 x DP 16 with ETP 1 and puts the embedding and the loss in the
+# pipeline split as a layer each, 11 layers on the first and last stages;
+# both overlap the EP all-to-all (Megatron-Bridge at 487bbaa8f, Dec 2025,
+# scripts/performance/configs/qwen/qwen3_workload_base_configs.py:
+# expert_tensor_parallel_size = 1, moe_a2a_overlap = True;
+# src/megatron/bridge/recipes/qwen/h100/qwen3_moe.py:
+# account_for_embedding_in_pipeline_split, account_for_loss_in_pipeline_split).
 # The titan-8b rows are torchtitan's Llama 3.1 8B on 8 H100 at 500 W
 # (docs/performance.md, Table 1): 5,762 tokens/s per GPU eager and 6,667
 # with torch.compile, times commtime's 6.221e10 FLOPs a token; the pair
@@ -41,6 +52,8 @@ mixtral-8x7b|468|989.4|--system dgx-h100 step --workload mixtral-8x7b --tp 1 --p
 nemo-70b-fp8|771.2|989.4|--system dgx-h100 step --workload llama3-70b --tp 4 --pp 8 --dp 2 --global-batch 128 --seq 8192 --sequence-parallel --zero 1 --schedule interleaved --virtual-stages 5 --precision fp8
 nemo-8b-fp8-fsdp|836.9|989.4|--system dgx-h100 step --workload llama3-8b --dp 8 --global-batch 128 --seq 8192 --zero 3 --framework fsdp --precision fp8 --elementwise fused
 nemo-405b-fp8|766.6|989.4|--system dgx-h100 step --workload llama3-405b --tp 8 --pp 8 --cp 2 --dp 8 --global-batch 512 --seq 8192 --sequence-parallel --zero 1 --schedule interleaved --virtual-stages 8 --precision fp8
+nemo-q3-235b-fp8|263.0|989.4|--system dgx-h100 step --workload qwen3-235b-a22b --tp 2 --pp 8 --dp 16 --ep 32 --etp 1 --global-batch 2048 --seq 4096 --sequence-parallel --zero 1 --schedule interleaved --virtual-stages 4 --layers-first 11 --layers-last 11 --precision fp8 --overlap-moe-expert-parallel-comm
+nemo-q3-30b-fp8|146.8|989.4|--system dgx-h100 step --workload qwen3-30b-a3b --pp 2 --dp 8 --ep 8 --global-batch 512 --micro-batch 2 --seq 4096 --zero 1 --schedule interleaved --virtual-stages 24 --precision fp8 --overlap-moe-expert-parallel-comm
 llama3-405b-128k|380|989.4|--system dgx-h100 step --workload llama3-405b --tp 8 --pp 16 --dp 8 --cp 16 --cp-form allgather --global-batch 128 --seq 131072 --sequence-parallel --zero 2
 titan-8b-eager|358.5|989.4|--system dgx-h100 step --workload llama3-8b --seq 8192 --dp 8 --micro-batch 2 --global-batch 16 --framework fsdp --zero 3 --recompute alternate-matmul-outputs --gpu-memory 96GB --power-cap 500 --hbm-bandwidth 2.4TB/s
 titan-8b-compiled|414.8|989.4|--system dgx-h100 step --workload llama3-8b --seq 8192 --dp 8 --micro-batch 2 --global-batch 16 --framework fsdp --zero 3 --recompute alternate-matmul-outputs --gpu-memory 96GB --power-cap 500 --hbm-bandwidth 2.4TB/s --elementwise fused

@@ -114,7 +114,9 @@ struct kernel_layer {
 	double gemm_fwd_s;     /* the layer's GEMMs, forward */
 	double gemm_bwd_s;     /* their data- and weight-gradient GEMMs */
 	double wgrad_in_s;     /* weight-gradient GEMMs of QKV and the MLP's first matrix
-				  (what Megatron hides the backward TP collective behind) */
+				  (what Megatron hides the backward TP collective behind);
+				  of QKV alone in an MoE layer, whose experts' input comes
+				  by the dispatcher, not a TP collective */
 	/* Each linear's forward and data-gradient GEMM, in the order QKV,
 	 * attention output, the MLP's first (SwiGLU's gate and up), its
 	 * last: what --tp-comm-overlap pairs a TP collective with. */

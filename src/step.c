@@ -186,9 +186,27 @@ static int S_check_moe(const struct workload *w, const struct step_config *c, st
 	if (!(c->moe_imbalance >= 1) || !(c->moe_imbalance <= 1e3))
 		return errbuf_set(eb, "--moe-imbalance: the busiest expert's tokens over the mean "
 				  "is 1 to 1000, got %g", c->moe_imbalance);
+	/* Megatron-Core's MoE layer refuses to train with tensor parallelism
+	 * but no sequence parallelism (megatron/core/transformer/moe/
+	 * moe_layer.py, forward): its dispatcher routes each rank's slice. */
 	if (w->experts >= 2 && c->tp > 1 && etp != c->tp && !c->sp)
 		return errbuf_set(eb, "--etp %lu with tp %lu: Megatron-Core folds the experts only "
 				  "with sequence parallelism", etp, c->tp);
+	if (w->experts >= 2 && c->tp > 1 && !c->sp)
+		return errbuf_set(eb, "tp %lu with experts needs --sequence-parallel (Megatron-Core's "
+				  "MoE layer refuses tensor parallelism without it)", c->tp);
+	/* Megatron-Core's EP all-to-all overlap (transformer_config.py,
+	 * overlap_moe_expert_parallel_comm): expert parallelism, the
+	 * interleaved schedule when pipelined, no full recomputation. */
+	if (c->ep_overlap && (w->experts < 2 || c->ep < 2 || c->framework != FW_MEGATRON))
+		return errbuf_set(eb, "--overlap-moe-expert-parallel-comm overlaps Megatron-Core's "
+				  "expert-parallel all-to-all: it needs experts, ep above 1 and "
+				  "--framework megatron");
+	if (c->ep_overlap && ((c->pp > 1 && c->schedule != PP_INTERLEAVED) ||
+			      c->recompute == RC_FULL))
+		return errbuf_set(eb, "--overlap-moe-expert-parallel-comm: Megatron-Core runs it "
+				  "with the interleaved schedule when pipelined and without full "
+				  "recomputation");
 	if (fmod(tcd, (double)c->ep * (double)etp) != 0)
 		return errbuf_set(eb, "expert-parallel x expert-tensor-parallel size %lu x %lu does "
 				  "not divide tp x cp x dp = %.15g", c->ep, etp, tcd);
@@ -331,7 +349,8 @@ static int S_run_init(struct run *u, const struct workload *w, const struct step
 	u->kg = cs ? cs->kgpu : NULL;
 	u->t = (double)c->tp, u->p = (double)c->pp, u->d = (double)c->dp, u->cp = (double)c->cp;
 	u->e = (double)c->ep, u->v = (double)c->virt, u->b = c->micro_batch, u->s = c->seq;
-	u->h = w->hidden, u->l = w->layers, u->hkv = u->h * w->kv_heads / w->heads;
+	u->h = w->hidden, u->l = w->layers, u->hkv = workload_kv_width(w);
+	u->hq = workload_q_width(w);
 	u->E = w->experts > 1 ? w->experts : 1, u->k = w->experts > 1 ? w->top_k : 1;
 	u->rate = u->fwd_l = u->bwd_l = u->fwd_mb = u->bwd_mb = NAN;
 	u->G = c->gpus_per_node;
@@ -381,7 +400,10 @@ static int S_run(const struct workload *w, const struct step_config *c,
 	if (step_ledger_cp(&u, eb) < 0)
 		return -1;
 	step_overlap_cp(&u);
-	if (step_ledger_ep(&u, eb) < 0 || step_ledger_pp(&u, eb) < 0)
+	if (step_ledger_ep(&u, eb) < 0)
+		return -1;
+	step_overlap_ep(&u);
+	if (step_ledger_pp(&u, eb) < 0)
 		return -1;
 	step_overlap_pp(&u);
 	/* the per-micro-batch rows: what hiding them costs, then their sums */

@@ -109,6 +109,8 @@ struct step_config {
 				      moe_imbalance x the mean */
 	double moe_imbalance;      /* the busiest expert's tokens / the mean (>= 1; default 1) */
 	unsigned long etp;         /* expert tensor-parallel size (0: tp, Megatron's default) */
+	int ep_overlap;            /* --overlap-moe-expert-parallel-comm: the EP all-to-all of one
+				      micro-batch behind another's compute (Megatron-Core) */
 	unsigned long dp_replicate; /* hybrid sharding: ZeRO within dp/N ranks, N replicas (1) */
 	enum step_precision precision;   /* default bf16 */
 	unsigned long gpus_per_node;  /* for placing ranks; 0 = every group in one node */

@@ -73,37 +73,43 @@ static double S_tp_chunked(double one, double gemm, double t)
  * recomputed forward's the same.
  */
 static void S_tp_overlap(struct step_result *r, const struct step_config *c, int first,
-			 double L, int full)
+			 double L, int full, int moe)
 {
 	const struct kernel_layer *k = &r->layer;
-	double t = (double)c->tp;
+	double t = (double)c->tp, mlp = moe ? 0 : 1;
 	int i;
 
 	for (i = first; i < r->nrows; i++) {
 		struct step_row *row = &r->rows[i];
 		double one = row->one_s, fwd_ag, fwd_rs;
 
-		fwd_ag = S_tp_chunked(one, k->lin_fwd_s[0], t) + S_tp_chunked(one, k->lin_fwd_s[2], t);
-		fwd_rs = S_tp_chunked(one, k->lin_fwd_s[1], t) + S_tp_chunked(one, k->lin_fwd_s[3], t);
+		fwd_ag = S_tp_chunked(one, k->lin_fwd_s[0], t) +
+			 mlp * S_tp_chunked(one, k->lin_fwd_s[2], t);
+		fwd_rs = S_tp_chunked(one, k->lin_fwd_s[1], t) +
+			 mlp * S_tp_chunked(one, k->lin_fwd_s[3], t);
 		if (row->phase == PH_FORWARD) {
 			if (c->tp_overlap && c->sp)
 				S_expose(row, L * (row->op == OP_ALLGATHER ? fwd_ag : fwd_rs),
 					 "the GEMM it feeds or follows, in chunks (--tp-comm-overlap)");
 			continue;
 		}
-		/* backward: 2L collectives of the backward itself, 2L more
-		 * of the recomputed forward with full recomputation */
+		/* backward: 2L collectives of the backward itself (L in an MoE
+		 * layer, the attention's), as many more of the recomputed
+		 * forward with full recomputation */
 		if (row->op == OP_ALLGATHER && c->sp) {
-			double re = !full ? 0 : c->tp_overlap ? L * fwd_ag : 2 * L * one;
+			double re = !full ? 0 : c->tp_overlap ? L * fwd_ag : (1 + mlp) * L * one;
 
 			S_expose(row, L * (fmax(0, one - k->lin_dgrad_s[0]) +
-					   fmax(0, one - k->lin_dgrad_s[2])) + re,
+					   mlp * fmax(0, one - k->lin_dgrad_s[2])) + re,
+				 moe ? "the data-gradient GEMM of QKV" :
 				 "the data-gradient GEMMs of QKV and the MLP's first matrix");
 		} else if (row->op != OP_ALLGATHER) {
-			double wg = k->wgrad_in_s / 2;
-			double re = !full ? 0 : !(c->tp_overlap && c->sp) ? 2 * L * one : L * fwd_rs;
+			double wg = k->wgrad_in_s / (1 + mlp);
+			double re = !full ? 0 : !(c->tp_overlap && c->sp) ? (1 + mlp) * L * one :
+				    L * fwd_rs;
 
-			S_expose(row, L * 2 * fmax(0, one - wg) + re,
+			S_expose(row, L * (1 + mlp) * fmax(0, one - wg) + re,
+				 moe ? "the weight-gradient GEMM of QKV" :
 				 "the weight-gradient GEMMs of QKV and the MLP's first matrix");
 		}
 	}
@@ -123,7 +129,7 @@ void step_overlap_tp(struct run *u)
 	struct step_result *r = u->r;
 
 	if (u->c->tp > 1 && r->kernels && u->megatron_layers)
-		S_tp_overlap(r, u->c, u->first_tp, u->L, u->full);
+		S_tp_overlap(r, u->c, u->first_tp, u->L, u->full, u->moe);
 }
 
 /*
@@ -134,7 +140,7 @@ void step_overlap_cp(struct run *u)
 {
 	const struct step_config *c = u->c;
 	struct step_result *r = u->r;
-	double b = u->b, sr = u->sr, h = u->h, t = u->t, cp = u->cp;
+	double b = u->b, sr = u->sr, h = u->hq, t = u->t, cp = u->cp;
 	double rate = u->rate, blk;
 	int i;
 
@@ -154,6 +160,44 @@ void step_overlap_cp(struct run *u)
 				S_expose(row, row->count * fmax(0, row->one_s - work),
 					 "the attention of the block it feeds");
 		}
+	}
+}
+
+/*
+ * Megatron-Core's EP all-to-all overlap (--overlap-moe-expert-parallel-comm;
+ * megatron/core/pipeline_parallel/combined_1f1b.py): in the steady state
+ * of the schedule the forward of one micro-batch (a model chunk's, with
+ * the interleaved schedule) runs layer by layer beside the backward of
+ * another, the forward's dispatch and combine all-to-alls behind the
+ * backward's compute and the backward's behind the forward's.  The passes
+ * outside those pairs wait whole: the warm-up forwards and as many
+ * cool-down backwards, 2(p - 1) + (v - 1)·p + 1 of the m·v chunk passes
+ * on the first stage (schedules.py, get_pp_rank_microbatches: one more
+ * forward before the steady state with the overlap), the first forward
+ * and last backward of m without a pipeline.  A paired layer leaves
+ * exposed what its two all-to-alls take beyond the other pass's layer.
+ * The expert-tensor-parallel all-gather and reduce-scatter stay exposed.
+ */
+void step_overlap_ep(struct run *u)
+{
+	const struct step_config *c = u->c;
+	struct step_result *r = u->r;
+	double m = u->m, v = u->v, p = u->p, L = u->L, alone, pairs;
+	int i;
+
+	if (!c->ep_overlap || isnan(u->fwd_l))
+		return;
+	alone = p > 1 ? 2 * (p - 1) + (v - 1) * p + 1 : 1;
+	pairs = fmax(0, 1 - alone / (m * v));
+	for (i = u->first_ep; i < r->nrows; i++) {
+		struct step_row *row = &r->rows[i];
+		double other = row->phase == PH_FORWARD ? u->bwd_l : u->fwd_l;
+		double per_layer = row->count / L * row->one_s;
+
+		if (row->op != OP_ALLTOALL)
+			continue;
+		S_expose(row, (1 - pairs) * row->time_s + pairs * L * fmax(0, per_layer - other),
+			 "the other micro-batch's compute (--overlap-moe-expert-parallel-comm)");
 	}
 }
 
