@@ -144,6 +144,26 @@ double step_moe_dropped(const struct step_config *c);
 int step_check(const struct workload *w, const struct step_config *c, struct errbuf *eb);
 
 /*
+ * step_check in its parts, run in this order; each reads only the fields
+ * its part names, so a search can check a part once for every
+ * configuration that shares them:
+ *   CHECK_LAYOUT    sizes >= 1; pp and the layers, tp and the heads,
+ *                   --tp-comm-overlap, the sequence length
+ *                   (tp, pp, layers_first/last, sp, tp_overlap, framework, seq)
+ *   CHECK_CP        cp dividing s (cp, seq)
+ *   CHECK_EXPERTS   ep, etp (ep, etp, tp, cp, dp, sp, moe_imbalance, capacity_given)
+ *   CHECK_SHARDING  ZeRO stage and --dp-replicate (zero, pp, framework, dp_replicate, dp)
+ *   CHECK_BATCH     b whole, B a multiple of d·b (micro_batch, global_batch, dp)
+ *   CHECK_SCHEDULE  v and the interleaved schedule, bytes per value
+ *                   (schedule, virt, pp, layers_first/last, global_batch, dp, micro_batch)
+ * step_check is every part in order: the first part that refuses says why.
+ */
+enum step_check_part { CHECK_LAYOUT, CHECK_CP, CHECK_EXPERTS, CHECK_SHARDING, CHECK_BATCH,
+	CHECK_SCHEDULE, CHECK_PARTS };
+int step_check_part(const struct workload *w, const struct step_config *c,
+		    enum step_check_part part, struct errbuf *eb);
+
+/*
  * Layers on the first, a middle and the last pipeline stage.  Even when p
  * divides l; else as given in c (layers_first, layers_last), or as Llama 3
  * split 126 layers over 16 stages (one layer fewer on the first and the
