@@ -198,15 +198,57 @@ static void S_push(struct search_result *r, const struct search_cand *c)
 	r->cand[r->n++] = *c;
 }
 
+/* A candidate's place in the order: step time, memory, then the order found. */
+struct S_key {
+	double step_s, memory_B;
+	size_t i;
+};
+
 static int S_cmp(const void *a, const void *b)
 {
-	const struct search_cand *x = a, *y = b;
+	const struct S_key *x = a, *y = b;
 
 	if (x->step_s != y->step_s)
 		return x->step_s < y->step_s ? -1 : 1;
 	if (x->memory_B != y->memory_B)
 		return x->memory_B < y->memory_B ? -1 : 1;
-	return 0;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+/*
+ * The candidates by step time, ties by memory, then in the order they were
+ * found (a stable sort): the keys are sorted, then the candidates moved
+ * in place, cycle by cycle of the permutation.
+ */
+static void S_sort(struct search_result *r)
+{
+	struct S_key *key = xmalloc(r->n * sizeof(*key));
+	struct search_cand tmp;
+	size_t i, j, from;
+
+	for (i = 0; i < r->n; i++) {
+		key[i].step_s = r->cand[i].step_s;
+		key[i].memory_B = r->cand[i].memory_B;
+		key[i].i = i;
+	}
+	qsort(key, r->n, sizeof(*key), S_cmp);
+	/* place j takes the candidate found at key[j].i; SIZE_MAX: placed */
+	for (i = 0; i < r->n; i++) {
+		if (key[i].i == SIZE_MAX)
+			continue;
+		tmp = r->cand[i];
+		for (j = i;;) {
+			from = key[j].i;
+			key[j].i = SIZE_MAX;
+			if (from == i) {
+				r->cand[j] = tmp;
+				break;
+			}
+			r->cand[j] = r->cand[from];
+			j = from;
+		}
+	}
+	free(key);
 }
 
 static int S_divides(double a, double n)
@@ -372,9 +414,11 @@ static int S_try(struct S_walk *k)
 		return 0;
 	}
 	r->valid++;
-	if (step_run_memo(sp->w, c, k->cs, k->memo->m, &k->memo->prices, &s, k->eb) < 0)
+	/* One too large for the GPU is not priced: its memory says so first. */
+	if ((fits = step_run_fit(sp->w, c, k->cs, k->memo->m, &k->memo->prices, sp->gpu_memory,
+				 &s, k->eb)) < 0)
 		return -1;
-	fits = s.mem.total_B <= sp->gpu_memory && s.step_s > 0;
+	fits = !fits && s.mem.total_B <= sp->gpu_memory && s.step_s > 0;
 	if (named && !fits) {
 		if (!(r->named.unfit_memory_B <= s.mem.total_B)) {
 			r->named.unfit_memory_B = s.mem.total_B;
@@ -623,7 +667,7 @@ int search_run(const struct search_space *sp, const double *gpus, size_t ngpus,
 	if (rc < 0)
 		return -1;
 	if (r->n > 1)
-		qsort(r->cand, r->n, sizeof(*r->cand), S_cmp);
+		S_sort(r);
 	if (r->nreasons > 1)
 		qsort(r->reason, r->nreasons, sizeof(r->reason[0]), S_reason_cmp);
 	search_pareto(r);

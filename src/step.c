@@ -356,8 +356,8 @@ int step_check(const struct workload *w, const struct step_config *c, struct err
 }
 
 static int S_run(const struct workload *w, const struct step_config *c,
-		 const struct step_compute *cs, struct step_pricing *prp, struct step_result *r,
-		 struct errbuf *eb);
+		 const struct step_compute *cs, struct step_pricing *prp, double mem_limit_B,
+		 struct step_result *r, struct errbuf *eb);
 
 int step_run(const struct workload *w, const struct step_config *c,
 	     const struct step_compute *cs, const struct cost_model *cm, enum step_band band,
@@ -365,7 +365,7 @@ int step_run(const struct workload *w, const struct step_config *c,
 {
 	struct step_pricing pr = { cm, ALGO_AUTO, band, 0, 0, NULL };
 
-	return S_run(w, c, cs, &pr, r, eb);
+	return S_run(w, c, cs, &pr, 0, r, eb);
 }
 
 int step_run_memo(const struct workload *w, const struct step_config *c,
@@ -374,7 +374,24 @@ int step_run_memo(const struct workload *w, const struct step_config *c,
 {
 	struct step_pricing pr = { cm, ALGO_AUTO, STEP_BAND_NONE, 0, 0, memo };
 
-	return S_run(w, c, cs, &pr, r, eb);
+	return S_run(w, c, cs, &pr, 0, r, eb);
+}
+
+int step_run_fit(const struct workload *w, const struct step_config *c,
+		 const struct step_compute *cs, const struct cost_model *cm,
+		 struct step_memo *memo, double memory_B, struct step_result *r, struct errbuf *eb)
+{
+	struct step_pricing pr = { cm, ALGO_AUTO, STEP_BAND_NONE, 0, 0, memo };
+
+	return S_run(w, c, cs, &pr, memory_B > 0 ? memory_B : 0, r, eb);
+}
+
+void step_zero_ranks(const struct step_config *c, double *zd, double *ze)
+{
+	double t = (double)c->tp, d = (double)c->dp, cp = (double)c->cp, e = (double)c->ep;
+
+	*zd = d * cp / (double)c->dp_replicate;
+	*ze = t * d * cp / ((double)step_etp(c) * e);
 }
 
 /* The sizes, the stage and what the result says of them before any time. */
@@ -423,14 +440,24 @@ static int S_run_init(struct run *u, const struct workload *w, const struct step
 }
 
 static int S_run(const struct workload *w, const struct step_config *c,
-		 const struct step_compute *cs, struct step_pricing *prp, struct step_result *r,
-		 struct errbuf *eb)
+		 const struct step_compute *cs, struct step_pricing *prp, double mem_limit_B,
+		 struct step_result *r, struct errbuf *eb)
 {
 	struct run u;
 	int i;
 
 	if (S_run_init(&u, w, c, cs, prp, r, eb) < 0)
 		return -1;
+	/*
+	 * The memory reads the sizes alone, no time: a configuration that
+	 * cannot fit is not priced (step_run_fit).
+	 */
+	if (mem_limit_B > 0) {
+		step_zero_ranks(c, &u.zd, &u.ze);
+		step_memory_stages(&u);
+		if (r->mem.total_B > mem_limit_B)
+			return 1;
+	}
 	step_shape_flops(&u);
 	if (step_shape_compute(&u, eb) < 0)
 		return -1;

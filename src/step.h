@@ -344,6 +344,23 @@ int step_run_memo(const struct workload *w, const struct step_config *c,
 		  struct step_memo *memo, struct step_result *r, struct errbuf *eb);
 
 /*
+ * step_run_memo for a search: when the memory of the most loaded stage
+ * (r->mem, which reads the sizes alone) is above memory_B, nothing is
+ * priced and 1 is returned with only r->mem and the sizes filled.  Returns
+ * 0 priced, 1 too large, -1 on error.  memory_B <= 0: no limit.
+ */
+int step_run_fit(const struct workload *w, const struct step_config *c,
+		 const struct step_compute *cs, const struct cost_model *m,
+		 struct step_memo *memo, double memory_B, struct step_result *r, struct errbuf *eb);
+
+/*
+ * The ranks ZeRO shards over: zd = d·c / dp_replicate for the dense
+ * weights, ze = t·d·c / (etp·e) for the experts' (models/step.md, "Memory
+ * per GPU").
+ */
+void step_zero_ranks(const struct step_config *c, double *zd, double *ze);
+
+/*
  * Data-parallel and ZeRO collectives of one step for `params` parameters
  * per GPU on `ranks` data-parallel ranks (per_node of them in one node),
  * `layers` layers among which they divide (ZeRO-3 gathers one layer at a
