@@ -200,6 +200,17 @@ void step_overlap_pp(struct run *u)
 #define STEP_DS_MAX_REUSE 1e9   /* stage3_max_reuse_distance */
 
 /*
+ * One view made from Python: PyTorch's operator micro-benchmarks time a
+ * view op (split, two parts) called from Python at 2.3 to 3.4 us
+ * (pytorch/pytorch #32194, before and after that change; the middle
+ * taken).  DeepSpeed of 2021 made one per rank for every gather and
+ * reduce-scatter (narrow()); with PyTorch's copy of the piece (one launch,
+ * NCCL_LAUNCH_S) the host's work per rank of a list call.
+ */
+#define STEP_DS_VIEW_S 2.85e-6
+#define STEP_DS_LIST_S (STEP_DS_VIEW_S + NCCL_LAUNCH_S)
+
+/*
  * Gathers of module j in one layer's backward under full recomputation:
  * the checkpointed forward runs the layer's modules again, and each
  * module's pre-forward hook gathers it (stage3.py,
@@ -267,14 +278,19 @@ static int S_ds_gathers(struct step_pricing *pr, struct step_row *row, const dou
  * DeepSpeed's ZeRO-3 as released in 2021 (v0.3.10 to v0.5.4; models/step.md,
  * "Overlap"), on the ZeRO-3 rows from `first` on, over and above today's
  * gathers (S_ds_gathers).  Every gather and every reduce-scatter went
- * through PyTorch's list API, which copies each of the N ranks' pieces
- * between a flat buffer and the list, one launch each, on the host before
- * the module's compute is queued (ProcessGroupNCCL allgather /
- * reduce_scatter, flatten_for_scatter_gather): a call waits the larger of
- * N x NCCL_LAUNCH_S and the copies' bytes read and written, exposed.  Gradients were reduce-scattered parameter by parameter, the
- * small ones too (partition_parameters.py _reduce_scatter_gradients), and
- * each module's fetch ended in torch.cuda.synchronize(), which waits for
- * them: the reduce-scatters are exposed.  small[] are a layer's
+ * through PyTorch's list API: DeepSpeed built the list in Python, one
+ * narrow() view per rank (partition_parameters.py, _allgather_param and
+ * _reduce_scatter_gradient), and PyTorch copied each of the N pieces
+ * between a flat buffer and the list, one launch each (ProcessGroupNCCL
+ * allgather / reduce_scatter, flatten_for_scatter_gather); all of it on
+ * the host before the module's compute is queued.  A call therefore
+ * waits the larger of N x (STEP_DS_VIEW_S + NCCL_LAUNCH_S) and the copies'
+ * bytes read and written, exposed.  Each gather first zeroes its whole
+ * buffer (torch.zeros) and waits for it (torch.cuda.synchronize(), v0.3.13
+ * to v0.5.4): its bytes written, exposed.  Gradients were reduce-scattered
+ * parameter by parameter, the small ones too (_reduce_scatter_gradients),
+ * and each module's fetch ended in torch.cuda.synchronize(), which waits
+ * for them: the reduce-scatters are exposed.  small[] are a layer's
  * parameters below the persistence threshold (biases, norms): never
  * gathered, but reduce-scattered.
  */
@@ -286,13 +302,15 @@ static int S_ds2021(struct step_pricing *pr, struct step_result *r, int first, c
 
 	for (i = first; i < r->nrows; i++) {
 		struct step_row *row = &r->rows[i];
-		double host = (double)row->ranks * NCCL_LAUNCH_S, per_layer = 0, bytes = 0, one;
+		double host = (double)row->ranks * STEP_DS_LIST_S, per_layer = 0, bytes = 0, one;
 		double before = row->time_s, extra;
 		const char *tier;
 
 		if (row->op == OP_ALLGATHER) {
-			/* the N copies: launched by the host, or their bytes, read and written */
-			extra = fmax(host, kg ? kernel_mem_s(kg, 2 * row->bytes) : 0);
+			/* the list built and its N copies on the host, or their bytes
+			 * read and written; the buffer zeroed first */
+			extra = fmax(host, kg ? kernel_mem_s(kg, 2 * row->bytes) : 0) +
+				(kg ? kernel_mem_s(kg, row->bytes) : 0);
 			row->one_s += extra;
 			row->time_s += row->count * extra;
 			row->exposed_s += row->count * extra;
