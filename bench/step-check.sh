@@ -122,3 +122,15 @@ for model, pairs in (("175B", ((384, 384), (768, 768), (1536, 1536))),
         a, b = rows["zero3-%s-%d" % (model, z)], rows["ptdp-%s-%d" % (model, p)]
         print("  %s, %4d GPUs (PTD-P %4d): predicted %.2f, published %.2f" % (model, z, p, a[1] / b[1], a[0] / b[0]))
 '
+
+# The same runs as search ranks them: pure ZeRO-3 (tp 1, pp 1) behind the
+# best layout search finds under --framework deepspeed-2021 (every
+# candidate priced as DeepSpeed of 2021 would run it; models/search.md).
+echo "search, --framework deepspeed-2021: pure ZeRO-3 against the best"
+for spec in "768 1536" "1536 1536"; do
+	set -- $spec
+	$COMMTIME --system dgx-a100 search --arch gpt --layers 96 --hidden 12288 --heads 96 --vocab 51200 \
+		--seq 2048 --gpus "$1" --global-batch "$2" --framework deepspeed-2021 \
+		--where "tp=1,pp=1,dp=$1,zero=3" --top 1 2>&1 |
+		awk -v n="$1" '/^Named/ { sub(/;.*/, ""); print "  175B, " n " GPUs: " $0 }'
+done
