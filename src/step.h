@@ -29,7 +29,7 @@
 enum step_band { STEP_BAND_NONE, STEP_BAND_LO, STEP_BAND_HI };
 
 /* What overlaps with what: the framework that runs the step (models/step.md). */
-/* FW_DEEPSPEED_2021: DeepSpeed's ZeRO-3 as released in 2021 (v0.3.10-v0.5.4),
+/* FW_DEEPSPEED_2021: DeepSpeed's ZeRO-3 as released in 2021 (v0.3.14-v0.5.4),
  * before its gathers and reduce-scatters moved to flat buffers. */
 enum step_framework { FW_MEGATRON, FW_DEEPSPEED, FW_FSDP, FW_DEEPSPEED_2021, FW_COUNT };
 /* 1 for DeepSpeed of any time. */
