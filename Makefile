@@ -156,11 +156,13 @@ figures: all
 	@sh plots/make-figures.sh
 
 # Speed and memory against the seed's Python script and plain C loops
-# (bench/run.sh); published runs against the step (bench/step-check.sh) and
-# the expected step's pool, left out source by source (bench/step-pool.py).
+# (bench/run.sh); how long search takes, workload by GPU count
+# (bench/search-time.sh); published runs against the step (bench/step-check.sh)
+# and the expected step's pool, left out source by source (bench/step-pool.py).
 # Not tests, never part of check.
 bench: all
 	@sh bench/run.sh
+	@sh bench/search-time.sh
 	@sh bench/step-check.sh
 	@python3 bench/step-pool.py check
 

@@ -530,7 +530,7 @@ int step_ledger_dp(struct run *u, struct errbuf *eb)
 	const struct step_config *c = u->c;
 	struct step_result *r = u->r;
 	const struct layer_params lp = u->lp;
-	double L = u->L, t = u->t, e = u->e, d = u->d, cp = u->cp, E = u->E, h = u->h;
+	double L = u->L, t = u->t, e = u->e, E = u->E, h = u->h;
 	double hkv = u->hkv, hq = u->hq, dense, expert, zd, ze;
 	double *mods = u->mods;
 	int moe = u->moe, nmod = 0, first_dp, i;
@@ -548,8 +548,7 @@ int step_ledger_dp(struct run *u, struct errbuf *eb)
 		dense += workload_embed_params(w) / t;
 	expert = moe ? L * E * lp.mlp / ((double)step_etp(c) * e) : 0;
 	r->stage_params = dense + expert;
-	zd = d * cp / (double)c->dp_replicate;
-	ze = t * d * cp / ((double)step_etp(c) * e);
+	step_zero_ranks(c, &zd, &ze);
 	first_dp = r->nrows;
 	/*
 	 * DeepSpeed's ZeRO-3 gathers module by module: Megatron-DeepSpeed's

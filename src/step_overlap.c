@@ -239,9 +239,33 @@ void step_overlap_pp(struct run *u)
  * whole.  Each module's gather is priced at its own size; its compute is
  * the layer's, shared by the modules' sizes.  The first gather of each
  * pass waits.
+ *
+ * DeepSpeed of 2021 (traced = 0): from v0.3.14 to v0.5.x the coordinator's
+ * trace of the modules was one step off (stage3.py: the engine's
+ * reset_step pre-hook on the model is registered after the model's own
+ * fetch hook, so every module's step_id is its predecessor's place in the
+ * trace), and both of its uses bail out: get_params_to_prefetch ("Tracing
+ * failed. Prefetching is disabled") and get_reuse_distance_in_numel (no
+ * module kept for later).  Every gather therefore waits whole, after the
+ * compute before it (torch.cuda.synchronize() in _allgather_param), and
+ * each use of a module gathers it again: under full recomputation twice a
+ * module in backward.  DeepSpeed's own account: the hook registration
+ * "created off-by-one tracing issue" (microsoft/DeepSpeed#1170, on the
+ * ZeRO-3 slowdown of #1069).
  */
 #define STEP_DS_MAX_LIVE 1e9
 #define STEP_DS_MAX_REUSE 1e9   /* stage3_max_reuse_distance */
+
+/*
+ * One view made from Python: PyTorch's operator micro-benchmarks time a
+ * view op (split, two parts) called from Python at 2.3 to 3.4 us
+ * (pytorch/pytorch #32194, before and after that change; the middle
+ * taken).  DeepSpeed of 2021 made one per rank for every gather and
+ * reduce-scatter (narrow()); with PyTorch's copy of the piece (one launch,
+ * NCCL_LAUNCH_S) the host's work per rank of a list call.
+ */
+#define STEP_DS_VIEW_S 2.85e-6
+#define STEP_DS_LIST_S (STEP_DS_VIEW_S + NCCL_LAUNCH_S)
 
 /*
  * Gathers of module j in one layer's backward under full recomputation:
@@ -269,7 +293,7 @@ int step_ds_backward_gathers(const double *mods, int nmod, int j, int full)
 
 static int S_ds_gathers(struct step_pricing *pr, struct step_row *row, const double *mods,
 			int nmod, double m, double L, double fwd_l, double bwd_l, int full,
-			struct errbuf *eb)
+			int traced, struct errbuf *eb)
 {
 	double ag[8], sum = 0, gl = 0, ex_l = 0, first = 0, n = 0, bytes = 0, each;
 	const char *tier;
@@ -278,7 +302,8 @@ static int S_ds_gathers(struct step_pricing *pr, struct step_row *row, const dou
 	for (j = 0; j < nmod; j++)
 		sum += mods[j];
 	for (j = 0; j < nmod; j++) {
-		again[j] = fw ? 1 : step_ds_backward_gathers(mods, nmod, j, full);
+		/* untraced: nothing kept for later, each use gathers again */
+		again[j] = fw ? 1 : traced ? step_ds_backward_gathers(mods, nmod, j, full) : 1 + full;
 		each = row->bytes * nmod * mods[j] / sum;
 		if (step_price(pr, OP_ALLGATHER, row->ranks, row->per_node, each, &ag[j], &tier, NULL,
 			    eb) < 0)
@@ -294,7 +319,7 @@ static int S_ds_gathers(struct step_pricing *pr, struct step_row *row, const dou
 		int i = fw ? j : nmod - 1 - j;
 		int prev = fw ? (j ? i - 1 : nmod - 1) : (j ? i + 1 : 0);
 		double work = (fw ? fwd_l : bwd_l) * mods[prev] / sum;
-		double e = mods[prev] < STEP_DS_MAX_LIVE ? fmax(0, ag[i] - work) : ag[i];
+		double e = traced && mods[prev] < STEP_DS_MAX_LIVE ? fmax(0, ag[i] - work) : ag[i];
 
 		ex_l += e;
 		if (!j)
@@ -308,17 +333,22 @@ static int S_ds_gathers(struct step_pricing *pr, struct step_row *row, const dou
 }
 
 /*
- * DeepSpeed's ZeRO-3 as released in 2021 (v0.3.10 to v0.5.4; models/step.md,
+ * DeepSpeed's ZeRO-3 as released in 2021 (v0.3.14 to v0.5.4; models/step.md,
  * "Overlap"), on the ZeRO-3 rows from `first` on, over and above today's
  * gathers (S_ds_gathers).  Every gather and every reduce-scatter went
- * through PyTorch's list API, which copies each of the N ranks' pieces
- * between a flat buffer and the list, one launch each, on the host before
- * the module's compute is queued (ProcessGroupNCCL allgather /
- * reduce_scatter, flatten_for_scatter_gather): a call waits the larger of
- * N x NCCL_LAUNCH_S and the copies' bytes read and written, exposed.  Gradients were reduce-scattered parameter by parameter, the
- * small ones too (partition_parameters.py _reduce_scatter_gradients), and
- * each module's fetch ended in torch.cuda.synchronize(), which waits for
- * them: the reduce-scatters are exposed.  small[] are a layer's
+ * through PyTorch's list API: DeepSpeed built the list in Python, one
+ * narrow() view per rank (partition_parameters.py, _allgather_param and
+ * _reduce_scatter_gradient), and PyTorch copied each of the N pieces
+ * between a flat buffer and the list, one launch each (ProcessGroupNCCL
+ * allgather / reduce_scatter, flatten_for_scatter_gather); all of it on
+ * the host before the module's compute is queued.  A call therefore
+ * waits the larger of N x (STEP_DS_VIEW_S + NCCL_LAUNCH_S) and the copies'
+ * bytes read and written, exposed.  Each gather first zeroes its whole
+ * buffer (torch.zeros) and waits for it (torch.cuda.synchronize(), v0.3.13
+ * to v0.5.4): its bytes written, exposed.  Gradients were reduce-scattered
+ * parameter by parameter, the small ones too (_reduce_scatter_gradients),
+ * and each module's fetch ended in torch.cuda.synchronize(), which waits
+ * for them: the reduce-scatters are exposed.  small[] are a layer's
  * parameters below the persistence threshold (biases, norms): never
  * gathered, but reduce-scattered.
  */
@@ -330,13 +360,15 @@ static int S_ds2021(struct step_pricing *pr, struct step_result *r, int first, c
 
 	for (i = first; i < r->nrows; i++) {
 		struct step_row *row = &r->rows[i];
-		double host = (double)row->ranks * NCCL_LAUNCH_S, per_layer = 0, bytes = 0, one;
+		double host = (double)row->ranks * STEP_DS_LIST_S, per_layer = 0, bytes = 0, one;
 		double before = row->time_s, extra;
 		const char *tier;
 
 		if (row->op == OP_ALLGATHER) {
-			/* the N copies: launched by the host, or their bytes, read and written */
-			extra = fmax(host, kg ? kernel_mem_s(kg, 2 * row->bytes) : 0);
+			/* the list built and its N copies on the host, or their bytes
+			 * read and written; the buffer zeroed first */
+			extra = fmax(host, kg ? kernel_mem_s(kg, 2 * row->bytes) : 0) +
+				(kg ? kernel_mem_s(kg, row->bytes) : 0);
 			row->one_s += extra;
 			row->time_s += row->count * extra;
 			row->exposed_s += row->count * extra;
@@ -387,7 +419,8 @@ static int S_zero3_expose(struct run *u, struct step_row *row, struct errbuf *eb
 	double per_mb = row->count / m, n_l = per_mb / L, g1 = row->one_s * n_l;
 
 	if (u->nmod && row->op == OP_ALLGATHER && row->ranks == c->dp * c->cp)
-		return S_ds_gathers(u->prp, row, u->mods, u->nmod, m, L, fwd_l, bwd_l, u->full, eb);
+		return S_ds_gathers(u->prp, row, u->mods, u->nmod, m, L, fwd_l, bwd_l, u->full,
+				    c->framework != FW_DEEPSPEED_2021, eb);
 	if (row->phase == PH_FORWARD)
 		S_expose(row, m * (g1 + (L - 1) * fmax(0, g1 - fwd_l)),
 			 "the previous layer's forward (prefetch)");
