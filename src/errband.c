@@ -55,11 +55,11 @@ static int S_stated(const struct errband *b)
  */
 static const double S_centre[ERRBAND_SIZE_COUNT] = { 9.5, 21.0, 29.5 };
 
-/* The band at log2(bytes) = x in scope k for a size of cell c, into *out
- * (its counts the cell's own). */
-static void S_smooth(enum errband_scope k, enum errband_size c, double x, struct errband *out)
+/* The band at log2(bytes) = x of a size of cell c, from one scope's row of
+ * a table, into *out (its counts the cell's own). */
+static void S_smooth(const struct errband row[ERRBAND_SIZE_COUNT], enum errband_size c, double x,
+		     struct errband *out)
 {
-	const struct errband *row = errband_table[k];
 	int a = x < S_centre[c] ? (int)c - 1 : (int)c, b = a + 1;
 	double f;
 
@@ -76,13 +76,21 @@ static void S_smooth(enum errband_scope k, enum errband_size c, double x, struct
 #define S_STEPS 4
 #define S_NBANDS (48 * S_STEPS + 1)
 
+/* The quarter octave a size's band is kept for. */
+static int S_step(double bytes)
+{
+	double x = bytes > 1 ? log2(bytes) : 0;
+	int i = (int)floor(x * S_STEPS + 0.5);
+
+	return i >= S_NBANDS ? S_NBANDS - 1 : i;
+}
+
 const struct errband *errband_get(unsigned long nodes, double bytes)
 {
 	static struct errband smooth[ERRBAND_SCOPE_COUNT][ERRBAND_SIZE_COUNT][S_NBANDS];
 	static int ready;
 	enum errband_scope k = errband_scope_of(nodes);
 	enum errband_size c = errband_size_of(bytes);
-	double x = bytes > 1 ? log2(bytes) : 0;
 	int i;
 
 	if (!S_stated(&errband_table[k][c]))
@@ -92,14 +100,23 @@ const struct errband *errband_get(unsigned long nodes, double bytes)
 		for (j = 0; j < ERRBAND_SCOPE_COUNT; j++)
 			for (m = 0; m < ERRBAND_SIZE_COUNT; m++)
 				for (i = 0; i < S_NBANDS; i++)
-					S_smooth((enum errband_scope)j, (enum errband_size)m,
+					S_smooth(errband_table[j], (enum errband_size)m,
 						 (double)i / S_STEPS, &smooth[j][m][i]);
 		ready = 1;
 	}
-	i = (int)floor(x * S_STEPS + 0.5);
-	if (i >= S_NBANDS)
-		i = S_NBANDS - 1;
-	return &smooth[k][c][i];
+	return &smooth[k][c][S_step(bytes)];
+}
+
+int errband_at(const struct errband table[ERRBAND_SCOPE_COUNT][ERRBAND_SIZE_COUNT],
+	       unsigned long nodes, double bytes, struct errband *out)
+{
+	enum errband_scope k = errband_scope_of(nodes);
+	enum errband_size c = errband_size_of(bytes);
+
+	if (!S_stated(&table[k][c]))
+		return -1;
+	S_smooth(table[k], c, (double)S_step(bytes) / S_STEPS, out);
+	return 0;
 }
 
 unsigned errband_bit(enum errband_scope scope, enum errband_size size)

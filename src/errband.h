@@ -84,6 +84,14 @@ const char *errband_scope_name(enum errband_scope k);   /* "one node", "several 
  */
 const struct errband *errband_get(unsigned long nodes, double bytes);
 
+/*
+ * As errband_get, from any table of cells (a table drawn with a machine
+ * left out, tools/errband-gen --per-log): the smoothed band of the size
+ * into *out; 0, or -1 when the size's cell is not stated there.
+ */
+int errband_at(const struct errband table[ERRBAND_SCOPE_COUNT][ERRBAND_SIZE_COUNT],
+	       unsigned long nodes, double bytes, struct errband *out);
+
 /* One bit per cell (scope, size), for the set of cells an output used. */
 unsigned errband_bit(enum errband_scope scope, enum errband_size size);
 unsigned errband_cell_bit(unsigned long nodes, double bytes);

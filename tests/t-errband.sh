@@ -121,6 +121,17 @@ inside=$(grep '^a100-x8-polaris-slingshot ' "$d/rows" | awk -v cells="$cells" '
 	END { print n + 0 }')
 check "compare JSON: stated_sizes 29 and stated_inside $inside, as the rows and the table say" \
 	sh -c "grep -q '\"stated_sizes\": 29, \"stated_inside\": $inside' '$d/cmp.json'"
+# leave one machine out: errband-gen --per-log, in sample as compare counts
+"$top/tools/errband-gen" --per-log "$d/rows" >"$d/perlog" 2>"$d/perlog.err"
+check "errband-gen --per-log: one line per judged log (15)" \
+	[ "$(grep -vc '^#' "$d/perlog")" = 15 ]
+check "--per-log: the 2-node Polaris log has $inside of 29 inside in sample, as compare counts" \
+	grep -q "^a100-x8-polaris-slingshot polaris 29 $inside " "$d/perlog"
+check "--per-log: left out, the one-node A100's cells below 64 MiB stand on one machine: no band" \
+	awk '$1 == "a100-x8-nvswitch" { f = $6 > 0 && $5 + $6 <= $3 } END { exit !f }' "$d/perlog"
+check "accuracy.sh ends with the pooled figures in sample and left out" \
+	grep -q "^inside the stated band, pooled over 325 sizes of 15 logs: .* in sample, .* left out" \
+	"$d/accuracy.txt"
 "$C" --system "$top/tests/data/nccl/systems/polaris.preset" compare \
 	"$top/tests/data/nccl/a100-x8-polaris-slingshot.txt" --op all_reduce \
 	--nccl-version 2.21.5 >"$d/cmp.txt" 2>>"$d/err"

@@ -192,3 +192,41 @@ void test_errband_table(void)
 			}
 		}
 }
+
+/* errband_at: the band of any table, as errband_get draws the shipped one.
+ * By hand, several nodes: 64 KiB to 64 MiB 0.5 .. 2, 64 MiB and up 0.8 ..
+ * 1.25, below 64 KiB not stated (one log).  At 2^21 B, the middle of its
+ * cell, the cell's own band; at 2^25.25 B, halfway in log size to the next
+ * middle (2^29.5), the geometric means: sqrt(0.5 x 0.8) = 0.63246 and
+ * sqrt(2 x 1.25) = 1.58114. */
+void test_errband_at(void)
+{
+	struct errband t[ERRBAND_SCOPE_COUNT][ERRBAND_SIZE_COUNT] = {
+		[ERRBAND_NODES] = {
+			[ERRBAND_SMALL] = { .lo = 0.7, .mid = 1, .hi = 1.4, .logs = 1, .machines = 1 },
+			[ERRBAND_MID] = { .lo = 0.5, .mid = 1, .hi = 2, .logs = 3, .machines = 2 },
+			[ERRBAND_LARGE] = { .lo = 0.8, .mid = 1, .hi = 1.25, .logs = 3, .machines = 2 },
+		},
+	};
+	const double sizes[] = { 8, 65536, 1048576, 67108864, 1073741824 };
+	struct errband b;
+	size_t i;
+
+	INT_EQ(errband_at((const struct errband(*)[ERRBAND_SIZE_COUNT])t, 2, pow(2, 21), &b), 0);
+	DBL_NEAR(b.lo, 0.5, 1e-12);
+	DBL_NEAR(b.hi, 2.0, 1e-12);
+	INT_EQ(errband_at((const struct errband(*)[ERRBAND_SIZE_COUNT])t, 2, pow(2, 25.25), &b), 0);
+	DBL_NEAR(b.lo, 0.63246, 1e-5);
+	DBL_NEAR(b.hi, 1.58114, 1e-5);
+	INT_EQ(b.logs, 3);
+	/* not stated: the small cell (one log), and one node (no logs at all) */
+	INT_EQ(errband_at((const struct errband(*)[ERRBAND_SIZE_COUNT])t, 2, 1024, &b), -1);
+	INT_EQ(errband_at((const struct errband(*)[ERRBAND_SIZE_COUNT])t, 1, 1e9, &b), -1);
+	/* on the shipped table it is errband_get */
+	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		const struct errband *g = errband_get(2, sizes[i]);
+		CHECK(g && errband_at(errband_table, 2, sizes[i], &b) == 0);
+		DBL_NEAR(b.lo, g->lo, 1e-15);
+		DBL_NEAR(b.hi, g->hi, 1e-15);
+	}
+}
