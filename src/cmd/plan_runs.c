@@ -110,7 +110,7 @@ static const char *nccl_algo_env(enum coll_algo a)
 	case ALGO_TREE: return "Tree";
 	case ALGO_NVLS: return "NVLS";
 	case ALGO_NVLSTREE: return "NVLSTree";
-	case ALGO_COLLNET: return "CollNet";
+	case ALGO_COLLNET: return "CollNetDirect,CollNetChain";   /* init.cc:53: no "CollNet" */
 	case ALGO_PAT: return "PAT";
 	default: return NULL;
 	}
