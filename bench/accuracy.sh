@@ -238,10 +238,12 @@ awk 'NR == FNR { be[$1] = $2; med[$1] = $3; next }
 	be[lg], be[lg], med[lg], med[lg], i, 100 * i / n, o, 100 * o / n,
 	nb ? sprintf("  %d without a band", nb) : ""
   N += n; I += i; O += o; NB += nb; k++; ri += i / n; ro += o / n
+  w += (be[lg] <= 15 && be[lg] >= -15)
   if (nb < n) { N2 += n - nb; O2 += o }
 }
 END {
-  printf "\ninside the stated band, pooled over %d sizes of %d logs: %d (%.0f %%) in sample, %d (%.0f %%) left out\n",
+  printf "\nbusbw at the largest size within +-15 %%: %d of %d logs in sample and left out\n", w, k
+  printf "inside the stated band, pooled over %d sizes of %d logs: %d (%.0f %%) in sample, %d (%.0f %%) left out\n",
 	N, k, I, 100 * I / N, O, 100 * O / N
   printf "per log on average: %.0f %% in sample, %.0f %% left out\n", 100 * ri / k, 100 * ro / k
   if (NB)
