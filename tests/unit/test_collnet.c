@@ -156,3 +156,25 @@ void test_collnet_h100_nvls(void)
 	t = tune(&h100_sharp, 64);
 	DBL_NEAR(t.bw[NCCL_ALLGATHER][NCCL_NVLS][S], 0, 0);
 }
+
+/* The run of CollNet Direct at 1 MiB on the A100 of above (enqueue.cc:
+ * 2073-2082): 16 CTAs (the 8 ring channels doubled), 640 threads, 8 heads,
+ * 512 B: 16 × 640 × 8 × 512 = 41.9 MB > 1 MiB, so down to 16, then 8 (the
+ * threshold halved to 256 at 12), 4 (128 at 6), 2 (64 at 3); at 2, 2 × 640
+ * × 8 × 64 = 655360 B is below 1 MiB: 2 CTAs.  At 64 MiB all 16 stay. */
+void test_collnet_run_ctas(void)
+{
+	struct nccl_tune t = tune(&a100_sharp, 64);
+	struct nccl_run r;
+
+	CHECK(nccl_run_time(&t, P, AR, NCCL_COLLNET_DIRECT, S, 1048576, &r) > 0);
+	INT_EQ(r.threads, 640);
+	INT_EQ(r.channels, 16);
+	INT_EQ(r.channels_algo, 2);
+	CHECK(nccl_run_time(&t, P, AR, NCCL_COLLNET_DIRECT, S, 67108864, &r) > 0);
+	INT_EQ(r.channels_algo, 16);
+	/* Chain: the ring's loop with 512 B a thread: 16 × 640 × 512 = 5 MiB,
+	 * so 1 MiB keeps 3 CTAs (3 × 327680 = 983040 < 1048576 <= 4 × 327680) */
+	CHECK(nccl_run_time(&t, P, AR, NCCL_COLLNET_CHAIN, S, 1048576, &r) > 0);
+	INT_EQ(r.channels_algo, 3);
+}
