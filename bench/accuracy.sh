@@ -22,7 +22,9 @@
 # from the logs is the stated band (models/nccl.md, "The stated error").
 # For each log, the share of its sizes inside the band drawn from every log
 # (in sample) and inside the band drawn again, margin and all, without the
-# log's machine (tools/errband-gen --per-log), then the pooled figures.
+# log's machine (tools/errband-gen --per-log; a cell left too thin falls
+# back to its size class over any node count, as commtime's own lookup
+# does), then the pooled figures, over all logs and by set (NVIDIA, AMD).
 #
 #   sh bench/accuracy.sh [GLOBAL OPTION...]   e.g. --model tiers
 #
@@ -217,7 +219,7 @@ amdlogs=$(echo "$amd" | awk '{ printf "%s ", $1 }')
 awk -v amdlogs="$amdlogs" 'BEGIN { split(amdlogs, v, " "); for (j in v) isamd[v[j]] = 1 }
 NR == FNR { be[$1] = $2; med[$1] = $3; next }
 /^#/ { next }
-{ lg = $1; n = $3; i = $4; o = $5; nb = $6
+{ lg = $1; n = $3; i = $4; o = $5; nb = $6; wd = $7
   if (!(lg in be)) next
   if (!hdr++) {
 	printf "%-26s %-15s %5s %8s %8s %7s %7s %12s %12s\n", "log", "machine", "sizes", "busbw", "busbw",
@@ -227,7 +229,8 @@ NR == FNR { be[$1] = $2; med[$1] = $3; next }
   }
   printf "%-26s %-15s %5d %+7.1f%% %+7.1f%% %6.1f%% %6.1f%% %5d (%3.0f%%) %5d (%3.0f%%)%s\n", lg, $2, n,
 	be[lg], be[lg], med[lg], med[lg], i, 100 * i / n, o, 100 * o / n,
-	nb ? sprintf("  %d without a band", nb) : ""
+	(nb ? sprintf("  %d without a band", nb) : "") (wd ? sprintf("  %d on the wider cell", wd) : "")
+  WD += wd
   N += n; I += i; O += o; NB += nb; k++; ri += i / n; ro += o / n
   w += (be[lg] <= 15 && be[lg] >= -15)
   if (nb < n) { N2 += n - nb; O2 += o }
@@ -247,10 +250,12 @@ END {
 			100 * sri[g] / sk[g], 100 * sro[g] / sk[g]
   }
   if (NB)
-	printf "left out, %d sizes have no band (their cell stands on fewer than 3 logs of 2 machines without theirs);\n" \
+	printf "left out, %d sizes have no band (neither their cell nor their size class over any node count stands on 3 logs of 2 machines without theirs);\n" \
 		"of the %d that have one, %d (%.0f %%) fall inside\n", NB, N2, O2, 100 * O2 / N2
   else
 	printf "left out, every size has a band\n"
+  if (WD)
+	printf "left out, %d sizes take the wider cell (their size class over any node count): their own cell stands on fewer than 3 logs of 2 machines without their machine\n", WD
 }' "$tmp/every.perlog" "$tmp/perlog"
 echo "pooled median |time error|: $(median "$tmp/loo-errors") % over the" \
 	"$(wc -l <"$tmp/loo-errors" | tr -d ' ') sizes, in sample and left out"

@@ -29,4 +29,15 @@ const struct errband errband_table[ERRBAND_SCOPE_COUNT][ERRBAND_SIZE_COUNT] = {
 			.sizes = 82, .logs = 12, .threaded = 0, .loo_inside = 66,
 			.machines = 9, .widen = 1.03 },
 	},
+	[ERRBAND_ANY_NODES] = {
+		[ERRBAND_SMALL] = { .lo = 0.8134, .mid = 1.1387, .hi = 2.0515,
+			.sizes = 172, .logs = 13, .threaded = 3, .loo_inside = 139,
+			.machines = 11, .widen = 1.03 },
+		[ERRBAND_MID] = { .lo = 0.6841, .mid = 1.3535, .hi = 4.7706,
+			.sizes = 142, .logs = 15, .threaded = 3, .loo_inside = 116,
+			.machines = 11, .widen = 1.16 },
+		[ERRBAND_LARGE] = { .lo = 0.8863, .mid = 1.0346, .hi = 1.3404,
+			.sizes = 105, .logs = 18, .threaded = 5, .loo_inside = 84,
+			.machines = 13, .widen = 1.02 },
+	},
 };

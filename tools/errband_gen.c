@@ -7,8 +7,9 @@
  *
  * THREADED 1 when the log's header says nGpus above 1; MACHINE the system
  * description it was compared with, which the left-out check leaves out
- * whole).  Each cell (one node or several, three size bands) is drawn by
- * errband_draw of the core.
+ * whole).  Each cell (one node, several, or any node count — the wider cell
+ * a thin one falls back to — by three size bands) is drawn by errband_draw
+ * of the core.
  *
  *     tools/errband-gen ROWS > src/errband_table.c      (make errband)
  *     tools/errband-gen --per-log ROWS                  (make accuracy)
@@ -18,10 +19,12 @@
  * inside the band drawn, the whole procedure over (percentiles, margin,
  * its own left-out check), with the log's machine left out:
  *
- *     LOG MACHINE SIZES INSIDE_IN INSIDE_OUT NO_BAND_OUT
+ *     LOG MACHINE SIZES INSIDE_IN INSIDE_OUT NO_BAND_OUT WIDER_OUT
  *
- * NO_BAND_OUT counts the sizes whose cell is not stated without the
- * machine (too few logs or machines left); they count as outside.
+ * NO_BAND_OUT counts the sizes that have no band without the machine
+ * (neither their cell nor their size class over any node count stands on
+ * enough logs and machines); they count as outside.  WIDER_OUT counts the
+ * sizes whose band without the machine is the wider cell's (errband_scope_at).
  *
  * Exit 1 on a malformed row (its line number on stderr) or none, 2 on usage.
  */
@@ -34,7 +37,8 @@
 #define MAX_LOGS 64
 #define MAX_NAME 128
 
-static const char *const scope_ids[ERRBAND_SCOPE_COUNT] = { "ERRBAND_ONE_NODE", "ERRBAND_NODES" };
+static const char *const scope_ids[ERRBAND_SCOPE_COUNT] = { "ERRBAND_ONE_NODE", "ERRBAND_NODES",
+							    "ERRBAND_ANY_NODES" };
 static const char *const size_ids[ERRBAND_SIZE_COUNT] = { "ERRBAND_SMALL", "ERRBAND_MID",
 							  "ERRBAND_LARGE" };
 
@@ -222,9 +226,9 @@ static int S_per_log(const struct rows *r)
 		}
 	}
 	free(keep);
-	printf("# log machine sizes inside_in inside_out no_band_out\n");
+	printf("# log machine sizes inside_in inside_out no_band_out wider_out\n");
 	for (j = 0; j < r->nlogs; j++) {
-		unsigned sizes = 0, in = 0, outside = 0, none = 0;
+		unsigned sizes = 0, in = 0, outside = 0, none = 0, wider = 0;
 		m = r->log_machine[j];
 		for (i = 0; i < r->n; i++) {
 			int a, b;
@@ -236,8 +240,11 @@ static int S_per_log(const struct rows *r)
 			in += a == 1;
 			outside += b == 1;
 			none += b < 0;
+			wider += errband_scope_at((const struct errband(*)[ERRBAND_SIZE_COUNT])out[m],
+						  r->nodes[i], r->size[i]) == ERRBAND_ANY_NODES;
 		}
-		printf("%s %s %u %u %u %u\n", r->names[j], r->machines[m], sizes, in, outside, none);
+		printf("%s %s %u %u %u %u %u\n", r->names[j], r->machines[m], sizes, in, outside, none,
+		       wider);
 	}
 	return ferror(stdout) ? 1 : 0;
 }
