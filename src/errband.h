@@ -7,7 +7,7 @@
 
 /*
  * The stated error of NCCL's model: how far the measured all-reduce times of
- * the public nccl-tests logs (tests/data/nccl/README.md) fell from the
+ * the public nccl-tests and rccl-tests logs (tests/data/nccl/README.md) fell from the
  * model's, as the ratio measured time / predicted time, by where the run
  * sits (one node or several) and by message size.  A prediction t is
  * stated as "a run should measure t·lo to t·hi": the 10th and 90th
@@ -15,7 +15,8 @@
  * above the other) until a machine left out of the drawing falls inside
  * ERRBAND_TARGET of the time, the margin grown by sqrt(1 + 1/machines) for
  * a cell that stands on few machines; never so that the prediction itself
- * (ratio 1) is outside.
+ * (ratio 1) is outside.  A cell too thin to state (ERRBAND_MIN_LOGS,
+ * ERRBAND_MIN_MACHINES) gives way to its size class over any node count.
  * The table is written by tools/errband-gen from
  * the rows of bench/accuracy.sh (make errband) and checked against them by
  * tests/t-errband.sh; no constant of the model comes from it.
