@@ -182,7 +182,7 @@ errband: all tools/errband-gen
 
 # The held-out accuracy of the system models on the real nccl-tests logs of
 # tests/data/nccl (bench/accuracy.sh; not a test, never part of check).
-accuracy: all
+accuracy: all tools/errband-gen
 	@sh bench/accuracy.sh
 
 # NCCL's model on public results of machines in none of the tests (bench/heldout/).
