@@ -177,11 +177,13 @@ figures: all
 	@sh plots/make-figures.sh
 
 # Speed and memory against the seed's Python script and plain C loops
-# (bench/run.sh); published runs against the step (bench/step-check.sh) and
-# the expected step's pool, left out source by source (bench/step-pool.py).
+# (bench/run.sh); how long search takes, workload by GPU count
+# (bench/search-time.sh); published runs against the step (bench/step-check.sh)
+# and the expected step's pool, left out source by source (bench/step-pool.py).
 # Not tests, never part of check.
 bench: all
 	@sh bench/run.sh
+	@sh bench/search-time.sh
 	@sh bench/step-check.sh
 	@python3 bench/step-pool.py check
 
@@ -201,7 +203,7 @@ errband: all tools/errband-gen
 
 # The held-out accuracy of the system models on the real nccl-tests logs of
 # tests/data/nccl (bench/accuracy.sh; not a test, never part of check).
-accuracy: all
+accuracy: all tools/errband-gen
 	@sh bench/accuracy.sh
 
 # NCCL's model on public results of machines in none of the tests (bench/heldout/).

@@ -13,6 +13,18 @@
 # A second table, "extended", does the same for the logs added after the
 # fixed judge of twelve, with its own counts; last comes the pooled median
 # over the sizes of both tables together.
+# A third table, "AMD", the rccl-tests logs, drawn into the band like the
+# others and counted apart.
+# Last, "leave one machine out": nothing of NCCL's model is fitted to these
+# logs (the systems are written from specifications, every constant is
+# NCCL's or a cited measurement), so each log's busbw error and median time
+# error are the same in sample and with its machine left out; what is drawn
+# from the logs is the stated band (models/nccl.md, "The stated error").
+# For each log, the share of its sizes inside the band drawn from every log
+# (in sample) and inside the band drawn again, margin and all, without the
+# log's machine (tools/errband-gen --per-log; a cell left too thin falls
+# back to its size class over any node count, as commtime's own lookup
+# does), then the pooled figures, over all logs and by set (NVIDIA, AMD).
 #
 #   sh bench/accuracy.sh [GLOBAL OPTION...]   e.g. --model tiers
 #
@@ -21,6 +33,7 @@
 cd "$(dirname "$0")/.." || exit 1
 top=$(pwd)
 COMMTIME=${COMMTIME:-$top/commtime}
+ERRBAND_GEN=${ERRBAND_GEN:-$top/tools/errband-gen}
 LC_ALL=C; export LC_ALL
 data=tests/data/nccl
 tmp=${ACCURACY_TMP:-$top/tests/tmp/accuracy}
@@ -47,6 +60,14 @@ a100-x8-polaris-slingshot polaris        --nccl-version=2.21.5'
 extended='a100-x16-sophia-hdr     sophia           --nccl-version=2.22.3
 a100-x32-polaris-slingshot polaris       --nccl-version=2.21.5
 h100-x64-kestrel-slingshot kestrel-gpu   --ranks=64 --nccl-version=2.21.5'
+
+# AMD machines (rccl-tests): compared like the others and drawn into the
+# stated band like them; counted apart, and judged against a band that never
+# saw them in the leave-one-machine-out table (models/nccl.md, "Accuracy").
+# RCCL's version is given as the NCCL version it carries.
+amd='mi300x-x8-aac           aac8-mi300x      -
+mi300x-x16-aac-roce     aac10-mi300x     --nccl-version=2.22.3
+mi355x-x16-aac-pollara  aac14-mi355x     --nccl-version=2.26.6'
 
 # run LOG SYSTEM OPTS: the CSV of compare into $tmp/LOG.csv; 0 on success
 run() {
@@ -99,6 +120,7 @@ rows() {
 table() {
 	: >"$2"
 	: >"$2.sized"
+	: >"$2.perlog"
 	printf '%-26s %-15s %-9s %-16s %10s %10s %8s %8s\n' log system algo "choice at largest" \
 		"predicted" "measured" "busbw" "median"
 	printf '%-26s %-15s %-9s %-16s %10s %10s %8s %8s\n' "" "" "" "" "GB/s" "GB/s" "error" "|t err|"
@@ -128,6 +150,7 @@ table() {
 			be = last_p / last_m - 1
 			printf "%-26s %-15s %-9s %-16s %10.1f %10.1f %+7.1f%% %7.1f%%\n", name, sys, algo,
 				last_c, last_p / 1e9, last_m / 1e9, 100 * be, 100 * med
+			printf "%s %.1f %.1f\n", name, 100 * be, 100 * med >> (all ".perlog")
 			exit (be <= 0.15 && be >= -0.15) ? 0 : 3
 		}' "$tmp/$log.csv"
 		st=$?
@@ -172,3 +195,67 @@ echo "pooled median |time error|: $(median "$tmp/every-error") % over" \
 echo "by size:"
 cat "$tmp/all-errors.sized" "$tmp/ext-errors.sized" >"$tmp/every-error.sized"
 f=$tmp/every-error.sized bands
+
+echo
+echo "AMD machines (rccl-tests; drawn into the stated band, left out below):"
+echo
+table "$amd" "$tmp/amd-errors"
+
+# Leave one machine out: the band drawn without each log's machine.
+echo
+echo "Leave one machine out (every log above; machines as tools/errband-gen counts them):"
+echo "nothing of NCCL's model is fitted to these logs, so the busbw error at the largest"
+echo "size and the median |time error| are the same in sample (in) and left out (out);"
+echo "the stated band is drawn from them: its share of each log's sizes, drawn from"
+echo "every log (in) and drawn again, margin and all, without the log's machine (out)"
+echo
+if ! "$ERRBAND_GEN" --per-log "$tmp/rows" >"$tmp/perlog" 2>"$tmp/perlog.err"; then
+	echo "errband-gen --per-log failed: $(head -1 "$tmp/perlog.err") (make tools/errband-gen)"
+	exit 0
+fi
+cat "$tmp/all-errors.perlog" "$tmp/ext-errors.perlog" "$tmp/amd-errors.perlog" >"$tmp/every.perlog"
+cat "$tmp/every-error" "$tmp/amd-errors" >"$tmp/loo-errors"
+amdlogs=$(echo "$amd" | awk '{ printf "%s ", $1 }')
+awk -v amdlogs="$amdlogs" 'BEGIN { split(amdlogs, v, " "); for (j in v) isamd[v[j]] = 1 }
+NR == FNR { be[$1] = $2; med[$1] = $3; next }
+/^#/ { next }
+{ lg = $1; n = $3; i = $4; o = $5; nb = $6; wd = $7
+  if (!(lg in be)) next
+  if (!hdr++) {
+	printf "%-26s %-15s %5s %8s %8s %7s %7s %12s %12s\n", "log", "machine", "sizes", "busbw", "busbw",
+		"|t err|", "|t err|", "band", "band"
+	printf "%-26s %-15s %5s %8s %8s %7s %7s %12s %12s\n", "", "", "", "err in", "err out", "in", "out",
+		"inside in", "inside out"
+  }
+  printf "%-26s %-15s %5d %+7.1f%% %+7.1f%% %6.1f%% %6.1f%% %5d (%3.0f%%) %5d (%3.0f%%)%s\n", lg, $2, n,
+	be[lg], be[lg], med[lg], med[lg], i, 100 * i / n, o, 100 * o / n,
+	(nb ? sprintf("  %d without a band", nb) : "") (wd ? sprintf("  %d on the wider cell", wd) : "")
+  WD += wd
+  N += n; I += i; O += o; NB += nb; k++; ri += i / n; ro += o / n
+  w += (be[lg] <= 15 && be[lg] >= -15)
+  if (nb < n) { N2 += n - nb; O2 += o }
+  g = (lg in isamd) ? "AMD" : "NVIDIA"
+  sn[g] += n; si[g] += i; so[g] += o; sk[g]++; sri[g] += i / n; sro[g] += o / n
+}
+END {
+  printf "\nbusbw at the largest size within +-15 %%: %d of %d logs in sample and left out\n", w, k
+  printf "inside the stated band, pooled over %d sizes of %d logs: %d (%.0f %%) in sample, %d (%.0f %%) left out\n",
+	N, k, I, 100 * I / N, O, 100 * O / N
+  printf "per log on average: %.0f %% in sample, %.0f %% left out\n", 100 * ri / k, 100 * ro / k
+  for (j = 1; j <= 2; j++) {
+	g = j == 1 ? "NVIDIA" : "AMD"
+	if (sk[g])
+		printf "  %-6s %2d logs, %3d sizes: pooled %d (%.0f %%) in, %d (%.0f %%) out; per log %.0f %% in, %.0f %% out\n",
+			g, sk[g], sn[g], si[g], 100 * si[g] / sn[g], so[g], 100 * so[g] / sn[g],
+			100 * sri[g] / sk[g], 100 * sro[g] / sk[g]
+  }
+  if (NB)
+	printf "left out, %d sizes have no band (neither their cell nor their size class over any node count stands on 3 logs of 2 machines without theirs);\n" \
+		"of the %d that have one, %d (%.0f %%) fall inside\n", NB, N2, O2, 100 * O2 / N2
+  else
+	printf "left out, every size has a band\n"
+  if (WD)
+	printf "left out, %d sizes take the wider cell (their size class over any node count): their own cell stands on fewer than 3 logs of 2 machines without their machine\n", WD
+}' "$tmp/every.perlog" "$tmp/perlog"
+echo "pooled median |time error|: $(median "$tmp/loo-errors") % over the" \
+	"$(wc -l <"$tmp/loo-errors" | tr -d ' ') sizes, in sample and left out"

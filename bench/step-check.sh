@@ -19,7 +19,22 @@ PYTHON=${PYTHON:-python3}
 # summary, NeMo 25.11 container): their tokens/s per GPU (1602, 14451,
 # 292) times commtime's model FLOPs per token of the shape, so that the
 # published rate and the prediction count FLOPs alike (the summary's own
-# TFLOP/s come from a count of about 7 % fewer FLOPs a token).
+# TFLOP/s come from a count of about 7 % fewer FLOPs a token).  The
+# nemo-q3-* rows are FP8 mixtures of experts from the same table
+# (1575 and 5275 tokens/s per GPU, Megatron-Bridge
+# docs/performance-summary-archive.md, "25.11 NeMo Container", DGX-H100;
+# force-balanced routing, dropless); Qwen3-235B-A22B folds EP 32 over
+# TP 2 x DP 16 with ETP 1 and puts the embedding and the loss in the
+# pipeline split as a layer each, 11 layers on the first and last stages;
+# both overlap the EP all-to-all (Megatron-Bridge at 487bbaa8f, Dec 2025,
+# scripts/performance/configs/qwen/qwen3_workload_base_configs.py:
+# expert_tensor_parallel_size = 1, moe_a2a_overlap = True;
+# src/megatron/bridge/recipes/qwen/h100/qwen3_moe.py:
+# account_for_embedding_in_pipeline_split, account_for_loss_in_pipeline_split).
+# The titan-8b rows are torchtitan's Llama 3.1 8B on 8 H100 at 500 W
+# (docs/performance.md, Table 1): 5,762 tokens/s per GPU eager and 6,667
+# with torch.compile, times commtime's 6.221e10 FLOPs a token; the pair
+# checks what running the elementwise work eager costs.
 rows() {
 	cat <<'EOF'
 mcore-1.7B|408.8|989.4|--system dgx-h100 step --arch gpt --layers 24 --hidden 2048 --heads 16 --vocab 131072 --seq 4096 --tp 1 --pp 1 --dp 48 --global-batch 192 --zero 1
@@ -35,9 +50,13 @@ llama3-405b-8k|430|989.4|--system dgx-h100 step --workload llama3-405b --tp 8 --
 llama3-405b-16k|400|989.4|--system dgx-h100 step --workload llama3-405b --tp 8 --pp 16 --dp 128 --global-batch 2048 --seq 8192 --sequence-parallel --zero 2
 mixtral-8x7b|468|989.4|--system dgx-h100 step --workload mixtral-8x7b --tp 1 --pp 4 --dp 8 --ep 8 --global-batch 128 --seq 4096 --zero 1
 nemo-70b-fp8|771.2|989.4|--system dgx-h100 step --workload llama3-70b --tp 4 --pp 8 --dp 2 --global-batch 128 --seq 8192 --sequence-parallel --zero 1 --schedule interleaved --virtual-stages 5 --precision fp8
-nemo-8b-fp8-fsdp|836.9|989.4|--system dgx-h100 step --workload llama3-8b --dp 8 --global-batch 128 --seq 8192 --zero 3 --framework fsdp --precision fp8
+nemo-8b-fp8-fsdp|836.9|989.4|--system dgx-h100 step --workload llama3-8b --dp 8 --global-batch 128 --seq 8192 --zero 3 --framework fsdp --precision fp8 --elementwise fused
 nemo-405b-fp8|766.6|989.4|--system dgx-h100 step --workload llama3-405b --tp 8 --pp 8 --cp 2 --dp 8 --global-batch 512 --seq 8192 --sequence-parallel --zero 1 --schedule interleaved --virtual-stages 8 --precision fp8
+nemo-q3-235b-fp8|263.0|989.4|--system dgx-h100 step --workload qwen3-235b-a22b --tp 2 --pp 8 --dp 16 --ep 32 --etp 1 --global-batch 2048 --seq 4096 --sequence-parallel --zero 1 --schedule interleaved --virtual-stages 4 --layers-first 11 --layers-last 11 --precision fp8 --overlap-moe-expert-parallel-comm
+nemo-q3-30b-fp8|146.8|989.4|--system dgx-h100 step --workload qwen3-30b-a3b --pp 2 --dp 8 --ep 8 --global-batch 512 --micro-batch 2 --seq 4096 --zero 1 --schedule interleaved --virtual-stages 24 --precision fp8 --overlap-moe-expert-parallel-comm
 llama3-405b-128k|380|989.4|--system dgx-h100 step --workload llama3-405b --tp 8 --pp 16 --dp 8 --cp 16 --cp-form allgather --global-batch 128 --seq 131072 --sequence-parallel --zero 2
+titan-8b-eager|358.5|989.4|--system dgx-h100 step --workload llama3-8b --seq 8192 --dp 8 --micro-batch 2 --global-batch 16 --framework fsdp --zero 3 --recompute alternate-matmul-outputs --gpu-memory 96GB --power-cap 500 --hbm-bandwidth 2.4TB/s
+titan-8b-compiled|414.8|989.4|--system dgx-h100 step --workload llama3-8b --seq 8192 --dp 8 --micro-batch 2 --global-batch 16 --framework fsdp --zero 3 --recompute alternate-matmul-outputs --gpu-memory 96GB --power-cap 500 --hbm-bandwidth 2.4TB/s --elementwise fused
 EOF
 }
 
@@ -60,3 +79,77 @@ err = pub / pred - 1
 print("%-18s %10.1f %10.1f %+7.1f%% %6s" % (label, pub, pred, 100 * err, d["memory"][0]["fits"]))
 ' "$label" "$pub" "$peak"
 done | tee "${STEP_CHECK_OUT:-/dev/null}"
+
+# Pure ZeRO-3 against PTD-P, as Narayanan et al. compared them (SC'21,
+# arXiv:2104.04473, section 5.2, Table 2 and Figure 10): DeepSpeed's ZeRO-3
+# of 2021 without model parallelism (--framework deepspeed-2021; models/
+# step.md, "Overlap as the frameworks do it") and PTD-P (TP 8, PP 12 for
+# 175B, PP 35 for 530B, micro-batch 1, 1F1B as in the pool's Table 1 rows)
+# on DGX A100 (Selene), each at the global batch and micro-batch the table
+# states; the 530B ZeRO-3 run needed 640 GPUs and a batch of 2560 to fit.
+# A comparison the paper ran, not a layout a team chose: in neither
+# bench/step-pool.txt nor the expected step's fit.  The table's TFLOP/s
+# count recomputation (96·B·s·l·h²·(...)); times 3/4 here, the model's
+# FLOPs as commtime's MFU counts them.  Then the ZeRO-3 step over the
+# PTD-P step at the GPU counts both ran, predicted and published.
+zero3_rows() {
+	g175='--system dgx-a100 step --arch gpt --layers 96 --hidden 12288 --heads 96 --vocab 51200 --seq 2048 --recompute full --attention unfused'
+	g530='--system dgx-a100 step --arch gpt --layers 105 --hidden 20480 --heads 128 --vocab 51200 --seq 2048 --recompute full --attention unfused'
+	z='--zero 3 --framework deepspeed-2021'
+	cat <<EOF2
+zero3-175B-384|108|312|$g175 $z --dp 384 --global-batch 1536 --micro-batch 4
+zero3-175B-768|66|312|$g175 $z --dp 768 --global-batch 1536 --micro-batch 2
+zero3-175B-1536|33|312|$g175 $z --dp 1536 --global-batch 1536 --micro-batch 1
+zero3-530B-640|103.5|312|$g530 $z --dp 640 --global-batch 2560 --micro-batch 4
+zero3-530B-1120|73.5|312|$g530 $z --dp 1120 --global-batch 2240 --micro-batch 2
+zero3-530B-2240|36|312|$g530 $z --dp 2240 --global-batch 2240 --micro-batch 1
+ptdp-175B-384|114.75|312|$g175 --tp 8 --pp 12 --dp 4 --global-batch 1536
+ptdp-175B-768|111.75|312|$g175 --tp 8 --pp 12 --dp 8 --global-batch 1536
+ptdp-175B-1536|105.75|312|$g175 --tp 8 --pp 12 --dp 16 --global-batch 1536
+ptdp-530B-560|128.25|312|$g530 --tp 8 --pp 35 --dp 2 --global-batch 2240
+ptdp-530B-1120|125.25|312|$g530 --tp 8 --pp 35 --dp 4 --global-batch 2240
+ptdp-530B-2240|119.25|312|$g530 --tp 8 --pp 35 --dp 8 --global-batch 2240
+EOF2
+}
+
+echo
+printf '%-18s %10s %10s %8s %6s %10s %10s\n' run published predicted error fits "step pub" "step pred"
+zero3_rows | while IFS='|' read -r label pub peak args; do
+	# shellcheck disable=SC2086
+	$COMMTIME $args --format json 2>&1 | $PYTHON -c '
+import json, sys
+label, pub, peak = sys.argv[1], float(sys.argv[2]), float(sys.argv[3])
+d = json.loads(sys.stdin.read())
+s = d["step"][0]
+pred = s["mfu"] * peak
+# the published step: the model FLOPs of this step at the published rate
+pub_step = s["step_s"] * pred / pub
+print("%-18s %10.2f %10.2f %+7.1f%% %6s %9.1fs %9.1fs" % (label, pub, pred, 100 * (pub / pred - 1),
+      d["memory"][0]["fits"], pub_step, s["step_s"]))
+' "$label" "$pub" "$peak"
+done | tee "${STEP_CHECK_ZERO3_OUT:-/dev/null}" | $PYTHON -c '
+import sys
+rows = {}
+for line in sys.stdin:
+    sys.stdout.write(line)
+    f = line.split()
+    rows[f[0]] = (float(f[5][:-1]), float(f[6][:-1]))
+print("ZeRO-3 step / PTD-P step (Narayanan et al.: PTD-P about 1.7 times ahead from 768 GPUs on)")
+for model, pairs in (("175B", ((384, 384), (768, 768), (1536, 1536))),
+                     ("530B", ((640, 560), (1120, 1120), (2240, 2240)))):
+    for z, p in pairs:
+        a, b = rows["zero3-%s-%d" % (model, z)], rows["ptdp-%s-%d" % (model, p)]
+        print("  %s, %4d GPUs (PTD-P %4d): predicted %.2f, published %.2f" % (model, z, p, a[1] / b[1], a[0] / b[0]))
+'
+
+# The same runs as search ranks them: pure ZeRO-3 (tp 1, pp 1) behind the
+# best layout search finds under --framework deepspeed-2021 (every
+# candidate priced as DeepSpeed of 2021 would run it; models/search.md).
+echo "search, --framework deepspeed-2021: pure ZeRO-3 against the best"
+for spec in "768 1536" "1536 1536"; do
+	set -- $spec
+	$COMMTIME --system dgx-a100 search --arch gpt --layers 96 --hidden 12288 --heads 96 --vocab 51200 \
+		--seq 2048 --gpus "$1" --global-batch "$2" --framework deepspeed-2021 \
+		--where "tp=1,pp=1,dp=$1,zero=3" --top 1 2>&1 |
+		awk -v n="$1" '/^Named/ { sub(/;.*/, ""); print "  175B, " n " GPUs: " $0 }'
+done

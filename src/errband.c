@@ -37,6 +37,7 @@ const char *errband_scope_name(enum errband_scope k)
 	static const char *const names[ERRBAND_SCOPE_COUNT] = {
 		[ERRBAND_ONE_NODE] = "one node",
 		[ERRBAND_NODES] = "several nodes",
+		[ERRBAND_ANY_NODES] = "any node count",
 	};
 	return k >= 0 && k < ERRBAND_SCOPE_COUNT ? names[k] : "?";
 }
@@ -55,26 +56,49 @@ static int S_stated(const struct errband *b)
  */
 static const double S_centre[ERRBAND_SIZE_COUNT] = { 9.5, 21.0, 29.5 };
 
-/* The band at log2(bytes) = x in scope k for a size of cell c, into *out
- * (its counts the cell's own). */
-static void S_smooth(enum errband_scope k, enum errband_size c, double x, struct errband *out)
+/* The cell of scope k and size class c whose band a size takes: its own
+ * when stated, else the size class's over any node count when stated. */
+static const struct errband *S_pick(const struct errband t[ERRBAND_SCOPE_COUNT][ERRBAND_SIZE_COUNT],
+				    enum errband_scope k, int c)
 {
-	const struct errband *row = errband_table[k];
+	if (S_stated(&t[k][c]))
+		return &t[k][c];
+	return S_stated(&t[ERRBAND_ANY_NODES][c]) ? &t[ERRBAND_ANY_NODES][c] : NULL;
+}
+
+/* The band at log2(bytes) = x of a size of scope k and cell c of table t,
+ * into *out (its counts those of the cell picked); -1 when c has none. */
+static int S_smooth(const struct errband t[ERRBAND_SCOPE_COUNT][ERRBAND_SIZE_COUNT],
+		    enum errband_scope k, enum errband_size c, double x, struct errband *out)
+{
 	int a = x < S_centre[c] ? (int)c - 1 : (int)c, b = a + 1;
+	const struct errband *own = S_pick(t, k, c), *ba, *bb;
 	double f;
 
-	*out = row[c];
-	if (a < 0 || b >= ERRBAND_SIZE_COUNT || !S_stated(&row[a]) || !S_stated(&row[b]))
-		return;
+	if (!own)
+		return -1;
+	*out = *own;
+	if (a < 0 || b >= ERRBAND_SIZE_COUNT || !(ba = S_pick(t, k, a)) || !(bb = S_pick(t, k, b)))
+		return 0;
 	f = (x - S_centre[a]) / (S_centre[b] - S_centre[a]);
-	out->lo = exp((1 - f) * log(row[a].lo) + f * log(row[b].lo));
-	out->mid = exp((1 - f) * log(row[a].mid) + f * log(row[b].mid));
-	out->hi = exp((1 - f) * log(row[a].hi) + f * log(row[b].hi));
+	out->lo = exp((1 - f) * log(ba->lo) + f * log(bb->lo));
+	out->mid = exp((1 - f) * log(ba->mid) + f * log(bb->mid));
+	out->hi = exp((1 - f) * log(ba->hi) + f * log(bb->hi));
+	return 0;
 }
 
 /* Quarter octaves from 1 B to 2^48 B: the sizes a smoothed band is kept for. */
 #define S_STEPS 4
 #define S_NBANDS (48 * S_STEPS + 1)
+
+/* The quarter octave a size's band is kept for. */
+static int S_step(double bytes)
+{
+	double x = bytes > 1 ? log2(bytes) : 0;
+	int i = (int)floor(x * S_STEPS + 0.5);
+
+	return i >= S_NBANDS ? S_NBANDS - 1 : i;
+}
 
 const struct errband *errband_get(unsigned long nodes, double bytes)
 {
@@ -82,24 +106,37 @@ const struct errband *errband_get(unsigned long nodes, double bytes)
 	static int ready;
 	enum errband_scope k = errband_scope_of(nodes);
 	enum errband_size c = errband_size_of(bytes);
-	double x = bytes > 1 ? log2(bytes) : 0;
 	int i;
 
-	if (!S_stated(&errband_table[k][c]))
+	if (!S_pick(errband_table, k, c))
 		return NULL;
 	if (!ready) {
 		int j, m;
 		for (j = 0; j < ERRBAND_SCOPE_COUNT; j++)
 			for (m = 0; m < ERRBAND_SIZE_COUNT; m++)
 				for (i = 0; i < S_NBANDS; i++)
-					S_smooth((enum errband_scope)j, (enum errband_size)m,
-						 (double)i / S_STEPS, &smooth[j][m][i]);
+					(void)S_smooth(errband_table, (enum errband_scope)j,
+						       (enum errband_size)m, (double)i / S_STEPS,
+						       &smooth[j][m][i]);
 		ready = 1;
 	}
-	i = (int)floor(x * S_STEPS + 0.5);
-	if (i >= S_NBANDS)
-		i = S_NBANDS - 1;
-	return &smooth[k][c][i];
+	return &smooth[k][c][S_step(bytes)];
+}
+
+int errband_at(const struct errband table[ERRBAND_SCOPE_COUNT][ERRBAND_SIZE_COUNT],
+	       unsigned long nodes, double bytes, struct errband *out)
+{
+	return S_smooth(table, errband_scope_of(nodes), errband_size_of(bytes),
+			(double)S_step(bytes) / S_STEPS, out);
+}
+
+int errband_scope_at(const struct errband table[ERRBAND_SCOPE_COUNT][ERRBAND_SIZE_COUNT],
+		     unsigned long nodes, double bytes)
+{
+	enum errband_scope k = errband_scope_of(nodes);
+	const struct errband *b = S_pick(table, k, errband_size_of(bytes));
+
+	return !b ? -1 : b == &table[k][errband_size_of(bytes)] ? (int)k : ERRBAND_ANY_NODES;
 }
 
 unsigned errband_bit(enum errband_scope scope, enum errband_size size)
@@ -109,7 +146,17 @@ unsigned errband_bit(enum errband_scope scope, enum errband_size size)
 
 unsigned errband_cell_bit(unsigned long nodes, double bytes)
 {
-	return errband_bit(errband_scope_of(nodes), errband_size_of(bytes));
+	int k = errband_scope_at(errband_table, nodes, bytes);
+
+	return errband_bit(k < 0 ? errband_scope_of(nodes) : (enum errband_scope)k,
+			   errband_size_of(bytes));
+}
+
+/* Whether sample s falls in cell (scope, size); ERRBAND_ANY_NODES takes either scope. */
+static int S_in_cell(const struct errband_sample *s, enum errband_scope scope,
+		     enum errband_size size)
+{
+	return s->size == size && (scope == ERRBAND_ANY_NODES || s->scope == scope);
 }
 
 void errband_range(const struct errband *b, double t, double *lo_s, double *hi_s)
@@ -132,7 +179,7 @@ static size_t cell_ratios(const struct errband_sample *s, size_t n, enum errband
 	size_t i, k = 0;
 
 	for (i = 0; i < n; i++)
-		if (s[i].scope == scope && s[i].size == size && (long)s[i].machine != skip)
+		if (S_in_cell(&s[i], scope, size) && (long)s[i].machine != skip)
 			v[k++] = s[i].ratio;
 	gsl_sort(v, 1, k);
 	return k;
@@ -147,10 +194,10 @@ static unsigned cell_count(const struct errband_sample *s, size_t n, enum errban
 
 	for (i = 0; i < n; i++) {
 		unsigned id = machine ? s[i].machine : s[i].log;
-		if (s[i].scope != scope || s[i].size != size)
+		if (!S_in_cell(&s[i], scope, size))
 			continue;
 		for (j = 0; j < i; j++)
-			if (s[j].scope == scope && s[j].size == size &&
+			if (S_in_cell(&s[j], scope, size) &&
 			    (machine ? s[j].machine : s[j].log) == id)
 				break;
 		if (j < i)
@@ -193,17 +240,17 @@ static unsigned loo_count(const struct errband_sample *s, size_t n, enum errband
 		double lo, mid, hi;
 		size_t m;
 
-		if (s[i].scope != scope || s[i].size != size)
+		if (!S_in_cell(&s[i], scope, size))
 			continue;
 		for (j = 0; j < i; j++)   /* each machine once: its first sample */
-			if (s[j].scope == scope && s[j].size == size && s[j].machine == s[i].machine)
+			if (S_in_cell(&s[j], scope, size) && s[j].machine == s[i].machine)
 				break;
 		if (j < i)
 			continue;
 		m = cell_ratios(s, n, scope, size, (long)s[i].machine, v);
 		band_of(v, m, machines - 1, w, &lo, &mid, &hi);
 		for (j = i; j < n; j++)
-			if (s[j].scope == scope && s[j].size == size && s[j].machine == s[i].machine)
+			if (S_in_cell(&s[j], scope, size) && s[j].machine == s[i].machine)
 				inside += s[j].ratio >= lo && s[j].ratio <= hi;
 	}
 	return inside;

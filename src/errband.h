@@ -7,7 +7,7 @@
 
 /*
  * The stated error of NCCL's model: how far the measured all-reduce times of
- * the public nccl-tests logs (tests/data/nccl/README.md) fell from the
+ * the public nccl-tests and rccl-tests logs (tests/data/nccl/README.md) fell from the
  * model's, as the ratio measured time / predicted time, by where the run
  * sits (one node or several) and by message size.  A prediction t is
  * stated as "a run should measure t·lo to t·hi": the 10th and 90th
@@ -15,7 +15,8 @@
  * above the other) until a machine left out of the drawing falls inside
  * ERRBAND_TARGET of the time, the margin grown by sqrt(1 + 1/machines) for
  * a cell that stands on few machines; never so that the prediction itself
- * (ratio 1) is outside.
+ * (ratio 1) is outside.  A cell too thin to state (ERRBAND_MIN_LOGS,
+ * ERRBAND_MIN_MACHINES) gives way to its size class over any node count.
  * The table is written by tools/errband-gen from
  * the rows of bench/accuracy.sh (make errband) and checked against them by
  * tests/t-errband.sh; no constant of the model comes from it.
@@ -25,6 +26,8 @@
 enum errband_scope {
 	ERRBAND_ONE_NODE,       /* every rank on one node */
 	ERRBAND_NODES,          /* two or more nodes */
+	ERRBAND_ANY_NODES,      /* one node and several together: the wider cell a
+				 * cell too thin to state falls back to */
 	ERRBAND_SCOPE_COUNT
 };
 
@@ -44,7 +47,9 @@ enum errband_size {
 #define ERRBAND_LO_P 0.1
 #define ERRBAND_HI_P 0.9
 
-/* A band needs sizes from this many logs, of at least two machines, to be stated. */
+/* A band needs sizes from this many logs, of at least two machines, to be stated.
+ * A cell of one node or several that has fewer takes the band of its size
+ * class drawn over any node count (ERRBAND_ANY_NODES), when that is stated. */
 #define ERRBAND_MIN_LOGS 3
 #define ERRBAND_MIN_MACHINES 2
 
@@ -72,19 +77,38 @@ struct errband {
 enum errband_size errband_size_of(double bytes);
 enum errband_scope errband_scope_of(unsigned long nodes);
 const char *errband_size_name(enum errband_size k);     /* "below 64 KiB", ... */
-const char *errband_scope_name(enum errband_scope k);   /* "one node", "several nodes" */
+const char *errband_scope_name(enum errband_scope k);   /* "one node", "several nodes",
+							 * "any node count" */
 
 /*
  * The stated band of NCCL's model for an all-reduce on `nodes` nodes of
- * `bytes` bytes, from the generated table; NULL when the logs behind the
- * size's cell are too few (fewer than ERRBAND_MIN_LOGS).  Smooth in size:
+ * `bytes` bytes, from the generated table: the band of the size's cell
+ * (one node or several, its size class) or, when that cell stands on fewer
+ * than ERRBAND_MIN_LOGS logs of ERRBAND_MIN_MACHINES machines, of its size
+ * class over any node count; NULL when that too is short.  Smooth in size:
  * lo, mid and hi go linearly in log ratio between the middles of the cells
- * (log2 size 9.5, 21, 29.5), kept per quarter octave; the counts are the
- * size's own cell's (models/nccl.md, "The stated error").
+ * (log2 size 9.5, 21, 29.5), each cell of the row taken with the same
+ * fallback, kept per quarter octave; the counts are those of the cell the
+ * size's band is (models/nccl.md, "The stated error").
  */
 const struct errband *errband_get(unsigned long nodes, double bytes);
 
-/* One bit per cell (scope, size), for the set of cells an output used. */
+/*
+ * As errband_get, from any table of cells (a table drawn with a machine
+ * left out, tools/errband-gen --per-log): the smoothed band of the size
+ * into *out; 0, or -1 when the size's cell is not stated there.
+ */
+int errband_at(const struct errband table[ERRBAND_SCOPE_COUNT][ERRBAND_SIZE_COUNT],
+	       unsigned long nodes, double bytes, struct errband *out);
+
+/* The cell whose band a size takes in a table: its own scope (one node or
+ * several) when stated, else ERRBAND_ANY_NODES when stated; -1: neither. */
+int errband_scope_at(const struct errband table[ERRBAND_SCOPE_COUNT][ERRBAND_SIZE_COUNT],
+		     unsigned long nodes, double bytes);
+
+/* One bit per cell (scope, size), for the set of cells an output used;
+ * errband_cell_bit: the cell the shipped table's band of the size is
+ * (errband_scope_at; the size's own cell when none is). */
 unsigned errband_bit(enum errband_scope scope, enum errband_size size);
 unsigned errband_cell_bit(unsigned long nodes, double bytes);
 
@@ -110,12 +134,13 @@ struct errband_sample {
 	unsigned log;           /* which log, any id */
 	unsigned machine;       /* which machine (system description) it ran on, any id */
 	int threaded;           /* the log ran one thread driving several GPUs */
-	enum errband_scope scope;
+	enum errband_scope scope;       /* one node or several, never ERRBAND_ANY_NODES */
 	enum errband_size size;
 };
 
 /*
- * The band of one cell (scope, size) from samples s[0..n): the 10th, 50th
+ * The band of one cell (scope, size) from samples s[0..n) (scope
+ * ERRBAND_ANY_NODES: the samples of the size class on any node count): the 10th, 50th
  * and 90th percentiles of the ratios (GSL's quantiles of sorted data,
  * linear between order statistics), lo divided and hi multiplied by
  * exp(w · sqrt(1 + 1/machines)), w the smallest step from 0 at which the sizes of each machine, checked against the band drawn (the

@@ -4,29 +4,40 @@
  */
 #include "errband.h"
 
-const unsigned errband_logs = 15, errband_sizes = 325, errband_machines = 10;
+const unsigned errband_logs = 18, errband_sizes = 419, errband_machines = 13;
 
 const struct errband errband_table[ERRBAND_SCOPE_COUNT][ERRBAND_SIZE_COUNT] = {
 	[ERRBAND_ONE_NODE] = {
-		[ERRBAND_SMALL] = { .lo = 0.5728, .mid = 0.8810, .hi = 2.1090,
-			.sizes = 39, .logs = 3, .threaded = 3, .loo_inside = 35,
-			.machines = 2, .widen = 1.50 },
-		[ERRBAND_MID] = { .lo = 0.7435, .mid = 1.3120, .hi = 2.0157,
-			.sizes = 30, .logs = 3, .threaded = 3, .loo_inside = 24,
-			.machines = 2, .widen = 1.23 },
-		[ERRBAND_LARGE] = { .lo = 0.8502, .mid = 1.0147, .hi = 1.3990,
-			.sizes = 15, .logs = 5, .threaded = 5, .loo_inside = 13,
-			.machines = 4, .widen = 1.06 },
+		[ERRBAND_SMALL] = { .lo = 0.5470, .mid = 0.8745, .hi = 1.9134,
+			.sizes = 52, .logs = 4, .threaded = 3, .loo_inside = 42,
+			.machines = 3, .widen = 1.38 },
+		[ERRBAND_MID] = { .lo = 0.5997, .mid = 1.1442, .hi = 1.8962,
+			.sizes = 40, .logs = 4, .threaded = 3, .loo_inside = 32,
+			.machines = 3, .widen = 1.22 },
+		[ERRBAND_LARGE] = { .lo = 0.8415, .mid = 0.9285, .hi = 1.4026,
+			.sizes = 23, .logs = 6, .threaded = 5, .loo_inside = 20,
+			.machines = 5, .widen = 1.08 },
 	},
 	[ERRBAND_NODES] = {
-		[ERRBAND_SMALL] = { .lo = 0.7535, .mid = 1.1347, .hi = 1.9521,
-			.sizes = 94, .logs = 7, .threaded = 0, .loo_inside = 76,
-			.machines = 6, .widen = 1.11 },
-		[ERRBAND_MID] = { .lo = 0.9058, .mid = 1.4524, .hi = 5.5777,
-			.sizes = 82, .logs = 9, .threaded = 0, .loo_inside = 66,
-			.machines = 6, .widen = 1.11 },
-		[ERRBAND_LARGE] = { .lo = 0.9039, .mid = 1.0753, .hi = 1.3703,
-			.sizes = 65, .logs = 10, .threaded = 0, .loo_inside = 54,
-			.machines = 7, .widen = 1.04 },
+		[ERRBAND_SMALL] = { .lo = 0.8111, .mid = 1.2637, .hi = 8.1668,
+			.sizes = 120, .logs = 9, .threaded = 0, .loo_inside = 96,
+			.machines = 8, .widen = 1.14 },
+		[ERRBAND_MID] = { .lo = 0.8093, .mid = 1.4411, .hi = 5.7469,
+			.sizes = 102, .logs = 11, .threaded = 0, .loo_inside = 82,
+			.machines = 8, .widen = 1.15 },
+		[ERRBAND_LARGE] = { .lo = 0.8763, .mid = 1.0642, .hi = 1.3572,
+			.sizes = 82, .logs = 12, .threaded = 0, .loo_inside = 66,
+			.machines = 9, .widen = 1.03 },
+	},
+	[ERRBAND_ANY_NODES] = {
+		[ERRBAND_SMALL] = { .lo = 0.8134, .mid = 1.1387, .hi = 2.0515,
+			.sizes = 172, .logs = 13, .threaded = 3, .loo_inside = 139,
+			.machines = 11, .widen = 1.03 },
+		[ERRBAND_MID] = { .lo = 0.6841, .mid = 1.3535, .hi = 4.7706,
+			.sizes = 142, .logs = 15, .threaded = 3, .loo_inside = 116,
+			.machines = 11, .widen = 1.16 },
+		[ERRBAND_LARGE] = { .lo = 0.8863, .mid = 1.0346, .hi = 1.3404,
+			.sizes = 105, .logs = 18, .threaded = 5, .loo_inside = 84,
+			.machines = 13, .widen = 1.02 },
 	},
 };

@@ -165,12 +165,56 @@ static void S_linear(const struct kernel_gpu *g, const struct S_lin *l, double M
 		*wgrad += w;
 }
 
+/*
+ * Memory-bound work outside the attention core, bytes per token forward
+ * (bf16; Megatron's fused kernels: bias+GELU, bias+dropout+residual add;
+ * a norm reads and writes its row):
+ *   GPT:   2 LayerNorms 2·4h, 2 bias-dropout-adds 2·(6h + h mask),
+ *          bias+GELU 4f/t
+ *   Llama: 2 RMSNorms 2·4h, 2 residual adds 2·6h, SwiGLU 6f/t (reads
+ *          gate and up, writes their product), rotary embedding of q
+ *          and k 4(h_q + h_kv)/t (h_q = a·d, h unless the workload
+ *          gives a head_dim)
+ * Llama as eager PyTorch runs it (FSDP without torch.compile; torchtitan,
+ * torchtitan/models/llama/model.py and models/norms.py, 2024), an
+ * operator a kernel, each reading and writing its whole tensor:
+ *   RMSNorm x.float() 6h, pow(2) 8h, mean 4h, x·rsqrt 8h, type_as 6h,
+ *   ·weight 4h: 36h each, two 72h; residual adds 12h; rotary of q:
+ *   float() 6, the complex product 8, type_as 6: 20(h_q + h_kv)/t;
+ *   repeat_kv's copies of k and v 4(h_q + h_kv)/t; the attention output
+ *   made contiguous 4h_q/t; SwiGLU silu 4f/t and the product 6f/t.
+ * With sequence parallelism the h-wide work runs on T/t tokens.  An MoE
+ * layer's activation runs on the k routed copies of each token, and its
+ * dispatch and combine permute them (read and write k·h each way).
+ * Backward moves about twice as much (the gradient in and out and the
+ * saved input).
+ */
+static double S_elementwise_bytes(const struct workload *w, const struct kernel_shape *sh,
+				  double T, double t)
+{
+	double h = w->hidden, hq = workload_q_width(w), hkv = workload_kv_width(w), f = w->ffn;
+	double E = w->experts > 1 ? w->experts : 1, kk = w->experts > 1 ? w->top_k : 1;
+	double et = sh->sp ? t : 1, fk = f / t * (E > 1 ? kk * sh->capacity : 1), mem;
+	int llama = w->arch == WL_LLAMA;
+
+	if (llama && sh->eager)
+		mem = T * (84 * h / et + (28 * hq + 24 * hkv) / t) + T * 10 * fk;
+	else if (llama)
+		mem = T * (20 * h / et + 4 * (hq + hkv) / t) + T * 6 * fk;
+	else
+		mem = T * 22 * h / et + T * 4 * fk;
+	if (E > 1)
+		mem += T * 2 * 2 * kk * sh->capacity * h * 2;
+	return mem;
+}
+
 int kernel_layer(const struct kernel_gpu *g, const struct workload *w,
 		 const struct kernel_shape *sh, struct kernel_layer *k, struct errbuf *eb)
 {
 	double T = sh->tokens, t = sh->tp, h = w->hidden, a = w->heads / t;
-	double d = w->hidden / w->heads, hkv = h * w->kv_heads / w->heads, f = w->ffn;
-	double sq = sh->tokens, skv = sh->seq, b, et, te, mem;
+	double d = workload_head_dim(w), hkv = workload_kv_width(w), f = w->ffn;
+	double hq = workload_q_width(w);
+	double sq = sh->tokens, skv = sh->seq, b, te, mem;
 	double E = w->experts > 1 ? w->experts : 1, kk = w->experts > 1 ? w->top_k : 1;
 	int llama = w->arch == WL_LLAMA, moe = E > 1;
 	struct S_lin bf = { 0, 0 }, lin = { 0, 0 };
@@ -186,9 +230,10 @@ int kernel_layer(const struct kernel_gpu *g, const struct workload *w,
 	sq = sh->seq / sh->cp;
 	b = T / sq;
 
-	/* Attention's GEMMs: QKV (grouped-query: h + 2·h_kv columns), output. */
-	S_linear(g, &lin, T, (h + 2 * hkv) / t, h, 1, k, 0, &k->wgrad_in_s);
-	S_linear(g, &lin, T, h, h / t, 1, k, 1, NULL);
+	/* Attention's GEMMs: QKV (grouped-query: h_q + 2·h_kv columns, h_q =
+	 * a·d the queries' width, h unless head_dim says), output. */
+	S_linear(g, &lin, T, (hq + 2 * hkv) / t, h, 1, k, 0, &k->wgrad_in_s);
+	S_linear(g, &lin, T, h, hq / t, 1, k, 1, NULL);
 
 	/* The MLP: GELU's two matrices, or SwiGLU's gate and up fused, then down. */
 	if (!moe) {
@@ -196,7 +241,8 @@ int kernel_layer(const struct kernel_gpu *g, const struct workload *w,
 		S_linear(g, &lin, T, h, f / t, 1, k, 3, NULL);
 	} else {
 		/*
-		 * Mixture of experts: the router (T x E x h, bf16), then E/e
+		 * Mixture of experts: the router (T x E x h, bf16; T/t with
+		 * sequence parallelism, each rank routing its slice), then E/e
 		 * experts on this rank, each over the e·T·(etp/t)·k·capacity/E
 		 * tokens routed to it (every rank's k choices spread evenly
 		 * over E experts; the busiest expert `capacity` times the
@@ -210,8 +256,8 @@ int kernel_layer(const struct kernel_gpu *g, const struct workload *w,
 		double local = E / sh->ep, etp = sh->etp >= 1 ? sh->etp : t;
 
 		te = sh->ep * T * (etp / t) * kk * sh->capacity / E;
-		S_linear(g, &bf, T, E, h, 1, k, -1, NULL);
-		S_linear(g, &lin, te, (llama ? 2 : 1) * f / etp, h, local, k, 2, &k->wgrad_in_s);
+		S_linear(g, &bf, sh->sp ? T / t : T, E, h, 1, k, -1, NULL);
+		S_linear(g, &lin, te, (llama ? 2 : 1) * f / etp, h, local, k, 2, NULL);
 		S_linear(g, &lin, te, h, f / etp, local, k, 3, NULL);
 	}
 
@@ -241,29 +287,7 @@ int kernel_layer(const struct kernel_gpu *g, const struct workload *w,
 		k->flops_fwd += 4 * b * a * sq * skv * d;
 	}
 
-	/*
-	 * Memory-bound work outside the attention core, bytes per token
-	 * forward (bf16; Megatron's fused kernels: bias+GELU, bias+dropout+
-	 * residual add; a norm reads and writes its row):
-	 *   GPT:   2 LayerNorms 2·4h, 2 bias-dropout-adds 2·(6h + h mask),
-	 *          bias+GELU 4f/t
-	 *   Llama: 2 RMSNorms 2·4h, 2 residual adds 2·6h, SwiGLU 6f/t
-	 *          (reads gate and up, writes their product), rotary
-	 *          embedding of q and k 4(h + h_kv)/t
-	 * With sequence parallelism the h-wide work runs on T/t tokens.
-	 * Backward moves about twice as much (the gradient in and out and
-	 * the saved input).  An MoE layer's activation runs on the k routed
-	 * copies of each token, and its dispatch and combine permute them
-	 * (read and write k·h each way).
-	 */
-	et = sh->sp ? t : 1;
-	if (llama)
-		mem = T * (20 * h / et + 4 * (h + hkv) / t);
-	else
-		mem = T * 22 * h / et;
-	mem += T * (llama ? 6 : 4) * f / t * (moe ? kk * sh->capacity : 1);
-	if (moe)
-		mem += T * 2 * 2 * kk * sh->capacity * h * 2;
+	mem = S_elementwise_bytes(w, sh, T, t);
 	k->mem_fwd_s += kernel_mem_s(g, mem);
 	k->mem_bwd_s += 2 * kernel_mem_s(g, mem);
 

@@ -97,6 +97,8 @@ struct kernel_shape {
 				 router, the attention core and the output layer stay bf16 */
 	double microbatches;  /* m: the FP8 weight copies are cast once per step (<= 1: 1) */
 	double etp;           /* expert tensor-parallel size (0: t) */
+	int eager;            /* elementwise work as eager PyTorch runs it, an operator a
+				 kernel (FSDP without torch.compile) */
 };
 
 /* The linears of a layer whose times kernel_layer keeps apart. */
@@ -112,7 +114,9 @@ struct kernel_layer {
 	double gemm_fwd_s;     /* the layer's GEMMs, forward */
 	double gemm_bwd_s;     /* their data- and weight-gradient GEMMs */
 	double wgrad_in_s;     /* weight-gradient GEMMs of QKV and the MLP's first matrix
-				  (what Megatron hides the backward TP collective behind) */
+				  (what Megatron hides the backward TP collective behind);
+				  of QKV alone in an MoE layer, whose experts' input comes
+				  by the dispatcher, not a TP collective */
 	/* Each linear's forward and data-gradient GEMM, in the order QKV,
 	 * attention output, the MLP's first (SwiGLU's gate and up), its
 	 * last: what --tp-comm-overlap pairs a TP collective with. */

@@ -150,6 +150,8 @@ int nccl_machine_from_system(const struct system *s, struct nccl_machine *m,
 		m->nic_bw = ports * s->inter.beta_line / 1e9;
 		/* props->latency of the network plugin, µs (search.cc:745) */
 		m->net_latency = s->net_latency_s * 1e6;
+		/* SHARP in the switches, NCCL's CollNet plugin loaded */
+		m->collnet = s->collnet;
 	}
 	return 0;
 }

@@ -57,6 +57,7 @@ static const double sm100_inter[] = { 96.0, 86.0, 80.0, 48.0, 45.1, 42.0, 40.0, 
 
 #define MAX_RING_CHANNELS 32   /* MAXCHANNELS/2: device.h:91, init.cc:1177 */
 #define MAX_NVLS_ARITY 32      /* NCCL_MAX_NVLS_ARITY: device.h:213 */
+#define MAX_DIRECT_HEADS 8     /* NCCL_MAX_DIRECT_ARITY + 1: device.h:199, search.cc:1129-1131 */
 
 static double S_min(double a, double b) { return a < b ? a : b; }
 
@@ -298,6 +299,52 @@ static void S_nvls(const struct nccl_machine *m, const struct caps *c, struct nc
 }
 
 /*
+ * CollNet's graphs, on several nodes of a machine whose network reduces
+ * (SHARP) and runs NCCL's CollNet plugin (init.cc:1189-1207).
+ *
+ * Chain: the tree pattern searched for the ring's channel count, through
+ * NICs that can reduce (search.cc:738), bwIntra raised up to twice bwInter
+ * in pass 2 (search.cc:1279-1282, "2 nodes or collnet"): the tree's graph
+ * on several nodes, as nccl_graphs found it.
+ *
+ * Direct (NVSwitch only, tuning.cc:508-509): one channel per head, a GPU
+ * next to a NIC, each NIC's GPU once, at most 8 (search.cc:754-770,
+ * 1129-1131).  A channel at bwInter s through its NIC; inside the node its
+ * head sends to and receives from every other GPU bwIntra / (g - 1)
+ * (ncclTopoSearchTryCollnetDirect, search.cc:373-411), so a GPU's NVLinks
+ * carry bwIntra (1 + (heads - 1)/(g - 1)) each way.  Pass 2 raises bwIntra
+ * along the speed list while it stays below twice bwInter and the NVLinks
+ * carry it (search.cc:1279-1282).
+ */
+static void S_collnet(const struct nccl_machine *m, const struct caps *c, struct nccl_graph g[NCCL_NALGO])
+{
+	const double *sp;
+	int n, i, heads;
+	double link = m->nvlink_bw > 0 ? m->nvlink_bw : nccl_nvlink_bw(m->sm), total, load;
+
+	g[NCCL_COLLNET_CHAIN] = g[NCCL_TREE];
+	memset(&g[NCCL_COLLNET_DIRECT], 0, sizeof g[0]);
+	heads = c->gpus < c->nics ? c->gpus : c->nics;
+	if (heads > MAX_DIRECT_HEADS)
+		heads = MAX_DIRECT_HEADS;
+	if (!m->nvswitch || m->nvlinks < 1 || c->gpus < 2 || heads < 1)
+		return;
+	total = m->nvlinks * link;
+	load = 1 + (double)(heads - 1) / (c->gpus - 1);
+	S_speeds(m->amd ? NCCL_SM_RCCL : m->sm, 1, &sp, &n);
+	for (i = 0; i < n - 1; i++)
+		if (sp[i] <= c->gpu_net + 1e-9 && sp[i] * load <= total + 1e-9 &&
+		    (!(c->net_socket > 0) || heads * sp[i] <= c->net_socket + 1e-9))
+			break;
+	g[NCCL_COLLNET_DIRECT].nchannels = heads;
+	g[NCCL_COLLNET_DIRECT].bw_intra = g[NCCL_COLLNET_DIRECT].bw_inter = sp[i];
+	g[NCCL_COLLNET_DIRECT].nvlink = 1;
+	while (i > 0 && g[NCCL_COLLNET_DIRECT].bw_intra < 2 * g[NCCL_COLLNET_DIRECT].bw_inter &&
+	       sp[i - 1] * load <= total + 1e-9)
+		g[NCCL_COLLNET_DIRECT].bw_intra = sp[--i];
+}
+
+/*
  * A direct NVLink graph (no NVSwitch): on one node, NCCL's search replayed
  * on it (nccl_search.c), the ring with init.cc:1175-1177's limits and the
  * tree with the ring's channel count (init.cc:1183-1186).  Returns 0 when
@@ -360,4 +407,6 @@ void nccl_graphs(const struct nccl_machine *m, int nodes, struct nccl_graph g[NC
 	g[NCCL_PAT] = g[NCCL_TREE];          /* init.cc:980-981 */
 	S_nvls(m, &c, &g[NCCL_NVLS]);
 	g[NCCL_NVLS_TREE] = g[NCCL_NVLS];    /* init.cc:980-981 */
+	if (m->collnet && nodes > 1)
+		S_collnet(m, &c, g);
 }

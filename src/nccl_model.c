@@ -7,7 +7,6 @@
  * describes, and the tuning follows ncclTopoTuneModel term by term.
  * models/nccl.md derives it with worked examples.
  */
-#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -186,98 +185,6 @@ int nccl_params_nearest(const char *s, struct nccl_params *p, int *nearest, stru
 	return nccl_params_version(v, p, eb);
 }
 
-static const char *const algo_names[NCCL_NALGO] = {
-	"tree", "ring", "collnetdirect", "collnetchain", "nvls", "nvlstree", "pat"
-};
-static const char *const proto_names[NCCL_NPROTO] = { "LL", "LL128", "Simple" };
-
-const char *nccl_algo_name(enum nccl_algo a)
-{
-	return (unsigned)a < NCCL_NALGO ? algo_names[a] : "?";
-}
-
-const char *nccl_proto_name(enum nccl_proto p)
-{
-	return (unsigned)p < NCCL_NPROTO ? proto_names[p] : "?";
-}
-
-/*
- * NCCL_ALGO / NCCL_PROTO syntax (tuning.cc:36-54): a comma list of names,
- * or "^" and the names to remove.  The per-collective prefixes are not
- * needed here: a command runs one collective.
- */
-/*
- * The index of the len bytes at s among names, ignoring case (and '_'
- * when loose: NCCL's logs write "NVLS_TREE" and "COLLNET_DIRECT" as well
- * as "NVLSTree"); -1 when none.
- */
-static int S_name_index(const char *s, size_t len, const char *const *names, int n,
-			int loose)
-{
-	for (int i = 0; i < n; i++) {
-		const char *a = names[i];
-		size_t k = 0;
-
-		for (; k < len; k++) {
-			if (loose && s[k] == '_')
-				continue;
-			if (!*a || tolower((unsigned char)s[k]) != tolower((unsigned char)*a))
-				break;
-			a++;
-		}
-		if (k == len && !*a)
-			return i;
-	}
-	return -1;
-}
-
-int nccl_algo_lookup(const char *s, size_t len)
-{
-	return S_name_index(s, len, algo_names, NCCL_NALGO, 1);
-}
-
-int nccl_proto_lookup(const char *s, size_t len)
-{
-	return S_name_index(s, len, proto_names, NCCL_NPROTO, 1);
-}
-
-static int S_mask(const char *s, const char *const *names, int n,
-		  const char *what, unsigned *mask, struct errbuf *eb)
-{
-	int neg = s[0] == '^';
-	unsigned m = 0;
-	const char *p = s + neg;
-	char choices[160] = "";
-
-	for (int i = 0; i < n; i++) {
-		strcat(choices, i ? ", " : "");
-		strcat(choices, names[i]);
-	}
-	while (1) {
-		size_t len = strcspn(p, ",");
-		int i = S_name_index(p, len, names, n, 0);
-		if (i < 0)
-			return errbuf_set(eb, "unknown %s '%.*s' (choices: %s)", what,
-					  (int)(len > 40 ? 40 : len), p, choices);
-		m |= 1u << i;
-		if (p[len] == '\0')
-			break;
-		p += len + 1;
-	}
-	*mask = neg ? ~m : m;
-	return 0;
-}
-
-int nccl_algo_mask(const char *s, unsigned *mask, struct errbuf *eb)
-{
-	return S_mask(s, algo_names, NCCL_NALGO, "NCCL algorithm", mask, eb);
-}
-
-int nccl_proto_mask(const char *s, unsigned *mask, struct errbuf *eb)
-{
-	return S_mask(s, proto_names, NCCL_NPROTO, "NCCL protocol", mask, eb);
-}
-
 static int S_log2i(unsigned long long n)
 {
 	int l = -1;
@@ -360,6 +267,32 @@ struct tune_ctx {
 	double ppn;
 };
 
+/* CollNet runs up to 8 GPUs a node: NCCL_MAX_DIRECT_ARITY + 1 (device.h:199,
+ * enqueue.cc:2000-2003) */
+#define MAX_COLLNET_LOCAL 8
+
+/*
+ * CollNet's bus bandwidth from nchannels × bwIntra, bus (tuning.cc:305-306,
+ * 338-350): Simple only; Direct divides it by how many GPUs share a NIC,
+ * halfway (f = ppn / heads, then f - (f - 1)/2) and takes 0.85 of it from
+ * sm90 on; Chain keeps it.  All-reduce alone: all-gather and reduce-scatter
+ * through the network's reduction need the plugin's iallgather and
+ * ireducescatter and a NIC per GPU (:351-373), not assumed.
+ */
+static double S_collnet_bus(const struct tune_ctx *c, const struct nccl_graph *g, int f, int a,
+			    int pr, double bus)
+{
+	double factor;
+
+	if (pr != NCCL_SIMPLE || f != NCCL_ALLREDUCE || c->ranks / c->nodes > MAX_COLLNET_LOCAL)
+		return 0;
+	if (a == NCCL_COLLNET_CHAIN)
+		return bus;
+	factor = c->ppn / g->nchannels;
+	factor -= (factor - 1) / 2;
+	return bus / factor * (c->m->sm >= 90 ? .85 : 1);
+}
+
 /* Whether NCCL tunes algorithm a for collective f at all (tuning.cc:294-298). */
 static int S_tune_skip(const struct nccl_params *p, int f, int a)
 {
@@ -426,11 +359,17 @@ static int S_tune_bw(const struct tune_ctx *c, const struct nccl_graph *g, int f
 			    g->nchannels * p->perch_tree_ll128[arch][idx2]);
 	if (a == NCCL_PAT)
 		bus *= p->version < 224 ? .85 : .75;   /* v2.23.4 :193 */
-	/* CollNet needs a SHARP-capable network and
-	 * NCCL_COLLNET_ENABLE; multi-node NVLS needs CollNet too
-	 * (tuning.cc:504-506).  No system describes one. */
-	if (collnet || (a == NCCL_NVLS && nodes > 1))
+	/* CollNet needs a network that reduces (SHARP) and
+	 * NCCL_COLLNET_ENABLE, on 2 nodes or more; NVLS across nodes
+	 * reduces through it too (tuning.cc:503-506,
+	 * NCCL_COLLNET_NODE_THRESHOLD init.cc:1468-1475); NVLS all-gather
+	 * and reduce-scatter across nodes need the plugin's own (:351-373) */
+	if ((collnet || (a == NCCL_NVLS && nodes > 1)) && !m->collnet)
 		bus = 0;
+	if (a == NCCL_NVLS && nodes > 1 && f != NCCL_ALLREDUCE)
+		bus = 0;
+	if (collnet)
+		bus = S_collnet_bus(c, g, f, a, pr, bus);
 	/* NVLS and NVLSTree reduce-scatter and all-gather stop
 	 * at NCCL_MAX_NVLS_ARITY (32) local ranks: an NVLink
 	 * domain of 72 runs them on rings (enqueue.cc:2004-2006,
@@ -514,6 +453,12 @@ static double S_tune_lat(const struct tune_ctx *c, int f, int a, int pr, int nst
 	} else if (a == NCCL_TREE) {
 		if (f == NCCL_ALLREDUCE)
 			lat += 2 * ((ranks / nodes - 1) * intra_lat + S_log2i(nodes) * inter_lat);
+	} else if (a == NCCL_COLLNET_DIRECT) {
+		/* to the head and back over NVLink, 0.4 µs a peer of its
+		 * arity each way, and one trip to the switch (:418-421) */
+		lat += 2 * (S_min(1, ranks / nodes - 1) * intra_lat + (ranks / nodes - 1) * 0.4) + inter_lat;
+	} else if (a == NCCL_COLLNET_CHAIN) {
+		lat += 2 * (ranks / nodes - 1) * intra_lat + inter_lat;   /* :422-423 */
 	} else if (a == NCCL_NVLS) {
 		lat = intra_lat + (nodes > 1 ? inter_lat : 0);
 	} else if (a == NCCL_NVLS_TREE) {
@@ -648,13 +593,35 @@ double nccl_time(const struct nccl_tune *t, const struct nccl_params *p,
 /* NCCL_MAX_NTHREADS, NCCL_LL_MAX_NTHREADS, NCCL_LL128_MAX_NTHREADS (device.h:93-114) */
 static int S_threads(const struct nccl_tune *t, enum nccl_algo a, enum nccl_proto pr)
 {
-	if (a == NCCL_NVLS || a == NCCL_NVLS_TREE)
+	if (a == NCCL_NVLS || a == NCCL_NVLS_TREE || a == NCCL_COLLNET_DIRECT || a == NCCL_COLLNET_CHAIN)
 		return 640;                                   /* tuning.cc:250-252 */
 	if (pr == NCCL_LL)
 		return 512;                                   /* tuning.cc:253-254 */
 	if (pr == NCCL_LL128)
 		return 640;                                   /* tuning.cc:255-257 */
 	return a == NCCL_RING ? t->ring_simple_threads : 512;  /* tuning.cc:244-249 */
+}
+
+/*
+ * CollNet Direct's CTAs (enqueue.cc:2073-2082): from comm->nChannels drop
+ * one while S < CTAs × threads × heads × 512 bytes (tuning.cc:594), in
+ * stages down to 16, 8, 4, 2 and 1 CTAs, the threshold halved as a stage
+ * passes one and a half times its floor.
+ */
+static int S_collnet_direct_ctas(int nc, int threads, int heads, double bytes)
+{
+	double thr = 512;
+	int sw = 16, more = 1;
+
+	while (sw >= 1 && more) {
+		while ((more = bytes < (double)nc * threads * heads * thr) && nc > sw) {
+			if (nc == sw + sw / 2)
+				thr /= 2;
+			nc--;
+		}
+		sw /= 2;
+	}
+	return nc;
 }
 
 double nccl_run_time(const struct nccl_tune *t, const struct nccl_params *p,
@@ -684,8 +651,13 @@ double nccl_run_time(const struct nccl_tune *t, const struct nccl_params *p,
 	if (nvls) {
 		nc = t->nvls_channels > 0 ? t->nvls_channels : t->graph[a].nchannels;
 		run.channels = run.channels_algo = nc;
+	} else if (a == NCCL_COLLNET_DIRECT) {
+		nc = run.channels = t->comm_channels > 0 ? t->comm_channels : 1;
+		nc = run.channels_algo = S_collnet_direct_ctas(nc, run.threads,
+							       t->graph[a].nchannels, bytes);
 	} else {
-		double thr = pr == NCCL_SIMPLE ? 64 : 8;
+		/* CollNet Chain's threshold is 512 (tuning.cc:594-595) */
+		double thr = a == NCCL_COLLNET_CHAIN ? 512 : pr == NCCL_SIMPLE ? 64 : 8;
 		if (a == NCCL_RING && pr == NCCL_LL)
 			thr *= t->ranks;
 		nc = run.channels = t->comm_channels > 0 ? t->comm_channels : 1;
@@ -812,12 +784,27 @@ static int S_terms_bw(const struct nccl_tune *t, const struct nccl_params *p,
 	int nsteps = f == NCCL_ALLREDUCE ? 2 * (ranks - 1) :
 		     f == NCCL_REDUCESCATTER || f == NCCL_ALLGATHER ? ranks - 1 : ranks;
 	double ratio;
+	int cn = a == NCCL_COLLNET_DIRECT || a == NCCL_COLLNET_CHAIN;
 
-	TERM("channels", g->nchannels, "",
-	     "search.cc:1162-1287 (search), 1036-1049 (duplication)");
-	TERM(nodes <= 2 ? "bw per channel (bwIntra)" : "bw per channel (bwInter)",
-	     nodes <= 2 ? g->bw_intra : g->bw_inter, "GB/s",
+	if (a == NCCL_COLLNET_DIRECT)
+		TERM("CollNet Direct heads (GPUs at a NIC)", g->nchannels, "",
+		     "search.cc:373-411, 754-770, 1129-1131");
+	else if (a == NCCL_COLLNET_CHAIN)
+		TERM("CollNet Chain channels (the tree's)", g->nchannels, "",
+		     "init.cc:1189-1194, search.cc:738");
+	else
+		TERM("channels", g->nchannels, "",
+		     "search.cc:1162-1287 (search), 1036-1049 (duplication)");
+	TERM(nodes <= 2 || cn ? "bw per channel (bwIntra)" : "bw per channel (bwInter)",
+	     nodes <= 2 || cn ? g->bw_intra : g->bw_inter, "GB/s",
+	     cn ? "search.cc:1279-1282 (bwIntra up to twice bwInter), tuning.cc:305-306" :
 	     "search.cc:1051-1067 (speeds tried)");
+	if (a == NCCL_COLLNET_DIRECT) {
+		double gpn = (double)ranks / nodes / g->nchannels;
+		TERM("GPUs a NIC serves, counted halfway", gpn - (gpn - 1) / 2, "", "tuning.cc:340-348");
+		if (t->arch >= NCCL_HOPPER)
+			TERM("CollNet Direct factor from sm90", .85, "", "tuning.cc:349");
+	}
 	if (p->version != 230)
 		TERM("NCCL version", p->version / 100 + p->version % 100 / 100.0, "",
 		     "--nccl-version; its changes: models/nccl.md, \"NCCL versions\"");
@@ -900,6 +887,11 @@ static int S_terms_lat(const struct nccl_tune *t, const struct nccl_params *p,
 		if (inter)
 			TERM("steps across nodes", inter, "", "tuning.cc:411-412");
 	}
+	if (a == NCCL_COLLNET_DIRECT)
+		TERM("arity latency, each way", (ranks / nodes - 1) * 0.4, "us",
+		     "tuning.cc:418-421: 0.4 us a peer of the head");
+	if (a == NCCL_COLLNET_CHAIN)
+		TERM("chain steps inside a node, each way", ranks / nodes - 1, "", "tuning.cc:422-423");
 	if (a == NCCL_TREE && f == NCCL_ALLREDUCE) {
 		TERM("chain steps inside a node, each way", ranks / nodes - 1, "", "tuning.cc:416");
 		if (nodes > 1)
@@ -928,7 +920,9 @@ static int S_terms_run(const struct nccl_tune *t, const struct nccl_params *p,
 		  : "comm->nChannels: the ring channels, doubled");
 	if (!nvls) {
 		TERM("threads per CTA", r.threads, "", "tuning.cc:244-257, device.h:93-114");
-		TERM("CTAs after the size check", r.channels_algo, "",
+		TERM("CTAs after the size check", r.channels_algo, "", a == NCCL_COLLNET_DIRECT ?
+		     "enqueue.cc:2073-2082, threshold 512 x heads, tuning.cc:594" :
+		     a == NCCL_COLLNET_CHAIN ? "enqueue.cc:2092-2097, threshold 512, tuning.cc:595" :
 		     "enqueue.cc:2092-2097, thresholds comm.h:49-51, tuning.cc:589-593");
 	}
 	TERM("CTAs given work", r.channels_used, "",

@@ -113,6 +113,9 @@ struct nccl_machine {
 	int nics_per_node;    /* NICs as NCCL counts them: ports of one device (or a plugin's rails) merged */
 	double nic_bw;        /* GB/s per NIC: line rate in bit/s / 8e9, summed over merged ports */
 	double net_latency;   /* µs: the latency the network plugin reports (props->latency) */
+	int collnet;          /* 1: the network switches reduce (SHARP) and NCCL runs CollNet:
+			       * its CollNet plugin loaded, NCCL_COLLNET_ENABLE=1 (system key
+			       * collnet; models/nccl.md, "CollNet") */
 	/* A direct NVLink graph (no NVSwitch): mesh = 1 and nvl[i][j] NVLinks
 	 * from GPU i to GPU j; pci_path[i][j] the NCCL path type between GPUs
 	 * that NVLink does not join (0: pcie_path).  nccl_search_node replays
@@ -179,7 +182,8 @@ double nccl_pcie_bw(int gen, int width);
 /*
  * The channel graphs NCCL's search would build for `nodes` nodes of m:
  * g[NCCL_RING], g[NCCL_TREE], g[NCCL_NVLS] (nchannels 0 when NVLS is not
- * possible).  A simplified replay of ncclTopoCompute, see models/nccl.md.
+ * possible), and with m->collnet on several nodes g[NCCL_COLLNET_DIRECT]
+ * and g[NCCL_COLLNET_CHAIN].  A simplified replay of ncclTopoCompute, see models/nccl.md.
  */
 void nccl_graphs(const struct nccl_machine *m, int nodes, struct nccl_graph g[NCCL_NALGO]);
 

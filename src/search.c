@@ -198,15 +198,57 @@ static void S_push(struct search_result *r, const struct search_cand *c)
 	r->cand[r->n++] = *c;
 }
 
+/* A candidate's place in the order: step time, memory, then the order found. */
+struct S_key {
+	double step_s, memory_B;
+	size_t i;
+};
+
 static int S_cmp(const void *a, const void *b)
 {
-	const struct search_cand *x = a, *y = b;
+	const struct S_key *x = a, *y = b;
 
 	if (x->step_s != y->step_s)
 		return x->step_s < y->step_s ? -1 : 1;
 	if (x->memory_B != y->memory_B)
 		return x->memory_B < y->memory_B ? -1 : 1;
-	return 0;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+/*
+ * The candidates by step time, ties by memory, then in the order they were
+ * found (a stable sort): the keys are sorted, then the candidates moved
+ * in place, cycle by cycle of the permutation.
+ */
+static void S_sort(struct search_result *r)
+{
+	struct S_key *key = xmalloc(r->n * sizeof(*key));
+	struct search_cand tmp;
+	size_t i, j, from;
+
+	for (i = 0; i < r->n; i++) {
+		key[i].step_s = r->cand[i].step_s;
+		key[i].memory_B = r->cand[i].memory_B;
+		key[i].i = i;
+	}
+	qsort(key, r->n, sizeof(*key), S_cmp);
+	/* place j takes the candidate found at key[j].i; SIZE_MAX: placed */
+	for (i = 0; i < r->n; i++) {
+		if (key[i].i == SIZE_MAX)
+			continue;
+		tmp = r->cand[i];
+		for (j = i;;) {
+			from = key[j].i;
+			key[j].i = SIZE_MAX;
+			if (from == i) {
+				r->cand[j] = tmp;
+				break;
+			}
+			r->cand[j] = r->cand[from];
+			j = from;
+		}
+	}
+	free(key);
 }
 
 static int S_divides(double a, double n)
@@ -246,7 +288,8 @@ static int S_reason_cmp(const void *a, const void *b)
 	return strcmp(x->key, y->key);
 }
 
-static void S_refused(struct search_result *r, const char *msg)
+/* n candidates refused with message msg, into its group. */
+static void S_refused(struct search_result *r, const char *msg, size_t n)
 {
 	char key[sizeof(r->reason[0].key)];
 	size_t i;
@@ -254,24 +297,24 @@ static void S_refused(struct search_result *r, const char *msg)
 	/* The same message as a group's latest: no need to take its numbers out. */
 	for (i = 0; i < r->nreasons; i++)
 		if (!strcmp(r->reason[i].last, msg)) {
-			r->reason[i].count++;
+			r->reason[i].count += n;
 			return;
 		}
 	S_reason_key(msg, key, sizeof(key));
 	for (i = 0; i < r->nreasons; i++)
 		if (!strcmp(r->reason[i].key, key)) {
-			r->reason[i].count++;
+			r->reason[i].count += n;
 			snprintf(r->reason[i].last, sizeof(r->reason[i].last), "%s", msg);
 			return;
 		}
 	if (r->nreasons == SEARCH_REASONS_MAX) {
-		r->refused_other++;
+		r->refused_other += n;
 		return;
 	}
 	snprintf(r->reason[i].key, sizeof(r->reason[i].key), "%s", key);
 	snprintf(r->reason[i].example, sizeof(r->reason[i].example), "%s", msg);
 	snprintf(r->reason[i].last, sizeof(r->reason[i].last), "%s", msg);
-	r->reason[i].count = 1;
+	r->reason[i].count = n;
 	r->nreasons++;
 }
 
@@ -309,30 +352,73 @@ static int S_keep(const struct search_space *sp, const struct step_config *c,
 	return 2;
 }
 
-/* Evaluate one configuration; keep it when it fits.  -1 on error, 0
- * refused, 1 valid but too large, 2 kept. */
-static int S_try(const struct search_space *sp, const struct step_config *c,
-		 const struct step_compute *cs, struct S_price *memo,
-		 struct search_result *r, struct errbuf *eb)
+/*
+ * The walk over the space, level by level (layout, cp, experts, sharding,
+ * micro-batch, schedule, then the cp form and recomputation, which the
+ * check does not read).  Each level runs the part of step_check that
+ * reads the fields it fixes (step_check_part, src/step.c); a part that
+ * refuses refuses every configuration below it with the same message, so
+ * the walk below only counts them, and their message is formatted once.
+ */
+struct S_walk {
+	const struct search_space *sp;
+	const struct step_compute *cs;
+	struct S_price *memo;
+	struct search_result *r;
+	struct errbuf *eb;
+	struct step_config c;     /* the configuration, built level by level */
+	const char *why;          /* the refusal of the subtree walked; NULL: none */
+	size_t nwhy;              /* configurations refused with it so far */
+	struct errbuf part;       /* its message */
+};
+
+/* Run one part of the check at this level: 1 when it refuses the
+ * subtree (the level then ends it with S_end), else 0. */
+static int S_part(struct S_walk *k, enum step_check_part part)
 {
+	if (k->why || step_check_part(k->sp->w, &k->c, part, &k->part) == 0)
+		return 0;
+	k->why = k->part.msg;
+	k->nwhy = 0;
+	return 1;
+}
+
+/* The end of a subtree that S_part refused: its count into the reasons. */
+static void S_end(struct S_walk *k, int refused)
+{
+	if (!refused)
+		return;
+	if (k->nwhy)
+		S_refused(k->r, k->why, k->nwhy);
+	k->why = NULL;
+}
+
+/* Evaluate the configuration; keep it when it fits.  -1 on error, 0
+ * refused, 1 valid but too large, 2 kept. */
+static int S_try(struct S_walk *k)
+{
+	const struct search_space *sp = k->sp;
+	const struct step_config *c = &k->c;
+	struct search_result *r = k->r;
 	struct step_result s;
-	struct errbuf why;
 	double gpus = (double)c->tp * (double)c->pp * (double)c->dp * (double)c->cp;
 	int named = sp->where && search_where_match(sp->where, c, gpus), fits;
 
 	r->tried++;
 	if (named)
 		r->named.tried++;
-	if (step_check(sp->w, c, &why) < 0) {
-		S_refused(r, why.msg);
+	if (k->why) {
+		k->nwhy++;
 		if (named && !r->named.refused++)
-			snprintf(r->named.refused_why, sizeof(r->named.refused_why), "%s", why.msg);
+			snprintf(r->named.refused_why, sizeof(r->named.refused_why), "%s", k->why);
 		return 0;
 	}
 	r->valid++;
-	if (step_run_memo(sp->w, c, cs, memo->m, &memo->prices, &s, eb) < 0)
+	/* One too large for the GPU is not priced: its memory says so first. */
+	if ((fits = step_run_fit(sp->w, c, k->cs, k->memo->m, &k->memo->prices, sp->gpu_memory,
+				 &s, k->eb)) < 0)
 		return -1;
-	fits = s.mem.total_B <= sp->gpu_memory && s.step_s > 0;
+	fits = !fits && s.mem.total_B <= sp->gpu_memory && s.step_s > 0;
 	if (named && !fits) {
 		if (!(r->named.unfit_memory_B <= s.mem.total_B)) {
 			r->named.unfit_memory_B = s.mem.total_B;
@@ -344,7 +430,7 @@ static int S_try(const struct search_space *sp, const struct step_config *c,
 		return 1;
 	if (named)
 		r->named.fit++;
-	return S_keep(sp, c, &s, r, eb);
+	return S_keep(sp, c, &s, r, k->eb);
 }
 
 /*
@@ -353,9 +439,7 @@ static int S_try(const struct search_space *sp, const struct step_config *c,
  * too large (where none fits, every level that recomputes is slower on
  * the same collectives, so none of them can rank above it).
  */
-static int S_levels(const struct search_space *sp, struct step_config *c,
-		    const struct step_compute *cs, struct S_price *memo,
-		    struct search_result *r, struct errbuf *eb)
+static int S_levels(struct S_walk *k)
 {
 	static const enum recompute base[] = { RC_NONE, RC_SELECTIVE, RC_FULL };
 	static const enum recompute per_op[] = { RC_MATMUL, RC_ALT_MATMUL };
@@ -363,8 +447,8 @@ static int S_levels(const struct search_space *sp, struct step_config *c,
 	int got = 0, none = 0;
 
 	for (i = 0; i < sizeof(base) / sizeof(base[0]); i++) {
-		c->recompute = base[i];
-		if ((got = S_try(sp, c, cs, memo, r, eb)) < 0)
+		k->c.recompute = base[i];
+		if ((got = S_try(k)) < 0)
 			return -1;
 		if (i == 0)
 			none = got;
@@ -372,56 +456,78 @@ static int S_levels(const struct search_space *sp, struct step_config *c,
 	if (none != 1)
 		return 0;
 	for (i = 0; i < sizeof(per_op) / sizeof(per_op[0]); i++) {
-		c->recompute = per_op[i];
-		if (S_try(sp, c, cs, memo, r, eb) < 0)
+		k->c.recompute = per_op[i];
+		if (S_try(k) < 0)
 			return -1;
 	}
 	return 0;
 }
 
 /* The schedules, chunk counts and recomputation modes of one factorisation. */
-static int S_inner(const struct search_space *sp, struct step_config *c,
-		   const struct step_compute *cs, struct S_price *memo,
-		   struct search_result *r, struct errbuf *eb)
+static int S_inner(struct S_walk *k)
 {
 	/*
 	 * GPipe is not tried: the step model gives it 1F1B's time with every
 	 * micro-batch's activations in flight, so it never wins.
 	 */
 	static const enum pp_schedule scheds[] = { PP_1F1B, PP_INTERLEAVED };
+	struct step_config *c = &k->c;
 	size_t si;
 	unsigned long v;
-	int f;
+	int f, rc = 0, refused;
 
 	for (si = 0; si < sizeof(scheds) / sizeof(scheds[0]); si++) {
 		if (c->pp == 1 && scheds[si] != PP_1F1B)
 			continue;
 		c->schedule = scheds[si];
 		for (v = scheds[si] == PP_INTERLEAVED ? 2 : 1;
-		     v <= (scheds[si] == PP_INTERLEAVED ? sp->max_virt : 1); v++) {
+		     v <= (scheds[si] == PP_INTERLEAVED ? k->sp->max_virt : 1); v++) {
 			c->virt = v;
+			refused = S_part(k, CHECK_SCHEDULE);
 			/* Both forms of context parallelism: ring attention, Llama 3's all-gather. */
-			for (f = 0; f < (c->cp > 1 ? CP_FORM_COUNT : 1); f++) {
+			for (f = 0; f < (c->cp > 1 ? CP_FORM_COUNT : 1) && !rc; f++) {
 				c->cp_form = (enum step_cp_form)f;
-				if (S_levels(sp, c, cs, memo, r, eb) < 0)
-					return -1;
+				rc = S_levels(k);
 			}
+			S_end(k, refused);
+			if (rc < 0)
+				return -1;
 		}
 	}
 	return 0;
 }
 
-/* The sharding and micro-batches of one layout t, p, c, d, e, etp. */
-static int S_zero_mb(const struct search_space *sp, const double lay[6], double per_dp,
-		     const struct step_compute *cs, struct S_price *memo,
-		     struct search_result *r, struct errbuf *eb)
+/* The micro-batches of one sharding. */
+static int S_mb(struct S_walk *k, double per_dp)
 {
-	double t = lay[0], p = lay[1], cp = lay[2], d = lay[3], e = lay[4], etp = lay[5];
-	double z, b, Rs[2];
-	unsigned long G = sp->gpus_per_node;
-	int nr, ri;
+	double b;
+	int rc, refused;
 
-	for (z = 0; z <= 3; z++) {
+	for (b = 1; b <= per_dp && b <= (double)k->sp->max_mb; b++) {
+		if (!S_divides(b, per_dp))
+			continue;
+		k->c.micro_batch = b;
+		refused = S_part(k, CHECK_BATCH);
+		rc = S_inner(k);
+		S_end(k, refused);
+		if (rc < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* The sharding and micro-batches of one layout t, p, c, d, e, etp (in k->c). */
+static int S_zero_mb(struct S_walk *k, double per_dp)
+{
+	const struct search_space *sp = k->sp;
+	struct step_config *c = &k->c;
+	double t = (double)c->tp, p = (double)c->pp, cp = (double)c->cp, d = (double)c->dp;
+	double z, Rs[2];
+	unsigned long G = sp->gpus_per_node;
+	int nr, ri, rc = 0, refused, zref;
+
+	refused = S_part(k, CHECK_EXPERTS);
+	for (z = 0; z <= 3 && !rc; z++) {
 		/* ZeRO shards over nothing on one data-parallel rank. */
 		if (z > 0 && d * cp == 1)
 			break;
@@ -436,36 +542,16 @@ static int S_zero_mb(const struct search_space *sp, const double lay[6], double 
 			if (inner >= 2 && inner < d * cp && S_divides(d * cp / inner, d))
 				Rs[nr++] = d * cp / inner;
 		}
-		for (ri = 0; ri < nr; ri++)
-			for (b = 1; b <= per_dp && b <= (double)sp->max_mb; b++) {
-				struct step_config c;
-
-				if (!S_divides(b, per_dp))
-					continue;
-				step_config_init(&c);
-				c.tp = (unsigned long)t;
-				c.pp = (unsigned long)p;
-				c.dp = (unsigned long)d;
-				c.cp = (unsigned long)cp;
-				c.ep = (unsigned long)e;
-				c.etp = etp == t ? 0 : (unsigned long)etp;
-				c.zero = (int)z;
-				c.dp_replicate = (unsigned long)Rs[ri];
-				c.sp = t > 1;
-				c.micro_batch = b;
-				c.global_batch = sp->global_batch;
-				c.seq = sp->seq;
-				c.grad_bytes = sp->grad_bytes;
-				c.framework = sp->framework;
-				c.tp_overlap = sp->tp_overlap && t > 1;
-				c.precision = sp->precision;
-				c.moe_imbalance = sp->moe_imbalance;
-				c.gpus_per_node = G;
-				if (S_inner(sp, &c, cs, memo, r, eb) < 0)
-					return -1;
-			}
+		for (ri = 0; ri < nr && !rc; ri++) {
+			c->zero = (int)z;
+			c->dp_replicate = (unsigned long)Rs[ri];
+			zref = S_part(k, CHECK_SHARDING);
+			rc = S_mb(k, per_dp);
+			S_end(k, zref);
+		}
 	}
-	return 0;
+	S_end(k, refused);
+	return rc;
 }
 
 /*
@@ -473,26 +559,48 @@ static int S_zero_mb(const struct search_space *sp, const double lay[6], double 
  * folding; etp = 1 (or --etp) where e divides t·c·d but not d·c, the
  * layouts only Megatron-Core's folding runs.
  */
-static int S_experts(const struct search_space *sp, double N, double t, double p, double cp,
-		     double d, double e, double per_dp, const struct step_compute *cs,
-		     struct S_price *memo, struct search_result *r, struct errbuf *eb)
+static int S_experts(struct S_walk *k, double e, double per_dp)
 {
-	double lay[6] = { t, p, cp, d, e, t };
+	const struct search_space *sp = k->sp;
+	double t = (double)k->c.tp, cp = (double)k->c.cp, d = (double)k->c.dp, etp = t;
 
-	(void)N;
 	if (sp->etp) {
-		lay[5] = (double)sp->etp;
-		if (!S_divides(e * lay[5], t * cp * d))
+		etp = (double)sp->etp;
+		if (!S_divides(e * etp, t * cp * d))
 			return 0;
-		return S_zero_mb(sp, lay, per_dp, cs, memo, r, eb);
+	} else if (!S_divides(e, d * cp)) {
+		if (!(t > 1 && S_divides(e, t * d * cp)))
+			return 0;
+		etp = 1;
 	}
-	if (S_divides(e, d * cp))
-		return S_zero_mb(sp, lay, per_dp, cs, memo, r, eb);
-	if (t > 1 && S_divides(e, t * d * cp)) {
-		lay[5] = 1;
-		return S_zero_mb(sp, lay, per_dp, cs, memo, r, eb);
+	k->c.ep = (unsigned long)e;
+	k->c.etp = etp == t ? 0 : (unsigned long)etp;
+	return S_zero_mb(k, per_dp);
+}
+
+/* The context-parallel sizes, data-parallel sizes and experts of t, p (in k->c). */
+static int S_cp(struct S_walk *k, double N)
+{
+	const struct search_space *sp = k->sp;
+	double E = sp->w->experts > 1 ? sp->w->experts : 1, t = (double)k->c.tp;
+	double p = (double)k->c.pp, cp, e;
+	int rc = 0, refused;
+
+	for (cp = 1; cp <= N / (t * p) && cp <= (double)sp->max_cp && !rc; cp++) {
+		double d = N / (t * p * cp), per_dp;
+
+		if (!S_divides(cp, N / (t * p)) || !S_divides(d, sp->global_batch))
+			continue;
+		per_dp = sp->global_batch / d;
+		k->c.cp = (unsigned long)cp;
+		k->c.dp = (unsigned long)d;
+		refused = S_part(k, CHECK_CP);
+		for (e = 1; e <= E && !rc; e++)
+			if (S_divides(e, E))
+				rc = S_experts(k, e, per_dp);
+		S_end(k, refused);
 	}
-	return 0;
+	return rc;
 }
 
 /*
@@ -506,33 +614,39 @@ static int S_experts(const struct search_space *sp, double N, double t, double p
 static int S_space(const struct search_space *sp, double N, const struct step_compute *cs,
 		   struct S_price *memo, struct search_result *r, struct errbuf *eb)
 {
-	const struct workload *w = sp->w;
 	unsigned long G = sp->gpus_per_node, maxtp = G ? G : 8;
-	double E = w->experts > 1 ? w->experts : 1, t, p, cp, e;
+	struct S_walk k;
+	struct step_config *c = &k.c;
+	double t, p;
+	int rc = 0, refused;
 
-	for (t = 1; t <= N && t <= (double)maxtp; t++) {
+	memset(&k, 0, sizeof(k));
+	k.sp = sp, k.cs = cs, k.memo = memo, k.r = r, k.eb = eb;
+	step_config_init(c);
+	c->global_batch = sp->global_batch;
+	c->seq = sp->seq;
+	c->grad_bytes = sp->grad_bytes;
+	c->framework = sp->framework;
+	c->eager = sp->eager;
+	c->precision = sp->precision;
+	c->moe_imbalance = sp->moe_imbalance;
+	c->gpus_per_node = G;
+	for (t = 1; t <= N && t <= (double)maxtp && !rc; t++) {
 		if (!S_divides(t, N))
 			continue;
-		for (p = 1; p <= N / t; p++) {
+		c->tp = (unsigned long)t;
+		c->sp = t > 1;
+		c->tp_overlap = sp->tp_overlap && t > 1;
+		for (p = 1; p <= N / t && !rc; p++) {
 			if (!S_divides(p, N / t))
 				continue;
-			for (cp = 1; cp <= N / (t * p) && cp <= (double)sp->max_cp; cp++) {
-				double d = N / (t * p * cp), per_dp;
-
-				if (!S_divides(cp, N / (t * p)) || !S_divides(d, sp->global_batch))
-					continue;
-				per_dp = sp->global_batch / d;
-				for (e = 1; e <= E; e++) {
-					if (!S_divides(e, E))
-						continue;
-					if (S_experts(sp, N, t, p, cp, d, e, per_dp, cs, memo, r,
-						      eb) < 0)
-						return -1;
-				}
-			}
+			c->pp = (unsigned long)p;
+			refused = S_part(&k, CHECK_LAYOUT);
+			rc = S_cp(&k, N);
+			S_end(&k, refused);
 		}
 	}
-	return 0;
+	return rc;
 }
 
 int search_run(const struct search_space *sp, const double *gpus, size_t ngpus,
@@ -554,7 +668,7 @@ int search_run(const struct search_space *sp, const double *gpus, size_t ngpus,
 	if (rc < 0)
 		return -1;
 	if (r->n > 1)
-		qsort(r->cand, r->n, sizeof(*r->cand), S_cmp);
+		S_sort(r);
 	if (r->nreasons > 1)
 		qsort(r->reason, r->nreasons, sizeof(r->reason[0]), S_reason_cmp);
 	search_pareto(r);

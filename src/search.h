@@ -58,6 +58,7 @@ struct search_space {
 	double grad_bytes;        /* bytes per gradient value */
 	enum step_framework framework;  /* what overlaps with what (default megatron) */
 	int tp_overlap;                 /* --tp-comm-overlap in every configuration with tp > 1 */
+	int eager;                      /* the elementwise work as eager PyTorch runs it */
 	enum step_precision precision;  /* every configuration's (default bf16) */
 	double moe_imbalance;           /* the busiest expert's tokens over the mean (1) */
 	unsigned long etp;              /* 0: tp, and 1 where only folding lets ep run */

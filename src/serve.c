@@ -55,7 +55,7 @@ int serve_check(const struct workload *w, const struct serve_params *p, struct e
 
 double serve_kv_per_token(const struct workload *w, double kv_bytes)
 {
-	return 2 * w->layers * w->kv_heads * (w->hidden / w->heads) * kv_bytes;
+	return 2 * w->layers * w->kv_heads * workload_head_dim(w) * kv_bytes;
 }
 
 double serve_experts_touched(double E, double k, double tokens)
@@ -207,7 +207,7 @@ static void S_memory(const struct system *s, const struct workload *w,
 {
 	struct layer_params lp;
 	double wb = p->precision == SERVE_FP8 ? 1 : 2, tp = (double)p->tp, pp = (double)p->pp;
-	double E = w->experts > 1 ? w->experts : 1, hd = w->hidden / w->heads;
+	double E = w->experts > 1 ? w->experts : 1, hd = workload_head_dim(w);
 
 	workload_layer_params(w, &lp);
 	/* the larger end stage holds the embedding or the output layer (both at pp = 1) */
@@ -234,7 +234,7 @@ static void S_decode(const struct kernel_gpu *g, const struct workload *w,
 	double wb = p->precision == SERVE_FP8 ? 1 : 2, tp = (double)p->tp, b = p->batch;
 	double E = w->experts > 1 ? w->experts : 1, k = w->experts > 1 ? w->top_k : 1;
 	/* the mean context over the output: the KV cache grows by a token a step */
-	double ctx = p->prompt + p->output / 2, hd = w->hidden / w->heads;
+	double ctx = p->prompt + p->output / 2, hd = workload_head_dim(w);
 	/* fp8 tensor cores run at twice bf16's dense rate (H100 datasheet: 1979
 	 * against 989 TFLOPS; the same ratio on sm89 and sm100) */
 	double peak = g->peak * (p->precision == SERVE_FP8 ? 2 : 1);
@@ -245,7 +245,7 @@ static void S_decode(const struct kernel_gpu *g, const struct workload *w,
 	r->experts_touched = serve_experts_touched(E, k, b);
 	wlayer = wb * ((lp.attn + r->experts_touched * lp.mlp) / tp + lp.other);
 	kvlayer = b * ctx * 2 * S_kv_heads_gpu(w, tp) * hd * p->kv_bytes;
-	flayer = 2 * b * lp.matmul / tp + 4 * b * ctx * w->hidden / tp;
+	flayer = 2 * b * lp.matmul / tp + 4 * b * ctx * workload_q_width(w) / tp;
 	out_w = wb * w->vocab * w->hidden / tp;
 	out_f = 2 * b * w->vocab * w->hidden / tp;
 	r->decode_weights_B = w->layers * wlayer + out_w;

@@ -186,9 +186,27 @@ static int S_check_moe(const struct workload *w, const struct step_config *c, st
 	if (!(c->moe_imbalance >= 1) || !(c->moe_imbalance <= 1e3))
 		return errbuf_set(eb, "--moe-imbalance: the busiest expert's tokens over the mean "
 				  "is 1 to 1000, got %g", c->moe_imbalance);
+	/* Megatron-Core's MoE layer refuses to train with tensor parallelism
+	 * but no sequence parallelism (megatron/core/transformer/moe/
+	 * moe_layer.py, forward): its dispatcher routes each rank's slice. */
 	if (w->experts >= 2 && c->tp > 1 && etp != c->tp && !c->sp)
 		return errbuf_set(eb, "--etp %lu with tp %lu: Megatron-Core folds the experts only "
 				  "with sequence parallelism", etp, c->tp);
+	if (w->experts >= 2 && c->tp > 1 && !c->sp)
+		return errbuf_set(eb, "tp %lu with experts needs --sequence-parallel (Megatron-Core's "
+				  "MoE layer refuses tensor parallelism without it)", c->tp);
+	/* Megatron-Core's EP all-to-all overlap (transformer_config.py,
+	 * overlap_moe_expert_parallel_comm): expert parallelism, the
+	 * interleaved schedule when pipelined, no full recomputation. */
+	if (c->ep_overlap && (w->experts < 2 || c->ep < 2 || c->framework != FW_MEGATRON))
+		return errbuf_set(eb, "--overlap-moe-expert-parallel-comm overlaps Megatron-Core's "
+				  "expert-parallel all-to-all: it needs experts, ep above 1 and "
+				  "--framework megatron");
+	if (c->ep_overlap && ((c->pp > 1 && c->schedule != PP_INTERLEAVED) ||
+			      c->recompute == RC_FULL))
+		return errbuf_set(eb, "--overlap-moe-expert-parallel-comm: Megatron-Core runs it "
+				  "with the interleaved schedule when pipelined and without full "
+				  "recomputation");
 	if (fmod(tcd, (double)c->ep * (double)etp) != 0)
 		return errbuf_set(eb, "expert-parallel x expert-tensor-parallel size %lu x %lu does "
 				  "not divide tp x cp x dp = %.15g", c->ep, etp, tcd);
@@ -221,18 +239,25 @@ static int S_check_sharding(const struct step_config *c, struct errbuf *eb)
 	return 0;
 }
 
-int step_check(const struct workload *w, const struct step_config *c, struct errbuf *eb)
+/*
+ * The checks in the order step_check runs them, cut where the fields they
+ * read change: each part reads only the fields its comment names (and
+ * the workload), so a part that refuses at one value of those fields
+ * refuses every configuration that shares them, with the same message,
+ * once the parts before it pass (search counts whole subtrees so).
+ */
+
+/* Sizes >= 1; the layout: pp, layers_first/last, tp, sp, tp_overlap,
+ * framework, seq (and dp, cp, ep only for being at least 1). */
+static int S_check_layout(const struct workload *w, const struct step_config *c,
+			  struct errbuf *eb)
 {
-	double B = S_global(c), db = (double)c->dp * c->micro_batch, m;
+	double f, mid, l;
 
 	if (!c->tp || !c->pp || !c->dp || !c->cp || !c->ep)
 		return errbuf_set(eb, "parallel sizes must be at least 1");
-	{
-		double f, mid, l;
-
-		if (step_stage_layers(w, c, &f, &mid, &l, eb) < 0)
-			return -1;
-	}
+	if (step_stage_layers(w, c, &f, &mid, &l, eb) < 0)
+		return -1;
 	if (c->tp_overlap && (c->tp < 2 || !c->sp || !step_framework_megatron_layers(c->framework)))
 		return errbuf_set(eb, "--tp-comm-overlap overlaps Megatron's sequence-parallel "
 				  "collectives: it needs tp above 1, --sequence-parallel and "
@@ -242,14 +267,33 @@ int step_check(const struct workload *w, const struct step_config *c, struct err
 				  "and %.15g key/value heads", c->tp, w->heads, w->kv_heads);
 	if (!(c->seq >= 1) || c->seq != floor(c->seq))
 		return errbuf_set(eb, "sequence length must be a whole number >= 1, got %g", c->seq);
+	return 0;
+}
+
+/* Context parallelism: cp, seq. */
+static int S_check_cp(const struct step_config *c, struct errbuf *eb)
+{
 	if (fmod(c->seq, (double)c->cp) != 0)
 		return errbuf_set(eb, "context-parallel size %lu does not divide the sequence "
 				  "length %.15g", c->cp, c->seq);
+	return 0;
+}
+
+/* Experts: ep, etp, tp, cp, dp, sp, moe_imbalance, capacity_given. */
+static int S_check_experts(const struct workload *w, const struct step_config *c,
+			   struct errbuf *eb)
+{
 	if (c->ep > 1 && (w->experts < 2 || fmod(w->experts, (double)c->ep) != 0))
 		return errbuf_set(eb, "expert-parallel size %lu does not divide the %.15g experts",
 				  c->ep, w->experts);
-	if (S_check_moe(w, c, eb) < 0 || S_check_sharding(c, eb) < 0)
-		return -1;
+	return S_check_moe(w, c, eb);
+}
+
+/* The batch: micro_batch, global_batch, dp. */
+static int S_check_batch(const struct step_config *c, struct errbuf *eb)
+{
+	double B = S_global(c), db = (double)c->dp * c->micro_batch, m;
+
 	if (!(c->micro_batch >= 1) || c->micro_batch != floor(c->micro_batch))
 		return errbuf_set(eb, "micro-batch must be a whole number >= 1, got %g",
 				  c->micro_batch);
@@ -257,6 +301,16 @@ int step_check(const struct workload *w, const struct step_config *c, struct err
 	if (!(B >= 1) || m != floor(m) || m < 1)
 		return errbuf_set(eb, "global batch %.15g is not a multiple of dp x micro-batch = %.15g",
 				  B, db);
+	return 0;
+}
+
+/* The schedule: schedule, virt, pp, layers_first/last, m (global_batch,
+ * dp, micro_batch), and the bytes per value and capacity. */
+static int S_check_schedule(const struct workload *w, const struct step_config *c,
+			    struct errbuf *eb)
+{
+	double m = S_global(c) / ((double)c->dp * c->micro_batch);
+
 	if (c->schedule != PP_INTERLEAVED && c->virt != 1)
 		return errbuf_set(eb, "virtual stages need the interleaved schedule");
 	if (c->schedule == PP_INTERLEAVED) {
@@ -295,9 +349,33 @@ int step_check(const struct workload *w, const struct step_config *c, struct err
 	return 0;
 }
 
+int step_check_part(const struct workload *w, const struct step_config *c,
+		    enum step_check_part part, struct errbuf *eb)
+{
+	switch (part) {
+	case CHECK_LAYOUT: return S_check_layout(w, c, eb);
+	case CHECK_CP: return S_check_cp(c, eb);
+	case CHECK_EXPERTS: return S_check_experts(w, c, eb);
+	case CHECK_SHARDING: return S_check_sharding(c, eb);
+	case CHECK_BATCH: return S_check_batch(c, eb);
+	case CHECK_SCHEDULE: return S_check_schedule(w, c, eb);
+	default: return errbuf_set(eb, "no such part of the check");
+	}
+}
+
+int step_check(const struct workload *w, const struct step_config *c, struct errbuf *eb)
+{
+	int part;
+
+	for (part = 0; part < CHECK_PARTS; part++)
+		if (step_check_part(w, c, (enum step_check_part)part, eb) < 0)
+			return -1;
+	return 0;
+}
+
 static int S_run(const struct workload *w, const struct step_config *c,
-		 const struct step_compute *cs, struct step_pricing *prp, struct step_result *r,
-		 struct errbuf *eb);
+		 const struct step_compute *cs, struct step_pricing *prp, double mem_limit_B,
+		 struct step_result *r, struct errbuf *eb);
 
 int step_run(const struct workload *w, const struct step_config *c,
 	     const struct step_compute *cs, const struct cost_model *cm, enum step_band band,
@@ -305,7 +383,7 @@ int step_run(const struct workload *w, const struct step_config *c,
 {
 	struct step_pricing pr = { cm, ALGO_AUTO, band, 0, 0, NULL };
 
-	return S_run(w, c, cs, &pr, r, eb);
+	return S_run(w, c, cs, &pr, 0, r, eb);
 }
 
 int step_run_memo(const struct workload *w, const struct step_config *c,
@@ -314,7 +392,24 @@ int step_run_memo(const struct workload *w, const struct step_config *c,
 {
 	struct step_pricing pr = { cm, ALGO_AUTO, STEP_BAND_NONE, 0, 0, memo };
 
-	return S_run(w, c, cs, &pr, r, eb);
+	return S_run(w, c, cs, &pr, 0, r, eb);
+}
+
+int step_run_fit(const struct workload *w, const struct step_config *c,
+		 const struct step_compute *cs, const struct cost_model *cm,
+		 struct step_memo *memo, double memory_B, struct step_result *r, struct errbuf *eb)
+{
+	struct step_pricing pr = { cm, ALGO_AUTO, STEP_BAND_NONE, 0, 0, memo };
+
+	return S_run(w, c, cs, &pr, memory_B > 0 ? memory_B : 0, r, eb);
+}
+
+void step_zero_ranks(const struct step_config *c, double *zd, double *ze)
+{
+	double t = (double)c->tp, d = (double)c->dp, cp = (double)c->cp, e = (double)c->ep;
+
+	*zd = d * cp / (double)c->dp_replicate;
+	*ze = t * d * cp / ((double)step_etp(c) * e);
 }
 
 /* The sizes, the stage and what the result says of them before any time. */
@@ -331,7 +426,8 @@ static int S_run_init(struct run *u, const struct workload *w, const struct step
 	u->kg = cs ? cs->kgpu : NULL;
 	u->t = (double)c->tp, u->p = (double)c->pp, u->d = (double)c->dp, u->cp = (double)c->cp;
 	u->e = (double)c->ep, u->v = (double)c->virt, u->b = c->micro_batch, u->s = c->seq;
-	u->h = w->hidden, u->l = w->layers, u->hkv = u->h * w->kv_heads / w->heads;
+	u->h = w->hidden, u->l = w->layers, u->hkv = workload_kv_width(w);
+	u->hq = workload_q_width(w);
 	u->E = w->experts > 1 ? w->experts : 1, u->k = w->experts > 1 ? w->top_k : 1;
 	u->rate = u->fwd_l = u->bwd_l = u->fwd_mb = u->bwd_mb = NAN;
 	u->G = c->gpus_per_node;
@@ -363,14 +459,24 @@ static int S_run_init(struct run *u, const struct workload *w, const struct step
 }
 
 static int S_run(const struct workload *w, const struct step_config *c,
-		 const struct step_compute *cs, struct step_pricing *prp, struct step_result *r,
-		 struct errbuf *eb)
+		 const struct step_compute *cs, struct step_pricing *prp, double mem_limit_B,
+		 struct step_result *r, struct errbuf *eb)
 {
 	struct run u;
 	int i;
 
 	if (S_run_init(&u, w, c, cs, prp, r, eb) < 0)
 		return -1;
+	/*
+	 * The memory reads the sizes alone, no time: a configuration that
+	 * cannot fit is not priced (step_run_fit).
+	 */
+	if (mem_limit_B > 0) {
+		step_zero_ranks(c, &u.zd, &u.ze);
+		step_memory_stages(&u);
+		if (r->mem.total_B > mem_limit_B)
+			return 1;
+	}
 	step_shape_flops(&u);
 	if (step_shape_compute(&u, eb) < 0)
 		return -1;
@@ -381,7 +487,10 @@ static int S_run(const struct workload *w, const struct step_config *c,
 	if (step_ledger_cp(&u, eb) < 0)
 		return -1;
 	step_overlap_cp(&u);
-	if (step_ledger_ep(&u, eb) < 0 || step_ledger_pp(&u, eb) < 0)
+	if (step_ledger_ep(&u, eb) < 0)
+		return -1;
+	step_overlap_ep(&u);
+	if (step_ledger_pp(&u, eb) < 0)
 		return -1;
 	step_overlap_pp(&u);
 	/* the per-micro-batch rows: what hiding them costs, then their sums */

@@ -29,7 +29,7 @@
 enum step_band { STEP_BAND_NONE, STEP_BAND_LO, STEP_BAND_HI };
 
 /* What overlaps with what: the framework that runs the step (models/step.md). */
-/* FW_DEEPSPEED_2021: DeepSpeed's ZeRO-3 as released in 2021 (v0.3.10-v0.5.4),
+/* FW_DEEPSPEED_2021: DeepSpeed's ZeRO-3 as released in 2021 (v0.3.14-v0.5.4),
  * before its gathers and reduce-scatters moved to flat buffers. */
 enum step_framework { FW_MEGATRON, FW_DEEPSPEED, FW_FSDP, FW_DEEPSPEED_2021, FW_COUNT };
 /* 1 for DeepSpeed of any time. */
@@ -94,6 +94,8 @@ struct step_config {
 	int zero;                  /* 0-3 */
 	int sp;                    /* Megatron sequence parallelism (needs tp > 1 to matter) */
 	int tp_overlap;            /* --tp-comm-overlap: forward TP collectives behind their GEMMs (needs sp) */
+	int eager;                 /* elementwise work an operator a kernel, as eager PyTorch runs it
+				      (--elementwise eager; the default with --framework fsdp) */
 	double micro_batch;        /* b: sequences */
 	double global_batch;       /* B: sequences; 0 = d·b (one micro-batch) */
 	double seq;                /* s: tokens per sequence */
@@ -107,6 +109,8 @@ struct step_config {
 				      moe_imbalance x the mean */
 	double moe_imbalance;      /* the busiest expert's tokens / the mean (>= 1; default 1) */
 	unsigned long etp;         /* expert tensor-parallel size (0: tp, Megatron's default) */
+	int ep_overlap;            /* --overlap-moe-expert-parallel-comm: the EP all-to-all of one
+				      micro-batch behind another's compute (Megatron-Core) */
 	unsigned long dp_replicate; /* hybrid sharding: ZeRO within dp/N ranks, N replicas (1) */
 	enum step_precision precision;   /* default bf16 */
 	unsigned long gpus_per_node;  /* for placing ranks; 0 = every group in one node */
@@ -142,6 +146,26 @@ double step_moe_dropped(const struct step_config *c);
  * interleaved and m a multiple of p for it.  Returns 0, or -1 with eb saying which.
  */
 int step_check(const struct workload *w, const struct step_config *c, struct errbuf *eb);
+
+/*
+ * step_check in its parts, run in this order; each reads only the fields
+ * its part names, so a search can check a part once for every
+ * configuration that shares them:
+ *   CHECK_LAYOUT    sizes >= 1; pp and the layers, tp and the heads,
+ *                   --tp-comm-overlap, the sequence length
+ *                   (tp, pp, layers_first/last, sp, tp_overlap, framework, seq)
+ *   CHECK_CP        cp dividing s (cp, seq)
+ *   CHECK_EXPERTS   ep, etp (ep, etp, tp, cp, dp, sp, moe_imbalance, capacity_given)
+ *   CHECK_SHARDING  ZeRO stage and --dp-replicate (zero, pp, framework, dp_replicate, dp)
+ *   CHECK_BATCH     b whole, B a multiple of d·b (micro_batch, global_batch, dp)
+ *   CHECK_SCHEDULE  v and the interleaved schedule, bytes per value
+ *                   (schedule, virt, pp, layers_first/last, global_batch, dp, micro_batch)
+ * step_check is every part in order: the first part that refuses says why.
+ */
+enum step_check_part { CHECK_LAYOUT, CHECK_CP, CHECK_EXPERTS, CHECK_SHARDING, CHECK_BATCH,
+	CHECK_SCHEDULE, CHECK_PARTS };
+int step_check_part(const struct workload *w, const struct step_config *c,
+		    enum step_check_part part, struct errbuf *eb);
 
 /*
  * Layers on the first, a middle and the last pipeline stage.  Even when p
@@ -322,6 +346,23 @@ void step_memo_release(struct step_memo *m);
 int step_run_memo(const struct workload *w, const struct step_config *c,
 		  const struct step_compute *cs, const struct cost_model *m,
 		  struct step_memo *memo, struct step_result *r, struct errbuf *eb);
+
+/*
+ * step_run_memo for a search: when the memory of the most loaded stage
+ * (r->mem, which reads the sizes alone) is above memory_B, nothing is
+ * priced and 1 is returned with only r->mem and the sizes filled.  Returns
+ * 0 priced, 1 too large, -1 on error.  memory_B <= 0: no limit.
+ */
+int step_run_fit(const struct workload *w, const struct step_config *c,
+		 const struct step_compute *cs, const struct cost_model *m,
+		 struct step_memo *memo, double memory_B, struct step_result *r, struct errbuf *eb);
+
+/*
+ * The ranks ZeRO shards over: zd = d·c / dp_replicate for the dense
+ * weights, ze = t·d·c / (etp·e) for the experts' (models/step.md, "Memory
+ * per GPU").
+ */
+void step_zero_ranks(const struct step_config *c, double *zd, double *ze);
 
 /*
  * Data-parallel and ZeRO collectives of one step for `params` parameters

@@ -41,6 +41,7 @@ struct run {
 	const struct kernel_gpu *kg;
 	struct layer_params lp;
 	double t, p, d, cp, e, v, b, s, h, l, hkv, E, k;
+	double hq;                 /* the queries' width a·d (h without head_dim) */
 	double L, Lf, Lm, Ll, m, sr, A, rate, sms;
 	double fwd_l, bwd_l, fwd_mb, bwd_mb;
 	double dense, expert, zd, ze;
@@ -48,7 +49,7 @@ struct run {
 	int nmod;
 	unsigned long G;
 	int full, moe, megatron_layers;
-	int first_tp, first_cp, first_pp, first_dp;   /* each dimension's first row */
+	int first_tp, first_cp, first_ep, first_pp, first_dp;   /* each dimension's first row */
 };
 
 /* step_shape.c: the FLOPs of the step, then the compute (by kernel, flat or
@@ -77,6 +78,9 @@ int step_ledger_edges(struct run *u, struct errbuf *eb);
 void step_overlap_tp(struct run *u);
 void step_overlap_cp(struct run *u);
 void step_overlap_pp(struct run *u);
+/* ep: the all-to-all behind the other micro-batch's compute under
+ * --overlap-moe-expert-parallel-comm (Megatron-Core's combined 1F1B). */
+void step_overlap_ep(struct run *u);
 /* dp: by framework, then the SMs' share, then r->dp_exposed_s. */
 int step_overlap_dp(struct run *u, struct errbuf *eb);
 /* Rows from `first` on: exposed at least their time × ctas/sms. */

@@ -313,11 +313,13 @@ int step_ledger_tp(struct run *u, struct errbuf *eb)
 	 * the MLP) and two in backward; with sequence parallelism
 	 * (Korthikanti et al. 2022) each all-reduce becomes an all-gather and
 	 * a reduce-scatter of the same buffer.  Full recomputation repeats the
-	 * forward ones during backward.
+	 * forward ones during backward.  An MoE layer keeps the attention's
+	 * pair alone: its tokens reach the experts by the dispatcher, whose
+	 * collectives run in the expert groups (step_ledger_ep).
 	 */
 	u->first_tp = r->nrows;
 	if (c->tp > 1) {
-		double fw = 2 * L, bw = 2 * L + (full ? 2 * L : 0);
+		double per = u->moe ? 1 : 2, fw = per * L, bw = per * L + (full ? per * L : 0);
 
 		ranks = c->tp;
 		pn = step_per_node(ranks, 1, G);
@@ -378,36 +380,66 @@ int step_ledger_cp(struct run *u, struct errbuf *eb)
 	return 0;
 }
 
+/*
+ * The expert layer's traffic as Megatron-Core's all-to-all dispatcher
+ * runs it (megatron/core/transformer/moe/token_dispatcher.py,
+ * MoEAlltoAllTokenDispatcher):
+ *   ep:  the tokens' all-to-all in the expert-parallel group (token_dispatch,
+ *        token_combine), forward and backward;
+ *   etp: with etp > 1 the tokens a rank received are all-gathered in the
+ *        expert-tensor-parallel group before the experts (dispatch_postprocess,
+ *        gather_from_sequence_parallel_region) and the experts' outputs
+ *        reduce-scattered after them (combine_preprocess,
+ *        reduce_scatter_to_sequence_parallel_region); backward each turns
+ *        into the other.  The experts' linears are split over those etp
+ *        ranks but communicate nothing themselves (experts.py, TEGroupedMLP
+ *        on the expt_tp group).
+ * Both run on the compute stream between the router and the experts, so
+ * both stay exposed (step_overlap.c hides neither); full recomputation
+ * runs the forward's again in backward.  The routing probabilities travel
+ * beside the tokens, one value per routed token (1/h of their bytes), and
+ * are left out.
+ */
 int step_ledger_ep(struct run *u, struct errbuf *eb)
 {
 	const struct step_config *c = u->c;
 	struct step_pricing *prp = u->prp;
 	struct step_result *r = u->r;
 	double b = u->b, sr = u->sr, t = u->t, h = u->h, k = u->k, L = u->L;
+	double etp = (double)step_etp(c);
 	unsigned long G = u->G, ranks, pn;
 	int full = u->full, moe = u->moe;
+	/* One rank's routed copies: its sequence-parallel slice of T/t tokens,
+	 * k copies each; the busiest rank receives load times the mean
+	 * (step_moe_load). */
+	double S = moe ? k * step_moe_load(c) * b * sr / (c->sp ? t : 1) * h * c->act_bytes : 0;
+
+	u->first_ep = r->nrows;
 
 	/*
-	 * Expert parallelism (Lepikhin et al. 2021, GShard; Fedus et al. 2022):
-	 * per MoE layer an all-to-all dispatches each token to its k experts
-	 * and another combines the results, in forward and in backward; one
-	 * rank sends k·capacity·tokens·h values.
+	 * The folded grid (Megatron-Core, parallel_state.py: the expert
+	 * ranks ordered etp, ep, edp over the t·c·d ranks of a stage): an
+	 * expert-parallel group's ep ranks stand etp apart and do not
+	 * cross cp; an expert-tensor-parallel group is etp consecutive ranks.
 	 */
 	if (moe && c->ep > 1) {
-		double tokens = b * sr / (c->sp ? t : 1);
-		double S = k * step_moe_load(c) * tokens * h * c->act_bytes;
-
-		/*
-		 * The folded grid (Megatron-Core): an expert-parallel group's
-		 * ep ranks stand etp apart (the expert grid's order is
-		 * etp, ep, edp: it does not cross cp); each sends its
-		 * sequence-parallel slice of T/t tokens.  The busiest rank
-		 * receives load times the mean (step_moe_load).
-		 */
 		ranks = c->ep;
 		pn = step_per_node(ranks, step_etp(c), G);
 		if (S_row(r, prp, DIM_EP, PH_FORWARD, OP_ALLTOALL, 2 * L, S, ranks, pn, eb) ||
 		    S_row(r, prp, DIM_EP, PH_BACKWARD, OP_ALLTOALL, (2 + 2 * full) * L, S, ranks, pn, eb))
+			return -1;
+	}
+	/* The all-gather's output and the reduce-scatter's input: the etp
+	 * ranks' received tokens together, etp·S. */
+	if (moe && etp > 1) {
+		double bw = (1 + full) * L;
+
+		ranks = step_etp(c);
+		pn = step_per_node(ranks, 1, G);
+		if (S_row(r, prp, DIM_EP, PH_FORWARD, OP_ALLGATHER, L, etp * S, ranks, pn, eb) ||
+		    S_row(r, prp, DIM_EP, PH_FORWARD, OP_REDUCESCATTER, L, etp * S, ranks, pn, eb) ||
+		    S_row(r, prp, DIM_EP, PH_BACKWARD, OP_ALLGATHER, bw, etp * S, ranks, pn, eb) ||
+		    S_row(r, prp, DIM_EP, PH_BACKWARD, OP_REDUCESCATTER, bw, etp * S, ranks, pn, eb))
 			return -1;
 	}
 
@@ -498,8 +530,8 @@ int step_ledger_dp(struct run *u, struct errbuf *eb)
 	const struct step_config *c = u->c;
 	struct step_result *r = u->r;
 	const struct layer_params lp = u->lp;
-	double L = u->L, t = u->t, e = u->e, d = u->d, cp = u->cp, E = u->E, h = u->h;
-	double hkv = u->hkv, dense, expert, zd, ze;
+	double L = u->L, t = u->t, e = u->e, E = u->E, h = u->h;
+	double hkv = u->hkv, hq = u->hq, dense, expert, zd, ze;
 	double *mods = u->mods;
 	int moe = u->moe, nmod = 0, first_dp, i;
 
@@ -516,8 +548,7 @@ int step_ledger_dp(struct run *u, struct errbuf *eb)
 		dense += workload_embed_params(w) / t;
 	expert = moe ? L * E * lp.mlp / ((double)step_etp(c) * e) : 0;
 	r->stage_params = dense + expert;
-	zd = d * cp / (double)c->dp_replicate;
-	ze = t * d * cp / ((double)step_etp(c) * e);
+	step_zero_ranks(c, &zd, &ze);
 	first_dp = r->nrows;
 	/*
 	 * DeepSpeed's ZeRO-3 gathers module by module: Megatron-DeepSpeed's
@@ -527,13 +558,13 @@ int step_ledger_dp(struct run *u, struct errbuf *eb)
 	 */
 	if (step_framework_deepspeed(c->framework) && c->zero >= 3 && !moe) {
 		if (w->arch == WL_LLAMA) {
-			double lm[7] = { h * h, h * hkv, h * hkv, h * h, h * w->ffn, h * w->ffn,
+			double lm[7] = { h * hq, h * hkv, h * hkv, hq * h, h * w->ffn, h * w->ffn,
 					 w->ffn * h };
 
 			nmod = 7;
 			memcpy(mods, lm, sizeof(lm));
 		} else {
-			double gm[4] = { h * (h + 2 * hkv), h * h, h * w->ffn, w->ffn * h };
+			double gm[4] = { h * (hq + 2 * hkv), hq * h, h * w->ffn, w->ffn * h };
 
 			nmod = 4;
 			memcpy(mods, gm, sizeof(gm));

@@ -51,15 +51,16 @@ double step_act_layer_w(const struct workload *w, double s, double b, double t, 
 static double S_act_per_op(const struct workload *w, double s, double t, double ts,
 			   enum recompute rc, int fused, double load, double etp)
 {
-	double h = w->hidden, a = w->heads, hkv = h * w->kv_heads / w->heads, f = w->ffn;
+	double h = w->hidden, a = w->heads, hkv = workload_kv_width(w), f = w->ffn;
+	double hq = workload_q_width(w);
 	double E = w->experts > 1 ? w->experts : 1, k = w->experts > 1 ? w->top_k : 1;
 	double repl = 2 * h, split, fm = w->arch == WL_GPT ? 2 * f : 4 * f, scores;
 	int gpt = w->arch == WL_GPT, alt = rc == RC_ALT_MATMUL;
 
 	if (alt)
-		split = (gpt ? 6 * h : 2 * h + 2 * hkv) + 2 * h;
+		split = (gpt ? 6 * hq : 2 * hq + 2 * hkv) + 2 * hq;
 	else {
-		split = (gpt ? 6 * h : 2 * h + 4 * hkv) + 2 * h;
+		split = (gpt ? 6 * hq : 2 * hq + 4 * hkv) + 2 * hq;
 		repl += 2 * h;
 	}
 	if (E > 1) {
@@ -78,7 +79,8 @@ double step_act_layer_x(const struct workload *w, double s, double b, double t, 
 			enum recompute rc, int fused, double capacity,
 			const struct step_act_opts *o)
 {
-	double h = w->hidden, a = w->heads, hkv = h * w->kv_heads / w->heads, f = w->ffn;
+	double h = w->hidden, a = w->heads, hkv = workload_kv_width(w), f = w->ffn;
+	double hq = workload_q_width(w);
 	double E = w->experts > 1 ? w->experts : 1, k = w->experts > 1 ? w->top_k : 1;
 	double ts = sp ? t : 1, repl, split, scores = 0, F, in, etp = o->etp >= 1 ? o->etp : t;
 	int gpt = w->arch == WL_GPT;
@@ -107,7 +109,7 @@ double step_act_layer_x(const struct workload *w, double s, double b, double t, 
 	 */
 	in = o->fp8 ? 1 : 2;
 	repl = (gpt ? 1 + in : in) * h + 4 * h;
-	split = gpt ? 6 * h + in * h : 2 * h + 4 * hkv + in * h;
+	split = gpt ? 6 * hq + in * hq : 2 * hq + 4 * hkv + in * hq;
 	F = gpt ? 2 * f + in * f : 4 * f + in * f;
 	if (E > 1) {
 		/* MoE: the router's fp32 logits 4E, each routed copy of a token

@@ -73,37 +73,43 @@ static double S_tp_chunked(double one, double gemm, double t)
  * recomputed forward's the same.
  */
 static void S_tp_overlap(struct step_result *r, const struct step_config *c, int first,
-			 double L, int full)
+			 double L, int full, int moe)
 {
 	const struct kernel_layer *k = &r->layer;
-	double t = (double)c->tp;
+	double t = (double)c->tp, mlp = moe ? 0 : 1;
 	int i;
 
 	for (i = first; i < r->nrows; i++) {
 		struct step_row *row = &r->rows[i];
 		double one = row->one_s, fwd_ag, fwd_rs;
 
-		fwd_ag = S_tp_chunked(one, k->lin_fwd_s[0], t) + S_tp_chunked(one, k->lin_fwd_s[2], t);
-		fwd_rs = S_tp_chunked(one, k->lin_fwd_s[1], t) + S_tp_chunked(one, k->lin_fwd_s[3], t);
+		fwd_ag = S_tp_chunked(one, k->lin_fwd_s[0], t) +
+			 mlp * S_tp_chunked(one, k->lin_fwd_s[2], t);
+		fwd_rs = S_tp_chunked(one, k->lin_fwd_s[1], t) +
+			 mlp * S_tp_chunked(one, k->lin_fwd_s[3], t);
 		if (row->phase == PH_FORWARD) {
 			if (c->tp_overlap && c->sp)
 				S_expose(row, L * (row->op == OP_ALLGATHER ? fwd_ag : fwd_rs),
 					 "the GEMM it feeds or follows, in chunks (--tp-comm-overlap)");
 			continue;
 		}
-		/* backward: 2L collectives of the backward itself, 2L more
-		 * of the recomputed forward with full recomputation */
+		/* backward: 2L collectives of the backward itself (L in an MoE
+		 * layer, the attention's), as many more of the recomputed
+		 * forward with full recomputation */
 		if (row->op == OP_ALLGATHER && c->sp) {
-			double re = !full ? 0 : c->tp_overlap ? L * fwd_ag : 2 * L * one;
+			double re = !full ? 0 : c->tp_overlap ? L * fwd_ag : (1 + mlp) * L * one;
 
 			S_expose(row, L * (fmax(0, one - k->lin_dgrad_s[0]) +
-					   fmax(0, one - k->lin_dgrad_s[2])) + re,
+					   mlp * fmax(0, one - k->lin_dgrad_s[2])) + re,
+				 moe ? "the data-gradient GEMM of QKV" :
 				 "the data-gradient GEMMs of QKV and the MLP's first matrix");
 		} else if (row->op != OP_ALLGATHER) {
-			double wg = k->wgrad_in_s / 2;
-			double re = !full ? 0 : !(c->tp_overlap && c->sp) ? 2 * L * one : L * fwd_rs;
+			double wg = k->wgrad_in_s / (1 + mlp);
+			double re = !full ? 0 : !(c->tp_overlap && c->sp) ? (1 + mlp) * L * one :
+				    L * fwd_rs;
 
-			S_expose(row, L * 2 * fmax(0, one - wg) + re,
+			S_expose(row, L * (1 + mlp) * fmax(0, one - wg) + re,
+				 moe ? "the weight-gradient GEMM of QKV" :
 				 "the weight-gradient GEMMs of QKV and the MLP's first matrix");
 		}
 	}
@@ -123,7 +129,7 @@ void step_overlap_tp(struct run *u)
 	struct step_result *r = u->r;
 
 	if (u->c->tp > 1 && r->kernels && u->megatron_layers)
-		S_tp_overlap(r, u->c, u->first_tp, u->L, u->full);
+		S_tp_overlap(r, u->c, u->first_tp, u->L, u->full, u->moe);
 }
 
 /*
@@ -134,7 +140,7 @@ void step_overlap_cp(struct run *u)
 {
 	const struct step_config *c = u->c;
 	struct step_result *r = u->r;
-	double b = u->b, sr = u->sr, h = u->h, t = u->t, cp = u->cp;
+	double b = u->b, sr = u->sr, h = u->hq, t = u->t, cp = u->cp;
 	double rate = u->rate, blk;
 	int i;
 
@@ -154,6 +160,44 @@ void step_overlap_cp(struct run *u)
 				S_expose(row, row->count * fmax(0, row->one_s - work),
 					 "the attention of the block it feeds");
 		}
+	}
+}
+
+/*
+ * Megatron-Core's EP all-to-all overlap (--overlap-moe-expert-parallel-comm;
+ * megatron/core/pipeline_parallel/combined_1f1b.py): in the steady state
+ * of the schedule the forward of one micro-batch (a model chunk's, with
+ * the interleaved schedule) runs layer by layer beside the backward of
+ * another, the forward's dispatch and combine all-to-alls behind the
+ * backward's compute and the backward's behind the forward's.  The passes
+ * outside those pairs wait whole: the warm-up forwards and as many
+ * cool-down backwards, 2(p - 1) + (v - 1)·p + 1 of the m·v chunk passes
+ * on the first stage (schedules.py, get_pp_rank_microbatches: one more
+ * forward before the steady state with the overlap), the first forward
+ * and last backward of m without a pipeline.  A paired layer leaves
+ * exposed what its two all-to-alls take beyond the other pass's layer.
+ * The expert-tensor-parallel all-gather and reduce-scatter stay exposed.
+ */
+void step_overlap_ep(struct run *u)
+{
+	const struct step_config *c = u->c;
+	struct step_result *r = u->r;
+	double m = u->m, v = u->v, p = u->p, L = u->L, alone, pairs;
+	int i;
+
+	if (!c->ep_overlap || isnan(u->fwd_l))
+		return;
+	alone = p > 1 ? 2 * (p - 1) + (v - 1) * p + 1 : 1;
+	pairs = fmax(0, 1 - alone / (m * v));
+	for (i = u->first_ep; i < r->nrows; i++) {
+		struct step_row *row = &r->rows[i];
+		double other = row->phase == PH_FORWARD ? u->bwd_l : u->fwd_l;
+		double per_layer = row->count / L * row->one_s;
+
+		if (row->op != OP_ALLTOALL)
+			continue;
+		S_expose(row, (1 - pairs) * row->time_s + pairs * L * fmax(0, per_layer - other),
+			 "the other micro-batch's compute (--overlap-moe-expert-parallel-comm)");
 	}
 }
 
@@ -195,9 +239,33 @@ void step_overlap_pp(struct run *u)
  * whole.  Each module's gather is priced at its own size; its compute is
  * the layer's, shared by the modules' sizes.  The first gather of each
  * pass waits.
+ *
+ * DeepSpeed of 2021 (traced = 0): from v0.3.14 to v0.5.x the coordinator's
+ * trace of the modules was one step off (stage3.py: the engine's
+ * reset_step pre-hook on the model is registered after the model's own
+ * fetch hook, so every module's step_id is its predecessor's place in the
+ * trace), and both of its uses bail out: get_params_to_prefetch ("Tracing
+ * failed. Prefetching is disabled") and get_reuse_distance_in_numel (no
+ * module kept for later).  Every gather therefore waits whole, after the
+ * compute before it (torch.cuda.synchronize() in _allgather_param), and
+ * each use of a module gathers it again: under full recomputation twice a
+ * module in backward.  DeepSpeed's own account: the hook registration
+ * "created off-by-one tracing issue" (microsoft/DeepSpeed#1170, on the
+ * ZeRO-3 slowdown of #1069).
  */
 #define STEP_DS_MAX_LIVE 1e9
 #define STEP_DS_MAX_REUSE 1e9   /* stage3_max_reuse_distance */
+
+/*
+ * One view made from Python: PyTorch's operator micro-benchmarks time a
+ * view op (split, two parts) called from Python at 2.3 to 3.4 us
+ * (pytorch/pytorch #32194, before and after that change; the middle
+ * taken).  DeepSpeed of 2021 made one per rank for every gather and
+ * reduce-scatter (narrow()); with PyTorch's copy of the piece (one launch,
+ * NCCL_LAUNCH_S) the host's work per rank of a list call.
+ */
+#define STEP_DS_VIEW_S 2.85e-6
+#define STEP_DS_LIST_S (STEP_DS_VIEW_S + NCCL_LAUNCH_S)
 
 /*
  * Gathers of module j in one layer's backward under full recomputation:
@@ -225,7 +293,7 @@ int step_ds_backward_gathers(const double *mods, int nmod, int j, int full)
 
 static int S_ds_gathers(struct step_pricing *pr, struct step_row *row, const double *mods,
 			int nmod, double m, double L, double fwd_l, double bwd_l, int full,
-			struct errbuf *eb)
+			int traced, struct errbuf *eb)
 {
 	double ag[8], sum = 0, gl = 0, ex_l = 0, first = 0, n = 0, bytes = 0, each;
 	const char *tier;
@@ -234,7 +302,8 @@ static int S_ds_gathers(struct step_pricing *pr, struct step_row *row, const dou
 	for (j = 0; j < nmod; j++)
 		sum += mods[j];
 	for (j = 0; j < nmod; j++) {
-		again[j] = fw ? 1 : step_ds_backward_gathers(mods, nmod, j, full);
+		/* untraced: nothing kept for later, each use gathers again */
+		again[j] = fw ? 1 : traced ? step_ds_backward_gathers(mods, nmod, j, full) : 1 + full;
 		each = row->bytes * nmod * mods[j] / sum;
 		if (step_price(pr, OP_ALLGATHER, row->ranks, row->per_node, each, &ag[j], &tier, NULL,
 			    eb) < 0)
@@ -250,7 +319,7 @@ static int S_ds_gathers(struct step_pricing *pr, struct step_row *row, const dou
 		int i = fw ? j : nmod - 1 - j;
 		int prev = fw ? (j ? i - 1 : nmod - 1) : (j ? i + 1 : 0);
 		double work = (fw ? fwd_l : bwd_l) * mods[prev] / sum;
-		double e = mods[prev] < STEP_DS_MAX_LIVE ? fmax(0, ag[i] - work) : ag[i];
+		double e = traced && mods[prev] < STEP_DS_MAX_LIVE ? fmax(0, ag[i] - work) : ag[i];
 
 		ex_l += e;
 		if (!j)
@@ -264,17 +333,22 @@ static int S_ds_gathers(struct step_pricing *pr, struct step_row *row, const dou
 }
 
 /*
- * DeepSpeed's ZeRO-3 as released in 2021 (v0.3.10 to v0.5.4; models/step.md,
+ * DeepSpeed's ZeRO-3 as released in 2021 (v0.3.14 to v0.5.4; models/step.md,
  * "Overlap"), on the ZeRO-3 rows from `first` on, over and above today's
  * gathers (S_ds_gathers).  Every gather and every reduce-scatter went
- * through PyTorch's list API, which copies each of the N ranks' pieces
- * between a flat buffer and the list, one launch each, on the host before
- * the module's compute is queued (ProcessGroupNCCL allgather /
- * reduce_scatter, flatten_for_scatter_gather): a call waits the larger of
- * N x NCCL_LAUNCH_S and the copies' bytes read and written, exposed.  Gradients were reduce-scattered parameter by parameter, the
- * small ones too (partition_parameters.py _reduce_scatter_gradients), and
- * each module's fetch ended in torch.cuda.synchronize(), which waits for
- * them: the reduce-scatters are exposed.  small[] are a layer's
+ * through PyTorch's list API: DeepSpeed built the list in Python, one
+ * narrow() view per rank (partition_parameters.py, _allgather_param and
+ * _reduce_scatter_gradient), and PyTorch copied each of the N pieces
+ * between a flat buffer and the list, one launch each (ProcessGroupNCCL
+ * allgather / reduce_scatter, flatten_for_scatter_gather); all of it on
+ * the host before the module's compute is queued.  A call therefore
+ * waits the larger of N x (STEP_DS_VIEW_S + NCCL_LAUNCH_S) and the copies'
+ * bytes read and written, exposed.  Each gather first zeroes its whole
+ * buffer (torch.zeros) and waits for it (torch.cuda.synchronize(), v0.3.13
+ * to v0.5.4): its bytes written, exposed.  Gradients were reduce-scattered
+ * parameter by parameter, the small ones too (_reduce_scatter_gradients),
+ * and each module's fetch ended in torch.cuda.synchronize(), which waits
+ * for them: the reduce-scatters are exposed.  small[] are a layer's
  * parameters below the persistence threshold (biases, norms): never
  * gathered, but reduce-scattered.
  */
@@ -286,13 +360,15 @@ static int S_ds2021(struct step_pricing *pr, struct step_result *r, int first, c
 
 	for (i = first; i < r->nrows; i++) {
 		struct step_row *row = &r->rows[i];
-		double host = (double)row->ranks * NCCL_LAUNCH_S, per_layer = 0, bytes = 0, one;
+		double host = (double)row->ranks * STEP_DS_LIST_S, per_layer = 0, bytes = 0, one;
 		double before = row->time_s, extra;
 		const char *tier;
 
 		if (row->op == OP_ALLGATHER) {
-			/* the N copies: launched by the host, or their bytes, read and written */
-			extra = fmax(host, kg ? kernel_mem_s(kg, 2 * row->bytes) : 0);
+			/* the list built and its N copies on the host, or their bytes
+			 * read and written; the buffer zeroed first */
+			extra = fmax(host, kg ? kernel_mem_s(kg, 2 * row->bytes) : 0) +
+				(kg ? kernel_mem_s(kg, row->bytes) : 0);
 			row->one_s += extra;
 			row->time_s += row->count * extra;
 			row->exposed_s += row->count * extra;
@@ -343,7 +419,8 @@ static int S_zero3_expose(struct run *u, struct step_row *row, struct errbuf *eb
 	double per_mb = row->count / m, n_l = per_mb / L, g1 = row->one_s * n_l;
 
 	if (u->nmod && row->op == OP_ALLGATHER && row->ranks == c->dp * c->cp)
-		return S_ds_gathers(u->prp, row, u->mods, u->nmod, m, L, fwd_l, bwd_l, u->full, eb);
+		return S_ds_gathers(u->prp, row, u->mods, u->nmod, m, L, fwd_l, bwd_l, u->full,
+				    c->framework != FW_DEEPSPEED_2021, eb);
 	if (row->phase == PH_FORWARD)
 		S_expose(row, m * (g1 + (L - 1) * fmax(0, g1 - fwd_l)),
 			 "the previous layer's forward (prefetch)");

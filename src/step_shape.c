@@ -58,7 +58,7 @@ int step_stage_layers(const struct workload *w, const struct step_config *c, dou
 
 double step_alt_matmul_params(const struct workload *w)
 {
-	double h = w->hidden, hkv = h * w->kv_heads / w->heads, f = w->ffn;
+	double h = w->hidden, hkv = workload_kv_width(w), hq = workload_q_width(w), f = w->ffn;
 	int gpt = w->arch == WL_GPT, moe = w->experts > 1;
 
 	/* torchtitan counts a layer's matmuls and recomputes the even ones:
@@ -66,8 +66,8 @@ double step_alt_matmul_params(const struct workload *w)
 	 * output and the MLP's last (QKV, output, first, last); an MoE layer's
 	 * experts run grouped GEMMs, which it does not count. */
 	if (gpt)
-		return h * h + (moe ? 0 : f * h);
-	return h * hkv + h * h + (moe ? 0 : h * f);
+		return hq * h + (moe ? 0 : f * h);
+	return h * hkv + hq * h + (moe ? 0 : h * f);
 }
 
 void step_shape_flops(struct run *u)
@@ -75,26 +75,27 @@ void step_shape_flops(struct run *u)
 	const struct workload *w = u->w;
 	const struct step_config *c = u->c;
 	struct step_result *r = u->r;
-	double l = u->l, s = u->s, h = u->h, tok;
+	double l = u->l, s = u->s, h = u->h, hq = u->hq, tok;
 	int full = u->full;
 	const struct layer_params lp = u->lp;
 
 	/*
 	 * FLOPs: 6 per parameter and token that multiplies (the layers'
 	 * matrices, k experts of an MoE layer, the output layer), plus the
-	 * attention scores and their use, 4sh per token and layer forward,
+	 * attention scores and their use, 4s·h_q per token and layer forward
+	 * (h_q = a·d, the queries' width: h unless the head_dim key says),
 	 * times 3 for forward and backward (Narayanan et al. 2021, Eq. 3
 	 * without recomputation).  Full recomputation runs the layers'
 	 * forward again, selective only the attention core (Korthikanti et
 	 * al. 2022, §5).
 	 */
 	tok = r->tokens;
-	r->flops_model = 6 * tok * (l * lp.matmul + w->vocab * h) + 12 * tok * l * s * h;
+	r->flops_model = 6 * tok * (l * lp.matmul + w->vocab * h) + 12 * tok * l * s * hq;
 	r->flops_hw = r->flops_model;
 	if (full)
-		r->flops_hw += 2 * tok * l * lp.matmul + 4 * tok * l * s * h;
+		r->flops_hw += 2 * tok * l * lp.matmul + 4 * tok * l * s * hq;
 	else if (c->recompute == RC_SELECTIVE)
-		r->flops_hw += 4 * tok * l * s * h;
+		r->flops_hw += 4 * tok * l * s * hq;
 	else if (c->recompute == RC_ALT_MATMUL)
 		r->flops_hw += 2 * tok * l * step_alt_matmul_params(w);
 
@@ -111,7 +112,7 @@ void step_shape_flops(struct run *u)
 static double S_recomputed_s(const struct workload *w, const struct step_config *c,
 			     const struct kernel_layer *k, int full)
 {
-	double h = w->hidden, hkv = h * w->kv_heads / w->heads, alt;
+	double hq = workload_q_width(w), hkv = workload_kv_width(w), alt;
 	int moe = w->experts > 1;
 
 	if (full)
@@ -125,7 +126,7 @@ static double S_recomputed_s(const struct workload *w, const struct step_config 
 		if (w->arch == WL_GPT)
 			alt = k->lin_fwd_s[1] + (moe ? 0 : k->lin_fwd_s[3]);
 		else
-			alt = k->lin_fwd_s[0] * hkv / (h + 2 * hkv) + k->lin_fwd_s[1] +
+			alt = k->lin_fwd_s[0] * hkv / (hq + 2 * hkv) + k->lin_fwd_s[1] +
 			      (moe ? 0 : k->lin_fwd_s[2] / 2);
 		return k->mem_fwd_s + alt;
 	default:
@@ -162,6 +163,7 @@ int step_shape_compute(struct run *u, struct errbuf *eb)
 			.fused = r->fused, .ep = e, .capacity = step_moe_load(c),
 			.fp8 = c->precision == PREC_FP8, .microbatches = m,
 			.etp = (double)step_etp(c),
+			.eager = c->eager,
 		};
 		double tf, tl, tm;
 

@@ -17,10 +17,25 @@ double megatron_params(double l, double h, double V, double s)
 	return 12.0 * l * h * h * (1.0 + 13.0 / (12.0 * h) + (V + s) / (12.0 * l * h));
 }
 
+double workload_head_dim(const struct workload *w)
+{
+	return w->head_dim > 0 ? w->head_dim : w->hidden / w->heads;
+}
+
+double workload_q_width(const struct workload *w)
+{
+	return w->head_dim > 0 ? w->heads * w->head_dim : w->hidden;
+}
+
+double workload_kv_width(const struct workload *w)
+{
+	return w->head_dim > 0 ? w->kv_heads * w->head_dim : w->hidden * w->kv_heads / w->heads;
+}
+
 void workload_layer_params(const struct workload *w, struct layer_params *lp)
 {
-	double h = w->hidden, f = w->ffn;
-	double hkv = h * w->kv_heads / w->heads;
+	double h = w->hidden, f = w->ffn, hq = workload_q_width(w);
+	double hkv = workload_kv_width(w);
 	double E = w->experts >= 1 ? w->experts : 1, k = w->top_k >= 1 ? w->top_k : 1;
 
 	if (w->arch == WL_GPT) {
@@ -29,13 +44,13 @@ void workload_layer_params(const struct workload *w, struct layer_params *lp)
 		 * a non-4h MLP are counted too; with f = 4h and h_kv = h the sum
 		 * is 12h² + 13h per layer, which is Eq. 2.
 		 */
-		lp->attn = 2 * h * h + 2 * h * hkv + 2 * h + 2 * hkv;  /* Q, K, V, O and biases */
+		lp->attn = 2 * h * hq + 2 * h * hkv + hq + h + 2 * hkv;  /* Q, K, V, O and biases */
 		lp->mlp = 2 * h * f + f + h;                          /* MLP up, down, biases */
 		lp->other = 4 * h;                                    /* two LayerNorms */
-		lp->matmul = 2 * h * h + 2 * h * hkv + k * 2 * h * f;
+		lp->matmul = 2 * h * hq + 2 * h * hkv + k * 2 * h * f;
 	} else {
 		/* No biases anywhere; SwiGLU has three h×f matrices. */
-		lp->attn = 2 * h * h + 2 * h * hkv;
+		lp->attn = 2 * h * hq + 2 * h * hkv;
 		lp->mlp = 3 * h * f;
 		lp->other = 2 * h;
 		lp->matmul = lp->attn + k * lp->mlp;
@@ -191,14 +206,16 @@ int workload_from_preset(const struct preset *p, struct workload *w, struct errb
 	w->kv_heads = w->heads;
 	w->ffn = 4 * w->hidden;
 	if (S_count(p, "kv_heads", 0, 1, &w->kv_heads, eb) < 0 ||
-	    S_count(p, "ffn", w->arch == WL_LLAMA, 1, &w->ffn, eb) < 0)
+	    S_count(p, "ffn", w->arch == WL_LLAMA, 1, &w->ffn, eb) < 0 ||
+	    S_count(p, "head_dim", 0, 1, &w->head_dim, eb) < 0)
 		return -1;
 	if (w->kv_heads > w->heads || fmod(w->heads, w->kv_heads) != 0) {
 		kv = S_find(p, "kv_heads");
 		return errbuf_set(eb, "%s:%d: kv_heads: %.15g does not divide heads %.15g",
 				  p->path, kv ? kv->line : 0, w->kv_heads, w->heads);
 	}
-	if (fmod(w->hidden, w->heads) != 0) {
+	/* Without head_dim a head is h/a wide, so a must divide h. */
+	if (!(w->head_dim > 0) && fmod(w->hidden, w->heads) != 0) {
 		kv = S_find(p, "heads");
 		return errbuf_set(eb, "%s:%d: heads: %.15g does not divide hidden %.15g",
 				  p->path, kv ? kv->line : 0, w->heads, w->hidden);

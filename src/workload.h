@@ -23,6 +23,7 @@ struct workload {
 	double hidden;      /* h: hidden size */
 	double heads;       /* attention heads */
 	double kv_heads;    /* key/value heads (grouped-query attention); = heads if absent */
+	double head_dim;    /* d: one head's width; 0 (absent): hidden/heads */
 	double ffn;         /* f: MLP inner size; GPT default 4h, required for Llama */
 	double vocab;       /* V: vocabulary size */
 	double seq;         /* s: sequence length */
@@ -35,7 +36,7 @@ struct workload {
 /*
  * Read a kind = workload preset.  Required keys: arch (gpt or llama),
  * layers, hidden, heads, vocab, seq; ffn for llama; optional kv_heads,
- * tied (yes/no; default yes for gpt, no for llama), published, and for a
+ * tied (yes/no; default yes for gpt, no for llama), head_dim, published, and for a
  * mixture-of-experts model experts (E >= 2) with top_k (1 <= k <= E).
  * Returns 0, or -1 with eb filled ("file:line: ..." for a bad value,
  * "preset 'x' is a link, not a workload", a missing key).
@@ -43,21 +44,32 @@ struct workload {
 int workload_from_preset(const struct preset *p, struct workload *w, struct errbuf *eb);
 
 /*
- * Parameter count of a workload.
- * GPT: per layer 2h² + 2h·h_kv + 2h + 2h_kv (attention with biases)
+ * Parameter count of a workload (h_q = a·d, the queries' width; h without
+ * a head_dim key).
+ * GPT: per layer 2h·h_q + 2h·h_kv + h_q + h + 2h_kv (attention with biases)
  *      + 2hf + f + h (MLP with biases) + 4h (two LayerNorms),
  *      embeddings Vh + sh, plus Vh more when the output layer is untied.
  *      With f = 4h, h_kv = h and tied embeddings this is Eq. 2 of
  *      Narayanan et al. 2021 (megatron_params) exactly; the final
  *      LayerNorm (2h) is left out, as in Eq. 2.
- * Llama: per layer 2h² + 2h·h_kv (attention, no biases) + 3hf (SwiGLU)
+ * Llama: per layer 2h·h_q + 2h·h_kv (attention, no biases) + 3hf (SwiGLU)
  *      + 2h (two RMSNorms); embeddings Vh, untied output layer Vh,
  *      final RMSNorm h.
- * h_kv = h·kv_heads/heads.  A mixture-of-experts layer holds E MLPs and
+ * h_kv = a_kv·d.  A mixture-of-experts layer holds E MLPs and
  * a router h·E in place of the one MLP (Shazeer et al. 2017; Jiang et
  * al. 2024, Mixtral).
  */
 double workload_params(const struct workload *w);
+
+/*
+ * The attention's widths: one head's (d, the head_dim key, else h/a),
+ * the queries' a·d and the keys' (and values') a_kv·d.  Without head_dim
+ * they are h and h·a_kv/a; Qwen3 sets d = 128 with h/a = 64
+ * (models/workloads.md).
+ */
+double workload_head_dim(const struct workload *w);
+double workload_q_width(const struct workload *w);
+double workload_kv_width(const struct workload *w);
 
 /*
  * One transformer layer's parameters, split the way parallelism splits

@@ -68,7 +68,8 @@ void ctx_explain(const struct ctx *ctx, struct out *o, enum coll_op op, enum col
 	if (eband)
 		out_text(o, "  stated error: a run measures %.3g to %.3g times the table's time "
 			 "(%s, %s: %u sizes of %u public logs; models/nccl.md)", eband->lo, eband->hi,
-			 errband_scope_name(errband_scope_of(c0->nodes)),
+			 errband_scope_name((enum errband_scope)errband_scope_at(errband_table,
+										c0->nodes, bytes)),
 			 errband_size_name(errband_size_of(bytes)), eband->sizes, eband->logs);
 }
 

@@ -108,7 +108,7 @@ void ctx_workload_shape(const struct ctx *ctx, const char *name, const struct sh
 		wl->ffn = 4 * wl->hidden;
 	if (sa->vocab)
 		wl->vocab = (double)sa->vocab;
-	if (fmod(wl->hidden, wl->heads) != 0)
+	if (!(wl->head_dim > 0) && fmod(wl->hidden, wl->heads) != 0)
 		die_usage("--heads: %.15g heads do not divide the hidden size %.15g", wl->heads,
 			  wl->hidden);
 	if (wl->kv_heads > wl->heads || fmod(wl->heads, wl->kv_heads) != 0)

@@ -206,6 +206,9 @@ static void echo_system(const struct ctx *ctx, struct out *o)
 			 " (assumed: the system does not say)");
 		out_input_str(o, "cpu", "host cpu", line);
 		out_input_str(o, "nvls", "NVLink SHARP", s->nvls ? "yes" : "no");
+		if (s->collnet && s->have_inter)
+			out_input_str(o, "collnet", "CollNet",
+				      "yes (SHARP in the network switches, NCCL's CollNet plugin)");
 		if (s->have_inter && s->nics_per_node && s->nic_ports > 1 &&
 		    s->nics_per_node % s->nic_ports == 0) {
 			units_fmt_rate(l, sizeof(l), s->nic_ports * s->inter.beta_line, 4);

@@ -32,6 +32,7 @@ static const struct {
 	{ "workload", "hidden",    1, Q_COUNT,  "count" },
 	{ "workload", "heads",     1, Q_COUNT,  "count" },
 	{ "workload", "kv_heads",  1, Q_COUNT,  "count" },
+	{ "workload", "head_dim",  1, Q_COUNT,  "count" },
 	{ "workload", "ffn",       1, Q_COUNT,  "count" },
 	{ "workload", "vocab",     1, Q_COUNT,  "count" },
 	{ "workload", "seq",       1, Q_COUNT,  "count" },

@@ -691,9 +691,31 @@ static void S_needs(struct out *o, const struct workload *w, double gpu_memory, 
 			 gpu_memory / 1e9, SEARCH_MIN_GPUS_MAX);
 }
 
+/*
+ * The table's columns, each text column as wide as its widest cell among
+ * the rows shown (a recompute level runs to 24 characters): the table
+ * writer streams its rows and cannot measure them; CSV and JSON ignore
+ * the widths.
+ */
+static void S_fit(struct column *cols, const struct search_result *r, size_t shown)
+{
+	struct cell row[C_NCOLS];
+	size_t i, j, n;
+
+	memcpy(cols, columns, sizeof(columns));
+	for (i = 0; i < shown; i++) {
+		S_fill(row, &r->cand[i]);
+		for (j = 0; j < C_NCOLS; j++)
+			if (cols[j].type == COL_STR && row[j].s &&
+			    (n = strlen(row[j].s)) > (size_t)cols[j].width)
+				cols[j].width = (int)n;
+	}
+}
+
 static void S_tables(struct out *o, const struct search_result *r, unsigned long top)
 {
-	struct table t = { "search", NULL, columns, C_NCOLS, 0 };
+	struct column cols[C_NCOLS];
+	struct table t = { "search", NULL, cols, C_NCOLS, 0 };
 	struct table rt = { "refused", NULL, rcols, R_NCOLS, 1 };
 	struct cell row[C_NCOLS];
 	size_t i, shown;
@@ -716,8 +738,9 @@ static void S_tables(struct out *o, const struct search_result *r, unsigned long
 		out_table_end(o);
 	}
 
-	out_table_begin(o, &t);
 	shown = out_get_format(o) == FMT_TABLE && r->n > top ? top : r->n;
+	S_fit(cols, r, shown);
+	out_table_begin(o, &t);
 	for (i = 0; i < shown; i++) {
 		S_fill(row, &r->cand[i]);
 		out_row(o, row);
@@ -805,6 +828,7 @@ static void S_space(const struct ctx *ctx, const struct opt *options, const stru
 	sp->grad_bytes = so->grad_bytes;
 	sp->framework = so->framework;
 	sp->tp_overlap = so->tp_overlap;
+	sp->eager = step_opts_eager(so);
 	sp->precision = so->precision;
 	sp->moe_imbalance = so->moe_imbalance;
 	sp->etp = so->etp;

@@ -242,10 +242,11 @@ static void S_echo(struct ctx *ctx, struct out *o, const struct workload *w,
 
 	ctx_echo_link(ctx, o);
 	ctx_echo_workload(o, w);
-	snprintf(note, sizeof(note), "tp %lu, pp %lu, dp %lu, cp %lu, ep %lu = %.15g GPUs; ZeRO %d%s%s",
+	snprintf(note, sizeof(note), "tp %lu, pp %lu, dp %lu, cp %lu, ep %lu = %.15g GPUs; ZeRO %d%s%s%s",
 		 c->tp, c->pp, c->dp, c->cp, c->ep, r->gpus, c->zero,
 		 c->sp && c->tp > 1 ? "; sequence parallel" : "",
-		 c->tp_overlap ? ", TP communication overlapped" : "");
+		 c->tp_overlap ? ", TP communication overlapped" : "",
+		 c->ep_overlap ? ", EP all-to-all overlapped" : "");
 	out_input_str(o, "parallel", "parallel", note);
 	snprintf(note, sizeof(note), "global %.15g sequences of %.15g tokens, micro-batch %.15g, "
 		 "m = %.15g per step", r->microbatches * c->micro_batch * (double)c->dp, c->seq,
@@ -259,8 +260,9 @@ static void S_echo(struct ctx *ctx, struct out *o, const struct workload *w,
 			 r->layers_first, c->pp - 2, r->layers, r->layers_last);
 		out_input_str(o, "stages", "stages", note);
 	}
-	snprintf(note, sizeof(note), "%s; attention %s", step_framework_name(c->framework),
-		 r->fused ? "fused" : "unfused (scores stored)");
+	snprintf(note, sizeof(note), "%s; attention %s%s", step_framework_name(c->framework),
+		 r->fused ? "fused" : "unfused (scores stored)",
+		 c->eager ? "; elementwise eager (an operator a kernel)" : "");
 	out_input_str(o, "framework", "framework", note);
 	S_echo_configured(o, w, c, r, gpu);
 	if (cs->step_compute_s > 0)
@@ -624,6 +626,10 @@ int cmd_step(int argc, char **argv, struct ctx *ctx)
 			      "ZeRO stage 0-3 over the data-parallel ranks (default 0)"),
 		OPT_FLAG_("sequence-parallel", &c.sp,
 			  "Megatron sequence parallelism in the tensor-parallel group"),
+		OPT_FLAG_("overlap-moe-expert-parallel-comm", &c.ep_overlap,
+			  "the EP all-to-all of one micro-batch behind another's\n"
+			  "compute, as Megatron-Core's flag of that name (needs ep\n"
+			  "above 1; interleaved schedule when pipelined)"),
 		{ .type = OPT_CALLBACK, .long_name = "cp-form", .argh = "FORM", .value = &c.cp_form,
 		  .cb = step_opts_cb_cp_form, .complete = "ring allgather",
 		  .help = "context parallelism as ring attention (default) or as\n"

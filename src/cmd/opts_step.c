@@ -23,6 +23,21 @@ void step_opts_cb_precision(const struct opt *o, const char *arg)
 		die_usage("--precision: %s", eb.msg);
 }
 
+void step_opts_cb_elementwise(const struct opt *o, const char *arg)
+{
+	if (!strcmp(arg, "fused"))
+		*(int *)o->value = 1;
+	else if (!strcmp(arg, "eager"))
+		*(int *)o->value = 2;
+	else
+		die_usage("--elementwise: '%s' is not fused or eager", arg);
+}
+
+int step_opts_eager(const struct step_opts *so)
+{
+	return so->elementwise ? so->elementwise == 2 : so->framework == FW_FSDP;
+}
+
 void step_opts_cb_zero(const struct opt *o, const char *arg)
 {
 	double x = opt_quantity("--zero", Q_NUMBER, arg);
@@ -110,6 +125,7 @@ void step_opts_config(const struct step_opts *so, struct step_config *c)
 {
 	c->framework = so->framework;
 	c->tp_overlap = so->tp_overlap;
+	c->eager = step_opts_eager(so);
 	c->grad_bytes = so->grad_bytes;
 	c->precision = so->precision;
 	c->etp = so->etp;

@@ -13,6 +13,7 @@
 struct step_opts {
 	enum step_framework framework;  /* --framework (default megatron) */
 	int tp_overlap;                 /* --tp-comm-overlap */
+	int elementwise;                /* --elementwise: 0 by framework, 1 fused, 2 eager */
 	double grad_bytes;              /* --grad-bytes; the framework's default when not given */
 	const char *gpu;                /* --gpu NAME, or NULL */
 	double peak;                    /* --peak FLOP/s; 0: the GPU's */
@@ -38,6 +39,7 @@ opt_cb step_opts_cb_attention;  /* enum attention_kind * */
 opt_cb step_opts_cb_cp_form;    /* enum step_cp_form * */
 opt_cb step_opts_cb_framework;  /* enum step_framework * */
 opt_cb step_opts_cb_precision;  /* enum step_precision * */
+opt_cb step_opts_cb_elementwise; /* int *: 1 fused, 2 eager */
 
 /* --help of --recompute: every level and what it keeps, one a line. */
 #define STEP_OPTS_RECOMPUTE_HELP \
@@ -63,6 +65,12 @@ opt_cb step_opts_cb_precision;  /* enum step_precision * */
 		  "the forward TP all-gathers and reduce-scatters behind their\n" \
 		  "GEMMs, in chunks (Megatron's --tp-comm-overlap; needs\n" \
 		  "sequence parallelism, which search always has)"), \
+	{ .type = OPT_CALLBACK, .long_name = "elementwise", .argh = "HOW", \
+	  .value = &(so)->elementwise, .cb = step_opts_cb_elementwise, .complete = "fused eager", \
+	  .help = "norms, activations, rotary, residual adds: fused (Megatron's\n" \
+		  "and Transformer Engine's kernels, or torch.compile) or eager\n" \
+		  "(PyTorch without compile, an operator a kernel); default\n" \
+		  "eager with --framework fsdp, else fused (models/step.md)" }, \
 	OPT_POSITIVE_("grad-bytes", "SIZE", Q_SIZE, &(so)->grad_bytes, \
 		      "bytes per gradient value reduced (default 4, fp32; 2 with\n" \
 		      "--framework deepspeed)"), \
@@ -122,6 +130,10 @@ void step_opts_check(const struct opt *options, struct step_opts *so, const char
 struct ctx_gpu;
 void step_opts_fp8_gpu(const struct step_opts *so, const struct ctx_gpu *gpu, int have_gpu,
 		       const char *cmd);
+
+/* 1 when the elementwise work runs eager: --elementwise, or by the framework
+ * (fsdp eager, the others fused). */
+int step_opts_eager(const struct step_opts *so);
 
 /* The options into a step configuration: framework, overlap, gradient
  * bytes, precision, etp, imbalance, replicas. */

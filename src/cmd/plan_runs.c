@@ -110,7 +110,7 @@ static const char *nccl_algo_env(enum coll_algo a)
 	case ALGO_TREE: return "Tree";
 	case ALGO_NVLS: return "NVLS";
 	case ALGO_NVLSTREE: return "NVLSTree";
-	case ALGO_COLLNET: return "CollNet";
+	case ALGO_COLLNET: return "CollNetDirect,CollNetChain";   /* init.cc:53: no "CollNet" */
 	case ALGO_PAT: return "PAT";
 	default: return NULL;
 	}
@@ -141,12 +141,16 @@ static void run_env(const struct planner *pl, char *env, size_t len, enum coll_o
 	l = strlen(env);
 	if (global_args.proto)
 		snprintf(env + l, len - l, "NCCL_PROTO=%s ", global_args.proto);
+	/* CollNet runs only when asked for (NCCL_COLLNET_ENABLE, init.cc:63) */
+	l = strlen(env);
+	if (ctx->machine.model.kind == COST_NCCL && ctx->machine.system.collnet)
+		snprintf(env + l, len - l, "NCCL_COLLNET_ENABLE=1 ");
 }
 
 void plan_run_line(const struct planner *pl, char *buf, size_t len, enum coll_op op,
 		   enum coll_algo algo, unsigned long ranks, const struct dlist *sizes)
 {
-	char args[8][128], env[2 * NCCL_LIST_MAX + 32];
+	char args[8][128], env[2 * NCCL_LIST_MAX + 64];
 	size_t i, n = sweep_args(args, 8, sizes);
 	/* One process with -g N on one node; MPI beyond (8 GPUs a node on a link). */
 	unsigned long node = pl->ctx->machine.have_system ? pl->ctx->machine.system.gpus_per_node : 8;

@@ -192,3 +192,107 @@ void test_errband_table(void)
 			}
 		}
 }
+
+/* errband_at: the band of any table, as errband_get draws the shipped one.
+ * By hand, several nodes: 64 KiB to 64 MiB 0.5 .. 2, 64 MiB and up 0.8 ..
+ * 1.25, below 64 KiB not stated (one log).  At 2^21 B, the middle of its
+ * cell, the cell's own band; at 2^25.25 B, halfway in log size to the next
+ * middle (2^29.5), the geometric means: sqrt(0.5 x 0.8) = 0.63246 and
+ * sqrt(2 x 1.25) = 1.58114. */
+void test_errband_at(void)
+{
+	struct errband t[ERRBAND_SCOPE_COUNT][ERRBAND_SIZE_COUNT] = {
+		[ERRBAND_NODES] = {
+			[ERRBAND_SMALL] = { .lo = 0.7, .mid = 1, .hi = 1.4, .logs = 1, .machines = 1 },
+			[ERRBAND_MID] = { .lo = 0.5, .mid = 1, .hi = 2, .logs = 3, .machines = 2 },
+			[ERRBAND_LARGE] = { .lo = 0.8, .mid = 1, .hi = 1.25, .logs = 3, .machines = 2 },
+		},
+	};
+	const double sizes[] = { 8, 65536, 1048576, 67108864, 1073741824 };
+	struct errband b;
+	size_t i;
+
+	INT_EQ(errband_at((const struct errband(*)[ERRBAND_SIZE_COUNT])t, 2, pow(2, 21), &b), 0);
+	DBL_NEAR(b.lo, 0.5, 1e-12);
+	DBL_NEAR(b.hi, 2.0, 1e-12);
+	INT_EQ(errband_at((const struct errband(*)[ERRBAND_SIZE_COUNT])t, 2, pow(2, 25.25), &b), 0);
+	DBL_NEAR(b.lo, 0.63246, 1e-5);
+	DBL_NEAR(b.hi, 1.58114, 1e-5);
+	INT_EQ(b.logs, 3);
+	/* not stated: the small cell (one log), and one node (no logs at all) */
+	INT_EQ(errband_at((const struct errband(*)[ERRBAND_SIZE_COUNT])t, 2, 1024, &b), -1);
+	INT_EQ(errband_at((const struct errband(*)[ERRBAND_SIZE_COUNT])t, 1, 1e9, &b), -1);
+	/* on the shipped table it is errband_get */
+	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		const struct errband *g = errband_get(2, sizes[i]);
+		CHECK(g && errband_at(errband_table, 2, sizes[i], &b) == 0);
+		DBL_NEAR(b.lo, g->lo, 1e-15);
+		DBL_NEAR(b.hi, g->hi, 1e-15);
+	}
+}
+
+/* The wider cell.  Drawn: machine 0 on one node measured 1 1, machine 1 on
+ * several nodes 2 2, both 64 KiB to 64 MiB: each scope's cell has one
+ * machine (not stated), the cell of any node count pools the four and is
+ * the hand case of test_errband_draw, 1 / 1.8448 .. 2 x 1.8448.  Looked
+ * up, by hand: one node's middle cell is not stated, so a size there takes
+ * the wider cell's 0.5 .. 2; several nodes' is stated (0.8 .. 1.25) and is
+ * its own; one node at 64 MiB and up (0.8 .. 1.25) is stated, so at
+ * 2^25.25 B one node's band is halfway between the wider middle cell and
+ * its own large one: sqrt(0.5 x 0.8) = 0.63246 .. sqrt(2 x 1.25) =
+ * 1.58114; several nodes at 64 MiB and up and every size below 64 KiB
+ * have neither: no band. */
+void test_errband_wider_cell(void)
+{
+	const struct errband_sample s[] = {
+		{ .ratio = 1, .log = 0, .machine = 0, .scope = ERRBAND_ONE_NODE, .size = ERRBAND_MID },
+		{ .ratio = 1, .log = 0, .machine = 0, .scope = ERRBAND_ONE_NODE, .size = ERRBAND_MID },
+		{ .ratio = 2, .log = 1, .machine = 1, .scope = ERRBAND_NODES, .size = ERRBAND_MID },
+		{ .ratio = 2, .log = 2, .machine = 1, .scope = ERRBAND_NODES, .size = ERRBAND_MID },
+	};
+	struct errband t[ERRBAND_SCOPE_COUNT][ERRBAND_SIZE_COUNT] = {
+		[ERRBAND_ONE_NODE] = {
+			[ERRBAND_MID] = { .lo = 0.9, .mid = 1, .hi = 1.1, .logs = 2, .machines = 2 },
+			[ERRBAND_LARGE] = { .lo = 0.8, .mid = 1, .hi = 1.25, .logs = 3, .machines = 2 },
+		},
+		[ERRBAND_NODES] = {
+			[ERRBAND_MID] = { .lo = 0.8, .mid = 1, .hi = 1.25, .logs = 3, .machines = 2 },
+		},
+		[ERRBAND_ANY_NODES] = {
+			[ERRBAND_MID] = { .lo = 0.5, .mid = 1, .hi = 2, .logs = 5, .machines = 4 },
+		},
+	};
+	const struct errband(*tt)[ERRBAND_SIZE_COUNT] = (const struct errband(*)[ERRBAND_SIZE_COUNT])t;
+	double f = exp(0.5 * sqrt(1.5));
+	struct errband b;
+	struct errbuf eb;
+
+	INT_EQ(errband_draw(s, 4, ERRBAND_ONE_NODE, ERRBAND_MID, &b, &eb), 0);
+	INT_EQ(b.machines, 1);
+	INT_EQ(errband_draw(s, 4, ERRBAND_ANY_NODES, ERRBAND_MID, &b, &eb), 0);
+	INT_EQ(b.sizes, 4);
+	INT_EQ(b.logs, 3);
+	INT_EQ(b.machines, 2);
+	DBL_NEAR(b.lo, 1 / f, 1e-9);
+	DBL_NEAR(b.hi, 2 * f, 1e-9);
+	STR_EQ(errband_scope_name(ERRBAND_ANY_NODES), "any node count");
+
+	INT_EQ(errband_at(tt, 1, pow(2, 21), &b), 0);
+	DBL_NEAR(b.lo, 0.5, 1e-12);
+	DBL_NEAR(b.hi, 2.0, 1e-12);
+	INT_EQ(b.machines, 4);
+	INT_EQ(errband_scope_at(tt, 1, pow(2, 21)), ERRBAND_ANY_NODES);
+	INT_EQ(errband_at(tt, 2, pow(2, 21), &b), 0);
+	DBL_NEAR(b.hi, 1.25, 1e-12);
+	INT_EQ(errband_scope_at(tt, 2, pow(2, 21)), ERRBAND_NODES);
+	INT_EQ(errband_at(tt, 1, pow(2, 25.25), &b), 0);
+	DBL_NEAR(b.lo, 0.63246, 1e-5);
+	DBL_NEAR(b.hi, 1.58114, 1e-5);
+	INT_EQ(errband_scope_at(tt, 1, 1e9), ERRBAND_ONE_NODE);
+	INT_EQ(errband_at(tt, 2, 1e9, &b), -1);
+	INT_EQ(errband_scope_at(tt, 2, 1e9), -1);
+	INT_EQ(errband_at(tt, 1, 1024, &b), -1);
+	/* the shipped table: every size has a band, on one node and on several */
+	CHECK(errband_get(1, 8) && errband_get(1, 1 << 20) && errband_get(1, 1e9));
+	CHECK(errband_get(2, 8) && errband_get(2, 1 << 20) && errband_get(2, 1e9));
+}

@@ -155,6 +155,164 @@ void test_step_moe(void)
 }
 
 /*
+ * Megatron-Core's folded experts with expert tensor parallelism, by hand
+ * (megatron/core/transformer/moe/token_dispatcher.py): Mixtral's shape,
+ * tp 2 with SP, dp 8, ep 4, etp 2, one micro-batch of 4096 tokens, a ring
+ * on 300 GB/s and no latency.  Each rank routes its 2048 tokens twice:
+ * 2·2048·4096·2 = 32 MiB for the all-to-all over 4 ranks; the etp group of
+ * 2 consecutive ranks all-gathers those of both, 64 MiB of output,
+ * (2-1)/2·67108864/300e9 = 111.848 µs, once per layer forward, and
+ * reduce-scatters the experts' output, as much; backward each again.  The
+ * dense TP pair of an MoE layer is the attention's alone: 32 a phase.  The
+ * experts' gradients are reduced over t·c·d/(ep·etp) = 2 ranks, the dense
+ * ones over d·c = 8: an expert rank's 32·8·3·4096·14336/(2·4) parameters,
+ * 4 bytes each, 22548578304 B all-reduced on 2 ranks.
+ */
+void test_step_moe_etp(void)
+{
+	struct workload w;
+	struct step_config c;
+	struct step_result r;
+	struct errbuf eb;
+	struct cost_model rm = ring_model();
+	const struct step_row *row;
+	double ag = 0.5 * 67108864.0 / 300e9;
+	int i, expert = 0, dense = 0;
+
+	memset(&w, 0, sizeof(w));
+	w.arch = WL_LLAMA;
+	w.layers = 32; w.hidden = 4096; w.heads = 32; w.kv_heads = 8; w.ffn = 14336;
+	w.vocab = 32000; w.seq = 4096; w.experts = 8; w.top_k = 2;
+	step_config_init(&c);
+	c.tp = 2; c.sp = 1; c.dp = 8; c.ep = 4; c.etp = 2; c.seq = 4096;
+	CHECK(step_run(&w, &c, NULL, &rm, STEP_BAND_NONE, &r, &eb) == 0);
+	row = find(&r, DIM_EP, PH_FORWARD, OP_ALLTOALL);
+	CHECK(row != NULL && row->bytes == 33554432.0 && row->ranks == 4 && row->count == 64);
+	row = find(&r, DIM_EP, PH_FORWARD, OP_ALLGATHER);
+	CHECK(row != NULL);
+	if (!row)
+		return;
+	DBL_NEAR(row->bytes, 67108864.0, 0);
+	INT_EQ((long)row->ranks, 2);
+	INT_EQ((long)row->per_node, 2);
+	DBL_NEAR(row->count, 32, 0);
+	DBL_NEAR(row->one_s, ag, 1e-12);
+	DBL_NEAR(row->exposed_s, 32 * ag, 1e-12);
+	DBL_NEAR(find(&r, DIM_EP, PH_FORWARD, OP_REDUCESCATTER)->time_s, 32 * ag, 1e-12);
+	DBL_NEAR(find(&r, DIM_EP, PH_BACKWARD, OP_ALLGATHER)->count, 32, 0);
+	DBL_NEAR(find(&r, DIM_EP, PH_BACKWARD, OP_REDUCESCATTER)->count, 32, 0);
+	DBL_NEAR(find(&r, DIM_TP, PH_FORWARD, OP_ALLGATHER)->count, 32, 0);
+	DBL_NEAR(find(&r, DIM_TP, PH_BACKWARD, OP_REDUCESCATTER)->count, 32, 0);
+	for (i = 0; i < r.nrows; i++) {
+		if (r.rows[i].dim != DIM_DP)
+			continue;
+		if (r.rows[i].ranks == 2) {
+			expert++;
+			DBL_NEAR(r.rows[i].bytes, 22548578304.0, 0);
+		} else if (r.rows[i].ranks == 8)
+			dense++;
+	}
+	INT_EQ(expert, 1);
+	INT_EQ(dense, 1);
+
+	/* Full recomputation gathers and scatters again in backward. */
+	c.recompute = RC_FULL;
+	CHECK(step_run(&w, &c, NULL, &rm, STEP_BAND_NONE, &r, &eb) == 0);
+	DBL_NEAR(find(&r, DIM_EP, PH_BACKWARD, OP_ALLGATHER)->count, 64, 0);
+
+	/* etp 1: the experts whole on a rank, no expert-TP collective; the
+	 * all-to-all's ranks stand 1 apart, 4 in a node of 8. */
+	c.recompute = RC_NONE;
+	c.etp = 1;
+	CHECK(step_run(&w, &c, NULL, &rm, STEP_BAND_NONE, &r, &eb) == 0);
+	CHECK(find(&r, DIM_EP, PH_FORWARD, OP_ALLGATHER) == NULL);
+	CHECK(find(&r, DIM_EP, PH_FORWARD, OP_ALLTOALL) != NULL);
+
+	/* tp with experts but no SP is refused, as Megatron-Core refuses it. */
+	c.sp = 0;
+	c.etp = 0;
+	CHECK(step_run(&w, &c, NULL, &rm, STEP_BAND_NONE, &r, &eb) < 0);
+	CHECK(strstr(eb.msg, "--sequence-parallel") != NULL);
+}
+
+/*
+ * Megatron-Core's EP all-to-all overlap (combined_1f1b.py): with the
+ * compute far longer than the all-to-all (a flat 1 TFLOP/s GPU), a paired
+ * layer hides its all-to-alls whole, and only the passes outside the
+ * steady state's pairs wait.  Mixtral's shape, dp 8, ep 8, m = 4 without a
+ * pipeline: the first forward and the last backward alone, 1 of 4, so a
+ * quarter of each row is exposed.  pp 2 with 2 chunks a stage and m = 4:
+ * 2(2-1) + (2-1)·2 + 1 = 5 of the 8 chunk passes alone on the first stage,
+ * 5/8 exposed.  Full recomputation, or 1F1B with a pipeline, is refused.
+ */
+void test_step_ep_overlap(void)
+{
+	struct workload w;
+	struct step_config c;
+	struct step_result r;
+	struct errbuf eb;
+	struct cost_model rm = ring_model();
+	struct step_compute cs = { 1e12, 0.5, 0, NULL, 0 };
+	const struct step_row *row;
+
+	memset(&w, 0, sizeof(w));
+	w.arch = WL_LLAMA;
+	w.layers = 32; w.hidden = 4096; w.heads = 32; w.kv_heads = 8; w.ffn = 14336;
+	w.vocab = 32000; w.seq = 4096; w.experts = 8; w.top_k = 2;
+	step_config_init(&c);
+	c.dp = 8; c.ep = 8; c.seq = 4096; c.global_batch = 32; c.ep_overlap = 1;
+	CHECK(step_run(&w, &c, &cs, &rm, STEP_BAND_NONE, &r, &eb) == 0);
+	row = find(&r, DIM_EP, PH_FORWARD, OP_ALLTOALL);
+	CHECK(row != NULL);
+	if (!row)
+		return;
+	DBL_NEAR(row->exposed_s, row->time_s / 4, 1e-12);
+	DBL_NEAR(find(&r, DIM_EP, PH_BACKWARD, OP_ALLTOALL)->exposed_s,
+		 find(&r, DIM_EP, PH_BACKWARD, OP_ALLTOALL)->time_s / 4, 1e-12);
+
+	c.pp = 2; c.dp = 4; c.ep = 4; c.global_batch = 16;
+	c.schedule = PP_INTERLEAVED; c.virt = 2;
+	CHECK(step_run(&w, &c, &cs, &rm, STEP_BAND_NONE, &r, &eb) == 0);
+	DBL_NEAR(r.microbatches, 4, 0);
+	row = find(&r, DIM_EP, PH_FORWARD, OP_ALLTOALL);
+	DBL_NEAR(row->exposed_s, row->time_s * 5 / 8, 1e-12);
+
+	c.schedule = PP_1F1B; c.virt = 1;
+	CHECK(step_run(&w, &c, &cs, &rm, STEP_BAND_NONE, &r, &eb) < 0);
+	c.pp = 1; c.dp = 8; c.ep = 8; c.global_batch = 32; c.recompute = RC_FULL;
+	CHECK(step_run(&w, &c, &cs, &rm, STEP_BAND_NONE, &r, &eb) < 0);
+	CHECK(strstr(eb.msg, "full recomputation") != NULL);
+}
+
+/*
+ * The attention's FLOPs follow the queries' width a·d, not h, when the
+ * head_dim key sets d (Qwen3-30B-A3B: 32 heads of 128 on h = 2048): model
+ * FLOPs 6·T·(l·matmul + V·h) + 12·T·l·s·4096, matmul = 56623104 a layer
+ * (tests/unit/test_workload.c); the context-parallel K and V chunks carry
+ * a_kv·d = 512 values a token: 2·b·(s/c)·512·2 bytes.
+ */
+void test_step_head_dim(void)
+{
+	struct workload w;
+	struct step_config c;
+	struct step_result r;
+	struct errbuf eb;
+	struct cost_model rm = ring_model();
+
+	memset(&w, 0, sizeof(w));
+	w.arch = WL_LLAMA;
+	w.layers = 48; w.hidden = 2048; w.heads = 32; w.kv_heads = 4; w.head_dim = 128;
+	w.ffn = 768; w.vocab = 151936; w.seq = 4096; w.experts = 128; w.top_k = 8;
+	step_config_init(&c);
+	c.dp = 4; c.cp = 2; c.ep = 8; c.seq = 4096;
+	CHECK(step_run(&w, &c, NULL, &rm, STEP_BAND_NONE, &r, &eb) == 0);
+	DBL_NEAR(r.tokens, 4 * 4096.0, 0);
+	DBL_NEAR(r.flops_model, 6 * r.tokens * (48 * 56623104.0 + 151936 * 2048.0) +
+		 12 * r.tokens * 48 * 4096.0 * 4096, 1e-12);
+	DBL_NEAR(find(&r, DIM_CP, PH_FORWARD, OP_SENDRECV)->bytes, 2 * 2048.0 * 512 * 2, 0);
+}
+
+/*
  * Prices kept for many steps: a step priced through the memo is the step
  * priced directly, row by row; the same step again asks the same
  * collectives and prices none of them anew.  GPT-3 175B at t = 8, p = 4,

@@ -289,9 +289,14 @@ void test_step_sm_share(void)
 }
 
 /*
- * DeepSpeed's ZeRO-3 of 2021 against today's, the same gathers: each call
- * gains its N copies through PyTorch's list API (N x 5 us launched, or the
- * bytes read and written, the larger), exposed; the gradients are
+ * DeepSpeed's ZeRO-3 of 2021 against today's.  Its trace was one step off,
+ * so nothing is prefetched or kept: each gather is today's collective,
+ * all of it exposed, and backward under full recomputation gathers every
+ * module twice (4 x 2 a GPT layer; without recomputation 4).  Each call
+ * gains PyTorch's list API on the host, per rank one view made from Python
+ * (2.85 us) and one copy launched (5 us), or the copies' bytes read and
+ * written, the larger; a gather also zeroes its buffer first (its bytes
+ * written at 0.85 of 2.039 TB/s); all exposed.  The gradients are
  * reduce-scattered parameter by parameter (a GPT layer's 4 weights, 4
  * biases and 2 LayerNorms' 2 each: 12), all exposed.
  */
@@ -321,9 +326,20 @@ void test_step_deepspeed_2021(void)
 	CHECK(a && b);
 	if (!a || !b)
 		return;
-	extra = fmax(N * 5e-6, 2 * a->bytes / (2039e9 * 0.85));
+	extra = fmax(N * (2.85e-6 + 5e-6), 2 * a->bytes / (2039e9 * 0.85)) +
+		a->bytes / (2039e9 * 0.85);
+	DBL_NEAR(b->count, a->count, 0);
 	DBL_NEAR(b->one_s, a->one_s + extra, 1e-12);
-	DBL_NEAR(b->exposed_s, a->exposed_s + a->count * extra, 1e-12);
+	DBL_NEAR(b->time_s, a->time_s + a->count * extra, 1e-12);
+	DBL_NEAR(b->exposed_s, b->time_s, 0);   /* nothing prefetched */
+	CHECK(a->exposed_s < a->time_s);         /* today's hides some */
+	/* backward without recomputation: each module gathered once, exposed */
+	b = find(&old, DIM_DP, PH_BACKWARD, OP_ALLGATHER);
+	CHECK(b != NULL);
+	if (b) {
+		DBL_NEAR(b->count, 2 * 4 * 4, 0);   /* m = 2, 4 layers, 4 modules */
+		DBL_NEAR(b->exposed_s, b->time_s, 0);
+	}
 	b = find(&old, DIM_DP, PH_BACKWARD, OP_REDUCESCATTER);
 	DBL_NEAR(b->count, 2 * 4 * 12, 0);
 	DBL_NEAR(b->exposed_s, b->time_s, 0);
@@ -341,7 +357,7 @@ void test_step_deepspeed_2021(void)
 			CHECK(cost_coll(&rm, OP_REDUCESCATTER, cost_algo_preferred(&rm, OP_REDUCESCATTER),
 					&grp, 2 * n[i], &cc, &eb) == 0);
 			one = cc.time_s;
-			per += one + fmax(N * 5e-6, 2 * 2 * n[i] / (2039e9 * 0.85));
+			per += one + fmax(N * (2.85e-6 + 5e-6), 2 * 2 * n[i] / (2039e9 * 0.85));
 		}
 		DBL_NEAR(b->time_s, 2 * 4 * per, 1e-12);
 	}
@@ -350,6 +366,16 @@ void test_step_deepspeed_2021(void)
 			sum += old.rows[i].time_s;
 	DBL_NEAR(old.dp_comm_s, sum, 1e-12);
 	CHECK(old.step_s > now.step_s);
+	/* full recomputation: every module twice in backward (today's keeps fc2: 7) */
+	c.recompute = RC_FULL;
+	CHECK(step_run(&w, &c, &cs, &rm, STEP_BAND_NONE, &old, &eb) == 0);
+	b = find(&old, DIM_DP, PH_BACKWARD, OP_ALLGATHER);
+	CHECK(b != NULL);
+	if (b) {
+		DBL_NEAR(b->count, 2 * 4 * 4 * 2, 0);
+		DBL_NEAR(b->exposed_s, b->time_s, 0);
+	}
+	c.recompute = RC_NONE;
 	/* not ZeRO-3: as today's DeepSpeed */
 	c.zero = 1;
 	CHECK(step_run(&w, &c, &cs, &rm, STEP_BAND_NONE, &old, &eb) == 0);

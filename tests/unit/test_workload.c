@@ -267,3 +267,38 @@ void test_workload_llama3_large(void)
 	DBL_NEAR(workload_params(&w), 70553706496.0, 0);
 	DBL_NEAR(workload_params(&x), 405853388800.0, 0);
 }
+
+/*
+ * A head wider than h/a (the head_dim key; Qwen3, config.json): Qwen3-30B-A3B,
+ * h 2048, 32 heads of 128 (queries 4096 wide), 4 key/value heads (512).
+ * Per layer: q 2048·4096 and o 4096·2048, 8388608 each, k and v
+ * 2·2048·512 = 2097152: 18874368; 128 SwiGLU experts of 3·2048·768:
+ * 603979776; router 2048·128 = 262144; two RMSNorms 4096: 623120384.
+ * × 48 = 29909778432, + 2·151936·2048 + 2048 = 30532110336 (published
+ * 30.5B).  Active: 18874368 + 8·4718592 = 56623104 a layer.  Qwen3-235B-A22B
+ * by the same sums (h 4096, 64 heads of 128, 4 kv heads, 94 layers, experts
+ * of 1536): 235093610496 (published 235B).  Without head_dim nothing moves.
+ */
+void test_workload_head_dim(void)
+{
+	struct workload w = shape(WL_LLAMA, 48, 2048, 32, 4, 768, 151936, 40960, 0);
+	struct workload x = shape(WL_LLAMA, 94, 4096, 64, 4, 1536, 151936, 40960, 0);
+	struct workload m = shape(WL_LLAMA, 32, 4096, 32, 8, 14336, 32000, 32768, 0);
+	struct layer_params lp;
+
+	w.experts = x.experts = 128;
+	w.top_k = x.top_k = 8;
+	w.head_dim = x.head_dim = 128;
+	DBL_NEAR(workload_head_dim(&w), 128, 0);
+	DBL_NEAR(workload_q_width(&w), 4096, 0);
+	DBL_NEAR(workload_kv_width(&w), 512, 0);
+	DBL_NEAR(workload_params(&w), 30532110336.0, 0);
+	workload_layer_params(&w, &lp);
+	DBL_NEAR(lp.attn, 18874368.0, 0);
+	DBL_NEAR(lp.matmul, 56623104.0, 0);
+	DBL_NEAR(workload_params(&x), 235093610496.0, 0);
+	/* absent: h/a, h and h·a_kv/a */
+	DBL_NEAR(workload_head_dim(&m), 128, 0);
+	DBL_NEAR(workload_q_width(&m), 4096, 0);
+	DBL_NEAR(workload_kv_width(&m), 1024, 0);
+}

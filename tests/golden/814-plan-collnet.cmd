@@ -1,0 +1,1 @@
+--system tests/data/presets/dgx-a100-sharp.preset plan --ranks 64 --sizes 8,1M,1G
