@@ -221,7 +221,7 @@ progress() {
 # follow in name order), so the last part to start is a short one and the
 # workers end together.  A worker claims a part by making its directory
 # $tmp/NAME.claim, which only one can do.
-slow="t-figures t-hostile t-measfig t-errband t-options unit t-trace t-install bad t-readme
+slow="t-errband t-figures t-hostile t-measfig t-options unit t-trace t-install bad t-readme
 	t-harden t-completion golden t-pipefig t-output t-search t-first-steps t-includes models
 	t-stepfig t-compare-system t-presets t-newcomer"
 queue=
