@@ -128,8 +128,10 @@ run: deps
 	@$(MAKE) --no-print-directory commtime completions
 	./commtime
 
+# The build before the tests runs on every core unless make was given -j.
+CHECK_JOBS = $(if $(findstring jobserver,$(MAKEFLAGS)),,-j$(shell nproc 2>/dev/null || echo 2))
 check: deps
-	@$(MAKE) --no-print-directory all tools/errband-gen
+	@$(MAKE) --no-print-directory $(CHECK_JOBS) all tools/errband-gen
 	@sh tests/run.sh
 
 # The whole suite built with clang's AddressSanitizer and

@@ -54,14 +54,15 @@ check "SIGXFSZ keeps the old file" is_old limit.csv
 check "SIGXFSZ leaves no temporary" no_temporary
 
 # ---- stdout full or gone in the middle of a long sweep ----
-if [ -w /dev/full ]; then
-	"$COMMTIME" $mid_sweep >/dev/full 2>err
+if [ "$(id -u)" = 0 ] && mknod fulldev c 1 7 2>/dev/null; then
+	"$COMMTIME" $mid_sweep >fulldev 2>err
 	st=$?
-	check "a sweep into /dev/full exits 1" [ "$st" = 1 ]
-	check "a sweep into /dev/full says why" [ "$(cat err)" = \
+	check "a sweep into a full device exits 1" [ "$st" = 1 ]
+	check "a sweep into a full device says why" [ "$(cat err)" = \
 		"commtime: error: cannot write standard output: No space left on device" ]
+	rm -f fulldev
 else
-	skip "/dev/full is not writable"
+	skip "a private full device needs root and mknod"
 fi
 # A reader that goes away: with SIGPIPE ignored the write error ends the
 # run with one line on stderr.
