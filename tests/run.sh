@@ -12,7 +12,7 @@
 #   scripts   tests/t-*.sh: shell tests that print "ok ..." / "not ok ..."
 #
 # Everything runs from the top of the repository in a pinned environment.
-# TEST_JOBS (default 3) parts run at once; see "scheduling" below.
+# TEST_JOBS (default: the machine's cores) parts run at once; see "scheduling" below.
 # TEST_TIMES=1 also lists the CPU time of each part.
 cd "$(dirname "$0")/.." || exit 1
 top=$(pwd)
@@ -240,7 +240,7 @@ worker() {
 		(run_part "$p")
 	done
 }
-jobs=${TEST_JOBS:-3}
+jobs=${TEST_JOBS:-$(nproc 2>/dev/null || echo 2)}
 pids=
 k=1
 while [ "$k" -lt "$jobs" ]; do
