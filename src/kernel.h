@@ -47,6 +47,9 @@ struct kernel_gpu {
 	double hbm_eff;       /* share of hbm_Bps a streaming kernel reaches */
 	double attn_fwd_eff;  /* fused attention forward: share of the peak */
 	double attn_bwd_eff;  /* fused attention backward */
+	double fa2_fwd_eff;   /* FlashAttention-2 forward, as PyTorch's SDPA runs it: share
+				 of the peak (on sm90 below the Hopper kernels) */
+	double fa2_bwd_eff;   /* FlashAttention-2 backward */
 	int fused_ok;         /* the GPU runs fused (flash) attention: sm80 and newer */
 	double fixed_eff;     /* > 0: every GEMM at this share (--kernel-efficiency) */
 	double fp8_peak;      /* FLOP/s: dense FP8 peak; 0: no FP8 */
@@ -63,7 +66,9 @@ void kernel_gpu_set_fp8(struct kernel_gpu *g, double fp8_peak);
  * The kernel model of a gpu preset's values: arch, peak (FLOP/s), sms,
  * HBM bandwidth (B/s), the large-GEMM share (NaN or 0: KERNEL_GEMM_EFF).
  * Fused attention's shares: FlashAttention-2 on sm80/sm86/sm89,
- * FlashAttention-3 on sm90 and newer (models/step.md).
+ * FlashAttention-3 and cuDNN's Hopper kernels on sm90 and newer, and
+ * FlashAttention-2's own on sm90, which PyTorch's SDPA runs
+ * (models/step.md).
  */
 void kernel_gpu_init(struct kernel_gpu *g, enum gpu_arch arch, double peak, double sms,
 		     double hbm_Bps, double gemm_eff);
@@ -99,6 +104,9 @@ struct kernel_shape {
 	double etp;           /* expert tensor-parallel size (0: t) */
 	int eager;            /* elementwise work as eager PyTorch runs it, an operator a
 				 kernel (FSDP without torch.compile) */
+	int sdpa;             /* fused attention through PyTorch's SDPA: FlashAttention-2's
+				 kernels (fa2_*_eff), not the Hopper ones Transformer
+				 Engine calls */
 };
 
 /* The linears of a layer whose times kernel_layer keeps apart. */

@@ -261,7 +261,8 @@ static void S_echo(struct ctx *ctx, struct out *o, const struct workload *w,
 		out_input_str(o, "stages", "stages", note);
 	}
 	snprintf(note, sizeof(note), "%s; attention %s%s", step_framework_name(c->framework),
-		 r->fused ? "fused" : "unfused (scores stored)",
+		 !r->fused ? "unfused (scores stored)" :
+		 c->framework == FW_FSDP ? "fused (PyTorch's SDPA: FlashAttention-2)" : "fused",
 		 c->eager ? "; elementwise eager (an operator a kernel)" : "");
 	out_input_str(o, "framework", "framework", note);
 	S_echo_configured(o, w, c, r, gpu);
