@@ -195,11 +195,7 @@ static int S_log2i(unsigned long long n)
 	return l;
 }
 
-/* RCCL's base latencies of Tree, Ring and CollNet, µs, LL, LL128, Simple
- * (rccl src/graph/tuning.cc baseLat) */
 #define MAX_NVLS_LOCAL 32   /* NCCL_MAX_NVLS_ARITY, device.h:213 */
-
-static const double rccl_base_lat[NCCL_NPROTO] = { 12.0, 12.0, 17.0 };
 
 static double S_min(double a, double b) { return a < b ? a : b; }
 static double S_max(double a, double b) { return a > b ? a : b; }
@@ -421,12 +417,12 @@ static double S_tune_lat(const struct tune_ctx *c, int f, int a, int pr, int nst
 	double ppn = c->ppn, lat, intra_lat, inter_lat;
 
 	/* latencies, tuning.cc:384-435 */
-	lat = m->amd && a <= NCCL_COLLNET_CHAIN ? rccl_base_lat[pr] : p->base_lat[a][pr];
-	intra_lat = p->hw_lat[hw_intra[a]][a][pr];
+	lat = nccl_base_lat(p, m->amd, a, pr);
+	intra_lat = nccl_hw_lat(p, m->amd, hw_intra[a], a, pr);
 	/* one GPU a node takes Tree's network latency from 2.23
 	 * (v2.21.5 :227) */
-	inter_lat = ppn == 1 && p->version >= 223 ? p->hw_lat[NCCL_HW_NET][NCCL_TREE][pr]
-						  : p->hw_lat[NCCL_HW_NET][a][pr];
+	inter_lat = ppn == 1 && p->version >= 223 ? nccl_hw_lat(p, m->amd, NCCL_HW_NET, NCCL_TREE, pr)
+						  : nccl_hw_lat(p, m->amd, NCCL_HW_NET, a, pr);
 	/* + the graph's latencyInter, the latency the network
 	 * plugin reports (search.cc:745), once more for Simple,
 	 * the flush (tuning.cc:389-391).  0 for NCCL's IB and
@@ -434,7 +430,7 @@ static double S_tune_lat(const struct tune_ctx *c, int f, int a, int pr, int nst
 	inter_lat += m->net_latency * (pr == NCCL_SIMPLE ? 2 : 1);
 	if (a == NCCL_RING) {
 		int hw = nodes == 1 ? hw_intra[a] : NCCL_HW_NET;
-		double l = p->hw_lat[hw][a][pr];
+		double l = nccl_hw_lat(p, m->amd, hw, a, pr);
 		if (f == NCCL_REDUCE || f == NCCL_BROADCAST) {
 			/* sameChannels = 1 is assumed: the ring search tries it first */
 			lat += l;
@@ -500,6 +496,7 @@ int nccl_tune_init(struct nccl_tune *t, const struct nccl_params *p,
 	t->arch = arch;
 	t->cpu = m->cpu;
 	t->net_latency = m->net_latency;
+	t->amd = m->amd;
 	/* A machine with fewer ranks than GPUs per node uses only `ranks` of them. */
 	{
 		struct nccl_machine mm = *m;
@@ -864,15 +861,17 @@ static int S_terms_lat(const struct nccl_tune *t, const struct nccl_params *p,
 	int nsteps = f == NCCL_ALLREDUCE ? 2 * (ranks - 1) :
 		     f == NCCL_REDUCESCATTER || f == NCCL_ALLGATHER ? ranks - 1 : ranks;
 
-	TERM("base latency", p->base_lat[a][pr], "us", "tuning.cc:151-155");
+	TERM("base latency", nccl_base_lat(p, t->amd, a, pr), "us",
+	     t->amd ? "rccl tuning.cc baseLat" : "tuning.cc:151-155");
 	if (a != NCCL_NVLS || nodes == 1)
 		TERM(hw == NCCL_HW_NVLINK ? "NVLink latency per step" : "PCI latency per step",
-		     p->hw_lat[hw][a][pr], "us", "tuning.cc:159-168");
+		     nccl_hw_lat(p, t->amd, hw, a, pr), "us",
+		     t->amd ? "rccl tuning.cc tuning_model_5" : "tuning.cc:159-168");
 	if (nodes > 1) {
 		TERM("network latency per step",
-		     ranks == nodes && p->version >= 223 ? p->hw_lat[NCCL_HW_NET][NCCL_TREE][pr]
-							 : p->hw_lat[NCCL_HW_NET][a][pr],
-		     "us", "tuning.cc:171-174, 387-388");
+		     ranks == nodes && p->version >= 223 ? nccl_hw_lat(p, t->amd, NCCL_HW_NET, NCCL_TREE, pr)
+							 : nccl_hw_lat(p, t->amd, NCCL_HW_NET, a, pr),
+		     "us", t->amd ? "rccl tuning.cc tuning_model_5" : "tuning.cc:171-174, 387-388");
 		if (t->net_latency > 0)
 			TERM("network plugin latency per step",
 			     t->net_latency * (pr == NCCL_SIMPLE ? 2 : 1), "us",

@@ -149,7 +149,17 @@ struct nccl_tune {
 	int ring_simple_threads;  /* maxThreads[Ring][Simple]: 256 on a PCIe-speed ring, else 512 */
 	enum nccl_cpu cpu;
 	double net_latency;   /* µs: the network plugin's latency (nccl_machine) */
+	int amd;              /* 1: RCCL's latencies (nccl_machine.amd) */
 };
+
+/*
+ * The per-step latency hwLat[hw][a][pr] and the base latency baseLat[a][pr]
+ * of the tuning, µs: NCCL's (p) for an NVIDIA GPU; for an AMD one (amd 1)
+ * RCCL's for Tree and Ring, CollNet taking RCCL's base latency with NCCL's
+ * steps (src/nccl_rccl.c).
+ */
+double nccl_hw_lat(const struct nccl_params *p, int amd, int hw, int a, int pr);
+double nccl_base_lat(const struct nccl_params *p, int amd, int a, int pr);
 
 /* "tree", "ring", "collnetdirect", "collnetchain", "nvls", "nvlstree", "pat". */
 const char *nccl_algo_name(enum nccl_algo a);

@@ -91,6 +91,43 @@ void test_machines_amd_xgmi(void)
 	system_release(&s);
 }
 
+void test_machines_rccl_mi300_latency(void)
+{
+	/* Two nodes of 8 MI300X (16 ranks), RCCL 2.22.3 on an Intel host:
+	 * RCCL's tuning_model_5 (src/nccl_rccl.c), by hand:
+	 *   Tree/LL    12 + 2 (7 x 0.9 + 1 x 10.5)              =   45.6 us
+	 *   Ring/LL    12 + 26 x max(0.8, 1) + 4 x 9.5          =   76 us
+	 *   Tree/Simple 17 + 2 (7 x 2.3 + 1 x 25)               =   99.2 us
+	 *   Ring/Simple 17 + 26 x max(2.1, 3 x 1) + 4 x 320     = 1375 us
+	 * (2 x 2 network steps before NCCL 2.23, network overhead 1 us,
+	 * thrice for Simple); the 8-byte all-reduce takes Tree/LL, 45.6 us. */
+	struct system s;
+	struct nccl_machine m;
+	struct nccl_params p;
+	struct nccl_tune t;
+	struct nccl_choice c;
+	struct errbuf eb;
+
+	CHECK(S_load("tests/data/nccl/systems/aac10-mi300x.preset", &s, &m));
+	INT_EQ(m.amd, 1);
+	INT_EQ(nccl_params_version("2.22.3", &p, &eb), 0);
+	INT_EQ(nccl_tune_init(&t, &p, &m, 16, ~0u, ~0u, &eb), 0);
+	INT_EQ(t.nodes, 2);
+	DBL_NEAR(t.lat[NCCL_ALLREDUCE][NCCL_TREE][NCCL_LL], 45.6, 1e-9);
+	DBL_NEAR(t.lat[NCCL_ALLREDUCE][NCCL_RING][NCCL_LL], 76.0, 1e-9);
+	DBL_NEAR(t.lat[NCCL_ALLREDUCE][NCCL_TREE][NCCL_SIMPLE], 99.2, 1e-9);
+	DBL_NEAR(t.lat[NCCL_ALLREDUCE][NCCL_RING][NCCL_SIMPLE], 1375.0, 1e-9);
+	CHECK(nccl_rank(&t, &p, NCCL_ALLREDUCE, 8, &c, 1) == 1);
+	INT_EQ(c.algo, NCCL_TREE);
+	INT_EQ(c.proto, NCCL_LL);
+	DBL_NEAR(c.time_s, 45.6e-6, 1e-4);   /* + 8 B at 19.5 GB/s, 0.4 ns */
+	/* NVIDIA keeps NCCL's own: Tree/LL on the network 5 us a step */
+	m.amd = 0;
+	INT_EQ(nccl_tune_init(&t, &p, &m, 16, ~0u, ~0u, &eb), 0);
+	DBL_NEAR(t.lat[NCCL_ALLREDUCE][NCCL_TREE][NCCL_LL], 6.8 + 2 * (7 * 0.6 + 5.0), 1e-9);
+	system_release(&s);
+}
+
 void test_machines_nvlink_domain(void)
 {
 	/* GB200 NVL72: 18 hosts of 4 in one domain: NCCL's node is the
