@@ -166,6 +166,35 @@ static void S_linear(const struct kernel_gpu *g, const struct S_lin *l, double M
 }
 
 /*
+ * The token copies of an MoE layer's all-to-all dispatcher, bytes forward,
+ * each copy reading and writing its bf16 rows (4 bytes an element;
+ * megatron/core/transformer/moe/token_dispatcher.py,
+ * MoEAlltoAllTokenDispatcher, with moe_utils.py's permute, unpermute and
+ * sort_chunks_by_idxs):
+ *   permutation 1 before the all-to-all and its inverse after the
+ *   combining one, over the R1 = k·capacity·T copies this rank routes
+ *   (T/t with sequence parallelism, each rank routing its slice);
+ *   permutation 2, the sort of the tokens received from the ep·etp
+ *   ranks by local expert, and its inverse before the combine, over the
+ *   R2 = k·capacity·T·etp/t copies this rank's experts receive: only
+ *   with more than one local expert, after an all-to-all or an
+ *   expert-tensor-parallel gather (dispatch_postprocess,
+ *   combine_preprocess; padded to capacity it is a transpose copy).
+ */
+static double S_moe_copy_bytes(const struct workload *w, const struct kernel_shape *sh,
+			       double T, double t)
+{
+	double kk = w->top_k, cap = sh->capacity, h = w->hidden;
+	double etp = sh->etp >= 1 ? sh->etp : t, local = w->experts / (sh->ep >= 1 ? sh->ep : 1);
+	double r1 = (sh->sp ? T / t : T) * kk * cap, r2 = T * etp / t * kk * cap;
+	double bytes = 2 * KERNEL_COPY_BYTES * r1 * h;
+
+	if (local > 1 && (sh->ep > 1 || etp > 1))
+		bytes += 2 * KERNEL_COPY_BYTES * r2 * h;
+	return bytes;
+}
+
+/*
  * Memory-bound work outside the attention core, bytes per token forward
  * (bf16; Megatron's fused kernels: bias+GELU, bias+dropout+residual add;
  * a norm reads and writes its row):
@@ -184,10 +213,9 @@ static void S_linear(const struct kernel_gpu *g, const struct S_lin *l, double M
  *   repeat_kv's copies of k and v 4(h_q + h_kv)/t; the attention output
  *   made contiguous 4h_q/t; SwiGLU silu 4f/t and the product 6f/t.
  * With sequence parallelism the h-wide work runs on T/t tokens.  An MoE
- * layer's activation runs on the k routed copies of each token, and its
- * dispatch and combine permute them (read and write k·h each way).
- * Backward moves about twice as much (the gradient in and out and the
- * saved input).
+ * layer's activation runs on the k routed copies of each token; its token
+ * copies are S_moe_copy_bytes.  Backward moves about twice as much (the
+ * gradient in and out and the saved input).
  */
 static double S_elementwise_bytes(const struct workload *w, const struct kernel_shape *sh,
 				  double T, double t)
@@ -204,7 +232,7 @@ static double S_elementwise_bytes(const struct workload *w, const struct kernel_
 	else
 		mem = T * 22 * h / et + T * 4 * fk;
 	if (E > 1)
-		mem += T * 2 * 2 * kk * sh->capacity * h * 2;
+		mem += S_moe_copy_bytes(w, sh, T, t);
 	return mem;
 }
 
