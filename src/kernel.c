@@ -166,28 +166,34 @@ static void S_linear(const struct kernel_gpu *g, const struct S_lin *l, double M
 }
 
 /*
- * The token copies of an MoE layer's all-to-all dispatcher, bytes forward,
- * each copy reading and writing its bf16 rows (4 bytes an element;
- * megatron/core/transformer/moe/token_dispatcher.py,
- * MoEAlltoAllTokenDispatcher, with moe_utils.py's permute, unpermute and
- * sort_chunks_by_idxs):
- *   permutation 1 before the all-to-all and its inverse after the
- *   combining one, over the R1 = k·capacity·T copies this rank routes
- *   (T/t with sequence parallelism, each rank routing its slice);
- *   permutation 2, the sort of the tokens received from the ep·etp
- *   ranks by local expert, and its inverse before the combine, over the
- *   R2 = k·capacity·T·etp/t copies this rank's experts receive: only
- *   with more than one local expert, after an all-to-all or an
- *   expert-tensor-parallel gather (dispatch_postprocess,
- *   combine_preprocess; padded to capacity it is a transpose copy).
+ * The token copies of an MoE layer's all-to-all dispatcher, bytes each
+ * way, bf16 rows of h (megatron/core/transformer/moe/token_dispatcher.py,
+ * MoEAlltoAllTokenDispatcher; moe_utils.py's permute, unpermute and
+ * sort_chunks_by_idxs, fused by Transformer Engine,
+ * transformer_engine/pytorch/permutation.py):
+ *   permutation 1 reads each of the T1 tokens this rank routes once and
+ *   writes its R1 = k·capacity·T1 copies grouped by expert (T1 = T/t with
+ *   sequence parallelism, each rank routing its slice); its inverse after
+ *   the combining all-to-all reads the R1 copies and writes T1 sums (the
+ *   routing probabilities are applied in the activation, not here),
+ *   each 2 bytes an element read and 2 written: 4·(T1 + R1)·h the pair;
+ *   permutation 2 sorts the R2 = k·capacity·T·etp/t copies this rank's
+ *   experts receive, ordered by sending rank, by local expert, and its
+ *   inverse puts them back before the combine, each reading and writing
+ *   every row: 2·4·R2·h the pair; only with more than one local expert, after an
+ *   all-to-all or an expert-tensor-parallel gather (dispatch_postprocess,
+ *   combine_preprocess; padded to capacity the same copy is a transpose).
+ * Backward moves the same: the gradient of each copy is its inverse
+ * (moe_permute's backward unpermutes the gradient, moe_unpermute's
+ * permutes it, a chunk sort's runs the inverse sort).
  */
 static double S_moe_copy_bytes(const struct workload *w, const struct kernel_shape *sh,
 			       double T, double t)
 {
-	double kk = w->top_k, cap = sh->capacity, h = w->hidden;
+	double kk = w->top_k, cap = sh->capacity, h = w->hidden, t1 = sh->sp ? T / t : T;
 	double etp = sh->etp >= 1 ? sh->etp : t, local = w->experts / (sh->ep >= 1 ? sh->ep : 1);
-	double r1 = (sh->sp ? T / t : T) * kk * cap, r2 = T * etp / t * kk * cap;
-	double bytes = 2 * KERNEL_COPY_BYTES * r1 * h;
+	double r1 = t1 * kk * cap, r2 = T * etp / t * kk * cap;
+	double bytes = KERNEL_COPY_BYTES * (t1 + r1) * h;
 
 	if (local > 1 && (sh->ep > 1 || etp > 1))
 		bytes += 2 * KERNEL_COPY_BYTES * r2 * h;
@@ -213,8 +219,8 @@ static double S_moe_copy_bytes(const struct workload *w, const struct kernel_sha
  *   repeat_kv's copies of k and v 4(h_q + h_kv)/t; the attention output
  *   made contiguous 4h_q/t; SwiGLU silu 4f/t and the product 6f/t.
  * With sequence parallelism the h-wide work runs on T/t tokens.  An MoE
- * layer's activation runs on the k routed copies of each token; its token
- * copies are S_moe_copy_bytes.  Backward moves about twice as much (the
+ * layer's activation runs on the k routed copies of each token (its token
+ * copies: S_moe_copy_bytes).  Backward moves about twice as much (the
  * gradient in and out and the saved input).
  */
 static double S_elementwise_bytes(const struct workload *w, const struct kernel_shape *sh,
@@ -231,8 +237,6 @@ static double S_elementwise_bytes(const struct workload *w, const struct kernel_
 		mem = T * (20 * h / et + 4 * (hq + hkv) / t) + T * 6 * fk;
 	else
 		mem = T * 22 * h / et + T * 4 * fk;
-	if (E > 1)
-		mem += S_moe_copy_bytes(w, sh, T, t);
 	return mem;
 }
 
@@ -318,6 +322,12 @@ int kernel_layer(const struct kernel_gpu *g, const struct workload *w,
 	mem = S_elementwise_bytes(w, sh, T, t);
 	k->mem_fwd_s += kernel_mem_s(g, mem);
 	k->mem_bwd_s += 2 * kernel_mem_s(g, mem);
+	if (moe) {
+		double copies = kernel_mem_s(g, S_moe_copy_bytes(w, sh, T, t));
+
+		k->mem_fwd_s += copies;
+		k->mem_bwd_s += copies;
+	}
 
 	k->fwd_s = k->gemm_fwd_s + k->attn_fwd_s + k->mem_fwd_s;
 	k->bwd_s = k->gemm_bwd_s + k->attn_bwd_s + k->mem_bwd_s;
