@@ -31,6 +31,16 @@ PYTHON=${PYTHON:-python3}
 # expert_tensor_parallel_size = 1, moe_a2a_overlap = True;
 # src/megatron/bridge/recipes/qwen/h100/qwen3_moe.py:
 # account_for_embedding_in_pipeline_split, account_for_loss_in_pipeline_split).
+# nemo-q3-30b-drop is the same Qwen3-30B-A3B shape from the 25.09 container
+# (10494 tokens/s per GPU, the archive's "25.09 NeMo Container", DGX-H100,
+# "tokendrop"): capacity factor 1 with every expert padded to it and no
+# all-to-all overlap (Megatron-Bridge at 9a5e7986, Oct 2025,
+# scripts/performance/run_script.py: apply_moe_token_drop;
+# configs/qwen3/qwen3_30b_a3b_llm_pretrain.yaml, fp8_cs mbs 2).  Padded to
+# capacity the all-to-all dispatcher never waits for the token counts on
+# the host; dropless it does once per MoE layer forward
+# (megatron/core/transformer/moe/token_dispatcher.py,
+# _maybe_dtoh_and_synchronize), which the model does not time.
 # The titan-8b rows are torchtitan's Llama 3.1 8B on 8 H100 at 500 W
 # (docs/performance.md, Table 1): 5,762 tokens/s per GPU eager and 6,667
 # with torch.compile, times commtime's 6.221e10 FLOPs a token; the pair
@@ -54,6 +64,7 @@ nemo-8b-fp8-fsdp|836.9|989.4|--system dgx-h100 step --workload llama3-8b --dp 8 
 nemo-405b-fp8|766.6|989.4|--system dgx-h100 step --workload llama3-405b --tp 8 --pp 8 --cp 2 --dp 8 --global-batch 512 --seq 8192 --sequence-parallel --zero 1 --schedule interleaved --virtual-stages 8 --precision fp8
 nemo-q3-235b-fp8|263.0|989.4|--system dgx-h100 step --workload qwen3-235b-a22b --tp 2 --pp 8 --dp 16 --ep 32 --etp 1 --global-batch 2048 --seq 4096 --sequence-parallel --zero 1 --schedule interleaved --virtual-stages 4 --layers-first 11 --layers-last 11 --precision fp8 --overlap-moe-expert-parallel-comm
 nemo-q3-30b-fp8|146.8|989.4|--system dgx-h100 step --workload qwen3-30b-a3b --pp 2 --dp 8 --ep 8 --global-batch 512 --micro-batch 2 --seq 4096 --zero 1 --schedule interleaved --virtual-stages 24 --precision fp8 --overlap-moe-expert-parallel-comm
+nemo-q3-30b-drop|292.1|989.4|--system dgx-h100 step --workload qwen3-30b-a3b --pp 2 --dp 8 --ep 8 --global-batch 512 --micro-batch 2 --seq 4096 --zero 1 --schedule interleaved --virtual-stages 24 --precision fp8 --capacity 1
 llama3-405b-128k|380|989.4|--system dgx-h100 step --workload llama3-405b --tp 8 --pp 16 --dp 8 --cp 16 --cp-form allgather --global-batch 128 --seq 131072 --sequence-parallel --zero 2
 titan-8b-eager|358.5|989.4|--system dgx-h100 step --workload llama3-8b --seq 8192 --dp 8 --micro-batch 2 --global-batch 16 --framework fsdp --zero 3 --recompute alternate-matmul-outputs --gpu-memory 96GB --power-cap 500 --hbm-bandwidth 2.4TB/s
 titan-8b-compiled|414.8|989.4|--system dgx-h100 step --workload llama3-8b --seq 8192 --dp 8 --micro-batch 2 --global-batch 16 --framework fsdp --zero 3 --recompute alternate-matmul-outputs --gpu-memory 96GB --power-cap 500 --hbm-bandwidth 2.4TB/s --elementwise fused

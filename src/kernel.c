@@ -183,6 +183,41 @@ static void S_linear(const struct kernel_gpu *g, const struct S_lin *l, double M
 }
 
 /*
+ * The token copies of an MoE layer's all-to-all dispatcher, bytes each
+ * way, bf16 rows of h (megatron/core/transformer/moe/token_dispatcher.py,
+ * MoEAlltoAllTokenDispatcher; moe_utils.py's permute, unpermute and
+ * sort_chunks_by_idxs, fused by Transformer Engine,
+ * transformer_engine/pytorch/permutation.py):
+ *   permutation 1 reads each of the T1 tokens this rank routes once and
+ *   writes its R1 = k·capacity·T1 copies grouped by expert (T1 = T/t with
+ *   sequence parallelism, each rank routing its slice); its inverse after
+ *   the combining all-to-all reads the R1 copies and writes T1 sums (the
+ *   routing probabilities are applied in the activation, not here),
+ *   each 2 bytes an element read and 2 written: 4·(T1 + R1)·h the pair;
+ *   permutation 2 sorts the R2 = k·capacity·T·etp/t copies this rank's
+ *   experts receive, ordered by sending rank, by local expert, and its
+ *   inverse puts them back before the combine, each reading and writing
+ *   every row: 2·4·R2·h the pair; only with more than one local expert, after an
+ *   all-to-all or an expert-tensor-parallel gather (dispatch_postprocess,
+ *   combine_preprocess; padded to capacity the same copy is a transpose).
+ * Backward moves the same: the gradient of each copy is its inverse
+ * (moe_permute's backward unpermutes the gradient, moe_unpermute's
+ * permutes it, a chunk sort's runs the inverse sort).
+ */
+static double S_moe_copy_bytes(const struct workload *w, const struct kernel_shape *sh,
+			       double T, double t)
+{
+	double kk = w->top_k, cap = sh->capacity, h = w->hidden, t1 = sh->sp ? T / t : T;
+	double etp = sh->etp >= 1 ? sh->etp : t, local = w->experts / (sh->ep >= 1 ? sh->ep : 1);
+	double r1 = t1 * kk * cap, r2 = T * etp / t * kk * cap;
+	double bytes = KERNEL_COPY_BYTES * (t1 + r1) * h;
+
+	if (local > 1 && (sh->ep > 1 || etp > 1))
+		bytes += 2 * KERNEL_COPY_BYTES * r2 * h;
+	return bytes;
+}
+
+/*
  * Memory-bound work outside the attention core, bytes per token forward
  * (bf16; Megatron's fused kernels: bias+GELU, bias+dropout+residual add;
  * a norm reads and writes its row):
@@ -201,10 +236,9 @@ static void S_linear(const struct kernel_gpu *g, const struct S_lin *l, double M
  *   repeat_kv's copies of k and v 4(h_q + h_kv)/t; the attention output
  *   made contiguous 4h_q/t; SwiGLU silu 4f/t and the product 6f/t.
  * With sequence parallelism the h-wide work runs on T/t tokens.  An MoE
- * layer's activation runs on the k routed copies of each token, and its
- * dispatch and combine permute them (read and write k·h each way).
- * Backward moves about twice as much (the gradient in and out and the
- * saved input).
+ * layer's activation runs on the k routed copies of each token (its token
+ * copies: S_moe_copy_bytes).  Backward moves about twice as much (the
+ * gradient in and out and the saved input).
  */
 static double S_elementwise_bytes(const struct workload *w, const struct kernel_shape *sh,
 				  double T, double t)
@@ -220,21 +254,77 @@ static double S_elementwise_bytes(const struct workload *w, const struct kernel_
 		mem = T * (20 * h / et + 4 * (hq + hkv) / t) + T * 6 * fk;
 	else
 		mem = T * 22 * h / et + T * 4 * fk;
-	if (E > 1)
-		mem += T * 2 * 2 * kk * sh->capacity * h * 2;
 	return mem;
+}
+
+/*
+ * Mixture of experts: the router (T x E x h, bf16; T/t with sequence
+ * parallelism, each rank routing its slice), then E/e experts on this
+ * rank, each over the e·T·(etp/t)·k·capacity/E tokens routed to it (every
+ * rank's k choices spread evenly over E experts; the busiest expert
+ * `capacity` times the mean), its matrices split over the etp
+ * expert-tensor-parallel ranks.  Megatron-Core folds the experts over
+ * their own grid: with sequence parallelism each rank routes its T/t
+ * tokens, and an expert-tensor-parallel group of etp ranks gathers etp of
+ * those slices (megatron/core/transformer/moe/token_dispatcher.py);
+ * etp = t is the layout before folding.
+ */
+static void S_experts(const struct kernel_gpu *g, const struct workload *w,
+		      const struct kernel_shape *sh, const struct S_lin *lin, struct kernel_layer *k)
+{
+	double T = sh->tokens, t = sh->tp, h = w->hidden, f = w->ffn, E = w->experts;
+	double local = E / sh->ep, etp = sh->etp >= 1 ? sh->etp : t;
+	double te = sh->ep * T * (etp / t) * w->top_k * sh->capacity / E;
+	struct S_lin bf = { 0, 0 };
+
+	S_linear(g, &bf, sh->sp ? T / t : T, E, h, 1, k, -1, NULL);
+	S_linear(g, lin, te, (w->arch == WL_LLAMA ? 2 : 1) * f / etp, h, local, k, 2, NULL);
+	S_linear(g, lin, te, h, f / etp, local, k, 3, NULL);
+}
+
+/*
+ * The attention core.  Queries s/c of each sequence against s keys, half
+ * of them masked away (causal): a fused kernel skips the masked blocks,
+ * 4·b·a·sq·skv·d/2 FLOPs forward and 2.5 times that backward (it
+ * recomputes the scores; Dao 2023, §3.1).  Unfused, the scores are two
+ * batched GEMMs over every pair, then scale-mask-softmax and dropout each
+ * read and write the b·a·sq·skv scores (Megatron's fused softmax kernel:
+ * one read, one write; dropout: read, write, a 1-byte mask), and backward
+ * the same again.  Fused through PyTorch's SDPA (sh->sdpa), the kernel is
+ * FlashAttention-2's, at its own rates (kernel_gpu_init).
+ */
+static void S_attention(const struct kernel_gpu *g, const struct workload *w,
+			const struct kernel_shape *sh, struct kernel_layer *k)
+{
+	double a = w->heads / sh->tp, d = workload_head_dim(w), skv = sh->seq;
+	double sq = sh->seq / sh->cp, b = sh->tokens / sq;
+
+	if (sh->fused) {
+		double fl = 4 * b * a * sq * skv * d / 2;
+		double fe = sh->sdpa ? g->fa2_fwd_eff : g->attn_fwd_eff;
+		double be = sh->sdpa ? g->fa2_bwd_eff : g->attn_bwd_eff;
+
+		k->attn_fwd_s = fl / (g->peak * fe);
+		k->attn_bwd_s = 2.5 * fl / (g->peak * be);
+		k->flops_fwd += fl;
+	} else {
+		double sc = b * a * sq * skv, drop = w->arch == WL_LLAMA ? 0 : 5 * sc;
+
+		k->attn_fwd_s = kernel_gemm_s(g, sq, skv, d, b * a) + kernel_gemm_s(g, sq, d, skv, b * a)
+			+ kernel_mem_s(g, 4 * sc + drop);
+		k->attn_bwd_s = 2 * kernel_gemm_s(g, sq, d, skv, b * a) +
+			2 * kernel_gemm_s(g, sq, skv, d, b * a) + kernel_mem_s(g, 6 * sc + drop);
+		k->flops_fwd += 4 * b * a * sq * skv * d;
+	}
 }
 
 int kernel_layer(const struct kernel_gpu *g, const struct workload *w,
 		 const struct kernel_shape *sh, struct kernel_layer *k, struct errbuf *eb)
 {
-	double T = sh->tokens, t = sh->tp, h = w->hidden, a = w->heads / t;
-	double d = workload_head_dim(w), hkv = workload_kv_width(w), f = w->ffn;
-	double hq = workload_q_width(w);
-	double sq = sh->tokens, skv = sh->seq, b, te, mem;
-	double E = w->experts > 1 ? w->experts : 1, kk = w->experts > 1 ? w->top_k : 1;
-	int llama = w->arch == WL_LLAMA, moe = E > 1;
-	struct S_lin bf = { 0, 0 }, lin = { 0, 0 };
+	double T = sh->tokens, t = sh->tp, h = w->hidden, f = w->ffn, mem;
+	double hkv = workload_kv_width(w), hq = workload_q_width(w);
+	int llama = w->arch == WL_LLAMA, moe = w->experts > 1;
+	struct S_lin lin = { 0, 0 };
 
 	memset(k, 0, sizeof(*k));
 	if (sh->fp8 && !(g->fp8_peak > 0))
@@ -243,73 +333,31 @@ int kernel_layer(const struct kernel_gpu *g, const struct workload *w,
 	lin.wshare = sh->microbatches > 1 ? 1 / sh->microbatches : 1;
 	if (!(g->peak > 0) || !(T > 0) || !(t >= 1) || !(sh->cp >= 1))
 		return errbuf_set(eb, "cannot time the kernels of this shape");
-	/* Sequences in the micro-batch; queries per sequence on this rank s/c. */
-	sq = sh->seq / sh->cp;
-	b = T / sq;
 
 	/* Attention's GEMMs: QKV (grouped-query: h_q + 2·h_kv columns, h_q =
 	 * a·d the queries' width, h unless head_dim says), output. */
 	S_linear(g, &lin, T, (hq + 2 * hkv) / t, h, 1, k, 0, &k->wgrad_in_s);
 	S_linear(g, &lin, T, h, hq / t, 1, k, 1, NULL);
 
-	/* The MLP: GELU's two matrices, or SwiGLU's gate and up fused, then down. */
+	/* The MLP: GELU's two matrices, or SwiGLU's gate and up fused, then
+	 * down; or the experts. */
 	if (!moe) {
 		S_linear(g, &lin, T, (llama ? 2 : 1) * f / t, h, 1, k, 2, &k->wgrad_in_s);
 		S_linear(g, &lin, T, h, f / t, 1, k, 3, NULL);
 	} else {
-		/*
-		 * Mixture of experts: the router (T x E x h, bf16; T/t with
-		 * sequence parallelism, each rank routing its slice), then E/e
-		 * experts on this rank, each over the e·T·(etp/t)·k·capacity/E
-		 * tokens routed to it (every rank's k choices spread evenly
-		 * over E experts; the busiest expert `capacity` times the
-		 * mean), its matrices split over the etp expert-tensor-parallel
-		 * ranks.  Megatron-Core folds the experts over their own grid:
-		 * with sequence parallelism each rank routes its T/t tokens,
-		 * and an expert-tensor-parallel group of etp ranks gathers
-		 * etp of those slices (megatron/core/transformer/moe/
-		 * token_dispatcher.py); etp = t is the layout before folding.
-		 */
-		double local = E / sh->ep, etp = sh->etp >= 1 ? sh->etp : t;
-
-		te = sh->ep * T * (etp / t) * kk * sh->capacity / E;
-		S_linear(g, &bf, sh->sp ? T / t : T, E, h, 1, k, -1, NULL);
-		S_linear(g, &lin, te, (llama ? 2 : 1) * f / etp, h, local, k, 2, NULL);
-		S_linear(g, &lin, te, h, f / etp, local, k, 3, NULL);
+		S_experts(g, w, sh, &lin, k);
 	}
-
-	/*
-	 * The attention core.  Queries s/c of each sequence against s keys,
-	 * half of them masked away (causal): a fused kernel skips the masked
-	 * blocks, 4·b·a·sq·skv·d/2 FLOPs forward and 2.5 times that backward
-	 * (it recomputes the scores; Dao 2023, §3.1).  Unfused, the scores
-	 * are two batched GEMMs over every pair, then scale-mask-softmax and
-	 * dropout each read and write the b·a·sq·skv scores (Megatron's fused
-	 * softmax kernel: one read, one write; dropout: read, write, a 1-byte
-	 * mask), and backward the same again.
-	 */
-	if (sh->fused) {
-		double fl = 4 * b * a * sq * skv * d / 2;
-
-		double fe = sh->sdpa ? g->fa2_fwd_eff : g->attn_fwd_eff;
-		double be = sh->sdpa ? g->fa2_bwd_eff : g->attn_bwd_eff;
-
-		k->attn_fwd_s = fl / (g->peak * fe);
-		k->attn_bwd_s = 2.5 * fl / (g->peak * be);
-		k->flops_fwd += fl;
-	} else {
-		double sc = b * a * sq * skv, drop = llama ? 0 : 5 * sc;
-
-		k->attn_fwd_s = kernel_gemm_s(g, sq, skv, d, b * a) + kernel_gemm_s(g, sq, d, skv, b * a)
-			+ kernel_mem_s(g, 4 * sc + drop);
-		k->attn_bwd_s = 2 * kernel_gemm_s(g, sq, d, skv, b * a) +
-			2 * kernel_gemm_s(g, sq, skv, d, b * a) + kernel_mem_s(g, 6 * sc + drop);
-		k->flops_fwd += 4 * b * a * sq * skv * d;
-	}
+	S_attention(g, w, sh, k);
 
 	mem = S_elementwise_bytes(w, sh, T, t);
 	k->mem_fwd_s += kernel_mem_s(g, mem);
 	k->mem_bwd_s += 2 * kernel_mem_s(g, mem);
+	if (moe) {
+		double copies = kernel_mem_s(g, S_moe_copy_bytes(w, sh, T, t));
+
+		k->mem_fwd_s += copies;
+		k->mem_bwd_s += copies;
+	}
 
 	k->fwd_s = k->gemm_fwd_s + k->attn_fwd_s + k->mem_fwd_s;
 	k->bwd_s = k->gemm_bwd_s + k->attn_bwd_s + k->mem_bwd_s;

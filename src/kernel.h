@@ -31,6 +31,9 @@
  * kernels; Hopper's FP8 GEMM takes only the TN layout, so the weight- and
  * data-gradient GEMMs need the transposes). */
 #define KERNEL_FP8_CAST_BYTES 4
+/* Bytes a bf16 token copy moves per element: read 2, write 2 (the MoE
+ * dispatcher's permutations, kernel.c's S_moe_copy_bytes). */
+#define KERNEL_COPY_BYTES 4
 #define KERNEL_TILE_M 256        /* cuBLAS's largest bf16 tile, 256 x 128 */
 #define KERNEL_TILE_N 128
 

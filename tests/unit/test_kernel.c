@@ -177,3 +177,53 @@ void test_kernel_elementwise_eager(void)
 	CHECK(kernel_layer(&g, &w, &sh, &fu, &eb) == 0);
 	DBL_NEAR(ea.mem_fwd_s, fu.mem_fwd_s, 0);
 }
+
+/*
+ * The token copies of an MoE layer's all-to-all dispatcher (models/step.md,
+ * "Experts folded over their own grid"), Qwen3-30B-A3B's shape (h 2048,
+ * 32 heads and 4 kv heads of 128, expert f 768, 128 experts, top 8),
+ * T = 8192 tokens on an H100 (0.85 x 3.35 TB/s), bf16, bytes forward:
+ * fused Llama work T·(20h + 4(h_q + h_kv) + 6fk) = 8192 x 96256
+ * = 788 529 152, twice that backward; permutation 1 and its inverse
+ * 4·(T + kT)·h = 4 x 73728 x 2048 = 603 979 776; with ep 8 (16 experts a
+ * rank) the sort by local expert and its inverse 2·4·kT·h = 2^30; the
+ * copies the same again backward.  With one expert a rank (ep 128), or
+ * without an all-to-all (ep 1), no sort.  tp 2 with SP and etp 1: each
+ * rank routes T/2 tokens and its experts receive kT/2 copies, half of
+ * each pair.
+ */
+void test_kernel_moe_copies(void)
+{
+	struct kernel_gpu g;
+	struct workload w;
+	struct kernel_layer k8, k1, k128, kt;
+	struct kernel_shape sh = { 8192, 4096, 1, 1, 0, 1, 8, 1, 0, 1, 1, 0, 0 };
+	struct errbuf eb;
+	double bw = 3.35e12 * 0.85, T = 8192, ew = 788529152.0;
+	double p1 = 603979776.0, p2 = 1073741824.0;
+
+	memset(&w, 0, sizeof(w));
+	w.arch = WL_LLAMA;
+	w.layers = 48; w.hidden = 2048; w.heads = 32; w.kv_heads = 4; w.head_dim = 128;
+	w.ffn = 768; w.vocab = 151936; w.seq = 4096; w.experts = 128; w.top_k = 8;
+	kernel_gpu_init(&g, ARCH_SM90, 989.4e12, 132, 3.35e12, 0.801);
+	DBL_NEAR(T * 96256, ew, 0);
+	DBL_NEAR(KERNEL_COPY_BYTES * (T + 8 * T) * 2048, p1, 0);
+	DBL_NEAR(2 * KERNEL_COPY_BYTES * 8 * T * 2048, p2, 0);
+	CHECK(kernel_layer(&g, &w, &sh, &k8, &eb) == 0);
+	DBL_NEAR(k8.mem_fwd_s, (ew + p1 + p2) / bw, 1e-12);
+	DBL_NEAR(k8.mem_bwd_s, (2 * ew + p1 + p2) / bw, 1e-12);
+	DBL_NEAR(k8.mem_fwd_s, 0.8661e-3, 1e-4);
+	DBL_NEAR(k8.mem_bwd_s, 1.1430e-3, 1e-4);
+	sh.ep = 1;
+	CHECK(kernel_layer(&g, &w, &sh, &k1, &eb) == 0);
+	DBL_NEAR(k1.mem_fwd_s, (ew + p1) / bw, 1e-12);
+	sh.ep = 128;
+	CHECK(kernel_layer(&g, &w, &sh, &k128, &eb) == 0);
+	DBL_NEAR(k128.mem_fwd_s, k1.mem_fwd_s, 1e-15);
+	/* tp 2, SP, etp 1, ep 8: h-wide work on T/2 tokens 20h/2 + 4(h_q +
+	 * h_kv)/2 + 6·(f/2)·k = 48128 a token, each pair halved. */
+	sh.ep = 8; sh.tp = 2; sh.sp = 1; sh.etp = 1;
+	CHECK(kernel_layer(&g, &w, &sh, &kt, &eb) == 0);
+	DBL_NEAR(kt.mem_fwd_s, (T * 48128 + (p1 + p2) / 2) / bw, 1e-12);
+}
