@@ -98,3 +98,44 @@ void test_step_memory(void)
 	DBL_NEAR(r.mem.inflight, 12, 0);
 	DBL_NEAR(r.mem.act_B, 12 * 8 * 2 * 2048 * h, 1e-12);
 }
+
+/*
+ * The logits and FSDP's root, Llama 3 8B on 8 GPUs under FSDP (ZeRO-3),
+ * two sequences of 8192 tokens a micro-batch (torchtitan's run of
+ * docs/performance.md, Table 1).  Eager, a logit holds 12 bytes at the
+ * top of backward where a fused loss keeps 4: 8 more a logit, 8 · 2 ·
+ * 8192 · 128256 = 16810770432 B.  FSDP keeps its root module gathered in
+ * bf16: 2 · (2 · 128256 · 4096 + 4096) = 2101354496 B, which DeepSpeed's
+ * ZeRO-3 is not charged.
+ */
+void test_step_memory_logits_root(void)
+{
+	struct workload w;
+	struct step_config c;
+	struct step_result r;
+	struct errbuf eb;
+	struct cost_model rm = ring_model();
+	double act_eager, w_fsdp;
+
+	memset(&w, 0, sizeof(w));
+	w.arch = WL_LLAMA;
+	w.layers = 32; w.hidden = 4096; w.heads = 32; w.kv_heads = 8; w.ffn = 14336;
+	w.vocab = 128256; w.seq = 8192;
+	w.experts = w.top_k = 1;
+	step_config_init(&c);
+	CHECK(step_logit_bytes(&c) == 4);
+	c.eager = 1;
+	CHECK(step_logit_bytes(&c) == 12);
+	c.dp = 8; c.micro_batch = 2; c.global_batch = 16; c.seq = 8192; c.zero = 3;
+	c.framework = FW_FSDP;
+	c.recompute = RC_ALT_MATMUL;
+	CHECK(step_run(&w, &c, NULL, &rm, STEP_BAND_NONE, &r, &eb) == 0);
+	act_eager = r.mem.act_B;
+	w_fsdp = r.mem.weights_B;
+	c.eager = 0;
+	CHECK(step_run(&w, &c, NULL, &rm, STEP_BAND_NONE, &r, &eb) == 0);
+	DBL_NEAR(act_eager - r.mem.act_B, 16810770432.0, 1e-12);
+	c.framework = FW_DEEPSPEED;
+	CHECK(step_run(&w, &c, NULL, &rm, STEP_BAND_NONE, &r, &eb) == 0);
+	DBL_NEAR(w_fsdp - r.mem.weights_B, 2101354496.0, 1e-12);
+}
