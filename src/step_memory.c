@@ -145,6 +145,26 @@ double step_logit_bytes(const struct step_config *c)
 	return c->eager ? 12 : 4;
 }
 
+/*
+ * Parameters ZeRO-3 without a pipeline holds gathered beside its shards:
+ * two layers (`layer` parameters each), the one computing and the one
+ * prefetched, and under PyTorch's FSDP the root module's (the embedding,
+ * the final norm and the output layer: what no wrapped block holds),
+ * which it does not reshard after forward, so they stay gathered to the
+ * end of backward (FSDP2: torch/distributed/_composable/fsdp/
+ * _fsdp_state.py, _lazy_init; FSDP1: torch/distributed/fsdp/
+ * _runtime_utils.py, _post_forward_reshard).
+ */
+static double S_gathered(const struct workload *w, const struct step_config *c, double layer,
+			 double t)
+{
+	double n = 2 * layer;
+
+	if (c->framework == FW_FSDP)
+		n += workload_embed_params(w) / t;
+	return n;
+}
+
 void step_memory_stages(struct run *u)
 {
 	const struct workload *w = u->w;
@@ -163,7 +183,8 @@ void step_memory_stages(struct run *u)
 	 * (Rajbhandari et al. 2020), ZeRO-3 holding two gathered layers (the
 	 * one computing and the one prefetched).  Activations: one layer
 	 * times its layers times the micro-batches the stage holds in flight;
-	 * the last stage adds one micro-batch's logits (step_logit_bytes).
+	 * the last stage adds one micro-batch's logits (step_logit_bytes); FSDP
+	 * also holds its root module gathered (S_gathered).
 	 */
 	{
 		static const char *const names[3] = { "first", "middle", "last" };
@@ -208,18 +229,7 @@ void step_memory_stages(struct run *u)
 			memset(&mm, 0, sizeof(mm));
 			mm.weights_B = wd * (z3 ? dn / zd + ex / ze : dn + ex);
 			if (z3)
-				mm.weights_B += wd * 2 * (layer_dense + layer_exp);
-			/*
-			 * PyTorch's FSDP leaves the root module's parameters (the
-			 * embedding, the final norm and the output layer: what no
-			 * wrapped block holds) gathered from the forward to the end
-			 * of backward: it does not reshard the root after forward
-			 * (FSDP2: torch/distributed/_composable/fsdp/_fsdp_state.py,
-			 * _lazy_init; FSDP1: torch/distributed/fsdp/_runtime_utils.py,
-			 * _post_forward_reshard).
-			 */
-			if (z3 && c->framework == FW_FSDP)
-				mm.weights_B += wd * workload_embed_params(w) / t;
+				mm.weights_B += wd * S_gathered(w, c, layer_dense + layer_exp, t);
 			mm.fp8_weights_B = fp8w * Ls * (lin_dense + layer_exp);
 			mm.weights_B += mm.fp8_weights_B;
 			mm.grads_B = gd * (zg ? dn / zd + ex / ze : dn + ex);
