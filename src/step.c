@@ -334,17 +334,23 @@ static int S_check_schedule(const struct workload *w, const struct step_config *
 	/*
 	 * The interleaved schedule splits each stage into v chunks of whole
 	 * layers (Megatron-LM's --num-layers-per-virtual-pipeline-stage): no
-	 * stage may hold fewer layers than chunks.
+	 * stage may hold fewer layers than chunks, save that the first
+	 * stage's first chunk may hold the embedding alone and the last
+	 * stage's last chunk the output layer and the loss alone (Llama 3,
+	 * section 3.3.2: 126 layers and these two in 16 x 8 chunks;
+	 * Megatron-Core's account_for_embedding_in_pipeline_split and
+	 * account_for_loss_in_pipeline_split).
 	 */
 	if (c->schedule == PP_INTERLEAVED && c->pp > 1) {
-		double first, middle, last, least;
+		double first, middle, last, least, v = (double)c->virt;
 
 		if (step_stage_layers(w, c, &first, &middle, &last, eb) < 0)
 			return -1;
 		least = fmin(first, fmin(middle, last));
-		if (least < (double)c->virt)
+		if (middle < v || first + 1 < v || last + 1 < v || (c->pp == 2 && least < v))
 			return errbuf_set(eb, "%lu chunks per stage on a stage of %.15g layers (pp %lu): "
-					  "a chunk holds at least one layer", c->virt, least, c->pp);
+					  "a chunk holds at least one layer (or, first and last, the "
+					  "embedding or the loss alone)", c->virt, least, c->pp);
 	}
 	return 0;
 }

@@ -314,6 +314,15 @@ double step_act_layer_x(const struct workload *w, double s, double b, double t, 
 			const struct step_act_opts *o);
 
 /*
+ * Bytes a logit of the last stage holds at the top of backward: 4 (the
+ * fp32 softmax a fused cross-entropy keeps), or 12 with c->eager (eager
+ * PyTorch's log_softmax output, its incoming and its outgoing fp32
+ * gradient; torchtitan's loss on logits upcast to fp32).  models/step.md,
+ * "Memory per GPU".
+ */
+double step_logit_bytes(const struct step_config *c);
+
+/*
  * How a step's collectives are priced: the model, the algorithm (ALGO_AUTO:
  * the model's preferred one for each collective, or a named one where the
  * model has it for the collective), the band.

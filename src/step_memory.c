@@ -128,6 +128,43 @@ double step_act_layer_x(const struct workload *w, double s, double b, double t, 
 	return s * b * (repl / ts + split / t + scores);
 }
 
+/*
+ * Bytes a logit holds at the top of backward, when the last stage's peak
+ * comes (every layer's activations still held).  Fused cross-entropy
+ * (Megatron's vocab-parallel kernel, torch.compile, flash-attn's kernel)
+ * keeps the fp32 softmax, 4.  Eager PyTorch (torchtitan's train.py,
+ * loss_fn: cross_entropy over the logits upcast with .float()) runs
+ * log_softmax and nll_loss as operators: log_softmax keeps its fp32
+ * output for backward (4), nll_loss's backward writes a dense fp32
+ * gradient (4) and log_softmax's backward its own (4) while the two
+ * are alive, 12.  The forward peaks lower: the bf16 logits 2, their fp32
+ * copy 4 and log_softmax's output 4.
+ */
+double step_logit_bytes(const struct step_config *c)
+{
+	return c->eager ? 12 : 4;
+}
+
+/*
+ * Parameters ZeRO-3 without a pipeline holds gathered beside its shards:
+ * two layers (`layer` parameters each), the one computing and the one
+ * prefetched, and under PyTorch's FSDP the root module's (the embedding,
+ * the final norm and the output layer: what no wrapped block holds),
+ * which it does not reshard after forward, so they stay gathered to the
+ * end of backward (FSDP2: torch/distributed/_composable/fsdp/
+ * _fsdp_state.py, _lazy_init; FSDP1: torch/distributed/fsdp/
+ * _runtime_utils.py, _post_forward_reshard).
+ */
+static double S_gathered(const struct workload *w, const struct step_config *c, double layer,
+			 double t)
+{
+	double n = 2 * layer;
+
+	if (c->framework == FW_FSDP)
+		n += workload_embed_params(w) / t;
+	return n;
+}
+
 void step_memory_stages(struct run *u)
 {
 	const struct workload *w = u->w;
@@ -146,7 +183,8 @@ void step_memory_stages(struct run *u)
 	 * (Rajbhandari et al. 2020), ZeRO-3 holding two gathered layers (the
 	 * one computing and the one prefetched).  Activations: one layer
 	 * times its layers times the micro-batches the stage holds in flight;
-	 * the last stage adds one micro-batch's fp32 logits.
+	 * the last stage adds one micro-batch's logits (step_logit_bytes); FSDP
+	 * also holds its root module gathered (S_gathered).
 	 */
 	{
 		static const char *const names[3] = { "first", "middle", "last" };
@@ -191,7 +229,7 @@ void step_memory_stages(struct run *u)
 			memset(&mm, 0, sizeof(mm));
 			mm.weights_B = wd * (z3 ? dn / zd + ex / ze : dn + ex);
 			if (z3)
-				mm.weights_B += wd * 2 * (layer_dense + layer_exp);
+				mm.weights_B += wd * S_gathered(w, c, layer_dense + layer_exp, t);
 			mm.fp8_weights_B = fp8w * Ls * (lin_dense + layer_exp);
 			mm.weights_B += mm.fp8_weights_B;
 			mm.grads_B = gd * (zg ? dn / zd + ex / ze : dn + ex);
@@ -200,7 +238,7 @@ void step_memory_stages(struct run *u)
 			mm.inflight = step_sched_inflight(c, rank_of[si], m);
 			mm.act_B = act * Ls * mm.inflight;
 			if (c->pp == 1 || si == 2) {
-				fl = 4 * b * sr * w->vocab / t;
+				fl = step_logit_bytes(c) * b * sr * w->vocab / t;
 				mm.act_B += fl;
 			}
 			mm.reserve_B = STEP_RESERVE_B;

@@ -69,8 +69,9 @@ opt_cb step_opts_cb_elementwise; /* int *: 1 fused, 2 eager */
 	  .value = &(so)->elementwise, .cb = step_opts_cb_elementwise, .complete = "fused eager", \
 	  .help = "norms, activations, rotary, residual adds: fused (Megatron's\n" \
 		  "and Transformer Engine's kernels, or torch.compile) or eager\n" \
-		  "(PyTorch without compile, an operator a kernel); default\n" \
-		  "eager with --framework fsdp, else fused (models/step.md)" }, \
+		  "(PyTorch without compile, an operator a kernel, the loss's\n" \
+		  "logits 12 bytes each at its peak, not 4); default eager with\n" \
+		  "--framework fsdp, else fused (models/step.md)" }, \
 	OPT_POSITIVE_("grad-bytes", "SIZE", Q_SIZE, &(so)->grad_bytes, \
 		      "bytes per gradient value reduced (default 4, fp32; 2 with\n" \
 		      "--framework deepspeed)"), \

@@ -45,7 +45,9 @@ void test_step_check(void)
 	/*
 	 * Interleaved: 96 layers over pp 48 leave 2 a stage; v 2 is one layer
 	 * a chunk, v 4 would be half a layer.  126 over 64 (uneven: 2 a middle
-	 * stage, 1 on the first and last) refuses v 2 and takes v 1.
+	 * stage, 1 on the first and last) takes v 2, the first stage's first
+	 * chunk the embedding alone and the last stage's last the loss (Llama
+	 * 3's layout, section 3.3.2), and refuses v 3.
 	 */
 	c.ep = 1;
 	c.dp = 1;
@@ -60,8 +62,11 @@ void test_step_check(void)
 	c.pp = 64;
 	c.global_batch = 128;
 	c.virt = 2;
+	CHECK(step_check(&w, &c, &eb) == 0);
+	c.virt = 3;
+	c.global_batch = 192;
 	CHECK(step_check(&w, &c, &eb) < 0);
-	CHECK(strstr(eb.msg, "a stage of 1 layers (pp 64)") != NULL);
+	CHECK(strstr(eb.msg, "3 chunks per stage on a stage of 1 layers (pp 64)") != NULL);
 	c.virt = 1;
 	CHECK(step_check(&w, &c, &eb) == 0);
 }

@@ -98,3 +98,86 @@ void test_step_memory(void)
 	DBL_NEAR(r.mem.inflight, 12, 0);
 	DBL_NEAR(r.mem.act_B, 12 * 8 * 2 * 2048 * h, 1e-12);
 }
+
+/*
+ * The logits and FSDP's root, Llama 3 8B on 8 GPUs under FSDP (ZeRO-3),
+ * two sequences of 8192 tokens a micro-batch (torchtitan's run of
+ * docs/performance.md, Table 1).  Eager, a logit holds 12 bytes at the
+ * top of backward where a fused loss keeps 4: 8 more a logit, 8 · 2 ·
+ * 8192 · 128256 = 16810770432 B.  FSDP keeps its root module gathered in
+ * bf16: 2 · (2 · 128256 · 4096 + 4096) = 2101354496 B, which DeepSpeed's
+ * ZeRO-3 is not charged.
+ */
+void test_step_memory_logits_root(void)
+{
+	struct workload w;
+	struct step_config c;
+	struct step_result r;
+	struct errbuf eb;
+	struct cost_model rm = ring_model();
+	double act_eager, w_fsdp;
+
+	memset(&w, 0, sizeof(w));
+	w.arch = WL_LLAMA;
+	w.layers = 32; w.hidden = 4096; w.heads = 32; w.kv_heads = 8; w.ffn = 14336;
+	w.vocab = 128256; w.seq = 8192;
+	w.experts = w.top_k = 1;
+	step_config_init(&c);
+	CHECK(step_logit_bytes(&c) == 4);
+	c.eager = 1;
+	CHECK(step_logit_bytes(&c) == 12);
+	c.dp = 8; c.micro_batch = 2; c.global_batch = 16; c.seq = 8192; c.zero = 3;
+	c.framework = FW_FSDP;
+	c.recompute = RC_ALT_MATMUL;
+	CHECK(step_run(&w, &c, NULL, &rm, STEP_BAND_NONE, &r, &eb) == 0);
+	act_eager = r.mem.act_B;
+	w_fsdp = r.mem.weights_B;
+	c.eager = 0;
+	CHECK(step_run(&w, &c, NULL, &rm, STEP_BAND_NONE, &r, &eb) == 0);
+	DBL_NEAR(act_eager - r.mem.act_B, 16810770432.0, 1e-12);
+	c.framework = FW_DEEPSPEED;
+	CHECK(step_run(&w, &c, NULL, &rm, STEP_BAND_NONE, &r, &eb) == 0);
+	DBL_NEAR(w_fsdp - r.mem.weights_B, 2101354496.0, 1e-12);
+}
+
+/*
+ * Llama 3 405B as Meta trained it on 8192 GPUs (t = 8 with SP, p = 16,
+ * d = 64, 8192 tokens, micro-batch 1, 32 micro-batches; Llama Team 2024,
+ * §3.3.2 and Table 4).  A layer keeps (12h + 4h_kv + 6f + 4a)/t =
+ * (196608 + 4096 + 319488 + 512)/8 = 65088 B a token, 533200896 B for
+ * 8192.  Megatron's interleaved warm-up, 2(p - r - 1) + (v - 1)p chunks
+ * and one more: on the second stage (8 layers) at v = 2, 45 chunks of 4
+ * layers, 22.5 micro-batches, 95976161280 B; at v = 8 (one layer a chunk,
+ * the end stages' spare chunk the embedding or the loss), 141 chunks,
+ * 17.625 micro-batches, 75181326336 B.
+ */
+void test_step_memory_llama3_405b(void)
+{
+	struct workload w;
+	struct step_config c;
+	struct step_result r;
+	struct errbuf eb;
+	struct cost_model rm = ring_model();
+
+	memset(&w, 0, sizeof(w));
+	w.arch = WL_LLAMA;
+	w.layers = 126; w.hidden = 16384; w.heads = 128; w.kv_heads = 8; w.ffn = 53248;
+	w.vocab = 128256; w.seq = 8192;
+	w.experts = w.top_k = 1;
+	step_config_init(&c);
+	c.tp = 8; c.pp = 16; c.dp = 64; c.global_batch = 2048; c.seq = 8192; c.sp = 1;
+	c.zero = 2;
+	c.schedule = PP_INTERLEAVED;
+	c.virt = 2;
+	CHECK(step_run(&w, &c, NULL, &rm, STEP_BAND_NONE, &r, &eb) == 0);
+	DBL_NEAR(r.mem.act_layer_B, 533200896.0, 1e-12);
+	DBL_NEAR(r.mem.inflight, 22.5, 0);
+	DBL_NEAR(r.mem.act_B, 95976161280.0, 1e-12);
+	CHECK(strcmp(r.mem.stage, "middle") == 0);
+	c.virt = 8;
+	CHECK(step_run(&w, &c, NULL, &rm, STEP_BAND_NONE, &r, &eb) == 0);
+	DBL_NEAR(r.mem.inflight, 17.625, 0);
+	DBL_NEAR(r.mem.act_B, 75181326336.0, 1e-12);
+	c.virt = 9;
+	CHECK(step_run(&w, &c, NULL, &rm, STEP_BAND_NONE, &r, &eb) < 0);
+}
