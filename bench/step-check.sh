@@ -56,8 +56,8 @@ mcore-119B|420.5|989.4|--system dgx-h100 step --arch gpt --layers 92 --hidden 10
 mcore-177B|432.8|989.4|--system dgx-h100 step --arch gpt --layers 96 --hidden 12288 --heads 96 --vocab 131072 --seq 4096 --tp 8 --pp 6 --dp 48 --global-batch 1152 --zero 1 --sequence-parallel --schedule interleaved --virtual-stages 8
 mcore-314B|474.4|989.4|--system dgx-h100 step --arch gpt --layers 96 --hidden 16384 --heads 128 --vocab 131072 --seq 4096 --tp 8 --pp 8 --dp 48 --global-batch 1536 --zero 1 --sequence-parallel --schedule interleaved --virtual-stages 6
 mcore-462B|459.9|989.4|--system dgx-h100 step --arch gpt --layers 112 --hidden 18432 --heads 144 --vocab 131072 --seq 4096 --tp 8 --pp 16 --dp 48 --global-batch 3072 --zero 1 --sequence-parallel --schedule interleaved --virtual-stages 7
-llama3-405b-8k|430|989.4|--system dgx-h100 step --workload llama3-405b --tp 8 --pp 16 --dp 64 --global-batch 2048 --seq 8192 --sequence-parallel --zero 2
-llama3-405b-16k|400|989.4|--system dgx-h100 step --workload llama3-405b --tp 8 --pp 16 --dp 128 --global-batch 2048 --seq 8192 --sequence-parallel --zero 2
+llama3-405b-8k|430|989.4|--system dgx-h100 step --workload llama3-405b --tp 8 --pp 16 --dp 64 --global-batch 2048 --seq 8192 --sequence-parallel --zero 2 --schedule interleaved --virtual-stages 8
+llama3-405b-16k|400|989.4|--system dgx-h100 step --workload llama3-405b --tp 8 --pp 16 --dp 128 --global-batch 2048 --seq 8192 --sequence-parallel --zero 2 --schedule interleaved --virtual-stages 8
 mixtral-8x7b|468|989.4|--system dgx-h100 step --workload mixtral-8x7b --tp 1 --pp 4 --dp 8 --ep 8 --global-batch 128 --seq 4096 --zero 1
 nemo-70b-fp8|771.2|989.4|--system dgx-h100 step --workload llama3-70b --tp 4 --pp 8 --dp 2 --global-batch 128 --seq 8192 --sequence-parallel --zero 1 --schedule interleaved --virtual-stages 5 --precision fp8
 nemo-8b-fp8-fsdp|836.9|989.4|--system dgx-h100 step --workload llama3-8b --dp 8 --global-batch 128 --seq 8192 --zero 3 --framework fsdp --precision fp8 --elementwise fused
@@ -65,7 +65,7 @@ nemo-405b-fp8|766.6|989.4|--system dgx-h100 step --workload llama3-405b --tp 8 -
 nemo-q3-235b-fp8|263.0|989.4|--system dgx-h100 step --workload qwen3-235b-a22b --tp 2 --pp 8 --dp 16 --ep 32 --etp 1 --global-batch 2048 --seq 4096 --sequence-parallel --zero 1 --schedule interleaved --virtual-stages 4 --layers-first 11 --layers-last 11 --precision fp8 --overlap-moe-expert-parallel-comm
 nemo-q3-30b-fp8|146.8|989.4|--system dgx-h100 step --workload qwen3-30b-a3b --pp 2 --dp 8 --ep 8 --global-batch 512 --micro-batch 2 --seq 4096 --zero 1 --schedule interleaved --virtual-stages 24 --precision fp8 --overlap-moe-expert-parallel-comm
 nemo-q3-30b-drop|292.1|989.4|--system dgx-h100 step --workload qwen3-30b-a3b --pp 2 --dp 8 --ep 8 --global-batch 512 --micro-batch 2 --seq 4096 --zero 1 --schedule interleaved --virtual-stages 24 --precision fp8 --capacity 1
-llama3-405b-128k|380|989.4|--system dgx-h100 step --workload llama3-405b --tp 8 --pp 16 --dp 8 --cp 16 --cp-form allgather --global-batch 128 --seq 131072 --sequence-parallel --zero 2
+llama3-405b-128k|380|989.4|--system dgx-h100 step --workload llama3-405b --tp 8 --pp 16 --dp 8 --cp 16 --cp-form allgather --global-batch 128 --seq 131072 --sequence-parallel --zero 2 --schedule interleaved --virtual-stages 8
 titan-8b-eager|358.5|989.4|--system dgx-h100 step --workload llama3-8b --seq 8192 --dp 8 --micro-batch 2 --global-batch 16 --framework fsdp --zero 3 --recompute alternate-matmul-outputs --gpu-memory 96GB --power-cap 500 --hbm-bandwidth 2.4TB/s
 titan-8b-compiled|414.8|989.4|--system dgx-h100 step --workload llama3-8b --seq 8192 --dp 8 --micro-batch 2 --global-batch 16 --framework fsdp --zero 3 --recompute alternate-matmul-outputs --gpu-memory 96GB --power-cap 500 --hbm-bandwidth 2.4TB/s --elementwise fused
 EOF

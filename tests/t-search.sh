@@ -86,9 +86,9 @@ ct --system dgx-h100 search --workload llama3-8b --gpus 16 --global-batch 64 --m
 check "--kernel-efficiency 0.6 is slower than the shape model's H100 GEMMs" \
 	py "import csv; a=list(csv.DictReader(open('k.csv'))); b=list(csv.DictReader(open('d.csv'))); assert float(a[0]['step_s']) > float(b[0]['step_s'])"
 
-# nothing fits on 16 H100: search names the fewest GPUs that would (it
+# nothing fits on 8 H100: search names the fewest GPUs that would (it
 # searched every node count between), and a search there finds one that fits
-ct --system dgx-h100 search --workload llama3-70b --gpus 16 --global-batch 1024 >n.txt 2>n.err
+ct --system dgx-h100 search --workload llama3-70b --gpus 8 --global-batch 1024 >n.txt 2>n.err
 st=$?
 need=$(sed -n 's/.*needs at least \([0-9]*\) GPUs.*/\1/p' n.txt)
 check "nothing fits: exit 1 and 'needs at least N GPUs' on both streams ($st, $need)" \

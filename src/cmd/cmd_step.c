@@ -262,7 +262,7 @@ static void S_echo(struct ctx *ctx, struct out *o, const struct workload *w,
 	}
 	snprintf(note, sizeof(note), "%s; attention %s%s", step_framework_name(c->framework),
 		 !r->fused ? "unfused (scores stored)" :
-		 c->framework == FW_FSDP ? "fused (PyTorch's SDPA: FlashAttention-2)" : "fused",
+		 c->framework == FW_FSDP && c->precision != PREC_FP8 ? "fused (PyTorch's SDPA: FlashAttention-2)" : "fused",
 		 c->eager ? "; elementwise eager (an operator a kernel)" : "");
 	out_input_str(o, "framework", "framework", note);
 	S_echo_configured(o, w, c, r, gpu);

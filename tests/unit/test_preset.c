@@ -551,7 +551,7 @@ void test_preset_gpu_fp8_power(void)
 	DBL_NEAR(g.fp8_flops, 5e15, 1e-12);
 	DBL_NEAR(g.bf16_flops, 2.5e15, 1e-12);
 	DBL_NEAR(g.power_w, 1200, 1e-12);
-	DBL_NEAR(g.memory_B, 186e9, 1e-12);
+	DBL_NEAR(g.memory_B, 186.0 * 1024 * 1024 * 1024, 1e-12);
 	INT_EQ((int)g.sms, 148);
 	free(g.name);
 	free(g.description);
