@@ -109,7 +109,8 @@ opt_cb step_opts_cb_elementwise; /* int *: 1 fused, 2 eager */
 		      "(no kernel model, nothing by shape); not the all-in MFU\n" \
 		      "printed, which counts bubble and communication too"), \
 	OPT_POSITIVE_("gpu-memory", "SIZE", Q_SIZE, &(so)->gpu_memory, \
-		      "memory of one GPU, to say whether the step fits (80GB)"), \
+		      "memory of one GPU, to say whether the step fits\n" \
+		      "(80GiB: an H100's or A100's \"80 GB\" is binary)"), \
 	OPT_POSITIVE_("power-cap", "W", Q_NUMBER, &(so)->power_cap, \
 		      "the GPU run at this board power: its clock as the cube\n" \
 		      "root of cap / the preset's power_w (models/step.md)"), \
