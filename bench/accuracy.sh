@@ -56,10 +56,17 @@ rtx4090-x4-pcie-p2p     rtx4090-x4       -
 a100-x8-polaris-slingshot polaris        --nccl-version=2.21.5'
 
 # Extended: logs added after the fixed judge, counted apart (and pooled with
-# it at the end).  The Kestrel table has no banner, so its rank count is given.
+# it at the end).  The Kestrel and CoreWeave tables have no full banner, so
+# their rank counts are given.  The CoreWeave runs used NCCL 2.26.2, older
+# than the first NCCL the model prices Blackwell with (2.29): they are priced
+# with the model's own version.
 extended='a100-x16-sophia-hdr     sophia           --nccl-version=2.22.3
 a100-x32-polaris-slingshot polaris       --nccl-version=2.21.5
-h100-x64-kestrel-slingshot kestrel-gpu   --ranks=64 --nccl-version=2.21.5'
+h100-x64-kestrel-slingshot kestrel-gpu   --ranks=64 --nccl-version=2.21.5
+h200-x16-oci-roce       oci-h200-roce    --nccl-version=2.27.5
+h200-x16-nebius-ib      nebius-h200-ib   -
+gb200-x72-coreweave-nvl72 cw-gb200-nvl72  --ranks=72
+gb200-x144-coreweave-2rack cw-gb200-nvl72 --ranks=144'
 
 # AMD machines (rccl-tests): compared like the others and drawn into the
 # stated band like them; counted apart, and judged against a band that never
