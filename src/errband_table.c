@@ -4,7 +4,7 @@
  */
 #include "errband.h"
 
-const unsigned errband_logs = 18, errband_sizes = 419, errband_machines = 13;
+const unsigned errband_logs = 22, errband_sizes = 440, errband_machines = 16;
 
 const struct errband errband_table[ERRBAND_SCOPE_COUNT][ERRBAND_SIZE_COUNT] = {
 	[ERRBAND_ONE_NODE] = {
@@ -14,9 +14,9 @@ const struct errband errband_table[ERRBAND_SCOPE_COUNT][ERRBAND_SIZE_COUNT] = {
 		[ERRBAND_MID] = { .lo = 0.5896, .mid = 1.1442, .hi = 1.8962,
 			.sizes = 40, .logs = 4, .threaded = 3, .loo_inside = 33,
 			.machines = 3, .widen = 1.22 },
-		[ERRBAND_LARGE] = { .lo = 0.8442, .mid = 0.9307, .hi = 1.4026,
-			.sizes = 23, .logs = 6, .threaded = 5, .loo_inside = 20,
-			.machines = 5, .widen = 1.08 },
+		[ERRBAND_LARGE] = { .lo = 0.8826, .mid = 1.0073, .hi = 1.3767,
+			.sizes = 28, .logs = 7, .threaded = 5, .loo_inside = 24,
+			.machines = 6, .widen = 1.03 },
 	},
 	[ERRBAND_NODES] = {
 		[ERRBAND_SMALL] = { .lo = 0.8061, .mid = 1.1478, .hi = 5.2184,
@@ -25,9 +25,9 @@ const struct errband errband_table[ERRBAND_SCOPE_COUNT][ERRBAND_SIZE_COUNT] = {
 		[ERRBAND_MID] = { .lo = 0.8124, .mid = 1.4411, .hi = 5.2595,
 			.sizes = 102, .logs = 11, .threaded = 0, .loo_inside = 82,
 			.machines = 8, .widen = 1.15 },
-		[ERRBAND_LARGE] = { .lo = 0.7986, .mid = 1.0642, .hi = 1.3783,
-			.sizes = 82, .logs = 12, .threaded = 0, .loo_inside = 66,
-			.machines = 9, .widen = 1.05 },
+		[ERRBAND_LARGE] = { .lo = 0.8041, .mid = 1.0572, .hi = 1.4010,
+			.sizes = 98, .logs = 15, .threaded = 0, .loo_inside = 83,
+			.machines = 12, .widen = 1.06 },
 	},
 	[ERRBAND_ANY_NODES] = {
 		[ERRBAND_SMALL] = { .lo = 0.7948, .mid = 1.0442, .hi = 2.0731,
@@ -36,8 +36,8 @@ const struct errband errband_table[ERRBAND_SCOPE_COUNT][ERRBAND_SIZE_COUNT] = {
 		[ERRBAND_MID] = { .lo = 0.7097, .mid = 1.3526, .hi = 4.2429,
 			.sizes = 142, .logs = 15, .threaded = 3, .loo_inside = 114,
 			.machines = 11, .widen = 1.12 },
-		[ERRBAND_LARGE] = { .lo = 0.8190, .mid = 1.0346, .hi = 1.3610,
-			.sizes = 105, .logs = 18, .threaded = 5, .loo_inside = 85,
-			.machines = 13, .widen = 1.04 },
+		[ERRBAND_LARGE] = { .lo = 0.8507, .mid = 1.0482, .hi = 1.3458,
+			.sizes = 126, .logs = 22, .threaded = 5, .loo_inside = 103,
+			.machines = 16, .widen = 1.02 },
 	},
 };
