@@ -74,7 +74,8 @@ gb200-x144-coreweave-2rack cw-gb200-nvl72 --ranks=144'
 # RCCL's version is given as the NCCL version it carries.
 amd='mi300x-x8-aac           aac8-mi300x      -
 mi300x-x16-aac-roce     aac10-mi300x     --nccl-version=2.22.3
-mi355x-x16-aac-pollara  aac14-mi355x     --nccl-version=2.26.6'
+mi355x-x16-aac-pollara  aac14-mi355x     --nccl-version=2.26.6
+mi300x-x8-azure-ndv5    az-mi300x-ndv5   --nccl-version=2.20.5'
 
 # run LOG SYSTEM OPTS: the CSV of compare into $tmp/LOG.csv; 0 on success
 run() {
