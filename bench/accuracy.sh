@@ -66,7 +66,8 @@ h100-x64-kestrel-slingshot kestrel-gpu   --ranks=64 --nccl-version=2.21.5
 h200-x16-oci-roce       oci-h200-roce    --nccl-version=2.27.5
 h200-x16-nebius-ib      nebius-h200-ib   -
 gb200-x72-coreweave-nvl72 cw-gb200-nvl72  --ranks=72
-gb200-x144-coreweave-2rack cw-gb200-nvl72 --ranks=144'
+gb200-x144-coreweave-2rack cw-gb200-nvl72 --ranks=144
+gb200-x1440-coreweave-20rack cw-gb200-nvl72 --ranks=1440'
 
 # AMD machines (rccl-tests): compared like the others and drawn into the
 # stated band like them; counted apart, and judged against a band that never
