@@ -56,10 +56,18 @@ rtx4090-x4-pcie-p2p     rtx4090-x4       -
 a100-x8-polaris-slingshot polaris        --nccl-version=2.21.5'
 
 # Extended: logs added after the fixed judge, counted apart (and pooled with
-# it at the end).  The Kestrel table has no banner, so its rank count is given.
+# it at the end).  The Kestrel and CoreWeave tables have no full banner, so
+# their rank counts are given.  The CoreWeave runs used NCCL 2.26.2, older
+# than the first NCCL the model prices Blackwell with (2.29): they are priced
+# with the model's own version.
 extended='a100-x16-sophia-hdr     sophia           --nccl-version=2.22.3
 a100-x32-polaris-slingshot polaris       --nccl-version=2.21.5
-h100-x64-kestrel-slingshot kestrel-gpu   --ranks=64 --nccl-version=2.21.5'
+h100-x64-kestrel-slingshot kestrel-gpu   --ranks=64 --nccl-version=2.21.5
+h200-x16-oci-roce       oci-h200-roce    --nccl-version=2.27.5
+h200-x16-nebius-ib      nebius-h200-ib   -
+gb200-x72-coreweave-nvl72 cw-gb200-nvl72  --ranks=72
+gb200-x144-coreweave-2rack cw-gb200-nvl72 --ranks=144
+gb200-x1440-coreweave-20rack cw-gb200-nvl72 --ranks=1440'
 
 # AMD machines (rccl-tests): compared like the others and drawn into the
 # stated band like them; counted apart, and judged against a band that never
@@ -67,7 +75,8 @@ h100-x64-kestrel-slingshot kestrel-gpu   --ranks=64 --nccl-version=2.21.5'
 # RCCL's version is given as the NCCL version it carries.
 amd='mi300x-x8-aac           aac8-mi300x      -
 mi300x-x16-aac-roce     aac10-mi300x     --nccl-version=2.22.3
-mi355x-x16-aac-pollara  aac14-mi355x     --nccl-version=2.26.6'
+mi355x-x16-aac-pollara  aac14-mi355x     --nccl-version=2.26.6
+mi300x-x8-azure-ndv5    az-mi300x-ndv5   --nccl-version=2.20.5'
 
 # run LOG SYSTEM OPTS: the CSV of compare into $tmp/LOG.csv; 0 on success
 run() {

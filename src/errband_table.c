@@ -4,19 +4,19 @@
  */
 #include "errband.h"
 
-const unsigned errband_logs = 18, errband_sizes = 419, errband_machines = 13;
+const unsigned errband_logs = 24, errband_sizes = 471, errband_machines = 17;
 
 const struct errband errband_table[ERRBAND_SCOPE_COUNT][ERRBAND_SIZE_COUNT] = {
 	[ERRBAND_ONE_NODE] = {
-		[ERRBAND_SMALL] = { .lo = 0.4705, .mid = 0.8690, .hi = 1.9581,
-			.sizes = 52, .logs = 4, .threaded = 3, .loo_inside = 42,
-			.machines = 3, .widen = 1.41 },
-		[ERRBAND_MID] = { .lo = 0.5896, .mid = 1.1442, .hi = 1.8962,
-			.sizes = 40, .logs = 4, .threaded = 3, .loo_inside = 33,
-			.machines = 3, .widen = 1.22 },
-		[ERRBAND_LARGE] = { .lo = 0.8442, .mid = 0.9307, .hi = 1.4026,
-			.sizes = 23, .logs = 6, .threaded = 5, .loo_inside = 20,
-			.machines = 5, .widen = 1.08 },
+		[ERRBAND_SMALL] = { .lo = 0.6629, .mid = 0.9185, .hi = 1.4953,
+			.sizes = 65, .logs = 5, .threaded = 4, .loo_inside = 53,
+			.machines = 4, .widen = 1.08 },
+		[ERRBAND_MID] = { .lo = 0.6499, .mid = 1.1576, .hi = 1.8719,
+			.sizes = 50, .logs = 5, .threaded = 4, .loo_inside = 40,
+			.machines = 4, .widen = 1.13 },
+		[ERRBAND_LARGE] = { .lo = 0.8924, .mid = 0.9776, .hi = 1.3602,
+			.sizes = 30, .logs = 8, .threaded = 6, .loo_inside = 24,
+			.machines = 7, .widen = 1.02 },
 	},
 	[ERRBAND_NODES] = {
 		[ERRBAND_SMALL] = { .lo = 0.8061, .mid = 1.1478, .hi = 5.2184,
@@ -25,19 +25,19 @@ const struct errband errband_table[ERRBAND_SCOPE_COUNT][ERRBAND_SIZE_COUNT] = {
 		[ERRBAND_MID] = { .lo = 0.8124, .mid = 1.4411, .hi = 5.2595,
 			.sizes = 102, .logs = 11, .threaded = 0, .loo_inside = 82,
 			.machines = 8, .widen = 1.15 },
-		[ERRBAND_LARGE] = { .lo = 0.7986, .mid = 1.0642, .hi = 1.3783,
-			.sizes = 82, .logs = 12, .threaded = 0, .loo_inside = 66,
-			.machines = 9, .widen = 1.05 },
+		[ERRBAND_LARGE] = { .lo = 0.8154, .mid = 1.0657, .hi = 1.4646,
+			.sizes = 104, .logs = 16, .threaded = 0, .loo_inside = 84,
+			.machines = 12, .widen = 1.05 },
 	},
 	[ERRBAND_ANY_NODES] = {
-		[ERRBAND_SMALL] = { .lo = 0.7948, .mid = 1.0442, .hi = 2.0731,
-			.sizes = 172, .logs = 13, .threaded = 3, .loo_inside = 139,
-			.machines = 11, .widen = 1.04 },
-		[ERRBAND_MID] = { .lo = 0.7097, .mid = 1.3526, .hi = 4.2429,
-			.sizes = 142, .logs = 15, .threaded = 3, .loo_inside = 114,
-			.machines = 11, .widen = 1.12 },
-		[ERRBAND_LARGE] = { .lo = 0.8190, .mid = 1.0346, .hi = 1.3610,
-			.sizes = 105, .logs = 18, .threaded = 5, .loo_inside = 85,
-			.machines = 13, .widen = 1.04 },
+		[ERRBAND_SMALL] = { .lo = 0.7967, .mid = 1.1203, .hi = 2.0257,
+			.sizes = 185, .logs = 14, .threaded = 4, .loo_inside = 150,
+			.machines = 12, .widen = 1.04 },
+		[ERRBAND_MID] = { .lo = 0.7130, .mid = 1.3482, .hi = 4.1387,
+			.sizes = 152, .logs = 16, .threaded = 4, .loo_inside = 123,
+			.machines = 12, .widen = 1.13 },
+		[ERRBAND_LARGE] = { .lo = 0.8511, .mid = 1.0572, .hi = 1.3775,
+			.sizes = 134, .logs = 24, .threaded = 6, .loo_inside = 109,
+			.machines = 17, .widen = 1.03 },
 	},
 };

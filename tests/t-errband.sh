@@ -13,14 +13,14 @@ ACCURACY_TMP=$d COMMTIME=$COMMTIME sh "$top/bench/accuracy.sh" >"$d/accuracy.txt
 check "accuracy.sh runs every judged log" [ ! -s "$d/accuracy.err" ]
 check "no judged log failed to run" sh -c "! grep -q 'failed' '$d/accuracy.txt'"
 logs=$(awk '{ print $1 }' "$d/rows" | sort -u | wc -l | tr -d ' ')
-check "the rows come from the 18 judged logs (12 fixed, 3 extended, 3 AMD), not the untuned one" \
-	[ "$logs" = 18 ]
+check "the rows come from the 24 judged logs (12 fixed, 8 extended, 4 AMD), not the untuned one" \
+	[ "$logs" = 24 ]
 check "the untuned fabric gives no row" sh -c "! grep -q '^h100-x16-ib-untuned ' '$d/rows'"
 check "every row is LOG NODES THREADED SIZE MEASURED PREDICTED SYSTEM with a node count" \
 	sh -c "awk 'NF != 7 || \$2 < 1 || (\$3 != 0 && \$3 != 1) { exit 1 }' '$d/rows'"
 machines=$(awk '{ print $7 }' "$d/rows" | sort -u | wc -l | tr -d ' ')
-check "the 18 logs ran on 13 machines (system descriptions), each left out whole" \
-	[ "$machines" = 13 ]
+check "the 24 logs ran on 17 machines (system descriptions), each left out whole" \
+	[ "$machines" = 17 ]
 check "the two Polaris logs are one machine" \
 	sh -c "[ \"\$(awk '\$1 ~ /polaris/ { print \$7 }' '$d/rows' | sort -u)\" = polaris ]"
 check "the one-node A100 log (-g 8) is marked threaded, the 2-node p4d log is not" \
@@ -123,16 +123,16 @@ check "compare JSON: stated_sizes 29 and stated_inside $inside, as the rows and 
 	sh -c "grep -q '\"stated_sizes\": 29, \"stated_inside\": $inside' '$d/cmp.json'"
 # leave one machine out: errband-gen --per-log, in sample as compare counts
 "$top/tools/errband-gen" --per-log "$d/rows" >"$d/perlog" 2>"$d/perlog.err"
-check "errband-gen --per-log: one line per judged log (18)" \
-	[ "$(grep -vc '^#' "$d/perlog")" = 18 ]
+check "errband-gen --per-log: one line per judged log (24)" \
+	[ "$(grep -vc '^#' "$d/perlog")" = 24 ]
 check "--per-log: the 2-node Polaris log has $inside of 29 inside in sample, as compare counts" \
 	grep -q "^a100-x8-polaris-slingshot polaris 29 $inside " "$d/perlog"
 check "--per-log: left out, every size of every log has a band" \
 	awk '!/^#/ && $6 != 0 { bad = 1 } END { exit bad }' "$d/perlog"
-check "--per-log: left out, the L40S host's one-node sizes below 64 MiB (2 logs left) take the wider cell" \
-	awk '$1 == "l40s-x4-pcie-ring" { f = $7 > 0 && $7 <= $3 } END { exit !f }' "$d/perlog"
+check "--per-log: left out, the L40S host's one-node sizes keep their own cells (3 logs of 3 machines left)" \
+	awk '$1 == "l40s-x4-pcie-ring" { f = $7 == 0 } END { exit !f }' "$d/perlog"
 check "accuracy.sh ends with the pooled figures in sample and left out" \
-	grep -q "^inside the stated band, pooled over 419 sizes of 18 logs: .* in sample, .* left out" \
+	grep -q "^inside the stated band, pooled over 471 sizes of 24 logs: .* in sample, .* left out" \
 	"$d/accuracy.txt"
 "$C" --system "$top/tests/data/nccl/systems/polaris.preset" compare \
 	"$top/tests/data/nccl/a100-x8-polaris-slingshot.txt" --op all_reduce \
