@@ -182,7 +182,8 @@ void step_overlap_ep(struct run *u)
 {
 	const struct step_config *c = u->c;
 	struct step_result *r = u->r;
-	double m = u->m, v = u->v, p = u->p, L = u->L, alone, pairs;
+	/* the stage's MoE layers (its dense first layers have no all-to-all) */
+	double m = u->m, v = u->v, p = u->p, L = u->L - u->Ld, alone, pairs;
 	int i;
 
 	if (!c->ep_overlap || isnan(u->fwd_l))
