@@ -11,6 +11,7 @@
 #include "harness.h"
 #include "step_fix.h"
 #include "preset.h"
+#include "serve.h"
 
 #pragma GCC diagnostic ignored "-Wmissing-prototypes"
 
@@ -155,4 +156,21 @@ void test_step_dense_stages(void)
 	dense = kd.fwd_s + kd.bwd_s;
 	CHECK(3 * dense + moe > 4 * moe);
 	DBL_NEAR(r.mb_compute_best_s, 3 * dense + moe, 1e-12);
+}
+
+/* serve does not model latent attention's cache: it refuses, naming why. */
+void test_serve_refuses_mla(void)
+{
+	struct workload w;
+	struct serve_params p;
+	struct errbuf eb;
+
+	if (dsv3(&w) < 0)
+		return;
+	serve_params_init(&p);
+	p.tp = 8;
+	p.batch = 8;
+	CHECK(serve_check(&w, &p, &eb) == -1);
+	STR_EQ(eb.msg, "deepseek-v3: serve does not model latent attention's cache, dense first "
+		       "layers or shared experts (the step model does)");
 }
