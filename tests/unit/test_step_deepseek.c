@@ -12,6 +12,7 @@
 #include "step_fix.h"
 #include "preset.h"
 #include "serve.h"
+#include "step_expect.h"
 
 #pragma GCC diagnostic ignored "-Wmissing-prototypes"
 
@@ -173,4 +174,16 @@ void test_serve_refuses_mla(void)
 	CHECK(serve_check(&w, &p, &eb) == -1);
 	STR_EQ(eb.msg, "deepseek-v3: serve does not model latent attention's cache, dense first "
 		       "layers or shared experts (the step model does)");
+}
+
+/* Kernels a DeepSeek-V3 MoE layer launches forward: Llama's 11, fused
+ * attention 1, MoE 5, the shared expert 3, latent attention 7: 27, three
+ * times that with backward (step_expect.c). */
+void test_expect_kernels_deepseek(void)
+{
+	struct workload w;
+
+	if (dsv3(&w) < 0)
+		return;
+	DBL_NEAR(expect_layer_kernels(&w, 1, RC_NONE), 81, 0);
 }
