@@ -140,7 +140,8 @@ void step_overlap_cp(struct run *u)
 {
 	const struct step_config *c = u->c;
 	struct step_result *r = u->r;
-	double b = u->b, sr = u->sr, h = u->hq, t = u->t, cp = u->cp;
+	/* the core's width: h_q, or latent attention's a(d_qk + d_v)/2 */
+	double b = u->b, sr = u->sr, h = workload_core_width(u->w), t = u->t, cp = u->cp;
 	double rate = u->rate, blk;
 	int i;
 
