@@ -178,6 +178,19 @@ static double S_gathered(const struct workload *w, const struct step_config *c, 
 	return n;
 }
 
+/* A dense first layer's activations (act, the layer's, without them). */
+static double S_dense_act(const struct run *u, const struct step_act_opts *ao, double act)
+{
+	const struct step_config *c = u->c;
+	struct workload dw;
+
+	if (!(u->w->dense_layers > 0))
+		return act;
+	workload_dense_layer(u->w, &dw);
+	return step_act_layer_x(&dw, u->sr, u->b, u->t, c->sp && c->tp > 1, c->recompute,
+				u->r->fused, step_moe_load(c), ao);
+}
+
 void step_memory_stages(struct run *u)
 {
 	const struct workload *w = u->w;
@@ -223,16 +236,9 @@ void step_memory_stages(struct run *u)
 		 */
 		double fp8w = c->precision == PREC_FP8 && step_framework_deepspeed(c->framework) ? 2 : 0;
 		double lin_dense = lp.attn / t + (moe ? lp.shared / t : lp.mlp / t);
-		double dense_of[4] = { u->Ldf, u->Ldm, u->Ldl, u->Ldm2 }, actd = act;
+		double dense_of[4] = { u->Ldf, u->Ldm, u->Ldl, u->Ldm2 };
+		double actd = S_dense_act(u, &ao, act);
 		int si, n = c->pp > 2 ? 3 : 1;
-
-		if (w->dense_layers > 0) {   /* a dense first layer's activations */
-			struct workload dw;
-
-			workload_dense_layer(w, &dw);
-			actd = step_act_layer_x(&dw, sr, b, t, c->sp && c->tp > 1, c->recompute,
-						r->fused, step_moe_load(c), &ao);
-		}
 
 		r->mem.total_B = -1;
 		for (si = 0; si < (c->pp > 1 ? 4 : 1); si++) {
@@ -255,8 +261,7 @@ void step_memory_stages(struct run *u)
 			mm.weights_B = wd * (z3 ? dn / zd + ex / ze : dn + ex);
 			if (z3)
 				mm.weights_B += wd * S_gathered(w, c, layer_dense + layer_exp, t);
-			mm.fp8_weights_B = Lds > 0 ? fp8w * (step_stage_dense_linears(u, Ls, Lds) +
-							     (Ls - Lds) * layer_exp) :
+			mm.fp8_weights_B = Lds > 0 ? fp8w * (step_stage_dense_linears(u, Ls, Lds) + ex) :
 				fp8w * Ls * (lin_dense + layer_exp);
 			mm.weights_B += mm.fp8_weights_B;
 			mm.grads_B = gd * (zg ? dn / zd + ex / ze : dn + ex);

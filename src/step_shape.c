@@ -201,6 +201,25 @@ static int S_dense_layer(struct run *u, const struct kernel_shape *sh, double *f
 	return 0;
 }
 
+/*
+ * The slowest stage's micro-batch: a stage of n layers, n_d of them dense,
+ * takes (n - n_d)·layer + n_d·dense layer (lay, ld), the last adding the
+ * output layer.  The middle stages' costs are linear in n_d, so the first
+ * and last middle stages bound them.
+ */
+static double S_slowest_stage(const struct run *u, double lay, double ld)
+{
+	double tf, tl, tm;
+
+	if (u->c->pp <= 1)
+		return (u->l - u->Ld) * lay + u->Ld * ld + u->r->output_s;
+	tf = (u->Lf - u->Ldf) * lay + u->Ldf * ld;
+	tl = (u->Ll - u->Ldl) * lay + u->Ldl * ld + u->r->output_s;
+	tm = u->c->pp > 2 ? fmax((u->Lm - u->Ldm) * lay + u->Ldm * ld,
+				 (u->Lm - u->Ldm2) * lay + u->Ldm2 * ld) : 0;
+	return fmax(tf, fmax(tl, tm));
+}
+
 /* The compute, by kernel, flat, or given; what the overlap rules hide behind. */
 int step_shape_compute(struct run *u, struct errbuf *eb)
 {
@@ -209,8 +228,8 @@ int step_shape_compute(struct run *u, struct errbuf *eb)
 	const struct step_compute *cs = u->cs;
 	const struct kernel_gpu *kg = u->kg;
 	struct step_result *r = u->r;
-	double b = u->b, sr = u->sr, s = u->s, cp = u->cp, t = u->t, e = u->e, l = u->l;
-	double L = u->L, Lf = u->Lf, Lm = u->Lm, Ll = u->Ll, m = u->m;
+	double b = u->b, sr = u->sr, s = u->s, cp = u->cp, t = u->t, e = u->e;
+	double L = u->L, m = u->m;
 	double rate = NAN, fwd_l = NAN, bwd_l = NAN, fwd_mb = NAN, bwd_mb = NAN, lay = NAN;
 	int full = u->full;
 
@@ -232,7 +251,7 @@ int step_shape_compute(struct run *u, struct errbuf *eb)
 			.etp = (double)step_etp(c),
 			.eager = c->eager, .sdpa = c->framework == FW_FSDP && c->precision != PREC_FP8,
 		};
-		double tf, tl, tm, fd = 0, bd = 0, ld = 0;
+		double fd = 0, bd = 0;
 
 		if (kernel_layer(kg, w, &sh, &r->layer, eb) < 0)
 			return -1;
@@ -243,19 +262,7 @@ int step_shape_compute(struct run *u, struct errbuf *eb)
 		lay = fwd_l + bwd_l;
 		if (w->dense_layers > 0 && S_dense_layer(u, &sh, &fd, &bd, eb) < 0)
 			return -1;
-		ld = fd + bd;
-		/*
-		 * A stage of n layers, n_d of them dense: (n - n_d)·layer +
-		 * n_d·dense layer; the slowest stage sets the pace.  The middle
-		 * stages' costs are linear in n_d, so the first and last middle
-		 * stages bound them.
-		 */
-		tf = (Lf - u->Ldf) * lay + u->Ldf * ld;
-		tl = (Ll - u->Ldl) * lay + u->Ldl * ld + r->output_s;
-		tm = c->pp > 2 ? fmax((Lm - u->Ldm) * lay + u->Ldm * ld,
-				      (Lm - u->Ldm2) * lay + u->Ldm2 * ld) : 0;
-		r->mb_compute_s = c->pp > 1 ? fmax(tf, fmax(tl, tm)) :
-			(l - u->Ld) * lay + u->Ld * ld + r->output_s;
+		r->mb_compute_s = S_slowest_stage(u, lay, fd + bd);
 		r->compute_s = r->mb_compute_s * m;
 		fwd_mb = (L - u->Ld) * fwd_l + u->Ld * fd;
 		bwd_mb = (L - u->Ld) * bwd_l + u->Ld * bd;

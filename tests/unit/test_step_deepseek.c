@@ -143,6 +143,10 @@ void test_step_dense_stages(void)
 	DBL_NEAR(r.mb_compute_best_s, fmax(3 * dense + moe, fmax(4 * moe, moe + r.output_s)), 1e-12);
 	DBL_NEAR(r.stage_params, 4 * (187105280.0 + 1851392.0 + 44040192.0) +
 		 4 * 256 * 44040192.0 / 8, 1e-15);
+	/* The middle stage is the most loaded; its weights are those
+	 * 931,987,456 + 5,637,144,576 parameters at 2 bytes. */
+	STR_EQ(r.mem.stage, "middle");
+	DBL_NEAR(r.mem.weights_B, 2 * (931987456.0 + 5637144576.0), 1e-15);
 	/* Dense layers four times as wide: the first stage is the slowest. */
 	w.dense_ffn = 4 * 18432;
 	CHECK(step_run(&w, &c, &cs, &rm, STEP_BAND_NONE, &r, &eb) == 0);
@@ -157,6 +161,12 @@ void test_step_dense_stages(void)
 	dense = kd.fwd_s + kd.bwd_s;
 	CHECK(3 * dense + moe > 4 * moe);
 	DBL_NEAR(r.mb_compute_best_s, 3 * dense + moe, 1e-12);
+	/* The first stage holds the most: 3 dense layers of 187,105,280 +
+	 * 3·7168·73728 + 16,384 (norms) = 1,772,568,576, one MoE layer's
+	 * 232,996,864 and 256·44,040,192/8 = 1,409,286,144 of experts, and
+	 * the embedding 129280·7168 = 926,679,040: 7,886,667,776 at 2 bytes. */
+	STR_EQ(r.mem.stage, "first");
+	DBL_NEAR(r.mem.weights_B, 2 * 7886667776.0, 1e-15);
 }
 
 /* serve does not model latent attention's cache: it refuses, naming why. */
