@@ -45,6 +45,24 @@ PYTHON=${PYTHON:-python3}
 # (docs/performance.md, Table 1): 5,762 tokens/s per GPU eager and 6,667
 # with torch.compile, times commtime's 6.221e10 FLOPs a token; the pair
 # checks what running the elementwise work eager costs.
+# The deepseek-v3 row is DeepSeek-V3's pre-training (DeepSeek-AI 2024,
+# arXiv:2412.19437): 180K H800 GPU hours per trillion tokens (abstract and
+# section 1), 1e12 / (180e3 x 3600) = 1543.2 tokens/s per GPU, times
+# commtime's 280,513,609,728 model FLOPs a token of the shape (models/
+# step.md, "Dense first layers, shared experts, latent attention"): 432.9
+# TFLOP/s.  Its layout (section 3.2): 2048 H800 in nodes of 8, PP 16, EP 64
+# over 8 nodes, ZeRO-1 data parallelism (DP 128), no TP; FP8 GEMMs
+# (section 3.3); seq 4096, the batch 15360 sequences after its ramp
+# (section 4.2).  Assumed: the 61 layers as 4 on the first stage (the 3
+# dense and one MoE), 4 on each middle one, 1 on the last (the report does
+# not say; the last stage also holds the multi-token-prediction module,
+# which the model does not count); micro-batch 1; 1F1B for DualPipe (the
+# interleaved schedule the EP overlap needs takes micro-batches in
+# multiples of 16, and 120 are not), so the all-to-all that DualPipe hides
+# is counted exposed; token dispatch in bf16 to all 8 routed experts'
+# ranks, where the report sends FP8 and at most 4 nodes a token (section
+# 3.2.2); no recomputation (the report recomputes the norms and latent
+# attention's up projections, section 3.2.3).
 rows() {
 	cat <<'EOF'
 mcore-1.7B|408.8|989.4|--system dgx-h100 step --arch gpt --layers 24 --hidden 2048 --heads 16 --vocab 131072 --seq 4096 --tp 1 --pp 1 --dp 48 --global-batch 192 --zero 1
@@ -67,6 +85,7 @@ nemo-q3-30b-fp8|146.8|989.4|--system dgx-h100 step --workload qwen3-30b-a3b --pp
 nemo-q3-30b-drop|292.1|989.4|--system dgx-h100 step --workload qwen3-30b-a3b --pp 2 --dp 8 --ep 8 --global-batch 512 --micro-batch 2 --seq 4096 --zero 1 --schedule interleaved --virtual-stages 24 --precision fp8 --capacity 1
 llama3-405b-128k|380|989.4|--system dgx-h100 step --workload llama3-405b --tp 8 --pp 16 --dp 8 --cp 16 --cp-form allgather --global-batch 128 --seq 131072 --sequence-parallel --zero 2 --schedule interleaved --virtual-stages 8
 titan-8b-eager|358.5|989.4|--system dgx-h100 step --workload llama3-8b --seq 8192 --dp 8 --micro-batch 2 --global-batch 16 --framework fsdp --zero 3 --recompute alternate-matmul-outputs --gpu-memory 96GB --power-cap 500 --hbm-bandwidth 2.4TB/s
+deepseek-v3|432.9|989.4|--system hgx-h800 step --workload deepseek-v3 --pp 16 --ep 64 --dp 128 --global-batch 15360 --seq 4096 --zero 1 --precision fp8 --layers-first 4 --layers-last 1
 titan-8b-compiled|414.8|989.4|--system dgx-h100 step --workload llama3-8b --seq 8192 --dp 8 --micro-batch 2 --global-batch 16 --framework fsdp --zero 3 --recompute alternate-matmul-outputs --gpu-memory 96GB --power-cap 500 --hbm-bandwidth 2.4TB/s --elementwise fused
 EOF
 }

@@ -240,6 +240,25 @@ static double S_moe_copy_bytes(const struct workload *w, const struct kernel_sha
  * copies: S_moe_copy_bytes).  Backward moves about twice as much (the
  * gradient in and out and the saved input).
  */
+/*
+ * Latent attention's memory-bound work, bytes per token forward, beside a
+ * Llama layer's norms 2·4h, residual adds 2·6h and SwiGLU 6f: the
+ * RMSNorms of the compressed q and kv, 4(q_lora + kv_lora); the rotary
+ * embedding of the queries' rotary parts and of the one shared rotary
+ * key, 4(a·r/t + r); the queries and keys put together from their
+ * rotary and non-rotary parts (torch.cat in Megatron-Core's
+ * multi_latent_attention.py), each read and written, 2·4·a(d + r)/t.
+ */
+static double S_mla_elementwise_bytes(const struct workload *w, double T, double t, double et,
+				      double fk)
+{
+	double h = w->hidden, a = w->heads, r = w->rope, dq = w->head_dim + w->rope;
+	double qr = w->q_lora > 0 ? w->q_lora : 0;
+
+	return T * (20 * h / et + 4 * (qr + w->kv_lora) + 4 * (a * r / t + r) + 8 * a * dq / t) +
+	       T * 6 * fk;
+}
+
 static double S_elementwise_bytes(const struct workload *w, const struct kernel_shape *sh,
 				  double T, double t)
 {
@@ -248,6 +267,10 @@ static double S_elementwise_bytes(const struct workload *w, const struct kernel_
 	double et = sh->sp ? t : 1, fk = f / t * (E > 1 ? kk * sh->capacity : 1), mem;
 	int llama = w->arch == WL_LLAMA;
 
+	if (E > 1 && w->shared > 0)
+		fk += w->shared * f / t;   /* the shared experts' activation, every token */
+	if (workload_mla(w))
+		return S_mla_elementwise_bytes(w, T, t, et, fk);
 	if (llama && sh->eager)
 		mem = T * (84 * h / et + (28 * hq + 24 * hkv) / t) + T * 10 * fk;
 	else if (llama)
@@ -280,6 +303,41 @@ static void S_experts(const struct kernel_gpu *g, const struct workload *w,
 	S_linear(g, &bf, sh->sp ? T / t : T, E, h, 1, k, -1, NULL);
 	S_linear(g, lin, te, (w->arch == WL_LLAMA ? 2 : 1) * f / etp, h, local, k, 2, NULL);
 	S_linear(g, lin, te, h, f / etp, local, k, 3, NULL);
+	/* DeepSeekMoE's shared experts: one SwiGLU MLP S·f wide over every
+	 * token, split over the tensor-parallel ranks as a dense MLP is
+	 * (Megatron-Core's SharedExpertMLP, moe/shared_experts.py). */
+	if (w->shared > 0) {
+		S_linear(g, lin, T, 2 * w->shared * f / t, h, 1, k, -1, NULL);
+		S_linear(g, lin, T, h, w->shared * f / t, 1, k, -1, NULL);
+	}
+}
+
+/*
+ * Latent attention's linears (DeepSeek-V2, arXiv:2405.04434, §2.1; the
+ * matrices of workload_layer_params): the down projections of q
+ * (h -> q_lora) and of kv (h -> kv_lora + r) whole on every
+ * tensor-parallel rank (Megatron-Core's MLASelfAttention builds them
+ * with parallel_mode 'duplicated', multi_latent_attention.py), the up
+ * projections q_lora -> a(d+r)/t and kv_lora -> a(d+v)/t and the output
+ * a·v/t -> h split by heads.  The down projections take the layer's
+ * input (QKV's place), the output projection the attention's output.
+ */
+static void S_mla_linears(const struct kernel_gpu *g, const struct workload *w,
+			  const struct kernel_shape *sh, const struct S_lin *lin,
+			  struct kernel_layer *k)
+{
+	double T = sh->tokens, t = sh->tp, h = w->hidden, a = w->heads;
+	double dq = w->head_dim + w->rope, v = w->v_head;
+
+	if (w->q_lora > 0) {
+		S_linear(g, lin, T, w->q_lora, h, 1, k, 0, &k->wgrad_in_s);
+		S_linear(g, lin, T, a * dq / t, w->q_lora, 1, k, -1, NULL);
+	} else {
+		S_linear(g, lin, T, a * dq / t, h, 1, k, 0, &k->wgrad_in_s);
+	}
+	S_linear(g, lin, T, w->kv_lora + w->rope, h, 1, k, 0, &k->wgrad_in_s);
+	S_linear(g, lin, T, a * (w->head_dim + v) / t, w->kv_lora, 1, k, -1, NULL);
+	S_linear(g, lin, T, h, a * v / t, 1, k, 1, NULL);
 }
 
 /*
@@ -293,12 +351,51 @@ static void S_experts(const struct kernel_gpu *g, const struct workload *w,
  * the same again.  Fused through PyTorch's SDPA (sh->sdpa), the kernel is
  * FlashAttention-2's, at its own rates (kernel_gpu_init).
  */
+/*
+ * Latent attention's core: the scores over the queries' and keys' d + r
+ * (192 in DeepSeek-V3), their use on values v wide (128), per head.
+ * Fused, 2·b·a·sq·skv·(d + r + v)/2 FLOPs forward, causal; unfused, the
+ * two GEMMs forward and their four gradients backward, the scores'
+ * softmax as for Llama.  The fused kernel runs at the shares of a head
+ * dimension 128 kernel (kernel_gpu_init).
+ */
+static void S_attention_mla(const struct kernel_gpu *g, const struct workload *w,
+			    const struct kernel_shape *sh, struct kernel_layer *k)
+{
+	double a = w->heads / sh->tp, dqk = w->head_dim + w->rope, dv = w->v_head;
+	double skv = sh->seq, sq = sh->seq / sh->cp, b = sh->tokens / sq;
+
+	if (sh->fused) {
+		double fl = 2 * b * a * sq * skv * (dqk + dv) / 2;
+		double fe = sh->sdpa ? g->fa2_fwd_eff : g->attn_fwd_eff;
+		double be = sh->sdpa ? g->fa2_bwd_eff : g->attn_bwd_eff;
+
+		k->attn_fwd_s = fl / (g->peak * fe);
+		k->attn_bwd_s = 2.5 * fl / (g->peak * be);
+		k->flops_fwd += fl;
+	} else {
+		double sc = b * a * sq * skv;
+
+		k->attn_fwd_s = kernel_gemm_s(g, sq, skv, dqk, b * a) +
+			kernel_gemm_s(g, sq, dv, skv, b * a) + kernel_mem_s(g, 4 * sc);
+		k->attn_bwd_s = kernel_gemm_s(g, sq, dqk, skv, b * a) +
+			kernel_gemm_s(g, sq, dv, skv, b * a) + kernel_gemm_s(g, sq, skv, dv, b * a) +
+			kernel_gemm_s(g, sq, skv, dqk, b * a) + kernel_mem_s(g, 6 * sc);
+		k->flops_fwd += 2 * b * a * sq * skv * (dqk + dv);
+	}
+}
+
 static void S_attention(const struct kernel_gpu *g, const struct workload *w,
 			const struct kernel_shape *sh, struct kernel_layer *k)
 {
 	double a = w->heads / sh->tp, d = workload_head_dim(w), skv = sh->seq;
 	double sq = sh->seq / sh->cp, b = sh->tokens / sq;
 
+	/* Latent attention: scores over d + r, values v wide (d the mean) */
+	if (workload_mla(w)) {
+		S_attention_mla(g, w, sh, k);
+		return;
+	}
 	if (sh->fused) {
 		double fl = 4 * b * a * sq * skv * d / 2;
 		double fe = sh->sdpa ? g->fa2_fwd_eff : g->attn_fwd_eff;
@@ -336,8 +433,12 @@ int kernel_layer(const struct kernel_gpu *g, const struct workload *w,
 
 	/* Attention's GEMMs: QKV (grouped-query: h_q + 2·h_kv columns, h_q =
 	 * a·d the queries' width, h unless head_dim says), output. */
-	S_linear(g, &lin, T, (hq + 2 * hkv) / t, h, 1, k, 0, &k->wgrad_in_s);
-	S_linear(g, &lin, T, h, hq / t, 1, k, 1, NULL);
+	if (workload_mla(w)) {
+		S_mla_linears(g, w, sh, &lin, k);
+	} else {
+		S_linear(g, &lin, T, (hq + 2 * hkv) / t, h, 1, k, 0, &k->wgrad_in_s);
+		S_linear(g, &lin, T, h, hq / t, 1, k, 1, NULL);
+	}
 
 	/* The MLP: GELU's two matrices, or SwiGLU's gate and up fused, then
 	 * down; or the experts. */

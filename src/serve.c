@@ -30,6 +30,11 @@ int serve_check(const struct workload *w, const struct serve_params *p, struct e
 
 	if (p->tp < 1 || p->ep < 1 || p->pp < 1)
 		return errbuf_set(eb, "--tp, --ep and --pp must be at least 1");
+	/* Inference keeps MLA's latent as its cache and weighs each layer as
+	 * its own; neither is modelled here (models/serve.md). */
+	if (workload_mla(w) || w->dense_layers > 0 || w->shared > 0)
+		return errbuf_set(eb, "%s: serve does not model latent attention's cache, dense "
+				  "first layers or shared experts (the step model does)", w->name);
 	if (fmod(w->heads, tp) != 0)
 		return errbuf_set(eb, "--tp %lu does not divide the %.0f attention heads of %s",
 				  p->tp, w->heads, w->name);

@@ -450,6 +450,7 @@ static int S_run_init(struct run *u, const struct workload *w, const struct step
 	workload_layer_params(w, &u->lp);
 	/* The ledger's stage: a middle one, or the larger edge without one. */
 	u->L = c->pp > 2 ? u->Lm : fmax(u->Lf, u->Ll);
+	step_stage_dense(u);
 	u->m = S_global(c) / (u->d * u->b);
 	u->sr = u->s / u->cp;                    /* tokens of one rank's chunk of a sequence */
 	u->A = u->b * u->sr * u->h * c->act_bytes;  /* one layer's input for one micro-batch */

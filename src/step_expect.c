@@ -19,6 +19,10 @@
  *          and (GPT) dropout in place of the one fused kernel        +3 (Llama +2)
  *   MoE:   router GEMM, softmax and top-k, permute, two grouped GEMMs
  *          with the activation, unpermute in place of the MLP's 3     +5
+ *   shared experts: their MLP beside the routed ones (up, SwiGLU, down) +3
+ *   latent attention: q and kv down and up projections in place of QKV
+ *          (+3), the two latents' RMSNorms (+2), q and k put together
+ *          from their rotary and non-rotary parts (+2)                 +7
  * Backward launches each GEMM's two gradient GEMMs and the
  * elementwise kernels' gradients, counted as twice the forward.
  */
@@ -32,7 +36,8 @@ static double S_attn_kernels(const struct workload *w, int fused)
 double expect_layer_kernels(const struct workload *w, int fused, enum recompute rc)
 {
 	double attn = S_attn_kernels(w, fused);
-	double fwd = (w->arch == WL_LLAMA ? 11 : 9) + attn + (w->experts > 1 ? 5 : 0);
+	double fwd = (w->arch == WL_LLAMA ? 11 : 9) + attn + (w->experts > 1 ? 5 : 0) +
+		(w->experts > 1 && w->shared > 0 ? 3 : 0) + (workload_mla(w) ? 7 : 0);
 	double k = 3 * fwd;
 
 	if (rc == RC_FULL)

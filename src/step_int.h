@@ -43,6 +43,10 @@ struct run {
 	double t, p, d, cp, e, v, b, s, h, l, hkv, E, k;
 	double hq;                 /* the queries' width a·d (h without head_dim) */
 	double L, Lf, Lm, Ll, m, sr, A, rate, sms;
+	/* Dense layers (the workload's first dense_layers) in the ledger's
+	 * stage, the first stage, the first and last middle stages, the last
+	 * stage (step_stage_dense); 0 in a model without them. */
+	double Ld, Ldf, Ldm, Ldm2, Ldl;
 	double fwd_l, bwd_l, fwd_mb, bwd_mb;
 	double dense, expert, zd, ze;
 	double mods[8];            /* DeepSpeed's ZeRO-3 modules of a layer, parameters */
@@ -55,6 +59,15 @@ struct run {
 /* step_shape.c: the FLOPs of the step, then the compute (by kernel, flat or
  * given) and what the overlap rules hide behind. */
 void step_shape_flops(struct run *u);
+/* The dense layers each stage holds (u->Ld...): the first layers of the
+ * model are on the first stage (virtual chunks aside). */
+void step_stage_dense(struct run *u);
+/* One GPU's dense (not expert) parameters of a stage of n layers, nd of
+ * them dense first layers: attention, norms and router, a dense layer's
+ * MLP, an MoE layer's shared experts, split over t (norms and router
+ * whole).  Linears alone (no norms, no router) with lin. */
+double step_stage_dense_params(const struct run *u, double n, double nd);
+double step_stage_dense_linears(const struct run *u, double n, double nd);
 /* Parameters of the matmuls a layer of w recomputes under
  * alternate-matmul-outputs (one GPU's share is this / t). */
 double step_alt_matmul_params(const struct workload *w);

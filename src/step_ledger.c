@@ -315,11 +315,13 @@ int step_ledger_tp(struct run *u, struct errbuf *eb)
 	 * a reduce-scatter of the same buffer.  Full recomputation repeats the
 	 * forward ones during backward.  An MoE layer keeps the attention's
 	 * pair alone: its tokens reach the experts by the dispatcher, whose
-	 * collectives run in the expert groups (step_ledger_ep).
+	 * collectives run in the expert groups (step_ledger_ep).  (In a model
+	 * without dense first layers, u->Ld is 0.)
 	 */
 	u->first_tp = r->nrows;
 	if (c->tp > 1) {
-		double per = u->moe ? 1 : 2, fw = per * L, bw = per * L + (full ? per * L : 0);
+		/* a dense layer of an MoE model (dense_layers) keeps both pairs */
+		double per = u->moe ? 1 : 2, fw = per * L + u->Ld, bw = fw + (full ? fw : 0);
 
 		ranks = c->tp;
 		pn = step_per_node(ranks, 1, G);
@@ -405,7 +407,8 @@ int step_ledger_ep(struct run *u, struct errbuf *eb)
 	const struct step_config *c = u->c;
 	struct step_pricing *prp = u->prp;
 	struct step_result *r = u->r;
-	double b = u->b, sr = u->sr, t = u->t, h = u->h, k = u->k, L = u->L;
+	/* the stage's MoE layers: its dense first layers have no experts */
+	double b = u->b, sr = u->sr, t = u->t, h = u->h, k = u->k, L = u->L - u->Ld;
 	double etp = (double)step_etp(c);
 	unsigned long G = u->G, ranks, pn;
 	int full = u->full, moe = u->moe;
@@ -543,10 +546,10 @@ int step_ledger_dp(struct run *u, struct errbuf *eb)
 	 * pipeline the one stage also holds the embedding and output layer,
 	 * whose gradients are reduced with the rest.
 	 */
-	dense = L * (lp.attn / t + lp.other + (moe ? 0 : lp.mlp / t));
+	dense = step_stage_dense_params(u, L, u->Ld);
 	if (c->pp == 1)
 		dense += workload_embed_params(w) / t;
-	expert = moe ? L * E * lp.mlp / ((double)step_etp(c) * e) : 0;
+	expert = moe ? (L - u->Ld) * E * lp.mlp / ((double)step_etp(c) * e) : 0;
 	r->stage_params = dense + expert;
 	step_zero_ranks(c, &zd, &ze);
 	first_dp = r->nrows;

@@ -111,12 +111,25 @@ double step_act_layer_x(const struct workload *w, double s, double b, double t, 
 	repl = (gpt ? 1 + in : in) * h + 4 * h;
 	split = gpt ? 6 * hq + in * hq : 2 * hq + 4 * hkv + in * hq;
 	F = gpt ? 2 * f + in * f : 4 * f + in * f;
+	if (workload_mla(w)) {
+		/* Latent attention: the output projection's input is a·v wide;
+		 * the compressed q and kv (whole on every tensor-parallel rank)
+		 * kept as their norms' inputs 2 bytes and as the up projections'
+		 * inputs, and the shared rotary key 2r */
+		double qr = w->q_lora > 0 ? w->q_lora : 0;
+
+		split += in * (a * w->v_head - hq);
+		repl += (2 + in) * (qr + w->kv_lora) + 2 * w->rope;
+	}
 	if (E > 1) {
 		/* MoE: the router's fp32 logits 4E, each routed copy of a token
 		 * (k·load of them) its expert's input and inner values, the
-		 * inputs over t/etp ranks, the inner values over etp */
+		 * inputs over t/etp ranks, the inner values over etp; the S
+		 * shared experts' inner values as a dense MLP's, split by t */
 		repl += 2 * h + 4 * E;
 		scores += k * capacity * (in * h * etp / t + F / t);
+		if (w->shared > 0)
+			split += w->shared * F;
 	} else {
 		repl += (gpt ? 1 + in : in) * h;
 		split += F;
@@ -165,6 +178,19 @@ static double S_gathered(const struct workload *w, const struct step_config *c, 
 	return n;
 }
 
+/* A dense first layer's activations (act, the layer's, without them). */
+static double S_dense_act(const struct run *u, const struct step_act_opts *ao, double act)
+{
+	const struct step_config *c = u->c;
+	struct workload dw;
+
+	if (!(u->w->dense_layers > 0))
+		return act;
+	workload_dense_layer(u->w, &dw);
+	return step_act_layer_x(&dw, u->sr, u->b, u->t, c->sp && c->tp > 1, c->recompute,
+				u->r->fused, step_moe_load(c), ao);
+}
+
 void step_memory_stages(struct run *u)
 {
 	const struct workload *w = u->w;
@@ -188,12 +214,12 @@ void step_memory_stages(struct run *u)
 	 */
 	{
 		static const char *const names[3] = { "first", "middle", "last" };
-		double layers_of[3] = { Lf, Lm, Ll }, rank_of[3] = { 0, 1, p - 1 };
+		double layers_of[3] = { Lf, Lm, Ll }, rank_of[4] = { 0, 1, p - 1, p - 2 };
 		struct step_act_opts ao = { c->precision == PREC_FP8, (double)step_etp(c) };
 		double act = step_act_layer_x(w, sr, b, t, c->sp && c->tp > 1, c->recompute,
 					      r->fused, step_moe_load(c), &ao);
 		double wd = c->param_bytes, gd = c->grad_bytes, od = c->optim_bytes;
-		double layer_dense = lp.attn / t + lp.other + (moe ? 0 : lp.mlp / t);
+		double layer_dense = lp.attn / t + lp.other + (moe ? lp.shared / t : lp.mlp / t);
 		double layer_exp = moe ? E * lp.mlp / ((double)step_etp(c) * e) : 0;
 		/*
 		 * ZeRO-3 with a pipeline, as FSDP2 runs it under PyTorch's
@@ -209,41 +235,48 @@ void step_memory_stages(struct run *u)
 		 * place of the bf16 copy, DeepSpeed beside it.
 		 */
 		double fp8w = c->precision == PREC_FP8 && step_framework_deepspeed(c->framework) ? 2 : 0;
-		double lin_dense = lp.attn / t + (moe ? 0 : lp.mlp / t);
+		double lin_dense = lp.attn / t + (moe ? lp.shared / t : lp.mlp / t);
+		double dense_of[4] = { u->Ldf, u->Ldm, u->Ldl, u->Ldm2 };
+		double actd = S_dense_act(u, &ao, act);
 		int si, n = c->pp > 2 ? 3 : 1;
 
 		r->mem.total_B = -1;
-		for (si = 0; si < (c->pp > 1 ? 3 : 1); si++) {
+		for (si = 0; si < (c->pp > 1 ? 4 : 1); si++) {
 			struct step_memory mm;
-			double Ls = layers_of[si], dn, ex, fl;
+			double Ls = layers_of[si < 3 ? si : 1], Lds = dense_of[si], dn, ex, fl;
 
 			if (c->pp == 2 && si == 1)
 				continue;
+			/* the last middle stage, when it holds fewer dense layers */
+			if (si == 3 && (c->pp <= 2 || Lds == u->Ldm))
+				continue;
 			(void)n;
-			dn = Ls * layer_dense;
-			ex = Ls * layer_exp;
+			dn = Lds > 0 ? step_stage_dense_params(u, Ls, Lds) : Ls * layer_dense;
+			ex = (Ls - Lds) * layer_exp;
 			if (c->pp == 1)
 				dn += workload_embed_params(w) / t;
-			else if (si != 1)
+			else if (si == 0 || si == 2)
 				dn += w->vocab * h / t;
 			memset(&mm, 0, sizeof(mm));
 			mm.weights_B = wd * (z3 ? dn / zd + ex / ze : dn + ex);
 			if (z3)
 				mm.weights_B += wd * S_gathered(w, c, layer_dense + layer_exp, t);
-			mm.fp8_weights_B = fp8w * Ls * (lin_dense + layer_exp);
+			mm.fp8_weights_B = Lds > 0 ? fp8w * (step_stage_dense_linears(u, Ls, Lds) + ex) :
+				fp8w * Ls * (lin_dense + layer_exp);
 			mm.weights_B += mm.fp8_weights_B;
 			mm.grads_B = gd * (zg ? dn / zd + ex / ze : dn + ex);
 			mm.optim_B = od * (c->zero >= 1 ? dn / zd + ex / ze : dn + ex);
 			mm.act_layer_B = act;
 			mm.inflight = step_sched_inflight(c, rank_of[si], m);
-			mm.act_B = act * Ls * mm.inflight;
+			mm.act_B = Lds > 0 ? (act * (Ls - Lds) + actd * Lds) * mm.inflight :
+				act * Ls * mm.inflight;
 			if (c->pp == 1 || si == 2) {
 				fl = step_logit_bytes(c) * b * sr * w->vocab / t;
 				mm.act_B += fl;
 			}
 			mm.reserve_B = STEP_RESERVE_B;
 			mm.total_B = mm.weights_B + mm.grads_B + mm.optim_B + mm.act_B + mm.reserve_B;
-			mm.stage = c->pp == 1 ? "only" : names[si];
+			mm.stage = c->pp == 1 ? "only" : names[si < 3 ? si : 1];
 			mm.stage_layers = Ls;
 			if (mm.total_B > r->mem.total_B)
 				r->mem = mm;

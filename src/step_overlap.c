@@ -140,7 +140,8 @@ void step_overlap_cp(struct run *u)
 {
 	const struct step_config *c = u->c;
 	struct step_result *r = u->r;
-	double b = u->b, sr = u->sr, h = u->hq, t = u->t, cp = u->cp;
+	/* the core's width: h_q, or latent attention's a(d_qk + d_v)/2 */
+	double b = u->b, sr = u->sr, h = workload_core_width(u->w), t = u->t, cp = u->cp;
 	double rate = u->rate, blk;
 	int i;
 
@@ -182,7 +183,8 @@ void step_overlap_ep(struct run *u)
 {
 	const struct step_config *c = u->c;
 	struct step_result *r = u->r;
-	double m = u->m, v = u->v, p = u->p, L = u->L, alone, pairs;
+	/* the stage's MoE layers (its dense first layers have no all-to-all) */
+	double m = u->m, v = u->v, p = u->p, L = u->L - u->Ld, alone, pairs;
 	int i;
 
 	if (!c->ep_overlap || isnan(u->fwd_l))

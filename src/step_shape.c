@@ -56,6 +56,53 @@ int step_stage_layers(const struct workload *w, const struct step_config *c, dou
 	return 0;
 }
 
+void step_stage_dense(struct run *u)
+{
+	const struct workload *w = u->w;
+	double l = u->l;
+
+	u->Ld = u->Ldf = u->Ldm = u->Ldm2 = u->Ldl = 0;
+	if (!(w->dense_layers > 0))
+		return;
+	if (u->c->pp == 1) {
+		u->Ld = u->Ldf = u->Ldl = workload_dense_in(w, 0, l);
+		return;
+	}
+	u->Ldf = workload_dense_in(w, 0, u->Lf);
+	u->Ldl = workload_dense_in(w, l - u->Ll, u->Ll);
+	if (u->c->pp > 2) {
+		u->Ldm = workload_dense_in(w, u->Lf, u->Lm);
+		u->Ldm2 = workload_dense_in(w, l - u->Ll - u->Lm, u->Lm);
+	}
+	u->Ld = u->c->pp > 2 ? u->Ldm : u->Lf >= u->Ll ? u->Ldf : u->Ldl;
+}
+
+static double S_dense_params(const struct run *u, double n, double nd, int other)
+{
+	const struct layer_params lp = u->lp;
+	double t = u->t, x;
+	struct workload d;
+	struct layer_params ld;
+
+	x = n * (lp.attn / t + (other ? lp.other : 0) + (u->moe ? lp.shared / t : lp.mlp / t));
+	if (!(nd > 0))
+		return x;
+	workload_dense_layer(u->w, &d);
+	workload_layer_params(&d, &ld);
+	return (n - nd) * (lp.attn / t + (other ? lp.other : 0) + lp.shared / t) +
+	       nd * (ld.attn / t + (other ? ld.other : 0) + ld.mlp / t);
+}
+
+double step_stage_dense_params(const struct run *u, double n, double nd)
+{
+	return S_dense_params(u, n, nd, 1);
+}
+
+double step_stage_dense_linears(const struct run *u, double n, double nd)
+{
+	return S_dense_params(u, n, nd, 0);
+}
+
 double step_alt_matmul_params(const struct workload *w)
 {
 	double h = w->hidden, hkv = workload_kv_width(w), hq = workload_q_width(w), f = w->ffn;
@@ -75,7 +122,7 @@ void step_shape_flops(struct run *u)
 	const struct workload *w = u->w;
 	const struct step_config *c = u->c;
 	struct step_result *r = u->r;
-	double l = u->l, s = u->s, h = u->h, hq = u->hq, tok;
+	double l = u->l, s = u->s, h = u->h, hq, tok, mm;
 	int full = u->full;
 	const struct layer_params lp = u->lp;
 
@@ -90,10 +137,14 @@ void step_shape_flops(struct run *u)
 	 * al. 2022, §5).
 	 */
 	tok = r->tokens;
-	r->flops_model = 6 * tok * (l * lp.matmul + w->vocab * h) + 12 * tok * l * s * hq;
+	/* The first dense_layers layers count their own MLP (workload_matmul_params);
+	 * latent attention's core is a(d_qk + d_v)/2 wide (workload_core_width). */
+	mm = w->dense_layers > 0 ? workload_matmul_params(w) : l * lp.matmul;
+	hq = workload_core_width(w);
+	r->flops_model = 6 * tok * (mm + w->vocab * h) + 12 * tok * l * s * hq;
 	r->flops_hw = r->flops_model;
 	if (full)
-		r->flops_hw += 2 * tok * l * lp.matmul + 4 * tok * l * s * hq;
+		r->flops_hw += 2 * tok * mm + 4 * tok * l * s * hq;
 	else if (c->recompute == RC_SELECTIVE)
 		r->flops_hw += 4 * tok * l * s * hq;
 	else if (c->recompute == RC_ALT_MATMUL)
@@ -134,6 +185,41 @@ static double S_recomputed_s(const struct workload *w, const struct step_config 
 	}
 }
 
+/* A dense layer of a model with dense first layers: its forward and its
+ * backward with what it recomputes, one micro-batch. */
+static int S_dense_layer(struct run *u, const struct kernel_shape *sh, double *fwd,
+			 double *bwd, struct errbuf *eb)
+{
+	struct workload d;
+	struct kernel_layer k;
+
+	workload_dense_layer(u->w, &d);
+	if (kernel_layer(u->kg, &d, sh, &k, eb) < 0)
+		return -1;
+	*fwd = k.fwd_s;
+	*bwd = k.bwd_s + S_recomputed_s(&d, u->c, &k, u->full);
+	return 0;
+}
+
+/*
+ * The slowest stage's micro-batch: a stage of n layers, n_d of them dense,
+ * takes (n - n_d)·layer + n_d·dense layer (lay, ld), the last adding the
+ * output layer.  The middle stages' costs are linear in n_d, so the first
+ * and last middle stages bound them.
+ */
+static double S_slowest_stage(const struct run *u, double lay, double ld)
+{
+	double tf, tl, tm;
+
+	if (u->c->pp <= 1)
+		return (u->l - u->Ld) * lay + u->Ld * ld + u->r->output_s;
+	tf = (u->Lf - u->Ldf) * lay + u->Ldf * ld;
+	tl = (u->Ll - u->Ldl) * lay + u->Ldl * ld + u->r->output_s;
+	tm = u->c->pp > 2 ? fmax((u->Lm - u->Ldm) * lay + u->Ldm * ld,
+				 (u->Lm - u->Ldm2) * lay + u->Ldm2 * ld) : 0;
+	return fmax(tf, fmax(tl, tm));
+}
+
 /* The compute, by kernel, flat, or given; what the overlap rules hide behind. */
 int step_shape_compute(struct run *u, struct errbuf *eb)
 {
@@ -142,8 +228,8 @@ int step_shape_compute(struct run *u, struct errbuf *eb)
 	const struct step_compute *cs = u->cs;
 	const struct kernel_gpu *kg = u->kg;
 	struct step_result *r = u->r;
-	double b = u->b, sr = u->sr, s = u->s, cp = u->cp, t = u->t, e = u->e, l = u->l;
-	double L = u->L, Lf = u->Lf, Lm = u->Lm, Ll = u->Ll, m = u->m;
+	double b = u->b, sr = u->sr, s = u->s, cp = u->cp, t = u->t, e = u->e;
+	double L = u->L, m = u->m;
 	double rate = NAN, fwd_l = NAN, bwd_l = NAN, fwd_mb = NAN, bwd_mb = NAN, lay = NAN;
 	int full = u->full;
 
@@ -165,7 +251,7 @@ int step_shape_compute(struct run *u, struct errbuf *eb)
 			.etp = (double)step_etp(c),
 			.eager = c->eager, .sdpa = c->framework == FW_FSDP && c->precision != PREC_FP8,
 		};
-		double tf, tl, tm;
+		double fd = 0, bd = 0;
 
 		if (kernel_layer(kg, w, &sh, &r->layer, eb) < 0)
 			return -1;
@@ -174,13 +260,16 @@ int step_shape_compute(struct run *u, struct errbuf *eb)
 		fwd_l = r->layer.fwd_s;
 		bwd_l = r->layer.bwd_s + S_recomputed_s(w, c, &r->layer, full);
 		lay = fwd_l + bwd_l;
-		tf = Lf * lay;
-		tl = Ll * lay + r->output_s;
-		tm = c->pp > 2 ? Lm * lay : 0;
-		r->mb_compute_s = c->pp > 1 ? fmax(tf, fmax(tl, tm)) : l * lay + r->output_s;
+		if (w->dense_layers > 0 && S_dense_layer(u, &sh, &fd, &bd, eb) < 0)
+			return -1;
+		r->mb_compute_s = S_slowest_stage(u, lay, fd + bd);
 		r->compute_s = r->mb_compute_s * m;
-		fwd_mb = L * fwd_l;
-		bwd_mb = L * bwd_l;
+		fwd_mb = (L - u->Ld) * fwd_l + u->Ld * fd;
+		bwd_mb = (L - u->Ld) * bwd_l + u->Ld * bd;
+		if (u->Ld > 0) {   /* the ledger stage's mean layer */
+			fwd_l = fwd_mb / L;
+			bwd_l = bwd_mb / L;
+		}
 	} else if (cs && cs->peak_flops > 0 && cs->mfu > 0)
 		r->compute_s = r->flops_hw / (r->gpus * cs->peak_flops * cs->mfu);
 	if (!isnan(r->compute_s)) {

@@ -30,11 +30,26 @@ struct workload {
 	int tied;           /* output layer shares the embedding matrix */
 	double experts;     /* E: MLP experts per layer (mixture of experts); 1 = dense */
 	double top_k;       /* k: experts each token is routed to; 1 when dense */
+	double shared;      /* S: shared experts of the routed size every token runs
+			       through beside its k (DeepSeekMoE); 0 if absent */
+	double dense_layers;/* N: the first N layers dense, MLP dense_ffn wide; 0 if absent */
+	double dense_ffn;   /* their MLP's inner size (0 when dense_layers is absent) */
+	/* Multi-head latent attention (DeepSeek-V2 and V3); kv_lora = 0: none.
+	 * head_dim is then the query and key's part without rotary position
+	 * (qk_nope_head_dim), rope their rotary part, v_head the value's. */
+	double q_lora;      /* q_lora_rank: the queries' low-rank width; 0: q_proj h x a(d+r) */
+	double kv_lora;     /* kv_lora_rank: the keys' and values' compressed width */
+	double rope;        /* qk_rope_head_dim r */
+	double v_head;      /* v_head_dim */
 	double published;   /* parameter count published for the model; NaN if absent */
 };
 
 /*
- * Read a kind = workload preset.  Required keys: arch (gpt or llama),
+ * Read a kind = workload preset.  Besides the keys below, for DeepSeek's
+ * shapes (models/workloads.md): dense_layers with dense_ffn (the first
+ * layers dense, in an MoE model), shared_experts (S >= 0), and
+ * multi-head latent attention: kv_lora_rank, qk_rope_head_dim,
+ * v_head_dim and head_dim together, q_lora_rank optional.  Required keys: arch (gpt or llama),
  * layers, hidden, heads, vocab, seq; ffn for llama; optional kv_heads,
  * tied (yes/no; default yes for gpt, no for llama), head_dim, published, and for a
  * mixture-of-experts model experts (E >= 2) with top_k (1 <= k <= E).
@@ -61,6 +76,40 @@ int workload_from_preset(const struct preset *p, struct workload *w, struct errb
  */
 double workload_params(const struct workload *w);
 
+/* Parameters a token multiplies by or looks up: the dense layers, each MoE
+ * layer's attention, router, norms, k routed and S shared experts, the
+ * embedding and output layer (DeepSeek-V3's 37B "activated"). */
+double workload_active_params(const struct workload *w);
+
+/* Multi-head latent attention in w (kv_lora_rank given). */
+int workload_mla(const struct workload *w);
+
+/* The dense layer of an MoE model with dense_layers: w with its MLP
+ * dense_ffn wide, no experts.  Without dense_layers, d = *w. */
+void workload_dense_layer(const struct workload *w, struct workload *d);
+
+/* Layers among [first, first + n) that are dense (of the first N). */
+double workload_dense_in(const struct workload *w, double first, double n);
+
+/* Parameters all layers multiply a token by (for the FLOPs). */
+double workload_matmul_params(const struct workload *w);
+
+/*
+ * The attention core's width per token: a·(d_qk + d_v)/2, so that 4·s·it
+ * is QK^T and its use on V forward (a·d = h_q without multi-head latent
+ * attention, where d_qk = d + r and d_v = v_head_dim).
+ */
+double workload_core_width(const struct workload *w);
+
+/*
+ * The pairs of a kind = workload preset that reads back as w (name,
+ * kind, description, the shape, published when known): n pairs into kv
+ * (up to WORKLOAD_KV_MAX), their values in buf (size len).  Returns n.
+ */
+#define WORKLOAD_KV_MAX 28
+size_t workload_to_kv(const struct workload *w, const char *description,
+		      struct preset_kv *kv, char *buf, size_t len);
+
 /*
  * The attention's widths: one head's (d, the head_dim key, else h/a),
  * the queries' a·d and the keys' (and values') a_kv·d.  Without head_dim
@@ -79,10 +128,16 @@ double workload_kv_width(const struct workload *w);
  *   other   norms and the router: replicated, never sharded
  *   matmul  parameters each token multiplies by, for FLOPs: the four
  *           attention matrices and k MLPs' matrices (no biases, norms)
- * A whole layer holds attn + E·mlp + other.
+ *   shared  the S shared experts (an MoE layer): S·mlp, split as a
+ *           dense MLP is
+ * A whole layer holds attn + E·mlp + shared + other.  Multi-head latent
+ * attention's attn: q down h·q_lora, q up q_lora·a(d+r), kv down
+ * h·(kv_lora+r), kv up kv_lora·a(d+v), output a·v·h; other adds its
+ * two norms q_lora + kv_lora (DeepSeek-V3's modeling_deepseek.py).
  */
 struct layer_params {
 	double attn, mlp, other, matmul;
+	double shared;   /* the S shared experts, S·mlp, split like a dense MLP */
 };
 void workload_layer_params(const struct workload *w, struct layer_params *lp);
 

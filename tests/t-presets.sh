@@ -171,3 +171,14 @@ check "a copied and edited preset loads under its file name" \
 	sh -c "grep -q '^preset: my-link' '$top/tests/tmp/t-presets-copy/out' && grep -q '^beta: 300 GB/s' '$top/tests/tmp/t-presets-copy/out'"
 "$COMMTIME" --presets-dir "$top/tests/tmp/t-presets-copy" --preset my-link --ranks 8 --sizes 1G >/dev/null 2>&1
 check "... and by its file name on the search path" [ $? = 0 ]
+
+# DeepSeek's keys: a shipped workload with them shows its counts, a bad
+# value names the key, and a shape override may not undo them.
+check "deepseek-v3 shows its count and active parameters" \
+	sh -c "$(printf '%s' "'$COMMTIME' --presets-dir '$top/presets' presets deepseek-v3") | grep -q 'active per token 37.55 billion'"
+sed 's/^dense_ffn = .*/dense_ffn = wide/' "$top/presets/deepseek-v3.preset" >presets/ds-bad.preset
+sed -i 's/^name = .*/name = ds-bad/' presets/ds-bad.preset
+check "a bad dense_ffn names the key and the value" \
+	sh -c "'$COMMTIME' presets ds-bad 2>&1 | grep -q 'dense_ffn: cannot parse parameter count .wide.'"
+check "--layers may not leave no MoE layer after the dense first ones" \
+	sh -c "$(printf '%s' "'$COMMTIME' --presets-dir '$top/presets' --system hgx-h800 step --workload deepseek-v3 --layers 3 --ep 8 --dp 8") 2>&1 | grep -q 'not more than the 3 dense first layers'"

@@ -114,6 +114,12 @@ void ctx_workload_shape(const struct ctx *ctx, const char *name, const struct sh
 	if (wl->kv_heads > wl->heads || fmod(wl->heads, wl->kv_heads) != 0)
 		die_usage("--kv-heads: %.15g key/value heads do not divide the %.15g heads",
 			  wl->kv_heads, wl->heads);
+	if (wl->dense_layers > 0 && wl->dense_layers >= wl->layers)
+		die_usage("--layers: %.15g layers are not more than the %.15g dense first layers of "
+			  "%s", wl->layers, wl->dense_layers, name ? name : "the workload");
+	if (workload_mla(wl) && wl->kv_heads != wl->heads)
+		die_usage("--kv-heads: latent attention up-projects keys and values for every head; "
+			  "%.15g key/value heads are not the %.15g heads", wl->kv_heads, wl->heads);
 	if (any && name) {
 		size_t n = strlen(wl->name);
 

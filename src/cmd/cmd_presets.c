@@ -37,6 +37,13 @@ static const struct {
 	{ "workload", "vocab",     1, Q_COUNT,  "count" },
 	{ "workload", "seq",       1, Q_COUNT,  "count" },
 	{ "workload", "published", 1, Q_COUNT,  "count" },
+	{ "workload", "shared_experts", 1, Q_COUNT, "count" },
+	{ "workload", "dense_layers", 1, Q_COUNT, "count" },
+	{ "workload", "dense_ffn", 1, Q_COUNT,  "count" },
+	{ "workload", "q_lora_rank", 1, Q_COUNT, "count" },
+	{ "workload", "kv_lora_rank", 1, Q_COUNT, "count" },
+	{ "workload", "qk_rope_head_dim", 1, Q_COUNT, "count" },
+	{ "workload", "v_head_dim", 1, Q_COUNT, "count" },
 };
 
 static int find_quantity(const char *kind, const char *key)
@@ -297,6 +304,24 @@ static void show_like(const struct ctx *ctx, struct out *o, const struct preset 
 	preset_release(&b);
 }
 
+/*
+ * A workload with DeepSeek's keys (dense first layers, shared experts,
+ * latent attention): its parameter count and the parameters a token is
+ * computed with, which those keys change most.
+ */
+static void show_workload(struct out *o, const struct preset *p)
+{
+	struct workload w;
+	struct errbuf eb;
+	char a[160], b[48];
+
+	if (workload_from_preset(p, &w, &eb) < 0 ||
+	    !(w.shared > 0 || w.dense_layers > 0 || workload_mla(&w)))
+		return;
+	out_text(o, "parameters: %s; active per token %s", workload_describe(a, sizeof(a), &w),
+		 workload_fmt_count(b, sizeof(b), workload_active_params(&w)));
+}
+
 static int show_preset(const struct ctx *ctx, const struct preset *p)
 {
 	struct table t = { "preset", NULL, show_cols, SHOW_NCOLS, 0 };
@@ -348,6 +373,8 @@ static int show_preset(const struct ctx *ctx, const struct preset *p)
 	out_table_end(o);
 	if (!strcmp(p->kind, "system"))
 		show_system(ctx, o, p);
+	if (!strcmp(p->kind, "workload"))
+		show_workload(o, p);
 	ctx_out_close(ctx, o);
 	return EXIT_OK;
 }

@@ -232,6 +232,23 @@ static void S_echo_configured(struct out *o, const struct workload *w,
 	}
 }
 
+/* A workload with DeepSeek's keys: its mix of layers and its attention. */
+static void S_echo_layers(struct out *o, const struct workload *w)
+{
+	char note[512], dn[96] = "";
+
+	if (!(w->dense_layers > 0 || w->shared > 0 || workload_mla(w)))
+		return;
+	if (w->dense_layers > 0)
+		snprintf(dn, sizeof(dn), "%.15g dense (ffn %.15g, on the first stage), ",
+			 w->dense_layers, w->dense_ffn);
+	snprintf(note, sizeof(note), "%s%.15g %s (%.15g experts, top %.15g, %.15g shared); "
+		 "attention %s", dn, w->layers - w->dense_layers,
+		 w->experts > 1 ? "MoE" : "dense", w->experts, w->top_k, w->shared,
+		 workload_mla(w) ? "latent (MLA)" : "multi-head");
+	out_input_str(o, "layer_mix", "layers", note);
+}
+
 /* The inputs the step was run with, above the tables. */
 static void S_echo(struct ctx *ctx, struct out *o, const struct workload *w,
 		   const struct step_config *c, const struct step_compute *cs,
@@ -260,6 +277,7 @@ static void S_echo(struct ctx *ctx, struct out *o, const struct workload *w,
 			 r->layers_first, c->pp - 2, r->layers, r->layers_last);
 		out_input_str(o, "stages", "stages", note);
 	}
+	S_echo_layers(o, w);
 	snprintf(note, sizeof(note), "%s; attention %s%s", step_framework_name(c->framework),
 		 !r->fused ? "unfused (scores stored)" :
 		 c->framework == FW_FSDP && c->precision != PREC_FP8 ? "fused (PyTorch's SDPA: FlashAttention-2)" : "fused",
