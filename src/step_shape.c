@@ -44,15 +44,20 @@ int step_stage_layers(const struct workload *w, const struct step_config *c, dou
 	/*
 	 * Uneven: the middle stages take ceil(l/p), the first and last the
 	 * rest, half each (Llama 3: one layer fewer on the first and last of
-	 * 16 stages for its 126 layers, section 3.3.2).
+	 * 16 stages for its 126 layers, section 3.3.2); an odd rest gives the
+	 * first stage the extra layer, the last holding the output layer and
+	 * the loss (DeepSeek-V3's 61 layers on 16 stages: 3, 14 x 4, 2).
 	 */
 	*middle = ceil(l / p);
-	rest = l - (p - 2) * *middle;
-	if (p < 3 || rest < 2 || fmod(rest, 2) != 0)
+	rest = p > 2 ? l - (p - 2) * *middle : l;
+	if (rest < 2)
 		return errbuf_set(eb, "pipeline size %lu does not divide the %.15g layers (and "
 				  "they do not split as ceil(l/p) per middle stage with the rest "
-				  "halved on the first and last; give --layers-first)", c->pp, l);
-	*first = *last = rest / 2;
+				  "on the first and last; give --layers-first)", c->pp, l);
+	*first = ceil(rest / 2);
+	*last = rest - *first;
+	if (p == 2)
+		*middle = *first;
 	return 0;
 }
 

@@ -75,4 +75,22 @@ void test_step_uneven_stages(void)
 	c.layers_last = 8;      /* 113 left for 14 stages */
 	CHECK(step_stage_layers(&w, &c, &f, &mid, &l, &eb) < 0);
 	CHECK(strstr(eb.msg, "not an even split") != NULL);
+	/* An odd rest: DeepSeek-V3's 61 layers over 16 stages, 14 of
+	 * ceil(61/16) = 4 and 5 left, 3 on the first and 2 on the last (which
+	 * holds the loss); over 2 stages 31 and 30; 33 layers over 32 stages
+	 * leave none for the ends and are refused. */
+	c.layers_first = c.layers_last = 0;
+	w.layers = 61;
+	CHECK(step_stage_layers(&w, &c, &f, &mid, &l, &eb) == 0);
+	DBL_NEAR(f, 3, 0);
+	DBL_NEAR(mid, 4, 0);
+	DBL_NEAR(l, 2, 0);
+	c.pp = 2;
+	CHECK(step_stage_layers(&w, &c, &f, &mid, &l, &eb) == 0);
+	DBL_NEAR(f, 31, 0);
+	DBL_NEAR(l, 30, 0);
+	w.layers = 33;
+	c.pp = 32;
+	CHECK(step_stage_layers(&w, &c, &f, &mid, &l, &eb) < 0);
+	CHECK(strstr(eb.msg, "does not divide the 33 layers") != NULL);
 }
