@@ -392,6 +392,41 @@ int step_run(const struct workload *w, const struct step_config *c,
 	return S_run(w, c, cs, &pr, 0, r, eb);
 }
 
+int step_run_stated(const struct workload *w, const struct step_config *c,
+		    const struct step_compute *cs, const struct cost_model *cm, int band,
+		    struct step_result *r, struct step_stated *st, struct errbuf *eb)
+{
+	struct step_result rb;
+	int i;
+
+	memset(st, 0, sizeof(*st));
+	if (step_run(w, c, cs, cm, STEP_BAND_NONE, r, eb) < 0)
+		return -1;
+	st->lo_s = r->step_lo_s;
+	st->hi_s = r->step_hi_s;
+	st->coll_lo_s = st->coll_hi_s = r->step_s;
+	if (!band || isnan(r->step_s))
+		return 0;
+	for (i = 0; i < 2; i++) {
+		if (step_run(w, c, cs, cm, i ? STEP_BAND_HI : STEP_BAND_LO, &rb, eb) < 0)
+			return -1;
+		*(i ? &st->hi_s : &st->lo_s) = i ? rb.step_hi_s : rb.step_lo_s;
+		*(i ? &st->coll_hi_s : &st->coll_lo_s) = rb.step_s;
+		st->cells |= rb.band_cells;
+		if (rb.band_missing && !st->missing)
+			st->missing = rb.band_missing;
+	}
+	st->banded = !st->missing;
+	if (!st->banded) {
+		st->lo_s = r->step_lo_s;
+		st->hi_s = r->step_hi_s;
+	}
+	/* one band for every view of the step: its table, JSON and figure */
+	r->step_lo_s = st->lo_s;
+	r->step_hi_s = st->hi_s;
+	return 0;
+}
+
 int step_run_memo(const struct workload *w, const struct step_config *c,
 		  const struct step_compute *cs, const struct cost_model *cm,
 		  struct step_memo *memo, struct step_result *r, struct errbuf *eb)

@@ -275,6 +275,30 @@ int step_run(const struct workload *w, const struct step_config *c,
 	     const struct step_compute *cs, const struct cost_model *m, enum step_band band,
 	     struct step_result *r, struct errbuf *eb);
 
+/* A step's stated error with its collectives' (step_run_stated). */
+struct step_stated {
+	double lo_s, hi_s;      /* s: the step's stated error (step_lo_s, step_hi_s), every
+				   collective at the low, then the high end of its band */
+	double coll_lo_s, coll_hi_s; /* s: the step itself (step_s) priced so, without the
+				   step's own band */
+	unsigned cells;         /* errband_cell_bit of every banded collective */
+	int missing;            /* 0, or 1 + the op of the first collective without a band */
+	int banded;             /* 1: priced with the collectives' bands, none missing */
+};
+
+/*
+ * step_run, then, when band is set (NCCL's model, whose all-reduces carry
+ * a stated error, errband.h) and the step has a time, priced twice more
+ * with every collective at the low, then the high end of its stated
+ * error, the overlap rules unchanged (models/step.md, "The step's stated
+ * error"); r's step_lo_s and step_hi_s become that band, so that every
+ * view of the step states one.  Without band st holds r's own.
+ * Returns 0, or -1 with eb filled.
+ */
+int step_run_stated(const struct workload *w, const struct step_config *c,
+		    const struct step_compute *cs, const struct cost_model *m, int band,
+		    struct step_result *r, struct step_stated *st, struct errbuf *eb);
+
 /*
  * Activation memory of one transformer layer for one micro-batch, bytes,
  * Korthikanti et al. 2022, Table 2 (16-bit activations), s the tokens of

@@ -422,8 +422,8 @@ static void S_expected(struct out *o, const struct expect_terms *t, const struct
 }
 
 /* The step's terms (and its band) and the memory of the most loaded stage. */
-static void S_totals(struct out *o, const struct step_result *r, const double step_band_s[2],
-		     int banded, int missing, double gpu_memory)
+static void S_totals(struct out *o, const struct step_result *r, const struct step_stated *st,
+		     double gpu_memory)
 {
 	struct table tt = { "step", "step:", tcols, T_NCOLS, 1 };
 	struct table mt = { "memory", NULL, mcols, M_NCOLS, 1 };
@@ -440,8 +440,8 @@ static void S_totals(struct out *o, const struct step_result *r, const double st
 	trow[T_STEP].x = r->step_s;
 	trow[T_TOKENS].x = r->tokens_per_s;
 	trow[T_MFU].x = r->mfu;
-	trow[T_STEP_LO].x = banded ? step_band_s[0] : r->step_lo_s;
-	trow[T_STEP_HI].x = banded ? step_band_s[1] : r->step_hi_s;
+	trow[T_STEP_LO].x = r->step_lo_s;
+	trow[T_STEP_HI].x = r->step_hi_s;
 	trow[T_STEP_BEST].x = r->step_best_s;
 	trow[T_MFU_BEST].x = r->mfu_best;
 	if (isnan(r->step_s))
@@ -451,15 +451,17 @@ static void S_totals(struct out *o, const struct step_result *r, const double st
 	out_table_end(o);
 	if (isnan(r->step_s))
 		;
-	else if (banded)
+	else if (st->banded)
 		out_text(o, "step: expected; low, high: every collective at the low, then the high "
 			 "end of its stated error, times %.3g and %.3g for the step's", EXPECT_BAND_LO,
 			 EXPECT_BAND_HI);
 	else
 		out_text(o, "step: expected; low, high: %.3g and %.3g times it, the step's stated "
 			 "error%s%s%s", EXPECT_BAND_LO, EXPECT_BAND_HI,
-			 missing ? " (its " : "", missing ? coll_op_name((enum coll_op)(missing - 1)) : "",
-			 missing ? " has no band of its own: models/nccl.md, \"The stated error\")" : "");
+			 st->missing ? " (its " : "",
+			 st->missing ? coll_op_name((enum coll_op)(st->missing - 1)) : "",
+			 st->missing ? " has no band of its own: models/nccl.md, \"The stated error\")"
+				     : "");
 	if (!isnan(r->step_s))
 		out_text(o, "(the share of the pool's runs inside it, each predicted without its "
 			 "source: %.0f %%; models/step.md, \"The step's stated error\")",
@@ -506,30 +508,6 @@ static int S_compute_model(struct ctx *ctx, const char *gpu_arg, double kernel_e
 			cs->kgpu = &gpu->kernel;
 	}
 	return have_gpu;
-}
-
-/*
- * The same step with every collective at the low, then the high end of
- * its band: 1 when every collective has one (step_band_s, cells filled),
- * else 0 with *missing naming the first without.
- */
-static int S_band(struct ctx *ctx, const struct workload *w, const struct step_config *c,
-		  const struct step_compute *cs, double step_band_s[2], unsigned *cells,
-		  int *missing)
-{
-	struct step_result rb;
-	struct errbuf eb;
-	int i;
-
-	for (i = 0; i < 2; i++) {
-		if (step_run(w, c, cs, &ctx->machine.model, i ? STEP_BAND_HI : STEP_BAND_LO, &rb, &eb) < 0)
-			die("step: %s", eb.msg);
-		step_band_s[i] = i ? rb.step_hi_s : rb.step_lo_s;
-		*cells |= rb.band_cells;
-		if (rb.band_missing && !*missing)
-			*missing = rb.band_missing;
-	}
-	return !*missing;
 }
 
 /* The run's configuration from the options once parsed and checked. */
@@ -616,9 +594,7 @@ int cmd_step(int argc, char **argv, struct ctx *ctx)
 	struct step_result r;
 	struct workload w;
 	struct errbuf eb;
-	double step_band_s[2] = { NAN, NAN };
-	int banded = 0, missing = 0;
-	unsigned cells = 0;
+	struct step_stated st;
 	struct shape_args shape = { 0 };
 	double layers_first = 0, layers_last = 0;
 	struct out *o;
@@ -694,10 +670,9 @@ int cmd_step(int argc, char **argv, struct ctx *ctx)
 	S_workload(ctx, workload_arg, &shape, &w, &c);
 	from_trace = S_compute(ctx, options, &so, &c, &gpu, &have_gpu, &cs);
 	S_check(ctx, &w, &c);
-	if (step_run(&w, &c, &cs, &ctx->machine.model, STEP_BAND_NONE, &r, &eb) < 0)
+	if (step_run_stated(&w, &c, &cs, &ctx->machine.model, ctx_has_errband(ctx, OP_ALLREDUCE),
+			    &r, &st, &eb) < 0)
 		die("step: %s", eb.msg);
-	if (ctx_has_errband(ctx, OP_ALLREDUCE) && !isnan(r.step_s))
-		banded = S_band(ctx, &w, &c, &cs, step_band_s, &cells, &missing);
 
 	if (ctx_wants_figure(ctx))
 		step_figure(ctx, &w, &c, &r);
@@ -705,15 +680,15 @@ int cmd_step(int argc, char **argv, struct ctx *ctx)
 	S_echo(ctx, o, &w, &c, &cs, &r, &gpu, have_gpu, opts_given(options, "peak") != NULL,
 	       so.kernel_eff);
 	S_ledger(o, &r);
-	S_totals(o, &r, step_band_s, banded, missing, so.gpu_memory);
+	S_totals(o, &r, &st, so.gpu_memory);
 	if (r.kernels && !isnan(r.step_s))
 		S_expected(o, &r.expect_terms, &r.expect);
 	if (ctx_trace_calib(ctx))
 		trace_calib_note(ctx, o, &w, &c, &cs, from_trace);
 	if (explain)
 		S_explain(o, &w, &c, &r);
-	if (banded)
-		ctx_errband_table(ctx, o, cells);
+	if (st.banded)
+		ctx_errband_table(ctx, o, st.cells);
 	ctx_out_close(ctx, o);
 	return EXIT_OK;
 }

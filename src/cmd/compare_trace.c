@@ -326,10 +326,12 @@ static void S_kinds(const struct ctx *ctx, struct out *o, const struct trace *t,
 /*
  * With --check: is the trace's median step inside the predicted step's
  * band?  The band is the step priced with every collective at the low and
- * the high end of its stated error (errband.h), widened to the tolerance
- * around the step, which stands for the compute's own uncertainty (the
- * step model states none yet).  Says so, and returns 1 when it is outside
- * (or nothing was measured).
+ * the high end of its stated error (errband.h, step_run_stated's
+ * coll_lo_s and coll_hi_s), widened to the tolerance around the step,
+ * which stands for the compute's own uncertainty here: the trace
+ * measured the compute, so the step's band drawn from published runs
+ * (step_lo_s, step_hi_s) is not what judges it.  Says so, and returns 1
+ * when it is outside (or nothing was measured).
  */
 static int S_step_check(const struct ctx *ctx, struct out *o, const struct trace_run *run,
 			const struct trace *t, const struct step_result *pred, double tol)
@@ -345,20 +347,17 @@ static int S_step_check(const struct ctx *ctx, struct out *o, const struct trace
 		struct step_compute cs = { 0, STEP_MFU, 0, NULL, 0 };
 		struct ctx_gpu gpu;
 		struct step_result r;
+		struct step_stated st;
 		struct errbuf eb;
-		int i;
 
 		ctx_workload(ctx, run->workload, &w);
 		if (ctx_gpu(ctx, NULL, NULL, &gpu))
 			cs.peak_flops = gpu.peak_flops;
 		trace_fit_compute(ctx, &cs);
-		for (i = 0; i < 2; i++) {
-			if (step_run(&w, &run->c, &cs, &ctx->machine.model, i ? STEP_BAND_HI : STEP_BAND_LO,
-				     &r, &eb) < 0)
-				die("compare --trace: %s", eb.msg);
-			if (i ? r.step_s > hi : r.step_s < lo)
-				*(i ? &hi : &lo) = r.step_s;
-		}
+		if (step_run_stated(&w, &run->c, &cs, &ctx->machine.model, 1, &r, &st, &eb) < 0)
+			die("compare --trace: %s", eb.msg);
+		lo = fmin(lo, st.coll_lo_s);
+		hi = fmax(hi, st.coll_hi_s);
 		band = "the stated error of its collectives, at least the tolerance";
 	}
 	out = !(meas >= lo && meas <= hi);
