@@ -153,3 +153,41 @@ void test_step_names(void)
 	DBL_NEAR(step_framework_grad_bytes(FW_DEEPSPEED), 2, 0);
 	DBL_NEAR(step_framework_grad_bytes(FW_MEGATRON), 4, 0);
 }
+
+/*
+ * step_run_stated: without a band the step's own stated error and the
+ * step itself for the collectives' ends; asked for a band on a model
+ * whose collectives have none (the ring's alpha-beta), the first
+ * collective without one is named (1 + OP_ALLREDUCE) and the step keeps
+ * its own band, as step prints it ("has no band of its own").
+ */
+void test_step_run_stated(void)
+{
+	struct workload w = gpt3();
+	struct step_config c;
+	struct step_result r;
+	struct step_stated st;
+	struct step_compute cs = { 312e12, 0.5, 0, NULL, 0 };
+	struct errbuf eb;
+	struct cost_model rm = ring_model();
+
+	w.layers = 4;
+	step_config_init(&c);
+	c.dp = 8;
+	c.seq = 2048;
+	c.global_batch = 8;
+	CHECK(step_run_stated(&w, &c, &cs, &rm, 0, &r, &st, &eb) == 0);
+	CHECK(r.step_s > 0);
+	INT_EQ(st.banded, 0);
+	INT_EQ(st.missing, 0);
+	DBL_NEAR(st.coll_lo_s, r.step_s, 0);
+	DBL_NEAR(st.coll_hi_s, r.step_s, 0);
+	DBL_NEAR(st.lo_s, r.step_lo_s, 0);
+	DBL_NEAR(st.hi_s, r.step_hi_s, 0);
+	DBL_NEAR(r.step_lo_s, EXPECT_BAND_LO * r.step_s, 1e-12);
+	DBL_NEAR(r.step_hi_s, EXPECT_BAND_HI * r.step_s, 1e-12);
+	CHECK(step_run_stated(&w, &c, &cs, &rm, 1, &r, &st, &eb) == 0);
+	INT_EQ(st.banded, 0);
+	INT_EQ(st.missing, 1 + (int)OP_ALLREDUCE);
+	DBL_NEAR(r.step_lo_s, EXPECT_BAND_LO * r.step_s, 1e-12);
+}
