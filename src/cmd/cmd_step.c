@@ -668,8 +668,10 @@ int cmd_step(int argc, char **argv, struct ctx *ctx)
 		  .cb = step_opts_cb_recompute, .complete = STEP_OPTS_RECOMPUTE_WORDS,
 		  .help = STEP_OPTS_RECOMPUTE_HELP },
 		{ .type = OPT_CALLBACK, .long_name = "schedule", .argh = "NAME", .value = &c.schedule,
-		  .cb = step_opts_cb_schedule, .complete = "1f1b gpipe interleaved",
-		  .help = "pipeline schedule: 1f1b (default), gpipe, interleaved" },
+		  .cb = step_opts_cb_schedule, .complete = "1f1b gpipe interleaved dualpipe",
+		  .help = "pipeline schedule: 1f1b (default), gpipe, interleaved,\n"
+			  "dualpipe (DeepSeek-V3's: even pp, micro-batches even\n"
+			  "and at least 2 x pp)" },
 		OPT_CALLBACK_("virtual-stages", "V", &c.virt, opt_cb_whole,
 			      "model chunks per stage of the interleaved schedule (default 2)"),
 		OPT_POSITIVE_("capacity", "F", Q_NUMBER, &c.capacity,
