@@ -18,6 +18,8 @@ static const char *const schedule_names[PP_COUNT] = {
 
 const char *pp_schedule_name(enum pp_schedule s)
 {
+	if (s == PP_DUALPIPE)
+		return "dualpipe";
 	return (unsigned)s < PP_COUNT ? schedule_names[s] : "?";
 }
 

@@ -20,10 +20,18 @@ enum pp_schedule {
 	PP_GPIPE,        /* all forwards, then all backwards (Huang et al. 2019) */
 	PP_1F1B,         /* PipeDream-Flush, one forward one backward (Narayanan et al.) */
 	PP_INTERLEAVED,  /* Megatron-LM's interleaved 1F1B, v chunks per stage */
-	PP_COUNT
+	PP_COUNT,
+	/*
+	 * DeepSeek's DualPipe (DeepSeek-V3 report, arXiv:2412.19437,
+	 * section 3.2.1): the step model's alone (commtime step --schedule
+	 * dualpipe, models/step.md, "DualPipe"); the formulas, the
+	 * simulation and the lookup below do not know it.
+	 */
+	PP_DUALPIPE = PP_COUNT
 };
 
-/* Name used on the command line and in CSV: "gpipe", "1f1b", "interleaved". */
+/* Name used on the command line and in CSV: "gpipe", "1f1b", "interleaved"
+ * (and "dualpipe" for PP_DUALPIPE). */
 const char *pp_schedule_name(enum pp_schedule s);
 
 /* Look up a name; returns 0, or -1 with eb naming the value and the choices. */

@@ -328,6 +328,23 @@ static int S_check_schedule(const struct workload *w, const struct step_config *
 			return errbuf_set(eb, "the interleaved schedule needs micro-batches (%.15g) "
 					  "in multiples of pp = %lu", m, c->pp);
 	}
+	/*
+	 * DualPipe runs the pipeline from both ends, half the micro-batches
+	 * each way (dualpipe/dualpipe.py at 3da1bbe, DualPipe.step: asserts
+	 * num_ranks % 2 == 0, num_chunks % 2 == 0, num_chunks >= 2 num_ranks).
+	 */
+	if (c->schedule == PP_DUALPIPE) {
+		if (c->pp < 2)
+			return errbuf_set(eb, "the dualpipe schedule needs a pipeline: give an even "
+					  "pp of 2 or more");
+		if (c->pp % 2)
+			return errbuf_set(eb, "the dualpipe schedule feeds the pipeline from both "
+					  "ends and needs an even pp, got %lu", c->pp);
+		if (fmod(m, 2) != 0 || m < 2 * (double)c->pp)
+			return errbuf_set(eb, "the dualpipe schedule needs an even count of "
+					  "micro-batches, at least 2 x pp = %lu, got %.15g",
+					  2 * c->pp, m);
+	}
 	if (!(c->grad_bytes > 0) || !(c->param_bytes > 0) || !(c->optim_bytes >= 0) ||
 	    !(c->act_bytes > 0) || !(c->capacity > 0))
 		return errbuf_set(eb, "bytes per value and the capacity factor must be positive");
@@ -537,6 +554,7 @@ static int S_run(const struct workload *w, const struct step_config *c,
 	step_overlap_pp(&u);
 	/* the per-micro-batch rows: what hiding them costs, then their sums */
 	step_overlap_sm_share(r, 0, u.sms);
+	step_overlap_dualpipe(&u);
 	for (i = 0; i < r->nrows; i++) {
 		r->mb_comm_s += r->rows[i].time_s;
 		r->mb_exposed_s += r->rows[i].exposed_s;

@@ -85,19 +85,32 @@ static double S_interference(const struct step_row *row, const struct kernel_gpu
 	return row->hidden_s * fmin(1, rate / (kg->hbm_Bps * kg->hbm_eff));
 }
 
+/*
+ * The bubble in micro-batch slots of the best case: (p - 1)/v, or under
+ * DualPipe its bubble over one micro-batch's compute and exposed time.
+ */
+static double step_bubble_slots(const struct step_config *c, const struct step_result *r)
+{
+	double tmb = r->mb_compute_s + r->mb_exposed_s;
+
+	if (c->schedule == PP_DUALPIPE)
+		return tmb > 0 ? r->bubble_s / tmb : 0;
+	return ((double)c->pp - 1) / (c->pp > 1 ? (double)c->virt : 1);
+}
+
 void expect_terms_of(const struct workload *w, const struct step_config *c,
 		     const struct step_result *r, const struct kernel_gpu *kg,
 		     double power_share, struct expect_terms *t)
 {
 	const struct kernel_layer *k = &r->layer;
-	double lay, bound, v = c->pp > 1 ? (double)c->virt : 1;
+	double lay, bound;
 	int i;
 
 	memset(t, 0, sizeof(*t));
 	t->step_best_s = r->step_s;
 	t->mb_s = r->mb_compute_s;
 	t->m = r->microbatches;
-	t->slots = r->microbatches + ((double)c->pp - 1) / v;
+	t->slots = r->microbatches + step_bubble_slots(c, r);
 	t->ranks = r->gpus;
 	t->power_share = power_share > 0 && power_share <= 1 ? power_share : 1;
 	t->kernels = r->kernels;
@@ -132,7 +145,7 @@ void step_expect(const struct workload *w, const struct step_config *c,
 		 const struct expect_params *p, struct step_result *r)
 {
 	struct expect_out *o = &r->expect;
-	double v = c->pp > 1 ? (double)c->virt : 1;
+	double nb = step_bubble_slots(c, r);
 
 	r->step_best_s = r->step_s;
 	r->compute_best_s = r->compute_s;
@@ -149,7 +162,7 @@ void step_expect(const struct workload *w, const struct step_config *c,
 	r->step_s = o->step_s;
 	r->compute_s = o->compute_s;
 	r->mb_compute_s = o->mb_s;
-	r->bubble_s = ((double)c->pp - 1) / v * (o->mb_s + r->mb_exposed_s);
+	r->bubble_s = nb * (o->mb_s + r->mb_exposed_s);
 	r->tokens_per_s = r->tokens / r->step_s;
 	if (peak > 0)
 		r->mfu = r->flops_model / (r->step_s * r->gpus * peak);

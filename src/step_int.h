@@ -48,6 +48,7 @@ struct run {
 	 * stage (step_stage_dense); 0 in a model without them. */
 	double Ld, Ldf, Ldm, Ldm2, Ldl;
 	double fwd_l, bwd_l, fwd_mb, bwd_mb;
+	double dual_bubble_s;      /* the DualPipe bubble (step_dualpipe.c), else NaN */
 	double dense, expert, zd, ze;
 	double mods[8];            /* DeepSpeed's ZeRO-3 modules of a layer, parameters */
 	int nmod;
@@ -98,6 +99,15 @@ void step_overlap_ep(struct run *u);
 int step_overlap_dp(struct run *u, struct errbuf *eb);
 /* Rows from `first` on: exposed at least their time × ctas/sms. */
 void step_overlap_sm_share(struct step_result *r, int first, double sms);
+
+/* step_dualpipe.c: DeepSeek's DualPipe (models/step.md, "DualPipe"): one
+ * pair's time of compute k and communication c on a GPU of sms SMs, the
+ * pairs of the ranks with the fewest, the bubble of Table 2; the
+ * micro-batch's rows under the schedule and u->dual_bubble_s. */
+double step_dualpipe_pair_s(double k, double c, double sms);
+double step_dualpipe_pairs(double p, double m);
+double step_dualpipe_bubble_s(double p, double fb, double b, double w);
+void step_overlap_dualpipe(struct run *u);
 
 /* step_sched.c: micro-batches whose activations the stage of pipeline rank
  * `rank` holds; the update, the bubble and the step time. */

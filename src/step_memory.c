@@ -266,6 +266,13 @@ void step_memory_stages(struct run *u)
 			mm.weights_B += mm.fp8_weights_B;
 			mm.grads_B = gd * (zg ? dn / zd + ex / ze : dn + ex);
 			mm.optim_B = od * (c->zero >= 1 ? dn / zd + ex / ze : dn + ex);
+			/* DualPipe holds two stages a rank, i and p - 1 - i: twice
+			 * the parameters (DeepSeek-V3 report, Table 2), taken with
+			 * their gradients and optimizer state as twice the stage's */
+			if (c->schedule == PP_DUALPIPE) {
+				mm.weights_B *= 2, mm.fp8_weights_B *= 2;
+				mm.grads_B *= 2, mm.optim_B *= 2;
+			}
 			mm.act_layer_B = act;
 			mm.inflight = step_sched_inflight(c, rank_of[si], m);
 			mm.act_B = Lds > 0 ? (act * (Ls - Lds) + actd * Lds) * mm.inflight :

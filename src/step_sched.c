@@ -17,6 +17,9 @@ double step_sched_inflight(const struct step_config *c, double rank, double m)
 		return 1;
 	if (c->schedule == PP_GPIPE)
 		return m;
+	/* DualPipe: p + 1 on every rank (DeepSeek-V3 report, Table 2) */
+	if (c->schedule == PP_DUALPIPE)
+		return fmin(p + 1, m);
 	if (c->schedule == PP_INTERLEAVED) {
 		/* warm-up (p - rank - 1)·2 + (v - 1)·p chunks, plus one, of L/v layers each */
 		x = (2 * (p - rank - 1) + (v - 1) * p + 1) / v;
@@ -50,7 +53,9 @@ int step_sched_step(struct run *u, struct errbuf *eb)
 	 * pipeline bubble of (p-1)/v of them (Narayanan et al. 2021, §2.2),
 	 * then the data-parallel collectives' exposed part and the update.
 	 */
-	ppc.schedule = c->pp > 1 ? c->schedule : PP_1F1B;
+	/* the calculator checks DualPipe's counts as 1F1B's (step_check has
+	 * checked its own) */
+	ppc.schedule = c->pp > 1 && c->schedule != PP_DUALPIPE ? c->schedule : PP_1F1B;
 	ppc.stages = c->pp;
 	ppc.microbatches = (unsigned long)m;
 	ppc.virt = c->pp > 1 ? c->virt : 1;
@@ -61,7 +66,9 @@ int step_sched_step(struct run *u, struct errbuf *eb)
 	if (!isnan(r->compute_s) && !isnan(r->mb_exposed_s)) {
 		double tmb = r->mb_compute_s + r->mb_exposed_s;
 
-		r->bubble_s = (p - 1) / (c->pp > 1 ? v : 1) * tmb;
+		/* DualPipe: the bubble of its Table 2 (step_overlap_dualpipe) */
+		r->bubble_s = c->schedule == PP_DUALPIPE ? u->dual_bubble_s
+			      : (p - 1) / (c->pp > 1 ? v : 1) * tmb;
 		r->step_s = m * tmb + r->bubble_s + r->dp_exposed_s + r->optim_s;
 		r->tokens_per_s = r->tokens / r->step_s;
 		if (cs->peak_flops > 0)

@@ -120,6 +120,34 @@ static const struct column mcols[M_NCOLS] = {
 };
 
 
+/* The step's sum, term by term. */
+static void S_explain_step(struct out *o, const struct step_config *c,
+			   const struct step_result *r)
+{
+	char a[32], b[32], d[32], s[32], u[32];
+
+	if (isnan(r->step_s))
+		return;
+	units_fmt_time(a, sizeof(a), r->mb_compute_s, 4);
+	units_fmt_time(b, sizeof(b), r->mb_exposed_s, 4);
+	units_fmt_time(d, sizeof(d), r->dp_exposed_s, 4);
+	units_fmt_time(s, sizeof(s), r->step_s, 4);
+	units_fmt_time(u, sizeof(u), r->optim_s, 4);
+	if (c->schedule == PP_DUALPIPE) {
+		/* the bubble of DualPipe's Table 2 in micro-batch slots
+		 * (models/step.md, "DualPipe") */
+		out_text(o, "step = (m + bubble slots) x (compute + exposed comm per "
+			 "micro-batch) + dp + update");
+		out_text(o, "     = (%.15g + %.4g) x (%s + %s) + %s + %s = %s", r->microbatches,
+			 r->bubble_s / (r->mb_compute_s + r->mb_exposed_s), a, b, d, u, s);
+	} else {
+		out_text(o, "step = (m + (p-1)/v) x (compute + exposed comm per micro-batch) + "
+			 "dp + update");
+		out_text(o, "     = (%.15g + %.15g) x (%s + %s) + %s + %s = %s", r->microbatches,
+			 (double)(c->pp - 1) / (double)(c->pp > 1 ? c->virt : 1), a, b, d, u, s);
+	}
+}
+
 static void S_explain(struct out *o, const struct workload *w, const struct step_config *c,
 		      const struct step_result *r)
 {
@@ -171,20 +199,7 @@ static void S_explain(struct out *o, const struct workload *w, const struct step
 	}
 	out_text(o, "Overlap (%s): a row hides only what its line above says; the rest is exposed.",
 		 step_framework_name(c->framework));
-	if (!isnan(r->step_s)) {
-		char a[32], b[32], d[32], s[32];
-
-		units_fmt_time(a, sizeof(a), r->mb_compute_s, 4);
-		units_fmt_time(b, sizeof(b), r->mb_exposed_s, 4);
-		units_fmt_time(d, sizeof(d), r->dp_exposed_s, 4);
-		units_fmt_time(s, sizeof(s), r->step_s, 4);
-		char u[32];
-
-		units_fmt_time(u, sizeof(u), r->optim_s, 4);
-		out_text(o, "step = (m + (p-1)/v) x (compute + exposed comm per micro-batch) + dp + update");
-		out_text(o, "     = (%.15g + %.15g) x (%s + %s) + %s + %s = %s", r->microbatches,
-			 (double)(c->pp - 1) / (double)(c->pp > 1 ? c->virt : 1), a, b, d, u, s);
-	}
+	S_explain_step(o, c, r);
 	(void)w;
 }
 
@@ -644,8 +659,10 @@ int cmd_step(int argc, char **argv, struct ctx *ctx)
 		  .cb = step_opts_cb_recompute, .complete = STEP_OPTS_RECOMPUTE_WORDS,
 		  .help = STEP_OPTS_RECOMPUTE_HELP },
 		{ .type = OPT_CALLBACK, .long_name = "schedule", .argh = "NAME", .value = &c.schedule,
-		  .cb = step_opts_cb_schedule, .complete = "1f1b gpipe interleaved",
-		  .help = "pipeline schedule: 1f1b (default), gpipe, interleaved" },
+		  .cb = step_opts_cb_schedule, .complete = "1f1b gpipe interleaved dualpipe",
+		  .help = "pipeline schedule: 1f1b (default), gpipe, interleaved,\n"
+			  "dualpipe (DeepSeek-V3's: even pp, micro-batches even\n"
+			  "and at least 2 x pp)" },
 		OPT_CALLBACK_("virtual-stages", "V", &c.virt, opt_cb_whole,
 			      "model chunks per stage of the interleaved schedule (default 2)"),
 		OPT_POSITIVE_("capacity", "F", Q_NUMBER, &c.capacity,

@@ -55,12 +55,18 @@ void step_opts_cb_recompute(const struct opt *o, const char *arg)
 		die_usage("--recompute: %s", eb.msg);
 }
 
+/* The calculator's schedules, and DualPipe, which step alone models. */
 void step_opts_cb_schedule(const struct opt *o, const char *arg)
 {
 	struct errbuf eb;
 
+	if (!strcmp(arg, "dualpipe")) {
+		*(enum pp_schedule *)o->value = PP_DUALPIPE;
+		return;
+	}
 	if (pp_schedule_lookup(arg, o->value, &eb) < 0)
-		die_usage("--schedule: %s", eb.msg);
+		die_usage("--schedule: unknown schedule '%s'; choose 1f1b, gpipe, interleaved "
+			  "or dualpipe", arg);
 }
 
 void step_opts_cb_framework(const struct opt *o, const char *arg)
