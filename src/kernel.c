@@ -352,6 +352,23 @@ static void S_mla_linears(const struct kernel_gpu *g, const struct workload *w,
  * FlashAttention-2's, at its own rates (kernel_gpu_init).
  */
 /*
+ * A fused (flash) attention kernel of fl FLOPs forward: 2.5 times that
+ * backward (it recomputes the scores; Dao 2023, §3.1), at the shares of
+ * the kernel that runs it: PyTorch's SDPA (sh->sdpa, FlashAttention-2's)
+ * or the GPU's best (kernel_gpu_init).
+ */
+static void S_flash(const struct kernel_gpu *g, const struct kernel_shape *sh, double fl,
+		    struct kernel_layer *k)
+{
+	double fe = sh->sdpa ? g->fa2_fwd_eff : g->attn_fwd_eff;
+	double be = sh->sdpa ? g->fa2_bwd_eff : g->attn_bwd_eff;
+
+	k->attn_fwd_s = fl / (g->peak * fe);
+	k->attn_bwd_s = 2.5 * fl / (g->peak * be);
+	k->flops_fwd += fl;
+}
+
+/*
  * Latent attention's core: the scores over the queries' and keys' d + r
  * (192 in DeepSeek-V3), their use on values v wide (128), per head.
  * Fused, 2·b·a·sq·skv·(d + r + v)/2 FLOPs forward, causal; unfused, the
@@ -366,13 +383,7 @@ static void S_attention_mla(const struct kernel_gpu *g, const struct workload *w
 	double skv = sh->seq, sq = sh->seq / sh->cp, b = sh->tokens / sq;
 
 	if (sh->fused) {
-		double fl = 2 * b * a * sq * skv * (dqk + dv) / 2;
-		double fe = sh->sdpa ? g->fa2_fwd_eff : g->attn_fwd_eff;
-		double be = sh->sdpa ? g->fa2_bwd_eff : g->attn_bwd_eff;
-
-		k->attn_fwd_s = fl / (g->peak * fe);
-		k->attn_bwd_s = 2.5 * fl / (g->peak * be);
-		k->flops_fwd += fl;
+		S_flash(g, sh, 2 * b * a * sq * skv * (dqk + dv) / 2, k);
 	} else {
 		double sc = b * a * sq * skv;
 
@@ -397,13 +408,7 @@ static void S_attention(const struct kernel_gpu *g, const struct workload *w,
 		return;
 	}
 	if (sh->fused) {
-		double fl = 4 * b * a * sq * skv * d / 2;
-		double fe = sh->sdpa ? g->fa2_fwd_eff : g->attn_fwd_eff;
-		double be = sh->sdpa ? g->fa2_bwd_eff : g->attn_bwd_eff;
-
-		k->attn_fwd_s = fl / (g->peak * fe);
-		k->attn_bwd_s = 2.5 * fl / (g->peak * be);
-		k->flops_fwd += fl;
+		S_flash(g, sh, 4 * b * a * sq * skv * d / 2, k);
 	} else {
 		double sc = b * a * sq * skv, drop = w->arch == WL_LLAMA ? 0 : 5 * sc;
 
