@@ -46,6 +46,28 @@ static inline struct cost_model ms_model(void)
 	return m;
 }
 
+/* Free communication: no latency, infinite bandwidth. */
+static inline struct cost_model free_model(void)
+{
+	static struct link free_link = { 0, INFINITY, 0 };
+	struct cost_model m;
+
+	cost_model_link(&m, &free_link);
+	return m;
+}
+
+/* GPT-3's shape on p stages, 8 micro-batches of 2048 tokens a step, with
+ * 8 s of compute given: 1 s a micro-batch (the schedules' unit tests). */
+static inline void sched_fixture(struct step_config *c, struct step_compute *cs,
+				 unsigned long p)
+{
+	step_config_init(c);
+	c->pp = p;
+	c->seq = 2048;
+	c->global_batch = 8;
+	*cs = (struct step_compute){ 0, 0, 8, NULL, 0 };
+}
+
 static inline struct workload gpt3(void)
 {
 	struct workload w;

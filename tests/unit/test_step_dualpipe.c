@@ -60,19 +60,14 @@ void test_step_dualpipe_counts(void)
  */
 void test_step_dualpipe_step(void)
 {
-	static struct link free_link = { 0, INFINITY, 0 };
 	struct workload w = gpt3();
-	struct step_compute cs = { 0, 0, 8, NULL, 0 };
+	struct step_compute cs;
 	struct step_config c;
 	struct step_result r;
-	struct cost_model m;
+	struct cost_model m = free_model();
 	struct errbuf eb;
 
-	cost_model_link(&m, &free_link);
-	step_config_init(&c);
-	c.pp = 4;
-	c.seq = 2048;
-	c.global_batch = 8;
+	sched_fixture(&c, &cs, 4);
 	c.schedule = PP_DUALPIPE;
 	CHECK(step_run(&w, &c, &cs, &m, STEP_BAND_NONE, &r, &eb) == 0);
 	DBL_NEAR(r.mb_exposed_s, 0, 0);

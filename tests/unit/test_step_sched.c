@@ -49,19 +49,14 @@ void test_step_sched_inflight(void)
  */
 void test_step_sched_bubble(void)
 {
-	static struct link free_link = { 0, INFINITY, 0 };
 	struct workload w = gpt3();
-	struct step_compute cs = { 0, 0, 8, NULL, 0 };
+	struct step_compute cs;
 	struct step_config c;
 	struct step_result r;
-	struct cost_model m;
+	struct cost_model m = free_model();
 	struct errbuf eb;
 
-	cost_model_link(&m, &free_link);
-	step_config_init(&c);
-	c.pp = 4;
-	c.seq = 2048;
-	c.global_batch = 8;
+	sched_fixture(&c, &cs, 4);
 	CHECK(step_run(&w, &c, &cs, &m, STEP_BAND_NONE, &r, &eb) == 0);
 	DBL_NEAR(r.microbatches, 8, 0);
 	DBL_NEAR(r.mb_compute_s, 1, 1e-15);
