@@ -15,7 +15,7 @@ void search_space_init(struct search_space *sp, const struct workload *w)
 	memset(sp, 0, sizeof(*sp));
 	sp->w = w;
 	sp->seq = w->seq;
-	sp->max_cp = 8;
+	sp->max_cp = search_max_cp(w->seq);
 	sp->max_mb = 16;
 	sp->max_virt = 8;
 	sp->grad_bytes = STEP_GRAD_BYTES;
@@ -23,6 +23,17 @@ void search_space_init(struct search_space *sp, const struct workload *w)
 	sp->precision = PREC_BF16;
 	sp->moe_imbalance = 1;
 	sp->price = NAN;
+}
+
+/*
+ * 8 ranks, or seq / 8192 when more: Llama 3's 131072-token stage ran CP 16,
+ * 8192 tokens a rank (Llama Team 2024, The Llama 3 Herd of Models, Table 4).
+ */
+unsigned long search_max_cp(double seq)
+{
+	double n = ceil(seq / 8192);
+
+	return n > 8 && n < 1e6 ? (unsigned long)n : 8;
 }
 
 /* ---- a configuration by name: --where ---- */

@@ -68,8 +68,15 @@ struct search_space {
 	const struct search_where *where;  /* a configuration to follow (search_named); NULL: none */
 };
 
-/* Defaults: max_cp 8, max_mb 16, max_virt 8, fp32 gradients, no price. */
+/* Defaults: max_cp search_max_cp(the workload's seq), max_mb 16, max_virt 8,
+ * fp32 gradients, no price. */
 void search_space_init(struct search_space *sp, const struct workload *w);
+
+/*
+ * The largest context-parallel size tried by default: 8, or as many ranks
+ * as hold 8192 tokens each of a longer sequence (models/search.md).
+ */
+unsigned long search_max_cp(double seq);
 
 struct search_cand {
 	struct step_config c;

@@ -784,6 +784,8 @@ static void S_gpus(const struct opt *options, const struct search_where *where, 
 static void S_limits(const struct search_where *where, unsigned long max_cp,
 		     unsigned long max_mb, unsigned long max_virt, struct search_space *sp)
 {
+	if (!max_cp)
+		max_cp = search_max_cp(sp->seq);
 	if (where->cp > max_cp)
 		max_cp = where->cp;
 	if (where->micro_batch > (double)max_mb)
@@ -890,7 +892,7 @@ int cmd_search(int argc, char **argv, struct ctx *ctx)
 	struct shape_args shape = { 0 };
 	double seq = 0, gb = 0, price = 0, tokens = 0;
 	double need = 0;   /* need: the fewest GPUs that fit, when none does */
-	unsigned long max_cp = 8, max_mb = 16, max_virt = 8, top = 10, seq_n = 0, gb_n = 0;
+	unsigned long max_cp = 0, max_mb = 16, max_virt = 8, top = 10, seq_n = 0, gb_n = 0;
 	size_t named = 0, refused;
 	struct opt options[] = {
 		OPT_GROUP_("the model and the run"),
@@ -911,7 +913,8 @@ int cmd_search(int argc, char **argv, struct ctx *ctx)
 		OPT_GROUP_("the search"),
 		OPTS_STEP_RUN(&so),
 		OPT_CALLBACK_("max-cp", "N", &max_cp, opt_cb_whole,
-			      "largest context-parallel size tried (default 8)"),
+			      "largest context-parallel size tried (default 8, or seq / 8192\n"
+			      "when larger: 8192 tokens a rank)"),
 		OPT_CALLBACK_("max-micro-batch", "N", &max_mb, opt_cb_whole,
 			      "largest micro-batch tried (default 16)"),
 		OPT_CALLBACK_("max-virtual-stages", "V", &max_virt, opt_cb_whole,

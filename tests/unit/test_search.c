@@ -489,3 +489,13 @@ void test_search_chunk_rule(void)
 	CHECK(found);
 	search_release(&r);
 }
+
+/* The default largest CP size: 8 up to 65536 tokens, then 8192 tokens a rank. */
+void test_search_max_cp(void)
+{
+	CHECK(search_max_cp(4096) == 8);
+	CHECK(search_max_cp(65536) == 8);
+	CHECK(search_max_cp(65537) == 9);
+	CHECK(search_max_cp(131072) == 16);	/* Llama 3 405B's long-context stage */
+	CHECK(search_max_cp(1048576) == 128);
+}
