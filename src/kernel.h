@@ -139,6 +139,10 @@ struct kernel_layer {
 	double mem_bwd_s;
 	double cast_s;         /* FP8 casts of inputs, output gradients and weights
 				  (part of mem_fwd_s and mem_bwd_s) */
+	double copy_s;         /* an MoE layer's token copies of the dispatcher, one
+				  way (part of mem_fwd_s and of mem_bwd_s) */
+	double up_fwd_s;       /* latent attention's up projections, forward GEMMs
+				  (part of gemm_fwd_s) */
 	double fwd_s, bwd_s;   /* totals */
 	double flops_fwd;      /* FLOPs the kernels run forward (causal attention counted as run) */
 };

@@ -12,7 +12,7 @@
 static const char *const dim_names[DIM_COUNT] = { "tp", "cp", "ep", "pp", "dp" };
 static const char *const phase_names[PH_COUNT] = { "forward", "backward", "optimizer" };
 static const char *const rc_names[RC_COUNT] = { "none", "selective", "full", "matmul-outputs",
-	"alternate-matmul-outputs" };
+	"alternate-matmul-outputs", "norm-and-swiglu-inputs" };
 static const char *const rc_about[RC_COUNT] = {
 	"keeps every activation backward needs",
 	"keeps all but the attention core's scores, recomputed (Megatron)",
@@ -21,6 +21,8 @@ static const char *const rc_about[RC_COUNT] = {
 	"activation functions and elementwise work recomputed",
 	"as matmul-outputs with every second matmul of a layer\n"
 	"recomputed too (torchtitan's per-op checkpointing)",
+	"keeps each norm's input and SwiGLU's inputs; norms, latent\n"
+	"attention's up projections and SwiGLU's output recomputed (DeepSeek-V3)",
 };
 static const char *const prec_names[PREC_COUNT] = { "bf16", "fp8" };
 static const char *const fw_names[FW_COUNT] = { "megatron", "deepspeed", "fsdp", "deepspeed-2021" };
@@ -348,6 +350,13 @@ static int S_check_schedule(const struct workload *w, const struct step_config *
 	if (!(c->grad_bytes > 0) || !(c->param_bytes > 0) || !(c->optim_bytes >= 0) ||
 	    !(c->act_bytes > 0) || !(c->capacity > 0))
 		return errbuf_set(eb, "bytes per value and the capacity factor must be positive");
+	/* DeepSeek-V3's recomputation (arXiv:2412.19437, §3.2.3, §3.3.3) is
+	 * stated for RMSNorm and SwiGLU layers; GPT's LayerNorm, GELU and
+	 * dropout masks are another save list. */
+	if (c->recompute == RC_NORM_SWIGLU && w->arch == WL_GPT)
+		return errbuf_set(eb, "--recompute norm-and-swiglu-inputs keeps RMSNorm's and "
+				  "SwiGLU's inputs; %s is GPT (LayerNorm, GELU): choose another "
+				  "level", w->name[0] ? w->name : "the model");
 	/*
 	 * The interleaved schedule splits each stage into v chunks of whole
 	 * layers (Megatron-LM's --num-layers-per-virtual-pipeline-stage): no

@@ -55,9 +55,13 @@ enum step_phase { PH_FORWARD, PH_BACKWARD, PH_OPTIMIZER, PH_COUNT };
  * the attention core's scores); full (each layer's input); matmul-outputs
  * (the outputs of every matmul and of the attention kernel, the rest
  * recomputed); alternate-matmul-outputs (torchtitan's per-op policy: the
- * same with every second matmul of a layer recomputed too).
+ * same with every second matmul of a layer recomputed too);
+ * norm-and-swiglu-inputs (DeepSeek-V3's: each norm's input and SwiGLU's
+ * inputs kept; norms, latent attention's up projections and SwiGLU's
+ * output recomputed).
  */
-enum recompute { RC_NONE, RC_SELECTIVE, RC_FULL, RC_MATMUL, RC_ALT_MATMUL, RC_COUNT };
+enum recompute { RC_NONE, RC_SELECTIVE, RC_FULL, RC_MATMUL, RC_ALT_MATMUL, RC_NORM_SWIGLU,
+		 RC_COUNT };
 
 /* The precision of the linears' GEMMs: bf16, or FP8 as Transformer Engine runs it. */
 enum step_precision { PREC_BF16, PREC_FP8, PREC_COUNT };

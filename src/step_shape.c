@@ -108,6 +108,19 @@ double step_stage_dense_linears(const struct run *u, double n, double nd)
 	return S_dense_params(u, n, nd, 0);
 }
 
+double step_up_proj_params(const struct workload *w)
+{
+	double a = w->heads;
+
+	/* MLA's up projections (workload.c, S_mla_params): q_b_proj
+	 * q_lora x a(d + r), kv_b_proj kv_lora x a(d + v); none without
+	 * latent attention, nor a q up projection without q_lora */
+	if (!workload_mla(w))
+		return 0;
+	return (w->q_lora > 0 ? w->q_lora * a * (w->head_dim + w->rope) : 0) +
+	       w->kv_lora * a * (w->head_dim + w->v_head);
+}
+
 double step_alt_matmul_params(const struct workload *w)
 {
 	double h = w->hidden, hkv = workload_kv_width(w), hq = workload_q_width(w), f = w->ffn;
@@ -154,6 +167,8 @@ void step_shape_flops(struct run *u)
 		r->flops_hw += 4 * tok * l * s * hq;
 	else if (c->recompute == RC_ALT_MATMUL)
 		r->flops_hw += 2 * tok * l * step_alt_matmul_params(w);
+	else if (c->recompute == RC_NORM_SWIGLU)   /* every layer's attention is latent */
+		r->flops_hw += 2 * tok * l * step_up_proj_params(w);
 
 }
 
@@ -163,7 +178,7 @@ void step_shape_flops(struct run *u)
  * functions and casts (matmul-outputs), and with it the even matmuls'
  * forward GEMMs (alternate-matmul-outputs: Llama's k, o and up, GPT's
  * attention output and last MLP matrix, their shares of kernel_layer's
- * linears).
+ * linears) or latent attention's up projections (norm-and-swiglu-inputs).
  */
 static double S_recomputed_s(const struct workload *w, const struct step_config *c,
 			     const struct kernel_layer *k, int full)
@@ -185,6 +200,11 @@ static double S_recomputed_s(const struct workload *w, const struct step_config 
 			alt = k->lin_fwd_s[0] * hkv / (hq + 2 * hkv) + k->lin_fwd_s[1] +
 			      (moe ? 0 : k->lin_fwd_s[2] / 2);
 		return k->mem_fwd_s + alt;
+	case RC_NORM_SWIGLU:
+		/* the memory-bound forward (norms, SwiGLU, rotary, casts; the
+		 * residual adds too, a small overcount) less the dispatcher's
+		 * copies, which stay; the up projections' GEMMs */
+		return k->mem_fwd_s - k->copy_s + k->up_fwd_s;
 	default:
 		return 0;
 	}
