@@ -496,7 +496,15 @@ double kernel_output_s(const struct kernel_gpu *g, const struct workload *w,
 	       kernel_gemm_s(g, h, V, T, 1) + kernel_mem_s(g, KERNEL_CE_BYTES * T * V);
 }
 
-double kernel_adam_s(const struct kernel_gpu *g, double params)
+double kernel_adam_bytes(double moment)
 {
-	return kernel_mem_s(g, 30 * params);
+	/* the fp32 master read and written 8, the two moments read and
+	 * written 4·moment, the fp32 gradient read 4, the bf16 weights
+	 * written 2 */
+	return 14 + 4 * moment;
+}
+
+double kernel_adam_s(const struct kernel_gpu *g, double params, double moment)
+{
+	return kernel_mem_s(g, kernel_adam_bytes(moment) * params);
 }

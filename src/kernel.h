@@ -165,8 +165,10 @@ double kernel_output_s(const struct kernel_gpu *g, const struct workload *w,
 /*
  * Adam's update of `params` parameters (fp32 master weights, momentum,
  * variance and gradient read, the three written back, bf16 weights
- * written): 30 bytes per parameter through HBM.
+ * written): 14 + 4·moment bytes per parameter through HBM, 30 with fp32
+ * moments (moment 4), 22 with BF16 ones (2).
  */
-double kernel_adam_s(const struct kernel_gpu *g, double params);
+double kernel_adam_bytes(double moment);
+double kernel_adam_s(const struct kernel_gpu *g, double params, double moment);
 
 #endif

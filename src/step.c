@@ -155,11 +155,18 @@ void step_config_init(struct step_config *c)
 	c->grad_bytes = STEP_GRAD_BYTES;
 	c->param_bytes = STEP_PARAM_BYTES;
 	c->optim_bytes = STEP_OPTIM_BYTES;
+	c->moment_bytes = STEP_MOMENT_BYTES;
 	c->act_bytes = STEP_ACT_BYTES;
 	c->capacity = STEP_CAPACITY;
 	c->moe_imbalance = 1;
 	c->dp_replicate = 1;
 	c->precision = PREC_BF16;
+}
+
+void step_config_moments(struct step_config *c, double bytes)
+{
+	c->moment_bytes = bytes;
+	c->optim_bytes = 4 + 2 * bytes;
 }
 
 /* B, or d·b when no global batch was given. */

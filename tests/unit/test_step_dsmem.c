@@ -147,3 +147,37 @@ void test_norm_swiglu_recompute_cost(void)
 	 * bytes a token (bf16 here) times the micro-batches in flight */
 	DBL_NEAR(r1.mem.act_layer_B, 4096.0 * 255616, 1e-15);
 }
+
+/*
+ * BF16 moments (DeepSeek-V3, §3.3.3): the optimizer's state is the fp32
+ * master 4 + 2·2 = 8 bytes a parameter, 8/12 of fp32 moments'; Adam's
+ * update moves 14 + 4·2 = 22 bytes a parameter in place of 30; the
+ * housekeeping's gradient norm and clipping, 12 bytes, stays.
+ */
+void test_optimizer_moments_bf16(void)
+{
+	struct workload w;
+	struct step_config c;
+	struct kernel_gpu g;
+	struct step_compute cs;
+	struct step_result r0, r1;
+	struct errbuf eb;
+	struct cost_model rm = ring_model();
+
+	if (dsv3(&w) < 0)
+		return;
+	cs = a100_kernels(&g);
+	step_config_init(&c);
+	c.pp = 16; c.dp = 8; c.ep = 8; c.micro_batch = 1; c.global_batch = 64; c.seq = 4096;
+	c.layers_first = 4; c.layers_last = 1; c.zero = 1;
+	CHECK(step_run(&w, &c, &cs, &rm, STEP_BAND_NONE, &r0, &eb) == 0);
+	step_config_moments(&c, 2);
+	DBL_NEAR(c.optim_bytes, 8, 0);
+	CHECK(step_run(&w, &c, &cs, &rm, STEP_BAND_NONE, &r1, &eb) == 0);
+	DBL_NEAR(r1.mem.optim_B, r0.mem.optim_B * 8 / 12, 1e-15);
+	DBL_NEAR(r1.mem.weights_B + r1.mem.grads_B + r1.mem.act_B,
+		 r0.mem.weights_B + r0.mem.grads_B + r0.mem.act_B, 1e-15);
+	DBL_NEAR(kernel_adam_bytes(2), 22, 0);
+	DBL_NEAR(kernel_adam_bytes(4), 30, 0);
+	DBL_NEAR(r1.optim_s, r0.optim_s * 22 / 30, 1e-12);
+}
