@@ -503,7 +503,7 @@ static int S_run_init(struct run *u, const struct workload *w, const struct step
 	u->h = w->hidden, u->l = w->layers, u->hkv = workload_kv_width(w);
 	u->hq = workload_q_width(w);
 	u->E = w->experts > 1 ? w->experts : 1, u->k = w->experts > 1 ? w->top_k : 1;
-	u->rate = u->fwd_l = u->bwd_l = u->fwd_mb = u->bwd_mb = NAN;
+	u->rate = u->fwd_l = u->bwd_l = u->fwd_mb = u->bwd_mb = u->rec_mb = NAN;
 	u->G = c->gpus_per_node;
 	u->full = c->recompute == RC_FULL;
 	u->moe = u->E > 1;

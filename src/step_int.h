@@ -48,6 +48,7 @@ struct run {
 	 * stage (step_stage_dense); 0 in a model without them. */
 	double Ld, Ldf, Ldm, Ldm2, Ldl;
 	double fwd_l, bwd_l, fwd_mb, bwd_mb;
+	double rec_mb;             /* the forward bwd_mb runs again (recomputation) */
 	double dual_bubble_s;      /* the DualPipe bubble (step_dualpipe.c), else NaN */
 	double dense, expert, zd, ze;
 	double mods[8];            /* DeepSpeed's ZeRO-3 modules of a layer, parameters */

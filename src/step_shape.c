@@ -211,9 +211,9 @@ static double S_recomputed_s(const struct workload *w, const struct step_config 
 }
 
 /* A dense layer of a model with dense first layers: its forward and its
- * backward with what it recomputes, one micro-batch. */
+ * backward with what it recomputes (rec), one micro-batch. */
 static int S_dense_layer(struct run *u, const struct kernel_shape *sh, double *fwd,
-			 double *bwd, struct errbuf *eb)
+			 double *bwd, double *rec, struct errbuf *eb)
 {
 	struct workload d;
 	struct kernel_layer k;
@@ -222,7 +222,8 @@ static int S_dense_layer(struct run *u, const struct kernel_shape *sh, double *f
 	if (kernel_layer(u->kg, &d, sh, &k, eb) < 0)
 		return -1;
 	*fwd = k.fwd_s;
-	*bwd = k.bwd_s + S_recomputed_s(&d, u->c, &k, u->full);
+	*rec = S_recomputed_s(&d, u->c, &k, u->full);
+	*bwd = k.bwd_s + *rec;
 	return 0;
 }
 
@@ -276,21 +277,23 @@ int step_shape_compute(struct run *u, struct errbuf *eb)
 			.etp = (double)step_etp(c),
 			.eager = c->eager, .sdpa = c->framework == FW_FSDP && c->precision != PREC_FP8,
 		};
-		double fd = 0, bd = 0;
+		double fd = 0, bd = 0, rl, rd = 0;
 
 		if (kernel_layer(kg, w, &sh, &r->layer, eb) < 0)
 			return -1;
 		r->kernels = 1;
 		r->output_s = kernel_output_s(kg, w, &sh);
 		fwd_l = r->layer.fwd_s;
-		bwd_l = r->layer.bwd_s + S_recomputed_s(w, c, &r->layer, full);
+		rl = S_recomputed_s(w, c, &r->layer, full);
+		bwd_l = r->layer.bwd_s + rl;
 		lay = fwd_l + bwd_l;
-		if (w->dense_layers > 0 && S_dense_layer(u, &sh, &fd, &bd, eb) < 0)
+		if (w->dense_layers > 0 && S_dense_layer(u, &sh, &fd, &bd, &rd, eb) < 0)
 			return -1;
 		r->mb_compute_s = S_slowest_stage(u, lay, fd + bd);
 		r->compute_s = r->mb_compute_s * m;
 		fwd_mb = (L - u->Ld) * fwd_l + u->Ld * fd;
 		bwd_mb = (L - u->Ld) * bwd_l + u->Ld * bd;
+		u->rec_mb = (L - u->Ld) * rl + u->Ld * rd;
 		if (u->Ld > 0) {   /* the ledger stage's mean layer */
 			fwd_l = fwd_mb / L;
 			bwd_l = bwd_mb / L;
@@ -302,6 +305,7 @@ int step_shape_compute(struct run *u, struct errbuf *eb)
 			r->mb_compute_s = r->compute_s / m;
 			fwd_mb = r->mb_compute_s / 3;
 			bwd_mb = 2 * r->mb_compute_s / 3;
+			u->rec_mb = full ? fwd_mb : 0;
 			fwd_l = fwd_mb / L;
 			bwd_l = bwd_mb / L;
 		}

@@ -181,3 +181,38 @@ void test_optimizer_moments_bf16(void)
 	DBL_NEAR(kernel_adam_bytes(4), 30, 0);
 	DBL_NEAR(r1.optim_s, r0.optim_s * 22 / 30, 1e-12);
 }
+
+/*
+ * DualPipe's bubble, (p/2 - 1)(F&B + B' - 3W), with free communication:
+ * a pair is one micro-batch's compute K, B' its backward B.  The forward
+ * a backward recomputes, R, is in B and K but not in W, the weight
+ * gradients' half of the backward without it: from none to
+ * norm-and-swiglu-inputs the bubble grows by (p/2 - 1)·2R, R = 4 layers'
+ * recomputed forward on the slowest (middle) stage.
+ */
+void test_norm_swiglu_dualpipe_bubble(void)
+{
+	struct workload w;
+	struct step_config c;
+	struct kernel_gpu g;
+	struct step_compute cs;
+	struct step_result r0, r1;
+	struct kernel_layer k;
+	struct errbuf eb;
+	struct cost_model fm = free_model();
+	struct kernel_shape sh = { .tokens = 4096, .seq = 4096, .cp = 1, .tp = 1, .fused = 1,
+				   .ep = 8, .capacity = 1, .microbatches = 32, .etp = 1 };
+
+	if (dsv3(&w) < 0)
+		return;
+	cs = a100_kernels(&g);
+	step_config_init(&c);
+	c.pp = 16; c.dp = 8; c.ep = 8; c.micro_batch = 1; c.global_batch = 256; c.seq = 4096;
+	c.layers_first = 4; c.layers_last = 1; c.schedule = PP_DUALPIPE;
+	CHECK(step_run(&w, &c, &cs, &fm, STEP_BAND_NONE, &r0, &eb) == 0);
+	c.recompute = RC_NORM_SWIGLU;
+	CHECK(step_run(&w, &c, &cs, &fm, STEP_BAND_NONE, &r1, &eb) == 0);
+	CHECK(kernel_layer(&g, &w, &sh, &k, &eb) == 0);
+	DBL_NEAR(r1.bubble_best_s - r0.bubble_best_s,
+		 7 * 2 * 4 * (k.mem_fwd_s - k.copy_s + k.up_fwd_s), 1e-9);
+}
