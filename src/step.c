@@ -313,8 +313,21 @@ static int S_check_batch(const struct step_config *c, struct errbuf *eb)
 	return 0;
 }
 
+/* DeepSeek-V3's recomputation (arXiv:2412.19437, §3.2.3, §3.3.3) is
+ * stated for RMSNorm and SwiGLU layers; GPT's LayerNorm, GELU and
+ * dropout masks are another save list. */
+static int S_check_recompute(const struct workload *w, const struct step_config *c,
+			     struct errbuf *eb)
+{
+	if (c->recompute == RC_NORM_SWIGLU && w->arch == WL_GPT)
+		return errbuf_set(eb, "--recompute norm-and-swiglu-inputs keeps RMSNorm's and "
+				  "SwiGLU's inputs; %s is GPT (LayerNorm, GELU): choose another "
+				  "level", w->name[0] ? w->name : "the model");
+	return 0;
+}
+
 /* The schedule: schedule, virt, pp, layers_first/last, m (global_batch,
- * dp, micro_batch), and the bytes per value and capacity. */
+ * dp, micro_batch), the bytes per value and capacity, the recompute level. */
 static int S_check_schedule(const struct workload *w, const struct step_config *c,
 			    struct errbuf *eb)
 {
@@ -357,13 +370,6 @@ static int S_check_schedule(const struct workload *w, const struct step_config *
 	if (!(c->grad_bytes > 0) || !(c->param_bytes > 0) || !(c->optim_bytes >= 0) ||
 	    !(c->act_bytes > 0) || !(c->capacity > 0))
 		return errbuf_set(eb, "bytes per value and the capacity factor must be positive");
-	/* DeepSeek-V3's recomputation (arXiv:2412.19437, §3.2.3, §3.3.3) is
-	 * stated for RMSNorm and SwiGLU layers; GPT's LayerNorm, GELU and
-	 * dropout masks are another save list. */
-	if (c->recompute == RC_NORM_SWIGLU && w->arch == WL_GPT)
-		return errbuf_set(eb, "--recompute norm-and-swiglu-inputs keeps RMSNorm's and "
-				  "SwiGLU's inputs; %s is GPT (LayerNorm, GELU): choose another "
-				  "level", w->name[0] ? w->name : "the model");
 	/*
 	 * The interleaved schedule splits each stage into v chunks of whole
 	 * layers (Megatron-LM's --num-layers-per-virtual-pipeline-stage): no
@@ -385,7 +391,7 @@ static int S_check_schedule(const struct workload *w, const struct step_config *
 					  "a chunk holds at least one layer (or, first and last, the "
 					  "embedding or the loss alone)", c->virt, least, c->pp);
 	}
-	return 0;
+	return S_check_recompute(w, c, eb);
 }
 
 int step_check_part(const struct workload *w, const struct step_config *c,
