@@ -87,7 +87,8 @@ static double S_act_per_op(const struct workload *w, double s, double t, double 
  *     attention Q, K and V stay (2h_q + 4h_kv).
  *   §3.3.3 (1): the attention's output, the input of the linear after it
  *     and kept for the attention's backward too, once, in E5M6 (12 bits,
- *     1.5 bytes a value) under FP8, 2 bytes in bf16; the fp32 log-sum-exp
+ *     taken as 1.5 bytes a value: the report gives the format, not its
+ *     packing) under FP8, 2 bytes in bf16; the fp32 log-sum-exp
  *     4a (fused) or the scores 2as (unfused).
  *   §3.3.3 (2): an MoE layer's SwiGLU keeps its inputs, gate and up, in
  *     FP8 under FP8 (2f), and recomputes its output; a dense layer's

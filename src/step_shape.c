@@ -167,7 +167,7 @@ void step_shape_flops(struct run *u)
 		r->flops_hw += 4 * tok * l * s * hq;
 	else if (c->recompute == RC_ALT_MATMUL)
 		r->flops_hw += 2 * tok * l * step_alt_matmul_params(w);
-	else if (c->recompute == RC_NORM_SWIGLU)   /* every layer's attention is latent */
+	else if (c->recompute == RC_NORM_SWIGLU)   /* each layer's up projections again */
 		r->flops_hw += 2 * tok * l * step_up_proj_params(w);
 
 }
