@@ -62,6 +62,17 @@ void test_act_norm_swiglu_deepseek(void)
 	/* a busiest expert twice the mean doubles the routed copies' 90112 */
 	DBL_NEAR(step_act_layer_x(&w, s, 1, 1, 0, RC_NORM_SWIGLU, 1, 2, &f8),
 		 s * (153216 + 90112), 1e-15);
+	/* term by term: unfused, the scores 2·128·4096 in place of 4·128 */
+	DBL_NEAR(step_act_layer_x(&w, s, 1, 1, 0, RC_NORM_SWIGLU, 0, 1, &f8),
+		 s * (153216 - 512 + 2 * 128 * 4096.0), 1e-15);
+	/* no shared expert: its SwiGLU inputs 4096 less */
+	w.shared = 0;
+	DBL_NEAR(step_act_layer_x(&w, s, 1, 1, 0, RC_NORM_SWIGLU, 1, 1, &f8), s * (153216 - 4096),
+		 1e-15);
+	/* no q latent: its norm input 2·1536 less */
+	w.q_lora = 0;
+	DBL_NEAR(step_act_layer_x(&w, s, 1, 1, 0, RC_NORM_SWIGLU, 1, 1, &f8),
+		 s * (153216 - 4096 - 3072), 1e-15);
 }
 
 /*
