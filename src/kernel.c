@@ -329,14 +329,20 @@ static void S_mla_linears(const struct kernel_gpu *g, const struct workload *w,
 	double T = sh->tokens, t = sh->tp, h = w->hidden, a = w->heads;
 	double dq = w->head_dim + w->rope, v = w->v_head;
 
+	double up;
+
 	if (w->q_lora > 0) {
 		S_linear(g, lin, T, w->q_lora, h, 1, k, 0, &k->wgrad_in_s);
+		up = k->gemm_fwd_s;
 		S_linear(g, lin, T, a * dq / t, w->q_lora, 1, k, -1, NULL);
+		k->up_fwd_s += k->gemm_fwd_s - up;
 	} else {
 		S_linear(g, lin, T, a * dq / t, h, 1, k, 0, &k->wgrad_in_s);
 	}
 	S_linear(g, lin, T, w->kv_lora + w->rope, h, 1, k, 0, &k->wgrad_in_s);
+	up = k->gemm_fwd_s;
 	S_linear(g, lin, T, a * (w->head_dim + v) / t, w->kv_lora, 1, k, -1, NULL);
+	k->up_fwd_s += k->gemm_fwd_s - up;
 	S_linear(g, lin, T, h, a * v / t, 1, k, 1, NULL);
 }
 
@@ -463,6 +469,7 @@ int kernel_layer(const struct kernel_gpu *g, const struct workload *w,
 
 		k->mem_fwd_s += copies;
 		k->mem_bwd_s += copies;
+		k->copy_s = copies;
 	}
 
 	k->fwd_s = k->gemm_fwd_s + k->attn_fwd_s + k->mem_fwd_s;
@@ -489,7 +496,15 @@ double kernel_output_s(const struct kernel_gpu *g, const struct workload *w,
 	       kernel_gemm_s(g, h, V, T, 1) + kernel_mem_s(g, KERNEL_CE_BYTES * T * V);
 }
 
-double kernel_adam_s(const struct kernel_gpu *g, double params)
+double kernel_adam_bytes(double moment)
 {
-	return kernel_mem_s(g, 30 * params);
+	/* the fp32 master read and written 8, the two moments read and
+	 * written 4·moment, the fp32 gradient read 4, the bf16 weights
+	 * written 2 */
+	return 14 + 4 * moment;
+}
+
+double kernel_adam_s(const struct kernel_gpu *g, double params, double moment)
+{
+	return kernel_mem_s(g, kernel_adam_bytes(moment) * params);
 }

@@ -139,6 +139,10 @@ struct kernel_layer {
 	double mem_bwd_s;
 	double cast_s;         /* FP8 casts of inputs, output gradients and weights
 				  (part of mem_fwd_s and mem_bwd_s) */
+	double copy_s;         /* an MoE layer's token copies of the dispatcher, one
+				  way (part of mem_fwd_s and of mem_bwd_s) */
+	double up_fwd_s;       /* latent attention's up projections, forward GEMMs
+				  (part of gemm_fwd_s) */
 	double fwd_s, bwd_s;   /* totals */
 	double flops_fwd;      /* FLOPs the kernels run forward (causal attention counted as run) */
 };
@@ -161,8 +165,10 @@ double kernel_output_s(const struct kernel_gpu *g, const struct workload *w,
 /*
  * Adam's update of `params` parameters (fp32 master weights, momentum,
  * variance and gradient read, the three written back, bf16 weights
- * written): 30 bytes per parameter through HBM.
+ * written): 14 + 4·moment bytes per parameter through HBM, 30 with fp32
+ * moments (moment 4), 22 with BF16 ones (2).
  */
-double kernel_adam_s(const struct kernel_gpu *g, double params);
+double kernel_adam_bytes(double moment);
+double kernel_adam_s(const struct kernel_gpu *g, double params, double moment);
 
 #endif

@@ -12,7 +12,7 @@
 static const char *const dim_names[DIM_COUNT] = { "tp", "cp", "ep", "pp", "dp" };
 static const char *const phase_names[PH_COUNT] = { "forward", "backward", "optimizer" };
 static const char *const rc_names[RC_COUNT] = { "none", "selective", "full", "matmul-outputs",
-	"alternate-matmul-outputs" };
+	"alternate-matmul-outputs", "norm-and-swiglu-inputs" };
 static const char *const rc_about[RC_COUNT] = {
 	"keeps every activation backward needs",
 	"keeps all but the attention core's scores, recomputed (Megatron)",
@@ -21,6 +21,8 @@ static const char *const rc_about[RC_COUNT] = {
 	"activation functions and elementwise work recomputed",
 	"as matmul-outputs with every second matmul of a layer\n"
 	"recomputed too (torchtitan's per-op checkpointing)",
+	"keeps each norm's input and SwiGLU's inputs; norms, latent\n"
+	"attention's up projections and SwiGLU's output recomputed (DeepSeek-V3)",
 };
 static const char *const prec_names[PREC_COUNT] = { "bf16", "fp8" };
 static const char *const fw_names[FW_COUNT] = { "megatron", "deepspeed", "fsdp", "deepspeed-2021" };
@@ -153,11 +155,18 @@ void step_config_init(struct step_config *c)
 	c->grad_bytes = STEP_GRAD_BYTES;
 	c->param_bytes = STEP_PARAM_BYTES;
 	c->optim_bytes = STEP_OPTIM_BYTES;
+	c->moment_bytes = STEP_MOMENT_BYTES;
 	c->act_bytes = STEP_ACT_BYTES;
 	c->capacity = STEP_CAPACITY;
 	c->moe_imbalance = 1;
 	c->dp_replicate = 1;
 	c->precision = PREC_BF16;
+}
+
+void step_config_moments(struct step_config *c, double bytes)
+{
+	c->moment_bytes = bytes;
+	c->optim_bytes = 4 + 2 * bytes;
 }
 
 /* B, or d·b when no global batch was given. */
@@ -304,8 +313,21 @@ static int S_check_batch(const struct step_config *c, struct errbuf *eb)
 	return 0;
 }
 
+/* DeepSeek-V3's recomputation (arXiv:2412.19437, §3.2.3, §3.3.3) is
+ * stated for RMSNorm and SwiGLU layers; GPT's LayerNorm, GELU and
+ * dropout masks are another save list. */
+static int S_check_recompute(const struct workload *w, const struct step_config *c,
+			     struct errbuf *eb)
+{
+	if (c->recompute == RC_NORM_SWIGLU && w->arch == WL_GPT)
+		return errbuf_set(eb, "--recompute norm-and-swiglu-inputs keeps RMSNorm's and "
+				  "SwiGLU's inputs; %s is GPT (LayerNorm, GELU): choose another "
+				  "level", w->name[0] ? w->name : "the model");
+	return 0;
+}
+
 /* The schedule: schedule, virt, pp, layers_first/last, m (global_batch,
- * dp, micro_batch), and the bytes per value and capacity. */
+ * dp, micro_batch), the bytes per value and capacity, the recompute level. */
 static int S_check_schedule(const struct workload *w, const struct step_config *c,
 			    struct errbuf *eb)
 {
@@ -369,7 +391,7 @@ static int S_check_schedule(const struct workload *w, const struct step_config *
 					  "a chunk holds at least one layer (or, first and last, the "
 					  "embedding or the loss alone)", c->virt, least, c->pp);
 	}
-	return 0;
+	return S_check_recompute(w, c, eb);
 }
 
 int step_check_part(const struct workload *w, const struct step_config *c,
@@ -487,7 +509,7 @@ static int S_run_init(struct run *u, const struct workload *w, const struct step
 	u->h = w->hidden, u->l = w->layers, u->hkv = workload_kv_width(w);
 	u->hq = workload_q_width(w);
 	u->E = w->experts > 1 ? w->experts : 1, u->k = w->experts > 1 ? w->top_k : 1;
-	u->rate = u->fwd_l = u->bwd_l = u->fwd_mb = u->bwd_mb = NAN;
+	u->rate = u->fwd_l = u->bwd_l = u->fwd_mb = u->bwd_mb = u->rec_mb = NAN;
 	u->G = c->gpus_per_node;
 	u->full = c->recompute == RC_FULL;
 	u->moe = u->E > 1;

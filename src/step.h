@@ -55,9 +55,13 @@ enum step_phase { PH_FORWARD, PH_BACKWARD, PH_OPTIMIZER, PH_COUNT };
  * the attention core's scores); full (each layer's input); matmul-outputs
  * (the outputs of every matmul and of the attention kernel, the rest
  * recomputed); alternate-matmul-outputs (torchtitan's per-op policy: the
- * same with every second matmul of a layer recomputed too).
+ * same with every second matmul of a layer recomputed too);
+ * norm-and-swiglu-inputs (DeepSeek-V3's: each norm's input and SwiGLU's
+ * inputs kept; norms, latent attention's up projections and SwiGLU's
+ * output recomputed).
  */
-enum recompute { RC_NONE, RC_SELECTIVE, RC_FULL, RC_MATMUL, RC_ALT_MATMUL, RC_COUNT };
+enum recompute { RC_NONE, RC_SELECTIVE, RC_FULL, RC_MATMUL, RC_ALT_MATMUL, RC_NORM_SWIGLU,
+		 RC_COUNT };
 
 /* The precision of the linears' GEMMs: bf16, or FP8 as Transformer Engine runs it. */
 enum step_precision { PREC_BF16, PREC_FP8, PREC_COUNT };
@@ -71,6 +75,15 @@ const char *recompute_name(enum recompute r);     /* "none", "selective", "full"
 const char *recompute_about(enum recompute r);
 int recompute_lookup(const char *name, enum recompute *r, struct errbuf *eb);
 
+/*
+ * Adam's moments in `bytes` each (4: fp32, the default; 2: BF16, as
+ * DeepSeek-V3 keeps them, arXiv:2412.19437, §3.3.3, with the master
+ * weights fp32): the optimizer's state is the fp32 master 4 + 2·bytes a
+ * parameter, 12 or 8.
+ */
+struct step_config;
+void step_config_moments(struct step_config *c, double bytes);
+
 /* Defaults (models/step.md says why). */
 #define STEP_GRAD_BYTES 4.0     /* fp32 gradient reduction (Megatron, PyTorch AMP) */
 /* The calculators' gradients: bf16, as the ZeRO paper counts them (Rajbhandari
@@ -80,6 +93,7 @@ int recompute_lookup(const char *name, enum recompute *r, struct errbuf *eb);
 #define DDP_GRAD_BYTES 2.0      /* ddp, plan: the seed's bf16 gradients */
 #define STEP_PARAM_BYTES 2.0    /* bf16 weights */
 #define STEP_OPTIM_BYTES 12.0   /* Adam: fp32 master copy, momentum, variance */
+#define STEP_MOMENT_BYTES 4.0   /* each of Adam's two moments, fp32 */
 #define STEP_ACT_BYTES 2.0      /* bf16 activations */
 #define STEP_CAPACITY 1.0       /* MoE capacity factor */
 #define STEP_MFU 0.5            /* --mfu: the flat share of the peak, when no kernel model */
@@ -103,6 +117,8 @@ struct step_config {
 	enum pp_schedule schedule;
 	unsigned long virt;        /* v: model chunks per stage (interleaved) */
 	double grad_bytes, param_bytes, optim_bytes, act_bytes;
+	double moment_bytes;       /* each Adam moment: 4 (fp32) or 2 (BF16, DeepSeek-V3's);
+				      optim_bytes counts them (step_config_moments) */
 	double capacity;           /* MoE capacity factor (with capacity_given; else dropless) */
 	int capacity_given;        /* 1: each expert padded to capacity x the mean, the busiest
 				      expert's surplus dropped; 0: dropless, the busiest runs

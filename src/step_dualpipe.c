@@ -105,13 +105,13 @@ void step_overlap_dualpipe(struct run *u)
 	/*
 	 * The bubble's terms: a pair with the other rows' exposed time; a
 	 * backward chunk alone with its rows exposed; its weight-gradient
-	 * part: half the backward less a full recomputation's forward (the
+	 * part: half the backward less the forward it recomputes (the
 	 * backward's FLOPs are twice the forward's, the input's gradient and
 	 * the weights', Narayanan et al. 2021, appendix on floating-point
 	 * operations; attention's core, with no weights, counted in as well).
 	 */
 	fb = pair + Xf + Xb;
 	b = u->bwd_mb + Cb + Xb;
-	w = (u->bwd_mb - (u->full ? u->fwd_mb : 0)) / 2;
+	w = (u->bwd_mb - u->rec_mb) / 2;
 	u->dual_bubble_s = step_dualpipe_bubble_s(u->p, fb, b, w);
 }

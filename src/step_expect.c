@@ -59,7 +59,8 @@ double expect_layer_kernels(const struct workload *w, int fused, enum recompute 
  * clip_grads.py and the distributed data-parallel gradient buffer): the
  * gradient norm reads each fp32 gradient of this GPU's optimizer shard
  * (4 bytes) and the clipping scales it in place (8 bytes): 12 bytes where
- * Adam moves 30, so 12/30 of the update's time; the gradient buffer is
+ * Adam moves 30 (22 with BF16 moments, kernel_adam_bytes), so 12/30 of
+ * the update's time; the gradient buffer is
  * zeroed before the next step, 4 bytes a parameter of the buffer this GPU
  * holds (all of its stage's, or its shard's with ZeRO 2 and 3).
  */
@@ -71,7 +72,7 @@ static double S_house_s(const struct step_config *c, const struct step_result *r
 
 	if (!r->kernels || isnan(r->optim_s))
 		return 0;
-	return r->optim_s * 12.0 / 30.0 + zero_s;
+	return r->optim_s * 12.0 / kernel_adam_bytes(c->moment_bytes) + zero_s;
 }
 
 /* Hidden time of a row x the share of the HBM its collectives' bytes take. */

@@ -48,6 +48,7 @@ struct run {
 	 * stage (step_stage_dense); 0 in a model without them. */
 	double Ld, Ldf, Ldm, Ldm2, Ldl;
 	double fwd_l, bwd_l, fwd_mb, bwd_mb;
+	double rec_mb;             /* the forward bwd_mb runs again (recomputation) */
 	double dual_bubble_s;      /* the DualPipe bubble (step_dualpipe.c), else NaN */
 	double dense, expert, zd, ze;
 	double mods[8];            /* DeepSpeed's ZeRO-3 modules of a layer, parameters */
@@ -72,6 +73,9 @@ double step_stage_dense_linears(const struct run *u, double n, double nd);
 /* Parameters of the matmuls a layer of w recomputes under
  * alternate-matmul-outputs (one GPU's share is this / t). */
 double step_alt_matmul_params(const struct workload *w);
+/* Parameters of latent attention's up projections, which a layer of w
+ * recomputes under norm-and-swiglu-inputs (0 without latent attention). */
+double step_up_proj_params(const struct workload *w);
 int step_shape_compute(struct run *u, struct errbuf *eb);
 
 /* step_ledger.c: one collective's time on the pricing's model (memo, band);

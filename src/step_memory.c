@@ -75,6 +75,55 @@ static double S_act_per_op(const struct workload *w, double s, double t, double 
 	return repl / ts + split / t + scores;
 }
 
+/*
+ * DeepSeek-V3's save list (DeepSeek-AI 2024, arXiv:2412.19437; models/
+ * step.md, "Recomputation by operator"), bytes per token:
+ *   §3.2.3: every RMSNorm and latent attention's up projections are
+ *     recomputed in backward, so a layer keeps each norm's input (the
+ *     layer's input 2h, the attention's output added to it 2h, MLA's
+ *     latents 2(q_lora + kv_lora)) and none of their outputs, nor the
+ *     queries, keys and values the up projections make; the rotary key
+ *     2r (the down projection's, not recomputed).  Without latent
+ *     attention Q, K and V stay (2h_q + 4h_kv).
+ *   §3.3.3 (1): the attention's output, the input of the linear after it
+ *     and kept for the attention's backward too, once, in E5M6 (12 bits,
+ *     taken as 1.5 bytes a value: the report gives the format, not its
+ *     packing) under FP8, 2 bytes in bf16; the fp32 log-sum-exp
+ *     4a (fused) or the scores 2as (unfused).
+ *   §3.3.3 (2): an MoE layer's SwiGLU keeps its inputs, gate and up, in
+ *     FP8 under FP8 (2f), and recomputes its output; a dense layer's
+ *     SwiGLU keeps them in bf16 (4f), as the report states FP8 for MoE's.
+ *   §3.3.3, low-precision communication: each routed copy's expert input
+ *     as dispatched, 1 byte (FP8) or 2; the router's fp32 logits 4E.
+ */
+static double S_act_norm_swiglu(const struct workload *w, double s, double t, double ts,
+				int fused, double load, double etp, int fp8)
+{
+	double h = w->hidden, a = w->heads, f = w->ffn, in = fp8 ? 1 : 2;
+	double E = w->experts > 1 ? w->experts : 1, k = w->experts > 1 ? w->top_k : 1;
+	double repl = 4 * h, split, per_copy = 0, o_in = fp8 ? 1.5 : 2;
+
+	if (workload_mla(w)) {
+		double qr = w->q_lora > 0 ? w->q_lora : 0;
+
+		repl += 2 * (qr + w->kv_lora) + 2 * w->rope;
+		split = o_in * a * w->v_head;
+	} else {
+		split = 2 * workload_q_width(w) + 4 * workload_kv_width(w) +
+			o_in * workload_q_width(w);
+	}
+	if (E > 1) {
+		repl += 4 * E;
+		per_copy = k * load * (in * h * etp / t + 2 * f * in / t);
+		if (w->shared > 0)
+			split += w->shared * 2 * f * in;
+	} else {
+		split += 4 * f;
+	}
+	per_copy += fused ? 4 * a / t : 2 * a * s / t;
+	return repl / ts + split / t + per_copy;
+}
+
 double step_act_layer_x(const struct workload *w, double s, double b, double t, int sp,
 			enum recompute rc, int fused, double capacity,
 			const struct step_act_opts *o)
@@ -89,6 +138,8 @@ double step_act_layer_x(const struct workload *w, double s, double b, double t, 
 		return 2 * s * b * h / ts;
 	if (rc == RC_MATMUL || rc == RC_ALT_MATMUL)
 		return s * b * S_act_per_op(w, s, t, ts, rc, fused, capacity, etp);
+	if (rc == RC_NORM_SWIGLU)
+		return s * b * S_act_norm_swiglu(w, s, t, ts, fused, capacity, etp, o->fp8);
 	/*
 	 * Bytes per token, 16-bit values (Korthikanti et al. 2022, §4.1, for
 	 * GPT): replicated across the tensor-parallel ranks unless sequence

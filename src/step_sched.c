@@ -46,7 +46,7 @@ int step_sched_step(struct run *u, struct errbuf *eb)
 	if (r->kernels)
 		r->optim_s = kernel_adam_s(kg, (dense + expert +
 					      (c->pp > 1 ? w->vocab * h / t : 0)) /
-					   (c->zero >= 1 ? zd : 1));
+					   (c->zero >= 1 ? zd : 1), c->moment_bytes);
 
 	/*
 	 * Step: m micro-batches of compute and exposed communication, the

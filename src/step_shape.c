@@ -108,6 +108,19 @@ double step_stage_dense_linears(const struct run *u, double n, double nd)
 	return S_dense_params(u, n, nd, 0);
 }
 
+double step_up_proj_params(const struct workload *w)
+{
+	double a = w->heads;
+
+	/* MLA's up projections (workload.c, S_mla_params): q_b_proj
+	 * q_lora x a(d + r), kv_b_proj kv_lora x a(d + v); none without
+	 * latent attention, nor a q up projection without q_lora */
+	if (!workload_mla(w))
+		return 0;
+	return (w->q_lora > 0 ? w->q_lora * a * (w->head_dim + w->rope) : 0) +
+	       w->kv_lora * a * (w->head_dim + w->v_head);
+}
+
 double step_alt_matmul_params(const struct workload *w)
 {
 	double h = w->hidden, hkv = workload_kv_width(w), hq = workload_q_width(w), f = w->ffn;
@@ -154,6 +167,8 @@ void step_shape_flops(struct run *u)
 		r->flops_hw += 4 * tok * l * s * hq;
 	else if (c->recompute == RC_ALT_MATMUL)
 		r->flops_hw += 2 * tok * l * step_alt_matmul_params(w);
+	else if (c->recompute == RC_NORM_SWIGLU)   /* each layer's up projections again */
+		r->flops_hw += 2 * tok * l * step_up_proj_params(w);
 
 }
 
@@ -163,7 +178,7 @@ void step_shape_flops(struct run *u)
  * functions and casts (matmul-outputs), and with it the even matmuls'
  * forward GEMMs (alternate-matmul-outputs: Llama's k, o and up, GPT's
  * attention output and last MLP matrix, their shares of kernel_layer's
- * linears).
+ * linears) or latent attention's up projections (norm-and-swiglu-inputs).
  */
 static double S_recomputed_s(const struct workload *w, const struct step_config *c,
 			     const struct kernel_layer *k, int full)
@@ -185,15 +200,20 @@ static double S_recomputed_s(const struct workload *w, const struct step_config 
 			alt = k->lin_fwd_s[0] * hkv / (hq + 2 * hkv) + k->lin_fwd_s[1] +
 			      (moe ? 0 : k->lin_fwd_s[2] / 2);
 		return k->mem_fwd_s + alt;
+	case RC_NORM_SWIGLU:
+		/* the memory-bound forward (norms, SwiGLU, rotary, casts; the
+		 * residual adds too, a small overcount) less the dispatcher's
+		 * copies, which stay; the up projections' GEMMs */
+		return k->mem_fwd_s - k->copy_s + k->up_fwd_s;
 	default:
 		return 0;
 	}
 }
 
 /* A dense layer of a model with dense first layers: its forward and its
- * backward with what it recomputes, one micro-batch. */
+ * backward with what it recomputes (rec), one micro-batch. */
 static int S_dense_layer(struct run *u, const struct kernel_shape *sh, double *fwd,
-			 double *bwd, struct errbuf *eb)
+			 double *bwd, double *rec, struct errbuf *eb)
 {
 	struct workload d;
 	struct kernel_layer k;
@@ -202,7 +222,8 @@ static int S_dense_layer(struct run *u, const struct kernel_shape *sh, double *f
 	if (kernel_layer(u->kg, &d, sh, &k, eb) < 0)
 		return -1;
 	*fwd = k.fwd_s;
-	*bwd = k.bwd_s + S_recomputed_s(&d, u->c, &k, u->full);
+	*rec = S_recomputed_s(&d, u->c, &k, u->full);
+	*bwd = k.bwd_s + *rec;
 	return 0;
 }
 
@@ -256,21 +277,23 @@ int step_shape_compute(struct run *u, struct errbuf *eb)
 			.etp = (double)step_etp(c),
 			.eager = c->eager, .sdpa = c->framework == FW_FSDP && c->precision != PREC_FP8,
 		};
-		double fd = 0, bd = 0;
+		double fd = 0, bd = 0, rl, rd = 0;
 
 		if (kernel_layer(kg, w, &sh, &r->layer, eb) < 0)
 			return -1;
 		r->kernels = 1;
 		r->output_s = kernel_output_s(kg, w, &sh);
 		fwd_l = r->layer.fwd_s;
-		bwd_l = r->layer.bwd_s + S_recomputed_s(w, c, &r->layer, full);
+		rl = S_recomputed_s(w, c, &r->layer, full);
+		bwd_l = r->layer.bwd_s + rl;
 		lay = fwd_l + bwd_l;
-		if (w->dense_layers > 0 && S_dense_layer(u, &sh, &fd, &bd, eb) < 0)
+		if (w->dense_layers > 0 && S_dense_layer(u, &sh, &fd, &bd, &rd, eb) < 0)
 			return -1;
 		r->mb_compute_s = S_slowest_stage(u, lay, fd + bd);
 		r->compute_s = r->mb_compute_s * m;
 		fwd_mb = (L - u->Ld) * fwd_l + u->Ld * fd;
 		bwd_mb = (L - u->Ld) * bwd_l + u->Ld * bd;
+		u->rec_mb = (L - u->Ld) * rl + u->Ld * rd;
 		if (u->Ld > 0) {   /* the ledger stage's mean layer */
 			fwd_l = fwd_mb / L;
 			bwd_l = bwd_mb / L;
@@ -282,6 +305,7 @@ int step_shape_compute(struct run *u, struct errbuf *eb)
 			r->mb_compute_s = r->compute_s / m;
 			fwd_mb = r->mb_compute_s / 3;
 			bwd_mb = 2 * r->mb_compute_s / 3;
+			u->rec_mb = full ? fwd_mb : 0;
 			fwd_l = fwd_mb / L;
 			bwd_l = bwd_mb / L;
 		}

@@ -543,6 +543,8 @@ static void S_figure_memory(struct figure *f, const struct search_result *r, dou
 	pn->ymin = pn->ymax = NAN;
 	pn->key = xstrdup("top left");
 	for (rc = 0; rc < RC_COUNT; rc++) {
+		if (rc == RC_NORM_SWIGLU)   /* DeepSeek-V3's level, which search does not try */
+			continue;
 		snprintf(name, sizeof(name), "recompute %s", recompute_name((enum recompute)rc));
 		s = plot_add_series(pn, name, PS_POINTS);
 		for (i = r->n; i-- > 0;)

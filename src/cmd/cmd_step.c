@@ -284,8 +284,10 @@ static void S_echo(struct ctx *ctx, struct out *o, const struct workload *w,
 		 "m = %.15g per step", r->microbatches * c->micro_batch * (double)c->dp, c->seq,
 		 c->micro_batch, r->microbatches);
 	out_input_str(o, "batch", "batch", note);
-	snprintf(note, sizeof(note), "%s, v = %lu, recompute %s, gradients reduced in %g-byte values",
-		 pp_schedule_name(c->schedule), c->virt, recompute_name(c->recompute), c->grad_bytes);
+	snprintf(note, sizeof(note), "%s, v = %lu, recompute %s, gradients reduced in %g-byte "
+		 "values%s", pp_schedule_name(c->schedule), c->virt, recompute_name(c->recompute),
+		 c->grad_bytes, c->moment_bytes == 2 ? ", Adam's moments bf16 (8 bytes a parameter "
+		 "with the fp32 master)" : "");
 	out_input_str(o, "schedule", "schedule", note);
 	if (c->pp > 1 && (r->layers_first != r->layers || r->layers_last != r->layers)) {
 		snprintf(note, sizeof(note), "first %.15g layers, %lu middle stages of %.15g, last %.15g",
@@ -658,6 +660,11 @@ int cmd_step(int argc, char **argv, struct ctx *ctx)
 		{ .type = OPT_CALLBACK, .long_name = "recompute", .argh = "MODE", .value = &c.recompute,
 		  .cb = step_opts_cb_recompute, .complete = STEP_OPTS_RECOMPUTE_WORDS,
 		  .help = STEP_OPTS_RECOMPUTE_HELP },
+		{ .type = OPT_CALLBACK, .long_name = "optimizer-moments", .argh = "P", .value = &c,
+		  .cb = step_opts_cb_moments, .complete = "fp32 bf16",
+		  .help = "Adam's two moments in fp32 (default; 12 bytes a parameter\n"
+			  "with the fp32 master) or bf16 (8; DeepSeek-V3's, its\n"
+			  "report's section 3.3.3)" },
 		{ .type = OPT_CALLBACK, .long_name = "schedule", .argh = "NAME", .value = &c.schedule,
 		  .cb = step_opts_cb_schedule, .complete = "1f1b gpipe interleaved dualpipe",
 		  .help = "pipeline schedule: 1f1b (default), gpipe, interleaved,\n"

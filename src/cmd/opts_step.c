@@ -33,6 +33,16 @@ void step_opts_cb_elementwise(const struct opt *o, const char *arg)
 		die_usage("--elementwise: '%s' is not fused or eager", arg);
 }
 
+void step_opts_cb_moments(const struct opt *o, const char *arg)
+{
+	if (!strcmp(arg, "bf16"))
+		step_config_moments(o->value, 2);
+	else if (!strcmp(arg, "fp32"))
+		step_config_moments(o->value, 4);
+	else
+		die_usage("--optimizer-moments: '%s' is not bf16 or fp32", arg);
+}
+
 int step_opts_eager(const struct step_opts *so)
 {
 	return so->elementwise ? so->elementwise == 2 : so->framework == FW_FSDP;

@@ -40,6 +40,7 @@ opt_cb step_opts_cb_cp_form;    /* enum step_cp_form * */
 opt_cb step_opts_cb_framework;  /* enum step_framework * */
 opt_cb step_opts_cb_precision;  /* enum step_precision * */
 opt_cb step_opts_cb_elementwise; /* int *: 1 fused, 2 eager */
+opt_cb step_opts_cb_moments;    /* struct step_config *: bf16 or fp32 Adam moments */
 
 /* --help of --recompute: every level and what it keeps, one a line. */
 #define STEP_OPTS_RECOMPUTE_HELP \
@@ -51,8 +52,12 @@ opt_cb step_opts_cb_elementwise; /* int *: 1 fused, 2 eager */
 	"  output; norms, activation functions, elementwise recomputed\n" \
 	"alternate-matmul-outputs: as matmul-outputs, every second\n" \
 	"  matmul of a layer recomputed too (torchtitan's per-op policy)\n" \
+	"norm-and-swiglu-inputs: each norm's and SwiGLU's inputs; norms,\n" \
+	"  MLA's up projections and SwiGLU's output recomputed\n" \
+	"  (DeepSeek-V3's; with fp8 its FP8 and E5M6 caches)\n" \
 	"(models/step.md, \"Recomputation\")"
-#define STEP_OPTS_RECOMPUTE_WORDS "none selective full matmul-outputs alternate-matmul-outputs"
+#define STEP_OPTS_RECOMPUTE_WORDS "none selective full matmul-outputs alternate-matmul-outputs " \
+	"norm-and-swiglu-inputs"
 
 #define OPTS_STEP_RUN(so) \
 	{ .type = OPT_CALLBACK, .long_name = "framework", .argh = "NAME", \
