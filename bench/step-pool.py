@@ -16,7 +16,7 @@ which fits on the whole pool; the errors printed are never the in-sample
 ones.  The expected step here is src/step_expect.c's expect_apply, term for
 term (models/step.md, "The expected step"); `check` compares it with
 commtime's own step_s at the values compiled in.  Not a test.
-Variables: COMMTIME (default ./commtime).
+Variables: COMMTIME (default ./commtime), POOL (another pool file).
 """
 import json
 import math
@@ -163,7 +163,7 @@ def summary(errs):
 
 
 def main():
-    path = os.path.join(os.path.dirname(__file__), "step-pool.txt")
+    path = os.environ.get("POOL") or os.path.join(os.path.dirname(__file__), "step-pool.txt")
     mode = sys.argv[1] if len(sys.argv) > 1 else "loso"
     runs = load(path)
     sources = sorted(set(r["src"] for r in runs))
