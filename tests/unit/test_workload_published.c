@@ -172,14 +172,15 @@ void test_workload_gpt_family(void)
  *   + 39,936 = 736,140,288, MLP 2·18432·73728 + 92,160 = 2,718,001,152,
  *   LayerNorms 73,728: 3,454,215,168, × 96 = 331,604,656,128; +
  *   2·256000·18432 = 9,437,184,000 + 4096·18432 = 75,497,472:
- *   341,117,337,600, 0.03 % above the report's 9.4B + 331.6B.
+ *   341,117,337,600, 0.33 % above the model card's 340B (0.03 % above the
+ *   report's 9.4B + 331.6B).
  * Its matrices (FLOPs) are the model's: 4 attention and 2 MLP matrices.
  */
 void test_workload_nemotron4(void)
 {
 	static const struct S_want t[] = {
 		{ "nemotron-4-15b", 15655370752.0, 0.003 },
-		{ "nemotron-4-340b", 341117337600.0, 0.0004 },
+		{ "nemotron-4-340b", 341117337600.0, 0.004 },
 	};
 	struct workload w;
 	struct layer_params lp;
