@@ -1,0 +1,260 @@
+/*
+ * Unit tests of the workload presets of published training runs' models
+ * (the .preset files of presets/): each count added up by hand in the
+ * comments from the shape its preset names, checked exactly, and its
+ * distance from the published figure.  The formulas are models/workloads.md's.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+#include "workload.h"
+
+/* The test functions are found by name (tests/unit/list.h), not declared. */
+#pragma GCC diagnostic ignored "-Wmissing-prototypes"
+
+/* Load workload NAME from ./presets (first on the search path, so that
+ * `like` finds its base there too). */
+static int S_load(const char *name, struct workload *w)
+{
+	struct preset_dirs d;
+	struct preset p;
+	struct errbuf eb;
+	int r;
+
+	unsetenv("COMMTIME_PRESETS");
+	preset_dirs_init(&d, "presets", NULL);
+	r = preset_load(&d, name, &p, &eb);
+	preset_dirs_release(&d);
+	if (r < 0) {
+		h_report(__FILE__, __LINE__, "%s", eb.msg);
+		return -1;
+	}
+	r = workload_from_preset(&p, w, &eb);
+	if (r < 0)
+		h_report(__FILE__, __LINE__, "%s", eb.msg);
+	preset_release(&p);
+	return r;
+}
+
+struct S_want {
+	const char *name;
+	double params;   /* added up by hand */
+	double rel;      /* |params / published - 1| is at most this */
+};
+
+static void S_check(const struct S_want *t, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		struct workload w;
+
+		if (S_load(t[i].name, &w) < 0)
+			continue;
+		DBL_NEAR(workload_params(&w), t[i].params, 0);
+		CHECK(!isnan(w.published));
+		if (fabs(workload_params(&w) / w.published - 1) > t[i].rel)
+			h_report(__FILE__, __LINE__, "%s: %.15g against published %.15g",
+				 t[i].name, workload_params(&w), w.published);
+		else
+			h_pass++;
+	}
+}
+
+/*
+ * Llama 3.1 is `like` Llama 3: the same shape (Llama 3.1's config.json
+ * differs only in its rope scaling and context), so the counts of
+ * test_llama3_8b and test_workload_llama3_large, and the same seq 8192.
+ */
+void test_workload_llama31(void)
+{
+	static const struct S_want t[] = {
+		{ "llama3.1-8b", 8030261248.0, 0.001 },
+		{ "llama3.1-70b", 70553706496.0, 0.001 },
+		{ "llama3.1-405b", 405853388800.0, 0.003 },
+	};
+	struct workload w;
+
+	S_check(t, sizeof(t) / sizeof(t[0]));
+	if (S_load("llama3.1-70b", &w) == 0) {
+		STR_EQ(w.name, "llama3.1-70b");
+		DBL_NEAR(w.seq, 8192, 0);
+		DBL_NEAR(w.kv_heads, 8, 0);
+	}
+}
+
+/*
+ * Qwen3, dense, heads of 128 (config.json), 8 key/value heads (h_kv 1024),
+ * V = 151936, untied:
+ *   8B: attention 2·4096·4096 + 2·4096·1024 = 41,943,040, SwiGLU
+ *   3·4096·12288 = 150,994,944, norms 8,192: 192,946,176 a layer, × 36 =
+ *   6,946,062,336 (the model card's 6.95B without embeddings); + 2·151936·4096
+ *   = 1,244,659,712 + 4,096: 8,190,726,144, 0.11 % below 8.2B.
+ *   14B: 2·5120·5120 + 2·5120·1024 = 62,914,560, 3·5120·17408 = 267,386,880,
+ *   10,240: 330,311,680, × 40 = 13,212,467,200; + 2·151936·5120 =
+ *   1,555,824,640 + 5,120: 14,768,296,960, 0.21 % below 14.8B.
+ *   32B: 64 heads of 128 (h_q 8192): 2·5120·8192 + 2·5120·1024 = 94,371,840,
+ *   3·5120·25600 = 393,216,000, 10,240: 487,598,080, × 64 = 31,206,277,120;
+ *   + 1,555,829,760: 32,762,106,880, 0.12 % below 32.8B.
+ * Qwen2.5, heads of h/a = 128, V = 152064, untied, QKV biases not counted:
+ *   7B: 4 kv heads (512): 2·3584² + 2·3584·512 = 29,360,128, 3·3584·18944 =
+ *   203,685,888, 7,168: 233,053,184, × 28 = 6,525,489,152; + 2·152064·3584
+ *   = 1,089,994,752 + 3,584: 7,615,487,488, 0.07 % above 7.61B.
+ *   14B: 62,914,560 + 3·5120·13824 = 212,336,640 + 10,240 = 275,261,440,
+ *   × 48 = 13,212,549,120; + 2·152064·5120 = 1,557,135,360 + 5,120:
+ *   14,769,689,600, 0.47 % above 14.7B.
+ *   32B: 62,914,560 + 3·5120·27648 = 424,673,280 + 10,240 = 487,598,080,
+ *   × 64 = 31,206,277,120; + 1,557,140,480: 32,763,417,600, 0.81 % above
+ *   the model card's 32.5B.
+ *   72B: 2·8192² + 2·8192·1024 = 150,994,944, 3·8192·29568 = 726,663,168,
+ *   16,384: 877,674,496, × 80 = 70,213,959,680; + 2·152064·8192 =
+ *   2,491,416,576 + 8,192: 72,705,384,448, 0.01 % above 72.7B.
+ */
+void test_workload_qwen_dense(void)
+{
+	static const struct S_want t[] = {
+		{ "qwen3-8b", 8190726144.0, 0.002 },
+		{ "qwen3-14b", 14768296960.0, 0.003 },
+		{ "qwen3-32b", 32762106880.0, 0.002 },
+		{ "qwen2.5-7b", 7615487488.0, 0.001 },
+		{ "qwen2.5-14b", 14769689600.0, 0.005 },
+		{ "qwen2.5-32b", 32763417600.0, 0.009 },
+		{ "qwen2.5-72b", 72705384448.0, 0.0002 },
+	};
+
+	S_check(t, sizeof(t) / sizeof(t[0]));
+}
+
+/*
+ * GPT-3 as NeMo configures it (Eq. 2, V = 50257, s = 2048):
+ *   5B: 12·24·4096² = 4,831,838,208 + 13·24·4096 = 1,277,952 +
+ *   (50257 + 2048)·4096 = 214,241,280: 5,047,357,440, 0.95 % above 5B.
+ *   20B: 12·44·6144² = 19,931,332,608 + 13·44·6144 = 3,514,368 +
+ *   52305·6144 = 321,361,920: 20,256,208,896, 1.3 % above 20B.
+ * MPT and BLOOM as arch gpt (biases and learned positions the models do
+ * not have, the final LayerNorm left out):
+ *   MPT-7B: 12·32·4096² = 6,442,450,944 + 13·32·4096 = 1,703,936 +
+ *   (50432 + 2048)·4096 = 214,958,080: 6,659,112,960, 0.61 % below 6.7B.
+ *   MPT-30B: 12·48·7168² = 29,595,009,024 + 13·48·7168 = 4,472,832 +
+ *   (50432 + 8192)·7168 = 420,216,832: 30,019,698,688, 0.07 % above 30B.
+ *   BLOOM: 12·70·14336² = 172,637,552,640 + 13·70·14336 = 13,045,760 +
+ *   (250880 + 2048)·14336 = 3,625,975,808: 176,276,574,208, 0.017 % above
+ *   its 176,247,271,424: the positions 2048·14336 = 29,360,128 less the
+ *   embedding's and the final LayerNorm, 2·2·14336 = 57,344.
+ */
+void test_workload_gpt_family(void)
+{
+	static const struct S_want t[] = {
+		{ "gpt3-5b", 5047357440.0, 0.01 },
+		{ "gpt3-20b", 20256208896.0, 0.013 },
+		{ "mpt-7b", 6659112960.0, 0.007 },
+		{ "mpt-30b", 30019698688.0, 0.001 },
+		{ "bloom-176b", 176276574208.0, 0.0002 },
+	};
+	struct workload w;
+
+	S_check(t, sizeof(t) / sizeof(t[0]));
+	if (S_load("bloom-176b", &w) == 0)
+		DBL_NEAR(w.published + 2048 * 14336.0 - 4 * 14336.0, 176276574208.0, 0);
+}
+
+/*
+ * Nemotron-4, arch gpt for its non-gated squared-ReLU MLP, GQA, untied:
+ *   15B (h 6144, h_kv 1024, f 24576, V 256000, s 4096): attention
+ *   2·6144² + 2·6144·1024 + 6144 + 6144 + 2·1024 = 88,094,720, MLP
+ *   2·6144·24576 + 24576 + 6144 = 302,020,608, LayerNorms 24,576:
+ *   390,139,904, × 32 = 12,484,476,928; embedding and output layer
+ *   2·256000·6144 = 3,145,728,000, positions 4096·6144 = 25,165,824:
+ *   15,655,370,752, 0.28 % below the report's 3.2B + 12.5B.
+ *   340B (h 18432, h_kv 1536, f 73728): attention 2·18432² + 2·18432·1536
+ *   + 39,936 = 736,140,288, MLP 2·18432·73728 + 92,160 = 2,718,001,152,
+ *   LayerNorms 73,728: 3,454,215,168, × 96 = 331,604,656,128; +
+ *   2·256000·18432 = 9,437,184,000 + 4096·18432 = 75,497,472:
+ *   341,117,337,600, 0.33 % above the model card's 340B (0.03 % above the
+ *   report's 9.4B + 331.6B).
+ * Its matrices (FLOPs) are the model's: 4 attention and 2 MLP matrices.
+ */
+void test_workload_nemotron4(void)
+{
+	static const struct S_want t[] = {
+		{ "nemotron-4-15b", 15655370752.0, 0.003 },
+		{ "nemotron-4-340b", 341117337600.0, 0.004 },
+	};
+	struct workload w;
+	struct layer_params lp;
+
+	S_check(t, sizeof(t) / sizeof(t[0]));
+	if (S_load("nemotron-4-15b", &w) < 0)
+		return;
+	workload_layer_params(&w, &lp);
+	DBL_NEAR(lp.matmul, 2 * 6144.0 * 6144 + 2 * 6144.0 * 1024 + 2 * 6144.0 * 24576, 0);
+	DBL_NEAR(workload_matmul_params(&w), 32 * 390070272.0, 0);
+}
+
+/*
+ * Mixtral 8x22B (config.json, V = 32768): attention 2·6144² +
+ * 2·6144·1024 = 88,080,384, 8 SwiGLU experts of 3·6144·16384 =
+ * 301,989,888, router 6144·8 = 49,152, RMSNorms 12,288: 2,504,060,928 a
+ * layer, × 56 = 140,227,411,968, + 2·32768·6144 + 6144 = 402,659,328:
+ * 140,630,071,296, 0.26 % below 141B.  Active, 2 experts:
+ * 88,080,384 + 603,979,776 + 61,440 = 692,121,600, × 56 + 402,659,328 =
+ * 39,161,468,928 (39B).
+ */
+void test_workload_mixtral_8x22b(void)
+{
+	static const struct S_want t[] = { { "mixtral-8x22b", 140630071296.0, 0.003 } };
+	struct workload w;
+
+	S_check(t, 1);
+	if (S_load("mixtral-8x22b", &w) == 0)
+		DBL_NEAR(workload_active_params(&w), 39161468928.0, 0);
+}
+
+/*
+ * DeepSeek-V2 (h 5120, a 128, d 128, r 64, v 128, c_q 1536, c_kv 512,
+ * f 1536, E 160, k 6, S 2, N 1, F 12288, V 102400, l 60):
+ *   MLA: q_a 5120·1536 = 7,864,320, q_b 1536·128·192 = 37,748,736, kv_a
+ *   5120·576 = 2,949,120, kv_b 512·128·256 = 16,777,216, o 128·128·5120 =
+ *   83,886,080: 149,225,472; an expert 3·5120·1536 = 23,592,960; norms and
+ *   router 2·5120 + 1536 + 512 + 5120·160 = 831,488
+ *   MoE layer 149,225,472 + 162·23,592,960 + 831,488 = 3,972,116,480
+ *   dense layer 149,225,472 + 3·5120·12288 + 10,240 + 2,048 = 337,981,440
+ *   embeddings 2·102400·5120 + 5120 = 1,048,581,120
+ *   Ψ = 337,981,440 + 59·3,972,116,480 + 1,048,581,120 = 235,741,434,880
+ *   (0.11 % below 236B); active, 6 + 2 experts: 59·338,800,640 +
+ *   337,981,440 + 1,048,581,120 = 21,375,800,320 (21B).
+ * DeepSeek-V2-Lite (h 2048, a 16, no c_q, c_kv 512, f 1408, E 64, k 6,
+ * S 2, N 1, F 10944, l 27): q_proj 2048·16·192 = 6,291,456, kv_a
+ * 2048·576 = 1,179,648, kv_b 512·16·256 = 2,097,152, o 16·128·2048 =
+ * 4,194,304: 13,762,560; an expert 3·2048·1408 = 8,650,752; MoE layer
+ * 13,762,560 + 66·8,650,752 + 4096 + 512 + 2048·64 = 584,847,872; dense
+ * layer 13,762,560 + 3·2048·10944 + 4096 + 512 = 81,007,104; embeddings
+ * 2·102400·2048 + 2048 = 419,432,448: Ψ = 15,706,484,224 (15.7B); active
+ * 26·83,104,256 + 81,007,104 + 419,432,448 = 2,661,150,208 against the
+ * report's 2.4B, which the embedding (209,715,200) nearly closes.
+ */
+void test_workload_deepseek_v2(void)
+{
+	static const struct S_want t[] = {
+		{ "deepseek-v2", 235741434880.0, 0.0012 },
+		{ "deepseek-v2-lite", 15706484224.0, 0.0005 },
+	};
+	struct workload w;
+	struct layer_params lp;
+
+	S_check(t, sizeof(t) / sizeof(t[0]));
+	if (S_load("deepseek-v2", &w) == 0) {
+		workload_layer_params(&w, &lp);
+		DBL_NEAR(lp.attn, 149225472.0, 0);
+		DBL_NEAR(lp.other, 831488.0, 0);
+		DBL_NEAR(workload_active_params(&w), 21375800320.0, 0);
+	}
+	if (S_load("deepseek-v2-lite", &w) == 0) {
+		workload_layer_params(&w, &lp);
+		DBL_NEAR(lp.attn, 13762560.0, 0);
+		DBL_NEAR(workload_active_params(&w), 2661150208.0, 0);
+		DBL_NEAR(workload_active_params(&w) - 102400 * 2048.0, 2451435008.0, 0);
+	}
+}
