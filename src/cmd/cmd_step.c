@@ -233,6 +233,16 @@ static void S_echo_configured(struct out *o, const struct workload *w,
 			 c->capacity_given ? "padded to the capacity factor" : "dropless",
 			 step_moe_dropped(c) > 0 ? "" : "");
 		out_input_str(o, "experts", "experts", note);
+		if (c->route_nodes || c->dispatch_fp8) {
+			char nodes[96] = "";
+
+			if (c->route_nodes)
+				snprintf(nodes, sizeof(nodes), "at most %lu nodes a token, sent once a "
+					 "node and forwarded inside it; ", c->route_nodes);
+			snprintf(note, sizeof(note), "%sdispatch %s, combine bf16", nodes,
+				 c->dispatch_fp8 ? "fp8 (a scale every 128 values)" : "bf16");
+			out_input_str(o, "routing", "routing", note);
+		}
 		if (step_moe_dropped(c) > 0) {
 			snprintf(note, sizeof(note), "%.1f %% of the busiest expert's tokens (capacity "
 				 "%g, imbalance %g)", 100 * step_moe_dropped(c), c->capacity,
@@ -672,6 +682,13 @@ int cmd_step(int argc, char **argv, struct ctx *ctx)
 			  "and at least 2 x pp)" },
 		OPT_CALLBACK_("virtual-stages", "V", &c.virt, opt_cb_whole,
 			      "model chunks per stage of the interleaved schedule (default 2)"),
+		OPT_CALLBACK_("moe-route-nodes", "M", &c.route_nodes, opt_cb_whole,
+			      "node-limited routing as DeepSeek-V3's: a token's experts on\n"
+			      "at most M nodes, sent once a node and forwarded over\n"
+			      "NVLink inside it (M above the EP group's nodes: all of them)"),
+		OPT_FLAG_("moe-dispatch-fp8", &c.dispatch_fp8,
+			  "the all-to-alls toward the experts in FP8 (a scale every\n"
+			  "128 values), the ones back in bf16, as DeepSeek-V3's"),
 		OPT_POSITIVE_("capacity", "F", Q_NUMBER, &c.capacity,
 			      "MoE capacity factor: each expert padded to F times the\n"
 			      "mean, the busiest one's surplus dropped (default: dropless)"),
