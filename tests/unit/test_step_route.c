@@ -187,5 +187,5 @@ void test_step_route_refusals(void)
 	c.dispatch_fp8 = 1;
 	c.seq = 2048;
 	CHECK(step_check(&w, &c, &eb) < 0);
-	CHECK(strstr(eb.msg, "--moe-dispatch-fp8") != NULL && strstr(eb.msg, "no experts"));
+	CHECK(strstr(eb.msg, "--moe-dispatch-fp8 shapes") != NULL && strstr(eb.msg, "no experts"));
 }
