@@ -61,7 +61,7 @@ static int S_h800(struct system *sys, struct cost_model *cm)
  * DeepSeek-V3's all-to-all of 469 762 048 B (8 copies of 4096 tokens of
  * 7168 bf16 values) over EP 64 on 8 nodes, at most 4 nodes a token: the
  * network leg among the 8 GPUs of one index, one NIC each, 3.6290109/8 of
- * the bytes: 7 (4 µs + 213 099 545 / (8 x 48 GB/s)) = 3.9126 ms; the
+ * the bytes: 7 (4 µs + 213 096 451 / (8 x 48 GB/s)) = 3.9126 ms; the
  * NVLink leg among 8: 7 (4 µs + 469 762 048 / (8 x 160 GB/s)) = 2.5970 ms;
  * the network's is the time.  In FP8 (1 + 4/128 bytes a value,
  * 242 221 056 B): 2.0310 and 1.3526 ms.  One node: the plain price.
