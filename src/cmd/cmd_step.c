@@ -148,6 +148,22 @@ static void S_explain_step(struct out *o, const struct step_config *c,
 	}
 }
 
+/* Under --moe-route-nodes, what an expert all-to-all row's time is made of. */
+static void S_explain_route(struct out *o, const struct step_config *c,
+			    const struct workload *w, const struct step_row *row)
+{
+	double N, D;
+
+	if (!c->route_nodes || row->dim != DIM_EP || row->op != OP_ALLTOALL || !row->per_node ||
+	    row->per_node >= row->ranks)
+		return;
+	N = ceil((double)row->ranks / (double)row->per_node);
+	D = step_route_nodes_expected(w->experts, w->top_k, N, (double)c->route_nodes);
+	out_text(o, "    routed: a token's %.15g copies reach %.4g of %.15g nodes (at most %lu), "
+		 "once each over the network, each copy once over NVLink; the slower leg",
+		 w->top_k, D, N, c->route_nodes);
+}
+
 static void S_explain(struct out *o, const struct workload *w, const struct step_config *c,
 		      const struct step_result *r)
 {
@@ -188,6 +204,7 @@ static void S_explain(struct out *o, const struct workload *w, const struct step
 		out_text(o, "  %s %s: %.15g x %s of %s on %lu ranks (%lu per node, %s) = %s",
 			 step_dim_name(row->dim), step_phase_name(row->phase), row->count,
 			 coll_op_name(row->op), sz, row->ranks, row->per_node, row->tier, tot);
+		S_explain_route(o, c, w, row);
 		if (row->overlap) {
 			units_fmt_time(one, sizeof(one), row->hidden_s, 4);
 			if (row->sms > 0)
