@@ -58,9 +58,11 @@ PYTHON=${PYTHON:-python3}
 # not say; the last stage also holds the multi-token-prediction module,
 # which the model does not count); micro-batch 1; DualPipe as the report
 # ran it (section 3.2.1, --schedule dualpipe: 120 micro-batches, even and
-# at least 2 x 16); token dispatch in bf16 to all 8 routed experts'
-# ranks, where the report sends FP8 and at most 4 nodes a token (section
-# 3.2.2).  Memory as the report saves it: --recompute
+# at least 2 x 16).  Its all-to-all as the report runs it: node-limited
+# routing, each token on at most 4 nodes, sent over IB once a node and
+# forwarded over NVLink inside it (section 3.2.2, --moe-route-nodes 4), the
+# dispatch in FP8 and the combine in BF16 (section 3.3.3,
+# --moe-dispatch-fp8).  Memory as the report saves it: --recompute
 # norm-and-swiglu-inputs (section 3.2.3: every RMSNorm and latent
 # attention's up projections recomputed in backward; section 3.3.3:
 # activations cached in FP8, the attention's output in E5M6, the MoE
@@ -90,7 +92,7 @@ nemo-q3-30b-fp8|146.8|989.4|--system dgx-h100 step --workload qwen3-30b-a3b --pp
 nemo-q3-30b-drop|292.1|989.4|--system dgx-h100 step --workload qwen3-30b-a3b --pp 2 --dp 8 --ep 8 --global-batch 512 --micro-batch 2 --seq 4096 --zero 1 --schedule interleaved --virtual-stages 24 --precision fp8 --capacity 1
 llama3-405b-128k|380|989.4|--system dgx-h100 step --workload llama3-405b --tp 8 --pp 16 --dp 8 --cp 16 --cp-form allgather --global-batch 128 --seq 131072 --sequence-parallel --zero 2 --schedule interleaved --virtual-stages 8
 titan-8b-eager|358.5|989.4|--system dgx-h100 step --workload llama3-8b --seq 8192 --dp 8 --micro-batch 2 --global-batch 16 --framework fsdp --zero 3 --recompute alternate-matmul-outputs --gpu-memory 96GB --power-cap 500 --hbm-bandwidth 2.4TB/s
-deepseek-v3|432.9|989.4|--system hgx-h800 step --workload deepseek-v3 --pp 16 --ep 64 --dp 128 --global-batch 15360 --seq 4096 --zero 1 --precision fp8 --layers-first 4 --layers-last 1 --schedule dualpipe --recompute norm-and-swiglu-inputs --optimizer-moments bf16
+deepseek-v3|432.9|989.4|--system hgx-h800 step --workload deepseek-v3 --pp 16 --ep 64 --dp 128 --global-batch 15360 --seq 4096 --zero 1 --precision fp8 --layers-first 4 --layers-last 1 --schedule dualpipe --recompute norm-and-swiglu-inputs --optimizer-moments bf16 --moe-route-nodes 4 --moe-dispatch-fp8
 titan-8b-compiled|414.8|989.4|--system dgx-h100 step --workload llama3-8b --seq 8192 --dp 8 --micro-batch 2 --global-batch 16 --framework fsdp --zero 3 --recompute alternate-matmul-outputs --gpu-memory 96GB --power-cap 500 --hbm-bandwidth 2.4TB/s --elementwise fused
 EOF
 }

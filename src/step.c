@@ -216,6 +216,16 @@ static int S_check_moe(const struct workload *w, const struct step_config *c, st
 		return errbuf_set(eb, "--overlap-moe-expert-parallel-comm: Megatron-Core runs it "
 				  "with the interleaved schedule when pipelined and without full "
 				  "recomputation");
+	/* Node-limited routing and an FP8 dispatch shape the expert
+	 * all-to-all (DeepSeek-V3, §3.2.2 and §3.3.3). */
+	if ((c->route_nodes || c->dispatch_fp8) && w->experts < 2)
+		return errbuf_set(eb, "%s shapes the expert-parallel all-to-all; %s has no experts",
+				  c->route_nodes ? "--moe-route-nodes" : "--moe-dispatch-fp8",
+				  w->name[0] ? w->name : "the model");
+	if ((c->route_nodes || c->dispatch_fp8) && c->ep < 2)
+		return errbuf_set(eb, "%s shapes the expert-parallel all-to-all: it needs ep above "
+				  "1, got ep %lu", c->route_nodes ? "--moe-route-nodes" :
+				  "--moe-dispatch-fp8", c->ep);
 	if (fmod(tcd, (double)c->ep * (double)etp) != 0)
 		return errbuf_set(eb, "expert-parallel x expert-tensor-parallel size %lu x %lu does "
 				  "not divide tp x cp x dp = %.15g", c->ep, etp, tcd);

@@ -127,6 +127,12 @@ struct step_config {
 	unsigned long etp;         /* expert tensor-parallel size (0: tp, Megatron's default) */
 	int ep_overlap;            /* --overlap-moe-expert-parallel-comm: the EP all-to-all of one
 				      micro-batch behind another's compute (Megatron-Core) */
+	unsigned long route_nodes; /* --moe-route-nodes M: node-limited routing, a token's copies
+				      sent once per node it reaches (at most M) and forwarded
+				      inside it (DeepSeek-V3, §3.2.2); 0: off */
+	int dispatch_fp8;          /* --moe-dispatch-fp8: the all-to-alls toward the experts in
+				      FP8 with a scale every 128 values (STEP_DISPATCH_FP8_BYTES),
+				      the ones back in act_bytes (DeepSeek-V3, §3.3.3) */
 	unsigned long dp_replicate; /* hybrid sharding: ZeRO within dp/N ranks, N replicas (1) */
 	enum step_precision precision;   /* default bf16 */
 	unsigned long gpus_per_node;  /* for placing ranks; 0 = every group in one node */
@@ -136,6 +142,27 @@ struct step_config {
 	double layers_first, layers_last; /* layers on the first and last stage;
 					     0: even, or Megatron/Llama 3's uneven split */
 };
+
+/*
+ * Bytes a value of an FP8 dispatch: the E4M3 value and one 4-byte scale
+ * every 128 values (DeepSeek-V3, arXiv:2412.19437, §3.3.2: activations
+ * scaled per 1x128 tile; DeepEP's FP8 dispatch takes the tiles' float
+ * scales beside the values).  Megatron-Core's MXFP8 dispatch, one 1-byte
+ * E8M0 scale every 32 values (transformer_config.py,
+ * moe_dispatch_fwd_dtype), comes to the same 1 + 1/32.
+ */
+#define STEP_DISPATCH_FP8_BYTES (1.0 + 4.0 / 128.0)
+
+/*
+ * Node-limited routing: the expected number of distinct nodes among a
+ * token's k experts, E experts spread evenly over N nodes, the token
+ * restricted to M of them (M clamped to N) and its k experts uniform
+ * among the experts of those M nodes:
+ *   D = M (1 - C(M e - e, k) / C(M e, k)),   e = E / N,
+ * each of the M nodes missed with the probability that all k picks fall
+ * among the other nodes' (M - 1) e experts.  NaN when k exceeds M e.
+ */
+double step_route_nodes_expected(double E, double k, double N, double M);
 
 /* tp = pp = dp = cp = ep = 1, zero 0, no SP, b = 1, 1F1B, the defaults above. */
 void step_config_init(struct step_config *c);
@@ -171,7 +198,8 @@ int step_check(const struct workload *w, const struct step_config *c, struct err
  *                   --tp-comm-overlap, the sequence length
  *                   (tp, pp, layers_first/last, sp, tp_overlap, framework, seq)
  *   CHECK_CP        cp dividing s (cp, seq)
- *   CHECK_EXPERTS   ep, etp (ep, etp, tp, cp, dp, sp, moe_imbalance, capacity_given)
+ *   CHECK_EXPERTS   ep, etp (ep, etp, tp, cp, dp, sp, moe_imbalance, capacity_given,
+ *                   route_nodes, dispatch_fp8)
  *   CHECK_SHARDING  ZeRO stage and --dp-replicate (zero, pp, framework, dp_replicate, dp)
  *   CHECK_BATCH     b whole, B a multiple of d·b (micro_batch, global_batch, dp)
  *   CHECK_SCHEDULE  v and the interleaved schedule, bytes per value

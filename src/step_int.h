@@ -83,6 +83,11 @@ int step_shape_compute(struct run *u, struct errbuf *eb);
 int step_price(struct step_pricing *pr, enum coll_op op, unsigned long ranks,
 	       unsigned long per_node, double bytes, double *t, const char **tier,
 	       int *ctas, struct errbuf *eb);
+/* step_route.c: one expert all-to-all of `bytes` (one rank's copies) under
+ * --moe-route-nodes, its two legs priced and the slower taken; the plain
+ * price when the group is inside a node. */
+int step_price_route(struct run *u, double bytes, unsigned long ranks,
+		     unsigned long per_node, double *t, const char **tier, struct errbuf *eb);
 /* The rows of each dimension, appended to u->r, all exposed; each notes its
  * first row in u (first_tp, ...).  edges: the first and last stages' own. */
 int step_ledger_tp(struct run *u, struct errbuf *eb);

@@ -162,22 +162,17 @@ int step_price(struct step_pricing *pr, enum coll_op op, unsigned long ranks,
 	return 0;
 }
 
-/* Append a row of `count` collectives, exposed until an overlap rule says otherwise. */
-static int S_row(struct step_result *r, struct step_pricing *pr, enum step_dim dim,
-		 enum step_phase ph, enum coll_op op, double count, double bytes,
-		 unsigned long ranks, unsigned long per_node, struct errbuf *eb)
+/* Append a row of `count` collectives of one priced time, exposed until an
+ * overlap rule says otherwise. */
+static int S_row_priced(struct step_result *r, enum step_dim dim, enum step_phase ph,
+			enum coll_op op, double count, double bytes, unsigned long ranks,
+			unsigned long per_node, double one, const char *tier, int ctas,
+			struct errbuf *eb)
 {
 	struct step_row *row;
-	const char *tier;
-	double one;
-	int ctas = 0;
 
-	if (count <= 0)
-		return 0;
 	if (r->nrows >= STEP_ROWS_MAX)
 		return errbuf_set(eb, "too many rows in the ledger");
-	if (step_price(pr, op, ranks, per_node, bytes, &one, &tier, &ctas, eb) < 0)
-		return -1;
 	row = &r->rows[r->nrows++];
 	memset(row, 0, sizeof(*row));
 	row->dim = dim;
@@ -193,6 +188,43 @@ static int S_row(struct step_result *r, struct step_pricing *pr, enum step_dim d
 	row->time_s = count * one;
 	row->exposed_s = row->time_s;
 	return 0;
+}
+
+/* Append a row of `count` collectives priced on the pricing's model. */
+static int S_row(struct step_result *r, struct step_pricing *pr, enum step_dim dim,
+		 enum step_phase ph, enum coll_op op, double count, double bytes,
+		 unsigned long ranks, unsigned long per_node, struct errbuf *eb)
+{
+	const char *tier;
+	double one;
+	int ctas = 0;
+
+	if (count <= 0)
+		return 0;
+	if (step_price(pr, op, ranks, per_node, bytes, &one, &tier, &ctas, eb) < 0)
+		return -1;
+	return S_row_priced(r, dim, ph, op, count, bytes, ranks, per_node, one, tier, ctas, eb);
+}
+
+/*
+ * `count` expert all-to-alls of `vals` values a rank (its routed copies),
+ * `bpv` bytes a value: on the model as one all-to-all, or as the two legs
+ * of node-limited routing (step_price_route).
+ */
+static int S_row_a2a(struct run *u, enum step_phase ph, double count, double vals,
+		     double bpv, unsigned long ranks, unsigned long pn, struct errbuf *eb)
+{
+	const char *tier;
+	double one;
+
+	if (!u->c->route_nodes)
+		return S_row(u->r, u->prp, DIM_EP, ph, OP_ALLTOALL, count, vals * bpv, ranks, pn, eb);
+	if (count <= 0)
+		return 0;
+	if (step_price_route(u, vals * bpv, ranks, pn, &one, &tier, eb) < 0)
+		return -1;
+	return S_row_priced(u->r, DIM_EP, ph, OP_ALLTOALL, count, vals * bpv, ranks, pn, one,
+			    tier, 0, eb);
 }
 
 /*
@@ -415,7 +447,8 @@ int step_ledger_ep(struct run *u, struct errbuf *eb)
 	/* One rank's routed copies: its sequence-parallel slice of T/t tokens,
 	 * k copies each; the busiest rank receives load times the mean
 	 * (step_moe_load). */
-	double S = moe ? k * step_moe_load(c) * b * sr / (c->sp ? t : 1) * h * c->act_bytes : 0;
+	double V = moe ? k * step_moe_load(c) * b * sr / (c->sp ? t : 1) * h : 0;
+	double S = V * c->act_bytes, bd = c->dispatch_fp8 ? STEP_DISPATCH_FP8_BYTES : c->act_bytes;
 
 	u->first_ep = r->nrows;
 
@@ -428,8 +461,18 @@ int step_ledger_ep(struct run *u, struct errbuf *eb)
 	if (moe && c->ep > 1) {
 		ranks = c->ep;
 		pn = step_per_node(ranks, step_etp(c), G);
-		if (S_row(r, prp, DIM_EP, PH_FORWARD, OP_ALLTOALL, 2 * L, S, ranks, pn, eb) ||
-		    S_row(r, prp, DIM_EP, PH_BACKWARD, OP_ALLTOALL, (2 + 2 * full) * L, S, ranks, pn, eb))
+		/* In one row a phase while both directions move the same bytes;
+		 * under an FP8 dispatch the forward's dispatch and the
+		 * backward's combine (the gradient toward the experts) in FP8,
+		 * the forward's combine and the backward's dispatch in
+		 * act_bytes (DeepSeek-V3, §3.3.3). */
+		if (bd == c->act_bytes ?
+		    S_row_a2a(u, PH_FORWARD, 2 * L, V, bd, ranks, pn, eb) ||
+		    S_row_a2a(u, PH_BACKWARD, (2 + 2 * full) * L, V, bd, ranks, pn, eb) :
+		    S_row_a2a(u, PH_FORWARD, L, V, bd, ranks, pn, eb) ||
+		    S_row_a2a(u, PH_FORWARD, L, V, c->act_bytes, ranks, pn, eb) ||
+		    S_row_a2a(u, PH_BACKWARD, (1 + full) * L, V, bd, ranks, pn, eb) ||
+		    S_row_a2a(u, PH_BACKWARD, (1 + full) * L, V, c->act_bytes, ranks, pn, eb))
 			return -1;
 	}
 	/* The all-gather's output and the reduce-scatter's input: the etp

@@ -242,102 +242,119 @@ static double S_dense_act(const struct run *u, const struct step_act_opts *ao, d
 				u->r->fused, step_moe_load(c), ao);
 }
 
+/*
+ * The parameters' memory of stage si of the ledger's four (first, middle,
+ * last, the last middle): its weights (FP8 copies among them), gradients
+ * and optimizer state.  Each stage holds its layers (the first also the
+ * input embedding, the last the output layer or the tied embedding's
+ * copy; one stage both), split over the tensor-parallel ranks; ZeRO
+ * shards over the data-parallel ranks (Rajbhandari et al. 2020), ZeRO-3
+ * holding two gathered layers (the one computing and the one prefetched).
+ */
+static void S_stage_params(const struct run *u, int si, struct step_memory *mm)
+{
+	const struct workload *w = u->w;
+	const struct step_config *c = u->c;
+	const struct layer_params lp = u->lp;
+	double t = u->t, zd = u->zd, ze = u->ze;
+	double layers_of[4] = { u->Lf, u->Lm, u->Ll, u->Lm };
+	double dense_of[4] = { u->Ldf, u->Ldm, u->Ldl, u->Ldm2 };
+	double Ls = layers_of[si], Lds = dense_of[si], dn, ex;
+	double wd = c->param_bytes, gd = c->grad_bytes, od = c->optim_bytes;
+	double layer_dense = lp.attn / t + lp.other + (u->moe ? lp.shared / t : lp.mlp / t);
+	double layer_exp = u->moe ? u->E * lp.mlp / ((double)step_etp(c) * u->e) : 0;
+	double lin_dense = lp.attn / t + (u->moe ? lp.shared / t : lp.mlp / t);
+	/*
+	 * ZeRO-3 with a pipeline, as FSDP2 runs it under PyTorch's
+	 * schedules: a stage's parameters stay gathered and its gradients
+	 * unsharded from the first forward to the last backward; only the
+	 * optimizer's state stays sharded.
+	 */
+	int z3 = c->zero >= 3 && c->pp == 1, zg = c->zero >= 2 && !(c->zero >= 3 && c->pp > 1);
+	/*
+	 * FP8 (Transformer Engine) keeps an FP8 copy of each linear's weight
+	 * and of its transpose, 2 bytes a parameter; Megatron's
+	 * --fp8-param-gather and FSDP2's float8 all-gather hold them in
+	 * place of the bf16 copy, DeepSpeed beside it.
+	 */
+	double fp8w = c->precision == PREC_FP8 && step_framework_deepspeed(c->framework) ? 2 : 0;
+
+	dn = Lds > 0 ? step_stage_dense_params(u, Ls, Lds) : Ls * layer_dense;
+	ex = (Ls - Lds) * layer_exp;
+	if (c->pp == 1)
+		dn += workload_embed_params(w) / t;
+	else if (si == 0 || si == 2)
+		dn += w->vocab * u->h / t;
+	mm->weights_B = wd * (z3 ? dn / zd + ex / ze : dn + ex);
+	if (z3)
+		mm->weights_B += wd * S_gathered(w, c, layer_dense + layer_exp, t);
+	mm->fp8_weights_B = Lds > 0 ? fp8w * (step_stage_dense_linears(u, Ls, Lds) + ex) :
+		fp8w * Ls * (lin_dense + layer_exp);
+	mm->weights_B += mm->fp8_weights_B;
+	mm->grads_B = gd * (zg ? dn / zd + ex / ze : dn + ex);
+	mm->optim_B = od * (c->zero >= 1 ? dn / zd + ex / ze : dn + ex);
+}
+
+/*
+ * Memory of the most loaded stage: its parameters (S_stage_params), and
+ * activations of one layer times its layers times the micro-batches the
+ * stage holds in flight; the last stage adds one micro-batch's logits
+ * (step_logit_bytes).  DualPipe puts two stages on a rank, i and p - 1 - i
+ * (DeepSeek-V3 report, §3.2.1 and Table 2, parameters 2x; deepseek-ai/
+ * DualPipe at 3da1bbe, examples/example_dualpipe.py: rank r's two modules
+ * are the full model's r and pp_size - 1 - r): the first rank holds the
+ * first stage and the last, a middle rank two middle stages, each with
+ * its gradients and optimizer state.  The activations stay the stage's
+ * own, p + 1 micro-batches (step_sched_inflight).
+ */
 void step_memory_stages(struct run *u)
 {
 	const struct workload *w = u->w;
 	const struct step_config *c = u->c;
 	struct step_result *r = u->r;
-	const struct layer_params lp = u->lp;
 	double Lf = u->Lf, Lm = u->Lm, Ll = u->Ll, p = u->p, sr = u->sr, b = u->b, t = u->t;
-	double e = u->e, E = u->E, h = u->h, m = u->m, zd = u->zd, ze = u->ze;
-	int moe = u->moe;
+	double m = u->m;
+	static const char *const names[3] = { "first", "middle", "last" };
+	/* the ledger's stages, the rank of each and the stage DualPipe pairs it with */
+	double layers_of[3] = { Lf, Lm, Ll }, rank_of[4] = { 0, 1, p - 1, p - 2 };
+	static const int mirror[4] = { 2, 3, 0, 1 };
+	struct step_act_opts ao = { c->precision == PREC_FP8, (double)step_etp(c) };
+	double act = step_act_layer_x(w, sr, b, t, c->sp && c->tp > 1, c->recompute, r->fused,
+				      step_moe_load(c), &ao);
+	double dense_of[4] = { u->Ldf, u->Ldm, u->Ldl, u->Ldm2 };
+	double actd = S_dense_act(u, &ao, act);
+	int si;
 
-	/*
-	 * Memory of the most loaded stage.  Each stage holds its layers (the
-	 * first also the input embedding, the last the output layer or the
-	 * tied embedding's copy; one stage both), split over the tensor-
-	 * parallel ranks; ZeRO shards over the data-parallel ranks
-	 * (Rajbhandari et al. 2020), ZeRO-3 holding two gathered layers (the
-	 * one computing and the one prefetched).  Activations: one layer
-	 * times its layers times the micro-batches the stage holds in flight;
-	 * the last stage adds one micro-batch's logits (step_logit_bytes); FSDP
-	 * also holds its root module gathered (S_gathered).
-	 */
-	{
-		static const char *const names[3] = { "first", "middle", "last" };
-		double layers_of[3] = { Lf, Lm, Ll }, rank_of[4] = { 0, 1, p - 1, p - 2 };
-		struct step_act_opts ao = { c->precision == PREC_FP8, (double)step_etp(c) };
-		double act = step_act_layer_x(w, sr, b, t, c->sp && c->tp > 1, c->recompute,
-					      r->fused, step_moe_load(c), &ao);
-		double wd = c->param_bytes, gd = c->grad_bytes, od = c->optim_bytes;
-		double layer_dense = lp.attn / t + lp.other + (moe ? lp.shared / t : lp.mlp / t);
-		double layer_exp = moe ? E * lp.mlp / ((double)step_etp(c) * e) : 0;
-		/*
-		 * ZeRO-3 with a pipeline, as FSDP2 runs it under PyTorch's
-		 * schedules: a stage's parameters stay gathered and its
-		 * gradients unsharded from the first forward to the last
-		 * backward; only the optimizer's state stays sharded.
-		 */
-		int z3 = c->zero >= 3 && c->pp == 1, zg = c->zero >= 2 && !(c->zero >= 3 && c->pp > 1);
-		/*
-		 * FP8 (Transformer Engine) keeps an FP8 copy of each linear's
-		 * weight and of its transpose, 2 bytes a parameter; Megatron's
-		 * --fp8-param-gather and FSDP2's float8 all-gather hold them in
-		 * place of the bf16 copy, DeepSpeed beside it.
-		 */
-		double fp8w = c->precision == PREC_FP8 && step_framework_deepspeed(c->framework) ? 2 : 0;
-		double lin_dense = lp.attn / t + (moe ? lp.shared / t : lp.mlp / t);
-		double dense_of[4] = { u->Ldf, u->Ldm, u->Ldl, u->Ldm2 };
-		double actd = S_dense_act(u, &ao, act);
-		int si, n = c->pp > 2 ? 3 : 1;
+	r->mem.total_B = -1;
+	for (si = 0; si < (c->pp > 1 ? 4 : 1); si++) {
+		struct step_memory mm, mo;
+		double Ls = layers_of[si < 3 ? si : 1], Lds = dense_of[si], fl;
 
-		r->mem.total_B = -1;
-		for (si = 0; si < (c->pp > 1 ? 4 : 1); si++) {
-			struct step_memory mm;
-			double Ls = layers_of[si < 3 ? si : 1], Lds = dense_of[si], dn, ex, fl;
-
-			if (c->pp == 2 && si == 1)
-				continue;
-			/* the last middle stage, when it holds fewer dense layers */
-			if (si == 3 && (c->pp <= 2 || Lds == u->Ldm))
-				continue;
-			(void)n;
-			dn = Lds > 0 ? step_stage_dense_params(u, Ls, Lds) : Ls * layer_dense;
-			ex = (Ls - Lds) * layer_exp;
-			if (c->pp == 1)
-				dn += workload_embed_params(w) / t;
-			else if (si == 0 || si == 2)
-				dn += w->vocab * h / t;
-			memset(&mm, 0, sizeof(mm));
-			mm.weights_B = wd * (z3 ? dn / zd + ex / ze : dn + ex);
-			if (z3)
-				mm.weights_B += wd * S_gathered(w, c, layer_dense + layer_exp, t);
-			mm.fp8_weights_B = Lds > 0 ? fp8w * (step_stage_dense_linears(u, Ls, Lds) + ex) :
-				fp8w * Ls * (lin_dense + layer_exp);
-			mm.weights_B += mm.fp8_weights_B;
-			mm.grads_B = gd * (zg ? dn / zd + ex / ze : dn + ex);
-			mm.optim_B = od * (c->zero >= 1 ? dn / zd + ex / ze : dn + ex);
-			/* DualPipe holds two stages a rank, i and p - 1 - i: twice
-			 * the parameters (DeepSeek-V3 report, Table 2), taken with
-			 * their gradients and optimizer state as twice the stage's */
-			if (c->schedule == PP_DUALPIPE) {
-				mm.weights_B *= 2, mm.fp8_weights_B *= 2;
-				mm.grads_B *= 2, mm.optim_B *= 2;
-			}
-			mm.act_layer_B = act;
-			mm.inflight = step_sched_inflight(c, rank_of[si], m);
-			mm.act_B = Lds > 0 ? (act * (Ls - Lds) + actd * Lds) * mm.inflight :
-				act * Ls * mm.inflight;
-			if (c->pp == 1 || si == 2) {
-				fl = step_logit_bytes(c) * b * sr * w->vocab / t;
-				mm.act_B += fl;
-			}
-			mm.reserve_B = STEP_RESERVE_B;
-			mm.total_B = mm.weights_B + mm.grads_B + mm.optim_B + mm.act_B + mm.reserve_B;
-			mm.stage = c->pp == 1 ? "only" : names[si < 3 ? si : 1];
-			mm.stage_layers = Ls;
-			if (mm.total_B > r->mem.total_B)
-				r->mem = mm;
+		if (c->pp == 2 && si == 1)
+			continue;
+		/* the last middle stage, when it holds fewer dense layers */
+		if (si == 3 && (c->pp <= 2 || Lds == u->Ldm))
+			continue;
+		memset(&mm, 0, sizeof(mm));
+		S_stage_params(u, si, &mm);
+		if (c->schedule == PP_DUALPIPE && c->pp > 1) {
+			S_stage_params(u, mirror[si], &mo);
+			mm.weights_B += mo.weights_B, mm.fp8_weights_B += mo.fp8_weights_B;
+			mm.grads_B += mo.grads_B, mm.optim_B += mo.optim_B;
 		}
+		mm.act_layer_B = act;
+		mm.inflight = step_sched_inflight(c, rank_of[si], m);
+		mm.act_B = Lds > 0 ? (act * (Ls - Lds) + actd * Lds) * mm.inflight :
+			act * Ls * mm.inflight;
+		if (c->pp == 1 || si == 2) {
+			fl = step_logit_bytes(c) * b * sr * w->vocab / t;
+			mm.act_B += fl;
+		}
+		mm.reserve_B = STEP_RESERVE_B;
+		mm.total_B = mm.weights_B + mm.grads_B + mm.optim_B + mm.act_B + mm.reserve_B;
+		mm.stage = c->pp == 1 ? "only" : names[si < 3 ? si : 1];
+		mm.stage_layers = Ls;
+		if (mm.total_B > r->mem.total_B)
+			r->mem = mm;
 	}
 }

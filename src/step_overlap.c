@@ -185,20 +185,29 @@ void step_overlap_ep(struct run *u)
 	struct step_result *r = u->r;
 	/* the stage's MoE layers (its dense first layers have no all-to-all) */
 	double m = u->m, v = u->v, p = u->p, L = u->L - u->Ld, alone, pairs;
+	double T[2] = { 0, 0 }, P[2] = { 0, 0 };
 	int i;
 
 	if (!c->ep_overlap || isnan(u->fwd_l))
 		return;
 	alone = p > 1 ? 2 * (p - 1) + (v - 1) * p + 1 : 1;
 	pairs = fmax(0, 1 - alone / (m * v));
+	/* A phase's all-to-alls together (two rows of it under an FP8
+	 * dispatch), their exposed time shared by their times. */
+	for (i = u->first_ep; i < r->nrows; i++)
+		if (r->rows[i].op == OP_ALLTOALL) {
+			T[r->rows[i].phase == PH_FORWARD] += r->rows[i].time_s;
+			P[r->rows[i].phase == PH_FORWARD] += r->rows[i].count / L * r->rows[i].one_s;
+		}
 	for (i = u->first_ep; i < r->nrows; i++) {
 		struct step_row *row = &r->rows[i];
-		double other = row->phase == PH_FORWARD ? u->bwd_l : u->fwd_l;
-		double per_layer = row->count / L * row->one_s;
+		int fw = row->phase == PH_FORWARD;
+		double other = fw ? u->bwd_l : u->fwd_l;
 
-		if (row->op != OP_ALLTOALL)
+		if (row->op != OP_ALLTOALL || !(T[fw] > 0))
 			continue;
-		S_expose(row, (1 - pairs) * row->time_s + pairs * L * fmax(0, per_layer - other),
+		S_expose(row, ((1 - pairs) * T[fw] + pairs * L * fmax(0, P[fw] - other)) *
+			      (row->time_s / T[fw]),
 			 "the other micro-batch's compute (--overlap-moe-expert-parallel-comm)");
 	}
 }

@@ -148,6 +148,22 @@ static void S_explain_step(struct out *o, const struct step_config *c,
 	}
 }
 
+/* Under --moe-route-nodes, what an expert all-to-all row's time is made of. */
+static void S_explain_route(struct out *o, const struct step_config *c,
+			    const struct workload *w, const struct step_row *row)
+{
+	double N, D;
+
+	if (!c->route_nodes || row->dim != DIM_EP || row->op != OP_ALLTOALL || !row->per_node ||
+	    row->per_node >= row->ranks)
+		return;
+	N = ceil((double)row->ranks / (double)row->per_node);
+	D = step_route_nodes_expected(w->experts, w->top_k, N, (double)c->route_nodes);
+	out_text(o, "    routed: a token's %.15g copies reach %.4g of %.15g nodes (at most %lu), "
+		 "once each over the network, each copy once over NVLink; the slower leg",
+		 w->top_k, D, N, c->route_nodes);
+}
+
 static void S_explain(struct out *o, const struct workload *w, const struct step_config *c,
 		      const struct step_result *r)
 {
@@ -188,6 +204,7 @@ static void S_explain(struct out *o, const struct workload *w, const struct step
 		out_text(o, "  %s %s: %.15g x %s of %s on %lu ranks (%lu per node, %s) = %s",
 			 step_dim_name(row->dim), step_phase_name(row->phase), row->count,
 			 coll_op_name(row->op), sz, row->ranks, row->per_node, row->tier, tot);
+		S_explain_route(o, c, w, row);
 		if (row->overlap) {
 			units_fmt_time(one, sizeof(one), row->hidden_s, 4);
 			if (row->sms > 0)
@@ -233,6 +250,16 @@ static void S_echo_configured(struct out *o, const struct workload *w,
 			 c->capacity_given ? "padded to the capacity factor" : "dropless",
 			 step_moe_dropped(c) > 0 ? "" : "");
 		out_input_str(o, "experts", "experts", note);
+		if (c->route_nodes || c->dispatch_fp8) {
+			char nodes[96] = "";
+
+			if (c->route_nodes)
+				snprintf(nodes, sizeof(nodes), "at most %lu nodes a token, sent once a "
+					 "node and forwarded inside it; ", c->route_nodes);
+			snprintf(note, sizeof(note), "%sdispatch %s, combine bf16", nodes,
+				 c->dispatch_fp8 ? "fp8 (a scale every 128 values)" : "bf16");
+			out_input_str(o, "routing", "routing", note);
+		}
 		if (step_moe_dropped(c) > 0) {
 			snprintf(note, sizeof(note), "%.1f %% of the busiest expert's tokens (capacity "
 				 "%g, imbalance %g)", 100 * step_moe_dropped(c), c->capacity,
@@ -672,6 +699,13 @@ int cmd_step(int argc, char **argv, struct ctx *ctx)
 			  "and at least 2 x pp)" },
 		OPT_CALLBACK_("virtual-stages", "V", &c.virt, opt_cb_whole,
 			      "model chunks per stage of the interleaved schedule (default 2)"),
+		OPT_CALLBACK_("moe-route-nodes", "M", &c.route_nodes, opt_cb_whole,
+			      "node-limited routing as DeepSeek-V3's: a token's experts on\n"
+			      "at most M nodes, sent once a node and forwarded over\n"
+			      "NVLink inside it (M above the EP group's nodes: all of them)"),
+		OPT_FLAG_("moe-dispatch-fp8", &c.dispatch_fp8,
+			  "the all-to-alls toward the experts in FP8 (a scale every\n"
+			  "128 values), the ones back in bf16, as DeepSeek-V3's"),
 		OPT_POSITIVE_("capacity", "F", Q_NUMBER, &c.capacity,
 			      "MoE capacity factor: each expert padded to F times the\n"
 			      "mean, the busiest one's surplus dropped (default: dropless)"),

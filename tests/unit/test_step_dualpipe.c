@@ -86,3 +86,36 @@ void test_step_dualpipe_step(void)
 	CHECK(step_check(&w, &c, &eb) < 0);
 	CHECK(strstr(eb.msg, "needs a pipeline") != NULL);
 }
+
+/*
+ * The parameters a rank holds: rank r the stages r and p - 1 - r
+ * (dualpipe's examples/example_dualpipe.py).  GPT-3 on 4 stages of 30,
+ * 24, 24 and 18 layers, a layer 12h² + 13h = 1 812 099 072 parameters,
+ * the embedding and the tied copy on the last stage 50257 x 12288 =
+ * 617 558 016 each: rank 0 holds 30 + 18 layers and both, 48 x
+ * 1 812 099 072 + 2 x 617 558 016 = 88 215 871 488 parameters, 2 bytes
+ * each, 176 431 742 976 B (twice the first stage would be 219 922 120 704);
+ * gradients 4 bytes, the optimizer 12.  Rank 1 holds 24 + 24 layers,
+ * fewer, and keeps fewer activations: the first rank is the most loaded.
+ */
+void test_step_dualpipe_params(void)
+{
+	struct workload w = gpt3();
+	struct step_compute cs;
+	struct step_config c;
+	struct step_result r;
+	struct cost_model m = free_model();
+	struct errbuf eb;
+	double P = 48 * 1812099072.0 + 2 * 617558016.0;
+
+	sched_fixture(&c, &cs, 4);
+	c.schedule = PP_DUALPIPE;
+	c.layers_first = 30;
+	c.layers_last = 18;
+	CHECK(step_run(&w, &c, &cs, &m, STEP_BAND_NONE, &r, &eb) == 0);
+	DBL_NEAR(P, 88215871488.0, 0);
+	DBL_NEAR(r.mem.weights_B, 176431742976.0, 1e-15);
+	DBL_NEAR(r.mem.grads_B, 4 * P, 1e-15);
+	DBL_NEAR(r.mem.optim_B, 12 * P, 1e-15);
+	CHECK(r.mem.stage != NULL && strcmp(r.mem.stage, "first") == 0);
+}
