@@ -11,7 +11,7 @@
 
 /*
  * Fitted on the pool of published runs in bench/step-pool.txt
- * (models/step.md, "The pool"; bench/step-pool.py), 2026-12-06.
+ * (models/step-checks.md, "The pool"; bench/step-pool.py), 2026-12-06.
  */
 const struct expect_params EXPECT_FITTED = {
 	.clock = 0.859,

@@ -40,7 +40,7 @@ struct expect_params {
  */
 #define EXPECT_JITTER 0.01
 
-/* The values fitted on the pool of published runs (models/step.md, "The pool"). */
+/* The values fitted on the pool of published runs (models/step-checks.md, "The pool"). */
 extern const struct expect_params EXPECT_FITTED;
 
 /*

@@ -24,7 +24,7 @@ enum pp_schedule {
 	/*
 	 * DeepSeek's DualPipe (DeepSeek-V3 report, arXiv:2412.19437,
 	 * section 3.2.1): the step model's alone (commtime step --schedule
-	 * dualpipe, models/step.md, "DualPipe"); the formulas, the
+	 * dualpipe, models/step-teams.md, "DualPipe"); the formulas, the
 	 * simulation and the lookup below do not know it.
 	 */
 	PP_DUALPIPE = PP_COUNT

@@ -5,7 +5,7 @@
  * micro-batches enter the pipeline from both ends.  In the steady state a
  * forward chunk of one micro-batch and a backward chunk of another run as
  * a pair, each one's expert all-to-all and pipeline send/recv behind the
- * other's compute.  models/step.md, "DualPipe".
+ * other's compute.  models/step-teams.md, "DualPipe".
  */
 #include <math.h>
 

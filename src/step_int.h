@@ -109,7 +109,7 @@ int step_overlap_dp(struct run *u, struct errbuf *eb);
 /* Rows from `first` on: exposed at least their time × ctas/sms. */
 void step_overlap_sm_share(struct step_result *r, int first, double sms);
 
-/* step_dualpipe.c: DeepSeek's DualPipe (models/step.md, "DualPipe"): one
+/* step_dualpipe.c: DeepSeek's DualPipe (models/step-teams.md, "DualPipe"): one
  * pair's time of compute k and communication c on a GPU of sms SMs, the
  * pairs of the ranks with the fewest, the bubble of Table 2; the
  * micro-batch's rows under the schedule and u->dual_bubble_s. */

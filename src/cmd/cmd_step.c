@@ -135,7 +135,7 @@ static void S_explain_step(struct out *o, const struct step_config *c,
 	units_fmt_time(u, sizeof(u), r->optim_s, 4);
 	if (c->schedule == PP_DUALPIPE) {
 		/* the bubble of DualPipe's Table 2 in micro-batch slots
-		 * (models/step.md, "DualPipe") */
+		 * (models/step-teams.md, "DualPipe") */
 		out_text(o, "step = (m + bubble slots) x (compute + exposed comm per "
 			 "micro-batch) + dp + update");
 		out_text(o, "     = (%.15g + %.4g) x (%s + %s) + %s + %s = %s", r->microbatches,

@@ -21,7 +21,7 @@ static void S_llama3_8b(struct workload *w)
 }
 
 /*
- * One GEMM by hand (models/step.md, "A kernel worked by hand"): GPT-3
+ * One GEMM by hand (models/step-examples.md, "A kernel worked by hand"): GPT-3
  * 175B's QKV at t = 8, 2048 tokens, on an A100 SXM (108 SMs, 0.859 of
  * 312 TFLOP/s, 2039 GB/s).  256x128 tiles: 8 x 36 = 288, 3 waves of 108,
  * 288/324 = 8/9, eff = 0.859 x 8/9; 2·2048·4608·12288 FLOPs at that
