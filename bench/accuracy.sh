@@ -4,7 +4,7 @@
 # Runs `commtime --system FILE compare LOG [--algo A] --format csv` over
 # the real nccl-tests logs of tests/data/nccl/ with the systems written for
 # them from public specifications (tests/data/nccl/systems/; the pairs are
-# those of models/nccl.md, "Accuracy", and tests/data/nccl/README.md), and
+# those of models/nccl-accuracy.md, "Accuracy", and tests/data/nccl/README.md), and
 # prints for each log NCCL's choice and the bus bandwidth at the largest
 # size, predicted against measured, and the median time error over its
 # sizes; then the pooled median time error over every size of every log
@@ -19,7 +19,7 @@
 # logs (the systems are written from specifications, every constant is
 # NCCL's or a cited measurement), so each log's busbw error and median time
 # error are the same in sample and with its machine left out; what is drawn
-# from the logs is the stated band (models/nccl.md, "The stated error").
+# from the logs is the stated band (models/nccl-accuracy.md, "The stated error").
 # For each log, the share of its sizes inside the band drawn from every log
 # (in sample) and inside the band drawn again, margin and all, without the
 # log's machine (tools/errband-gen --per-log; a cell left too thin falls
@@ -71,7 +71,7 @@ gb200-x1440-coreweave-20rack cw-gb200-nvl72 --ranks=1440'
 
 # AMD machines (rccl-tests): compared like the others and drawn into the
 # stated band like them; counted apart, and judged against a band that never
-# saw them in the leave-one-machine-out table (models/nccl.md, "Accuracy").
+# saw them in the leave-one-machine-out table (models/nccl-accuracy.md, "Accuracy").
 # RCCL's version is given as the NCCL version it carries.
 amd='mi300x-x8-aac           aac8-mi300x      -
 mi300x-x16-aac-roce     aac10-mi300x     --nccl-version=2.22.3

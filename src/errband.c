@@ -1,7 +1,7 @@
 /*
  * The stated error of NCCL's model (errband.h): the lookup the commands
  * ask, and the drawing of a band from log rows that tools/errband-gen and
- * the unit tests use.  models/nccl.md, "The stated error".
+ * the unit tests use.  models/nccl-accuracy.md, "The stated error".
  */
 #include <math.h>
 #include <stdlib.h>

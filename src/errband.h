@@ -20,7 +20,7 @@
  * The table is written by tools/errband-gen from
  * the rows of bench/accuracy.sh (make errband) and checked against them by
  * tests/t-errband.sh; no constant of the model comes from it.
- * models/nccl.md, "The stated error".
+ * models/nccl-accuracy.md, "The stated error".
  */
 
 enum errband_scope {
@@ -89,7 +89,7 @@ const char *errband_scope_name(enum errband_scope k);   /* "one node", "several 
  * lo, mid and hi go linearly in log ratio between the middles of the cells
  * (log2 size 9.5, 21, 29.5), each cell of the row taken with the same
  * fallback, kept per quarter octave; the counts are those of the cell the
- * size's band is (models/nccl.md, "The stated error").
+ * size's band is (models/nccl-accuracy.md, "The stated error").
  */
 const struct errband *errband_get(unsigned long nodes, double bytes);
 

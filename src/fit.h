@@ -192,7 +192,7 @@ void fit_cost_init(struct cost_model *cm, const struct fit_model *fm, const stru
  * The spread of a spec (models/fit.md, "Ranges"), for a prediction no fit
  * measured.  Bandwidth: NCCL's model, from public specifications alone,
  * was off by −17.5 % to +35.5 % in large-message bus bandwidth on 11
- * public nccl-tests logs (models/nccl.md, "Accuracy", before NIC ports
+ * public nccl-tests logs (models/nccl-accuracy.md, "Accuracy", before NIC ports
  * were merged as NCCL merges them; the table now spans −11.8 % to +35.5 %
  * on 12 logs, and the wider spread is kept), so the measured bandwidth
  * lies between 1/1.355 = 0.738 and 1/0.825 = 1.212 of the predicted one.  Per-step latency: NCCL's ring latencies per step differ

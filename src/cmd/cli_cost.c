@@ -67,7 +67,7 @@ void ctx_explain(const struct ctx *ctx, struct out *o, enum coll_op op, enum col
 	eband = ctx_errband(ctx, op, ranks, bytes);
 	if (eband)
 		out_text(o, "  stated error: a run measures %.3g to %.3g times the table's time "
-			 "(%s, %s: %u sizes of %u public logs; models/nccl.md)", eband->lo, eband->hi,
+			 "(%s, %s: %u sizes of %u public logs; models/nccl-accuracy.md)", eband->lo, eband->hi,
 			 errband_scope_name((enum errband_scope)errband_scope_at(errband_table,
 										c0->nodes, bytes)),
 			 errband_size_name(errband_size_of(bytes)), eband->sizes, eband->logs);

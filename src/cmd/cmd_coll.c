@@ -49,7 +49,7 @@ static const char about[] =
 	"time, and which tier bounds it (intra: the link inside a node; inter: the\n"
 	"node's NICs), each time in its own unit.  An all-reduce of NCCL's model also\n"
 	"gets its stated error: low and high, what a run should measure, from the\n"
-	"public nccl-tests logs the model is judged on (models/nccl.md).\n";
+	"public nccl-tests logs the model is judged on (models/nccl-accuracy.md).\n";
 
 /* Machine-readable rows: one per rank count, size and algorithm. */
 #define COL_(k, l, t, h, p) { .key = k, .label = l, .type = t, .human = h, .prec = p, \

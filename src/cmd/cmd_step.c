@@ -504,7 +504,7 @@ static void S_totals(struct out *o, const struct step_result *r, const struct st
 			 "error%s%s%s", EXPECT_BAND_LO, EXPECT_BAND_HI,
 			 st->missing ? " (its " : "",
 			 st->missing ? coll_op_name((enum coll_op)(st->missing - 1)) : "",
-			 st->missing ? " has no band of its own: models/nccl.md, \"The stated error\")"
+			 st->missing ? " has no band of its own: models/nccl-accuracy.md, \"The stated error\")"
 				     : "");
 	if (!isnan(r->step_s))
 		out_text(o, "(the share of the pool's runs inside it, each predicted without its "
