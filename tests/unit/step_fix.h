@@ -96,4 +96,22 @@ static inline const struct step_row *find(const struct step_result *r, enum step
 	return NULL;
 }
 
+/*
+ * DeepSeek-V3's stages as the report lays them (pp 16, ep 8 over dp 8
+ * here; 4 layers first, 4 a middle stage, 1 last), one sequence of 4096
+ * tokens a micro-batch.
+ */
+static inline void ds_stages(struct step_config *c, double global_batch)
+{
+	step_config_init(c);
+	c->pp = 16;
+	c->dp = 8;
+	c->ep = 8;
+	c->micro_batch = 1;
+	c->global_batch = global_batch;
+	c->seq = 4096;
+	c->layers_first = 4;
+	c->layers_last = 1;
+}
+
 #endif

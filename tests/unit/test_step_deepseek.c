@@ -10,7 +10,7 @@
 
 #include "harness.h"
 #include "step_fix.h"
-#include "preset.h"
+#include "preset_fix.h"
 #include "serve.h"
 #include "step_expect.h"
 
@@ -18,17 +18,7 @@
 
 static int dsv3(struct workload *w)
 {
-	struct preset p;
-	struct errbuf eb;
-	int r;
-
-	if (preset_load_file("presets/deepseek-v3.preset", &p, &eb) < 0) {
-		h_report(__FILE__, __LINE__, "%s", eb.msg);
-		return -1;
-	}
-	r = workload_from_preset(&p, w, &eb);
-	preset_release(&p);
-	return r;
+	return fix_workload_file("presets/deepseek-v3.preset", w);
 }
 
 /*
@@ -124,10 +114,7 @@ void test_step_dense_stages(void)
 	if (dsv3(&w) < 0)
 		return;
 	cs = a100_kernels(&g);
-	step_config_init(&c);
-	c.pp = 16; c.dp = 8; c.ep = 8; c.micro_batch = 1; c.global_batch = 64; c.seq = 4096;
-	c.layers_first = 4;
-	c.layers_last = 1;
+	ds_stages(&c, 64);
 	CHECK(step_run(&w, &c, &cs, &rm, STEP_BAND_NONE, &r, &eb) == 0);
 	{
 		struct kernel_shape sh = { .tokens = 4096, .seq = 4096, .cp = 1, .tp = 1,

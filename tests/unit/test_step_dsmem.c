@@ -10,23 +10,13 @@
 
 #include "harness.h"
 #include "step_fix.h"
-#include "preset.h"
+#include "preset_fix.h"
 
 #pragma GCC diagnostic ignored "-Wmissing-prototypes"
 
 static int dsv3(struct workload *w)
 {
-	struct preset p;
-	struct errbuf eb;
-	int r;
-
-	if (preset_load_file("presets/deepseek-v3.preset", &p, &eb) < 0) {
-		h_report(__FILE__, __LINE__, "%s", eb.msg);
-		return -1;
-	}
-	r = workload_from_preset(&p, w, &eb);
-	preset_release(&p);
-	return r;
+	return fix_workload_file("presets/deepseek-v3.preset", w);
 }
 
 /*
@@ -141,10 +131,7 @@ void test_norm_swiglu_recompute_cost(void)
 	if (dsv3(&w) < 0)
 		return;
 	cs = a100_kernels(&g);
-	step_config_init(&c);
-	c.pp = 16; c.dp = 8; c.ep = 8; c.micro_batch = 1; c.global_batch = 64; c.seq = 4096;
-	c.layers_first = 4;
-	c.layers_last = 1;
+	ds_stages(&c, 64);
 	CHECK(step_run(&w, &c, &cs, &rm, STEP_BAND_NONE, &r0, &eb) == 0);
 	c.recompute = RC_NORM_SWIGLU;
 	CHECK(step_run(&w, &c, &cs, &rm, STEP_BAND_NONE, &r1, &eb) == 0);
@@ -217,9 +204,8 @@ void test_norm_swiglu_dualpipe_bubble(void)
 	if (dsv3(&w) < 0)
 		return;
 	cs = a100_kernels(&g);
-	step_config_init(&c);
-	c.pp = 16; c.dp = 8; c.ep = 8; c.micro_batch = 1; c.global_batch = 256; c.seq = 4096;
-	c.layers_first = 4; c.layers_last = 1; c.schedule = PP_DUALPIPE;
+	ds_stages(&c, 256);
+	c.schedule = PP_DUALPIPE;
 	CHECK(step_run(&w, &c, &cs, &fm, STEP_BAND_NONE, &r0, &eb) == 0);
 	c.recompute = RC_NORM_SWIGLU;
 	CHECK(step_run(&w, &c, &cs, &fm, STEP_BAND_NONE, &r1, &eb) == 0);

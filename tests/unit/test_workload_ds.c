@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "preset_fix.h"
 #include "workload.h"
 
 /* The test functions are found by name (tests/unit/list.h), not declared. */
@@ -18,19 +19,7 @@
 
 static int S_load(const char *file, struct workload *w)
 {
-	struct preset p;
-	struct errbuf eb;
-	int r;
-
-	if (preset_load_file(file, &p, &eb) < 0) {
-		h_report(__FILE__, __LINE__, "%s", eb.msg);
-		return -1;
-	}
-	r = workload_from_preset(&p, w, &eb);
-	if (r < 0)
-		h_report(__FILE__, __LINE__, "%s", eb.msg);
-	preset_release(&p);
-	return r;
+	return fix_workload_file(file, w);
 }
 
 /*
