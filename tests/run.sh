@@ -13,7 +13,7 @@
 #
 # Everything runs from the top of the repository in a pinned environment.
 # TEST_JOBS (default: the machine's cores) parts run at once; see "scheduling" below.
-# TEST_TIMES=1 also lists the CPU time of each part.
+# TEST_TIMES=1 also lists the CPU and wall-clock time of each part.
 cd "$(dirname "$0")/.." || exit 1
 top=$(pwd)
 LC_ALL=C; export LC_ALL
@@ -188,13 +188,17 @@ part_script() {
 }
 
 # The CPU time of a part (its processes' user + system seconds, from the
-# subshell's "times") goes to $tmp/NAME.times; TEST_TIMES=1 lists them.
+# subshell's "times") goes to $tmp/NAME.times, and with TEST_TIMES=1 its
+# start and end (date +%s.%N, two processes a part) to $tmp/NAME.wall;
+# TEST_TIMES=1 lists both.
 run_part() {
+	[ -z "$TEST_TIMES" ] || date +%s.%N >"$tmp/$1.wall"
 	case $1 in
 	t-*) part_script "$1" ;;
 	*) w=$tmp/$1.d && mkdir -p "$w" && "part_$1" 2>"$tmp/$1.err"; counts "$1" ;;
 	esac
 	times >"$tmp/$1.times"
+	[ -z "$TEST_TIMES" ] || date +%s.%N >>"$tmp/$1.wall"
 	progress "$1"
 }
 
@@ -273,10 +277,13 @@ for t in tests/t-*.sh; do
 	if [ "$st" != 0 ] && [ "$f" = 0 ]; then notok "$t: exit status $st"; tail -5 "$tmp/$b.out" >&2; fi
 done
 if [ -n "$TEST_TIMES" ]; then
-	echo "CPU time of each part:"
+	echo "CPU (user + system) and wall-clock seconds of each part:"
 	for f in "$tmp"/*.times; do
-		awk -v p="$(basename "$f" .times)" 'NR == 2 { split($1, u, "m"); split($2, s, "m")
-			printf "%6.2f s  %s\n", u[1] * 60 + u[2] + s[1] * 60 + s[2], p }' "$f"
+		p=${f##*/} p=${p%.times}
+		awk -v p="$p" 'NR == 2 { split($1, u, "m"); split($2, s, "m")
+			c = u[1] * 60 + u[2] + s[1] * 60 + s[2] }
+			FILENAME != ARGV[1] && FNR == 1 { t0 = $1 } FILENAME != ARGV[1] && FNR == 2 { w = $1 - t0 }
+			END { printf "%6.2f s CPU %6.2f s wall  %s\n", c, w, p }' "$f" "$tmp/$p.wall"
 	done | sort -rn
 fi
 printf '%s' "$summary"

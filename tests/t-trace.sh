@@ -26,11 +26,25 @@ kinds() { # kinds OUT FILES...
 		tail -n +2 "$d/k.csv" | cut -d, -f1-4 | sort >"$out"
 }
 if [ -n "$py" ]; then
-	kinds "$d/ddp.c" "$ddp" && "$py" "$data/count.py" "$ddp" | sort >"$d/ddp.py"
+	# count.py's three counts in one Python, each trace read once: what
+	# "count.py DDP", "count.py HELD0 HELD1" and "count.py --steps DDP HELD0
+	# HELD1" print, into ddp.raw, held.raw and steps.raw
+	"$py" -B -c '
+import contextlib, functools, sys
+sys.path.insert(0, sys.argv[1])
+import count
+count.load = functools.lru_cache(maxsize=None)(count.load)
+d, ddp, h0, h1 = sys.argv[2:6]
+for out, run, paths in (("ddp", count.kinds, [ddp]), ("held", count.kinds, [h0, h1]),
+                        ("steps", count.steps, [ddp, h0, h1])):
+    with open(d + "/" + out + ".raw", "w") as f, contextlib.redirect_stdout(f):
+        run(paths)
+' "$data" "$d" "$ddp" "$held0" "$held1"
+	kinds "$d/ddp.c" "$ddp" && sort "$d/ddp.raw" >"$d/ddp.py"
 	check "DDP trace: the kinds and counts equal count.py's" cmp -s "$d/ddp.c" "$d/ddp.py"
 	check "DDP trace: 7 kinds, 21 calls" \
 		awk -F, '{ n++; c += $4 } END { exit !(n == 7 && c == 21) }' "$d/ddp.c"
-	kinds "$d/held.c" "$held0" "$held1" && "$py" "$data/count.py" "$held0" "$held1" | sort >"$d/held.py"
+	kinds "$d/held.c" "$held0" "$held1" && sort "$d/held.raw" >"$d/held.py"
 	check "held-out pair of ranks: the kinds and counts equal count.py's" cmp -s "$d/held.c" "$d/held.py"
 
 	# Per step: compute, comm and exposed in ns, as the script computes them.
@@ -41,7 +55,7 @@ for s in json.load(open(sys.argv[1]))["steps"]:
     print("%d,%d,%d,%d" % (s["step"], round(s["compute_s"] * 1e9), round(s["comm_s"] * 1e9),
                            round(s["exposed_s"] * 1e9)))
 ' "$d/s.json" | sort >"$d/steps.c"
-	"$py" "$data/count.py" --steps "$ddp" "$held0" "$held1" | cut -d, -f2- | sort >"$d/steps.py"
+	cut -d, -f2- "$d/steps.raw" | sort >"$d/steps.py"
 	check "per step: compute, comm, exposed equal count.py's to the ns" cmp -s "$d/steps.c" "$d/steps.py"
 fi
 
