@@ -205,10 +205,13 @@ run_part() {
 # One line as each part ends ("which suite it is in"): its name and counts.
 progress() {
 	case $1 in
-	t-*) # its "ok" and "not ok" lines, counted once into NAME.tally
-	     awk '/^ok/ { p++ } /^not ok/ { f++ } END { print p + 0, f + 0 }' \
-		"$tmp/$1.out" >"$tmp/$1.tally"
-	     read -r pp pf <"$tmp/$1.tally"
+	t-*) # its "ok" and "not ok" lines, counted once (by the shell's read
+	     # and case, no process) into NAME.tally
+	     pp=0 pf=0
+	     while IFS= read -r l || [ -n "$l" ]; do
+		case $l in ok*) pp=$((pp + 1)) ;; "not ok"*) pf=$((pf + 1)) ;; esac
+	     done <"$tmp/$1.out"
+	     echo "$pp $pf" >"$tmp/$1.tally"
 	     ps=
 	     [ -e "$tmp/$1.status" ] && read -r ps <"$tmp/$1.status"
 	     [ "$ps" = 0 ] || [ "$pf" != 0 ] || pf=1 ;;
@@ -223,8 +226,9 @@ progress() {
 # TEST_JOBS workers take the parts from one queue, longest first (the
 # order of "slow" below, measured on two cores; scripts not named there
 # follow in name order), so the last part to start is a short one and the
-# workers end together.  A worker claims a part by making its directory
-# $tmp/NAME.claim, which only one can do.
+# workers end together.  A worker claims a part by creating the file
+# $tmp/NAME.claim with the shell's noclobber (set -C: an exclusive create,
+# no process; set only for that), which only one can do.
 slow="t-errband t-figures t-hostile t-measfig t-options unit t-trace t-install bad t-readme
 	t-harden t-completion golden t-pipefig t-output t-search t-first-steps t-includes models
 	t-stepfig t-compare-system t-presets t-newcomer"
@@ -240,7 +244,11 @@ for t in tests/t-*.sh; do
 done
 worker() {
 	for p in $queue; do
-		mkdir "$tmp/$p.claim" 2>/dev/null || continue
+		set -C
+		true 2>/dev/null >"$tmp/$p.claim"
+		claimed=$?
+		set +C
+		[ "$claimed" = 0 ] || continue
 		(run_part "$p")
 	done
 }
