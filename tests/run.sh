@@ -229,9 +229,9 @@ progress() {
 # workers end together.  A worker claims a part by creating the file
 # $tmp/NAME.claim with the shell's noclobber (set -C: an exclusive create,
 # no process; set only for that), which only one can do.
-slow="t-errband t-figures t-hostile t-measfig t-options unit t-trace t-install bad t-readme
-	t-harden t-completion golden t-pipefig t-output t-search t-first-steps t-includes models
-	t-stepfig t-compare-system t-presets t-newcomer"
+slow="t-figures t-hostile bad t-measfig t-readme unit t-install t-errband t-options t-trace
+	t-first-steps t-completion t-output t-pipefig golden t-includes t-harden t-presets t-search
+	t-stepfig models t-compare-system t-newcomer"
 queue=
 for p in $slow; do
 	case $p in t-*) [ -e "tests/$p.sh" ] || continue ;; esac
