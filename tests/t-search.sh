@@ -34,7 +34,7 @@ check "--where: the rank is the first CSV row of tp 8, pp 4 (row $want)" \
 if [ -n "$python" ]; then
 	# the five checks of w.json in one Python: a line each, "ok" when its
 	# assertions hold
-	"$python" - "$want" >w.checks 2>/dev/null <<'EOF'
+	"$python" - "$want" >w.checks <<'EOF'
 import json, re, sys
 j = json.load(open('w.json'))
 def named():
@@ -60,8 +60,9 @@ for f in (named, behind, terms, cost, refused):
     try:
         f()
         print("ok")
-    except Exception:
+    except Exception as e:
         print("no")
+        print("# %s: %r" % (f.__name__, e), file=sys.stderr)
 EOF
 	{ read -r c1; read -r c2; read -r c3; read -r c4; read -r c5; } <w.checks
 	check "JSON named: rank $want, tried = refused + unfit + fit" [ "$c1" = ok ]
