@@ -563,7 +563,8 @@ out:
  * same ones again and again (compare prices each size of a log with a
  * tuning table of its own, which searches the ring and the tree anew).
  * The machine is compared byte for byte: a copy that differs only in its
- * padding searches again, which costs time and nothing else.
+ * padding searches again, which costs time and nothing else.  Four: a
+ * machine's ring and tree, for two machines (or rank counts) at a time.
  */
 #define MEMO_N 4
 static struct {
