@@ -94,35 +94,46 @@ median() {
 	END { if (k) printf "%.1f", 100 * (k % 2 ? v[(k + 1) / 2] : (v[k / 2] + v[k / 2 + 1]) / 2) }'
 }
 
-# bands FILE: the median |time error| of the sizes below 64 KiB, from 64 KiB
-# to below 64 MiB, and from 64 MiB on (FILE: "size error" lines)
+# bands: the median |time error| of the sizes below 64 KiB, from 64 KiB
+# to below 64 MiB, and from 64 MiB on (from $f: "size error" lines), in one
+# awk (each class's errors sorted as median's sort -g would)
 bands() {
-	for b in "0 65536 below 64 KiB" "65536 67108864 64 KiB to 64 MiB" \
-		"67108864 1e30 64 MiB and up"; do
-		set -- $b
-		lo=$1 hi=$2
-		shift 2
-		awk -v lo="$lo" -v hi="$hi" '$1 >= lo && $1 < hi { print $2 }' "$f" >"$f.band"
-		printf '  %-18s %5s %% over %s sizes\n' "$*" "$(median "$f.band")" \
-			"$(wc -l <"$f.band" | tr -d ' ')"
-	done
+	awk 'function show(name, c,   i, j, t, k) {
+		k = n[c]
+		for (i = 2; i <= k; i++)   # insertion sort: a few hundred sizes
+			for (j = i; j > 1 && v[c, j - 1] > v[c, j]; j--) {
+				t = v[c, j]; v[c, j] = v[c, j - 1]; v[c, j - 1] = t
+			}
+		m = ""
+		if (k) m = sprintf("%.1f", 100 * (k % 2 ? v[c, (k + 1) / 2] : (v[c, k / 2] + v[c, k / 2 + 1]) / 2))
+		printf "  %-18s %5s %% over %s sizes\n", name, m, k + 0
+	}
+	{ c = $1 < 65536 ? 1 : $1 < 67108864 ? 2 : 3; v[c, ++n[c]] = $2 + 0 }
+	END { show("below 64 KiB", 1); show("64 KiB to 64 MiB", 2); show("64 MiB and up", 3) }' "$f"
 }
 
-# rows LOG SYSTEM OPTS: every size of LOG's CSV appended to $tmp/rows as
+# row_keys LOG SYSTEM OPTS: what each of LOG's rows in $tmp/rows carries
+# besides its size and times: nodes (the "nodes:" line of compare's table,
+# read by the shell) and threaded (1 when the log says nGpus above 1).
+# The table's awk then appends every size of LOG's CSV to $tmp/rows as
 # "LOG NODES THREADED SIZE_B MEASURED_S PREDICTED_S SYSTEM", the lines
-# tools/errband-gen draws the stated error from (THREADED: 1 when the log says
-# nGpus above 1; SYSTEM, the machine the log is left out with)
-rows() {
+# tools/errband-gen draws the stated error from (SYSTEM, the machine the
+# log is left out with)
+row_keys() {
 	o=$3
 	[ "$o" = - ] && o=
 	# shellcheck disable=SC2086
-	nodes=$("$COMMTIME" $globals --system "$data/systems/$2.preset" compare "$data/$1.txt" \
-		--op all_reduce $o 2>/dev/null | sed -n 's/^nodes: \([0-9]*\).*/\1/p')
-	threaded=$(sed -n 's/.*nGpus \([0-9]*\).*/\1/p' "$data/$1.txt" | head -1)
+	out=$("$COMMTIME" $globals --system "$data/systems/$2.preset" compare "$data/$1.txt" \
+		--op all_reduce $o 2>/dev/null)
+	nodes=
+	case "$nl$out" in
+	*"${nl}nodes: "*) nodes=${nl}$out nodes=${nodes#*"${nl}nodes: "} nodes=${nodes%%[!0-9]*} ;;
+	esac
+	threaded=$(sed -n '/nGpus /{s/.*nGpus \([0-9]*\).*/\1/p;q;}' "$data/$1.txt")
 	[ "${threaded:-1}" -gt 1 ] && threaded=1 || threaded=0
-	awk -F, -v lg="$1" -v nodes="${nodes:-0}" -v th="$threaded" -v sys="$2" \
-		'NR > 1 { print lg, nodes, th, $1, $2, $3, sys }' "$tmp/$1.csv" >>"$tmp/rows"
 }
+nl='
+'
 
 # table PAIRS ERRORS: one row per pair of PAIRS, every size's |time error|
 # appended to the file ERRORS; then the counts of the table
@@ -136,17 +147,27 @@ table() {
 	n=0 within=0 failed=0
 	echo "$1" | {
 	while read -r log sys opts; do
+		# the first --algo= or --nccl-algo= of opts (the shell's words, no process)
+		algo=
 		# shellcheck disable=SC2086
-		algo=$(printf '%s\n' $opts | sed -n 's/^--algo=//p; s/^--nccl-algo=//p' | head -1)
+		for o in $opts; do
+			case $o in
+			--algo=*) algo=${o#--algo=}; break ;;
+			--nccl-algo=*) algo=${o#--nccl-algo=}; break ;;
+			esac
+		done
 		if ! run "$log" "$sys" "$opts"; then
 			printf '%-26s %-15s failed: %s\n' "$log" "$sys" "$(head -1 "$tmp/$log.err")"
 			failed=$((failed + 1))
 			continue
 		fi
+		row_keys "$log" "$sys" "$opts"
 		# columns: size_B,measured_s,predicted_s,rel_error,measured_busbw_Bps,
 		# predicted_busbw_Bps,flag,algo
-		awk -F, -v name="$log" -v sys="$sys" -v algo="${algo:-auto}" -v all="$2" '
+		awk -F, -v name="$log" -v sys="$sys" -v algo="${algo:-auto}" -v all="$2" \
+			-v nodes="${nodes:-0}" -v th="$threaded" -v rows="$tmp/rows" '
 		NR == 1 { next }
+		{ print name, nodes, th, $1, $2, $3, sys >> rows }
 		{ e = $4 < 0 ? -$4 : $4; err[++k] = e; print e >> all; print $1, e >> (all ".sized")
 		  last_m = $5; last_p = $6; last_c = $8 }
 		END {
@@ -163,7 +184,6 @@ table() {
 			exit (be <= 0.15 && be >= -0.15) ? 0 : 3
 		}' "$tmp/$log.csv"
 		st=$?
-		rows "$log" "$sys" "$opts"
 		n=$((n + 1))
 		[ $st = 0 ] && within=$((within + 1))
 	done

@@ -455,8 +455,8 @@ static void S_result(struct graph *graph, const struct sys *s, const struct sear
 	f->steps = x->steps;
 }
 
-int nccl_search_node(const struct nccl_machine *m, int pattern, int min_ch, int max_ch,
-		     struct nccl_found *f)
+static int S_search_node(const struct nccl_machine *m, int pattern, int min_ch, int max_ch,
+			 struct nccl_found *f)
 {
 	struct sys *s = malloc(sizeof *s);
 	struct graph *graph = malloc(sizeof *graph), *tmp = malloc(sizeof *tmp);
@@ -555,4 +555,45 @@ out:
 	free(graph);
 	free(tmp);
 	return rc;
+}
+
+/*
+ * The searches of this process and what they found, the last MEMO_N of
+ * them: a search depends on its arguments alone, and one command asks the
+ * same ones again and again (compare prices each size of a log with a
+ * tuning table of its own, which searches the ring and the tree anew).
+ * The machine is compared byte for byte: a copy that differs only in its
+ * padding searches again, which costs time and nothing else.  Four: a
+ * machine's ring and tree, for two machines (or rank counts) at a time.
+ */
+#define MEMO_N 4
+static struct {
+	int used, pattern, min_ch, max_ch;
+	struct nccl_machine m;
+	struct nccl_found f;
+} memo[MEMO_N];
+static int memo_next;
+
+int nccl_search_node(const struct nccl_machine *m, int pattern, int min_ch, int max_ch,
+		     struct nccl_found *f)
+{
+	int i;
+
+	for (i = 0; i < MEMO_N; i++)
+		if (memo[i].used && memo[i].pattern == pattern && memo[i].min_ch == min_ch &&
+		    memo[i].max_ch == max_ch && memcmp(&memo[i].m, m, sizeof *m) == 0) {
+			*f = memo[i].f;
+			return 0;
+		}
+	if (S_search_node(m, pattern, min_ch, max_ch, f) < 0)
+		return -1;
+	i = memo_next;
+	memo_next = (memo_next + 1) % MEMO_N;
+	memo[i].used = 1;
+	memo[i].pattern = pattern;
+	memo[i].min_ch = min_ch;
+	memo[i].max_ch = max_ch;
+	memcpy(&memo[i].m, m, sizeof *m);   /* padding and all, for memcmp */
+	memo[i].f = *f;
+	return 0;
 }

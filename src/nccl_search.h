@@ -32,7 +32,8 @@ struct nccl_found {
  * turn, the duplication and the second pass.  pattern is a
  * NCCL_PATTERN_*; min_ch and max_ch as NCCL sets them (init.cc:1175-1186:
  * ring 1 and 32, tree the ring's channels).  Returns 0, or -1 when m is
- * not a mesh NCCL's search can be replayed on.
+ * not a mesh NCCL's search can be replayed on.  The last few searches are
+ * remembered: the same arguments again give what was found, at once.
  */
 int nccl_search_node(const struct nccl_machine *m, int pattern, int min_ch, int max_ch,
 		     struct nccl_found *f);

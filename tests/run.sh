@@ -13,7 +13,7 @@
 #
 # Everything runs from the top of the repository in a pinned environment.
 # TEST_JOBS (default: the machine's cores) parts run at once; see "scheduling" below.
-# TEST_TIMES=1 also lists the CPU time of each part.
+# TEST_TIMES=1 also lists the CPU and wall-clock time of each part.
 cd "$(dirname "$0")/.." || exit 1
 top=$(pwd)
 LC_ALL=C; export LC_ALL
@@ -188,23 +188,30 @@ part_script() {
 }
 
 # The CPU time of a part (its processes' user + system seconds, from the
-# subshell's "times") goes to $tmp/NAME.times; TEST_TIMES=1 lists them.
+# subshell's "times") goes to $tmp/NAME.times, and with TEST_TIMES=1 its
+# start and end (date +%s.%N, two processes a part) to $tmp/NAME.wall;
+# TEST_TIMES=1 lists both.
 run_part() {
+	[ -z "$TEST_TIMES" ] || date +%s.%N >"$tmp/$1.wall"
 	case $1 in
 	t-*) part_script "$1" ;;
 	*) w=$tmp/$1.d && mkdir -p "$w" && "part_$1" 2>"$tmp/$1.err"; counts "$1" ;;
 	esac
 	times >"$tmp/$1.times"
+	[ -z "$TEST_TIMES" ] || date +%s.%N >>"$tmp/$1.wall"
 	progress "$1"
 }
 
 # One line as each part ends ("which suite it is in"): its name and counts.
 progress() {
 	case $1 in
-	t-*) # its "ok" and "not ok" lines, counted once into NAME.tally
-	     awk '/^ok/ { p++ } /^not ok/ { f++ } END { print p + 0, f + 0 }' \
-		"$tmp/$1.out" >"$tmp/$1.tally"
-	     read -r pp pf <"$tmp/$1.tally"
+	t-*) # its "ok" and "not ok" lines, counted once (by the shell's read
+	     # and case, no process) into NAME.tally
+	     pp=0 pf=0
+	     while IFS= read -r l || [ -n "$l" ]; do
+		case $l in ok*) pp=$((pp + 1)) ;; "not ok"*) pf=$((pf + 1)) ;; esac
+	     done <"$tmp/$1.out"
+	     echo "$pp $pf" >"$tmp/$1.tally"
 	     ps=
 	     [ -e "$tmp/$1.status" ] && read -r ps <"$tmp/$1.status"
 	     [ "$ps" = 0 ] || [ "$pf" != 0 ] || pf=1 ;;
@@ -219,11 +226,12 @@ progress() {
 # TEST_JOBS workers take the parts from one queue, longest first (the
 # order of "slow" below, measured on two cores; scripts not named there
 # follow in name order), so the last part to start is a short one and the
-# workers end together.  A worker claims a part by making its directory
-# $tmp/NAME.claim, which only one can do.
-slow="t-errband t-figures t-hostile t-measfig t-options unit t-trace t-install bad t-readme
-	t-harden t-completion golden t-pipefig t-output t-search t-first-steps t-includes models
-	t-stepfig t-compare-system t-presets t-newcomer"
+# workers end together.  A worker claims a part by creating the file
+# $tmp/NAME.claim with the shell's noclobber (set -C: an exclusive create,
+# no process; set only for that), which only one can do.
+slow="t-figures t-hostile bad t-measfig t-readme unit t-install t-errband t-options t-trace
+	t-first-steps t-completion t-output t-pipefig golden t-includes t-harden t-presets t-search
+	t-stepfig models t-compare-system t-newcomer"
 queue=
 for p in $slow; do
 	case $p in t-*) [ -e "tests/$p.sh" ] || continue ;; esac
@@ -236,7 +244,11 @@ for t in tests/t-*.sh; do
 done
 worker() {
 	for p in $queue; do
-		mkdir "$tmp/$p.claim" 2>/dev/null || continue
+		set -C
+		true 2>/dev/null >"$tmp/$p.claim"
+		claimed=$?
+		set +C
+		[ "$claimed" = 0 ] || continue
 		(run_part "$p")
 	done
 }
@@ -273,10 +285,13 @@ for t in tests/t-*.sh; do
 	if [ "$st" != 0 ] && [ "$f" = 0 ]; then notok "$t: exit status $st"; tail -5 "$tmp/$b.out" >&2; fi
 done
 if [ -n "$TEST_TIMES" ]; then
-	echo "CPU time of each part:"
+	echo "CPU (user + system) and wall-clock seconds of each part:"
 	for f in "$tmp"/*.times; do
-		awk -v p="$(basename "$f" .times)" 'NR == 2 { split($1, u, "m"); split($2, s, "m")
-			printf "%6.2f s  %s\n", u[1] * 60 + u[2] + s[1] * 60 + s[2], p }' "$f"
+		p=${f##*/} p=${p%.times}
+		awk -v p="$p" 'NR == 2 { split($1, u, "m"); split($2, s, "m")
+			c = u[1] * 60 + u[2] + s[1] * 60 + s[2] }
+			FILENAME != ARGV[1] && FNR == 1 { t0 = $1 } FILENAME != ARGV[1] && FNR == 2 { w = $1 - t0 }
+			END { printf "%6.2f s CPU %6.2f s wall  %s\n", c, w, p }' "$f" "$tmp/$p.wall"
 	done | sort -rn
 fi
 printf '%s' "$summary"

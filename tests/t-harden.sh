@@ -21,7 +21,11 @@ check() { # description, then a command that succeeds when the check holds
 	if "$@"; then echo "ok $n - $desc"; else echo "not ok $n - $desc"; fi
 }
 skip() { n=$((n + 1)); echo "ok $n # skip: $*"; }
-no_temporary() { [ -z "$(ls -A | grep 'commtime-')" ]; }
+# (any name holding "commtime-", hidden or not, by the shell's globs)
+no_temporary() {
+	for f in *commtime-* .*commtime-*; do [ -e "$f" ] && return 1; done
+	return 0
+}
 is_old() { [ "$(cat "$1")" = old ]; }
 same() { cmp -s "$1" "$2"; }
 
@@ -120,40 +124,51 @@ else
 	run_bg() { "$COMMTIME" "$@" >/dev/null 2>&1 & }
 	sigs="TERM HUP ALRM USR1 XCPU"
 fi
+# The sweeps run side by side, each on a file of its own: one per signal
+# into sig-SIG.csv over an old file, one into new.csv where there is none,
+# one into kill.csv ended by SIGKILL; all signalled after the same 0.2 s.
+pids=
 for sig in $sigs; do
-	echo old >sig.csv
-	run_bg $long_sweep -o sig.csv
-	pid=$!
-	sleep 0.2
-	mid=$(cat sig.csv)
-	kill -s "$sig" "$pid" 2>/dev/null
-	wait "$pid" 2>/dev/null
-	st=$?
-	kill -s KILL "$pid" 2>/dev/null
+	echo old >"sig-$sig.csv"
+	run_bg $long_sweep -o "sig-$sig.csv"
+	pids="$pids $sig:$!"
+done
+rm -f new.csv
+run_bg $long_sweep -o new.csv
+pnew=$!
+echo old >kill.csv
+run_bg $long_sweep -o kill.csv
+pkill=$!
+sleep 0.2
+for p in $pids; do
+	sig=${p%:*}
+	mid=$(cat "sig-$sig.csv")
+	eval "mid_$sig=\$mid"
+	kill -s "$sig" "${p#*:}" 2>/dev/null
+done
+kill -s TERM "$pnew" 2>/dev/null
+kill -s KILL "$pkill" 2>/dev/null
+for p in $pids; do
+	wait "${p#*:}" 2>/dev/null
+	eval "st_${p%:*}=\$?"
+	kill -s KILL "${p#*:}" 2>/dev/null
+done
+wait "$pnew" 2>/dev/null
+wait "$pkill" 2>/dev/null
+# SIGKILL cannot be caught: its temporary may stay (removed before the
+# checks below look for any), the target never holds part of the output.
+check "SIGKILL leaves the old file whole" is_old kill.csv
+rm -f .kill.csv.commtime-*
+for sig in $sigs; do
+	eval "st=\$st_$sig mid=\$mid_$sig"
 	check "SIG$sig after 0.2 s ends the sweep by the signal" [ "$st" -gt 128 ]
 	check "SIG$sig: the old file stays whole during the run and after" \
-		[ "$mid" = old ] && is_old sig.csv
+		[ "$mid" = old ] && is_old "sig-$sig.csv"
 	check "SIG$sig leaves no temporary" no_temporary
 done
 # Without an old file there is no file afterwards either.
-rm -f new.csv
-run_bg $long_sweep -o new.csv
-pid=$!
-sleep 0.2
-kill -s TERM "$pid" 2>/dev/null
-wait "$pid" 2>/dev/null
 check "SIGTERM before the end creates no file" [ ! -e new.csv ]
 check "and no temporary" no_temporary
-# SIGKILL cannot be caught: the temporary may stay, the target never
-# holds part of the output.
-echo old >kill.csv
-run_bg $long_sweep -o kill.csv
-pid=$!
-sleep 0.2
-kill -s KILL "$pid" 2>/dev/null
-wait "$pid" 2>/dev/null
-check "SIGKILL leaves the old file whole" is_old kill.csv
-rm -f .kill.csv.commtime-*
 
 # ---- two runs writing the same file ----
 "$COMMTIME" --format csv --ranks 2:3000:+1 --sizes 1:1G:x2 >want-a.csv

@@ -94,10 +94,16 @@ for f in $files; do
 	# a file by renaming a new one over it, so a link is never written
 	# through, and a file written in place would change the tree's own,
 	# which the check below sees
+	# (the top-level ones by one cp, each deeper one by a cp of its own)
 	if [ -e "$w/1.cmd" ]; then
-		(cd "$top" && for c in $copy; do
+		(cd "$top" && set -- && deep= &&
+		for c in $copy; do
 			[ -e "$c" ] || continue
-			case $c in */*) mkdir -p "$s/${c%/*}" || exit 1 ;; esac
+			case $c in */*) deep="$deep $c" ;; *) set -- "$@" "$c" ;; esac
+		done &&
+		{ [ $# = 0 ] || cp -al "$@" "$s/" 2>/dev/null || cp -R "$@" "$s/"; } &&
+		for c in $deep; do
+			mkdir -p "$s/${c%/*}" || exit 1
 			cp -al "$c" "$s/$c" 2>/dev/null || cp -R "$c" "$s/$c" || exit 1
 		done) || { notok "$f: a scratch copy of the tree"; continue; }
 	fi

@@ -32,26 +32,44 @@ want=$(awk -F, 'NR > 1 && $1 == 8 && $2 == 4 { print NR - 1; exit }' all.csv)
 check "--where: the rank is the first CSV row of tp 8, pp 4 (row $want)" \
 	grep -q "rank $want of $(($(wc -l <all.csv) - 1))," w.txt
 if [ -n "$python" ]; then
-	check "JSON named: rank $want, tried = refused + unfit + fit" py "
-import json; d = json.load(open('w.json'))['named'][0]
-assert d['rank'] == $want and d['tried'] == d['refused'] + d['unfit'] + d['fit'] and d['fit'] > 0"
-	check "JSON: behind is the ratio of the named and the best step times, less one" py "
-import json; j = json.load(open('w.json')); w = {r['which']: r for r in j['why']}; s = j['search']
-assert abs(w['named']['behind'] - (s[$want - 1]['step_s'] / s[0]['step_s'] - 1)) < 1e-12
-assert w['named']['step_s'] == s[$want - 1]['step_s'] and w['best']['step_s'] == s[0]['step_s']"
-	check "JSON why: the terms add up to step_s" py "
-import json
-for r in json.load(open('w.json'))['why']:
-    t = r['compute_s'] + r['bubble_s'] + sum(r['exposed_%s_s' % k] for k in ('tp', 'cp', 'ep', 'pp', 'dp')) + r['optimizer_s'] + r['other_s']
-    assert abs(t - r['step_s']) <= 1e-9 * r['step_s']"
-	check "JSON: cost per hour is the price times the GPUs" py "
-import json
-for r in json.load(open('w.json'))['search']:
-    assert abs(r['cost_per_hour'] - 2.5 * r['gpus']) < 1e-9"
-	check "JSON refused: the counts add up to the configurations refused" py "
-import json, re; j = json.load(open('w.json'))
-m = re.match(r'(\d+) configurations, (\d+) refused', j['inputs']['searched'])
-assert sum(r['count'] for r in j['refused']) == int(m.group(2))"
+	# the five checks of w.json in one Python: a line each, "ok" when its
+	# assertions hold
+	"$python" - "$want" >w.checks <<'EOF'
+import json, re, sys
+j = json.load(open('w.json'))
+def named():
+    want = int(sys.argv[1])
+    d = j['named'][0]
+    assert d['rank'] == want and d['tried'] == d['refused'] + d['unfit'] + d['fit'] and d['fit'] > 0
+def behind():
+    want = int(sys.argv[1])
+    w = {r['which']: r for r in j['why']}; s = j['search']
+    assert abs(w['named']['behind'] - (s[want - 1]['step_s'] / s[0]['step_s'] - 1)) < 1e-12
+    assert w['named']['step_s'] == s[want - 1]['step_s'] and w['best']['step_s'] == s[0]['step_s']
+def terms():
+    for r in j['why']:
+        t = r['compute_s'] + r['bubble_s'] + sum(r['exposed_%s_s' % k] for k in ('tp', 'cp', 'ep', 'pp', 'dp')) + r['optimizer_s'] + r['other_s']
+        assert abs(t - r['step_s']) <= 1e-9 * r['step_s']
+def cost():
+    for r in j['search']:
+        assert abs(r['cost_per_hour'] - 2.5 * r['gpus']) < 1e-9
+def refused():
+    m = re.match(r'(\d+) configurations, (\d+) refused', j['inputs']['searched'])
+    assert sum(r['count'] for r in j['refused']) == int(m.group(2))
+for f in (named, behind, terms, cost, refused):
+    try:
+        f()
+        print("ok")
+    except Exception as e:
+        print("no")
+        print("# %s: %r" % (f.__name__, e), file=sys.stderr)
+EOF
+	{ read -r c1; read -r c2; read -r c3; read -r c4; read -r c5; } <w.checks
+	check "JSON named: rank $want, tried = refused + unfit + fit" [ "$c1" = ok ]
+	check "JSON: behind is the ratio of the named and the best step times, less one" [ "$c2" = ok ]
+	check "JSON why: the terms add up to step_s" [ "$c3" = ok ]
+	check "JSON: cost per hour is the price times the GPUs" [ "$c4" = ok ]
+	check "JSON refused: the counts add up to the configurations refused" [ "$c5" = ok ]
 else
 	echo "ok $((n + 1)) # skip python3 is not installed"
 	n=$((n + 1))

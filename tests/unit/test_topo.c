@@ -300,6 +300,60 @@ void test_search_bridge(void)
 	INT_EQ(f.order[1][0], 1);
 }
 
+/* Two searches found the same channels. */
+static int S_same_found(const struct nccl_found *a, const struct nccl_found *b)
+{
+	return a->nchannels == b->nchannels && a->bw_intra == b->bw_intra &&
+	       a->bw_inter == b->bw_inter && a->type_intra == b->type_intra &&
+	       a->pattern == b->pattern && a->steps == b->steps &&
+	       memcmp(a->order, b->order, sizeof a->order) == 0;
+}
+
+/*
+ * A search asked again gives what it found the first time, after other
+ * machines and other arguments were searched, and after more searches
+ * than it remembers: the bridge's 2 x 20 and the full mesh's 12 x 30 of
+ * the tests above, each whole.
+ */
+void test_search_remembered(void)
+{
+	static const char br[] = "GPU0 GPU1\nGPU0 X NV4\nGPU1 NV4 X\n";
+	static const char k4[] =
+		"GPU0 GPU1 GPU2 GPU3\nGPU0 X NV6 NV6 NV6\nGPU1 NV6 X NV6 NV6\n"
+		"GPU2 NV6 NV6 X NV6\nGPU3 NV6 NV6 NV6 X\n";
+	struct topo tb, tk;
+	struct errbuf eb;
+	struct nccl_machine mb, mk;
+	struct nccl_found first, mesh, again;
+	int k;
+
+	INT_EQ(topo_parse(br, sizeof br - 1, "br", &tb, &eb), 0);
+	INT_EQ(topo_parse(k4, sizeof k4 - 1, "k4", &tk, &eb), 0);
+	S_mesh(&mb, 86, &tb);
+	S_mesh(&mk, 90, &tk);
+	INT_EQ(nccl_search_node(&mb, NCCL_PATTERN_RING, 1, 32, &first), 0);
+	INT_EQ(first.nchannels, 2);
+	DBL_NEAR(first.bw_intra, 20, 1e-9);
+	INT_EQ(nccl_search_node(&mk, NCCL_PATTERN_RING, 1, 32, &mesh), 0);
+	INT_EQ(mesh.nchannels, 12);
+	DBL_NEAR(mesh.bw_intra, 30, 1e-9);
+	INT_EQ(nccl_search_node(&mb, NCCL_PATTERN_RING, 1, 32, &again), 0);
+	CHECK(S_same_found(&first, &again));
+	/* the tree of the same machine is searched, not the ring given back */
+	INT_EQ(nccl_search_node(&mb, NCCL_PATTERN_BALANCED_TREE, 2, 2, &again), 0);
+	DBL_NEAR(again.bw_intra, 40, 1e-9);
+	for (k = 1; k <= 8; k++)   /* more than are remembered */
+		INT_EQ(nccl_search_node(&mk, NCCL_PATTERN_RING, 1, k, &again), 0);
+	INT_EQ(nccl_search_node(&mb, NCCL_PATTERN_RING, 1, 32, &again), 0);
+	CHECK(S_same_found(&first, &again));
+	INT_EQ(nccl_search_node(&mk, NCCL_PATTERN_RING, 1, 32, &again), 0);
+	CHECK(S_same_found(&mesh, &again));
+	/* one link fewer is another machine */
+	mk.nvl[0][1] = mk.nvl[1][0] = 5;
+	INT_EQ(nccl_search_node(&mk, NCCL_PATTERN_RING, 1, 32, &again), 0);
+	CHECK(!S_same_found(&mesh, &again));
+}
+
 /* The shipped DGX-1 system: everything about the node from its topo file. */
 void test_system_topo_key(void)
 {
