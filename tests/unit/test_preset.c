@@ -575,3 +575,39 @@ void test_preset_gpu_fp8_power(void)
 	preset_release(&p);
 	preset_dirs_release(&d);
 }
+
+/*
+ * Each GPU's large-GEMM share is the largest bf16 matmul rate a kernel
+ * benchmark found over its dense peak (Bekman, ml-engineering, Maximum
+ * Achievable Matmul FLOPS table): B200 1745.0 / 2250 = 0.7756, GB200
+ * 1822.0 / 2500 = 0.7288 (its own, not the B200's it is like), GB300 the
+ * B300's 1769.0 / 2250 = 0.7862, MI300X 668.4 / 1300 = 0.5142, MI325X
+ * 784.9 / 1300 = 0.6038, MI355X 1565.0 / 2516.6 = 0.6219; the presets
+ * round them to three places.
+ */
+void test_preset_gemm_efficiency(void)
+{
+	static const struct { const char *name; double eff; } want[] = {
+		{ "b200", 0.776 }, { "gb200", 0.729 }, { "b300", 0.786 }, { "gb300", 0.786 },
+		{ "h200", 0.803 }, { "mi300x", 0.514 }, { "mi325x", 0.604 }, { "mi355x", 0.622 },
+	};
+	struct preset_dirs d;
+	struct preset p;
+	struct errbuf eb;
+	struct gpu_spec g;
+	size_t i;
+
+	preset_dirs_init(&d, "presets", NULL);
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		if (preset_load(&d, want[i].name, &p, &eb) < 0) {
+			h_report(__FILE__, __LINE__, "%s", eb.msg);
+			continue;
+		}
+		INT_EQ(gpu_from_preset(&p, &g, &eb), 0);
+		DBL_NEAR(g.gemm_eff, want[i].eff, 1e-12);
+		free(g.name);
+		free(g.description);
+		preset_release(&p);
+	}
+	preset_dirs_release(&d);
+}
