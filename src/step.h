@@ -164,6 +164,16 @@ struct step_config {
  */
 double step_route_nodes_expected(double E, double k, double N, double M);
 
+/*
+ * An expert all-to-all of `ranks`, `per_node` of them a node, under
+ * node-limited routing (c->route_nodes), E experts of which a token picks
+ * k: the nodes the group spans (*N) and the expected distinct nodes a
+ * token reaches (returned; NaN when the capped nodes hold fewer experts
+ * than a token picks).
+ */
+double step_route_row_nodes(const struct step_config *c, double E, double k,
+			    unsigned long ranks, unsigned long per_node, double *N);
+
 /* tp = pp = dp = cp = ep = 1, zero 0, no SP, b = 1, 1F1B, the defaults above. */
 void step_config_init(struct step_config *c);
 

@@ -31,6 +31,13 @@ double step_route_nodes_expected(double E, double k, double N, double M)
 	return M * (1 - miss);
 }
 
+double step_route_row_nodes(const struct step_config *c, double E, double k,
+			    unsigned long ranks, unsigned long per_node, double *N)
+{
+	*N = ceil((double)ranks / (double)per_node);
+	return step_route_nodes_expected(E, k, *N, (double)c->route_nodes);
+}
+
 /*
  * One all-to-all of `bytes` (one rank's copies, k a token) in an expert
  * group of `ranks`, `per_node` of them a node, under --moe-route-nodes:
@@ -47,12 +54,11 @@ int step_price_route(struct run *u, double bytes, unsigned long ranks,
 		     unsigned long per_node, double *t, const char **tier, struct errbuf *eb)
 {
 	const struct step_config *c = u->c;
-	double N = ceil((double)ranks / (double)per_node), D, t_ib, t_nv;
+	double N, D = step_route_row_nodes(c, u->E, u->k, ranks, per_node, &N), t_ib, t_nv;
 	const char *tier_ib, *tier_nv;
 
 	if (N < 2)
 		return step_price(u->prp, OP_ALLTOALL, ranks, per_node, bytes, t, tier, NULL, eb);
-	D = step_route_nodes_expected(u->E, u->k, N, (double)c->route_nodes);
 	if (isnan(D))
 		return errbuf_set(eb, "--moe-route-nodes %lu: those nodes hold %.15g experts, fewer "
 				  "than the %.15g each token picks", c->route_nodes,

@@ -157,8 +157,7 @@ static void S_explain_route(struct out *o, const struct step_config *c,
 	if (!c->route_nodes || row->dim != DIM_EP || row->op != OP_ALLTOALL || !row->per_node ||
 	    row->per_node >= row->ranks)
 		return;
-	N = ceil((double)row->ranks / (double)row->per_node);
-	D = step_route_nodes_expected(w->experts, w->top_k, N, (double)c->route_nodes);
+	D = step_route_row_nodes(c, w->experts, w->top_k, row->ranks, row->per_node, &N);
 	out_text(o, "    routed: a token's %.15g copies reach %.4g of %.15g nodes (at most %lu), "
 		 "once each over the network, each copy once over NVLink; the slower leg",
 		 w->top_k, D, N, c->route_nodes);
