@@ -1,7 +1,7 @@
 #!/bin/sh
 # Published end-to-end training runs against commtime's expected step
 # (make bench; not a test, never part of make check).  The best case takes
-# no constant from these runs; they are 13 of the 41 of bench/step-pool.txt,
+# no constant from these runs; some are also rows of bench/step-pool.txt,
 # on which the expected step's clock share is fitted (bench/step-pool.py
 # states its errors left out source by source).  Each row is what a user would type for the run and the
 # per-GPU rate the run published; the step time follows from the model
@@ -41,6 +41,15 @@ PYTHON=${PYTHON:-python3}
 # the host; dropless it does once per MoE layer forward
 # (megatron/core/transformer/moe/token_dispatcher.py,
 # _maybe_dtoh_and_synchronize), which the model does not time.
+# The same two shapes from later containers of the same archive, DGX-H100,
+# FP8-CS: Qwen3-30B-A3B in 26.06 (8826 tokens/s per GPU; 16 GPUs, EP 16,
+# no PP, MBS 1, GBS 1024; its recipe, src/megatron/bridge/perf_recipes/
+# qwen/h100/qwen3_moe.py at 067f987d, Aug 2026: the flex dispatcher with
+# the hybridep backend, no all-to-all overlap, CUDA graphs over attention,
+# router and the MoE preprocessing, so the host no longer sets the pace)
+# and Qwen3-235B-A22B in 26.04.01 (1712 tokens/s per GPU at GBS 8192,
+# the layout above), each times the model FLOPs a token the rows above
+# use (27.83 and 166.98 GFLOP).
 # The titan-8b rows are torchtitan's Llama 3.1 8B on 8 H100 at 500 W
 # (docs/performance.md, Table 1): 5,762 tokens/s per GPU eager and 6,667
 # with torch.compile, times commtime's 6.221e10 FLOPs a token; the pair
@@ -90,6 +99,8 @@ nemo-405b-fp8|766.6|989.4|--system dgx-h100 step --workload llama3-405b --tp 8 -
 nemo-q3-235b-fp8|263.0|989.4|--system dgx-h100 step --workload qwen3-235b-a22b --tp 2 --pp 8 --dp 16 --ep 32 --etp 1 --global-batch 2048 --seq 4096 --sequence-parallel --zero 1 --schedule interleaved --virtual-stages 4 --layers-first 11 --layers-last 11 --precision fp8 --overlap-moe-expert-parallel-comm
 nemo-q3-30b-fp8|146.8|989.4|--system dgx-h100 step --workload qwen3-30b-a3b --pp 2 --dp 8 --ep 8 --global-batch 512 --micro-batch 2 --seq 4096 --zero 1 --schedule interleaved --virtual-stages 24 --precision fp8 --overlap-moe-expert-parallel-comm
 nemo-q3-30b-drop|292.1|989.4|--system dgx-h100 step --workload qwen3-30b-a3b --pp 2 --dp 8 --ep 8 --global-batch 512 --micro-batch 2 --seq 4096 --zero 1 --schedule interleaved --virtual-stages 24 --precision fp8 --capacity 1
+nemo-q3-30b-2606|245.6|989.4|--system dgx-h100 step --workload qwen3-30b-a3b --dp 16 --ep 16 --global-batch 1024 --micro-batch 1 --seq 4096 --zero 1 --precision fp8
+nemo-q3-235b-2604|285.9|989.4|--system dgx-h100 step --workload qwen3-235b-a22b --tp 2 --pp 8 --dp 16 --ep 32 --etp 1 --global-batch 8192 --seq 4096 --sequence-parallel --zero 1 --schedule interleaved --virtual-stages 4 --layers-first 11 --layers-last 11 --precision fp8 --overlap-moe-expert-parallel-comm
 llama3-405b-128k|380|989.4|--system dgx-h100 step --workload llama3-405b --tp 8 --pp 16 --dp 8 --cp 16 --cp-form allgather --global-batch 128 --seq 131072 --sequence-parallel --zero 2 --schedule interleaved --virtual-stages 8
 titan-8b-eager|358.5|989.4|--system dgx-h100 step --workload llama3-8b --seq 8192 --dp 8 --micro-batch 2 --global-batch 16 --framework fsdp --zero 3 --recompute alternate-matmul-outputs --gpu-memory 96GB --power-cap 500 --hbm-bandwidth 2.4TB/s
 deepseek-v3|432.9|989.4|--system hgx-h800 step --workload deepseek-v3 --pp 16 --ep 64 --dp 128 --global-batch 15360 --seq 4096 --zero 1 --precision fp8 --layers-first 4 --layers-last 1 --schedule dualpipe --recompute norm-and-swiglu-inputs --optimizer-moments bf16 --moe-route-nodes 4 --moe-dispatch-fp8
