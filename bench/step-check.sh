@@ -132,7 +132,7 @@ done | tee "${STEP_CHECK_OUT:-/dev/null}"
 # arXiv:2104.04473, section 5.2, Table 2 and Figure 10): DeepSpeed's ZeRO-3
 # of 2021 without model parallelism (--framework deepspeed-2021; models/
 # step.md, "Overlap as the frameworks do it") and PTD-P (TP 8, PP 12 for
-# 175B, PP 35 for 530B, micro-batch 1, 1F1B as in the pool's Table 1 rows)
+# 175B, PP 35 for 530B, micro-batch 1, 1F1B: section 5.2 does not say it ran the interleaved schedule of section 5.1, by which the pool's Table 1 rows run)
 # on DGX A100 (Selene), each at the global batch and micro-batch the table
 # states; the 530B ZeRO-3 run needed 640 GPUs and a batch of 2560 to fit.
 # A comparison the paper ran, not a layout a team chose: in neither
