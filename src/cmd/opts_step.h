@@ -41,6 +41,7 @@ opt_cb step_opts_cb_framework;  /* enum step_framework * */
 opt_cb step_opts_cb_precision;  /* enum step_precision * */
 opt_cb step_opts_cb_elementwise; /* int *: 1 fused, 2 eager */
 opt_cb step_opts_cb_moments;    /* struct step_config *: bf16 or fp32 Adam moments */
+opt_cb step_opts_cb_offload;    /* unsigned long *: layers offloaded, a whole number >= 0 */
 
 /* --help of --recompute: every level and what it keeps, one a line. */
 #define STEP_OPTS_RECOMPUTE_HELP \
