@@ -1,7 +1,7 @@
 /*
  * Activation offload to host memory (--offload-activations N): which
  * configurations take it, the bytes that leave the GPU and the time the
- * step waits for the copies.  models/step.md, "Activation offload".
+ * step waits for the copies.  models/step-teams.md, "Activation offload".
  */
 #include <math.h>
 #include <stdlib.h>

@@ -169,7 +169,7 @@ static void S_explain_offload(struct out *o, const struct step_result *r)
 	snprintf(mv, sizeof(mv), "%.4g GB", f->moved_B / 1e9);
 	units_fmt_time(x, sizeof(x), f->xfer_s, 4);
 	units_fmt_time(w, sizeof(w), f->exposed_s, 4);
-	out_text(o, "Activation offload (models/step.md, \"Activation offload\"): the saved "
+	out_text(o, "Activation offload (models/step-teams.md, \"Activation offload\"): the saved "
 		 "activations of the first %.15g of %.15g layers, %s a layer, go to host memory",
 		 f->layers, r->layers, lb);
 	out_text(o, "  after each layer's forward and come back before its backward: %s a "
