@@ -741,19 +741,14 @@ int cmd_step(int argc, char **argv, struct ctx *ctx)
 		  .help = STEP_OPTS_RECOMPUTE_HELP },
 		{ .type = OPT_CALLBACK, .long_name = "optimizer-moments", .argh = "P", .value = &c,
 		  .cb = step_opts_cb_moments, .complete = "fp32 bf16",
-		  .help = "Adam's two moments in fp32 (default; 12 bytes a parameter\n"
-			  "with the fp32 master) or bf16 (8; DeepSeek-V3's, its\n"
-			  "report's section 3.3.3)" },
+		  .help = STEP_OPTS_MOMENTS_HELP },
 		{ .type = OPT_CALLBACK, .long_name = "schedule", .argh = "NAME", .value = &c.schedule,
 		  .cb = step_opts_cb_schedule, .complete = "1f1b gpipe interleaved dualpipe",
 		  .help = "pipeline schedule: 1f1b (default), gpipe, interleaved,\n"
 			  "dualpipe (DeepSeek-V3's: even pp, micro-batches even\n"
 			  "and at least 2 x pp)" },
 		OPT_CALLBACK_("offload-activations", "N", &c.offload, step_opts_cb_offload,
-			      "the saved activations of the first N layers to host\n"
-			      "memory after their forward, back before their backward,\n"
-			      "as Megatron-Core's cpu_offloading_num_layers (default 0:\n"
-			      "off; no pipeline, --recompute none)"),
+			      STEP_OPTS_OFFLOAD_HELP),
 		OPT_CALLBACK_("virtual-stages", "V", &c.virt, opt_cb_whole,
 			      "model chunks per stage of the interleaved schedule (default 2)"),
 		OPT_CALLBACK_("moe-route-nodes", "M", &c.route_nodes, opt_cb_whole,
