@@ -401,7 +401,9 @@ static int S_check_schedule(const struct workload *w, const struct step_config *
 					  "a chunk holds at least one layer (or, first and last, the "
 					  "embedding or the loss alone)", c->virt, least, c->pp);
 	}
-	return S_check_recompute(w, c, eb);
+	if (S_check_recompute(w, c, eb) < 0)
+		return -1;
+	return step_offload_check(w, c, eb);
 }
 
 int step_check_part(const struct workload *w, const struct step_config *c,

@@ -96,6 +96,10 @@ void step_config_moments(struct step_config *c, double bytes);
 #define STEP_MOMENT_BYTES 4.0   /* each of Adam's two moments, fp32 */
 #define STEP_ACT_BYTES 2.0      /* bf16 activations */
 #define STEP_CAPACITY 1.0       /* MoE capacity factor */
+/* The host link when no GPU says: PCIe Gen5 x16 as copies reach it,
+ * nvbandwidth's host-to-device 52 GB/s on ND_H200_v5 (Azure/
+ * AI-benchmarking-guide; system_host_link_Bps) */
+#define STEP_HOST_LINK_BPS 52e9
 #define STEP_MFU 0.5            /* --mfu: the flat share of the peak, when no kernel model */
 /*
  * Memory no model term holds: the CUDA context, NCCL's buffers and
@@ -133,6 +137,11 @@ struct step_config {
 	int dispatch_fp8;          /* --moe-dispatch-fp8: the all-to-alls toward the experts in
 				      FP8 with a scale every 128 values (STEP_DISPATCH_FP8_BYTES),
 				      the ones back in act_bytes (DeepSeek-V3, §3.3.3) */
+	unsigned long offload;     /* --offload-activations N: the saved activations of the
+				      stage's first N layers to host memory after their forward,
+				      back before their backward (Megatron-Core's
+				      cpu_offloading_num_layers, Transformer Engine's
+				      cpu_offload.py); 0: off */
 	unsigned long dp_replicate; /* hybrid sharding: ZeRO within dp/N ranks, N replicas (1) */
 	enum step_precision precision;   /* default bf16 */
 	unsigned long gpus_per_node;  /* for placing ranks; 0 = every group in one node */
@@ -212,8 +221,10 @@ int step_check(const struct workload *w, const struct step_config *c, struct err
  *                   route_nodes, dispatch_fp8)
  *   CHECK_SHARDING  ZeRO stage and --dp-replicate (zero, pp, framework, dp_replicate, dp)
  *   CHECK_BATCH     b whole, B a multiple of d·b (micro_batch, global_batch, dp)
- *   CHECK_SCHEDULE  v and the interleaved schedule, bytes per value
- *                   (schedule, virt, pp, layers_first/last, global_batch, dp, micro_batch)
+ *   CHECK_SCHEDULE  v and the interleaved schedule, bytes per value, the
+ *                   recompute level and --offload-activations (schedule, virt, pp,
+ *                   layers_first/last, global_batch, dp, micro_batch, recompute,
+ *                   offload, framework)
  * step_check is every part in order: the first part that refuses says why.
  */
 enum step_check_part { CHECK_LAYOUT, CHECK_CP, CHECK_EXPERTS, CHECK_SHARDING, CHECK_BATCH,
@@ -258,10 +269,37 @@ struct step_memory {
 	double inflight;       /* micro-batches whose activations are held */
 	double reserve_B;      /* CUDA context, NCCL buffers (STEP_RESERVE_B) */
 	double fp8_weights_B;  /* part of weights_B: FP8 copies of the linears' weights */
+	double offload_B;      /* activations sent to host memory instead (not in act_B) */
 	double total_B;        /* all of the above */
 	const char *stage;     /* "first", "middle", "last", "only": the most loaded */
 	double stage_layers;   /* its layers */
 };
+
+/*
+ * Activation offload (--offload-activations; models/step.md, "Activation
+ * offload"): per micro-batch, one layer's saved activations go out after
+ * its forward and come back before its backward over the host link.
+ */
+struct step_offload {
+	double layers;         /* N: layers offloaded on the stage */
+	double layer_B;        /* one layer's saved activations, one micro-batch */
+	double host_B;         /* on the host at once: N layers of one micro-batch */
+	double moved_B;        /* over the host link a step, both ways: 2 N layer_B m */
+	double link_Bps;       /* the host link, one direction */
+	double xfer_s;         /* one layer, one way: layer_B / link_Bps */
+	double exposed_s;      /* per micro-batch: what the step waits for (NaN: no compute) */
+};
+
+/*
+ * The wait of one micro-batch under Transformer Engine's offload of the
+ * first N of L layers (L > N >= 1), each layer's forward f and backward b
+ * seconds, a layer's copy x seconds each way, one copy stream (TE's
+ * DefaultOffloadSynchronizer): layer i goes out once its forward ends and
+ * must be out before layer L - N + i's forward; it comes back from the
+ * start of layer L - 1 - N + i's backward and must be back before its
+ * own.  Returns the seconds the compute waits; NaN for bad input.
+ */
+double step_offload_wait_s(double L, double N, double f, double b, double x);
 
 struct step_result {
 	struct step_row rows[STEP_ROWS_MAX];
@@ -305,6 +343,7 @@ struct step_result {
 	int band_missing;       /* 0, or 1 + the op of a collective without a band */
 	unsigned band_cells;    /* errband_cell_bit of every banded collective */
 	struct step_memory mem; /* the most loaded stage */
+	struct step_offload offload; /* --offload-activations (zero when off) */
 };
 
 /*
@@ -317,6 +356,8 @@ struct step_compute {
 	double step_compute_s;  /* s: compute of one step on one GPU, given; 0 if not */
 	const struct kernel_gpu *kgpu;  /* the kernel model; NULL: flat */
 	double power_share;     /* the clock under a power cap, expect_power_share; 0: none */
+	double host_link_Bps;   /* B/s: the GPU's link to host memory, one direction
+				   (system_host_link_Bps); 0: PCIe Gen5's default */
 };
 
 /*

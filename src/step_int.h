@@ -123,8 +123,17 @@ void step_overlap_dualpipe(struct run *u);
 double step_sched_inflight(const struct step_config *c, double rank, double m);
 int step_sched_step(struct run *u, struct errbuf *eb);
 
-/* step_memory.c: the memory of each stage, the most loaded kept in r->mem. */
+/* step_memory.c: the memory of each stage, the most loaded kept in r->mem;
+ * the saved activations of the only stage's first n layers, one
+ * micro-batch (what --offload-activations n sends to the host). */
 void step_memory_stages(struct run *u);
+double step_memory_offload_B(const struct run *u, double n);
+
+/* step_offload.c: --offload-activations against the configuration
+ * (Megatron-Core's refusals), and its bytes and wait in u->r->offload. */
+int step_offload_check(const struct workload *w, const struct step_config *c,
+		       struct errbuf *eb);
+void step_offload_time(struct run *u);
 
 /*
  * step_expect.c: make r's step the expected one (models/step.md, "The

@@ -3,6 +3,7 @@
  * weights, gradients, optimizer state and activations of each pipeline
  * stage.  models/step.md, "Memory per GPU".
  */
+#include <math.h>
 #include <string.h>
 
 #include "step.h"
@@ -242,6 +243,17 @@ static double S_dense_act(const struct run *u, const struct step_act_opts *ao, d
 				u->r->fused, step_moe_load(c), ao);
 }
 
+double step_memory_offload_B(const struct run *u, double n)
+{
+	const struct step_config *c = u->c;
+	struct step_act_opts ao = { c->precision == PREC_FP8, (double)step_etp(c) };
+	double act = step_act_layer_x(u->w, u->sr, u->b, u->t, c->sp && c->tp > 1, c->recompute,
+				      u->r->fused, step_moe_load(c), &ao);
+	double nd = fmin(n, u->Ldf);
+
+	return nd * S_dense_act(u, &ao, act) + (n - nd) * act;
+}
+
 /*
  * The parameters' memory of stage si of the ledger's four (first, middle,
  * last, the last middle): its weights (FP8 copies among them), gradients
@@ -305,7 +317,13 @@ static void S_stage_params(const struct run *u, int si, struct step_memory *mm)
  * are the full model's r and pp_size - 1 - r): the first rank holds the
  * first stage and the last, a middle rank two middle stages, each with
  * its gradients and optimizer state.  The activations stay the stage's
- * own, p + 1 micro-batches (step_sched_inflight).
+ * own, p + 1 micro-batches (step_sched_inflight).  --offload-activations
+ * N (one stage only, step_offload_check) takes the first N layers'
+ * activations to host memory: Transformer Engine's offload keeps none of
+ * them on the GPU beyond the other L - N layers' (transformer_engine/
+ * pytorch/cpu_offload.py, DefaultOffloadSynchronizer: layer i is freed
+ * before layer L - N + i's forward and comes back from layer L - 1 - N +
+ * i's backward on, so that (L - N) layers' activations are held at once).
  */
 void step_memory_stages(struct run *u)
 {
@@ -346,6 +364,10 @@ void step_memory_stages(struct run *u)
 		mm.inflight = step_sched_inflight(c, rank_of[si], m);
 		mm.act_B = Lds > 0 ? (act * (Ls - Lds) + actd * Lds) * mm.inflight :
 			act * Ls * mm.inflight;
+		if (c->offload) {
+			mm.offload_B = step_memory_offload_B(u, (double)c->offload) * mm.inflight;
+			mm.act_B -= mm.offload_B;
+		}
 		if (c->pp == 1 || si == 2) {
 			fl = step_logit_bytes(c) * b * sr * w->vocab / t;
 			mm.act_B += fl;

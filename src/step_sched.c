@@ -51,7 +51,8 @@ int step_sched_step(struct run *u, struct errbuf *eb)
 	/*
 	 * Step: m micro-batches of compute and exposed communication, the
 	 * pipeline bubble of (p-1)/v of them (Narayanan et al. 2021, §2.2),
-	 * then the data-parallel collectives' exposed part and the update.
+	 * then the data-parallel collectives' exposed part and the update;
+	 * under --offload-activations the waits for the host link.
 	 */
 	/* the calculator checks DualPipe's counts as 1F1B's (step_check has
 	 * checked its own) */
@@ -63,13 +64,16 @@ int step_sched_step(struct run *u, struct errbuf *eb)
 	ppc.tb = 2;
 	if (pp_bubble(&ppc, &ppr, eb) < 0)
 		return -1;
+	step_offload_time(u);
 	if (!isnan(r->compute_s) && !isnan(r->mb_exposed_s)) {
 		double tmb = r->mb_compute_s + r->mb_exposed_s;
+		/* the waits for the host link (step_offload.c), each micro-batch */
+		double off = r->offload.exposed_s > 0 ? m * r->offload.exposed_s : 0;
 
 		/* DualPipe: the bubble of its Table 2 (step_overlap_dualpipe) */
 		r->bubble_s = c->schedule == PP_DUALPIPE ? u->dual_bubble_s
 			      : (p - 1) / (c->pp > 1 ? v : 1) * tmb;
-		r->step_s = m * tmb + r->bubble_s + r->dp_exposed_s + r->optim_s;
+		r->step_s = m * tmb + off + r->bubble_s + r->dp_exposed_s + r->optim_s;
 		r->tokens_per_s = r->tokens / r->step_s;
 		if (cs->peak_flops > 0)
 			r->mfu = r->flops_model / (r->step_s * r->gpus * cs->peak_flops);

@@ -310,7 +310,8 @@ int gpu_from_preset(const struct preset *p, struct gpu_spec *g, struct errbuf *e
 	/* The kernel model's keys (models/step.md, "Compute by kernel"). */
 	if (get_count(p, "sms", 0, 1, 100000, &sms, eb) < 0 ||
 	    get_positive(p, "hbm_bandwidth", Q_RATE, 0, &t.hbm_Bps, eb) < 0 ||
-	    get_positive(p, "gemm_efficiency", Q_NUMBER, 0, &t.gemm_eff, eb) < 0)
+	    get_positive(p, "gemm_efficiency", Q_NUMBER, 0, &t.gemm_eff, eb) < 0 ||
+	    get_positive(p, "host_link", Q_RATE, 0, &t.host_link_Bps, eb) < 0)
 		return -1;
 	if (t.gemm_eff > 1)
 		return errbuf_set(eb, "%s:%d: gemm_efficiency: a share of the peak is at most 1, got %g",
@@ -322,6 +323,26 @@ int gpu_from_preset(const struct preset *p, struct gpu_spec *g, struct errbuf *e
 	t.description = xstrdup(p->description);
 	*g = t;
 	return 0;
+}
+
+/*
+ * PCIe's x16 line rate, one direction: 2.5 and 5 GT/s a lane with 8b/10b
+ * (Gen1, Gen2), 8 GT/s with 128b/130b (Gen3, 15.75 GB/s), doubling each
+ * generation since (PCI Express Base Specifications 3.0 to 6.0; Gen6's
+ * FLIT mode taken at its raw doubling).  Copies between host memory and
+ * the GPU reach 83 % of it: nvbandwidth's host-to-device 26.3 GB/s on
+ * Gen4 and 52 GB/s on Gen5 (Azure/AI-benchmarking-guide, ND_A100_v4 and
+ * ND_H200_v5 results; presets/pcie5-x16.preset).
+ */
+#define HOST_LINK_DMA_SHARE 0.83
+double system_host_link_Bps(const struct gpu_spec *g)
+{
+	unsigned gen = g->pcie_gen ? g->pcie_gen : 5;
+	double line = gen == 1 ? 4e9 : gen == 2 ? 8e9 : 15.75e9 * (double)(1u << (gen - 3));
+
+	if (g->host_link_Bps > 0)
+		return g->host_link_Bps;
+	return HOST_LINK_DMA_SHARE * line;
 }
 
 /* ---- links ---- */

@@ -117,7 +117,16 @@ struct gpu_spec {
 	double fp8_flops;         /* FLOP/s: dense FP8 peak (key tflops_fp8, in TFLOP/s;
 				     0: the GPU has no FP8 tensor cores or it is not given) */
 	double power_w;           /* W: board power limit as sold (key power_w; 0: not given) */
+	double host_link_Bps;     /* B/s: the GPU's link to host memory, one direction (key
+				     host_link; 0: not given, system_host_link_Bps's default) */
 };
+
+/*
+ * The GPU's link to host memory, one direction, as copies reach it: the
+ * preset's host_link, else 83 % of its PCIe generation's x16 line rate
+ * (models/system.md, "The host link"), Gen5 when pcie_gen is not given.
+ */
+double system_host_link_Bps(const struct gpu_spec *g);
 
 /* One tier: the link preset it reads, and its line rate. */
 struct tier {

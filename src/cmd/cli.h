@@ -400,6 +400,9 @@ struct ctx_gpu {
 	const char *from;
 	enum gpu_arch arch;  /* ARCH_UNKNOWN when no preset */
 	double power_w;      /* W: the board power as sold (gpu key power_w; 0: not given) */
+	double host_link_Bps;  /* B/s: the link to host memory, one direction
+				  (system_host_link_Bps) */
+	int host_link_given;   /* 1: the preset's host_link; 0: the PCIe default */
 	struct kernel_gpu kernel;   /* its kernel model (kernel.h); kernel.fp8_peak its
 				       dense FP8 peak, 0 without FP8 */
 };

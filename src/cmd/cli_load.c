@@ -173,6 +173,8 @@ int ctx_gpu(const struct ctx *ctx, const char *name, const char *fallback, struc
 		g->memory_B = ctx->machine.system.gpu.memory_B;
 		g->from = "system";
 		g->power_w = ctx->machine.system.gpu.power_w;
+		g->host_link_Bps = system_host_link_Bps(&ctx->machine.system.gpu);
+		g->host_link_given = ctx->machine.system.gpu.host_link_Bps > 0;
 		kernel_gpu_init(&g->kernel, ctx->machine.system.gpu.arch, g->peak_flops, ctx->machine.system.gpu.sms,
 				ctx->machine.system.gpu.hbm_Bps, ctx->machine.system.gpu.gemm_eff);
 		kernel_gpu_set_fp8(&g->kernel, ctx->machine.system.gpu.fp8_flops);
@@ -192,6 +194,8 @@ int ctx_gpu(const struct ctx *ctx, const char *name, const char *fallback, struc
 	g->memory_B = s.memory_B;
 	g->from = name ? "option" : "default";
 	g->power_w = s.power_w;
+	g->host_link_Bps = system_host_link_Bps(&s);
+	g->host_link_given = s.host_link_Bps > 0;
 	kernel_gpu_init(&g->kernel, s.arch, s.bf16_flops, s.sms, s.hbm_Bps, s.gemm_eff);
 	kernel_gpu_set_fp8(&g->kernel, s.fp8_flops);
 	g->arch = s.arch;

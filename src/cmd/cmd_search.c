@@ -881,7 +881,7 @@ int cmd_search(int argc, char **argv, struct ctx *ctx)
 {
 	struct search_space sp;
 	struct search_where where;
-	struct step_compute cs = { 0, STEP_MFU, 0, NULL, 0 };
+	struct step_compute cs = { 0, STEP_MFU, 0, NULL, 0, 0 };
 	int from_trace;
 	struct search_result r = { 0 };
 	struct workload w;

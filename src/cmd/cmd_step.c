@@ -140,12 +140,49 @@ static void S_explain_step(struct out *o, const struct step_config *c,
 			 "micro-batch) + dp + update");
 		out_text(o, "     = (%.15g + %.4g) x (%s + %s) + %s + %s = %s", r->microbatches,
 			 r->bubble_s / (r->mb_compute_s + r->mb_exposed_s), a, b, d, u, s);
+	} else if (c->offload) {
+		char w[32];
+
+		units_fmt_time(w, sizeof(w), r->offload.exposed_s, 4);
+		out_text(o, "step = m x (compute + exposed comm + offload wait per micro-batch) + "
+			 "dp + update");
+		out_text(o, "     = %.15g x (%s + %s + %s) + %s + %s = %s", r->microbatches, a, b, w,
+			 d, u, s);
 	} else {
 		out_text(o, "step = (m + (p-1)/v) x (compute + exposed comm per micro-batch) + "
 			 "dp + update");
 		out_text(o, "     = (%.15g + %.15g) x (%s + %s) + %s + %s = %s", r->microbatches,
 			 (double)(c->pp - 1) / (double)(c->pp > 1 ? c->virt : 1), a, b, d, u, s);
 	}
+}
+
+/* Under --offload-activations: what went to the host, over what, behind what. */
+static void S_explain_offload(struct out *o, const struct step_result *r)
+{
+	const struct step_offload *f = &r->offload;
+	char lb[32], hb[32], mv[32], x[32], w[32];
+
+	if (!(f->layers > 0))
+		return;
+	snprintf(lb, sizeof(lb), "%.4g GB", f->layer_B / 1e9);
+	snprintf(hb, sizeof(hb), "%.4g GB", f->host_B / 1e9);
+	snprintf(mv, sizeof(mv), "%.4g GB", f->moved_B / 1e9);
+	units_fmt_time(x, sizeof(x), f->xfer_s, 4);
+	units_fmt_time(w, sizeof(w), f->exposed_s, 4);
+	out_text(o, "Activation offload (models/step-teams.md, \"Activation offload\"): the saved "
+		 "activations of the first %.15g of %.15g layers, %s a layer, go to host memory",
+		 f->layers, r->layers, lb);
+	out_text(o, "  after each layer's forward and come back before its backward: %s a "
+		 "micro-batch on the host,", hb);
+	out_text(o, "  %s over the host link a step (both ways); none held on the GPU beyond "
+		 "the other %.15g layers'", mv, r->layers - f->layers);
+	out_text(o, "  one layer one way %s at %.4g GB/s; a copy out of layer i hides behind "
+		 "the forward of layers", x, f->link_Bps / 1e9);
+	out_text(o, "  i+1 to %.15g+i, a copy back behind the backward of layers %.15g+i down "
+		 "to i+1, one copy at a time;", r->layers - f->layers - 1,
+		 r->layers - f->layers - 1);
+	out_text(o, "  the compute waits %s a micro-batch; host memory not checked (no preset "
+		 "gives it)", w);
 }
 
 /* Under --moe-route-nodes, what an expert all-to-all row's time is made of. */
@@ -215,6 +252,7 @@ static void S_explain(struct out *o, const struct workload *w, const struct step
 	}
 	out_text(o, "Overlap (%s): a row hides only what its line above says; the rest is exposed.",
 		 step_framework_name(c->framework));
+	S_explain_offload(o, r);
 	S_explain_step(o, c, r);
 	(void)w;
 }
@@ -265,6 +303,14 @@ static void S_echo_configured(struct out *o, const struct workload *w,
 				 c->moe_imbalance);
 			out_input_str(o, "dropped", "dropped", note);
 		}
+	}
+	if (c->offload) {
+		snprintf(note, sizeof(note), "the saved activations of the first %lu layers to host "
+			 "memory and back, %.4g GB/s each way (%s)", c->offload,
+			 r->offload.link_Bps / 1e9, !gpu->name[0] ? "no GPU known: PCIe Gen5" :
+			 gpu->host_link_given ? "the GPU preset's host_link" :
+			 "the GPU's PCIe generation");
+		out_input_str(o, "offload", "offload", note);
 	}
 	if (c->dp_replicate > 1) {
 		snprintf(note, sizeof(note), "ZeRO-3 within %lu ranks, %lu replicas",
@@ -525,6 +571,11 @@ static void S_totals(struct out *o, const struct step_result *r, const struct st
 	out_table_begin(o, &mt);
 	out_row(o, mrow);
 	out_table_end(o);
+	if (r->mem.offload_B > 0) {
+		out_text(o, "activations: besides the above, %.2f GB of the first %.15g layers' on the "
+			 "host (--offload-activations; host memory not checked)", r->mem.offload_B / 1e9,
+			 r->offload.layers);
+	}
 }
 
 /*
@@ -593,8 +644,10 @@ static int S_compute(struct ctx *ctx, const struct opt *options, struct step_opt
 		so->gpu_memory = gpu->memory_B;
 	if ((so->power_cap > 0 || so->hbm_Bps > 0) && !*have_gpu)
 		die_usage("step: --power-cap and --hbm-bandwidth describe a GPU: give a system or --gpu");
-	if (*have_gpu)
+	if (*have_gpu) {
 		ctx_gpu_as_rented(gpu, so->power_cap, so->hbm_Bps, cs);
+		cs->host_link_Bps = gpu->host_link_Bps;
+	}
 	if (ctx->machine.have_system)
 		c->gpus_per_node = ctx->machine.system.gpus_per_node;
 	/* A system saved by fit --trace: the compute it measured, flat (compare_trace_fit.c). */
@@ -633,7 +686,7 @@ static void S_check(const struct ctx *ctx, const struct workload *w, const struc
 int cmd_step(int argc, char **argv, struct ctx *ctx)
 {
 	struct step_config c;
-	struct step_compute cs = { 0, STEP_MFU, 0, NULL, 0 };
+	struct step_compute cs = { 0, STEP_MFU, 0, NULL, 0, 0 };
 	struct step_result r;
 	struct workload w;
 	struct errbuf eb;
@@ -688,14 +741,14 @@ int cmd_step(int argc, char **argv, struct ctx *ctx)
 		  .help = STEP_OPTS_RECOMPUTE_HELP },
 		{ .type = OPT_CALLBACK, .long_name = "optimizer-moments", .argh = "P", .value = &c,
 		  .cb = step_opts_cb_moments, .complete = "fp32 bf16",
-		  .help = "Adam's two moments in fp32 (default; 12 bytes a parameter\n"
-			  "with the fp32 master) or bf16 (8; DeepSeek-V3's, its\n"
-			  "report's section 3.3.3)" },
+		  .help = STEP_OPTS_MOMENTS_HELP },
 		{ .type = OPT_CALLBACK, .long_name = "schedule", .argh = "NAME", .value = &c.schedule,
 		  .cb = step_opts_cb_schedule, .complete = "1f1b gpipe interleaved dualpipe",
 		  .help = "pipeline schedule: 1f1b (default), gpipe, interleaved,\n"
 			  "dualpipe (DeepSeek-V3's: even pp, micro-batches even\n"
 			  "and at least 2 x pp)" },
+		OPT_CALLBACK_("offload-activations", "N", &c.offload, step_opts_cb_offload,
+			      STEP_OPTS_OFFLOAD_HELP),
 		OPT_CALLBACK_("virtual-stages", "V", &c.virt, opt_cb_whole,
 			      "model chunks per stage of the interleaved schedule (default 2)"),
 		OPT_CALLBACK_("moe-route-nodes", "M", &c.route_nodes, opt_cb_whole,

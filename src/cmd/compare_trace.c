@@ -131,7 +131,7 @@ static void S_ledger(const struct ctx *ctx, struct out *o, struct trace_run *run
 {
 	struct workload w;
 	struct step_result r;
-	struct step_compute cs = { 0, STEP_MFU, 0, NULL, 0 };
+	struct step_compute cs = { 0, STEP_MFU, 0, NULL, 0, 0 };
 	struct ctx_gpu gpu;
 	struct errbuf eb;
 	struct table lt = { "ledger_vs_trace",
@@ -344,7 +344,7 @@ static int S_step_check(const struct ctx *ctx, struct out *o, const struct trace
 
 	if (ctx_has_errband(ctx, OP_ALLREDUCE)) {
 		struct workload w;
-		struct step_compute cs = { 0, STEP_MFU, 0, NULL, 0 };
+		struct step_compute cs = { 0, STEP_MFU, 0, NULL, 0, 0 };
 		struct ctx_gpu gpu;
 		struct step_result r;
 		struct step_stated st;

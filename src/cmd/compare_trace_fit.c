@@ -188,7 +188,7 @@ static size_t S_kernel_eff(struct ctx *ctx, const struct opt *options,
 	size_t neff = 0, k;
 	struct workload w;
 	struct step_result r;
-	struct step_compute cs = { 0, STEP_MFU, 0, NULL, 0 };
+	struct step_compute cs = { 0, STEP_MFU, 0, NULL, 0, 0 };
 	struct ctx_gpu gpu;
 	struct errbuf eb;
 

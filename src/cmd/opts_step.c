@@ -1,6 +1,7 @@
 /*
  * The configuration flags step and search share (opts_step.h).
  */
+#include <math.h>
 #include <string.h>
 
 #include "cli.h"
@@ -41,6 +42,15 @@ void step_opts_cb_moments(const struct opt *o, const char *arg)
 		step_config_moments(o->value, 4);
 	else
 		die_usage("--optimizer-moments: '%s' is not bf16 or fp32", arg);
+}
+
+void step_opts_cb_offload(const struct opt *o, const char *arg)
+{
+	double x = opt_quantity_range("--offload-activations", Q_NUMBER, arg, 0, 1e15);
+
+	if (x != floor(x))
+		die_usage("--offload-activations: expected a whole number of layers, got '%s'", arg);
+	*(unsigned long *)o->value = (unsigned long)x;
 }
 
 int step_opts_eager(const struct step_opts *so)

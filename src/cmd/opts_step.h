@@ -41,6 +41,18 @@ opt_cb step_opts_cb_framework;  /* enum step_framework * */
 opt_cb step_opts_cb_precision;  /* enum step_precision * */
 opt_cb step_opts_cb_elementwise; /* int *: 1 fused, 2 eager */
 opt_cb step_opts_cb_moments;    /* struct step_config *: bf16 or fp32 Adam moments */
+opt_cb step_opts_cb_offload;    /* unsigned long *: layers offloaded, a whole number >= 0 */
+
+/* --help of step's --optimizer-moments and --offload-activations. */
+#define STEP_OPTS_MOMENTS_HELP \
+	"Adam's two moments in fp32 (default; 12 bytes a parameter\n" \
+	"with the fp32 master) or bf16 (8; DeepSeek-V3's, its\n" \
+	"report's section 3.3.3)"
+#define STEP_OPTS_OFFLOAD_HELP \
+	"the saved activations of the first N layers to host\n" \
+	"memory after their forward, back before their backward,\n" \
+	"as Megatron-Core's cpu_offloading_num_layers (default 0:\n" \
+	"off; no pipeline, --recompute none)"
 
 /* --help of --recompute: every level and what it keeps, one a line. */
 #define STEP_OPTS_RECOMPUTE_HELP \

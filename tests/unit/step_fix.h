@@ -33,7 +33,7 @@ static inline struct cost_model ring_model(void)
 static inline struct step_compute a100_kernels(struct kernel_gpu *g)
 {
 	kernel_gpu_init(g, ARCH_SM80, 312e12, 108, 2039e9, 0.859);
-	return (struct step_compute){ 312e12, 0.5, 0, g, 0 };
+	return (struct step_compute){ 312e12, 0.5, 0, g, 0, 0 };
 }
 
 /* A link where latency dominates: 1 ms a step, infinite bandwidth. */
@@ -65,7 +65,7 @@ static inline void sched_fixture(struct step_config *c, struct step_compute *cs,
 	c->pp = p;
 	c->seq = 2048;
 	c->global_batch = 8;
-	*cs = (struct step_compute){ 0, 0, 8, NULL, 0 };
+	*cs = (struct step_compute){ 0, 0, 8, NULL, 0, 0 };
 }
 
 static inline struct workload gpt3(void)

@@ -43,7 +43,7 @@ void test_search_enumeration(void)
 {
 	struct workload w = small();
 	struct search_space sp;
-	struct step_compute cs = { 100e12, 0.5, 0, NULL, 0 };
+	struct step_compute cs = { 100e12, 0.5, 0, NULL, 0, 0 };
 	struct cost_model cm = S_model();
 	struct search_result r = { 0 };
 	struct errbuf eb;
@@ -81,7 +81,7 @@ void test_search_memory(void)
 {
 	struct workload w = small();
 	struct search_space sp;
-	struct step_compute cs = { 100e12, 0.5, 0, NULL, 0 };
+	struct step_compute cs = { 100e12, 0.5, 0, NULL, 0, 0 };
 	struct cost_model cm = S_model();
 	struct search_result r = { 0 }, r2 = { 0 };
 	struct errbuf eb;
@@ -199,7 +199,7 @@ void test_search_refused_counted(void)
 {
 	struct workload w = small();
 	struct search_space sp;
-	struct step_compute cs = { 100e12, 0.5, 0, NULL, 0 };
+	struct step_compute cs = { 100e12, 0.5, 0, NULL, 0, 0 };
 	struct cost_model cm = S_model();
 	struct search_result r = { 0 };
 	struct errbuf eb;
@@ -236,7 +236,7 @@ void test_search_memo(void)
 {
 	struct workload w = small();
 	struct search_space sp;
-	struct step_compute cs = { 100e12, 0.5, 0, NULL, 0 };
+	struct step_compute cs = { 100e12, 0.5, 0, NULL, 0, 0 };
 	struct cost_model cm = S_model();
 	struct search_result r = { 0 };
 	struct step_result s;
@@ -267,7 +267,7 @@ void test_search_terms(void)
 {
 	struct workload w = small();
 	struct step_config c;
-	struct step_compute cs = { 100e12, 0.5, 0, NULL, 0 };
+	struct step_compute cs = { 100e12, 0.5, 0, NULL, 0, 0 };
 	struct cost_model cm = S_model();
 	struct step_result s;
 	struct search_terms t;
@@ -329,7 +329,7 @@ void test_search_price_overflow(void)
 {
 	struct workload w = small();
 	struct search_space sp;
-	struct step_compute cs = { 100e12, 0.5, 0, NULL, 0 };
+	struct step_compute cs = { 100e12, 0.5, 0, NULL, 0, 0 };
 	struct cost_model cm = S_model();
 	struct search_result r = { 0 };
 	struct errbuf eb;
@@ -369,7 +369,7 @@ void test_search_named(void)
 	struct workload w = small();
 	struct search_space sp;
 	struct search_where wh;
-	struct step_compute cs = { 100e12, 0.5, 0, NULL, 0 };
+	struct step_compute cs = { 100e12, 0.5, 0, NULL, 0, 0 };
 	struct cost_model cm = S_model();
 	struct search_result r = { 0 };
 	struct errbuf eb;
@@ -413,7 +413,7 @@ void test_search_cp_forms(void)
 	struct workload w = small();
 	struct search_space sp;
 	struct search_where wh;
-	struct step_compute cs = { 100e12, 0.5, 0, NULL, 0 };
+	struct step_compute cs = { 100e12, 0.5, 0, NULL, 0, 0 };
 	struct cost_model cm = S_model();
 	struct search_result r = { 0 };
 	struct errbuf eb;
@@ -457,7 +457,7 @@ void test_search_chunk_rule(void)
 {
 	struct workload w = small();
 	struct search_space sp;
-	struct step_compute cs = { 100e12, 0.5, 0, NULL, 0 };
+	struct step_compute cs = { 100e12, 0.5, 0, NULL, 0, 0 };
 	struct cost_model cm = S_model();
 	struct search_result r = { 0 };
 	struct errbuf eb;

@@ -194,7 +194,7 @@ void test_search_walk_counts(void)
 	struct workload w = gpt3();
 	struct search_space sp;
 	struct search_where wh;
-	struct step_compute cs = { 100e12, 0.5, 0, NULL, 0 };
+	struct step_compute cs = { 100e12, 0.5, 0, NULL, 0, 0 };
 	struct cost_model cm = ring_model();
 	struct search_result r = { 0 };
 	struct S_brute b;

@@ -167,7 +167,7 @@ void test_step_run_stated(void)
 	struct step_config c;
 	struct step_result r;
 	struct step_stated st;
-	struct step_compute cs = { 312e12, 0.5, 0, NULL, 0 };
+	struct step_compute cs = { 312e12, 0.5, 0, NULL, 0, 0 };
 	struct errbuf eb;
 	struct cost_model rm = ring_model();
 

@@ -69,7 +69,7 @@ void test_step_deepseek_flops(void)
 {
 	struct workload w;
 	struct step_config c;
-	struct step_compute cs = { 989.4e12, 0.5, 0, NULL, 0 };
+	struct step_compute cs = { 989.4e12, 0.5, 0, NULL, 0, 0 };
 	struct step_result r;
 	struct errbuf eb;
 	struct cost_model rm = ring_model();

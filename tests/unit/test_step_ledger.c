@@ -252,7 +252,7 @@ void test_step_ep_overlap(void)
 	struct step_result r;
 	struct errbuf eb;
 	struct cost_model rm = ring_model();
-	struct step_compute cs = { 1e12, 0.5, 0, NULL, 0 };
+	struct step_compute cs = { 1e12, 0.5, 0, NULL, 0, 0 };
 	const struct step_row *row;
 
 	memset(&w, 0, sizeof(w));

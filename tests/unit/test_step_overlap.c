@@ -30,7 +30,7 @@ void test_step_ds_recompute_gathers(void)
 	double s[4] = { 3 * 4096.0 * 4096, 4096.0 * 4096, 4 * 4096.0 * 4096, 4 * 4096.0 * 4096 };
 	struct workload w = gpt3();
 	struct step_config c;
-	struct step_compute cs = { 312e12, 0.5, 0, NULL, 0 };
+	struct step_compute cs = { 312e12, 0.5, 0, NULL, 0, 0 };
 	struct step_result r;
 	struct errbuf eb;
 	struct cost_model mm = ms_model();
@@ -248,7 +248,7 @@ void test_step_sm_share(void)
 	struct step_result r;
 	struct errbuf eb;
 	struct kernel_gpu g;
-	struct step_compute cs = { 989.4e12, 0.5, 0, &g, 0 };
+	struct step_compute cs = { 989.4e12, 0.5, 0, &g, 0, 0 };
 	struct preset_dirs d;
 	struct system sys;
 	struct nccl_cost nc;

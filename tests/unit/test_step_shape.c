@@ -20,7 +20,7 @@ void test_step_flops(void)
 {
 	struct workload w = gpt3();
 	struct step_config c;
-	struct step_compute cs = { 312e12, 0.5, 0, NULL, 0 };
+	struct step_compute cs = { 312e12, 0.5, 0, NULL, 0, 0 };
 	struct step_result r;
 	struct errbuf eb;
 	struct cost_model rm = ring_model(), mm = ms_model();
