@@ -7,7 +7,7 @@
 
 #include "kernel.h"
 
-static const char *const attn_names[ATTN_COUNT] = { "auto", "fused", "unfused" };
+static const char *const attn_names[ATTN_COUNT] = { "auto", "fused", "unfused", "flash2" };
 
 int attention_lookup(const char *name, enum attention_kind *a, struct errbuf *eb)
 {
@@ -18,7 +18,7 @@ int attention_lookup(const char *name, enum attention_kind *a, struct errbuf *eb
 			*a = (enum attention_kind)i;
 			return 0;
 		}
-	return errbuf_set(eb, "unknown attention '%s' (auto, fused, unfused)", name);
+	return errbuf_set(eb, "unknown attention '%s' (auto, fused, unfused, flash2)", name);
 }
 
 void kernel_gpu_init(struct kernel_gpu *g, enum gpu_arch arch, double peak, double sms,

@@ -37,7 +37,8 @@
 #define KERNEL_TILE_M 256        /* cuBLAS's largest bf16 tile, 256 x 128 */
 #define KERNEL_TILE_N 128
 
-enum attention_kind { ATTN_AUTO, ATTN_FUSED, ATTN_UNFUSED, ATTN_COUNT };
+/* flash2: fused, at FlashAttention-2's rates on Hopper (models/step.md, "Attention") */
+enum attention_kind { ATTN_AUTO, ATTN_FUSED, ATTN_UNFUSED, ATTN_FLASH2, ATTN_COUNT };
 
 int attention_lookup(const char *name, enum attention_kind *a, struct errbuf *eb);
 

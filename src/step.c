@@ -28,6 +28,12 @@ static const char *const prec_names[PREC_COUNT] = { "bf16", "fp8" };
 static const char *const fw_names[FW_COUNT] = { "megatron", "deepspeed", "fsdp", "deepspeed-2021" };
 static const char *const cpf_names[CP_FORM_COUNT] = { "ring", "allgather" };
 
+int step_attention_flash2(const struct step_config *c)
+{
+	return c->attention == ATTN_FLASH2 ||
+	       (c->framework == FW_FSDP && c->precision != PREC_FP8 && c->attention != ATTN_UNFUSED);
+}
+
 const char *step_framework_name(enum step_framework f)
 {
 	return f < FW_COUNT ? fw_names[f] : "?";
@@ -546,7 +552,7 @@ static int S_run_init(struct run *u, const struct workload *w, const struct step
 	r->microbatches = u->m;
 	r->gpus = u->t * u->p * u->d * u->cp;
 	r->tokens = u->m * u->d * u->b * u->s;
-	r->fused = c->attention == ATTN_FUSED ||
+	r->fused = c->attention == ATTN_FUSED || c->attention == ATTN_FLASH2 ||
 		   (c->attention == ATTN_AUTO && (!u->kg || u->kg->fused_ok));
 	return 0;
 }

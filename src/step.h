@@ -153,6 +153,13 @@ struct step_config {
 };
 
 /*
+ * 1 when fused attention runs at FlashAttention-2's rates: --attention
+ * flash2, or PyTorch's SDPA under --framework fsdp in bf16 (models/step.md,
+ * "Attention").
+ */
+int step_attention_flash2(const struct step_config *c);
+
+/*
  * Bytes a value of an FP8 dispatch: the E4M3 value and one 4-byte scale
  * every 128 values (DeepSeek-V3, arXiv:2412.19437, §3.3.2: activations
  * scaled per 1x128 tile; DeepEP's FP8 dispatch takes the tiles' float

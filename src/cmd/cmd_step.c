@@ -369,7 +369,8 @@ static void S_echo(struct ctx *ctx, struct out *o, const struct workload *w,
 	S_echo_layers(o, w);
 	snprintf(note, sizeof(note), "%s; attention %s%s", step_framework_name(c->framework),
 		 !r->fused ? "unfused (scores stored)" :
-		 c->framework == FW_FSDP && c->precision != PREC_FP8 ? "fused (PyTorch's SDPA: FlashAttention-2)" : "fused",
+		 c->attention == ATTN_FLASH2 ? "fused (FlashAttention-2)" :
+		 step_attention_flash2(c) ? "fused (PyTorch's SDPA: FlashAttention-2)" : "fused",
 		 c->eager ? "; elementwise eager (an operator a kernel)" : "");
 	out_input_str(o, "framework", "framework", note);
 	S_echo_configured(o, w, c, r, gpu);
@@ -762,9 +763,11 @@ int cmd_step(int argc, char **argv, struct ctx *ctx)
 			      "MoE capacity factor: each expert padded to F times the\n"
 			      "mean, the busiest one's surplus dropped (default: dropless)"),
 		{ .type = OPT_CALLBACK, .long_name = "attention", .argh = "KIND", .value = &c.attention,
-		  .cb = step_opts_cb_attention, .complete = "fused unfused",
+		  .cb = step_opts_cb_attention, .complete = "fused unfused flash2",
 		  .help = "fused (flash) attention, the default where the GPU has it\n"
-			  "(sm80 and newer), or unfused: scores stored" },
+			  "(sm80 and newer); flash2: fused at FlashAttention-2's rates\n"
+			  "(Hopper runs before FlashAttention-3, July 2024); or\n"
+			  "unfused: scores stored" },
 		OPT_GROUP_("compute and memory"),
 		OPTS_STEP_GPU(&so),
 		OPT_POSITIVE_("compute", "TIME", Q_TIME, &cs.step_compute_s,

@@ -155,6 +155,36 @@ void test_step_names(void)
 }
 
 /*
+ * Which fused attention runs at FlashAttention-2's rates (models/step.md,
+ * "Attention"): --attention flash2 under any framework, and PyTorch's SDPA
+ * under --framework fsdp in bf16; not Transformer Engine's kernels (the
+ * default under megatron, or fsdp with fp8), never unfused attention.
+ */
+void test_step_attention_flash2(void)
+{
+	struct step_config c;
+	enum attention_kind a;
+	struct errbuf eb;
+
+	memset(&c, 0, sizeof(c));
+	c.framework = FW_MEGATRON;
+	c.attention = ATTN_AUTO;
+	CHECK(!step_attention_flash2(&c));
+	CHECK(attention_lookup("flash2", &a, &eb) == 0 && a == ATTN_FLASH2);
+	c.attention = a;
+	CHECK(step_attention_flash2(&c));
+	c.framework = FW_FSDP;
+	c.attention = ATTN_AUTO;
+	CHECK(step_attention_flash2(&c));
+	c.precision = PREC_FP8;
+	CHECK(!step_attention_flash2(&c));
+	c.precision = PREC_BF16;
+	c.attention = ATTN_UNFUSED;
+	CHECK(!step_attention_flash2(&c));
+	CHECK(attention_lookup("flash3", &a, &eb) < 0 && strstr(eb.msg, "flash2"));
+}
+
+/*
  * step_run_stated: without a band the step's own stated error and the
  * step itself for the collectives' ends; asked for a band on a model
  * whose collectives have none (the ring's alpha-beta), the first
