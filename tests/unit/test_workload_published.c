@@ -340,3 +340,35 @@ void test_workload_opt(void)
 	if (S_load("opt-1.3b", &w) == 0)
 		DBL_NEAR(workload_params(&w) + 4 * 2048.0, 1315758080.0, 0);
 }
+
+/*
+ * LLaMA (Touvron et al. 2023, Table 2; V = 32000, untied, no biases,
+ * SwiGLU f from the released configuration):
+ *   7B and 13B: the shapes of llama2-7b and llama2-13b, 6,738,415,616 and
+ *   13,015,864,320 (0.57 % above 6.7B, 0.12 % above 13.0B).
+ *   33B: 4·6656² = 177,209,344 + 3·6656·17920 = 357,826,560 + 13,312 =
+ *   535,049,216 a layer, × 60 = 32,102,952,960, + 2·32000·6656 + 6656 =
+ *   425,990,656: 32,528,943,616 (0.09 % above 32.5B).
+ *   65B: 4·8192² = 268,435,456 + 3·8192·22016 = 541,065,216 + 16,384 =
+ *   809,517,056, × 80 = 64,761,364,480, + 2·32000·8192 + 8192 =
+ *   524,296,192: 65,285,660,672 (0.13 % above 65.2B).
+ * llama-30b is `like = llama-33b`, the released name of the same model.
+ */
+void test_workload_llama1(void)
+{
+	static const struct S_want t[] = {
+		{ "llama-7b", 6738415616.0, 0.006 },
+		{ "llama-13b", 13015864320.0, 0.0013 },
+		{ "llama-33b", 32528943616.0, 0.001 },
+		{ "llama-30b", 32528943616.0, 0.001 },
+		{ "llama-65b", 65285660672.0, 0.0014 },
+	};
+	struct workload w;
+
+	S_check(t, sizeof(t) / sizeof(t[0]));
+	if (S_load("llama-30b", &w) == 0) {
+		STR_EQ(w.name, "llama-30b");
+		DBL_NEAR(w.seq, 2048, 0);
+		DBL_NEAR(w.ffn, 17920, 0);
+	}
+}
