@@ -372,3 +372,49 @@ void test_workload_llama1(void)
 		DBL_NEAR(w.ffn, 17920, 0);
 	}
 }
+
+/*
+ * Llama-block models from their config.json (untied unless said):
+ *   Code Llama 34B (8 kv heads, h_kv 1024, V 32000): 2·8192² + 2·8192·1024 =
+ *   150,994,944 + 3·8192·22016 = 541,065,216 + 16,384 = 692,076,544, × 48
+ *   = 33,219,674,112, + 2·32000·8192 + 8192 = 524,296,192:
+ *   33,743,970,304 (0.75 % below 34B).
+ *   Yi-34B (56 heads of 128, 8 kv heads, V 64000): 2·7168² + 2·7168·1024 =
+ *   117,440,512 + 3·7168·20480 = 440,401,920 + 14,336 = 557,856,768, × 60
+ *   = 33,471,406,080, + 2·64000·7168 + 7168 = 917,511,168:
+ *   34,388,917,248 (1.1 % above 34B).
+ *   Gemma 7B (16 heads of 256, h_q = h_kv = 4096, tied, V 256000):
+ *   4·3072·4096 = 50,331,648 + 3·3072·24576 = 226,492,416 + 6144 =
+ *   276,830,208, × 28 = 7,751,245,824 (Table 2's non-embedding
+ *   7,751,248,896 less the final norm, 3072), + 256000·3072 + 3072 =
+ *   786,435,072: 8,537,680,896, 393,216 = 128·3072 below Table 2's
+ *   8,538,074,112 (its vocabulary, 256,128).
+ *   DBRX (16 experts, top 4, 8 kv heads, V 100352): attention 2·6144² +
+ *   2·6144·1024 = 88,080,384, an expert 3·6144·10752 = 198,180,864,
+ *   router 6144·16 = 98,304, norms 12,288: 88,080,384 + 16·198,180,864 +
+ *   110,592 = 3,259,084,800, × 40 = 130,363,392,000, + 2·100352·6144 +
+ *   6144 = 1,233,131,520: 131,596,523,520 (0.31 % below 132B); active
+ *   (88,080,384 + 4·198,180,864 + 110,592) × 40 + 1,233,131,520 =
+ *   36,469,708,800 (36B).
+ */
+void test_workload_llama_blocks(void)
+{
+	static const struct S_want t[] = {
+		{ "codellama-34b", 33743970304.0, 0.0076 },
+		{ "yi-34b", 34388917248.0, 0.012 },
+		{ "gemma-7b", 8537680896.0, 0.00005 },
+		{ "dbrx", 131596523520.0, 0.0031 },
+	};
+	struct workload w;
+	struct layer_params lp;
+
+	S_check(t, sizeof(t) / sizeof(t[0]));
+	if (S_load("gemma-7b", &w) == 0) {
+		DBL_NEAR(w.published - workload_params(&w), 128 * 3072.0, 0);
+		workload_layer_params(&w, &lp);
+		DBL_NEAR(lp.attn, 4 * 3072.0 * 4096, 0);
+		CHECK(w.tied);
+	}
+	if (S_load("dbrx", &w) == 0)
+		DBL_NEAR(workload_active_params(&w), 36469708800.0, 0);
+}
