@@ -763,11 +763,10 @@ int cmd_step(int argc, char **argv, struct ctx *ctx)
 			      "MoE capacity factor: each expert padded to F times the\n"
 			      "mean, the busiest one's surplus dropped (default: dropless)"),
 		{ .type = OPT_CALLBACK, .long_name = "attention", .argh = "KIND", .value = &c.attention,
-		  .cb = step_opts_cb_attention, .complete = "fused unfused flash2",
-		  .help = "fused (flash) attention, the default where the GPU has it\n"
-			  "(sm80 and newer); flash2: fused at FlashAttention-2's rates\n"
-			  "(Hopper runs before FlashAttention-3, July 2024); or\n"
-			  "unfused: scores stored" },
+		  .cb = step_opts_cb_attention, .complete = "auto fused unfused flash2",
+		  .help = "auto (default): the framework's fused kernel (SDPA under fsdp);\n"
+			  "fused: Transformer Engine's; flash2: FlashAttention-2's rates;\n"
+			  "unfused: scores stored (models/step.md, \"Attention\")" },
 		OPT_GROUP_("compute and memory"),
 		OPTS_STEP_GPU(&so),
 		OPT_POSITIVE_("compute", "TIME", Q_TIME, &cs.step_compute_s,

@@ -156,9 +156,10 @@ void test_step_names(void)
 
 /*
  * Which fused attention runs at FlashAttention-2's rates (models/step.md,
- * "Attention"): --attention flash2 under any framework, and PyTorch's SDPA
- * under --framework fsdp in bf16; not Transformer Engine's kernels (the
- * default under megatron, or fsdp with fp8), never unfused attention.
+ * "Attention"): --attention flash2 under any framework, and by default
+ * PyTorch's SDPA under --framework fsdp in bf16; not Transformer Engine's
+ * kernels (the default under megatron, fsdp with fp8, or named with
+ * --attention fused), never unfused attention.
  */
 void test_step_attention_flash2(void)
 {
@@ -180,6 +181,9 @@ void test_step_attention_flash2(void)
 	CHECK(!step_attention_flash2(&c));
 	c.precision = PREC_BF16;
 	c.attention = ATTN_UNFUSED;
+	CHECK(!step_attention_flash2(&c));
+	/* named fused: Transformer Engine's kernel, even under fsdp */
+	c.attention = ATTN_FUSED;
 	CHECK(!step_attention_flash2(&c));
 	CHECK(attention_lookup("flash3", &a, &eb) < 0 && strstr(eb.msg, "flash2"));
 }
