@@ -104,7 +104,7 @@ nemo-q3-235b-2604|285.9|989.4|--system dgx-h100 step --workload qwen3-235b-a22b 
 llama3-405b-128k|380|989.4|--system dgx-h100 step --workload llama3-405b --tp 8 --pp 16 --dp 8 --cp 16 --cp-form allgather --global-batch 128 --seq 131072 --sequence-parallel --zero 2 --schedule interleaved --virtual-stages 8 --attention flash2
 titan-8b-eager|358.5|989.4|--system dgx-h100 step --workload llama3-8b --seq 8192 --dp 8 --micro-batch 2 --global-batch 16 --framework fsdp --zero 3 --recompute alternate-matmul-outputs --gpu-memory 96GB --power-cap 500 --hbm-bandwidth 2.4TB/s
 deepseek-v3|432.9|989.4|--system hgx-h800 step --workload deepseek-v3 --pp 16 --ep 64 --dp 128 --global-batch 15360 --seq 4096 --zero 1 --precision fp8 --layers-first 4 --layers-last 1 --schedule dualpipe --recompute norm-and-swiglu-inputs --optimizer-moments bf16 --moe-route-nodes 4 --moe-dispatch-fp8
-titan-8b-compiled|414.8|989.4|--system dgx-h100 step --workload llama3-8b --seq 8192 --dp 8 --micro-batch 2 --global-batch 16 --framework fsdp --zero 3 --recompute alternate-matmul-outputs --gpu-memory 96GB --power-cap 500 --hbm-bandwidth 2.4TB/s --elementwise fused
+titan-8b-compiled|414.8|989.4|--system dgx-h100 step --workload llama3-8b --seq 8192 --dp 8 --micro-batch 2 --global-batch 16 --framework fsdp --zero 3 --recompute alternate-matmul-outputs --gpu-memory 96GB --power-cap 500 --hbm-bandwidth 2.4TB/s --elementwise blocks
 EOF
 }
 

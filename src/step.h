@@ -112,8 +112,10 @@ struct step_config {
 	int zero;                  /* 0-3 */
 	int sp;                    /* Megatron sequence parallelism (needs tp > 1 to matter) */
 	int tp_overlap;            /* --tp-comm-overlap: forward TP collectives behind their GEMMs (needs sp) */
-	int eager;                 /* elementwise work an operator a kernel, as eager PyTorch runs it
-				      (--elementwise eager; the default with --framework fsdp) */
+	int eager;                 /* 1: elementwise work an operator a kernel, as eager PyTorch runs it
+				      (--elementwise eager; the default with --framework fsdp); 2: fused
+				      by torch.compile a block, the loss outside it eager
+				      (--elementwise blocks); 0: fused */
 	double micro_batch;        /* b: sequences */
 	double global_batch;       /* B: sequences; 0 = d·b (one micro-batch) */
 	double seq;                /* s: tokens per sequence */
@@ -442,7 +444,7 @@ double step_act_layer_x(const struct workload *w, double s, double b, double t, 
 
 /*
  * Bytes a logit of the last stage holds at the top of backward: 4 (the
- * fp32 softmax a fused cross-entropy keeps), or 12 with c->eager (eager
+ * fp32 softmax a fused cross-entropy keeps), or 12 with c->eager 1 or 2 (eager
  * PyTorch's log_softmax output, its incoming and its outgoing fp32
  * gradient; torchtitan's loss on logits upcast to fp32).  models/step.md,
  * "Memory per GPU".

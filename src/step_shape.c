@@ -275,7 +275,7 @@ int step_shape_compute(struct run *u, struct errbuf *eb)
 			.fused = r->fused, .ep = e, .capacity = step_moe_load(c),
 			.fp8 = c->precision == PREC_FP8, .microbatches = m,
 			.etp = (double)step_etp(c),
-			.eager = c->eager, .sdpa = step_attention_flash2(c),
+			.eager = c->eager == 1, .sdpa = step_attention_flash2(c),
 		};
 		double fd = 0, bd = 0, rl, rd = 0;
 

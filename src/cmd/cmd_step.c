@@ -371,7 +371,8 @@ static void S_echo(struct ctx *ctx, struct out *o, const struct workload *w,
 		 !r->fused ? "unfused (scores stored)" :
 		 c->attention == ATTN_FLASH2 ? "fused (FlashAttention-2)" :
 		 step_attention_flash2(c) ? "fused (PyTorch's SDPA: FlashAttention-2)" : "fused",
-		 c->eager ? "; elementwise eager (an operator a kernel)" : "");
+		 c->eager == 1 ? "; elementwise eager (an operator a kernel)" :
+		 c->eager == 2 ? "; elementwise fused by torch.compile a block, the loss eager" : "");
 	out_input_str(o, "framework", "framework", note);
 	S_echo_configured(o, w, c, r, gpu);
 	if (cs->step_compute_s > 0)

@@ -30,8 +30,10 @@ void step_opts_cb_elementwise(const struct opt *o, const char *arg)
 		*(int *)o->value = 1;
 	else if (!strcmp(arg, "eager"))
 		*(int *)o->value = 2;
+	else if (!strcmp(arg, "blocks"))
+		*(int *)o->value = 3;
 	else
-		die_usage("--elementwise: '%s' is not fused or eager", arg);
+		die_usage("--elementwise: '%s' is not fused, eager or blocks", arg);
 }
 
 void step_opts_cb_moments(const struct opt *o, const char *arg)
@@ -55,7 +57,9 @@ void step_opts_cb_offload(const struct opt *o, const char *arg)
 
 int step_opts_eager(const struct step_opts *so)
 {
-	return so->elementwise ? so->elementwise == 2 : so->framework == FW_FSDP;
+	if (!so->elementwise)
+		return so->framework == FW_FSDP;
+	return so->elementwise == 2 ? 1 : so->elementwise == 3 ? 2 : 0;
 }
 
 void step_opts_cb_zero(const struct opt *o, const char *arg)

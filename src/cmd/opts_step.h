@@ -83,11 +83,12 @@ opt_cb step_opts_cb_offload;    /* unsigned long *: layers offloaded, a whole nu
 		  "GEMMs, in chunks (Megatron's --tp-comm-overlap; needs\n" \
 		  "sequence parallelism, which search always has)"), \
 	{ .type = OPT_CALLBACK, .long_name = "elementwise", .argh = "HOW", \
-	  .value = &(so)->elementwise, .cb = step_opts_cb_elementwise, .complete = "fused eager", \
+	  .value = &(so)->elementwise, .cb = step_opts_cb_elementwise, .complete = "fused eager blocks", \
 	  .help = "norms, activations, rotary, residual adds: fused (Megatron's\n" \
 		  "and Transformer Engine's kernels, or torch.compile) or eager\n" \
 		  "(PyTorch without compile, an operator a kernel, the loss's\n" \
-		  "logits 12 bytes each at its peak, not 4); default eager with\n" \
+		  "logits 12 bytes each at its peak, not 4); blocks: fused by\n" \
+		  "torch.compile a block, the loss eager; default eager with\n" \
 		  "--framework fsdp, else fused (models/step.md)" }, \
 	OPT_POSITIVE_("grad-bytes", "SIZE", Q_SIZE, &(so)->grad_bytes, \
 		      "bytes per gradient value reduced (default 4, fp32; 2 with\n" \

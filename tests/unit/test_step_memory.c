@@ -106,7 +106,8 @@ void test_step_memory(void)
  * top of backward where a fused loss keeps 4: 8 more a logit, 8 · 2 ·
  * 8192 · 128256 = 16810770432 B.  FSDP keeps its root module gathered in
  * bf16: 2 · (2 · 128256 · 4096 + 4096) = 2101354496 B, which DeepSpeed's
- * ZeRO-3 is not charged.
+ * ZeRO-3 is not charged.  torch.compile a block (--elementwise blocks)
+ * keeps the fused time and the eager loss's 12 bytes a logit.
  */
 void test_step_memory_logits_root(void)
 {
@@ -115,7 +116,7 @@ void test_step_memory_logits_root(void)
 	struct step_result r;
 	struct errbuf eb;
 	struct cost_model rm = ring_model();
-	double act_eager, w_fsdp;
+	double act_eager, w_fsdp, t_fused;
 
 	memset(&w, 0, sizeof(w));
 	w.arch = WL_LLAMA;
@@ -138,6 +139,17 @@ void test_step_memory_logits_root(void)
 	c.framework = FW_DEEPSPEED;
 	CHECK(step_run(&w, &c, NULL, &rm, STEP_BAND_NONE, &r, &eb) == 0);
 	DBL_NEAR(w_fsdp - r.mem.weights_B, 2101354496.0, 1e-12);
+	/* --elementwise blocks: the blocks fused by torch.compile, time and
+	 * activations as fused, the loss outside them eager, 12 bytes a logit */
+	c.framework = FW_FSDP;
+	CHECK(step_run(&w, &c, NULL, &rm, STEP_BAND_NONE, &r, &eb) == 0);
+	act_eager = r.mem.act_B;
+	t_fused = r.compute_s;
+	c.eager = 2;
+	CHECK(step_logit_bytes(&c) == 12);
+	CHECK(step_run(&w, &c, NULL, &rm, STEP_BAND_NONE, &r, &eb) == 0);
+	DBL_NEAR(r.mem.act_B - act_eager, 16810770432.0, 1e-12);
+	DBL_NEAR(r.compute_s, t_fused, 0);
 }
 
 /*
