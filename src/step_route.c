@@ -39,16 +39,30 @@ double step_route_row_nodes(const struct step_config *c, double E, double k,
 }
 
 /*
+ * Expected distinct GPUs a token's k experts sit on, among the GPUs of the
+ * M nodes it reaches (the EP group's `ranks` GPUs, `per_node` a node, E/ranks
+ * experts each): the formula above with a GPU for a node.
+ */
+static double S_route_gpus(const struct step_config *c, double E, double k, unsigned long ranks,
+			   unsigned long per_node, double N)
+{
+	double g = fmin((double)c->route_nodes, N) * (double)per_node;
+
+	return step_route_nodes_expected(g * E / (double)ranks, k, g, g);
+}
+
+/*
  * One all-to-all of `bytes` (one rank's copies, k a token) in an expert
  * group of `ranks`, `per_node` of them a node, under --moe-route-nodes:
  * the network leg an all-to-all among the nodes' GPUs of one index (one
  * a node, each sending D/k of the copies' bytes, D the expected distinct
- * nodes), the NVLink leg one among the node's GPUs of every copy (a
- * token's copies go out from the GPU it landed on; the share that is
- * already on its expert's GPU, 1/per_node, stays, as the pairwise price
- * counts).  DeepEP runs the two legs at once, chunk by chunk, so the
- * slower one sets the time.  Assumed: the copies are not merged per
- * destination GPU on NVLink (an overcount of the k - distinct GPUs).
+ * nodes), the NVLink leg one among the node's GPUs of G/k of them, G the
+ * expected distinct GPUs: DeepEP sends a token to a GPU once whatever
+ * number of its experts sit there (deep_ep/buffers/legacy.py,
+ * `is_token_in_rank`, "whether a token be sent to a rank"; the share
+ * already on its GPU stays, as the pairwise price counts).  DeepEP runs
+ * the two legs at once, chunk by chunk, so the slower one sets the time.
+ * An EP group inside one node has the NVLink leg alone.
  */
 int step_price_route(struct run *u, double bytes, unsigned long ranks,
 		     unsigned long per_node, double *t, const char **tier, struct errbuf *eb)
@@ -58,14 +72,18 @@ int step_price_route(struct run *u, double bytes, unsigned long ranks,
 	const char *tier_ib, *tier_nv;
 
 	if (N < 2)
-		return step_price(u->prp, OP_ALLTOALL, ranks, per_node, bytes, t, tier, NULL, eb);
+		return step_price(u->prp, OP_ALLTOALL, ranks, per_node,
+				  bytes * S_route_gpus(c, u->E, u->k, ranks, per_node, N) / u->k,
+				  t, tier, NULL, eb);
 	if (isnan(D))
 		return errbuf_set(eb, "--moe-route-nodes %lu: those nodes hold %.15g experts, fewer "
 				  "than the %.15g each token picks", c->route_nodes,
 				  fmin((double)c->route_nodes, N) * u->E / N, u->k);
 	if (step_price(u->prp, OP_ALLTOALL, (unsigned long)N, 1, bytes * D / u->k, &t_ib, &tier_ib,
 		       NULL, eb) < 0 ||
-	    step_price(u->prp, OP_ALLTOALL, per_node, per_node, bytes, &t_nv, &tier_nv, NULL, eb) < 0)
+	    step_price(u->prp, OP_ALLTOALL, per_node, per_node,
+		       bytes * S_route_gpus(c, u->E, u->k, ranks, per_node, N) / u->k, &t_nv, &tier_nv,
+		       NULL, eb) < 0)
 		return -1;
 	*t = fmax(t_ib, t_nv);
 	*tier = t_ib >= t_nv ? tier_ib : tier_nv;

@@ -62,9 +62,11 @@ static int S_h800(struct system *sys, struct cost_model *cm)
  * 7168 bf16 values) over EP 64 on 8 nodes, at most 4 nodes a token: the
  * network leg among the 8 GPUs of one index, one NIC each, 3.6290109/8 of
  * the bytes: 7 (4 µs + 213 096 451 / (8 x 48 GB/s)) = 3.9126 ms; the
- * NVLink leg among 8: 7 (4 µs + 469 762 048 / (8 x 160 GB/s)) = 2.5970 ms;
- * the network's is the time.  In FP8 (1 + 4/128 bytes a value,
- * 242 221 056 B): 2.0310 and 1.3526 ms.  One node: the plain price.
+ * NVLink leg among 8 of the copies' bytes times G/k, G = 7.3594 the
+ * expected distinct GPUs of the 32 on those 4 nodes (4 experts each):
+ * 7 (4 µs + 432 144 095 / (8 x 160 GB/s)) = 2.3913 ms; the network's is
+ * the time.  In FP8 (1 + 4/128 bytes a value, 242 221 056 B): 2.0310 and
+ * 1.2466 ms.  One node: the NVLink leg alone.
  */
 void test_step_route_price(void)
 {
@@ -96,11 +98,15 @@ void test_step_route_price(void)
 	CHECK(step_price_route(&u, S, 64, 8, &t, &tier, &eb) == 0);
 	DBL_NEAR(t, 7 * (4e-6 + S * D / 8 / 8 / 48e9), 1e-12);
 	DBL_NEAR(t, 2.0310e-3, 1e-4);
-	/* 8 ranks on one node: nothing crosses, the plain all-to-all */
+	/* 8 ranks on one node: nothing crosses the network; over NVLink a
+	 * token goes once to each GPU holding any of its experts, 5.2946520
+	 * of 8 expected (32 experts a GPU): the plain all-to-all of G/k of
+	 * the bytes, 7 (4 us + 160 309 525 / (8 x 160 GB/s)) = 0.9047 ms */
 	CHECK(step_price_route(&u, S, 8, 8, &t, &tier, &eb) == 0);
-	CHECK(step_price(&pr, OP_ALLTOALL, 8, 8, S, &plain, &tier, NULL, &eb) == 0);
-	DBL_NEAR(t, plain, 0);
-	DBL_NEAR(t, 7 * (4e-6 + S / 8 / 160e9), 1e-12);
+	CHECK(step_price(&pr, OP_ALLTOALL, 8, 8, S * 5.2946520 / 8, &plain, &tier, NULL, &eb) == 0);
+	DBL_NEAR(t, plain, 1e-7);
+	DBL_NEAR(t, 7 * (4e-6 + S * 5.2946520 / 8 / 8 / 160e9), 1e-7);
+	DBL_NEAR(t, 0.9047e-3, 1e-4);
 	/* 2 nodes of 2 experts at most, top 8 */
 	c.route_nodes = 2;
 	u.E = 16;
