@@ -182,3 +182,12 @@ check "a bad dense_ffn names the key and the value" \
 	sh -c "'$COMMTIME' presets ds-bad 2>&1 | grep -q 'dense_ffn: cannot parse parameter count .wide.'"
 check "--layers may not leave no MoE layer after the dense first ones" \
 	sh -c "$(printf '%s' "'$COMMTIME' --presets-dir '$top/presets' --system hgx-h800 step --workload deepseek-v3 --layers 3 --ep 8 --dp 8") 2>&1 | grep -q 'not more than the 3 dense first layers'"
+
+# A GPU preset without hbm_bandwidth: the step says its memory-bound work
+# is not timed, and --hbm-bandwidth supplies it.
+grep -v '^hbm_bandwidth\|^source_hbm_bandwidth\|^like' "$top/presets/a100-sxm.preset" |
+	sed 's/^name = .*/name = nohbm/' >presets/nohbm.preset
+check "a GPU without HBM bandwidth: memory-bound work not timed, said" \
+	sh -c "'$COMMTIME' --presets-dir '$top/presets' --gpu nohbm step --workload gpt2-124m --dp 8 --global-batch 8 2>&1 | grep -q 'no HBM bandwidth known (gpu key hbm_bandwidth, or --hbm-bandwidth): memory-bound work not timed'"
+check "... and --hbm-bandwidth gives it" \
+	sh -c "! '$COMMTIME' --presets-dir '$top/presets' --gpu nohbm step --workload gpt2-124m --dp 8 --global-batch 8 --hbm-bandwidth 2TB/s 2>&1 | grep -q 'no HBM bandwidth known'"

@@ -337,6 +337,47 @@ static void S_echo_layers(struct out *o, const struct workload *w)
 }
 
 /* The inputs the step was run with, above the tables. */
+/* The compute line: given, by kernel on the GPU, the flat MFU, or unknown. */
+static void S_compute_note(char *note, size_t size, const struct step_compute *cs,
+			   const struct step_result *r, const struct ctx_gpu *gpu, int have_gpu,
+			   int peak_given, double kernel_eff)
+{
+	if (cs->step_compute_s > 0)
+		snprintf(note, size, "given: %g s per step on one GPU", cs->step_compute_s);
+	else if (cs->peak_flops > 0 && r->kernels) {
+		char gm[32];
+
+		units_fmt_time(gm, sizeof(gm), r->layer.fwd_s + r->layer.bwd_s, 4);
+		snprintf(note, size, "%s%s%.4g TFLOP/s dense bf16, by kernel: GEMMs at %s "
+			 "of the peak%s, %d SMs, %.4g TB/s; one layer %s forward + backward; "
+			 "%.4g PFLOP per step",
+			 have_gpu && !peak_given ? gpu->name : "",
+			 have_gpu && !peak_given ? ": " : "",
+			 cs->peak_flops / 1e12, kernel_eff > 0 ? "--kernel-efficiency" : "a share by shape",
+			 kernel_eff > 0 ? "" : " (models/step.md)", (int)gpu->kernel.sms,
+			 gpu->kernel.hbm_Bps / 1e12, gm, r->flops_hw / 1e15);
+		if (cs->power_share > 0 && cs->power_share < 1) {
+			size_t n = strlen(note);
+
+			snprintf(note + n, size - n, "; power cap: clock x %.4g of the clock "
+				 "at %g W", cs->power_share, gpu->power_w);
+		}
+		if (!(gpu->kernel.hbm_Bps > 0)) {
+			size_t n = strlen(note);
+
+			snprintf(note + n, size - n, "; no HBM bandwidth known (gpu key "
+				 "hbm_bandwidth, or --hbm-bandwidth): memory-bound work not timed");
+		}
+	} else if (cs->peak_flops > 0)
+		snprintf(note, size, "%s%s%s%.4g TFLOP/s dense bf16 x MFU %g; %.4g PFLOP per step",
+			 have_gpu && !peak_given ? gpu->name : "",
+			 have_gpu && !peak_given ? " (" : "",
+			 have_gpu && !peak_given ? (strcmp(gpu->from, "system") ? "--gpu): " : "the system's GPU): ") : "",
+			 cs->peak_flops / 1e12, cs->mfu, r->flops_hw / 1e15);
+	else
+		snprintf(note, size, "unknown: give --gpu, --peak or --compute for the step time");
+}
+
 static void S_echo(struct ctx *ctx, struct out *o, const struct workload *w,
 		   const struct step_config *c, const struct step_compute *cs,
 		   const struct step_result *r, const struct ctx_gpu *gpu, int have_gpu,
@@ -375,34 +416,7 @@ static void S_echo(struct ctx *ctx, struct out *o, const struct workload *w,
 		 c->eager == 2 ? "; elementwise fused by torch.compile a block, the loss eager" : "");
 	out_input_str(o, "framework", "framework", note);
 	S_echo_configured(o, w, c, r, gpu);
-	if (cs->step_compute_s > 0)
-		snprintf(note, sizeof(note), "given: %g s per step on one GPU", cs->step_compute_s);
-	else if (cs->peak_flops > 0 && r->kernels) {
-		char gm[32];
-
-		units_fmt_time(gm, sizeof(gm), r->layer.fwd_s + r->layer.bwd_s, 4);
-		snprintf(note, sizeof(note), "%s%s%.4g TFLOP/s dense bf16, by kernel: GEMMs at %s "
-			 "of the peak%s, %d SMs, %.4g TB/s; one layer %s forward + backward; "
-			 "%.4g PFLOP per step",
-			 have_gpu && !peak_given ? gpu->name : "",
-			 have_gpu && !peak_given ? ": " : "",
-			 cs->peak_flops / 1e12, kernel_eff > 0 ? "--kernel-efficiency" : "a share by shape",
-			 kernel_eff > 0 ? "" : " (models/step.md)", (int)gpu->kernel.sms,
-			 gpu->kernel.hbm_Bps / 1e12, gm, r->flops_hw / 1e15);
-		if (cs->power_share > 0 && cs->power_share < 1) {
-			size_t n = strlen(note);
-
-			snprintf(note + n, sizeof(note) - n, "; power cap: clock x %.4g of the clock "
-				 "at %g W", cs->power_share, gpu->power_w);
-		}
-	} else if (cs->peak_flops > 0)
-		snprintf(note, sizeof(note), "%s%s%s%.4g TFLOP/s dense bf16 x MFU %g; %.4g PFLOP per step",
-			 have_gpu && !peak_given ? gpu->name : "",
-			 have_gpu && !peak_given ? " (" : "",
-			 have_gpu && !peak_given ? (strcmp(gpu->from, "system") ? "--gpu): " : "the system's GPU): ") : "",
-			 cs->peak_flops / 1e12, cs->mfu, r->flops_hw / 1e15);
-	else
-		snprintf(note, sizeof(note), "unknown: give --gpu, --peak or --compute for the step time");
+	S_compute_note(note, sizeof(note), cs, r, gpu, have_gpu, peak_given, kernel_eff);
 	out_input_str(o, "compute", "compute", note);
 }
 
