@@ -348,12 +348,17 @@ int step_ledger_tp(struct run *u, struct errbuf *eb)
 	 * forward ones during backward.  An MoE layer keeps the attention's
 	 * pair alone: its tokens reach the experts by the dispatcher, whose
 	 * collectives run in the expert groups (step_ledger_ep).  (In a model
-	 * without dense first layers, u->Ld is 0.)
+	 * without dense first layers, u->Ld is 0.)  A parallel block (GPT-J,
+	 * GPT-NeoX, Falcon) adds the attention's and the MLP's partial outputs
+	 * before reducing them, so it has one a layer each way: with SP one
+	 * all-gather of the input both branches read and one reduce-scatter
+	 * of their sum (models/step.md, "Parallel blocks").
 	 */
 	u->first_tp = r->nrows;
 	if (c->tp > 1) {
 		/* a dense layer of an MoE model (dense_layers) keeps both pairs */
-		double per = u->moe ? 1 : 2, fw = per * L + u->Ld, bw = fw + (full ? fw : 0);
+		double per = u->moe || workload_parallel(u->w) ? 1 : 2;
+		double fw = per * L + u->Ld, bw = fw + (full ? fw : 0);
 
 		ranks = c->tp;
 		pn = step_per_node(ranks, 1, G);

@@ -158,9 +158,14 @@ double step_act_layer_x(const struct workload *w, double s, double b, double t, 
 	 * copy it cast for the GEMM, one byte a value: QKV's, the output
 	 * projection's, the MLP's first and last matrices' inputs (h, h, h,
 	 * and f of GELU's output or SwiGLU's product) each half.
+	 * A parallel block's two norms read the one input, kept once (2h, not
+	 * 4h); with one norm its output is QKV's input and the MLP's, kept
+	 * once too (models/step.md, "Parallel blocks").
 	 */
 	in = o->fp8 ? 1 : 2;
-	repl = (gpt ? 1 + in : in) * h + 4 * h;
+	repl = (gpt ? 1 + in : in) * h + (workload_parallel(w) ? 2 : 4) * h;
+	if (w->block == WL_PARALLEL_ONE_NORM)
+		repl -= in * h;
 	split = gpt ? 6 * hq + in * hq : 2 * hq + 4 * hkv + in * hq;
 	F = gpt ? 2 * f + in * f : 4 * f + in * f;
 	if (workload_mla(w)) {

@@ -8,6 +8,7 @@
  * frameworks do it".
  */
 #include <math.h>
+#include <string.h>
 
 #include "nccl_cost.h"
 #include "step.h"
@@ -70,23 +71,32 @@ static double S_tp_chunked(double one, double gemm, double t)
  * --tp-comm-overlap also the forward all-gathers (before QKV and the MLP's
  * first) and reduce-scatters (after the attention output and the MLP's
  * last) behind the GEMM each feeds or follows, one chunk of t exposed; the
- * recomputed forward's the same.
+ * recomputed forward's the same.  A parallel block (par) has one of each a
+ * layer: its all-gather feeds QKV and the MLP's first matrix, its
+ * reduce-scatter follows the attention output and the MLP's last, and its
+ * backward reduction of the input's gradient (the two branches' summed)
+ * hides behind both weight-gradient GEMMs.
  */
 static void S_tp_overlap(struct step_result *r, const struct step_config *c, int first,
-			 double L, int full, int moe)
+			 double L, int full, int moe, int par)
 {
 	const struct kernel_layer *k = &r->layer;
-	double t = (double)c->tp, mlp = moe ? 0 : 1;
+	double t = (double)c->tp, mlp = moe || par ? 0 : 1;
+	double g[4], dg0 = k->lin_dgrad_s[0], dg2 = k->lin_dgrad_s[2];
 	int i;
 
+	memcpy(g, k->lin_fwd_s, sizeof(g));
+	if (par) {   /* one collective a layer, behind both branches' GEMMs */
+		g[0] += g[2];
+		g[1] += g[3];
+		dg0 += dg2;
+	}
 	for (i = first; i < r->nrows; i++) {
 		struct step_row *row = &r->rows[i];
 		double one = row->one_s, fwd_ag, fwd_rs;
 
-		fwd_ag = S_tp_chunked(one, k->lin_fwd_s[0], t) +
-			 mlp * S_tp_chunked(one, k->lin_fwd_s[2], t);
-		fwd_rs = S_tp_chunked(one, k->lin_fwd_s[1], t) +
-			 mlp * S_tp_chunked(one, k->lin_fwd_s[3], t);
+		fwd_ag = S_tp_chunked(one, g[0], t) + mlp * S_tp_chunked(one, g[2], t);
+		fwd_rs = S_tp_chunked(one, g[1], t) + mlp * S_tp_chunked(one, g[3], t);
 		if (row->phase == PH_FORWARD) {
 			if (c->tp_overlap && c->sp)
 				S_expose(row, L * (row->op == OP_ALLGATHER ? fwd_ag : fwd_rs),
@@ -94,13 +104,12 @@ static void S_tp_overlap(struct step_result *r, const struct step_config *c, int
 			continue;
 		}
 		/* backward: 2L collectives of the backward itself (L in an MoE
-		 * layer, the attention's), as many more of the recomputed
-		 * forward with full recomputation */
+		 * layer, the attention's, or a parallel block), as many more of
+		 * the recomputed forward with full recomputation */
 		if (row->op == OP_ALLGATHER && c->sp) {
 			double re = !full ? 0 : c->tp_overlap ? L * fwd_ag : (1 + mlp) * L * one;
 
-			S_expose(row, L * (fmax(0, one - k->lin_dgrad_s[0]) +
-					   mlp * fmax(0, one - k->lin_dgrad_s[2])) + re,
+			S_expose(row, L * (fmax(0, one - dg0) + mlp * fmax(0, one - dg2)) + re,
 				 moe ? "the data-gradient GEMM of QKV" :
 				 "the data-gradient GEMMs of QKV and the MLP's first matrix");
 		} else if (row->op != OP_ALLGATHER) {
@@ -129,7 +138,8 @@ void step_overlap_tp(struct run *u)
 	struct step_result *r = u->r;
 
 	if (u->c->tp > 1 && r->kernels && u->megatron_layers)
-		S_tp_overlap(r, u->c, u->first_tp, u->L, u->full, u->moe);
+		S_tp_overlap(r, u->c, u->first_tp, u->L, u->full, u->moe,
+			     workload_parallel(u->w));
 }
 
 /*

@@ -17,6 +17,11 @@ double megatron_params(double l, double h, double V, double s)
 	return 12.0 * l * h * h * (1.0 + 13.0 / (12.0 * h) + (V + s) / (12.0 * l * h));
 }
 
+int workload_parallel(const struct workload *w)
+{
+	return w->block != WL_SEQUENTIAL;
+}
+
 int workload_mla(const struct workload *w)
 {
 	return w->kv_lora > 0;
@@ -92,6 +97,8 @@ void workload_layer_params(const struct workload *w, struct layer_params *lp)
 		if (workload_mla(w))   /* q_a_layernorm, kv_a_layernorm */
 			lp->other += w->kv_lora + (w->q_lora > 0 ? w->q_lora : 0);
 	}
+	if (w->block == WL_PARALLEL_ONE_NORM)   /* one norm, not two */
+		lp->other -= w->arch == WL_GPT ? 2 * h : h;
 	lp->shared = 0;
 	if (E > 1) {
 		lp->other += h * E;   /* the router: one h×E matrix */
@@ -338,6 +345,39 @@ static int S_deepseek_keys(const struct preset *p, struct workload *w, struct er
 	return 0;
 }
 
+/*
+ * tied (yes/no; gpt ties by default) and parallel_block (no, two-norms,
+ * one-norm: models/workloads.md, "Parallel blocks").
+ */
+static int S_block_keys(const struct preset *p, struct workload *w, struct errbuf *eb)
+{
+	const struct preset_kv *kv;
+
+	w->tied = w->arch == WL_GPT;
+	kv = S_find(p, "tied");
+	if (kv) {
+		if (!strcmp(kv->value, "yes"))
+			w->tied = 1;
+		else if (!strcmp(kv->value, "no"))
+			w->tied = 0;
+		else
+			return errbuf_set(eb, "%s:%d: tied: expected 'yes' or 'no', got '%s'",
+					  p->path, kv->line, kv->value);
+	}
+	w->block = WL_SEQUENTIAL;
+	kv = S_find(p, "parallel_block");
+	if (!kv || !strcmp(kv->value, "no"))
+		return 0;
+	if (!strcmp(kv->value, "two-norms"))
+		w->block = WL_PARALLEL;
+	else if (!strcmp(kv->value, "one-norm"))
+		w->block = WL_PARALLEL_ONE_NORM;
+	else
+		return errbuf_set(eb, "%s:%d: parallel_block: expected 'no', 'two-norms' or "
+				  "'one-norm', got '%s'", p->path, kv->line, kv->value);
+	return 0;
+}
+
 int workload_from_preset(const struct preset *p, struct workload *w, struct errbuf *eb)
 {
 	const struct preset_kv *kv;
@@ -384,17 +424,8 @@ int workload_from_preset(const struct preset *p, struct workload *w, struct errb
 				  p->path, kv ? kv->line : 0, w->heads, w->hidden);
 	}
 
-	w->tied = w->arch == WL_GPT;
-	kv = S_find(p, "tied");
-	if (kv) {
-		if (!strcmp(kv->value, "yes"))
-			w->tied = 1;
-		else if (!strcmp(kv->value, "no"))
-			w->tied = 0;
-		else
-			return errbuf_set(eb, "%s:%d: tied: expected 'yes' or 'no', got '%s'",
-					  p->path, kv->line, kv->value);
-	}
+	if (S_block_keys(p, w, eb) < 0)
+		return -1;
 
 	w->experts = 1;
 	w->top_k = 1;
@@ -406,6 +437,10 @@ int workload_from_preset(const struct preset *p, struct workload *w, struct errb
 		return errbuf_set(eb, "%s:%d: top_k: %.15g is more than the %.15g experts",
 				  p->path, kv ? kv->line : 0, w->top_k, w->experts);
 	}
+	if (w->experts > 1 && workload_parallel(w))
+		return errbuf_set(eb, "%s:%d: parallel_block: a mixture-of-experts layer in "
+				  "parallel with its attention is not modelled", p->path,
+				  S_line(p, "parallel_block"));
 
 	if (S_deepseek_keys(p, w, eb) < 0)
 		return -1;
@@ -451,6 +486,9 @@ size_t workload_to_kv(const struct workload *w, const char *description,
 	S_pair(kv, &n, buf, len, &at, "vocab", NULL, w->vocab);
 	S_pair(kv, &n, buf, len, &at, "seq", NULL, w->seq);
 	S_pair(kv, &n, buf, len, &at, "tied", w->tied ? "yes" : "no", 0);
+	if (workload_parallel(w))
+		S_pair(kv, &n, buf, len, &at, "parallel_block",
+		       w->block == WL_PARALLEL ? "two-norms" : "one-norm", 0);
 	if (w->experts > 1) {
 		S_pair(kv, &n, buf, len, &at, "experts", NULL, w->experts);
 		S_pair(kv, &n, buf, len, &at, "top_k", NULL, w->top_k);

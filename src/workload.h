@@ -16,6 +16,15 @@ enum workload_arch {
 	WL_LLAMA    /* Llama: SwiGLU MLP, RMSNorm, no biases, rotary positions */
 };
 
+/* How a layer's attention and MLP are joined (models/workloads.md,
+ * "Parallel blocks"). */
+enum workload_block {
+	WL_SEQUENTIAL,  /* x + attn(n1(x)), then + mlp(n2(.)): GPT, Llama */
+	WL_PARALLEL,    /* x + attn(n1(x)) + mlp(n2(x)): two norms of the one
+			   input (GPT-NeoX, Falcon 40B and 180B) */
+	WL_PARALLEL_ONE_NORM /* x + attn(n(x)) + mlp(n(x)): one norm (GPT-J) */
+};
+
 struct workload {
 	char name[64];
 	enum workload_arch arch;
@@ -28,6 +37,7 @@ struct workload {
 	double vocab;       /* V: vocabulary size */
 	double seq;         /* s: sequence length */
 	int tied;           /* output layer shares the embedding matrix */
+	enum workload_block block; /* parallel_block: sequential unless given */
 	double experts;     /* E: MLP experts per layer (mixture of experts); 1 = dense */
 	double top_k;       /* k: experts each token is routed to; 1 when dense */
 	double shared;      /* S: shared experts of the routed size every token runs
@@ -51,7 +61,8 @@ struct workload {
  * multi-head latent attention: kv_lora_rank, qk_rope_head_dim,
  * v_head_dim and head_dim together, q_lora_rank optional.  Required keys: arch (gpt or llama),
  * layers, hidden, heads, vocab, seq; ffn for llama; optional kv_heads,
- * tied (yes/no; default yes for gpt, no for llama), head_dim, published, and for a
+ * tied (yes/no; default yes for gpt, no for llama), head_dim, published,
+ * parallel_block (no, two-norms or one-norm; a dense model only), and for a
  * mixture-of-experts model experts (E >= 2) with top_k (1 <= k <= E).
  * Returns 0, or -1 with eb filled ("file:line: ..." for a bad value,
  * "preset 'x' is a link, not a workload", a missing key).
@@ -70,6 +81,7 @@ int workload_from_preset(const struct preset *p, struct workload *w, struct errb
  * Llama: per layer 2h·h_q + 2h·h_kv (attention, no biases) + 3hf (SwiGLU)
  *      + 2h (two RMSNorms); embeddings Vh, untied output layer Vh,
  *      final RMSNorm h.
+ * A parallel block with one norm has one norm a layer (2h GPT, h Llama).
  * h_kv = a_kv·d.  A mixture-of-experts layer holds E MLPs and
  * a router h·E in place of the one MLP (Shazeer et al. 2017; Jiang et
  * al. 2024, Mixtral).
@@ -80,6 +92,9 @@ double workload_params(const struct workload *w);
  * layer's attention, router, norms, k routed and S shared experts, the
  * embedding and output layer (DeepSeek-V3's 37B "activated"). */
 double workload_active_params(const struct workload *w);
+
+/* Attention and MLP in parallel from one input (parallel_block). */
+int workload_parallel(const struct workload *w);
 
 /* Multi-head latent attention in w (kv_lora_rank given). */
 int workload_mla(const struct workload *w);

@@ -418,3 +418,42 @@ void test_workload_llama_blocks(void)
 	if (S_load("dbrx", &w) == 0)
 		DBL_NEAR(workload_active_params(&w), 36469708800.0, 0);
 }
+
+/*
+ * Parallel blocks, arch gpt (biases and learned positions added, the final
+ * LayerNorm left out), untied (2Vh):
+ *   GPT-NeoX-20B: 12·44·6144² = 19,931,332,608 + 13·44·6144 = 3,514,368 +
+ *   2·50432·6144 = 619,708,416 + 2048·6144 = 12,582,912: 20,567,138,304,
+ *   0.053 % above the model card's 20,556,201,984.
+ *   Pythia 12B: 12·36·5120² = 11,324,620,800 + 13·36·5120 = 2,396,160 +
+ *   2·50688·5120 = 519,045,120 + 2048·5120 = 10,485,760: 11,856,547,840,
+ *   0.088 % above 11,846,072,320.
+ *   GPT-J 6B, one LayerNorm (2h, not 4h): 12·28·4096² = 5,637,144,576 +
+ *   11·28·4096 = 1,261,568 + 2·50400·4096 = 412,876,800 + 2048·4096 =
+ *   8,388,608: 6,059,671,552, 0.10 % above 6,053,381,344.
+ *   Falcon 40B (h_kv 512): attention 2·8192² + 2·8192·512 + 17,408 =
+ *   142,623,744, MLP 8·8192² + 40,960 = 536,911,872, LayerNorms 32,768:
+ *   679,568,384 × 60 = 40,774,103,040 + 2·65024·8192 = 1,065,353,216 +
+ *   2048·8192 = 16,777,216: 41,856,233,472, 4.6 % above its name's 40B.
+ *   Falcon 180B (h_kv 512): attention 2·14848² + 2·14848·512 + 30,720 =
+ *   456,161,280, MLP 8·14848² + 74,240 = 1,763,779,072, LayerNorms 59,392:
+ *   2,219,999,744 × 80 = 177,599,979,520 + 2·65024·14848 = 1,930,952,704 +
+ *   2048·14848 = 30,408,704: 179,561,340,928, 0.24 % below 180B.
+ */
+void test_workload_parallel_blocks(void)
+{
+	static const struct S_want t[] = {
+		{ "gpt-neox-20b", 20567138304.0, 0.0006 },
+		{ "pythia-12b", 11856547840.0, 0.0009 },
+		{ "gpt-j-6b", 6059671552.0, 0.0011 },
+		{ "falcon-40b", 41856233472.0, 0.047 },
+		{ "falcon-180b", 179561340928.0, 0.0025 },
+	};
+	struct workload w;
+
+	S_check(t, sizeof(t) / sizeof(t[0]));
+	if (S_load("gpt-j-6b", &w) == 0)
+		CHECK(w.block == WL_PARALLEL_ONE_NORM);
+	if (S_load("falcon-40b", &w) == 0)
+		CHECK(w.block == WL_PARALLEL && w.kv_heads == 8 && !w.tied);
+}
