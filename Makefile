@@ -181,13 +181,15 @@ figures: all
 # Speed and memory against the seed's Python script and plain C loops
 # (bench/run.sh); how long search takes, workload by GPU count
 # (bench/search-time.sh); published runs against the step (bench/step-check.sh)
-# and the expected step's pool, left out source by source (bench/step-pool.py).
+# and the expected step's pool, left out source by source (bench/step-pool.py),
+# and where the pool's layouts rank in search (bench/search-within.py).
 # Not tests, never part of check.
 bench: all
 	@sh bench/run.sh
 	@sh bench/search-time.sh
 	@sh bench/step-check.sh
 	@python3 bench/step-pool.py check
+	@python3 bench/search-within.py
 
 # The stated error of NCCL's model (src/errband_table.c), drawn by
 # tools/errband-gen from the rows of bench/accuracy.sh; review the diff.
