@@ -611,3 +611,37 @@ void test_preset_gemm_efficiency(void)
 	}
 	preset_dirs_release(&d);
 }
+
+/*
+ * The kernel model's SM counts and HBM bandwidths as the presets state them
+ * from their data sheets (each preset's source_sms, source_hbm_bandwidth):
+ * V100 80 SMs and 900 GB/s, H200 132 (the GH100 of the H100 SXM), B300 and
+ * GB300 160 (Blackwell Ultra), the B200's 148 for the GB200.
+ */
+void test_preset_sms_hbm(void)
+{
+	static const struct { const char *name; unsigned sms; double hbm; } want[] = {
+		{ "v100-sxm2", 80, 900e9 }, { "h200", 132, 4.8e12 }, { "b300", 160, 8e12 },
+		{ "gb300", 160, 8e12 }, { "gb200", 148, 8e12 },
+	};
+	struct preset_dirs d;
+	struct preset p;
+	struct errbuf eb;
+	struct gpu_spec g;
+	size_t i;
+
+	preset_dirs_init(&d, "presets", NULL);
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		if (preset_load(&d, want[i].name, &p, &eb) < 0) {
+			h_report(__FILE__, __LINE__, "%s", eb.msg);
+			continue;
+		}
+		INT_EQ(gpu_from_preset(&p, &g, &eb), 0);
+		INT_EQ((int)g.sms, (int)want[i].sms);
+		DBL_NEAR(g.hbm_Bps, want[i].hbm, 1e-12);
+		free(g.name);
+		free(g.description);
+		preset_release(&p);
+	}
+	preset_dirs_release(&d);
+}
