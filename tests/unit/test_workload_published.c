@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "harness.h"
+#include "preset_fix.h"
 #include "workload.h"
 
 /* The test functions are found by name (tests/unit/list.h), not declared. */
@@ -31,11 +32,7 @@ static int S_load(const char *name, struct workload *w)
 		h_report(__FILE__, __LINE__, "%s", eb.msg);
 		return -1;
 	}
-	r = workload_from_preset(&p, w, &eb);
-	if (r < 0)
-		h_report(__FILE__, __LINE__, "%s", eb.msg);
-	preset_release(&p);
-	return r;
+	return fix_workload_of(&p, w);
 }
 
 struct S_want {
