@@ -542,7 +542,17 @@ int preset_load_kind(const struct preset_dirs *d, const char *name_or_path, cons
 	size_t used;
 
 	if (preset_load(d, name_or_path, p, eb) < 0) {
-		if (is_path(name_or_path) || strncmp(eb->msg, "unknown preset '", 16))
+		char same[PRESET_NAME_MAX + 1];
+
+		if (is_path(name_or_path) || (strncmp(eb->msg, "unknown preset '", 16) &&
+					      strncmp(eb->msg, "invalid preset name '", 21)))
+			return -1;
+		if (preset_spelled(d, name_or_path, kind, same, sizeof(same))) {
+			if (preset_load(d, same, p, eb) < 0)
+				return -1;
+			return p->kind && !strcmp(p->kind, kind) ? 0 : 1;
+		}
+		if (strncmp(eb->msg, "unknown preset '", 16))
 			return -1;
 		/* the suggestion of any kind gives way to one of this kind */
 		cut = strstr(eb->msg, "; did you mean '");

@@ -68,13 +68,25 @@ int preset_load(const struct preset_dirs *d, const char *name_or_path,
 
 /*
  * preset_load for a preset of one kind ("link", "system", "gpu",
- * "workload"): an unknown name's "did you mean" names only a preset of
- * that kind (by prefix, else by edit distance), or nothing.  Returns 0; 1
+ * "workload"): a name that is not on the search path but spells one
+ * preset of that kind another way (preset_spelled) loads that one; else an
+ * unknown name's "did you mean" names only a preset of that kind (by
+ * prefix, else by edit distance), or nothing.  Returns 0; 1
  * when the preset loaded but is of another kind (p holds it, for the
  * caller's message; release it); -1 with eb filled.
  */
 int preset_load_kind(const struct preset_dirs *d, const char *name_or_path, const char *kind,
 		     struct preset *p, struct errbuf *eb);
+
+/*
+ * The preset of kind that name spells another way: the same once letters
+ * are lower case and '-', '_' and spaces are dropped ("Llama-3-8B" is
+ * llama3-8b).  preset_load_kind takes it when name itself is unknown.
+ * Returns 1 with its name in out (len bytes), 0 when no preset or more
+ * than one spells so (out empty).
+ */
+int preset_spelled(const struct preset_dirs *d, const char *name, const char *kind,
+		   char *out, size_t len);
 
 /*
  * Parse one file.  Returns 0, or -1 with eb filled ("path: empty preset",

@@ -21,6 +21,7 @@ void test_preset_dirs(void);
 void test_preset_search(void);
 void test_preset_list(void);
 void test_preset_shipped(void);
+void test_preset_spelled(void);
 
 static char tmpdir[64];
 
@@ -530,6 +531,53 @@ void test_preset_load_kind_suggests_by_kind(void)
 	INT_EQ(preset_load_kind(&d, "ib-ndr", "link", &p, &eb), 0);
 	preset_release(&p);
 	preset_dirs_release(&d);
+}
+
+/*
+ * A name spelled another way (case, '-', '_', spaces) loads the one preset
+ * of the kind that spells so: the shipped llama3-8b as "Llama-3-8B", the
+ * system dgx-h100 as "DGX_H100"; a link is not a system's spelling; two
+ * presets of one spelling, or a byte no name holds, stay unknown.
+ */
+void test_preset_spelled(void)
+{
+	struct preset_dirs d;
+	struct preset p;
+	struct errbuf eb;
+	char out[PRESET_NAME_MAX + 1];
+
+	preset_dirs_init(&d, "presets", NULL);
+	INT_EQ(preset_load_kind(&d, "Llama-3-8B", "workload", &p, &eb), 0);
+	STR_EQ(p.name, "llama3-8b");
+	preset_release(&p);
+	INT_EQ(preset_load_kind(&d, "llama 3.1 70b", "workload", &p, &eb), 0);
+	STR_EQ(p.name, "llama3.1-70b");
+	preset_release(&p);
+	INT_EQ(preset_load_kind(&d, "DGX_H100", "system", &p, &eb), 0);
+	STR_EQ(p.name, "dgx-h100");
+	preset_release(&p);
+	INT_EQ(preset_spelled(&d, "IB-NDR", "system", out, sizeof(out)), 0);
+	STR_EQ(out, "");
+	INT_EQ(preset_spelled(&d, "llama3/8b", "workload", out, sizeof(out)), 0);
+	INT_EQ(preset_load_kind(&d, "Llama-3-9B", "workload", &p, &eb), -1);
+	CHECK(strstr(eb.msg, "invalid preset name 'Llama-3-9B'") != NULL);
+	preset_dirs_release(&d);
+
+	tmp_begin();
+	PUT("a/ab-1.preset", LINKTEXT("ab-1", "one"));
+	PUT("a/ab_1.preset", LINKTEXT("ab_1", "the same spelled"));
+	PUT("a/cd-2.preset", LINKTEXT("cd-2", "alone"));
+	snprintf(out, sizeof(out), "%s/a", tmpdir);
+	preset_dirs_init(&d, out, NULL);
+	INT_EQ(preset_spelled(&d, "AB1", "link", out, sizeof(out)), 0);
+	INT_EQ(preset_load_kind(&d, "AB1", "link", &p, &eb), -1);
+	INT_EQ(preset_spelled(&d, "CD_2", "link", out, sizeof(out)), 1);
+	STR_EQ(out, "cd-2");
+	INT_EQ(preset_load_kind(&d, "cd2", "link", &p, &eb), 0);
+	STR_EQ(p.description, "alone");
+	preset_release(&p);
+	preset_dirs_release(&d);
+	tmp_end();
 }
 
 /*
