@@ -79,6 +79,23 @@ PYTHON=${PYTHON:-python3}
 # --optimizer-moments bf16 (section 3.3.3: AdamW's moments in BF16, the
 # master weights and gradients fp32); the EMA it keeps in CPU memory
 # (section 3.2.3) the model does not count on the GPU either.
+# The mb26-* rows are the mixtures of experts of Megatron-Bridge's
+# performance summary for its 26.08 container (docs/performance-summary.md
+# at NVIDIA-NeMo/Megatron-Bridge main, Aug 2026: DGX-GB200 and DGX-GB300,
+# MXFP8 as --precision fp8, force-balanced and dropless): DeepSeek-V3 at
+# 4912 and 6288 tokens/s per GPU on 256 GPUs, Qwen3-235B-A22B at 7280 and
+# 8816, Qwen3-30B-A3B at 1 node, 39936 and 44544, each at the table's GBS,
+# MBS, PP, VP and EP, times the model FLOPs a token above (280.51, 166.96
+# and 27.84 GFLOP).  Their recipes (src/megatron/bridge/perf_recipes/
+# {qwen,deepseek}/gb{200,300}/*.py) overlap the EP all-to-all with another
+# micro-batch's compute (comm_overlap.overlap_moe_expert_parallel_comm,
+# delay_wgrad_compute), hence --overlap-moe-expert-parallel-comm; gradients
+# in bf16 and the distributed optimizer as every Megatron-Bridge recipe
+# (--grad-bytes 2 --zero 1).  Not typed: DeepSeek-V3's own pipeline layout
+# (embedding and multi-token prediction as chunks of their own; the split
+# here is commtime's even one) and its recomputed up projections on GB200,
+# the full-iteration CUDA graphs, the FP8 attention core of the Qwen3
+# recipes, the GB300's doubled exponential units.
 rows() {
 	cat <<'EOF'
 mcore-1.7B|408.8|989.4|--system dgx-h100 step --arch gpt --layers 24 --hidden 2048 --heads 16 --vocab 131072 --seq 4096 --tp 1 --pp 1 --dp 48 --global-batch 192 --zero 1
@@ -105,6 +122,12 @@ llama3-405b-128k|380|989.4|--system dgx-h100 step --workload llama3-405b --tp 8 
 titan-8b-eager|358.5|989.4|--system dgx-h100 step --workload llama3-8b --seq 8192 --dp 8 --micro-batch 2 --global-batch 16 --framework fsdp --zero 3 --recompute alternate-matmul-outputs --gpu-memory 96GB --power-cap 500 --hbm-bandwidth 2.4TB/s
 deepseek-v3|432.9|989.4|--system hgx-h800 step --workload deepseek-v3 --pp 16 --ep 64 --dp 128 --global-batch 15360 --seq 4096 --zero 1 --precision fp8 --layers-first 4 --layers-last 1 --schedule dualpipe --recompute norm-and-swiglu-inputs --optimizer-moments bf16 --moe-route-nodes 4 --moe-dispatch-fp8
 titan-8b-compiled|414.8|989.4|--system dgx-h100 step --workload llama3-8b --seq 8192 --dp 8 --micro-batch 2 --global-batch 16 --framework fsdp --zero 3 --recompute alternate-matmul-outputs --gpu-memory 96GB --power-cap 500 --hbm-bandwidth 2.4TB/s --elementwise blocks
+mb26-dsv3-gb200|1377.9|2500|--system gb200-nvl72 step --workload deepseek-v3 --tp 1 --pp 4 --dp 64 --ep 64 --global-batch 4096 --micro-batch 1 --seq 4096 --schedule interleaved --virtual-stages 4 --precision fp8 --zero 1 --grad-bytes 2 --overlap-moe-expert-parallel-comm
+mb26-dsv3-gb300|1763.9|2500|--system gb300-nvl72 step --workload deepseek-v3 --tp 1 --pp 2 --dp 128 --ep 32 --global-batch 4096 --micro-batch 1 --seq 4096 --schedule interleaved --virtual-stages 8 --precision fp8 --zero 1 --grad-bytes 2 --overlap-moe-expert-parallel-comm
+mb26-q235-gb200|1215.5|2500|--system gb200-nvl72 step --workload qwen3-235b-a22b --tp 1 --pp 8 --dp 32 --ep 32 --global-batch 8192 --micro-batch 1 --seq 4096 --schedule interleaved --virtual-stages 3 --precision fp8 --zero 1 --grad-bytes 2 --overlap-moe-expert-parallel-comm
+mb26-q235-gb300|1471.9|2500|--system gb300-nvl72 step --workload qwen3-235b-a22b --tp 1 --pp 4 --dp 64 --ep 32 --global-batch 8192 --micro-batch 2 --seq 4096 --schedule interleaved --virtual-stages 12 --precision fp8 --zero 1 --grad-bytes 2 --overlap-moe-expert-parallel-comm
+mb26-q30-gb200|1111.7|2500|--system gb200-nvl72 step --workload qwen3-30b-a3b --tp 1 --pp 1 --dp 8 --ep 8 --global-batch 512 --micro-batch 4 --seq 4096 --precision fp8 --zero 1 --grad-bytes 2 --overlap-moe-expert-parallel-comm
+mb26-q30-gb300|1240.0|2500|--system gb300-nvl72 step --workload qwen3-30b-a3b --tp 1 --pp 1 --dp 8 --ep 8 --global-batch 512 --micro-batch 8 --seq 4096 --precision fp8 --zero 1 --grad-bytes 2 --overlap-moe-expert-parallel-comm
 EOF
 }
 
