@@ -167,3 +167,61 @@ void test_machines_socket_stages_through_host(void)
 	INT_EQ(m.no_gdr, 1);
 	system_release(&s);
 }
+
+/*
+ * The DGX and HGX systems added beside dgx-h100: each HGX name is its DGX
+ * (like = dgx-...), resolved key for key; dgx-a100-40gb is hgx-a100 with
+ * the 40 GB A100 (the DGX A100 320 GB); dgx-h200 is the H200 on H100's
+ * NVLink 4; dgx-b300 is 8 B300 (sm103) with 8 ConnectX-8 ports of 800 Gb/s,
+ * 100 GB/s each, 800 GB/s a node.
+ */
+void test_machines_dgx_hgx_presets(void)
+{
+	static const char *const pair[][2] = {
+		{ "presets/hgx-h100.preset", "presets/dgx-h100.preset" },
+		{ "presets/hgx-h200.preset", "presets/dgx-h200.preset" },
+		{ "presets/hgx-b200.preset", "presets/dgx-b200.preset" },
+		{ "presets/hgx-b300.preset", "presets/dgx-b300.preset" },
+	};
+	struct system s, b;
+	struct nccl_machine m;
+	size_t i;
+
+	for (i = 0; i < sizeof(pair) / sizeof(pair[0]); i++) {
+		if (!S_load(pair[i][0], &s, &m) || !S_load(pair[i][1], &b, &m)) {
+			CHECK(0);
+			continue;
+		}
+		STR_EQ(s.gpu.name, b.gpu.name);
+		STR_EQ(s.intra.name, b.intra.name);
+		STR_EQ(s.inter.name, b.inter.name);
+		INT_EQ((int)s.nics_per_node, (int)b.nics_per_node);
+		INT_EQ(s.nvls, b.nvls);
+		INT_EQ((int)s.cpu, (int)b.cpu);
+		system_release(&s);
+		system_release(&b);
+	}
+	if (S_load("presets/dgx-a100-40gb.preset", &s, &m)) {
+		STR_EQ(s.gpu.name, "a100-sxm-40gb");
+		DBL_NEAR(s.gpu.memory_B, 40.0 * 1024 * 1024 * 1024, 0);
+		STR_EQ(s.intra.name, "a100-nvlink3");
+		STR_EQ(s.inter.name, "ib-hdr");
+		INT_EQ((int)s.nics_per_node, 8);
+		INT_EQ((int)s.cpu, (int)CPU_AMD);
+		system_release(&s);
+	}
+	if (S_load("presets/dgx-h200.preset", &s, &m)) {
+		STR_EQ(s.gpu.name, "h200");
+		STR_EQ(s.intra.name, "h100-nvlink4");
+		INT_EQ(s.nvls, 1);
+		system_release(&s);
+	}
+	if (S_load("presets/dgx-b300.preset", &s, &m)) {
+		INT_EQ((int)s.gpu.arch, (int)ARCH_SM103);
+		STR_EQ(s.intra.name, "b200-nvlink5");
+		INT_EQ((int)s.nics_per_node, 8);
+		DBL_NEAR(s.inter.beta_line, 100e9, 1e-12);
+		DBL_NEAR(s.nics_per_node * s.inter.beta_line, 800e9, 1e-12);
+		system_release(&s);
+	}
+}

@@ -108,6 +108,8 @@ void test_workload_llama31(void)
  *   72B: 2·8192² + 2·8192·1024 = 150,994,944, 3·8192·29568 = 726,663,168,
  *   16,384: 877,674,496, × 80 = 70,213,959,680; + 2·152064·8192 =
  *   2,491,416,576 + 8,192: 72,705,384,448, 0.01 % above 72.7B.
+ * Qwen2-72B is `like` Qwen2.5-72B (its config.json holds the same shape):
+ *   72,705,384,448, 0.98 % above its model card's 72B.
  */
 void test_workload_qwen_dense(void)
 {
@@ -119,9 +121,16 @@ void test_workload_qwen_dense(void)
 		{ "qwen2.5-14b", 14769689600.0, 0.005 },
 		{ "qwen2.5-32b", 32763417600.0, 0.009 },
 		{ "qwen2.5-72b", 72705384448.0, 0.0002 },
+		{ "qwen2-72b", 72705384448.0, 0.0099 },
 	};
+	struct workload w;
 
 	S_check(t, sizeof(t) / sizeof(t[0]));
+	if (S_load("qwen2-72b", &w) == 0) {
+		STR_EQ(w.name, "qwen2-72b");
+		DBL_NEAR(w.seq, 4096, 0);
+		DBL_NEAR(w.published, 72e9, 0);
+	}
 }
 
 /*
@@ -453,4 +462,74 @@ void test_workload_parallel_blocks(void)
 		CHECK(w.block == WL_PARALLEL_ONE_NORM);
 	if (S_load("falcon-40b", &w) == 0)
 		CHECK(w.block == WL_PARALLEL && w.kv_heads == 8 && !w.tied);
+}
+
+/*
+ * Llama-block models of published runs, from their config.json, untied:
+ *   Mistral 7B v0.3 (8 kv heads, h_kv 1024, V 32768): 2·4096² + 2·4096·1024
+ *   = 41,943,040 + 3·4096·14336 = 176,160,768 + 8,192 = 218,112,000, × 32 =
+ *   6,979,584,000, + 2·32768·4096 + 4096 = 268,439,552: 7,248,023,552
+ *   (0.71 % below 7.3B).
+ *   DeepSeek LLM 7B (32 kv heads, V 102400): 4·4096² = 67,108,864 +
+ *   3·4096·11008 = 135,266,304 + 8,192 = 202,383,360, × 30 = 6,071,500,800,
+ *   + 2·102400·4096 + 4096 = 838,864,896: 6,910,365,696 (1.3 % below 7B).
+ *   DeepSeek LLM 67B (8 kv heads, h_kv 1024): 2·8192² + 2·8192·1024 =
+ *   150,994,944 + 3·8192·22016 = 541,065,216 + 16,384 = 692,076,544, × 95
+ *   = 65,747,271,680, + 2·102400·8192 + 8192 = 1,677,729,792:
+ *   67,425,001,472 (0.63 % above 67B).
+ *   OLMo 2 7B (V 100352): 202,383,360 a layer as DeepSeek LLM 7B, × 32 =
+ *   6,476,267,520, + 2·100352·4096 + 4096 = 822,087,680: 7,298,355,200
+ *   (4.3 % above the 7B of its name).
+ *   OLMo 2 13B: 4·5120² = 104,857,600 + 3·5120·13824 = 212,336,640 +
+ *   10,240 = 317,204,480, × 40 = 12,688,179,200, + 2·100352·5120 + 5120 =
+ *   1,027,609,600: 13,715,788,800, 409,600 below the checkpoint's
+ *   13,716,198,400: the QK-norm gains, (5120 + 5120) × 40.
+ */
+void test_workload_llama_shaped(void)
+{
+	static const struct S_want t[] = {
+		{ "mistral-7b", 7248023552.0, 0.0072 },
+		{ "deepseek-llm-7b", 6910365696.0, 0.013 },
+		{ "deepseek-llm-67b", 67425001472.0, 0.0064 },
+		{ "olmo2-7b", 7298355200.0, 0.043 },
+		{ "olmo2-13b", 13715788800.0, 0.00005 },
+	};
+	struct workload w;
+	struct layer_params lp;
+
+	S_check(t, sizeof(t) / sizeof(t[0]));
+	if (S_load("olmo2-13b", &w) == 0)
+		DBL_NEAR(w.published - workload_params(&w), 2 * 5120.0 * 40, 0);
+	if (S_load("deepseek-llm-67b", &w) < 0)
+		return;
+	workload_layer_params(&w, &lp);
+	DBL_NEAR(lp.attn, 150994944.0, 0);
+	DBL_NEAR(lp.mlp, 541065216.0, 0);
+	CHECK(!w.tied && w.kv_heads == 8);
+}
+
+/*
+ * Llama 3.2, tied (the output layer is the embedding, counted once: Vh + h),
+ * V 128256, 8 kv heads:
+ *   1B (32 heads of 64, h_kv 512): 2·2048² + 2·2048·512 = 10,485,760 +
+ *   3·2048·8192 = 50,331,648 + 4,096 = 60,821,504, × 16 = 973,144,064, +
+ *   128256·2048 + 2048 = 262,670,336: 1,235,814,400 (0.47 % above 1.23B).
+ *   3B (24 heads of 128, h_kv 1024): 2·3072² + 2·3072·1024 = 25,165,824 +
+ *   3·3072·8192 = 75,497,472 + 6,144 = 100,669,440, × 28 = 2,818,744,320,
+ *   + 128256·3072 + 3072 = 394,005,504: 3,212,749,824 (0.09 % above
+ *   3.21B).
+ */
+void test_workload_llama32(void)
+{
+	static const struct S_want t[] = {
+		{ "llama3.2-1b", 1235814400.0, 0.0048 },
+		{ "llama3.2-3b", 3212749824.0, 0.0009 },
+	};
+	struct workload w;
+
+	S_check(t, sizeof(t) / sizeof(t[0]));
+	if (S_load("llama3.2-1b", &w) < 0)
+		return;
+	CHECK(w.tied);
+	DBL_NEAR(workload_embed_params(&w), 128256 * 2048.0 + 2048, 0);
 }
