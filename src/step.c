@@ -39,17 +39,50 @@ const char *step_framework_name(enum step_framework f)
 	return f < FW_COUNT ? fw_names[f] : "?";
 }
 
+/*
+ * The names a run's framework goes by, read as the framework whose overlap
+ * it has: torchtitan and LLM Foundry train with PyTorch's FSDP (FSDP2 and
+ * FSDP1); NeMo, Megatron-Bridge and Megatron-Core are Megatron-LM's code;
+ * Megatron-DeepSpeed runs DeepSpeed's engine (models/step.md, "Overlap as
+ * the frameworks do it").
+ */
+static const struct { const char *alias; enum step_framework f; } fw_aliases[] = {
+	{ "fsdp1", FW_FSDP }, { "fsdp2", FW_FSDP }, { "torchtitan", FW_FSDP },
+	{ "llm-foundry", FW_FSDP }, { "megatron-lm", FW_MEGATRON },
+	{ "megatron-core", FW_MEGATRON }, { "mcore", FW_MEGATRON }, { "nemo", FW_MEGATRON },
+	{ "megatron-bridge", FW_MEGATRON }, { "megatron-deepspeed", FW_DEEPSPEED },
+};
+
+/* name equal to want but for the case of its letters and '_' for '-' */
+static int S_same_name(const char *name, const char *want)
+{
+	for (; *name && *want; name++, want++) {
+		char c = *name >= 'A' && *name <= 'Z' ? (char)(*name - 'A' + 'a') :
+			 *name == '_' ? '-' : *name;
+
+		if (c != *want)
+			return 0;
+	}
+	return !*name && !*want;
+}
+
 int step_framework_lookup(const char *name, enum step_framework *f, struct errbuf *eb)
 {
-	int i;
+	size_t i;
 
 	for (i = 0; i < FW_COUNT; i++)
-		if (!strcmp(name, fw_names[i])) {
+		if (S_same_name(name, fw_names[i])) {
 			*f = (enum step_framework)i;
 			return 0;
 		}
-	return errbuf_set(eb, "unknown framework '%s' (megatron, deepspeed, fsdp, deepspeed-2021)",
-			  name);
+	for (i = 0; i < sizeof(fw_aliases) / sizeof(fw_aliases[0]); i++)
+		if (S_same_name(name, fw_aliases[i].alias)) {
+			*f = fw_aliases[i].f;
+			return 0;
+		}
+	return errbuf_set(eb, "unknown framework '%s' (megatron, deepspeed, fsdp, deepspeed-2021; "
+			  "also torchtitan, fsdp2, llm-foundry, nemo, megatron-lm, megatron-core, "
+			  "megatron-bridge, megatron-deepspeed)", name);
 }
 
 int step_framework_deepspeed(enum step_framework f)

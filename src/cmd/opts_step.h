@@ -76,8 +76,10 @@ opt_cb step_opts_cb_offload;    /* unsigned long *: layers offloaded, a whole nu
 	  .value = &(so)->framework, .cb = step_opts_cb_framework, \
 	  .complete = "megatron deepspeed fsdp deepspeed-2021", \
 	  .help = "what overlaps with what: megatron (default), deepspeed, fsdp,\n" \
-		  "deepspeed-2021 (ZeRO-3 as DeepSpeed ran it in 2021)\n" \
-		  "(models/step.md, \"Overlap\")" }, \
+		  "deepspeed-2021 (ZeRO-3 as DeepSpeed ran it in 2021); read too:\n" \
+		  "torchtitan, fsdp1, fsdp2, llm-foundry as fsdp; nemo, mcore,\n" \
+		  "megatron-lm, megatron-core, megatron-bridge as megatron;\n" \
+		  "megatron-deepspeed as deepspeed (models/step.md, \"Overlap\")" }, \
 	OPT_FLAG_("tp-comm-overlap", &(so)->tp_overlap, \
 		  "the forward TP all-gathers and reduce-scatters behind their\n" \
 		  "GEMMs, in chunks (Megatron's --tp-comm-overlap; needs\n" \

@@ -135,8 +135,18 @@ void test_step_names(void)
 		CHECK(step_framework_lookup(step_framework_name((enum step_framework)i), &f, &eb) == 0);
 		CHECK(f == (enum step_framework)i);
 	}
-	CHECK(step_framework_lookup("megatron-lm", &f, &eb) < 0);
-	CHECK(strstr(eb.msg, "'megatron-lm'") && strstr(eb.msg, "deepspeed-2021"));
+	CHECK(step_framework_lookup("jax", &f, &eb) < 0);
+	CHECK(strstr(eb.msg, "'jax'") && strstr(eb.msg, "deepspeed-2021"));
+	/* the names frameworks go by: each read as the one whose code it runs */
+	CHECK(step_framework_lookup("megatron-lm", &f, &eb) == 0 && f == FW_MEGATRON);
+	CHECK(step_framework_lookup("NeMo", &f, &eb) == 0 && f == FW_MEGATRON);
+	CHECK(step_framework_lookup("megatron_bridge", &f, &eb) == 0 && f == FW_MEGATRON);
+	CHECK(step_framework_lookup("torchtitan", &f, &eb) == 0 && f == FW_FSDP);
+	CHECK(step_framework_lookup("FSDP2", &f, &eb) == 0 && f == FW_FSDP);
+	CHECK(step_framework_lookup("megatron-deepspeed", &f, &eb) == 0 && f == FW_DEEPSPEED);
+	CHECK(step_framework_lookup("DeepSpeed-2021", &f, &eb) == 0 && f == FW_DEEPSPEED_2021);
+	CHECK(step_framework_lookup("deepspeed-2022", &f, &eb) < 0);
+	CHECK(step_framework_lookup("megatron-", &f, &eb) < 0);
 	for (i = 0; i < CP_FORM_COUNT; i++) {
 		CHECK(step_cp_form_lookup(step_cp_form_name((enum step_cp_form)i), &cf, &eb) == 0);
 		CHECK(cf == (enum step_cp_form)i);
