@@ -155,16 +155,36 @@ const char *step_precision_name(enum step_precision p)
 	return p < PREC_COUNT ? prec_names[p] : "?";
 }
 
+/*
+ * The names FP8 recipes go by in frameworks' tables (Megatron-Bridge's
+ * performance summary: FP8-CS current scaling, FP8-DS delayed, MXFP8 or
+ * FP8-MX Blackwell's block scaling): every one runs its GEMMs at the FP8
+ * peak after Transformer Engine's casts, which is what fp8 prices.
+ */
+static const char *const fp8_aliases[] = {
+	"fp8-cs", "fp8-ds", "fp8-mx", "mxfp8", "fp8-current", "fp8-delayed",
+};
+
 int step_precision_lookup(const char *name, enum step_precision *p, struct errbuf *eb)
 {
-	int i;
+	size_t i;
 
 	for (i = 0; i < PREC_COUNT; i++)
-		if (!strcmp(name, prec_names[i])) {
+		if (S_same_name(name, prec_names[i])) {
 			*p = (enum step_precision)i;
 			return 0;
 		}
-	return errbuf_set(eb, "unknown precision '%s' (bf16, fp8)", name);
+	for (i = 0; i < sizeof(fp8_aliases) / sizeof(fp8_aliases[0]); i++)
+		if (S_same_name(name, fp8_aliases[i])) {
+			*p = PREC_FP8;
+			return 0;
+		}
+	if (S_same_name(name, "bfloat16")) {
+		*p = PREC_BF16;
+		return 0;
+	}
+	return errbuf_set(eb, "unknown precision '%s' (bf16, fp8; fp8 also as fp8-cs, fp8-ds, "
+			  "fp8-mx, mxfp8; FP4 and FP16 are not modelled)", name);
 }
 
 unsigned long step_etp(const struct step_config *c)

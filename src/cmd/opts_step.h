@@ -100,7 +100,8 @@ opt_cb step_opts_cb_offload;    /* unsigned long *: layers offloaded, a whole nu
 	  .help = "the linears' GEMMs in bf16 (default) or fp8 as Transformer\n" \
 		  "Engine runs them, at the GPU's FP8 peak (tflops_fp8); the\n" \
 		  "attention core and output layer stay bf16; MFU still counts\n" \
-		  "against the dense bf16 peak" }, \
+		  "against the dense bf16 peak; fp8 also as fp8-cs, fp8-ds,\n" \
+		  "fp8-mx, mxfp8 (the recipes of frameworks' tables)" }, \
 	OPT_CALLBACK_("etp", "N", &(so)->etp, opt_cb_whole, \
 		      "expert tensor-parallel size: experts folded over their own\n" \
 		      "grid as Megatron-Core folds them, ep x etp dividing\n" \

@@ -147,6 +147,17 @@ void test_step_names(void)
 	CHECK(step_framework_lookup("DeepSpeed-2021", &f, &eb) == 0 && f == FW_DEEPSPEED_2021);
 	CHECK(step_framework_lookup("deepspeed-2022", &f, &eb) < 0);
 	CHECK(step_framework_lookup("megatron-", &f, &eb) < 0);
+	{
+		enum step_precision pr;
+
+		CHECK(step_precision_lookup("MXFP8", &pr, &eb) == 0 && pr == PREC_FP8);
+		CHECK(step_precision_lookup("FP8-CS", &pr, &eb) == 0 && pr == PREC_FP8);
+		CHECK(step_precision_lookup("fp8_ds", &pr, &eb) == 0 && pr == PREC_FP8);
+		CHECK(step_precision_lookup("BF16", &pr, &eb) == 0 && pr == PREC_BF16);
+		CHECK(step_precision_lookup("bfloat16", &pr, &eb) == 0 && pr == PREC_BF16);
+		CHECK(step_precision_lookup("nvfp4", &pr, &eb) < 0);
+		CHECK(strstr(eb.msg, "'nvfp4'") && strstr(eb.msg, "not modelled"));
+	}
 	for (i = 0; i < CP_FORM_COUNT; i++) {
 		CHECK(step_cp_form_lookup(step_cp_form_name((enum step_cp_form)i), &cf, &eb) == 0);
 		CHECK(cf == (enum step_cp_form)i);
