@@ -35,7 +35,8 @@ double step_act_layer_w(const struct workload *w, double s, double b, double t, 
 /*
  * The per-operator levels, bytes per token (models/step.md,
  * "Recomputation"): what the forward saves is the layer's input 2h, and
- *   matmul-outputs: every matmul's output (QKV: Llama 2h + 4h_kv, GPT 6h;
+ *   matmul-outputs: every matmul's output (QKV 2h_q + 4h_kv, 6h without
+ *     grouped-query attention;
  *     the attention output projection 2h; the MLP's first matrices,
  *     SwiGLU's gate and up 4f or GPT's 2f; the last 2h) and the attention
  *     kernel's output 2h with its log-sum-exp 4a (unfused: the scores'
@@ -43,7 +44,7 @@ double step_act_layer_w(const struct workload *w, double s, double b, double t, 
  *   alternate-matmul-outputs: torchtitan's count of a layer's matmuls,
  *     every even one recomputed: Llama's q, v, gate and down kept (2h,
  *     2h_kv, 2f, 2h), k, o and up recomputed; GPT's QKV and first MLP
- *     matrix kept (6h, 2f).
+ *     matrix kept (2h_q + 4h_kv, 2f).
  * An MoE layer keeps its router's logits 4E and, for each routed copy
  * (k·load of them), the dispatched token 2h, its expert's first outputs and
  * last output 2h; an expert's matrices split over etp ranks, its tokens
@@ -59,9 +60,9 @@ static double S_act_per_op(const struct workload *w, double s, double t, double 
 	int gpt = w->arch == WL_GPT, alt = rc == RC_ALT_MATMUL;
 
 	if (alt)
-		split = (gpt ? 6 * hq : 2 * hq + 2 * hkv) + 2 * hq;
+		split = (gpt ? 2 * hq + 4 * hkv : 2 * hq + 2 * hkv) + 2 * hq;
 	else {
-		split = (gpt ? 6 * hq : 2 * hq + 4 * hkv) + 2 * hq;
+		split = 2 * hq + 4 * hkv + 2 * hq;
 		repl += 2 * h;
 	}
 	if (E > 1) {
@@ -145,9 +146,9 @@ double step_act_layer_x(const struct workload *w, double s, double b, double t, 
 	 * Bytes per token, 16-bit values (Korthikanti et al. 2022, §4.1, for
 	 * GPT): replicated across the tensor-parallel ranks unless sequence
 	 * parallel, or split by t.
-	 *   attention: QKV's input 2h (GPT: + the dropout mask h); GPT's Q, K,
-	 *     V and the output projection's input 8h split, Llama's Q 2h, K
-	 *     and V 4h_kv, output projection's input 2h split
+	 *   attention: QKV's input 2h (GPT: + the dropout mask h); Q 2h_q, K
+	 *     and V 4h_kv (GPT's 6h without grouped-query attention) and the
+	 *     output projection's input 2h_q, split
 	 *   the two norms' inputs 4h
 	 *   MLP: its input 2h (GPT: + the dropout mask h); GELU's 4h-wide
 	 *     output and activation 4f split; SwiGLU's gate, up and product 6f
@@ -166,7 +167,7 @@ double step_act_layer_x(const struct workload *w, double s, double b, double t, 
 	repl = (gpt ? 1 + in : in) * h + (workload_parallel(w) ? 2 : 4) * h;
 	if (w->block == WL_PARALLEL_ONE_NORM)
 		repl -= in * h;
-	split = gpt ? 6 * hq + in * hq : 2 * hq + 4 * hkv + in * hq;
+	split = 2 * hq + 4 * hkv + in * hq;
 	F = gpt ? 2 * f + in * f : 4 * f + in * f;
 	if (workload_mla(w)) {
 		/* Latent attention: the output projection's input is a·v wide;

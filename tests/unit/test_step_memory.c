@@ -65,6 +65,31 @@ void test_step_activations_by_term(void)
 }
 
 /*
+ * GPT with grouped-query attention keeps K and V at their own width:
+ * Nemotron-4 340B (h = 18432, a = 96, 8 key/value heads, h_kv = 1536,
+ * f = 4h = 73728), SP with t = 8, fused attention, 4096 tokens: the
+ * replicated 10h (QKV's input and mask 3h, the norms' inputs 4h, the
+ * MLP's input and mask 3h) and split Q 2h, K and V 4h_kv, the output
+ * projection's input 2h, the MLP's 4f, all over t, with the log-sum-exp
+ * 4a/t: (14h + 4h_kv + 4·73728 + 4·96)/8 = (258048 + 6144 + 294912 +
+ * 384)/8 = 69936 B a token, where K and V at h's width would be 78384.
+ */
+void test_step_activations_gpt_gqa(void)
+{
+	struct workload w;
+
+	memset(&w, 0, sizeof(w));
+	w.arch = WL_GPT;
+	w.layers = 96; w.hidden = 18432; w.heads = 96; w.kv_heads = 8; w.ffn = 73728;
+	w.experts = w.top_k = 1;
+	DBL_NEAR(step_act_layer_w(&w, 4096, 1, 8, 1, RC_NONE, 1, 1), 4096.0 * 69936, 1e-12);
+	/* with every head its own key and value, Korthikanti's 34h/t + 4a/t */
+	w.kv_heads = 96;
+	DBL_NEAR(step_act_layer_w(&w, 4096, 1, 8, 1, RC_NONE, 1, 1),
+		 4096.0 * (34 * 18432 + 4 * 96) / 8, 1e-12);
+}
+
+/*
  * Memory of the first stage, GPT-3 175B, t = 8, p = 12, d = 16, ZeRO 1
  * (Megatron's distributed optimizer), full recompute, b = 1, B = 1536:
  * layers 8·(12h² + 13h)/8 = 1812381696 per GPU, embedding 50257·12288/8
