@@ -50,10 +50,10 @@ extern const struct expect_params EXPECT_FITTED;
  * parameters fitted without its source (models/step.md, "The step's
  * stated error").
  */
-#define EXPECT_BAND_LO 0.840
-#define EXPECT_BAND_HI 1.206
+#define EXPECT_BAND_LO 0.837
+#define EXPECT_BAND_HI 1.212
 /* The share of the pool's left-out runs inside that band. */
-#define EXPECT_BAND_INSIDE 0.80
+#define EXPECT_BAND_INSIDE 0.81
 
 /* What the expected step is computed from: the best-case step's terms. */
 struct expect_terms {

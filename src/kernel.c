@@ -31,33 +31,43 @@ void kernel_gpu_init(struct kernel_gpu *g, enum gpu_arch arch, double peak, doub
 	g->gemm_eff = gemm_eff > 0 && gemm_eff <= 1 ? gemm_eff : KERNEL_GEMM_EFF;
 	g->hbm_eff = KERNEL_HBM_EFF;
 	/*
-	 * Fused attention, causal, head dimension 128, 2k-16k tokens:
-	 * FlashAttention-2 reaches about 60 % of the A100's peak forward and
-	 * 50 % backward (Dao 2023, Figures 4-5); FlashAttention-3 about 60 %
-	 * and 45 % of the H100's (Shah et al. 2024, Figures 5-6).  Older GPUs
-	 * have no fused kernel.
+	 * Fused attention, causal, head dimension 128, its share of the peak
+	 * on long sequences; S_flash takes L/(L + KERNEL_ATTN_L0) of it for
+	 * L keys.  On Hopper and later the kernel is cuDNN's: Transformer
+	 * Engine prefers its FusedAttention there whenever FlashAttention
+	 * is also available (transformer_engine/pytorch/attention/
+	 * dot_product_attention/utils.py, "give FusedAttention preference
+	 * on Hopper+ for performance reasons").  cuDNN on the H100 (Shah et
+	 * al. 2024, Figure 5, causal forward, and Figure 6, backward, head
+	 * dimension 128, 512 to 16k tokens): 315, 410, 484, 518, 529, 539
+	 * TFLOP/s forward, 305, 408, 465, 499, 518, 516 backward without
+	 * the causal mask, which the forward's curve puts at 0.9 of them:
+	 * 0.554 and 0.488 of the 989.4 TFLOP/s peak on long sequences (529
+	 * and 466 at 8k).  FlashAttention-2 on the A100 (Dao 2023, Figures
+	 * 4-5): about 60 % and 50 % at 8k, 0.62 and 0.52 on long sequences.
+	 * Older GPUs have no fused kernel.
 	 */
 	g->fused_ok = arch >= ARCH_SM80 || arch == ARCH_UNKNOWN;
 	if (arch >= ARCH_SM90) {
-		g->attn_fwd_eff = 0.60;
-		g->attn_bwd_eff = 0.45;
+		g->attn_fwd_eff = 0.554;
+		g->attn_bwd_eff = 0.488;
 	} else {
-		g->attn_fwd_eff = 0.60;
-		g->attn_bwd_eff = 0.50;
+		g->attn_fwd_eff = 0.62;
+		g->attn_bwd_eff = 0.52;
 	}
 	/*
-	 * FlashAttention-2 is written for sm80: on the H100 it reaches
-	 * 298-335 TFLOP/s forward (causal, head dimension 128, 2k-16k
-	 * tokens) and 291-322 backward (non-causal), against 521-616 and
-	 * 501-561 for FlashAttention-3 (Shah et al. 2024, Figures 5-6):
-	 * 0.32 and 0.29 of the 989.4 TFLOP/s peak, a causal backward the
-	 * forward's 0.9 below its non-causal (0.28).  PyTorch's SDPA
-	 * dispatches to these kernels.  Elsewhere FlashAttention-2 is the
-	 * fused kernel above.
+	 * FlashAttention-2 is written for sm80: on the H100 it reaches 191,
+	 * 260, 298, 319, 333, 335 TFLOP/s forward (causal, head dimension
+	 * 128, 512 to 16k tokens) and 214 to 322 backward without the mask
+	 * (Shah et al. 2024, Figures 5-6): 0.35 and 0.30 of the 989.4
+	 * TFLOP/s peak on long sequences (the backward causal at 0.9 of its
+	 * unmasked rate, as the forward is), 333 and 286 at 8k.  PyTorch's
+	 * SDPA dispatches to these kernels.  Elsewhere FlashAttention-2 is
+	 * the fused kernel above.
 	 */
 	if (arch == ARCH_SM90) {
-		g->fa2_fwd_eff = 0.32;
-		g->fa2_bwd_eff = 0.28;
+		g->fa2_fwd_eff = 0.35;
+		g->fa2_bwd_eff = 0.30;
 	} else {
 		g->fa2_fwd_eff = g->attn_fwd_eff;
 		g->fa2_bwd_eff = g->attn_bwd_eff;
@@ -361,13 +371,21 @@ static void S_mla_linears(const struct kernel_gpu *g, const struct workload *w,
  * A fused (flash) attention kernel of fl FLOPs forward: 2.5 times that
  * backward (it recomputes the scores; Dao 2023, §3.1), at the shares of
  * the kernel that runs it: PyTorch's SDPA (sh->sdpa, FlashAttention-2's)
- * or the GPU's best (kernel_gpu_init).
+ * or the GPU's best (kernel_gpu_init), each times L/(L + L0) for the L
+ * keys a query tile runs through (the sequence; a ring step's s/c under
+ * context parallelism): a tile's loads of Q and writes of O, and the
+ * causal mask's diagonal tiles, are paid once a tile and amortised over
+ * L/128 key tiles.  L0 = 300 tokens fits the by-length curves of
+ * kernel_gpu_init's sources from 2k to 16k within 3 % (at 1k it is
+ * about 10 % fast, at 512 about 25 %).
  */
 static void S_flash(const struct kernel_gpu *g, const struct kernel_shape *sh, double fl,
 		    struct kernel_layer *k)
 {
-	double fe = sh->sdpa ? g->fa2_fwd_eff : g->attn_fwd_eff;
-	double be = sh->sdpa ? g->fa2_bwd_eff : g->attn_bwd_eff;
+	double L = sh->attn_len > 0 ? sh->attn_len : sh->seq;
+	double len = L / (L + KERNEL_ATTN_L0);
+	double fe = (sh->sdpa ? g->fa2_fwd_eff : g->attn_fwd_eff) * len;
+	double be = (sh->sdpa ? g->fa2_bwd_eff : g->attn_bwd_eff) * len;
 
 	k->attn_fwd_s = fl / (g->peak * fe);
 	k->attn_bwd_s = 2.5 * fl / (g->peak * be);

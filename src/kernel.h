@@ -111,6 +111,8 @@ struct kernel_shape {
 	int sdpa;             /* fused attention through PyTorch's SDPA: FlashAttention-2's
 				 kernels (fa2_*_eff), not the Hopper ones Transformer
 				 Engine calls */
+	double attn_len;      /* keys one fused attention call sees a query tile through
+				 (s; s/c a ring step of context parallelism; 0: s) */
 };
 
 /* The linears of a layer whose times kernel_layer keeps apart. */
@@ -119,6 +121,10 @@ struct kernel_shape {
 /* Bytes Megatron's unfused cross-entropy moves per logit, forward and
  * backward (kernel_output_s). */
 #define KERNEL_CE_BYTES 52
+
+/* Keys at which a fused attention kernel runs at half its long-sequence share
+ * (kernel.c, S_flash). */
+#define KERNEL_ATTN_L0 300.0
 
 /* One layer's compute, one micro-batch, one GPU. */
 

@@ -276,6 +276,7 @@ int step_shape_compute(struct run *u, struct errbuf *eb)
 			.fp8 = c->precision == PREC_FP8, .microbatches = m,
 			.etp = (double)step_etp(c),
 			.eager = c->eager == 1, .sdpa = step_attention_flash2(c),
+			.attn_len = c->cp_form == CP_RING ? s / cp : s,
 		};
 		double fd = 0, bd = 0, rl, rd = 0;
 

@@ -33,7 +33,7 @@ void test_precision_fp8_linears(void)
 	struct kernel_gpu g;
 	struct workload w;
 	struct kernel_layer k8, k16;
-	struct kernel_shape sh = { 8192, 8192, 1, 1, 0, 1, 1, 1, 1, 4, 0, 0, 0 };
+	struct kernel_shape sh = { 8192, 8192, 1, 1, 0, 1, 1, 1, 1, 4, 0, 0, 0, 0 };
 	struct errbuf eb;
 	double hbm = 3.35e12 * 0.85, u = 8192.0 * 8192.0;
 	double qkv = 2.0 * 8192 * 24576 * 8192;
@@ -70,7 +70,7 @@ void test_precision_moe_fold_shape(void)
 	struct kernel_gpu g;
 	struct workload w;
 	struct kernel_layer k1, kt, ki;
-	struct kernel_shape sh = { 8192, 8192, 1, 4, 1, 1, 8, 1, 0, 1, 1, 0, 0 };
+	struct kernel_shape sh = { 8192, 8192, 1, 4, 1, 1, 8, 1, 0, 1, 1, 0, 0, 0 };
 	struct errbuf eb;
 
 	memset(&w, 0, sizeof(w));

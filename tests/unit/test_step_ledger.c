@@ -355,3 +355,37 @@ void test_step_memo(void)
 	step_memo_release(&memo);
 	CHECK(memo.t == NULL && memo.n == 0);
 }
+
+/*
+ * The keys one fused attention call runs a query tile through: a ring
+ * step of context parallelism sees the s/c keys of one chunk, the
+ * all-gather form the whole sequence (models/step.md, "Attention by
+ * framework").  Llama 3 8B on an A100, s = 8192, c = 4: the ring's
+ * attention is the all-gather form's times (8192/8492)/(2048/2348), the
+ * shares' ratio, forward and backward; nothing else of the layer moves.
+ */
+void test_step_cp_attention_length(void)
+{
+	struct workload w;
+	struct kernel_gpu g;
+	struct step_compute sc = a100_kernels(&g);
+	struct step_config c;
+	struct step_result ring, ag;
+	struct errbuf eb;
+	struct cost_model rm = ring_model();
+	double k = (8192.0 / 8492) / (2048.0 / 2348);
+
+	memset(&w, 0, sizeof(w));
+	w.arch = WL_LLAMA;
+	w.layers = 32; w.hidden = 4096; w.heads = 32; w.kv_heads = 8; w.ffn = 14336;
+	w.vocab = 128256; w.seq = 8192; w.experts = w.top_k = 1;
+	step_config_init(&c);
+	c.dp = 2; c.cp = 4; c.seq = 8192; c.global_batch = 2;
+	CHECK(step_run(&w, &c, &sc, &rm, STEP_BAND_NONE, &ring, &eb) == 0);
+	c.cp_form = CP_ALLGATHER;
+	CHECK(step_run(&w, &c, &sc, &rm, STEP_BAND_NONE, &ag, &eb) == 0);
+	CHECK(ring.layer.attn_fwd_s > 0);
+	DBL_NEAR(ring.layer.attn_fwd_s, ag.layer.attn_fwd_s * k, 1e-12);
+	DBL_NEAR(ring.layer.attn_bwd_s, ag.layer.attn_bwd_s * k, 1e-12);
+	DBL_NEAR(ring.layer.gemm_fwd_s, ag.layer.gemm_fwd_s, 0);
+}
