@@ -70,7 +70,7 @@ def expected(t, p):
     """src/step_expect.c, expect_apply."""
     clock, gap = p
     jitter = JITTER
-    c = clock * t["power_share"]
+    c = min(1.0, clock * t["power_share"])   # at most the rated clock
     mb = t["mb_best_s"]
     mb_clock = mb * t["bound_share"] * (1 / c - 1)
     mb_gaps = t["kernels_mb"] * gap

@@ -35,7 +35,8 @@ double expect_power_share(double cap_w, double tdp_w)
 void expect_apply(const struct expect_terms *t, const struct expect_params *p,
 		  struct expect_out *o)
 {
-	double clock = p->clock * t->power_share;
+	/* a GPU holds at most the clock its peak is rated at */
+	double clock = fmin(1, p->clock * t->power_share);
 	double mb_clock, mb_gaps, mb_int, mb_work;
 
 	memset(o, 0, sizeof(*o));

@@ -68,7 +68,9 @@ struct expect_terms {
 	double slots;         /* micro-batch slots on the critical path: m + (p-1)/v */
 	double m;             /* micro-batches */
 	double ranks;         /* GPUs that synchronise every step */
-	double power_share;   /* (cap / TDP)^(1/3), at most 1; 1 without a cap */
+	double power_share;   /* (cap / TDP)^(1/3) times the SKU's share against its die
+				 family's reference (gpu_family); 1 without either; the
+				 clock it scales is at most 1 */
 	double house_s;       /* gradient clipping and zeroing, per step */
 	int kernels;          /* 1: compute by kernel; 0: given or flat (the step stays
 				 the best case: the compute is what was given) */

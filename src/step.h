@@ -365,7 +365,9 @@ struct step_compute {
 	double mfu;             /* flat: share of the peak every FLOP runs at, (0, 1] */
 	double step_compute_s;  /* s: compute of one step on one GPU, given; 0 if not */
 	const struct kernel_gpu *kgpu;  /* the kernel model; NULL: flat */
-	double power_share;     /* the clock under a power cap, expect_power_share; 0: none */
+	double power_share;     /* the clock's share against the fitted one: under a power
+				   cap, expect_power_share, times the SKU's against its die
+				   family's reference (system.h, gpu_family); 0: neither */
 	double host_link_Bps;   /* B/s: the GPU's link to host memory, one direction
 				   (system_host_link_Bps); 0: PCIe Gen5's default */
 };

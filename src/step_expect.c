@@ -113,7 +113,7 @@ void expect_terms_of(const struct workload *w, const struct step_config *c,
 	t->m = r->microbatches;
 	t->slots = r->microbatches + step_bubble_slots(c, r);
 	t->ranks = r->gpus;
-	t->power_share = power_share > 0 && power_share <= 1 ? power_share : 1;
+	t->power_share = power_share > 0 ? power_share : 1;
 	t->kernels = r->kernels;
 	if (!r->kernels || isnan(r->step_s))
 		return;

@@ -456,6 +456,52 @@ static int S_nvlink_domain(const struct preset *p, struct system *t, struct errb
 	return 0;
 }
 
+int gpu_family(const struct preset_dirs *d, const struct preset *p, struct gpu_spec *g,
+	       struct errbuf *eb)
+{
+	const char *name = preset_get(p, "power_ref");
+	struct preset rp;
+	struct gpu_spec r;
+	int line = key_line(p, "power_ref");
+
+	g->family_share = 0;
+	g->power_ref[0] = '\0';
+	if (!name)
+		return 0;
+	if (!preset_name_valid(name))
+		return errbuf_set(eb, "%s:%d: power_ref: '%s' is not a preset name", p->path, line,
+				  name);
+	switch (preset_load_kind(d, name, "gpu", &rp, eb)) {
+	case 0:
+		break;
+	case 1:
+		preset_release(&rp);
+		return errbuf_set(eb, "%s:%d: power_ref: '%s' is not a gpu preset", p->path, line,
+				  name);
+	default: {
+		char m[sizeof(eb->msg)];
+
+		snprintf(m, sizeof(m), "%s", eb->msg);
+		return errbuf_set(eb, "%s:%d: power_ref: %s", p->path, line, m);
+	}
+	}
+	if (gpu_from_preset(&rp, &r, eb) < 0) {
+		preset_release(&rp);
+		return -1;
+	}
+	preset_release(&rp);
+	free(r.name);
+	free(r.description);
+	if (!(g->power_w > 0) || !g->sms || !(r.power_w > 0) || !r.sms)
+		return errbuf_set(eb, "%s:%d: power_ref: both GPUs need power_w and sms (%s: %g W, "
+				  "%u SMs; %s: %g W, %u SMs)", p->path, line, p->name ? p->name : "?",
+				  g->power_w, g->sms, name, r.power_w, r.sms);
+	g->family_share = cbrt((g->power_w / g->sms) / (r.power_w / r.sms)) *
+			  (r.bf16_flops / r.sms) / (g->bf16_flops / g->sms);
+	snprintf(g->power_ref, sizeof(g->power_ref), "%s", name);
+	return 0;
+}
+
 /* The system's GPU, from the gpu preset its 'gpu' key names. */
 static int S_gpu(const struct preset_dirs *d, const struct preset *p, const char *base,
 		 struct system *t, struct errbuf *eb)
@@ -477,6 +523,12 @@ static int S_gpu(const struct preset_dirs *d, const struct preset *p, const char
 		return -1;
 	}
 	r = gpu_from_preset(&gp, &t->gpu, eb);
+	if (r == 0 && gpu_family(d, &gp, &t->gpu, eb) < 0) {
+		free(t->gpu.name);
+		free(t->gpu.description);
+		t->gpu.name = t->gpu.description = NULL;
+		r = -1;
+	}
 	preset_release(&gp);
 	if (r < 0) {
 		wrap(p, "gpu", eb);

@@ -119,6 +119,9 @@ struct gpu_spec {
 	double power_w;           /* W: board power limit as sold (key power_w; 0: not given) */
 	double host_link_Bps;     /* B/s: the GPU's link to host memory, one direction (key
 				     host_link; 0: not given, system_host_link_Bps's default) */
+	double family_share;      /* its sustained clock against its die family's
+				     reference (key power_ref, gpu_family; 0: none, 1) */
+	char power_ref[PRESET_NAME_MAX + 1];  /* that reference's preset name ("" none) */
 };
 
 /*
@@ -230,6 +233,21 @@ int system_from_preset(const struct preset_dirs *d, const struct preset *p,
  * go together; pcie_gen, sms, hbm_bandwidth, gemm_efficiency optional).
  */
 int gpu_from_preset(const struct preset *p, struct gpu_spec *g, struct errbuf *eb);
+
+/*
+ * The sustained clock of a GPU against the reference SKU of its die
+ * family, the gpu preset its key power_ref names (models/step.md, "The
+ * expected step"): under sustained tensor load a board runs at its power
+ * limit, and with the voltage following the frequency (P ∝ f³ a
+ * multiprocessor) the clock it holds goes as the cube root of its power
+ * per multiprocessor, against the clock its peak is rated at:
+ *   share = ∛((P / N) / (P_ref / N_ref)) · (peak_ref / N_ref) / (peak / N)
+ * Sets g->family_share and g->power_ref; none (0) without power_ref.
+ * Returns 0, or -1 with eb filled: the reference not a gpu preset, or
+ * either GPU without power_w, sms or tflops_bf16.
+ */
+int gpu_family(const struct preset_dirs *d, const struct preset *p, struct gpu_spec *g,
+	       struct errbuf *eb);
 
 /*
  * Resolve a link preset (name or path) into a tier.  base: the directory a

@@ -400,6 +400,9 @@ struct ctx_gpu {
 	const char *from;
 	enum gpu_arch arch;  /* ARCH_UNKNOWN when no preset */
 	double power_w;      /* W: the board power as sold (gpu key power_w; 0: not given) */
+	double family_share; /* sustained clock against its die family's reference
+				(gpu key power_ref, gpu_family; 0: none) */
+	char power_ref[PRESET_NAME_MAX + 1];  /* that reference ("" none) */
 	double host_link_Bps;  /* B/s: the link to host memory, one direction
 				  (system_host_link_Bps) */
 	int host_link_given;   /* 1: the preset's host_link; 0: the PCIe default */
@@ -411,7 +414,8 @@ int ctx_gpu(const struct ctx *ctx, const char *name, const char *fallback, struc
 /*
  * The GPU as rented (step and search): --hbm-bandwidth hbm_Bps (> 0) in
  * place of the preset's, and --power-cap cap_w (> 0) as the clock share
- * expect_power_share gives against the preset's power_w, set in cs.  Dies
+ * expect_power_share gives against the preset's power_w, set in cs, with
+ * the GPU's share against its family's reference (family_share).  Dies
  * (exit 1) when a cap is asked of a GPU whose preset gives no power_w.
  */
 struct step_compute;

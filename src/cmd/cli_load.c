@@ -173,6 +173,8 @@ int ctx_gpu(const struct ctx *ctx, const char *name, const char *fallback, struc
 		g->memory_B = ctx->machine.system.gpu.memory_B;
 		g->from = "system";
 		g->power_w = ctx->machine.system.gpu.power_w;
+		g->family_share = ctx->machine.system.gpu.family_share;
+		snprintf(g->power_ref, sizeof(g->power_ref), "%s", ctx->machine.system.gpu.power_ref);
 		g->host_link_Bps = system_host_link_Bps(&ctx->machine.system.gpu);
 		g->host_link_given = ctx->machine.system.gpu.host_link_Bps > 0;
 		kernel_gpu_init(&g->kernel, ctx->machine.system.gpu.arch, g->peak_flops, ctx->machine.system.gpu.sms,
@@ -188,12 +190,18 @@ int ctx_gpu(const struct ctx *ctx, const char *name, const char *fallback, struc
 		preset_release(&p);
 		die("--gpu: %s", eb.msg);
 	}
+	if (gpu_family(&ctx->dirs, &p, &s, &eb) < 0) {
+		preset_release(&p);
+		die("--gpu: %s", eb.msg);
+	}
 	preset_release(&p);
 	snprintf(g->name, sizeof(g->name), "%s", s.name);
 	g->peak_flops = s.bf16_flops;
 	g->memory_B = s.memory_B;
 	g->from = name ? "option" : "default";
 	g->power_w = s.power_w;
+	g->family_share = s.family_share;
+	snprintf(g->power_ref, sizeof(g->power_ref), "%s", s.power_ref);
 	g->host_link_Bps = system_host_link_Bps(&s);
 	g->host_link_given = s.host_link_Bps > 0;
 	kernel_gpu_init(&g->kernel, s.arch, s.bf16_flops, s.sms, s.hbm_Bps, s.gemm_eff);
@@ -206,6 +214,8 @@ int ctx_gpu(const struct ctx *ctx, const char *name, const char *fallback, struc
 
 void ctx_gpu_as_rented(struct ctx_gpu *g, double cap_w, double hbm_Bps, struct step_compute *cs)
 {
+	if (g->family_share > 0)
+		cs->power_share = g->family_share;
 	if (hbm_Bps > 0)
 		g->kernel.hbm_Bps = hbm_Bps;
 	if (cap_w > 0) {
@@ -216,6 +226,7 @@ void ctx_gpu_as_rented(struct ctx_gpu *g, double cap_w, double hbm_Bps, struct s
 		if (cap_w > g->power_w)
 			die_usage("--power-cap: %g W is above the power limit of '%s', %g W (its "
 				  "preset's power_w)", cap_w, g->name[0] ? g->name : "?", g->power_w);
-		cs->power_share = expect_power_share(cap_w, g->power_w);
+		cs->power_share = expect_power_share(cap_w, g->power_w) *
+				  (g->family_share > 0 ? g->family_share : 1);
 	}
 }

@@ -356,11 +356,19 @@ static void S_compute_note(char *note, size_t size, const struct step_compute *c
 			 cs->peak_flops / 1e12, kernel_eff > 0 ? "--kernel-efficiency" : "a share by shape",
 			 kernel_eff > 0 ? "" : " (models/step.md)", (int)gpu->kernel.sms,
 			 gpu->kernel.hbm_Bps / 1e12, gm, r->flops_hw / 1e15);
-		if (cs->power_share > 0 && cs->power_share < 1) {
+		if (cs->power_share > 0 && gpu->family_share > 0) {
+			size_t n = strlen(note);
+
+			snprintf(note + n, size - n, "; sustained clock x %.4g of its family's "
+				 "reference %s's (power per SM)", gpu->family_share, gpu->power_ref);
+		}
+		if (cs->power_share > 0 && cs->power_share /
+		    (gpu->family_share > 0 ? gpu->family_share : 1) < 1) {
 			size_t n = strlen(note);
 
 			snprintf(note + n, size - n, "; power cap: clock x %.4g of the clock "
-				 "at %g W", cs->power_share, gpu->power_w);
+				 "at %g W", cs->power_share / (gpu->family_share > 0 ?
+							       gpu->family_share : 1), gpu->power_w);
 		}
 		if (!(gpu->kernel.hbm_Bps > 0)) {
 			size_t n = strlen(note);

@@ -89,6 +89,15 @@ void test_expect_apply_by_hand(void)
 	t.power_share = 0.5;
 	expect_apply(&t, &p, &o);
 	DBL_NEAR(o.clock_s, 4 * 2 * 0.9 * (1 / 0.4 - 1), 1e-12);
+	/* A SKU that holds more of its clock than its family's reference:
+	 * 0.8 x 1.1 = 0.88 of the rated clock; at 1.3 it would pass the
+	 * rated clock, and stops there: nothing to add. */
+	t.power_share = 1.1;
+	expect_apply(&t, &p, &o);
+	DBL_NEAR(o.clock_s, 4 * 2 * 0.9 * (1 / 0.88 - 1), 1e-12);
+	t.power_share = 1.3;
+	expect_apply(&t, &p, &o);
+	DBL_NEAR(o.clock_s, 0, 0);
 	/* Given compute: the best case stays. */
 	t.kernels = 0;
 	expect_apply(&t, &p, &o);

@@ -2,6 +2,7 @@
  * Presets: the file format, its errors, the search path and the link
  * reader.  Each test writes its files into a fresh temporary directory.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,7 @@ void test_preset_search(void);
 void test_preset_list(void);
 void test_preset_shipped(void);
 void test_preset_spelled(void);
+void test_preset_gpu_family(void);
 
 static char tmpdir[64];
 
@@ -622,6 +624,86 @@ void test_preset_gpu_fp8_power(void)
 	free(g.description);
 	preset_release(&p);
 	preset_dirs_release(&d);
+}
+
+/*
+ * A GPU's sustained clock against its die family's reference (gpu key
+ * power_ref, gpu_family): the cube root of its power per multiprocessor
+ * over the reference's, times the reference's rated rate a multiprocessor
+ * over its own.  By hand: gb200 (1200 W, 148, 2500 TFLOP/s) against b200
+ * (1000 W, 148, 2250): ∛1.2 × 0.9 = 0.95640; gb300 (1400 W, 160, 2500):
+ * ∛((1400/160)/(1000/148)) × (2250/148)/(2500/160) = ∛1.295 × 0.972973 =
+ * 1.06053; h100-pcie (350 W, 114, 756) against h100-sxm (700 W, 132,
+ * 989.4): ∛((350/114)/(700/132)) × (989.4/132)/(756/114) = 0.94202;
+ * a100-pcie (300 W) against a100-sxm (400 W), same multiprocessors and
+ * peaks: ∛0.75 = 0.90856.  Without power_ref: none.  A reference that is
+ * not a gpu preset, or a GPU without power_w, is refused with the line.
+ */
+void test_preset_gpu_family(void)
+{
+	static const struct { const char *name; double share; } want[] = {
+		{ "gb200", 0.95640 }, { "gb300", 1.06053 }, { "h100-pcie", 0.94202 },
+		{ "a100-pcie", 0.90856 }, { "b200", 0 }, { "h100-sxm", 0 },
+	};
+	struct preset_dirs d;
+	struct preset p;
+	struct errbuf eb;
+	struct gpu_spec g;
+	size_t i;
+
+	preset_dirs_init(&d, "presets", NULL);
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		INT_EQ(preset_load(&d, want[i].name, &p, &eb), 0);
+		INT_EQ(gpu_from_preset(&p, &g, &eb), 0);
+		INT_EQ(gpu_family(&d, &p, &g, &eb), 0);
+		DBL_NEAR(g.family_share, want[i].share, 2e-5);
+		free(g.name);
+		free(g.description);
+		preset_release(&p);
+	}
+	DBL_NEAR(cbrt(1.2) * 0.9, 0.95640, 2e-5);
+	preset_dirs_release(&d);
+
+	tmp_begin();
+	PUT("g/ref.preset", "name = ref\nkind = gpu\ndescription = r\narch = sm90\nmemory = 80GiB\n"
+	    "tflops_bf16 = 1000\nsms = 100\npower_w = 700\n");
+	PUT("g/half.preset", "name = half\nkind = gpu\ndescription = h\narch = sm90\nmemory = 80GiB\n"
+	    "tflops_bf16 = 1000\nsms = 100\npower_w = 350\npower_ref = ref\n");
+	PUT("g/bad.preset", "name = bad\nkind = gpu\ndescription = b\narch = sm90\nmemory = 80GiB\n"
+	    "tflops_bf16 = 1000\nsms = 100\npower_ref = ref\n");
+	PUT("g/link.preset", "name = link\nkind = gpu\ndescription = l\narch = sm90\nmemory = 80GiB\n"
+	    "tflops_bf16 = 1000\nsms = 100\npower_w = 350\npower_ref = lnk\n");
+	PUT("g/lnk.preset", LINKTEXT("lnk", "a link"));
+	{
+		char dir[160];
+
+		snprintf(dir, sizeof(dir), "%s/g", tmpdir);
+		preset_dirs_init(&d, dir, NULL);
+	}
+	INT_EQ(preset_load(&d, "half", &p, &eb), 0);
+	INT_EQ(gpu_from_preset(&p, &g, &eb), 0);
+	INT_EQ(gpu_family(&d, &p, &g, &eb), 0);
+	DBL_NEAR(g.family_share, cbrt(0.5), 1e-12);
+	STR_EQ(g.power_ref, "ref");
+	free(g.name);
+	free(g.description);
+	preset_release(&p);
+	INT_EQ(preset_load(&d, "bad", &p, &eb), 0);
+	INT_EQ(gpu_from_preset(&p, &g, &eb), 0);
+	INT_EQ(gpu_family(&d, &p, &g, &eb), -1);
+	CHECK(strstr(eb.msg, "bad.preset:") && strstr(eb.msg, "power_ref: both GPUs need power_w"));
+	free(g.name);
+	free(g.description);
+	preset_release(&p);
+	INT_EQ(preset_load(&d, "link", &p, &eb), 0);
+	INT_EQ(gpu_from_preset(&p, &g, &eb), 0);
+	INT_EQ(gpu_family(&d, &p, &g, &eb), -1);
+	CHECK(strstr(eb.msg, "power_ref: 'lnk' is not a gpu preset") != NULL);
+	free(g.name);
+	free(g.description);
+	preset_release(&p);
+	preset_dirs_release(&d);
+	tmp_end();
 }
 
 /*
