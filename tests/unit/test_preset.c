@@ -639,6 +639,28 @@ void test_preset_gpu_fp8_power(void)
  * peaks: ∛0.75 = 0.90856.  Without power_ref: none.  A reference that is
  * not a gpu preset, or a GPU without power_w, is refused with the line.
  */
+/* gpu_family of the gpu preset name on d: its return, the share in *share. */
+static int S_family(const struct preset_dirs *d, const char *name, double *share,
+		    struct errbuf *eb)
+{
+	struct preset p;
+	struct gpu_spec g;
+	int r;
+
+	if (preset_load(d, name, &p, eb) != 0)
+		return -2;
+	if (gpu_from_preset(&p, &g, eb) < 0) {
+		preset_release(&p);
+		return -2;
+	}
+	r = gpu_family(d, &p, &g, eb);
+	*share = g.family_share;
+	free(g.name);
+	free(g.description);
+	preset_release(&p);
+	return r;
+}
+
 void test_preset_gpu_family(void)
 {
 	static const struct { const char *name; double share; } want[] = {
@@ -646,20 +668,15 @@ void test_preset_gpu_family(void)
 		{ "a100-pcie", 0.90856 }, { "b200", 0 }, { "h100-sxm", 0 },
 	};
 	struct preset_dirs d;
-	struct preset p;
 	struct errbuf eb;
-	struct gpu_spec g;
+	double share;
+	char dir[160];
 	size_t i;
 
 	preset_dirs_init(&d, "presets", NULL);
 	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
-		INT_EQ(preset_load(&d, want[i].name, &p, &eb), 0);
-		INT_EQ(gpu_from_preset(&p, &g, &eb), 0);
-		INT_EQ(gpu_family(&d, &p, &g, &eb), 0);
-		DBL_NEAR(g.family_share, want[i].share, 2e-5);
-		free(g.name);
-		free(g.description);
-		preset_release(&p);
+		INT_EQ(S_family(&d, want[i].name, &share, &eb), 0);
+		DBL_NEAR(share, want[i].share, 2e-5);
 	}
 	DBL_NEAR(cbrt(1.2) * 0.9, 0.95640, 2e-5);
 	preset_dirs_release(&d);
@@ -674,34 +691,14 @@ void test_preset_gpu_family(void)
 	PUT("g/link.preset", "name = link\nkind = gpu\ndescription = l\narch = sm90\nmemory = 80GiB\n"
 	    "tflops_bf16 = 1000\nsms = 100\npower_w = 350\npower_ref = lnk\n");
 	PUT("g/lnk.preset", LINKTEXT("lnk", "a link"));
-	{
-		char dir[160];
-
-		snprintf(dir, sizeof(dir), "%s/g", tmpdir);
-		preset_dirs_init(&d, dir, NULL);
-	}
-	INT_EQ(preset_load(&d, "half", &p, &eb), 0);
-	INT_EQ(gpu_from_preset(&p, &g, &eb), 0);
-	INT_EQ(gpu_family(&d, &p, &g, &eb), 0);
-	DBL_NEAR(g.family_share, cbrt(0.5), 1e-12);
-	STR_EQ(g.power_ref, "ref");
-	free(g.name);
-	free(g.description);
-	preset_release(&p);
-	INT_EQ(preset_load(&d, "bad", &p, &eb), 0);
-	INT_EQ(gpu_from_preset(&p, &g, &eb), 0);
-	INT_EQ(gpu_family(&d, &p, &g, &eb), -1);
+	snprintf(dir, sizeof(dir), "%s/g", tmpdir);
+	preset_dirs_init(&d, dir, NULL);
+	INT_EQ(S_family(&d, "half", &share, &eb), 0);
+	DBL_NEAR(share, cbrt(0.5), 1e-12);
+	INT_EQ(S_family(&d, "bad", &share, &eb), -1);
 	CHECK(strstr(eb.msg, "bad.preset:") && strstr(eb.msg, "power_ref: both GPUs need power_w"));
-	free(g.name);
-	free(g.description);
-	preset_release(&p);
-	INT_EQ(preset_load(&d, "link", &p, &eb), 0);
-	INT_EQ(gpu_from_preset(&p, &g, &eb), 0);
-	INT_EQ(gpu_family(&d, &p, &g, &eb), -1);
+	INT_EQ(S_family(&d, "link", &share, &eb), -1);
 	CHECK(strstr(eb.msg, "power_ref: 'lnk' is not a gpu preset") != NULL);
-	free(g.name);
-	free(g.description);
-	preset_release(&p);
 	preset_dirs_release(&d);
 	tmp_end();
 }
