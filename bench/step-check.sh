@@ -96,6 +96,15 @@ PYTHON=${PYTHON:-python3}
 # here is commtime's even one) and its recomputed up projections on GB200,
 # the full-iteration CUDA graphs, the FP8 attention core of the Qwen3
 # recipes, the GB300's doubled exponential units.
+# The mb2604-* rows are the dense Llama rows of the same archive's
+# "26.04.01 NeMo Container" (docs/performance-summary-archive.md): Llama 3
+# 70B on 64 GPUs and Llama 3.1 405B on 256 (GB200, GB300) or 1024 (H100),
+# FP8 and MXFP8 as --precision fp8, seq 8192, at the table's GBS, MBS, TP,
+# PP, CP and VP, the distributed optimizer and bf16 gradients as every
+# Megatron-Bridge recipe, SP with TP; tokens/s per GPU times the model
+# FLOPs a token (481.4 and 2625 GFLOP).  Left out: the 70B rows under
+# Megatron-Core's FSDP (their recipes offload activations, by how many
+# layers the table does not say) and NVFP4 (not modelled).
 rows() {
 	cat <<'EOF'
 mcore-1.7B|408.8|989.4|--system dgx-h100 step --arch gpt --layers 24 --hidden 2048 --heads 16 --vocab 131072 --seq 4096 --tp 1 --pp 1 --dp 48 --global-batch 192 --zero 1
@@ -128,10 +137,18 @@ mb26-q235-gb200|1215.5|2500|--system gb200-nvl72 step --workload qwen3-235b-a22b
 mb26-q235-gb300|1471.9|2500|--system gb300-nvl72 step --workload qwen3-235b-a22b --tp 1 --pp 4 --dp 64 --ep 32 --global-batch 8192 --micro-batch 2 --seq 4096 --schedule interleaved --virtual-stages 12 --precision fp8 --zero 1 --grad-bytes 2 --overlap-moe-expert-parallel-comm
 mb26-q30-gb200|1111.7|2500|--system gb200-nvl72 step --workload qwen3-30b-a3b --tp 1 --pp 1 --dp 8 --ep 8 --global-batch 512 --micro-batch 4 --seq 4096 --precision fp8 --zero 1 --grad-bytes 2 --overlap-moe-expert-parallel-comm
 mb26-q30-gb300|1240.0|2500|--system gb300-nvl72 step --workload qwen3-30b-a3b --tp 1 --pp 1 --dp 8 --ep 8 --global-batch 512 --micro-batch 8 --seq 4096 --precision fp8 --zero 1 --grad-bytes 2 --overlap-moe-expert-parallel-comm
+mb2604-70b-gb300|2341.7|2500|--system gb300-nvl72 step --workload llama3-70b --tp 1 --pp 4 --dp 16 --global-batch 256 --micro-batch 1 --seq 8192 --zero 1 --schedule interleaved --virtual-stages 5 --precision fp8 --grad-bytes 2
+mb2604-70b-gb200|1787.1|2500|--system gb200-nvl72 step --workload llama3-70b --tp 2 --pp 4 --dp 8 --global-batch 256 --micro-batch 1 --seq 8192 --zero 1 --sequence-parallel --schedule interleaved --virtual-stages 5 --precision fp8 --grad-bytes 2
+mb2604-70b-h100|801.1|989.4|--system dgx-h100 step --workload llama3-70b --tp 4 --pp 8 --dp 2 --global-batch 256 --micro-batch 1 --seq 8192 --zero 1 --sequence-parallel --schedule interleaved --virtual-stages 5 --precision fp8 --grad-bytes 2
+mb2604-405b-gb300|2688.4|2500|--system gb300-nvl72 step --workload llama3.1-405b --tp 4 --pp 8 --dp 8 --global-batch 1536 --micro-batch 1 --seq 8192 --zero 1 --sequence-parallel --schedule interleaved --virtual-stages 4 --precision fp8 --grad-bytes 2
+mb2604-405b-gb300-cp|2520.4|2500|--system gb300-nvl72 step --workload llama3.1-405b --tp 2 --pp 8 --cp 2 --dp 8 --global-batch 1536 --micro-batch 1 --seq 8192 --zero 1 --sequence-parallel --schedule interleaved --virtual-stages 4 --precision fp8 --grad-bytes 2
+mb2604-405b-gb200|2268.4|2500|--system gb200-nvl72 step --workload llama3.1-405b --tp 4 --pp 16 --dp 4 --global-batch 1536 --micro-batch 1 --seq 8192 --zero 1 --sequence-parallel --schedule interleaved --virtual-stages 4 --precision fp8 --grad-bytes 2
+mb2604-405b-gb200-mx|2100.3|2500|--system gb200-nvl72 step --workload llama3.1-405b --tp 4 --pp 16 --dp 4 --global-batch 1536 --micro-batch 1 --seq 8192 --zero 1 --sequence-parallel --schedule interleaved --virtual-stages 8 --precision fp8 --grad-bytes 2
+mb2604-405b-h100|861.1|989.4|--system dgx-h100 step --workload llama3.1-405b --tp 8 --pp 8 --cp 2 --dp 8 --global-batch 1536 --micro-batch 1 --seq 8192 --zero 1 --sequence-parallel --schedule interleaved --virtual-stages 8 --precision fp8 --grad-bytes 2
 EOF
 }
 
-printf '%-18s %10s %10s %8s %6s  %s\n' run published predicted error fits note
+printf '%-20s %10s %10s %8s %6s  %s\n' run published predicted error fits note
 rows | while IFS='|' read -r label pub peak args; do
 	# shellcheck disable=SC2086
 	out=$($COMMTIME $args --format json 2>&1)
@@ -142,12 +159,12 @@ text = sys.stdin.read()
 try:
     d = json.loads(text)
 except ValueError:
-    print("%-18s %10.1f %10s %8s %6s  %s" % (label, pub, "-", "-", "-", text.strip().splitlines()[-1][:60]))
+    print("%-20s %10.1f %10s %8s %6s  %s" % (label, pub, "-", "-", "-", text.strip().splitlines()[-1][:60]))
     sys.exit(0)
 mfu = d["step"][0]["mfu"]
 pred = mfu * peak
 err = pub / pred - 1
-print("%-18s %10.1f %10.1f %+7.1f%% %6s" % (label, pub, pred, 100 * err, d["memory"][0]["fits"]))
+print("%-20s %10.1f %10.1f %+7.1f%% %6s" % (label, pub, pred, 100 * err, d["memory"][0]["fits"]))
 ' "$label" "$pub" "$peak"
 done | tee "${STEP_CHECK_OUT:-/dev/null}"
 
