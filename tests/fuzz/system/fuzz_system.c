@@ -114,6 +114,12 @@ static const char *fuzz_system(const uint8_t *data, size_t size)
 		r = gpu_from_preset(&p, &g, &eb);
 		if (r == 0) {
 			why = fuzz_system_gpu(&g);
+			/* its family's reference, read off the search path */
+			preset_dirs_init(&d, NULL, NULL);
+			r = gpu_family(&d, &p, &g, &eb);
+			preset_dirs_release(&d);
+			if (!why && r == 0 && (!(g.family_share >= 0) || isinf(g.family_share)))
+				why = "gpu_family gave a share that is not a number";
 			free(g.name);
 			free(g.description);
 		}
