@@ -105,6 +105,12 @@ PYTHON=${PYTHON:-python3}
 # FLOPs a token (481.4 and 2625 GFLOP).  Left out: the 70B rows under
 # Megatron-Core's FSDP (their recipes offload activations, by how many
 # layers the table does not say) and NVFP4 (not modelled).
+# The mb2606-kimi-k2 row is Kimi K2 on 256 GB300 from the archive's "26.06
+# NeMo Container" table (MXFP8, PP 4, VP 4, EP 64, MBS 2, GBS 4096, 5372
+# tokens/s per GPU, times the model FLOPs a token, 219.8 GFLOP); its recipe
+# (src/megatron/bridge/perf_recipes/kimi/gb300/kimi_k2.py) does not overlap
+# the all-to-all, recomputes latent attention's up projections (not typed)
+# and trains with the Muon optimizer (its update priced as Adam's).
 rows() {
 	cat <<'EOF'
 mcore-1.7B|408.8|989.4|--system dgx-h100 step --arch gpt --layers 24 --hidden 2048 --heads 16 --vocab 131072 --seq 4096 --tp 1 --pp 1 --dp 48 --global-batch 192 --zero 1
@@ -145,6 +151,7 @@ mb2604-405b-gb300-cp|2520.4|2500|--system gb300-nvl72 step --workload llama3.1-4
 mb2604-405b-gb200|2268.4|2500|--system gb200-nvl72 step --workload llama3.1-405b --tp 4 --pp 16 --dp 4 --global-batch 1536 --micro-batch 1 --seq 8192 --zero 1 --sequence-parallel --schedule interleaved --virtual-stages 4 --precision fp8 --grad-bytes 2
 mb2604-405b-gb200-mx|2100.3|2500|--system gb200-nvl72 step --workload llama3.1-405b --tp 4 --pp 16 --dp 4 --global-batch 1536 --micro-batch 1 --seq 8192 --zero 1 --sequence-parallel --schedule interleaved --virtual-stages 8 --precision fp8 --grad-bytes 2
 mb2604-405b-h100|861.1|989.4|--system dgx-h100 step --workload llama3.1-405b --tp 8 --pp 8 --cp 2 --dp 8 --global-batch 1536 --micro-batch 1 --seq 8192 --zero 1 --sequence-parallel --schedule interleaved --virtual-stages 8 --precision fp8 --grad-bytes 2
+mb2606-kimi-k2-gb300|1180.9|2500|--system gb300-nvl72 step --workload kimi-k2 --tp 1 --pp 4 --dp 64 --ep 64 --global-batch 4096 --micro-batch 2 --seq 4096 --schedule interleaved --virtual-stages 4 --precision fp8 --zero 1 --grad-bytes 2
 EOF
 }
 

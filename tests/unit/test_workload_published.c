@@ -266,6 +266,33 @@ void test_workload_deepseek_v2(void)
 }
 
 /*
+ * Kimi K2 (moonshotai/Kimi-K2-Instruct config.json): DeepSeek-V3's layer
+ * with 64 heads and 384 routed experts, one dense layer first.  By hand:
+ * latent attention 7168·1536 + 1536·64·192 + 7168·576 + 512·64·256 +
+ * 8192·7168 = 101,122,048 a layer; with its norms 2·7168 and the latent
+ * q and kv norms 1536 + 512, 61 layers 6,169,444,352; the dense MLP
+ * 3·7168·18432 = 396,361,728; 60 MoE layers of 385 experts of
+ * 3·7168·2048 = 44,040,192 and a router 7168·384: 1,017,493,585,920;
+ * embedding and output layer 2·163840·7168 = 2,348,810,240, final norm
+ * 7168: Ψ = 1,026,408,209,408 (the card's "1 trillion").
+ */
+void test_workload_kimi_k2(void)
+{
+	static const struct S_want t[] = {
+		{ "kimi-k2", 1026408209408.0, 0.027 },
+	};
+	struct workload w;
+	struct layer_params lp;
+
+	S_check(t, sizeof(t) / sizeof(t[0]));
+	if (S_load("kimi-k2", &w) == 0) {
+		workload_layer_params(&w, &lp);
+		DBL_NEAR(lp.attn, 101122048.0, 0);
+		DBL_NEAR(workload_params(&w), 1026408209408.0, 0);
+	}
+}
+
+/*
  * GPT-3's smaller sizes (Brown et al. 2020, Table 2.1; V = 50257, s = 2048,
  * tied), Eq. 2: 12lh² + 13lh + (V + s)h, (V + s) = 52305:
  *   125M: 12·12·768² = 84,934,656 + 119,808 + 40,170,240 = 125,224,704
