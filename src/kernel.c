@@ -48,6 +48,7 @@ void kernel_gpu_init(struct kernel_gpu *g, enum gpu_arch arch, double peak, doub
 	 * Older GPUs have no fused kernel.
 	 */
 	g->fused_ok = arch >= ARCH_SM80 || arch == ARCH_UNKNOWN;
+	g->fused_cudnn = arch >= ARCH_SM90;
 	if (arch >= ARCH_SM90) {
 		g->attn_fwd_eff = 0.554;
 		g->attn_bwd_eff = 0.488;
@@ -368,10 +369,30 @@ static void S_mla_linears(const struct kernel_gpu *g, const struct workload *w,
  * FlashAttention-2's, at its own rates (kernel_gpu_init).
  */
 /*
+ * A fused kernel's share at head dimension d against its share at 128, the
+ * width kernel_gpu_init's rates are for (Shah et al. 2024, Figure 5, H100,
+ * causal forward at 16k tokens): cuDNN 388 TFLOP/s at d = 64, 539 at 128,
+ * 509 at 256, 0.72 and 0.94 of it; FlashAttention-2 299, 335, 298, 0.89
+ * either side.  Between, linear in log2 d; beyond, the nearest end.
+ */
+double kernel_attn_head_share(int sdpa, double d)
+{
+	double x = log2(d > 0 ? d : 128) - 7, lo = sdpa ? 0.89 : 0.72, hi = sdpa ? 0.89 : 0.94;
+
+	if (x <= -1)
+		return lo;
+	if (x >= 1)
+		return hi;
+	return x < 0 ? 1 + x * (1 - lo) : 1 - x * (1 - hi);
+}
+
+/*
  * A fused (flash) attention kernel of fl FLOPs forward: 2.5 times that
  * backward (it recomputes the scores; Dao 2023, §3.1), at the shares of
  * the kernel that runs it: PyTorch's SDPA (sh->sdpa, FlashAttention-2's)
- * or the GPU's best (kernel_gpu_init), each times L/(L + L0) for the L
+ * or the GPU's best (kernel_gpu_init), times the head width's share
+ * (kernel_attn_head_share; latent attention's query and key width d + r),
+ * and times L/(L + L0) for the L
  * keys a query tile runs through (the sequence; a ring step's s/c under
  * context parallelism): a tile's loads of Q and writes of O, and the
  * causal mask's diagonal tiles, are paid once a tile and amortised over
@@ -380,10 +401,11 @@ static void S_mla_linears(const struct kernel_gpu *g, const struct workload *w,
  * about 10 % fast, at 512 about 25 %).
  */
 static void S_flash(const struct kernel_gpu *g, const struct kernel_shape *sh, double fl,
-		    struct kernel_layer *k)
+		    double d, struct kernel_layer *k)
 {
 	double L = sh->attn_len > 0 ? sh->attn_len : sh->seq;
-	double len = L / (L + KERNEL_ATTN_L0);
+	double len = L / (L + KERNEL_ATTN_L0) *
+		     kernel_attn_head_share(sh->sdpa || !g->fused_cudnn, d);
 	double fe = (sh->sdpa ? g->fa2_fwd_eff : g->attn_fwd_eff) * len;
 	double be = (sh->sdpa ? g->fa2_bwd_eff : g->attn_bwd_eff) * len;
 
@@ -407,7 +429,7 @@ static void S_attention_mla(const struct kernel_gpu *g, const struct workload *w
 	double skv = sh->seq, sq = sh->seq / sh->cp, b = sh->tokens / sq;
 
 	if (sh->fused) {
-		S_flash(g, sh, 2 * b * a * sq * skv * (dqk + dv) / 2, k);
+		S_flash(g, sh, 2 * b * a * sq * skv * (dqk + dv) / 2, dqk, k);
 	} else {
 		double sc = b * a * sq * skv;
 
@@ -432,7 +454,7 @@ static void S_attention(const struct kernel_gpu *g, const struct workload *w,
 		return;
 	}
 	if (sh->fused) {
-		S_flash(g, sh, 4 * b * a * sq * skv * d / 2, k);
+		S_flash(g, sh, 4 * b * a * sq * skv * d / 2, d, k);
 	} else {
 		double sc = b * a * sq * skv, drop = w->arch == WL_LLAMA ? 0 : 5 * sc;
 

@@ -55,6 +55,8 @@ struct kernel_gpu {
 				 of the peak (on sm90 below the Hopper kernels) */
 	double fa2_bwd_eff;   /* FlashAttention-2 backward */
 	int fused_ok;         /* the GPU runs fused (flash) attention: sm80 and newer */
+	int fused_cudnn;      /* its fused kernel is cuDNN's (Transformer Engine on sm90
+				 and newer), else FlashAttention-2's */
 	double fixed_eff;     /* > 0: every GEMM at this share (--kernel-efficiency) */
 	double fp8_peak;      /* FLOP/s: dense FP8 peak; 0: no FP8 */
 	double fp8_gemm_eff;  /* share of fp8_peak a large FP8 GEMM reaches */
@@ -125,6 +127,10 @@ struct kernel_shape {
 /* Keys at which a fused attention kernel runs at half its long-sequence share
  * (kernel.c, S_flash). */
 #define KERNEL_ATTN_L0 300.0
+
+/* A fused attention kernel's share of the peak at head dimension d against
+ * its share at 128 (kernel.c; sdpa: FlashAttention-2's, else cuDNN's). */
+double kernel_attn_head_share(int sdpa, double d);
 
 /* One layer's compute, one micro-batch, one GPU. */
 

@@ -149,6 +149,30 @@ void test_kernel_attention_sdpa(void)
 }
 
 /*
+ * A fused kernel's share by head width against its share at 128 (Shah et
+ * al. 2024, Figure 5, causal forward at 16k on the H100): cuDNN 388/539 =
+ * 0.72 at d = 64, 509/539 = 0.94 at 256; FlashAttention-2 299/335 and
+ * 298/335, 0.89 both.  Linear in log2 d between: at 96, log2 96 − 7 =
+ * −0.415, 1 − 0.415 × 0.28 = 0.8838 (cuDNN); at 192 (latent attention's
+ * d + r), 0.585 × 0.06 off: 0.9649.  Outside, the nearest end.  The
+ * attention of a layer of heads 64 wide takes 1/0.72 of one 128 wide for
+ * the same FLOPs.
+ */
+void test_kernel_attention_head_width(void)
+{
+	DBL_NEAR(kernel_attn_head_share(0, 128), 1, 1e-15);
+	DBL_NEAR(kernel_attn_head_share(0, 64), 0.72, 1e-12);
+	DBL_NEAR(kernel_attn_head_share(0, 256), 0.94, 1e-12);
+	DBL_NEAR(kernel_attn_head_share(1, 64), 0.89, 1e-12);
+	DBL_NEAR(kernel_attn_head_share(1, 256), 0.89, 1e-12);
+	DBL_NEAR(kernel_attn_head_share(0, 96), 1 - (7 - log2(96)) * 0.28, 1e-12);
+	DBL_NEAR(kernel_attn_head_share(0, 96), 0.8838, 1e-4);
+	DBL_NEAR(kernel_attn_head_share(0, 192), 0.9649, 1e-4);
+	DBL_NEAR(kernel_attn_head_share(0, 32), 0.72, 1e-12);
+	DBL_NEAR(kernel_attn_head_share(0, 512), 0.94, 1e-12);
+}
+
+/*
  * The elementwise work of a Llama layer, fused and eager (models/step.md,
  * "Memory-bound work"), Llama 3 8B (h 4096, h_kv 1024, f 14336), t = 1,
  * 8192 tokens, on an A100 (0.85 x 2039 GB/s), bytes per token forward:
