@@ -403,6 +403,8 @@ struct ctx_gpu {
 	double family_share; /* sustained clock against its die family's reference
 				(gpu key power_ref, gpu_family; 0: none) */
 	char power_ref[PRESET_NAME_MAX + 1];  /* that reference ("" none) */
+	double cap_share;    /* the clock's share under --power-cap (expect_power_share;
+				0: no cap), set by ctx_gpu_as_rented */
 	double host_link_Bps;  /* B/s: the link to host memory, one direction
 				  (system_host_link_Bps) */
 	int host_link_given;   /* 1: the preset's host_link; 0: the PCIe default */

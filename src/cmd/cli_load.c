@@ -226,7 +226,7 @@ void ctx_gpu_as_rented(struct ctx_gpu *g, double cap_w, double hbm_Bps, struct s
 		if (cap_w > g->power_w)
 			die_usage("--power-cap: %g W is above the power limit of '%s', %g W (its "
 				  "preset's power_w)", cap_w, g->name[0] ? g->name : "?", g->power_w);
-		cs->power_share = expect_power_share(cap_w, g->power_w) *
-				  (g->family_share > 0 ? g->family_share : 1);
+		g->cap_share = expect_power_share(cap_w, g->power_w);
+		cs->power_share = g->cap_share * (g->family_share > 0 ? g->family_share : 1);
 	}
 }

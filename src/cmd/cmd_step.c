@@ -362,13 +362,11 @@ static void S_compute_note(char *note, size_t size, const struct step_compute *c
 			snprintf(note + n, size - n, "; sustained clock x %.4g of its family's "
 				 "reference %s's (power per SM)", gpu->family_share, gpu->power_ref);
 		}
-		if (cs->power_share > 0 && cs->power_share /
-		    (gpu->family_share > 0 ? gpu->family_share : 1) < 1) {
+		if (cs->power_share > 0 && gpu->cap_share > 0 && gpu->cap_share < 1) {
 			size_t n = strlen(note);
 
 			snprintf(note + n, size - n, "; power cap: clock x %.4g of the clock "
-				 "at %g W", cs->power_share / (gpu->family_share > 0 ?
-							       gpu->family_share : 1), gpu->power_w);
+				 "at %g W", gpu->cap_share, gpu->power_w);
 		}
 		if (!(gpu->kernel.hbm_Bps > 0)) {
 			size_t n = strlen(note);

@@ -583,6 +583,31 @@ void test_preset_spelled(void)
 }
 
 /*
+ * The gpu preset name on d read as gpu_from_preset reads it, with its
+ * family's share (gpu_family), into *g (its name and description freed):
+ * gpu_family's return, or -2 when the preset does not load or read.
+ */
+static int S_gpu_named(const struct preset_dirs *d, const char *name, struct gpu_spec *g,
+		       struct errbuf *eb)
+{
+	struct preset p;
+	int r;
+
+	if (preset_load(d, name, &p, eb) != 0)
+		return -2;
+	if (gpu_from_preset(&p, g, eb) < 0) {
+		preset_release(&p);
+		return -2;
+	}
+	r = gpu_family(d, &p, g, eb);
+	free(g->name);
+	free(g->description);
+	g->name = g->description = NULL;
+	preset_release(&p);
+	return r;
+}
+
+/*
  * tflops_fp8 and power_w of the shipped GPUs: gb200 is like b200 with its
  * own memory, peaks and power (NVIDIA GB200 NVL72 specifications: 5 and 10
  * PFLOPS BF16 and FP8 with sparsity, 1,200 W); h800 is h100-sxm's compute
@@ -591,38 +616,25 @@ void test_preset_spelled(void)
 void test_preset_gpu_fp8_power(void)
 {
 	struct preset_dirs d;
-	struct preset p;
 	struct errbuf eb;
 	struct gpu_spec g;
 
 	preset_dirs_init(&d, "presets", NULL);
-	INT_EQ(preset_load(&d, "gb200", &p, &eb), 0);
-	INT_EQ(gpu_from_preset(&p, &g, &eb), 0);
+	INT_EQ(S_gpu_named(&d, "gb200", &g, &eb), 0);
 	DBL_NEAR(g.fp8_flops, 5e15, 1e-12);
 	DBL_NEAR(g.bf16_flops, 2.5e15, 1e-12);
 	DBL_NEAR(g.power_w, 1200, 1e-12);
 	DBL_NEAR(g.memory_B, 186.0 * 1024 * 1024 * 1024, 1e-12);
 	INT_EQ((int)g.sms, 148);
-	free(g.name);
-	free(g.description);
-	preset_release(&p);
-	INT_EQ(preset_load(&d, "h800", &p, &eb), 0);
-	INT_EQ(gpu_from_preset(&p, &g, &eb), 0);
+	INT_EQ(S_gpu_named(&d, "h800", &g, &eb), 0);
 	INT_EQ((int)g.nvlink_links, 8);
 	DBL_NEAR(g.fp8_flops, 1979e12, 1e-12);
 	DBL_NEAR(g.bf16_flops, 989.4e12, 1e-12);
-	free(g.name);
-	free(g.description);
-	preset_release(&p);
-	INT_EQ(preset_load(&d, "a100-sxm", &p, &eb), 0);
-	INT_EQ(gpu_from_preset(&p, &g, &eb), 0);
+	INT_EQ(S_gpu_named(&d, "a100-sxm", &g, &eb), 0);
 	CHECK(g.fp8_flops == 0);
 	DBL_NEAR(g.power_w, 400, 1e-12);
 	INT_EQ(gpu_arch_has_fp8(g.arch), 0);
 	INT_EQ(gpu_arch_has_fp8(ARCH_SM89), 1);
-	free(g.name);
-	free(g.description);
-	preset_release(&p);
 	preset_dirs_release(&d);
 }
 
@@ -639,28 +651,6 @@ void test_preset_gpu_fp8_power(void)
  * peaks: ∛0.75 = 0.90856.  Without power_ref: none.  A reference that is
  * not a gpu preset, or a GPU without power_w, is refused with the line.
  */
-/* gpu_family of the gpu preset name on d: its return, the share in *share. */
-static int S_family(const struct preset_dirs *d, const char *name, double *share,
-		    struct errbuf *eb)
-{
-	struct preset p;
-	struct gpu_spec g;
-	int r;
-
-	if (preset_load(d, name, &p, eb) != 0)
-		return -2;
-	if (gpu_from_preset(&p, &g, eb) < 0) {
-		preset_release(&p);
-		return -2;
-	}
-	r = gpu_family(d, &p, &g, eb);
-	*share = g.family_share;
-	free(g.name);
-	free(g.description);
-	preset_release(&p);
-	return r;
-}
-
 void test_preset_gpu_family(void)
 {
 	static const struct { const char *name; double share; } want[] = {
@@ -669,14 +659,14 @@ void test_preset_gpu_family(void)
 	};
 	struct preset_dirs d;
 	struct errbuf eb;
-	double share;
+	struct gpu_spec g;
 	char dir[160];
 	size_t i;
 
 	preset_dirs_init(&d, "presets", NULL);
 	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
-		INT_EQ(S_family(&d, want[i].name, &share, &eb), 0);
-		DBL_NEAR(share, want[i].share, 2e-5);
+		INT_EQ(S_gpu_named(&d, want[i].name, &g, &eb), 0);
+		DBL_NEAR(g.family_share, want[i].share, 2e-5);
 	}
 	DBL_NEAR(cbrt(1.2) * 0.9, 0.95640, 2e-5);
 	preset_dirs_release(&d);
@@ -693,11 +683,12 @@ void test_preset_gpu_family(void)
 	PUT("g/lnk.preset", LINKTEXT("lnk", "a link"));
 	snprintf(dir, sizeof(dir), "%s/g", tmpdir);
 	preset_dirs_init(&d, dir, NULL);
-	INT_EQ(S_family(&d, "half", &share, &eb), 0);
-	DBL_NEAR(share, cbrt(0.5), 1e-12);
-	INT_EQ(S_family(&d, "bad", &share, &eb), -1);
+	INT_EQ(S_gpu_named(&d, "half", &g, &eb), 0);
+	DBL_NEAR(g.family_share, cbrt(0.5), 1e-12);
+	STR_EQ(g.power_ref, "ref");
+	INT_EQ(S_gpu_named(&d, "bad", &g, &eb), -1);
 	CHECK(strstr(eb.msg, "bad.preset:") && strstr(eb.msg, "power_ref: both GPUs need power_w"));
-	INT_EQ(S_family(&d, "link", &share, &eb), -1);
+	INT_EQ(S_gpu_named(&d, "link", &g, &eb), -1);
 	CHECK(strstr(eb.msg, "power_ref: 'lnk' is not a gpu preset") != NULL);
 	preset_dirs_release(&d);
 	tmp_end();
@@ -719,22 +710,14 @@ void test_preset_gemm_efficiency(void)
 		{ "h200", 0.803 }, { "mi300x", 0.514 }, { "mi325x", 0.604 }, { "mi355x", 0.622 },
 	};
 	struct preset_dirs d;
-	struct preset p;
 	struct errbuf eb;
 	struct gpu_spec g;
 	size_t i;
 
 	preset_dirs_init(&d, "presets", NULL);
 	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
-		if (preset_load(&d, want[i].name, &p, &eb) < 0) {
-			h_report(__FILE__, __LINE__, "%s", eb.msg);
-			continue;
-		}
-		INT_EQ(gpu_from_preset(&p, &g, &eb), 0);
+		INT_EQ(S_gpu_named(&d, want[i].name, &g, &eb), 0);
 		DBL_NEAR(g.gemm_eff, want[i].eff, 1e-12);
-		free(g.name);
-		free(g.description);
-		preset_release(&p);
 	}
 	preset_dirs_release(&d);
 }
@@ -752,23 +735,15 @@ void test_preset_sms_hbm(void)
 		{ "gb300", 160, 8e12 }, { "gb200", 148, 8e12 },
 	};
 	struct preset_dirs d;
-	struct preset p;
 	struct errbuf eb;
 	struct gpu_spec g;
 	size_t i;
 
 	preset_dirs_init(&d, "presets", NULL);
 	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
-		if (preset_load(&d, want[i].name, &p, &eb) < 0) {
-			h_report(__FILE__, __LINE__, "%s", eb.msg);
-			continue;
-		}
-		INT_EQ(gpu_from_preset(&p, &g, &eb), 0);
+		INT_EQ(S_gpu_named(&d, want[i].name, &g, &eb), 0);
 		INT_EQ((int)g.sms, (int)want[i].sms);
 		DBL_NEAR(g.hbm_Bps, want[i].hbm, 1e-12);
-		free(g.name);
-		free(g.description);
-		preset_release(&p);
 	}
 	preset_dirs_release(&d);
 }
