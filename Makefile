@@ -37,8 +37,8 @@ ZLIB_LIBS   := $(ZLIB_LIBS)
 
 ALL_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Wshadow \
 	-Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter \
-	-DCOMMTIME_VERSION='"0.1"' $(GSL_CFLAGS) $(YAJL_CFLAGS) $(ZLIB_CFLAGS) -MMD -MP $(CFLAGS)
-LIBS = $(GSL_LIBS) $(LIBCSV_LIBS) $(YAJL_LIBS) $(ZLIB_LIBS) -lm
+	-pthread -DCOMMTIME_VERSION='"0.1"' $(GSL_CFLAGS) $(YAJL_CFLAGS) $(ZLIB_CFLAGS) -MMD -MP $(CFLAGS)
+LIBS = $(GSL_LIBS) $(LIBCSV_LIBS) $(YAJL_LIBS) $(ZLIB_LIBS) -lm -pthread
 
 # GSL, libcsv, yajl and zlib are linked from their static archives where
 # the compiler finds them (Debian's -dev packages ship them; yajl's is

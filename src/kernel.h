@@ -116,6 +116,10 @@ struct kernel_shape {
 	double attn_len;      /* keys one fused attention call sees a query tile through
 				 (s; s/c a ring step of context parallelism; 0: s) */
 };
+/* Every field above is in the key of src/step_kmemo.c, which keeps a
+ * layer's kernels by shape: a field added here goes there too (this size
+ * says when one was). */
+_Static_assert(sizeof(struct kernel_shape) == 96, "a kernel_shape field is not in step_kmemo.c's key");
 
 /* The linears of a layer whose times kernel_layer keeps apart. */
 #define KERNEL_LINEARS 4

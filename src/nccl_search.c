@@ -558,7 +558,7 @@ out:
 }
 
 /*
- * The searches of this process and what they found, the last MEMO_N of
+ * The searches of this thread and what they found, the last MEMO_N of
  * them: a search depends on its arguments alone, and one command asks the
  * same ones again and again (compare prices each size of a log with a
  * tuning table of its own, which searches the ring and the tree anew).
@@ -567,12 +567,12 @@ out:
  * machine's ring and tree, for two machines (or rank counts) at a time.
  */
 #define MEMO_N 4
-static struct {
+static _Thread_local struct {
 	int used, pattern, min_ch, max_ch;
 	struct nccl_machine m;
 	struct nccl_found f;
 } memo[MEMO_N];
-static int memo_next;
+static _Thread_local int memo_next;
 
 int nccl_search_node(const struct nccl_machine *m, int pattern, int min_ch, int max_ch,
 		     struct nccl_found *f)

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "search.h"
+#include "search_int.h"
 
 void search_space_init(struct search_space *sp, const struct workload *w)
 {
@@ -191,75 +192,15 @@ char *search_where_text(char *buf, size_t len, const struct search_where *wh)
 	return buf;
 }
 
-/* ---- the collectives, each priced once: step_run_memo (src/step.c) ---- */
-
-struct S_price {
-	const struct cost_model *m;
-	struct step_memo prices;
-};
-
 /* ---- the candidates ---- */
 
 static void S_push(struct search_result *r, const struct search_cand *c)
 {
-	if (r->n == r->cap) {
-		r->cap = r->cap ? 2 * r->cap : 256;
-		r->cand = xrealloc(r->cand, r->cap * sizeof(*r->cand));
+	if (r->nfound == r->capfound) {
+		r->capfound = r->capfound ? 2 * r->capfound : 256;
+		r->found = xrealloc(r->found, r->capfound * sizeof(*r->found));
 	}
-	r->cand[r->n++] = *c;
-}
-
-/* A candidate's place in the order: step time, memory, then the order found. */
-struct S_key {
-	double step_s, memory_B;
-	size_t i;
-};
-
-static int S_cmp(const void *a, const void *b)
-{
-	const struct S_key *x = a, *y = b;
-
-	if (x->step_s != y->step_s)
-		return x->step_s < y->step_s ? -1 : 1;
-	if (x->memory_B != y->memory_B)
-		return x->memory_B < y->memory_B ? -1 : 1;
-	return x->i < y->i ? -1 : x->i > y->i;
-}
-
-/*
- * The candidates by step time, ties by memory, then in the order they were
- * found (a stable sort): the keys are sorted, then the candidates moved
- * in place, cycle by cycle of the permutation.
- */
-static void S_sort(struct search_result *r)
-{
-	struct S_key *key = xmalloc(r->n * sizeof(*key));
-	struct search_cand tmp;
-	size_t i, j, from;
-
-	for (i = 0; i < r->n; i++) {
-		key[i].step_s = r->cand[i].step_s;
-		key[i].memory_B = r->cand[i].memory_B;
-		key[i].i = i;
-	}
-	qsort(key, r->n, sizeof(*key), S_cmp);
-	/* place j takes the candidate found at key[j].i; SIZE_MAX: placed */
-	for (i = 0; i < r->n; i++) {
-		if (key[i].i == SIZE_MAX)
-			continue;
-		tmp = r->cand[i];
-		for (j = i;;) {
-			from = key[j].i;
-			key[j].i = SIZE_MAX;
-			if (from == i) {
-				r->cand[j] = tmp;
-				break;
-			}
-			r->cand[j] = r->cand[from];
-			j = from;
-		}
-	}
-	free(key);
+	r->found[r->nfound++] = *c;
 }
 
 static int S_divides(double a, double n)
@@ -289,18 +230,8 @@ static void S_reason_key(const char *msg, char *key, size_t len)
 	key[n] = 0;
 }
 
-/* The most frequent reason first; ties in the order of the message. */
-static int S_reason_cmp(const void *a, const void *b)
-{
-	const struct search_reason *x = a, *y = b;
-
-	if (x->count != y->count)
-		return x->count > y->count ? -1 : 1;
-	return strcmp(x->key, y->key);
-}
-
 /* n candidates refused with message msg, into its group. */
-static void S_refused(struct search_result *r, const char *msg, size_t n)
+void search_refused(struct search_result *r, const char *msg, size_t n)
 {
 	char key[sizeof(r->reason[0].key)];
 	size_t i;
@@ -336,7 +267,7 @@ static int S_keep(const struct search_space *sp, const struct step_config *c,
 	struct search_cand k;
 
 	memset(&k, 0, sizeof(k));
-	k.c = *c;
+	search_layout_of(c, &k.l);
 	k.gpus = s0->gpus;
 	k.memory_B = s0->mem.total_B;
 	k.step_s = s0->step_s;
@@ -374,7 +305,7 @@ static int S_keep(const struct search_space *sp, const struct step_config *c,
 struct S_walk {
 	const struct search_space *sp;
 	const struct step_compute *cs;
-	struct S_price *memo;
+	struct search_memo *memo;
 	struct search_result *r;
 	struct errbuf *eb;
 	struct step_config c;     /* the configuration, built level by level */
@@ -400,7 +331,7 @@ static void S_end(struct S_walk *k, int refused)
 	if (!refused)
 		return;
 	if (k->nwhy)
-		S_refused(k->r, k->why, k->nwhy);
+		search_refused(k->r, k->why, k->nwhy);
 	k->why = NULL;
 }
 
@@ -614,25 +545,8 @@ static int S_cp(struct S_walk *k, double N)
 	return rc;
 }
 
-/*
- * The space: every t·p·c·d = N with t at most one node's GPUs, p any
- * divisor of N/t (the step model says whether it splits the layers), c
- * up to max_cp, d dividing the global batch; e dividing the experts and
- * d·c; ZeRO 0-3 (1-3 only with more than one data-parallel rank); every
- * micro-batch dividing B/d up to max_mb.  The rules of the model itself
- * (heads, layers, sequence, schedule) are step_check's, counted.
- */
-static int S_space(const struct search_space *sp, double N, const struct step_compute *cs,
-		   struct S_price *memo, struct search_result *r, struct errbuf *eb)
+void search_config_base(const struct search_space *sp, struct step_config *c)
 {
-	unsigned long G = sp->gpus_per_node, maxtp = G ? G : 8;
-	struct S_walk k;
-	struct step_config *c = &k.c;
-	double t, p;
-	int rc = 0, refused;
-
-	memset(&k, 0, sizeof(k));
-	k.sp = sp, k.cs = cs, k.memo = memo, k.r = r, k.eb = eb;
 	step_config_init(c);
 	c->global_batch = sp->global_batch;
 	c->seq = sp->seq;
@@ -641,49 +555,96 @@ static int S_space(const struct search_space *sp, double N, const struct step_co
 	c->eager = sp->eager;
 	c->precision = sp->precision;
 	c->moe_imbalance = sp->moe_imbalance;
-	c->gpus_per_node = G;
-	for (t = 1; t <= N && t <= (double)maxtp && !rc; t++) {
-		if (!S_divides(t, N))
-			continue;
-		c->tp = (unsigned long)t;
-		c->sp = t > 1;
-		c->tp_overlap = sp->tp_overlap && t > 1;
-		for (p = 1; p <= N / t && !rc; p++) {
-			if (!S_divides(p, N / t))
-				continue;
-			c->pp = (unsigned long)p;
-			refused = S_part(&k, CHECK_LAYOUT);
-			rc = S_cp(&k, N);
-			S_end(&k, refused);
-		}
-	}
-	return rc;
+	c->gpus_per_node = sp->gpus_per_node;
 }
 
-int search_run(const struct search_space *sp, const double *gpus, size_t ngpus,
-	       const struct step_compute *cs, const struct cost_model *cm,
-	       struct search_result *r, struct errbuf *eb)
+void search_layout_of(const struct step_config *c, struct search_layout *l)
 {
-	struct S_price memo;
-	size_t gi;
-	int rc = 0;
+	memset(l, 0, sizeof(*l));
+	l->tp = c->tp, l->pp = c->pp, l->dp = c->dp, l->cp = c->cp, l->ep = c->ep;
+	l->etp = c->etp, l->dp_replicate = c->dp_replicate, l->virt = c->virt;
+	l->micro_batch = c->micro_batch;
+	l->zero = c->zero, l->sp = c->sp, l->tp_overlap = c->tp_overlap;
+	l->recompute = c->recompute, l->schedule = c->schedule, l->cp_form = c->cp_form;
+}
 
-	memset(&memo, 0, sizeof(memo));
-	memo.m = cm;
-	r->named.unfit_memory_B = NAN;
-	for (gi = 0; gi < ngpus && !rc; gi++)
-		rc = S_space(sp, gpus[gi], cs, &memo, r, eb);
-	r->coll_calls += memo.prices.calls;
-	r->coll_evals += memo.prices.evals;
-	step_memo_release(&memo.prices);
-	if (rc < 0)
-		return -1;
-	if (r->n > 1)
-		S_sort(r);
-	if (r->nreasons > 1)
-		qsort(r->reason, r->nreasons, sizeof(r->reason[0]), S_reason_cmp);
-	search_pareto(r);
-	return 0;
+void search_cand_config(const struct search_space *sp, const struct search_cand *k,
+			struct step_config *c)
+{
+	const struct search_layout *l = &k->l;
+
+	search_config_base(sp, c);
+	c->tp = l->tp, c->pp = l->pp, c->dp = l->dp, c->cp = l->cp, c->ep = l->ep;
+	c->etp = l->etp, c->dp_replicate = l->dp_replicate, c->virt = l->virt;
+	c->micro_batch = l->micro_batch;
+	c->zero = l->zero, c->sp = l->sp, c->tp_overlap = l->tp_overlap;
+	c->recompute = l->recompute, c->schedule = l->schedule, c->cp_form = l->cp_form;
+}
+
+int search_cand_named(const struct search_space *sp, const struct search_cand *k)
+{
+	struct step_config c;
+
+	search_cand_config(sp, k, &c);
+	return sp->where && search_where_match(sp->where, &c, k->gpus);
+}
+
+unsigned long search_cand_etp(const struct search_cand *k)
+{
+	return k->l.etp ? k->l.etp : k->l.tp;
+}
+
+/*
+ * The space: every t·p·c·d = N with t at most one node's GPUs, p any
+ * divisor of N/t (the step model says whether it splits the layers), c
+ * up to max_cp, d dividing the global batch; e dividing the experts and
+ * d·c; ZeRO 0-3 (1-3 only with more than one data-parallel rank); every
+ * micro-batch dividing B/d up to max_mb.  The rules of the model itself
+ * (heads, layers, sequence, schedule) are step_check's, counted.  Its
+ * units are the layouts t, p of N, in the order they are walked.
+ */
+size_t search_units(const struct search_space *sp, double N, struct search_unit *u, size_t cap)
+{
+	unsigned long G = sp->gpus_per_node, maxtp = G ? G : 8;
+	double t, p;
+	size_t n = 0;
+
+	for (t = 1; t <= N && t <= (double)maxtp; t++) {
+		if (!S_divides(t, N))
+			continue;
+		for (p = 1; p <= N / t; p++) {
+			if (!S_divides(p, N / t))
+				continue;
+			if (n < cap) {
+				u[n].N = N;
+				u[n].t = t;
+				u[n].p = p;
+			}
+			n++;
+		}
+	}
+	return n;
+}
+
+int search_walk(const struct search_space *sp, const struct search_unit *un,
+		const struct step_compute *cs, struct search_memo *memo, struct search_result *r,
+		struct errbuf *eb)
+{
+	struct S_walk k;
+	struct step_config *c = &k.c;
+	int rc, refused;
+
+	memset(&k, 0, sizeof(k));
+	k.sp = sp, k.cs = cs, k.memo = memo, k.r = r, k.eb = eb;
+	search_config_base(sp, c);
+	c->tp = (unsigned long)un->t;
+	c->sp = un->t > 1;
+	c->tp_overlap = sp->tp_overlap && un->t > 1;
+	c->pp = (unsigned long)un->p;
+	refused = S_part(&k, CHECK_LAYOUT);
+	rc = S_cp(&k, un->N);
+	S_end(&k, refused);
+	return rc;
 }
 
 void search_pareto(struct search_result *r)
@@ -693,9 +654,9 @@ void search_pareto(struct search_result *r)
 
 	/* Ordered by step time: on the front when cheaper than every faster one. */
 	for (i = 0; i < r->n; i++) {
-		double gs = r->cand[i].gpus * r->cand[i].step_s;
+		double gs = r->cand[i]->gpus * r->cand[i]->step_s;
 
-		r->cand[i].pareto = gs < best;
+		r->cand[i]->pareto = gs < best;
 		if (gs < best)
 			best = gs;
 	}
@@ -706,9 +667,9 @@ size_t search_runner_up(const struct search_result *r)
 	size_t i;
 
 	for (i = 1; i < r->n; i++) {
-		const struct step_config *a = &r->cand[0].c, *b = &r->cand[i].c;
+		const struct search_layout *a = &r->cand[0]->l, *b = &r->cand[i]->l;
 
-		if (r->cand[i].gpus != r->cand[0].gpus || a->tp != b->tp || a->pp != b->pp ||
+		if (r->cand[i]->gpus != r->cand[0]->gpus || a->tp != b->tp || a->pp != b->pp ||
 		    a->dp != b->dp || a->cp != b->cp || a->ep != b->ep)
 			return i;
 	}
@@ -744,6 +705,12 @@ void search_terms_of(const struct step_result *r, struct search_terms *t)
 
 void search_release(struct search_result *r)
 {
+	size_t i;
+
+	for (i = 0; i < r->nstore; i++)
+		free(r->store[i]);
+	free(r->store);
+	free(r->found);
 	free(r->cand);
 	memset(r, 0, sizeof(*r));
 }

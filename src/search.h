@@ -66,7 +66,12 @@ struct search_space {
 	double price;             /* per GPU-hour, any currency; NaN if unknown */
 	double run_tokens;        /* tokens of the whole run; 0 if not asked */
 	const struct search_where *where;  /* a configuration to follow (search_named); NULL: none */
+	unsigned threads;         /* threads the walk runs on (0: one a processor, at most
+				     SEARCH_THREADS_MAX); the result is the same on any number */
 };
+
+/* The most threads a search walks on. */
+#define SEARCH_THREADS_MAX 16
 
 /* Defaults: max_cp search_max_cp(the workload's seq), max_mb 16, max_virt 8,
  * fp32 gradients, no price. */
@@ -78,8 +83,24 @@ void search_space_init(struct search_space *sp, const struct workload *w);
  */
 unsigned long search_max_cp(double seq);
 
+/*
+ * What a candidate sets of its configuration; the rest is the search's
+ * (search_config_base).  A search keeps hundreds of thousands of them, so
+ * they hold this and not the whole step_config.
+ */
+struct search_layout {
+	unsigned long tp, pp, dp, cp, ep;
+	unsigned long etp;            /* 0: tp */
+	unsigned long dp_replicate, virt;
+	double micro_batch;
+	int zero, sp, tp_overlap;
+	enum recompute recompute;
+	enum pp_schedule schedule;
+	enum step_cp_form cp_form;
+};
+
 struct search_cand {
-	struct step_config c;
+	struct search_layout l;
 	double gpus;
 	double memory_B;
 	double step_s;            /* the expected step (models/step.md, "The expected step") */
@@ -92,6 +113,23 @@ struct search_cand {
 	double run_cost;          /* run_s / 3600 × GPUs × price */
 	int pareto;               /* 1 on the front of step time against GPU time (search_pareto) */
 };
+
+/* The configuration every candidate of sp starts from: its workload's
+ * batch, sequence, framework, precision and placement. */
+void search_config_base(const struct search_space *sp, struct step_config *c);
+
+/* A candidate's whole configuration: the base with its layout. */
+void search_cand_config(const struct search_space *sp, const struct search_cand *k,
+			struct step_config *c);
+
+/* The layout of a configuration. */
+void search_layout_of(const struct step_config *c, struct search_layout *l);
+
+/* 1 when sp->where names the candidate (search_where_match). */
+int search_cand_named(const struct search_space *sp, const struct search_cand *k);
+
+/* A candidate's expert tensor-parallel size (step_etp's rule: 0 is tp). */
+unsigned long search_cand_etp(const struct search_cand *k);
 
 /*
  * The largest counts search takes, so that every search ends in seconds:
@@ -125,8 +163,12 @@ struct search_named {
 };
 
 struct search_result {
-	struct search_cand *cand;   /* fitting candidates, ordered by step_s */
-	size_t n, cap;
+	struct search_cand **cand;  /* fitting candidates, ordered by step_s (in store) */
+	size_t n;
+	struct search_cand **store; /* where they are kept: arrays, each owned */
+	size_t nstore;
+	struct search_cand *found;  /* while one layout is walked: its candidates as found */
+	size_t nfound, capfound;
 	size_t tried;               /* configurations evaluated */
 	size_t valid;               /* of which the step model accepts (before the memory test) */
 	struct search_reason reason[SEARCH_REASONS_MAX];

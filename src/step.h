@@ -475,10 +475,15 @@ struct step_pricing {
  * step_memo_release.
  */
 struct step_memo_ent;
+struct step_kmemo_ent;
 struct step_memo {
 	struct step_memo_ent *t;
 	size_t cap, n;          /* cap a power of two */
 	size_t calls, evals;    /* collectives asked, and priced by the cost model */
+	/* a layer's kernels by shape (step_shape.c): a search's configurations
+	 * share a few hundred shapes */
+	struct step_kmemo_ent *k;
+	size_t kcap, kn;        /* kcap a power of two */
 };
 void step_memo_release(struct step_memo *m);
 

@@ -78,6 +78,18 @@ double step_alt_matmul_params(const struct workload *w);
 double step_up_proj_params(const struct workload *w);
 int step_shape_compute(struct run *u, struct errbuf *eb);
 
+/* A layer's kernels of one shape: the layer, the output layer, and the
+ * dense layer of a model with dense first layers (zero without), kept in
+ * m by shape (src/step_kmemo.c): the kept ones, or with m NULL timed into
+ * k.  NULL on error.  A kept entry lives until m grows or is released. */
+struct step_kernels {
+	struct kernel_layer layer, dense;
+	double output_s;
+};
+const struct step_kernels *step_kernels_of(struct step_memo *m, const struct kernel_gpu *g,
+					   const struct workload *w, const struct kernel_shape *sh,
+					   struct step_kernels *k, struct errbuf *eb);
+
 /* step_ledger.c: one collective's time on the pricing's model (memo, band);
  * ctas may be NULL. */
 int step_price(struct step_pricing *pr, enum coll_op op, unsigned long ranks,

@@ -39,6 +39,7 @@ struct step_memo_ent {
 void step_memo_release(struct step_memo *m)
 {
 	free(m->t);
+	free(m->k);
 	memset(m, 0, sizeof(*m));
 }
 
@@ -51,7 +52,8 @@ static size_t S_hash(int op, unsigned long ranks, unsigned long per_node, double
 	h = (h ^ (uint64_t)op) * 1099511628211ULL;
 	h = (h ^ (uint64_t)ranks) * 1099511628211ULL;
 	h = (h ^ (uint64_t)per_node) * 1099511628211ULL;
-	h = (h ^ b) * 1099511628211ULL;
+	/* a double's low mantissa bits are mostly zero: its high ones folded down */
+	h = (h ^ b ^ (b >> 29)) * 1099511628211ULL;
 	return (size_t)(h ^ (h >> 29));
 }
 

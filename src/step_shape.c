@@ -212,19 +212,15 @@ static double S_recomputed_s(const struct workload *w, const struct step_config 
 
 /* A dense layer of a model with dense first layers: its forward and its
  * backward with what it recomputes (rec), one micro-batch. */
-static int S_dense_layer(struct run *u, const struct kernel_shape *sh, double *fwd,
-			 double *bwd, double *rec, struct errbuf *eb)
+static void S_dense_layer(const struct run *u, const struct kernel_layer *k, double *fwd,
+			  double *bwd, double *rec)
 {
 	struct workload d;
-	struct kernel_layer k;
 
 	workload_dense_layer(u->w, &d);
-	if (kernel_layer(u->kg, &d, sh, &k, eb) < 0)
-		return -1;
-	*fwd = k.fwd_s;
-	*rec = S_recomputed_s(&d, u->c, &k, u->full);
-	*bwd = k.bwd_s + *rec;
-	return 0;
+	*fwd = k->fwd_s;
+	*rec = S_recomputed_s(&d, u->c, k, u->full);
+	*bwd = k->bwd_s + *rec;
 }
 
 /*
@@ -279,17 +275,21 @@ int step_shape_compute(struct run *u, struct errbuf *eb)
 			.attn_len = c->cp_form == CP_RING ? s / cp : s,
 		};
 		double fd = 0, bd = 0, rl, rd = 0;
+		struct step_kernels kt;
+		const struct step_kernels *ks = step_kernels_of(u->prp ? u->prp->memo : NULL, kg, w,
+								&sh, &kt, eb);
 
-		if (kernel_layer(kg, w, &sh, &r->layer, eb) < 0)
+		if (!ks)
 			return -1;
+		r->layer = ks->layer;
 		r->kernels = 1;
-		r->output_s = kernel_output_s(kg, w, &sh);
+		r->output_s = ks->output_s;
 		fwd_l = r->layer.fwd_s;
 		rl = S_recomputed_s(w, c, &r->layer, full);
 		bwd_l = r->layer.bwd_s + rl;
 		lay = fwd_l + bwd_l;
-		if (w->dense_layers > 0 && S_dense_layer(u, &sh, &fd, &bd, &rd, eb) < 0)
-			return -1;
+		if (w->dense_layers > 0)
+			S_dense_layer(u, &ks->dense, &fd, &bd, &rd);
 		r->mb_compute_s = S_slowest_stage(u, lay, fd + bd);
 		r->compute_s = r->mb_compute_s * m;
 		fwd_mb = (L - u->Ld) * fwd_l + u->Ld * fd;

@@ -91,29 +91,29 @@ static void cb_tokens(const struct opt *o, const char *arg)
 static void S_fill(struct cell *row, const struct search_cand *k)
 {
 	memset(row, 0, C_NCOLS * sizeof(*row));
-	row[C_TP].x = (double)k->c.tp;
-	row[C_PP].x = (double)k->c.pp;
-	row[C_DP].x = (double)k->c.dp;
-	row[C_CP].x = (double)k->c.cp;
-	row[C_EP].x = (double)k->c.ep;
-	row[C_ZERO].x = k->c.zero;
-	row[C_MB].x = k->c.micro_batch;
+	row[C_TP].x = (double)k->l.tp;
+	row[C_PP].x = (double)k->l.pp;
+	row[C_DP].x = (double)k->l.dp;
+	row[C_CP].x = (double)k->l.cp;
+	row[C_EP].x = (double)k->l.ep;
+	row[C_ZERO].x = k->l.zero;
+	row[C_MB].x = k->l.micro_batch;
 	row[C_MEM].x = k->memory_B;
 	row[C_STEP].x = k->step_s;
 	row[C_TOK].x = k->tokens_per_s;
 	row[C_COST].x = k->cost_per_Mtoken;
 	row[C_COST_H].x = k->cost_per_hour;
 	row[C_GPUS].x = k->gpus;
-	row[C_SCHED].s = pp_schedule_name(k->c.schedule);
-	row[C_VIRT].x = (double)k->c.virt;
-	row[C_RC].s = recompute_name(k->c.recompute);
+	row[C_SCHED].s = pp_schedule_name(k->l.schedule);
+	row[C_VIRT].x = (double)k->l.virt;
+	row[C_RC].s = recompute_name(k->l.recompute);
 	row[C_MFU].x = k->mfu;
 	row[C_PARETO].s = k->pareto ? "yes" : "";
 	row[C_RUN_S].x = k->run_s;
 	row[C_RUN_COST].x = k->run_cost;
-	row[C_CP_FORM].s = k->c.cp > 1 ? step_cp_form_name(k->c.cp_form) : "";
-	row[C_ETP].x = (double)step_etp(&k->c);
-	row[C_REPL].x = (double)k->c.dp_replicate;
+	row[C_CP_FORM].s = k->l.cp > 1 ? step_cp_form_name(k->l.cp_form) : "";
+	row[C_ETP].x = (double)search_cand_etp(k);
+	row[C_REPL].x = (double)k->l.dp_replicate;
 	row[C_STEP_LO].x = k->step_lo_s;
 	row[C_STEP_HI].x = k->step_hi_s;
 }
@@ -183,13 +183,15 @@ static int S_entry_of(struct S_entry *e, const char *which, const struct search_
 		      struct ctx *ctx)
 {
 	struct step_result s;
+	struct step_config c;
 	struct errbuf eb;
 
 	memset(e, 0, sizeof(*e));
 	e->which = which;
 	e->rank = i + 1;
-	e->k = &r->cand[i];
-	if (step_run(sp->w, &e->k->c, cs, &ctx->machine.model, STEP_BAND_NONE, &s, &eb) < 0)
+	e->k = r->cand[i];
+	search_cand_config(sp, e->k, &c);
+	if (step_run(sp->w, &c, cs, &ctx->machine.model, STEP_BAND_NONE, &s, &eb) < 0)
 		return 0;
 	search_terms_of(&s, &e->t);
 	e->ok = 1;
@@ -201,17 +203,17 @@ static char *S_config_text(char *buf, size_t len, const struct search_cand *k)
 {
 	char v[24] = "", etp[32] = "", repl[48] = "";
 
-	if (k->c.schedule == PP_INTERLEAVED)
-		snprintf(v, sizeof(v), " v %lu", k->c.virt);
-	if (k->c.etp && k->c.etp != k->c.tp)
-		snprintf(etp, sizeof(etp), " etp %lu", k->c.etp);
-	if (k->c.dp_replicate > 1)
-		snprintf(repl, sizeof(repl), " in %lu replicas", k->c.dp_replicate);
+	if (k->l.schedule == PP_INTERLEAVED)
+		snprintf(v, sizeof(v), " v %lu", k->l.virt);
+	if (k->l.etp && k->l.etp != k->l.tp)
+		snprintf(etp, sizeof(etp), " etp %lu", k->l.etp);
+	if (k->l.dp_replicate > 1)
+		snprintf(repl, sizeof(repl), " in %lu replicas", k->l.dp_replicate);
 	snprintf(buf, len, "tp %lu pp %lu dp %lu cp %lu%s%s ep %lu%s on %.15g GPUs, ZeRO %d%s, "
-		 "micro-batch %.15g, %s%s, recompute %s", k->c.tp, k->c.pp, k->c.dp, k->c.cp,
-		 k->c.cp > 1 ? " as " : "", k->c.cp > 1 ? step_cp_form_name(k->c.cp_form) : "",
-		 k->c.ep, etp, k->gpus, k->c.zero, repl, k->c.micro_batch,
-		 pp_schedule_name(k->c.schedule), v, recompute_name(k->c.recompute));
+		 "micro-batch %.15g, %s%s, recompute %s", k->l.tp, k->l.pp, k->l.dp, k->l.cp,
+		 k->l.cp > 1 ? " as " : "", k->l.cp > 1 ? step_cp_form_name(k->l.cp_form) : "",
+		 k->l.ep, etp, k->gpus, k->l.zero, repl, k->l.micro_batch,
+		 pp_schedule_name(k->l.schedule), v, recompute_name(k->l.recompute));
 	return buf;
 }
 
@@ -286,11 +288,11 @@ static void S_entry_row(struct out *o, const struct S_entry *e, double best_s)
 	memset(row, 0, sizeof(row));
 	row[W_WHICH].s = e->which;
 	row[W_RANK].x = (double)e->rank;
-	row[W_TP].x = (double)e->k->c.tp;
-	row[W_PP].x = (double)e->k->c.pp;
-	row[W_DP].x = (double)e->k->c.dp;
-	row[W_CP].x = (double)e->k->c.cp;
-	row[W_EP].x = (double)e->k->c.ep;
+	row[W_TP].x = (double)e->k->l.tp;
+	row[W_PP].x = (double)e->k->l.pp;
+	row[W_DP].x = (double)e->k->l.dp;
+	row[W_CP].x = (double)e->k->l.cp;
+	row[W_EP].x = (double)e->k->l.ep;
 	row[W_COMPUTE].x = e->t.compute_s;
 	row[W_BUBBLE].x = e->t.bubble_s;
 	row[W_XTP].x = e->t.exposed_s[DIM_TP];
@@ -315,7 +317,7 @@ static size_t S_named(struct out *o, const struct search_space *sp, const struct
 
 	search_where_text(what, sizeof(what), sp->where);
 	for (i = 0; i < r->n; i++)
-		if (search_where_match(sp->where, &r->cand[i].c, r->cand[i].gpus))
+		if (search_cand_named(sp, r->cand[i]))
 			break;
 	if (out_get_format(o) == FMT_JSON) {
 		struct table nt = { "named", NULL, ncols, N_NCOLS, 1 };
@@ -328,7 +330,7 @@ static size_t S_named(struct out *o, const struct search_space *sp, const struct
 		row[N_UNFIT].x = (double)r->named.unfit;
 		row[N_FIT].x = (double)r->named.fit;
 		row[N_RANK].x = i < r->n ? (double)(i + 1) : NAN;
-		row[N_BEHIND].x = i < r->n ? r->cand[i].step_s / r->cand[0].step_s - 1 : NAN;
+		row[N_BEHIND].x = i < r->n ? r->cand[i]->step_s / r->cand[0]->step_s - 1 : NAN;
 		row[N_WHY].s = r->named.refused ? r->named.refused_why : "";
 		out_table_begin(o, &nt);
 		out_row(o, row);
@@ -337,11 +339,11 @@ static size_t S_named(struct out *o, const struct search_space *sp, const struct
 	if (i < r->n) {
 		char gap[32];
 
-		units_fmt_time(gap, sizeof(gap), r->cand[i].step_s - r->cand[0].step_s, 4);
+		units_fmt_time(gap, sizeof(gap), r->cand[i]->step_s - r->cand[0]->step_s, 4);
 		out_text(o, "Named (%s): rank %zu of %zu, %s (%.1f %%) behind the best; its fastest "
 			 "form is %s.", what, i + 1, r->n, gap,
-			 100 * (r->cand[i].step_s / r->cand[0].step_s - 1),
-			 S_config_text(cfg, sizeof(cfg), &r->cand[i]));
+			 100 * (r->cand[i]->step_s / r->cand[0]->step_s - 1),
+			 S_config_text(cfg, sizeof(cfg), r->cand[i]));
 		return i;
 	}
 	if (!r->named.tried)
@@ -353,8 +355,8 @@ static size_t S_named(struct out *o, const struct search_space *sp, const struct
 		struct search_cand k;
 
 		memset(&k, 0, sizeof(k));
-		k.c = r->named.unfit_c;
-		k.gpus = (double)(k.c.tp * k.c.pp * k.c.dp * k.c.cp);
+		search_layout_of(&r->named.unfit_c, &k.l);
+		k.gpus = (double)(k.l.tp * k.l.pp * k.l.dp * k.l.cp);
 		out_text(o, "Named (%s): none of its %zu forms fits in %.4g GB; the least memory, "
 			 "%.1f GB, is %s.%s%s", what, r->named.tried, gpu_memory / 1e9,
 			 r->named.unfit_memory_B / 1e9, S_config_text(cfg, sizeof(cfg), &k),
@@ -378,6 +380,7 @@ static void S_why(struct out *o, const struct search_space *sp, const struct sea
 			    wcols, W_NCOLS, 1 };
 	struct S_entry e[3];
 	struct step_result s;
+	struct step_config c;
 	struct errbuf eb;
 	char cfg[300], a[32], b[32];
 	size_t ru = search_runner_up(r), ne = 0;
@@ -393,7 +396,7 @@ static void S_why(struct out *o, const struct search_space *sp, const struct sea
 	out_text(o, "Why the best wins: %s", S_config_text(cfg, sizeof(cfg), e[0].k));
 	if (ru < r->n)
 		out_text(o, "Runner-up, the fastest with another layout: %s",
-			 S_config_text(cfg, sizeof(cfg), &r->cand[ru]));
+			 S_config_text(cfg, sizeof(cfg), r->cand[ru]));
 	out_table_begin(o, &wt);
 	for (i = 0; i < (int)ne; i++)
 		S_entry_row(o, &e[i], e[0].t.step_s);
@@ -402,7 +405,8 @@ static void S_why(struct out *o, const struct search_space *sp, const struct sea
 		S_versus(o, &e[0], &e[i]);
 
 	/* The best's ledger rows by exposed time per step, largest first. */
-	if (step_run(sp->w, &e[0].k->c, cs, &ctx->machine.model, STEP_BAND_NONE, &s, &eb) < 0)
+	search_cand_config(sp, e[0].k, &c);
+	if (step_run(sp->w, &c, cs, &ctx->machine.model, STEP_BAND_NONE, &s, &eb) < 0)
 		return;
 	for (i = 0; i < s.nrows; i++)
 		order[i] = i;
@@ -443,10 +447,10 @@ static double S_xcost(const struct search_cand *k, int priced)
 /* "tp 2 pp 16 dp 8 cp 4" */
 static char *S_layout(char *buf, size_t len, const struct search_cand *k)
 {
-	snprintf(buf, len, "tp %lu pp %lu dp %lu cp %lu%s", k->c.tp, k->c.pp, k->c.dp, k->c.cp,
-		 k->c.ep > 1 ? " ep" : "");
-	if (k->c.ep > 1)
-		snprintf(buf + strlen(buf), len - strlen(buf), " %lu", k->c.ep);
+	snprintf(buf, len, "tp %lu pp %lu dp %lu cp %lu%s", k->l.tp, k->l.pp, k->l.dp, k->l.cp,
+		 k->l.ep > 1 ? " ep" : "");
+	if (k->l.ep > 1)
+		snprintf(buf + strlen(buf), len - strlen(buf), " %lu", k->l.ep);
 	return buf;
 }
 
@@ -504,24 +508,24 @@ static void S_figure_cost(struct figure *f, const struct search_result *r,
 		snprintf(name, sizeof(name), "%.15g GPUs", gpus->v[g]);
 		s = plot_add_series(pn, name, PS_POINTS);
 		for (i = 0; i < r->n; i++)
-			if (r->cand[i].gpus == gpus->v[g])
-				plot_xy(s, S_xcost(&r->cand[i], priced), r->cand[i].step_s);
+			if (r->cand[i]->gpus == gpus->v[g])
+				plot_xy(s, S_xcost(r->cand[i], priced), r->cand[i]->step_s);
 	}
 	s = plot_add_series(pn, "Pareto front", PS_LINESPOINTS);
 	s->color = 6;
 	for (i = r->n; i-- > 0;)
-		if (r->cand[i].pareto)
-			plot_xy(s, S_xcost(&r->cand[i], priced), r->cand[i].step_s);
+		if (r->cand[i]->pareto)
+			plot_xy(s, S_xcost(r->cand[i], priced), r->cand[i]->step_s);
 	if (r->n) {
-		units_fmt_time(v, sizeof(v), r->cand[0].step_s, 4);
+		units_fmt_time(v, sizeof(v), r->cand[0]->step_s, 4);
 		snprintf(name, sizeof(name), "fastest: %s, %.15g GPUs, %s",
-			 S_layout(lay, sizeof(lay), &r->cand[0]), r->cand[0].gpus, v);
-		plot_add_label(pn, S_xcost(&r->cand[0], priced), r->cand[0].step_s, name, 1);
+			 S_layout(lay, sizeof(lay), r->cand[0]), r->cand[0]->gpus, v);
+		plot_add_label(pn, S_xcost(r->cand[0], priced), r->cand[0]->step_s, name, 1);
 	}
 	fig_whole_decades(pn);
 	/* Room below the fastest for its label. */
-	if (r->n && !(pn->ymin < 0.6 * r->cand[0].step_s))
-		pn->ymin = 0.6 * r->cand[0].step_s;
+	if (r->n && !(pn->ymin < 0.6 * r->cand[0]->step_s))
+		pn->ymin = 0.6 * r->cand[0]->step_s;
 }
 
 /* Step time against memory per GPU, one colour per recomputation mode. */
@@ -548,18 +552,18 @@ static void S_figure_memory(struct figure *f, const struct search_result *r, dou
 		snprintf(name, sizeof(name), "recompute %s", recompute_name((enum recompute)rc));
 		s = plot_add_series(pn, name, PS_POINTS);
 		for (i = r->n; i-- > 0;)
-			if ((int)r->cand[i].c.recompute == rc)
-				plot_xy(s, r->cand[i].memory_B / 1e9, r->cand[i].step_s);
+			if ((int)r->cand[i]->l.recompute == rc)
+				plot_xy(s, r->cand[i]->memory_B / 1e9, r->cand[i]->step_s);
 	}
 	snprintf(name, sizeof(name), "%.4g GB", gpu_memory / 1e9);
 	plot_add_vline(pn, gpu_memory / 1e9, name, NULL, NULL);
 	if (r->n) {
-		snprintf(name, sizeof(name), "fastest: %s", S_layout(lay, sizeof(lay), &r->cand[0]));
-		plot_add_label(pn, r->cand[0].memory_B / 1e9, r->cand[0].step_s, name, 2);
+		snprintf(name, sizeof(name), "fastest: %s", S_layout(lay, sizeof(lay), r->cand[0]));
+		plot_add_label(pn, r->cand[0]->memory_B / 1e9, r->cand[0]->step_s, name, 2);
 	}
 	fig_whole_decades(pn);
-	if (r->n && !(pn->ymin < 0.6 * r->cand[0].step_s))
-		pn->ymin = 0.6 * r->cand[0].step_s;
+	if (r->n && !(pn->ymin < 0.6 * r->cand[0]->step_s))
+		pn->ymin = 0.6 * r->cand[0]->step_s;
 }
 
 /* The step of the best, the runner-up and the named one, in terms. */
@@ -588,14 +592,17 @@ static void S_figure_terms(struct figure *f, const struct search_result *r,
 		struct step_result st;
 		struct errbuf eb;
 
-		if (step_run(sp->w, &r->cand[idx[j]].c, cs, &cctx->machine.model, STEP_BAND_NONE, &st, &eb) < 0)
+		struct step_config c;
+
+		search_cand_config(sp, r->cand[idx[j]], &c);
+		if (step_run(sp->w, &c, cs, &cctx->machine.model, STEP_BAND_NONE, &st, &eb) < 0)
 			break;
 		search_terms_of(&st, &bars[j].t);
 		snprintf(labels[j], sizeof(labels[j]), "%s, rank %zu: %s", wh[j], idx[j] + 1,
-			 S_layout(lay, sizeof(lay), &r->cand[idx[j]]));
+			 S_layout(lay, sizeof(lay), r->cand[idx[j]]));
 		if (gpus->n > 1)
 			snprintf(labels[j] + strlen(labels[j]), sizeof(labels[j]) - strlen(labels[j]),
-				 " on %.15g", r->cand[idx[j]].gpus);
+				 " on %.15g", r->cand[idx[j]]->gpus);
 		bars[j].label = labels[j];
 	}
 	pn = plot_add_panel(f, "why the best wins: the step in terms", "", "");
@@ -706,7 +713,7 @@ static void S_fit(struct column *cols, const struct search_result *r, size_t sho
 
 	memcpy(cols, columns, sizeof(columns));
 	for (i = 0; i < shown; i++) {
-		S_fill(row, &r->cand[i]);
+		S_fill(row, r->cand[i]);
 		for (j = 0; j < C_NCOLS; j++)
 			if (cols[j].type == COL_STR && row[j].s &&
 			    (n = strlen(row[j].s)) > (size_t)cols[j].width)
@@ -744,7 +751,7 @@ static void S_tables(struct out *o, const struct search_result *r, unsigned long
 	S_fit(cols, r, shown);
 	out_table_begin(o, &t);
 	for (i = 0; i < shown; i++) {
-		S_fill(row, &r->cand[i]);
+		S_fill(row, r->cand[i]);
 		out_row(o, row);
 	}
 	out_table_end(o);

@@ -65,14 +65,14 @@ void test_search_enumeration(void)
 	 */
 	INT_EQ(r.n, 57);
 	for (i = 0; i < r.n; i++) {
-		const struct step_config *c = &r.cand[i].c;
+		const struct search_layout *c = &r.cand[i]->l;
 
 		DBL_NEAR((double)(c->tp * c->pp * c->dp * c->cp), 4, 0);
 		if (i)
-			CHECK(r.cand[i - 1].step_s <= r.cand[i].step_s);
+			CHECK(r.cand[i - 1]->step_s <= r.cand[i]->step_s);
 	}
 	/* The fastest is on the front; so is the cheapest. */
-	CHECK(r.cand[0].pareto);
+	CHECK(r.cand[0]->pareto);
 	search_release(&r);
 }
 
@@ -94,7 +94,7 @@ void test_search_memory(void)
 	CHECK(search_run(&sp, gpus, 2, &cs, &cm, &r, &eb) == 0);
 	CHECK(r.n > 0);
 	for (i = 0; i < r.n; i++)
-		CHECK(r.cand[i].memory_B <= 2e9 + STEP_RESERVE_B);
+		CHECK(r.cand[i]->memory_B <= 2e9 + STEP_RESERVE_B);
 	sp.gpu_memory = 0.5e9 + STEP_RESERVE_B;
 	CHECK(search_run(&sp, gpus, 2, &cs, &cm, &r2, &eb) == 0);
 	CHECK(r2.n < r.n);
@@ -105,12 +105,12 @@ void test_search_memory(void)
 /* The front, by hand: (gpus, step) = (8, 1), (16, 0.6), (16, 0.9), (32, 0.5). */
 void test_search_pareto(void)
 {
-	struct search_cand c[4];
+	struct search_cand c[4], *pc[4] = { &c[0], &c[1], &c[2], &c[3] };
 	struct search_result r;
 
 	memset(&r, 0, sizeof(r));
-	r.cand = c;
-	r.n = r.cap = 4;
+	r.cand = pc;
+	r.n = 4;
 
 	memset(c, 0, sizeof(c));
 	c[0].gpus = 32; c[0].step_s = 0.5;   /* 16 GPU-s: fastest, on it */
@@ -251,9 +251,12 @@ void test_search_memo(void)
 	CHECK(r.n > 100);
 	CHECK(r.coll_evals > 0 && r.coll_evals * 10 < r.coll_calls);
 	for (i = 0; i < r.n; i += 37) {
-		CHECK(step_run(&w, &r.cand[i].c, &cs, &cm, STEP_BAND_NONE, &s, &eb) == 0);
-		DBL_NEAR(r.cand[i].step_s, s.step_s, 0);
-		DBL_NEAR(r.cand[i].memory_B, s.mem.total_B, 0);
+		struct step_config c;
+
+		search_cand_config(&sp, r.cand[i], &c);
+		CHECK(step_run(&w, &c, &cs, &cm, STEP_BAND_NONE, &s, &eb) == 0);
+		DBL_NEAR(r.cand[i]->step_s, s.step_s, 0);
+		DBL_NEAR(r.cand[i]->memory_B, s.mem.total_B, 0);
 	}
 	search_release(&r);
 }
@@ -301,24 +304,23 @@ void test_search_terms(void)
 /* The runner-up is the fastest with another layout, by hand. */
 void test_search_runner_up(void)
 {
-	struct search_cand c[4];
+	struct search_cand c[4], *pc[4] = { &c[0], &c[1], &c[2], &c[3] };
 	struct search_result r;
 	int i;
 
 	memset(&r, 0, sizeof(r));
 	memset(c, 0, sizeof(c));
 	for (i = 0; i < 4; i++) {
-		step_config_init(&c[i].c);
 		c[i].gpus = 8;
-		c[i].c.tp = 2; c[i].c.pp = 2; c[i].c.dp = 2;
+		c[i].l.tp = 2; c[i].l.pp = 2; c[i].l.dp = 2;
 		c[i].step_s = 1 + i;
 	}
-	c[1].c.zero = 1;            /* the same layout, another ZeRO stage */
-	c[2].c.pp = 4; c[2].c.dp = 1;
-	r.cand = c;
-	r.n = r.cap = 4;
+	c[1].l.zero = 1;            /* the same layout, another ZeRO stage */
+	c[2].l.pp = 4; c[2].l.dp = 1;
+	r.cand = pc;
+	r.n = 4;
 	INT_EQ(search_runner_up(&r), 2);
-	c[2].c.pp = 2; c[2].c.dp = 2;
+	c[2].l.pp = 2; c[2].l.dp = 2;
 	INT_EQ(search_runner_up(&r), 4);
 	c[3].gpus = 16;             /* another GPU count is another layout */
 	INT_EQ(search_runner_up(&r), 3);
@@ -355,8 +357,8 @@ void test_search_price_overflow(void)
 	search_release(&r);
 	sp.price = 2.5;
 	CHECK(search_run(&sp, gpus, 1, &cs, &cm, &r, &eb) == 0);
-	CHECK(r.n > 0 && isfinite(r.cand[0].run_cost));
-	DBL_NEAR(r.cand[0].cost_per_hour, 20, 1e-15);
+	CHECK(r.n > 0 && isfinite(r.cand[0]->run_cost));
+	DBL_NEAR(r.cand[0]->cost_per_hour, 20, 1e-15);
 	search_release(&r);
 }
 
@@ -427,7 +429,7 @@ void test_search_cp_forms(void)
 	sp.max_mb = 1;
 	CHECK(search_run(&sp, gpus, 1, &cs, &cm, &r, &eb) == 0);
 	for (i = 0; i < r.n; i++) {
-		const struct step_config *c = &r.cand[i].c;
+		const struct search_layout *c = &r.cand[i]->l;
 
 		if (c->cp > 1 && c->cp_form == CP_RING)
 			ring++;
@@ -474,9 +476,9 @@ void test_search_chunk_rule(void)
 	sp.max_virt = 3;
 	CHECK(search_run(&sp, gpus, 1, &cs, &cm, &r, &eb) == 0);
 	for (i = 0; i < r.n; i++) {
-		CHECK(!(r.cand[i].c.pp == 4 && r.cand[i].c.schedule == PP_INTERLEAVED &&
-			r.cand[i].c.virt != 2));
-		if (r.cand[i].c.pp == 4 && r.cand[i].c.schedule == PP_INTERLEAVED)
+		CHECK(!(r.cand[i]->l.pp == 4 && r.cand[i]->l.schedule == PP_INTERLEAVED &&
+			r.cand[i]->l.virt != 2));
+		if (r.cand[i]->l.pp == 4 && r.cand[i]->l.schedule == PP_INTERLEAVED)
 			v2 = 1;
 	}
 	CHECK(v2);

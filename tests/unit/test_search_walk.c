@@ -10,6 +10,7 @@
 
 #include "harness.h"
 #include "search.h"
+#include "search_int.h"
 #include "step_fix.h"
 
 #pragma GCC diagnostic ignored "-Wmissing-prototypes"
@@ -254,9 +255,9 @@ void test_search_walk_counts(void)
 	CHECK(r.nreasons >= 3);
 	/* ordered by step, ties by memory */
 	for (i = 1; i < r.n; i++)
-		CHECK(r.cand[i - 1].step_s < r.cand[i].step_s ||
-		      (r.cand[i - 1].step_s == r.cand[i].step_s &&
-		       r.cand[i - 1].memory_B <= r.cand[i].memory_B));
+		CHECK(r.cand[i - 1]->step_s < r.cand[i]->step_s ||
+		      (r.cand[i - 1]->step_s == r.cand[i]->step_s &&
+		       r.cand[i - 1]->memory_B <= r.cand[i]->memory_B));
 	search_release(&r);
 }
 
@@ -306,4 +307,120 @@ void test_step_zero_ranks(void)
 	c.etp = 1;
 	step_zero_ranks(&c, &zd, &ze);
 	DBL_NEAR(ze, 4 * 8 * 2 / (1.0 * 4), 0);
+}
+
+/* Two searches' results, the same in every candidate, count and reason. */
+static int S_same_result(const struct search_result *a, const struct search_result *b)
+{
+	size_t i;
+	int same = a->n == b->n && a->tried == b->tried && a->valid == b->valid &&
+		   a->nreasons == b->nreasons && a->refused_other == b->refused_other &&
+		   a->named.tried == b->named.tried && a->named.fit == b->named.fit &&
+		   a->named.unfit == b->named.unfit && a->named.refused == b->named.refused;
+
+	for (i = 0; same && i < a->nreasons; i++)
+		same = a->reason[i].count == b->reason[i].count &&
+		       !strcmp(a->reason[i].example, b->reason[i].example);
+	for (i = 0; same && i < a->n; i++)
+		same = !memcmp(&a->cand[i]->l, &b->cand[i]->l, sizeof(a->cand[i]->l)) &&
+		       a->cand[i]->step_s == b->cand[i]->step_s &&
+		       a->cand[i]->memory_B == b->cand[i]->memory_B &&
+		       a->cand[i]->pareto == b->cand[i]->pareto;
+	return same;
+}
+
+/*
+ * The reference order: every layout of N walked in turn into one list,
+ * then sorted by step time, ties by memory, by insertion (stable: ties
+ * stay in the order found).
+ */
+static struct search_result S_walked(const struct search_space *sp, double N,
+				     const struct step_compute *cs, const struct cost_model *cm)
+{
+	struct search_result r = { 0 };
+	struct search_memo memo = { cm, { 0 } };
+	struct search_unit u[256];
+	struct errbuf eb;
+	size_t n = search_units(sp, N, u, 256), i, j;
+
+	CHECK(n <= 256);
+	for (i = 0; i < n && i < 256; i++)
+		CHECK(search_walk(sp, &u[i], cs, &memo, &r, &eb) == 0);
+	step_memo_release(&memo.prices);
+	for (i = 1; i < r.nfound; i++) {
+		struct search_cand x = r.found[i];
+
+		for (j = i; j > 0 && (r.found[j - 1].step_s > x.step_s ||
+				      (r.found[j - 1].step_s == x.step_s &&
+				       r.found[j - 1].memory_B > x.memory_B)); j--)
+			r.found[j] = r.found[j - 1];
+		r.found[j] = x;
+	}
+	return r;
+}
+
+/*
+ * The walk split over threads joins into the result of one thread,
+ * candidate for candidate (ties in the order found), count for count;
+ * and a step priced with the layers' kernels kept by shape is the step
+ * step_run gives without them.
+ */
+void test_search_threads(void)
+{
+	struct workload w = S_moe();
+	struct search_space sp;
+	struct search_where wh;
+	struct kernel_gpu g;
+	struct step_compute cs = a100_kernels(&g);
+	struct cost_model cm = ring_model();
+	struct search_result one = { 0 }, four = { 0 };
+	struct step_result s;
+	struct errbuf eb;
+	double gpus[] = { 16, 32 };
+	size_t i;
+	int flat;
+
+	search_space_init(&sp, &w);
+	sp.global_batch = 64;
+	sp.gpu_memory = 40e9;
+	sp.gpus_per_node = 8;
+	sp.max_mb = 4;
+	CHECK(search_where_parse("tp=2,pp=2", &wh, &eb) == 0);
+	sp.where = &wh;
+	sp.threads = 1;
+	CHECK(search_run(&sp, gpus, 2, &cs, &cm, &one, &eb) == 0);
+	sp.threads = 4;
+	CHECK(search_run(&sp, gpus, 2, &cs, &cm, &four, &eb) == 0);
+	CHECK(one.n > 1000 && one.nreasons > 0 && one.named.fit > 0);
+	CHECK(S_same_result(&one, &four));
+	/* against the order of one plain walk of 32 GPUs, by kernel and flat
+	 * (where recomputing nothing and the attention core tie, in time and
+	 * memory: the order found breaks the tie) */
+	for (flat = 0; flat < 2; flat++) {
+		struct step_compute fc = { 100e12, 0.5, 0, NULL, 0, 0 };
+		const struct step_compute *csx = flat ? &fc : &cs;
+		struct search_result ref = S_walked(&sp, 32, csx, &cm), r32 = { 0 };
+		int same;
+
+		sp.threads = 3;
+		CHECK(search_run(&sp, &gpus[1], 1, csx, &cm, &r32, &eb) == 0);
+		same = r32.n == ref.nfound && r32.n > 100;
+		for (i = 0; same && i < r32.n; i++)
+			same = !memcmp(&r32.cand[i]->l, &ref.found[i].l, sizeof(ref.found[i].l)) &&
+			       r32.cand[i]->step_s == ref.found[i].step_s &&
+			       r32.cand[i]->memory_B == ref.found[i].memory_B;
+		CHECK(same);
+		search_release(&ref);
+		search_release(&r32);
+	}
+	for (i = 0; i < four.n; i += 97) {
+		struct step_config c;
+
+		search_cand_config(&sp, four.cand[i], &c);
+		CHECK(step_run(&w, &c, &cs, &cm, STEP_BAND_NONE, &s, &eb) == 0);
+		DBL_NEAR(four.cand[i]->step_s, s.step_s, 0);
+		DBL_NEAR(four.cand[i]->memory_B, s.mem.total_B, 0);
+	}
+	search_release(&one);
+	search_release(&four);
 }
