@@ -6,6 +6,10 @@
  * result is the same, candidate for candidate and count for count, on any
  * number of threads.  Each thread keeps its own prices and kernels.
  */
+#ifdef __linux__
+#define _GNU_SOURCE   /* sched_getaffinity: the processors this process may run on */
+#include <sched.h>
+#endif
 #include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -67,10 +71,23 @@ static void *S_work(void *arg)
 	return NULL;
 }
 
+/* The processors this process may run on (its affinity where the system
+ * says it: taskset, a container's cpuset), else those online. */
+static long S_cpus(void)
+{
+#if defined(__linux__) && defined(CPU_COUNT)
+	cpu_set_t set;
+
+	if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0)
+		return CPU_COUNT(&set);
+#endif
+	return sysconf(_SC_NPROCESSORS_ONLN);
+}
+
 /* The threads: sp->threads, else one a processor; never more than layouts. */
 static size_t S_threads(const struct search_space *sp, size_t n)
 {
-	long cpus = sp->threads ? (long)sp->threads : sysconf(_SC_NPROCESSORS_ONLN);
+	long cpus = sp->threads ? (long)sp->threads : S_cpus();
 	size_t t = cpus > 1 ? (size_t)cpus : 1;
 
 	if (t > SEARCH_THREADS_MAX)
