@@ -358,17 +358,6 @@ static void S_mla_linears(const struct kernel_gpu *g, const struct workload *w,
 }
 
 /*
- * The attention core.  Queries s/c of each sequence against s keys, half
- * of them masked away (causal): a fused kernel skips the masked blocks,
- * 4·b·a·sq·skv·d/2 FLOPs forward and 2.5 times that backward (it
- * recomputes the scores; Dao 2023, §3.1).  Unfused, the scores are two
- * batched GEMMs over every pair, then scale-mask-softmax and dropout each
- * read and write the b·a·sq·skv scores (Megatron's fused softmax kernel:
- * one read, one write; dropout: read, write, a 1-byte mask), and backward
- * the same again.  Fused through PyTorch's SDPA (sh->sdpa), the kernel is
- * FlashAttention-2's, at its own rates (kernel_gpu_init).
- */
-/*
  * A fused kernel's share at head dimension d against its share at 128, the
  * width kernel_gpu_init's rates are for (Shah et al. 2024, Figure 5, H100,
  * causal forward at 16k tokens): cuDNN 388 TFLOP/s at d = 64, 539 at 128,
@@ -387,14 +376,24 @@ double kernel_attn_head_share(int sdpa, double d)
 }
 
 /*
+ * The attention core.  Queries s/c of each sequence against s keys, half
+ * of them masked away (causal): a fused kernel skips the masked blocks,
+ * 4·b·a·sq·skv·d/2 FLOPs forward and 2.5 times that backward (it
+ * recomputes the scores; Dao 2023, §3.1).  Unfused, the scores are two
+ * batched GEMMs over every pair, then scale-mask-softmax and dropout each
+ * read and write the b·a·sq·skv scores (Megatron's fused softmax kernel:
+ * one read, one write; dropout: read, write, a 1-byte mask), and backward
+ * the same again.  Fused through PyTorch's SDPA (sh->sdpa), the kernel is
+ * FlashAttention-2's, at its own rates (kernel_gpu_init).
+ */
+/*
  * A fused (flash) attention kernel of fl FLOPs forward: 2.5 times that
  * backward (it recomputes the scores; Dao 2023, §3.1), at the shares of
  * the kernel that runs it: PyTorch's SDPA (sh->sdpa, FlashAttention-2's)
  * or the GPU's best (kernel_gpu_init), times the head width's share
  * (kernel_attn_head_share; latent attention's query and key width d + r),
- * and times L/(L + L0) for the L
- * keys a query tile runs through (the sequence; a ring step's s/c under
- * context parallelism): a tile's loads of Q and writes of O, and the
+ * and times L/(L + L0) for the L keys a query tile runs through (the
+ * sequence; a ring step's s/c under context parallelism): a tile's loads of Q and writes of O, and the
  * causal mask's diagonal tiles, are paid once a tile and amortised over
  * L/128 key tiles.  L0 = 300 tokens fits the by-length curves of
  * kernel_gpu_init's sources from 2k to 16k within 3 % (at 1k it is

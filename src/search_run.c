@@ -1,7 +1,8 @@
 /*
  * The search over the whole space (models/search.md, "Time"): the layouts
- * t, p of each GPU count are walked on as many threads as the machine has
- * processors (at most SEARCH_THREADS_MAX), each layout into its own part;
+ * t, p of each GPU count are walked on as many threads as the processors
+ * this process may run on (at most SEARCH_THREADS_MAX), each layout into
+ * its own part;
  * the parts are then joined in the order a single walk takes them, so the
  * result is the same, candidate for candidate and count for count, on any
  * number of threads.  Each thread keeps its own prices and kernels.

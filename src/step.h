@@ -480,8 +480,8 @@ struct step_memo {
 	struct step_memo_ent *t;
 	size_t cap, n;          /* cap a power of two */
 	size_t calls, evals;    /* collectives asked, and priced by the cost model */
-	/* a layer's kernels by shape (step_shape.c): a search's configurations
-	 * share a few hundred shapes */
+	/* a layer's kernels by shape (step_kmemo.c): a search's hundreds of
+	 * thousands of configurations share a few thousand shapes */
 	struct step_kmemo_ent *k;
 	size_t kcap, kn;        /* kcap a power of two */
 };

@@ -1,6 +1,6 @@
 /*
  * A layer's kernels kept by shape.  A search prices hundreds of thousands
- * of configurations, but their layers take a few hundred shapes (tp, cp,
+ * of configurations, but their layers take a few thousand shapes (tp, cp,
  * experts, micro-batch, ...): each shape's kernels (kernel_layer, the
  * output layer, the dense layer of a model with dense first layers) are
  * timed once and read back after.  The times are the same numbers
