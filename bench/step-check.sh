@@ -111,6 +111,15 @@ PYTHON=${PYTHON:-python3}
 # (src/megatron/bridge/perf_recipes/kimi/gb300/kimi_k2.py) does not overlap
 # the all-to-all, recomputes latent attention's up projections (not typed)
 # and trains with the Muon optimizer (its update priced as Adam's).
+# The titan-tp-* and titan-atp-* rows are torchtitan's async-TP benchmark of June 2025
+# (benchmarks/asyncTP_llama3_h100_2025-06_torchtitan.md, at 820504e):
+# Grand Teton H100 (96 GB HBM2e at 2.4 TB/s, 500 W), torch.compile, seq
+# 8192; Llama 3.1 70B on 256 GPUs (FSDP 32, TP 8, full AC, local batch 16)
+# and 8B on 64 (FSDP 8, TP 8, per-op SAC as alternate-matmul-outputs, local
+# batch 12), bf16 and Float8 tensorwise, vanilla TP and async TP
+# (--tp-comm-overlap); tokens/s per GPU times the model FLOPs a token
+# (481.4 and 57.91 GFLOP).  The Float8 rowwise rows are left out (their
+# vanilla TP baseline was a known slow path, torchtitan#1207).
 rows() {
 	cat <<'EOF'
 mcore-1.7B|408.8|989.4|--system dgx-h100 step --arch gpt --layers 24 --hidden 2048 --heads 16 --vocab 131072 --seq 4096 --tp 1 --pp 1 --dp 48 --global-batch 192 --zero 1
@@ -152,6 +161,14 @@ mb2604-405b-gb200|2268.4|2500|--system gb200-nvl72 step --workload llama3.1-405b
 mb2604-405b-gb200-mx|2100.3|2500|--system gb200-nvl72 step --workload llama3.1-405b --tp 4 --pp 16 --dp 4 --global-batch 1536 --micro-batch 1 --seq 8192 --zero 1 --sequence-parallel --schedule interleaved --virtual-stages 8 --precision fp8 --grad-bytes 2
 mb2604-405b-h100|861.1|989.4|--system dgx-h100 step --workload llama3.1-405b --tp 8 --pp 8 --cp 2 --dp 8 --global-batch 1536 --micro-batch 1 --seq 8192 --zero 1 --sequence-parallel --schedule interleaved --virtual-stages 8 --precision fp8 --grad-bytes 2
 mb2606-kimi-k2-gb300|1180.9|2500|--system gb300-nvl72 step --workload kimi-k2 --tp 1 --pp 4 --dp 64 --ep 64 --global-batch 4096 --micro-batch 2 --seq 4096 --schedule interleaved --virtual-stages 4 --precision fp8 --zero 1 --grad-bytes 2
+titan-tp-70b-bf16|287.6|989.4|--system dgx-h100 step --gpu-memory 96GB --power-cap 500 --hbm-bandwidth 2.4TB/s --framework fsdp --zero 3 --elementwise blocks --attention flash2 --seq 8192 --sequence-parallel --workload llama3-70b --tp 8 --dp 32 --global-batch 512 --micro-batch 16 --recompute full
+titan-atp-70b-bf16|314.1|989.4|--system dgx-h100 step --gpu-memory 96GB --power-cap 500 --hbm-bandwidth 2.4TB/s --framework fsdp --zero 3 --elementwise blocks --attention flash2 --seq 8192 --sequence-parallel --workload llama3-70b --tp 8 --dp 32 --global-batch 512 --micro-batch 16 --recompute full --tp-comm-overlap
+titan-tp-70b-fp8|389.9|989.4|--system dgx-h100 step --gpu-memory 96GB --power-cap 500 --hbm-bandwidth 2.4TB/s --framework fsdp --zero 3 --elementwise blocks --attention flash2 --seq 8192 --sequence-parallel --workload llama3-70b --tp 8 --dp 32 --global-batch 512 --micro-batch 16 --recompute full --precision fp8
+titan-atp-70b-fp8|453.7|989.4|--system dgx-h100 step --gpu-memory 96GB --power-cap 500 --hbm-bandwidth 2.4TB/s --framework fsdp --zero 3 --elementwise blocks --attention flash2 --seq 8192 --sequence-parallel --workload llama3-70b --tp 8 --dp 32 --global-batch 512 --micro-batch 16 --recompute full --precision fp8 --tp-comm-overlap
+titan-tp-8b-bf16|253.5|989.4|--system dgx-h100 step --gpu-memory 96GB --power-cap 500 --hbm-bandwidth 2.4TB/s --framework fsdp --zero 3 --elementwise blocks --attention flash2 --seq 8192 --sequence-parallel --workload llama3-8b --tp 8 --dp 8 --global-batch 96 --micro-batch 12 --recompute alternate-matmul-outputs
+titan-atp-8b-bf16|278.5|989.4|--system dgx-h100 step --gpu-memory 96GB --power-cap 500 --hbm-bandwidth 2.4TB/s --framework fsdp --zero 3 --elementwise blocks --attention flash2 --seq 8192 --sequence-parallel --workload llama3-8b --tp 8 --dp 8 --global-batch 96 --micro-batch 12 --recompute alternate-matmul-outputs --tp-comm-overlap
+titan-tp-8b-fp8|294.1|989.4|--system dgx-h100 step --gpu-memory 96GB --power-cap 500 --hbm-bandwidth 2.4TB/s --framework fsdp --zero 3 --elementwise blocks --attention flash2 --seq 8192 --sequence-parallel --workload llama3-8b --tp 8 --dp 8 --global-batch 96 --micro-batch 12 --recompute alternate-matmul-outputs --precision fp8
+titan-atp-8b-fp8|322.6|989.4|--system dgx-h100 step --gpu-memory 96GB --power-cap 500 --hbm-bandwidth 2.4TB/s --framework fsdp --zero 3 --elementwise blocks --attention flash2 --seq 8192 --sequence-parallel --workload llama3-8b --tp 8 --dp 8 --global-batch 96 --micro-batch 12 --recompute alternate-matmul-outputs --precision fp8 --tp-comm-overlap
 EOF
 }
 

@@ -336,10 +336,11 @@ static int S_check_layout(const struct workload *w, const struct step_config *c,
 		return errbuf_set(eb, "parallel sizes must be at least 1");
 	if (step_stage_layers(w, c, &f, &mid, &l, eb) < 0)
 		return -1;
-	if (c->tp_overlap && (c->tp < 2 || !c->sp || !step_framework_megatron_layers(c->framework)))
-		return errbuf_set(eb, "--tp-comm-overlap overlaps Megatron's sequence-parallel "
-				  "collectives: it needs tp above 1, --sequence-parallel and "
-				  "--framework megatron or deepspeed");
+	if (c->tp_overlap && (c->tp < 2 || !c->sp || c->framework == FW_DEEPSPEED_2021))
+		return errbuf_set(eb, "--tp-comm-overlap overlaps the sequence-parallel collectives "
+				  "with their GEMMs (Transformer Engine's userbuffers under megatron "
+				  "or deepspeed, PyTorch's async TP under fsdp): it needs tp above 1, "
+				  "--sequence-parallel and a framework other than deepspeed-2021");
 	if (fmod(w->heads, (double)c->tp) != 0 || fmod(w->kv_heads, (double)c->tp) != 0)
 		return errbuf_set(eb, "tensor-parallel size %lu does not divide the %.15g heads "
 				  "and %.15g key/value heads", c->tp, w->heads, w->kv_heads);

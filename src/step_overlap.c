@@ -125,6 +125,45 @@ static void S_tp_overlap(struct step_result *r, const struct step_config *c, int
 }
 
 /*
+ * PyTorch's async TP (--tp-comm-overlap under fsdp: torchtitan's
+ * compile.enable_async_tensor_parallel turns on Inductor's micro-pipeline
+ * TP pass, torch/_inductor/fx_passes/micro_pipeline_tp.py): every
+ * all-gather that feeds a matmul and every reduce-scatter a matmul feeds
+ * becomes one fused op over symmetric memory, the matmul split into t
+ * chunks (torch/distributed/_symmetric_memory, fused_all_gather_matmul,
+ * fused_matmul_reduce_scatter), in the compiled backward as in the
+ * forward.  Forward as under megatron; backward, the gradient of the
+ * attention output's and the MLP's last input gathered behind their
+ * data-gradient GEMMs, QKV's and the MLP's first input gradient
+ * reduce-scattered behind theirs; the recomputed forward's as the
+ * forward's.  Without it DTensor's collectives wait in the stream: exposed.
+ */
+static void S_tp_async(struct step_result *r, const struct step_config *c, int first,
+		       double L, int full, int moe, int par)
+{
+	const struct kernel_layer *k = &r->layer;
+	const double *g = k->lin_fwd_s, *dg = k->lin_dgrad_s;
+	double t = (double)c->tp, mlp = moe || par ? 0 : 1;
+	int i;
+
+	for (i = first; i < r->nrows; i++) {
+		struct step_row *row = &r->rows[i];
+		double one = row->one_s, ag = row->op == OP_ALLGATHER;
+		double fwd = ag ? S_tp_chunked(one, g[0] + (par ? g[2] : 0), t) +
+				  mlp * S_tp_chunked(one, g[2], t)
+				: S_tp_chunked(one, g[1] + (par ? g[3] : 0), t) +
+				  mlp * S_tp_chunked(one, g[3], t);
+		double bwd = ag ? S_tp_chunked(one, dg[1] + (par ? dg[3] : 0), t) +
+				  mlp * S_tp_chunked(one, dg[3], t)
+				: S_tp_chunked(one, dg[0] + (par ? dg[2] : 0), t) +
+				  mlp * S_tp_chunked(one, dg[2], t);
+
+		S_expose(row, row->phase == PH_FORWARD ? L * fwd : L * bwd + (full ? L * fwd : 0),
+			 "the GEMM it feeds or follows, in chunks (--tp-comm-overlap, async TP)");
+	}
+}
+
+/*
  * Megatron's column-parallel linears (QKV, the MLP's first
  * matrix) launch the backward all-reduce of their input's
  * gradient (a reduce-scatter with SP) asynchronously and run
@@ -140,6 +179,9 @@ void step_overlap_tp(struct run *u)
 	if (u->c->tp > 1 && r->kernels && u->megatron_layers)
 		S_tp_overlap(r, u->c, u->first_tp, u->L, u->full, u->moe,
 			     workload_parallel(u->w));
+	else if (u->c->tp > 1 && r->kernels && u->c->tp_overlap && u->c->sp)
+		S_tp_async(r, u->c, u->first_tp, u->L, u->full, u->moe,
+			   workload_parallel(u->w));
 }
 
 /*

@@ -846,8 +846,8 @@ static void S_space(const struct ctx *ctx, const struct opt *options, const stru
 	sp->dp_replicate = so->dp_replicate;
 	if ((so->etp || so->moe_imbalance != 1) && !(w->experts > 1))
 		die_usage("search: --etp and --moe-imbalance describe experts; %s has none", w->name);
-	if (so->tp_overlap && !step_framework_megatron_layers(so->framework))
-		die_usage("--tp-comm-overlap: Megatron's overlap; not with --framework fsdp");
+	if (so->tp_overlap && so->framework == FW_DEEPSPEED_2021)
+		die_usage("--tp-comm-overlap: not with --framework deepspeed-2021 (no TP overlap then)");
 	sp->price = price;
 	sp->run_tokens = tokens;
 	if (opts_given(options, "where"))

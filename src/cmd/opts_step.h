@@ -82,7 +82,8 @@ opt_cb step_opts_cb_offload;    /* unsigned long *: layers offloaded, a whole nu
 		  "megatron-deepspeed as deepspeed (models/step.md, \"Overlap\")" }, \
 	OPT_FLAG_("tp-comm-overlap", &(so)->tp_overlap, \
 		  "the forward TP all-gathers and reduce-scatters behind their\n" \
-		  "GEMMs, in chunks (Megatron's --tp-comm-overlap; needs\n" \
+		  "GEMMs, in chunks (Megatron's --tp-comm-overlap; under\n" \
+		  "--framework fsdp PyTorch's async TP, backward too; needs\n" \
 		  "sequence parallelism, which search always has)"), \
 	{ .type = OPT_CALLBACK, .long_name = "elementwise", .argh = "HOW", \
 	  .value = &(so)->elementwise, .cb = step_opts_cb_elementwise, .complete = "fused eager blocks", \
