@@ -189,6 +189,7 @@ bench: all
 	@sh bench/search-time.sh
 	@sh bench/step-check.sh
 	@python3 bench/step-pool.py check
+	@python3 bench/foundry-check.py
 	@python3 bench/search-within.py
 
 # The stated error of NCCL's model (src/errband_table.c), drawn by
