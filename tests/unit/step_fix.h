@@ -96,6 +96,17 @@ static inline const struct step_row *find(const struct step_result *r, enum step
 	return NULL;
 }
 
+/* The four TP rows with SP: forward all-gather and reduce-scatter, then
+ * backward's; 1 when all four are there. */
+static inline int tp_rows(const struct step_result *r, const struct step_row *t[4])
+{
+	t[0] = find(r, DIM_TP, PH_FORWARD, OP_ALLGATHER);
+	t[1] = find(r, DIM_TP, PH_FORWARD, OP_REDUCESCATTER);
+	t[2] = find(r, DIM_TP, PH_BACKWARD, OP_ALLGATHER);
+	t[3] = find(r, DIM_TP, PH_BACKWARD, OP_REDUCESCATTER);
+	return t[0] && t[1] && t[2] && t[3];
+}
+
 /*
  * DeepSeek-V3's stages as the report lays them (pp 16, ep 8 over dp 8
  * here; 4 layers first, 4 a middle stage, 1 last), one sequence of 4096

@@ -252,61 +252,52 @@ void test_step_tp_async(void)
 	struct step_result r;
 	struct errbuf eb;
 	struct kernel_gpu g;
-	struct step_compute cs;
-	struct cost_model rm = ring_model();
-	const struct step_row *ag, *rs, *bag, *brs;
-	double one, t = 8, fa, fr;
-	const double *f, *d;
+	struct step_compute cs = a100_kernels(&g);
+	struct cost_model rm = ring_model(), sm;
+	static struct link slow = { 0, 3e9, 0 };
+	const struct step_row *t[4];
+	double one, fa, fr, n = 8;
+	const double *f = r.layer.lin_fwd_s, *d = r.layer.lin_dgrad_s;
 
-	cs = a100_kernels(&g);
 	w.layers = 1;
 	step_config_init(&c);
 	c.tp = 8; c.sp = 1; c.seq = 2048; c.framework = FW_FSDP;
 	CHECK(step_run(&w, &c, &cs, &rm, STEP_BAND_NONE, &r, &eb) == 0);
-	bag = find(&r, DIM_TP, PH_BACKWARD, OP_ALLGATHER);
-	brs = find(&r, DIM_TP, PH_BACKWARD, OP_REDUCESCATTER);
-	CHECK(bag && brs);
-	if (!bag || !brs)
+	if (!tp_rows(&r, t)) {
+		CHECK(!"four TP rows");
 		return;
-	DBL_NEAR(bag->exposed_s, bag->time_s, 0);
-	DBL_NEAR(brs->exposed_s, brs->time_s, 0);
+	}
+	DBL_NEAR(t[2]->exposed_s, t[2]->time_s, 0);
+	DBL_NEAR(t[3]->exposed_s, t[3]->time_s, 0);
 
 	c.tp_overlap = 1; c.recompute = RC_FULL;
 	CHECK(step_run(&w, &c, &cs, &rm, STEP_BAND_NONE, &r, &eb) == 0);
-	ag = find(&r, DIM_TP, PH_FORWARD, OP_ALLGATHER);
-	rs = find(&r, DIM_TP, PH_FORWARD, OP_REDUCESCATTER);
-	bag = find(&r, DIM_TP, PH_BACKWARD, OP_ALLGATHER);
-	brs = find(&r, DIM_TP, PH_BACKWARD, OP_REDUCESCATTER);
-	CHECK(ag && rs && bag && brs);
-	if (!ag || !rs || !bag || !brs)
+	if (!tp_rows(&r, t)) {
+		CHECK(!"four TP rows");
 		return;
-	one = ag->one_s;
-	f = r.layer.lin_fwd_s;
-	d = r.layer.lin_dgrad_s;
-	fa = fmax(one - f[0], one / t) + fmax(one - f[2], one / t);
-	fr = fmax(one - f[1], one / t) + fmax(one - f[3], one / t);
-	DBL_NEAR(ag->exposed_s, fa, 1e-15);
-	DBL_NEAR(rs->exposed_s, fr, 1e-15);
-	DBL_NEAR(bag->exposed_s, fmax(one - d[1], one / t) + fmax(one - d[3], one / t) + fa, 1e-15);
-	DBL_NEAR(brs->exposed_s, fmax(one - d[0], one / t) + fmax(one - d[2], one / t) + fr, 1e-15);
-	CHECK(ag->exposed_s < ag->time_s && brs->exposed_s < brs->time_s);
+	}
+	one = t[0]->one_s;
+	fa = fmax(one - f[0], one / n) + fmax(one - f[2], one / n);
+	fr = fmax(one - f[1], one / n) + fmax(one - f[3], one / n);
+	DBL_NEAR(t[0]->exposed_s, fa, 1e-15);
+	DBL_NEAR(t[1]->exposed_s, fr, 1e-15);
+	DBL_NEAR(t[2]->exposed_s, fmax(one - d[1], one / n) + fmax(one - d[3], one / n) + fa, 1e-15);
+	DBL_NEAR(t[3]->exposed_s, fmax(one - d[0], one / n) + fmax(one - d[2], one / n) + fr, 1e-15);
+	CHECK(t[0]->exposed_s < t[0]->time_s && t[3]->exposed_s < t[3]->time_s);
 
 	/* on a slow link every collective outlasts its GEMM: each pays its own */
-	{
-		static struct link slow = { 0, 3e9, 0 };
-		struct cost_model sm;
-
-		cost_model_link(&sm, &slow);
-		c.recompute = RC_NONE;
-		CHECK(step_run(&w, &c, &cs, &sm, STEP_BAND_NONE, &r, &eb) == 0);
-		bag = find(&r, DIM_TP, PH_BACKWARD, OP_ALLGATHER);
-		brs = find(&r, DIM_TP, PH_BACKWARD, OP_REDUCESCATTER);
-		one = bag->one_s;
-		CHECK(one > d[0] && one > d[1] && one > d[2] && one > d[3]);
-		CHECK(d[0] != d[1] && d[2] != d[3]);
-		DBL_NEAR(bag->exposed_s, 2 * one - d[1] - d[3], 1e-12);
-		DBL_NEAR(brs->exposed_s, 2 * one - d[0] - d[2], 1e-12);
+	cost_model_link(&sm, &slow);
+	c.recompute = RC_NONE;
+	CHECK(step_run(&w, &c, &cs, &sm, STEP_BAND_NONE, &r, &eb) == 0);
+	if (!tp_rows(&r, t)) {
+		CHECK(!"four TP rows");
+		return;
 	}
+	one = t[2]->one_s;
+	CHECK(one > d[0] && one > d[1] && one > d[2] && one > d[3]);
+	CHECK(d[0] != d[1] && d[2] != d[3]);
+	DBL_NEAR(t[2]->exposed_s, 2 * one - d[1] - d[3], 1e-12);
+	DBL_NEAR(t[3]->exposed_s, 2 * one - d[0] - d[2], 1e-12);
 }
 
 /*
