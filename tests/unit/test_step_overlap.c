@@ -295,7 +295,10 @@ void test_step_tp_async(void)
 	}
 	one = t[2]->one_s;
 	CHECK(one > d[0] && one > d[1] && one > d[2] && one > d[3]);
-	CHECK(d[0] != d[1] && d[2] != d[3]);
+	CHECK(one > f[0] && one > f[1] && one > f[2] && one > f[3]);
+	CHECK(d[0] != d[1] && d[2] != d[3] && f[0] != f[1] && f[2] != f[3]);
+	DBL_NEAR(t[0]->exposed_s, 2 * one - f[0] - f[2], 1e-12);
+	DBL_NEAR(t[1]->exposed_s, 2 * one - f[1] - f[3], 1e-12);
 	DBL_NEAR(t[2]->exposed_s, 2 * one - d[1] - d[3], 1e-12);
 	DBL_NEAR(t[3]->exposed_s, 2 * one - d[0] - d[2], 1e-12);
 }
