@@ -118,6 +118,12 @@ void step_overlap_pp(struct run *u);
 void step_overlap_ep(struct run *u);
 /* dp: by framework, then the SMs' share, then r->dp_exposed_s. */
 int step_overlap_dp(struct run *u, struct errbuf *eb);
+/* Megatron's interleaved schedule, v chunks of p stages: the gradient
+ * reduction (red s in all) exposed past the end of the backward (bwd s a
+ * micro-batch), chunk by chunk; the parameter gather (gat s, its last bucket
+ * last s) exposed before the forwards (fwd s a micro-batch). */
+double step_grad_chunks(double red, double v, double p, double bwd);
+double step_gather_chunks(double gat, double last, double v, double p, double fwd);
 /* Rows from `first` on: exposed at least their time × ctas/sms. */
 void step_overlap_sm_share(struct step_result *r, int first, double sms);
 

@@ -509,6 +509,51 @@ static int S_zero3_expose(struct run *u, struct step_row *row, struct errbuf *eb
 	return 0;
 }
 
+/*
+ * Megatron's interleaved schedule reduces each model chunk's gradients
+ * when that chunk's last backward is done (megatron/core/pipeline_parallel/
+ * schedules.py, forward_backward_pipelining_with_interleaving: grad_sync_
+ * func per chunk, "Launch any remaining grad reductions" at the end).  The
+ * cooldown runs the v chunks' last backwards p micro-batches apart, chunk
+ * v-1 first, so chunk j's reduction (red / v) is launched j·p·bwd/v before
+ * the backward ends and queues behind the chunks launched before it on the
+ * one data-parallel communicator.  What the queue runs past the end of the
+ * backward is exposed.
+ */
+double step_grad_chunks(double red, double v, double p, double bwd)
+{
+	double done = -INFINITY, gap = p * bwd / v;
+	int j;
+
+	for (j = (int)v - 1; j >= 0; j--)
+		done = fmax(-j * gap, done) + red / v;
+	return fmax(0, done);
+}
+
+/*
+ * Its parameter all-gather (--overlap-param-gather) chunk by chunk too:
+ * chunks 0 and 1 at the start of the step, chunk k + 1 when chunk k's first
+ * forward begins (schedules.py, param_sync_func); the warmup runs each
+ * chunk's forward for p micro-batches before the next chunk's.  A chunk
+ * whose gather is still running when its forward begins hides it behind
+ * its first micro-batch's forward, bucket by bucket, its last bucket
+ * exposed, as the whole step's gather does without chunks.
+ */
+double step_gather_chunks(double gat, double last, double v, double p, double fwd)
+{
+	double t = 0, q = 0, start_prev = 0, exposed = 0, f1 = fwd / v, wait;
+	int k;
+
+	for (k = 0; k < (int)v; k++) {
+		q = fmax(q, start_prev) + gat / v;   /* chunk 1 beside chunk 0: both at 0 */
+		wait = q > t ? fmax(last, q - t - f1) : 0;
+		exposed += wait;
+		start_prev = t;
+		t += wait + p * f1;
+	}
+	return exposed;
+}
+
 /* ZeRO 0-2's rows: buckets behind backward, by framework. */
 static int S_bucket_expose(struct run *u, struct step_row *row, struct errbuf *eb)
 {
@@ -543,6 +588,17 @@ static int S_bucket_expose(struct run *u, struct step_row *row, struct errbuf *e
 	rest = G_all - (k0 - 1) * bucket;
 	if (step_price(u->prp, row->op, row->ranks, row->per_node, rest, &last_s, &tier, NULL, eb) < 0)
 		return -1;
+	if (c->framework == FW_MEGATRON && c->schedule == PP_INTERLEAVED && u->v > 1 &&
+	    row->count == 1) {
+		if (row->op == OP_ALLGATHER)
+			S_expose(row, step_gather_chunks(row->one_s, last_s, u->v, u->p, fwd_mb),
+				 "the first forward of the chunk before, chunk by chunk "
+				 "(--overlap-param-gather, interleaved)");
+		else
+			S_expose(row, fmax(last_s, step_grad_chunks(row->one_s, u->v, u->p, bwd_mb)),
+				 "the cooldown's backward, chunk by chunk (interleaved)");
+		return 0;
+	}
 	if (row->op == OP_ALLGATHER)
 		S_expose(row, fmax(last_s, row->one_s - fwd_mb),
 			 "the next step's first forward (--overlap-param-gather)");

@@ -11,6 +11,7 @@
 #include "nccl_cost.h"
 #include "preset.h"
 #include "step_fix.h"
+#include "step_int.h"
 #include "system.h"
 
 #pragma GCC diagnostic ignored "-Wmissing-prototypes"
@@ -452,4 +453,31 @@ void test_step_deepspeed_2021(void)
 	c.framework = FW_DEEPSPEED;
 	CHECK(step_run(&w, &c, &cs, &rm, STEP_BAND_NONE, &now, &eb) == 0);
 	DBL_NEAR(old.step_s, now.step_s, 0);
+}
+
+/*
+ * Megatron's interleaved schedule, chunk by chunk (models/step.md,
+ * "Megatron's interleaved schedule, chunk by chunk"), by hand.  Gradients:
+ * Megatron-LM's 70B row, 345.8 ms of reduction, v = 7, p = 2, 117.4 ms a
+ * micro-batch's backward: chunks of 49.4 ms launched 33.54 ms apart queue
+ * from the first on, so the last ends 7 × 49.4 − 6 × 33.54 = 144.5 ms
+ * past the backward; chunks shorter than the gap never queue and the last
+ * alone is exposed; one chunk is the whole reduction at the end.
+ * Parameters: two chunks of 35 ms, p = 1, 10 ms a chunk's forward: chunk 0
+ * waits 35 − 10 = 25 ms, chunk 1 (launched beside it) 70 − 35 − 10 =
+ * 25 ms; a gather far shorter than the forwards waits its last bucket once.
+ */
+void test_step_chunks(void)
+{
+	double gap = 2 * 0.1174 / 7;
+
+	DBL_NEAR(step_grad_chunks(0.3458, 7, 2, 0.1174), 0.3458 - 6 * gap, 1e-12);
+	DBL_NEAR(step_grad_chunks(0.3458, 7, 2, 0.1174), 0.14454, 1e-4);
+	DBL_NEAR(step_grad_chunks(0.07, 7, 2, 0.1174), 0.01, 1e-12);
+	DBL_NEAR(step_grad_chunks(0.07, 1, 2, 0.1174), 0.07, 1e-12);
+	DBL_NEAR(step_gather_chunks(0.07, 0.001, 2, 1, 0.02), 0.05, 1e-12);
+	DBL_NEAR(step_gather_chunks(0.002, 0.0005, 4, 2, 0.04), 0.0005, 1e-12);
+	/* p = 2: chunk 0's forward runs two micro-batches (20 ms) after its
+	 * 30 ms wait, chunk 1 then waits 80 − 50 − 10 = 20 ms */
+	DBL_NEAR(step_gather_chunks(0.08, 0.001, 2, 2, 0.02), 0.05, 1e-12);
 }
