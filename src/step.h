@@ -90,6 +90,9 @@ void step_config_moments(struct step_config *c, double bytes);
  * et al. 2020, sec. 3: 2 bytes a gradient, 16 a parameter at stage 0) and as
  * the seed's DDP section reduces them (7B parameters, 14 GB). */
 #define ZERO_GRAD_BYTES 2.0     /* zero: the paper's fp16/bf16 gradients */
+/* Bytes a parameter DeepSpeed's bf16 optimizer moves each micro-batch adding
+ * its gradient into the fp32 one (bf16_optimizer.py, update_hp_grads). */
+#define STEP_DS_BF16_ACC_B 18.0
 #define DDP_GRAD_BYTES 2.0      /* ddp, plan: the seed's bf16 gradients */
 #define STEP_PARAM_BYTES 2.0    /* bf16 weights */
 #define STEP_OPTIM_BYTES 12.0   /* Adam: fp32 master copy, momentum, variance */
@@ -344,6 +347,8 @@ struct step_result {
 	struct expect_out expect;          /* its terms */
 	double kernel_eff;      /* FLOPs the kernels run / (compute · GPUs · peak) */
 	double optim_s;         /* the optimizer's update (kernel model only) */
+	double optim_acc_s;     /* of it, DeepSpeed's bf16 optimizer adding each micro-batch's
+				   gradients into its fp32 copy (models/step.md, "Overlap") */
 	double layers_first, layers_last;   /* uneven stages (= layers when even) */
 	int kernels;            /* 1: compute by kernel; 0: a flat share of the peak */
 	struct kernel_layer layer;   /* one layer's kernels (kernel model) */

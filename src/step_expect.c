@@ -72,7 +72,7 @@ static double S_house_s(const struct step_config *c, const struct step_result *r
 
 	if (!r->kernels || isnan(r->optim_s))
 		return 0;
-	return r->optim_s * 12.0 / kernel_adam_bytes(c->moment_bytes) + zero_s;
+	return (r->optim_s - r->optim_acc_s) * 12.0 / kernel_adam_bytes(c->moment_bytes) + zero_s;
 }
 
 /* Hidden time of a row x the share of the HBM its collectives' bytes take. */

@@ -43,10 +43,23 @@ int step_sched_step(struct run *u, struct errbuf *eb)
 	double p = u->p, v = u->v, m = u->m;
 
 	/* The optimizer's update of this GPU's share of the weights. */
-	if (r->kernels)
+	r->optim_acc_s = 0;
+	if (r->kernels) {
 		r->optim_s = kernel_adam_s(kg, (dense + expert +
 					      (c->pp > 1 ? w->vocab * h / t : 0)) /
 					   (c->zero >= 1 ? zd : 1), c->moment_bytes);
+		/*
+		 * DeepSpeed's bf16 optimizer (bf16 with ZeRO-1, the wrapper
+		 * engine.py picks: _do_optimizer_sanity_check) adds each
+		 * micro-batch's bf16 gradients into its fp32 ones after the
+		 * backward (bf16_optimizer.py, update_hp_grads: the cast reads 2
+		 * bytes and writes 4, the add reads 8 and writes 4), on the
+		 * compute stream: 18 bytes a parameter of the stage, m times.
+		 */
+		if (c->framework == FW_DEEPSPEED && c->zero == 1)
+			r->optim_acc_s = m * kernel_mem_s(kg, STEP_DS_BF16_ACC_B * r->stage_params);
+		r->optim_s += r->optim_acc_s;
+	}
 
 	/*
 	 * Step: m micro-batches of compute and exposed communication, the
