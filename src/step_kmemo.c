@@ -39,16 +39,16 @@ static void S_key(const struct kernel_shape *sh, double *key)
  * bits folded down (a double's low mantissa bits are mostly zero). */
 static size_t S_hash(const double *key, const struct workload *w, const struct kernel_gpu *g)
 {
-	uint64_t h = 1469598103934665603ULL, b;
+	uint64_t h = UTIL_FNV_BASIS, b;
 	size_t i;
 
 	for (i = 0; i < S_KEY; i++) {
 		memcpy(&b, &key[i], sizeof(b));
-		h = (h ^ b) * 1099511628211ULL;
+		h = UTIL_FNV(h, b);
 		h ^= h >> 31;
 	}
-	h = (h ^ (uint64_t)(uintptr_t)w) * 1099511628211ULL;
-	h = (h ^ (uint64_t)(uintptr_t)g) * 1099511628211ULL;
+	h = UTIL_FNV(h, (uintptr_t)w);
+	h = UTIL_FNV(h, (uintptr_t)g);
 	return (size_t)(h ^ (h >> 29));
 }
 

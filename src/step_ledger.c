@@ -13,6 +13,7 @@
 #include "errband.h"
 #include "step.h"
 #include "step_int.h"
+#include "util.h"
 
 unsigned long step_per_node(unsigned long n, unsigned long stride, unsigned long G)
 {
@@ -46,14 +47,14 @@ void step_memo_release(struct step_memo *m)
 /* FNV-1a over the key's fields. */
 static size_t S_hash(int op, unsigned long ranks, unsigned long per_node, double bytes)
 {
-	uint64_t b, h = 1469598103934665603ULL;
+	uint64_t b, h = UTIL_FNV_BASIS;
 
 	memcpy(&b, &bytes, sizeof(b));
-	h = (h ^ (uint64_t)op) * 1099511628211ULL;
-	h = (h ^ (uint64_t)ranks) * 1099511628211ULL;
-	h = (h ^ (uint64_t)per_node) * 1099511628211ULL;
+	h = UTIL_FNV(h, op);
+	h = UTIL_FNV(h, ranks);
+	h = UTIL_FNV(h, per_node);
 	/* a double's low mantissa bits are mostly zero: its high ones folded down */
-	h = (h ^ b ^ (b >> 29)) * 1099511628211ULL;
+	h = UTIL_FNV(h, b ^ (b >> 29));
 	return (size_t)(h ^ (h >> 29));
 }
 

@@ -10,6 +10,7 @@
 
 #include "bound.h"
 #include "trace.h"
+#include "util.h"
 
 const char *trace_format_name(enum trace_format f)
 {
@@ -77,13 +78,13 @@ static uint64_t S_fnv(uint64_t h, const void *p, size_t n)
 	const unsigned char *c = p;
 
 	while (n--)
-		h = (h ^ *c++) * 1099511628211ull;
+		h = UTIL_FNV(h, *c++);
 	return h;
 }
 
 static uint64_t S_kind_hash(const struct trace_kind *k)
 {
-	uint64_t h = 1469598103934665603ull;
+	uint64_t h = UTIL_FNV_BASIS;
 
 	h = S_fnv(h, k->op, strlen(k->op) + 1);
 	h = S_fnv(h, &k->size_B, sizeof(k->size_B));

@@ -2,6 +2,17 @@
 #define COMMTIME_UTIL_H
 
 #include <stddef.h>
+#include <stdint.h>
+
+/*
+ * FNV-1a, 64 bits (Fowler, Noll and Vo; the offset basis and prime of
+ * draft-eastlake-fnv, "The FNV Non-Cryptographic Hash Algorithm"): the
+ * hash the memo tables and the trace store key with.  UTIL_FNV mixes one
+ * word (or byte) x into h.
+ */
+#define UTIL_FNV_BASIS 1469598103934665603ULL
+#define UTIL_FNV_PRIME 1099511628211ULL
+#define UTIL_FNV(h, x) (((h) ^ (uint64_t)(x)) * UTIL_FNV_PRIME)
 
 /*
  * Exit status of the program, documented in README.md ("Exit status").
