@@ -348,7 +348,8 @@ struct step_result {
 	double kernel_eff;      /* FLOPs the kernels run / (compute · GPUs · peak) */
 	double optim_s;         /* the optimizer's update (kernel model only) */
 	double optim_acc_s;     /* of it, DeepSpeed's bf16 optimizer adding each micro-batch's
-				   gradients into its fp32 copy (models/step.md, "Overlap") */
+				   gradients into fp32 (models/step.md, "DeepSpeed's bf16
+				   optimizer") */
 	double layers_first, layers_last;   /* uneven stages (= layers when even) */
 	int kernels;            /* 1: compute by kernel; 0: a flat share of the peak */
 	struct kernel_layer layer;   /* one layer's kernels (kernel model) */
