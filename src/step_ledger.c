@@ -540,6 +540,13 @@ int step_ledger_pp(struct run *u, struct errbuf *eb)
  *   hybrid sharding (--dp-replicate N): ZeRO-3 within the group, then
  *     per layer and micro-batch the gradient shard all-reduced across
  *     the N replicas (FSDP2's HSDP reduces right after its reduce-scatter);
+ *   ZeRO-2 under FSDP without a pipeline (SHARD_GRAD_OP, FSDP2's
+ *     reshard_after_forward = False): each unit, a layer, is gathered in
+ *     every micro-batch's forward and kept through its backward, then
+ *     freed when its gradient is reduce-scattered (FSDP1:
+ *     _should_free_in_backward while gradients sync; FSDP2: post_backward
+ *     reshards): per layer and micro-batch one all-gather, prefetched
+ *     as ZeRO-3's forward gathers are; the reduce-scatters as ZeRO-2's;
  *   FP8 with Megatron or FSDP: parameters gathered as FP8, one byte
  *     (Megatron's --fp8-param-gather, torchao's FSDP2 float8 all-gather).
  */
@@ -553,6 +560,7 @@ static int S_dp_sharded(struct run *u, double params, double ranks, unsigned lon
 		    c->param_bytes;
 	unsigned long n = (unsigned long)ranks, pn = step_per_node(n, stride, u->G);
 	int first = r->nrows, i;
+	int unit_ag = c->framework == FW_FSDP && c->zero == 2 && c->pp == 1;
 
 	if (c->zero >= 3 && c->pp > 1) {
 		if (n < 2 || params <= 0)
@@ -560,6 +568,13 @@ static int S_dp_sharded(struct run *u, double params, double ranks, unsigned lon
 		if (S_row(r, u->prp, DIM_DP, PH_FORWARD, OP_ALLGATHER, L, params * pb / L, n, pn, eb) ||
 		    S_row(r, u->prp, DIM_DP, PH_BACKWARD, OP_REDUCESCATTER, L, params * gb / L, n, pn,
 			  eb))
+			return -1;
+	} else if (unit_ag) {
+		if (n < 2 || params <= 0)
+			return 0;
+		if (S_row(r, u->prp, DIM_DP, PH_FORWARD, OP_ALLGATHER, L * m, params * pb / L, n, pn,
+			  eb) ||
+		    S_row(r, u->prp, DIM_DP, PH_BACKWARD, OP_REDUCESCATTER, m, params * gb, n, pn, eb))
 			return -1;
 	} else if (S_dp(params, L, m, c->zero, n, pn, gb, pb, agl, rsb, u->prp, r, eb) < 0)
 		return -1;
@@ -572,7 +587,7 @@ static int S_dp_sharded(struct run *u, double params, double ranks, unsigned lon
 		for (i = r->nrows - 1; i < r->nrows; i++)
 			r->dp_comm_s += r->rows[i].time_s;
 	}
-	if (c->zero >= 3 && c->pp > 1)
+	if ((c->zero >= 3 && c->pp > 1) || unit_ag)
 		for (i = first; i < r->nrows; i++)
 			r->dp_comm_s += r->rows[i].time_s;
 	return 0;

@@ -626,8 +626,10 @@ static int S_run_dp_expose(struct run *u, struct errbuf *eb)
 
 	if (isnan(r->compute_s))
 		return 0;
+	/* (forward dp rows: ZeRO-3's gathers, or FSDP's SHARD_GRAD_OP's, alike) */
 	for (i = u->first_dp; i < r->nrows; i++)
-		if ((u->c->zero >= 3 ? S_zero3_expose(u, &r->rows[i], eb) :
+		if ((u->c->zero >= 3 || r->rows[i].phase == PH_FORWARD ?
+		     S_zero3_expose(u, &r->rows[i], eb) :
 		     S_bucket_expose(u, &r->rows[i], eb)) < 0)
 			return -1;
 	return 0;

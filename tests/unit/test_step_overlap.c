@@ -491,3 +491,51 @@ void test_step_chunks(void)
 	 * 30 ms wait, chunk 1 then waits 80 − 50 − 10 = 20 ms */
 	DBL_NEAR(step_gather_chunks(0.08, 0.001, 2, 2, 0.02), 0.05, 1e-12);
 }
+
+/*
+ * FSDP's ZeRO-2 (SHARD_GRAD_OP) without a pipeline: every unit, a layer,
+ * is gathered again in each micro-batch's forward (its parameters freed
+ * once its gradient is reduce-scattered), prefetched as ZeRO-3's forward
+ * gathers are; no gather after the update, as DeepSpeed's and Megatron's
+ * ZeRO-2 have.  GPT-3 175B cut to 8 layers on 8 A100s, 8 micro-batches of
+ * one: 64 gathers of a layer's share (2 bytes a parameter), each well
+ * under a layer's forward, so each micro-batch exposes only its first
+ * (8 x one); the reduce-scatters stay one a micro-batch of 4-byte values.
+ */
+void test_step_fsdp_shard_grad_op(void)
+{
+	struct workload w = gpt3();
+	struct step_config c;
+	struct step_result r;
+	struct errbuf eb;
+	struct kernel_gpu g;
+	struct step_compute cs;
+	struct cost_model rm = ring_model();
+	const struct step_row *row;
+
+	cs = a100_kernels(&g);
+	w.layers = 8;
+	step_config_init(&c);
+	c.dp = 8; c.global_batch = 64; c.seq = 2048; c.zero = 2; c.framework = FW_FSDP;
+	CHECK(step_run(&w, &c, &cs, &rm, STEP_BAND_NONE, &r, &eb) == 0);
+	CHECK(find(&r, DIM_DP, PH_OPTIMIZER, OP_ALLGATHER) == NULL);
+	row = find(&r, DIM_DP, PH_FORWARD, OP_ALLGATHER);
+	CHECK(row != NULL);
+	if (!row)
+		return;
+	DBL_NEAR(row->count, 8 * 8, 0);
+	DBL_NEAR(row->bytes, r.stage_params * 2 / 8, 1e-12);
+	DBL_NEAR(row->exposed_s, 8 * row->one_s, 1e-12);
+	row = find(&r, DIM_DP, PH_BACKWARD, OP_REDUCESCATTER);
+	CHECK(row != NULL);
+	if (!row)
+		return;
+	DBL_NEAR(row->count, 8, 0);
+	DBL_NEAR(row->bytes, r.stage_params * 4, 1e-12);
+	/* Megatron's ZeRO-2 gathers once, after the update */
+	c.framework = FW_MEGATRON;
+	CHECK(step_run(&w, &c, &cs, &rm, STEP_BAND_NONE, &r, &eb) == 0);
+	CHECK(find(&r, DIM_DP, PH_FORWARD, OP_ALLGATHER) == NULL);
+	row = find(&r, DIM_DP, PH_OPTIMIZER, OP_ALLGATHER);
+	CHECK(row != NULL && row->count == 1);
+}
