@@ -50,10 +50,10 @@ extern const struct expect_params EXPECT_FITTED;
  * parameters fitted without its source (models/step.md, "The step's
  * stated error").
  */
-#define EXPECT_BAND_LO 0.831
-#define EXPECT_BAND_HI 1.202
+#define EXPECT_BAND_LO 0.834
+#define EXPECT_BAND_HI 1.190
 /* The share of the pool's left-out runs inside that band. */
-#define EXPECT_BAND_INSIDE 0.81
+#define EXPECT_BAND_INSIDE 0.80
 
 /* What the expected step is computed from: the best-case step's terms. */
 struct expect_terms {
