@@ -1,7 +1,8 @@
 /*
  * Unit tests of what hides in a step (src/step_overlap.c): by framework,
  * DeepSpeed's ZeRO-3 gathers (today's and 2021's), Megatron's TP overlap
- * and --tp-comm-overlap, and the SMs a hidden collective holds.
+ * and --tp-comm-overlap, the SMs a hidden collective holds, and FSDP's
+ * SHARD_GRAD_OP gathers.
  */
 #include <math.h>
 #include <stdlib.h>
