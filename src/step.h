@@ -106,7 +106,7 @@ void step_config_moments(struct step_config *c, double bytes);
 #define STEP_MFU 0.5            /* --mfu: the flat share of the peak, when no kernel model */
 /*
  * Memory no model term holds: the CUDA context, NCCL's buffers and
- * cuBLAS's workspace (models/step.md, "Memory per GPU").
+ * cuBLAS's workspace (models/step-memory.md, "Reserve").
  */
 #define STEP_RESERVE_B (2.0 * 1024 * 1024 * 1024)
 
@@ -289,8 +289,8 @@ struct step_memory {
 };
 
 /*
- * Activation offload (--offload-activations; models/step.md, "Activation
- * offload"): per micro-batch, one layer's saved activations go out after
+ * Activation offload (--offload-activations; models/step-teams.md,
+ * "Activation offload"): per micro-batch, one layer's saved activations go out after
  * its forward and come back before its backward over the host link.
  */
 struct step_offload {
@@ -454,8 +454,7 @@ double step_act_layer_x(const struct workload *w, double s, double b, double t, 
  * Bytes a logit of the last stage holds at the top of backward: 4 (the
  * fp32 softmax a fused cross-entropy keeps), or 12 with c->eager 1 or 2 (eager
  * PyTorch's log_softmax output, its incoming and its outgoing fp32
- * gradient; torchtitan's loss on logits upcast to fp32).  models/step.md,
- * "Memory per GPU".
+ * gradient; torchtitan's loss on logits upcast to fp32).  models/step-memory.md.
  */
 double step_logit_bytes(const struct step_config *c);
 
@@ -510,8 +509,7 @@ int step_run_fit(const struct workload *w, const struct step_config *c,
 
 /*
  * The ranks ZeRO shards over: zd = d·c / dp_replicate for the dense
- * weights, ze = t·d·c / (etp·e) for the experts' (models/step.md, "Memory
- * per GPU").
+ * weights, ze = t·d·c / (etp·e) for the experts' (models/step-memory.md).
  */
 void step_zero_ranks(const struct step_config *c, double *zd, double *ze);
 

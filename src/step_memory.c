@@ -1,7 +1,7 @@
 /*
  * Memory per GPU of a step: activations of one layer, by term, and the
  * weights, gradients, optimizer state and activations of each pipeline
- * stage.  models/step.md, "Memory per GPU".
+ * stage.  models/step-memory.md.
  */
 #include <math.h>
 #include <string.h>
@@ -33,8 +33,8 @@ double step_act_layer_w(const struct workload *w, double s, double b, double t, 
 }
 
 /*
- * The per-operator levels, bytes per token (models/step.md,
- * "Recomputation"): what the forward saves is the layer's input 2h, and
+ * The per-operator levels, bytes per token (models/step-teams.md,
+ * "Recomputation by operator"): what the forward saves is the layer's input 2h, and
  *   matmul-outputs: every matmul's output (QKV 2h_q + 4h_kv, 6h without
  *     grouped-query attention;
  *     the attention output projection 2h; the MLP's first matrices,

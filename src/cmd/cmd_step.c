@@ -22,9 +22,10 @@ static const struct opts_usage usage = {
 	.lines = usage_lines,
 	.about = "The collectives of one training step on one middle pipeline stage, one row\n"
 		 "per kind (per micro-batch for tp, cp, ep, pp; per step for dp), the step\n"
-		 "time when compute is known, and memory per GPU (models/step.md).  On a\n"
-		 "system with NCCL's model, a step of all-reduces alone also gets step low\n"
-		 "and high: every collective at either end of its stated error.\n",
+		 "time when compute is known (models/step.md), and memory per GPU\n"
+		 "(models/step-memory.md).  On a system with NCCL's model, a step of\n"
+		 "all-reduces alone also gets step low and high: every collective at either\n"
+		 "end of its stated error.\n",
 };
 
 /* The ledger: the eight columns of the contract, then the extras. */
