@@ -7,8 +7,8 @@
 # per-GPU rate the run published; the step time follows from the model
 # FLOPs, so step error = published rate / predicted rate - 1
 # (predicted rate = achieved MFU x the GPU's dense peak).  Sources and the
-# assumptions each row makes: models/step.md, "Checks against published
-# runs".  Variables: COMMTIME (default ./commtime), PYTHON.
+# assumptions each row makes: models/step-checks.md, "Checks against
+# published runs".  Variables: COMMTIME (default ./commtime), PYTHON.
 cd "$(dirname "$0")/.." || exit 1
 COMMTIME=${COMMTIME:-./commtime}
 PYTHON=${PYTHON:-python3}

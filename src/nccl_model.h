@@ -96,7 +96,7 @@ int nccl_params_nearest(const char *s, struct nccl_params *p, int *nearest, stru
 struct nccl_machine {
 	int sm;               /* compute capability × 10: 80, 89, 90, 100; 90 for AMD's */
 	int amd;              /* 1: an AMD GPU run by RCCL: xGMI links as NVLink, RCCL's
-			       * search speeds, no LL128 (models/nccl.md, "AMD and RCCL") */
+			       * search speeds, no LL128 (models/nccl.md, "AMD GPUs and RCCL") */
 	int gpus_per_node;
 	int nvlinks;          /* NVLinks per GPU; 0: the GPUs talk over PCIe */
 	double nvlink_bw;     /* GB/s per NVLink per direction, as NCCL counts it */

@@ -4,8 +4,8 @@
  * nodes; it crosses the network once to the GPU of the same index on each
  * node it reaches and is forwarded over NVLink to its experts' GPUs
  * there.  The combine runs the other way: the copies summed inside the
- * node, one value a token a node back over the network.  models/step.md,
- * "Node-limited routing".
+ * node, one value a token a node back over the network.  models/step-teams.md,
+ * "Node-limited routing and the FP8 dispatch".
  */
 #include <math.h>
 

@@ -1,5 +1,5 @@
 #!/bin/sh
-# No include circles (docs/style.md, "Layout"): over the #include lines
+# No include circles (docs/style.md, "Includes"): over the #include lines
 # of src/ and src/cmd/, a file's module is its path without .c or .h, and
 # module A depends on module B when a file of A includes B's header.  A
 # circle among the commands and their helpers (a command and its figure

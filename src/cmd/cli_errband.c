@@ -1,8 +1,8 @@
 /*
  * The stated error beside NCCL's predictions (errband.h): which prediction
  * has a band, and the table that says what each band stands on.  Shared by
- * the collective commands, plan and compare.  models/nccl.md, "The stated
- * error".
+ * the collective commands, plan and compare.  models/nccl-accuracy.md,
+ * "The stated error".
  */
 #include <math.h>
 #include <stdio.h>

@@ -105,7 +105,7 @@ void test_kernel_attention_fused(void)
 
 /*
  * Fused attention on the H100 by the kernel that runs it (models/step.md,
- * "Attention by framework"): Transformer Engine's, cuDNN's, at 55.4 %
+ * "Attention"): Transformer Engine's, cuDNN's, at 55.4 %
  * forward and 48.8 % backward of the 989.4 TFLOP/s peak on long
  * sequences, PyTorch's SDPA (FlashAttention-2) at 35 % and 30 % (Shah et
  * al. 2024, Figures 5-6), each times 8192/8492 for 8192 keys.  Llama 3
@@ -213,7 +213,7 @@ void test_kernel_elementwise_eager(void)
 }
 
 /*
- * The token copies of an MoE layer's all-to-all dispatcher (models/step.md,
+ * The token copies of an MoE layer's all-to-all dispatcher (models/step-teams.md,
  * "Experts folded over their own grid"), Qwen3-30B-A3B's shape (h 2048,
  * 32 heads and 4 kv heads of 128, expert f 768, 128 experts, top 8),
  * T = 8192 tokens on an H100 (0.85 x 3.35 TB/s), bf16, bytes forward:

@@ -2,8 +2,8 @@
  * Unit tests of DeepSeek-V3's shape in the step model: the kernels of a
  * latent-attention layer with a shared expert (src/kernel.c), the FLOPs
  * of a step (src/step_shape.c) and the stages when the first layers are
- * dense, against values worked by hand (models/step.md, "Dense first
- * layers, shared experts, latent attention").
+ * dense, against values worked by hand (models/step-teams.md, "Dense
+ * first layers, shared experts, latent attention").
  */
 #include <math.h>
 #include <string.h>

@@ -2,7 +2,7 @@
  * Unit tests of the recompute level norm-and-swiglu-inputs (DeepSeek-V3's
  * save list, arXiv:2412.19437, §3.2.3 and §3.3.3) and of BF16 optimizer
  * moments: activation bytes by term, the FLOPs and time it recomputes,
- * against values worked by hand (models/step.md, "Recomputation by
+ * against values worked by hand (models/step-teams.md, "Recomputation by
  * operator").
  */
 #include <math.h>

@@ -1,7 +1,7 @@
 /*
  * Unit tests of DeepSeek's DualPipe in the step (src/step_dualpipe.c):
  * a pair's time, the pairs, the bubble of the DeepSeek-V3 report's Table
- * 2 and the checks, against values worked by hand (models/step.md,
+ * 2 and the checks, against values worked by hand (models/step-teams.md,
  * "DualPipe").
  */
 #include <math.h>

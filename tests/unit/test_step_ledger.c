@@ -359,8 +359,7 @@ void test_step_memo(void)
 /*
  * The keys one fused attention call runs a query tile through: a ring
  * step of context parallelism sees the s/c keys of one chunk, the
- * all-gather form the whole sequence (models/step.md, "Attention by
- * framework").  Llama 3 8B on an A100, s = 8192, c = 4: the ring's
+ * all-gather form the whole sequence (models/step.md, "Attention").  Llama 3 8B on an A100, s = 8192, c = 4: the ring's
  * attention is the all-gather form's times (8192/8492)/(2048/2348), the
  * shares' ratio, forward and backward; nothing else of the layer moves.
  */

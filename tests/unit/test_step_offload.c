@@ -1,5 +1,5 @@
 /*
- * Unit tests of --offload-activations (models/step.md, "Activation
+ * Unit tests of --offload-activations (models/step-teams.md, "Activation
  * offload"): the waits on the host link against timelines worked by hand,
  * the bytes that leave the GPU, Megatron-Core's refusals.
  */

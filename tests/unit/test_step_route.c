@@ -3,7 +3,7 @@
  * (src/step_route.c, src/step_ledger.c's expert rows): the expected
  * nodes a token reaches, the two legs of its all-to-all, the rows under
  * an FP8 dispatch and the refusals, against values worked by hand
- * (models/step.md, "Node-limited routing").
+ * (models/step-teams.md, "Node-limited routing and the FP8 dispatch").
  */
 #include <math.h>
 #include <stdlib.h>
