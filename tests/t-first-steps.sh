@@ -64,7 +64,7 @@ run ddp --workload h100-sxm --ranks 8
 check "--workload h100-sxm (a GPU) points to --gpu h100-sxm" [ "$(suggest)" = "--gpu h100-sxm" ]
 run step --workload llama2-7b --gpu h100 --tp 2
 s=$(suggestions)
-check "--gpu h100 suggests the GPUs as near ($s)" [ "$s" = "'h100-nvl', 'h100-pcie' or 'h100-sxm'" ]
+check "--gpu h100 suggests the GPUs as near ($s)" [ "$s" = "'h100-nvl', 'h100-pcie', 'h100-sxm' or 'h100-sxm-96gb'" ]
 run step --workload llama2-7b --gpu dgx-h100 --tp 2
 check "--gpu dgx-h100 (a system) points to --system dgx-h100" [ "$(suggest)" = "--system dgx-h100" ]
 run --preset zz-no-such-thing crossover

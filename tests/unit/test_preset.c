@@ -519,8 +519,9 @@ void test_preset_load_kind_suggests_by_kind(void)
 	INT_EQ(preset_load_kind(&d, "h100", "link", &p, &eb), -1);
 	CHECK(strstr(eb.msg, "; did you mean 'h100-nvlink4'?") != NULL);
 	INT_EQ(preset_load_kind(&d, "h100", "gpu", &p, &eb), -1);
-	/* as near as each other, the three H100 GPUs are named in order */
-	CHECK(strstr(eb.msg, "; did you mean 'h100-nvl', 'h100-pcie' or 'h100-sxm'?") != NULL);
+	/* as near as each other, the four H100 GPUs are named in order */
+	CHECK(strstr(eb.msg, "; did you mean 'h100-nvl', 'h100-pcie', 'h100-sxm' or "
+			 "'h100-sxm-96gb'?") != NULL);
 	INT_EQ(preset_load_kind(&d, "h100", "system", &p, &eb), -1);
 	CHECK(strstr(eb.msg, "; did you mean 'dgx-h100' or 'hgx-h100'?") != NULL);
 	INT_EQ(preset_load_kind(&d, "llama3-7b", "workload", &p, &eb), -1);
