@@ -27,7 +27,7 @@ def args_of(model, seq, gpus, mb, gbs, shard, ac):
     a = [COMMTIME, "--system", "dgx-h100", "step", "--arch", "gpt", "--layers", str(layers),
          "--hidden", str(hidden), "--heads", str(heads), "--vocab", "50368", "--seq", seq,
          "--dp", gpus, "--micro-batch", mb, "--global-batch", gbs, "--framework", "fsdp",
-         "--zero", "3" if shard == "FULL_SHARD" else "2", "--elementwise", os.environ.get("EW","fused"),
+         "--zero", "3" if shard == "FULL_SHARD" else "2", "--elementwise", "fused",
          "--format", "json"]
     return a + (["--recompute", "full"] if ac == "True" else [])
 
