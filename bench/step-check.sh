@@ -196,7 +196,12 @@ done | tee "${STEP_CHECK_OUT:-/dev/null}"
 # arXiv:2104.04473, section 5.2, Table 2 and Figure 10): DeepSpeed's ZeRO-3
 # of 2021 without model parallelism (--framework deepspeed-2021; models/
 # step.md, "Overlap as the frameworks do it") and PTD-P (TP 8, PP 12 for
-# 175B, PP 35 for 530B, micro-batch 1, 1F1B: section 5.2 does not say it ran the interleaved schedule of section 5.1, by which the pool's Table 1 rows run)
+# 175B, PP 35 for 530B, micro-batch 1, interleaved as the paper's own launch
+# scripts run these two shapes: section 5.1 "we use the interleaved pipeline
+# schedule"; Megatron-LM examples/academic_paper_scripts/sc21/run_table_1.sh,
+# the 530B at one layer a virtual stage, v = 3; run_figure_12.sh, the 175B
+# at TP 8, PP 12 and two layers a virtual stage, v = 4; section 5.2 itself
+# does not say)
 # on DGX A100 (Selene), each at the global batch and micro-batch the table
 # states; the 530B ZeRO-3 run needed 640 GPUs and a batch of 2560 to fit.
 # A comparison the paper ran, not a layout a team chose: in neither
@@ -215,12 +220,12 @@ zero3-175B-1536|33|312|$g175 $z --dp 1536 --global-batch 1536 --micro-batch 1
 zero3-530B-640|103.5|312|$g530 $z --dp 640 --global-batch 2560 --micro-batch 4
 zero3-530B-1120|73.5|312|$g530 $z --dp 1120 --global-batch 2240 --micro-batch 2
 zero3-530B-2240|36|312|$g530 $z --dp 2240 --global-batch 2240 --micro-batch 1
-ptdp-175B-384|114.75|312|$g175 --tp 8 --pp 12 --dp 4 --global-batch 1536
-ptdp-175B-768|111.75|312|$g175 --tp 8 --pp 12 --dp 8 --global-batch 1536
-ptdp-175B-1536|105.75|312|$g175 --tp 8 --pp 12 --dp 16 --global-batch 1536
-ptdp-530B-560|128.25|312|$g530 --tp 8 --pp 35 --dp 2 --global-batch 2240
-ptdp-530B-1120|125.25|312|$g530 --tp 8 --pp 35 --dp 4 --global-batch 2240
-ptdp-530B-2240|119.25|312|$g530 --tp 8 --pp 35 --dp 8 --global-batch 2240
+ptdp-175B-384|114.75|312|$g175 --tp 8 --pp 12 --dp 4 --global-batch 1536 --schedule interleaved --virtual-stages 4
+ptdp-175B-768|111.75|312|$g175 --tp 8 --pp 12 --dp 8 --global-batch 1536 --schedule interleaved --virtual-stages 4
+ptdp-175B-1536|105.75|312|$g175 --tp 8 --pp 12 --dp 16 --global-batch 1536 --schedule interleaved --virtual-stages 4
+ptdp-530B-560|128.25|312|$g530 --tp 8 --pp 35 --dp 2 --global-batch 2240 --schedule interleaved --virtual-stages 3
+ptdp-530B-1120|125.25|312|$g530 --tp 8 --pp 35 --dp 4 --global-batch 2240 --schedule interleaved --virtual-stages 3
+ptdp-530B-2240|119.25|312|$g530 --tp 8 --pp 35 --dp 8 --global-batch 2240 --schedule interleaved --virtual-stages 3
 EOF2
 }
 
