@@ -393,9 +393,9 @@ double kernel_attn_head_share(int sdpa, double d)
  * or the GPU's best (kernel_gpu_init), times the head width's share
  * (kernel_attn_head_share; latent attention's query and key width d + r),
  * and times L/(L + L0) for the L keys a query tile runs through (the
- * sequence; a ring step's s/c under context parallelism): a tile's loads of Q and writes of O, and the
- * causal mask's diagonal tiles, are paid once a tile and amortised over
- * L/128 key tiles.  L0 = 300 tokens fits the by-length curves of
+ * sequence; a ring step's s/c under context parallelism): a tile's loads
+ * of Q and writes of O, and the causal mask's diagonal tiles, are paid
+ * once a tile and amortised over L/128 key tiles.  L0 = 300 tokens fits the by-length curves of
  * kernel_gpu_init's sources from 2k to 16k within 3 % (at 1k it is
  * about 10 % fast, at 512 about 25 %).
  */
