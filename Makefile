@@ -180,7 +180,8 @@ figures: all
 
 # Speed and memory against the seed's Python script and plain C loops
 # (bench/run.sh); how long search takes, workload by GPU count
-# (bench/search-time.sh); published runs against the step (bench/step-check.sh)
+# (bench/search-time.sh); published runs against the step (bench/step-check.sh,
+# bench/foundry-check.py, bench/mlperf-check.py)
 # and the expected step's pool, left out source by source (bench/step-pool.py),
 # and where the pool's layouts rank in search (bench/search-within.py).
 # Not tests, never part of check.
@@ -190,6 +191,7 @@ bench: all
 	@sh bench/step-check.sh
 	@python3 bench/step-pool.py check
 	@python3 bench/foundry-check.py
+	@python3 bench/mlperf-check.py
 	@python3 bench/search-within.py
 
 # The stated error of NCCL's model (src/errband_table.c), drawn by

@@ -1,0 +1,100 @@
+#!/usr/bin/env python3
+"""MLPerf Training's GPT-3 175B runs against the expected step (make bench).
+
+Thirteen runs of the MLPerf Training GPT-3 benchmark (closed division) on
+256 to 11616 H100 and 64 B200, from the submitters' own logs and launch
+configurations: in neither bench/step-pool.txt nor the expected step's fit
+(models/step-checks.md, "MLPerf Training's GPT-3").  Each run is typed as
+its configuration states it and printed with its published step (the wall
+time of a step between two evaluations), the expected and best-case steps,
+the error (expected / published - 1) and whether the band holds the run.
+Then, for the seven v3.1 runs on Eos, which share one configuration a
+micro-batch and differ only in the data-parallel size and the micro-batches
+a step (m), a least-squares line step = fixed + m x per micro-batch through
+the published steps, the expected and the best-case ones.  Not a test.
+Variables: COMMTIME (default ./commtime).
+"""
+import json
+import os
+import statistics
+import subprocess
+
+COMMTIME = os.environ.get("COMMTIME", "./commtime")
+
+# label, published step (s), system, pp, dp, global batch, micro-batch, virtual stages.
+# The published step: training blocks' wall time (MLLOG block_start to block_stop,
+# evaluation outside them) over their steps, the median over the blocks after the
+# first, pooled over the submission's runs (result_*.txt).
+RUNS = [
+    # v3.1: github.com/mlcommons/training_results_v3.1, NVIDIA (Eos) and Azure
+    ("v3.1 eos 64 nodes", 11.071, "dgx-h100", 8, 16, 2048, 1, 12),
+    ("v3.1 eos 96", 11.092, "dgx-h100", 8, 24, 3072, 1, 12),
+    ("v3.1 eos 512", 1.6285, "dgx-h100", 8, 128, 2048, 1, 12),
+    ("v3.1 eos 768", 1.6352, "dgx-h100", 8, 192, 3072, 1, 12),
+    ("v3.1 eos 1024", 1.6404, "dgx-h100", 8, 256, 4096, 1, 12),
+    ("v3.1 eos 1280", 0.9466, "dgx-h100", 8, 320, 2560, 1, 12),
+    ("v3.1 eos 1344", 0.9520, "dgx-h100", 8, 336, 2688, 1, 12),
+    ("v3.1 azure 1344", 0.9796, "dgx-h100", 8, 336, 2688, 1, 12),
+    # v4.0: training_results_v4.0, NVIDIA (Eos), TP 4, PP 6, 8 chunks a stage
+    ("v4.0 eos 1344", 0.9207, "dgx-h100", 6, 448, 2688, 1, 8),
+    ("v4.0 eos 1452", 0.9217, "dgx-h100", 6, 484, 2904, 1, 8),
+    # v4.1: training_results_v4.1, NVIDIA (Eos; HGX B200 preview)
+    ("v4.1 eos 32", 18.410, "dgx-h100", 8, 8, 2048, 2, 6),
+    ("v4.1 eos 64", 9.5417, "dgx-h100", 8, 16, 2048, 2, 6),
+    ("v4.1 b200 8", 36.255, "hgx-b200", 8, 2, 2048, 2, 6),
+]
+
+
+def args_of(system, pp, dp, gbs, mb, v):
+    return [COMMTIME, "--system", system, "step", "--workload", "gpt3-175b", "--tp", "4",
+            "--pp", str(pp), "--dp", str(dp), "--global-batch", str(gbs), "--micro-batch",
+            str(mb), "--sequence-parallel", "--zero", "1", "--schedule", "interleaved",
+            "--virtual-stages", str(v), "--precision", "fp8", "--tp-comm-overlap",
+            "--grad-bytes", "2", "--format", "json"]
+
+
+def line_fit(xs, ys):
+    """Least squares y = a + b x: (a, b)."""
+    mx, my = statistics.mean(xs), statistics.mean(ys)
+    b = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((x - mx) ** 2 for x in xs)
+    return my - b * mx, b
+
+
+def main():
+    print("%-16s %6s %4s %9s %9s %9s %8s %7s %5s" % ("run", "GPUs", "m", "published", "expected",
+                                                 "best", "error", "inside", "fits"))
+    errs, inside, fit = [], 0, ([], [], [], [])
+    for label, pub, system, pp, dp, gbs, mb, v in RUNS:
+        out = subprocess.run(args_of(system, pp, dp, gbs, mb, v), capture_output=True, text=True)
+        if out.returncode:
+            print("%-16s refused: %s" % (label, out.stderr.strip().splitlines()[-1][:80]))
+            continue
+        d = json.loads(out.stdout)
+        s, mem = d["step"][0], d["memory"][0]
+        m = gbs // (dp * mb)
+        err = s["step_s"] / pub - 1
+        held = s["step_lo_s"] <= pub <= s["step_hi_s"]
+        errs.append(err)
+        inside += held
+        if label.startswith("v3.1 eos"):
+            fit[0].append(m)
+            fit[1].append(pub)
+            fit[2].append(s["step_s"])
+            fit[3].append(s["step_best_s"])
+        print("%-16s %6d %4d %8.3fs %8.3fs %8.3fs %+7.1f%% %7s %5s" %
+              (label, 4 * pp * dp, m, pub, s["step_s"], s["step_best_s"], 100 * err,
+               "yes" if held else "no", mem["fits"]))
+    n = len(errs)
+    if not n:
+        return
+    print("%d runs: median |error| %.1f %%, mean %+.1f %%, %d too fast, worst %+.1f %%, %d inside the band"
+          % (n, 100 * statistics.median(abs(e) for e in errs), 100 * statistics.mean(errs),
+             sum(e < 0 for e in errs), 100 * max(errs, key=abs), inside))
+    if len(fit[0]) > 1:
+        for name, ys in (("published", fit[1]), ("expected", fit[2]), ("best case", fit[3])):
+            a, b = line_fit(fit[0], ys)
+            print("v3.1 on Eos, %-9s step = %.3f s + m x %.1f ms" % (name, a, 1e3 * b))
+
+
+if __name__ == "__main__":
+    main()
