@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """MLPerf Training's GPT-3 175B runs against the expected step (make bench).
 
-Thirteen runs of the MLPerf Training GPT-3 benchmark (closed division) on
+Fifteen runs of the MLPerf Training GPT-3 benchmark (closed division) on
 256 to 11616 H100 and 64 B200, from the submitters' own logs and launch
 configurations: in neither bench/step-pool.txt nor the expected step's fit
 (models/step-checks.md, "MLPerf Training's GPT-3").  Each run is typed as
@@ -42,11 +42,14 @@ RUNS = [
     ("v4.1 eos 32", 18.410, "dgx-h100", 8, 8, 2048, 2, 6),
     ("v4.1 eos 64", 9.5417, "dgx-h100", 8, 16, 2048, 2, 6),
     ("v4.1 b200 8", 36.255, "hgx-b200", 8, 2, 2048, 2, 6),
+    # v4.1: Oracle on BM.GPU.H100.8 (8 H100, eight 400G RoCE ports: --inter eth-400g-roce)
+    ("v4.1 oracle 192", 5.2343, "dgx-h100 --inter eth-400g-roce", 8, 48, 3072, 2, 4),
+    ("v4.1 oracle 384", 3.3371, "dgx-h100 --inter eth-400g-roce", 8, 96, 3072, 2, 4),
 ]
 
 
 def args_of(system, pp, dp, gbs, mb, v):
-    return [COMMTIME, "--system", system, "step", "--workload", "gpt3-175b", "--tp", "4",
+    return [COMMTIME, "--system"] + system.split() + ["step", "--workload", "gpt3-175b", "--tp", "4",
             "--pp", str(pp), "--dp", str(dp), "--global-batch", str(gbs), "--micro-batch",
             str(mb), "--sequence-parallel", "--zero", "1", "--schedule", "interleaved",
             "--virtual-stages", str(v), "--precision", "fp8", "--tp-comm-overlap",
