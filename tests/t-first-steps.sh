@@ -152,7 +152,7 @@ check "allreduce --help says where algbw and busbw are" sh -c "'$COMMTIME' allre
 run --gpus-per-node 8 --intra h100 allreduce
 check "--intra h100 suggests a link, not the GPU" has "did you mean 'h100-nvlink4'?" err
 run fit "$data/h100-x8-nvls.txt" --machine h100
-check "fit --machine h100 suggests a system" has "did you mean 'dgx-h100' or 'hgx-h100'?" err
+check "fit --machine h100 suggests a system" has "did you mean 'azure-nd-h100-v5', 'dgx-h100' or 'hgx-h100'?" err
 run --format json --system "$data/systems/hgx-h100-ndr.preset" compare "$data/h100-x16-ib-untuned.txt"
 check "compare's JSON summary carries the verdict for scripts" has '"verdict": "not fine"}'
 run --format json compare "$data/h100-x16-ib-untuned.txt"
