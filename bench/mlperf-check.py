@@ -1,19 +1,19 @@
 #!/usr/bin/env python3
 """MLPerf Training's GPT-3 and Llama 3.1 405B runs against the expected step (make bench).
 
-Twenty-nine runs of the MLPerf Training closed division: GPT-3 175B (v3.1 to
-v4.1) on 256 to 11616 H100 and 64 B200, Llama 3.1 405B (v5.0) on 512 to 8192
-H100, 512 and 1024 H200 and 256 to 2496 GB200, from the submitters' own logs
-and launch configurations: in neither bench/step-pool.txt nor the expected
-step's fit (models/step-checks.md, "MLPerf Training's GPT-3 and Llama 3.1
-405B"). Each run is typed as its configuration states it and printed with
-its published step (the wall time of a step between two evaluations), the
-expected and best-case steps, the error (expected / published - 1) and
-whether the band holds the run. Then, for the seven v3.1 runs on Eos, which
-share one configuration a micro-batch and differ only in the data-parallel
-size and the micro-batches a step (m), a least-squares line step = fixed +
-m x per micro-batch through the published steps, the expected and the
-best-case ones.  Not a test.
+Thirty-one runs of the MLPerf Training closed division: GPT-3 175B (v3.1 to
+v4.1) on 256 to 11616 H100 and 64 B200, Llama 3.1 405B (v5.0, v5.1) on 512
+to 8192 H100, 512 and 1024 H200, 256 to 2496 GB200 and 256 and 448 B200,
+from the submitters' own logs and launch configurations: in neither
+bench/step-pool.txt nor the expected step's fit (models/step-checks.md,
+"MLPerf Training's GPT-3 and Llama 3.1 405B"). Each run is typed as its
+configuration states it and printed with its published step (the wall time
+of a step between two evaluations), the expected and best-case steps, the
+error (expected / published - 1) and whether the band holds the run. Then,
+for the seven v3.1 runs on Eos, which share one configuration a micro-batch
+and differ only in the data-parallel size and the micro-batches a step (m),
+a least-squares line step = fixed + m x per micro-batch through the
+published steps, the expected and the best-case ones.  Not a test.
 Variables: COMMTIME (default ./commtime).
 """
 import json
@@ -27,7 +27,7 @@ COMMTIME = os.environ.get("COMMTIME", "./commtime")
 # virtual stages.  The published step: the wall time of a step between two
 # evaluations, pooled over the submission's runs (result_*.txt): v3.1 to v4.1,
 # the training blocks' wall time (MLLOG block_start to block_stop) over their
-# steps, the median over the blocks after the first; v5.0, which logs every
+# steps, the median over the blocks after the first; v5.0 and v5.1, which log every
 # step, the median time between two steps' records.
 GPT3 = [
     # v3.1: github.com/mlcommons/training_results_v3.1, NVIDIA (Eos) and Azure
@@ -68,6 +68,11 @@ LLAMA = [
     ("v5.0 carina 384", 8.500, "gb200-nvl72", 4, 8, 2, 24, 1152, 1, 8),
     ("v5.0 carina 512", 7.162, "gb200-nvl72", 4, 8, 2, 32, 1280, 1, 8),
     ("v5.0 carina 624", 5.824, "gb200-nvl72", 4, 8, 2, 39, 1248, 1, 8),
+    # v5.1 (training_results_v5.1): the University of Florida on DGX B200, FP8
+    # (config_DGXB200_64x8x144xtp4pp8cp2_cg.sh; the v5.1 runs NVIDIA submitted
+    # have FP8 and NVFP4 configurations side by side and are left out)
+    ("v5.1 uf b200 32", 27.664, "dgx-b200", 4, 8, 2, 4, 576, 1, 8),
+    ("v5.1 uf b200 56", 27.955, "dgx-b200", 4, 8, 2, 7, 1008, 1, 8),
 ]
 
 
