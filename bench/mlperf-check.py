@@ -13,11 +13,13 @@ error (expected / published - 1) and whether the band holds the run. Then,
 for the seven v3.1 runs on Eos, which share one configuration a micro-batch
 and differ only in the data-parallel size and the micro-batches a step (m),
 a least-squares line step = fixed + m x per micro-batch through the
-published steps, the expected and the best-case ones.  Not a test.
+published steps, the expected and the best-case ones; and for each run how
+far its layout is behind the best that `search` finds.  Not a test.
 Variables: COMMTIME (default ./commtime).
 """
 import json
 import os
+import re
 import statistics
 import subprocess
 
@@ -97,37 +99,66 @@ def line_fit(xs, ys):
     return my - b * mx, b
 
 
+def search_behind(run):
+    """How far the run's layout is behind the best that search finds (%), as
+    a user would ask: the run's GPUs, global batch, model, system, precision
+    and flags, --where its tp, pp, dp, cp (--max-cp 1 for GPT-3, which ran
+    without context parallelism)."""
+    _, _, system, tp, pp, cp, dp, gbs, _, _ = run
+    a = args_of(run)
+    i = a.index("step")
+    s = a[:i] + ["search", "--gpus", str(tp * pp * cp * dp), "--global-batch", str(gbs),
+                 "--workload", a[a.index("--workload") + 1], "--precision", "fp8",
+                 "--grad-bytes", "2", "--tp-comm-overlap",
+                 "--where", "tp=%d,pp=%d,dp=%d,cp=%d" % (tp, pp, dp, cp), "--top", "1"]
+    s += ["--max-cp", "1"] if cp == 1 else ["--seq", "8192"]
+    out = subprocess.run(s, capture_output=True, text=True).stdout
+    m = re.search(r"^Named \(.*?\): rank \d+ of \d+, .*?\(([0-9.]+) %\) behind", out, re.M)
+    return float(m.group(1)) if m else float("nan")
+
+
+def predict(run):
+    """The run's row: (error, inside the band, the text printed, m, published,
+    expected, best case), or None where commtime refuses it."""
+    label, pub, _, tp, pp, cp, dp, gbs, mb, _ = run
+    out = subprocess.run(args_of(run), capture_output=True, text=True)
+    if out.returncode:
+        print("%-16s refused: %s" % (label, out.stderr.strip().splitlines()[-1][:80]))
+        return None
+    d = json.loads(out.stdout)
+    s, mem = d["step"][0], d["memory"][0]
+    m = gbs // (dp * mb)
+    err = s["step_s"] / pub - 1
+    held = s["step_lo_s"] <= pub <= s["step_hi_s"]
+    behind = search_behind(run)
+    text = ("%-16s %6d %4d %8.3fs %8.3fs %8.3fs %+7.1f%% %7s %5s %6.1f%%" %
+            (label, tp * pp * cp * dp, m, pub, s["step_s"], s["step_best_s"], 100 * err,
+             "yes" if held else "no", mem["fits"], behind))
+    return err, held, text, m, pub, s["step_s"], s["step_best_s"], behind
+
+
 def main():
-    print("%-16s %6s %4s %9s %9s %9s %8s %7s %5s" % ("run", "GPUs", "m", "published", "expected",
-                                                 "best", "error", "inside", "fits"))
-    errs, inside, fit = [], 0, ([], [], [], [])
+    print("%-16s %6s %4s %9s %9s %9s %8s %7s %5s %7s" % ("run", "GPUs", "m", "published",
+                                                      "expected", "best", "error", "inside",
+                                                      "fits", "behind"))
+    rows, fit = [], ([], [], [], [])
     for run in GPT3 + LLAMA:
-        label, pub, _, tp, pp, cp, dp, gbs, mb, _ = run
-        out = subprocess.run(args_of(run), capture_output=True, text=True)
-        if out.returncode:
-            print("%-16s refused: %s" % (label, out.stderr.strip().splitlines()[-1][:80]))
+        r = predict(run)
+        if r is None:
             continue
-        d = json.loads(out.stdout)
-        s, mem = d["step"][0], d["memory"][0]
-        m = gbs // (dp * mb)
-        err = s["step_s"] / pub - 1
-        held = s["step_lo_s"] <= pub <= s["step_hi_s"]
-        errs.append(err)
-        inside += held
-        if label.startswith("v3.1 eos"):
-            fit[0].append(m)
-            fit[1].append(pub)
-            fit[2].append(s["step_s"])
-            fit[3].append(s["step_best_s"])
-        print("%-16s %6d %4d %8.3fs %8.3fs %8.3fs %+7.1f%% %7s %5s" %
-              (label, tp * pp * cp * dp, m, pub, s["step_s"], s["step_best_s"], 100 * err,
-               "yes" if held else "no", mem["fits"]))
-    n = len(errs)
-    if not n:
+        print(r[2])
+        rows.append(r)
+        if run[0].startswith("v3.1 eos"):
+            for col, v in zip(fit, r[3:7]):
+                col.append(v)
+    if not rows:
         return
+    errs = [r[0] for r in rows]
     print("%d runs: median |error| %.1f %%, mean %+.1f %%, %d too fast, worst %+.1f %%, %d inside the band"
-          % (n, 100 * statistics.median(abs(e) for e in errs), 100 * statistics.mean(errs),
-             sum(e < 0 for e in errs), 100 * max(errs, key=abs), inside))
+          % (len(errs), 100 * statistics.median(abs(e) for e in errs), 100 * statistics.mean(errs),
+             sum(e < 0 for e in errs), 100 * max(errs, key=abs), sum(r[1] for r in rows)))
+    print("search: %d layouts more than 10 %% behind its best, the furthest %.1f %%" %
+          (sum(r[7] > 10 for r in rows), max(r[7] for r in rows)))
     if len(fit[0]) > 1:
         for name, ys in (("published", fit[1]), ("expected", fit[2]), ("best case", fit[3])):
             a, b = line_fit(fit[0], ys)
