@@ -10,9 +10,9 @@ bench/step-pool.txt nor the expected step's fit (models/step-checks.md,
 configuration states it and printed with its published step (the wall time
 of a step between two evaluations), the expected and best-case steps, the
 error (expected / published - 1) and whether the band holds the run. Then,
-for the seven v3.1 runs on Eos, which share one configuration a micro-batch
-and differ only in the data-parallel size and the micro-batches a step (m),
-a least-squares line step = fixed + m x per micro-batch through the
+for the seven GPT-3 v3.1 runs and the five Llama v5.0 runs on Eos, each set
+sharing one configuration a micro-batch and differing only in the
+data-parallel size and the micro-batches a step (m), a least-squares line step = fixed + m x per micro-batch through the
 published steps, the expected and the best-case ones; and for each run how
 far its layout is behind the best that `search` finds.  Not a test.
 Variables: COMMTIME (default ./commtime).
@@ -141,16 +141,17 @@ def main():
     print("%-16s %6s %4s %9s %9s %9s %8s %7s %5s %7s" % ("run", "GPUs", "m", "published",
                                                       "expected", "best", "error", "inside",
                                                       "fits", "behind"))
-    rows, fit = [], ([], [], [], [])
+    rows, fits = [], {"v3.1 eos": ([], [], [], []), "v5.0 eos": ([], [], [], [])}
     for run in GPT3 + LLAMA:
         r = predict(run)
         if r is None:
             continue
         print(r[2])
         rows.append(r)
-        if run[0].startswith("v3.1 eos"):
-            for col, v in zip(fit, r[3:7]):
-                col.append(v)
+        for key, fit in fits.items():
+            if run[0].startswith(key):
+                for col, v in zip(fit, r[3:7]):
+                    col.append(v)
     if not rows:
         return
     errs = [r[0] for r in rows]
@@ -159,10 +160,12 @@ def main():
              sum(e < 0 for e in errs), 100 * max(errs, key=abs), sum(r[1] for r in rows)))
     print("search: %d layouts more than 10 %% behind its best, the furthest %.1f %%" %
           (sum(r[7] > 10 for r in rows), max(r[7] for r in rows)))
-    if len(fit[0]) > 1:
+    for key, fit in fits.items():
+        if len(fit[0]) < 2:
+            continue
         for name, ys in (("published", fit[1]), ("expected", fit[2]), ("best case", fit[3])):
             a, b = line_fit(fit[0], ys)
-            print("v3.1 on Eos, %-9s step = %.3f s + m x %.1f ms" % (name, a, 1e3 * b))
+            print("%s, %-9s step = %.3f s + m x %.1f ms" % (key, name, a, 1e3 * b))
 
 
 if __name__ == "__main__":
