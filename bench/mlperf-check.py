@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """MLPerf Training's GPT-3 and Llama 3.1 405B runs against the expected step (make bench).
 
-Thirty-one runs of the MLPerf Training closed division: GPT-3 175B (v3.1 to
+Thirty-two runs of the MLPerf Training closed division: GPT-3 175B (v3.1 to
 v4.1) on 256 to 11616 H100 and 64 B200, Llama 3.1 405B (v5.0, v5.1) on 512
 to 8192 H100, 512 and 1024 H200, 256 to 2496 GB200 and 256 and 448 B200,
 from the submitters' own logs and launch configurations: in neither
@@ -41,7 +41,10 @@ GPT3 = [
     ("v3.1 eos 1280", 0.9466, "dgx-h100", 4, 8, 1, 320, 2560, 1, 12),
     ("v3.1 eos 1344", 0.9520, "dgx-h100", 4, 8, 1, 336, 2688, 1, 12),
     ("v3.1 azure 1344", 0.9796, "azure-nd-h100-v5", 4, 8, 1, 336, 2688, 1, 12),
-    # v4.0: training_results_v4.0, NVIDIA (Eos), TP 4, PP 6, 8 chunks a stage
+    # v4.0: training_results_v4.0, NVIDIA (Eos): on 64 nodes MINIBS 144 (the log's
+    # global batch 2304), micro-batch 2, 4 chunks a stage; on 1344 and 1452 TP 4,
+    # PP 6, 8 chunks a stage
+    ("v4.0 eos 64", 10.980, "dgx-h100", 4, 8, 1, 16, 2304, 2, 4),
     ("v4.0 eos 1344", 0.9207, "dgx-h100", 4, 6, 1, 448, 2688, 1, 8),
     ("v4.0 eos 1452", 0.9217, "dgx-h100", 4, 6, 1, 484, 2904, 1, 8),
     # v4.1: training_results_v4.1, NVIDIA (Eos; HGX B200 preview)
