@@ -107,7 +107,7 @@ def search_behind(run):
     a user would ask: the run's GPUs, global batch, model, system, precision
     and flags, --where its tp, pp, dp, cp (--max-cp 1 for GPT-3, which ran
     without context parallelism)."""
-    _, _, system, tp, pp, cp, dp, gbs, _, _ = run
+    _, _, _, tp, pp, cp, dp, gbs, _, _ = run
     a = args_of(run)
     i = a.index("step")
     s = a[:i] + ["search", "--gpus", str(tp * pp * cp * dp), "--global-batch", str(gbs),
