@@ -111,6 +111,18 @@ PYTHON=${PYTHON:-python3}
 # (src/megatron/bridge/perf_recipes/kimi/gb300/kimi_k2.py) does not overlap
 # the all-to-all, recomputes latent attention's up projections (not typed)
 # and trains with the Muon optimizer (its update priced as Adam's).
+# The mb26-gptoss-* rows are gpt-oss-120b on 64 GPUs from the same 26.08
+# summary (MXFP8, GBS 1280, MBS 4, seq 4096, no TP, PP or CP; EP 64 on
+# GB200, 16 on GB300): 28672 and 33024 tokens/s per GPU, times commtime's
+# 34.44 GFLOP a token (half the layers' attention over a 128-key window:
+# models/workloads.md, "Sliding-window attention").  Their recipes
+# (src/megatron/bridge/perf_recipes/gpt_oss/gb{200,300}/gpt_oss.py,
+# _apply_gpt_oss_120b_full_iter_fp8mx_configs in common.py) capture the
+# whole iteration in one CUDA graph and overlap the all-to-all with
+# another micro-batch; the table's runs without that graph (bf16 on 64
+# H100 to GB300, MXFP8 on B300) ran 22 % to 41 % below the model, which
+# does not time the host (models/step-checks.md, "Checks against
+# published runs").
 # The titan-tp-* and titan-atp-* rows are torchtitan's async-TP benchmark of June 2025
 # (benchmarks/asyncTP_llama3_h100_2025-06_torchtitan.md, at 820504e):
 # Grand Teton H100 (96 GB HBM2e at 2.4 TB/s, 500 W), torch.compile, seq
@@ -160,6 +172,8 @@ mb2604-405b-gb300-cp|2520.4|2500|--system gb300-nvl72 step --workload llama3.1-4
 mb2604-405b-gb200|2268.4|2500|--system gb200-nvl72 step --workload llama3.1-405b --tp 4 --pp 16 --dp 4 --global-batch 1536 --micro-batch 1 --seq 8192 --zero 1 --sequence-parallel --schedule interleaved --virtual-stages 4 --precision fp8 --grad-bytes 2
 mb2604-405b-gb200-mx|2100.3|2500|--system gb200-nvl72 step --workload llama3.1-405b --tp 4 --pp 16 --dp 4 --global-batch 1536 --micro-batch 1 --seq 8192 --zero 1 --sequence-parallel --schedule interleaved --virtual-stages 8 --precision fp8 --grad-bytes 2
 mb2604-405b-h100|861.1|989.4|--system dgx-h100 step --workload llama3.1-405b --tp 8 --pp 8 --cp 2 --dp 8 --global-batch 1536 --micro-batch 1 --seq 8192 --zero 1 --sequence-parallel --schedule interleaved --virtual-stages 8 --precision fp8 --grad-bytes 2
+mb26-gptoss-gb200|987.6|2500|--system gb200-nvl72 step --workload gpt-oss-120b --dp 64 --ep 64 --global-batch 1280 --micro-batch 4 --precision fp8 --zero 1 --grad-bytes 2 --overlap-moe-expert-parallel-comm
+mb26-gptoss-gb300|1137.5|2500|--system gb300-nvl72 step --workload gpt-oss-120b --dp 64 --ep 16 --global-batch 1280 --micro-batch 4 --precision fp8 --zero 1 --grad-bytes 2 --overlap-moe-expert-parallel-comm
 mb2606-kimi-k2-gb300|1180.9|2500|--system gb300-nvl72 step --workload kimi-k2 --tp 1 --pp 4 --dp 64 --ep 64 --global-batch 4096 --micro-batch 2 --seq 4096 --schedule interleaved --virtual-stages 4 --precision fp8 --zero 1 --grad-bytes 2
 titan-tp-70b-bf16|287.6|989.4|--system grand-teton step --framework fsdp --zero 3 --elementwise blocks --attention flash2 --seq 8192 --sequence-parallel --workload llama3-70b --tp 8 --dp 32 --global-batch 512 --micro-batch 16 --recompute full
 titan-atp-70b-bf16|314.1|989.4|--system grand-teton step --framework fsdp --zero 3 --elementwise blocks --attention flash2 --seq 8192 --sequence-parallel --workload llama3-70b --tp 8 --dp 32 --global-batch 512 --micro-batch 16 --recompute full --tp-comm-overlap

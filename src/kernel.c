@@ -399,18 +399,48 @@ double kernel_attn_head_share(int sdpa, double d)
  * kernel_gpu_init's sources from 2k to 16k within 3 % (at 1k it is
  * about 10 % fast, at 512 about 25 %).
  */
-static void S_flash(const struct kernel_gpu *g, const struct kernel_shape *sh, double fl,
-		    double d, struct kernel_layer *k)
+static void S_flash_len(const struct kernel_gpu *g, const struct kernel_shape *sh, double fl,
+			double d, double L, double *fwd, double *bwd)
 {
-	double L = sh->attn_len > 0 ? sh->attn_len : sh->seq;
 	double len = L / (L + KERNEL_ATTN_L0) *
 		     kernel_attn_head_share(sh->sdpa || !g->fused_cudnn, d);
 	double fe = (sh->sdpa ? g->fa2_fwd_eff : g->attn_fwd_eff) * len;
 	double be = (sh->sdpa ? g->fa2_bwd_eff : g->attn_bwd_eff) * len;
 
-	k->attn_fwd_s = fl / (g->peak * fe);
-	k->attn_bwd_s = 2.5 * fl / (g->peak * be);
+	*fwd = fl / (g->peak * fe);
+	*bwd = 2.5 * fl / (g->peak * be);
+}
+
+static void S_flash(const struct kernel_gpu *g, const struct kernel_shape *sh, double fl,
+		    double d, struct kernel_layer *k)
+{
+	S_flash_len(g, sh, fl, d, sh->attn_len > 0 ? sh->attn_len : sh->seq, &k->attn_fwd_s,
+		    &k->attn_bwd_s);
 	k->flops_fwd += fl;
+}
+
+/*
+ * Sliding-window layers (workload_windowed), window_layers of the l: each
+ * query against the w = min(window, s) keys ending at itself, a causal
+ * band of s·w − w²/2 pairs a sequence (s²/2 when s <= w, as a full
+ * layer), through a kernel whose query tiles run over w keys (L = w in
+ * S_flash's share).  The layer the model times is the mean of the two
+ * kinds, weighted by their counts; without context parallelism (step
+ * refuses it with a window), sq = skv = s.  bh = b·a/t·d.
+ */
+static void S_flash_window(const struct kernel_gpu *g, const struct workload *w,
+			   const struct kernel_shape *sh, double bh, double d,
+			   struct kernel_layer *k)
+{
+	double s = sh->seq, wl = fmin(w->window, s), f = w->window_layers / w->layers;
+	double pairs = s <= wl ? s * s / 2 : s * wl - wl * wl / 2;
+	double full = 4 * bh * s * s / 2, fl = 4 * bh * pairs, fwd, bwd;
+
+	S_flash_len(g, sh, full, d, s, &k->attn_fwd_s, &k->attn_bwd_s);
+	S_flash_len(g, sh, fl, d, wl, &fwd, &bwd);
+	k->attn_fwd_s = (1 - f) * k->attn_fwd_s + f * fwd;
+	k->attn_bwd_s = (1 - f) * k->attn_bwd_s + f * bwd;
+	k->flops_fwd += (1 - f) * full + f * fl;
 }
 
 /*
@@ -452,9 +482,12 @@ static void S_attention(const struct kernel_gpu *g, const struct workload *w,
 		S_attention_mla(g, w, sh, k);
 		return;
 	}
-	if (sh->fused) {
+	if (sh->fused && workload_windowed(w)) {
+		S_flash_window(g, w, sh, b * a * d, d, k);
+	} else if (sh->fused) {
 		S_flash(g, sh, 4 * b * a * sq * skv * d / 2, d, k);
 	} else {
+		/* unfused, a window masks scores the GEMMs still compute */
 		double sc = b * a * sq * skv, drop = w->arch == WL_LLAMA ? 0 : 5 * sc;
 
 		k->attn_fwd_s = kernel_gemm_s(g, sq, skv, d, b * a) + kernel_gemm_s(g, sq, d, skv, b * a)

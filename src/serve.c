@@ -32,9 +32,10 @@ int serve_check(const struct workload *w, const struct serve_params *p, struct e
 		return errbuf_set(eb, "--tp, --ep and --pp must be at least 1");
 	/* Inference keeps MLA's latent as its cache and weighs each layer as
 	 * its own; neither is modelled here (models/serve.md). */
-	if (workload_mla(w) || w->dense_layers > 0 || w->shared > 0)
+	if (workload_mla(w) || w->dense_layers > 0 || w->shared > 0 || workload_windowed(w))
 		return errbuf_set(eb, "%s: serve does not model latent attention's cache, dense "
-				  "first layers or shared experts (the step model does)", w->name);
+				  "first layers, shared experts or a sliding window's cache (the "
+				  "step model does)", w->name);
 	if (fmod(w->heads, tp) != 0)
 		return errbuf_set(eb, "--tp %lu does not divide the %.0f attention heads of %s",
 				  p->tp, w->heads, w->name);

@@ -349,9 +349,17 @@ static int S_check_layout(const struct workload *w, const struct step_config *c,
 	return 0;
 }
 
-/* Context parallelism: cp, seq. */
-static int S_check_cp(const struct step_config *c, struct errbuf *eb)
+/* Context parallelism: cp, seq.  With sliding-window layers the ring's
+ * steps and the all-gather would carry only the keys a window reaches,
+ * which is not modelled (models/step.md, "Attention"). */
+static int S_check_cp(const struct workload *w, const struct step_config *c,
+		      struct errbuf *eb)
 {
+	if (c->cp > 1 && workload_windowed(w))
+		return errbuf_set(eb, "context parallelism with sliding-window attention is not "
+				  "modelled (%s: %.15g of %.15g layers attend over %.15g keys); "
+				  "use cp 1", w->name[0] ? w->name : "the model", w->window_layers,
+				  w->layers, w->window);
 	if (fmod(c->seq, (double)c->cp) != 0)
 		return errbuf_set(eb, "context-parallel size %lu does not divide the sequence "
 				  "length %.15g", c->cp, c->seq);
@@ -471,7 +479,7 @@ int step_check_part(const struct workload *w, const struct step_config *c,
 {
 	switch (part) {
 	case CHECK_LAYOUT: return S_check_layout(w, c, eb);
-	case CHECK_CP: return S_check_cp(c, eb);
+	case CHECK_CP: return S_check_cp(w, c, eb);
 	case CHECK_EXPERTS: return S_check_experts(w, c, eb);
 	case CHECK_SHARDING: return S_check_sharding(c, eb);
 	case CHECK_BATCH: return S_check_batch(c, eb);

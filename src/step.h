@@ -229,7 +229,7 @@ int step_check(const struct workload *w, const struct step_config *c, struct err
  *   CHECK_LAYOUT    sizes >= 1; pp and the layers, tp and the heads,
  *                   --tp-comm-overlap, the sequence length
  *                   (tp, pp, layers_first/last, sp, tp_overlap, framework, seq)
- *   CHECK_CP        cp dividing s (cp, seq)
+ *   CHECK_CP        cp dividing s, and cp 1 with sliding-window layers (cp, seq)
  *   CHECK_EXPERTS   ep, etp (ep, etp, tp, cp, dp, sp, moe_imbalance, capacity_given,
  *                   route_nodes, dispatch_fp8)
  *   CHECK_SHARDING  ZeRO stage and --dp-replicate (zero, pp, framework, dp_replicate, dp)

@@ -140,7 +140,7 @@ void step_shape_flops(struct run *u)
 	const struct workload *w = u->w;
 	const struct step_config *c = u->c;
 	struct step_result *r = u->r;
-	double l = u->l, s = u->s, h = u->h, hq, tok, mm;
+	double l = u->l, s = u->s, h = u->h, core, tok, mm;
 	int full = u->full;
 	const struct layer_params lp = u->lp;
 
@@ -156,15 +156,17 @@ void step_shape_flops(struct run *u)
 	 */
 	tok = r->tokens;
 	/* The first dense_layers layers count their own MLP (workload_matmul_params);
-	 * latent attention's core is a(d_qk + d_v)/2 wide (workload_core_width). */
+	 * latent attention's core is a(d_qk + d_v)/2 wide (workload_core_width);
+	 * a sliding-window layer's queries span its window, not s
+	 * (workload_attn_span). */
 	mm = w->dense_layers > 0 ? workload_matmul_params(w) : l * lp.matmul;
-	hq = workload_core_width(w);
-	r->flops_model = 6 * tok * (mm + w->vocab * h) + 12 * tok * l * s * hq;
+	core = workload_core_width(w) * workload_attn_span(w, s);   /* s·h_q */
+	r->flops_model = 6 * tok * (mm + w->vocab * h) + 12 * tok * l * core;
 	r->flops_hw = r->flops_model;
 	if (full)
-		r->flops_hw += 2 * tok * mm + 4 * tok * l * s * hq;
+		r->flops_hw += 2 * tok * mm + 4 * tok * l * core;
 	else if (c->recompute == RC_SELECTIVE)
-		r->flops_hw += 4 * tok * l * s * hq;
+		r->flops_hw += 4 * tok * l * core;
 	else if (c->recompute == RC_ALT_MATMUL)
 		r->flops_hw += 2 * tok * l * step_alt_matmul_params(w);
 	else if (c->recompute == RC_NORM_SWIGLU)   /* each layer's up projections again */

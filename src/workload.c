@@ -49,6 +49,18 @@ double workload_kv_width(const struct workload *w)
 	return w->head_dim > 0 ? w->kv_heads * w->head_dim : w->hidden * w->kv_heads / w->heads;
 }
 
+int workload_windowed(const struct workload *w)
+{
+	return w->window > 0;
+}
+
+double workload_attn_span(const struct workload *w, double s)
+{
+	double n = workload_windowed(w) ? w->window_layers : 0;
+
+	return ((w->layers - n) * s + n * fmin(w->window, s)) / w->layers;
+}
+
 double workload_core_width(const struct workload *w)
 {
 	if (workload_mla(w))
@@ -346,6 +358,36 @@ static int S_deepseek_keys(const struct preset *p, struct workload *w, struct er
 }
 
 /*
+ * Sliding-window attention (models/workloads.md): window, the keys a
+ * query spans (itself included), in window_layers of the layers (default
+ * all); both whole numbers >= 1 (S_count).  Latent attention with a
+ * window is not modelled.
+ */
+static int S_window_keys(const struct preset *p, struct workload *w, struct errbuf *eb)
+{
+	if (S_count(p, "window", 0, 1, &w->window, eb) < 0 ||
+	    S_count(p, "window_layers", 0, 1, &w->window_layers, eb) < 0)
+		return -1;
+	if (!S_find(p, "window")) {
+		if (S_find(p, "window_layers"))
+			return errbuf_set(eb, "%s:%d: window_layers: needs window (the keys a "
+					  "query spans in those layers)", p->path,
+					  S_line(p, "window_layers"));
+		return 0;
+	}
+	if (!S_find(p, "window_layers"))
+		w->window_layers = w->layers;
+	if (w->window_layers > w->layers)
+		return errbuf_set(eb, "%s:%d: window_layers: %.15g is more than the %.15g "
+				  "layers", p->path, S_line(p, "window_layers"), w->window_layers,
+				  w->layers);
+	if (workload_mla(w))
+		return errbuf_set(eb, "%s:%d: window: sliding-window latent attention is not "
+				  "modelled", p->path, S_line(p, "window"));
+	return 0;
+}
+
+/*
  * tied (yes/no; gpt ties by default) and parallel_block (no, two-norms,
  * one-norm: models/workloads.md, "Parallel blocks").
  */
@@ -442,7 +484,7 @@ int workload_from_preset(const struct preset *p, struct workload *w, struct errb
 				  "parallel with its attention is not modelled", p->path,
 				  S_line(p, "parallel_block"));
 
-	if (S_deepseek_keys(p, w, eb) < 0)
+	if (S_deepseek_keys(p, w, eb) < 0 || S_window_keys(p, w, eb) < 0)
 		return -1;
 	w->published = NAN;
 	return S_count(p, "published", 0, 0, &w->published, eb);
@@ -505,6 +547,10 @@ size_t workload_to_kv(const struct workload *w, const char *description,
 		S_pair(kv, &n, buf, len, &at, "kv_lora_rank", NULL, w->kv_lora);
 		S_pair(kv, &n, buf, len, &at, "qk_rope_head_dim", NULL, w->rope);
 		S_pair(kv, &n, buf, len, &at, "v_head_dim", NULL, w->v_head);
+	}
+	if (workload_windowed(w)) {
+		S_pair(kv, &n, buf, len, &at, "window", NULL, w->window);
+		S_pair(kv, &n, buf, len, &at, "window_layers", NULL, w->window_layers);
 	}
 	if (!isnan(w->published))
 		S_pair(kv, &n, buf, len, &at, "published", NULL, w->published);

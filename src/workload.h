@@ -51,6 +51,11 @@ struct workload {
 	double kv_lora;     /* kv_lora_rank: the keys' and values' compressed width */
 	double rope;        /* qk_rope_head_dim r */
 	double v_head;      /* v_head_dim */
+	/* Sliding-window attention (GPT-OSS, Gemma 2, Mistral 7B v0.1): in
+	 * window_layers of the layers each query attends to the window keys
+	 * ending at itself; 0 (absent): every layer attends to all keys. */
+	double window;      /* window: keys a query spans, itself included */
+	double window_layers; /* window_layers: the layers that do so */
 	double published;   /* parameter count published for the model; NaN if absent */
 };
 
@@ -59,7 +64,9 @@ struct workload {
  * shapes (models/workloads.md): dense_layers with dense_ffn (the first
  * layers dense, in an MoE model), shared_experts (S >= 0), and
  * multi-head latent attention: kv_lora_rank, qk_rope_head_dim,
- * v_head_dim and head_dim together, q_lora_rank optional.  Required keys: arch (gpt or llama),
+ * v_head_dim and head_dim together, q_lora_rank optional; sliding-window
+ * attention: window (>= 1) with window_layers (1 to layers; default all).
+ * Required keys: arch (gpt or llama),
  * layers, hidden, heads, vocab, seq; ffn for llama; optional kv_heads,
  * tied (yes/no; default yes for gpt, no for llama), head_dim, published,
  * parallel_block (no, two-norms or one-norm; a dense model only), and for a
@@ -115,6 +122,17 @@ double workload_matmul_params(const struct workload *w);
  * attention, where d_qk = d + r and d_v = v_head_dim).
  */
 double workload_core_width(const struct workload *w);
+
+/* Some layers attend over a sliding window (window given). */
+int workload_windowed(const struct workload *w);
+
+/*
+ * The keys a query's scores span, the mean over the layers, for the FLOP
+ * count 4·span·h_q a token and layer forward: s in a layer that attends
+ * to all keys, min(window, s) in a sliding-window one (models/step.md,
+ * "Attention").
+ */
+double workload_attn_span(const struct workload *w, double s);
 
 /*
  * The pairs of a kind = workload preset that reads back as w (name,

@@ -44,6 +44,8 @@ static const struct {
 	{ "workload", "kv_lora_rank", 1, Q_COUNT, "count" },
 	{ "workload", "qk_rope_head_dim", 1, Q_COUNT, "count" },
 	{ "workload", "v_head_dim", 1, Q_COUNT, "count" },
+	{ "workload", "window",    1, Q_COUNT,  "count" },
+	{ "workload", "window_layers", 1, Q_COUNT, "count" },
 };
 
 static int find_quantity(const char *kind, const char *key)

@@ -337,6 +337,18 @@ static void S_echo_layers(struct out *o, const struct workload *w)
 	out_input_str(o, "layer_mix", "layers", note);
 }
 
+/* A workload with sliding-window layers: how many, over how many keys. */
+static void S_echo_window(struct out *o, const struct workload *w)
+{
+	char note[160];
+
+	if (!workload_windowed(w))
+		return;
+	snprintf(note, sizeof(note), "%.15g of %.15g layers over a sliding window of %.15g "
+		 "keys, the rest over the whole sequence", w->window_layers, w->layers, w->window);
+	out_input_str(o, "attention_window", "window", note);
+}
+
 /* The inputs the step was run with, above the tables. */
 /* The compute line: given, by kernel on the GPU, the flat MFU, or unknown. */
 static void S_compute_note(char *note, size_t size, const struct step_compute *cs,
@@ -415,6 +427,7 @@ static void S_echo(struct ctx *ctx, struct out *o, const struct workload *w,
 		out_input_str(o, "stages", "stages", note);
 	}
 	S_echo_layers(o, w);
+	S_echo_window(o, w);
 	snprintf(note, sizeof(note), "%s; attention %s%s", step_framework_name(c->framework),
 		 !r->fused ? "unfused (scores stored)" :
 		 c->attention == ATTN_FLASH2 ? "fused (FlashAttention-2)" :
