@@ -32,10 +32,9 @@ int serve_check(const struct workload *w, const struct serve_params *p, struct e
 		return errbuf_set(eb, "--tp, --ep and --pp must be at least 1");
 	/* Inference keeps MLA's latent as its cache and weighs each layer as
 	 * its own; neither is modelled here (models/serve.md). */
-	if (workload_mla(w) || w->dense_layers > 0 || w->shared > 0 || workload_windowed(w))
+	if (workload_mla(w) || w->dense_layers > 0 || w->shared > 0)
 		return errbuf_set(eb, "%s: serve does not model latent attention's cache, dense "
-				  "first layers, shared experts or a sliding window's cache (the "
-				  "step model does)", w->name);
+				  "first layers or shared experts (the step model does)", w->name);
 	if (fmod(w->heads, tp) != 0)
 		return errbuf_set(eb, "--tp %lu does not divide the %.0f attention heads of %s",
 				  p->tp, w->heads, w->name);
@@ -75,7 +74,8 @@ void serve_kv_handoff(const struct workload *w, double kv_bytes, double prompt, 
 		      const struct link *l, struct serve_kv *kv)
 {
 	kv->per_token_B = serve_kv_per_token(w, kv_bytes);
-	kv->request_B = kv->per_token_B * prompt;
+	/* a sliding-window layer caches the window's tokens alone */
+	kv->request_B = kv->per_token_B * workload_attn_span(w, prompt);
 	kv->time_s = l->alpha + kv->request_B / l->beta;
 	kv->rate_Bps = kv->request_B * rate;
 	kv->link_share = kv->rate_Bps / l->beta;
@@ -219,7 +219,8 @@ static void S_memory(const struct system *s, const struct workload *w,
 	/* the larger end stage holds the embedding or the output layer (both at pp = 1) */
 	r->weights_B = wb * (w->layers / pp * ((lp.attn + E * lp.mlp) / tp + lp.other) +
 			     workload_embed_params(w) / tp / (pp > 1 ? 2 : 1));
-	r->kv_B = p->batch * (p->prompt + p->output) * w->layers / pp * 2 *
+	/* a sliding-window layer keeps the window's tokens alone (workload_attn_span) */
+	r->kv_B = p->batch * workload_attn_span(w, p->prompt + p->output) * w->layers / pp * 2 *
 		  S_kv_heads_gpu(w, tp) * hd * p->kv_bytes;
 	r->memory_B = r->weights_B + r->kv_B;
 	r->gpu_memory_B = s->gpu.memory_B;
@@ -228,7 +229,8 @@ static void S_memory(const struct system *s, const struct workload *w,
 
 /*
  * The decode step on one GPU: every layer reads its weights (the experts
- * the batch reaches) and the batch's KV cache at the mean context, and
+ * the batch reaches) and the batch's KV cache at the mean context (a
+ * sliding-window layer's at most its window: the layers' mean span), and
  * runs 2 FLOPs per weight per token plus attention's 4·ctx·h/t; the time
  * of each is the larger of the two (a roofline).  The output layer reads
  * V·h/t weights once.
@@ -250,6 +252,8 @@ static void S_decode(const struct kernel_gpu *g, const struct workload *w,
 	workload_layer_params(w, &lp);
 	r->experts_touched = serve_experts_touched(E, k, b);
 	wlayer = wb * ((lp.attn + r->experts_touched * lp.mlp) / tp + lp.other);
+	/* a sliding-window layer reads and attends over its window alone */
+	ctx = workload_attn_span(w, ctx);
 	kvlayer = b * ctx * 2 * S_kv_heads_gpu(w, tp) * hd * p->kv_bytes;
 	flayer = 2 * b * lp.matmul / tp + 4 * b * ctx * workload_q_width(w) / tp;
 	out_w = wb * w->vocab * w->hidden / tp;

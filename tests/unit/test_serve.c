@@ -298,3 +298,38 @@ void test_serve_moe_dispatch(void)
 	/* 64 tokens reach all 8 experts: 8 · (1 − 0.75^64) */
 	DBL_NEAR(r.experts_touched, 8 * (1 - pow(0.75, 64)), 1e-12);
 }
+
+/*
+ * Llama 3 70B's shape with half its layers (40) over a sliding window of
+ * 512 keys: a windowed layer caches and reads the window's tokens alone.
+ * The defaults' batch of 1, 1024 prompt and 256 output tokens: the cache
+ * at full length holds (40 · 1280 + 40 · 512)/80 = 896 tokens a layer on
+ * the mean, 896 · 327 680 B; decode reads it at the mean context 1152,
+ * (40 · 1152 + 40 · 512)/80 = 832 tokens a layer; the hand-off of a
+ * 1024-token prompt carries (40 · 1024 + 40 · 512)/80 = 768 tokens a layer.
+ */
+void test_serve_sliding_window(void)
+{
+	struct workload w = llama70();
+	struct serve_params p;
+	struct serve_result r;
+	struct serve_kv kv;
+	struct kernel_gpu g;
+	struct system s;
+	struct cost_model m;
+	struct link l = { 4e-6, 48e9, 0 };
+	struct errbuf eb;
+
+	w.window = 512;
+	w.window_layers = 40;
+	h100_node(&s);
+	cost_model_tiers(&m, &s);
+	kernel_gpu_init(&g, ARCH_SM90, 989.4e12, 132, 3.35e12, 0.801);
+	serve_params_init(&p);
+	CHECK(serve_run(&m, &s, &g, &w, &p, &r, &eb) == 0);
+	DBL_NEAR(r.kv_B, 896 * 327680.0, 1e-12);
+	DBL_NEAR(r.decode_kv_read_B, 832 * 327680.0, 1e-12);
+	serve_kv_handoff(&w, 2, 1024, 2, &l, &kv);
+	DBL_NEAR(kv.per_token_B, 327680, 0);
+	DBL_NEAR(kv.request_B, 768 * 327680.0, 1e-12);
+}

@@ -170,7 +170,7 @@ void test_serve_refuses_mla(void)
 	p.batch = 8;
 	CHECK(serve_check(&w, &p, &eb) == -1);
 	STR_EQ(eb.msg, "deepseek-v3: serve does not model latent attention's cache, dense first "
-		       "layers, shared experts or a sliding window's cache (the step model does)");
+		       "layers or shared experts (the step model does)");
 }
 
 /* Kernels a DeepSeek-V3 MoE layer launches forward: Llama's 11, fused

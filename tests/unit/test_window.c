@@ -1,8 +1,8 @@
 /*
  * Unit tests of sliding-window attention (the workload keys window and
  * window_layers, src/workload.c; the windowed layers' attention core,
- * src/kernel.c; their FLOPs, src/step_shape.c; the refusals of context
- * parallelism and of serve), against values worked by hand
+ * src/kernel.c; their FLOPs, src/step_shape.c; the refusal of context
+ * parallelism), against values worked by hand
  * (models/step.md, "Attention"; models/workloads.md).
  */
 #include <math.h>
@@ -14,7 +14,6 @@
 #include "harness.h"
 #include "kernel.h"
 #include "preset_fix.h"
-#include "serve.h"
 #include "step_fix.h"
 
 #pragma GCC diagnostic ignored "-Wmissing-prototypes"
@@ -206,8 +205,7 @@ void test_window_kernel_by_hand(void)
  * The step's FLOPs count a windowed layer's queries over its window: the
  * small Llama, 4 of 8 layers windowed to 128 keys, 8 sequences of 4096:
  * the attention term 12·T·l·h_q·span drops by 12·T·8·256·(4096 − 2112).
- * Context parallelism is refused with a window; serve refuses the
- * workload.
+ * Context parallelism is refused with a window.
  */
 void test_window_step(void)
 {
@@ -215,7 +213,6 @@ void test_window_step(void)
 	struct step_config c;
 	struct step_compute cs = { 312e12, 0.5, 0, NULL, 0, 0 };
 	struct step_result r, r0;
-	struct serve_params sp;
 	struct errbuf eb;
 	struct cost_model rm = ring_model();
 
@@ -234,9 +231,4 @@ void test_window_step(void)
 	CHECK(step_run(&w, &c, &cs, &rm, STEP_BAND_NONE, &r, &eb) == -1);
 	STR_EQ(eb.msg, "context parallelism with sliding-window attention is not modelled "
 		       "(small: 4 of 8 layers attend over 128 keys); use cp 1");
-	serve_params_init(&sp);
-	sp.batch = sp.prompt = sp.output = 1;
-	CHECK(serve_check(&w, &sp, &eb) == -1);
-	STR_EQ(eb.msg, "small: serve does not model latent attention's cache, dense first "
-		       "layers, shared experts or a sliding window's cache (the step model does)");
 }
