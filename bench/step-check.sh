@@ -50,6 +50,12 @@ PYTHON=${PYTHON:-python3}
 # and Qwen3-235B-A22B in 26.04.01 (1712 tokens/s per GPU at GBS 8192,
 # the layout above), each times the model FLOPs a token the rows above
 # use (27.83 and 166.98 GFLOP).
+# The mcore-177B-strong-* rows are the ends of Megatron-LM's strong scaling
+# of the same 177B shape (README.md, "Strong Scaling Results", Megatron-
+# Core r0.8.0: 96 to 4608 H100 at the same batch of 1152 sequences, "a
+# reduction in MFU from 47% to 42%"): 0.47 and 0.42 of 989.4 TFLOP/s,
+# typed as the weak-scaling mcore-177B row's layout (TP 8, PP 6, VP 8) at
+# DP 2 and DP 96; the README states neither the layout nor the schedule.
 # The titan-8b rows are torchtitan's Llama 3.1 8B on 8 H100 at 500 W
 # (docs/performance.md, Table 1): 5,762 tokens/s per GPU eager and 6,667
 # with torch.compile, times commtime's 6.221e10 FLOPs a token; the pair
@@ -141,6 +147,8 @@ mcore-32B|459.6|989.4|--system dgx-h100 step --arch gpt --layers 48 --hidden 716
 mcore-70B|419.7|989.4|--system dgx-h100 step --arch gpt --layers 84 --hidden 8192 --heads 64 --vocab 131072 --seq 4096 --tp 8 --pp 2 --dp 48 --global-batch 384 --zero 1 --sequence-parallel --schedule interleaved --virtual-stages 7
 mcore-119B|420.5|989.4|--system dgx-h100 step --arch gpt --layers 92 --hidden 10240 --heads 80 --vocab 131072 --seq 4096 --tp 8 --pp 4 --dp 48 --global-batch 768 --zero 1 --sequence-parallel
 mcore-177B|432.8|989.4|--system dgx-h100 step --arch gpt --layers 96 --hidden 12288 --heads 96 --vocab 131072 --seq 4096 --tp 8 --pp 6 --dp 48 --global-batch 1152 --zero 1 --sequence-parallel --schedule interleaved --virtual-stages 8
+mcore-177B-strong-96|465.0|989.4|--system dgx-h100 step --arch gpt --layers 96 --hidden 12288 --heads 96 --vocab 131072 --seq 4096 --tp 8 --pp 6 --dp 2 --global-batch 1152 --zero 1 --sequence-parallel --schedule interleaved --virtual-stages 8
+mcore-177B-strong-4608|415.5|989.4|--system dgx-h100 step --arch gpt --layers 96 --hidden 12288 --heads 96 --vocab 131072 --seq 4096 --tp 8 --pp 6 --dp 96 --global-batch 1152 --zero 1 --sequence-parallel --schedule interleaved --virtual-stages 8
 mcore-314B|474.4|989.4|--system dgx-h100 step --arch gpt --layers 96 --hidden 16384 --heads 128 --vocab 131072 --seq 4096 --tp 8 --pp 8 --dp 48 --global-batch 1536 --zero 1 --sequence-parallel --schedule interleaved --virtual-stages 6
 mcore-462B|459.9|989.4|--system dgx-h100 step --arch gpt --layers 112 --hidden 18432 --heads 144 --vocab 131072 --seq 4096 --tp 8 --pp 16 --dp 48 --global-batch 3072 --zero 1 --sequence-parallel --schedule interleaved --virtual-stages 7
 llama3-405b-8k|430|989.4|--system dgx-h100 step --workload llama3-405b --tp 8 --pp 16 --dp 64 --global-batch 2048 --seq 8192 --sequence-parallel --zero 2 --schedule interleaved --virtual-stages 8 --attention flash2
