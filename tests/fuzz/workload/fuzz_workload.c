@@ -5,7 +5,8 @@
  * fixed head (name, kind = workload, description), is read as a preset
  * by workload_from_preset(), which either gives a shape whose sizes are
  * whole numbers above 0 and whose parameter count is finite and positive,
- * or says why.
+ * or says why; with a sliding window, one in at most every layer, and the
+ * keys a query spans between the window and the sequence.
  *
  * Built by `make fuzz`; the unit tests run corpus/ through fuzz_workload().
  */
@@ -67,6 +68,14 @@ static const char *fuzz_workload(const uint8_t *data, size_t size)
 			why = "a workload with a size that is not a whole number above 0";
 		else if (!(isfinite(n) && n > 0))
 			why = "a workload whose parameter count is not finite and positive";
+		else if (workload_windowed(&w) &&
+			 (!whole_positive(w.window) || !whole_positive(w.window_layers) ||
+			  w.window_layers > w.layers))
+			why = "a sliding window that is not whole or in more layers than there are";
+		else if (!(workload_attn_span(&w, w.seq) <= w.seq &&
+			   workload_attn_span(&w, w.seq) >= fmin(w.seq, workload_windowed(&w) ?
+								 w.window : w.seq)))
+			why = "a mean span outside [min(window, seq), seq]";
 	} else if (!eb.msg[0]) {
 		why = "workload_from_preset refused without a message";
 	}
