@@ -129,6 +129,14 @@ PYTHON=${PYTHON:-python3}
 # H100 to GB300, MXFP8 on B300) ran 22 % to 41 % below the model, which
 # does not time the host (models/step-checks.md, "Checks against
 # published runs").
+# The trainy-h200-8b-* rows are torchtitan's Llama 3.1 8B as Trainy ran it
+# on WhiteFiber in June 2025 (benchmarks/llama3-8b_h200_202506_trainy-
+# whitefiber.md at b5bcd76c, torchtitan e7c0cae): 8 H200 a host, 400 Gb/s
+# of RDMA a GPU (CX-7), 4 and 8 hosts, FSDP over all GPUs, local batch 2,
+# torch.compile, Float8 (tensorwise, the all-gathers in FP8), and from the
+# run's llama3_8b.toml at e7c0cae seq 8192 and per-op selective
+# checkpointing (--recompute alternate-matmul-outputs): 10938 and 10753
+# tokens/s per GPU, times commtime's 57.91 GFLOP a token.
 # The titan-tp-* and titan-atp-* rows are torchtitan's async-TP benchmark of June 2025
 # (benchmarks/asyncTP_llama3_h100_2025-06_torchtitan.md, at 820504e):
 # Grand Teton H100 (96 GB HBM2e at 2.4 TB/s, 500 W), torch.compile, seq
@@ -183,6 +191,8 @@ mb2604-405b-h100|861.1|989.4|--system dgx-h100 step --workload llama3.1-405b --t
 mb26-gptoss-gb200|987.6|2500|--system gb200-nvl72 step --workload gpt-oss-120b --dp 64 --ep 64 --global-batch 1280 --micro-batch 4 --precision fp8 --zero 1 --grad-bytes 2 --overlap-moe-expert-parallel-comm
 mb26-gptoss-gb300|1137.5|2500|--system gb300-nvl72 step --workload gpt-oss-120b --dp 64 --ep 16 --global-batch 1280 --micro-batch 4 --precision fp8 --zero 1 --grad-bytes 2 --overlap-moe-expert-parallel-comm
 mb2606-kimi-k2-gb300|1180.9|2500|--system gb300-nvl72 step --workload kimi-k2 --tp 1 --pp 4 --dp 64 --ep 64 --global-batch 4096 --micro-batch 2 --seq 4096 --schedule interleaved --virtual-stages 4 --precision fp8 --zero 1 --grad-bytes 2
+trainy-h200-8b-32|633.5|989.4|--system hgx-h200 step --workload llama3.1-8b --framework fsdp --zero 3 --precision fp8 --elementwise blocks --recompute alternate-matmul-outputs --dp 32 --global-batch 64 --micro-batch 2 --seq 8192
+trainy-h200-8b-64|622.7|989.4|--system hgx-h200 step --workload llama3.1-8b --framework fsdp --zero 3 --precision fp8 --elementwise blocks --recompute alternate-matmul-outputs --dp 64 --global-batch 128 --micro-batch 2 --seq 8192
 titan-tp-70b-bf16|287.6|989.4|--system grand-teton step --framework fsdp --zero 3 --elementwise blocks --attention flash2 --seq 8192 --sequence-parallel --workload llama3-70b --tp 8 --dp 32 --global-batch 512 --micro-batch 16 --recompute full
 titan-atp-70b-bf16|314.1|989.4|--system grand-teton step --framework fsdp --zero 3 --elementwise blocks --attention flash2 --seq 8192 --sequence-parallel --workload llama3-70b --tp 8 --dp 32 --global-batch 512 --micro-batch 16 --recompute full --tp-comm-overlap
 titan-tp-70b-fp8|389.9|989.4|--system grand-teton step --framework fsdp --zero 3 --elementwise blocks --attention flash2 --seq 8192 --sequence-parallel --workload llama3-70b --tp 8 --dp 32 --global-batch 512 --micro-batch 16 --recompute full --precision fp8
