@@ -160,7 +160,7 @@ void step_shape_flops(struct run *u)
 	 * a sliding-window layer's queries span its window, not s
 	 * (workload_attn_span). */
 	mm = w->dense_layers > 0 ? workload_matmul_params(w) : l * lp.matmul;
-	core = workload_core_width(w) * workload_attn_span(w, s);   /* s·h_q */
+	core = workload_core_width(w) * workload_attn_span(w, s);   /* span·h_q */
 	r->flops_model = 6 * tok * (mm + w->vocab * h) + 12 * tok * l * core;
 	r->flops_hw = r->flops_model;
 	if (full)
