@@ -429,6 +429,15 @@ void test_workload_llama1(void)
  *   6144 = 1,233,131,520: 131,596,523,520 (0.31 % below 132B); active
  *   (88,080,384 + 4·198,180,864 + 110,592) × 40 + 1,233,131,520 =
  *   36,469,708,800 (36B).
+ *   Gemma 2 9B (16 heads of 256, h_q 4096, 8 kv heads, h_kv 2048, tied,
+ *   V 256000): 2·3584·4096 + 2·3584·2048 = 44,040,192 + 3·3584·14336 =
+ *   154,140,672 + 7168 = 198,188,032, × 42 = 8,323,897,344, +
+ *   256000·3584 + 3584 = 917,507,584: 9,241,404,928 (its 9.24B; the two
+ *   post-norms a layer, 42·2·3584 = 301,056, not counted).
+ *   Gemma 2 27B (32 heads of 128, h_q 4096, 16 kv heads, h_kv 2048):
+ *   2·4608·4096 + 2·4608·2048 = 56,623,104 + 3·4608·36864 = 509,607,936 +
+ *   9216 = 566,240,256, × 46 = 26,047,051,776, + 256000·4608 + 4608 =
+ *   1,179,652,608: 27,226,704,384 (0.10 % above 27.2B).
  */
 void test_workload_llama_blocks(void)
 {
@@ -437,6 +446,8 @@ void test_workload_llama_blocks(void)
 		{ "yi-34b", 34388917248.0, 0.012 },
 		{ "gemma-7b", 8537680896.0, 0.00005 },
 		{ "dbrx", 131596523520.0, 0.0031 },
+		{ "gemma2-9b", 9241404928.0, 0.00016 },
+		{ "gemma2-27b", 27226704384.0, 0.00099 },
 	};
 	struct workload w;
 	struct layer_params lp;
@@ -450,6 +461,12 @@ void test_workload_llama_blocks(void)
 	}
 	if (S_load("dbrx", &w) == 0)
 		DBL_NEAR(workload_active_params(&w), 36469708800.0, 0);
+	/* Gemma 2: every other layer windowed to 4096 of 8192 keys, a span of
+	 * (21·8192 + 21·4096)/42 = 6144 */
+	if (S_load("gemma2-9b", &w) == 0) {
+		CHECK(w.tied);
+		DBL_NEAR(workload_attn_span(&w, 8192), 6144, 0);
+	}
 }
 
 /*
