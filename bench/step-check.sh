@@ -58,8 +58,10 @@ PYTHON=${PYTHON:-python3}
 # DP 2 and DP 96; the README states neither the layout nor the schedule.
 # The titan-8b rows are torchtitan's Llama 3.1 8B on 8 H100 at 500 W
 # (docs/performance.md, Table 1): 5,762 tokens/s per GPU eager and 6,667
-# with torch.compile, times commtime's 6.221e10 FLOPs a token; the pair
-# checks what running the elementwise work eager costs.
+# with torch.compile, times commtime's 5.791e10 FLOPs a token; the pair
+# checks what running the elementwise work eager costs.  The titan-8b-fp8
+# rows add Float8 (torchao's tensorwise dynamic scaling) to the compiled
+# run, on 8 and on 128 GPUs (Tables 1 and 3: 8,532 and 8,380 tokens/s).
 # The deepseek-v3 row is DeepSeek-V3's pre-training (DeepSeek-AI 2024,
 # arXiv:2412.19437): 180K H800 GPU hours per trillion tokens (abstract and
 # section 1), 1e12 / (180e3 x 3600) = 1543.2 tokens/s per GPU, times
@@ -171,9 +173,11 @@ nemo-q3-30b-drop|292.1|989.4|--system dgx-h100 step --workload qwen3-30b-a3b --p
 nemo-q3-30b-2606|245.6|989.4|--system dgx-h100 step --workload qwen3-30b-a3b --dp 16 --ep 16 --global-batch 1024 --micro-batch 1 --seq 4096 --zero 1 --precision fp8
 nemo-q3-235b-2604|285.9|989.4|--system dgx-h100 step --workload qwen3-235b-a22b --tp 2 --pp 8 --dp 16 --ep 32 --etp 1 --global-batch 8192 --seq 4096 --sequence-parallel --zero 1 --schedule interleaved --virtual-stages 4 --layers-first 11 --layers-last 11 --precision fp8 --overlap-moe-expert-parallel-comm
 llama3-405b-128k|380|989.4|--system dgx-h100 step --workload llama3-405b --tp 8 --pp 16 --dp 8 --cp 16 --cp-form allgather --global-batch 128 --seq 131072 --sequence-parallel --zero 2 --schedule interleaved --virtual-stages 8 --attention flash2
-titan-8b-eager|358.5|989.4|--system grand-teton step --workload llama3-8b --seq 8192 --dp 8 --micro-batch 2 --global-batch 16 --framework fsdp --zero 3 --recompute alternate-matmul-outputs
+titan-8b-eager|333.7|989.4|--system grand-teton step --workload llama3-8b --seq 8192 --dp 8 --micro-batch 2 --global-batch 16 --framework fsdp --zero 3 --recompute alternate-matmul-outputs
 deepseek-v3|432.9|989.4|--system hgx-h800 step --workload deepseek-v3 --pp 16 --ep 64 --dp 128 --global-batch 15360 --seq 4096 --zero 1 --precision fp8 --layers-first 4 --layers-last 1 --schedule dualpipe --recompute norm-and-swiglu-inputs --optimizer-moments bf16 --moe-route-nodes 4 --moe-dispatch-fp8
-titan-8b-compiled|414.8|989.4|--system grand-teton step --workload llama3-8b --seq 8192 --dp 8 --micro-batch 2 --global-batch 16 --framework fsdp --zero 3 --recompute alternate-matmul-outputs --elementwise blocks
+titan-8b-compiled|386.1|989.4|--system grand-teton step --workload llama3-8b --seq 8192 --dp 8 --micro-batch 2 --global-batch 16 --framework fsdp --zero 3 --recompute alternate-matmul-outputs --elementwise blocks
+titan-8b-fp8|494.1|989.4|--system grand-teton step --workload llama3-8b --seq 8192 --dp 8 --micro-batch 2 --global-batch 16 --framework fsdp --zero 3 --recompute alternate-matmul-outputs --elementwise blocks --precision fp8
+titan-8b-fp8-128|485.3|989.4|--system grand-teton step --workload llama3-8b --seq 8192 --dp 128 --micro-batch 2 --global-batch 256 --framework fsdp --zero 3 --recompute alternate-matmul-outputs --elementwise blocks --precision fp8
 mb26-dsv3-gb200|1377.9|2500|--system gb200-nvl72 step --workload deepseek-v3 --tp 1 --pp 4 --dp 64 --ep 64 --global-batch 4096 --micro-batch 1 --seq 4096 --schedule interleaved --virtual-stages 4 --precision fp8 --zero 1 --grad-bytes 2 --overlap-moe-expert-parallel-comm
 mb26-dsv3-gb300|1763.9|2500|--system gb300-nvl72 step --workload deepseek-v3 --tp 1 --pp 2 --dp 128 --ep 32 --global-batch 4096 --micro-batch 1 --seq 4096 --schedule interleaved --virtual-stages 8 --precision fp8 --zero 1 --grad-bytes 2 --overlap-moe-expert-parallel-comm
 mb26-q235-gb200|1215.5|2500|--system gb200-nvl72 step --workload qwen3-235b-a22b --tp 1 --pp 8 --dp 32 --ep 32 --global-batch 8192 --micro-batch 1 --seq 4096 --schedule interleaved --virtual-stages 3 --precision fp8 --zero 1 --grad-bytes 2 --overlap-moe-expert-parallel-comm
