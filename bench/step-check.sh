@@ -306,3 +306,9 @@ for spec in "768 1536" "1536 1536"; do
 		--where "tp=1,pp=1,dp=$1,zero=3" --top 1 2>&1 |
 		awk -v n="$1" '/^Named/ { sub(/;.*/, ""); print "  175B, " n " GPUs: " $0 }'
 done
+for n in 1120 2240; do
+	$COMMTIME --system dgx-a100 search --arch gpt --layers 105 --hidden 20480 --heads 128 --vocab 51200 \
+		--seq 2048 --gpus "$n" --global-batch 2240 --framework deepspeed-2021 \
+		--where "tp=1,pp=1,dp=$n,zero=3" --top 1 2>&1 |
+		awk -v n="$n" '/^Named/ { sub(/;.*/, ""); print "  530B, " n " GPUs: " $0 }'
+done
