@@ -30,8 +30,7 @@ static const char *const cpf_names[CP_FORM_COUNT] = { "ring", "allgather" };
 
 int step_attention_flash2(const struct step_config *c)
 {
-	return c->attention == ATTN_FLASH2 ||
-	       (c->framework == FW_FSDP && c->precision != PREC_FP8 && c->attention == ATTN_AUTO);
+	return c->attention == ATTN_FLASH2 || (c->framework == FW_FSDP && c->attention == ATTN_AUTO);
 }
 
 const char *step_framework_name(enum step_framework f)

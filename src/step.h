@@ -159,8 +159,9 @@ struct step_config {
 
 /*
  * 1 when fused attention runs at FlashAttention-2's rates: --attention
- * flash2, or by default (auto) PyTorch's SDPA under --framework fsdp in
- * bf16; --attention fused names the GPU's fastest fused kernel, Transformer
+ * flash2, or by default (auto) PyTorch's SDPA under --framework fsdp, in
+ * bf16 and fp8 alike (torchao's Float8 converts the linears alone);
+ * --attention fused names the GPU's fastest fused kernel, Transformer
  * Engine's (models/step.md, "Attention").
  */
 int step_attention_flash2(const struct step_config *c);

@@ -178,9 +178,10 @@ void test_step_names(void)
 /*
  * Which fused attention runs at FlashAttention-2's rates (models/step.md,
  * "Attention"): --attention flash2 under any framework, and by default
- * PyTorch's SDPA under --framework fsdp in bf16; not Transformer Engine's
- * kernels (the default under megatron, fsdp with fp8, or named with
- * --attention fused), never unfused attention.
+ * PyTorch's SDPA under --framework fsdp, in bf16 and fp8 (torchao's Float8
+ * converts the linears alone); not Transformer Engine's kernels (the
+ * default under megatron, or named with --attention fused), never unfused
+ * attention.
  */
 void test_step_attention_flash2(void)
 {
@@ -199,7 +200,10 @@ void test_step_attention_flash2(void)
 	c.attention = ATTN_AUTO;
 	CHECK(step_attention_flash2(&c));
 	c.precision = PREC_FP8;
+	CHECK(step_attention_flash2(&c));
+	c.framework = FW_MEGATRON;
 	CHECK(!step_attention_flash2(&c));
+	c.framework = FW_FSDP;
 	c.precision = PREC_BF16;
 	c.attention = ATTN_UNFUSED;
 	CHECK(!step_attention_flash2(&c));
