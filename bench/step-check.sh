@@ -139,6 +139,14 @@ PYTHON=${PYTHON:-python3}
 # run's llama3_8b.toml at e7c0cae seq 8192 and per-op selective
 # checkpointing (--recompute alternate-matmul-outputs): 10938 and 10753
 # tokens/s per GPU, times commtime's 57.91 GFLOP a token.
+# The torchao-8b-* rows are torchao's own table of Float8 training
+# (pytorch/ao, docs/source/workflows/training.md, "NVIDIA H100": Llama3-8b
+# on 8 H100 with torchtitan, batch 1, seq 8192, torch.compile, FSDP2,
+# per-op SAC; bf16 6150 and tensorwise Float8 with FP8 all-gathers 7689.5
+# tokens/s), times commtime's 57.91 GFLOP a token.  The table does not say
+# which H100: typed as Meta's Grand Teton, whose 2.4 TB/s the same
+# repository's roofline takes for "Meta's H100 variant"
+# (torchao/testing/training/roofline_utils.py).
 # The titan-tp-* and titan-atp-* rows are torchtitan's async-TP benchmark of June 2025
 # (benchmarks/asyncTP_llama3_h100_2025-06_torchtitan.md, at 820504e):
 # Grand Teton H100 (96 GB HBM2e at 2.4 TB/s, 500 W), torch.compile, seq
@@ -197,6 +205,8 @@ mb26-gptoss-gb300|1137.5|2500|--system gb300-nvl72 step --workload gpt-oss-120b 
 mb2606-kimi-k2-gb300|1180.9|2500|--system gb300-nvl72 step --workload kimi-k2 --tp 1 --pp 4 --dp 64 --ep 64 --global-batch 4096 --micro-batch 2 --seq 4096 --schedule interleaved --virtual-stages 4 --precision fp8 --zero 1 --grad-bytes 2
 trainy-h200-8b-32|633.5|989.4|--system hgx-h200 step --workload llama3.1-8b --framework fsdp --zero 3 --precision fp8 --elementwise blocks --recompute alternate-matmul-outputs --dp 32 --global-batch 64 --micro-batch 2 --seq 8192
 trainy-h200-8b-64|622.7|989.4|--system hgx-h200 step --workload llama3.1-8b --framework fsdp --zero 3 --precision fp8 --elementwise blocks --recompute alternate-matmul-outputs --dp 64 --global-batch 128 --micro-batch 2 --seq 8192
+torchao-8b-bf16|356.2|989.4|--system grand-teton step --workload llama3-8b --seq 8192 --dp 8 --micro-batch 1 --global-batch 8 --framework fsdp --zero 3 --recompute alternate-matmul-outputs --elementwise blocks
+torchao-8b-fp8|445.3|989.4|--system grand-teton step --workload llama3-8b --seq 8192 --dp 8 --micro-batch 1 --global-batch 8 --framework fsdp --zero 3 --recompute alternate-matmul-outputs --elementwise blocks --precision fp8
 titan-tp-70b-bf16|287.6|989.4|--system grand-teton step --framework fsdp --zero 3 --elementwise blocks --attention flash2 --seq 8192 --sequence-parallel --workload llama3-70b --tp 8 --dp 32 --global-batch 512 --micro-batch 16 --recompute full
 titan-atp-70b-bf16|314.1|989.4|--system grand-teton step --framework fsdp --zero 3 --elementwise blocks --attention flash2 --seq 8192 --sequence-parallel --workload llama3-70b --tp 8 --dp 32 --global-batch 512 --micro-batch 16 --recompute full --tp-comm-overlap
 titan-tp-70b-fp8|389.9|989.4|--system grand-teton step --framework fsdp --zero 3 --elementwise blocks --attention flash2 --seq 8192 --sequence-parallel --workload llama3-70b --tp 8 --dp 32 --global-batch 512 --micro-batch 16 --recompute full --precision fp8
