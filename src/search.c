@@ -377,9 +377,13 @@ static int S_try(struct S_walk *k)
 
 /*
  * The recomputation levels of one configuration: none, selective, full,
- * and the per-operator levels only when nothing recomputed is valid but
- * too large (where none fits, every level that recomputes is slower on
- * the same collectives, so none of them can rank above it).
+ * and, under --framework fsdp, the per-operator levels only when nothing
+ * recomputed is valid but too large (where none fits, every level that
+ * recomputes is slower on the same collectives, so none of them can rank
+ * above it).  The per-operator policies are torchtitan's (its selective
+ * "op" checkpointing); Megatron-Core recomputes whole modules
+ * (recompute_modules: core_attn, layernorm, mlp, ...) and DeepSpeed whole
+ * layers, so neither is offered one.
  */
 static int S_levels(struct S_walk *k)
 {
@@ -395,7 +399,7 @@ static int S_levels(struct S_walk *k)
 		if (i == 0)
 			none = got;
 	}
-	if (none != 1)
+	if (none != 1 || k->c.framework != FW_FSDP)
 		return 0;
 	for (i = 0; i < sizeof(per_op) / sizeof(per_op[0]); i++) {
 		k->c.recompute = per_op[i];

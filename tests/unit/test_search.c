@@ -398,14 +398,23 @@ void test_search_named(void)
 	sp.gpu_memory = 1;   /* nothing fits */
 	CHECK(search_run(&sp, gpus, 1, &cs, &cm, &r, &eb) == 0);
 	INT_EQ(r.n, 0);
-	/* t = 2, p = 2, d = 1: ZeRO 0; 1f1b, v 3 (v 2 refused); 3 modes, and
-	 * where none is valid but does not fit (1f1b, v 3) the 2 per-operator
-	 * levels too: 3 + 3 + 3 + 2 + 2 tried, 3 refused, 6 + 4 unfit. */
+	/* t = 2, p = 2, d = 1: ZeRO 0; 1f1b, v 3 (v 2 refused); 3 modes under
+	 * megatron, which has no per-operator levels: 3 + 3 + 3 tried, 3
+	 * refused, 6 unfit. */
+	INT_EQ(r.named.tried, 9);
+	INT_EQ(r.named.refused, 3);
+	INT_EQ(r.named.unfit, 6);
+	CHECK(r.named.unfit_memory_B > 1);
+	INT_EQ(r.named.unfit_c.tp, 2);
+	search_release(&r);
+	/* Under fsdp, where none is valid but does not fit (1f1b, v 3), the 2
+	 * per-operator levels too: 3 + 3 + 3 + 2 + 2 tried, 3 refused, 6 + 4
+	 * unfit. */
+	sp.framework = FW_FSDP;
+	CHECK(search_run(&sp, gpus, 1, &cs, &cm, &r, &eb) == 0);
 	INT_EQ(r.named.tried, 13);
 	INT_EQ(r.named.refused, 3);
 	INT_EQ(r.named.unfit, 10);
-	CHECK(r.named.unfit_memory_B > 1);
-	INT_EQ(r.named.unfit_c.tp, 2);
 	search_release(&r);
 }
 
