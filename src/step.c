@@ -296,8 +296,11 @@ static int S_check_moe(const struct workload *w, const struct step_config *c, st
 /*
  * ZeRO and hybrid sharding.  ZeRO-3 with a pipeline only as FSDP2
  * frameworks run it (torchtitan; DeepSpeed's pipeline engine and
- * Megatron-LM refuse it).  --dp-replicate N: ZeRO-3/FSDP within groups
- * of d·c/N ranks, N replicas (PyTorch's HSDP, FSDP2's 2-D device mesh).
+ * Megatron-LM refuse it); DeepSpeed's pipeline engine refuses ZeRO-2 too
+ * (deepspeed/runtime/pipe/engine.py: "ZeRO-2 and ZeRO-3 are incompatible
+ * with pipeline parallelism", in v0.3.16 and v0.5.4 as today).
+ * --dp-replicate N: ZeRO-3/FSDP within groups of d·c/N ranks, N replicas
+ * (PyTorch's HSDP, FSDP2's 2-D device mesh).
  */
 static int S_check_sharding(const struct step_config *c, struct errbuf *eb)
 {
@@ -307,6 +310,10 @@ static int S_check_sharding(const struct step_config *c, struct errbuf *eb)
 		return errbuf_set(eb, "ZeRO stage %d does not combine with pipeline parallelism "
 				  "under %s (DeepSpeed and Megatron-LM refuse it; FSDP2 frameworks "
 				  "run it: --framework fsdp)", c->zero, step_framework_name(c->framework));
+	if (c->zero == 2 && c->pp > 1 && step_framework_deepspeed(c->framework))
+		return errbuf_set(eb, "ZeRO stage 2 does not combine with pipeline parallelism "
+				  "under %s (DeepSpeed's pipeline engine refuses it: ZeRO 0 or 1 "
+				  "with a pipeline)", step_framework_name(c->framework));
 	if (c->dp_replicate > 1 && c->zero < 3)
 		return errbuf_set(eb, "--dp-replicate %lu: hybrid sharding shards ZeRO-3/FSDP within "
 				  "groups; it needs --zero 3", c->dp_replicate);
@@ -412,6 +419,16 @@ static int S_check_schedule(const struct workload *w, const struct step_config *
 
 	if (c->schedule != PP_INTERLEAVED && c->virt != 1)
 		return errbuf_set(eb, "virtual stages need the interleaved schedule");
+	/*
+	 * DeepSpeed's pipeline engine trains with one schedule, 1F1B
+	 * (deepspeed/runtime/pipe/schedule.py, TrainSchedule; engine.py
+	 * builds no other for training).
+	 */
+	if (c->pp > 1 && c->schedule != PP_1F1B && step_framework_deepspeed(c->framework))
+		return errbuf_set(eb, "the %s schedule does not run under %s: DeepSpeed's pipeline "
+				  "engine trains with 1F1B alone (--schedule 1f1b, or --framework "
+				  "megatron)", pp_schedule_name(c->schedule),
+				  step_framework_name(c->framework));
 	if (c->schedule == PP_INTERLEAVED) {
 		/*
 		 * Even stages split into v equal chunks; uneven ones (Llama 3's

@@ -69,6 +69,36 @@ void test_step_check(void)
 	CHECK(strstr(eb.msg, "3 chunks per stage on a stage of 1 layers (pp 64)") != NULL);
 	c.virt = 1;
 	CHECK(step_check(&w, &c, &eb) == 0);
+	/*
+	 * DeepSpeed's pipeline engine: 1F1B alone, ZeRO 0 or 1.  The same
+	 * interleaved layout as above passes under megatron and fsdp.
+	 */
+	w.layers = 96;
+	c.pp = 48;
+	c.global_batch = 96;
+	c.schedule = PP_INTERLEAVED;
+	c.virt = 2;
+	c.framework = FW_DEEPSPEED;
+	CHECK(step_check(&w, &c, &eb) < 0);
+	CHECK(strstr(eb.msg, "the interleaved schedule does not run under deepspeed") != NULL);
+	c.framework = FW_FSDP;
+	CHECK(step_check(&w, &c, &eb) == 0);
+	c.framework = FW_DEEPSPEED_2021;
+	c.schedule = PP_1F1B;
+	c.virt = 1;
+	CHECK(step_check(&w, &c, &eb) == 0);
+	c.dp = 2;
+	c.zero = 1;
+	CHECK(step_check(&w, &c, &eb) == 0);
+	c.zero = 2;
+	CHECK(step_check(&w, &c, &eb) < 0);
+	CHECK(strstr(eb.msg, "ZeRO stage 2 does not combine with pipeline parallelism under "
+			     "deepspeed-2021") != NULL);
+	c.framework = FW_MEGATRON;
+	CHECK(step_check(&w, &c, &eb) == 0);   /* Megatron-FSDP's optim_grads */
+	c.framework = FW_DEEPSPEED;
+	c.pp = 1;
+	CHECK(step_check(&w, &c, &eb) == 0);   /* no pipeline: the engine is DeepSpeed's */
 }
 
 /*
