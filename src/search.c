@@ -529,10 +529,17 @@ static int S_cp(struct S_walk *k, double N)
 {
 	const struct search_space *sp = k->sp;
 	double E = sp->w->experts > 1 ? sp->w->experts : 1, t = (double)k->c.tp;
-	double p = (double)k->c.pp, cp, e;
+	double p = (double)k->c.pp, cp, e, max_cp = (double)sp->max_cp;
 	int rc = 0, refused;
 
-	for (cp = 1; cp <= N / (t * p) && cp <= (double)sp->max_cp && !rc; cp++) {
+	/*
+	 * DeepSpeed has no ring or all-gather context parallelism (step
+	 * refuses it): cp 1 alone, save a size --where names, which step's
+	 * refusal then explains.
+	 */
+	if (step_framework_deepspeed(sp->framework))
+		max_cp = sp->where && sp->where->cp > 1 ? (double)sp->where->cp : 1;
+	for (cp = 1; cp <= N / (t * p) && cp <= max_cp && !rc; cp++) {
 		double d = N / (t * p * cp), per_dp;
 
 		if (!S_divides(cp, N / (t * p)) || !S_divides(d, sp->global_batch))

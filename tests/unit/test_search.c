@@ -455,6 +455,23 @@ void test_search_cp_forms(void)
 	INT_EQ(wh.cp_form, CP_ALLGATHER);
 	CHECK(search_where_parse("cp_form=zigzag", &wh, &eb) < 0);
 	CHECK(strstr(eb.msg, "cp_form") != NULL);
+
+	/* Under DeepSpeed, cp 1 alone: no candidate with cp > 1, none refused
+	 * for it; a --where that names cp 2 is tried and refused by step. */
+	sp.framework = FW_DEEPSPEED;
+	CHECK(search_run(&sp, gpus, 1, &cs, &cm, &r, &eb) == 0);
+	CHECK(r.n > 0);
+	for (i = 0, ring = 0; i < r.n; i++)
+		ring += r.cand[i]->l.cp > 1;
+	INT_EQ(ring, 0);
+	search_release(&r);
+	CHECK(search_where_parse("cp=2", &wh, &eb) == 0);
+	sp.where = &wh;
+	CHECK(search_run(&sp, gpus, 1, &cs, &cm, &r, &eb) == 0);
+	CHECK(r.named.tried > 0);
+	INT_EQ(r.named.refused, r.named.tried);
+	CHECK(strstr(r.named.refused_why, "context parallelism under deepspeed") != NULL);
+	search_release(&r);
 }
 
 /*
