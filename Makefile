@@ -86,8 +86,13 @@ tests/unit/list.h: $(UNIT_SRC)
 
 tests/unit/harness.o: tests/unit/list.h
 
-# Test functions are found by name, not declared in a header.
-$(UNIT_OBJ): ALL_CFLAGS += -Wno-missing-prototypes -Itests/unit
+# Test functions are found by name, not declared in a header.  The
+# additions here and below are private: a target's variables pass to its
+# prerequisites otherwise, and src/.flags would record them whenever a
+# test's object reached it first, then differ on the next build of the
+# binary and rebuild every object (make install in t-install did, each
+# time: most of make check's CPU).
+$(UNIT_OBJ): private ALL_CFLAGS += -Wno-missing-prototypes -Itests/unit
 
 tests/unit/run-unit: $(UNIT_OBJ) $(CORE_OBJ)
 	$(Q_LD)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(filter %.o,$^) $(LIBS)
@@ -109,7 +114,7 @@ commtime tests/unit/run-unit tools/errband-gen: src/.ldflags
 # Only the preset reader (and its unit test) knows where the presets are
 # installed, so only its object is rebuilt when PREFIX or SHAREDIR changes.
 SHAREDIR_OBJ = src/preset.o tests/unit/test_preset.o
-$(SHAREDIR_OBJ): ALL_CFLAGS += -DCOMMTIME_SHAREDIR='"$(SHAREDIR)"'
+$(SHAREDIR_OBJ): private ALL_CFLAGS += -DCOMMTIME_SHAREDIR='"$(SHAREDIR)"'
 $(SHAREDIR_OBJ): src/.sharedir
 src/.sharedir: FORCE
 	@echo '$(SHAREDIR)' | cmp -s - $@ || echo '$(SHAREDIR)' > $@
