@@ -197,6 +197,7 @@ bench: all
 	@python3 bench/step-pool.py check
 	@python3 bench/foundry-check.py
 	@python3 bench/mlperf-check.py
+	@python3 bench/nemo-check.py
 	@python3 bench/search-within.py
 
 # The stated error of NCCL's model (src/errband_table.c), drawn by
