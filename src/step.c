@@ -40,14 +40,17 @@ const char *step_framework_name(enum step_framework f)
 
 /*
  * The names a run's framework goes by, read as the framework whose overlap
- * it has: torchtitan and LLM Foundry train with PyTorch's FSDP (FSDP2 and
- * FSDP1); NeMo, Megatron-Bridge and Megatron-Core are Megatron-LM's code;
+ * it has: torchtitan, torchtune and LLM Foundry (on Composer) train with
+ * PyTorch's FSDP (FSDP2 and FSDP1), whose FSDP1 came from FairScale's
+ * FullyShardedDataParallel, which metaseq (OPT) ran; NeMo, Megatron-Bridge
+ * and Megatron-Core are Megatron-LM's code;
  * Megatron-DeepSpeed runs DeepSpeed's engine (models/step.md, "Overlap as
  * the frameworks do it").
  */
 static const struct { const char *alias; enum step_framework f; } fw_aliases[] = {
 	{ "fsdp1", FW_FSDP }, { "fsdp2", FW_FSDP }, { "torchtitan", FW_FSDP },
-	{ "llm-foundry", FW_FSDP }, { "megatron-lm", FW_MEGATRON },
+	{ "llm-foundry", FW_FSDP }, { "composer", FW_FSDP }, { "torchtune", FW_FSDP },
+	{ "fairscale", FW_FSDP }, { "metaseq", FW_FSDP }, { "megatron-lm", FW_MEGATRON },
 	{ "megatron-core", FW_MEGATRON }, { "mcore", FW_MEGATRON }, { "nemo", FW_MEGATRON },
 	{ "megatron-bridge", FW_MEGATRON }, { "megatron-deepspeed", FW_DEEPSPEED },
 };
@@ -80,8 +83,9 @@ int step_framework_lookup(const char *name, enum step_framework *f, struct errbu
 			return 0;
 		}
 	return errbuf_set(eb, "unknown framework '%s' (megatron, deepspeed, fsdp, deepspeed-2021; "
-			  "also torchtitan, fsdp2, llm-foundry, nemo, megatron-lm, megatron-core, "
-			  "megatron-bridge, megatron-deepspeed)", name);
+			  "also torchtitan, torchtune, fsdp2, llm-foundry, composer, fairscale, "
+			  "metaseq, nemo, megatron-lm, megatron-core, megatron-bridge, "
+			  "megatron-deepspeed)", name);
 }
 
 int step_framework_deepspeed(enum step_framework f)

@@ -77,9 +77,10 @@ opt_cb step_opts_cb_offload;    /* unsigned long *: layers offloaded, a whole nu
 	  .complete = "megatron deepspeed fsdp deepspeed-2021", \
 	  .help = "what overlaps with what: megatron (default), deepspeed, fsdp,\n" \
 		  "deepspeed-2021 (ZeRO-3 as DeepSpeed ran it in 2021); read too:\n" \
-		  "torchtitan, fsdp1, fsdp2, llm-foundry as fsdp; nemo, mcore,\n" \
-		  "megatron-lm, megatron-core, megatron-bridge as megatron;\n" \
-		  "megatron-deepspeed as deepspeed (models/step.md, \"Overlap\")" }, \
+		  "torchtitan, torchtune, fsdp1, fsdp2, llm-foundry, composer,\n" \
+		  "fairscale, metaseq as fsdp; nemo, mcore, megatron-lm,\n" \
+		  "megatron-core, megatron-bridge as megatron; megatron-deepspeed\n" \
+		  "as deepspeed (models/step.md, \"Overlap\")" }, \
 	OPT_FLAG_("tp-comm-overlap", &(so)->tp_overlap, \
 		  "the forward TP all-gathers and reduce-scatters behind their\n" \
 		  "GEMMs, in chunks (Megatron's --tp-comm-overlap; under\n" \

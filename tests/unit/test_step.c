@@ -180,6 +180,10 @@ void test_step_names(void)
 	CHECK(step_framework_lookup("megatron_bridge", &f, &eb) == 0 && f == FW_MEGATRON);
 	CHECK(step_framework_lookup("torchtitan", &f, &eb) == 0 && f == FW_FSDP);
 	CHECK(step_framework_lookup("FSDP2", &f, &eb) == 0 && f == FW_FSDP);
+	CHECK(step_framework_lookup("metaseq", &f, &eb) == 0 && f == FW_FSDP);
+	CHECK(step_framework_lookup("FairScale", &f, &eb) == 0 && f == FW_FSDP);
+	CHECK(step_framework_lookup("composer", &f, &eb) == 0 && f == FW_FSDP);
+	CHECK(step_framework_lookup("torchtune", &f, &eb) == 0 && f == FW_FSDP);
 	CHECK(step_framework_lookup("megatron-deepspeed", &f, &eb) == 0 && f == FW_DEEPSPEED);
 	CHECK(step_framework_lookup("DeepSpeed-2021", &f, &eb) == 0 && f == FW_DEEPSPEED_2021);
 	CHECK(step_framework_lookup("deepspeed-2022", &f, &eb) < 0);
