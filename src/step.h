@@ -109,6 +109,13 @@ void step_config_moments(struct step_config *c, double bytes);
  * cuBLAS's workspace (models/step-memory.md, "Reserve").
  */
 #define STEP_RESERVE_B (2.0 * 1024 * 1024 * 1024)
+/*
+ * Above this share of the GPU's memory a configuration fits by the count
+ * but with less to spare than PyTorch's caching allocator took beyond it
+ * in torchtitan's logged runs (7 GB of an 80 GiB GPU's 85.9 GB; models/
+ * step-memory.md, "Reserve"): step and search say so, the verdict stays.
+ */
+#define STEP_MEM_TIGHT 0.92
 
 struct step_config {
 	unsigned long tp, pp, dp, cp, ep;

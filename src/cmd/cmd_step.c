@@ -28,9 +28,6 @@ static const struct opts_usage usage = {
 		 "end of its stated error.\n",
 };
 
-
-/* Memory above this share of the GPU's is flagged as tight (S_totals). */
-#define S_TIGHT 0.92
 /* The ledger: the eight columns of the contract, then the extras. */
 enum { C_DIM, C_PHASE, C_OP, C_COUNT_, C_BYTES, C_TIER, C_TIME, C_EXPOSED, C_RANKS,
        C_PER_NODE, C_ONE, C_HIDDEN, C_NCOLS };
@@ -615,14 +612,8 @@ static void S_totals(struct out *o, const struct step_result *r, const struct st
 			 "host (--offload-activations; host memory not checked)", r->mem.offload_B / 1e9,
 			 r->offload.layers);
 	}
-	/*
-	 * Above S_TIGHT of the GPU's memory a run fits by the count above
-	 * but has less spare than PyTorch's caching allocator took beyond
-	 * that count in torchtitan's logged runs (models/step-memory.md,
-	 * "Reserve": 7 GB of 96 GB on 8B, 16 GB with a pipeline on 405B).
-	 */
 	if (gpu_memory > 0 && r->mem.total_B <= gpu_memory &&
-	    r->mem.total_B > S_TIGHT * gpu_memory)
+	    r->mem.total_B > STEP_MEM_TIGHT * gpu_memory)
 		out_text(o, "memory: %.0f %% of the GPU's, fits by this count with %.2f GB spare; "
 			 "PyTorch's caching allocator reserves beyond what it hands out (models/"
 			 "step-memory.md, \"Reserve\"): a run this close may need its expandable "
