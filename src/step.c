@@ -451,9 +451,19 @@ static int S_check_schedule(const struct workload *w, const struct step_config *
 		     !(c->layers_last > 0) && fmod(w->layers, (double)c->pp * (double)c->virt) != 0))
 			return errbuf_set(eb, "pp x virtual stages = %lu x %lu does not divide the "
 					  "%.15g layers", c->pp, c->virt, w->layers);
-		if (fmod(m, (double)c->pp) != 0)
+		/*
+		 * Megatron-Core runs a virtual stage's micro-batches in groups
+		 * of N, pp <= N <= m (step_vp_group): any m >= pp.  PyTorch's
+		 * interleaved schedule and Megatron-LM before November 2024
+		 * want m in multiples of pp.
+		 */
+		if (c->framework == FW_MEGATRON && m < (double)c->pp)
+			return errbuf_set(eb, "the interleaved schedule needs at least pp = %lu "
+					  "micro-batches, got %.15g", c->pp, m);
+		if (c->framework != FW_MEGATRON && fmod(m, (double)c->pp) != 0)
 			return errbuf_set(eb, "the interleaved schedule needs micro-batches (%.15g) "
-					  "in multiples of pp = %lu", m, c->pp);
+					  "in multiples of pp = %lu under %s", m, c->pp,
+					  step_framework_name(c->framework));
 	}
 	/*
 	 * DualPipe runs the pipeline from both ends, half the micro-batches

@@ -139,6 +139,7 @@ void step_overlap_dualpipe(struct run *u);
 /* step_sched.c: micro-batches whose activations the stage of pipeline rank
  * `rank` holds; the update, the bubble and the step time. */
 double step_sched_inflight(const struct step_config *c, double rank, double m);
+double step_vp_group(const struct step_config *c, double m);
 int step_sched_step(struct run *u, struct errbuf *eb);
 
 /* step_memory.c: the memory of each stage, the most loaded kept in r->mem;

@@ -8,6 +8,27 @@
 #include "step.h"
 #include "step_int.h"
 
+/*
+ * The micro-batches a virtual stage runs in a row under the interleaved
+ * schedule, Megatron-Core's microbatch_group_size_per_vp_stage N: pp by
+ * default; where pp does not divide m, the least N in [pp, m] whose
+ * remainder m mod N is 0 or at least pp, the two conditions schedules.py
+ * (forward_backward_pipelining_with_interleaving, since November 2024)
+ * checks.  0 when m < pp.
+ */
+double step_vp_group(const struct step_config *c, double m)
+{
+	double p = (double)c->pp, n;
+
+	for (n = p; n <= m; n++) {
+		double rest = fmod(m, n);
+
+		if (rest == 0 || rest >= p)
+			return n;
+	}
+	return 0;
+}
+
 /* Micro-batches whose activations a stage holds (Megatron's schedules.py). */
 double step_sched_inflight(const struct step_config *c, double rank, double m)
 {
@@ -21,8 +42,12 @@ double step_sched_inflight(const struct step_config *c, double rank, double m)
 	if (c->schedule == PP_DUALPIPE)
 		return fmin(p + 1, m);
 	if (c->schedule == PP_INTERLEAVED) {
-		/* warm-up (p - rank - 1)·2 + (v - 1)·p chunks, plus one, of L/v layers each */
-		x = (2 * (p - rank - 1) + (v - 1) * p + 1) / v;
+		/* warm-up (p - rank - 1)·2 + (v - 1)·N chunks, plus one, of L/v layers
+		 * each (get_pp_rank_microbatches), N = step_vp_group: p when p
+		 * divides m */
+		double n = fmax(step_vp_group(c, m), p);
+
+		x = (2 * (p - rank - 1) + (v - 1) * n + 1) / v;
 		return fmin(x, m);
 	}
 	return fmin(p - rank, m);
@@ -72,6 +97,12 @@ int step_sched_step(struct run *u, struct errbuf *eb)
 	ppc.schedule = c->pp > 1 && c->schedule != PP_DUALPIPE ? c->schedule : PP_1F1B;
 	ppc.stages = c->pp;
 	ppc.microbatches = (unsigned long)m;
+	/* Megatron-Core's interleaved groups (step_vp_group) take any m from p
+	 * on, which the calculator's rule (m a multiple of p) does not know:
+	 * it checks the counts with the next multiple of p (the bubble below
+	 * is the same formula either way) */
+	if (ppc.schedule == PP_INTERLEAVED && c->pp > 1 && fmod(m, p) != 0)
+		ppc.microbatches = (unsigned long)(ceil(m / p) * p);
 	ppc.virt = c->pp > 1 ? c->virt : 1;
 	ppc.tf = 1;
 	ppc.tb = 2;

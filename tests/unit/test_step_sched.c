@@ -41,6 +41,49 @@ void test_step_sched_inflight(void)
 }
 
 /*
+ * Megatron-Core's groups of micro-batches a virtual stage runs in a row
+ * (schedules.py, microbatch_group_size_per_vp_stage N in [p, m], the
+ * remainder m mod N 0 or at least p): p = 8 takes N = 8 for m = 16 and
+ * 24; m = 12 wants N = 12 (8 to 11 leave 4, 3, 2, 1); m = 20 takes
+ * N = 10; p = 4, m = 13 takes N = 7 (13 mod 7 = 6); m < p has none.  With
+ * v = 2 on the first of 8 stages, m = 12 warms up 2·7 + 12 chunks plus
+ * one, (14 + 12 + 1)/2 = 13.5 micro-batches' worth, capped at 12.
+ */
+void test_step_sched_vp_group(void)
+{
+	struct step_config c;
+	struct workload w = gpt3();
+	struct errbuf eb;
+
+	step_config_init(&c);
+	c.pp = 8;
+	c.schedule = PP_INTERLEAVED;
+	c.virt = 2;
+	DBL_NEAR(step_vp_group(&c, 16), 8, 0);
+	DBL_NEAR(step_vp_group(&c, 24), 8, 0);
+	DBL_NEAR(step_vp_group(&c, 12), 12, 0);
+	DBL_NEAR(step_vp_group(&c, 20), 10, 0);
+	DBL_NEAR(step_vp_group(&c, 7), 0, 0);
+	DBL_NEAR(step_sched_inflight(&c, 0, 12), 12, 0);
+	DBL_NEAR(step_sched_inflight(&c, 0, 20), (14 + 10 + 1) / 2.0, 0);
+	c.pp = 4;
+	DBL_NEAR(step_vp_group(&c, 13), 7, 0);
+
+	/* step_check: any m >= pp under megatron, multiples of pp elsewhere */
+	c.pp = 8;
+	c.seq = 2048;
+	c.global_batch = 12;
+	CHECK(step_check(&w, &c, &eb) == 0);
+	c.global_batch = 7;
+	CHECK(step_check(&w, &c, &eb) < 0);
+	CHECK(strstr(eb.msg, "needs at least pp = 8 micro-batches, got 7") != NULL);
+	c.global_batch = 12;
+	c.framework = FW_FSDP;
+	CHECK(step_check(&w, &c, &eb) < 0);
+	CHECK(strstr(eb.msg, "in multiples of pp = 8 under fsdp") != NULL);
+}
+
+/*
  * The bubble with free communication and a given compute: 8 s of compute
  * a step over m = 8 micro-batches is 1 s a micro-batch; on p = 4 stages
  * the bubble is (p - 1)/v micro-batches (Narayanan et al. 2021, §2.2):
