@@ -452,18 +452,18 @@ static int S_check_schedule(const struct workload *w, const struct step_config *
 			return errbuf_set(eb, "pp x virtual stages = %lu x %lu does not divide the "
 					  "%.15g layers", c->pp, c->virt, w->layers);
 		/*
-		 * Megatron-Core runs a virtual stage's micro-batches in groups
-		 * of N, pp <= N <= m (step_vp_group): any m >= pp.  PyTorch's
-		 * interleaved schedule and Megatron-LM before November 2024
-		 * want m in multiples of pp.
+		 * A virtual stage runs its micro-batches in groups of N
+		 * (step_vp_group): Megatron-Core takes any m >= pp, PyTorch's
+		 * schedule m in rounds of at least pp that divide it.
 		 */
-		if (c->framework == FW_MEGATRON && m < (double)c->pp)
+		if (m < (double)c->pp)
 			return errbuf_set(eb, "the interleaved schedule needs at least pp = %lu "
 					  "micro-batches, got %.15g", c->pp, m);
-		if (c->framework != FW_MEGATRON && fmod(m, (double)c->pp) != 0)
-			return errbuf_set(eb, "the interleaved schedule needs micro-batches (%.15g) "
-					  "in multiples of pp = %lu under %s", m, c->pp,
-					  step_framework_name(c->framework));
+		if (step_vp_group(c, m) == 0)
+			return errbuf_set(eb, "the interleaved schedule under %s runs the "
+					  "micro-batches in %.15g rounds (m / pp), which do not divide "
+					  "m = %.15g (PyTorch's ScheduleInterleaved1F1B)",
+					  step_framework_name(c->framework), floor(m / (double)c->pp), m);
 	}
 	/*
 	 * DualPipe runs the pipeline from both ends, half the micro-batches

@@ -10,16 +10,24 @@
 
 /*
  * The micro-batches a virtual stage runs in a row under the interleaved
- * schedule, Megatron-Core's microbatch_group_size_per_vp_stage N: pp by
+ * schedule, N.  Megatron-Core's microbatch_group_size_per_vp_stage: pp by
  * default; where pp does not divide m, the least N in [pp, m] whose
  * remainder m mod N is 0 or at least pp, the two conditions schedules.py
  * (forward_backward_pipelining_with_interleaving, since November 2024)
- * checks.  0 when m < pp.
+ * checks.  PyTorch's (--framework fsdp; torch/distributed/pipelining/
+ * schedules.py, ScheduleInterleaved1F1B): m in max(1, m / pp) rounds,
+ * which must divide m, N = m / rounds.  0 when m < pp or no N serves.
  */
 double step_vp_group(const struct step_config *c, double m)
 {
-	double p = (double)c->pp, n;
+	double p = (double)c->pp, n, rounds;
 
+	if (m < p)
+		return 0;
+	if (c->framework == FW_FSDP) {
+		rounds = floor(m / p);
+		return fmod(m, rounds) == 0 ? m / rounds : 0;
+	}
 	for (n = p; n <= m; n++) {
 		double rest = fmod(m, n);
 

@@ -41,7 +41,7 @@ void test_step_sched_inflight(void)
 }
 
 /*
- * Megatron-Core's groups of micro-batches a virtual stage runs in a row
+ * The groups of micro-batches a virtual stage runs in a row: Megatron-Core's
  * (schedules.py, microbatch_group_size_per_vp_stage N in [p, m], the
  * remainder m mod N 0 or at least p): p = 8 takes N = 8 for m = 16 and
  * 24; m = 12 wants N = 12 (8 to 11 leave 4, 3, 2, 1); m = 20 takes
@@ -69,18 +69,31 @@ void test_step_sched_vp_group(void)
 	c.pp = 4;
 	DBL_NEAR(step_vp_group(&c, 13), 7, 0);
 
-	/* step_check: any m >= pp under megatron, multiples of pp elsewhere */
+	/* step_check: any m >= pp under megatron */
 	c.pp = 8;
 	c.seq = 2048;
 	c.global_batch = 12;
 	CHECK(step_check(&w, &c, &eb) == 0);
+	c.global_batch = 21;
+	CHECK(step_check(&w, &c, &eb) == 0);
 	c.global_batch = 7;
 	CHECK(step_check(&w, &c, &eb) < 0);
 	CHECK(strstr(eb.msg, "needs at least pp = 8 micro-batches, got 7") != NULL);
-	c.global_batch = 12;
+
+	/* PyTorch's: max(1, m / pp) rounds dividing m.  On 8 stages m = 12 is
+	 * one round of 12, m = 20 two of 10; m = 21 two rounds that do not
+	 * divide it. */
 	c.framework = FW_FSDP;
+	DBL_NEAR(step_vp_group(&c, 12), 12, 0);
+	DBL_NEAR(step_vp_group(&c, 20), 10, 0);
+	DBL_NEAR(step_vp_group(&c, 16), 8, 0);
+	DBL_NEAR(step_vp_group(&c, 21), 0, 0);
+	c.global_batch = 12;
+	CHECK(step_check(&w, &c, &eb) == 0);
+	c.global_batch = 21;
 	CHECK(step_check(&w, &c, &eb) < 0);
-	CHECK(strstr(eb.msg, "in multiples of pp = 8 under fsdp") != NULL);
+	CHECK(strstr(eb.msg, "runs the micro-batches in 2 rounds (m / pp), which do not divide "
+			     "m = 21") != NULL);
 }
 
 /*
