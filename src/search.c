@@ -533,9 +533,9 @@ static int S_cp(struct S_walk *k, double N)
 	int rc = 0, refused;
 
 	/*
-	 * DeepSpeed has no ring or all-gather context parallelism (step
-	 * refuses it): cp 1 alone, save a size --where names, which step's
-	 * refusal then explains.
+	 * DeepSpeed has no ring or all-gather context parallelism (its
+	 * sequence parallelism is Ulysses' all-to-all, not modelled): cp 1
+	 * alone, save a size --where names, which step prices as ring.
 	 */
 	if (step_framework_deepspeed(sp->framework))
 		max_cp = sp->where && sp->where->cp > 1 ? (double)sp->where->cp : 1;

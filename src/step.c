@@ -361,17 +361,13 @@ static int S_check_layout(const struct workload *w, const struct step_config *c,
 
 /* Context parallelism: cp, seq.  With sliding-window layers the ring's
  * steps and the all-gather would carry only the keys a window reaches,
- * which is not modelled (models/step.md, "Attention").  DeepSpeed has
- * neither form: its sequence parallelism is Ulysses' all-to-all of the
- * heads (deepspeed/sequence/layer.py, DistributedAttention), not modelled. */
+ * which is not modelled (models/step.md, "Attention").  Under DeepSpeed
+ * the sequence is sharded by Ulysses' all-to-all of the heads
+ * (deepspeed/sequence/layer.py, DistributedAttention), not modelled: its
+ * cp is priced in the forms here, and step says so. */
 static int S_check_cp(const struct workload *w, const struct step_config *c,
 		      struct errbuf *eb)
 {
-	if (c->cp > 1 && step_framework_deepspeed(c->framework))
-		return errbuf_set(eb, "context parallelism under %s is not modelled: the ring and "
-				  "the all-gather of K and V are Megatron-Core's and torchtitan's, "
-				  "DeepSpeed's sequence parallelism is Ulysses' all-to-all of the "
-				  "heads; use cp 1", step_framework_name(c->framework));
 	if (c->cp > 1 && workload_windowed(w))
 		return errbuf_set(eb, "context parallelism with sliding-window attention is not "
 				  "modelled (%s: %.15g of %.15g layers attend over %.15g keys); "

@@ -318,6 +318,11 @@ static void S_echo_configured(struct out *o, const struct workload *w,
 			 c->dp * c->cp / c->dp_replicate, c->dp_replicate);
 		out_input_str(o, "sharding", "sharding", note);
 	}
+	if (c->cp > 1 && step_framework_deepspeed(c->framework))
+		out_text(o, "cp: priced as %s; DeepSpeed shards the sequence with Ulysses' "
+			 "all-to-all of the heads (deepspeed/sequence/layer.py), which is not "
+			 "modelled", c->cp_form == CP_ALLGATHER ? "the all-gather of K and V" :
+			 "ring attention");
 }
 
 /* A workload with DeepSeek's keys: its mix of layers and its attention. */

@@ -456,8 +456,8 @@ void test_search_cp_forms(void)
 	CHECK(search_where_parse("cp_form=zigzag", &wh, &eb) < 0);
 	CHECK(strstr(eb.msg, "cp_form") != NULL);
 
-	/* Under DeepSpeed, cp 1 alone: no candidate with cp > 1, none refused
-	 * for it; a --where that names cp 2 is tried and refused by step. */
+	/* Under DeepSpeed, cp 1 alone: no candidate with cp > 1; a --where
+	 * that names cp 2 is tried and priced (as ring). */
 	sp.framework = FW_DEEPSPEED;
 	CHECK(search_run(&sp, gpus, 1, &cs, &cm, &r, &eb) == 0);
 	CHECK(r.n > 0);
@@ -469,8 +469,7 @@ void test_search_cp_forms(void)
 	sp.where = &wh;
 	CHECK(search_run(&sp, gpus, 1, &cs, &cm, &r, &eb) == 0);
 	CHECK(r.named.tried > 0);
-	INT_EQ(r.named.refused, r.named.tried);
-	CHECK(strstr(r.named.refused_why, "context parallelism under deepspeed") != NULL);
+	CHECK(r.named.fit > 0);
 	search_release(&r);
 }
 

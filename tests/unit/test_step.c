@@ -99,12 +99,9 @@ void test_step_check(void)
 	c.framework = FW_DEEPSPEED;
 	c.pp = 1;
 	CHECK(step_check(&w, &c, &eb) == 0);   /* no pipeline: the engine is DeepSpeed's */
-	/* no ring or all-gather context parallelism under DeepSpeed */
+	/* cp under DeepSpeed (Ulysses' in its runs) is priced as ring: taken */
 	c.cp = 2;
 	c.dp = 1;
-	CHECK(step_check(&w, &c, &eb) < 0);
-	CHECK(strstr(eb.msg, "context parallelism under deepspeed is not modelled") != NULL);
-	c.framework = FW_MEGATRON;
 	CHECK(step_check(&w, &c, &eb) == 0);
 }
 

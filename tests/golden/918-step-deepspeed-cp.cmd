@@ -1,0 +1,1 @@
+--system dgx-h100 step --workload llama3-70b --tp 8 --cp 2 --dp 4 --framework deepspeed --seq 8192
