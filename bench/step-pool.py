@@ -5,15 +5,16 @@ Reads bench/step-pool.txt, runs commtime on each run as a user would type
 it, and turns what the source published into a step time.  Then:
 
   before   today's best case (step_best_s) against the published steps;
-  after    the expected step, each source's runs predicted with the four
+  after    the expected step, each source's runs predicted with the two
            parameters fitted WITHOUT that source (leave one source out);
   band     the 10th and 90th percentile of published / expected over those
            left-out predictions, and the share of each source's runs inside
            the band drawn from the other sources alone.
 
-The four parameters and the band in src/step_expect.c come from `--fit`,
-which fits on the whole pool; the errors printed are never the in-sample
-ones.  The expected step here is src/step_expect.c's expect_apply, term for
+The two parameters (src/expect.c) and the band (src/expect.h) come from
+`--fit`, which fits on the whole pool, each source weighing as much as any
+other however many runs it published; the errors printed are never the
+in-sample ones.  The expected step here is src/expect.c's expect_apply, term for
 term (models/step.md, "The expected step"); `check` compares it with
 commtime's own step_s at the values compiled in.  Not a test.
 Variables: COMMTIME (default ./commtime), POOL (another pool file).
@@ -103,8 +104,14 @@ def load(path):
 
 
 def loss(runs, p):
-    # L1 of the log ratio: a median fit, no sign favoured
-    return sum(abs(math.log(expected(r["t"], p) / r["pub"])) for r in runs)
+    # L1 of the log ratio: a median fit, no sign favoured.  Each source
+    # weighs 1 in all, its runs 1/n each: a source is one draw of how a
+    # team's stack runs against the model (the unit the fit is judged on,
+    # left out whole), not as many draws as it published rows.
+    n = {}
+    for r in runs:
+        n[r["src"]] = n.get(r["src"], 0) + 1
+    return sum(abs(math.log(expected(r["t"], p) / r["pub"])) / n[r["src"]] for r in runs)
 
 
 def fit(runs):
