@@ -7,6 +7,8 @@ it, and turns what the source published into a step time.  Then:
   before   today's best case (step_best_s) against the published steps;
   after    the expected step, each source's runs predicted with the two
            parameters fitted WITHOUT that source (leave one source out);
+  sources  each source's median |error| and median signed error, left out,
+           and the median over the sources of their medians;
   band     the 10th and 90th percentile of published / expected over those
            left-out predictions, and the share of each source's runs inside
            the band drawn from the other sources alone.
@@ -204,6 +206,16 @@ def main():
                                                        summary(before)))
     print("%-34s %12.1f%% %+11.1f%% %9.0f%% %7.1f%%" % (("expected, leave one source out",) +
                                                        summary(after)))
+    # each source left out: its runs' median |error| and median signed error
+    print("%-10s %5s %13s %13s" % ("source", "runs", "median |err|", "median signed"))
+    meds = []
+    for s in sources:
+        es = [cv[r["label"]][0] / r["pub"] - 1 for r in runs if r["src"] == s]
+        meds.append(statistics.median(abs(e) for e in es))
+        print("%-10s %5d %12.1f%% %+12.1f%%" % (s, len(es), 100 * meds[-1],
+                                                100 * statistics.median(es)))
+    print("median over the sources of their median |error|: %.1f %%" %
+          (100 * statistics.median(meds)))
     print("band: published / expected %.3f to %.3f, the %.3g %% and %.3g %% quantiles of the "
           "left-out predictions (widened from the 10th and 90th until 80 %% of the runs fall "
           "inside the band drawn without their source); %d of %d runs (%.0f %%) inside it" %
