@@ -280,36 +280,29 @@ static double nic_bound_size(const struct coll_run *r, enum coll_algo a, double 
 	return NAN;
 }
 
-/*
- * On a system: bus bandwidth against message size, one curve per rank
- * count (so per node count) and algorithm, told apart by colour and dash;
- * the line rates of both tiers drawn; on a curve whose bound moves from
- * one tier to the other (the tiers model), a point where it does, else a
- * vertical line at the size from which the NICs bound a run across nodes.
- */
-static void figure_system(const struct coll_run *r, const struct dlist *ranks,
-			  const struct dlist *sizes)
+/* Where the curves' bounds change tier: n pairs x, y. */
+struct tier_moves {
+	double *xy;
+	size_t n;
+};
+
+/* The panel of a system figure, under its title and comment. */
+static struct panel *system_panel(struct figure *f, const struct coll_run *r,
+				  const struct dlist *ranks, double lo, double hi)
 {
 	const struct ctx *ctx = r->ctx;
 	const struct system *sy = &ctx->machine.system;
-	struct figure f = { 0 };
 	struct panel *p;
-	double lo, hi, nics = 0, ymax = sy->intra.beta_line;
-	char title[480], text[200], sz[32], rate[32], what[32], link[128], who[200];
-	enum coll_algo one = r->nalgo == 1 ? r->algos[0] : ALGO_AUTO;
-	double *moves = NULL;   /* x, y where a curve's bound changes tier */
-	size_t i, j, nmoves = 0, shown_i = (size_t)-1;
-	int a, k = 0;
+	char title[480], text[200], what[32], link[128], who[200];
 
-	fig_range(sizes, &lo, &hi);
 	fig_ranks_text(ctx, ranks, who, sizeof(who));
 	snprintf(title, sizeof(title), "%s bus bandwidth on %s, %s",
 		 capital(what, sizeof(what), r->what), who, ctx_link_text(ctx, link, sizeof(link)));
-	f.title = xstrdup(title);
+	f->title = xstrdup(title);
 	snprintf(text, sizeof(text), "commtime --system %s %s: busbw against message size "
 		 "per node count", sy->name, r->name);
-	f.comment = xstrdup(text);
-	p = plot_add_busbw_panel(&f, title, "message size (nccl-tests' size)", "bus bandwidth",
+	f->comment = xstrdup(text);
+	p = plot_add_busbw_panel(f, title, "message size (nccl-tests' size)", "bus bandwidth",
 				 lo, hi);
 	/*
 	 * Small sizes move little: the curves start along the bottom, so the
@@ -318,8 +311,56 @@ static void figure_system(const struct coll_run *r, const struct dlist *ranks,
 	 */
 	p->key = xstrdup("left center");
 	p->hline_text_left = 1;
-	if (ranks->n > FIG_RANKS)
-		warning("the figure shows %d of the %zu rank counts", FIG_RANKS, ranks->n);
+	return p;
+}
+
+/*
+ * The bus bandwidth of algorithm a on n ranks as series s, from lo to hi;
+ * where its bound changes tier goes into mv, and *ymax rises to its top.
+ */
+static void busbw_curve(struct plot_series *s, const struct coll_run *r, int a,
+			unsigned long n, double lo, double hi, struct tier_moves *mv,
+			double *ymax)
+{
+	struct bound_probe b = { .r = r, .algo = r->algos[a], .ranks = n };
+	double prevS = 0;
+	size_t j;
+
+	for (j = 0; j <= FIG_POINTS; j++) {
+		double S = plot_log_point(lo, hi, j, FIG_POINTS);
+		struct coll_cost c;
+		double y = busbw_at(r, r->algos[a], n, S, &c);
+
+		plot_xy(s, S, y);
+		*ymax = y > *ymax ? y : *ymax;
+		if (j && c.bound != b.tier) {
+			double x0 = prevS, x = S;
+
+			bisect_log(&x0, &x, 1e-12, same_bound, &b);
+
+			mv->xy = xrealloc(mv->xy, (mv->n + 1) * 2 * sizeof(*mv->xy));
+			mv->xy[2 * mv->n] = x;
+			mv->xy[2 * mv->n++ + 1] = busbw_at(r, r->algos[a], n, x, &c);
+		}
+		b.tier = c.bound;
+		prevS = S;
+	}
+}
+
+/*
+ * One curve per rank count drawn and algorithm, told apart by colour and
+ * dash; where their bounds change tier goes into mv, and *ymax rises to
+ * the top of the highest.
+ */
+static void busbw_curves(struct panel *p, const struct coll_run *r,
+			 const struct dlist *ranks, double lo, double hi,
+			 struct tier_moves *mv, double *ymax)
+{
+	const struct system *sy = &r->ctx->machine.system;
+	char text[200];
+	size_t i, shown_i = (size_t)-1;
+	int a, k = 0;
+
 	for (i = 0; i < ranks->n; i++) {
 		unsigned long n = (unsigned long)ranks->v[i];
 		unsigned long nodes = system_nodes(sy, n);
@@ -329,8 +370,6 @@ static void figure_system(const struct coll_run *r, const struct dlist *ranks,
 		shown_i++;
 		for (a = 0; a < r->nalgo; a++, k++) {
 			struct plot_series *s;
-			struct bound_probe b = { .r = r, .algo = r->algos[a], .ranks = n };
-			double prevS = 0;
 
 			if (r->nalgo == 1 && r->algos[0] == ALGO_AUTO)
 				snprintf(text, sizeof(text), "%lu ranks, %lu node%s", n, nodes,
@@ -343,61 +382,82 @@ static void figure_system(const struct coll_run *r, const struct dlist *ranks,
 			 * a colour per rank count, a dash per algorithm */
 			s->color = r->nalgo == 1 ? k : (int)shown_i;
 			s->dash = r->nalgo == 1 ? k : a;
-			for (j = 0; j <= FIG_POINTS; j++) {
-				double S = plot_log_point(lo, hi, j, FIG_POINTS);
-				struct coll_cost c;
-				double y = busbw_at(r, r->algos[a], n, S, &c);
-
-				plot_xy(s, S, y);
-				ymax = y > ymax ? y : ymax;
-				if (j && c.bound != b.tier) {
-					double x0 = prevS, x = S;
-
-					bisect_log(&x0, &x, 1e-12, same_bound, &b);
-
-					moves = xrealloc(moves, (nmoves + 1) * 2 * sizeof(*moves));
-					moves[2 * nmoves] = x;
-					moves[2 * nmoves++ + 1] = busbw_at(r, r->algos[a], n, x, &c);
-				}
-				b.tier = c.bound;
-				prevS = S;
-			}
+			busbw_curve(s, r, a, n, lo, hi, mv, ymax);
 		}
 	}
-	/*
-	 * Where the model itself says the bound changes tier along a curve
-	 * (the tiers model: the bound column), the points show it; NCCL's
-	 * model bounds a run by its node count alone, and then the line
-	 * below marks the size from which the NICs hold a run across nodes.
-	 */
-	if (nmoves) {
-		struct plot_series *s = plot_add_series(p, "where the bound changes tier",
-							PS_POINTS);
+}
 
-		s->color = 6;   /* black */
-		for (j = 0; j < nmoves; j++)
-			plot_xy(s, moves[2 * j], moves[2 * j + 1]);
-	}
-	free(moves);
+/*
+ * The line rates of both tiers, and, when no curve's bound changed tier
+ * (moved is 0), the size from which the NICs bound a run across nodes;
+ * *ymax rises to the NICs' rate.
+ */
+static void line_rates(struct panel *p, const struct coll_run *r, size_t moved,
+		       double lo, double hi, double *ymax)
+{
+	const struct system *sy = &r->ctx->machine.system;
+	enum coll_algo one = r->nalgo == 1 ? r->algos[0] : ALGO_AUTO;
+	char text[200], sz[32], rate[32];
+
 	units_fmt_rate(rate, sizeof(rate), sy->intra.beta_line, 4);
 	snprintf(text, sizeof(text), "intra-node line rate %s (%s)", rate, sy->intra.name);
 	plot_add_hline(p, sy->intra.beta_line, text);
 	if (sy->have_inter && sy->nics_per_node) {
-		double x;
+		double nics, x;
 
 		nics = sy->nics_per_node * sy->inter.beta_line;
 		units_fmt_rate(rate, sizeof(rate), nics, 4);
 		snprintf(text, sizeof(text), "NICs' line rate %u x %s = %s per node",
 			 sy->nics_per_node, sy->inter.name, rate);
 		plot_add_hline(p, nics, text);
-		ymax = nics > ymax ? nics : ymax;
-		x = nmoves ? NAN : nic_bound_size(r, one, nics, lo, hi);
+		*ymax = nics > *ymax ? nics : *ymax;
+		x = moved ? NAN : nic_bound_size(r, one, nics, lo, hi);
 		if (isfinite(x)) {
 			fig_size_text(sz, sizeof(sz), x);
 			snprintf(text, sizeof(text), "NICs bound from %s", sz);
 			plot_add_vline(p, x, text, "intra-bound", "inter-bound across nodes");
 		}
 	}
+}
+
+/*
+ * On a system: bus bandwidth against message size, one curve per rank
+ * count (so per node count) and algorithm, told apart by colour and dash;
+ * the line rates of both tiers drawn; on a curve whose bound moves from
+ * one tier to the other (the tiers model), a point where it does, else a
+ * vertical line at the size from which the NICs bound a run across nodes.
+ */
+static void figure_system(const struct coll_run *r, const struct dlist *ranks,
+			  const struct dlist *sizes)
+{
+	const struct ctx *ctx = r->ctx;
+	struct figure f = { 0 };
+	struct panel *p;
+	double lo, hi, ymax = ctx->machine.system.intra.beta_line;
+	struct tier_moves mv = { NULL, 0 };
+	size_t j;
+
+	fig_range(sizes, &lo, &hi);
+	p = system_panel(&f, r, ranks, lo, hi);
+	if (ranks->n > FIG_RANKS)
+		warning("the figure shows %d of the %zu rank counts", FIG_RANKS, ranks->n);
+	busbw_curves(p, r, ranks, lo, hi, &mv, &ymax);
+	/*
+	 * Where the model itself says the bound changes tier along a curve
+	 * (the tiers model: the bound column), the points show it; NCCL's
+	 * model bounds a run by its node count alone, and then the line
+	 * below marks the size from which the NICs hold a run across nodes.
+	 */
+	if (mv.n) {
+		struct plot_series *s = plot_add_series(p, "where the bound changes tier",
+							PS_POINTS);
+
+		s->color = 6;   /* black */
+		for (j = 0; j < mv.n; j++)
+			plot_xy(s, mv.xy[2 * j], mv.xy[2 * j + 1]);
+	}
+	free(mv.xy);
+	line_rates(p, r, mv.n, lo, hi, &ymax);
 	p->ymax = 1.15 * ymax;
 	ctx_figure(ctx, &f);
 	plot_release(&f);
