@@ -44,39 +44,46 @@ char *ctx_script_image(const struct ctx *ctx)
 	return img;
 }
 
-/*
- * Run gnuplot on the figure's script and copy the image it draws into o.
- * The script names no output file: gnuplot draws to its standard output,
- * a pipe read here, so no name from the command line ever reaches gnuplot
- * (nothing to pipe into a command, no '~' to expand, nothing to cut), and
- * no shell runs.  The script goes in through another pipe; both are
- * served by one poll() loop, because gnuplot may write a panel's image
- * before it has read the whole script.  gnuplot exits 0 after write
- * errors of its own, so the image is checked for its end before it may
- * replace anything.  gnuplot reads a script on its standard input one
- * byte a read(2) (1.2 s of CPU for the 680 KB of a search figure), a file
- * it is given by name through stdio's buffer, so it is given the pipe as
- * /dev/stdin where that exists.
- */
-static void render(const struct figure *f, const char *term, struct outfile *o,
-		   const char *shown)
+/* The first and last bytes gnuplot drew and how many, to tell a whole image. */
+struct image_ends {
+	unsigned char head[16], tail[64];
+	size_t nhead, ntail, total;
+};
+
+/* Keep the image's first bytes and its last ones, with the n in buf. */
+static void keep_ends(struct image_ends *e, const unsigned char *buf, size_t n)
 {
-	struct sigaction ign, old;
+	if (e->nhead < sizeof(e->head)) {
+		size_t k = n < sizeof(e->head) - e->nhead ? n : sizeof(e->head) - e->nhead;
+
+		memcpy(e->head + e->nhead, buf, k);
+		e->nhead += k;
+	}
+	if (n >= sizeof(e->tail)) {
+		memcpy(e->tail, buf + n - sizeof(e->tail), sizeof(e->tail));
+		e->ntail = sizeof(e->tail);
+	} else {
+		size_t keep = e->ntail + n > sizeof(e->tail) ? sizeof(e->tail) - n : e->ntail;
+
+		memmove(e->tail, e->tail + e->ntail - keep, keep);
+		memcpy(e->tail + keep, buf, n);
+		e->ntail = keep + n;
+	}
+	e->total += n;
+}
+
+/*
+ * Start gnuplot on two new pipes: it reads its script from to[0] and
+ * draws into from[1], both ends closed here; when it cannot start, free
+ * script and die.
+ */
+static pid_t spawn_gnuplot(int to[2], int from[2], char *script, const char *shown)
+{
 	posix_spawn_file_actions_t fa;
 	char *gargv[] = { "gnuplot", "/dev/stdin", NULL };
-	unsigned char buf[1 << 16], head[16], tail[64];
-	size_t nhead = 0, ntail = 0, sent = 0, slen = 0, total = 0;
-	char *script = NULL;
-	struct errbuf eb;
-	int to[2], from[2], st, status;
-	FILE *ms, *img = outfile_stream(o);
 	pid_t pid;
+	int st;
 
-	ms = open_memstream(&script, &slen);
-	if (!ms)
-		die("cannot render '%s':", shown);
-	if (plot_write(f, ms, term, NULL, &eb) < 0 || fclose(ms) != 0)
-		die("cannot render '%s': %s", shown, eb.msg);
 	if (pipe(to) < 0 || pipe(from) < 0)
 		die("cannot start gnuplot:");
 	posix_spawn_file_actions_init(&fa);
@@ -101,16 +108,26 @@ static void render(const struct figure *f, const char *term, struct outfile *o,
 			    "(Debian: apt-get install gnuplot-nox)", shown);
 		die("cannot run gnuplot: %s", strerror(st));
 	}
-	/* gnuplot may stop reading early; that is its error to report, not a
-	 * signal that kills us. */
-	memset(&ign, 0, sizeof(ign));
-	ign.sa_handler = SIG_IGN;
-	sigaction(SIGPIPE, &ign, &old);
+	return pid;
+}
+
+/*
+ * Feed gnuplot the slen bytes of script through to[1] as it reads them
+ * (closed, and set to -1, once all are sent or it stops reading) while
+ * copying the image it draws from from_fd into img, the stream of o,
+ * until it has drawn all.
+ */
+static void serve_gnuplot(int to[2], int from_fd, const char *script, size_t slen,
+			  struct outfile *o, FILE *img, struct image_ends *e, const char *shown)
+{
+	unsigned char buf[1 << 16];
+	size_t sent = 0;
+
 	fcntl(to[1], F_SETFL, fcntl(to[1], F_GETFL) | O_NONBLOCK);
 	for (;;) {
 		struct pollfd pf[2] = {
 			{ .fd = to[1], .events = POLLOUT },
-			{ .fd = from[0], .events = POLLIN },
+			{ .fd = from_fd, .events = POLLIN },
 		};
 		ssize_t n;
 
@@ -130,34 +147,58 @@ static void render(const struct figure *f, const char *term, struct outfile *o,
 		}
 		if (!pf[1].revents)
 			continue;
-		n = read(from[0], buf, sizeof(buf));
+		n = read(from_fd, buf, sizeof(buf));
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
 			break;
-		if (nhead < sizeof(head)) {
-			size_t k = (size_t)n < sizeof(head) - nhead ? (size_t)n : sizeof(head) - nhead;
-
-			memcpy(head + nhead, buf, k);
-			nhead += k;
-		}
-		if ((size_t)n >= sizeof(tail)) {
-			memcpy(tail, buf + n - sizeof(tail), sizeof(tail));
-			ntail = sizeof(tail);
-		} else {
-			size_t keep = ntail + (size_t)n > sizeof(tail) ? sizeof(tail) - (size_t)n : ntail;
-
-			memmove(tail, tail + ntail - keep, keep);
-			memcpy(tail + keep, buf, (size_t)n);
-			ntail = keep + (size_t)n;
-		}
-		total += (size_t)n;
+		keep_ends(e, buf, (size_t)n);
 		/* A write error shows in outfile_commit, with its reason; the
 		 * rest of the image is read and dropped. */
 		errno = 0;
 		if (!ferror(img) && fwrite(buf, 1, (size_t)n, img) != (size_t)n)
 			outfile_fail(o, errno);
 	}
+}
+
+/*
+ * Run gnuplot on the figure's script and copy the image it draws into o.
+ * The script names no output file: gnuplot draws to its standard output,
+ * a pipe read here, so no name from the command line ever reaches gnuplot
+ * (nothing to pipe into a command, no '~' to expand, nothing to cut), and
+ * no shell runs.  The script goes in through another pipe; both are
+ * served by one poll() loop, because gnuplot may write a panel's image
+ * before it has read the whole script.  gnuplot exits 0 after write
+ * errors of its own, so the image is checked for its end before it may
+ * replace anything.  gnuplot reads a script on its standard input one
+ * byte a read(2) (1.2 s of CPU for the 680 KB of a search figure), a file
+ * it is given by name through stdio's buffer, so it is given the pipe as
+ * /dev/stdin where that exists.
+ */
+static void render(const struct figure *f, const char *term, struct outfile *o,
+		   const char *shown)
+{
+	struct sigaction ign, old;
+	struct image_ends e = { 0 };
+	size_t slen = 0;
+	char *script = NULL;
+	struct errbuf eb;
+	int to[2], from[2], status;
+	FILE *ms, *img = outfile_stream(o);
+	pid_t pid;
+
+	ms = open_memstream(&script, &slen);
+	if (!ms)
+		die("cannot render '%s':", shown);
+	if (plot_write(f, ms, term, NULL, &eb) < 0 || fclose(ms) != 0)
+		die("cannot render '%s': %s", shown, eb.msg);
+	pid = spawn_gnuplot(to, from, script, shown);
+	/* gnuplot may stop reading early; that is its error to report, not a
+	 * signal that kills us. */
+	memset(&ign, 0, sizeof(ign));
+	ign.sa_handler = SIG_IGN;
+	sigaction(SIGPIPE, &ign, &old);
+	serve_gnuplot(to, from[0], script, slen, o, img, &e, shown);
 	if (to[1] >= 0)
 		close(to[1]);
 	close(from[0]);
@@ -168,9 +209,9 @@ static void render(const struct figure *f, const char *term, struct outfile *o,
 			die("cannot wait for gnuplot:");
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
 		die("gnuplot failed to render '%s' (see its message above)", shown);
-	if (!total)
+	if (!e.total)
 		die("gnuplot drew nothing into '%s'", shown);
-	if (!ferror(img) && !plot_image_complete(term, head, nhead, tail, ntail))
+	if (!ferror(img) && !plot_image_complete(term, e.head, e.nhead, e.tail, e.ntail))
 		die("gnuplot wrote an incomplete %s image for '%s'", term, shown);
 }
 
