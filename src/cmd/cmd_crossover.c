@@ -25,6 +25,118 @@ static const struct opts_usage usage = {
 };
 
 /*
+ * Shade rank count i's column either side of the crossing c of algorithms
+ * a and b: below takes the sizes under it, above those over it.
+ */
+static void shade_column(struct plot_series *below, struct plot_series *above,
+			 const struct dlist *ranks, size_t i, const struct crossing *c,
+			 enum coll_algo a, enum coll_algo b)
+{
+	const double ylo = 1, yhi = CROSS_HI;
+	unsigned long n = (unsigned long)ranks->v[i];
+	double edge;
+
+	/* where one always wins its region fills the column */
+	if (c->result == CROSS_FOUND)
+		edge = c->bytes;
+	else
+		edge = c->result == CROSS_A_ALWAYS ? ylo : yhi;
+	if (c->result == CROSS_FOUND && c->below == 0) {
+		/* a wins below: swap the shading's meaning */
+		below->color = (int)a;
+		above->color = (int)b;
+	}
+	/*
+	 * Each rank count fills its own column, from halfway (on the log
+	 * axis) to the previous count to halfway to the next: steps, not
+	 * slopes between counts where the winner changes.
+	 */
+	{
+		double x0 = i > 0 ? sqrt(ranks->v[i - 1] * n) : (double)n;
+		double x1 = i + 1 < ranks->n ? sqrt(ranks->v[i + 1] * n) : (double)n;
+		double low0[3] = { x0, ylo, edge }, low1[3] = { x1, ylo, edge };
+		double high0[3] = { x0, edge, yhi }, high1[3] = { x1, edge, yhi };
+
+		plot_point(below, low0);
+		plot_point(below, low1);
+		plot_point(above, high0);
+		plot_point(above, high1);
+	}
+}
+
+/*
+ * The crossover sizes of algos[a] and algos[b] against rank count, the
+ * npair-th curve on p; with two algorithms only, their sides shaded.
+ */
+static void pair_curve(const struct ctx *ctx, struct panel *p, const struct dlist *ranks,
+		       const enum coll_algo *algos, int nalgo, int a, int b, int npair)
+{
+	struct plot_series *s, *below = NULL, *above = NULL;
+	const char *na = coll_algo_name(algos[a]), *nb = coll_algo_name(algos[b]);
+	char text[160];
+	int shade = nalgo == 2;
+	size_t i;
+
+	if (shade) {
+		/* the sides take the colours of their algorithms */
+		snprintf(text, sizeof(text), "%s faster", nb);
+		below = plot_add_series(p, text, PS_FILL);
+		below->color = (int)algos[b];
+		snprintf(text, sizeof(text), "%s faster", na);
+		above = plot_add_series(p, text, PS_FILL);
+		above->color = (int)algos[a];
+	}
+	snprintf(text, sizeof(text), "%s = %s", na, nb);
+	s = plot_add_series(p, text, PS_LINESPOINTS);
+	/* one pair: black between the two colours; several: one colour each */
+	s->color = shade ? 6 : npair % 7;
+	s->dash = shade ? 0 : npair / 7;
+	/* adding a series may move the others */
+	if (shade) {
+		below = s - 2;
+		above = s - 1;
+	}
+	for (i = 0; i < ranks->n; i++) {
+		unsigned long n = (unsigned long)ranks->v[i];
+		struct group g = { .ranks = n };
+		struct crossing c;
+		struct errbuf eb;
+
+		if (crossover_coll(&ctx->machine.model, OP_ALLREDUCE, algos[a], algos[b], &g,
+				   CROSS_LO, CROSS_HI, &c, &eb) < 0)
+			die("%lu ranks: %s", n, eb.msg);
+		if (c.result == CROSS_FOUND)
+			plot_xy(s, (double)n, c.bytes);
+		if (shade)
+			shade_column(below, above, ranks, i, &c, algos[a], algos[b]);
+	}
+}
+
+/* The y range follows the curves, not the shading's far edges. */
+static void curves_y_range(struct panel *p)
+{
+	double lo = INFINITY, hi = 0;
+	size_t i;
+
+	for (i = 0; i < p->nseries; i++) {
+		size_t k;
+
+		if (p->series[i].style != PS_LINESPOINTS)
+			continue;
+		for (k = 0; k < p->series[i].n; k++) {
+			double y = p->series[i].data[2 * k + 1];
+
+			lo = y < lo ? y : lo;
+			hi = y > hi ? y : hi;
+		}
+	}
+	if (lo <= hi) {
+		p->ymin = lo / 8 < 1 ? 1 : lo / 8;
+		p->ymax = hi * 8;
+	}
+}
+
+/*
  * The figure: crossover size against rank count for each pair.  For one
  * pair the two sides are shaded: below the curve the faster-below
  * algorithm wins, above it the other — the map NCCL's choice follows.
@@ -34,10 +146,7 @@ static void figure_crossover(const struct ctx *ctx, const struct dlist *ranks,
 {
 	struct figure f = { 0 };
 	struct panel *p;
-	struct plot_series *below = NULL, *above = NULL;
-	char title[256], link[128], text[160];
-	const double ylo = 1, yhi = CROSS_HI;
-	size_t i;
+	char title[256], link[128];
 	int a, b, npair = 0;
 
 	snprintf(title, sizeof(title), "All-reduce crossover size, %s",
@@ -50,95 +159,9 @@ static void figure_crossover(const struct ctx *ctx, const struct dlist *ranks,
 	p->logx = p->logy = 1;
 	p->key = xstrdup("top left");
 	for (a = 0; a < nalgo; a++)
-		for (b = a + 1; b < nalgo; b++) {
-			struct plot_series *s;
-			const char *na = coll_algo_name(algos[a]), *nb = coll_algo_name(algos[b]);
-			int shade = nalgo == 2;
-
-			if (shade) {
-				/* the sides take the colours of their algorithms */
-				snprintf(text, sizeof(text), "%s faster", nb);
-				below = plot_add_series(p, text, PS_FILL);
-				below->color = (int)algos[b];
-				snprintf(text, sizeof(text), "%s faster", na);
-				above = plot_add_series(p, text, PS_FILL);
-				above->color = (int)algos[a];
-			}
-			snprintf(text, sizeof(text), "%s = %s", na, nb);
-			s = plot_add_series(p, text, PS_LINESPOINTS);
-			/* one pair: black between the two colours; several: one colour each */
-			s->color = shade ? 6 : npair % 7;
-			s->dash = shade ? 0 : npair / 7;
-			npair++;
-			/* adding a series may move the others */
-			if (shade) {
-				below = s - 2;
-				above = s - 1;
-			}
-			for (i = 0; i < ranks->n; i++) {
-				unsigned long n = (unsigned long)ranks->v[i];
-				struct group g = { .ranks = n };
-				struct crossing c;
-				struct errbuf eb;
-				double edge;
-
-				if (crossover_coll(&ctx->machine.model, OP_ALLREDUCE, algos[a], algos[b], &g,
-						   CROSS_LO, CROSS_HI, &c, &eb) < 0)
-					die("%lu ranks: %s", n, eb.msg);
-				if (c.result == CROSS_FOUND)
-					plot_xy(s, (double)n, c.bytes);
-				if (!shade)
-					continue;
-				/* where one always wins its region fills the column */
-				if (c.result == CROSS_FOUND)
-					edge = c.bytes;
-				else
-					edge = c.result == CROSS_A_ALWAYS ? ylo : yhi;
-				if (c.result == CROSS_FOUND && c.below == 0) {
-					/* a wins below: swap the shading's meaning */
-					below->color = (int)algos[a];
-					above->color = (int)algos[b];
-				}
-				/*
-				 * Each rank count fills its own column, from halfway (on
-				 * the log axis) to the previous count to halfway to the
-				 * next: steps, not slopes between counts where the winner
-				 * changes.
-				 */
-				{
-					double x0 = i > 0 ? sqrt(ranks->v[i - 1] * n) : (double)n;
-					double x1 = i + 1 < ranks->n ? sqrt(ranks->v[i + 1] * n) : (double)n;
-					double low0[3] = { x0, ylo, edge }, low1[3] = { x1, ylo, edge };
-					double high0[3] = { x0, edge, yhi }, high1[3] = { x1, edge, yhi };
-
-					plot_point(below, low0);
-					plot_point(below, low1);
-					plot_point(above, high0);
-					plot_point(above, high1);
-				}
-			}
-		}
-	/* the y range follows the curves, not the shading's far edges */
-	{
-		double lo = INFINITY, hi = 0;
-
-		for (i = 0; i < p->nseries; i++) {
-			size_t k;
-
-			if (p->series[i].style != PS_LINESPOINTS)
-				continue;
-			for (k = 0; k < p->series[i].n; k++) {
-				double y = p->series[i].data[2 * k + 1];
-
-				lo = y < lo ? y : lo;
-				hi = y > hi ? y : hi;
-			}
-		}
-		if (lo <= hi) {
-			p->ymin = lo / 8 < 1 ? 1 : lo / 8;
-			p->ymax = hi * 8;
-		}
-	}
+		for (b = a + 1; b < nalgo; b++)
+			pair_curve(ctx, p, ranks, algos, nalgo, a, b, npair++);
+	curves_y_range(p);
 	ctx_figure(ctx, &f);
 	plot_release(&f);
 }
