@@ -111,16 +111,105 @@ static void bubble_title(const struct pipeline_args *a, const enum pp_schedule *
 			 "(v = 1 for gpipe and 1f1b)");
 }
 
+/* A point of the bubble figure whose values are written beside it. */
+struct mark {
+	double x, y;
+};
+
+/* Schedule sched's bubble on stages stages as series s, from lo to hi; *top rises to it. */
+static void bubble_curve(struct plot_series *s, const struct pipeline_args *a,
+			 enum pp_schedule sched, unsigned long stages, double lo, double hi,
+			 double *top)
+{
+	double grid[FIG_CURVE_POINTS];
+	size_t j, n;
+
+	n = micro_grid(lo, hi, sched == PP_INTERLEAVED ? (double)stages : 1,
+		       FIG_CURVE_POINTS, grid);
+	for (j = 0; j < n; j++) {
+		double y = bubble_percent(a, sched, stages, grid[j]);
+
+		plot_xy(s, grid[j], y);
+		*top = fmax(*top, y);
+	}
+}
+
+/*
+ * The rows of the table for sched on stages stages, as the points of s;
+ * *top rises to them, and when labelled each goes into marks[(*nlabel)++].
+ */
+static void bubble_rows(struct plot_series *s, const struct pipeline_args *a,
+			enum pp_schedule sched, unsigned long stages, int labelled,
+			struct mark *marks, size_t *nlabel, double *top)
+{
+	size_t j;
+
+	for (j = 0; j < a->micro.n; j++) {
+		double y;
+
+		/* the rows the table left out */
+		if (sched == PP_INTERLEAVED && (unsigned long)a->micro.v[j] % stages)
+			continue;
+		y = bubble_percent(a, sched, stages, a->micro.v[j]);
+
+		plot_xy(s, a->micro.v[j], y);
+		*top = fmax(*top, y);
+		if (labelled)
+			marks[(*nlabel)++] = (struct mark){ a->micro.v[j], y };
+	}
+}
+
+/*
+ * One curve per stage count and group of schedules on p, from lo to hi,
+ * the table's rows marked on it; with three rows at most, those go into
+ * marks[(*nlabel)++] too.  Returns the highest point drawn, in percent.
+ */
+static double bubble_curves(struct panel *p, const struct pipeline_args *a,
+			    const enum pp_schedule *groups, char (*names)[NAME_LEN], int ngroups,
+			    double lo, double hi, struct mark *marks, size_t *nlabel)
+{
+	char text[160];
+	double top = 0;
+	size_t i;
+	int g;
+
+	for (i = 0; i < a->stages.n; i++) {
+		unsigned long stages = (unsigned long)a->stages.v[i];
+
+		for (g = 0; g < ngroups; g++) {
+			struct plot_series *s;
+
+			if (ngroups == 1)
+				snprintf(text, sizeof(text), "%lu stage%s", stages, PLURAL(stages, "s"));
+			else
+				snprintf(text, sizeof(text), "%lu stage%s, %s", stages,
+					 PLURAL(stages, "s"), names[g]);
+			s = plot_add_series(p, text, PS_LINES);
+			/* past eight stage counts the colours repeat: change the dashes */
+			s->color = (int)(i % 8);
+			s->dash = g + (int)(i / 8);
+			bubble_curve(s, a, groups[g], stages, lo, hi, &top);
+			/* the rows of the table, marked on the curve */
+			s = plot_add_series(p, NULL, PS_POINTS);
+			s->color = (int)(i % 8);
+			bubble_rows(s, a, groups[g], stages,
+				    a->micro.n * a->stages.n * (size_t)ngroups <= 3, marks, nlabel,
+				    &top);
+		}
+	}
+	return top;
+}
+
 void pipeline_figure_bubble(const struct ctx *ctx, const struct pipeline_args *a)
 {
 	struct figure f = { 0 };
 	struct panel *p;
 	enum pp_schedule groups[PP_COUNT];
 	char title[256], text[160], names[PP_COUNT][NAME_LEN];
-	double lo = INFINITY, hi = 0, top = 0, step, grid[FIG_CURVE_POINTS];
-	struct mark { double x, y; } marks[3];
-	size_t i, j, n, nlabel;
-	int g, ngroups;
+	double lo = INFINITY, hi = 0, top, step;
+	struct mark marks[3];
+	size_t j, nlabel;
+	int ngroups;
 
 	ngroups = bubble_groups(a, groups, names);
 
@@ -146,48 +235,7 @@ void pipeline_figure_bubble(const struct ctx *ctx, const struct pipeline_args *a
 	p->key = xstrdup("top right");
 
 	nlabel = 0;
-	for (i = 0; i < a->stages.n; i++) {
-		unsigned long stages = (unsigned long)a->stages.v[i];
-
-		for (g = 0; g < ngroups; g++) {
-			struct plot_series *s;
-
-			if (ngroups == 1)
-				snprintf(text, sizeof(text), "%lu stage%s", stages, PLURAL(stages, "s"));
-			else
-				snprintf(text, sizeof(text), "%lu stage%s, %s", stages,
-					 PLURAL(stages, "s"), names[g]);
-			s = plot_add_series(p, text, PS_LINES);
-			/* past eight stage counts the colours repeat: change the dashes */
-			s->color = (int)(i % 8);
-			s->dash = g + (int)(i / 8);
-			n = micro_grid(lo, hi, groups[g] == PP_INTERLEAVED ? (double)stages : 1,
-				       FIG_CURVE_POINTS, grid);
-			for (j = 0; j < n; j++) {
-				double y = bubble_percent(a, groups[g], stages, grid[j]);
-
-				plot_xy(s, grid[j], y);
-				top = fmax(top, y);
-			}
-			/* the rows of the table, marked on the curve */
-			s = plot_add_series(p, NULL, PS_POINTS);
-			s->color = (int)(i % 8);
-			for (j = 0; j < a->micro.n; j++) {
-				double y;
-
-				/* the rows the table left out */
-				if (groups[g] == PP_INTERLEAVED &&
-				    (unsigned long)a->micro.v[j] % stages)
-					continue;
-				y = bubble_percent(a, groups[g], stages, a->micro.v[j]);
-
-				plot_xy(s, a->micro.v[j], y);
-				top = fmax(top, y);
-				if (a->micro.n * a->stages.n * (size_t)ngroups <= 3)
-					marks[nlabel++] = (struct mark){ a->micro.v[j], y };
-			}
-		}
-	}
+	top = bubble_curves(p, a, groups, names, ngroups, lo, hi, marks, &nlabel);
 	/* Percent from zero to a round number above the highest curve. */
 	step = top > 20 ? 10 : top > 5 ? 5 : 1;
 	p->ymin = 0;
@@ -208,26 +256,15 @@ void pipeline_figure_bubble(const struct ctx *ctx, const struct pipeline_args *a
 }
 
 /*
- * The Gantt chart of a simulated schedule: time across, one row per
- * stage with stage 0 on top, forwards and backwards in two colours; for
- * the interleaved schedule odd chunks take a lighter shade of their
- * colour.  Microbatch numbers go inside the boxes when they fit.
+ * The timeline's title: the schedule, its shape, the times of a forward
+ * and a backward, the step and the share of it each stage is idle.
  */
-void pipeline_figure_timeline(const struct ctx *ctx, const struct pipeline_args *a,
-			    const struct pp_timeline *t)
+static void timeline_title(const struct pipeline_args *a, const struct pp_timeline *t,
+			   const struct pp_config *c, char *title, size_t size)
 {
-	/* palette: blue and sky blue for forwards, vermillion and orange for backwards */
-	static const int colors[2][2] = { { 0, 5 }, { 1, 4 } };
-	static const char *const pass_name[2] = { "forward", "backward" };
-	struct figure f = { 0 };
-	struct panel *p;
-	struct plot_series *series[2][2];
-	char title[320], text[160], tf[32], tb[32], step[32], sched[48];
-	double lo = INFINITY, hi = -INFINITY, plot_w, row_h, box_w;
+	char text[160], tf[32], tb[32], step[32], sched[48];
+	double lo = INFINITY, hi = -INFINITY;
 	unsigned long s;
-	int pass, shade, nshade = t->virt > 1 ? 2 : 1, label;
-	size_t i;
-	struct pp_config cfg = pipeline_config_of(a, 0, 0, 0), *c = &cfg;
 
 	for (s = 0; s < t->stages; s++) {
 		struct pp_stage_stats st;
@@ -247,28 +284,28 @@ void pipeline_figure_timeline(const struct ctx *ctx, const struct pipeline_args 
 		snprintf(text, sizeof(text), "tb = %.4g tf", a->tb / a->tf);
 	pipeline_fmt_time(step, sizeof(step), t->makespan, a->seconds);
 	if (hi - lo <= 1e-9)
-		snprintf(title, sizeof(title), "Pipeline timeline, %s: %lu stage%s, %lu microbatch%s, "
+		snprintf(title, size, "Pipeline timeline, %s: %lu stage%s, %lu microbatch%s, "
 			 "%s; step %s, %.1f %% idle", sched, c->stages, PLURAL(c->stages, "s"),
 			 c->microbatches, PLURAL(c->microbatches, "es"), text, step, 100 * hi);
 	else
-		snprintf(title, sizeof(title), "Pipeline timeline, %s: %lu stage%s, %lu microbatch%s, "
+		snprintf(title, size, "Pipeline timeline, %s: %lu stage%s, %lu microbatch%s, "
 			 "%s; step %s, %.1f-%.1f %% idle", sched, c->stages, PLURAL(c->stages, "s"),
 			 c->microbatches, PLURAL(c->microbatches, "es"), text, step, 100 * lo, 100 * hi);
-	f.title = xstrdup(title);
-	f.comment = xstrdup("commtime pipeline --timeline: the simulated schedule, one row per stage");
-	/* Rows of about 40 pixels, within reason. */
-	f.width = 1000;
-	f.height = (int)fmin(900, fmax(300, 120 + 40 * (double)t->stages));
-	p = plot_add_panel(&f, title, a->seconds ? "time" : "time (units of tf, one forward of one microbatch)",
-			   "stage");
-	p->xaxis = a->seconds ? AX_TIME : AX_PLAIN;
-	p->yaxis = AX_INTEGER;
-	p->xmin = 0;
-	p->xmax = t->makespan;
-	/* reversed: stage 0 on top, half a row free above and below */
-	p->ymin = (double)t->stages - 0.5;
-	p->ymax = -0.5;
-	p->key = xstrdup("rmargin top vertical");
+}
+
+/*
+ * The timeline's series on p, a pass (forward, backward) by a shade
+ * (even and odd chunks when interleaved, else one) into series.
+ */
+static void timeline_series(struct panel *p, const struct pp_timeline *t,
+			    struct plot_series *series[2][2])
+{
+	/* palette: blue and sky blue for forwards, vermillion and orange for backwards */
+	static const int colors[2][2] = { { 0, 5 }, { 1, 4 } };
+	static const char *const pass_name[2] = { "forward", "backward" };
+	char text[160];
+	int pass, shade, nshade = t->virt > 1 ? 2 : 1;
+
 	for (pass = 0; pass < 2; pass++)
 		for (shade = 0; shade < nshade; shade++) {
 			if (t->virt == 1)
@@ -285,6 +322,43 @@ void pipeline_figure_timeline(const struct ctx *ctx, const struct pipeline_args 
 	for (pass = 0; pass < 2; pass++)
 		for (shade = 0; shade < nshade; shade++)
 			series[pass][shade] = &p->series[pass * nshade + shade];
+}
+
+/*
+ * The Gantt chart of a simulated schedule: time across, one row per
+ * stage with stage 0 on top, forwards and backwards in two colours; for
+ * the interleaved schedule odd chunks take a lighter shade of their
+ * colour.  Microbatch numbers go inside the boxes when they fit.
+ */
+void pipeline_figure_timeline(const struct ctx *ctx, const struct pipeline_args *a,
+			    const struct pp_timeline *t)
+{
+	struct figure f = { 0 };
+	struct panel *p;
+	struct plot_series *series[2][2];
+	char title[320], text[160];
+	double plot_w, row_h, box_w;
+	int nshade = t->virt > 1 ? 2 : 1, label;
+	size_t i;
+	struct pp_config cfg = pipeline_config_of(a, 0, 0, 0), *c = &cfg;
+
+	timeline_title(a, t, c, title, sizeof(title));
+	f.title = xstrdup(title);
+	f.comment = xstrdup("commtime pipeline --timeline: the simulated schedule, one row per stage");
+	/* Rows of about 40 pixels, within reason. */
+	f.width = 1000;
+	f.height = (int)fmin(900, fmax(300, 120 + 40 * (double)t->stages));
+	p = plot_add_panel(&f, title, a->seconds ? "time" : "time (units of tf, one forward of one microbatch)",
+			   "stage");
+	p->xaxis = a->seconds ? AX_TIME : AX_PLAIN;
+	p->yaxis = AX_INTEGER;
+	p->xmin = 0;
+	p->xmax = t->makespan;
+	/* reversed: stage 0 on top, half a row free above and below */
+	p->ymin = (double)t->stages - 0.5;
+	p->ymax = -0.5;
+	p->key = xstrdup("rmargin top vertical");
+	timeline_series(p, t, series);
 
 	/*
 	 * Numbers inside the boxes when the narrowest box holds the widest
