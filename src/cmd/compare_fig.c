@@ -132,17 +132,6 @@ static void point_series(const struct comparison *c, struct panel *p, const char
 	}
 }
 
-/*
- * The figure: two panels side by side over the measured sizes.  Left, the
- * time of one collective, log-log: the measured points over the predicted
- * curve.  Right, the bus bandwidth, log size against a linear rate from 0,
- * because what it is for is the plateau of large messages against the line
- * rate, and that is a difference of tens of percent that a log axis would
- * flatten; the small sizes are readable on the left.  Sizes off the
- * prediction by more than the tolerance are red on both sides; large sizes
- * under --min-busbw of the line rate (on a system: of the prediction) are
- * purple on the right, where the threshold is drawn from --large up.
- */
 /* The title: the collective, its ranks (and nodes on a system), the log and the link. */
 static void figure_title(const struct comparison *c, const char *link, char *title,
 			 size_t size)
@@ -228,60 +217,37 @@ static double system_lines(const struct comparison *c, struct panel *p, double h
 	return sy->intra.beta_line;   /* the panel reaches up to it */
 }
 
-void compare_figure(const struct comparison *c)
+/* What both panels draw from: the sizes spanned, the names in the key, the parts drawn. */
+struct both_panels {
+	double lo, hi;          /* B */
+	char pred[160], meas[64], far[64];
+	int nfar, nlow;         /* rows far off the prediction, rows of low busbw */
+	int draw_pred;          /* whether the prediction has points to draw */
+};
+
+/* Left: the time of one collective, the measured points over the prediction. */
+static void time_panel(struct figure *f, const struct comparison *c,
+		       const struct both_panels *bp)
 {
-	const struct ctx *ctx = c->ctx;
-	const struct meas *m = c->m;
-	struct figure f = { 0 };
 	struct panel *p;
-	double factor = busbw_factor(c->op, c->ranks);
-	double lo = c->rows[0].size, hi = c->rows[m->n - 1].size;
-	double top = isnan(c->line_rate) ? 0 : c->line_rate, widen;
-	const char *op = coll_op_name(c->op);
-	char title[512], link[256], text[160], pred[160], meas[64], far[64];
-	size_t i, j, nexp = 0;
-	int nfar = 0, nlow = 0, draw_pred;
+	char text[160];
 
-	if (!ctx->plot && !ctx->render)
-		return;
-	for (i = 0; i < m->n; i++) {
-		nfar += c->rows[i].far;
-		nlow += c->rows[i].low;
-	}
-	/* Room either side, so that no point sits on the border; a few
-	 * octaves at least, so that the curve has a shape. */
-	widen = hi / lo < 16 ? 8 : 1.5;
-	lo /= widen;
-	hi *= widen;
-	for (j = 0; c->expected && j < c->expected->n; j++)
-		nexp += c->expected->rows[j].size >= lo && c->expected->rows[j].size <= hi;
-	draw_pred = !c->expected || nexp;
-	describe(c, link, sizeof(link), pred, sizeof(pred));
-	figure_title(c, link, title, sizeof(title));
-	f.title = xstrdup(title);
-	f.comment = xstrdup("commtime compare: measured times and bus bandwidth against the prediction");
-	f.width = 1280;
-	f.height = 520;
-
-	/* Left: time. */
-	snprintf(text, sizeof(text), "time of one %s", op);
-	p = plot_add_time_panel(&f, text, "message size", "time", lo, hi);
-	band_series(c, p, lo, hi, 0);
-	if (draw_pred)
-		prediction_series(c, p, pred, lo, hi, 0);
-	snprintf(meas, sizeof(meas), "measured (%s)", c->in_place ? "in-place" : "out-of-place");
-	point_series(c, p, meas, C_MEAS, ROWS_ALL, 0);
-	snprintf(far, sizeof(far), "far off (> %g %%)", 100 * c->tol);
-	if (nfar)
-		point_series(c, p, far, C_FAR, ROWS_FAR, 0);
+	snprintf(text, sizeof(text), "time of one %s", coll_op_name(c->op));
+	p = plot_add_time_panel(f, text, "message size", "time", bp->lo, bp->hi);
+	band_series(c, p, bp->lo, bp->hi, 0);
+	if (bp->draw_pred)
+		prediction_series(c, p, bp->pred, bp->lo, bp->hi, 0);
+	point_series(c, p, bp->meas, C_MEAS, ROWS_ALL, 0);
+	if (bp->nfar)
+		point_series(c, p, bp->far, C_FAR, ROWS_FAR, 0);
 	fig_whole_decades(p);
+}
 
-	/* Right: bus bandwidth. */
-	p = plot_add_busbw_panel(&f, "bus bandwidth (nccl-tests busbw)", "message size", "busbw",
-				 lo, hi);
-	band_series(c, p, lo, hi, factor);
-	if (draw_pred)
-		prediction_series(c, p, pred, lo, hi, factor);
+/* The highest busbw drawn on p so far (a band by its upper edge), or top when higher. */
+static double series_top(const struct panel *p, double top)
+{
+	size_t i, j;
+
 	for (i = 0; i < p->nseries; i++)
 		for (j = 0; j < p->series[i].n; j++) {
 			const struct plot_series *q = &p->series[i];
@@ -290,13 +256,32 @@ void compare_figure(const struct comparison *c)
 			if (y > top)
 				top = y;
 		}
-	point_series(c, p, meas, C_MEAS, ROWS_ALL, 1);
-	for (i = 0; i < m->n; i++)
+	return top;
+}
+
+/* Right: the bus bandwidth, the measured points over the prediction and the line rates. */
+static void busbw_panel(struct figure *f, const struct comparison *c,
+			const struct both_panels *bp)
+{
+	struct panel *p;
+	double factor = busbw_factor(c->op, c->ranks);
+	double top = isnan(c->line_rate) ? 0 : c->line_rate;
+	char text[160];
+	size_t i;
+
+	p = plot_add_busbw_panel(f, "bus bandwidth (nccl-tests busbw)", "message size", "busbw",
+				 bp->lo, bp->hi);
+	band_series(c, p, bp->lo, bp->hi, factor);
+	if (bp->draw_pred)
+		prediction_series(c, p, bp->pred, bp->lo, bp->hi, factor);
+	top = series_top(p, top);
+	point_series(c, p, bp->meas, C_MEAS, ROWS_ALL, 1);
+	for (i = 0; i < c->m->n; i++)
 		if (c->rows[i].busbw > top)
 			top = c->rows[i].busbw;
-	if (nfar)
-		point_series(c, p, far, C_FAR, ROWS_FAR, 1);
-	if (nlow) {
+	if (bp->nfar)
+		point_series(c, p, bp->far, C_FAR, ROWS_FAR, 1);
+	if (bp->nlow) {
 		if (c->on_system)
 			snprintf(text, sizeof(text), "low busbw (< %g %% of the prediction)",
 				 100 * c->minbw);
@@ -306,9 +291,9 @@ void compare_figure(const struct comparison *c)
 		point_series(c, p, text, C_LOW, ROWS_LOW, 1);
 	}
 	if (!isnan(c->line_rate))
-		line_rate_lines(c, p, hi);
-	if (c->on_system && draw_pred && !c->expected) {
-		double intra = system_lines(c, p, hi, factor);
+		line_rate_lines(c, p, bp->hi);
+	if (c->on_system && bp->draw_pred && !c->expected) {
+		double intra = system_lines(c, p, bp->hi, factor);
 
 		if (intra > top)
 			top = intra;
@@ -319,7 +304,56 @@ void compare_figure(const struct comparison *c)
 	 * line of the key takes about 3.5 % of the height, the label one more.
 	 */
 	p->ymax = top / (1 - 0.035 * (double)(p->nseries + 2) - 0.03);
+}
 
+/*
+ * The figure: two panels side by side over the measured sizes.  Left, the
+ * time of one collective, log-log: the measured points over the predicted
+ * curve.  Right, the bus bandwidth, log size against a linear rate from 0,
+ * because what it is for is the plateau of large messages against the line
+ * rate, and that is a difference of tens of percent that a log axis would
+ * flatten; the small sizes are readable on the left.  Sizes off the
+ * prediction by more than the tolerance are red on both sides; large sizes
+ * under --min-busbw of the line rate (on a system: of the prediction) are
+ * purple on the right, where the threshold is drawn from --large up.
+ */
+void compare_figure(const struct comparison *c)
+{
+	const struct ctx *ctx = c->ctx;
+	const struct meas *m = c->m;
+	struct figure f = { 0 };
+	struct both_panels bp = { 0 };
+	double widen;
+	char title[512], link[256];
+	size_t i, j, nexp = 0;
+
+	if (!ctx->plot && !ctx->render)
+		return;
+	for (i = 0; i < m->n; i++) {
+		bp.nfar += c->rows[i].far;
+		bp.nlow += c->rows[i].low;
+	}
+	/* Room either side, so that no point sits on the border; a few
+	 * octaves at least, so that the curve has a shape. */
+	bp.lo = c->rows[0].size;
+	bp.hi = c->rows[m->n - 1].size;
+	widen = bp.hi / bp.lo < 16 ? 8 : 1.5;
+	bp.lo /= widen;
+	bp.hi *= widen;
+	for (j = 0; c->expected && j < c->expected->n; j++)
+		nexp += c->expected->rows[j].size >= bp.lo && c->expected->rows[j].size <= bp.hi;
+	bp.draw_pred = !c->expected || nexp;
+	describe(c, link, sizeof(link), bp.pred, sizeof(bp.pred));
+	snprintf(bp.meas, sizeof(bp.meas), "measured (%s)", c->in_place ? "in-place" : "out-of-place");
+	snprintf(bp.far, sizeof(bp.far), "far off (> %g %%)", 100 * c->tol);
+	figure_title(c, link, title, sizeof(title));
+	f.title = xstrdup(title);
+	f.comment = xstrdup("commtime compare: measured times and bus bandwidth against the prediction");
+	f.width = 1280;
+	f.height = 520;
+
+	time_panel(&f, c, &bp);
+	busbw_panel(&f, c, &bp);
 	ctx_figure(ctx, &f);
 	plot_release(&f);
 }
