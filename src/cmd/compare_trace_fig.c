@@ -97,29 +97,18 @@ static struct plot_series *S_series(struct panel *p, const char *title, int colo
 	return s;
 }
 
-void trace_fig_write(const struct ctx *ctx, const struct trace_fig *f, const struct trace *t,
-		     long number, const struct step_result *pred)
+/*
+ * The measured panel: the kernels of the step on each rank, from 0 to
+ * span seconds, compute below the rank's line and communication above.
+ */
+static void S_measured_panel(struct figure *fig, const struct trace_fig *f, double span)
 {
-	struct figure fig;
 	struct panel *p;
 	struct plot_series *sc, *sh, *se;
-	char title[160];
-	double span = 0, eps;
+	double eps = span / 2000;
 	size_t i;
 
-	memset(&fig, 0, sizeof(fig));
-	if (f->nrows == 0)
-		die("compare --trace --plot: no kernels in a profiler step to draw%s",
-		    number >= 0 ? " (is --step one of the trace's ProfilerStep numbers?)" : "");
-	for (i = 0; i < f->n; i++)
-		if (f->iv[i].t1 > span)
-			span = f->iv[i].t1;
-	eps = span / 2000;
-	snprintf(title, sizeof(title), "ProfilerStep#%ld: measured%s", number,
-		 pred && !isnan(pred->step_s) ? " and predicted" : "");
-	fig.title = xstrdup(title);
-	fig.comment = xstrdup("commtime compare --trace: one step's timeline per rank");
-	p = plot_add_panel(&fig, "measured: GPU kernels launched in the step, per rank",
+	p = plot_add_panel(fig, "measured: GPU kernels launched in the step, per rank",
 			   "time from the step's first kernel", "rank");
 	p->xaxis = AX_TIME;
 	p->yaxis = AX_INTEGER;
@@ -142,47 +131,79 @@ void trace_fig_write(const struct ctx *ctx, const struct trace_fig *f, const str
 		S_boxes(sh, f, i, TRACE_IV_COMM_HIDDEN, y, y + 0.4, eps);
 		S_boxes(se, f, i, TRACE_IV_COMM_EXPOSED, y, y + 0.4, eps);
 	}
-	if (pred && !isnan(pred->step_s)) {
-		struct plot_series *pc, *pe, *pd;
-		double x = 0, k, m = pred->microbatches;
-		size_t first;
+}
 
-		p = plot_add_panel(&fig, "predicted: one stage (step's model)", "time from the step's start",
-				   "");
-		p->xaxis = AX_TIME;
-		p->yaxis = AX_INTEGER;
-		p->xmin = 0;
-		p->xmax = pred->step_s;
-		p->ymin = -0.6;
-		p->ymax = 0.6;
-		p->key = xstrdup("outside bottom center horizontal");
-		if (pred->bubble_s > 0) {
-			S_box(S_series(p, "pipeline bubble", 3), 0, pred->bubble_s, -0.4, 0.4);
-			x = pred->bubble_s;
-		}
-		first = p->nseries;
-		S_series(p, "compute", C_COMPUTE);
-		S_series(p, "communication exposed", C_EXPOSED);
-		S_series(p, "data-parallel", 4);
-		pc = &p->series[first];
-		pe = &p->series[first + 1];
-		pd = &p->series[first + 2];
-		/* Many micro-batches draw as one band each way. */
-		if (m > 64) {
-			S_box(pc, x, x + m * pred->mb_compute_s, -0.4, 0);
-			S_box(pe, x + m * pred->mb_compute_s, x + m * (pred->mb_compute_s + pred->mb_exposed_s),
-			      0, 0.4);
-			x += m * (pred->mb_compute_s + pred->mb_exposed_s);
-		} else {
-			for (k = 0; k < m; k++) {
-				S_box(pc, x, x + pred->mb_compute_s, -0.4, 0);
-				x += pred->mb_compute_s;
-				S_box(pe, x, x + pred->mb_exposed_s, 0, 0.4);
-				x += pred->mb_exposed_s;
-			}
-		}
-		S_box(pd, x, x + pred->dp_exposed_s, 0, 0.4);
+/*
+ * The predicted panel: one stage of the step's model, the pipeline bubble
+ * first, then each micro-batch's compute and exposed communication, then
+ * the data-parallel communication left exposed.
+ */
+static void S_predicted_panel(struct figure *fig, const struct step_result *pred)
+{
+	struct panel *p;
+	struct plot_series *pc, *pe, *pd;
+	double x = 0, k, m = pred->microbatches;
+	size_t first;
+
+	p = plot_add_panel(fig, "predicted: one stage (step's model)", "time from the step's start",
+			   "");
+	p->xaxis = AX_TIME;
+	p->yaxis = AX_INTEGER;
+	p->xmin = 0;
+	p->xmax = pred->step_s;
+	p->ymin = -0.6;
+	p->ymax = 0.6;
+	p->key = xstrdup("outside bottom center horizontal");
+	if (pred->bubble_s > 0) {
+		S_box(S_series(p, "pipeline bubble", 3), 0, pred->bubble_s, -0.4, 0.4);
+		x = pred->bubble_s;
 	}
+	first = p->nseries;
+	S_series(p, "compute", C_COMPUTE);
+	S_series(p, "communication exposed", C_EXPOSED);
+	S_series(p, "data-parallel", 4);
+	pc = &p->series[first];
+	pe = &p->series[first + 1];
+	pd = &p->series[first + 2];
+	/* Many micro-batches draw as one band each way. */
+	if (m > 64) {
+		S_box(pc, x, x + m * pred->mb_compute_s, -0.4, 0);
+		S_box(pe, x + m * pred->mb_compute_s, x + m * (pred->mb_compute_s + pred->mb_exposed_s),
+		      0, 0.4);
+		x += m * (pred->mb_compute_s + pred->mb_exposed_s);
+	} else {
+		for (k = 0; k < m; k++) {
+			S_box(pc, x, x + pred->mb_compute_s, -0.4, 0);
+			x += pred->mb_compute_s;
+			S_box(pe, x, x + pred->mb_exposed_s, 0, 0.4);
+			x += pred->mb_exposed_s;
+		}
+	}
+	S_box(pd, x, x + pred->dp_exposed_s, 0, 0.4);
+}
+
+void trace_fig_write(const struct ctx *ctx, const struct trace_fig *f, const struct trace *t,
+		     long number, const struct step_result *pred)
+{
+	struct figure fig;
+	char title[160];
+	double span = 0;
+	size_t i;
+
+	memset(&fig, 0, sizeof(fig));
+	if (f->nrows == 0)
+		die("compare --trace --plot: no kernels in a profiler step to draw%s",
+		    number >= 0 ? " (is --step one of the trace's ProfilerStep numbers?)" : "");
+	for (i = 0; i < f->n; i++)
+		if (f->iv[i].t1 > span)
+			span = f->iv[i].t1;
+	snprintf(title, sizeof(title), "ProfilerStep#%ld: measured%s", number,
+		 pred && !isnan(pred->step_s) ? " and predicted" : "");
+	fig.title = xstrdup(title);
+	fig.comment = xstrdup("commtime compare --trace: one step's timeline per rank");
+	S_measured_panel(&fig, f, span);
+	if (pred && !isnan(pred->step_s))
+		S_predicted_panel(&fig, pred);
 	(void)t;
 	ctx_figure(ctx, &fig);
 	plot_release(&fig);
