@@ -91,6 +91,74 @@ static void figure_comm(const struct ctx *ctx, const struct ddp_params *p,
 	plot_release(&f);
 }
 
+/* The step figure's title: the gradient, the compute, the all-reduce and the link. */
+static void S_step_title(const struct ctx *ctx, const struct ddp_params *p, char *title,
+			 size_t size)
+{
+	char link[128], grad[32], comp[32], bucket[32], text[160];
+
+	units_fmt_size(grad, sizeof(grad), p->grad_bytes);
+	units_fmt_time(comp, sizeof(comp), p->compute, 3);
+	if (p->bucket > 0)
+		snprintf(text, sizeof(text), " in %s buckets",
+			 units_fmt_size(bucket, sizeof(bucket), p->bucket));
+	else
+		text[0] = '\0';
+	if (p->overlap > 0)
+		snprintf(text + strlen(text), sizeof(text) - strlen(text),
+			 ", %.3g %% of backward overlapped", p->overlap * 100);
+	snprintf(title, size, "DDP step: %s gradient, %s compute, %s all-reduce%s; %s",
+		 grad, comp, coll_algo_name(p->algo), text, ctx_link_text(ctx, link, sizeof(link)));
+}
+
+/*
+ * The left panel, its series empty: the step, its compute, the all-reduce
+ * and, with overlap, the exposed part of it (pt->series[0] to [3]).
+ */
+static struct panel *S_time_panel(struct figure *f, const struct ddp_params *p, double lo,
+				  double hi, int logx)
+{
+	struct panel *pt;
+	struct plot_series *compute;
+
+	pt = S_rank_panel(f, "time of one training step", "time per step", AX_TIME, lo, hi, logx);
+	plot_add_series(pt, "step", PS_LINES)->color = 6;
+	compute = plot_add_series(pt, "compute", PS_LINES);
+	compute->color = 2;
+	compute->dash = 1;
+	plot_add_series(pt, p->overlap > 0 ? "all-reduce" : "all-reduce (all exposed)",
+			PS_LINES)->color = 0;
+	if (p->overlap > 0)
+		plot_add_series(pt, "exposed all-reduce", PS_LINES)->color = 1;
+	return pt;
+}
+
+/*
+ * On the share panel ps: the asked rank counts, with the share the table
+ * prints, and the --target share as a line.  Returns top, raised to the
+ * target.
+ */
+static double S_share_marks(const struct ctx *ctx, const struct ddp_params *p,
+			    struct panel *ps, const struct dlist *ranks, double target, double top)
+{
+	char text[160];
+	size_t i;
+
+	for (i = 0; i < ranks->n; i++) {
+		struct ddp_step s;
+
+		ddp_step_cost(p, &ctx->machine.model, (unsigned long)ranks->v[i], &s);
+		snprintf(text, sizeof(text), "%.1f %%", 100 * s.fraction);
+		plot_add_label(ps, ranks->v[i], 100 * s.fraction, ranks->n <= 8 ? text : "", 1);
+	}
+	if (target > 0) {
+		snprintf(text, sizeof(text), "target %.3g %%", 100 * target);
+		plot_add_hline(ps, 100 * target, text);
+		top = 100 * target > top ? 100 * target : top;
+	}
+	return top;
+}
+
 /*
  * The figure, against rank count in two panels.  Left: the step's time,
  * its compute, the all-reduce and (with overlap) the exposed part of it.
@@ -104,47 +172,27 @@ static void S_figure(const struct ctx *ctx, const struct ddp_params *p,
 {
 	struct figure f = { 0 };
 	struct panel *pt, *ps;
-	struct plot_series *step, *compute, *comm, *exposed = NULL, *share;
-	char title[400], link[128], grad[32], comp[32], bucket[32], text[160];
+	struct plot_series *step, *compute, *comm, *exposed, *share;
+	char title[400];
 	double lo, hi, grid[200], top = 0, tmax = 0;
 	size_t i, n;
 	int logx;
 
 	S_rank_span(ranks, &lo, &hi, &logx);
 	n = plot_rank_grid(lo, hi, sizeof(grid) / sizeof(grid[0]), grid);
-	units_fmt_size(grad, sizeof(grad), p->grad_bytes);
-	units_fmt_time(comp, sizeof(comp), p->compute, 3);
-	if (p->bucket > 0)
-		snprintf(text, sizeof(text), " in %s buckets",
-			 units_fmt_size(bucket, sizeof(bucket), p->bucket));
-	else
-		text[0] = '\0';
-	if (p->overlap > 0)
-		snprintf(text + strlen(text), sizeof(text) - strlen(text),
-			 ", %.3g %% of backward overlapped", p->overlap * 100);
-	snprintf(title, sizeof(title), "DDP step: %s gradient, %s compute, %s all-reduce%s; %s",
-		 grad, comp, coll_algo_name(p->algo), text, ctx_link_text(ctx, link, sizeof(link)));
+	S_step_title(ctx, p, title, sizeof(title));
 	f.title = xstrdup(title);
 	f.comment = xstrdup("commtime ddp: time and communication share of a data-parallel "
 			    "step against ranks");
 	f.width = 1000;
 	f.height = 430;
 
-	pt = S_rank_panel(&f, "time of one training step", "time per step", AX_TIME, lo, hi, logx);
 	/* Series first, pointers after: adding a series may move the others. */
-	plot_add_series(pt, "step", PS_LINES)->color = 6;
-	compute = plot_add_series(pt, "compute", PS_LINES);
-	compute->color = 2;
-	compute->dash = 1;
-	plot_add_series(pt, p->overlap > 0 ? "all-reduce" : "all-reduce (all exposed)",
-			PS_LINES)->color = 0;
-	if (p->overlap > 0) {
-		plot_add_series(pt, "exposed all-reduce", PS_LINES)->color = 1;
-		exposed = &pt->series[3];
-	}
+	pt = S_time_panel(&f, p, lo, hi, logx);
 	step = &pt->series[0];
 	compute = &pt->series[1];
 	comm = &pt->series[2];
+	exposed = p->overlap > 0 ? &pt->series[3] : NULL;
 
 	/* the series arrays stay put when the panels move */
 	ps = S_rank_panel(&f, "communication share of the step", "exposed all-reduce / step",
@@ -168,19 +216,7 @@ static void S_figure(const struct ctx *ctx, const struct ddp_params *p,
 	}
 	/* Headroom above the curves for the key. */
 	f.panels[0].ymax = tmax * 1.3;
-	/* The asked rank counts, with the share the table prints. */
-	for (i = 0; i < ranks->n; i++) {
-		struct ddp_step s;
-
-		ddp_step_cost(p, &ctx->machine.model, (unsigned long)ranks->v[i], &s);
-		snprintf(text, sizeof(text), "%.1f %%", 100 * s.fraction);
-		plot_add_label(ps, ranks->v[i], 100 * s.fraction, ranks->n <= 8 ? text : "", 1);
-	}
-	if (target > 0) {
-		snprintf(text, sizeof(text), "target %.3g %%", 100 * target);
-		plot_add_hline(ps, 100 * target, text);
-		top = 100 * target > top ? 100 * target : top;
-	}
+	top = S_share_marks(ctx, p, ps, ranks, target, top);
 	/* Room above the highest value for its label; a share stays below 100 %. */
 	ps->ymax = top * 1.25 > 100 ? 100 : top > 0 ? top * 1.25 : 1;
 	ctx_figure(ctx, &f);
