@@ -304,15 +304,67 @@ static int S_tune_skip(const struct nccl_params *p, int f, int a)
 	return 0;
 }
 
+/* bus times the bus to algorithm ratio, or 0 where NCCL turns the entry off. */
+static double S_tune_gate(const struct tune_ctx *c, const struct nccl_graph *g, int f, int a, int pr,
+			  double ratio, double bus)
+{
+	const struct nccl_machine *m = c->m;
+	int ranks = c->ranks, nodes = c->nodes, collnet = a == NCCL_COLLNET_DIRECT || a == NCCL_COLLNET_CHAIN;
+	unsigned algo_mask = c->algo_mask, proto_mask = c->proto_mask;
+	/* CollNet needs a network that reduces (SHARP) and
+	 * NCCL_COLLNET_ENABLE, on 2 nodes or more; NVLS across nodes
+	 * reduces through it too (tuning.cc:503-506,
+	 * NCCL_COLLNET_NODE_THRESHOLD init.cc:1468-1475); NVLS all-gather
+	 * and reduce-scatter across nodes need the plugin's own (:351-373) */
+	if ((collnet || (a == NCCL_NVLS && nodes > 1)) && !m->collnet)
+		bus = 0;
+	if (a == NCCL_NVLS && nodes > 1 && f != NCCL_ALLREDUCE)
+		bus = 0;
+	if (collnet)
+		bus = S_collnet_bus(c, g, f, a, pr, bus);
+	/* NVLS and NVLSTree reduce-scatter and all-gather stop
+	 * at NCCL_MAX_NVLS_ARITY (32) local ranks: an NVLink
+	 * domain of 72 runs them on rings (enqueue.cc:2004-2006,
+	 * device.h:213) */
+	if ((a == NCCL_NVLS || a == NCCL_NVLS_TREE) && f != NCCL_ALLREDUCE &&
+	    ranks / nodes > MAX_NVLS_LOCAL)
+		bus = 0;
+	if (a == NCCL_NVLS_TREE && nodes == 1)
+		bus = 0;                            /* :502 */
+	bus *= ratio;
+	/* LL128: only over NVLink (typeIntra <= NVB), and
+	 * across nodes only when the inter-node graph reaches
+	 * its NICs by PXN at worst on Hopper and later, PXB
+	 * before (typeInter, :518-536).  A GPU whose nearest
+	 * NIC is behind the host bridge (PHB) or further has
+	 * no PXN route either: PXN relays through a peer GPU
+	 * that reaches the NIC by P2C or better (paths.cc:
+	 * 816-841), and every GPU is that far. */
+	/* Those checks hold only for LL128's default: a
+	 * NCCL_PROTO that enables it (a list naming it, or
+	 * ^ of others) sets it on outright (parseList,
+	 * :55-115, 452-456; pEnable 1, not 2). */
+	/* Without GDR the path to the NIC goes through the
+	 * CPU, PHB at best (paths.cc:844-856). */
+	if (pr == NCCL_LL128 && proto_mask == ~0u &&
+	    (!g->nvlink || (nodes > 1 && (m->nic_path > NCCL_PATH_PXB || m->no_gdr))))
+		bus = 0;
+	/* RCCL enables LL128 by default on gfx90a alone
+	 * (rccl tuning.cc:512-514) */
+	if (pr == NCCL_LL128 && m->amd && proto_mask == ~0u)
+		bus = 0;
+	if (!(algo_mask >> a & 1) || !(proto_mask >> pr & 1))
+		bus = 0;
+	return bus;
+}
+
 /* The bus bandwidth of (f, a, pr) on graph g, in *busp; 0 when NCCL leaves the entry unset. */
 static int S_tune_bw(const struct tune_ctx *c, const struct nccl_graph *g, int f, int a, int pr,
 		     int nsteps, double *busp)
 {
 	const struct nccl_params *p = c->p;
-	const struct nccl_machine *m = c->m;
 	int ranks = c->ranks, nodes = c->nodes, arch = c->arch, idx1 = c->idx1, idx2 = c->idx2;
-	unsigned algo_mask = c->algo_mask, proto_mask = c->proto_mask;
-	double ppn = c->ppn, bw, bus;
+	double ppn = c->ppn, bw, bus, ratio;
 	int collnet = a == NCCL_COLLNET_DIRECT || a == NCCL_COLLNET_CHAIN;
 	if ((a == NCCL_NVLS || a == NCCL_NVLS_TREE) && pr != NCCL_SIMPLE)
 		return 0;                           /* :301 */
@@ -355,55 +407,8 @@ static int S_tune_bw(const struct tune_ctx *c, const struct nccl_graph *g, int f
 			    g->nchannels * p->perch_tree_ll128[arch][idx2]);
 	if (a == NCCL_PAT)
 		bus *= p->version < 224 ? .85 : .75;   /* v2.23.4 :193 */
-	/* CollNet needs a network that reduces (SHARP) and
-	 * NCCL_COLLNET_ENABLE, on 2 nodes or more; NVLS across nodes
-	 * reduces through it too (tuning.cc:503-506,
-	 * NCCL_COLLNET_NODE_THRESHOLD init.cc:1468-1475); NVLS all-gather
-	 * and reduce-scatter across nodes need the plugin's own (:351-373) */
-	if ((collnet || (a == NCCL_NVLS && nodes > 1)) && !m->collnet)
-		bus = 0;
-	if (a == NCCL_NVLS && nodes > 1 && f != NCCL_ALLREDUCE)
-		bus = 0;
-	if (collnet)
-		bus = S_collnet_bus(c, g, f, a, pr, bus);
-	/* NVLS and NVLSTree reduce-scatter and all-gather stop
-	 * at NCCL_MAX_NVLS_ARITY (32) local ranks: an NVLink
-	 * domain of 72 runs them on rings (enqueue.cc:2004-2006,
-	 * device.h:213) */
-	if ((a == NCCL_NVLS || a == NCCL_NVLS_TREE) && f != NCCL_ALLREDUCE &&
-	    ranks / nodes > MAX_NVLS_LOCAL)
-		bus = 0;
-	if (a == NCCL_NVLS_TREE && nodes == 1)
-		bus = 0;                            /* :502 */
-	{
-		double ratio;
-		S_bus_ratio(p, f, a, ranks, nsteps, &ratio);
-		bus *= ratio;
-	}
-	/* LL128: only over NVLink (typeIntra <= NVB), and
-	 * across nodes only when the inter-node graph reaches
-	 * its NICs by PXN at worst on Hopper and later, PXB
-	 * before (typeInter, :518-536).  A GPU whose nearest
-	 * NIC is behind the host bridge (PHB) or further has
-	 * no PXN route either: PXN relays through a peer GPU
-	 * that reaches the NIC by P2C or better (paths.cc:
-	 * 816-841), and every GPU is that far. */
-	/* Those checks hold only for LL128's default: a
-	 * NCCL_PROTO that enables it (a list naming it, or
-	 * ^ of others) sets it on outright (parseList,
-	 * :55-115, 452-456; pEnable 1, not 2). */
-	/* Without GDR the path to the NIC goes through the
-	 * CPU, PHB at best (paths.cc:844-856). */
-	if (pr == NCCL_LL128 && proto_mask == ~0u &&
-	    (!g->nvlink || (nodes > 1 && (m->nic_path > NCCL_PATH_PXB || m->no_gdr))))
-		bus = 0;
-	/* RCCL enables LL128 by default on gfx90a alone
-	 * (rccl tuning.cc:512-514) */
-	if (pr == NCCL_LL128 && m->amd && proto_mask == ~0u)
-		bus = 0;
-	if (!(algo_mask >> a & 1) || !(proto_mask >> pr & 1))
-		bus = 0;
-	*busp = bus;
+	S_bus_ratio(p, f, a, ranks, nsteps, &ratio);
+	*busp = S_tune_gate(c, g, f, a, pr, ratio, bus);
 	return 1;
 }
 
