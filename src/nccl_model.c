@@ -626,12 +626,72 @@ static int S_collnet_direct_ctas(int nc, int threads, int heads, double bytes)
 	return nc;
 }
 
+/* The planner gives each channel at least 32 KiB of traffic
+ * (MinTrafficPerChannel, enqueue.cc:585, 655-663): traffic is 2 S for
+ * all-reduce, S otherwise as nccl-tests counts S (enqueue.cc:91-102),
+ * and four times that for LL, whose lines carry half data
+ * (enqueue.cc:658).  The CTAs of nc given work. */
+static int S_ctas_used(enum nccl_func f, enum nccl_proto pr, double bytes, int nc)
+{
+	double traffic = bytes * (f == NCCL_ALLREDUCE ? 2 : 1) * (pr == NCCL_LL ? 4 : 1);
+	/* (clamped as a double: a large size overflows an int) */
+	int used = traffic / 32768.0 >= nc ? nc : (int)ceil(traffic / 32768.0);
+	return used < 1 ? 1 : used;
+}
+
+/* Store-and-forward pipeline of NVLS and NVLSTree (Simple only):
+ * each channel moves loops of nHeads chunks (enqueue.cc:2333-2355,
+ * 2361), a chunk is nvlsChunkSize, 128 KiB (nvls.cc:160), capped for
+ * NVLSTree at nvlsTreeMaxChunkSize (64 KiB from 4 nodes on,
+ * nvls.cc:226-229), and halved for small channels
+ * (enqueue.cc:2260-2286, with the bytes of one channel:
+ * enqueue.cc:725-737).  A loop crosses the reduction into the heads
+ * and the multicast back (2 stages), and NVLSTree the network tree up
+ * and down between them (2 log2(nodes) more); the first loop crosses
+ * them before the stream flows.  Ring's chunks are the steps its
+ * latency term already counts; Tree's mid-size shortfall is what
+ * NCCL's treeCorrectionFactor stands for; LL and LL128 forward line
+ * by line. */
+static void S_nvls_pipeline(const struct nccl_tune *t, int a, double per_channel, double bw,
+			    struct nccl_run *run)
+{
+	double chunk = 131072, ops = t->graph[NCCL_NVLS].nchannels;   /* nHeads */
+	if (a == NCCL_NVLS) {
+		if (per_channel < 64 * ops * chunk && chunk > 65536)
+			chunk = 65536;
+		if (per_channel < 8 * ops * chunk && chunk > 32768)
+			chunk = 32768;
+		if (per_channel < 2 * ops * chunk && chunk > 16384)
+			chunk = 16384;
+		run->stages = 2;
+	} else {
+		if (t->nodes >= 4)
+			chunk = 65536;
+		if (per_channel < 32 * ops * chunk && chunk > 262144)
+			chunk = 262144;
+		if (per_channel < 16 * ops * chunk && chunk > 131072)
+			chunk = 131072;
+		if (per_channel < 4 * ops * chunk && chunk > 65536)
+			chunk = 65536;
+		if (per_channel < 1 * ops * chunk && chunk > 32768)
+			chunk = 32768;
+		run->stages = 2 + 2 * S_log2i((unsigned long long)t->nodes);
+	}
+	run->chunk_B = chunk;
+	run->chunks_per_loop = (int)ops;
+	/* The head stages move one chunk per loop (device/all_reduce.h:
+	 * 448-454 and 588-631, a chunk at headRank): a chunk (no more
+	 * than a head's share of the channel) crosses each stage in
+	 * no less than chunk / (bw per channel). */
+	run->fill_s = (run->stages - 1) * S_min(chunk, per_channel / ops) / (bw / run->channels);
+}
+
 double nccl_run_time(const struct nccl_tune *t, const struct nccl_params *p,
 		     enum nccl_func f, enum nccl_algo a, enum nccl_proto pr,
 		     double bytes, struct nccl_run *r)
 {
 	struct nccl_run run;
-	double lat, bw, traffic, per_channel;
+	double lat, bw;
 	int nvls = a == NCCL_NVLS || a == NCCL_NVLS_TREE, nc, used;
 
 	memset(&run, 0, sizeof run);
@@ -667,17 +727,7 @@ double nccl_run_time(const struct nccl_tune *t, const struct nccl_params *p,
 			nc--;
 		run.channels_algo = nc;
 	}
-	/* The planner gives each channel at least 32 KiB of traffic
-	 * (MinTrafficPerChannel, enqueue.cc:585, 655-663): traffic is 2 S for
-	 * all-reduce, S otherwise as nccl-tests counts S (enqueue.cc:91-102),
-	 * and four times that for LL, whose lines carry half data
-	 * (enqueue.cc:658). */
-	traffic = bytes * (f == NCCL_ALLREDUCE ? 2 : 1) * (pr == NCCL_LL ? 4 : 1);
-	/* (clamped as a double: a large size overflows an int) */
-	used = traffic / 32768.0 >= nc ? nc : (int)ceil(traffic / 32768.0);
-	if (used < 1)
-		used = 1;
-	run.channels_used = used;
+	used = run.channels_used = S_ctas_used(f, pr, bytes, nc);
 	/* The transfer runs at the tuning bandwidth whatever the CTAs given
 	 * work: NCCL's source has no rate for one CTA, and sharing the
 	 * bandwidth evenly among them made the time fall as the size grew
@@ -689,52 +739,8 @@ double nccl_run_time(const struct nccl_tune *t, const struct nccl_params *p,
 	if (t->graph[a].run_bw > 0 && t->graph[a].bw_intra > 0)
 		bw *= t->graph[a].run_bw / t->graph[a].bw_intra;
 	run.xfer_s = bytes / bw;
-
-	/* Store-and-forward pipeline of NVLS and NVLSTree (Simple only):
-	 * each channel moves loops of nHeads chunks (enqueue.cc:2333-2355,
-	 * 2361), a chunk is nvlsChunkSize, 128 KiB (nvls.cc:160), capped for
-	 * NVLSTree at nvlsTreeMaxChunkSize (64 KiB from 4 nodes on,
-	 * nvls.cc:226-229), and halved for small channels
-	 * (enqueue.cc:2260-2286, with the bytes of one channel:
-	 * enqueue.cc:725-737).  A loop crosses the reduction into the heads
-	 * and the multicast back (2 stages), and NVLSTree the network tree up
-	 * and down between them (2 log2(nodes) more); the first loop crosses
-	 * them before the stream flows.  Ring's chunks are the steps its
-	 * latency term already counts; Tree's mid-size shortfall is what
-	 * NCCL's treeCorrectionFactor stands for; LL and LL128 forward line
-	 * by line. */
-	per_channel = bytes / used;
-	if (nvls && pr == NCCL_SIMPLE) {
-		double chunk = 131072, ops = t->graph[NCCL_NVLS].nchannels;   /* nHeads */
-		if (a == NCCL_NVLS) {
-			if (per_channel < 64 * ops * chunk && chunk > 65536)
-				chunk = 65536;
-			if (per_channel < 8 * ops * chunk && chunk > 32768)
-				chunk = 32768;
-			if (per_channel < 2 * ops * chunk && chunk > 16384)
-				chunk = 16384;
-			run.stages = 2;
-		} else {
-			if (t->nodes >= 4)
-				chunk = 65536;
-			if (per_channel < 32 * ops * chunk && chunk > 262144)
-				chunk = 262144;
-			if (per_channel < 16 * ops * chunk && chunk > 131072)
-				chunk = 131072;
-			if (per_channel < 4 * ops * chunk && chunk > 65536)
-				chunk = 65536;
-			if (per_channel < 1 * ops * chunk && chunk > 32768)
-				chunk = 32768;
-			run.stages = 2 + 2 * S_log2i((unsigned long long)t->nodes);
-		}
-		run.chunk_B = chunk;
-		run.chunks_per_loop = (int)ops;
-		/* The head stages move one chunk per loop (device/all_reduce.h:
-		 * 448-454 and 588-631, a chunk at headRank): a chunk (no more
-		 * than a head's share of the channel) crosses each stage in
-		 * no less than chunk / (bw per channel). */
-		run.fill_s = (run.stages - 1) * S_min(chunk, per_channel / ops) / (bw / run.channels);
-	}
+	if (nvls && pr == NCCL_SIMPLE)
+		S_nvls_pipeline(t, a, bytes / used, bw, &run);
 	run.time_s = lat + run.xfer_s + run.fill_s;
 	if (r)
 		*r = run;
