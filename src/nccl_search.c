@@ -96,36 +96,11 @@ static float S_socket_bw(enum nccl_cpu cpu)
  * (NVL), else two NVLinks through another GPU (NVB; the widest, the first
  * such GPU on a tie), else PCIe of the machine's path type.
  */
-static int S_build(const struct nccl_machine *m, struct sys *s)
+static void S_paths(const struct nccl_machine *m, struct sys *s,
+		    int nvl_id[NCCL_MAX_LOCAL][NCCL_MAX_LOCAL], float pci, int up, int down, int sys)
 {
-	int n = m->gpus_per_node, i, j, k;
-	float link = (float)(m->nvlink_bw > 0 ? m->nvlink_bw : nccl_nvlink_bw(m->sm));
-	float pci = (float)nccl_pcie_bw(m->pcie_gen, m->pcie_width);
-	int nvl_id[NCCL_MAX_LOCAL][NCCL_MAX_LOCAL], up, down, sys;
+	int n = s->n, i, j, k;
 
-	if (!m->mesh || n < 2 || n > NCCL_MAX_LOCAL)
-		return -1;
-	memset(s, 0, sizeof *s);
-	s->n = n;
-	s->sm = m->sm;
-	s->intel = m->cpu == NCCL_CPU_INTEL;
-	for (i = 0; i < n; i++)
-		for (j = 0; j < n; j++) {
-			nvl_id[i][j] = -1;
-			if (i != j && m->nvl[i][j]) {
-				nvl_id[i][j] = s->nlinks;
-				s->link_bw[s->nlinks++] = m->nvl[i][j] * link;
-			}
-		}
-	up = s->nlinks;
-	for (i = 0; i < n; i++)
-		s->link_bw[s->nlinks++] = pci;
-	down = s->nlinks;
-	for (i = 0; i < n; i++)
-		s->link_bw[s->nlinks++] = pci;
-	sys = s->nlinks;
-	s->link_bw[s->nlinks++] = S_socket_bw(m->cpu);
-	s->link_bw[s->nlinks++] = S_socket_bw(m->cpu);
 	for (i = 0; i < n; i++)
 		for (j = 0; j < n; j++) {
 			struct path *p = &s->p[i][j];
@@ -172,8 +147,14 @@ static int S_build(const struct nccl_machine *m, struct sys *s)
 				p->count = 2;
 			}
 		}
-	/* search.cc:19-52 ncclTopoSearchInit: maxBw, the widest path between
-	 * two GPUs; totalBw, the NVLinks of a GPU added up (or its PCIe link) */
+}
+
+/* search.cc:19-52 ncclTopoSearchInit: maxBw, the widest path between
+ * two GPUs; totalBw, the NVLinks of a GPU added up (or its PCIe link) */
+static void S_search_init(struct sys *s, int nvl_id[NCCL_MAX_LOCAL][NCCL_MAX_LOCAL], float pci)
+{
+	int n = s->n, i, j;
+
 	s->min_type = PATH_SYS;
 	s->max_type = PATH_LOC;
 	for (i = 0; i < n; i++) {
@@ -193,6 +174,42 @@ static int S_build(const struct nccl_machine *m, struct sys *s)
 		if (fmaxf(nv, pci) > s->total_bw)
 			s->total_bw = fmaxf(nv, pci);
 	}
+}
+
+/* The GPUs of one node, their links (NVLinks, PCIe up and down, the socket
+ * link each way) and the paths between them; -1 when the search does not apply. */
+static int S_build(const struct nccl_machine *m, struct sys *s)
+{
+	int n = m->gpus_per_node, i, j;
+	float link = (float)(m->nvlink_bw > 0 ? m->nvlink_bw : nccl_nvlink_bw(m->sm));
+	float pci = (float)nccl_pcie_bw(m->pcie_gen, m->pcie_width);
+	int nvl_id[NCCL_MAX_LOCAL][NCCL_MAX_LOCAL], up, down, sys;
+
+	if (!m->mesh || n < 2 || n > NCCL_MAX_LOCAL)
+		return -1;
+	memset(s, 0, sizeof *s);
+	s->n = n;
+	s->sm = m->sm;
+	s->intel = m->cpu == NCCL_CPU_INTEL;
+	for (i = 0; i < n; i++)
+		for (j = 0; j < n; j++) {
+			nvl_id[i][j] = -1;
+			if (i != j && m->nvl[i][j]) {
+				nvl_id[i][j] = s->nlinks;
+				s->link_bw[s->nlinks++] = m->nvl[i][j] * link;
+			}
+		}
+	up = s->nlinks;
+	for (i = 0; i < n; i++)
+		s->link_bw[s->nlinks++] = pci;
+	down = s->nlinks;
+	for (i = 0; i < n; i++)
+		s->link_bw[s->nlinks++] = pci;
+	sys = s->nlinks;
+	s->link_bw[s->nlinks++] = S_socket_bw(m->cpu);
+	s->link_bw[s->nlinks++] = S_socket_bw(m->cpu);
+	S_paths(m, s, nvl_id, pci, up, down, sys);
+	S_search_init(s, nvl_id, pci);
 	return 0;
 }
 
