@@ -472,30 +472,54 @@ static void S_result(struct graph *graph, const struct sys *s, const struct sear
 	f->steps = x->steps;
 }
 
-static int S_search_node(const struct nccl_machine *m, int pattern, int min_ch, int max_ch,
-			 struct nccl_found *f)
+/*
+ * The next search when one fell short of its goal: the tree for a balanced
+ * tree from sm90, a wider path type, the next speed down; 1 with tmp set
+ * for it, 0 when none is left (tmp back at the fastest speed the paths
+ * allow, and on to "done").
+ */
+static int S_next_try(const struct nccl_machine *m, const struct sys *s, const struct graph *graph,
+		      struct graph *tmp, const float *sp, int nsp, int *si)
 {
-	struct sys *s = malloc(sizeof *s);
-	struct graph *graph = malloc(sizeof *graph), *tmp = malloc(sizeof *tmp);
-	struct search x;
+	float max_bw = s->max_bw;
+
+	if (m->sm >= 90 && tmp->pattern == NCCL_PATTERN_BALANCED_TREE) {
+		tmp->pattern = NCCL_PATTERN_TREE;
+		return 1;
+	}
+	tmp->pattern = graph->pattern;
+	if (tmp->type_intra < s->max_type &&
+	    (graph->nchannels == 0 || tmp->type_intra < graph->type_intra)) {
+		tmp->type_intra += 1;
+		if (tmp->type_intra < PATH_DIS)
+			return 1;
+	}
+	tmp->type_intra = s->min_type;
+	if (*si < nsp - 1 && (graph->nchannels == 0 || sp[*si + 1] / graph->bw_inter > .49f)) {
+		tmp->bw_inter = tmp->bw_intra = sp[++*si];
+		return 1;
+	}
+	*si = 0;
+	while (sp[*si] > max_bw && *si < nsp - 1)
+		(*si)++;
+	tmp->bw_intra = tmp->bw_inter = sp[*si];
+	return 0;
+}
+
+/* ncclTopoCompute from the first speed on: search, try the next when
+ * short, then a second pass from the channels found, duplicated. */
+static void S_compute(const struct nccl_machine *m, struct search *x, struct graph *tmp, int pattern,
+		      int try_same)
+{
+	struct sys *s = x->s;
+	struct graph *graph = x->save;
 	const float *sp;
-	int nsp, si = 0, pass = 1, try_same = 1;
-	float max_bw, total_bw;
+	int nsp, si = 0, pass = 1;
+	float max_bw = s->max_bw, total_bw = s->total_bw;
 	long long global = GLOBAL_TIMEOUT;
 	long time = 0;
-	int rc = -1;
 
-	memset(f, 0, sizeof *f);
-	if (!s || !graph || !tmp || S_build(m, s) < 0)
-		goto out;
-	memset(&x, 0, sizeof x);
-	x.s = s;
-	x.save = graph;
-	S_graph_init(graph, s, pattern, min_ch, max_ch, try_same);
-	*tmp = *graph;
 	sp = S_speeds(m, &nsp);
-	max_bw = s->max_bw;
-	total_bw = s->total_bw;
 	/* "algo other than RING do not need to close to the starting NET" */
 	if (s->n > 1 && pattern != NCCL_PATTERN_RING)
 		total_bw *= (float)s->n / (float)(s->n - 1);
@@ -507,8 +531,8 @@ static int S_search_node(const struct nccl_machine *m, int pattern, int min_ch, 
 		time = tmp->same_channels ? TIMEOUT_SAME : TIMEOUT;
 		tmp->nchannels = 0;
 		global -= time;
-		memset(x.used, 0, sizeof x.used);
-		S_rec(&x, tmp, &time);
+		memset(x->used, 0, sizeof x->used);
+		S_rec(x, tmp, &time);
 		if (time != -1 && !(graph->nchannels * graph->bw_inter >= s->total_bw) && pass == 1) {
 			if (tmp->same_channels == 1 && !(m->cpu == NCCL_CPU_AMD && tmp->type_intra == PATH_SYS)) {
 				tmp->same_channels = 0;
@@ -519,28 +543,8 @@ static int S_search_node(const struct nccl_machine *m, int pattern, int min_ch, 
 				global += time;
 			else
 				global = GLOBAL_TIMEOUT;
-			if (!(global < 0 && graph->nchannels)) {
-				if (m->sm >= 90 && tmp->pattern == NCCL_PATTERN_BALANCED_TREE) {
-					tmp->pattern = NCCL_PATTERN_TREE;
-					continue;
-				}
-				tmp->pattern = graph->pattern;
-				if (tmp->type_intra < s->max_type &&
-				    (graph->nchannels == 0 || tmp->type_intra < graph->type_intra)) {
-					tmp->type_intra += 1;
-					if (tmp->type_intra < PATH_DIS)
-						continue;
-				}
-				tmp->type_intra = s->min_type;
-				if (si < nsp - 1 && (graph->nchannels == 0 || sp[si + 1] / graph->bw_inter > .49f)) {
-					tmp->bw_inter = tmp->bw_intra = sp[++si];
-					continue;
-				}
-				si = 0;
-				while (sp[si] > max_bw && si < nsp - 1)
-					si++;
-				tmp->bw_intra = tmp->bw_inter = sp[si];
-			}
+			if (!(global < 0 && graph->nchannels) && S_next_try(m, s, graph, tmp, sp, nsp, &si))
+				continue;
 		}
 		/* done: */
 		if (pass == 1) {
@@ -565,6 +569,25 @@ static int S_search_node(const struct nccl_machine *m, int pattern, int min_ch, 
 		}
 		break;
 	}
+}
+
+static int S_search_node(const struct nccl_machine *m, int pattern, int min_ch, int max_ch,
+			 struct nccl_found *f)
+{
+	struct sys *s = malloc(sizeof *s);
+	struct graph *graph = malloc(sizeof *graph), *tmp = malloc(sizeof *tmp);
+	struct search x;
+	int try_same = 1, rc = -1;
+
+	memset(f, 0, sizeof *f);
+	if (!s || !graph || !tmp || S_build(m, s) < 0)
+		goto out;
+	memset(&x, 0, sizeof x);
+	x.s = s;
+	x.save = graph;
+	S_graph_init(graph, s, pattern, min_ch, max_ch, try_same);
+	*tmp = *graph;
+	S_compute(m, &x, tmp, pattern, try_same);
 	S_result(graph, s, &x, f);
 	rc = 0;
 out:
