@@ -365,7 +365,8 @@ static int S_fit_df(const gsl_vector *v, void *arg, gsl_matrix *J)
 /*
  * First guess from the linearised model: N/X = 1/X1 + (a/X1)(N-1) is a
  * straight line in N-1; with X1 known, N·X1/X - 1 = a(N-1) is one
- * through the origin.
+ * through the origin.  -1 when there is none, or when it scales faster
+ * than linearly (1 + a(N-1) <= 0 at a point).
  */
 static int S_fit_start(const struct S_fit *d, double *a, double *x1, struct errbuf *eb)
 {
@@ -396,6 +397,10 @@ static int S_fit_start(const struct S_fit *d, double *a, double *x1, struct errb
 	free(y);
 	if (st != GSL_SUCCESS)
 		return errbuf_set(eb, "cannot fit the measurements: the throughputs do not follow N/(1+a(N-1))");
+	for (i = 0; i < d->n; i++)
+		if (!(1 + *a * (d->N[i] - 1) > 0))
+			return errbuf_set(eb, "cannot fit the measurements: they scale faster than linearly (a = %.3g)",
+					  *a);
 	return 0;
 }
 
@@ -409,18 +414,15 @@ static double S_norm(const double *x, size_t n)
 	return sqrt(s);
 }
 
-int speedup_fit(const double *ranks, const double *tput, size_t n,
-		struct speedup_fit *f, double *fitted, struct errbuf *eb)
+/*
+ * The measurements checked, and X1 in d: the mean of the N = 1 points, or
+ * a parameter of the fit when there are none.
+ */
+static int S_fit_points(const double *ranks, const double *tput, size_t n, struct S_fit *d,
+			struct errbuf *eb)
 {
-	gsl_multifit_nlinear_parameters par = gsl_multifit_nlinear_default_parameters();
-	gsl_multifit_nlinear_fdf fdf;
-	gsl_multifit_nlinear_workspace *w;
-	gsl_matrix *covar;
-	gsl_vector *v;
-	struct S_fit d = { ranks, tput, n, 0, 1 };
-	double a = 0, x1 = 0, sum1 = 0, rss = 0, s2;
-	size_t i, n1 = 0, p, distinct = 0;
-	int info, st;
+	double sum1 = 0;
+	size_t i, n1 = 0, distinct = 0;
 
 	for (i = 0; i < n; i++) {
 		size_t j;
@@ -439,17 +441,67 @@ int speedup_fit(const double *ranks, const double *tput, size_t n,
 	if (distinct < 2)
 		return errbuf_set(eb, "need throughputs at 2 or more different rank counts to fit a, got %zu",
 				  distinct);
-	d.fit_x1 = n1 == 0;
-	d.x1 = n1 ? sum1 / (double)n1 : 0;
+	d->fit_x1 = n1 == 0;
+	d->x1 = n1 ? sum1 / (double)n1 : 0;
+	return 0;
+}
+
+/* The fit's a and X1 with their errors from covar, the residuals, the fitted throughputs. */
+static void S_fit_report(const struct S_fit *d, double a, double x1, const gsl_matrix *covar,
+			 struct speedup_fit *f, double *fitted)
+{
+	const double *ranks = d->N, *tput = d->X;
+	size_t i, n = d->n;
+	double rss = 0, s2;
+
+	for (i = 0; i < n; i++) {
+		double m = x1 * speedup(a, ranks[i]);
+
+		rss += (m - tput[i]) * (m - tput[i]);
+		if (fitted)
+			fitted[i] = m;
+	}
+	f->a = a;
+	f->x1 = x1;
+	f->x1_fitted = d->fit_x1;
+	f->npoints = n;
+	/* X1 counts as an unknown either way: the mean of the N = 1 points. */
+	f->dof = (int)n - 2;
+	f->rss = rss;
+	s2 = f->dof > 0 ? rss / f->dof : NAN;
+	f->a_err = sqrt(gsl_matrix_get(covar, 0, 0) * s2);
+	f->x1_err = d->fit_x1 ? sqrt(gsl_matrix_get(covar, 1, 1) * s2) : NAN;
+}
+
+/* What the fit allocated; the workspace may be NULL. */
+static void S_fit_free(gsl_multifit_nlinear_workspace *w, gsl_vector *v, gsl_matrix *covar)
+{
+	if (w)
+		gsl_multifit_nlinear_free(w);
+	gsl_vector_free(v);
+	gsl_matrix_free(covar);
+}
+
+int speedup_fit(const double *ranks, const double *tput, size_t n,
+		struct speedup_fit *f, double *fitted, struct errbuf *eb)
+{
+	gsl_multifit_nlinear_parameters par = gsl_multifit_nlinear_default_parameters();
+	gsl_multifit_nlinear_fdf fdf;
+	gsl_multifit_nlinear_workspace *w;
+	gsl_matrix *covar;
+	gsl_vector *v;
+	struct S_fit d = { ranks, tput, n, 0, 1 };
+	double a = 0, x1 = 0;
+	size_t p;
+	int info, st;
+
+	if (S_fit_points(ranks, tput, n, &d, eb) < 0)
+		return -1;
 	p = d.fit_x1 ? 2 : 1;
 
 	gsl_set_error_handler_off();
 	if (S_fit_start(&d, &a, &x1, eb) < 0)
 		return -1;
-	for (i = 0; i < n; i++)
-		if (!(1 + a * (ranks[i] - 1) > 0))
-			return errbuf_set(eb, "cannot fit the measurements: they scale faster than linearly (a = %.3g)",
-					  a);
 
 	fdf.f = S_fit_f;
 	fdf.df = S_fit_df;
@@ -461,10 +513,7 @@ int speedup_fit(const double *ranks, const double *tput, size_t n,
 	v = gsl_vector_alloc(p);
 	covar = gsl_matrix_alloc(p, p);
 	if (!w || !v || !covar) {
-		if (w)
-			gsl_multifit_nlinear_free(w);
-		gsl_vector_free(v);
-		gsl_matrix_free(covar);
+		S_fit_free(w, v, covar);
 		return errbuf_set(eb, "cannot allocate the fit");
 	}
 	gsl_vector_set(v, 0, a);
@@ -485,32 +534,11 @@ int speedup_fit(const double *ranks, const double *tput, size_t n,
 		st = gsl_multifit_nlinear_covar(gsl_multifit_nlinear_jac(w), 0.0, covar);
 	}
 	if (st != GSL_SUCCESS) {
-		gsl_multifit_nlinear_free(w);
-		gsl_vector_free(v);
-		gsl_matrix_free(covar);
+		S_fit_free(w, v, covar);
 		return errbuf_set(eb, "cannot fit the measurements: %s", gsl_strerror(st));
 	}
 
-	for (i = 0; i < n; i++) {
-		double m = x1 * speedup(a, ranks[i]);
-
-		rss += (m - tput[i]) * (m - tput[i]);
-		if (fitted)
-			fitted[i] = m;
-	}
-	f->a = a;
-	f->x1 = x1;
-	f->x1_fitted = d.fit_x1;
-	f->npoints = n;
-	/* X1 counts as an unknown either way: the mean of the N = 1 points. */
-	f->dof = (int)n - 2;
-	f->rss = rss;
-	s2 = f->dof > 0 ? rss / f->dof : NAN;
-	f->a_err = sqrt(gsl_matrix_get(covar, 0, 0) * s2);
-	f->x1_err = d.fit_x1 ? sqrt(gsl_matrix_get(covar, 1, 1) * s2) : NAN;
-
-	gsl_multifit_nlinear_free(w);
-	gsl_vector_free(v);
-	gsl_matrix_free(covar);
+	S_fit_report(&d, a, x1, covar, f, fitted);
+	S_fit_free(w, v, covar);
 	return 0;
 }
