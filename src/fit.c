@@ -107,40 +107,12 @@ static void S_one(const double *S, const double *T, size_t n,
 
 #define ROBUST_K 1e6
 
-/*
- * Two parameters (α, u) by GSL on the rows divided by T_i, columns scaled
- * to unit maximum first (a and b·S differ by up to ten orders of
- * magnitude).  Robust: bisquare weights, when n >= 4.  Negative
- * parameters fall back to the better one-parameter fit.
- */
-static int S_lsq(const double *S, const double *T, size_t n, const struct link_coeffs *c,
-		 double off, int robust, struct lsq *f, struct errbuf *eb)
+/* p and its covariance cov from y = X p: bisquare-robust when asked and n >= 4; a GSL status. */
+static int S_solve(gsl_matrix *X, gsl_vector *y, gsl_vector *p, gsl_matrix *cov, size_t n, int robust)
 {
-	gsl_matrix *X, *cov;
-	gsl_vector *y, *p;
-	double scale[2] = { 0, 0 }, chisq = 0;
-	size_t i;
+	double chisq = 0;
 	int st;
 
-	gsl_set_error_handler_off();
-	for (i = 0; i < n; i++) {
-		scale[0] = fmax(scale[0], c->a / T[i]);
-		scale[1] = fmax(scale[1], c->b * S[i] / T[i]);
-	}
-	if (!(scale[1] > 0)) {
-		/* Only size-0 rows: nothing tells β. */
-		S_one(S, T, n, c, off, 0, f);
-		return 0;
-	}
-	X = gsl_matrix_alloc(n, 2);
-	cov = gsl_matrix_alloc(2, 2);
-	y = gsl_vector_alloc(n);
-	p = gsl_vector_alloc(2);
-	for (i = 0; i < n; i++) {
-		gsl_matrix_set(X, i, 0, c->a / T[i] / scale[0]);
-		gsl_matrix_set(X, i, 1, c->b * S[i] / T[i] / scale[1]);
-		gsl_vector_set(y, i, 1.0 - off / T[i]);
-	}
 	if (robust && n >= 4) {
 		gsl_multifit_robust_workspace *w =
 			gsl_multifit_robust_alloc(gsl_multifit_robust_bisquare, n, 2);
@@ -166,6 +138,44 @@ static int S_lsq(const double *S, const double *T, size_t n, const struct link_c
 		st = gsl_multifit_linear(X, y, p, cov, &chisq, w);
 		gsl_multifit_linear_free(w);
 	}
+	return st;
+}
+
+/*
+ * Two parameters (α, u) by GSL on the rows divided by T_i, columns scaled
+ * to unit maximum first (a and b·S differ by up to ten orders of
+ * magnitude).  Robust: bisquare weights, when n >= 4.  Negative
+ * parameters fall back to the better one-parameter fit.
+ */
+static int S_lsq(const double *S, const double *T, size_t n, const struct link_coeffs *c,
+		 double off, int robust, struct lsq *f, struct errbuf *eb)
+{
+	gsl_matrix *X, *cov;
+	gsl_vector *y, *p;
+	double scale[2] = { 0, 0 };
+	size_t i;
+	int st;
+
+	gsl_set_error_handler_off();
+	for (i = 0; i < n; i++) {
+		scale[0] = fmax(scale[0], c->a / T[i]);
+		scale[1] = fmax(scale[1], c->b * S[i] / T[i]);
+	}
+	if (!(scale[1] > 0)) {
+		/* Only size-0 rows: nothing tells β. */
+		S_one(S, T, n, c, off, 0, f);
+		return 0;
+	}
+	X = gsl_matrix_alloc(n, 2);
+	cov = gsl_matrix_alloc(2, 2);
+	y = gsl_vector_alloc(n);
+	p = gsl_vector_alloc(2);
+	for (i = 0; i < n; i++) {
+		gsl_matrix_set(X, i, 0, c->a / T[i] / scale[0]);
+		gsl_matrix_set(X, i, 1, c->b * S[i] / T[i] / scale[1]);
+		gsl_vector_set(y, i, 1.0 - off / T[i]);
+	}
+	st = S_solve(X, y, p, cov, n, robust);
 	if (st == 0) {
 		/*
 		 * Both GSL fits return the covariance already scaled by the
