@@ -541,16 +541,70 @@ static size_t S_pick_regimes(const double *best, size_t n, size_t nruns, size_t 
 	return kbest;
 }
 
+/* The regime search: up to kmax regimes, as many as asked or of least BIC, fitted into m. */
+static int S_fit_regimes(const double *size, const double *time, size_t n, const struct link_coeffs *c,
+			 const struct fit_opts *o, size_t kmax, struct fit_model *m, struct errbuf *eb)
+{
+	double *cost = NULL, *best = NULL;
+	size_t *from = NULL, *run = NULL, i, j, K, kbest = 1, nruns = 1;
+	int *lab = NULL;
+	struct lsq q;
+	int rc = -1;
+
+	/*
+	 * Protocol-aware: no regime spans a protocol switch of NCCL's model,
+	 * so there are at least as many regimes as protocol runs.
+	 */
+	if (o->switches) {
+		lab = xmalloc(n * sizeof(*lab));
+		run = xmalloc(n * sizeof(*run));
+		nruns = S_runs(size, n, o, lab, run);
+		if (o->regimes && (size_t)o->regimes < nruns) {
+			errbuf_set(eb, "%d regimes are fewer than the %zu protocol ranges of "
+				   "--switches", o->regimes, nruns);
+			goto out;
+		}
+	}
+	/*
+	 * cost[i*(n+1)+j]: squared relative residual of one regime over rows
+	 * [i, j); best[k*(n+1)+j]: least cost of rows [0, j) in k regimes,
+	 * the last one starting at from[k*(n+1)+j].
+	 */
+	cost = xmalloc((n + 1) * (n + 1) * sizeof(*cost));
+	best = xmalloc((kmax + 1) * (n + 1) * sizeof(*best));
+	from = xmalloc((kmax + 1) * (n + 1) * sizeof(*from));
+	if (S_costs(size, time, n, run, c, cost, eb) < 0)
+		goto out;
+	S_partition(cost, n, kmax, best, from);
+	kbest = o->regimes ? (size_t)o->regimes : S_pick_regimes(best, n, nruns, kmax);
+	/* Walk back through from[] and fit each run for good. */
+	m->nreg = kbest;
+	for (K = kbest, j = n; K >= 1; K--) {
+		i = from[K * (n + 1) + j];
+		if (S_lsq(size + i, time + i, j - i, c, 0, o->robust, &q, eb) < 0)
+			goto out;
+		S_regime(&m->reg[K - 1], size + i, j - i, &q);
+		j = i;
+	}
+	if (o->switches)
+		S_switch_edges(o, m);
+	rc = S_base_and_bounds(size, time, n, c, o, m, eb);
+out:
+	free(lab);
+	free(run);
+	free(cost);
+	free(best);
+	free(from);
+	return rc;
+}
+
 int fit_model_fit(const double *size, const double *time, size_t n,
 		  enum coll_op op, unsigned long ranks, const struct fit_opts *o,
 		  struct fit_model *m, struct errbuf *eb)
 {
 	struct link_coeffs c;
-	double *cost = NULL, *best = NULL;
-	size_t *from = NULL, *run = NULL, i, j, K, kmax, kbest = 1, nruns = 1;
-	int *lab = NULL;
+	size_t i, kmax;
 	struct lsq q;
-	int rc = -1;
 
 	if (fit_link_coeffs(op, o->algo, ranks, &c, eb) < 0 || S_check_rows(size, time, n, eb) < 0)
 		return -1;
@@ -582,52 +636,7 @@ int fit_model_fit(const double *size, const double *time, size_t n,
 		S_regime(&m->reg[0], size, n, &q);
 		return S_base_and_bounds(size, time, n, &c, o, m, eb);
 	}
-
-	/*
-	 * Protocol-aware: no regime spans a protocol switch of NCCL's model,
-	 * so there are at least as many regimes as protocol runs.
-	 */
-	if (o->switches) {
-		lab = xmalloc(n * sizeof(*lab));
-		run = xmalloc(n * sizeof(*run));
-		nruns = S_runs(size, n, o, lab, run);
-		if (o->regimes && (size_t)o->regimes < nruns) {
-			errbuf_set(eb, "%d regimes are fewer than the %zu protocol ranges of "
-				   "--switches", o->regimes, nruns);
-			goto out;
-		}
-	}
-	/*
-	 * cost[i*(n+1)+j]: squared relative residual of one regime over rows
-	 * [i, j); best[k*(n+1)+j]: least cost of rows [0, j) in k regimes,
-	 * the last one starting at from[k*(n+1)+j].
-	 */
-	cost = xmalloc((n + 1) * (n + 1) * sizeof(*cost));
-	best = xmalloc((kmax + 1) * (n + 1) * sizeof(*best));
-	from = xmalloc((kmax + 1) * (n + 1) * sizeof(*from));
-	if (S_costs(size, time, n, run, &c, cost, eb) < 0)
-		goto out;
-	S_partition(cost, n, kmax, best, from);
-	kbest = o->regimes ? (size_t)o->regimes : S_pick_regimes(best, n, nruns, kmax);
-	/* Walk back through from[] and fit each run for good. */
-	m->nreg = kbest;
-	for (K = kbest, j = n; K >= 1; K--) {
-		i = from[K * (n + 1) + j];
-		if (S_lsq(size + i, time + i, j - i, &c, 0, o->robust, &q, eb) < 0)
-			goto out;
-		S_regime(&m->reg[K - 1], size + i, j - i, &q);
-		j = i;
-	}
-	if (o->switches)
-		S_switch_edges(o, m);
-	rc = S_base_and_bounds(size, time, n, &c, o, m, eb);
-out:
-	free(lab);
-	free(run);
-	free(cost);
-	free(best);
-	free(from);
-	return rc;
+	return S_fit_regimes(size, time, n, &c, o, kmax, m, eb);
 }
 
 void fit_model_from_link(struct fit_model *m, enum coll_op op, enum coll_algo algo,
