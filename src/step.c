@@ -417,6 +417,57 @@ static int S_check_recompute(const struct workload *w, const struct step_config 
 	return 0;
 }
 
+/* The interleaved schedule: its virtual stages divide the layers, and
+ * its m micro-batches fill them. */
+static int S_check_interleaved(const struct workload *w, const struct step_config *c, double m,
+			       struct errbuf *eb)
+{
+	/*
+	 * Even stages split into v equal chunks; uneven ones (Llama 3's
+	 * 126 layers over 16) into v chunks as near equal as the layers
+	 * allow, which the model takes as L/v layers each.
+	 */
+	if (c->virt < 1 ||
+	    (fmod(w->layers, (double)c->pp) == 0 && !(c->layers_first > 0) &&
+	     !(c->layers_last > 0) && fmod(w->layers, (double)c->pp * (double)c->virt) != 0))
+		return errbuf_set(eb, "pp x virtual stages = %lu x %lu does not divide the "
+				  "%.15g layers", c->pp, c->virt, w->layers);
+	/*
+	 * A virtual stage runs its micro-batches in groups of N
+	 * (step_vp_group): Megatron-Core takes any m >= pp, PyTorch's
+	 * schedule m in rounds of at least pp that divide it.
+	 */
+	if (m < (double)c->pp)
+		return errbuf_set(eb, "the interleaved schedule needs at least pp = %lu "
+				  "micro-batches, got %.15g", c->pp, m);
+	if (step_vp_group(c, m) == 0)
+		return errbuf_set(eb, "the interleaved schedule under %s runs the "
+				  "micro-batches in %.15g rounds (m / pp), which do not divide "
+				  "m = %.15g (PyTorch's ScheduleInterleaved1F1B)",
+				  step_framework_name(c->framework), floor(m / (double)c->pp), m);
+	return 0;
+}
+
+/*
+ * DualPipe runs the pipeline from both ends, half the micro-batches
+ * each way (dualpipe/dualpipe.py at 3da1bbe, DualPipe.step: asserts
+ * num_ranks % 2 == 0, num_chunks % 2 == 0, num_chunks >= 2 num_ranks).
+ */
+static int S_check_dualpipe(const struct step_config *c, double m, struct errbuf *eb)
+{
+	if (c->pp < 2)
+		return errbuf_set(eb, "the dualpipe schedule needs a pipeline: give an even "
+				  "pp of 2 or more");
+	if (c->pp % 2)
+		return errbuf_set(eb, "the dualpipe schedule feeds the pipeline from both "
+				  "ends and needs an even pp, got %lu", c->pp);
+	if (fmod(m, 2) != 0 || m < 2 * (double)c->pp)
+		return errbuf_set(eb, "the dualpipe schedule needs an even count of "
+				  "micro-batches, at least 2 x pp = %lu, got %.15g",
+				  2 * c->pp, m);
+	return 0;
+}
+
 /* The schedule: schedule, virt, pp, layers_first/last, m (global_batch,
  * dp, micro_batch), the bytes per value and capacity, the recompute level. */
 static int S_check_schedule(const struct workload *w, const struct step_config *c,
@@ -436,48 +487,10 @@ static int S_check_schedule(const struct workload *w, const struct step_config *
 				  "engine trains with 1F1B alone (--schedule 1f1b, or --framework "
 				  "megatron)", pp_schedule_name(c->schedule),
 				  step_framework_name(c->framework));
-	if (c->schedule == PP_INTERLEAVED) {
-		/*
-		 * Even stages split into v equal chunks; uneven ones (Llama 3's
-		 * 126 layers over 16) into v chunks as near equal as the layers
-		 * allow, which the model takes as L/v layers each.
-		 */
-		if (c->virt < 1 ||
-		    (fmod(w->layers, (double)c->pp) == 0 && !(c->layers_first > 0) &&
-		     !(c->layers_last > 0) && fmod(w->layers, (double)c->pp * (double)c->virt) != 0))
-			return errbuf_set(eb, "pp x virtual stages = %lu x %lu does not divide the "
-					  "%.15g layers", c->pp, c->virt, w->layers);
-		/*
-		 * A virtual stage runs its micro-batches in groups of N
-		 * (step_vp_group): Megatron-Core takes any m >= pp, PyTorch's
-		 * schedule m in rounds of at least pp that divide it.
-		 */
-		if (m < (double)c->pp)
-			return errbuf_set(eb, "the interleaved schedule needs at least pp = %lu "
-					  "micro-batches, got %.15g", c->pp, m);
-		if (step_vp_group(c, m) == 0)
-			return errbuf_set(eb, "the interleaved schedule under %s runs the "
-					  "micro-batches in %.15g rounds (m / pp), which do not divide "
-					  "m = %.15g (PyTorch's ScheduleInterleaved1F1B)",
-					  step_framework_name(c->framework), floor(m / (double)c->pp), m);
-	}
-	/*
-	 * DualPipe runs the pipeline from both ends, half the micro-batches
-	 * each way (dualpipe/dualpipe.py at 3da1bbe, DualPipe.step: asserts
-	 * num_ranks % 2 == 0, num_chunks % 2 == 0, num_chunks >= 2 num_ranks).
-	 */
-	if (c->schedule == PP_DUALPIPE) {
-		if (c->pp < 2)
-			return errbuf_set(eb, "the dualpipe schedule needs a pipeline: give an even "
-					  "pp of 2 or more");
-		if (c->pp % 2)
-			return errbuf_set(eb, "the dualpipe schedule feeds the pipeline from both "
-					  "ends and needs an even pp, got %lu", c->pp);
-		if (fmod(m, 2) != 0 || m < 2 * (double)c->pp)
-			return errbuf_set(eb, "the dualpipe schedule needs an even count of "
-					  "micro-batches, at least 2 x pp = %lu, got %.15g",
-					  2 * c->pp, m);
-	}
+	if (c->schedule == PP_INTERLEAVED && S_check_interleaved(w, c, m, eb) < 0)
+		return -1;
+	if (c->schedule == PP_DUALPIPE && S_check_dualpipe(c, m, eb) < 0)
+		return -1;
 	if (!(c->grad_bytes > 0) || !(c->param_bytes > 0) || !(c->optim_bytes >= 0) ||
 	    !(c->act_bytes > 0) || !(c->capacity > 0))
 		return errbuf_set(eb, "bytes per value and the capacity factor must be positive");
