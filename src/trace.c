@@ -250,34 +250,20 @@ static void S_finish_group(struct trace *t, struct group *g, struct trace_step *
 	g->nc = g->nm = 0;
 }
 
-int trace_analyse(struct trace *t, long number, trace_interval_fn fn, void *arg,
-		  struct errbuf *eb)
+/*
+ * The kernels of the launch records into ks, each in the step window that
+ * holds its launch's time (the launch of its correlation, sorted just
+ * before it), else its own start; a kernel in no window is left out.
+ * 0, or -1 with eb.
+ */
+static int S_place_kernels(struct trace *t, struct spill *ks, struct errbuf *eb)
 {
-	struct spill ks;
 	struct lrec r;
-	struct srec sr, cur;
-	struct group g;
-	struct trace_step s;
+	struct srec sr;
 	uint32_t lfile = (uint32_t)-1, lcorr = 0;
 	int64_t lts = 0;
-	int have_launch = 0, rc, in_group = 0, want = 0;
+	int have_launch = 0, rc;
 
-	t->nsteps = 0;
-	if (t->launch.recsz == 0)
-		return 0;
-	if (t->nwin > 0)
-		qsort(t->win, t->nwin, sizeof(*t->win), S_wcmp);
-	if (number == -2) {   /* the last step */
-		size_t i;
-		number = -1;
-		for (i = 0; i < t->nwin; i++)
-			if (t->win[i].number > number)
-				number = t->win[i].number;
-	}
-	t->figure_step = number;
-	spill_init(&ks, sizeof(struct srec), S_scmp);
-	if (spill_sort(&t->launch, eb) < 0)
-		goto fail;
 	while ((rc = spill_next(&t->launch, &r, eb)) == 1) {
 		int64_t when = r.ts_ns;
 		if (r.type == 0) {
@@ -298,14 +284,28 @@ int trace_analyse(struct trace *t, long number, trace_interval_fn fn, void *arg,
 		sr.dur_ns = r.dur_ns;
 		sr.dev = r.dev;
 		sr.comm = r.type == 2;
-		if (spill_add(&ks, &sr, eb) < 0)
-			goto fail;
+		if (spill_add(ks, &sr, eb) < 0)
+			return -1;
 	}
-	if (rc < 0 || spill_sort(&ks, eb) < 0)
-		goto fail;
+	return rc;
+}
+
+/*
+ * The steps from the sorted kernels of ks: those of one window and device
+ * make a step, their compute and communication merged into intervals, and
+ * fn is given the intervals of step `number`.  0, or -1 with eb.
+ */
+static int S_group_kernels(struct trace *t, struct spill *ks, long number, trace_interval_fn fn,
+			   void *arg, struct errbuf *eb)
+{
+	struct srec sr, cur;
+	struct group g;
+	struct trace_step s;
+	int rc, in_group = 0, want = 0;
+
 	memset(&g, 0, sizeof(g));
 	memset(&cur, 0, sizeof(cur));
-	while ((rc = spill_next(&ks, &sr, eb)) == 1) {
+	while ((rc = spill_next(ks, &sr, eb)) == 1) {
 		if (!in_group || sr.file != cur.file || sr.win != cur.win || sr.dev != cur.dev) {
 			const struct trace_window *w = &t->win[sr.win];
 			if (in_group)
@@ -336,8 +336,36 @@ int trace_analyse(struct trace *t, long number, trace_interval_fn fn, void *arg,
 		S_finish_group(t, &g, &s, want, fn, arg);
 	free(g.comp);
 	free(g.comm);
-	spill_release(&ks);
 	return rc < 0 ? -1 : 0;
+}
+
+int trace_analyse(struct trace *t, long number, trace_interval_fn fn, void *arg,
+		  struct errbuf *eb)
+{
+	struct spill ks;
+	int rc;
+
+	t->nsteps = 0;
+	if (t->launch.recsz == 0)
+		return 0;
+	if (t->nwin > 0)
+		qsort(t->win, t->nwin, sizeof(*t->win), S_wcmp);
+	if (number == -2) {   /* the last step */
+		size_t i;
+		number = -1;
+		for (i = 0; i < t->nwin; i++)
+			if (t->win[i].number > number)
+				number = t->win[i].number;
+	}
+	t->figure_step = number;
+	spill_init(&ks, sizeof(struct srec), S_scmp);
+	if (spill_sort(&t->launch, eb) < 0)
+		goto fail;
+	if (S_place_kernels(t, &ks, eb) < 0 || spill_sort(&ks, eb) < 0)
+		goto fail;
+	rc = S_group_kernels(t, &ks, number, fn, arg, eb);
+	spill_release(&ks);
+	return rc;
 fail:
 	spill_release(&ks);
 	return -1;
