@@ -418,6 +418,53 @@ static int S_is_nccl(const char *name)
 	return !strncmp(name, "ncclKernel_", 11) || !strncmp(name, "ncclDevKernel_", 14);
 }
 
+/* An NCCL kernel of the trace as a kind of collective: its collective,
+ * data type, process group, size and ranks, and its duration. */
+static int S_kernel_kind(struct jctx *c, const struct ev *e)
+{
+	struct trace_kind k;
+	char name[40];
+	double esz;
+
+	memset(&k, 0, sizeof(k));
+	k.size_B = k.elems = NAN;
+	k.file = c->file;
+	k.line = e->line;
+	snprintf(k.source, sizeof(k.source), "kernel");
+	if (e->coll[0])
+		snprintf(name, sizeof(name), "%s", e->coll);
+	else
+		S_kernel_coll(e->name, name, sizeof(name));
+	k.coll = trace_coll_lookup(name);
+	snprintf(k.op, sizeof(k.op), "%s", k.coll >= 0 ? coll_op_name(k.coll) :
+		 name[0] ? name : "nccl");
+	snprintf(k.dtype, sizeof(k.dtype), "%s", e->dtype);
+	if (e->pgname[0] || e->pgdesc[0])
+		snprintf(k.pg, sizeof(k.pg), "%s%s%s", e->pgname,
+			 e->pgname[0] && e->pgdesc[0] ? ":" : "", e->pgdesc);
+	if (!isnan(e->in_n) || !isnan(e->out_n)) {
+		double in = isnan(e->in_n) ? 0 : e->in_n, out = isnan(e->out_n) ? 0 : e->out_n;
+		if (in < 0 || out < 0)
+			return json_stream_fail(c->js, "kernel '%.60s' has a negative element count",
+						e->name);
+		/* nccl-tests' size: the larger buffer (all-gather's output,
+		 * reduce-scatter's input); the same for the others. */
+		k.elems = in > out ? in : out;
+		esz = trace_dtype_size(e->dtype);
+		if (esz > 0)
+			k.size_B = k.elems * esz;
+	}
+	if (e->group >= 1 && e->group <= (double)RANKS_MAX && e->group == floor(e->group))
+		k.ranks = (unsigned long)e->group;
+	else if (e->pg_count > 0)
+		k.ranks = e->pg_count;
+	if (e->pg_count > 0 && e->pg_count == k.ranks)
+		k.stride = e->pg_stride;
+	if (trace_kind_add(c->t, &k, (double)e->dur_ns * 1e-9, c->eb) < 0)
+		return json_stream_fail(c->js, "%s", c->eb->msg);
+	return 1;
+}
+
 static int S_kineto_event(struct jctx *c)
 {
 	struct ev *e = &c->e;
@@ -468,49 +515,7 @@ static int S_kineto_event(struct jctx *c)
 			return 1;
 	}
 	f->comm_kernels++;
-	{
-		struct trace_kind k;
-		char name[40];
-		double esz;
-
-		memset(&k, 0, sizeof(k));
-		k.size_B = k.elems = NAN;
-		k.file = c->file;
-		k.line = e->line;
-		snprintf(k.source, sizeof(k.source), "kernel");
-		if (e->coll[0])
-			snprintf(name, sizeof(name), "%s", e->coll);
-		else
-			S_kernel_coll(e->name, name, sizeof(name));
-		k.coll = trace_coll_lookup(name);
-		snprintf(k.op, sizeof(k.op), "%s", k.coll >= 0 ? coll_op_name(k.coll) :
-			 name[0] ? name : "nccl");
-		snprintf(k.dtype, sizeof(k.dtype), "%s", e->dtype);
-		if (e->pgname[0] || e->pgdesc[0])
-			snprintf(k.pg, sizeof(k.pg), "%s%s%s", e->pgname,
-				 e->pgname[0] && e->pgdesc[0] ? ":" : "", e->pgdesc);
-		if (!isnan(e->in_n) || !isnan(e->out_n)) {
-			double in = isnan(e->in_n) ? 0 : e->in_n, out = isnan(e->out_n) ? 0 : e->out_n;
-			if (in < 0 || out < 0)
-				return json_stream_fail(c->js, "kernel '%.60s' has a negative element count",
-							e->name);
-			/* nccl-tests' size: the larger buffer (all-gather's output,
-			 * reduce-scatter's input); the same for the others. */
-			k.elems = in > out ? in : out;
-			esz = trace_dtype_size(e->dtype);
-			if (esz > 0)
-				k.size_B = k.elems * esz;
-		}
-		if (e->group >= 1 && e->group <= (double)RANKS_MAX && e->group == floor(e->group))
-			k.ranks = (unsigned long)e->group;
-		else if (e->pg_count > 0)
-			k.ranks = e->pg_count;
-		if (e->pg_count > 0 && e->pg_count == k.ranks)
-			k.stride = e->pg_stride;
-		if (trace_kind_add(c->t, &k, (double)e->dur_ns * 1e-9, c->eb) < 0)
-			return json_stream_fail(c->js, "%s", c->eb->msg);
-	}
-	return 1;
+	return S_kernel_kind(c, e);
 }
 
 static int S_inspector_object(struct jctx *c)
