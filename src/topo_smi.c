@@ -309,21 +309,67 @@ static int S_finish(const struct smi_cols *c, const unsigned char *seen,
 	return 0;
 }
 
+/*
+ * A row of the matrix after the header: a GPU's or a NIC's cells into t
+ * (and nicp; seen[] marks a GPU's row), 1; 0 at the legend or NCCL's list
+ * of NICs, where the matrix ends; -1 with eb.
+ */
+static int S_row(const struct smi_cols *c, const char *s, size_t n, unsigned char *seen,
+		 signed char nicp[][TOPO_MAX_NICS], int hdr, struct topo *t, const char *file,
+		 int line, struct errbuf *eb)
+{
+	const char *f[SMI_MAX_COLS * 2];
+	size_t fl[SMI_MAX_COLS * 2];
+	int tabbed = memchr(s, '\t', n) != NULL;
+	int k = S_fields(s, n, tabbed, f, fl, SMI_MAX_COLS * 2), g, i;
+
+	if (k < 0)
+		return errbuf_set(eb, "%s:%d: more than %d fields", file, line, SMI_MAX_COLS);
+	/* a tabbed row starts with its name; drop an empty field before it */
+	if (k > 0 && !fl[0]) {
+		memmove(f, f + 1, (size_t)(k - 1) * sizeof f[0]);
+		memmove(fl, fl + 1, (size_t)(k - 1) * sizeof fl[0]);
+		k--;
+	}
+	if (k > 0 && (S_is(f[0], fl[0], "Legend:") || S_is(f[0], fl[0], "NIC"))) {
+		if (S_is(f[0], fl[0], "Legend:"))
+			t->legend = 1;
+		return 0;
+	}
+	for (g = -1, i = 0; i < c->gpus + c->devs; i++)
+		if (S_is(f[0], fl[0], c->name[i]))
+			g = i;
+	if (g < 0)
+		return errbuf_set(eb, "%s:%d: row '%.*s' names no column of the header (line %d)",
+				  file, line, (int)(fl[0] < 40 ? fl[0] : 40), f[0], hdr);
+	if (k - 1 < c->gpus + c->devs)
+		return errbuf_set(eb, "%s:%d: row %s has %d cells, the header %d GPU and NIC "
+				  "columns", file, line, c->name[g], k - 1, c->gpus + c->devs);
+	if (S_row_cells(c, f, fl, g, t, nicp, file, line, eb) < 0)
+		return -1;
+	if (g < c->gpus) {
+		if (seen[g])
+			return errbuf_set(eb, "%s:%d: a second row for %s", file, line, c->name[g]);
+		seen[g] = 1;
+		if (S_row_numa(c, f, fl, k, tabbed, g, t, file, line, eb) < 0)
+			return -1;
+	}
+	return 1;
+}
+
 int topo_parse_smi(const char *buf, size_t len, const char *file, struct topo *t,
 		    struct errbuf *eb)
 {
 	struct smi_cols c;
 	size_t pos = 0;
-	int line = 0, hdr = 0, rows = 0, done = 0, i;
+	int line = 0, hdr = 0, rows = 0, done = 0;
 	unsigned char seen[TOPO_MAX_GPUS] = { 0 };
 	signed char nicp[TOPO_MAX_GPUS][TOPO_MAX_NICS];
 
 	while (pos < len) {
 		const char *s = buf + pos, *nl = memchr(s, '\n', len - pos);
 		size_t n = nl ? (size_t)(nl - s) : len - pos;
-		const char *f[SMI_MAX_COLS * 2];
-		size_t fl[SMI_MAX_COLS * 2];
-		int k, g, tabbed, blank;
+		int blank, rc;
 
 		pos += n + (nl != NULL);
 		line++;
@@ -355,41 +401,13 @@ int topo_parse_smi(const char *buf, size_t len, const char *file, struct topo *t
 				done = 1;
 			continue;
 		}
-		tabbed = memchr(s, '\t', n) != NULL;
-		k = S_fields(s, n, tabbed, f, fl, SMI_MAX_COLS * 2);
-		if (k < 0)
-			return errbuf_set(eb, "%s:%d: more than %d fields", file, line, SMI_MAX_COLS);
-		/* a tabbed row starts with its name; drop an empty field before it */
-		if (k > 0 && !fl[0]) {
-			memmove(f, f + 1, (size_t)(k - 1) * sizeof f[0]);
-			memmove(fl, fl + 1, (size_t)(k - 1) * sizeof fl[0]);
-			k--;
-		}
-		if (k > 0 && (S_is(f[0], fl[0], "Legend:") || S_is(f[0], fl[0], "NIC"))) {
-			if (S_is(f[0], fl[0], "Legend:"))
-				t->legend = 1;
-			done = 1;
-			continue;
-		}
-		for (g = -1, i = 0; i < c.gpus + c.devs; i++)
-			if (S_is(f[0], fl[0], c.name[i]))
-				g = i;
-		if (g < 0)
-			return errbuf_set(eb, "%s:%d: row '%.*s' names no column of the header (line %d)",
-					  file, line, (int)(fl[0] < 40 ? fl[0] : 40), f[0], hdr);
-		if (k - 1 < c.gpus + c.devs)
-			return errbuf_set(eb, "%s:%d: row %s has %d cells, the header %d GPU and NIC "
-					  "columns", file, line, c.name[g], k - 1, c.gpus + c.devs);
-		if (S_row_cells(&c, f, fl, g, t, nicp, file, line, eb) < 0)
+		rc = S_row(&c, s, n, seen, nicp, hdr, t, file, line, eb);
+		if (rc < 0)
 			return -1;
-		if (g < c.gpus) {
-			if (seen[g])
-				return errbuf_set(eb, "%s:%d: a second row for %s", file, line, c.name[g]);
-			seen[g] = 1;
-			if (S_row_numa(&c, f, fl, k, tabbed, g, t, file, line, eb) < 0)
-				return -1;
-		}
-		rows++;
+		if (rc == 0)
+			done = 1;
+		else
+			rows++;
 	}
 	return S_finish(&c, seen, nicp, hdr, t, file, eb);
 }
