@@ -827,6 +827,61 @@ static unsigned long S_host_gpus(const struct system *s)
 	return s->host_gpus ? s->host_gpus : s->gpus_per_node;
 }
 
+/* The keys of a node: its GPUs, its NVLink domain, its links and NICs. */
+static void S_kv_node(struct preset_kv *kv, size_t *n, const struct system *s, const char *base)
+{
+	char num[64], *v;
+
+	snprintf(num, sizeof num, "%lu", S_host_gpus(s));
+	S_kv(kv, n, "gpus_per_node", num);
+	if (S_host_gpus(s) != s->gpus_per_node) {
+		snprintf(num, sizeof num, "%lu", s->gpus_per_node);
+		S_kv(kv, n, "nvlink_domain", num);
+	}
+	v = S_abs(s->intra.name, base);
+	S_kv(kv, n, "intra", v);
+	free(v);
+	if (s->have_inter && s->nics_per_node) {
+		snprintf(num, sizeof num, "%lu",
+			 (unsigned long)s->nics_per_node * S_host_gpus(s) / s->gpus_per_node);
+		S_kv(kv, n, "nics_per_node", num);
+		v = S_abs(s->inter.name, base);
+		S_kv(kv, n, "inter", v);
+		free(v);
+		if (s->nic_ports > 1) {
+			snprintf(num, sizeof num, "%u", s->nic_ports);
+			S_kv(kv, n, "nic_ports", num);
+		}
+		if (s->net_latency_s > 0) {
+			snprintf(num, sizeof num, "%.17gs", s->net_latency_s);
+			S_kv(kv, n, "net_latency", num);
+		}
+	}
+}
+
+/* The trace's keys of extra, each a number within the reader's bounds: 0, or -1 with eb. */
+static int S_check_trace_keys(const char *path, const struct preset_kv *extra, size_t nextra,
+			      struct errbuf *eb)
+{
+	size_t k;
+	int r = 0;
+
+	for (k = 0; r == 0 && k < nextra; k++) {
+		struct errbuf e;
+		double x;
+
+		if (strncmp(extra[k].key, "trace_coll_", 11) &&
+		    strncmp(extra[k].key, "trace_kernel_efficiency", 23))
+			continue;
+		if (units_decimal(extra[k].value, 0, &x) < 0)
+			r = errbuf_set(eb, "'%s' not saved: %s: '%s' is not a number", path,
+				       extra[k].key, extra[k].value);
+		else if (trace_calib_check(extra[k].key, x, &e) < 0)
+			r = errbuf_set(eb, "'%s' not saved: %s", path, e.msg);
+	}
+	return r;
+}
+
 int system_preset_write(const char *path, const char *name, const struct system *s,
 			const char *comment, const struct preset_kv *extra, size_t nextra,
 			struct errbuf *eb)
@@ -851,31 +906,7 @@ int system_preset_write(const char *path, const char *name, const struct system 
 		S_kv(kv, &n, "topo", v ? v : s->topo_path);
 		free(v);
 	}
-	snprintf(num, sizeof num, "%lu", S_host_gpus(s));
-	S_kv(kv, &n, "gpus_per_node", num);
-	if (S_host_gpus(s) != s->gpus_per_node) {
-		snprintf(num, sizeof num, "%lu", s->gpus_per_node);
-		S_kv(kv, &n, "nvlink_domain", num);
-	}
-	v = S_abs(s->intra.name, base);
-	S_kv(kv, &n, "intra", v);
-	free(v);
-	if (s->have_inter && s->nics_per_node) {
-		snprintf(num, sizeof num, "%lu",
-			 (unsigned long)s->nics_per_node * S_host_gpus(s) / s->gpus_per_node);
-		S_kv(kv, &n, "nics_per_node", num);
-		v = S_abs(s->inter.name, base);
-		S_kv(kv, &n, "inter", v);
-		free(v);
-		if (s->nic_ports > 1) {
-			snprintf(num, sizeof num, "%u", s->nic_ports);
-			S_kv(kv, &n, "nic_ports", num);
-		}
-		if (s->net_latency_s > 0) {
-			snprintf(num, sizeof num, "%.17gs", s->net_latency_s);
-			S_kv(kv, &n, "net_latency", num);
-		}
-	}
+	S_kv_node(kv, &n, s, base);
 	if (s->net != NET_RDMA)
 		S_kv(kv, &n, "net", system_net_name(s->net));
 	if (s->collnet)
@@ -900,19 +931,8 @@ int system_preset_write(const char *path, const char *name, const struct system 
 		S_kv(kv, &n, extra[k].key, extra[k].value);
 	/* the trace's keys bounded as the reader bounds them, before any write */
 	r = k < nextra ? errbuf_set(eb, "'%s': too many keys to save", path) : 0;
-	for (k = 0; r == 0 && k < nextra; k++) {
-		struct errbuf e;
-		double x;
-
-		if (strncmp(extra[k].key, "trace_coll_", 11) &&
-		    strncmp(extra[k].key, "trace_kernel_efficiency", 23))
-			continue;
-		if (units_decimal(extra[k].value, 0, &x) < 0)
-			r = errbuf_set(eb, "'%s' not saved: %s: '%s' is not a number", path,
-				       extra[k].key, extra[k].value);
-		else if (trace_calib_check(extra[k].key, x, &e) < 0)
-			r = errbuf_set(eb, "'%s' not saved: %s", path, e.msg);
-	}
+	if (r == 0)
+		r = S_check_trace_keys(path, extra, nextra, eb);
 	/* the one writer of saved presets: no device, link or directory replaced */
 	if (r == 0)
 		r = preset_save(path, comment, kv, n, eb);
