@@ -180,6 +180,36 @@ static int S_events_type(struct jctx *c, int d, const char *what)
 	return 1;
 }
 
+/* A number two deep: distributedInfo, Inspector's header and coll_perf / p2p_perf. */
+static int S_top_number(struct jctx *c, const char *s, size_t len)
+{
+	const char *top = S_key(c, 1), *k = S_key(c, 2);
+	double x;
+
+	if (!strcmp(top, "distributedInfo")) {
+		if (!strcmp(k, "rank")) {
+			if (!S_bounded(c, k, s, len, BOUND_RANK, 1, &x))
+				return 0;
+			c->t->files[c->file].rank = (long)x;
+		} else if (!strcmp(k, "world_size")) {
+			if (!S_bounded(c, k, s, len, BOUND_RANKS, 1, &x))
+				return 0;
+			c->t->files[c->file].world = (long)x;
+		}
+	} else if (!strcmp(top, "header")) {
+		if (!strcmp(k, "rank"))
+			return S_bounded(c, k, s, len, BOUND_RANK, 1, &c->e.rank);
+		if (!strcmp(k, "n_ranks"))
+			return S_bounded(c, k, s, len, BOUND_RANKS, 1, &c->e.nranks);
+	} else if (!strcmp(top, "coll_perf") || !strcmp(top, "p2p_perf")) {
+		if (!strcmp(k, "coll_msg_size_bytes") || !strcmp(k, "p2p_msg_size_bytes"))
+			return S_bounded(c, k, s, len, BOUND_SIZE, 1, &c->e.msg_B);
+		if (!strcmp(k, "coll_exec_time_us") || !strcmp(k, "p2p_exec_time_us"))
+			return S_bounded(c, k, s, len, BOUND_TIME, 1e-6, &c->e.exec_us);
+	}
+	return 1;
+}
+
 static int S_j_number(void *ctx, const char *s, size_t len)
 {
 	struct jctx *c = ctx;
@@ -223,32 +253,8 @@ static int S_j_number(void *ctx, const char *s, size_t len)
 			c->e.dev = x;
 		return 1;
 	}
-	/* distributedInfo, Inspector's header and coll_perf / p2p_perf. */
-	if (d == 2) {
-		const char *top = S_key(c, 1);
-		k = S_key(c, 2);
-		if (!strcmp(top, "distributedInfo")) {
-			if (!strcmp(k, "rank")) {
-				if (!S_bounded(c, k, s, len, BOUND_RANK, 1, &x))
-					return 0;
-				c->t->files[c->file].rank = (long)x;
-			} else if (!strcmp(k, "world_size")) {
-				if (!S_bounded(c, k, s, len, BOUND_RANKS, 1, &x))
-					return 0;
-				c->t->files[c->file].world = (long)x;
-			}
-		} else if (!strcmp(top, "header")) {
-			if (!strcmp(k, "rank"))
-				return S_bounded(c, k, s, len, BOUND_RANK, 1, &c->e.rank);
-			if (!strcmp(k, "n_ranks"))
-				return S_bounded(c, k, s, len, BOUND_RANKS, 1, &c->e.nranks);
-		} else if (!strcmp(top, "coll_perf") || !strcmp(top, "p2p_perf")) {
-			if (!strcmp(k, "coll_msg_size_bytes") || !strcmp(k, "p2p_msg_size_bytes"))
-				return S_bounded(c, k, s, len, BOUND_SIZE, 1, &c->e.msg_B);
-			if (!strcmp(k, "coll_exec_time_us") || !strcmp(k, "p2p_exec_time_us"))
-				return S_bounded(c, k, s, len, BOUND_TIME, 1e-6, &c->e.exec_us);
-		}
-	}
+	if (d == 2)
+		return S_top_number(c, s, len);
 	return 1;
 }
 
