@@ -86,6 +86,61 @@ static int S_gpu_index(const char *f, size_t n)
 	return v;
 }
 
+/*
+ * The kind of the header's column that starts at field *ip (c holding the
+ * columns before it), *ip moved to its last field: an affinity column is
+ * two or three fields when not tabbed.  -1 with eb.
+ */
+static int S_col_kind(const struct smi_cols *c, const char **f, const size_t *fl, int k, int *ip,
+		      int tabbed, const char *file, int line, struct errbuf *eb)
+{
+	enum col_kind kind;
+	int i = *ip, g;
+
+	/* "CPU Affinity" and the others are one field when tabbed, two or three when not */
+	if (!tabbed && i + 1 < k && S_is(f[i], fl[i], "CPU") && S_is(f[i + 1], fl[i + 1], "Affinity")) {
+		kind = COL_CPU_AFF;
+		i++;
+	} else if (!tabbed && i + 1 < k && S_is(f[i], fl[i], "NUMA") &&
+		   S_is(f[i + 1], fl[i + 1], "Affinity")) {
+		kind = COL_NUMA_AFF;
+		i++;
+	} else if (!tabbed && i + 2 < k && S_is(f[i], fl[i], "GPU") &&
+		   S_is(f[i + 1], fl[i + 1], "NUMA") && S_is(f[i + 2], fl[i + 2], "ID")) {
+		kind = COL_GPU_NUMA;
+		i += 2;
+	} else if (S_is(f[i], fl[i], "CPU Affinity")) {
+		kind = COL_CPU_AFF;
+	} else if (S_is(f[i], fl[i], "NUMA Affinity")) {
+		kind = COL_NUMA_AFF;
+	} else if (S_is(f[i], fl[i], "GPU NUMA ID")) {
+		kind = COL_GPU_NUMA;
+	} else if (S_is(f[i], fl[i], "NUMA") && c->n > c->gpus + c->devs) {
+		kind = COL_NUMA_AFF;   /* some copies shorten the header */
+	} else if (c->n > c->gpus + c->devs) {
+		kind = COL_OTHER;      /* a column after the affinity ones */
+	} else if ((g = S_gpu_index(f[i], fl[i])) >= 0) {
+		if (c->devs || g != c->gpus)
+			return errbuf_set(eb, "%s:%d: column '%.*s' out of order (GPU columns "
+					  "come first, GPU0, GPU1, ...)", file, line,
+					  (int)fl[i], f[i]);
+		if (c->gpus == TOPO_MAX_GPUS)
+			return errbuf_set(eb, "%s:%d: more than %d GPUs", file, line,
+					  TOPO_MAX_GPUS);
+		kind = COL_GPU;
+	} else {
+		if (c->devs == TOPO_MAX_NICS)
+			return errbuf_set(eb, "%s:%d: more than %d NIC columns", file, line,
+					  TOPO_MAX_NICS);
+		if (fl[i] >= SMI_NAME_MAX)
+			return errbuf_set(eb, "%s:%d: column name longer than %d characters",
+					  file, line, SMI_NAME_MAX - 1);
+		kind = COL_DEV;
+	}
+	*ip = i;
+	return (int)kind;
+}
+
 static int S_header(const char *s, size_t n, const char *file, int line, struct smi_cols *c,
 		    struct errbuf *eb)
 {
@@ -98,51 +153,13 @@ static int S_header(const char *s, size_t n, const char *file, int line, struct 
 		return errbuf_set(eb, "%s:%d: more than %d columns", file, line, SMI_MAX_COLS);
 	memset(c, 0, sizeof *c);
 	for (i = 0; i < k; i++) {
-		enum col_kind kind;
-		int g;
+		int kind;
 
 		if (!fl[i])
 			continue;
-		/* "CPU Affinity" and the others are one field when tabbed, two or three when not */
-		if (!tabbed && i + 1 < k && S_is(f[i], fl[i], "CPU") && S_is(f[i + 1], fl[i + 1], "Affinity")) {
-			kind = COL_CPU_AFF;
-			i++;
-		} else if (!tabbed && i + 1 < k && S_is(f[i], fl[i], "NUMA") &&
-			   S_is(f[i + 1], fl[i + 1], "Affinity")) {
-			kind = COL_NUMA_AFF;
-			i++;
-		} else if (!tabbed && i + 2 < k && S_is(f[i], fl[i], "GPU") &&
-			   S_is(f[i + 1], fl[i + 1], "NUMA") && S_is(f[i + 2], fl[i + 2], "ID")) {
-			kind = COL_GPU_NUMA;
-			i += 2;
-		} else if (S_is(f[i], fl[i], "CPU Affinity")) {
-			kind = COL_CPU_AFF;
-		} else if (S_is(f[i], fl[i], "NUMA Affinity")) {
-			kind = COL_NUMA_AFF;
-		} else if (S_is(f[i], fl[i], "GPU NUMA ID")) {
-			kind = COL_GPU_NUMA;
-		} else if (S_is(f[i], fl[i], "NUMA") && c->n > c->gpus + c->devs) {
-			kind = COL_NUMA_AFF;   /* some copies shorten the header */
-		} else if (c->n > c->gpus + c->devs) {
-			kind = COL_OTHER;      /* a column after the affinity ones */
-		} else if ((g = S_gpu_index(f[i], fl[i])) >= 0) {
-			if (c->devs || g != c->gpus)
-				return errbuf_set(eb, "%s:%d: column '%.*s' out of order (GPU columns "
-						  "come first, GPU0, GPU1, ...)", file, line,
-						  (int)fl[i], f[i]);
-			if (c->gpus == TOPO_MAX_GPUS)
-				return errbuf_set(eb, "%s:%d: more than %d GPUs", file, line,
-						  TOPO_MAX_GPUS);
-			kind = COL_GPU;
-		} else {
-			if (c->devs == TOPO_MAX_NICS)
-				return errbuf_set(eb, "%s:%d: more than %d NIC columns", file, line,
-						  TOPO_MAX_NICS);
-			if (fl[i] >= SMI_NAME_MAX)
-				return errbuf_set(eb, "%s:%d: column name longer than %d characters",
-						  file, line, SMI_NAME_MAX - 1);
-			kind = COL_DEV;
-		}
+		kind = S_col_kind(c, f, fl, k, &i, tabbed, file, line, eb);
+		if (kind < 0)
+			return -1;
 		if (c->n == SMI_MAX_COLS)
 			return errbuf_set(eb, "%s:%d: more than %d columns", file, line, SMI_MAX_COLS);
 		c->kind[c->n] = kind;
