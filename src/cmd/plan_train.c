@@ -63,6 +63,44 @@ void plan_fit_note(struct out *o, const struct ctx *ctx, const char *workload, i
 }
 
 /*
+ * The row of the plan table for DDP on n ranks: the step st of p, the
+ * memory of a rank in bytes and whether it fits (S_fits).
+ */
+static void S_ddp_row(struct out *o, const struct ctx *ctx, const struct ddp_params *p,
+		      unsigned long n, const struct ddp_step *st, double memory_B,
+		      const char *fits)
+{
+	char run[160], note[160];
+	double compute = p->compute;
+
+	snprintf(run, sizeof(run), "DDP training on %lu ranks (torchrun), bf16 "
+		 "gradients, time one step", n);
+	if (compute > 0)
+		snprintf(note, sizeof(note), "communication %.1f %% of the step, "
+			 "speedup %.2f of %lu", 100 * st->fraction,
+			 n * compute / st->step_s, n);
+	else
+		snprintf(note, sizeof(note), "the all-reduce alone; --compute for the step");
+	if (*fits) {
+		char m[32];
+
+		snprintf(note + strlen(note), sizeof(note) - strlen(note), "; does not fit: "
+			 "%s a rank", units_fmt_size(m, sizeof(m), memory_B));
+	}
+	{
+		struct cell row[] = { { .s = "ddp" }, { .s = run }, { .s = "all_reduce" },
+				      { .x = (double)n }, { .s = cost_algo_label(&ctx->machine.model, p->algo) },
+				      { .x = p->grad_bytes }, { .x = st->comm_s },
+				      { .x = p->grad_bytes / st->comm_s },
+				      { .x = p->grad_bytes / st->comm_s *
+					      busbw_factor(OP_ALLREDUCE, n) },
+				      { .x = st->step_s }, { .x = memory_B }, { .s = note },
+				      { .x = NAN }, { .x = NAN }, { .s = ctx_nccl_priced(ctx) } };
+		out_row(o, row);
+	}
+}
+
+/*
  * DDP: the gradient all-reduce of one step on 2, 4, 8... ranks up to
  * maxranks (models/ddp.md, no overlap, no buckets: the seed's model).
  * Without the compute time (0) the step is left out: the all-reduce alone.
@@ -93,8 +131,6 @@ int plan_ddp_rows(struct out *o, const struct ctx *ctx, double params,
 		out_table_begin(o, &t);
 	for (n = 2; n <= maxranks; n *= 2) {
 		struct ddp_step st;
-		char run[160], note[160];
-
 		struct zero_cost z;
 		const char *fits;
 
@@ -112,35 +148,40 @@ int plan_ddp_rows(struct out *o, const struct ctx *ctx, double params,
 			out_row(o, row);
 			continue;
 		}
-		snprintf(run, sizeof(run), "DDP training on %lu ranks (torchrun), bf16 "
-			 "gradients, time one step", n);
-		if (compute > 0)
-			snprintf(note, sizeof(note), "communication %.1f %% of the step, "
-				 "speedup %.2f of %lu", 100 * st.fraction,
-				 n * compute / st.step_s, n);
-		else
-			snprintf(note, sizeof(note), "the all-reduce alone; --compute for the step");
-		if (*fits) {
-			char m[32];
-
-			snprintf(note + strlen(note), sizeof(note) - strlen(note), "; does not fit: "
-				 "%s a rank", units_fmt_size(m, sizeof(m), z.memory_B));
-		}
-		{
-			struct cell row[] = { { .s = "ddp" }, { .s = run }, { .s = "all_reduce" },
-					      { .x = (double)n }, { .s = cost_algo_label(&ctx->machine.model, p.algo) },
-					      { .x = p.grad_bytes }, { .x = st.comm_s },
-					      { .x = p.grad_bytes / st.comm_s },
-					      { .x = p.grad_bytes / st.comm_s *
-						      busbw_factor(OP_ALLREDUCE, n) },
-					      { .x = st.step_s }, { .x = z.memory_B }, { .s = note },
-					      { .x = NAN }, { .x = NAN }, { .s = ctx_nccl_priced(ctx) } };
-			out_row(o, row);
-		}
+		S_ddp_row(o, ctx, &p, n, &st, z.memory_B, fits);
 	}
 	if (sheet)
 		out_table_end(o);
 	return unfit;
+}
+
+/*
+ * The row of the plan table for ZeRO stage on n ranks: its cost z, the
+ * step in seconds (NAN without the compute time, timed 0), its
+ * collectives and whether it fits (S_fits).
+ */
+static void S_zero_row(struct out *o, const struct ctx *ctx, const struct zero_params *p,
+		       unsigned long n, int stage, const struct zero_cost *z, double step,
+		       const char *colls, const char *fits, int timed)
+{
+	char run[160], note[96];
+
+	snprintf(run, sizeof(run), "DeepSpeed ZeRO stage %d on %lu ranks, %sread the "
+		 "memory per rank", stage, n, timed ? "time one step, " : "");
+	snprintf(note, sizeof(note), "%s; step without overlap%s",
+		 stage == 0 ? "plain data parallel (all-reduce)" : colls,
+		 *fits ? "; does not fit" : "");
+	{
+		struct cell row[] = { { .s = "zero" }, { .s = run },
+				      { .s = stage == 0 ? "all_reduce" : "reduce_scatter+all_gather" },
+				      { .x = (double)n }, { .s = cost_algo_label(&ctx->machine.model, p->algo) },
+				      { .x = z->comm_B }, { .x = z->comm_s },
+				      { .x = NAN }, { .x = NAN },
+				      { .x = step }, { .x = z->memory_B },
+				      { .s = note }, { .x = NAN }, { .x = NAN },
+				      { .s = ctx_nccl_priced(ctx) } };
+		out_row(o, row);
+	}
 }
 
 /* ZeRO stages 0-3 on n ranks (models/zero.md): memory and communication. */
@@ -168,7 +209,6 @@ int plan_zero_rows(struct out *o, const struct ctx *ctx, double params,
 		out_table_begin(o, &t);
 	for (stage = 0; stage < ZERO_STAGES; stage++) {
 		struct zero_cost z;
-		char run[160], note[96];
 		const char *colls = stage == 0 ? "all-reduce" : stage == 3 ?
 			"reduce-scatter + 2 all-gathers" : "reduce-scatter + all-gather";
 		double step;
@@ -187,22 +227,7 @@ int plan_zero_rows(struct out *o, const struct ctx *ctx, double params,
 			out_row(o, row);
 			continue;
 		}
-		snprintf(run, sizeof(run), "DeepSpeed ZeRO stage %d on %lu ranks, %sread the "
-			 "memory per rank", stage, n, compute > 0 ? "time one step, " : "");
-		snprintf(note, sizeof(note), "%s; step without overlap%s",
-			 stage == 0 ? "plain data parallel (all-reduce)" : colls,
-			 *fits ? "; does not fit" : "");
-		{
-			struct cell row[] = { { .s = "zero" }, { .s = run },
-					      { .s = stage == 0 ? "all_reduce" : "reduce_scatter+all_gather" },
-					      { .x = (double)n }, { .s = cost_algo_label(&ctx->machine.model, p.algo) },
-					      { .x = z.comm_B }, { .x = z.comm_s },
-					      { .x = NAN }, { .x = NAN },
-					      { .x = step }, { .x = z.memory_B },
-					      { .s = note }, { .x = NAN }, { .x = NAN },
-					      { .s = ctx_nccl_priced(ctx) } };
-			out_row(o, row);
-		}
+		S_zero_row(o, ctx, &p, n, stage, &z, step, colls, fits, compute > 0);
 	}
 	if (sheet)
 		out_table_end(o);
