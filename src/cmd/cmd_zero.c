@@ -176,6 +176,53 @@ static void S_yrange(const struct panel *pn, double *lo, double *hi)
 		}
 }
 
+/* The stages once each, in their order: --stage 1,1 asks for one curve. */
+static void S_distinct(const struct dlist *stages, struct dlist *once)
+{
+	size_t i, j;
+
+	for (i = 0; i < stages->n; i++) {
+		for (j = 0; j < once->n && once->v[j] != stages->v[i]; j++)
+			;
+		if (j == once->n)
+			dlist_push(once, stages->v[i]);
+	}
+}
+
+/* The ranks of the figure: the asked ones, widened 4 times each way when close. */
+static void S_xrange(const struct dlist *ranks, double *lo, double *hi)
+{
+	size_t i;
+
+	*lo = INFINITY;
+	*hi = 0;
+	for (i = 0; i < ranks->n; i++) {
+		*lo = fmin(*lo, ranks->v[i]);
+		*hi = fmax(*hi, ranks->v[i]);
+	}
+	if (*hi < 4 * *lo) {
+		*lo = *lo / 4 < 1 ? 1 : floor(*lo / 4);
+		*hi *= 4;
+	}
+}
+
+/* The figure's title (the model, its bytes, the algorithm, the link), comment and size. */
+static void S_heading(struct figure *f, const struct ctx *ctx, const struct zero_params *p)
+{
+	char title[400], link[128], count[64];
+
+	snprintf(title, sizeof(title),
+		 "ZeRO per rank: %s parameters, %g+%g+%g bytes per parameter, %s; %s",
+		 workload_fmt_count(count, sizeof(count), p->params), p->param_bytes,
+		 p->grad_bytes, p->optim_bytes, cost_algo_label(&ctx->machine.model, p->algo),
+		 ctx_link_text(ctx, link, sizeof(link)));
+	f->title = xstrdup(title);
+	f->comment = xstrdup("commtime zero: model-state memory and communication time per rank "
+			     "of ZeRO stages against ranks");
+	f->width = 1000;
+	f->height = 430;
+}
+
 /*
  * The figure, two panels against data-parallel rank count: model-state
  * memory per rank (log scale: stage 3 divides it by n) and communication
@@ -188,41 +235,16 @@ static void S_figure(const struct ctx *ctx, const struct zero_params *p,
 	struct figure f = { 0 };
 	struct panel *pn;
 	struct dlist once = { 0 };
-	char title[400], link[128], count[64];
-	double lo = INFINITY, hi = 0, grid[200], tlo = INFINITY, thi = 0;
-	size_t i, j, n;
+	double lo, hi, grid[200], tlo = INFINITY, thi = 0;
+	size_t n;
 	int logx;
 
-	/* --stage 1,1 asks for one curve. */
-	for (i = 0; i < stages->n; i++) {
-		for (j = 0; j < once.n && once.v[j] != stages->v[i]; j++)
-			;
-		if (j == once.n)
-			dlist_push(&once, stages->v[i]);
-	}
+	S_distinct(stages, &once);
 	stages = &once;
-
-	for (i = 0; i < ranks->n; i++) {
-		lo = fmin(lo, ranks->v[i]);
-		hi = fmax(hi, ranks->v[i]);
-	}
-	if (hi < 4 * lo) {
-		lo = lo / 4 < 1 ? 1 : floor(lo / 4);
-		hi *= 4;
-	}
+	S_xrange(ranks, &lo, &hi);
 	logx = hi >= 8 * lo;
 	n = plot_rank_grid(lo, hi, sizeof(grid) / sizeof(grid[0]), grid);
-
-	snprintf(title, sizeof(title),
-		 "ZeRO per rank: %s parameters, %g+%g+%g bytes per parameter, %s; %s",
-		 workload_fmt_count(count, sizeof(count), p->params), p->param_bytes,
-		 p->grad_bytes, p->optim_bytes, cost_algo_label(&ctx->machine.model, p->algo),
-		 ctx_link_text(ctx, link, sizeof(link)));
-	f.title = xstrdup(title);
-	f.comment = xstrdup("commtime zero: model-state memory and communication time per rank "
-			    "of ZeRO stages against ranks");
-	f.width = 1000;
-	f.height = 430;
+	S_heading(&f, ctx, p);
 
 	pn = plot_add_panel(&f, "model-state memory per rank", "data-parallel ranks",
 			    "memory per rank");
