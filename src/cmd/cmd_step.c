@@ -551,14 +551,48 @@ static void S_expected(struct out *o, const struct expect_terms *t, const struct
 	out_table_end(o);
 }
 
+/* The memory of the most loaded stage; whether it fits in gpu_memory (bytes; 0: not known). */
+static void S_memory(struct out *o, const struct step_result *r, double gpu_memory)
+{
+	struct table mt = { "memory", NULL, mcols, M_NCOLS, 1 };
+	struct cell mrow[M_NCOLS];
+	char mtitle[96];
+
+	memset(mrow, 0, sizeof(mrow));
+	mrow[M_WEIGHTS].x = r->mem.weights_B;
+	mrow[M_GRADS].x = r->mem.grads_B;
+	mrow[M_OPTIM].x = r->mem.optim_B;
+	mrow[M_ACT].x = r->mem.act_B;
+	mrow[M_RESERVE].x = r->mem.reserve_B;
+	mrow[M_TOTAL].x = r->mem.total_B;
+	mrow[M_CAP].x = gpu_memory > 0 ? gpu_memory : NAN;
+	mrow[M_FITS].s = gpu_memory > 0 ? (r->mem.total_B <= gpu_memory ? "yes" : "no") : "";
+	snprintf(mtitle, sizeof(mtitle), "memory per GPU, the most loaded stage (%s, %.15g layers):",
+		 r->mem.stage ? r->mem.stage : "?", r->mem.stage_layers);
+	mt.title = mtitle;
+	out_table_begin(o, &mt);
+	out_row(o, mrow);
+	out_table_end(o);
+	if (r->mem.offload_B > 0) {
+		out_text(o, "activations: besides the above, %.2f GB of the first %.15g layers' on the "
+			 "host (--offload-activations; host memory not checked)", r->mem.offload_B / 1e9,
+			 r->offload.layers);
+	}
+	if (gpu_memory > 0 && r->mem.total_B <= gpu_memory &&
+	    r->mem.total_B > STEP_MEM_TIGHT * gpu_memory)
+		out_text(o, "memory: %.0f %% of the GPU's, fits by this count with %.2f GB spare; "
+			 "PyTorch's caching allocator reserves beyond what it hands out (models/"
+			 "step-memory.md, \"Reserve\"): a run this close may need its expandable "
+			 "segments or more recomputation", 100 * r->mem.total_B / gpu_memory,
+			 (gpu_memory - r->mem.total_B) / 1e9);
+}
+
 /* The step's terms (and its band) and the memory of the most loaded stage. */
 static void S_totals(struct out *o, const struct step_result *r, const struct step_stated *st,
 		     double gpu_memory)
 {
 	struct table tt = { "step", "step:", tcols, T_NCOLS, 1 };
-	struct table mt = { "memory", NULL, mcols, M_NCOLS, 1 };
-	struct cell trow[T_NCOLS], mrow[M_NCOLS];
-	char mtitle[96];
+	struct cell trow[T_NCOLS];
 
 	memset(trow, 0, sizeof(trow));
 	trow[T_COMPUTE].x = r->compute_s;
@@ -596,34 +630,7 @@ static void S_totals(struct out *o, const struct step_result *r, const struct st
 		out_text(o, "(the share of the pool's runs inside it, each predicted without its "
 			 "source: %.0f %%; models/step.md, \"The step's stated error\")",
 			 100 * EXPECT_BAND_INSIDE);
-
-	memset(mrow, 0, sizeof(mrow));
-	mrow[M_WEIGHTS].x = r->mem.weights_B;
-	mrow[M_GRADS].x = r->mem.grads_B;
-	mrow[M_OPTIM].x = r->mem.optim_B;
-	mrow[M_ACT].x = r->mem.act_B;
-	mrow[M_RESERVE].x = r->mem.reserve_B;
-	mrow[M_TOTAL].x = r->mem.total_B;
-	mrow[M_CAP].x = gpu_memory > 0 ? gpu_memory : NAN;
-	mrow[M_FITS].s = gpu_memory > 0 ? (r->mem.total_B <= gpu_memory ? "yes" : "no") : "";
-	snprintf(mtitle, sizeof(mtitle), "memory per GPU, the most loaded stage (%s, %.15g layers):",
-		 r->mem.stage ? r->mem.stage : "?", r->mem.stage_layers);
-	mt.title = mtitle;
-	out_table_begin(o, &mt);
-	out_row(o, mrow);
-	out_table_end(o);
-	if (r->mem.offload_B > 0) {
-		out_text(o, "activations: besides the above, %.2f GB of the first %.15g layers' on the "
-			 "host (--offload-activations; host memory not checked)", r->mem.offload_B / 1e9,
-			 r->offload.layers);
-	}
-	if (gpu_memory > 0 && r->mem.total_B <= gpu_memory &&
-	    r->mem.total_B > STEP_MEM_TIGHT * gpu_memory)
-		out_text(o, "memory: %.0f %% of the GPU's, fits by this count with %.2f GB spare; "
-			 "PyTorch's caching allocator reserves beyond what it hands out (models/"
-			 "step-memory.md, \"Reserve\"): a run this close may need its expandable "
-			 "segments or more recomputation", 100 * r->mem.total_B / gpu_memory,
-			 (gpu_memory - r->mem.total_B) / 1e9);
+	S_memory(o, r, gpu_memory);
 }
 
 /*
