@@ -133,6 +133,47 @@ static void host_bound_note(const struct comparison *c, struct out *o)
 		 units_fmt_time(d, sizeof(d), r->measured / (double)g, 3));
 }
 
+/* The verdict with no machine at all: nothing to judge against, and what to give. */
+static void judge_no_machine(const struct comparison *c, const struct cmp_sum *sum,
+			     struct cmp_verdict *v)
+{
+	char b[32];
+
+	snprintf(v->line, sizeof(v->line), "verdict: NOT JUDGED: no machine was given, so "
+		 "nothing says what this fabric should reach (large-message busbw %s)",
+		 units_fmt_rate(b, sizeof(b), sum->peak, 4));
+	if (!c->expected && !c->ctx->machine.link_given)
+		snprintf(v->note[0], sizeof(v->note[0]), "the errors are against the default "
+			 "link (alpha 5 us, beta 200 GB/s), not this machine: give --system "
+			 "NAME (a machine) or --preset LINK (a link and its line rate)");
+	else
+		snprintf(v->note[0], sizeof(v->note[0]), "give --system NAME (a machine) or "
+			 "--preset LINK (a link and its line rate) to judge the busbw");
+	v->word = "not judged";
+}
+
+/*
+ * What the busbw is held against, into e: a line rate is what the link
+ * should carry; a link's β without one (--beta, a fitted preset) is
+ * only what was given or measured before, and the verdict says so: the
+ * words it adds, or "".
+ */
+static const char *judge_reference(const struct comparison *c, char *e, size_t len)
+{
+	if (c->on_system)
+		snprintf(e, len, "what %s should give", c->ctx->machine.system.name);
+	else if (c->ctx->machine.have_preset && preset_get(&c->ctx->machine.preset, "beta_line"))
+		snprintf(e, len, "%s", "the line rate");
+	else if (c->fm) {
+		snprintf(e, len, "%s", "the fitted beta");
+		return "; what the machine did when fitted, not a line rate";
+	} else {
+		snprintf(e, len, "%s", "beta");
+		return "; no line rate given";
+	}
+	return "";
+}
+
 /*
  * The verdict: is the fabric fine, judged by the large-message busbw
  * against what the machine should give (on a system: the predicted
@@ -147,22 +188,12 @@ void compare_judge(const struct comparison *c, const struct cmp_sum *sum, int pl
 	double share = sum->peak / sum->peak_ref;
 	int low = plateau && !isnan(sum->peak_ref) && sum->peak < c->minbw * sum->peak_ref;
 	char b[32], d[32], e[160];
-	const char *q = "";
+	const char *q;
 
 	memset(v, 0, sizeof(*v));
 	v->cause = low && c->on_system ? low_busbw_cause(c, sum->peak) : NULL;
 	if (!c->on_system && isnan(c->line_rate)) {
-		snprintf(v->line, sizeof(v->line), "verdict: NOT JUDGED: no machine was given, so "
-			 "nothing says what this fabric should reach (large-message busbw %s)",
-			 units_fmt_rate(b, sizeof(b), sum->peak, 4));
-		if (!c->expected && !c->ctx->machine.link_given)
-			snprintf(v->note[0], sizeof(v->note[0]), "the errors are against the default "
-				 "link (alpha 5 us, beta 200 GB/s), not this machine: give --system "
-				 "NAME (a machine) or --preset LINK (a link and its line rate)");
-		else
-			snprintf(v->note[0], sizeof(v->note[0]), "give --system NAME (a machine) or "
-				 "--preset LINK (a link and its line rate) to judge the busbw");
-		v->word = "not judged";
+		judge_no_machine(c, sum, v);
 		return;
 	}
 	if (!plateau) {
@@ -173,22 +204,7 @@ void compare_judge(const struct comparison *c, const struct cmp_sum *sum, int pl
 		v->word = "not judged";
 		return;
 	}
-	/*
-	 * What the busbw is held against: a line rate is what the link
-	 * should carry; a link's β without one (--beta, a fitted preset) is
-	 * only what was given or measured before, and the verdict says so.
-	 */
-	if (c->on_system)
-		snprintf(e, sizeof(e), "what %s should give", c->ctx->machine.system.name);
-	else if (c->ctx->machine.have_preset && preset_get(&c->ctx->machine.preset, "beta_line"))
-		snprintf(e, sizeof(e), "%s", "the line rate");
-	else if (c->fm) {
-		snprintf(e, sizeof(e), "%s", "the fitted beta");
-		q = "; what the machine did when fitted, not a line rate";
-	} else {
-		snprintf(e, sizeof(e), "%s", "beta");
-		q = "; no line rate given";
-	}
+	q = judge_reference(c, e, sizeof(e));
 	snprintf(v->line, sizeof(v->line), "verdict: the fabric is %s: large-message busbw is %s, "
 		 "%.0f %% of %s (%s%s), %s %.0f %%", low ? "NOT fine" : "fine",
 		 units_fmt_rate(b, sizeof(b), sum->peak, 4), 100 * share, e,
