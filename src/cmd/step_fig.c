@@ -33,6 +33,45 @@ static double S_seg(const struct search_terms *t, int k)
 	}
 }
 
+/*
+ * Bar i: its segments into the series of the used ones from first on,
+ * their times where wide enough, and its label above it.
+ */
+static void S_bar(struct panel *p, const struct step_fig_bar *bar, size_t i, const int *used,
+		  size_t first, double xmax)
+{
+	const struct search_terms *t = &bar->t;
+	double x = 0, y = (double)i + 0.5;
+	char text[300], v[32];
+	size_t si = first;
+	int k;
+
+	for (k = 0; k < SEG_COUNT; k++) {
+		double d = S_seg(t, k), row[4];
+
+		if (!used[k])
+			continue;
+		if (d > 0) {
+			row[0] = x;
+			row[1] = x + d;
+			row[2] = y - 0.3;
+			row[3] = y + 0.3;
+			plot_point(&p->series[si], row);
+			/* The time inside a segment wide enough for it. */
+			if (d >= 0.08 * xmax) {
+				units_fmt_time(v, sizeof(v), d, 3);
+				plot_add_label(p, x + d / 2, y, v, 0);
+			}
+			x += d;
+		}
+		si++;
+	}
+	units_fmt_time(v, sizeof(v), t->step_s, 4);
+	snprintf(text, sizeof(text), "%s: %s, %.1f GB per GPU", bar->label, v,
+		 t->memory_B / 1e9);
+	plot_add_label(p, xmax / 2, y - 0.4, text, 0);
+}
+
 void step_fig_bars(struct panel *p, const struct step_fig_bar *bars, size_t n)
 {
 	struct plot_series *s;
@@ -54,37 +93,8 @@ void step_fig_bars(struct panel *p, const struct step_fig_bar *bars, size_t n)
 			s->color = seg_color[k];
 			s->opacity = k == SEG_OTHER ? 0.3 : k == SEG_OPTIM ? 0.6 : 0.9;
 		}
-	for (i = 0; i < n; i++) {
-		const struct search_terms *t = &bars[i].t;
-		double x = 0, y = (double)i + 0.5;
-		char text[300], v[32];
-		size_t si = first;
-
-		for (k = 0; k < SEG_COUNT; k++) {
-			double d = S_seg(t, k), row[4];
-
-			if (!used[k])
-				continue;
-			if (d > 0) {
-				row[0] = x;
-				row[1] = x + d;
-				row[2] = y - 0.3;
-				row[3] = y + 0.3;
-				plot_point(&p->series[si], row);
-				/* The time inside a segment wide enough for it. */
-				if (d >= 0.08 * xmax) {
-					units_fmt_time(v, sizeof(v), d, 3);
-					plot_add_label(p, x + d / 2, y, v, 0);
-				}
-				x += d;
-			}
-			si++;
-		}
-		units_fmt_time(v, sizeof(v), t->step_s, 4);
-		snprintf(text, sizeof(text), "%s: %s, %.1f GB per GPU", bars[i].label, v,
-			 t->memory_B / 1e9);
-		plot_add_label(p, xmax / 2, y - 0.4, text, 0);
-	}
+	for (i = 0; i < n; i++)
+		S_bar(p, &bars[i], i, used, first, xmax);
 	p->xaxis = AX_TIME;
 	p->yaxis = AX_INTEGER;
 	p->xmin = 0;
