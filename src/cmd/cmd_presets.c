@@ -114,6 +114,40 @@ static struct column list_cols[] = {
 	{ .key = "description", .label = "description", .type = COL_STR },
 };
 
+/*
+ * An empty listing is a search path that points nowhere: say where (the
+ * list of n presets is freed first).
+ */
+static void die_no_presets(const struct ctx *ctx, const char *kind, struct preset *list,
+			   size_t n) __attribute__((noreturn));
+static void die_no_presets(const struct ctx *ctx, const char *kind, struct preset *list,
+			   size_t n)
+{
+	char dirs[1024] = "";
+	size_t k;
+
+	for (k = 0; k < ctx->dirs.n; k++)
+		snprintf(dirs + strlen(dirs), sizeof(dirs) - strlen(dirs), "%s%s",
+			 k ? ", " : "", ctx->dirs.dirs[k]);
+	preset_list_free(list, n);
+	die("no %s%spresets found; searched %s", kind ? kind : "", kind ? " " : "", dirs);
+}
+
+/* The row of preset p, whose link l check_preset read (NaN for no link). */
+static void list_row(struct out *o, const struct preset *p, const struct link *l)
+{
+	struct cell c[5];
+
+	c[0].s = p->name;
+	c[1].s = p->kind;
+	c[2].s = NULL;
+	c[2].x = l->alpha;
+	c[3].s = NULL;
+	c[3].x = l->beta;
+	c[4].s = p->description;
+	out_row(o, c);
+}
+
 static int list_presets(const struct ctx *ctx, const char *kind)
 {
 	struct preset *list;
@@ -132,17 +166,8 @@ static int list_presets(const struct ctx *ctx, const char *kind)
 
 	for (i = 0; i < n && kind && strcmp(list[i].kind, kind); i++)
 		;
-	if (i == n) {
-		/* an empty listing is a search path that points nowhere: say where */
-		char dirs[1024] = "";
-		size_t k;
-
-		for (k = 0; k < ctx->dirs.n; k++)
-			snprintf(dirs + strlen(dirs), sizeof(dirs) - strlen(dirs), "%s%s",
-				 k ? ", " : "", ctx->dirs.dirs[k]);
-		preset_list_free(list, n);
-		die("no %s%spresets found; searched %s", kind ? kind : "", kind ? " " : "", dirs);
-	}
+	if (i == n)
+		die_no_presets(ctx, kind, list, n);
 	o = ctx_out_open(ctx);
 	/* what was listed: JSON's "inputs" as every command has them */
 	out_input_str(o, "kind", "kind", kind ? kind : "all");
@@ -150,7 +175,6 @@ static int list_presets(const struct ctx *ctx, const char *kind)
 	for (i = 0; i < n; i++) {
 		const struct preset *p = &list[i];
 		struct link l;
-		struct cell c[5];
 
 		if (kind && strcmp(p->kind, kind))
 			continue;
@@ -159,14 +183,7 @@ static int list_presets(const struct ctx *ctx, const char *kind)
 				first = eb;
 			continue;
 		}
-		c[0].s = p->name;
-		c[1].s = p->kind;
-		c[2].s = NULL;
-		c[2].x = l.alpha;
-		c[3].s = NULL;
-		c[3].x = l.beta;
-		c[4].s = p->description;
-		out_row(o, c);
+		list_row(o, p, &l);
 	}
 	out_table_end(o);
 	ctx_out_close(ctx, o);
