@@ -57,19 +57,40 @@ const char *pipeline_fmt_time(char *buf, size_t len, double x, int seconds)
 	return buf;
 }
 
+/* Every operation of the simulated schedule, in its order: one row each. */
+static void write_ops(const struct pp_timeline *t, struct out *o)
+{
+	static const struct table timeline_t = {
+		"timeline", "simulated schedule", timeline_cols, NTIMELINE, 0
+	};
+	size_t i;
+
+	out_table_begin(o, &timeline_t);
+	for (i = 0; i < t->nops; i++) {
+		const struct pp_op *op = &t->ops[i];
+		struct cell row[NTIMELINE];
+
+		memset(row, 0, sizeof(row));
+		row[0].x = (double)op->stage;
+		row[1].x = (double)op->microbatch;
+		row[2].s = op->pass == PP_FORWARD ? "forward" : "backward";
+		row[3].x = (double)op->chunk;
+		row[4].x = op->start;
+		row[5].x = op->end;
+		out_row(o, row);
+	}
+	out_table_end(o);
+}
+
 void pipeline_write_timeline(const struct pp_timeline *t, const struct pp_result *r,
 			   const struct pipeline_args *a, struct out *o)
 {
 	static const struct table stages_t = {
 		"stages", "simulated, per stage", stage_cols, NSTAGE, 1
 	};
-	static const struct table timeline_t = {
-		"timeline", "simulated schedule", timeline_cols, NTIMELINE, 0
-	};
 	char sim[40], formula[40];
 	double lo = INFINITY, hi = -INFINITY;
 	unsigned long s;
-	size_t i;
 
 	if (!a->seconds) {
 		pipeline_cols_in_tf(stage_cols, NSTAGE);
@@ -105,21 +126,7 @@ void pipeline_write_timeline(const struct pp_timeline *t, const struct pp_result
 		out_text(o, "the stages idle %.1f to %.1f %% of the step (formula %.1f %%)",
 			 100 * lo, 100 * hi, 100 * r->bubble_fraction);
 
-	out_table_begin(o, &timeline_t);
-	for (i = 0; i < t->nops; i++) {
-		const struct pp_op *op = &t->ops[i];
-		struct cell row[NTIMELINE];
-
-		memset(row, 0, sizeof(row));
-		row[0].x = (double)op->stage;
-		row[1].x = (double)op->microbatch;
-		row[2].s = op->pass == PP_FORWARD ? "forward" : "backward";
-		row[3].x = (double)op->chunk;
-		row[4].x = op->start;
-		row[5].x = op->end;
-		out_row(o, row);
-	}
-	out_table_end(o);
+	write_ops(t, o);
 }
 
 struct pp_config pipeline_config(const struct pipeline_args *a, enum pp_schedule sched,
