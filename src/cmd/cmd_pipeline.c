@@ -89,9 +89,28 @@ static void cb_virtual(const struct opt *o, const char *arg)
 	*(unsigned long *)o->value = (unsigned long)x;
 }
 
+/*
+ * --virtual only means something to the interleaved schedule: alone it
+ * selects it; with --schedule that one must be among those given.
+ */
+static void virtual_schedule(struct pipeline_args *a, int have_sched)
+{
+	int i;
+
+	if (!have_sched) {
+		a->scheds[0] = PP_INTERLEAVED;
+		return;
+	}
+	for (i = 0; i < a->nsched && a->scheds[i] != PP_INTERLEAVED; i++)
+		;
+	if (i == a->nsched)
+		die_usage("--virtual: chunks per stage need the interleaved schedule; "
+			  "add --schedule interleaved");
+}
+
 static void parse_args(int argc, char **argv, struct pipeline_args *a)
 {
-	int have_stages, have_micro, have_sched, i;
+	int have_stages, have_micro, have_sched;
 	struct opt options[] = {
 		OPT_CALLBACK_("stages", "LIST", &a->stages, cb_stages,
 			      "pipeline stages P, e.g. 4,8 or 2:16:x2 (required)"),
@@ -130,16 +149,8 @@ static void parse_args(int argc, char **argv, struct pipeline_args *a)
 	if (!have_stages || !have_micro)
 		die_usage("pipeline needs --stages and --microbatches; see 'commtime pipeline --help'");
 
-	/* --virtual only means something to the interleaved schedule. */
-	if (a->virt_given && !have_sched) {
-		a->scheds[0] = PP_INTERLEAVED;
-	} else if (a->virt_given) {
-		for (i = 0; i < a->nsched && a->scheds[i] != PP_INTERLEAVED; i++)
-			;
-		if (i == a->nsched)
-			die_usage("--virtual: chunks per stage need the interleaved schedule; "
-				  "add --schedule interleaved");
-	}
+	if (a->virt_given)
+		virtual_schedule(a, have_sched);
 
 	/* The papers' default proportion: a backward costs two forwards. */
 	a->seconds = a->tf_given || a->tb_given;
