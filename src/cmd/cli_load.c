@@ -64,6 +64,31 @@ void ctx_workload(const struct ctx *ctx, const char *name, struct workload *wl)
 	preset_release(&p);
 }
 
+/*
+ * The start of a model given by its shape alone ("custom"): --layers,
+ * --hidden, --heads and --vocab are needed, --arch is gpt by default and
+ * a llama layer needs --ffn; the sizes themselves the caller sets.
+ */
+static void custom_workload(const struct shape_args *sa, struct workload *wl)
+{
+	memset(wl, 0, sizeof(*wl));
+	if (!sa->layers || !sa->hidden || !sa->heads || !sa->vocab)
+		die_usage("give the model with --workload NAME, or its shape with --layers, "
+			  "--hidden, --heads and --vocab");
+	if (!sa->arch || !strcmp(sa->arch, "gpt"))
+		wl->arch = WL_GPT;
+	else if (!strcmp(sa->arch, "llama"))
+		wl->arch = WL_LLAMA;
+	else
+		die_usage("--arch: unknown layer type '%s' (gpt, llama)", sa->arch);
+	if (wl->arch == WL_LLAMA && !sa->ffn)
+		die_usage("--ffn: a llama layer needs its MLP size");
+	snprintf(wl->name, sizeof(wl->name), "custom");
+	wl->tied = wl->arch == WL_GPT;
+	wl->experts = wl->top_k = 1;
+	wl->published = NAN;
+}
+
 void ctx_workload_shape(const struct ctx *ctx, const char *name, const struct shape_args *sa,
 			struct workload *wl)
 {
@@ -74,22 +99,7 @@ void ctx_workload_shape(const struct ctx *ctx, const char *name, const struct sh
 		if (sa->arch)
 			die_usage("--arch: the workload preset '%s' says its layer type", name);
 	} else {
-		memset(wl, 0, sizeof(*wl));
-		if (!sa->layers || !sa->hidden || !sa->heads || !sa->vocab)
-			die_usage("give the model with --workload NAME, or its shape with --layers, "
-				  "--hidden, --heads and --vocab");
-		if (!sa->arch || !strcmp(sa->arch, "gpt"))
-			wl->arch = WL_GPT;
-		else if (!strcmp(sa->arch, "llama"))
-			wl->arch = WL_LLAMA;
-		else
-			die_usage("--arch: unknown layer type '%s' (gpt, llama)", sa->arch);
-		if (wl->arch == WL_LLAMA && !sa->ffn)
-			die_usage("--ffn: a llama layer needs its MLP size");
-		snprintf(wl->name, sizeof(wl->name), "custom");
-		wl->tied = wl->arch == WL_GPT;
-		wl->experts = wl->top_k = 1;
-		wl->published = NAN;
+		custom_workload(sa, wl);
 	}
 	if (sa->layers)
 		wl->layers = (double)sa->layers;
