@@ -128,6 +128,17 @@ static void S_row_init(struct meas_row *r, int line)
 	r->algbw = r->busbw = r->time_ip = r->busbw_ip = NAN;
 }
 
+/* A row of one size of the test (op, ranks), its time still to read. */
+static void S_row_of(struct meas_row *r, int line, const char *size, int op,
+		     unsigned long ranks, int per_rank)
+{
+	S_row_init(r, line);
+	r->size = strtod(size, NULL);
+	r->op = op;
+	r->ranks = ranks;
+	r->size_per_rank = per_rank;
+}
+
 /* Sizes increase within one test (one collective and rank count). */
 static int S_push(struct lines *l, struct meas *m, size_t first, struct meas_row *r)
 {
@@ -167,6 +178,50 @@ static const struct {
 	{ "Latency", OP_SENDRECV, 0 },
 };
 
+/*
+ * The collective of the OSU title p ("# OSU MPI Allreduce Latency Test")
+ * into *op and *per_rank; a bandwidth test or a test without a model is
+ * an error.
+ */
+static int S_osu_title(struct lines *l, char *p, int *op, int *per_rank)
+{
+	size_t k;
+	char *t = strstr(p, " Test");
+
+	if (strstr(p, "Bandwidth") || strstr(p, "Bi-Directional"))
+		return errbuf_set(l->eb, "%s:%d: this OSU test reports bandwidth, not "
+				  "time; run osu_latency or a collective test",
+				  l->name, l->line);
+	*op = -1;
+	if (t)
+		*t = '\0';
+	for (k = 0; k < sizeof(osu_names) / sizeof(osu_names[0]); k++)
+		if (strstr(p, osu_names[k].word)) {
+			*op = (int)osu_names[k].op;
+			*per_rank = osu_names[k].per_rank;
+			break;
+		}
+	if (*op < 0)
+		return errbuf_set(l->eb, "%s:%d: no model for this OSU test ('%s')",
+				  l->name, l->line, p + 2);
+	return 0;
+}
+
+/* A row's fields after the title: a whole row of a size and a latency, as wide as those above. */
+static int S_osu_width(struct lines *l, char **f, int nf, int *nrow)
+{
+	if (S_row_whole(l, f[0]) < 0)
+		return -1;
+	if (nf < 2)
+		return errbuf_set(l->eb, "%s:%d: data row has 1 field, expected the "
+				  "size and the latency (truncated?)", l->name, l->line);
+	if (*nrow && nf != *nrow)
+		return errbuf_set(l->eb, "%s:%d: data row has %d fields, the rows "
+				  "above %d (truncated?)", l->name, l->line, nf, *nrow);
+	*nrow = nf;
+	return 0;
+}
+
 int osulog_parse(const char *buf, size_t len, const char *name,
 		 struct meas *m, struct errbuf *eb)
 {
@@ -184,58 +239,29 @@ int osulog_parse(const char *buf, size_t len, const char *name,
 		while (*p == ' ' || *p == '\t')
 			p++;
 		if (!strncmp(p, "# OSU ", 6)) {
-			size_t k;
-			char *t = strstr(p, " Test");
-
 			if (title && m->n > first)
 				return errbuf_set(eb, "%s:%d: a second test starts here; give one "
 						  "benchmark run per file", name, l.line);
-			if (strstr(p, "Bandwidth") || strstr(p, "Bi-Directional"))
-				return errbuf_set(eb, "%s:%d: this OSU test reports bandwidth, not "
-						  "time; run osu_latency or a collective test",
-						  name, l.line);
+			if (S_osu_title(&l, p, &op, &per_rank) < 0)
+				return -1;
 			title = 1;
-			op = -1;
-			if (t)
-				*t = '\0';
-			for (k = 0; k < sizeof(osu_names) / sizeof(osu_names[0]); k++)
-				if (strstr(p, osu_names[k].word)) {
-					op = (int)osu_names[k].op;
-					per_rank = osu_names[k].per_rank;
-					break;
-				}
 			/* osu_latency: the title is "# OSU MPI Latency Test", 2 ranks. */
 			ranks = op == OP_SENDRECV ? 2 : 0;
-			if (op < 0)
-				return errbuf_set(eb, "%s:%d: no model for this OSU test ('%s')",
-						  name, l.line, p + 2);
 			continue;
 		}
 		if (*p == '#' || !*p)
 			continue;
 		nf = S_split(p, f);
 		/* After the title a line of digits first is a row, whole or not. */
-		if (title && nf >= 1 && nf <= FIELDS_MAX && S_is_digits(f[0])) {
-			if (S_row_whole(&l, f[0]) < 0)
-				return -1;
-			if (nf < 2)
-				return errbuf_set(eb, "%s:%d: data row has 1 field, expected the "
-						  "size and the latency (truncated?)", name, l.line);
-			if (nrow && nf != nrow)
-				return errbuf_set(eb, "%s:%d: data row has %d fields, the rows "
-						  "above %d (truncated?)", name, l.line, nf, nrow);
-			nrow = nf;
-		}
+		if (title && nf >= 1 && nf <= FIELDS_MAX && S_is_digits(f[0]) &&
+		    S_osu_width(&l, f, nf, &nrow) < 0)
+			return -1;
 		if (nf < 2 || nf > FIELDS_MAX || !S_is_count(f[0]))
 			continue;    /* launcher messages, prompts */
 		if (!title)
 			return errbuf_set(eb, "%s:%d: a data row before the '# OSU MPI ... Test' "
 					  "title", name, l.line);
-		S_row_init(&r, l.line);
-		r.size = strtod(f[0], NULL);
-		r.op = op;
-		r.ranks = ranks;
-		r.size_per_rank = per_rank;
+		S_row_of(&r, l.line, f[0], op, ranks, per_rank);
 		if (S_time_us(&l, f[1], &r.time) < 0 || S_push(&l, m, first, &r) < 0)
 			return -1;
 	}
@@ -266,20 +292,61 @@ static const struct {
 	{ "Sendrecv", OP_SENDRECV, 0 },
 };
 
+/* The collective of IMB's section "# Benchmarking <name>"; -1 for one without a model. */
+static int S_imb_op(const char *word, int *per_rank)
+{
+	int op = -1;
+	size_t k;
+
+	for (k = 0; k < sizeof(imb_names) / sizeof(imb_names[0]); k++)
+		if (!strcmp(word, imb_names[k].name)) {
+			op = (int)imb_names[k].op;
+			*per_rank = imb_names[k].per_rank;
+		}
+	return op;
+}
+
+/* The time's column of the header "#bytes ...": t_avg[usec], else the first t[usec]; -1. */
+static int S_imb_tcol(char **f, int nf)
+{
+	int i, tcol = -1;
+
+	for (i = 1; i < nf; i++)
+		if (!strcmp(f[i], "t_avg[usec]") ||
+		    (!strcmp(f[i], "t[usec]") && tcol < 0))
+			tcol = i;
+	return tcol;
+}
+
+/* The file's collective and rank count: the rows' own, or -1 and 0 where they differ. */
+static void S_imb_common(struct meas *m)
+{
+	size_t k;
+
+	m->op = m->rows[0].op;
+	m->ranks = m->rows[0].ranks;
+	for (k = 1; k < m->n; k++) {
+		if (m->rows[k].op != m->op)
+			m->op = -1;
+		if (m->rows[k].ranks != m->ranks)
+			m->ranks = 0;
+	}
+}
+
 int imblog_parse(const char *buf, size_t len, const char *name,
 		 struct meas *m, struct errbuf *eb)
 {
 	struct lines l = { buf, name, len, 0, 0, 0, "", eb };
 	int op = -1, per_rank = 0, tcol = -1, ncol = 0, st;
 	unsigned long ranks = 0;
-	size_t first = m->n, k;
+	size_t first = m->n;
 
 	/* Several benchmarks and process counts: select rows as in a CSV. */
 	m->from_log = 0;
 	while ((st = S_next(&l)) > 0) {
 		char *f[FIELDS_MAX + 1], *p = l.text;
 		struct meas_row r;
-		int nf, i;
+		int nf;
 
 		while (*p == ' ' || *p == '\t')
 			p++;
@@ -288,13 +355,8 @@ int imblog_parse(const char *buf, size_t len, const char *name,
 			continue;
 		if (nf >= 3 && !strcmp(f[0], "#") && !strcmp(f[1], "Benchmarking")) {
 			/* A new section: a collective commtime models, or one to skip. */
-			op = -1;
+			op = S_imb_op(f[2], &per_rank);
 			tcol = -1;
-			for (k = 0; k < sizeof(imb_names) / sizeof(imb_names[0]); k++)
-				if (!strcmp(f[2], imb_names[k].name)) {
-					op = (int)imb_names[k].op;
-					per_rank = imb_names[k].per_rank;
-				}
 			ranks = 0;
 			first = m->n;
 			continue;
@@ -308,11 +370,7 @@ int imblog_parse(const char *buf, size_t len, const char *name,
 			continue;
 		}
 		if (!strcmp(f[0], "#bytes")) {
-			tcol = -1;
-			for (i = 1; i < nf; i++)
-				if (!strcmp(f[i], "t_avg[usec]") ||
-				    (!strcmp(f[i], "t[usec]") && tcol < 0))
-					tcol = i;
+			tcol = S_imb_tcol(f, nf);
 			ncol = nf;
 			continue;
 		}
@@ -323,13 +381,9 @@ int imblog_parse(const char *buf, size_t len, const char *name,
 		if (nf != ncol)
 			return errbuf_set(eb, "%s:%d: data row has %d fields, the column header "
 					  "%d (truncated?)", name, l.line, nf, ncol);
-		S_row_init(&r, l.line);
-		r.size = strtod(f[0], NULL);
+		S_row_of(&r, l.line, f[0], op, ranks, per_rank);
 		if (r.size == 0)
 			continue;    /* nothing moved: not a point of the curve */
-		r.op = op;
-		r.ranks = ranks;
-		r.size_per_rank = per_rank;
 		if (S_time_us(&l, f[tcol], &r.time) < 0 || S_push(&l, m, first, &r) < 0)
 			return -1;
 	}
@@ -339,13 +393,6 @@ int imblog_parse(const char *buf, size_t len, const char *name,
 		return errbuf_set(eb, "%s: no data rows found; expected Intel MPI Benchmarks "
 				  "output of Allreduce, Allgather, Reduce_scatter, Alltoall, "
 				  "Bcast, Reduce, PingPong or Sendrecv", name);
-	m->op = m->rows[0].op;
-	m->ranks = m->rows[0].ranks;
-	for (k = 1; k < m->n; k++) {
-		if (m->rows[k].op != m->op)
-			m->op = -1;
-		if (m->rows[k].ranks != m->ranks)
-			m->ranks = 0;
-	}
+	S_imb_common(m);
 	return 0;
 }
