@@ -62,6 +62,53 @@ static int S_whole(const char *v, size_t n, double lo, double *out)
 	return *out >= lo ? 0 : -1;
 }
 
+/*
+ * The value val (vn bytes) of key number k of search_where_parse's keys[]
+ * (a second spelling already counted as the first) into *wh.
+ */
+static int S_where_set(struct search_where *wh, size_t k, const char *key, const char *val,
+		       size_t vn, struct errbuf *eb)
+{
+	double x = 0;
+	struct errbuf e2;
+
+	if (k == 11) {
+		enum pp_schedule sc;
+
+		if (pp_schedule_lookup(val, &sc, &e2) < 0)
+			return errbuf_set(eb, "schedule: %s", e2.msg);
+		wh->schedule = (int)sc;
+	} else if (k == 12) {
+		enum recompute rc;
+
+		if (recompute_lookup(val, &rc, &e2) < 0)
+			return errbuf_set(eb, "recompute: %s", e2.msg);
+		wh->recompute = (int)rc;
+	} else if (k == 13) {
+		enum step_cp_form f;
+
+		if (step_cp_form_lookup(val, &f, &e2) < 0)
+			return errbuf_set(eb, "cp_form: %s", e2.msg);
+		wh->cp_form = (int)f;
+	} else if (S_whole(val, vn, k == 6 ? 0 : 1, &x) < 0 || (k == 6 && x > 3)) {
+		return errbuf_set(eb, "%s=%s: %s", key, val, k == 6 ? "the ZeRO stage is 0, 1, 2 or 3"
+				  : "must be a whole number of at least 1");
+	} else {
+		switch (k) {
+		case 0: wh->gpus = x; break;
+		case 1: wh->tp = (unsigned long)x; break;
+		case 2: wh->pp = (unsigned long)x; break;
+		case 3: wh->dp = (unsigned long)x; break;
+		case 4: wh->cp = (unsigned long)x; break;
+		case 5: wh->ep = (unsigned long)x; break;
+		case 6: wh->zero = (int)x; break;
+		case 7: wh->micro_batch = x; break;
+		default: wh->virt = (unsigned long)x; break;
+		}
+	}
+	return 0;
+}
+
 int search_where_parse(const char *s, struct search_where *wh, struct errbuf *eb)
 {
 	static const char *const keys[] = { "gpus", "tp", "pp", "dp", "cp", "ep", "zero", "mb",
@@ -76,8 +123,6 @@ int search_where_parse(const char *s, struct search_where *wh, struct errbuf *eb
 		const char *end = strchr(p, ','), *eq;
 		size_t n = end ? (size_t)(end - p) : strlen(p), kn, vn, k;
 		char key[24], val[24];
-		double x = 0;
-		struct errbuf e2;
 
 		eq = memchr(p, '=', n);
 		if (!eq)
@@ -102,40 +147,8 @@ int search_where_parse(const char *s, struct search_where *wh, struct errbuf *eb
 		if (seen & (1u << k))
 			return errbuf_set(eb, "key '%s' given twice", key);
 		seen |= 1u << k;
-		if (k == 11) {
-			enum pp_schedule sc;
-
-			if (pp_schedule_lookup(val, &sc, &e2) < 0)
-				return errbuf_set(eb, "schedule: %s", e2.msg);
-			wh->schedule = (int)sc;
-		} else if (k == 12) {
-			enum recompute rc;
-
-			if (recompute_lookup(val, &rc, &e2) < 0)
-				return errbuf_set(eb, "recompute: %s", e2.msg);
-			wh->recompute = (int)rc;
-		} else if (k == 13) {
-			enum step_cp_form f;
-
-			if (step_cp_form_lookup(val, &f, &e2) < 0)
-				return errbuf_set(eb, "cp_form: %s", e2.msg);
-			wh->cp_form = (int)f;
-		} else if (S_whole(val, vn, k == 6 ? 0 : 1, &x) < 0 || (k == 6 && x > 3)) {
-			return errbuf_set(eb, "%s=%s: %s", key, val, k == 6 ? "the ZeRO stage is 0, 1, 2 or 3"
-					  : "must be a whole number of at least 1");
-		} else {
-			switch (k) {
-			case 0: wh->gpus = x; break;
-			case 1: wh->tp = (unsigned long)x; break;
-			case 2: wh->pp = (unsigned long)x; break;
-			case 3: wh->dp = (unsigned long)x; break;
-			case 4: wh->cp = (unsigned long)x; break;
-			case 5: wh->ep = (unsigned long)x; break;
-			case 6: wh->zero = (int)x; break;
-			case 7: wh->micro_batch = x; break;
-			default: wh->virt = (unsigned long)x; break;
-			}
-		}
+		if (S_where_set(wh, k, key, val, vn, eb) < 0)
+			return -1;
 		if (!end)
 			break;
 		p = end + 1;
