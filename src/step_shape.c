@@ -244,17 +244,67 @@ static double S_slowest_stage(const struct run *u, double lay, double ld)
 	return fmax(tf, fmax(tl, tm));
 }
 
-/* The compute, by kernel, flat, or given; what the overlap rules hide behind. */
-int step_shape_compute(struct run *u, struct errbuf *eb)
+/*
+ * The compute by kernel: one layer's kernels once for the shape, then the
+ * slowest stage's layers per micro-batch; the last stage adds the output
+ * layer and its loss.  Recomputation runs the forward again (full) or the
+ * attention core (selective).  A layer's and a micro-batch's forward and
+ * backward into *fwd_l, *bwd_l, *fwd_mb and *bwd_mb.
+ */
+static int S_by_kernel(struct run *u, double *fwd_l, double *bwd_l, double *fwd_mb,
+		       double *bwd_mb, struct errbuf *eb)
 {
 	const struct workload *w = u->w;
 	const struct step_config *c = u->c;
-	const struct step_compute *cs = u->cs;
 	const struct kernel_gpu *kg = u->kg;
 	struct step_result *r = u->r;
 	double b = u->b, sr = u->sr, s = u->s, cp = u->cp, t = u->t, e = u->e;
+	double L = u->L, m = u->m, lay;
+	int full = u->full;
+	struct kernel_shape sh = {
+		.tokens = b * sr, .seq = s, .cp = cp, .tp = t, .sp = c->sp && c->tp > 1,
+		.fused = r->fused, .ep = e, .capacity = step_moe_load(c),
+		.fp8 = c->precision == PREC_FP8, .microbatches = m,
+		.etp = (double)step_etp(c),
+		.eager = c->eager == 1, .sdpa = step_attention_flash2(c),
+		.attn_len = c->cp_form == CP_RING ? s / cp : s,
+	};
+	double fd = 0, bd = 0, rl, rd = 0;
+	struct step_kernels kt;
+	const struct step_kernels *ks = step_kernels_of(u->prp ? u->prp->memo : NULL, kg, w,
+							&sh, &kt, eb);
+
+	if (!ks)
+		return -1;
+	r->layer = ks->layer;
+	r->kernels = 1;
+	r->output_s = ks->output_s;
+	*fwd_l = r->layer.fwd_s;
+	rl = S_recomputed_s(w, c, &r->layer, full);
+	*bwd_l = r->layer.bwd_s + rl;
+	lay = *fwd_l + *bwd_l;
+	if (w->dense_layers > 0)
+		S_dense_layer(u, &ks->dense, &fd, &bd, &rd);
+	r->mb_compute_s = S_slowest_stage(u, lay, fd + bd);
+	r->compute_s = r->mb_compute_s * m;
+	*fwd_mb = (L - u->Ld) * *fwd_l + u->Ld * fd;
+	*bwd_mb = (L - u->Ld) * *bwd_l + u->Ld * bd;
+	u->rec_mb = (L - u->Ld) * rl + u->Ld * rd;
+	if (u->Ld > 0) {   /* the ledger stage's mean layer */
+		*fwd_l = *fwd_mb / L;
+		*bwd_l = *bwd_mb / L;
+	}
+	return 0;
+}
+
+/* The compute, by kernel, flat, or given; what the overlap rules hide behind. */
+int step_shape_compute(struct run *u, struct errbuf *eb)
+{
+	const struct step_compute *cs = u->cs;
+	const struct kernel_gpu *kg = u->kg;
+	struct step_result *r = u->r;
 	double L = u->L, m = u->m;
-	double rate = NAN, fwd_l = NAN, bwd_l = NAN, fwd_mb = NAN, bwd_mb = NAN, lay = NAN;
+	double rate = NAN, fwd_l = NAN, bwd_l = NAN, fwd_mb = NAN, bwd_mb = NAN;
 	int full = u->full;
 
 	r->compute_s = r->mb_compute_s = r->bubble_s = r->step_s = NAN;
@@ -262,45 +312,8 @@ int step_shape_compute(struct run *u, struct errbuf *eb)
 	if (cs && cs->step_compute_s > 0) {
 		r->compute_s = cs->step_compute_s;
 	} else if (kg) {
-		/*
-		 * By kernel: one layer's kernels once for the shape, then the
-		 * slowest stage's layers per micro-batch; the last stage adds
-		 * the output layer and its loss.  Recomputation runs the
-		 * forward again (full) or the attention core (selective).
-		 */
-		struct kernel_shape sh = {
-			.tokens = b * sr, .seq = s, .cp = cp, .tp = t, .sp = c->sp && c->tp > 1,
-			.fused = r->fused, .ep = e, .capacity = step_moe_load(c),
-			.fp8 = c->precision == PREC_FP8, .microbatches = m,
-			.etp = (double)step_etp(c),
-			.eager = c->eager == 1, .sdpa = step_attention_flash2(c),
-			.attn_len = c->cp_form == CP_RING ? s / cp : s,
-		};
-		double fd = 0, bd = 0, rl, rd = 0;
-		struct step_kernels kt;
-		const struct step_kernels *ks = step_kernels_of(u->prp ? u->prp->memo : NULL, kg, w,
-								&sh, &kt, eb);
-
-		if (!ks)
+		if (S_by_kernel(u, &fwd_l, &bwd_l, &fwd_mb, &bwd_mb, eb) < 0)
 			return -1;
-		r->layer = ks->layer;
-		r->kernels = 1;
-		r->output_s = ks->output_s;
-		fwd_l = r->layer.fwd_s;
-		rl = S_recomputed_s(w, c, &r->layer, full);
-		bwd_l = r->layer.bwd_s + rl;
-		lay = fwd_l + bwd_l;
-		if (w->dense_layers > 0)
-			S_dense_layer(u, &ks->dense, &fd, &bd, &rd);
-		r->mb_compute_s = S_slowest_stage(u, lay, fd + bd);
-		r->compute_s = r->mb_compute_s * m;
-		fwd_mb = (L - u->Ld) * fwd_l + u->Ld * fd;
-		bwd_mb = (L - u->Ld) * bwd_l + u->Ld * bd;
-		u->rec_mb = (L - u->Ld) * rl + u->Ld * rd;
-		if (u->Ld > 0) {   /* the ledger stage's mean layer */
-			fwd_l = fwd_mb / L;
-			bwd_l = bwd_mb / L;
-		}
 	} else if (cs && cs->peak_flops > 0 && cs->mfu > 0)
 		r->compute_s = r->flops_hw / (r->gpus * cs->peak_flops * cs->mfu);
 	if (!isnan(r->compute_s)) {
@@ -317,7 +330,6 @@ int step_shape_compute(struct run *u, struct errbuf *eb)
 			r->kernel_eff = rate / cs->peak_flops;
 	}
 
-	(void)lay;
 	u->rate = rate;
 	u->fwd_l = fwd_l, u->bwd_l = bwd_l, u->fwd_mb = fwd_mb, u->bwd_mb = bwd_mb;
 	return 0;
