@@ -31,15 +31,55 @@ static int sign(double x)
 
 #define GRID 96
 
+/*
+ * Brent's method between x0 and x1, log sizes either side of the change of
+ * sign: the crossing into c->bytes.
+ */
+static int S_brent(struct diff *d, double x0, double x1, struct crossing *c,
+		   struct errbuf *eb)
+{
+	gsl_function F = { .function = diff_at, .params = d };
+	int status, iter;
+	gsl_root_fsolver *solver;
+	gsl_error_handler_t *old;
+
+	old = gsl_set_error_handler_off();
+	solver = gsl_root_fsolver_alloc(gsl_root_fsolver_brent);
+	if (!solver) {
+		gsl_set_error_handler(old);
+		return errbuf_set(eb, "out of memory in the root finder");
+	}
+	status = gsl_root_fsolver_set(solver, &F, x0, x1);
+	for (iter = 0; status == GSL_SUCCESS && iter < 200; iter++) {
+		status = gsl_root_fsolver_iterate(solver);
+		if (status != GSL_SUCCESS)
+			break;
+		status = gsl_root_test_interval(gsl_root_fsolver_x_lower(solver),
+						gsl_root_fsolver_x_upper(solver),
+						0, 1e-14);
+		if (status == GSL_SUCCESS)
+			break;
+		if (status == GSL_CONTINUE)
+			status = GSL_SUCCESS;
+	}
+	if (status == GSL_SUCCESS && iter < 200) {
+		c->result = CROSS_FOUND;
+		c->bytes = exp(gsl_root_fsolver_root(solver));
+	}
+	gsl_root_fsolver_free(solver);
+	gsl_set_error_handler(old);
+	if (c->result != CROSS_FOUND || status != GSL_SUCCESS || iter >= 200)
+		return errbuf_set(eb, "the root finder did not converge between "
+				  "%g B and %g B", exp(x0), exp(x1));
+	return 0;
+}
+
 int crossover_solve(cost_fn fa, const void *a, cost_fn fb, const void *b,
 		    double lo, double hi, struct crossing *c, struct errbuf *eb)
 {
 	struct diff d = { .fa = fa, .fb = fb, .a = a, .b = b };
-	gsl_function F = { .function = diff_at, .params = &d };
 	double xlo = log(lo), xhi = log(hi), x0, x1, g0, g1;
-	int i, s0, any_neg = 0, any_pos = 0, status, iter;
-	gsl_root_fsolver *solver;
-	gsl_error_handler_t *old;
+	int i, s0, any_neg = 0, any_pos = 0;
 
 	c->result = CROSS_EQUAL;
 	c->bytes = NAN;
@@ -79,35 +119,7 @@ int crossover_solve(cost_fn fa, const void *a, cost_fn fb, const void *b,
 	}
 
 	c->below = s0 < 0 ? 0 : 1;
-	old = gsl_set_error_handler_off();
-	solver = gsl_root_fsolver_alloc(gsl_root_fsolver_brent);
-	if (!solver) {
-		gsl_set_error_handler(old);
-		return errbuf_set(eb, "out of memory in the root finder");
-	}
-	status = gsl_root_fsolver_set(solver, &F, x0, x1);
-	for (iter = 0; status == GSL_SUCCESS && iter < 200; iter++) {
-		status = gsl_root_fsolver_iterate(solver);
-		if (status != GSL_SUCCESS)
-			break;
-		status = gsl_root_test_interval(gsl_root_fsolver_x_lower(solver),
-						gsl_root_fsolver_x_upper(solver),
-						0, 1e-14);
-		if (status == GSL_SUCCESS)
-			break;
-		if (status == GSL_CONTINUE)
-			status = GSL_SUCCESS;
-	}
-	if (status == GSL_SUCCESS && iter < 200) {
-		c->result = CROSS_FOUND;
-		c->bytes = exp(gsl_root_fsolver_root(solver));
-	}
-	gsl_root_fsolver_free(solver);
-	gsl_set_error_handler(old);
-	if (c->result != CROSS_FOUND || status != GSL_SUCCESS || iter >= 200)
-		return errbuf_set(eb, "the root finder did not converge between "
-				  "%g B and %g B", exp(x0), exp(x1));
-	return 0;
+	return S_brent(&d, x0, x1, c, eb);
 }
 
 struct coll_arg {
