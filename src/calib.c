@@ -129,18 +129,12 @@ static int S_solve(const struct calib_log *logs, size_t nlogs, const int *fixed,
 	return 0;
 }
 
-int calib_tier_fit(const struct calib_log *logs, size_t nlogs, double beta_line,
-		   double kappa, struct calib_tier *t, struct errbuf *eb)
+/* The rows, the logs and the distinct rank counts (64 told apart) of the logs into t. */
+static void S_tier_counts(const struct calib_log *logs, size_t nlogs, struct calib_tier *t)
 {
-	double p[NP] = { 0, 0, 0 }, sd[NP], rss = 0, tie;
-	int fixed[NP] = { 0, 0, 0 }, bound[NP] = { 0, 0, 0 }, round;
 	unsigned long seen[64];
 	size_t j, k, nseen = 0;
 
-	gsl_set_error_handler_off();
-	memset(t, 0, sizeof(*t));
-	if (nlogs == 0)
-		return errbuf_set(eb, "no measurements to calibrate with");
 	for (j = 0; j < nlogs; j++) {
 		for (k = 0; k < nseen && seen[k] != logs[j].ranks; k++)
 			;
@@ -150,7 +144,20 @@ int calib_tier_fit(const struct calib_log *logs, size_t nlogs, double beta_line,
 	}
 	t->logs = nlogs;
 	t->rank_counts = nseen;
-	tie = nseen >= 2 ? 0 : kappa > 0 ? kappa : FIT_BASE_STEPS;
+}
+
+int calib_tier_fit(const struct calib_log *logs, size_t nlogs, double beta_line,
+		   double kappa, struct calib_tier *t, struct errbuf *eb)
+{
+	double p[NP] = { 0, 0, 0 }, sd[NP], rss = 0, tie;
+	int fixed[NP] = { 0, 0, 0 }, bound[NP] = { 0, 0, 0 }, round;
+
+	gsl_set_error_handler_off();
+	memset(t, 0, sizeof(*t));
+	if (nlogs == 0)
+		return errbuf_set(eb, "no measurements to calibrate with");
+	S_tier_counts(logs, nlogs, t);
+	tie = t->rank_counts >= 2 ? 0 : kappa > 0 ? kappa : FIT_BASE_STEPS;
 	/*
 	 * Fit, then hold whatever crossed a bound at the bound and fit the
 	 * rest again; three rounds reach every combination of three bounds.
@@ -319,15 +326,12 @@ static int S_nic_solve(const struct calib_log *logs, size_t nlogs, const struct 
 	return 0;
 }
 
-int calib_nic_fit(const struct calib_log *logs, size_t nlogs, const struct system *s,
-		  struct calib_tier *intra, struct calib_nic *t, struct errbuf *eb)
+/* The NIC logs: some, of a system with NICs, all of the ring; their counts into t. */
+static int S_nic_logs(const struct calib_log *logs, size_t nlogs, const struct system *s,
+		      struct calib_nic *t, struct errbuf *eb)
 {
-	double q[NQ] = { 0, 0 }, sd[NQ] = { NAN, NAN }, rss = 0, K, line, bi;
-	int fixed[NQ] = { 0, 0 }, bound[NQ] = { 0, 0 }, spec_beta = 0, round;
 	size_t j;
 
-	gsl_set_error_handler_off();
-	memset(t, 0, sizeof(*t));
 	if (nlogs == 0)
 		return errbuf_set(eb, "no multi-node measurements to calibrate the NICs with");
 	if (!s->have_inter || s->nics_per_node == 0)
@@ -340,6 +344,32 @@ int calib_nic_fit(const struct calib_log *logs, size_t nlogs, const struct syste
 		t->rows += logs[j].n;
 	}
 	t->logs = nlogs;
+	return 0;
+}
+
+/* The fitted α_e and β_e, their intervals and sources, and the residual into t. */
+static void S_nic_values(struct calib_nic *t, const double *q, const double *sd,
+			 const int *fixed, const int *bound, int spec_beta, double rss)
+{
+	t->alpha.value = q[Q_ALPHA];
+	t->alpha.ci95 = fixed[Q_ALPHA] ? NAN : 1.96 * sd[Q_ALPHA];
+	t->alpha.source = bound[Q_ALPHA] ? CALIB_BOUND : CALIB_FIT;
+	t->beta.value = 1 / q[Q_U];
+	t->beta.ci95 = fixed[Q_U] ? NAN : 1.96 * sd[Q_U] * t->beta.value * t->beta.value;
+	t->beta.source = spec_beta ? CALIB_SPEC : bound[Q_U] ? CALIB_BOUND : CALIB_FIT;
+	t->rms = sqrt(rss / (double)t->rows);
+}
+
+int calib_nic_fit(const struct calib_log *logs, size_t nlogs, const struct system *s,
+		  struct calib_tier *intra, struct calib_nic *t, struct errbuf *eb)
+{
+	double q[NQ] = { 0, 0 }, sd[NQ] = { NAN, NAN }, rss = 0, K, line, bi;
+	int fixed[NQ] = { 0, 0 }, bound[NQ] = { 0, 0 }, spec_beta = 0, round;
+
+	gsl_set_error_handler_off();
+	memset(t, 0, sizeof(*t));
+	if (S_nic_logs(logs, nlogs, s, t, eb) < 0)
+		return -1;
 	K = (double)s->nics_per_node;
 	line = s->inter.beta_line;
 	/*
@@ -380,13 +410,7 @@ int calib_nic_fit(const struct calib_log *logs, size_t nlogs, const struct syste
 		if (!again)
 			break;
 	}
-	t->alpha.value = q[Q_ALPHA];
-	t->alpha.ci95 = fixed[Q_ALPHA] ? NAN : 1.96 * sd[Q_ALPHA];
-	t->alpha.source = bound[Q_ALPHA] ? CALIB_BOUND : CALIB_FIT;
-	t->beta.value = 1 / q[Q_U];
-	t->beta.ci95 = fixed[Q_U] ? NAN : 1.96 * sd[Q_U] * t->beta.value * t->beta.value;
-	t->beta.source = spec_beta ? CALIB_SPEC : bound[Q_U] ? CALIB_BOUND : CALIB_FIT;
-	t->rms = sqrt(rss / (double)t->rows);
+	S_nic_values(t, q, sd, fixed, bound, spec_beta, rss);
 	/*
 	 * A spec intra rate below what the NICs were measured to carry through
 	 * it is raised to that: the logs show the intra link at least as fast.
