@@ -246,11 +246,46 @@ int units_decimal(const char *s, int exp10, double *x)
 	return 0;
 }
 
+/*
+ * The suffix of a quantity of kind q in s: what follows the number (from
+ * suf) and an optional blank; NULL with eb where q has no such suffix.
+ */
+static const struct suffix *suffix_of(enum quantity q, const char *s, const char *suf,
+				      struct errbuf *eb)
+{
+	const char *noun = kinds[q].noun, *end;
+	const struct suffix *sx;
+	size_t slen;
+	double v;
+
+	while (is_blank((unsigned char)*suf))
+		suf++;
+	end = suf + strlen(suf);
+	while (end > suf && is_blank((unsigned char)end[-1]))
+		end--;
+	slen = (size_t)(end - suf);
+	for (sx = kinds[q].suffixes; sx->name; sx++)
+		if (strlen(sx->name) == slen && !strncmp(sx->name, suf, slen))
+			break;
+	if (!sx->name) {
+		if (q == Q_RATE && units_parse(Q_SIZE, s, &v, NULL) == 0) {
+			errbuf_set(eb, "cannot parse rate '%s': unknown suffix '%.*s' "
+				   "(a rate needs a unit per second, e.g. GB/s or Gbps)",
+				   s, (int)slen, suf);
+			return NULL;
+		}
+		errbuf_set(eb, "cannot parse %s '%s': unknown suffix '%.*s'",
+			   noun, s, (int)slen, suf);
+		return NULL;
+	}
+	return sx;
+}
+
 int units_parse(enum quantity q, const char *s, double *x, struct errbuf *eb)
 {
-	const char *noun, *p, *num, *suf, *end;
+	const char *noun, *p, *num;
 	const struct suffix *sx;
-	size_t n, slen;
+	size_t n;
 	double v;
 	int neg;
 
@@ -278,25 +313,9 @@ int units_parse(enum quantity q, const char *s, double *x, struct errbuf *eb)
 		return errbuf_set(eb, "cannot parse %s '%s': hexadecimal numbers are not accepted",
 				  noun, s);
 
-	/* The suffix: what follows the number and an optional blank. */
-	suf = num + n;
-	while (is_blank((unsigned char)*suf))
-		suf++;
-	end = suf + strlen(suf);
-	while (end > suf && is_blank((unsigned char)end[-1]))
-		end--;
-	slen = (size_t)(end - suf);
-	for (sx = kinds[q].suffixes; sx->name; sx++)
-		if (strlen(sx->name) == slen && !strncmp(sx->name, suf, slen))
-			break;
-	if (!sx->name) {
-		if (q == Q_RATE && units_parse(Q_SIZE, s, &v, NULL) == 0)
-			return errbuf_set(eb, "cannot parse rate '%s': unknown suffix '%.*s' "
-					  "(a rate needs a unit per second, e.g. GB/s or Gbps)",
-					  s, (int)slen, suf);
-		return errbuf_set(eb, "cannot parse %s '%s': unknown suffix '%.*s'",
-				  noun, s, (int)slen, suf);
-	}
+	sx = suffix_of(q, s, num + n, eb);
+	if (!sx)
+		return -1;
 
 	v = decimal_to_double(num, n, sx->exp10);
 	v *= sx->mult;
@@ -383,13 +402,53 @@ static int range_element(enum quantity q, const char *item, double x, double sto
 	return 0;
 }
 
+/*
+ * A range's step: xFACTOR (geometric, *geometric 1) or +STEP, into *by;
+ * whole is the range as given, for the messages.
+ */
+static int range_step(enum quantity q, const char *step, double start, const char *whole,
+		      double *by, int *geometric, struct errbuf *eb)
+{
+	if (*step == 'x' || *step == 'X' || *step == '*') {
+		*geometric = 1;
+		if (units_parse(Q_NUMBER, step + 1, by, eb) < 0)
+			return -1;
+		if (*by == 1)
+			return errbuf_set(eb, "cannot parse range '%s': never ends "
+					  "(factor must be above 1)", whole);
+		if (*by < 1)
+			return errbuf_set(eb, "cannot parse range '%s': runs backwards "
+					  "(factor must be above 1)", whole);
+		if (start <= 0)
+			return errbuf_set(eb, "cannot parse range '%s': never ends "
+					  "(a geometric range must start above 0)", whole);
+	} else if (*step == '+' || *step == '-') {
+		double mag;
+
+		*geometric = 0;
+		if (units_parse(q == Q_COUNT ? Q_COUNT : q, step + 1, &mag, eb) < 0)
+			return -1;
+		*by = *step == '-' ? -mag : mag;
+		if (*by == 0)
+			return errbuf_set(eb, "cannot parse range '%s': never ends "
+					  "(step must be above 0)", whole);
+		if (*by < 0)
+			return errbuf_set(eb, "cannot parse range '%s': runs backwards "
+					  "(step must be above 0)", whole);
+	} else {
+		return errbuf_set(eb, "cannot parse range '%s': step '%s' must start with "
+				  "x (factor) or + (step)", whole, step);
+	}
+	return 0;
+}
+
 /* START:STOP:xFACTOR or START:STOP:+STEP, item NUL-terminated and trimmed. */
 static int parse_range(enum quantity q, char *item, struct dlist *l, struct errbuf *eb)
 {
 	char *c1 = strchr(item, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
 	char *step, whole[256];
-	double start, stop, by, limit, est;
-	int geometric;
+	double start, stop, by = 0, limit, est;
+	int geometric = 0;
 	size_t k;
 
 	snprintf(whole, sizeof(whole), "%s", item);
@@ -403,36 +462,8 @@ static int parse_range(enum quantity q, char *item, struct dlist *l, struct errb
 	if (units_parse(q, item, &start, eb) < 0 || units_parse(q, c1 + 1, &stop, eb) < 0)
 		return -1;
 
-	if (*step == 'x' || *step == 'X' || *step == '*') {
-		geometric = 1;
-		if (units_parse(Q_NUMBER, step + 1, &by, eb) < 0)
-			return -1;
-		if (by == 1)
-			return errbuf_set(eb, "cannot parse range '%s': never ends "
-					  "(factor must be above 1)", whole);
-		if (by < 1)
-			return errbuf_set(eb, "cannot parse range '%s': runs backwards "
-					  "(factor must be above 1)", whole);
-		if (start <= 0)
-			return errbuf_set(eb, "cannot parse range '%s': never ends "
-					  "(a geometric range must start above 0)", whole);
-	} else if (*step == '+' || *step == '-') {
-		double mag;
-
-		geometric = 0;
-		if (units_parse(q == Q_COUNT ? Q_COUNT : q, step + 1, &mag, eb) < 0)
-			return -1;
-		by = *step == '-' ? -mag : mag;
-		if (by == 0)
-			return errbuf_set(eb, "cannot parse range '%s': never ends "
-					  "(step must be above 0)", whole);
-		if (by < 0)
-			return errbuf_set(eb, "cannot parse range '%s': runs backwards "
-					  "(step must be above 0)", whole);
-	} else {
-		return errbuf_set(eb, "cannot parse range '%s': step '%s' must start with "
-				  "x (factor) or + (step)", whole, step);
-	}
+	if (range_step(q, step, start, whole, &by, &geometric, eb) < 0)
+		return -1;
 	if (start > stop)
 		return errbuf_set(eb, "cannot parse range '%s': empty range "
 				  "(start is above stop)", whole);
