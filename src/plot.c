@@ -693,12 +693,41 @@ static void write_panel(FILE *out, const struct panel *p, size_t pi)
 	write_plot(out, p, pi);
 }
 
+/* The datablocks $p<panel>s<series>, one per series, NaN where a value is missing. */
+static void write_data(FILE *out, const struct figure *f)
+{
+	char num[32];
+	size_t i, j, k, c;
+
+	for (i = 0; i < f->npanels; i++)
+		for (j = 0; j < f->panels[i].nseries; j++) {
+			const struct plot_series *s = &f->panels[i].series[j];
+
+			fprintf(out, "\n# panel %zu, series %zu: ", i + 1, j + 1);
+			put_comment(out, s->title ? s->title : "(no title)");
+			fprintf(out, "$p%zus%zu << EOD\n", i + 1, j + 1);
+			for (k = 0; k < s->n; k++) {
+				for (c = 0; c < (size_t)s->ncols; c++) {
+					double v = s->data[k * (size_t)s->ncols + c];
+
+					if (isnan(v))
+						strcpy(num, "NaN");
+					else
+						fmt_double(num, v);
+					fprintf(out, c ? " %s" : "%s", num);
+				}
+				fputc('\n', out);
+			}
+			fputs("EOD\n", out);
+		}
+}
+
 int plot_write(const struct figure *f, FILE *out, const char *term,
 	       const char *output, struct errbuf *eb)
 {
-	char q[1024], num[32];
+	char q[1024];
 	int w = f->width ? f->width : 800, h = f->height ? f->height : 500;
-	size_t i, j, k, c;
+	size_t i;
 
 	fputs("# ", out);
 	put_comment(out, f->title ? f->title : "commtime figure");
@@ -734,27 +763,7 @@ int plot_write(const struct figure *f, FILE *out, const char *term,
 	fputs("set border lw 1 lc rgb '#444444'\nset tics nomirror out\nset border 3\n", out);
 
 	/* Data first, one datablock per series. */
-	for (i = 0; i < f->npanels; i++)
-		for (j = 0; j < f->panels[i].nseries; j++) {
-			const struct plot_series *s = &f->panels[i].series[j];
-
-			fprintf(out, "\n# panel %zu, series %zu: ", i + 1, j + 1);
-			put_comment(out, s->title ? s->title : "(no title)");
-			fprintf(out, "$p%zus%zu << EOD\n", i + 1, j + 1);
-			for (k = 0; k < s->n; k++) {
-				for (c = 0; c < (size_t)s->ncols; c++) {
-					double v = s->data[k * (size_t)s->ncols + c];
-
-					if (isnan(v))
-						strcpy(num, "NaN");
-					else
-						fmt_double(num, v);
-					fprintf(out, c ? " %s" : "%s", num);
-				}
-				fputc('\n', out);
-			}
-			fputs("EOD\n", out);
-		}
+	write_data(out, f);
 
 	if (f->npanels > 1)
 		fprintf(out, "\nset multiplot layout 1,%zu title %s\n", f->npanels,
