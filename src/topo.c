@@ -192,6 +192,34 @@ static int S_xvalue(const char *b, size_t len, size_t *pp, struct xattr *a, cons
 }
 
 /* The attributes of node n up to its '>' or '/>' (*self: which). */
+/* One attribute name="value" of n at *pp, the next of d's; -1 with eb. */
+static int S_xattr(const char *b, size_t len, size_t *pp, int line, const char *file,
+		   struct xdoc *d, struct xnode *n, struct errbuf *eb)
+{
+	struct xattr *a;
+
+	if (n->nattr == XML_MAX_ATTRS)
+		return errbuf_set(eb, "%s:%d: more than %d attributes in <%s>", file,
+				  line, XML_MAX_ATTRS, n->name);
+	if (d->nattrs == d->attr_alloc) {
+		d->attr_alloc *= 2;
+		d->attr = xrealloc(d->attr, sizeof(struct xattr) * (size_t)d->attr_alloc);
+	}
+	a = &d->attr[d->nattrs];
+	if (S_xname(b, len, pp, a->name, file, line, eb) < 0)
+		return -1;
+	if (S_attr(d, (int)(n - d->node), a->name))
+		return errbuf_set(eb, "%s:%d: attribute %s given twice", file, line, a->name);
+	if (*pp >= len || b[*pp] != '=')
+		return errbuf_set(eb, "%s:%d: '=' expected after %s", file, line, a->name);
+	++*pp;
+	if (S_xvalue(b, len, pp, a, file, line, eb) < 0)
+		return -1;
+	n->nattr++;
+	d->nattrs++;
+	return 0;
+}
+
 static int S_xattrs(const char *b, size_t len, size_t *pp, int *linep, const char *file,
 		    struct xdoc *d, struct xnode *n, int *self, struct errbuf *eb)
 {
@@ -199,7 +227,6 @@ static int S_xattrs(const char *b, size_t len, size_t *pp, int *linep, const cha
 	int line = *linep, r = 0;
 
 	for (;;) {
-		struct xattr *a;
 		int ws = 0;
 
 		while (p < len && isspace((unsigned char)b[p])) {
@@ -229,35 +256,8 @@ static int S_xattrs(const char *b, size_t len, size_t *pp, int *linep, const cha
 				       file, line, n->name);
 			break;
 		}
-		if (n->nattr == XML_MAX_ATTRS) {
-			r = errbuf_set(eb, "%s:%d: more than %d attributes in <%s>", file,
-				       line, XML_MAX_ATTRS, n->name);
+		if ((r = S_xattr(b, len, &p, line, file, d, n, eb)) < 0)
 			break;
-		}
-		if (d->nattrs == d->attr_alloc) {
-			d->attr_alloc *= 2;
-			d->attr = xrealloc(d->attr, sizeof(struct xattr) * (size_t)d->attr_alloc);
-		}
-		a = &d->attr[d->nattrs];
-		if (S_xname(b, len, &p, a->name, file, line, eb) < 0) {
-			r = -1;
-			break;
-		}
-		if (S_attr(d, (int)(n - d->node), a->name)) {
-			r = errbuf_set(eb, "%s:%d: attribute %s given twice", file, line, a->name);
-			break;
-		}
-		if (p >= len || b[p] != '=') {
-			r = errbuf_set(eb, "%s:%d: '=' expected after %s", file, line, a->name);
-			break;
-		}
-		p++;
-		if (S_xvalue(b, len, &p, a, file, line, eb) < 0) {
-			r = -1;
-			break;
-		}
-		n->nattr++;
-		d->nattrs++;
 	}
 	*pp = p;
 	*linep = line;
@@ -324,6 +324,34 @@ static int S_xend(const char *b, size_t len, size_t *pp, int line, const char *f
 	return 0;
 }
 
+/*
+ * The start tag at *pp ('<') as d's next node, a child of stack[depth - 1];
+ * *self 1 for an empty element ("<a/>").
+ */
+static int S_xstart(const char *b, size_t len, size_t *pp, int *linep, const char *file,
+		    struct xdoc *d, const int *stack, int depth, int *self, struct errbuf *eb)
+{
+	struct xnode *n;
+	int line = *linep;
+
+	if (d->nnodes == XML_MAX_NODES)
+		return errbuf_set(eb, "%s:%d: more than %d elements", file, line, XML_MAX_NODES);
+	if (depth == XML_MAX_DEPTH)
+		return errbuf_set(eb, "%s:%d: elements nested deeper than %d", file, line,
+				  XML_MAX_DEPTH);
+	if ((d->nnodes & (d->nnodes - 1)) == 0 && d->nnodes >= 64)
+		d->node = xrealloc(d->node, sizeof(struct xnode) * (size_t)d->nnodes * 2);
+	n = &d->node[d->nnodes];
+	++*pp;
+	if (S_xname(b, len, pp, n->name, file, line, eb) < 0)
+		return -1;
+	n->parent = depth ? stack[depth - 1] : -1;
+	n->line = line;
+	n->nattr = 0;
+	n->first_attr = d->nattrs;
+	return S_xattrs(b, len, pp, linep, file, d, n, self, eb);
+}
+
 static int S_xml_parse(const char *b, size_t len, const char *file, struct xdoc *d,
 		       struct errbuf *eb)
 {
@@ -361,27 +389,11 @@ static int S_xml_parse(const char *b, size_t len, const char *file, struct xdoc 
 		}
 		/* a start tag */
 		{
-			struct xnode *n;
 			int self = 0;
 
 			if (root_done)
 				return errbuf_set(eb, "%s:%d: a second top-level element", file, line);
-			if (d->nnodes == XML_MAX_NODES)
-				return errbuf_set(eb, "%s:%d: more than %d elements", file, line, XML_MAX_NODES);
-			if (depth == XML_MAX_DEPTH)
-				return errbuf_set(eb, "%s:%d: elements nested deeper than %d", file, line,
-						  XML_MAX_DEPTH);
-			if ((d->nnodes & (d->nnodes - 1)) == 0 && d->nnodes >= 64)
-				d->node = xrealloc(d->node, sizeof(struct xnode) * (size_t)d->nnodes * 2);
-			n = &d->node[d->nnodes];
-			p++;
-			if (S_xname(b, len, &p, n->name, file, line, eb) < 0)
-				return -1;
-			n->parent = depth ? stack[depth - 1] : -1;
-			n->line = line;
-			n->nattr = 0;
-			n->first_attr = d->nattrs;
-			if (S_xattrs(b, len, &p, &line, file, d, n, &self, eb) < 0)
+			if (S_xstart(b, len, &p, &line, file, d, stack, depth, &self, eb) < 0)
 				return -1;
 			if (self) {
 				if (!depth)
