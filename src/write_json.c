@@ -11,6 +11,31 @@
 
 #include "writer.h"
 
+/*
+ * The continuation bytes of the UTF-8 sequence at p (lead byte >= 0x80):
+ * 1 to 3, or 0 where the sequence is broken.
+ */
+static size_t utf8_tail(const unsigned char *p)
+{
+	unsigned c = *p;
+	size_t n = 0, i;
+
+	if (c >= 0xc2 && c <= 0xdf)
+		n = 1;
+	else if (c >= 0xe0 && c <= 0xef)
+		n = 2;
+	else if (c >= 0xf0 && c <= 0xf4)
+		n = 3;
+	for (i = 1; n && i <= n; i++)
+		if ((p[i] & 0xc0) != 0x80)
+			n = 0;
+	if (n == 2 && ((c == 0xe0 && p[1] < 0xa0) || (c == 0xed && p[1] > 0x9f)))
+		n = 0;  /* overlong, or a UTF-16 surrogate */
+	if (n == 3 && ((c == 0xf0 && p[1] < 0x90) || (c == 0xf4 && p[1] > 0x8f)))
+		n = 0;  /* overlong, or above U+10FFFF */
+	return n;
+}
+
 static void json_string(struct out *o, const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;
@@ -32,7 +57,7 @@ static void json_string(struct out *o, const char *s)
 	out_line_char(o, '"');
 	while (*p) {
 		unsigned c = *p;
-		size_t n = 0, i;
+		size_t n;
 
 		if (c == '"' || c == '\\') {
 			out_line_char(o, '\\');
@@ -61,19 +86,7 @@ static void json_string(struct out *o, const char *s)
 			continue;
 		}
 		/* Copy valid UTF-8; replace a broken byte with U+FFFD. */
-		if (c >= 0xc2 && c <= 0xdf)
-			n = 1;
-		else if (c >= 0xe0 && c <= 0xef)
-			n = 2;
-		else if (c >= 0xf0 && c <= 0xf4)
-			n = 3;
-		for (i = 1; n && i <= n; i++)
-			if ((p[i] & 0xc0) != 0x80)
-				n = 0;
-		if (n == 2 && ((c == 0xe0 && p[1] < 0xa0) || (c == 0xed && p[1] > 0x9f)))
-			n = 0;  /* overlong, or a UTF-16 surrogate */
-		if (n == 3 && ((c == 0xf0 && p[1] < 0x90) || (c == 0xf4 && p[1] > 0x8f)))
-			n = 0;  /* overlong, or above U+10FFFF */
+		n = utf8_tail(p);
 		if (!n) {
 			out_line_str(o, "\\ufffd");
 			p++;
