@@ -61,21 +61,20 @@ double step_sched_inflight(const struct step_config *c, double rank, double m)
 	return fmin(p - rank, m);
 }
 
-/* The update, the bubble and the step. */
-int step_sched_step(struct run *u, struct errbuf *eb)
+/*
+ * The update by kernel into r->optim_s, with DeepSpeed's accumulation of
+ * bf16 gradients (r->optim_acc_s, else 0); without kernels r->optim_s as
+ * it was.
+ */
+static void S_optim(struct run *u)
 {
 	const struct workload *w = u->w;
 	const struct step_config *c = u->c;
-	const struct step_compute *cs = u->cs;
 	const struct kernel_gpu *kg = u->kg;
-	struct step_pricing *prp = u->prp;
 	struct step_result *r = u->r;
-	struct pp_config ppc;
-	struct pp_result ppr;
 	double dense = u->dense, expert = u->expert, zd = u->zd, h = u->h, t = u->t;
-	double p = u->p, v = u->v, m = u->m;
+	double m = u->m;
 
-	/* The optimizer's update of this GPU's share of the weights. */
 	r->optim_acc_s = 0;
 	if (r->kernels) {
 		r->optim_s = kernel_adam_s(kg, (dense + expert +
@@ -93,6 +92,21 @@ int step_sched_step(struct run *u, struct errbuf *eb)
 			r->optim_acc_s = m * kernel_mem_s(kg, STEP_DS_BF16_ACC_B * r->stage_params);
 		r->optim_s += r->optim_acc_s;
 	}
+}
+
+/* The update, the bubble and the step. */
+int step_sched_step(struct run *u, struct errbuf *eb)
+{
+	const struct step_config *c = u->c;
+	const struct step_compute *cs = u->cs;
+	struct step_pricing *prp = u->prp;
+	struct step_result *r = u->r;
+	struct pp_config ppc;
+	struct pp_result ppr;
+	double p = u->p, v = u->v, m = u->m;
+
+	/* The optimizer's update of this GPU's share of the weights. */
+	S_optim(u);
 
 	/*
 	 * Step: m micro-batches of compute and exposed communication, the
