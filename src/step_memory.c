@@ -126,44 +126,37 @@ static double S_act_norm_swiglu(const struct workload *w, double s, double t, do
 	return repl / ts + split / t + per_copy;
 }
 
-double step_act_layer_x(const struct workload *w, double s, double b, double t, int sp,
-			enum recompute rc, int fused, double capacity,
-			const struct step_act_opts *o)
+/*
+ * Bytes per token, 16-bit values (Korthikanti et al. 2022, §4.1, for
+ * GPT): replicated across the tensor-parallel ranks unless sequence
+ * parallel, or split by t.
+ *   attention: QKV's input 2h (GPT: + the dropout mask h); Q 2h_q, K
+ *     and V 4h_kv (GPT's 6h without grouped-query attention) and the
+ *     output projection's input 2h_q, split
+ *   the two norms' inputs 4h
+ *   MLP: its input 2h (GPT: + the dropout mask h); GELU's 4h-wide
+ *     output and activation 4f split; SwiGLU's gate, up and product 6f
+ *   the scores without fused attention: softmax output 2as, GPT's
+ *     dropout mask and output 3as more; fused, the kernel keeps only
+ *     the softmax's fp32 log-sum-exp, 4a
+ * FP8 (Transformer Engine): each linear keeps its input as the FP8
+ * copy it cast for the GEMM, one byte a value: QKV's, the output
+ * projection's, the MLP's first and last matrices' inputs (h, h, h,
+ * and f of GELU's output or SwiGLU's product) each half.
+ * A parallel block's two norms read the one input, kept once (2h, not
+ * 4h); with one norm its output is QKV's input and the MLP's, kept
+ * once too (models/step.md, "Parallel blocks").
+ */
+static double S_act_kept(const struct workload *w, double s, double t, double ts,
+			 enum recompute rc, int fused, double capacity, double etp, int fp8)
 {
 	double h = w->hidden, a = w->heads, hkv = workload_kv_width(w), f = w->ffn;
 	double hq = workload_q_width(w);
 	double E = w->experts > 1 ? w->experts : 1, k = w->experts > 1 ? w->top_k : 1;
-	double ts = sp ? t : 1, repl, split, scores = 0, F, in, etp = o->etp >= 1 ? o->etp : t;
+	double repl, split, scores = 0, F, in;
 	int gpt = w->arch == WL_GPT;
 
-	if (rc == RC_FULL)
-		return 2 * s * b * h / ts;
-	if (rc == RC_MATMUL || rc == RC_ALT_MATMUL)
-		return s * b * S_act_per_op(w, s, t, ts, rc, fused, capacity, etp);
-	if (rc == RC_NORM_SWIGLU)
-		return s * b * S_act_norm_swiglu(w, s, t, ts, fused, capacity, etp, o->fp8);
-	/*
-	 * Bytes per token, 16-bit values (Korthikanti et al. 2022, §4.1, for
-	 * GPT): replicated across the tensor-parallel ranks unless sequence
-	 * parallel, or split by t.
-	 *   attention: QKV's input 2h (GPT: + the dropout mask h); Q 2h_q, K
-	 *     and V 4h_kv (GPT's 6h without grouped-query attention) and the
-	 *     output projection's input 2h_q, split
-	 *   the two norms' inputs 4h
-	 *   MLP: its input 2h (GPT: + the dropout mask h); GELU's 4h-wide
-	 *     output and activation 4f split; SwiGLU's gate, up and product 6f
-	 *   the scores without fused attention: softmax output 2as, GPT's
-	 *     dropout mask and output 3as more; fused, the kernel keeps only
-	 *     the softmax's fp32 log-sum-exp, 4a
-	 * FP8 (Transformer Engine): each linear keeps its input as the FP8
-	 * copy it cast for the GEMM, one byte a value: QKV's, the output
-	 * projection's, the MLP's first and last matrices' inputs (h, h, h,
-	 * and f of GELU's output or SwiGLU's product) each half.
-	 * A parallel block's two norms read the one input, kept once (2h, not
-	 * 4h); with one norm its output is QKV's input and the MLP's, kept
-	 * once too (models/step.md, "Parallel blocks").
-	 */
-	in = o->fp8 ? 1 : 2;
+	in = fp8 ? 1 : 2;
 	repl = (gpt ? 1 + in : in) * h + (workload_parallel(w) ? 2 : 4) * h;
 	if (w->block == WL_PARALLEL_ONE_NORM)
 		repl -= in * h;
@@ -196,7 +189,22 @@ double step_act_layer_x(const struct workload *w, double s, double b, double t, 
 		scores += (gpt ? 5 : 2) * a * s / t;
 	else if (fused)
 		scores += 4 * a / t;
-	return s * b * (repl / ts + split / t + scores);
+	return repl / ts + split / t + scores;
+}
+
+double step_act_layer_x(const struct workload *w, double s, double b, double t, int sp,
+			enum recompute rc, int fused, double capacity,
+			const struct step_act_opts *o)
+{
+	double h = w->hidden, ts = sp ? t : 1, etp = o->etp >= 1 ? o->etp : t;
+
+	if (rc == RC_FULL)
+		return 2 * s * b * h / ts;
+	if (rc == RC_MATMUL || rc == RC_ALT_MATMUL)
+		return s * b * S_act_per_op(w, s, t, ts, rc, fused, capacity, etp);
+	if (rc == RC_NORM_SWIGLU)
+		return s * b * S_act_norm_swiglu(w, s, t, ts, fused, capacity, etp, o->fp8);
+	return s * b * S_act_kept(w, s, t, ts, rc, fused, capacity, etp, o->fp8);
 }
 
 /*
