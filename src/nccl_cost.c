@@ -84,6 +84,28 @@ void nccl_machine_mesh(const struct system *s, struct nccl_machine *m)
 	}
 }
 
+/* The NICs of a node with an inter-node tier as NCCL counts them. */
+static void S_machine_nics(const struct system *s, struct nccl_machine *m)
+{
+	unsigned ports = s->nic_ports > 1 && s->nics_per_node % s->nic_ports == 0 ?
+			 s->nic_ports : 1;
+	/* NCCL fuses the ports of one NIC device into one virtual NIC
+	 * whose speed is the sum of the ports' (NCCL_NET_MERGE_LEVEL
+	 * defaults to PORT, topo.cc:1738-1746; ports of one device are
+	 * at that distance, topo.cc:1191-1208; speeds add up,
+	 * transport/net_ib/init.cc:225); AWS's plugin does the same with
+	 * the EFA rails beside a GPU.  A --nics-per-node override that
+	 * the ports do not divide leaves the ports unmerged.  NCCL reads
+	 * a NIC's speed in Mbit/s and divides by 8000 (topo.cc:418): the
+	 * line rate in GB/s. */
+	m->nics_per_node = (int)(s->nics_per_node / ports);
+	m->nic_bw = ports * s->inter.beta_line / 1e9;
+	/* props->latency of the network plugin, µs (search.cc:745) */
+	m->net_latency = s->net_latency_s * 1e6;
+	/* SHARP in the switches, NCCL's CollNet plugin loaded */
+	m->collnet = s->collnet;
+}
+
 int nccl_machine_from_system(const struct system *s, struct nccl_machine *m,
 			     struct errbuf *eb)
 {
@@ -134,25 +156,8 @@ int nccl_machine_from_system(const struct system *s, struct nccl_machine *m,
 	m->no_gdr = s->gdr_off || s->net == NET_SOCKET;
 	m->cpu = s->cpu == CPU_AMD ? NCCL_CPU_AMD : s->cpu == CPU_ARM ? NCCL_CPU_ARM : NCCL_CPU_INTEL;
 	nccl_machine_mesh(s, m);
-	if (s->have_inter && s->nics_per_node > 0) {
-		unsigned ports = s->nic_ports > 1 && s->nics_per_node % s->nic_ports == 0 ?
-				 s->nic_ports : 1;
-		/* NCCL fuses the ports of one NIC device into one virtual NIC
-		 * whose speed is the sum of the ports' (NCCL_NET_MERGE_LEVEL
-		 * defaults to PORT, topo.cc:1738-1746; ports of one device are
-		 * at that distance, topo.cc:1191-1208; speeds add up,
-		 * transport/net_ib/init.cc:225); AWS's plugin does the same with
-		 * the EFA rails beside a GPU.  A --nics-per-node override that
-		 * the ports do not divide leaves the ports unmerged.  NCCL reads
-		 * a NIC's speed in Mbit/s and divides by 8000 (topo.cc:418): the
-		 * line rate in GB/s. */
-		m->nics_per_node = (int)(s->nics_per_node / ports);
-		m->nic_bw = ports * s->inter.beta_line / 1e9;
-		/* props->latency of the network plugin, µs (search.cc:745) */
-		m->net_latency = s->net_latency_s * 1e6;
-		/* SHARP in the switches, NCCL's CollNet plugin loaded */
-		m->collnet = s->collnet;
-	}
+	if (s->have_inter && s->nics_per_node > 0)
+		S_machine_nics(s, m);
 	return 0;
 }
 
