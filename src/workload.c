@@ -420,27 +420,13 @@ static int S_block_keys(const struct preset *p, struct workload *w, struct errbu
 	return 0;
 }
 
-int workload_from_preset(const struct preset *p, struct workload *w, struct errbuf *eb)
+/*
+ * layers, hidden, heads, vocab and seq; kv_heads (heads), ffn (4·hidden,
+ * given for llama) and head_dim, the heads in whole groups and widths.
+ */
+static int S_shape_keys(const struct preset *p, struct workload *w, struct errbuf *eb)
 {
 	const struct preset_kv *kv;
-
-	if (!p->kind || strcmp(p->kind, "workload"))
-		return errbuf_set(eb, "preset '%s' is a %s, not a workload", p->name,
-				  p->kind ? p->kind : "preset without kind");
-	memset(w, 0, sizeof(*w));
-	snprintf(w->name, sizeof(w->name), "%s", p->name);
-
-	kv = S_find(p, "arch");
-	if (!kv)
-		return errbuf_set(eb, "%s: workload '%s' has no 'arch' (gpt or llama)",
-				  p->path, p->name);
-	if (!strcmp(kv->value, "gpt"))
-		w->arch = WL_GPT;
-	else if (!strcmp(kv->value, "llama"))
-		w->arch = WL_LLAMA;
-	else
-		return errbuf_set(eb, "%s:%d: arch: unknown architecture '%s' (gpt or llama)",
-				  p->path, kv->line, kv->value);
 
 	if (S_count(p, "layers", 1, 1, &w->layers, eb) < 0 ||
 	    S_count(p, "hidden", 1, 1, &w->hidden, eb) < 0 ||
@@ -465,6 +451,33 @@ int workload_from_preset(const struct preset *p, struct workload *w, struct errb
 		return errbuf_set(eb, "%s:%d: heads: %.15g does not divide hidden %.15g",
 				  p->path, kv ? kv->line : 0, w->heads, w->hidden);
 	}
+	return 0;
+}
+
+int workload_from_preset(const struct preset *p, struct workload *w, struct errbuf *eb)
+{
+	const struct preset_kv *kv;
+
+	if (!p->kind || strcmp(p->kind, "workload"))
+		return errbuf_set(eb, "preset '%s' is a %s, not a workload", p->name,
+				  p->kind ? p->kind : "preset without kind");
+	memset(w, 0, sizeof(*w));
+	snprintf(w->name, sizeof(w->name), "%s", p->name);
+
+	kv = S_find(p, "arch");
+	if (!kv)
+		return errbuf_set(eb, "%s: workload '%s' has no 'arch' (gpt or llama)",
+				  p->path, p->name);
+	if (!strcmp(kv->value, "gpt"))
+		w->arch = WL_GPT;
+	else if (!strcmp(kv->value, "llama"))
+		w->arch = WL_LLAMA;
+	else
+		return errbuf_set(eb, "%s:%d: arch: unknown architecture '%s' (gpt or llama)",
+				  p->path, kv->line, kv->value);
+
+	if (S_shape_keys(p, w, eb) < 0)
+		return -1;
 
 	if (S_block_keys(p, w, eb) < 0)
 		return -1;
