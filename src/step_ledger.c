@@ -593,38 +593,22 @@ static int S_dp_sharded(struct run *u, double params, double ranks, unsigned lon
 	return 0;
 }
 
-int step_ledger_dp(struct run *u, struct errbuf *eb)
+/*
+ * DeepSpeed's ZeRO-3 gathers module by module: Megatron-DeepSpeed's
+ * GPT layer has four linears (QKV, output, the MLP's two), a Llama
+ * layer seven (q, k, v, o, gate, up, down); parameters of one GPU's
+ * tensor-parallel share.
+ * The modules' parameters into u->mods; their count, 0 but under
+ * DeepSpeed's ZeRO-3 without experts.
+ */
+static int S_ds_modules(struct run *u)
 {
 	const struct workload *w = u->w;
 	const struct step_config *c = u->c;
-	struct step_result *r = u->r;
-	const struct layer_params lp = u->lp;
-	double L = u->L, t = u->t, e = u->e, E = u->E, h = u->h;
-	double hkv = u->hkv, hq = u->hq, dense, expert, zd, ze;
+	double t = u->t, h = u->h, hkv = u->hkv, hq = u->hq;
 	double *mods = u->mods;
-	int moe = u->moe, nmod = 0, first_dp, i;
+	int moe = u->moe, nmod = 0, i;
 
-	/*
-	 * Data parallelism: the weights of one GPU, dense ones reduced over
-	 * the d·c ranks that hold them (CP ranks hold the same weights), the
-	 * experts' over the d·c/e ranks that hold the same experts.  Norms and
-	 * the router are replicated across tensor-parallel ranks.  Without a
-	 * pipeline the one stage also holds the embedding and output layer,
-	 * whose gradients are reduced with the rest.
-	 */
-	dense = step_stage_dense_params(u, L, u->Ld);
-	if (c->pp == 1)
-		dense += workload_embed_params(w) / t;
-	expert = moe ? (L - u->Ld) * E * lp.mlp / ((double)step_etp(c) * e) : 0;
-	r->stage_params = dense + expert;
-	step_zero_ranks(c, &zd, &ze);
-	first_dp = r->nrows;
-	/*
-	 * DeepSpeed's ZeRO-3 gathers module by module: Megatron-DeepSpeed's
-	 * GPT layer has four linears (QKV, output, the MLP's two), a Llama
-	 * layer seven (q, k, v, o, gate, up, down); parameters of one GPU's
-	 * tensor-parallel share.
-	 */
 	if (step_framework_deepspeed(c->framework) && c->zero >= 3 && !moe) {
 		if (w->arch == WL_LLAMA) {
 			double lm[7] = { h * hq, h * hkv, h * hkv, hq * h, h * w->ffn, h * w->ffn,
@@ -641,6 +625,34 @@ int step_ledger_dp(struct run *u, struct errbuf *eb)
 		for (i = 0; i < nmod; i++)
 			mods[i] /= t;
 	}
+	return nmod;
+}
+
+int step_ledger_dp(struct run *u, struct errbuf *eb)
+{
+	const struct workload *w = u->w;
+	const struct step_config *c = u->c;
+	struct step_result *r = u->r;
+	const struct layer_params lp = u->lp;
+	double L = u->L, t = u->t, e = u->e, E = u->E, dense, expert, zd, ze;
+	int moe = u->moe, nmod = 0, first_dp;
+
+	/*
+	 * Data parallelism: the weights of one GPU, dense ones reduced over
+	 * the d·c ranks that hold them (CP ranks hold the same weights), the
+	 * experts' over the d·c/e ranks that hold the same experts.  Norms and
+	 * the router are replicated across tensor-parallel ranks.  Without a
+	 * pipeline the one stage also holds the embedding and output layer,
+	 * whose gradients are reduced with the rest.
+	 */
+	dense = step_stage_dense_params(u, L, u->Ld);
+	if (c->pp == 1)
+		dense += workload_embed_params(w) / t;
+	expert = moe ? (L - u->Ld) * E * lp.mlp / ((double)step_etp(c) * e) : 0;
+	r->stage_params = dense + expert;
+	step_zero_ranks(c, &zd, &ze);
+	first_dp = r->nrows;
+	nmod = S_ds_modules(u);
 	{
 		/*
 		 * ZeRO-3's gathers: FSDP (and Megatron's FSDP) one unit, a
