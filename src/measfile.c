@@ -307,6 +307,38 @@ static int S_csv_num(struct csvstate *cs, enum csv_col c, const char *what, doub
 	return 0;
 }
 
+/* A row's ranks, op and algo, where the file has them and they are not empty. */
+static int S_csv_optional(struct csvstate *cs, struct meas_row *r)
+{
+	if (cs->col[C_RANKS] >= 0 && cs->val[C_RANKS][0]) {
+		double n;
+
+		if (S_csv_num(cs, C_RANKS, "ranks", &n) < 0)
+			return -1;
+		if (n < 1 || n > (double)RANKS_MAX || n != floor(n))
+			return errbuf_set(cs->eb, "%s:%d: ranks '%s' is not a rank count",
+					  cs->name, cs->rec_line, cs->val[C_RANKS]);
+		r->ranks = (unsigned long)n;
+	}
+	if (cs->col[C_OP] >= 0 && cs->val[C_OP][0]) {
+		struct errbuf e2;
+		enum coll_op op;
+
+		if (coll_op_lookup(cs->val[C_OP], &op, &e2) < 0)
+			return errbuf_set(cs->eb, "%s:%d: %s", cs->name, cs->rec_line, e2.msg);
+		r->op = (int)op;
+	}
+	if (cs->col[C_ALGO] >= 0 && cs->val[C_ALGO][0]) {
+		struct errbuf e2;
+		enum coll_algo a;
+
+		if (coll_algo_lookup(cs->val[C_ALGO], &a, &e2) < 0)
+			return errbuf_set(cs->eb, "%s:%d: %s", cs->name, cs->rec_line, e2.msg);
+		r->algo = (int)a;
+	}
+	return 0;
+}
+
 static int S_csv_record(struct csvstate *cs)
 {
 	struct meas_row r;
@@ -346,32 +378,8 @@ static int S_csv_record(struct csvstate *cs)
 	if (!(r.time > 0))
 		return errbuf_set(cs->eb, "%s:%d: time '%s' is not positive", cs->name,
 				  cs->rec_line, cs->val[C_TIME]);
-	if (cs->col[C_RANKS] >= 0 && cs->val[C_RANKS][0]) {
-		double n;
-
-		if (S_csv_num(cs, C_RANKS, "ranks", &n) < 0)
-			return -1;
-		if (n < 1 || n > (double)RANKS_MAX || n != floor(n))
-			return errbuf_set(cs->eb, "%s:%d: ranks '%s' is not a rank count",
-					  cs->name, cs->rec_line, cs->val[C_RANKS]);
-		r.ranks = (unsigned long)n;
-	}
-	if (cs->col[C_OP] >= 0 && cs->val[C_OP][0]) {
-		struct errbuf e2;
-		enum coll_op op;
-
-		if (coll_op_lookup(cs->val[C_OP], &op, &e2) < 0)
-			return errbuf_set(cs->eb, "%s:%d: %s", cs->name, cs->rec_line, e2.msg);
-		r.op = (int)op;
-	}
-	if (cs->col[C_ALGO] >= 0 && cs->val[C_ALGO][0]) {
-		struct errbuf e2;
-		enum coll_algo a;
-
-		if (coll_algo_lookup(cs->val[C_ALGO], &a, &e2) < 0)
-			return errbuf_set(cs->eb, "%s:%d: %s", cs->name, cs->rec_line, e2.msg);
-		r.algo = (int)a;
-	}
+	if (S_csv_optional(cs, &r) < 0)
+		return -1;
 	meas_push(cs->m, &r);
 	return 0;
 }
