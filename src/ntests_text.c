@@ -407,6 +407,31 @@ static int S_bw(struct parser *ps, const char *what, const char *val, double *bw
 	return 0;
 }
 
+/* The columns of a data row of nf fields into *l (the header's, if any). */
+static int S_row_layout(const struct parser *ps, int nf, struct layout *l)
+{
+	if (ps->have_header) {
+		if (nf != l->nfields)
+			return errbuf_set(ps->eb, "%s:%d: data row has %d fields, the "
+					  "column header %d (truncated or mixed lines?)",
+					  ps->name, ps->line, nf, l->nfields);
+	} else {
+		/* No header: every layout ends with time algbw busbw check, twice. */
+		if (nf < 10)
+			return errbuf_set(ps->eb, "%s:%d: data row has %d fields, "
+					  "expected at least 10 (truncated?)",
+					  ps->name, ps->line, nf);
+		l->size = 0;
+		l->time = nf - 8;
+		l->algbw = nf - 7;
+		l->busbw = nf - 6;
+		l->time_ip = nf - 4;
+		l->busbw_ip = nf - 2;
+		l->redop = -1;
+	}
+	return 0;
+}
+
 static int S_data_row(struct parser *ps, char **f, int nf)
 {
 	struct layout l = ps->lay;
@@ -416,25 +441,8 @@ static int S_data_row(struct parser *ps, char **f, int nf)
 	if (nf > MAX_FIELDS)
 		return errbuf_set(ps->eb, "%s:%d: too many fields in a data row",
 				  ps->name, ps->line);
-	if (ps->have_header) {
-		if (nf != l.nfields)
-			return errbuf_set(ps->eb, "%s:%d: data row has %d fields, the "
-					  "column header %d (truncated or mixed lines?)",
-					  ps->name, ps->line, nf, l.nfields);
-	} else {
-		/* No header: every layout ends with time algbw busbw check, twice. */
-		if (nf < 10)
-			return errbuf_set(ps->eb, "%s:%d: data row has %d fields, "
-					  "expected at least 10 (truncated?)",
-					  ps->name, ps->line, nf);
-		l.size = 0;
-		l.time = nf - 8;
-		l.algbw = nf - 7;
-		l.busbw = nf - 6;
-		l.time_ip = nf - 4;
-		l.busbw_ip = nf - 2;
-		l.redop = -1;
-	}
+	if (S_row_layout(ps, nf, &l) < 0)
+		return -1;
 	if (ps->cut)
 		return errbuf_set(ps->eb, "%s:%d: the file ends inside this row (no line "
 				  "break after it): cut short?", ps->name, ps->line);
