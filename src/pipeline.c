@@ -385,6 +385,34 @@ static void sim_stage(struct sim *m, const struct pp_config *c, unsigned long s,
 	}
 }
 
+/* The timeline's stages, its nops operations unplaced, each stage's first. */
+static void timeline_init(struct pp_timeline *t, const struct pp_config *c,
+			  const struct sim *m, size_t nops)
+{
+	unsigned long P = c->stages, s;
+
+	t->stages = P;
+	t->virt = c->virt;
+	t->nops = nops;
+	t->ops = xmalloc(nops * sizeof(*t->ops));
+	t->first = xmalloc((P + 1) * sizeof(*t->first));
+	for (s = 0; s <= P; s++)
+		t->first[s] = s * m->per_stage;
+}
+
+/* A stage that did not run all its operations: the schedule deadlocks, -1. */
+static int sim_deadlock(const struct sim *m, const struct pp_config *c, struct errbuf *eb)
+{
+	unsigned long s;
+
+	for (s = 0; s < c->stages; s++)
+		if (m->next[s] < m->per_stage)
+			return errbuf_set(eb, "the %s schedule deadlocks on stage %lu after "
+					  "%zu of %zu operations", pp_schedule_name(c->schedule),
+					  s, m->next[s], m->per_stage);
+	return 0;
+}
+
 int pp_simulate(const struct pp_config *c, struct pp_timeline *t, struct errbuf *eb)
 {
 	unsigned long P, v, s;
@@ -405,13 +433,7 @@ int pp_simulate(const struct pp_config *c, struct pp_timeline *t, struct errbuf 
 	v = c->virt;
 	sim_init(&m, c);
 
-	t->stages = P;
-	t->virt = v;
-	t->nops = nops;
-	t->ops = xmalloc(nops * sizeof(*t->ops));
-	t->first = xmalloc((P + 1) * sizeof(*t->first));
-	for (s = 0; s <= P; s++)
-		t->first[s] = s * m.per_stage;
+	timeline_init(t, c, &m, nops);
 
 	/*
 	 * Times run in units of one chunk forward (tf/v) and are scaled at
@@ -438,14 +460,7 @@ int pp_simulate(const struct pp_config *c, struct pp_timeline *t, struct errbuf 
 		t->ops[i].end = t->ops[i].end * c->tf / (double)v;
 	}
 	t->makespan = t->makespan * c->tf / (double)v;
-	for (s = 0; s < P; s++) {
-		if (m.next[s] < m.per_stage) {
-			ret = errbuf_set(eb, "the %s schedule deadlocks on stage %lu after "
-					 "%zu of %zu operations", pp_schedule_name(c->schedule),
-					 s, m.next[s], m.per_stage);
-			break;
-		}
-	}
+	ret = sim_deadlock(&m, c, eb);
 	sim_release(&m);
 	if (ret < 0)
 		pp_timeline_release(t);
