@@ -276,6 +276,52 @@ static int S_side(struct jparser *jp, const struct jval *side, const char *what,
 	return 0;
 }
 
+/* One result r of the test (op, ranks) as the next row of m. */
+static int S_result(struct jparser *jp, const struct jval *r, int op, unsigned long ranks,
+		    struct meas *m)
+{
+	const struct jval *oop, *ip;
+	struct meas_row row;
+	double sz;
+
+	if (r->type != J_OBJ)
+		return errbuf_set(jp->eb, "%s:%d: a result is not an object",
+				  jp->name, r->line);
+	memset(&row, 0, sizeof(row));
+	row.line = r->line;
+	row.op = op;
+	row.ranks = ranks;
+	row.algo = -1;
+	row.time = row.algbw = row.busbw = row.time_ip = row.busbw_ip = NAN;
+	if (S_num(S_get(r, "size"), &sz) < 0 || bound_check(BOUND_SIZE, sz) < 0 ||
+	    sz != floor(sz))
+		return errbuf_set(jp->eb, "%s:%d: result without a whole \"size\" in "
+				  "bytes, %s", jp->name, r->line, bound_what(BOUND_SIZE));
+	row.size = sz;
+	oop = S_get(r, "out_of_place");
+	ip = S_get(r, "in_place");
+	if (oop && oop->type == J_OBJ &&
+	    S_side(jp, oop, "out_of_place", &row.time, &row.busbw, &row.algbw) < 0)
+		return -1;
+	if (ip && ip->type == J_OBJ &&
+	    S_side(jp, ip, "in_place", &row.time_ip, &row.busbw_ip, NULL) < 0)
+		return -1;
+	/* Trace replay writes in-place results only ("out_of_place": null). */
+	if (isnan(row.time))
+		row.time = row.time_ip;
+	if (isnan(row.time))
+		return errbuf_set(jp->eb, "%s:%d: result of size %.17g has no time",
+				  jp->name, r->line, sz);
+	if (m->n > 0 && row.size <= m->rows[m->n - 1].size)
+		return errbuf_set(jp->eb, "%s:%d: size %.17g %s line %d; sizes must "
+				  "increase", jp->name, r->line, sz,
+				  row.size == m->rows[m->n - 1].size ?
+				  "appears twice, also on" : "is smaller than the size on",
+				  m->rows[m->n - 1].line);
+	meas_push(m, &row);
+	return 0;
+}
+
 static int S_results(struct jparser *jp, const struct jval *root, struct meas *m)
 {
 	const struct jval *res = S_get(root, "results");
@@ -295,47 +341,9 @@ static int S_results(struct jparser *jp, const struct jval *root, struct meas *m
 	if (!res || res->type != J_ARR)
 		return errbuf_set(jp->eb, "%s:%d: no \"results\" list; expected the JSON "
 				  "of nccl-tests -J", jp->name, root->line);
-	for (i = 0; i < res->n; i++) {
-		const struct jval *r = res->items[i], *oop, *ip;
-		struct meas_row row;
-		double sz;
-
-		if (r->type != J_OBJ)
-			return errbuf_set(jp->eb, "%s:%d: a result is not an object",
-					  jp->name, r->line);
-		memset(&row, 0, sizeof(row));
-		row.line = r->line;
-		row.op = op;
-		row.ranks = ranks;
-		row.algo = -1;
-		row.time = row.algbw = row.busbw = row.time_ip = row.busbw_ip = NAN;
-		if (S_num(S_get(r, "size"), &sz) < 0 || bound_check(BOUND_SIZE, sz) < 0 ||
-		    sz != floor(sz))
-			return errbuf_set(jp->eb, "%s:%d: result without a whole \"size\" in "
-					  "bytes, %s", jp->name, r->line, bound_what(BOUND_SIZE));
-		row.size = sz;
-		oop = S_get(r, "out_of_place");
-		ip = S_get(r, "in_place");
-		if (oop && oop->type == J_OBJ &&
-		    S_side(jp, oop, "out_of_place", &row.time, &row.busbw, &row.algbw) < 0)
+	for (i = 0; i < res->n; i++)
+		if (S_result(jp, res->items[i], op, ranks, m) < 0)
 			return -1;
-		if (ip && ip->type == J_OBJ &&
-		    S_side(jp, ip, "in_place", &row.time_ip, &row.busbw_ip, NULL) < 0)
-			return -1;
-		/* Trace replay writes in-place results only ("out_of_place": null). */
-		if (isnan(row.time))
-			row.time = row.time_ip;
-		if (isnan(row.time))
-			return errbuf_set(jp->eb, "%s:%d: result of size %.17g has no time",
-					  jp->name, r->line, sz);
-		if (m->n > 0 && row.size <= m->rows[m->n - 1].size)
-			return errbuf_set(jp->eb, "%s:%d: size %.17g %s line %d; sizes must "
-					  "increase", jp->name, r->line, sz,
-					  row.size == m->rows[m->n - 1].size ?
-					  "appears twice, also on" : "is smaller than the size on",
-					  m->rows[m->n - 1].line);
-		meas_push(m, &row);
-	}
 	if (m->n == 0)
 		return errbuf_set(jp->eb, "%s: no results in the JSON file", jp->name);
 	m->op = op;
