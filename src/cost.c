@@ -586,6 +586,21 @@ static int tiers_pairwise(const struct tier_in *t, struct coll_cost *out)
 	return 0;
 }
 
+/* A group within one node: the intra tier's link alone. */
+static int tiers_one_node(const struct system *s, enum coll_op op, enum coll_algo a,
+			  unsigned long n, double S, struct coll_cost *out, struct errbuf *eb)
+{
+	if (link_coll(&s->intra.link, op, one_node_algo(op, a), n, S, out, eb) < 0)
+		return -1;
+	/* A calibrated tier's per-call base latency (0 for a spec). */
+	if (n > 1) {
+		out->latency_s += s->intra.base;
+		out->time_s += s->intra.base;
+	}
+	out->algo = a;
+	return 0;
+}
+
 static int tiers_coll(const struct system *s, enum coll_op op, enum coll_algo a,
 		      const struct group *g, double S, struct coll_cost *out,
 		      struct errbuf *eb)
@@ -603,17 +618,8 @@ static int tiers_coll(const struct system *s, enum coll_op op, enum coll_algo a,
 	if (G > n)
 		G = n;
 	N = (n + G - 1) / G;
-	if (N <= 1) {
-		if (link_coll(&s->intra.link, op, one_node_algo(op, a), n, S, out, eb) < 0)
-			return -1;
-		/* A calibrated tier's per-call base latency (0 for a spec). */
-		if (n > 1) {
-			out->latency_s += s->intra.base;
-			out->time_s += s->intra.base;
-		}
-		out->algo = a;
-		return 0;
-	}
+	if (N <= 1)
+		return tiers_one_node(s, op, a, n, S, out, eb);
 	if (system_check_ranks(s, N * s->gpus_per_node, eb) < 0)
 		return -1;
 	/* The group's share of the node's NICs, when other groups run beside it. */
