@@ -154,37 +154,46 @@ static void time_column(const struct coll_run *r, struct column *c, const struct
 	column_time_unit(c, u);
 }
 
-/* The human table: one row per rank count and size, one column per algorithm. */
-static void write_wide(struct out *o, const struct coll_run *r, const struct dlist *ranks,
-		       const struct dlist *sizes, const struct time_unit *u)
-{
-	struct column cols[3 + ALGO_COUNT + 5];
-	struct cell cells[3 + ALGO_COUNT + 5];
-	char title[96];
-	struct table t = { .name = r->name, .title = title, .cols = cols };
-	int sys = r->ctx->machine.have_system;
-	/* the stated error of the one column NCCL's model fills (src/cmd/cli_errband.c) */
-	int band = r->nalgo == 1 && r->impl == AR_NCCL && ctx_has_errband(r->ctx, r->op);
-	size_t i, j;
-	int k, nc = 0, first, lo = 0, bw = 0;
+/*
+ * Where the human table's columns sit: a system adds nodes, busbw and
+ * bound, a stated error its low and high.
+ */
+struct wide_layout {
+	int sys;      /* on a system: the nodes, busbw and bound columns */
+	int band;     /* the stated error of the one column NCCL's model fills */
+	int nc;       /* the number of columns */
+	int first;    /* the first algorithm's column */
+	int lo;       /* the low column of the stated error, then high */
+	int bw;       /* the busbw column, 0 when none */
+};
 
-	snprintf(title, sizeof(title), "%s time per rank count and message size", r->what);
+/* The human table's columns into cols, their places into *w. */
+static void wide_columns(const struct coll_run *r, const struct dlist *ranks,
+			 const struct time_unit *u, struct column *cols, struct wide_layout *w)
+{
+	int k, nc = 0;
+
+	w->sys = r->ctx->machine.have_system;
+	/* the stated error of the one column NCCL's model fills (src/cmd/cli_errband.c) */
+	w->band = r->nalgo == 1 && r->impl == AR_NCCL && ctx_has_errband(r->ctx, r->op);
+	w->lo = 0;
+	w->bw = 0;
 	cols[nc++] = (struct column){ .key = "ranks", .label = "ranks", .type = COL_INT,
 				      .human = H_PLAIN, .width = 5, .flags = COL_ALL };
-	if (sys)
+	if (w->sys)
 		cols[nc++] = (struct column){ .key = "nodes", .label = "nodes", .type = COL_INT,
 					      .human = H_PLAIN, .width = 5, .flags = COL_ALL };
 	cols[nc++] = (struct column){ .key = "size_B", .label = "size", .type = COL_NUM,
 				      .human = H_SIZE, .width = 9, .flags = COL_ALL };
-	first = nc;
+	w->first = nc;
 	for (k = 0; k < r->nalgo; k++) {
 		cols[nc++] = (struct column){ .key = run_col(r, r->algos[k]),
 					      .label = run_col(r, r->algos[k]), .type = COL_NUM,
 					      .width = 12, .flags = COL_ALL };
 		time_column(r, &cols[nc - 1], u);
 	}
-	if (band) {
-		lo = nc;
+	if (w->band) {
+		w->lo = nc;
 		cols[nc++] = (struct column){ .key = "time_lo_s", .label = "low", .type = COL_NUM,
 					      .width = 12, .flags = COL_ALL };
 		time_column(r, &cols[nc - 1], u);
@@ -193,8 +202,8 @@ static void write_wide(struct out *o, const struct coll_run *r, const struct dli
 		time_column(r, &cols[nc - 1], u);
 	}
 	/* on a system, the busbw nccl-tests would print for the fastest time */
-	if (sys) {
-		bw = nc;
+	if (w->sys) {
+		w->bw = nc;
 		cols[nc++] = (struct column){ .key = "busbw_Bps", .label = "busbw", .type = COL_NUM,
 					      .human = H_RATE, .prec = 4, .width = 11,
 					      .flags = COL_ALL };
@@ -202,60 +211,82 @@ static void write_wide(struct out *o, const struct coll_run *r, const struct dli
 	cols[nc++] = (struct column){ .key = "faster", .label = "faster", .type = COL_STR,
 				      .human = H_PLAIN, .width = faster_width(r, ranks),
 				      .flags = COL_ALL };
-	if (sys)
+	if (w->sys)
 		cols[nc++] = (struct column){ .key = "bound", .label = "bound", .type = COL_STR,
 					      .human = H_PLAIN, .flags = COL_ALL };
-	t.ncols = (size_t)nc;
+	w->nc = nc;
+}
+
+/* One row of the human table: ranks v ranks at S bytes, written to o. */
+static void wide_row(struct out *o, const struct coll_run *r, const struct wide_layout *w,
+		     double v, double S, struct cell *cells)
+{
+	unsigned long n = (unsigned long)v;
+	double best = INFINITY;
+	int b = -1, tie = 0, k;
+	enum tier_id bound = TIER_INTRA;
+	struct coll_cost c, cb = { 0 };
+	char chose[48];
+
+	cells[0] = (struct cell){ .x = v };
+	if (w->sys)
+		cells[1] = (struct cell){ .x = (double)system_nodes(&r->ctx->machine.system, n) };
+	cells[w->first - 1] = (struct cell){ .x = S };
+	for (k = 0; k < r->nalgo; k++) {
+		double tk = coll_run_cost(r, r->algos[k], n, S, &c);
+
+		cells[w->first + k] = (struct cell){ .x = tk };
+		if (tk < best) {
+			best = tk;
+			b = k;
+			tie = 0;
+			bound = c.bound;
+			cb = c;
+		} else if (tk == best) {
+			tie = 1;
+		}
+	}
+	if (w->band) {
+		double tl, th;
+
+		errband_range(ctx_errband(r->ctx, r->op, n, S), best, &tl, &th);
+		cells[w->lo] = (struct cell){ .x = tl };
+		cells[w->lo + 1] = (struct cell){ .x = th };
+	}
+	if (w->bw)
+		cells[w->bw] = (struct cell){ .x = n > 1 && best > 0 ? S / best *
+					   busbw_factor(r->op, n) : NAN };
+	cells[w->nc - 1 - w->sys] = (struct cell){ .s =
+		n <= 1 ? "none (1 rank)" :
+		r->impl != AR_NCCL ? impl_text(r, n, S, chose, sizeof(chose)) :
+		r->nalgo == 1 && r->algos[0] == ALGO_AUTO && cb.proto != PROTO_NONE ?
+		choice_text(chose, sizeof(chose), &cb) :
+		r->nalgo == 1 ? "-" : tie ? "tie" : algo_col(r->algos[b]) };
+	if (w->sys)
+		cells[w->nc - 1] = (struct cell){
+			.s = n <= 1 ? "-" : tier_name(bound) };
+	out_row(o, cells);
+}
+
+/* The human table: one row per rank count and size, one column per algorithm. */
+static void write_wide(struct out *o, const struct coll_run *r, const struct dlist *ranks,
+		       const struct dlist *sizes, const struct time_unit *u)
+{
+	struct column cols[3 + ALGO_COUNT + 5];
+	struct cell cells[3 + ALGO_COUNT + 5];
+	char title[96];
+	struct table t = { .name = r->name, .title = title, .cols = cols };
+	struct wide_layout w;
+	size_t i, j;
+
+	snprintf(title, sizeof(title), "%s time per rank count and message size", r->what);
+	wide_columns(r, ranks, u, cols, &w);
+	t.ncols = (size_t)w.nc;
 
 	out_table_begin(o, &t);
 	for (i = 0; i < ranks->n && !out_failed(o); i++)
-		for (j = 0; j < sizes->n; j++) {
-			unsigned long n = (unsigned long)ranks->v[i];
-			double best = INFINITY;
-			int b = -1, tie = 0;
-			enum tier_id bound = TIER_INTRA;
-			struct coll_cost c, cb = { 0 };
-			char chose[48];
-
-			cells[0] = (struct cell){ .x = ranks->v[i] };
-			if (sys)
-				cells[1] = (struct cell){ .x = (double)system_nodes(&r->ctx->machine.system, n) };
-			cells[first - 1] = (struct cell){ .x = sizes->v[j] };
-			for (k = 0; k < r->nalgo; k++) {
-				double tk = coll_run_cost(r, r->algos[k], n, sizes->v[j], &c);
-
-				cells[first + k] = (struct cell){ .x = tk };
-				if (tk < best) {
-					best = tk;
-					b = k;
-					tie = 0;
-					bound = c.bound;
-					cb = c;
-				} else if (tk == best) {
-					tie = 1;
-				}
-			}
-			if (band) {
-				double tl, th;
-
-				errband_range(ctx_errband(r->ctx, r->op, n, sizes->v[j]), best, &tl, &th);
-				cells[lo] = (struct cell){ .x = tl };
-				cells[lo + 1] = (struct cell){ .x = th };
-			}
-			if (bw)
-				cells[bw] = (struct cell){ .x = n > 1 && best > 0 ? sizes->v[j] / best *
-							   busbw_factor(r->op, n) : NAN };
-			cells[nc - 1 - sys] = (struct cell){ .s =
-				n <= 1 ? "none (1 rank)" :
-				r->impl != AR_NCCL ? impl_text(r, n, sizes->v[j], chose, sizeof(chose)) :
-				r->nalgo == 1 && r->algos[0] == ALGO_AUTO && cb.proto != PROTO_NONE ?
-				choice_text(chose, sizeof(chose), &cb) :
-				r->nalgo == 1 ? "-" : tie ? "tie" : algo_col(r->algos[b]) };
-			if (sys)
-				cells[nc - 1] = (struct cell){
-					.s = n <= 1 ? "-" : tier_name(bound) };
-			out_row(o, cells);
-		}
+		for (j = 0; j < sizes->n; j++)
+			wide_row(o, r, &w, ranks->v[i], sizes->v[j], cells);
 	out_table_end(o);
 }
 
