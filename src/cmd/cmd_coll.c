@@ -443,6 +443,96 @@ static void coll_time_unit(const struct coll_run *r, const struct dlist *ranks,
 	ctx_time_unit(r->ctx, tmin, tmax, UNIT_BY_SMALLEST, u);
 }
 
+/*
+ * The all-reduce's implementation of --impl NAME (NULL: NCCL): a serving
+ * kernel needs a system and excludes --algo and --explain.
+ */
+static enum ar_impl resolve_impl(const struct ctx *ctx, const char *impl_arg,
+				 const char *algo_arg, int explain)
+{
+	enum ar_impl impl = AR_NCCL;
+	struct errbuf eb;
+
+	if (!impl_arg)
+		return impl;
+	if (ar_impl_lookup(impl_arg, &impl, &eb) < 0)
+		die_usage("--impl: %s", eb.msg);
+	if (impl != AR_NCCL && !ctx->machine.have_system)
+		die_usage("--impl %s: the serving kernels run on a system's NVLink GPUs; "
+			  "give --system", impl_arg);
+	if (impl != AR_NCCL && (algo_arg || explain))
+		die_usage("--impl %s: %s restricts NCCL's model; give one or the other",
+			  impl_arg, algo_arg ? "--algo" : "--explain");
+	return impl;
+}
+
+/*
+ * The algorithms of the table into algos, their number returned: those of
+ * --algo LIST, the kernel's one column under --impl, or the defaults.
+ */
+static int resolve_algos(const struct ctx *ctx, enum coll_op op, const char *algo_arg,
+			 enum ar_impl impl, const struct dlist *ranks, enum coll_algo *algos)
+{
+	struct errbuf eb;
+	int nalgo;
+
+	if (algo_arg) {
+		nalgo = cost_algo_parse_list(&ctx->machine.model, op, algo_arg, algos, &eb);
+		if (nalgo < 0)
+			die_usage("--algo: %s", eb.msg);
+	} else if (impl != AR_NCCL) {
+		nalgo = 1;   /* one column: the kernel, whatever the model's algorithms */
+		algos[0] = ALGO_AUTO;
+	} else {
+		nalgo = default_algos(&ctx->machine.model, op, ranks, algos);
+		if (nalgo == 0)
+			die("no algorithm of the %s model runs %s on every rank count asked for; "
+			    "name one with --algo", cost_kind_name(ctx->machine.model.kind), colls[op].what);
+	}
+	return nalgo;
+}
+
+/*
+ * Everything a run writes but its figure: the link, the table, the
+ * crossovers, --explain's terms and the stated error.
+ */
+static void write_coll(struct out *o, const struct coll_run *r, const struct dlist *ranks,
+		       const struct dlist *sizes, const struct time_unit *u, int explain)
+{
+	const struct ctx *ctx = r->ctx;
+	enum coll_op op = r->op;
+	size_t i, j;
+	int k;
+
+	ctx_echo_link(ctx, o);
+	if (op != OP_ALLREDUCE)
+		out_input_str(o, "size", "size", colls[op].size);
+	if (!ctx->machine.have_system)
+		out_input(o, "n_half_B", "half-bandwidth size n\xc2\xbd = alpha*beta",
+			  ctx_link_n_half(ctx), H_SIZE, 4,
+			  "below it one link is latency-bound");
+	if (ctx->format == FMT_TABLE)
+		write_wide(o, r, ranks, sizes, u);
+	else
+		write_long(o, r, ranks, sizes);
+	if (r->nalgo >= 2)
+		write_crossovers(o, ctx, op, ranks, r->algos, r->nalgo, 1);
+	if (explain)
+		for (k = 0; k < r->nalgo; k++)
+			for (i = 0; i < ranks->n; i++)
+				for (j = 0; j < sizes->n; j++)
+					ctx_explain(ctx, o, op, r->algos[k], (unsigned long)ranks->v[i],
+						    sizes->v[j]);
+	if (r->impl == AR_NCCL && ctx_has_errband(ctx, op)) {
+		unsigned cells = 0;
+
+		for (i = 0; i < ranks->n; i++)
+			for (j = 0; j < sizes->n; j++)
+				ctx_errband_cell(ctx, op, (unsigned long)ranks->v[i], sizes->v[j], &cells);
+		ctx_errband_table(ctx, o, cells);
+	}
+}
+
 static int run_coll(enum coll_op op, int argc, char **argv, struct ctx *ctx)
 {
 	struct dlist ranks = { 0 }, sizes = { 0 };
@@ -473,9 +563,6 @@ static int run_coll(enum coll_op op, int argc, char **argv, struct ctx *ctx)
 	struct coll_run r = { .ctx = ctx, .op = op, .name = colls[op].name,
 			      .what = colls[op].what, .algos = algos };
 	struct time_unit u;
-	struct errbuf eb;
-	size_t i, j;
-	int k;
 	struct out *o;
 
 	opt_ranks("--ranks", "4,8,16,64", &ranks, 1);
@@ -484,63 +571,15 @@ static int run_coll(enum coll_op op, int argc, char **argv, struct ctx *ctx)
 	if (op != OP_ALLREDUCE)
 		options[sizeof(options) / sizeof(options[0]) - 2] = (struct opt)OPT_END_();
 	opts_parse(argc, argv, options, &usage, 0);
-	r.impl = AR_NCCL;
-	if (impl_arg) {
-		if (ar_impl_lookup(impl_arg, &r.impl, &eb) < 0)
-			die_usage("--impl: %s", eb.msg);
-		if (r.impl != AR_NCCL && !ctx->machine.have_system)
-			die_usage("--impl %s: the serving kernels run on a system's NVLink GPUs; "
-				  "give --system", impl_arg);
-		if (r.impl != AR_NCCL && (algo_arg || explain))
-			die_usage("--impl %s: %s restricts NCCL's model; give one or the other",
-				  impl_arg, algo_arg ? "--algo" : "--explain");
-	}
+	r.impl = resolve_impl(ctx, impl_arg, algo_arg, explain);
 	/* a run the machine cannot hold, whatever the algorithm: file:line: key */
 	ctx_check_ranks(ctx, &ranks);
-	if (algo_arg) {
-		r.nalgo = cost_algo_parse_list(&ctx->machine.model, op, algo_arg, algos, &eb);
-		if (r.nalgo < 0)
-			die_usage("--algo: %s", eb.msg);
-	} else if (r.impl != AR_NCCL) {
-		r.nalgo = 1;   /* one column: the kernel, whatever the model's algorithms */
-		algos[0] = ALGO_AUTO;
-	} else {
-		r.nalgo = default_algos(&ctx->machine.model, op, &ranks, algos);
-		if (r.nalgo == 0)
-			die("no algorithm of the %s model runs %s on every rank count asked for; "
-			    "name one with --algo", cost_kind_name(ctx->machine.model.kind), colls[op].what);
-	}
+	r.nalgo = resolve_algos(ctx, op, algo_arg, r.impl, &ranks, algos);
 
 	coll_time_unit(&r, &ranks, &sizes, &u);
 
 	o = ctx_out_open(ctx);
-	ctx_echo_link(ctx, o);
-	if (op != OP_ALLREDUCE)
-		out_input_str(o, "size", "size", colls[op].size);
-	if (!ctx->machine.have_system)
-		out_input(o, "n_half_B", "half-bandwidth size n\xc2\xbd = alpha*beta",
-			  ctx_link_n_half(ctx), H_SIZE, 4,
-			  "below it one link is latency-bound");
-	if (ctx->format == FMT_TABLE)
-		write_wide(o, &r, &ranks, &sizes, &u);
-	else
-		write_long(o, &r, &ranks, &sizes);
-	if (r.nalgo >= 2)
-		write_crossovers(o, ctx, op, &ranks, algos, r.nalgo, 1);
-	if (explain)
-		for (k = 0; k < r.nalgo; k++)
-			for (i = 0; i < ranks.n; i++)
-				for (j = 0; j < sizes.n; j++)
-					ctx_explain(ctx, o, op, r.algos[k], (unsigned long)ranks.v[i],
-						    sizes.v[j]);
-	if (r.impl == AR_NCCL && ctx_has_errband(ctx, op)) {
-		unsigned cells = 0;
-
-		for (i = 0; i < ranks.n; i++)
-			for (j = 0; j < sizes.n; j++)
-				ctx_errband_cell(ctx, op, (unsigned long)ranks.v[i], sizes.v[j], &cells);
-		ctx_errband_table(ctx, o, cells);
-	}
+	write_coll(o, &r, &ranks, &sizes, &u, explain);
 	if (ctx_wants_figure(ctx))
 		coll_figure(&r, &ranks, &sizes);
 	ctx_out_close(ctx, o);
