@@ -124,28 +124,13 @@ static void echo_topo(const struct system *s, struct out *o)
 }
 
 /*
- * The system and its tiers, one line each:
- *   system: dgx-h100 (8 GPUs per node)
- *   intra: h100-nvlink4, alpha 4.00 µs, beta 370 GB/s (line rate 450 GB/s)
- *   inter: 8 x ib-ndr, alpha 4.00 µs, beta 48 GB/s each (line rate 50 GB/s)
+ * The intra and inter tiers: in a table one line each, in CSV and JSON
+ * each name and value apart.
  */
-static void echo_system(const struct ctx *ctx, struct out *o)
+static void echo_tiers(const struct system *s, struct out *o, int table)
 {
-	const struct system *s = &ctx->machine.system;
 	char a[32], b[32], l[32], line[320];
-	int table = out_get_format(o) == FMT_TABLE;
 
-	out_input_str(o, "system", "system", s->name);
-	if (s->gpu.name)
-		out_input_str(o, "gpu", "gpu", s->gpu.name);
-	out_input(o, "gpus_per_node", "GPUs per node", (double)s->gpus_per_node, H_PLAIN, 6, NULL);
-	if (s->host_gpus && s->host_gpus != s->gpus_per_node && table) {
-		snprintf(line, sizeof(line), "%lu GPUs over %lu hosts of %lu: NCCL's node",
-			 s->gpus_per_node, s->gpus_per_node / s->host_gpus, s->host_gpus);
-		out_input_str(o, "nvlink_domain", "NVLink domain", line);
-	}
-	if (s->net != NET_RDMA)
-		out_input_str(o, "net", "network transport", system_net_name(s->net));
 	units_fmt_time(a, sizeof(a), s->intra.link.alpha, 3);
 	units_fmt_rate(b, sizeof(b), s->intra.link.beta, 4);
 	units_fmt_rate(l, sizeof(l), s->intra.beta_line, 4);
@@ -177,61 +162,104 @@ static void echo_system(const struct ctx *ctx, struct out *o)
 	} else if (table) {
 		out_input_str(o, "inter", "inter", "none (one node only)");
 	}
+}
+
+/* NVLink without a switch and no topology file: say how the graph was assumed. */
+static void echo_nvlink_graph(const struct system *s, struct out *o)
+{
+	unsigned long peers = s->gpus_per_node - 1;
+	char line[320];
+
+	if (s->gpu.nvlink_links >= peers && s->gpus_per_node <= NCCL_MAX_LOCAL)
+		snprintf(line, sizeof(line), "assumed a full mesh of %lu links a pair (no "
+			 "topology file: --topo or the key topo gives the real one)",
+			 s->gpu.nvlink_links / peers);
+	else
+		snprintf(line, sizeof(line), "unknown: %u links for %lu peers, spread evenly "
+			 "(no topology file: --topo or the key topo gives which pairs have how many)",
+			 s->gpu.nvlink_links, peers);
+	out_input_str(o, "nvlink_graph", "NVLink graph", line);
+}
+
+/*
+ * What NCCL's model reads beyond the tiers: the host CPU, NVLink SHARP,
+ * CollNet, the NICs as NCCL merges them, and what the options set.
+ */
+static void echo_nccl(const struct ctx *ctx, struct out *o)
+{
+	const struct system *s = &ctx->machine.system;
+	char l[32], line[320];
+
+	snprintf(line, sizeof(line), "%s%s", cpu_vendor_name(s->cpu),
+		 s->cpu_given ? "" : s->cpu == CPU_INTEL ?
+		 " (assumed: the system does not say; NCCL's constants for a Sapphire Rapids Xeon)" :
+		 " (assumed: the system does not say)");
+	out_input_str(o, "cpu", "host cpu", line);
+	out_input_str(o, "nvls", "NVLink SHARP", s->nvls ? "yes" : "no");
+	if (s->collnet && s->have_inter)
+		out_input_str(o, "collnet", "CollNet",
+			      "yes (SHARP in the network switches, NCCL's CollNet plugin)");
+	if (s->have_inter && s->nics_per_node && s->nic_ports > 1 &&
+	    s->nics_per_node % s->nic_ports == 0) {
+		units_fmt_rate(l, sizeof(l), s->nic_ports * s->inter.beta_line, 4);
+		snprintf(line, sizeof(line), "%u of %s (%u ports merged into each)",
+			 s->nics_per_node / s->nic_ports, l, s->nic_ports);
+		out_input_str(o, "nccl_nics", "NICs as NCCL sees them", line);
+	}
+	if (s->have_inter && s->net_latency_s > 0)
+		out_input(o, "net_latency_s", "network plugin latency", s->net_latency_s,
+			  H_TIME, 4, NULL);
+	if (ctx->machine.nccl_version)
+		out_input_str(o, "nccl_version", "NCCL version", ctx->machine.nccl_version);
+	if (s->gdr_off)
+		out_input_str(o, "gdr", "GPUDirect RDMA",
+			      "no (the network is staged through host memory)");
+	if (ctx->machine.gpus_per_process)
+		out_input_str(o, "gpus_per_process", "GPUs per process",
+			      ctx->machine.gpus_per_process);
+	if (ctx->machine.nccl_algo)
+		out_input_str(o, "nccl_algo", "NCCL_ALGO", ctx->machine.nccl_algo);
+	if (ctx->machine.nccl_proto)
+		out_input_str(o, "nccl_proto", "NCCL_PROTO", ctx->machine.nccl_proto);
+}
+
+/*
+ * The system and its tiers, one line each:
+ *   system: dgx-h100 (8 GPUs per node)
+ *   intra: h100-nvlink4, alpha 4.00 µs, beta 370 GB/s (line rate 450 GB/s)
+ *   inter: 8 x ib-ndr, alpha 4.00 µs, beta 48 GB/s each (line rate 50 GB/s)
+ */
+static void echo_system(const struct ctx *ctx, struct out *o)
+{
+	const struct system *s = &ctx->machine.system;
+	char line[320];
+	int table = out_get_format(o) == FMT_TABLE;
+
+	out_input_str(o, "system", "system", s->name);
+	if (s->gpu.name)
+		out_input_str(o, "gpu", "gpu", s->gpu.name);
+	out_input(o, "gpus_per_node", "GPUs per node", (double)s->gpus_per_node, H_PLAIN, 6, NULL);
+	if (s->host_gpus && s->host_gpus != s->gpus_per_node && table) {
+		snprintf(line, sizeof(line), "%lu GPUs over %lu hosts of %lu: NCCL's node",
+			 s->gpus_per_node, s->gpus_per_node / s->host_gpus, s->host_gpus);
+		out_input_str(o, "nvlink_domain", "NVLink domain", line);
+	}
+	if (s->net != NET_RDMA)
+		out_input_str(o, "net", "network transport", system_net_name(s->net));
+	echo_tiers(s, o, table);
 	if (s->topo)
 		echo_topo(s, o);
 	else if (ctx->machine.model.kind == COST_NCCL && !s->nvswitch && s->gpu.nvlink_links &&
-		 s->gpus_per_node > 1) {
-		/* NVLink without a switch and no file: say how the graph was assumed */
-		unsigned long peers = s->gpus_per_node - 1;
-		if (s->gpu.nvlink_links >= peers && s->gpus_per_node <= NCCL_MAX_LOCAL)
-			snprintf(line, sizeof(line), "assumed a full mesh of %lu links a pair (no "
-				 "topology file: --topo or the key topo gives the real one)",
-				 s->gpu.nvlink_links / peers);
-		else
-			snprintf(line, sizeof(line), "unknown: %u links for %lu peers, spread evenly "
-				 "(no topology file: --topo or the key topo gives which pairs have how many)",
-				 s->gpu.nvlink_links, peers);
-		out_input_str(o, "nvlink_graph", "NVLink graph", line);
-	}
+		 s->gpus_per_node > 1)
+		echo_nvlink_graph(s, o);
 	out_input_str(o, "model", "model", cost_kind_name(ctx->machine.model.kind));
 	if (ctx->machine.model.calib_of) {
 		snprintf(line, sizeof(line), "every collective x measured/predicted of its cell "
 			 "(%s; fit --trace)", ctx->machine.calib.from);
 		out_input_str(o, "calibration", "calibrated by a trace", line);
 	}
-	if (ctx->machine.model.kind == COST_NCCL) {
-		snprintf(line, sizeof(line), "%s%s", cpu_vendor_name(s->cpu),
-			 s->cpu_given ? "" : s->cpu == CPU_INTEL ?
-			 " (assumed: the system does not say; NCCL's constants for a Sapphire Rapids Xeon)" :
-			 " (assumed: the system does not say)");
-		out_input_str(o, "cpu", "host cpu", line);
-		out_input_str(o, "nvls", "NVLink SHARP", s->nvls ? "yes" : "no");
-		if (s->collnet && s->have_inter)
-			out_input_str(o, "collnet", "CollNet",
-				      "yes (SHARP in the network switches, NCCL's CollNet plugin)");
-		if (s->have_inter && s->nics_per_node && s->nic_ports > 1 &&
-		    s->nics_per_node % s->nic_ports == 0) {
-			units_fmt_rate(l, sizeof(l), s->nic_ports * s->inter.beta_line, 4);
-			snprintf(line, sizeof(line), "%u of %s (%u ports merged into each)",
-				 s->nics_per_node / s->nic_ports, l, s->nic_ports);
-			out_input_str(o, "nccl_nics", "NICs as NCCL sees them", line);
-		}
-		if (s->have_inter && s->net_latency_s > 0)
-			out_input(o, "net_latency_s", "network plugin latency", s->net_latency_s,
-				  H_TIME, 4, NULL);
-		if (ctx->machine.nccl_version)
-			out_input_str(o, "nccl_version", "NCCL version", ctx->machine.nccl_version);
-		if (s->gdr_off)
-			out_input_str(o, "gdr", "GPUDirect RDMA",
-				      "no (the network is staged through host memory)");
-		if (ctx->machine.gpus_per_process)
-			out_input_str(o, "gpus_per_process", "GPUs per process",
-				      ctx->machine.gpus_per_process);
-		if (ctx->machine.nccl_algo)
-			out_input_str(o, "nccl_algo", "NCCL_ALGO", ctx->machine.nccl_algo);
-		if (ctx->machine.nccl_proto)
-			out_input_str(o, "nccl_proto", "NCCL_PROTO", ctx->machine.nccl_proto);
-	}
+	if (ctx->machine.model.kind == COST_NCCL)
+		echo_nccl(ctx, o);
 }
 
 /*
