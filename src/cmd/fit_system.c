@@ -230,28 +230,19 @@ static void save_plan_release(struct save_plan *sp)
 	free(sp->spec_file);
 }
 
-/*
- * The calibrated system as presets: FILE, a system preset with the spec's
- * keys and intra (and, with calibrated NICs, inter) naming the calibrated
- * links FILE-intra.preset (alpha, beta, beta_line, base) and
- * FILE-inter.preset; calibrated_from names the spec, so that a refit of
- * the saved system calibrates the same spec.  The links first, each with
- * preset_save (atomic, loaded back).
- */
-static void save_system(const struct save_plan *sp, const struct system *s,
-			const struct calib_tier *t, const struct calib_nic *nic,
-			char *const *files, size_t nfiles)
+/* The file name of path, after its last slash. */
+static const char *base_name(const char *path)
 {
-	char gpu[4096], inter[4096];
-	const char *lbase = strrchr(sp->lpath, '/'), *ibase = strrchr(sp->ipath, '/');
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
+/* The comment of the intra tier's preset: the command and its logs (xmalloc'd). */
+static char *logs_comment(const struct system *s, char *const *files, size_t nfiles)
+{
 	size_t len = 128, i;
 	char *comment, *esc;
-	struct kvs l = { .n = 0 };
-
-	lbase = lbase ? lbase + 1 : sp->lpath;
-	ibase = ibase ? ibase + 1 : sp->ipath;
-	spec_ref(s, "gpu", s->gpu.name, gpu, sizeof(gpu));
-	spec_ref(s, "inter", s->inter.name, inter, sizeof(inter));
 
 	/* The logs' names escaped: no line break, control byte or broken UTF-8. */
 	for (i = 0; i < nfiles; i++)
@@ -265,78 +256,118 @@ static void save_system(const struct save_plan *sp, const struct system *s,
 		strcat(comment, esc);
 		free(esc);
 	}
-	{
-		char what[600];
+	return comment;
+}
 
-		snprintf(what, sizeof(what), "%s, intra-node tier calibrated from %zu log(s)",
-			 s->name, nfiles);
-		put_link(&l, sp->lname, what, &t->alpha, &t->beta, s->intra.beta_line,
-			 s->intra.name);
-	}
+/* The calibrated intra tier as FILE-intra.preset: its link and its base latency. */
+static void save_intra(const struct save_plan *sp, const struct system *s,
+		       const struct calib_tier *t, char *const *files, size_t nfiles)
+{
+	char what[600], *comment = logs_comment(s, files, nfiles);
+	struct kvs l = { .n = 0 };
+
+	snprintf(what, sizeof(what), "%s, intra-node tier calibrated from %zu log(s)",
+		 s->name, nfiles);
+	put_link(&l, sp->lname, what, &t->alpha, &t->beta, s->intra.beta_line,
+		 s->intra.name);
 	put_num(&l, "base", t->base.value, "");
 	put(&l, "source_base", "per-call base latency, %s (models/fit.md)",
 	    calib_source_name(t->base.source));
 	kvs_save(&l, sp->lpath, comment);
 	free(comment);
-	if (nic) {
-		char what[600], c[600];
+}
 
-		snprintf(what, sizeof(what), "%s, one NIC port calibrated from %zu multi-node "
-			 "log(s)", s->name, nic->logs);
-		snprintf(c, sizeof(c), "link preset written by 'commtime fit --system %s': "
-			 "one NIC port", s->name);
-		put_link(&l, sp->iname, what, &nic->alpha, &nic->beta, s->inter.beta_line,
-			 s->inter.name);
-		kvs_save(&l, sp->ipath, c);
-	}
+/* The calibrated NICs as FILE-inter.preset: one port. */
+static void save_inter(const struct save_plan *sp, const struct system *s,
+		       const struct calib_nic *nic)
+{
+	char what[600], c[600];
+	struct kvs l = { .n = 0 };
 
-	put(&l, "name", "%s", sp->name);
-	put(&l, "kind", "system");
-	put(&l, "description", "%s calibrated from %zu log(s)", s->name, nfiles);
-	put(&l, "gpu", "%s", gpu);
-	put(&l, "gpus_per_node", "%lu", s->gpus_per_node);
+	snprintf(what, sizeof(what), "%s, one NIC port calibrated from %zu multi-node "
+		 "log(s)", s->name, nic->logs);
+	snprintf(c, sizeof(c), "link preset written by 'commtime fit --system %s': "
+		 "one NIC port", s->name);
+	put_link(&l, sp->iname, what, &nic->alpha, &nic->beta, s->inter.beta_line,
+		 s->inter.name);
+	kvs_save(&l, sp->ipath, c);
+}
+
+/*
+ * The system preset's pairs into l: the spec's keys, with intra (and,
+ * with calibrated NICs, inter) naming the saved links.
+ */
+static void put_system(struct kvs *l, const struct save_plan *sp, const struct system *s,
+		       const struct calib_nic *nic, size_t nfiles, const char *gpu,
+		       const char *inter)
+{
+	put(l, "name", "%s", sp->name);
+	put(l, "kind", "system");
+	put(l, "description", "%s calibrated from %zu log(s)", s->name, nfiles);
+	put(l, "gpu", "%s", gpu);
+	put(l, "gpus_per_node", "%lu", s->gpus_per_node);
 	if (s->topo_path) {
 		/* the NVLink graph and the paths stay the spec's topology's */
 		char *abs = realpath(s->topo_path, NULL);
 
-		put(&l, "topo", "%s", abs ? abs : s->topo_path);
+		put(l, "topo", "%s", abs ? abs : s->topo_path);
 		free(abs);
 	}
-	put(&l, "intra", "./%s", lbase);
+	put(l, "intra", "./%s", base_name(sp->lpath));
 	if (s->have_inter) {
-		put(&l, "nics_per_node", "%u", s->nics_per_node);
-		put(&l, "inter", "%s%s", nic ? "./" : "", nic ? ibase : inter);
+		put(l, "nics_per_node", "%u", s->nics_per_node);
+		put(l, "inter", "%s%s", nic ? "./" : "", nic ? base_name(sp->ipath) : inter);
 	}
-	put(&l, "nvls", "%s", s->nvls ? "yes" : "no");
-	put(&l, "p2p", "%s", s->p2p ? "yes" : "no");
-	put(&l, "nvswitch", "%s", s->nvswitch ? "yes" : "no");
-	put(&l, "pcie_path", "%s", pcie_path_name(s->pcie_path));
-	put(&l, "nic_path", "%s", pcie_path_name(s->nic_path));
+	put(l, "nvls", "%s", s->nvls ? "yes" : "no");
+	put(l, "p2p", "%s", s->p2p ? "yes" : "no");
+	put(l, "nvswitch", "%s", s->nvswitch ? "yes" : "no");
+	put(l, "pcie_path", "%s", pcie_path_name(s->pcie_path));
+	put(l, "nic_path", "%s", pcie_path_name(s->nic_path));
 	if (s->cpu_given)
-		put(&l, "cpu", "%s", cpu_vendor_name(s->cpu));
+		put(l, "cpu", "%s", cpu_vendor_name(s->cpu));
 	if (s->nic_ports > 1)
-		put(&l, "nic_ports", "%u", s->nic_ports);
+		put(l, "nic_ports", "%u", s->nic_ports);
 	if (s->net_latency_s > 0)
-		put_num(&l, "net_latency", s->net_latency_s, "s");
+		put_num(l, "net_latency", s->net_latency_s, "s");
 	if (!isnan(s->price_per_gpu_hour))
-		put_num(&l, "price_per_gpu_hour", s->price_per_gpu_hour, "");
+		put_num(l, "price_per_gpu_hour", s->price_per_gpu_hour, "");
 	if (s->price_date)
-		put(&l, "price_date", "%s", s->price_date);
+		put(l, "price_date", "%s", s->price_date);
 	/* The calibrated values are the tier model's (NCCL's model reads only
 	 * the specs), so the preset asks for that model; --model overrides. */
-	put(&l, "model", "tiers");
+	put(l, "model", "tiers");
 	if (sp->spec_file) {
-		put(&l, NULL, "the spec calibrated: a refit of this system calibrates it again");
-		put(&l, "calibrated_from", "%s", sp->spec_file);
+		put(l, NULL, "the spec calibrated: a refit of this system calibrates it again");
+		put(l, "calibrated_from", "%s", sp->spec_file);
 	}
-	{
-		char c[1200];
+}
 
-		snprintf(c, sizeof(c), "system preset written by 'commtime fit --system %s'; "
-			 "calibrated:\nthe intra tier (%s)%s%s, the rest is the spec's", s->name,
-			 lbase, nic ? " and the NICs " : "", nic ? ibase : "");
-		kvs_save(&l, sp->path, c);
-	}
+/*
+ * The calibrated system as presets: FILE, a system preset with the spec's
+ * keys and intra (and, with calibrated NICs, inter) naming the calibrated
+ * links FILE-intra.preset (alpha, beta, beta_line, base) and
+ * FILE-inter.preset; calibrated_from names the spec, so that a refit of
+ * the saved system calibrates the same spec.  The links first, each with
+ * preset_save (atomic, loaded back).
+ */
+static void save_system(const struct save_plan *sp, const struct system *s,
+			const struct calib_tier *t, const struct calib_nic *nic,
+			char *const *files, size_t nfiles)
+{
+	char gpu[4096], inter[4096], c[1200];
+	const char *lbase = base_name(sp->lpath), *ibase = base_name(sp->ipath);
+	struct kvs l = { .n = 0 };
+
+	spec_ref(s, "gpu", s->gpu.name, gpu, sizeof(gpu));
+	spec_ref(s, "inter", s->inter.name, inter, sizeof(inter));
+	save_intra(sp, s, t, files, nfiles);
+	if (nic)
+		save_inter(sp, s, nic);
+	put_system(&l, sp, s, nic, nfiles, gpu, inter);
+	snprintf(c, sizeof(c), "system preset written by 'commtime fit --system %s'; "
+		 "calibrated:\nthe intra tier (%s)%s%s, the rest is the spec's", s->name,
+		 lbase, nic ? " and the NICs " : "", nic ? ibase : "");
+	kvs_save(&l, sp->path, c);
 }
 
 /* One row of the calibrated table. */
