@@ -622,30 +622,104 @@ static void fit_tiers(const struct system *s, const struct calib_log *one, size_
 	calib_apply(cal, s, t, nmulti ? nic : NULL);
 }
 
-/* The logs loaded and their rows. */
-static void logs_release(struct meas *m, double **S, double **T, size_t nall)
+/* The logs of a calibration and their rows. */
+struct logs {
+	size_t nall;                  /* the logs fitted, then --check's */
+	struct meas *m;
+	double **S, **T;              /* each log's sizes (B) and times (s) */
+	struct calib_log *one, *multi;   /* the logs fitted: on one node, on several */
+	size_t none, nmulti;
+	size_t nrows;                 /* the rows of the logs fitted */
+};
+
+/*
+ * The nfiles logs of files and (when not NULL) the log check into *l, each
+ * a run the system s can hold; those of files split by the nodes they span.
+ */
+static void logs_load(struct logs *l, char **files, size_t nfiles, const char *check,
+		      const struct meas_args *ma, const struct fit_opts *fo,
+		      const struct system *s)
+{
+	struct errbuf eb;
+	size_t i;
+
+	l->nall = nfiles + (check != NULL);
+	l->none = l->nmulti = l->nrows = 0;
+	l->m = xmalloc(l->nall * sizeof(*l->m));
+	l->one = xmalloc(l->nall * sizeof(*l->one));
+	l->multi = xmalloc(l->nall * sizeof(*l->multi));
+	l->S = xmalloc(l->nall * sizeof(*l->S));
+	l->T = xmalloc(l->nall * sizeof(*l->T));
+	for (i = 0; i < l->nall; i++) {
+		meas_args_load(ma, i < nfiles ? files[i] : check, &l->m[i]);
+		fit_meas_rows(&l->m[i], ma->in_place, &l->S[i], &l->T[i]);
+		if (system_check_ranks(s, l->m[i].ranks, &eb) < 0)
+			die("%s: %s", l->m[i].path, eb.msg);
+		if (i < nfiles) {
+			struct calib_log c = { .size = l->S[i], .time = l->T[i], .n = l->m[i].n,
+					       .op = (enum coll_op)l->m[i].op, .algo = fo->algo,
+					       .ranks = l->m[i].ranks };
+
+			l->nrows += l->m[i].n;
+			if (system_nodes(s, l->m[i].ranks) == 1)
+				l->one[l->none++] = c;
+			else
+				l->multi[l->nmulti++] = c;
+		}
+	}
+}
+
+static void logs_release(struct logs *l)
 {
 	size_t i;
 
-	for (i = 0; i < nall; i++) {
-		free(S[i]);
-		free(T[i]);
-		meas_release(&m[i]);
+	for (i = 0; i < l->nall; i++) {
+		free(l->S[i]);
+		free(l->T[i]);
+		meas_release(&l->m[i]);
 	}
-	free(S);
-	free(T);
-	free(m);
+	free(l->S);
+	free(l->T);
+	free(l->m);
+	free(l->one);
+	free(l->multi);
+}
+
+/*
+ * A calibration worse than the spec on its own logs: saved under --force
+ * with a warning, else not saved (exit 1).
+ */
+static void worse_verdict(const char *save_path, int force, size_t nrows, double med_cal,
+			  double med_spec)
+{
+	char what[256];
+
+	snprintf(what, sizeof(what), "median |error| on the %zu rows of the input logs: "
+		 "calibrated %.1f %%, uncalibrated %.1f %%", nrows, 100 * med_cal, 100 * med_spec);
+	if (force)
+		fprintf(stderr, "commtime: warning: --force: saved '%s' though the calibrated "
+			"system is worse than the uncalibrated one (%s)\n", save_path, what);
+	else
+		die("--save: not saved: the calibrated system is worse than the uncalibrated "
+		    "one (%s); --force saves it anyway", what);
+}
+
+/* Options fit --system refuses (exit 2): a figure, --force without --save. */
+static void check_options(const struct ctx *ctx, const char *save_path, int force)
+{
+	if (ctx->plot || ctx->render)
+		die_usage("%s: fit --system draws no figure (a plain fit does: "
+			  "fit LOG --render FILE)", ctx->plot ? "--plot" : "--render");
+	if (force && !save_path)
+		die_usage("--force: only with --save");
 }
 
 int fit_system(char **files, size_t nfiles, const char *check, const struct meas_args *ma,
 	       const struct fit_opts *fo, const char *save_path, int force, struct ctx *ctx)
 {
 	const struct system *s = &ctx->machine.system;
-	size_t nall = nfiles + (check != NULL);
-	struct meas *m;
-	struct calib_log *one, *multi;
-	double **S, **T, med_cal, med_spec;
-	size_t i, none = 0, nmulti = 0, nrows = 0;
+	struct logs l;
+	double med_cal, med_spec;
 	struct calib_tier t;
 	struct calib_nic nic;
 	struct system cal, spec_sys;
@@ -653,16 +727,11 @@ int fit_system(char **files, size_t nfiles, const char *check, const struct meas
 	const struct cost_model *um = &ctx->machine.model;
 	struct nccl_cost spec_nc;
 	struct save_plan sp;
-	struct errbuf eb;
 	struct out *o;
 	int worse, from_line = 0;
-	char *from = calibrated_from(s, &from_line), what[256];
+	char *from = calibrated_from(s, &from_line);
 
-	if (ctx->plot || ctx->render)
-		die_usage("%s: fit --system draws no figure (a plain fit does: "
-			  "fit LOG --render FILE)", ctx->plot ? "--plot" : "--render");
-	if (force && !save_path)
-		die_usage("--force: only with --save");
+	check_options(ctx, save_path, force);
 	if (save_path)
 		save_plan_make(&sp, save_path, ctx);
 	/*
@@ -676,59 +745,30 @@ int fit_system(char **files, size_t nfiles, const char *check, const struct meas
 	}
 	if (save_path)
 		sp.spec_file = spec_file_of(s);
-	m = xmalloc(nall * sizeof(*m));
-	one = xmalloc(nall * sizeof(*one));
-	multi = xmalloc(nall * sizeof(*multi));
-	S = xmalloc(nall * sizeof(*S));
-	T = xmalloc(nall * sizeof(*T));
-	for (i = 0; i < nall; i++) {
-		meas_args_load(ma, i < nfiles ? files[i] : check, &m[i]);
-		fit_meas_rows(&m[i], ma->in_place, &S[i], &T[i]);
-		if (system_check_ranks(s, m[i].ranks, &eb) < 0)
-			die("%s: %s", m[i].path, eb.msg);
-		if (i < nfiles) {
-			struct calib_log l = { .size = S[i], .time = T[i], .n = m[i].n,
-					       .op = (enum coll_op)m[i].op, .algo = fo->algo,
-					       .ranks = m[i].ranks };
-
-			nrows += m[i].n;
-			if (system_nodes(s, m[i].ranks) == 1)
-				one[none++] = l;
-			else
-				multi[nmulti++] = l;
-		}
-	}
-	fit_tiers(s, one, none, multi, nmulti, fo, &t, &nic, &cal);
+	logs_load(&l, files, nfiles, check, ma, fo, s);
+	fit_tiers(s, l.one, l.none, l.multi, l.nmulti, fo, &t, &nic, &cal);
 	/* The calibration checks itself: against its own logs, and the spec. */
-	med_cal = save_path ? input_median(&cal, NULL, m, S, T, nfiles, fo->algo) : NAN;
-	med_spec = save_path ? input_median(NULL, um, m, S, T, nfiles, fo->algo) : NAN;
+	med_cal = save_path ? input_median(&cal, NULL, l.m, l.S, l.T, nfiles, fo->algo) : NAN;
+	med_spec = save_path ? input_median(NULL, um, l.m, l.S, l.T, nfiles, fo->algo) : NAN;
 	worse = save_path && !(med_cal <= med_spec);
 	if (save_path && (!worse || force))
-		save_checked(ctx, &sp, s, &t, nmulti ? &nic : NULL, files, nfiles, m, S, T,
+		save_checked(ctx, &sp, s, &t, l.nmulti ? &nic : NULL, files, nfiles, l.m, l.S, l.T,
 			     fo->algo, med_cal);
 
 	o = ctx_out_open(ctx);
-	echo_tiers(ctx, o, s, from, nfiles, &t, nmulti, &nic);
-	log_rows(o, s, &cal, &t, m, S, T, nall, nfiles, fo->algo);
-	if (s->have_inter && nmulti && nic.beta.source == CALIB_SPEC)
+	echo_tiers(ctx, o, s, from, nfiles, &t, l.nmulti, &nic);
+	log_rows(o, s, &cal, &t, l.m, l.S, l.T, l.nall, nfiles, fo->algo);
+	if (s->have_inter && l.nmulti && nic.beta.source == CALIB_SPEC)
 		out_text(o, "inter beta: these logs are bound by the intra tier, so the NICs' "
 			 "bandwidth is kept from the spec (%s)", s->inter.name);
 	if (save_path)
-		check_rows(o, sp.name, s->name, fo->algo, um, nrows, med_cal, med_spec);
-	snprintf(what, sizeof(what), "median |error| on the %zu rows of the input logs: "
-		 "calibrated %.1f %%, uncalibrated %.1f %%", nrows, 100 * med_cal, 100 * med_spec);
+		check_rows(o, sp.name, s->name, fo->algo, um, l.nrows, med_cal, med_spec);
 	if (save_path && (!worse || force))
 		out_text(o, "saved the calibrated system as '%s'", save_path);
 	ctx_out_close(ctx, o);
-	if (worse && save_path && force)
-		fprintf(stderr, "commtime: warning: --force: saved '%s' though the calibrated "
-			"system is worse than the uncalibrated one (%s)\n", save_path, what);
-	if (worse && save_path && !force)
-		die("--save: not saved: the calibrated system is worse than the uncalibrated "
-		    "one (%s); --force saves it anyway", what);
-	logs_release(m, S, T, nall);
-	free(one);
-	free(multi);
+	if (worse && save_path)
+		worse_verdict(save_path, force, l.nrows, med_cal, med_spec);
+	logs_release(&l);
 	if (save_path)
 		save_plan_release(&sp);
 	if (from)
