@@ -126,35 +126,20 @@ static struct lgroup *S_group(struct lgroup *g, size_t *n, int op, unsigned long
 
 #define LEDGER_TOL 0.10
 
-static void S_ledger(const struct ctx *ctx, struct out *o, struct trace_run *run,
-		     const struct trace *t, int dp_given, struct step_result *pr)
+/*
+ * Into the groups g (*n of them): step's ledger rows r, each call times
+ * its micro-batches, and the trace's kinds t per step and rank.
+ */
+static void S_gather(struct lgroup *g, size_t *n, const struct step_result *r,
+		     const struct trace *t)
 {
-	struct workload w;
-	struct step_result r;
-	struct step_compute cs = { 0, STEP_MFU, 0, NULL, 0, 0 };
-	struct ctx_gpu gpu;
-	struct errbuf eb;
-	struct table lt = { "ledger_vs_trace",
-			    "step's ledger against the trace, per step and rank (calls, bytes, time)",
-			    lcols, L_NCOLS, 1 };
-	struct lgroup *g;
-	size_t ng = 0, i;
 	double per = (double)t->nfiles * trace_steps_per_file(t);
-	double gpus;
-	int nconf = 0, nlack = 0, nextra = 0, ndiff = 0;
+	size_t i;
 
-	ctx_workload(ctx, run->workload, &w);
-	gpus = trace_run_settle(ctx, run, &w, t, dp_given);
-	if (ctx_gpu(ctx, NULL, NULL, &gpu))
-		cs.peak_flops = gpu.peak_flops;
-	trace_fit_compute(ctx, &cs);
-	if (step_run(&w, &run->c, &cs, &ctx->machine.model, STEP_BAND_NONE, &r, &eb) < 0)
-		die("compare --trace: %s", eb.msg);
-	g = xmalloc((size_t)(r.nrows + (int)t->nkinds + 1) * sizeof(*g));
-	for (i = 0; i < (size_t)r.nrows; i++) {
-		const struct step_row *sr = &r.rows[i];
-		struct lgroup *x = S_group(g, &ng, (int)sr->op, sr->ranks);
-		double m = sr->dim == DIM_DP ? 1 : r.microbatches;
+	for (i = 0; i < (size_t)r->nrows; i++) {
+		const struct step_row *sr = &r->rows[i];
+		struct lgroup *x = S_group(g, n, (int)sr->op, sr->ranks);
+		double m = sr->dim == DIM_DP ? 1 : r->microbatches;
 		size_t len = strlen(x->rows);
 
 		snprintf(x->rows + len, sizeof(x->rows) - len, "%s%s/%s", len ? " " : "",
@@ -170,23 +155,27 @@ static void S_ledger(const struct ctx *ctx, struct out *o, struct trace_run *run
 
 		if (k->coll < 0 || per <= 0)
 			continue;
-		x = S_group(g, &ng, k->coll, k->ranks);
+		x = S_group(g, n, k->coll, k->ranks);
 		x->tcalls += k->count / per;
 		if (!isnan(k->size_B))
 			x->tbytes += k->count / per * k->size_B;
 		if (!isnan(med))
 			x->ttime += k->count / per * med;
 	}
-	{
-		char note[160];
-		snprintf(note, sizeof(note), "%s, tp %lu, pp %lu, dp %lu, cp %lu, ep %lu = %.15g GPUs; "
-			 "m = %.15g micro-batches", run->workload, run->c.tp, run->c.pp, run->c.dp,
-			 run->c.cp, run->c.ep, gpus, r.microbatches);
-		out_text(o, "run: %s", note);
-	}
+}
+
+/* The table of the ng groups g, each with its status, and their count by status. */
+static void S_ledger_table(struct out *o, const struct lgroup *g, size_t ng)
+{
+	struct table lt = { "ledger_vs_trace",
+			    "step's ledger against the trace, per step and rank (calls, bytes, time)",
+			    lcols, L_NCOLS, 1 };
+	size_t i;
+	int nconf = 0, nlack = 0, nextra = 0, ndiff = 0;
+
 	out_table_begin(o, &lt);
 	for (i = 0; i < ng; i++) {
-		struct lgroup *x = &g[i];
+		const struct lgroup *x = &g[i];
 		struct cell row[L_NCOLS];
 		const char *status;
 
@@ -220,6 +209,37 @@ static void S_ledger(const struct ctx *ctx, struct out *o, struct trace_run *run
 	out_text(o, "%d confirmed (bytes per step within %.0f %%), %d with other bytes, "
 		 "%d not in the trace, %d not in the ledger", nconf, 100 * LEDGER_TOL, ndiff, nlack,
 		 nextra);
+}
+
+static void S_ledger(const struct ctx *ctx, struct out *o, struct trace_run *run,
+		     const struct trace *t, int dp_given, struct step_result *pr)
+{
+	struct workload w;
+	struct step_result r;
+	struct step_compute cs = { 0, STEP_MFU, 0, NULL, 0, 0 };
+	struct ctx_gpu gpu;
+	struct errbuf eb;
+	struct lgroup *g;
+	size_t ng = 0;
+	double gpus;
+
+	ctx_workload(ctx, run->workload, &w);
+	gpus = trace_run_settle(ctx, run, &w, t, dp_given);
+	if (ctx_gpu(ctx, NULL, NULL, &gpu))
+		cs.peak_flops = gpu.peak_flops;
+	trace_fit_compute(ctx, &cs);
+	if (step_run(&w, &run->c, &cs, &ctx->machine.model, STEP_BAND_NONE, &r, &eb) < 0)
+		die("compare --trace: %s", eb.msg);
+	g = xmalloc((size_t)(r.nrows + (int)t->nkinds + 1) * sizeof(*g));
+	S_gather(g, &ng, &r, t);
+	{
+		char note[160];
+		snprintf(note, sizeof(note), "%s, tp %lu, pp %lu, dp %lu, cp %lu, ep %lu = %.15g GPUs; "
+			 "m = %.15g micro-batches", run->workload, run->c.tp, run->c.pp, run->c.dp,
+			 run->c.cp, run->c.ep, gpus, r.microbatches);
+		out_text(o, "run: %s", note);
+	}
+	S_ledger_table(o, g, ng);
 	free(g);
 	*pr = r;
 }
