@@ -265,6 +265,43 @@ static int S_kcmp(const void *a, const void *b)
 	return strcmp(x->source, y->source);
 }
 
+/*
+ * The model's time of one call of kind k into *p, on G GPUs a node (0:
+ * none), and its algorithm (and protocol) into algo; returns 1.  Without
+ * a prediction, says why in flag and returns 0.
+ */
+static int S_predict(const struct ctx *ctx, const struct trace_kind *k, unsigned long G,
+		     double *p, char *algo, size_t alen, char *flag, size_t flen)
+{
+	struct coll_cost cc;
+	struct errbuf eb;
+
+	if (k->coll >= 0 && k->ranks >= 1 && !isnan(k->size_B)) {
+		struct group gr = { .ranks = k->ranks, .per_node = 0 };
+		enum coll_algo a = cost_algo_preferred(&ctx->machine.model, (enum coll_op)k->coll);
+
+		if (G && k->stride)
+			gr.per_node = step_per_node(k->ranks, k->stride, G);
+		if (ctx->machine.have_system && G && gr.per_node == 0 && k->ranks > G * 1024)
+			gr.per_node = 0;
+		if (cost_coll(&ctx->machine.model, (enum coll_op)k->coll, a, &gr, k->size_B, &cc, &eb) == 0) {
+			*p = cc.time_s;
+			if (cc.proto != PROTO_NONE)
+				snprintf(algo, alen, "%s/%s", coll_algo_name(cc.algo),
+					 coll_proto_name(cc.proto));
+			else
+				snprintf(algo, alen, "%s", coll_algo_name(cc.algo));
+			return 1;
+		}
+		snprintf(flag, flen, "no-model");
+	} else if (k->coll < 0) {
+		snprintf(flag, flen, "no-model");
+	} else {
+		snprintf(flag, flen, isnan(k->size_B) ? "no-size" : "no-ranks");
+	}
+	return 0;
+}
+
 static void S_kinds(const struct ctx *ctx, struct out *o, const struct trace *t, double tol)
 {
 	struct table kt = { "trace", "collectives: median GPU time of one call against the model",
@@ -283,33 +320,8 @@ static void S_kinds(const struct ctx *ctx, struct out *o, const struct trace *t,
 		struct cell row[K_NCOLS];
 		double med = trace_kind_median(k), p = NAN, f;
 		char algo[48] = "", flag[32] = "";
-		struct coll_cost cc;
-		struct errbuf eb;
 
-		if (k->coll >= 0 && k->ranks >= 1 && !isnan(k->size_B)) {
-			struct group gr = { .ranks = k->ranks, .per_node = 0 };
-			enum coll_algo a = cost_algo_preferred(&ctx->machine.model, (enum coll_op)k->coll);
-
-			if (G && k->stride)
-				gr.per_node = step_per_node(k->ranks, k->stride, G);
-			if (ctx->machine.have_system && G && gr.per_node == 0 && k->ranks > G * 1024)
-				gr.per_node = 0;
-			if (cost_coll(&ctx->machine.model, (enum coll_op)k->coll, a, &gr, k->size_B, &cc, &eb) == 0) {
-				p = cc.time_s;
-				npred++;
-				if (cc.proto != PROTO_NONE)
-					snprintf(algo, sizeof(algo), "%s/%s", coll_algo_name(cc.algo),
-						 coll_proto_name(cc.proto));
-				else
-					snprintf(algo, sizeof(algo), "%s", coll_algo_name(cc.algo));
-			} else {
-				snprintf(flag, sizeof(flag), "no-model");
-			}
-		} else if (k->coll < 0) {
-			snprintf(flag, sizeof(flag), "no-model");
-		} else {
-			snprintf(flag, sizeof(flag), isnan(k->size_B) ? "no-size" : "no-ranks");
-		}
+		npred += S_predict(ctx, k, G, &p, algo, sizeof(algo), flag, sizeof(flag));
 		ncmp += !isnan(p) && !isnan(med) && med > 0;
 		if (!isnan(p) && !isnan(med) && med > 0 && fabs(p / med - 1) > tol) {
 			snprintf(flag, sizeof(flag), "far");
