@@ -452,12 +452,45 @@ static void S_steps(struct out *o, const struct trace *t, int pp)
 		 "; with pp > 1 it holds the pipeline bubble" : "");
 }
 
+/* Without --workload: an option of the run's shape means nothing, so refuse it (exit 2). */
+static void S_no_shape(const struct opt *options)
+{
+	static const char *const shape[] = { "tp", "pp", "dp", "cp", "ep",
+		"sequence-parallel", "micro-batch", "global-batch", "seq", "grad-bytes" };
+	size_t k;
+
+	for (k = 0; k < sizeof(shape) / sizeof(shape[0]); k++)
+		if (opts_given(options, shape[k]))
+			die_usage("compare --trace: --%s describes a run; give its "
+				  "--workload", shape[k]);
+}
+
+/* The trace files read, one input each (the first 16), and then their count. */
+static void S_echo_files(struct out *o, const struct trace *t)
+{
+	int i;
+
+	for (i = 0; i < (int)t->nfiles && i < 16; i++) {
+		static char keys[16][16];
+		char note[300];
+		const struct trace_file *f = &t->files[i];
+
+		snprintf(keys[i], sizeof(keys[i]), i ? "trace_%d" : "trace", i);
+		snprintf(note, sizeof(note), "%s (%s; rank %ld; %.15g kernels, %.15g of NCCL, %.15g steps)",
+			 f->path, trace_format_name(f->format), f->rank, f->kernels, f->comm_kernels,
+			 f->windows);
+		out_input_str(o, keys[i], "trace", note);
+	}
+	if (t->nfiles > 16)
+		out_input(o, "trace_files", "trace files", (double)t->nfiles, H_PLAIN, 6, NULL);
+}
+
 int cmd_compare_trace(int argc, char **argv, struct ctx *ctx)
 {
 	struct trace t;
 	struct trace_run run;
 	struct out *o;
-	int trace_flag = 0, check = 0, nfiles, i, outside = 0;
+	int trace_flag = 0, check = 0, nfiles, outside = 0;
 	long step_number = -2;
 	unsigned long stepn = 0;
 	double tol = 0.25;
@@ -483,17 +516,8 @@ int cmd_compare_trace(int argc, char **argv, struct ctx *ctx)
 		die_usage("compare --trace needs trace files; see 'commtime compare --help'");
 	if (tol < 0)
 		die_usage("--tolerance: '%s' is negative", opts_given(options, "tolerance"));
-	if (!run.workload) {
-		/* Every option of the run's shape means nothing without its model. */
-		static const char *const shape[] = { "tp", "pp", "dp", "cp", "ep",
-			"sequence-parallel", "micro-batch", "global-batch", "seq", "grad-bytes" };
-		size_t k;
-
-		for (k = 0; k < sizeof(shape) / sizeof(shape[0]); k++)
-			if (opts_given(options, shape[k]))
-				die_usage("compare --trace: --%s describes a run; give its "
-					  "--workload", shape[k]);
-	}
+	if (!run.workload)
+		S_no_shape(options);
 	if (check && !run.workload)
 		die_usage("compare --trace --check: the step's band needs the run: give --workload");
 	trace_init(&t);
@@ -506,19 +530,7 @@ int cmd_compare_trace(int argc, char **argv, struct ctx *ctx)
 
 	o = ctx_out_open(ctx);
 	ctx_echo_link(ctx, o);
-	for (i = 0; i < (int)t.nfiles && i < 16; i++) {
-		static char keys[16][16];
-		char note[300];
-		const struct trace_file *f = &t.files[i];
-
-		snprintf(keys[i], sizeof(keys[i]), i ? "trace_%d" : "trace", i);
-		snprintf(note, sizeof(note), "%s (%s; rank %ld; %.15g kernels, %.15g of NCCL, %.15g steps)",
-			 f->path, trace_format_name(f->format), f->rank, f->kernels, f->comm_kernels,
-			 f->windows);
-		out_input_str(o, keys[i], "trace", note);
-	}
-	if (t.nfiles > 16)
-		out_input(o, "trace_files", "trace files", (double)t.nfiles, H_PLAIN, 6, NULL);
+	S_echo_files(o, &t);
 	out_input(o, "tolerance", "tolerance", tol, H_PERCENT, 0, NULL);
 	S_kinds(ctx, o, &t, tol);
 	S_steps(o, &t, (int)run.c.pp);
