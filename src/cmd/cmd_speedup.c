@@ -190,16 +190,82 @@ static double S_sumsq(const double *x, size_t n)
 	return s;
 }
 
+/* The fit's inputs: the measurements, a and X1 with their errors, the residual. */
+static void S_fit_inputs(struct out *o, const char *measured, const struct speedup_fit *f,
+			 size_t n)
+{
+	char note[200];
+
+	out_input_str(o, "measured", "measured", measured);
+	if (f->dof > 0)
+		snprintf(note, sizeof(note), "least squares over %zu points", n);
+	else
+		snprintf(note, sizeof(note), "exactly determined by %zu points", n);
+	out_input(o, "ratio", "fitted a", f->a, H_PLAIN, 4, note);
+	if (f->dof > 0)
+		out_input(o, "ratio_err", "standard error of a", f->a_err, H_PLAIN, 3, NULL);
+	out_input(o, "throughput_1", "single-rank throughput", f->x1, H_PLAIN, 6,
+		  f->x1_fitted ? "fitted" : "measured at 1 rank");
+	if (f->x1_fitted && f->dof > 0)
+		out_input(o, "throughput_1_err", "standard error of it", f->x1_err, H_PLAIN, 3, NULL);
+	out_input(o, "rms_residual", "rms residual", sqrt(f->rss / (double)n), H_PLAIN, 3,
+		  "same unit as the throughputs");
+}
+
+/* The table of the n measurements (ranks r, throughputs x) against the fit. */
+static void S_fit_rows(struct out *o, const struct speedup_fit *f, const double *r,
+		       const double *x, const double *fit, size_t n)
+{
+	struct table t = { "speedup", NULL, columns, C_COUNT, 0 };
+	size_t i;
+
+	out_table_begin(o, &t);
+	for (i = 0; i < n; i++) {
+		struct cell row[C_COUNT];
+		double s = speedup(f->a, r[i]);
+
+		memset(row, 0, sizeof(row));
+		row[C_RANKS].x = r[i];
+		row[C_SPEEDUP].x = s;
+		row[C_EFFICIENCY].x = s / r[i];
+		row[C_RATIO].x = f->a;
+		row[C_TPUT].x = x[i];
+		row[C_FITTED].x = fit[i];
+		row[C_RESIDUAL].x = x[i] - fit[i];
+		row[C_MEASURED_SPEEDUP].x = x[i] / f->x1;
+		out_row(o, row);
+	}
+	out_table_end(o);
+}
+
+/* The figure of the fitted curve over the n measured speedups X/X1. */
+static void S_fit_figure(const struct ctx *ctx, const struct speedup_fit *f,
+			 const struct dlist *ranks, const double *r, const double *x, size_t n)
+{
+	double *ms = xmalloc(n * sizeof(*ms));
+	char title[200];
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		ms[i] = x[i] / f->x1;
+	if (f->dof > 0)
+		snprintf(title, sizeof(title), "Speedup fitted to measured throughputs: "
+			 "a = %.4g \xc2\xb1 %.2g, X1 = %.6g", f->a, f->a_err, f->x1);
+	else
+		snprintf(title, sizeof(title), "Speedup fitted to measured throughputs: "
+			 "a = %.4g, X1 = %.6g", f->a, f->x1);
+	S_figure(ctx, title, &f->a, 1, ranks, r, ms, n);
+	free(ms);
+}
+
 static int S_fit(struct ctx *ctx, const char *measured, const struct dlist *ranks)
 {
 	struct speedup_fit f;
 	struct errbuf eb;
-	struct table t = { "speedup", NULL, columns, C_COUNT, 0 };
 	struct table pred = { "prediction", "prediction with the fitted a", columns, C_FITTED + 1, 1 };
 	struct out *o;
 	double *r, *x, *fit;
 	size_t n, i;
-	char note[200];
 
 	if (speedup_parse_measured(measured, &r, &x, &n, &eb) < 0)
 		die_usage("--measured: %s", eb.msg);
@@ -222,58 +288,15 @@ static int S_fit(struct ctx *ctx, const char *measured, const struct dlist *rank
 			"linearly, which N/(1+a(N-1)) does not describe", f.a);
 
 	o = ctx_out_open(ctx);
-	out_input_str(o, "measured", "measured", measured);
-	if (f.dof > 0)
-		snprintf(note, sizeof(note), "least squares over %zu points", n);
-	else
-		snprintf(note, sizeof(note), "exactly determined by %zu points", n);
-	out_input(o, "ratio", "fitted a", f.a, H_PLAIN, 4, note);
-	if (f.dof > 0)
-		out_input(o, "ratio_err", "standard error of a", f.a_err, H_PLAIN, 3, NULL);
-	out_input(o, "throughput_1", "single-rank throughput", f.x1, H_PLAIN, 6,
-		  f.x1_fitted ? "fitted" : "measured at 1 rank");
-	if (f.x1_fitted && f.dof > 0)
-		out_input(o, "throughput_1_err", "standard error of it", f.x1_err, H_PLAIN, 3, NULL);
-	out_input(o, "rms_residual", "rms residual", sqrt(f.rss / (double)n), H_PLAIN, 3,
-		  "same unit as the throughputs");
-
-	out_table_begin(o, &t);
-	for (i = 0; i < n; i++) {
-		struct cell row[C_COUNT];
-		double s = speedup(f.a, r[i]);
-
-		memset(row, 0, sizeof(row));
-		row[C_RANKS].x = r[i];
-		row[C_SPEEDUP].x = s;
-		row[C_EFFICIENCY].x = s / r[i];
-		row[C_RATIO].x = f.a;
-		row[C_TPUT].x = x[i];
-		row[C_FITTED].x = fit[i];
-		row[C_RESIDUAL].x = x[i] - fit[i];
-		row[C_MEASURED_SPEEDUP].x = x[i] / f.x1;
-		out_row(o, row);
-	}
-	out_table_end(o);
+	S_fit_inputs(o, measured, &f, n);
+	S_fit_rows(o, &f, r, x, fit, n);
 	if (ranks->n) {
 		out_table_begin(o, &pred);
 		S_curve(o, ranks, f.a, f.x1);
 		out_table_end(o);
 	}
-	if (ctx->plot || ctx->render) {
-		double *ms = xmalloc(n * sizeof(*ms));
-		char title[200];
-
-		for (i = 0; i < n; i++)
-			ms[i] = x[i] / f.x1;
-		if (f.dof > 0)
-			snprintf(title, sizeof(title), "Speedup fitted to measured throughputs: "
-				 "a = %.4g \xc2\xb1 %.2g, X1 = %.6g", f.a, f.a_err, f.x1);
-		else
-			snprintf(title, sizeof(title), "Speedup fitted to measured throughputs: "
-				 "a = %.4g, X1 = %.6g", f.a, f.x1);
-		S_figure(ctx, title, &f.a, 1, ranks, r, ms, n);
-		free(ms);
-	}
+	if (ctx->plot || ctx->render)
+		S_fit_figure(ctx, &f, ranks, r, x, n);
 	ctx_out_close(ctx, o);
 	free(r);
 	free(x);
