@@ -99,6 +99,28 @@ static void S_add_curve(struct panel *p, const char *title, int color, int dash,
 	S_plot_curve(s, a, lo, hi, ymax);
 }
 
+/* The figure's one panel, log-log over ranks [lo, hi], with the ideal speedup N dashed. */
+static struct panel *S_panel(struct figure *f, const char *title, double lo, double hi,
+			     double ymax)
+{
+	struct panel *p = plot_add_panel(f, title, "ranks N", "speedup over one rank");
+	struct plot_series *s;
+
+	p->xaxis = p->yaxis = AX_PLAIN;
+	p->logx = p->logy = 1;
+	p->xmin = lo;
+	p->xmax = hi;
+	p->ymax = ymax;
+	p->key = xstrdup("top left");
+
+	s = plot_add_series(p, "ideal: N", PS_LINES);
+	s->color = 6;
+	s->dash = 1;
+	plot_xy(s, lo, lo);
+	plot_xy(s, hi, hi);
+	return p;
+}
+
 /*
  * The figure: speedup against ranks on log-log axes, the ideal speedup N
  * as a dashed line, one curve per ratio a with the asked rank counts
@@ -134,19 +156,7 @@ static void S_figure(const struct ctx *ctx, const char *title, const double *rat
 	f.comment = xstrdup("commtime speedup: N/(1+a(N-1)) against ranks");
 	f.width = 800;
 	f.height = 500;
-	p = plot_add_panel(&f, title, "ranks N", "speedup over one rank");
-	p->xaxis = p->yaxis = AX_PLAIN;
-	p->logx = p->logy = 1;
-	p->xmin = lo;
-	p->xmax = hi;
-	p->ymax = ymax;
-	p->key = xstrdup("top left");
-
-	s = plot_add_series(p, "ideal: N", PS_LINES);
-	s->color = 6;
-	s->dash = 1;
-	plot_xy(s, lo, lo);
-	plot_xy(s, hi, hi);
+	p = S_panel(&f, title, lo, hi, ymax);
 	for (j = 0; j < nratio; j++) {
 		double a = ratios[j];
 		int color = (int)j % 6;
@@ -304,10 +314,54 @@ static int S_fit(struct ctx *ctx, const char *measured, const struct dlist *rank
 	return EXIT_OK;
 }
 
+/*
+ * The inputs (comm and compute, or --ratio's text ratio_arg), one curve
+ * per ratio on ranks, and each curve's limit 1/a.
+ */
+static void S_write_ratios(struct out *o, const char *ratio_arg, double comm, double compute,
+			   const struct dlist *ratios, const struct dlist *ranks)
+{
+	struct table t = { "speedup", NULL, columns, C_RATIO + 1, 0 };
+	size_t i;
+
+	if (!ratio_arg) {
+		out_input(o, "comm_s", "communication", comm, H_TIME, 4, NULL);
+		out_input(o, "compute_s", "computation", compute, H_TIME, 4, NULL);
+	}
+	if (ratios->n == 1)
+		out_input(o, "ratio", "a", ratios->v[0], H_PLAIN, 4,
+			  ratio_arg ? "communication / computation" : "comm / compute");
+	else
+		out_input_str(o, "ratios", "a", ratio_arg);
+	out_table_begin(o, &t);
+	for (i = 0; i < ratios->n; i++)
+		S_curve(o, ranks, ratios->v[i], NAN);
+	out_table_end(o);
+	for (i = 0; i < ratios->n; i++)
+		if (ratios->v[i] > 0)
+			out_text(o, "a = %.4g: the speedup approaches 1/a = %.2f x as N grows",
+				 ratios->v[i], 1 / ratios->v[i]);
+}
+
+/* The figure of the given ratios, titled with comm / compute when they gave a. */
+static void S_ratio_figure(const struct ctx *ctx, const char *ratio_arg, double comm,
+			   double compute, const struct dlist *ratios, const struct dlist *ranks)
+{
+	char title[200], a1[32], a2[32];
+
+	if (!ratio_arg)
+		snprintf(title, sizeof(title), "Speedup N/(1+a(N-1)), a = %s / %s = %.4g",
+			 units_fmt_time(a1, sizeof(a1), comm, 3),
+			 units_fmt_time(a2, sizeof(a2), compute, 3), ratios->v[0]);
+	else
+		snprintf(title, sizeof(title),
+			 "Speedup N/(1+a(N-1)), a = communication / computation");
+	S_figure(ctx, title, ratios->v, ratios->n, ranks, NULL, NULL, 0);
+}
+
 int cmd_speedup(int argc, char **argv, struct ctx *ctx)
 {
 	struct dlist ranks = { 0 }, ratios = { 0 };
-	struct table t = { "speedup", NULL, columns, C_RATIO + 1, 0 };
 	struct out *o;
 	const char *measured = NULL, *ratio_arg = NULL, *comm_arg = NULL, *compute_arg = NULL;
 	double comm = 0, compute = 0;
@@ -351,35 +405,9 @@ int cmd_speedup(int argc, char **argv, struct ctx *ctx)
 		S_default_ranks(&ranks);
 
 	o = ctx_out_open(ctx);
-	if (!ratio_arg) {
-		out_input(o, "comm_s", "communication", comm, H_TIME, 4, NULL);
-		out_input(o, "compute_s", "computation", compute, H_TIME, 4, NULL);
-	}
-	if (ratios.n == 1)
-		out_input(o, "ratio", "a", ratios.v[0], H_PLAIN, 4,
-			  ratio_arg ? "communication / computation" : "comm / compute");
-	else
-		out_input_str(o, "ratios", "a", ratio_arg);
-	out_table_begin(o, &t);
-	for (i = 0; i < ratios.n; i++)
-		S_curve(o, &ranks, ratios.v[i], NAN);
-	out_table_end(o);
-	for (i = 0; i < ratios.n; i++)
-		if (ratios.v[i] > 0)
-			out_text(o, "a = %.4g: the speedup approaches 1/a = %.2f x as N grows",
-				 ratios.v[i], 1 / ratios.v[i]);
-	if (ctx->plot || ctx->render) {
-		char title[200], a1[32], a2[32];
-
-		if (!ratio_arg)
-			snprintf(title, sizeof(title), "Speedup N/(1+a(N-1)), a = %s / %s = %.4g",
-				 units_fmt_time(a1, sizeof(a1), comm, 3),
-				 units_fmt_time(a2, sizeof(a2), compute, 3), ratios.v[0]);
-		else
-			snprintf(title, sizeof(title),
-				 "Speedup N/(1+a(N-1)), a = communication / computation");
-		S_figure(ctx, title, ratios.v, ratios.n, &ranks, NULL, NULL, 0);
-	}
+	S_write_ratios(o, ratio_arg, comm, compute, &ratios, &ranks);
+	if (ctx->plot || ctx->render)
+		S_ratio_figure(ctx, ratio_arg, comm, compute, &ratios, &ranks);
 	ctx_out_close(ctx, o);
 	dlist_release(&ranks);
 	dlist_release(&ratios);
