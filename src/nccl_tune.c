@@ -298,12 +298,85 @@ static double S_tune_lat(const struct tune_ctx *c, int f, int a, int pr, int nst
 	return lat;
 }
 
+/* The graphs NCCL's search builds for the communicator, and what its
+ * launch reads of them: the channels, NVLS's CTAs, Ring/Simple's threads. */
+static void S_tune_graphs(struct nccl_tune *t, const struct nccl_machine *m, int ranks, int nodes)
+{
+	/* A machine with fewer ranks than GPUs per node uses only `ranks` of them. */
+	{
+		struct nccl_machine mm = *m;
+		if (nodes == 1)
+			mm.gpus_per_node = ranks;
+		nccl_graphs(&mm, nodes, t->graph);
+	}
+	t->comm_channels = 2 * t->graph[NCCL_RING].nchannels;
+	if (t->comm_channels > 64)
+		t->comm_channels = 64;
+	/* NVLS runs its own CTAs: 16 on sm90, 24 (one node) or 32 on sm100
+	 * (transport/nvls.cc:155-157, 207-214). */
+	if (t->graph[NCCL_NVLS].nchannels > 0)
+		t->nvls_channels = m->sm >= 100 ? (nodes > 1 ? 32 : 24) : 16;
+	/* Ring/Simple starts 256 threads when the ring is no faster than
+	 * PCI_BW, 12 GB/s (tuning.cc:244-247, topo.h:25), else 512. */
+	t->ring_simple_threads = t->graph[NCCL_RING].bw_intra * t->graph[NCCL_RING].nchannels <= 12.0 ?
+				 256 : 512;
+}
+
+/* What every entry of t's table shares, in c (tuning.cc:267-286). */
+static void S_tune_ctx(struct tune_ctx *c, const struct nccl_tune *t, const struct nccl_params *p,
+		       const struct nccl_machine *m, unsigned algo_mask, unsigned proto_mask)
+{
+	int ranks = t->ranks, nodes = t->nodes, arch = t->arch;
+	int idx2, idx1, hw_intra[NCCL_NALGO];
+	double ppn;
+
+	idx2 = nodes <= 2 ? nodes - 1 : 2;                  /* tuning.cc:267 */
+	idx1 = nodes == 1 ? arch : m->cpu == NCCL_CPU_AMD ? 1 : 0;   /* tuning.cc:269-271 */
+	ppn = (double)ranks / nodes;                        /* tuning.cc:281 */
+	for (int a = 0; a < NCCL_NALGO; a++)
+		hw_intra[a] = t->graph[a].nvlink ? NCCL_HW_NVLINK : NCCL_HW_PCI;  /* tuning.cc:283-286 */
+
+	c->p = p;
+	c->m = m;
+	c->ranks = ranks;
+	c->nodes = nodes;
+	c->arch = arch;
+	c->idx1 = idx1;
+	c->idx2 = idx2;
+	memcpy(c->hw_intra, hw_intra, sizeof c->hw_intra);
+	c->algo_mask = algo_mask;
+	c->proto_mask = proto_mask;
+	c->ppn = ppn;
+}
+
+/* The bus bandwidth and the latency of every (f, a, pr) NCCL tunes, in t. */
+static void S_tune_table(struct nccl_tune *t, const struct tune_ctx *c)
+{
+	const struct nccl_params *p = c->p;
+	int ranks = c->ranks;
+
+	for (int f = 0; f < NCCL_NFUNC; f++) {
+		int nsteps = f == NCCL_ALLREDUCE ? 2 * (ranks - 1) :
+			     f == NCCL_REDUCESCATTER || f == NCCL_ALLGATHER ? ranks - 1 : ranks;  /* :289-291 */
+		for (int a = 0; a < NCCL_NALGO; a++) {
+			if (S_tune_skip(p, f, a))
+				continue;
+			for (int pr = 0; pr < NCCL_NPROTO; pr++) {
+				double bus;
+				if (!S_tune_bw(c, &t->graph[a], f, a, pr, nsteps, &bus))
+					continue;
+				t->bw[f][a][pr] = bus;
+				t->lat[f][a][pr] = S_tune_lat(c, f, a, pr, nsteps);
+			}
+		}
+	}
+}
+
 int nccl_tune_init(struct nccl_tune *t, const struct nccl_params *p,
 		   const struct nccl_machine *m, int ranks,
 		   unsigned algo_mask, unsigned proto_mask, struct errbuf *eb)
 {
-	int nodes, idx2, arch, idx1, hw_intra[NCCL_NALGO];
-	double ppn;
+	int nodes, arch;
 	struct tune_ctx c;
 
 	memset(t, 0, sizeof *t);
@@ -329,55 +402,8 @@ int nccl_tune_init(struct nccl_tune *t, const struct nccl_params *p,
 	t->cpu = m->cpu;
 	t->net_latency = m->net_latency;
 	t->amd = m->amd;
-	/* A machine with fewer ranks than GPUs per node uses only `ranks` of them. */
-	{
-		struct nccl_machine mm = *m;
-		if (nodes == 1)
-			mm.gpus_per_node = ranks;
-		nccl_graphs(&mm, nodes, t->graph);
-	}
-	t->comm_channels = 2 * t->graph[NCCL_RING].nchannels;
-	if (t->comm_channels > 64)
-		t->comm_channels = 64;
-	/* NVLS runs its own CTAs: 16 on sm90, 24 (one node) or 32 on sm100
-	 * (transport/nvls.cc:155-157, 207-214). */
-	if (t->graph[NCCL_NVLS].nchannels > 0)
-		t->nvls_channels = m->sm >= 100 ? (nodes > 1 ? 32 : 24) : 16;
-	/* Ring/Simple starts 256 threads when the ring is no faster than
-	 * PCI_BW, 12 GB/s (tuning.cc:244-247, topo.h:25), else 512. */
-	t->ring_simple_threads = t->graph[NCCL_RING].bw_intra * t->graph[NCCL_RING].nchannels <= 12.0 ?
-				 256 : 512;
-	idx2 = nodes <= 2 ? nodes - 1 : 2;                  /* tuning.cc:267 */
-	idx1 = nodes == 1 ? arch : m->cpu == NCCL_CPU_AMD ? 1 : 0;   /* tuning.cc:269-271 */
-	ppn = (double)ranks / nodes;                        /* tuning.cc:281 */
-	for (int a = 0; a < NCCL_NALGO; a++)
-		hw_intra[a] = t->graph[a].nvlink ? NCCL_HW_NVLINK : NCCL_HW_PCI;  /* tuning.cc:283-286 */
-
-	c.p = p;
-	c.m = m;
-	c.ranks = ranks;
-	c.nodes = nodes;
-	c.arch = arch;
-	c.idx1 = idx1;
-	c.idx2 = idx2;
-	memcpy(c.hw_intra, hw_intra, sizeof c.hw_intra);
-	c.algo_mask = algo_mask;
-	c.proto_mask = proto_mask;
-	c.ppn = ppn;
-	for (int f = 0; f < NCCL_NFUNC; f++) {
-		int nsteps = f == NCCL_ALLREDUCE ? 2 * (ranks - 1) :
-			     f == NCCL_REDUCESCATTER || f == NCCL_ALLGATHER ? ranks - 1 : ranks;  /* :289-291 */
-		for (int a = 0; a < NCCL_NALGO; a++) {
-			if (S_tune_skip(p, f, a))
-				continue;
-			for (int pr = 0; pr < NCCL_NPROTO; pr++) {
-				double bus;
-				if (!S_tune_bw(&c, &t->graph[a], f, a, pr, nsteps, &bus))
-					continue;
-				t->bw[f][a][pr] = bus;
-				t->lat[f][a][pr] = S_tune_lat(&c, f, a, pr, nsteps);
-			}
-		}
-	}
+	S_tune_graphs(t, m, ranks, nodes);
+	S_tune_ctx(&c, t, p, m, algo_mask, proto_mask);
+	S_tune_table(t, &c);
 	return 0;
 }
