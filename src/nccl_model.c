@@ -418,16 +418,13 @@ int nccl_rank(const struct nccl_tune *t, const struct nccl_params *p,
 	k++; \
 } while (0)
 
-/* The terms of the bandwidth: channels, speeds, factors, caps (the TERM list from k on). */
-static int S_terms_bw(const struct nccl_tune *t, const struct nccl_params *p,
-			enum nccl_func f, enum nccl_algo a, enum nccl_proto pr, double bytes,
-			struct nccl_term *out, int max, int k)
+/* The terms of the channels and their speed, and the NCCL version when
+ * not 2.30 (the TERM list from k on). */
+static int S_terms_channels(const struct nccl_tune *t, const struct nccl_params *p,
+			    enum nccl_algo a, struct nccl_term *out, int max, int k)
 {
 	const struct nccl_graph *g = &t->graph[a];
-	int nodes = t->nodes, ranks = t->ranks, idx2 = nodes <= 2 ? nodes - 1 : 2;
-	int nsteps = f == NCCL_ALLREDUCE ? 2 * (ranks - 1) :
-		     f == NCCL_REDUCESCATTER || f == NCCL_ALLGATHER ? ranks - 1 : ranks;
-	double ratio;
+	int nodes = t->nodes, ranks = t->ranks;
 	int cn = a == NCCL_COLLNET_DIRECT || a == NCCL_COLLNET_CHAIN;
 
 	if (a == NCCL_COLLNET_DIRECT)
@@ -452,6 +449,21 @@ static int S_terms_bw(const struct nccl_tune *t, const struct nccl_params *p,
 	if (p->version != 230)
 		TERM("NCCL version", p->version / 100 + p->version % 100 / 100.0, "",
 		     "--nccl-version; its changes: models/nccl.md, \"NCCL versions\"");
+	return k;
+}
+
+/* The terms of the bandwidth: channels, speeds, factors, caps (the TERM list from k on). */
+static int S_terms_bw(const struct nccl_tune *t, const struct nccl_params *p,
+			enum nccl_func f, enum nccl_algo a, enum nccl_proto pr, double bytes,
+			struct nccl_term *out, int max, int k)
+{
+	const struct nccl_graph *g = &t->graph[a];
+	int nodes = t->nodes, ranks = t->ranks, idx2 = nodes <= 2 ? nodes - 1 : 2;
+	int nsteps = f == NCCL_ALLREDUCE ? 2 * (ranks - 1) :
+		     f == NCCL_REDUCESCATTER || f == NCCL_ALLGATHER ? ranks - 1 : ranks;
+	double ratio;
+
+	k = S_terms_channels(t, p, a, out, max, k);
 	if ((a == NCCL_NVLS || a == NCCL_NVLS_TREE) && p->version < 228)
 		TERM("min(bwIntra, bwInter)", nccl_nvls_bw_old(p, g, f, a, nodes, (double)ranks / nodes), "GB/s",
 		     "v2.27.7 tuning.cc:267-275 (bwInter / 2 beyond 2 nodes for NVLSTree)");
