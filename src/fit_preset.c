@@ -35,24 +35,16 @@ static int S_need(const struct preset *p, const char *key, enum quantity q,
 	return r < 0 ? -1 : 0;
 }
 
-int fit_model_from_preset(const struct preset *p, struct fit_model *m,
-			  struct errbuf *eb)
+/* The keys of what the fit was made for (fit.op, fit.algo, fit.ranks,
+ * fit.base_steps) into m, cleared first. */
+static int S_read_fit(const struct preset *p, struct fit_model *m, struct errbuf *eb)
 {
 	const struct preset_kv *kv;
 	struct errbuf e2;
 	enum coll_op op;
 	enum coll_algo algo;
-	double nreg, ranks;
-	size_t k;
+	double ranks;
 
-	kv = S_kv(p, "regimes");
-	if (!kv)
-		return 0;
-	if (S_need(p, "regimes", Q_COUNT, &nreg, eb) < 0)
-		return -1;
-	if (nreg < 1 || nreg > FIT_REGIMES_MAX)
-		return errbuf_set(eb, "%s:%d: regimes '%s' is not between 1 and %d",
-				  p->path, kv->line, kv->value, FIT_REGIMES_MAX);
 	kv = S_kv(p, "fit.op");
 	if (!kv)
 		return errbuf_set(eb, "%s: key 'fit.op' is missing (the preset has 'regimes')",
@@ -74,44 +66,73 @@ int fit_model_from_preset(const struct preset *p, struct fit_model *m,
 	m->op = op;
 	m->algo = algo;
 	m->ranks = (unsigned long)ranks;
-	m->nreg = (size_t)nreg;
-	for (k = 0; k < m->nreg; k++) {
-		struct regime *r = &m->reg[k];
-		char key[32];
+	return 0;
+}
 
-		snprintf(key, sizeof(key), "alpha.%zu", k + 1);
-		if (S_need(p, key, Q_TIME, &r->alpha, eb) < 0)
+/* Regime k's keys (alpha.k, beta.k, from.k, to.k, alpha_ci.k, beta_ci.k)
+ * into m->reg[k], its sizes above regime k - 1's. */
+static int S_read_regime(const struct preset *p, struct fit_model *m, size_t k,
+			 struct errbuf *eb)
+{
+	struct regime *r = &m->reg[k];
+	char key[32];
+
+	snprintf(key, sizeof(key), "alpha.%zu", k + 1);
+	if (S_need(p, key, Q_TIME, &r->alpha, eb) < 0)
+		return -1;
+	snprintf(key, sizeof(key), "beta.%zu", k + 1);
+	if (S_need(p, key, Q_RATE, &r->beta, eb) < 0)
+		return -1;
+	/* The bounds of alpha and beta (preset_link) hold for every regime. */
+	if (!(r->beta >= BETA_MIN && r->beta <= 1e18))
+		return errbuf_set(eb, "%s:%d: %s '%s' is not between %g and 1e18 B/s",
+				  p->path, S_kv(p, key)->line, key, S_kv(p, key)->value,
+				  BETA_MIN);
+	snprintf(key, sizeof(key), "alpha.%zu", k + 1);
+	if (r->alpha > 3600)
+		return errbuf_set(eb, "%s:%d: %s '%s' is above 3600 s", p->path,
+				  S_kv(p, key)->line, key, S_kv(p, key)->value);
+	snprintf(key, sizeof(key), "from.%zu", k + 1);
+	if (S_need(p, key, Q_SIZE, &r->lo, eb) < 0)
+		return -1;
+	r->alpha_ci = r->beta_ci = NAN;
+	snprintf(key, sizeof(key), "alpha_ci.%zu", k + 1);
+	if (preset_get_quantity(p, key, Q_TIME, &r->alpha_ci, eb) < 0)
+		return -1;
+	snprintf(key, sizeof(key), "beta_ci.%zu", k + 1);
+	if (preset_get_quantity(p, key, Q_RATE, &r->beta_ci, eb) < 0)
+		return -1;
+	snprintf(key, sizeof(key), "to.%zu", k + 1);
+	if (S_need(p, key, Q_SIZE, &r->hi, eb) < 0)
+		return -1;
+	if (r->hi < r->lo || (k > 0 && r->lo <= m->reg[k - 1].hi))
+		return errbuf_set(eb, "%s:%d: regime %zu: sizes must increase "
+				  "(from.%zu, to.%zu)", p->path, S_kv(p, key)->line,
+				  k + 1, k + 1, k + 1);
+	return 0;
+}
+
+int fit_model_from_preset(const struct preset *p, struct fit_model *m,
+			  struct errbuf *eb)
+{
+	const struct preset_kv *kv;
+	double nreg;
+	size_t k;
+
+	kv = S_kv(p, "regimes");
+	if (!kv)
+		return 0;
+	if (S_need(p, "regimes", Q_COUNT, &nreg, eb) < 0)
+		return -1;
+	if (nreg < 1 || nreg > FIT_REGIMES_MAX)
+		return errbuf_set(eb, "%s:%d: regimes '%s' is not between 1 and %d",
+				  p->path, kv->line, kv->value, FIT_REGIMES_MAX);
+	if (S_read_fit(p, m, eb) < 0)
+		return -1;
+	m->nreg = (size_t)nreg;
+	for (k = 0; k < m->nreg; k++)
+		if (S_read_regime(p, m, k, eb) < 0)
 			return -1;
-		snprintf(key, sizeof(key), "beta.%zu", k + 1);
-		if (S_need(p, key, Q_RATE, &r->beta, eb) < 0)
-			return -1;
-		/* The bounds of alpha and beta (preset_link) hold for every regime. */
-		if (!(r->beta >= BETA_MIN && r->beta <= 1e18))
-			return errbuf_set(eb, "%s:%d: %s '%s' is not between %g and 1e18 B/s",
-					  p->path, S_kv(p, key)->line, key, S_kv(p, key)->value,
-					  BETA_MIN);
-		snprintf(key, sizeof(key), "alpha.%zu", k + 1);
-		if (r->alpha > 3600)
-			return errbuf_set(eb, "%s:%d: %s '%s' is above 3600 s", p->path,
-					  S_kv(p, key)->line, key, S_kv(p, key)->value);
-		snprintf(key, sizeof(key), "from.%zu", k + 1);
-		if (S_need(p, key, Q_SIZE, &r->lo, eb) < 0)
-			return -1;
-		r->alpha_ci = r->beta_ci = NAN;
-		snprintf(key, sizeof(key), "alpha_ci.%zu", k + 1);
-		if (preset_get_quantity(p, key, Q_TIME, &r->alpha_ci, eb) < 0)
-			return -1;
-		snprintf(key, sizeof(key), "beta_ci.%zu", k + 1);
-		if (preset_get_quantity(p, key, Q_RATE, &r->beta_ci, eb) < 0)
-			return -1;
-		snprintf(key, sizeof(key), "to.%zu", k + 1);
-		if (S_need(p, key, Q_SIZE, &r->hi, eb) < 0)
-			return -1;
-		if (r->hi < r->lo || (k > 0 && r->lo <= m->reg[k - 1].hi))
-			return errbuf_set(eb, "%s:%d: regime %zu: sizes must increase "
-					  "(from.%zu, to.%zu)", p->path, S_kv(p, key)->line,
-					  k + 1, k + 1, k + 1);
-	}
 	return 1;
 }
 
