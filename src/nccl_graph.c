@@ -3,7 +3,7 @@
  * topo.cc of NCCL 2.30.7): what a channel may carry on NVLink, PCIe, the
  * socket link and the path to the NIC, the speeds the search tries, and
  * the ring, tree and NVLS graphs it leaves (nccl_graphs).  The tuning that
- * reads them is src/nccl_model.c; the replay of the search on a direct
+ * reads them is src/nccl_tune.c; the replay of the search on a direct
  * NVLink mesh is src/nccl_search.c.  models/nccl.md, "Channels".
  */
 #include <math.h>

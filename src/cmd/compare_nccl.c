@@ -3,8 +3,8 @@
  * model: NCCL's own choice per size against the model's, NCCL's own
  * tuning table against the model's with the system changes that bring
  * them together, and the choice rule checked on NCCL's table
- * (models/nccl.md, "After the run").  The analysis is nccl_table.c's and
- * nccl_model.c's; this file only says it.
+ * (models/nccl.md, "After the run").  The analysis is nccl_table.c's,
+ * nccl_tune.c's and nccl_model.c's; this file only says it.
  */
 #include <math.h>
 #include <stdio.h>

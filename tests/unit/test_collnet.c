@@ -1,7 +1,7 @@
 /*
  * CollNet (SHARP in the network switches, NCCL's CollNet plugin): the
  * graphs, the tuning and the choice of NCCL 2.30.7 (src/nccl_graph.c
- * S_collnet, src/nccl_model.c), against values worked by hand in
+ * S_collnet, src/nccl_tune.c S_collnet_bus, src/nccl_model.c), against values worked by hand in
  * models/nccl.md, "CollNet".
  *
  * HGX A100 with 8 HDR NICs (PCIe 4: 24 GB/s to a NIC), AMD hosts, on 8

@@ -2,7 +2,8 @@
  * Machines beyond NVIDIA's data-centre nodes: AMD's xGMI boards read with
  * RCCL's constants, NVLink domains across hosts, NCCL's no-graph fallback
  * and the NVLS arity limit, each against values worked by hand from the
- * sources named in src/nccl_graph.c, src/nccl_model.c and src/system.c.
+ * sources named in src/nccl_graph.c, src/nccl_tune.c, src/nccl_model.c and
+ * src/system.c.
  */
 #include <stdlib.h>
 

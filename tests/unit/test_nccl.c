@@ -1,7 +1,8 @@
 /*
- * NCCL's cost model (src/nccl_model.c) against values computed by hand from
- * NCCL 2.30.7's src/graph/tuning.cc, search.cc and topo.h (the lines are
- * named in src/nccl_model.c; the derivations in models/nccl.md).
+ * NCCL's cost model (src/nccl_tune.c, src/nccl_model.c) against values
+ * computed by hand from NCCL 2.30.7's src/graph/tuning.cc, search.cc and
+ * topo.h (the lines are named in src/nccl_tune.c and src/nccl_model.c; the
+ * derivations in models/nccl.md).
  */
 #include "harness.h"
 #include "nccl_model.h"
