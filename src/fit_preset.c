@@ -13,16 +13,6 @@
 #include "fmt.h"
 #include "units.h"
 
-static const struct preset_kv *S_kv(const struct preset *p, const char *key)
-{
-	size_t i;
-
-	for (i = 0; i < p->nkv; i++)
-		if (!strcmp(p->kv[i].key, key))
-			return &p->kv[i];
-	return NULL;
-}
-
 /* A quantity key that must be present. */
 static int S_need(const struct preset *p, const char *key, enum quantity q,
 		  double *x, struct errbuf *eb)
@@ -45,13 +35,13 @@ static int S_read_fit(const struct preset *p, struct fit_model *m, struct errbuf
 	enum coll_algo algo;
 	double ranks;
 
-	kv = S_kv(p, "fit.op");
+	kv = preset_find(p, "fit.op");
 	if (!kv)
 		return errbuf_set(eb, "%s: key 'fit.op' is missing (the preset has 'regimes')",
 				  p->path);
 	if (coll_op_lookup(kv->value, &op, &e2) < 0)
 		return errbuf_set(eb, "%s:%d: %s", p->path, kv->line, e2.msg);
-	kv = S_kv(p, "fit.algo");
+	kv = preset_find(p, "fit.algo");
 	algo = ALGO_RING;
 	if (kv && ar_algo_lookup(kv->value, &algo, &e2) < 0)
 		return errbuf_set(eb, "%s:%d: %s", p->path, kv->line, e2.msg);
@@ -62,7 +52,7 @@ static int S_read_fit(const struct preset *p, struct fit_model *m, struct errbuf
 		return -1;
 	if (!(m->base_steps >= 0 && m->base_steps <= 1e6))
 		return errbuf_set(eb, "%s:%d: fit.base_steps must be between 0 and 1e6", p->path,
-				  S_kv(p, "fit.base_steps")->line);
+				  preset_find(p, "fit.base_steps")->line);
 	m->op = op;
 	m->algo = algo;
 	m->ranks = (unsigned long)ranks;
@@ -86,12 +76,12 @@ static int S_read_regime(const struct preset *p, struct fit_model *m, size_t k,
 	/* The bounds of alpha and beta (preset_link) hold for every regime. */
 	if (!(r->beta >= BETA_MIN && r->beta <= 1e18))
 		return errbuf_set(eb, "%s:%d: %s '%s' is not between %g and 1e18 B/s",
-				  p->path, S_kv(p, key)->line, key, S_kv(p, key)->value,
+				  p->path, preset_find(p, key)->line, key, preset_find(p, key)->value,
 				  BETA_MIN);
 	snprintf(key, sizeof(key), "alpha.%zu", k + 1);
 	if (r->alpha > 3600)
 		return errbuf_set(eb, "%s:%d: %s '%s' is above 3600 s", p->path,
-				  S_kv(p, key)->line, key, S_kv(p, key)->value);
+				  preset_find(p, key)->line, key, preset_find(p, key)->value);
 	snprintf(key, sizeof(key), "from.%zu", k + 1);
 	if (S_need(p, key, Q_SIZE, &r->lo, eb) < 0)
 		return -1;
@@ -107,7 +97,7 @@ static int S_read_regime(const struct preset *p, struct fit_model *m, size_t k,
 		return -1;
 	if (r->hi < r->lo || (k > 0 && r->lo <= m->reg[k - 1].hi))
 		return errbuf_set(eb, "%s:%d: regime %zu: sizes must increase "
-				  "(from.%zu, to.%zu)", p->path, S_kv(p, key)->line,
+				  "(from.%zu, to.%zu)", p->path, preset_find(p, key)->line,
 				  k + 1, k + 1, k + 1);
 	return 0;
 }
@@ -119,7 +109,7 @@ int fit_model_from_preset(const struct preset *p, struct fit_model *m,
 	double nreg;
 	size_t k;
 
-	kv = S_kv(p, "regimes");
+	kv = preset_find(p, "regimes");
 	if (!kv)
 		return 0;
 	if (S_need(p, "regimes", Q_COUNT, &nreg, eb) < 0)

@@ -181,7 +181,7 @@ static char *xstrndup(const char *s, size_t n)
 	return r;
 }
 
-static const struct preset_kv *find_kv(const struct preset *p, const char *key)
+const struct preset_kv *preset_find(const struct preset *p, const char *key)
 {
 	size_t i;
 
@@ -220,7 +220,7 @@ static int parse_line(struct preset *p, int lineno, const char *s, size_t n,
 				  "'.', '_' and '-'", p->path, lineno,
 				  klen > 60 ? 60 : (int)klen, key);
 	k = xstrndup(key, klen);
-	dup = find_kv(p, k);
+	dup = preset_find(p, k);
 	if (dup) {
 		errbuf_set(eb, "%s:%d: duplicate key '%s' (first on line %d)", p->path,
 			   lineno, k, dup->line);
@@ -246,26 +246,26 @@ static int check_required(struct preset *p, struct errbuf *eb)
 	size_t i;
 
 	for (i = 0; i < sizeof(req) / sizeof(req[0]); i++) {
-		kv = find_kv(p, req[i]);
+		kv = preset_find(p, req[i]);
 		if (!kv)
 			return errbuf_set(eb, "%s: missing '%s'", p->path, req[i]);
 		if (!kv->value[0])
 			return errbuf_set(eb, "%s:%d: empty '%s'", p->path, kv->line, req[i]);
 	}
-	kv = find_kv(p, "name");
+	kv = preset_find(p, "name");
 	if (!preset_name_valid(kv->value))
 		return errbuf_set(eb, "%s:%d: invalid name '%s'; names use a-z, 0-9, '.', "
 				  "'_' and '-' and start with a letter or digit%s",
 				  p->path, kv->line, kv->value, strlen(kv->value) > PRESET_NAME_MAX ?
 				  " and are at most " PRESET_NAME_MAX_TEXT " bytes long" : "");
 	p->name = kv->value;
-	kv = find_kv(p, "kind");
+	kv = preset_find(p, "kind");
 	if (strcmp(kv->value, "link") && strcmp(kv->value, "workload") &&
 	    strcmp(kv->value, "gpu") && strcmp(kv->value, "system"))
 		return errbuf_set(eb, "%s:%d: unknown kind '%s'; want 'link', 'workload', "
 				  "'gpu' or 'system'", p->path, kv->line, kv->value);
 	p->kind = kv->value;
-	p->description = find_kv(p, "description")->value;
+	p->description = preset_find(p, "description")->value;
 	return 0;
 }
 
@@ -429,7 +429,7 @@ static int check_stem(struct preset *p, const char *stem, struct errbuf *eb)
 	struct preset_kv *kv;
 
 	(void)eb;
-	if (!strcmp(p->name, stem) || !(kv = (struct preset_kv *)find_kv(p, "name")))
+	if (!strcmp(p->name, stem) || !(kv = (struct preset_kv *)preset_find(p, "name")))
 		return 0;
 	free(kv->value);
 	kv->value = xstrdup(stem);
@@ -590,7 +590,7 @@ static char *dir_of(const char *path)
 static int inherit(const struct preset_dirs *d, struct preset *p, int depth,
 		   struct errbuf *eb)
 {
-	const struct preset_kv *like = find_kv(p, "like");
+	const struct preset_kv *like = preset_find(p, "like");
 	struct preset base;
 	struct errbuf inner;
 	char *dir;
@@ -624,7 +624,7 @@ static int inherit(const struct preset_dirs *d, struct preset *p, int depth,
 
 		for (j = 0; j < n && strcmp(kv->key, skip[j]); j++)
 			;
-		if (j < n || find_kv(p, kv->key))
+		if (j < n || preset_find(p, kv->key))
 			continue;
 		p->kv = xrealloc(p->kv, (p->nkv + 1) * sizeof(*p->kv));
 		p->kv[p->nkv].key = xstrndup(kv->key, strlen(kv->key));
@@ -713,14 +713,14 @@ static int load_at(const struct preset_dirs *d, const char *name_or_path,
 
 int preset_line(const struct preset *p, const char *key)
 {
-	const struct preset_kv *kv = find_kv(p, key);
+	const struct preset_kv *kv = preset_find(p, key);
 
 	return kv ? kv->line : 0;
 }
 
 const char *preset_get(const struct preset *p, const char *key)
 {
-	const struct preset_kv *kv = find_kv(p, key);
+	const struct preset_kv *kv = preset_find(p, key);
 
 	return kv ? kv->value : NULL;
 }
@@ -728,7 +728,7 @@ const char *preset_get(const struct preset *p, const char *key)
 int preset_get_quantity(const struct preset *p, const char *key,
 			enum quantity q, double *x, struct errbuf *eb)
 {
-	const struct preset_kv *kv = find_kv(p, key);
+	const struct preset_kv *kv = preset_find(p, key);
 	struct errbuf e2;
 
 	if (!kv)
@@ -744,7 +744,7 @@ static int link_value(const struct preset *p, const char *key, enum quantity q,
 		      struct errbuf *eb)
 {
 	int r = preset_get_quantity(p, key, q, x, eb);
-	const struct preset_kv *kv = find_kv(p, key);
+	const struct preset_kv *kv = preset_find(p, key);
 
 	if (r <= 0)
 		return r;
@@ -765,7 +765,7 @@ int preset_link(const struct preset *p, struct link *l, struct errbuf *eb)
 
 	if (!p->kind || strcmp(p->kind, "link"))
 		return errbuf_set(eb, "%s:%d: preset '%s' is of kind '%s', not a link",
-				  p->path, find_kv(p, "kind") ? find_kv(p, "kind")->line : 0,
+				  p->path, preset_find(p, "kind") ? preset_find(p, "kind")->line : 0,
 				  p->name ? p->name : "?", p->kind ? p->kind : "?");
 	r = link_value(p, "alpha", Q_TIME, 0, 0, ALPHA_MAX, " s", &t.alpha, eb);
 	if (r < 0)

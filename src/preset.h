@@ -173,6 +173,9 @@ int preset_save(const char *path, const char *comment, const struct preset_kv *k
 /* Line of key in the file (1-based), or 0 when absent. */
 int preset_line(const struct preset *p, const char *key);
 
+/* The key's entry (its value and line), or NULL when absent. */
+const struct preset_kv *preset_find(const struct preset *p, const char *key);
+
 /* Value of key, or NULL. */
 const char *preset_get(const struct preset *p, const char *key);
 

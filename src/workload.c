@@ -258,16 +258,6 @@ char *workload_describe(char *buf, size_t len, const struct workload *w)
 	return buf;
 }
 
-static const struct preset_kv *S_find(const struct preset *p, const char *key)
-{
-	size_t i;
-
-	for (i = 0; i < p->nkv; i++)
-		if (!strcmp(p->kv[i].key, key))
-			return &p->kv[i];
-	return NULL;
-}
-
 /*
  * A positive count under key.  *x is left alone when the key is absent
  * and !required.  Integral counts (layers, sizes) are checked as such.
@@ -275,7 +265,7 @@ static const struct preset_kv *S_find(const struct preset *p, const char *key)
 static int S_count(const struct preset *p, const char *key, int required, int integral,
 		   double *x, struct errbuf *eb)
 {
-	const struct preset_kv *kv = S_find(p, key);
+	const struct preset_kv *kv = preset_find(p, key);
 	struct errbuf e2;
 
 	if (!kv) {
@@ -293,7 +283,7 @@ static int S_count(const struct preset *p, const char *key, int required, int in
 
 static int S_line(const struct preset *p, const char *key)
 {
-	const struct preset_kv *kv = S_find(p, key);
+	const struct preset_kv *kv = preset_find(p, key);
 
 	return kv ? kv->line : 0;
 }
@@ -338,7 +328,7 @@ static int S_deepseek_keys(const struct preset *p, struct workload *w, struct er
 	}
 	if (!(w->kv_lora > 0)) {
 		for (i = 0; i < sizeof(mla) / sizeof(mla[0]); i++)
-			if (S_find(p, mla[i]))
+			if (preset_find(p, mla[i]))
 				return errbuf_set(eb, "%s:%d: %s: latent attention needs "
 						  "kv_lora_rank", p->path, S_line(p, mla[i]), mla[i]);
 		return 0;
@@ -368,14 +358,14 @@ static int S_window_keys(const struct preset *p, struct workload *w, struct errb
 	if (S_count(p, "window", 0, 1, &w->window, eb) < 0 ||
 	    S_count(p, "window_layers", 0, 1, &w->window_layers, eb) < 0)
 		return -1;
-	if (!S_find(p, "window")) {
-		if (S_find(p, "window_layers"))
+	if (!preset_find(p, "window")) {
+		if (preset_find(p, "window_layers"))
 			return errbuf_set(eb, "%s:%d: window_layers: needs window (the keys a "
 					  "query spans in those layers)", p->path,
 					  S_line(p, "window_layers"));
 		return 0;
 	}
-	if (!S_find(p, "window_layers"))
+	if (!preset_find(p, "window_layers"))
 		w->window_layers = w->layers;
 	if (w->window_layers > w->layers)
 		return errbuf_set(eb, "%s:%d: window_layers: %.15g is more than the %.15g "
@@ -396,7 +386,7 @@ static int S_block_keys(const struct preset *p, struct workload *w, struct errbu
 	const struct preset_kv *kv;
 
 	w->tied = w->arch == WL_GPT;
-	kv = S_find(p, "tied");
+	kv = preset_find(p, "tied");
 	if (kv) {
 		if (!strcmp(kv->value, "yes"))
 			w->tied = 1;
@@ -407,7 +397,7 @@ static int S_block_keys(const struct preset *p, struct workload *w, struct errbu
 					  p->path, kv->line, kv->value);
 	}
 	w->block = WL_SEQUENTIAL;
-	kv = S_find(p, "parallel_block");
+	kv = preset_find(p, "parallel_block");
 	if (!kv || !strcmp(kv->value, "no"))
 		return 0;
 	if (!strcmp(kv->value, "two-norms"))
@@ -441,13 +431,13 @@ static int S_shape_keys(const struct preset *p, struct workload *w, struct errbu
 	    S_count(p, "head_dim", 0, 1, &w->head_dim, eb) < 0)
 		return -1;
 	if (w->kv_heads > w->heads || fmod(w->heads, w->kv_heads) != 0) {
-		kv = S_find(p, "kv_heads");
+		kv = preset_find(p, "kv_heads");
 		return errbuf_set(eb, "%s:%d: kv_heads: %.15g does not divide heads %.15g",
 				  p->path, kv ? kv->line : 0, w->kv_heads, w->heads);
 	}
 	/* Without head_dim a head is h/a wide, so a must divide h. */
 	if (!(w->head_dim > 0) && fmod(w->hidden, w->heads) != 0) {
-		kv = S_find(p, "heads");
+		kv = preset_find(p, "heads");
 		return errbuf_set(eb, "%s:%d: heads: %.15g does not divide hidden %.15g",
 				  p->path, kv ? kv->line : 0, w->heads, w->hidden);
 	}
@@ -464,7 +454,7 @@ int workload_from_preset(const struct preset *p, struct workload *w, struct errb
 	memset(w, 0, sizeof(*w));
 	snprintf(w->name, sizeof(w->name), "%s", p->name);
 
-	kv = S_find(p, "arch");
+	kv = preset_find(p, "arch");
 	if (!kv)
 		return errbuf_set(eb, "%s: workload '%s' has no 'arch' (gpt or llama)",
 				  p->path, p->name);
@@ -488,7 +478,7 @@ int workload_from_preset(const struct preset *p, struct workload *w, struct errb
 	    S_count(p, "top_k", 0, 1, &w->top_k, eb) < 0)
 		return -1;
 	if (w->top_k > w->experts) {
-		kv = S_find(p, "top_k");
+		kv = preset_find(p, "top_k");
 		return errbuf_set(eb, "%s:%d: top_k: %.15g is more than the %.15g experts",
 				  p->path, kv ? kv->line : 0, w->top_k, w->experts);
 	}
