@@ -6,11 +6,11 @@ sources and states its error left out source by source; LLM Foundry's whole
 H100 tables, NeMo's 2025 tables and MLPerf Training's GPT-3 and Llama 3.1
 405B runs (bench/foundry-check.py, nemo-check.py, mlperf-check.py) are
 checks it never saw.  This script asks whether the fitted numbers hinge on
-which runs were pooled and which held out: it takes all of them as fifteen
-sources (the pool's eight LLM Foundry rows are rows of the whole table, so
-that source is the whole table), and
+which runs were pooled and which held out: it takes all of them as fourteen
+sources (the pool's eight LLM Foundry rows are rows of its whole tables, so
+that source is its H100 and A100 tables whole), and
 
-  fit      the two parameters on all fifteen, each source weighing 1 in
+  fit      the two parameters on all fourteen, each source weighing 1 in
            all and its runs 1/n each, as bench/step-pool.py fits them;
   sources  each source left out: the clock fitted without it, its runs'
            median |error|, median signed error, share too fast, worst;
@@ -20,7 +20,7 @@ that source is the whole table), and
            of runs inside the band drawn without them reaches 80 %; and
            each source's runs inside the band compiled in (src/expect.h).
 
-Nothing here is fitted into commtime; it prints what the fifteen sources
+Nothing here is fitted into commtime; it prints what the fourteen sources
 say (models/step-checks.md, "The pool and the checks together").  Not a
 test.  Variables: COMMTIME (default ./commtime).
 """
@@ -56,13 +56,11 @@ def run(src, label, args, pub):
 def foundry_runs():
     fc = module("foundry-check")
     out = []
-    for line in open(os.path.join(HERE, "foundry-h100.txt")):
-        if line.startswith("#") or not line.strip():
-            continue
-        model, seq, gpus, mb, gbs, tps, shard, ac = line.strip().split("|")
-        pub = int(gbs) * int(seq) / (float(tps) * int(gpus))
-        out.append(run("foundry", "%s-%s-%s-%s" % (model, seq, gpus, mb),
-                       fc.args_of(model, seq, gpus, mb, gbs, shard, ac), pub))
+    for name in ("foundry-h100.txt", "foundry-a100.txt"):
+        for model, seq, gpus, mb, gbs, tps, shard, ac, system, reduce in fc.rows(name):
+            pub = int(gbs) * int(seq) / (float(tps) * int(gpus))
+            out.append(run("foundry", "%s %s-%s-%s-%s" % (system, model, seq, gpus, mb),
+                           fc.args_of(model, seq, gpus, mb, gbs, shard, ac, system, reduce), pub))
     return out
 
 
