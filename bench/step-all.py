@@ -50,7 +50,8 @@ def run(src, label, args, pub):
     if r.returncode:
         sys.exit("step-all: %s: %s" % (label, r.stderr.strip()))
     d = json.loads(r.stdout)
-    return {"src": src, "label": src + " " + label, "pub": pub, "t": d["expected"][0]}
+    return {"src": src, "label": src + " " + label, "pub": pub, "t": d["expected"][0],
+            "fits": d["memory"][0]["fits"]}
 
 
 def foundry_runs():
@@ -115,6 +116,8 @@ def main():
     runs = [r for r in POOL.load(os.path.join(HERE, "step-pool.txt")) if r["src"] != "foundry"]
     runs += foundry_runs() + nemo_runs() + mlperf_runs()
     sources = sorted(set(r["src"] for r in runs))
+    print("every run ran, so each should fit: %d of %d said to fit" %
+          (sum(r["fits"] == "yes" for r in runs), len(runs)))
     p = POOL.fit(runs)
     print("%d runs, %d sources; fitted on all of them: clock %.4f, gap %.3g s" %
           ((len(runs), len(sources)) + p))
