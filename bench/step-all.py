@@ -18,7 +18,10 @@ that source is its H100 and A100 tables whole), and
            quantiles weighed by source as the fit weighs them, widened
            from the 10th and 90th percentile until the sources' mean share
            of runs inside the band drawn without them reaches 80 %; and
-           each source's runs inside the band compiled in (src/expect.h).
+           each source's runs inside the band compiled in (src/expect.h);
+  criteria each source of eight runs or more against the four figures the
+           step's error is judged by: median |error| at most 10 %, none
+           beyond 25 %, 30 % to 70 % too fast, 70 % to 90 % inside.
 
 Nothing here is fitted into commtime; it prints what the fourteen sources
 say (models/step-checks.md, "The pool and the checks together").  Not a
@@ -147,13 +150,36 @@ def main():
     src = open(os.path.join(HERE, "..", "src", "expect.h")).read()
     clo, chi = (float(src.split("#define EXPECT_BAND_%s " % k)[1].split()[0]) for k in ("LO", "HI"))
     print("band weighed by source: published / expected %.3f to %.3f (the %.3g %% and %.3g %% "
-          "quantiles; each source's share inside the band drawn without it, their mean %.0f %%); compiled in: %.3f to %.3f" %
+          "quantiles; each source's share inside the band drawn without it, their mean %.0f %%); "
+          "compiled in: %.3f to %.3f" %
           (lo, hi, 100 * q, 100 * (1 - q), 100 * share, clo, chi))
     inside = {s: sum(clo <= ratio[r["label"]] <= chi for r in runs if r["src"] == s)
               for s in sources}
     print("inside the compiled-in band, by source: " +
           ", ".join("%s %d/%d" % (s, inside[s], sum(r["src"] == s for r in runs))
                     for s in sources))
+    criteria(sources, rows, inside)
+
+
+def criteria(sources, rows, inside):
+    """Each source of 8 runs or more against what models/step.md states of
+    the step: median |error| at most 10 %, none beyond 25 %, between 30 %
+    and 70 % too fast, 70 % to 90 % inside the compiled-in band."""
+    print("%-10s %5s %12s %11s %15s %15s" % ("source", "runs", "median<=10%", "worst<=25%",
+                                             "too fast 30-70%", "inside 70-90%"))
+    for s, es in zip(sources, rows):
+        n = len(es)
+        if n < 8:
+            continue
+        med = statistics.median(abs(e) for e in es)
+        worst = max(abs(e) for e in es)
+        fast = sum(e < 0 for e in es) / n
+        ins = inside[s] / n
+        print("%-10s %5d %12s %11s %15s %15s" %
+              (s, n, "%.1f%% %s" % (100 * med, "yes" if med <= 0.10 else "no"),
+               "%.1f%% %s" % (100 * worst, "yes" if worst <= 0.25 else "no"),
+               "%.0f%% %s" % (100 * fast, "yes" if 0.3 <= fast <= 0.7 else "no"),
+               "%.0f%% %s" % (100 * ins, "yes" if 0.7 <= ins <= 0.9 else "no")))
 
 
 if __name__ == "__main__":
