@@ -50,8 +50,8 @@ extern const struct expect_params EXPECT_FITTED;
  * parameters fitted without its source (models/step.md, "The step's
  * stated error").
  */
-#define EXPECT_BAND_LO 0.820
-#define EXPECT_BAND_HI 1.158
+#define EXPECT_BAND_LO 0.870
+#define EXPECT_BAND_HI 1.131
 /* The share of the pool's left-out runs inside that band. */
 #define EXPECT_BAND_INSIDE 0.80
 
