@@ -232,13 +232,22 @@ double step_logit_bytes(const struct step_config *c)
  * which it does not reshard after forward, so they stay gathered to the
  * end of backward (FSDP2: torch/distributed/_composable/fsdp/
  * _fsdp_state.py, _lazy_init; FSDP1: torch/distributed/fsdp/
- * _runtime_utils.py, _post_forward_reshard).
+ * _runtime_utils.py, _post_forward_reshard).  DeepSpeed of 2021
+ * prefetched nothing and released each module after use (models/step.md,
+ * "DeepSpeed as of 2021"): one module gathered at a time, the largest a
+ * layer's widest linear, and in backward its full gradient beside it
+ * until the reduce-scatter that waits for it.
  */
 static double S_gathered(const struct workload *w, const struct step_config *c, double layer,
 			 double t)
 {
 	double n = 2 * layer;
 
+	if (c->framework == FW_DEEPSPEED_2021) {
+		double wide = fmax(w->ffn, workload_q_width(w) + 2 * workload_kv_width(w));
+
+		return 2 * wide * w->hidden / t;
+	}
 	if (c->framework == FW_FSDP)
 		n += workload_embed_params(w) / t;
 	return n;
@@ -355,6 +364,18 @@ void step_memory_stages(struct run *u)
 				      step_moe_load(c), &ao);
 	double dense_of[4] = { u->Ldf, u->Ldm, u->Ldl, u->Ldm2 };
 	double actd = S_dense_act(u, &ao, act);
+	/*
+	 * Full recomputation re-runs a layer's forward in its backward, and
+	 * everything that forward keeps lives until the layer's backward ends:
+	 * one layer of one micro-batch at no recomputation's count beside the
+	 * inputs every layer keeps (Chen et al. 2016, "Training Deep Nets with
+	 * Sublinear Memory Cost", §3: checkpoints plus one segment's memory).
+	 * On the stage that computes the loss it comes after the logits are
+	 * freed, so the larger of the two counts there.
+	 */
+	double seg = c->recompute == RC_FULL ?
+		step_act_layer_x(w, sr, b, t, c->sp && c->tp > 1, RC_NONE, r->fused,
+				 step_moe_load(c), &ao) : 0;
 	int si;
 
 	r->mem.total_B = -1;
@@ -384,7 +405,9 @@ void step_memory_stages(struct run *u)
 		}
 		if (c->pp == 1 || si == 2) {
 			fl = step_logit_bytes(c) * b * sr * w->vocab / t;
-			mm.act_B += fl;
+			mm.act_B += fmax(fl, seg);
+		} else {
+			mm.act_B += seg;
 		}
 		mm.reserve_B = STEP_RESERVE_B;
 		mm.total_B = mm.weights_B + mm.grads_B + mm.optim_B + mm.act_B + mm.reserve_B;

@@ -119,9 +119,15 @@ void test_step_memory(void)
 	DBL_NEAR(r.mem.weights_B, 2 * P, 1e-12);
 	DBL_NEAR(r.mem.grads_B, 4 * P, 1e-12);
 	DBL_NEAR(r.mem.optim_B, 12 * P / 16, 1e-12);
-	/* 1F1B: the first stage holds p = 12 micro-batches of 8 layers' inputs. */
+	/*
+	 * 1F1B: the first stage holds p = 12 micro-batches of 8 layers' inputs,
+	 * and the layer being recomputed holds what it keeps without
+	 * recomputation: sbh(10 + 24/t) (Korthikanti et al. 2022, Table 2,
+	 * fused attention) and the log-sum-exp, 4as/t.
+	 */
 	DBL_NEAR(r.mem.inflight, 12, 0);
-	DBL_NEAR(r.mem.act_B, 12 * 8 * 2 * 2048 * h, 1e-12);
+	DBL_NEAR(r.mem.act_B, 12 * 8 * 2 * 2048 * h + 2048 * h * (10 + 24 / t) + 4 * 96 * 2048 / t,
+		 1e-12);
 }
 
 /*
@@ -175,6 +181,19 @@ void test_step_memory_logits_root(void)
 	CHECK(step_run(&w, &c, NULL, &rm, STEP_BAND_NONE, &r, &eb) == 0);
 	DBL_NEAR(r.mem.act_B - act_eager, 16810770432.0, 1e-12);
 	DBL_NEAR(r.compute_s, t_fused, 0);
+	/*
+	 * DeepSpeed's ZeRO-3 holds two layers gathered, 2 · 218112000
+	 * parameters (q and o 4096², k and v 1024 · 4096, the MLP 3 · 14336 ·
+	 * 4096, two norms); DeepSpeed of 2021 one module, the widest linear
+	 * (14336 · 4096), and its gradient: 2 · (436224000 - 117440512) B less.
+	 */
+	c.eager = 0;
+	c.framework = FW_DEEPSPEED;
+	CHECK(step_run(&w, &c, NULL, &rm, STEP_BAND_NONE, &r, &eb) == 0);
+	w_fsdp = r.mem.weights_B;
+	c.framework = FW_DEEPSPEED_2021;
+	CHECK(step_run(&w, &c, NULL, &rm, STEP_BAND_NONE, &r, &eb) == 0);
+	DBL_NEAR(w_fsdp - r.mem.weights_B, 637566976.0, 1e-12);
 }
 
 /*
