@@ -331,6 +331,25 @@ static void S_stage_params(const struct run *u, int si, struct step_memory *mm)
 }
 
 /*
+ * Full recomputation re-runs a layer's forward in its backward, and
+ * everything that forward keeps lives until the layer's backward ends:
+ * one layer of one micro-batch at no recomputation's count beside the
+ * inputs every layer keeps (Chen et al. 2016, "Training Deep Nets with
+ * Sublinear Memory Cost", §3: checkpoints plus one segment's memory).  On
+ * the stage that computes the loss it comes after the logits are freed,
+ * so the larger of the two counts there (step_memory_stages).
+ */
+static double S_segment(const struct run *u, const struct step_act_opts *ao)
+{
+	const struct step_config *c = u->c;
+
+	if (c->recompute != RC_FULL)
+		return 0;
+	return step_act_layer_x(u->w, u->sr, u->b, u->t, c->sp && c->tp > 1, RC_NONE,
+				u->r->fused, step_moe_load(c), ao);
+}
+
+/*
  * Memory of the most loaded stage: its parameters (S_stage_params), and
  * activations of one layer times its layers times the micro-batches the
  * stage holds in flight; the last stage adds one micro-batch's logits
@@ -363,19 +382,7 @@ void step_memory_stages(struct run *u)
 	double act = step_act_layer_x(w, sr, b, t, c->sp && c->tp > 1, c->recompute, r->fused,
 				      step_moe_load(c), &ao);
 	double dense_of[4] = { u->Ldf, u->Ldm, u->Ldl, u->Ldm2 };
-	double actd = S_dense_act(u, &ao, act);
-	/*
-	 * Full recomputation re-runs a layer's forward in its backward, and
-	 * everything that forward keeps lives until the layer's backward ends:
-	 * one layer of one micro-batch at no recomputation's count beside the
-	 * inputs every layer keeps (Chen et al. 2016, "Training Deep Nets with
-	 * Sublinear Memory Cost", §3: checkpoints plus one segment's memory).
-	 * On the stage that computes the loss it comes after the logits are
-	 * freed, so the larger of the two counts there.
-	 */
-	double seg = c->recompute == RC_FULL ?
-		step_act_layer_x(w, sr, b, t, c->sp && c->tp > 1, RC_NONE, r->fused,
-				 step_moe_load(c), &ao) : 0;
+	double actd = S_dense_act(u, &ao, act), seg = S_segment(u, &ao);
 	int si;
 
 	r->mem.total_B = -1;
@@ -403,12 +410,8 @@ void step_memory_stages(struct run *u)
 			mm.offload_B = step_memory_offload_B(u, (double)c->offload) * mm.inflight;
 			mm.act_B -= mm.offload_B;
 		}
-		if (c->pp == 1 || si == 2) {
-			fl = step_logit_bytes(c) * b * sr * w->vocab / t;
-			mm.act_B += fmax(fl, seg);
-		} else {
-			mm.act_B += seg;
-		}
+		fl = c->pp == 1 || si == 2 ? step_logit_bytes(c) * b * sr * w->vocab / t : 0;
+		mm.act_B += fmax(fl, seg);
 		mm.reserve_B = STEP_RESERVE_B;
 		mm.total_B = mm.weights_B + mm.grads_B + mm.optim_B + mm.act_B + mm.reserve_B;
 		mm.stage = c->pp == 1 ? "only" : names[si < 3 ? si : 1];
