@@ -19,9 +19,10 @@ that source is its H100 and A100 tables whole), and
            from the 10th and 90th percentile until the sources' mean share
            of runs inside the band drawn without them reaches 80 %; and
            each source's runs inside the band compiled in (src/expect.h);
-  criteria each source of eight runs or more against the four figures the
-           step's error is judged by: median |error| at most 10 %, none
-           beyond 25 %, 30 % to 70 % too fast, 70 % to 90 % inside.
+  criteria each source of eight runs or more against four figures an
+           honest step error should meet on any set of runs: median |error|
+           at most 10 %, none beyond 25 %, no systematic sign (30 % to 70 %
+           too fast), 70 % to 90 % inside the band.
 
 Nothing here is fitted into commtime; it prints what the fourteen sources
 say (models/step-checks.md, "The pool and the checks together").  Not a
@@ -162,9 +163,9 @@ def main():
 
 
 def criteria(sources, rows, inside):
-    """Each source of 8 runs or more against what models/step.md states of
-    the step: median |error| at most 10 %, none beyond 25 %, between 30 %
-    and 70 % too fast, 70 % to 90 % inside the compiled-in band."""
+    """Each source of 8 runs or more against four figures: median |error|
+    at most 10 %, none beyond 25 %, between 30 % and 70 % too fast, 70 %
+    to 90 % inside the compiled-in band."""
     print("%-10s %5s %12s %11s %15s %15s" % ("source", "runs", "median<=10%", "worst<=25%",
                                              "too fast 30-70%", "inside 70-90%"))
     for s, es in zip(sources, rows):
