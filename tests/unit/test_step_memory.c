@@ -147,7 +147,7 @@ void test_step_memory_logits_root(void)
 	struct step_result r;
 	struct errbuf eb;
 	struct cost_model rm = ring_model();
-	double act_eager, w_fsdp, t_fused;
+	double act_eager, w_fsdp, w_ds, t_fused;
 
 	memset(&w, 0, sizeof(w));
 	w.arch = WL_LLAMA;
@@ -190,10 +190,10 @@ void test_step_memory_logits_root(void)
 	c.eager = 0;
 	c.framework = FW_DEEPSPEED;
 	CHECK(step_run(&w, &c, NULL, &rm, STEP_BAND_NONE, &r, &eb) == 0);
-	w_fsdp = r.mem.weights_B;
+	w_ds = r.mem.weights_B;
 	c.framework = FW_DEEPSPEED_2021;
 	CHECK(step_run(&w, &c, NULL, &rm, STEP_BAND_NONE, &r, &eb) == 0);
-	DBL_NEAR(w_fsdp - r.mem.weights_B, 637566976.0, 1e-12);
+	DBL_NEAR(w_ds - r.mem.weights_B, 637566976.0, 1e-12);
 }
 
 /*
