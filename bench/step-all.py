@@ -22,7 +22,11 @@ that source is its H100 and A100 tables whole), and
   criteria each source of eight runs or more against four figures an
            honest step error should meet on any set of runs: median |error|
            at most 10 %, none beyond 25 %, no systematic sign (30 % to 70 %
-           too fast), 70 % to 90 % inside the band.
+           too fast), 70 % to 90 % inside the band;
+  kinds    each kind of step commtime names as leaning one way (its JSON
+           table known_lean): its runs' left-out published / expected,
+           lowest, median, highest, and how many fall past the band
+           (src/expect.c, EXPECT_LEAN, states these figures).
 
 Nothing here is fitted into commtime; it prints what the fourteen sources
 say (models/step-checks.md, "The pool and the checks together").  Not a
@@ -55,7 +59,7 @@ def run(src, label, args, pub):
         sys.exit("step-all: %s: %s" % (label, r.stderr.strip()))
     d = json.loads(r.stdout)
     return {"src": src, "label": src + " " + label, "pub": pub, "t": d["expected"][0],
-            "fits": d["memory"][0]["fits"]}
+            "fits": d["memory"][0]["fits"], "leans": [k["kind"] for k in d.get("known_lean", [])]}
 
 
 def foundry_runs():
@@ -160,6 +164,21 @@ def main():
           ", ".join("%s %d/%d" % (s, inside[s], sum(r["src"] == s for r in runs))
                     for s in sources))
     criteria(sources, rows, inside)
+    kinds(runs, ratio, clo, chi)
+
+
+def kinds(runs, ratio, lo, hi):
+    """Each kind of step commtime names as leaning one way (its JSON table
+    known_lean; src/expect.c, EXPECT_LEAN): its runs' left-out published /
+    expected, lowest, median and highest, and how many fall past the band."""
+    names = sorted(set(k for r in runs for k in r["leans"]))
+    for k in names:
+        rs = [r for r in runs if k in r["leans"]]
+        xs = sorted(ratio[r["label"]] for r in rs)
+        print("kind %s: %d runs of %d sources, published / expected %.3f, median %.3f, %.3f; "
+              "%d above the band, %d below" %
+              (k, len(xs), len(set(r["src"] for r in rs)), xs[0], statistics.median(xs), xs[-1],
+               sum(x > hi for x in xs), sum(x < lo for x in xs)))
 
 
 def criteria(sources, rows, inside):

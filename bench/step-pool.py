@@ -101,7 +101,8 @@ def load(path):
         runs.append({"src": src, "label": label, "pub": pub, "gpus": gpus, "t": t,
                      "step_s": d["step"][0]["step_s"],
                      "lo": d["step"][0].get("step_lo_s"), "hi": d["step"][0].get("step_hi_s"),
-                     "fits": d["memory"][0]["fits"]})
+                     "fits": d["memory"][0]["fits"],
+                     "leans": [k["kind"] for k in d.get("known_lean", [])]})
     return runs
 
 

@@ -19,6 +19,26 @@ const struct expect_params EXPECT_FITTED = {
 	.gap_s = 0.0,
 };
 
+/*
+ * What the runs of each kind measured, published / expected step, each run
+ * predicted with the clock fitted without its source: the lowest, the
+ * median and the highest (models/step-checks.md, "Kinds that lean").
+ * FSDP's two kinds: LLM Foundry's H100 and A100 tables and torchtitan's
+ * runs, 34 at 16k tokens and more (its context-parallel ones among them),
+ * 67 without recomputation, all but one LLM Foundry's (bench/step-all.py,
+ * its "kind" lines); DeepSpeed's
+ * ZeRO-3 of 2021: Narayanan et al. 2021's six runs against PTD-P (Table 2,
+ * Figure 10; bench/step-check.sh, its second table).
+ */
+const struct expect_lean_kind EXPECT_LEAN[LEAN_COUNT] = {
+	[LEAN_FSDP_LONG] = { "fsdp_long_sequence", "FSDP, PyTorch's attention, 16k tokens and more",
+			     34, 2, 0.921, 1.191, 1.350 },
+	[LEAN_FSDP_NO_RECOMPUTE] = { "fsdp_no_recompute", "FSDP without recomputation",
+				     67, 2, 0.916, 1.089, 1.342 },
+	[LEAN_DS2021_ZERO3] = { "deepspeed_2021_zero3", "DeepSpeed's ZeRO-3 of 2021",
+				6, 1, 1.018, 1.141, 1.390 },
+};
+
 double expect_max_normal(double n)
 {
 	if (!(n > 1))

@@ -55,6 +55,31 @@ extern const struct expect_params EXPECT_FITTED;
 /* The share of the pool's left-out runs inside that band. */
 #define EXPECT_BAND_INSIDE 0.80
 
+/*
+ * Kinds of step whose published runs lean one way beyond the band: each
+ * with what the runs of that kind measured against the expected step,
+ * published / expected, left out by source as the band is drawn
+ * (models/step-checks.md, "Kinds that lean"; bench/step-all.py prints
+ * them).  A step of such a kind is better read against the edge of the
+ * band it leans to.  Nothing here moves the expected step or its band.
+ */
+enum expect_lean {
+	LEAN_FSDP_LONG,          /* FSDP, PyTorch's attention, 16k tokens or more */
+	LEAN_FSDP_NO_RECOMPUTE,  /* FSDP without recomputation */
+	LEAN_DS2021_ZERO3,       /* DeepSpeed's ZeRO-3 of 2021 */
+	LEAN_COUNT
+};
+
+struct expect_lean_kind {
+	const char *kind;        /* JSON name */
+	const char *about;       /* human name */
+	int runs;                /* published runs of the kind */
+	int sources;             /* independent sources they come from */
+	double lo, median, hi;   /* published / expected over those runs */
+};
+
+extern const struct expect_lean_kind EXPECT_LEAN[LEAN_COUNT];
+
 /* What the expected step is computed from: the best-case step's terms. */
 struct expect_terms {
 	double step_best_s;   /* the best case, the step model's step */

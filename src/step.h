@@ -353,6 +353,7 @@ struct step_result {
 	double step_lo_s, step_hi_s;  /* the step's stated error (EXPECT_BAND_LO, _HI) */
 	struct expect_terms expect_terms;  /* what the expected step is computed from */
 	struct expect_out expect;          /* its terms */
+	unsigned leans;         /* bit k: the step is of kind k of EXPECT_LEAN (expect.h) */
 	double kernel_eff;      /* FLOPs the kernels run / (compute · GPUs · peak) */
 	double optim_s;         /* the optimizer's update (kernel model only) */
 	double optim_acc_s;     /* of it, DeepSpeed's bf16 optimizer adding each micro-batch's

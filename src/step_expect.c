@@ -141,6 +141,23 @@ void expect_terms_of(const struct workload *w, const struct step_config *c,
 }
 
 
+/* The sequence from which FSDP's attention runs lean slow (EXPECT_LEAN). */
+#define LEAN_LONG_TOKENS 16384
+
+unsigned step_expect_leans(const struct step_config *c)
+{
+	unsigned k = 0;
+
+	if (c->framework == FW_FSDP && (c->attention == ATTN_AUTO || c->attention == ATTN_FLASH2) &&
+	    c->seq >= LEAN_LONG_TOKENS)
+		k |= 1u << LEAN_FSDP_LONG;
+	if (c->framework == FW_FSDP && c->recompute == RC_NONE)
+		k |= 1u << LEAN_FSDP_NO_RECOMPUTE;
+	if (c->framework == FW_DEEPSPEED_2021 && c->zero == 3)
+		k |= 1u << LEAN_DS2021_ZERO3;
+	return k;
+}
+
 void step_expect(const struct workload *w, const struct step_config *c,
 		 const struct kernel_gpu *kg, double power_share, double peak,
 		 const struct expect_params *p, struct step_result *r)
@@ -154,6 +171,7 @@ void step_expect(const struct workload *w, const struct step_config *c,
 	r->bubble_best_s = r->bubble_s;
 	r->mfu_best = r->mfu;
 	r->step_lo_s = r->step_hi_s = NAN;
+	r->leans = 0;
 	memset(&r->expect_terms, 0, sizeof(r->expect_terms));
 	memset(o, 0, sizeof(*o));
 	if (isnan(r->step_s))
@@ -167,6 +185,7 @@ void step_expect(const struct workload *w, const struct step_config *c,
 	r->tokens_per_s = r->tokens / r->step_s;
 	if (peak > 0)
 		r->mfu = r->flops_model / (r->step_s * r->gpus * peak);
+	r->leans = step_expect_leans(c);
 	r->step_lo_s = r->step_s * EXPECT_BAND_LO;
 	r->step_hi_s = r->step_s * EXPECT_BAND_HI;
 }

@@ -29,4 +29,12 @@ void expect_terms_of(const struct workload *w, const struct step_config *c,
 		     const struct step_result *r, const struct kernel_gpu *kg,
 		     double power_share, struct expect_terms *t);
 
+/*
+ * The kinds of EXPECT_LEAN configuration c is of, bit k for kind k: FSDP
+ * with PyTorch's attention (--attention auto or flash2) on sequences of
+ * 16384 tokens or more; FSDP without recomputation; DeepSpeed's ZeRO-3 of
+ * 2021.
+ */
+unsigned step_expect_leans(const struct step_config *c);
+
 #endif

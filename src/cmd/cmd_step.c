@@ -501,6 +501,53 @@ static void S_ledger(struct out *o, const struct step_result *r)
 
 
 /*
+ * The kinds of step (EXPECT_LEAN) whose published runs leaned one way beyond
+ * the band, when this step is of any: what their runs measured against the
+ * expected step.
+ */
+enum { K_KIND, K_ABOUT, K_RUNS, K_SOURCES, K_LO, K_MED, K_HI, K_NCOLS };
+#define KR(k, l) { .key = k, .label = l, .type = COL_NUM, .human = H_FIXED, .scale = 1, .prec = 3, \
+		   .width = 6 }
+static const struct column kcols[K_NCOLS] = {
+	[K_KIND] = { .key = "kind", .label = "kind", .type = COL_STR, .flags = COL_DATA_ONLY },
+	[K_ABOUT] = { .key = "about", .label = "kind", .type = COL_STR, .width = 46 },
+	[K_RUNS] = { .key = "runs", .label = "runs", .type = COL_INT, .width = 4 },
+	[K_SOURCES] = { .key = "sources", .label = "sources", .type = COL_INT, .width = 7 },
+	[K_LO] = KR("low_ratio", "low"), [K_MED] = KR("median_ratio", "median"),
+	[K_HI] = KR("high_ratio", "high"),
+};
+
+static void S_leans(struct out *o, unsigned leans)
+{
+	struct table kt = { "known_lean", "kinds whose published runs lean one way, published / "
+			    "expected step (models/step-checks.md, \"Kinds that lean\"):", kcols,
+			    K_NCOLS, 1 };
+	struct cell row[K_NCOLS];
+	int k;
+
+	if (!leans)
+		return;
+	out_table_begin(o, &kt);
+	for (k = 0; k < LEAN_COUNT; k++) {
+		const struct expect_lean_kind *e = &EXPECT_LEAN[k];
+
+		if (!(leans & 1u << k))
+			continue;
+		memset(row, 0, sizeof(row));
+		row[K_KIND].s = e->kind;
+		row[K_ABOUT].s = e->about;
+		row[K_RUNS].x = e->runs;
+		row[K_SOURCES].x = e->sources;
+		row[K_LO].x = e->lo;
+		row[K_MED].x = e->median;
+		row[K_HI].x = e->hi;
+		out_row(o, row);
+	}
+	out_table_end(o);
+	out_text(o, "a step of these kinds is better read against the edge of the band they lean to");
+}
+
+/*
  * The expected step term by term (models/step.md, "The expected step"):
  * what each term adds to the best case; the data formats carry the terms
  * it is computed from too (bench/step-pool.py fits on them).
@@ -523,11 +570,15 @@ static const struct column xcols[X_NCOLS] = {
 	[X_POWER] = XD("power_share"),
 };
 
-static void S_expected(struct out *o, const struct expect_terms *t, const struct expect_out *x)
+static void S_expected(struct out *o, const struct step_result *r)
 {
 	struct table xt = { "expected", "expected step, term by term:", xcols, X_NCOLS, 1 };
+	const struct expect_terms *t = &r->expect_terms;
+	const struct expect_out *x = &r->expect;
 	struct cell row[X_NCOLS];
 
+	if (!r->kernels || isnan(r->step_s))
+		return;
 	memset(row, 0, sizeof(row));
 	row[X_BEST].x = t->step_best_s;
 	row[X_CLOCK].x = x->clock_s;
@@ -549,6 +600,7 @@ static void S_expected(struct out *o, const struct expect_terms *t, const struct
 	out_table_begin(o, &xt);
 	out_row(o, row);
 	out_table_end(o);
+	S_leans(o, r->leans);
 }
 
 /* The memory of the most loaded stage; whether it fits in gpu_memory (bytes; 0: not known). */
@@ -847,8 +899,7 @@ int cmd_step(int argc, char **argv, struct ctx *ctx)
 	       so.kernel_eff);
 	S_ledger(o, &r);
 	S_totals(o, &r, &st, so.gpu_memory);
-	if (r.kernels && !isnan(r.step_s))
-		S_expected(o, &r.expect_terms, &r.expect);
+	S_expected(o, &r);
 	if (ctx_trace_calib(ctx))
 		trace_calib_note(ctx, o, &w, &c, &cs, from_trace);
 	if (explain)

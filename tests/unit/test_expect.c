@@ -103,3 +103,60 @@ void test_expect_apply_by_hand(void)
 	expect_apply(&t, &p, &o);
 	DBL_NEAR(o.step_s, 10, 0);
 }
+
+/*
+ * The kinds that lean (EXPECT_LEAN): FSDP with PyTorch's attention from
+ * 16384 tokens, FSDP without recomputation, DeepSpeed's ZeRO-3 of 2021;
+ * no other configuration, and each kind's figures ordered low <= median
+ * <= high above zero (published / expected).
+ */
+void test_expect_leans(void)
+{
+	struct step_config c;
+	int k;
+
+	step_config_init(&c);
+	c.seq = 16384;
+	c.recompute = RC_FULL;
+	CHECK(step_expect_leans(&c) == 0);                       /* megatron */
+	c.framework = FW_FSDP;
+	CHECK(step_expect_leans(&c) == 1u << LEAN_FSDP_LONG);
+	c.seq = 16383;
+	CHECK(step_expect_leans(&c) == 0);
+	c.seq = 65536;
+	c.attention = ATTN_FUSED;                               /* Transformer Engine's */
+	CHECK(step_expect_leans(&c) == 0);
+	c.attention = ATTN_FLASH2;
+	c.recompute = RC_NONE;
+	CHECK(step_expect_leans(&c) == (1u << LEAN_FSDP_LONG | 1u << LEAN_FSDP_NO_RECOMPUTE));
+	c.seq = 2048;
+	CHECK(step_expect_leans(&c) == 1u << LEAN_FSDP_NO_RECOMPUTE);
+	c.framework = FW_DEEPSPEED_2021;
+	CHECK(step_expect_leans(&c) == 0);
+	c.zero = 3;
+	CHECK(step_expect_leans(&c) == 1u << LEAN_DS2021_ZERO3);
+	c.framework = FW_DEEPSPEED;
+	CHECK(step_expect_leans(&c) == 0);
+	for (k = 0; k < LEAN_COUNT; k++) {
+		const struct expect_lean_kind *e = &EXPECT_LEAN[k];
+
+		CHECK(e->runs > 0 && e->sources > 0 && e->sources <= e->runs);
+		CHECK(e->lo > 0 && e->lo <= e->median && e->median <= e->hi);
+		CHECK(e->kind && e->about);
+	}
+	/*
+	 * DeepSpeed's from its six runs (models/step-checks.md, the ZeRO-3
+	 * table): TFLOP/s a GPU expected over published, the step published
+	 * over expected; the median the mean of the middle two.
+	 */
+	{
+		double r[6] = { 146.6 / 144, 47.5 / 44, 99.6 / 88, 158.8 / 138, 119.6 / 98,
+				66.7 / 48 };   /* in ascending order */
+		const struct expect_lean_kind *e = &EXPECT_LEAN[LEAN_DS2021_ZERO3];
+
+		DBL_NEAR(e->lo, r[0], 0.001);
+		DBL_NEAR(e->median, (r[2] + r[3]) / 2, 0.001);
+		DBL_NEAR(e->hi, r[5], 0.001);
+		CHECK(e->runs == 6 && e->hi > EXPECT_BAND_HI);
+	}
+}
