@@ -283,10 +283,9 @@ static void S_echo_configured(struct out *o, const struct workload *w,
 			     ((double)etp * (double)c->ep);
 
 		snprintf(note, sizeof(note), "ep %lu x etp %lu x expert dp %.15g over tp x cp x dp "
-			 "= %lu; busiest expert %.4g x the mean (%s)%s", c->ep, etp, edp,
+			 "= %lu; busiest expert %.4g x the mean (%s)", c->ep, etp, edp,
 			 c->tp * c->cp * c->dp, step_moe_load(c),
-			 c->capacity_given ? "padded to the capacity factor" : "dropless",
-			 step_moe_dropped(c) > 0 ? "" : "");
+			 c->capacity_given ? "padded to the capacity factor" : "dropless");
 		out_input_str(o, "experts", "experts", note);
 		if (c->route_nodes || c->dispatch_fp8) {
 			char nodes[96] = "";
