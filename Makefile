@@ -186,9 +186,9 @@ figures: all
 # Speed and memory against the seed's Python script and plain C loops
 # (bench/run.sh); how long search takes, workload by GPU count
 # (bench/search-time.sh); published runs against the step (bench/step-check.sh,
-# bench/foundry-check.py, bench/mlperf-check.py, bench/nemo-check.py)
-# and the expected step's pool, left out source by source (bench/step-pool.py),
-# with the three checks as sources beside it (bench/step-all.py),
+# bench/foundry-check.py, bench/mlperf-check.py, bench/nemo-check.py,
+# bench/dgxc-check.py) and the expected step's pool, left out source by source
+# (bench/step-pool.py), with the four checks as sources beside it (bench/step-all.py),
 # and where the pool's layouts rank in search (bench/search-within.py).
 # Not tests, never part of check.
 bench: all
@@ -199,6 +199,7 @@ bench: all
 	@python3 bench/foundry-check.py
 	@python3 bench/mlperf-check.py
 	@python3 bench/nemo-check.py
+	@python3 bench/dgxc-check.py
 	@python3 bench/step-all.py
 	@python3 bench/search-within.py
 

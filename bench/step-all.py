@@ -1,16 +1,17 @@
 #!/usr/bin/env python3
-"""The pool and the three held-out checks as one set of sources (make bench).
+"""The pool and the four held-out checks as one set of sources (make bench).
 
 bench/step-pool.py fits the expected step's clock on the pool's twelve
 sources and states its error left out source by source; LLM Foundry's whole
-H100 tables, NeMo's 2025 tables and MLPerf Training's GPT-3 and Llama 3.1
-405B runs (bench/foundry-check.py, nemo-check.py, mlperf-check.py) are
+H100 and A100 tables, NeMo's 2025 tables, MLPerf Training's GPT-3 and Llama
+3.1 405B runs and NVIDIA's DGX Cloud recipes of late 2024
+(bench/foundry-check.py, nemo-check.py, mlperf-check.py, dgxc-check.py) are
 checks it never saw.  This script asks whether the fitted numbers hinge on
-which runs were pooled and which held out: it takes all of them as fourteen
+which runs were pooled and which held out: it takes all of them as fifteen
 sources (the pool's eight LLM Foundry rows are rows of its whole tables, so
 that source is its H100 and A100 tables whole), and
 
-  fit      the two parameters on all fourteen, each source weighing 1 in
+  fit      the two parameters on all fifteen, each source weighing 1 in
            all and its runs 1/n each, as bench/step-pool.py fits them;
   sources  each source left out: the clock fitted without it, its runs'
            median |error|, median signed error, share too fast, worst;
@@ -28,7 +29,7 @@ that source is its H100 and A100 tables whole), and
            lowest, median, highest, and how many fall past the band
            (src/expect.c, EXPECT_LEAN, states these figures).
 
-Nothing here is fitted into commtime; it prints what the fourteen sources
+Nothing here is fitted into commtime; it prints what the fifteen sources
 say (models/step-checks.md, "The pool and the checks together").  Not a
 test.  Variables: COMMTIME (default ./commtime).
 """
@@ -80,6 +81,11 @@ def nemo_runs():
             for cont, label, tps, system, wl, gpus, gbs, mb, seq, rest in nc.RUNS]
 
 
+def dgxc_runs():
+    dc = module("dgxc-check")
+    return [run("dgxc", label, a, pub) for label, pub, a in dc.runs()]
+
+
 def mlperf_runs():
     mc = module("mlperf-check")
     return [run("mlperf", r[0], mc.args_of(r), r[1]) for r in mc.GPT3 + mc.LLAMA]
@@ -122,7 +128,7 @@ def source_band(runs, ratio):
 
 def main():
     runs = [r for r in POOL.load(os.path.join(HERE, "step-pool.txt")) if r["src"] != "foundry"]
-    runs += foundry_runs() + nemo_runs() + mlperf_runs()
+    runs += foundry_runs() + nemo_runs() + mlperf_runs() + dgxc_runs()
     sources = sorted(set(r["src"] for r in runs))
     print("every run ran, so each should fit: %d of %d said to fit" %
           (sum(r["fits"] == "yes" for r in runs), len(runs)))
