@@ -26,9 +26,9 @@ const struct expect_params EXPECT_FITTED = {
  * FSDP's two kinds: LLM Foundry's H100 and A100 tables and torchtitan's
  * runs, 34 at 16k tokens and more (its context-parallel ones among them),
  * 67 without recomputation, all but one LLM Foundry's (bench/step-all.py,
- * its "kind" lines); DeepSpeed's
- * ZeRO-3 of 2021: Narayanan et al. 2021's six runs against PTD-P (Table 2,
- * Figure 10; bench/step-check.sh, its second table).
+ * its "kind" lines, over fifteen sources); DeepSpeed's ZeRO-3 of 2021:
+ * Narayanan et al. 2021's six runs against PTD-P (Table 2, Figure 10;
+ * bench/step-check.sh, its second table), in no fit.
  */
 const struct expect_lean_kind EXPECT_LEAN[LEAN_COUNT] = {
 	[LEAN_FSDP_LONG] = { "fsdp_long_sequence", "FSDP, PyTorch's attention, 16k tokens and more",
