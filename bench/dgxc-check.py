@@ -25,25 +25,25 @@ by precision and in all the median |error|, the share too fast, the worst
 and the share inside the band.  Not a test.  Variables: COMMTIME (default
 ./commtime).
 """
+import importlib.util
 import json
 import os
 import statistics
 import subprocess
 
 COMMTIME = os.environ.get("COMMTIME", "./commtime")
-COMMON = ["--zero", "1", "--grad-bytes", "2", "--micro-batch"]
+_spec = importlib.util.spec_from_file_location(
+    "nemo_check", os.path.join(os.path.dirname(os.path.abspath(__file__)), "nemo-check.py"))
+NEMO = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(NEMO)
 
 
 def mp(tp, pp, cp, vp, mb, overlap):
-    """A recipe's parallel layout and micro-batch as its table's header states them."""
-    a = ["--tp", str(tp), "--pp", str(pp), "--cp", str(cp)] + COMMON + [str(mb)]
-    if tp > 1:
-        a.append("--sequence-parallel")
-    if vp > 1:
-        a += ["--schedule", "interleaved", "--virtual-stages", str(vp)]
-    if overlap:
-        a.append("--tp-comm-overlap")
-    return a
+    """A recipe's parallel layout (bench/nemo-check.py's, Megatron's as a table
+    states it), its micro-batch, the distributed optimizer reducing in bf16 and
+    the userbuffers overlap where the recipe sets it."""
+    a = NEMO.mp(tp, pp, cp, vp) + ["--zero", "1", "--grad-bytes", "2", "--micro-batch", str(mb)]
+    return a + (["--tp-comm-overlap"] if overlap else [])
 
 
 # table, workload, sequence, layout and micro-batch, the rest, GPUs, global
